@@ -1,0 +1,99 @@
+/* The compiler's input: a plain in-memory description of a map.
+ *
+ * data/ fills this from a .map file or from the map document; the compiler never sees SQL,
+ * JSON or file formats. Everything is borrowed: the caller keeps the arrays alive for the
+ * duration of the compile call, and the compiler copies what it keeps. A zeroed al_input is
+ * an empty map with default hulls and block size (sokol style: zero means default).
+ *
+ * Conventions (Quake's): Z is up; a face is a plane through three points p0 p1 p2 whose
+ * normal normalize((p0 - p1) x (p2 - p1)) points out of the brush; a brush is the
+ * intersection of the back half-spaces of its faces.
+ */
+#ifndef AL_INPUT_H
+#define AL_INPUT_H
+
+#include <stdint.h>
+
+#define AL_MAX_HULLS     32 /* hull solidity is one bit of a uint32_t per leaf */
+#define AL_HULL_NAME_MAX 32
+
+/* Material flags. A brush takes the union of its faces' flags. */
+enum {
+    AL_MATERIAL_SKY = 1u << 0,      /* sky: solid, lets sunlight in */
+    AL_MATERIAL_LIQUID = 1u << 1,   /* water, lava, slime: not solid for agents */
+    AL_MATERIAL_NONSOLID = 1u << 2, /* not solid for agents (trigger volumes, hints) */
+    AL_MATERIAL_CLIP = 1u << 3,     /* solid for agents, never drawn */
+    AL_MATERIAL_NODRAW = 1u << 4,   /* solid, face not drawn (skip) */
+    AL_MATERIAL_HINT = 1u << 5,     /* visibility hint: not solid, not drawn */
+};
+
+typedef struct al_material_desc {
+    const char *name;
+    uint32_t flags; /* AL_MATERIAL_* */
+} al_material_desc;
+
+typedef struct al_face_desc {
+    double points[3][3];
+    int32_t material; /* index into al_input.materials, or -1 */
+} al_face_desc;
+
+typedef struct al_brush_desc {
+    int32_t entity;     /* index into al_input.entities */
+    int32_t index;      /* index of the brush within its entity, for diagnostics */
+    int32_t first_face; /* into al_input.faces */
+    int32_t face_count;
+    int32_t line; /* source line of the brush's opening brace, -1 if unknown */
+} al_brush_desc;
+
+typedef struct al_property {
+    const char *key;
+    const char *value;
+} al_property;
+
+typedef struct al_entity_desc {
+    const char *classname; /* NULL is treated as "" */
+    int32_t line;          /* source line, -1 if unknown */
+    const al_property *properties;
+    int32_t property_count;
+} al_entity_desc;
+
+/* An agent box: the agent's origin plus [mins, maxs] is the space it occupies. */
+typedef struct al_hull_desc {
+    char name[AL_HULL_NAME_MAX];
+    double mins[3];
+    double maxs[3];
+} al_hull_desc;
+
+typedef struct al_input {
+    const al_material_desc *materials;
+    int32_t material_count;
+    const al_entity_desc *entities; /* entity 0 is worldspawn */
+    int32_t entity_count;
+    const al_brush_desc *brushes;
+    int32_t brush_count;
+    const al_face_desc *faces;
+    int32_t face_count;
+    const al_hull_desc *hulls; /* hull 0 must be the point hull; 0 hulls: the defaults */
+    int32_t hull_count;
+    double block_size; /* edge of a block of the top-level grid in units; 0: 1024 */
+} al_input;
+
+/* The default hull list: point (0 0 0, 0 0 0), stand (-16 -16 -24, 16 16 32: Quake's player
+ * box), crouch (-16 -16 -24, 16 16 16), large (-32 -32 -24, 32 32 64: Quake's large box).
+ * Returns the number of hulls (4) and points *HULLS at static storage. */
+int al_default_hulls(const al_hull_desc **hulls);
+
+#define AL_DEFAULT_BLOCK_SIZE 1024.0
+
+/* What the compiler does with the brushes of an entity, by classname. */
+typedef enum al_entity_role {
+    AL_ROLE_WORLD,    /* worldspawn, func_group: structural world geometry */
+    AL_ROLE_DETAIL,   /* func_detail, func_detail_wall, ...: world for collision, not for
+                         visibility */
+    AL_ROLE_MODEL,    /* other brush entities (doors, platforms, walls): own solid model */
+    AL_ROLE_NONSOLID, /* trigger_*, func_illusionary, func_detail_illusionary: no collision */
+} al_entity_role;
+
+al_entity_role al_entity_role_of(const char *classname);
+
+#endif

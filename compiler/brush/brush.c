@@ -1,0 +1,197 @@
+/* Brush construction and validation (see brush.h).
+ *
+ * Each face's plane starts as a huge square (AL_WORLD_EXTENT) and is clipped by every other
+ * plane of the brush; what remains is that face's polygon. A brush of n faces costs O(n^2)
+ * clips; real brushes have 4 to 20 faces.
+ */
+#include "brush.h"
+
+#include "geom/epsilon.h"
+#include "geom/vec3.h"
+
+#include <math.h>
+#include <string.h>
+
+#define MIN_VOLUME 1e-3 /* cubic units; less than this is "no volume" */
+
+static const char *role_names[] = {"worldspawn", "func_group"};
+
+al_entity_role al_entity_role_of(const char *classname)
+{
+    if (!classname || !classname[0]) return AL_ROLE_WORLD;
+    for (size_t i = 0; i < sizeof role_names / sizeof role_names[0]; i++)
+        if (strcmp(classname, role_names[i]) == 0) return AL_ROLE_WORLD;
+    if (strncmp(classname, "trigger_", 8) == 0) return AL_ROLE_NONSOLID;
+    if (strcmp(classname, "func_illusionary") == 0) return AL_ROLE_NONSOLID;
+    if (strcmp(classname, "func_detail_illusionary") == 0) return AL_ROLE_NONSOLID;
+    if (strncmp(classname, "func_detail", 11) == 0) return AL_ROLE_DETAIL;
+    return AL_ROLE_MODEL;
+}
+
+int al_default_hulls(const al_hull_desc **hulls)
+{
+    static const al_hull_desc defaults[] = {
+        {"point", {0, 0, 0}, {0, 0, 0}},
+        {"stand", {-16, -16, -24}, {16, 16, 32}},
+        {"crouch", {-16, -16, -24}, {16, 16, 16}},
+        {"large", {-32, -32, -24}, {32, 32, 64}},
+    };
+    *hulls = defaults;
+    return (int) (sizeof defaults / sizeof defaults[0]);
+}
+
+int al_brush_windings(al_arena *arena, const al_plane_table *planes, const int *plane_indices,
+                      int count, al_winding **windings)
+{
+    int made = 0;
+    for (int i = 0; i < count; i++) {
+        const al_plane *p = &planes->planes[plane_indices[i]];
+        al_winding *w = al_winding_base(arena, p->normal, p->dist);
+        if (!w) return -1;
+        for (int j = 0; j < count && w; j++) {
+            if (j == i) continue;
+            const al_plane *q = &planes->planes[plane_indices[j]];
+            bool failed = false;
+            w = al_winding_clip(arena, w, q->normal, q->dist, AL_ON_EPSILON, false, &failed);
+            if (failed) return -1;
+        }
+        windings[i] = w;
+        if (w) made++;
+    }
+    return made;
+}
+
+double al_brush_volume(const al_plane_table *planes, const al_side *sides, int count)
+{
+    /* Divergence theorem about a point of the brush, so large coordinates cancel. */
+    double origin[3] = {0, 0, 0};
+    for (int i = 0; i < count; i++)
+        if (sides[i].winding) {
+            al_copy(sides[i].winding->points[0], origin);
+            break;
+        }
+    double volume = 0;
+    for (int i = 0; i < count; i++) {
+        if (!sides[i].winding) continue;
+        const al_plane *p = &planes->planes[sides[i].plane];
+        double h = p->dist - al_dot(p->normal, origin);
+        volume += h * al_winding_area(sides[i].winding) / 3.0;
+    }
+    return volume;
+}
+
+static bool point_is_huge(const double p[3])
+{
+    return fabs(p[0]) > AL_COORD_MAX || fabs(p[1]) > AL_COORD_MAX || fabs(p[2]) > AL_COORD_MAX;
+}
+
+al_brush *al_brush_build(al_arena *arena, al_plane_table *planes, const al_input *input,
+                         int index, al_diag_list *diags, bool *out_of_memory)
+{
+    const al_brush_desc *desc = &input->brushes[index];
+    int entity = desc->entity, bi = desc->index, line = desc->line;
+    *out_of_memory = false;
+    /* Everything a rejected brush allocated is released to this mark. */
+    al_arena_mark scratch = al_arena_get_mark(arena);
+#define REJECT(face, ...)                                                                  \
+    do {                                                                                   \
+        al_arena_release(arena, scratch);                                                  \
+        al_diag_add(diags, AL_SEVERITY_ERROR, AL_DIAG_INVALID_BRUSH, entity, bi, face, line, \
+                    -1, __VA_ARGS__);                                                      \
+        return NULL;                                                                       \
+    } while (0)
+
+    int n = desc->face_count;
+    if (desc->first_face < 0 || n < 0 || desc->first_face > input->face_count - n)
+        REJECT(-1, "face range %d+%d is outside the input's %d faces", desc->first_face, n,
+               input->face_count);
+    if (n < 4) REJECT(-1, "has %d face%s; a closed brush needs at least 4", n, n == 1 ? "" : "s");
+    if (n > AL_BRUSH_MAX_FACES)
+        REJECT(-1, "has %d faces; at most %d are supported", n, AL_BRUSH_MAX_FACES);
+
+    int *plane_of = al_arena_alloc(arena, (size_t) n * sizeof *plane_of);
+    al_winding **windings = al_arena_alloc(arena, (size_t) n * sizeof *windings);
+    if (!plane_of || !windings) goto nomem;
+
+    for (int f = 0; f < n; f++) {
+        const al_face_desc *face = &input->faces[desc->first_face + f];
+        for (int k = 0; k < 3; k++) {
+            if (!al_is_finite3(face->points[k]))
+                REJECT(f, "point %d of the face is not a finite number (NaN or infinity)", k + 1);
+            if (point_is_huge(face->points[k]))
+                REJECT(f, "point %d (%g %g %g) lies beyond the limit of +-%g units", k + 1,
+                       face->points[k][0], face->points[k][1], face->points[k][2], AL_COORD_MAX);
+        }
+        double normal[3], dist;
+        if (!al_plane_from_points(face->points[0], face->points[1], face->points[2], normal,
+                                  &dist))
+            REJECT(f, "the three points are collinear or coincide, so they define no plane");
+        int p = al_plane_table_add(planes, normal, dist);
+        if (p < 0) goto nomem;
+        for (int g = 0; g < f; g++) {
+            if (plane_of[g] == p)
+                REJECT(f, "lies on the same plane as face %d (duplicate plane)", g);
+            if (plane_of[g] == al_plane_flip(p))
+                REJECT(f, "lies on the plane of face %d facing the other way (zero thickness)",
+                       g);
+        }
+        plane_of[f] = p;
+    }
+
+    int made = al_brush_windings(arena, planes, plane_of, n, windings);
+    if (made < 0) goto nomem;
+    for (int f = 0; f < n; f++) {
+        const al_winding *w = windings[f];
+        if (!w) continue;
+        for (int i = 0; i < w->count; i++)
+            if (point_is_huge(w->points[i]))
+                REJECT(f, "is unbounded: the planes do not enclose a finite solid");
+    }
+    if (made < 4) REJECT(-1, "has no volume (only %d faces touch the solid)", made);
+
+    /* The brush is accepted: copy what it keeps above the scratch mark's data. */
+    al_side *sides_tmp = al_arena_alloc(arena, (size_t) n * sizeof *sides_tmp);
+    if (!sides_tmp) goto nomem;
+    int kept = 0;
+    uint32_t material_flags = 0;
+    for (int f = 0; f < n; f++) {
+        const al_face_desc *face = &input->faces[desc->first_face + f];
+        int material = face->material;
+        if (material < -1 || material >= input->material_count) material = -1;
+        if (!windings[f]) {
+            al_diag_add(diags, AL_SEVERITY_WARNING, AL_DIAG_BRUSH_WARNING, entity, bi, f, line,
+                        -1, "the face's plane does not touch the brush; face ignored");
+            continue;
+        }
+        if (material >= 0) material_flags |= input->materials[material].flags;
+        sides_tmp[kept++] = (al_side){plane_of[f], material, f, windings[f]};
+    }
+    double volume = al_brush_volume(planes, sides_tmp, kept);
+    if (!(volume >= MIN_VOLUME)) REJECT(-1, "has no volume (%.3g cubic units)", volume);
+
+    al_brush *b = al_arena_calloc(arena, 1, sizeof *b);
+    al_side *sides = al_arena_alloc(arena, (size_t) kept * sizeof *sides);
+    if (!b || !sides) goto nomem;
+    memcpy(sides, sides_tmp, (size_t) kept * sizeof *sides);
+    b->id = index;
+    b->entity = entity;
+    b->index = bi;
+    b->line = line;
+    b->model = -1;
+    b->material_flags = material_flags;
+    b->side_count = kept;
+    b->sides = sides;
+    al_bounds_clear(b->mins, b->maxs);
+    for (int s = 0; s < kept; s++)
+        for (int i = 0; i < sides[s].winding->count; i++)
+            al_bounds_add(sides[s].winding->points[i], b->mins, b->maxs);
+    return b;
+
+nomem:
+    al_arena_release(arena, scratch);
+    *out_of_memory = true;
+    al_diag_add(diags, AL_SEVERITY_ERROR, AL_DIAG_LIMIT, entity, bi, -1, line, -1,
+                "out of memory while building the brush");
+    return NULL;
+#undef REJECT
+}

@@ -1,0 +1,64 @@
+/* Brushes: convex solids made from the input's face planes, validated.
+ *
+ * al_brush_build turns one al_brush_desc into sides with windings, or rejects it with a
+ * diagnostic naming entity, brush and line when it is not a finite convex solid (fewer than
+ * four planes, a face that is not a plane, duplicate or opposite planes, NaN or huge
+ * coordinates, unbounded, no volume). Faces whose plane does not touch the solid are
+ * dropped with a warning, as other tools do.
+ *
+ * Bevels and Minkowski expansion by agent boxes are in expand.c.
+ */
+#ifndef AL_BRUSH_H
+#define AL_BRUSH_H
+
+#include "al-input.h"
+#include "core/arena.h"
+#include "core/diag.h"
+#include "geom/plane.h"
+#include "geom/winding.h"
+
+#include <stdbool.h>
+
+typedef struct al_side {
+    int plane;           /* index into the plane table; the normal points out of the brush */
+    int material;        /* index into the input's materials, or -1 */
+    int face;            /* index of the input face within its brush, -1 for bevels */
+    al_winding *winding; /* the face polygon; NULL for a bevel that touches only an edge */
+} al_side;
+
+/* More faces than this in one brush is rejected (real brushes have 4 to 30). */
+#define AL_BRUSH_MAX_FACES 128
+
+enum {
+    AL_BRUSH_DETAIL = 1u << 0, /* from a detail entity: collides, does not split visibility */
+};
+
+typedef struct al_brush {
+    int id;     /* index in al_input.brushes */
+    int entity; /* index in al_input.entities */
+    int index;  /* index within its entity */
+    int line;   /* source line, -1 if unknown */
+    int model;  /* 0: world, k > 0: the k-th brush model, -1: not solid for agents */
+    uint32_t flags;          /* AL_BRUSH_* */
+    uint32_t material_flags; /* union of the faces' AL_MATERIAL_* */
+    int side_count;
+    al_side *sides;
+    double mins[3], maxs[3];
+} al_brush;
+
+/* Builds brush number INDEX of INPUT into ARENA, adding its planes to PLANES. Returns NULL
+ * and appends an error diagnostic to DIAGS if the brush is invalid; *OUT_OF_MEMORY is set
+ * when the reason was memory. */
+al_brush *al_brush_build(al_arena *arena, al_plane_table *planes, const al_input *input,
+                         int index, al_diag_list *diags, bool *out_of_memory);
+
+/* Windings of the convex solid bounded by PLANE_INDICES (outward), into WINDINGS (NULL for a
+ * plane that does not touch the solid). Returns the number of non-NULL windings, or -1 if
+ * memory ran out. */
+int al_brush_windings(al_arena *arena, const al_plane_table *planes, const int *plane_indices,
+                      int count, al_winding **windings);
+
+/* Volume of a convex solid from its outward face windings and planes. */
+double al_brush_volume(const al_plane_table *planes, const al_side *sides, int count);
+
+#endif
