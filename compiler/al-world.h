@@ -1,0 +1,119 @@
+/* The compiled world: onion BSP, per-hull map trees, and the queries on them.
+ *
+ * Entry points:
+ *   al_world_compile      input -> world (brush validation, expansion, CSG, trees)
+ *   al_world_point_solid  is a point solid for a hull (onion tree)
+ *   al_world_trace        swept box of a compiled hull: "find first transition"
+ *   al_world_trace_box    swept box of any size: dynamic plane shifting
+ *
+ * A world is immutable once compiled, so any number of threads may query it at once.
+ * Traces go through every solid model (the world and solid brush entities); the nearest hit
+ * wins.
+ */
+#ifndef AL_WORLD_H
+#define AL_WORLD_H
+
+#include "al-input.h"
+#include "core/diag.h"
+#include "core/status.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct al_world al_world;
+
+typedef struct al_compile_options {
+    int threads; /* worker threads for block builds; 0: one per CPU */
+} al_compile_options;
+
+/* Compiles INPUT. Invalid brushes are left out with a diagnostic (al_world_diagnostics);
+ * that is not a failure. Returns AL_OK and a world in *OUT, or AL_ERR_NOMEM, or
+ * AL_ERR_INVALID_ARGUMENT (bad hull list or block size, described in the diagnostics that
+ * DIAGS receives when not NULL). OPTIONS may be NULL. */
+al_status al_world_compile(const al_input *input, const al_compile_options *options,
+                           al_world **out, al_diag_list *diags);
+
+/* Frees the world. NULL is a no-op. */
+void al_world_destroy(al_world *world);
+
+/* Diagnostics of the compile (invalid brushes, ignored faces, ...). */
+const al_diag_list *al_world_diagnostics(const al_world *world);
+
+int al_world_hull_count(const al_world *world);
+const al_hull_desc *al_world_hull(const al_world *world, int hull);
+
+/* Index of the hull named NAME, or -1. */
+int al_world_find_hull(const al_world *world, const char *name);
+
+typedef struct al_stage_stats {
+    double ms; /* wall-clock milliseconds */
+} al_stage_stats;
+
+typedef struct al_world_stats {
+    int input_brushes;
+    int valid_brushes;
+    int invalid_brushes;
+    int collision_brushes; /* solid for agents (world and solid models) */
+    int entities;
+    int models; /* solid models including the world */
+    int planes;
+    int blocks;
+    /* onion trees, all models */
+    int64_t onion_nodes, onion_leaves;
+    int onion_max_depth;
+    double onion_mean_depth; /* over the world model's leaves */
+    int64_t onion_polys;     /* boundary polygons fed to the onion trees */
+    int64_t onion_splits;    /* of which were cut by a splitter */
+    int64_t onion_degenerate;
+    int64_t map_nodes[AL_MAX_HULLS], map_leaves[AL_MAX_HULLS];
+    int64_t boundary_polys[AL_MAX_HULLS]; /* CSG output per hull */
+    int64_t bevel_nodes;
+    int64_t expanded_planes; /* planes of all expanded brushes, bevels included */
+    double ms_brushes, ms_expand, ms_blocks, ms_total;
+    double ms_csg_cpu, ms_map_trees_cpu, ms_onion_cpu; /* summed over worker threads */
+} al_world_stats;
+
+void al_world_get_stats(const al_world *world, al_world_stats *stats);
+
+/* True if P is inside solid for HULL (an agent of that hull with its origin at P would
+ * overlap a solid brush). Points within AL_SURFACE_EPSILON of a surface may go either way. */
+bool al_world_point_solid(const al_world *world, int hull, const double p[3]);
+
+/* As al_world_point_solid, answered by the hull's own map trees instead of the onion tree
+ * (for the oracle that checks one against the other). */
+bool al_world_point_solid_map_tree(const al_world *world, int hull, const double p[3]);
+
+typedef struct al_trace {
+    double fraction;   /* of the move, to the first contact; 1 if none */
+    double end[3];     /* where the box can rest: just before the contact, in empty space */
+    double contact[3]; /* position of the box's origin at contact (on the surface) */
+    double normal[3];  /* of the surface hit, facing the mover; zero if nothing was hit */
+    bool hit;
+    bool start_solid; /* the move starts inside solid */
+    bool all_solid;   /* the move never leaves solid */
+    int model;        /* model hit: 0 world, k > 0 the k-th brush model; -1 none */
+    int entity;       /* entity of that model, -1 none */
+} al_trace;
+
+/* The skin kept between a resting box and a surface, measured along the surface normal
+ * (Quake's DIST_EPSILON). al_trace.end is this far in front of the surface hit. */
+#define AL_TRACE_SKIN (1.0 / 32.0)
+
+/* Sweeps a box of compiled HULL from START to END: the seed's "find first transition"
+ * through the onion tree of every solid model. */
+void al_world_trace(const al_world *world, int hull, const double start[3], const double end[3],
+                    al_trace *out);
+
+/* Sweeps the box [MINS, MAXS] (any size) from START to END by dynamic plane shifting
+ * (Melax 2000) through the point hull's bevelled tree. */
+void al_world_trace_box(const al_world *world, const double mins[3], const double maxs[3],
+                        const double start[3], const double end[3], al_trace *out);
+
+/* Model count (world included) and the entity of each model. */
+int al_world_model_count(const al_world *world);
+int al_world_model_entity(const al_world *world, int model);
+
+/* Bounds of the world model's expanded geometry (all hulls). */
+void al_world_bounds(const al_world *world, double mins[3], double maxs[3]);
+
+#endif

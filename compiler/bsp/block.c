@@ -1,0 +1,90 @@
+/* One block's trees: CSG per hull, a map tree per hull, then the onion tree.
+ *
+ * This is the unit of work of a compile (blocks build in parallel) and, later, of an
+ * incremental rebuild. Its only inputs are the expanded brushes overlapping the block, so
+ * rebuilding a block after an edit gives the same trees as a full compile.
+ */
+#include "bsp/csg.h"
+#include "core/clock.h"
+#include "world/world-internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void al_block_free(al_block *block)
+{
+    if (!block) return;
+    al_tree_free(&block->onion);
+    for (int h = 0; h < AL_MAX_HULLS; h++) al_tree_free(&block->map[h]);
+}
+
+int al_block_build(const al_block_input *in, al_block *block, al_arena *arena,
+                   al_build_scratch *scratch)
+{
+    const al_world *w = in->world;
+    int hulls = w->hull_count;
+    al_arena_mark mark = al_arena_get_mark(arena);
+    al_poly_vec polys[AL_MAX_HULLS];
+    memset(polys, 0, sizeof polys);
+    al_poly_vec all = {0};
+    int status = -1;
+
+    uint64_t t0 = al_clock_ns();
+    for (int h = 0; h < hulls; h++) {
+        if (al_csg_boundary(arena, &w->planes, in->expanded[h], in->expanded_count[h],
+                            block->mins, block->maxs, h, &polys[h]) < 0)
+            goto done;
+        block->stats.boundary_polys[h] = polys[h].count;
+    }
+    uint64_t t1 = al_clock_ns();
+
+    for (int h = 0; h < hulls; h++) {
+        double center[3];
+        for (int k = 0; k < 3; k++) center[k] = 0.5 * (block->mins[k] + block->maxs[k]);
+        al_build_params params = {
+            .mode = AL_BUILD_MAP_TREE,
+            .planes = &w->planes,
+            .mins = block->mins,
+            .maxs = block->maxs,
+            .root_solid = polys[h].count == 0 &&
+                          al_csg_point_inside(&w->planes, in->expanded[h],
+                                              in->expanded_count[h], center),
+            .bevel_chains = h == 0,
+        };
+        if (al_build_tree(arena, scratch, &params, polys[h].items, polys[h].count,
+                          &block->map[h], &block->stats.map) < 0)
+            goto done;
+        al_tree_compute_masks(&block->map[h], 1);
+    }
+    uint64_t t2 = al_clock_ns();
+
+    for (int h = 0; h < hulls; h++)
+        for (int i = 0; i < polys[h].count; i++) {
+            polys[h].items[i].candidate = true;
+            if (!al_poly_vec_push(&all, &polys[h].items[i])) goto done;
+        }
+    al_build_params onion = {
+        .mode = AL_BUILD_ONION,
+        .planes = &w->planes,
+        .mins = block->mins,
+        .maxs = block->maxs,
+        .map_trees = block->map,
+        .hull_count = hulls,
+    };
+    if (al_build_tree(arena, scratch, &onion, all.items, all.count, &block->onion,
+                      &block->stats.onion) < 0)
+        goto done;
+    al_tree_compute_masks(&block->onion, hulls);
+    uint64_t t3 = al_clock_ns();
+    block->stats.ms_csg = (double) (t1 - t0) / 1e6;
+    block->stats.ms_map_trees = (double) (t2 - t1) / 1e6;
+    block->stats.ms_onion = (double) (t3 - t2) / 1e6;
+    status = 0;
+
+done:
+    for (int h = 0; h < hulls; h++) al_poly_vec_free(&polys[h]);
+    al_poly_vec_free(&all);
+    al_arena_release(arena, mark);
+    if (status < 0) al_block_free(block);
+    return status;
+}

@@ -1,0 +1,263 @@
+/* The polygon BSP builder (see build.h).
+ *
+ * Memory follows the recursion: a node's partitioned polygon arrays, split windings and
+ * child cells are allocated in the arena before its children are built and released after,
+ * so a build holds only the memory of its current path. Nodes are emitted in pre-order
+ * (parent before its front subtree), which keeps a trace's walk mostly forward in memory.
+ */
+#include "build.h"
+
+#include "brush/expand.h"
+#include "geom/epsilon.h"
+#include "geom/vec3.h"
+#include "split.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_BEVELS 128
+
+typedef struct builder {
+    al_arena *arena;
+    al_build_scratch *scratch;
+    const al_build_params *params;
+    al_tree *out;
+    int node_capacity;
+    int leaf_capacity;
+    int32_t void_leaf; /* shared empty leaf in front of bevel planes, -1 until made */
+    al_build_stats *stats;
+    bool failed;
+} builder;
+
+void al_build_scratch_free(al_build_scratch *s)
+{
+    if (!s) return;
+    free(s->stamp);
+    free(s->candidates);
+    free(s->evals);
+    memset(s, 0, sizeof *s);
+}
+
+static int32_t push_node(builder *b)
+{
+    al_tree *t = b->out;
+    if (t->node_count == b->node_capacity) {
+        int capacity = b->node_capacity ? b->node_capacity * 2 : 256;
+        al_node *nodes = realloc(t->nodes, (size_t) capacity * sizeof *nodes);
+        if (!nodes) {
+            b->failed = true;
+            return -1;
+        }
+        t->nodes = nodes;
+        b->node_capacity = capacity;
+    }
+    memset(&t->nodes[t->node_count], 0, sizeof t->nodes[0]);
+    return t->node_count++;
+}
+
+/* Returns the child code (-1 - leaf index), or 0 after a failure (never a valid leaf code). */
+static int32_t push_leaf(builder *b, uint32_t bits)
+{
+    al_tree *t = b->out;
+    if (t->leaf_count == b->leaf_capacity) {
+        int capacity = b->leaf_capacity ? b->leaf_capacity * 2 : 256;
+        uint32_t *leaves = realloc(t->leaves, (size_t) capacity * sizeof *leaves);
+        if (!leaves) {
+            b->failed = true;
+            return 0;
+        }
+        t->leaves = leaves;
+        b->leaf_capacity = capacity;
+    }
+    t->leaves[t->leaf_count] = bits;
+    return -1 - t->leaf_count++;
+}
+
+static void set_plane(al_node *n, const double normal[3], double dist)
+{
+    al_copy(normal, n->normal);
+    n->dist = dist;
+}
+
+/* A solid leaf of the point hull, preceded by its cell's bevel planes: each bevel node has
+ * the (empty, volume-less) outside of the bevel in front and the rest of the chain behind.
+ * Point queries are unchanged, since the cell lies behind every bevel; a plane-shifted
+ * trace gets the exact Minkowski sum of the cell and the box (trace/shift.c). */
+static int32_t bevel_chain(builder *b, const al_cell *cell, int32_t solid_leaf)
+{
+    const al_winding *windings[MAX_BEVELS];
+    double normals[MAX_BEVELS][3];
+    int faces = al_cell_faces(cell, windings, normals, MAX_BEVELS);
+    double bevel_normals[MAX_BEVELS][3];
+    double bevel_dists[MAX_BEVELS];
+    int bevels = al_bevel_planes(windings, (const double (*)[3]) normals, faces, bevel_normals,
+                                 bevel_dists, MAX_BEVELS);
+    if (bevels == 0) return solid_leaf;
+    if (b->void_leaf == -1) {
+        b->void_leaf = push_leaf(b, 0);
+        if (b->failed) return 0;
+    }
+    int32_t first = -1, previous = -1;
+    for (int i = 0; i < bevels; i++) {
+        int32_t n = push_node(b);
+        if (n < 0) return 0;
+        set_plane(&b->out->nodes[n], bevel_normals[i], bevel_dists[i]);
+        b->out->nodes[n].child[0] = b->void_leaf;
+        if (previous >= 0) b->out->nodes[previous].child[1] = n;
+        else first = n;
+        previous = n;
+    }
+    b->out->nodes[previous].child[1] = solid_leaf;
+    b->stats->bevel_nodes += bevels;
+    return first;
+}
+
+static int32_t make_leaf(builder *b, int count, const al_cell *cell, const double fallback[3],
+                         bool is_root)
+{
+    const al_build_params *p = b->params;
+    if (p->mode == AL_BUILD_MAP_TREE) {
+        bool solid = count == 0 && (!is_root || p->root_solid);
+        int32_t leaf = push_leaf(b, solid ? 1u : 0u);
+        if (b->failed) return 0;
+        if (!cell && p->bevel_chains) b->stats->degenerate++;
+        if (solid && p->bevel_chains && cell) return bevel_chain(b, cell, leaf);
+        return leaf;
+    }
+    /* Onion: classify an interior point in every hull's map tree. A cell without volume
+     * (thinner than AL_ON_EPSILON) uses its parent's interior point, which lies in the
+     * sibling: the sliver takes its neighbour's solidity and cannot stop a trace at a
+     * surface that is not there. */
+    double point[3];
+    if (cell) {
+        al_cell_point(cell, point);
+    } else {
+        al_copy(fallback, point);
+        b->stats->degenerate++;
+    }
+    uint32_t bits = 0;
+    for (int h = 0; h < p->hull_count; h++)
+        if (al_tree_point_bits(&p->map_trees[h], point) & 1u) bits |= 1u << h;
+    return push_leaf(b, bits);
+}
+
+static int32_t build(builder *b, al_bsp_poly *polys, int count, const al_cell *cell,
+                     const double fallback[3], bool is_root)
+{
+    const al_plane_table *planes = b->params->planes;
+    int split = al_split_choose(b->scratch, planes, polys, count, b->stats);
+    if (split < 0) return make_leaf(b, count, cell, fallback, is_root);
+
+    const al_plane *pl = &planes->planes[split];
+    al_arena_mark mark = al_arena_get_mark(b->arena);
+    al_bsp_poly *front = al_arena_alloc(b->arena, (size_t) (count + 1) * sizeof *front);
+    al_bsp_poly *back = al_arena_alloc(b->arena, (size_t) (count + 1) * sizeof *back);
+    if (!front || !back) {
+        b->failed = true;
+        return 0;
+    }
+    int nf = 0, nb = 0;
+    for (int i = 0; i < count; i++) {
+        al_bsp_poly *p = &polys[i];
+        switch (al_split_classify(planes, split, p)) {
+        case AL_POLY_FRONT: front[nf++] = *p; break;
+        case AL_POLY_BACK: back[nb++] = *p; break;
+        case AL_POLY_COPLANAR_FRONT:
+            front[nf] = *p;
+            front[nf++].candidate = false;
+            break;
+        case AL_POLY_COPLANAR_BACK:
+            back[nb] = *p;
+            back[nb++].candidate = false;
+            break;
+        default: {
+            al_winding *wf, *wb;
+            int side = al_winding_split(b->arena, p->winding, pl->normal, pl->dist,
+                                        AL_ON_EPSILON, &wf, &wb);
+            if (side < 0) {
+                b->failed = true;
+                return 0;
+            }
+            if (wf) {
+                front[nf] = *p;
+                front[nf].winding = wf;
+                al_winding_bounds(wf, front[nf].mins, front[nf].maxs);
+                nf++;
+            }
+            if (wb) {
+                back[nb] = *p;
+                back[nb].winding = wb;
+                al_winding_bounds(wb, back[nb].mins, back[nb].maxs);
+                nb++;
+            }
+            if (wf && wb) b->stats->splits++;
+            break;
+        }
+        }
+    }
+
+    al_cell *front_cell = NULL, *back_cell = NULL;
+    double point[3];
+    if (cell) {
+        if (al_cell_split(b->arena, cell, pl->normal, pl->dist, &front_cell, &back_cell) < 0) {
+            b->failed = true;
+            return 0;
+        }
+        al_cell_point(cell, point);
+    } else {
+        al_copy(fallback, point);
+    }
+
+    int32_t node = push_node(b);
+    if (node < 0) return 0;
+    set_plane(&b->out->nodes[node], pl->normal, pl->dist);
+
+    al_arena_mark children = al_arena_get_mark(b->arena);
+    int32_t f = build(b, front, nf, front_cell, point, false);
+    if (b->failed) return 0;
+    al_arena_release(b->arena, children);
+    int32_t k = build(b, back, nb, back_cell, point, false);
+    if (b->failed) return 0;
+    al_arena_release(b->arena, mark);
+    b->out->nodes[node].child[0] = f;
+    b->out->nodes[node].child[1] = k;
+    return node;
+}
+
+int al_build_tree(al_arena *arena, al_build_scratch *scratch, const al_build_params *params,
+                  al_bsp_poly *polys, int count, al_tree *out, al_build_stats *stats)
+{
+    int keys = params->planes->count / 2;
+    if (scratch->stamp_size < keys) {
+        uint32_t *stamp = realloc(scratch->stamp, (size_t) keys * sizeof *stamp);
+        if (!stamp) return -1;
+        memset(stamp + scratch->stamp_size, 0,
+               (size_t) (keys - scratch->stamp_size) * sizeof *stamp);
+        scratch->stamp = stamp;
+        scratch->stamp_size = keys;
+    }
+    memset(out, 0, sizeof *out);
+    builder b = {.arena = arena, .scratch = scratch, .params = params, .out = out,
+                 .void_leaf = -1, .stats = stats};
+    stats->polys_in += count;
+
+    al_arena_mark mark = al_arena_get_mark(arena);
+    bool need_cells = params->mode == AL_BUILD_ONION || params->bevel_chains;
+    al_cell *root_cell = NULL;
+    double center[3];
+    for (int k = 0; k < 3; k++) center[k] = 0.5 * (params->mins[k] + params->maxs[k]);
+    if (need_cells) {
+        root_cell = al_cell_box(arena, params->mins, params->maxs);
+        if (!root_cell) {
+            al_tree_free(out);
+            return -1;
+        }
+    }
+    out->root = build(&b, polys, count, root_cell, center, true);
+    al_arena_release(arena, mark);
+    if (b.failed) {
+        al_tree_free(out);
+        return -1;
+    }
+    return 0;
+}

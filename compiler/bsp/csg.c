@@ -1,0 +1,226 @@
+/* CSG union of expanded brushes (see csg.h).
+ *
+ * Workload: per block and hull, a few hundred brushes. Overlapping pairs come from a sweep
+ * over the brushes sorted by their low x bound, so the cost is O(n log n + pairs * faces).
+ */
+#include "csg.h"
+
+#include "geom/epsilon.h"
+#include "geom/vec3.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+bool al_poly_vec_push(al_poly_vec *v, const al_bsp_poly *p)
+{
+    if (v->count == v->capacity) {
+        int capacity = v->capacity ? v->capacity * 2 : 256;
+        al_bsp_poly *items = realloc(v->items, (size_t) capacity * sizeof *items);
+        if (!items) return false;
+        v->items = items;
+        v->capacity = capacity;
+    }
+    v->items[v->count++] = *p;
+    return true;
+}
+
+void al_poly_vec_free(al_poly_vec *v)
+{
+    if (!v) return;
+    free(v->items);
+    memset(v, 0, sizeof *v);
+}
+
+typedef struct sort_item {
+    double key;
+    int index;
+} sort_item;
+
+static int compare_items(const void *a, const void *b)
+{
+    const sort_item *x = a, *y = b;
+    if (x->key < y->key) return -1;
+    if (x->key > y->key) return 1;
+    return x->index - y->index;
+}
+
+/* Removes the part of PIECE inside brush B, appending the outside parts to OUT (an arena
+ * array with room). FACE_PLANE is the plane PIECE lies on; B_LATER says whether B comes after
+ * the piece's brush, which decides who keeps a shared face. Returns the new count or -1. */
+static int carve(al_arena *arena, const al_plane_table *planes, al_winding *piece,
+                 int face_plane, const al_brush *b, bool b_later, al_winding **out, int count,
+                 int capacity)
+{
+    al_winding *rem = piece;
+    const double *fn = planes->planes[face_plane].normal;
+    for (int s = 0; s < b->side_count; s++) {
+        int sp = b->sides[s].plane;
+        bool same = sp == face_plane, opposite = sp == al_plane_flip(face_plane);
+        if (!same && !opposite) {
+            const al_plane *p = &planes->planes[sp];
+            al_winding *front, *back;
+            int side = al_winding_split(arena, rem, p->normal, p->dist, AL_ON_EPSILON, &front,
+                                        &back);
+            if (side < 0) return -1;
+            if (side == AL_SIDE_ON) {
+                same = al_dot(p->normal, fn) > 0;
+                opposite = !same;
+            } else if (side == AL_SIDE_FRONT) {
+                if (count >= capacity) return -1;
+                out[count++] = rem;
+                return count;
+            } else if (side == AL_SIDE_BACK) {
+                continue;
+            } else {
+                if (count >= capacity) return -1;
+                out[count++] = front;
+                rem = back;
+                continue;
+            }
+        }
+        if (opposite) continue;   /* touching back to back: inside */
+        if (b_later) continue;    /* shared face: the later brush keeps it */
+        if (count >= capacity) return -1;
+        out[count++] = rem;       /* shared face kept by this brush */
+        return count;
+    }
+    return count; /* REM is inside B */
+}
+
+int al_csg_boundary(al_arena *arena, const al_plane_table *planes, al_brush *const *brushes,
+                    int count, const double mins[3], const double maxs[3], int hull,
+                    al_poly_vec *out)
+{
+    if (count == 0) return 0;
+    al_arena_mark mark = al_arena_get_mark(arena);
+
+    /* Overlap lists by sweep and prune on x. */
+    sort_item *order = al_arena_alloc(arena, (size_t) count * sizeof *order);
+    int *degree = al_arena_calloc(arena, (size_t) count, sizeof *degree);
+    if (!order || !degree) goto nomem;
+    for (int i = 0; i < count; i++) order[i] = (sort_item){brushes[i]->mins[0], i};
+    qsort(order, (size_t) count, sizeof *order, compare_items);
+    int pair_capacity = 1024, pair_count = 0;
+    int (*pairs)[2] = malloc((size_t) pair_capacity * sizeof *pairs);
+    if (!pairs) goto nomem;
+    for (int a = 0; a < count; a++) {
+        const al_brush *ba = brushes[order[a].index];
+        for (int b = a + 1; b < count; b++) {
+            const al_brush *bb = brushes[order[b].index];
+            if (bb->mins[0] >= ba->maxs[0] + AL_ON_EPSILON) break;
+            if (!al_bounds_overlap(ba->mins, ba->maxs, bb->mins, bb->maxs, -AL_ON_EPSILON))
+                continue;
+            if (pair_count == pair_capacity) {
+                pair_capacity *= 2;
+                int (*grown)[2] = realloc(pairs, (size_t) pair_capacity * sizeof *pairs);
+                if (!grown) {
+                    free(pairs);
+                    goto nomem;
+                }
+                pairs = grown;
+            }
+            pairs[pair_count][0] = order[a].index;
+            pairs[pair_count][1] = order[b].index;
+            pair_count++;
+            degree[order[a].index]++;
+            degree[order[b].index]++;
+        }
+    }
+    int *start = al_arena_alloc(arena, (size_t) (count + 1) * sizeof *start);
+    int *adjacent = al_arena_alloc(arena, (size_t) (2 * pair_count + 1) * sizeof *adjacent);
+    if (!start || !adjacent) {
+        free(pairs);
+        goto nomem;
+    }
+    start[0] = 0;
+    for (int i = 0; i < count; i++) start[i + 1] = start[i] + degree[i];
+    for (int i = 0; i < count; i++) degree[i] = start[i];
+    for (int p = 0; p < pair_count; p++) {
+        adjacent[degree[pairs[p][0]]++] = pairs[p][1];
+        adjacent[degree[pairs[p][1]]++] = pairs[p][0];
+    }
+    free(pairs);
+
+    double box_normals[6][3];
+    double box_dists[6];
+    for (int axis = 0; axis < 3; axis++)
+        for (int dir = 0; dir < 2; dir++) {
+            int k = axis * 2 + dir;
+            al_set(0, 0, 0, box_normals[k]);
+            box_normals[k][axis] = dir ? -1.0 : 1.0;
+            box_dists[k] = dir ? -mins[axis] : maxs[axis];
+        }
+
+    enum { MAX_PIECES = 4096 };
+    al_winding **pieces = al_arena_alloc(arena, 2 * MAX_PIECES * sizeof *pieces);
+    if (!pieces) goto nomem;
+    al_winding **next = pieces + MAX_PIECES;
+
+    for (int i = 0; i < count; i++) {
+        const al_brush *a = brushes[i];
+        if (!al_bounds_overlap(a->mins, a->maxs, mins, maxs, AL_ON_EPSILON)) continue;
+        for (int s = 0; s < a->side_count; s++) {
+            al_arena_mark face_mark = al_arena_get_mark(arena);
+            al_winding *w = a->sides[s].winding;
+            int face_plane = a->sides[s].plane;
+            bool dropped = false;
+            for (int k = 0; k < 6 && w; k++) {
+                al_winding *front, *back;
+                int side = al_winding_split(arena, w, box_normals[k], box_dists[k],
+                                            AL_ON_EPSILON, &front, &back);
+                if (side < 0) goto nomem;
+                if (side == AL_SIDE_ON) dropped = true;
+                w = back;
+            }
+            if (!w || dropped) {
+                al_arena_release(arena, face_mark);
+                continue;
+            }
+            double wmins[3], wmaxs[3];
+            al_winding_bounds(w, wmins, wmaxs);
+            int n = 1;
+            pieces[0] = w;
+            for (int j = start[i]; j < start[i + 1] && n > 0; j++) {
+                const al_brush *b = brushes[adjacent[j]];
+                if (!al_bounds_overlap(wmins, wmaxs, b->mins, b->maxs, -AL_ON_EPSILON)) continue;
+                int m = 0;
+                for (int p = 0; p < n; p++) {
+                    m = carve(arena, planes, pieces[p], face_plane, b, b->id > a->id, next, m,
+                              MAX_PIECES);
+                    if (m < 0) goto nomem;
+                }
+                al_winding **t = pieces;
+                pieces = next;
+                next = t;
+                n = m;
+            }
+            for (int p = 0; p < n; p++) {
+                al_bsp_poly poly = {.winding = pieces[p], .plane = face_plane, .hull = hull,
+                                    .candidate = true};
+                al_winding_bounds(pieces[p], poly.mins, poly.maxs);
+                if (!al_poly_vec_push(out, &poly)) goto nomem;
+            }
+        }
+    }
+    /* The polygons' windings stay in the arena; only the scratch arrays above them could be
+     * released, and they are interleaved with the windings, so they stay too. */
+    return 0;
+
+nomem:
+    al_arena_release(arena, mark);
+    return -1;
+}
+
+bool al_csg_point_inside(const al_plane_table *planes, al_brush *const *brushes, int count,
+                         const double p[3])
+{
+    for (int i = 0; i < count; i++) {
+        const al_brush *b = brushes[i];
+        bool inside = true;
+        for (int s = 0; s < b->side_count && inside; s++)
+            if (al_plane_distance(&planes->planes[b->sides[s].plane], p) > -AL_ON_EPSILON)
+                inside = false;
+        if (inside) return true;
+    }
+    return false;
+}

@@ -1,0 +1,479 @@
+/* The compile pipeline: input -> brushes -> expanded brushes per hull -> blocks -> trees.
+ *
+ * Workload: e1m1 (1,250 brushes, 4 hulls) about 40 blocks of 1024 units; lq-e3m4 (2,920
+ * brushes) about 120. Brush building and expansion run on the calling thread (they fill
+ * the shared plane table); block builds, which only read it, run on every core.
+ */
+#include "brush/expand.h"
+#include "core/clock.h"
+#include "core/parallel.h"
+#include "geom/epsilon.h"
+#include "geom/vec3.h"
+#include "world-internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MIN_BLOCK_SIZE 64.0
+#define MAX_BLOCK_SIZE 65536.0
+#define MAX_HULL_EXTENT 4096.0
+#define MAX_BLOCKS 1000000
+
+static al_status check_hulls(const al_input *input, al_diag_list *diags,
+                             const al_hull_desc **hulls_out, int *count_out)
+{
+    const al_hull_desc *hulls = input->hulls;
+    int count = input->hull_count;
+    if (count == 0) count = al_default_hulls(&hulls);
+#define BAD(...)                                                                           \
+    do {                                                                                   \
+        al_diag_add(diags, AL_SEVERITY_ERROR, AL_DIAG_BAD_VALUE, -1, -1, -1, -1, -1,       \
+                    __VA_ARGS__);                                                          \
+        return AL_ERR_INVALID_ARGUMENT;                                                    \
+    } while (0)
+    if (count < 0 || count > AL_MAX_HULLS || !hulls)
+        BAD("%d hulls given; between 1 and %d are supported", count, AL_MAX_HULLS);
+    for (int h = 0; h < count; h++) {
+        const al_hull_desc *d = &hulls[h];
+        if (memchr(d->name, '\0', sizeof d->name) == NULL || d->name[0] == '\0')
+            BAD("hull %d has no name (or one longer than %d characters)", h,
+                AL_HULL_NAME_MAX - 1);
+        for (int g = 0; g < h; g++)
+            if (strcmp(hulls[g].name, d->name) == 0)
+                BAD("hull name \"%s\" is used twice (hulls %d and %d)", d->name, g, h);
+        for (int k = 0; k < 3; k++) {
+            if (!isfinite(d->mins[k]) || !isfinite(d->maxs[k]))
+                BAD("hull \"%s\" has a coordinate that is not a finite number", d->name);
+            if (d->mins[k] > d->maxs[k])
+                BAD("hull \"%s\": mins %g is greater than maxs %g on axis %c", d->name,
+                    d->mins[k], d->maxs[k], "xyz"[k]);
+            if (fabs(d->mins[k]) > MAX_HULL_EXTENT || fabs(d->maxs[k]) > MAX_HULL_EXTENT)
+                BAD("hull \"%s\" reaches beyond %g units from its origin", d->name,
+                    MAX_HULL_EXTENT);
+        }
+        if (h == 0)
+            for (int k = 0; k < 3; k++)
+                if (d->mins[k] != 0 || d->maxs[k] != 0)
+                    BAD("hull 0 (\"%s\") must be the point hull (0 0 0, 0 0 0): it is the one "
+                        "used for rendering and visibility",
+                        d->name);
+    }
+#undef BAD
+    *hulls_out = hulls;
+    *count_out = count;
+    return AL_OK;
+}
+
+/* Recursively splits the grid range into a balanced tree of axial planes on block
+ * boundaries. Returns the child code. */
+static int32_t build_top(al_model *m, double block_size, int lo[3], int hi[3], int32_t *nodes_used)
+{
+    int axis = 0;
+    for (int k = 1; k < 3; k++)
+        if (hi[k] - lo[k] > hi[axis] - lo[axis]) axis = k;
+    if (hi[axis] - lo[axis] <= 1) return -1 - al_model_block_index(m, lo[0], lo[1], lo[2]);
+    int mid = (lo[axis] + hi[axis]) / 2;
+    int32_t index = (*nodes_used)++;
+    al_node *n = &m->top.nodes[index];
+    memset(n, 0, sizeof *n);
+    n->normal[axis] = 1.0;
+    n->dist = (m->grid_origin[axis] + mid) * block_size;
+    int front_lo[3] = {lo[0], lo[1], lo[2]}, back_hi[3] = {hi[0], hi[1], hi[2]};
+    front_lo[axis] = mid;
+    back_hi[axis] = mid;
+    int32_t front = build_top(m, block_size, front_lo, hi, nodes_used);
+    int32_t back = build_top(m, block_size, lo, back_hi, nodes_used);
+    m->top.nodes[index].child[0] = front;
+    m->top.nodes[index].child[1] = back;
+    return index;
+}
+
+static void block_masks(const al_block *b, uint32_t all, uint32_t *solid, uint32_t *empty)
+{
+    if (b->onion.root >= 0) {
+        *solid = b->onion.nodes[b->onion.root].solid_mask;
+        *empty = b->onion.nodes[b->onion.root].empty_mask;
+    } else {
+        uint32_t bits = b->onion.leaves[-1 - b->onion.root];
+        *solid = bits & all;
+        *empty = ~bits & all;
+    }
+}
+
+static void top_masks(al_model *m, int32_t code, uint32_t all, uint32_t *solid, uint32_t *empty)
+{
+    if (code < 0) {
+        block_masks(&m->blocks[-1 - code], all, solid, empty);
+        return;
+    }
+    uint32_t s0, e0, s1, e1;
+    top_masks(m, m->top.nodes[code].child[0], all, &s0, &e0);
+    top_masks(m, m->top.nodes[code].child[1], all, &s1, &e1);
+    m->top.nodes[code].solid_mask = *solid = s0 & s1;
+    m->top.nodes[code].empty_mask = *empty = e0 & e1;
+}
+
+typedef struct block_job {
+    al_model *model;
+    int block;
+    al_block_input input;
+} block_job;
+
+typedef struct compile_context {
+    block_job *jobs;
+    al_arena **arenas;
+    al_build_scratch *scratch;
+    int failed;
+} compile_context;
+
+static void run_block_job(void *context, int index, int worker)
+{
+    compile_context *c = context;
+    block_job *job = &c->jobs[index];
+    if (al_block_build(&job->input, &job->model->blocks[job->block], c->arenas[worker],
+                       &c->scratch[worker]) < 0)
+        __atomic_store_n(&c->failed, 1, __ATOMIC_RELAXED);
+}
+
+void al_world_destroy(al_world *world)
+{
+    if (!world) return;
+    for (int m = 0; m < world->model_count; m++) {
+        al_model *model = &world->models[m];
+        for (int b = 0; b < model->block_count; b++) al_block_free(&model->blocks[b]);
+        free(model->blocks);
+        al_tree_free(&model->top);
+    }
+    free(world->models);
+    free(world->collision);
+    al_plane_table_free(&world->planes);
+    al_arena_destroy(world->arena);
+    al_diag_list_clear(&world->diags);
+    free(world);
+}
+
+al_status al_world_compile(const al_input *input, const al_compile_options *options,
+                           al_world **out, al_diag_list *diags)
+{
+    uint64_t t_start = al_clock_ns();
+    *out = NULL;
+    const al_hull_desc *hulls;
+    int hull_count;
+    al_status st = check_hulls(input, diags, &hulls, &hull_count);
+    if (st != AL_OK) return st;
+    double block_size = input->block_size == 0 ? AL_DEFAULT_BLOCK_SIZE : input->block_size;
+    if (!(block_size >= MIN_BLOCK_SIZE && block_size <= MAX_BLOCK_SIZE)) {
+        al_diag_add(diags, AL_SEVERITY_ERROR, AL_DIAG_BAD_VALUE, -1, -1, -1, -1, -1,
+                    "block size %g is outside %g..%g units", block_size, MIN_BLOCK_SIZE,
+                    MAX_BLOCK_SIZE);
+        return AL_ERR_INVALID_ARGUMENT;
+    }
+    if (input->brush_count < 0 || input->face_count < 0 || input->entity_count < 0 ||
+        input->material_count < 0 || (input->brush_count && !input->brushes) ||
+        (input->face_count && !input->faces) || (input->entity_count && !input->entities) ||
+        (input->material_count && !input->materials)) {
+        al_diag_add(diags, AL_SEVERITY_ERROR, AL_DIAG_BAD_VALUE, -1, -1, -1, -1, -1,
+                    "the compiler input's counts and arrays do not match");
+        return AL_ERR_INVALID_ARGUMENT;
+    }
+
+    al_world *w = calloc(1, sizeof *w);
+    if (!w) return AL_ERR_NOMEM;
+    w->hull_count = hull_count;
+    memcpy(w->hulls, hulls, (size_t) hull_count * sizeof *hulls);
+    w->block_size = block_size;
+    w->entity_count = input->entity_count;
+    w->arena = al_arena_create(0);
+    al_arena *build_arena = al_arena_create(0);
+    int threads = options && options->threads > 0 ? options->threads : al_cpu_count();
+    al_arena **arenas = calloc((size_t) threads, sizeof *arenas);
+    al_build_scratch *scratch = calloc((size_t) threads, sizeof *scratch);
+    al_brush **expanded = NULL;
+    block_job *jobs = NULL;
+    int *model_of_entity = NULL;
+    al_brush ***block_lists = NULL;
+    int list_count = 0;
+    if (!w->arena || !build_arena || !arenas || !scratch || !al_plane_table_init(&w->planes))
+        goto nomem;
+    for (int t = 0; t < threads; t++)
+        if (!(arenas[t] = al_arena_create(0))) goto nomem;
+
+    /* Brushes. */
+    uint64_t t_brushes = al_clock_ns();
+    model_of_entity = malloc((size_t) (input->entity_count + 1) * sizeof *model_of_entity);
+    al_brush **valid = malloc((size_t) (input->brush_count + 1) * sizeof *valid);
+    if (!model_of_entity || !valid) {
+        free(valid);
+        goto nomem;
+    }
+    for (int e = 0; e < input->entity_count; e++) model_of_entity[e] = -1;
+    int model_count = 1, valid_count = 0;
+    for (int i = 0; i < input->brush_count; i++) {
+        const al_brush_desc *d = &input->brushes[i];
+        if (d->entity < 0 || d->entity >= input->entity_count) {
+            al_diag_add(&w->diags, AL_SEVERITY_ERROR, AL_DIAG_INVALID_BRUSH, d->entity,
+                        d->index, -1, d->line, -1, "belongs to entity %d, which does not exist",
+                        d->entity);
+            w->stats.invalid_brushes++;
+            continue;
+        }
+        bool nomem = false;
+        al_brush *b = al_brush_build(w->arena, &w->planes, input, i, &w->diags, &nomem);
+        if (nomem) {
+            free(valid);
+            goto nomem;
+        }
+        if (!b) {
+            w->stats.invalid_brushes++;
+            continue;
+        }
+        const char *classname = input->entities[d->entity].classname;
+        al_entity_role role = d->entity == 0 ? AL_ROLE_WORLD : al_entity_role_of(classname);
+        if (role == AL_ROLE_DETAIL) b->flags |= AL_BRUSH_DETAIL;
+        bool solid = role != AL_ROLE_NONSOLID &&
+                     !(b->material_flags &
+                       (AL_MATERIAL_LIQUID | AL_MATERIAL_NONSOLID | AL_MATERIAL_HINT));
+        if (solid) {
+            if (role == AL_ROLE_MODEL) {
+                if (model_of_entity[d->entity] < 0) model_of_entity[d->entity] = model_count++;
+                b->model = model_of_entity[d->entity];
+            } else {
+                b->model = 0;
+            }
+        }
+        valid[valid_count++] = b;
+    }
+    w->stats.input_brushes = input->brush_count;
+    w->stats.valid_brushes = valid_count;
+
+    /* Collision brushes grouped by model (stable, so input order is kept within a model). */
+    w->collision = malloc((size_t) (valid_count + 1) * sizeof *w->collision);
+    w->models = calloc((size_t) model_count, sizeof *w->models);
+    if (!w->collision || !w->models) {
+        free(valid);
+        goto nomem;
+    }
+    w->model_count = model_count;
+    for (int m = 0; m < model_count; m++) {
+        w->models[m].first_brush = w->collision_count;
+        for (int i = 0; i < valid_count; i++)
+            if (valid[i]->model == m) w->collision[w->collision_count++] = valid[i];
+        w->models[m].brush_count = w->collision_count - w->models[m].first_brush;
+    }
+    for (int e = 0; e < input->entity_count; e++)
+        if (model_of_entity[e] > 0) w->models[model_of_entity[e]].entity = e;
+    free(valid);
+    w->stats.collision_brushes = w->collision_count;
+    w->stats.ms_brushes = al_clock_ms_since(t_brushes);
+
+    /* Expansion: one expanded copy per hull of every collision brush. */
+    uint64_t t_expand = al_clock_ns();
+    int n = w->collision_count;
+    expanded = malloc((size_t) (n * hull_count + 1) * sizeof *expanded);
+    if (!expanded) goto nomem;
+    for (int h = 0; h < hull_count; h++)
+        for (int i = 0; i < n; i++) {
+            al_brush *e = al_brush_expand(build_arena, &w->planes, w->collision[i],
+                                          w->hulls[h].mins, w->hulls[h].maxs);
+            if (!e) goto nomem;
+            expanded[h * n + i] = e;
+            w->stats.expanded_planes += e->side_count;
+        }
+    w->stats.ms_expand = al_clock_ms_since(t_expand);
+
+    /* Grids and per-block brush lists. */
+    uint64_t t_blocks = al_clock_ns();
+    int total_blocks = 0;
+    for (int m = 0; m < model_count; m++) {
+        al_model *model = &w->models[m];
+        al_bounds_clear(model->mins, model->maxs);
+        for (int h = 0; h < hull_count; h++)
+            for (int i = model->first_brush; i < model->first_brush + model->brush_count; i++) {
+                al_bounds_add(expanded[h * n + i]->mins, model->mins, model->maxs);
+                al_bounds_add(expanded[h * n + i]->maxs, model->mins, model->maxs);
+            }
+        if (model->brush_count == 0) al_set(0, 0, 0, model->mins), al_set(0, 0, 0, model->maxs);
+        long long cells = 1;
+        for (int k = 0; k < 3; k++) {
+            int lo = (int) floor(model->mins[k] / block_size);
+            int hi = (int) ceil(model->maxs[k] / block_size);
+            if (hi <= lo) hi = lo + 1;
+            model->grid_origin[k] = lo;
+            model->grid_dims[k] = hi - lo;
+            cells *= hi - lo;
+        }
+        if (cells > MAX_BLOCKS) {
+            al_diag_add(&w->diags, AL_SEVERITY_ERROR, AL_DIAG_LIMIT, model->entity, -1, -1, -1,
+                        -1, "the model needs %lld blocks of %g units; at most %d are supported",
+                        cells, block_size, MAX_BLOCKS);
+            al_world_destroy(w);
+            w = NULL;
+            st = AL_ERR_LIMIT;
+            goto cleanup;
+        }
+        model->block_count = (int) cells;
+        model->blocks = calloc((size_t) cells, sizeof *model->blocks);
+        if (!model->blocks) goto nomem;
+        for (int z = 0; z < model->grid_dims[2]; z++)
+            for (int y = 0; y < model->grid_dims[1]; y++)
+                for (int x = 0; x < model->grid_dims[0]; x++) {
+                    al_block *b = &model->blocks[al_model_block_index(model, x, y, z)];
+                    int c[3] = {x, y, z};
+                    for (int k = 0; k < 3; k++) {
+                        b->mins[k] = (model->grid_origin[k] + c[k]) * block_size;
+                        b->maxs[k] = b->mins[k] + block_size;
+                        if (c[k] == 0) b->mins[k] = -AL_MODEL_OUTER;
+                        if (c[k] == model->grid_dims[k] - 1) b->maxs[k] = AL_MODEL_OUTER;
+                    }
+                }
+        total_blocks += (int) cells;
+    }
+    w->stats.blocks = total_blocks;
+
+    jobs = calloc((size_t) total_blocks, sizeof *jobs);
+    block_lists = calloc((size_t) total_blocks * hull_count, sizeof *block_lists);
+    if (!jobs || !block_lists) goto nomem;
+    list_count = total_blocks * hull_count;
+    int job = 0;
+    for (int m = 0; m < model_count; m++) {
+        al_model *model = &w->models[m];
+        for (int b = 0; b < model->block_count; b++, job++) {
+            jobs[job].model = model;
+            jobs[job].block = b;
+            jobs[job].input.world = w;
+        }
+    }
+    /* Fill the lists: count, allocate, fill. */
+    for (int pass = 0; pass < 2; pass++) {
+        int job_base = 0;
+        for (int m = 0; m < model_count; m++) {
+            al_model *model = &w->models[m];
+            for (int h = 0; h < hull_count; h++)
+                for (int i = model->first_brush; i < model->first_brush + model->brush_count;
+                     i++) {
+                    al_brush *e = expanded[h * n + i];
+                    int lo[3], hi[3];
+                    for (int k = 0; k < 3; k++) {
+                        lo[k] = (int) floor((e->mins[k] - AL_ON_EPSILON) / block_size) -
+                                model->grid_origin[k];
+                        hi[k] = (int) floor((e->maxs[k] + AL_ON_EPSILON) / block_size) -
+                                model->grid_origin[k];
+                        if (lo[k] < 0) lo[k] = 0;
+                        if (hi[k] > model->grid_dims[k] - 1) hi[k] = model->grid_dims[k] - 1;
+                    }
+                    for (int z = lo[2]; z <= hi[2]; z++)
+                        for (int y = lo[1]; y <= hi[1]; y++)
+                            for (int x = lo[0]; x <= hi[0]; x++) {
+                                block_job *j = &jobs[job_base + al_model_block_index(model, x, y, z)];
+                                if (pass == 1) j->input.expanded[h][j->input.expanded_count[h]] = e;
+                                j->input.expanded_count[h]++;
+                            }
+                }
+            job_base += model->block_count;
+        }
+        if (pass == 0) {
+            for (int j = 0; j < total_blocks; j++)
+                for (int h = 0; h < hull_count; h++) {
+                    int c = jobs[j].input.expanded_count[h];
+                    block_lists[j * hull_count + h] = malloc((size_t) (c + 1) * sizeof(al_brush *));
+                    if (!block_lists[j * hull_count + h]) goto nomem;
+                    jobs[j].input.expanded[h] = block_lists[j * hull_count + h];
+                    jobs[j].input.expanded_count[h] = 0;
+                }
+        }
+    }
+
+    compile_context context = {.jobs = jobs, .arenas = arenas, .scratch = scratch};
+    al_parallel_for(total_blocks, threads, run_block_job, &context);
+    if (context.failed) goto nomem;
+
+    /* Top trees and masks. */
+    uint32_t all = hull_count >= 32 ? 0xffffffffu : (1u << hull_count) - 1u;
+    for (int m = 0; m < model_count; m++) {
+        al_model *model = &w->models[m];
+        model->top.nodes = calloc((size_t) model->block_count, sizeof *model->top.nodes);
+        if (!model->top.nodes) goto nomem;
+        int32_t used = 0;
+        int lo[3] = {0, 0, 0};
+        model->top.root = build_top(model, block_size, lo, model->grid_dims, &used);
+        model->top.node_count = used;
+        uint32_t s, e;
+        top_masks(model, model->top.root, all, &s, &e);
+    }
+    w->stats.ms_blocks = al_clock_ms_since(t_blocks);
+
+    /* Statistics. */
+    w->stats.entities = input->entity_count;
+    w->stats.models = model_count;
+    w->stats.planes = w->planes.count;
+    for (int m = 0; m < model_count; m++) {
+        al_model *model = &w->models[m];
+        double depth_sum = 0;
+        int64_t leaf_sum = 0;
+        for (int b = 0; b < model->block_count; b++) {
+            al_block *blk = &model->blocks[b];
+            w->stats.onion_nodes += blk->onion.node_count;
+            w->stats.onion_leaves += blk->onion.leaf_count;
+            w->stats.onion_polys += blk->stats.onion.polys_in;
+            w->stats.onion_splits += blk->stats.onion.splits;
+            w->stats.onion_degenerate += blk->stats.onion.degenerate;
+            w->stats.bevel_nodes += blk->stats.map.bevel_nodes;
+            w->stats.ms_csg_cpu += blk->stats.ms_csg;
+            w->stats.ms_map_trees_cpu += blk->stats.ms_map_trees;
+            w->stats.ms_onion_cpu += blk->stats.ms_onion;
+            for (int h = 0; h < hull_count; h++) {
+                w->stats.map_nodes[h] += blk->map[h].node_count;
+                w->stats.map_leaves[h] += blk->map[h].leaf_count;
+                w->stats.boundary_polys[h] += blk->stats.boundary_polys[h];
+            }
+            if (m == 0) {
+                int max_depth;
+                double mean_depth;
+                al_tree_depth(&blk->onion, &max_depth, &mean_depth);
+                /* Depth counted from the model's root: add the top tree's levels. */
+                int top_depth = 0;
+                for (int k = 0; k < 3; k++) {
+                    int d = model->grid_dims[k];
+                    while (d > 1) {
+                        d = (d + 1) / 2;
+                        top_depth++;
+                    }
+                }
+                if (max_depth + top_depth > w->stats.onion_max_depth)
+                    w->stats.onion_max_depth = max_depth + top_depth;
+                depth_sum += (mean_depth + top_depth) * blk->onion.leaf_count;
+                leaf_sum += blk->onion.leaf_count;
+            }
+        }
+        if (m == 0 && leaf_sum) w->stats.onion_mean_depth = depth_sum / (double) leaf_sum;
+    }
+    w->stats.ms_total = al_clock_ms_since(t_start);
+    st = AL_OK;
+    goto cleanup;
+
+nomem:
+    st = AL_ERR_NOMEM;
+    al_diag_add(diags, AL_SEVERITY_ERROR, AL_DIAG_LIMIT, -1, -1, -1, -1, -1,
+                "out of memory while compiling");
+    al_world_destroy(w);
+    w = NULL;
+
+cleanup:
+    if (block_lists) {
+        for (int i = 0; i < list_count; i++) free(block_lists[i]);
+        free(block_lists);
+    }
+    free(jobs);
+    free(expanded);
+    free(model_of_entity);
+    if (arenas)
+        for (int t = 0; t < threads; t++) al_arena_destroy(arenas[t]);
+    free(arenas);
+    if (scratch)
+        for (int t = 0; t < threads; t++) al_build_scratch_free(&scratch[t]);
+    free(scratch);
+    al_arena_destroy(build_arena);
+    *out = w;
+    return st;
+}

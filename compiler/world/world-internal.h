@@ -1,0 +1,84 @@
+/* The compiled world's layout, shared by the compile pipeline, the queries and the oracles
+ * in verify/. Not part of the public API (al-world.h).
+ *
+ * A model (the world, or one solid brush entity) is a fixed grid of blocks under a small
+ * top tree of axial grid splits. Each block owns its trees, built only from the geometry
+ * overlapping it, so a later edit can rebuild single blocks. Block boxes are the grid cells,
+ * except that the outermost blocks reach out to AL_MODEL_OUTER so every cell is bounded.
+ */
+#ifndef AL_WORLD_INTERNAL_H
+#define AL_WORLD_INTERNAL_H
+
+#include "al-world.h"
+#include "brush/brush.h"
+#include "bsp/build.h"
+#include "bsp/tree.h"
+#include "core/arena.h"
+#include "geom/plane.h"
+
+#define AL_MODEL_OUTER (2.0 * AL_COORD_MAX)
+
+typedef struct al_block_stats {
+    int boundary_polys[AL_MAX_HULLS];
+    al_build_stats onion;
+    al_build_stats map;
+    double ms_csg, ms_map_trees, ms_onion;
+} al_block_stats;
+
+typedef struct al_block {
+    double mins[3], maxs[3]; /* the box its trees partition */
+    al_tree onion;
+    al_tree map[AL_MAX_HULLS]; /* map[0] carries bevel chains under its solid leaves */
+    al_block_stats stats;
+} al_block;
+
+typedef struct al_model {
+    int entity;             /* 0 for the world */
+    double mins[3], maxs[3]; /* bounds of the expanded brushes, all hulls */
+    int grid_origin[3];     /* block coordinates of the first block */
+    int grid_dims[3];
+    al_block *blocks; /* owned; grid_dims[0] * grid_dims[1] * grid_dims[2] */
+    int block_count;
+    al_tree top; /* owned; leaves are blocks: child -1 - b is blocks[b] */
+    int first_brush, brush_count; /* into al_world.collision */
+} al_model;
+
+struct al_world {
+    al_hull_desc hulls[AL_MAX_HULLS];
+    int hull_count;
+    double block_size;
+    al_plane_table planes;
+    al_arena *arena;        /* owned; brushes and their windings */
+    al_brush **collision;   /* owned array; brushes solid for agents, grouped by model */
+    int collision_count;
+    al_model *models; /* owned; models[0] is the world */
+    int model_count;
+    int entity_count;
+    al_diag_list diags;
+    al_world_stats stats;
+};
+
+/* Block index of grid coordinates within MODEL. */
+static inline int al_model_block_index(const al_model *m, int x, int y, int z)
+{
+    return (z * m->grid_dims[1] + y) * m->grid_dims[0] + x;
+}
+
+/* Builds the trees of one block from the expanded brushes per hull that overlap it. */
+typedef struct al_block_input {
+    const al_world *world;
+    al_brush **expanded[AL_MAX_HULLS]; /* per hull */
+    int expanded_count[AL_MAX_HULLS];
+} al_block_input;
+
+int al_block_build(const al_block_input *in, al_block *block, al_arena *arena,
+                   al_build_scratch *scratch);
+
+/* Fills OUT->contact and OUT->end from OUT->fraction, ->hit and ->normal (shared by both
+ * trace kinds). */
+void al_trace_finish(const double start[3], const double end[3], al_trace *out);
+
+/* Frees the trees of BLOCK. */
+void al_block_free(al_block *block);
+
+#endif
