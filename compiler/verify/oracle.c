@@ -1,0 +1,503 @@
+/* Brute-force oracles and the verifiers (see oracle.h).
+ *
+ * Workload: a million points against e1m1 in about a second: the grid (128-unit cells)
+ * leaves a handful of brushes per query.
+ */
+#include "oracle.h"
+
+#include "geom/epsilon.h"
+#include "geom/vec3.h"
+#include "world/world-internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CELL 128.0
+#define TRACE_TOLERANCE 1e-3 /* units of travel */
+
+typedef struct sat_brush {
+    int axis_count;
+    double (*axes)[3]; /* unit axes */
+    double *lo, *hi;   /* the brush's projection on each axis */
+    double mins[3], maxs[3];
+} sat_brush;
+
+struct al_oracle {
+    const al_world *world;
+    sat_brush *brushes;
+    int count;
+    int origin[3], dims[3];
+    int *cell_start; /* CSR lists of brushes per cell */
+    int *cell_items;
+    uint32_t *stamp;
+    uint32_t stamp_value;
+    int *found; /* scratch for gather */
+    double reach; /* largest hull extent, for cell ranges */
+};
+
+static bool add_axis(sat_brush *b, const double n[3], int cap)
+{
+    for (int i = 0; i < b->axis_count; i++)
+        if (fabs(al_dot(b->axes[i], n)) > 1 - 1e-12) return true;
+    if (b->axis_count == cap) return false;
+    al_copy(n, b->axes[b->axis_count++]);
+    return true;
+}
+
+static bool build_sat(const al_world *w, const al_brush *src, sat_brush *b)
+{
+    int verts = 0, edges = 0;
+    for (int s = 0; s < src->side_count; s++) {
+        verts += src->sides[s].winding->count;
+        edges += src->sides[s].winding->count;
+    }
+    int cap = src->side_count + 3 + 3 * edges;
+    b->axes = malloc((size_t) cap * sizeof *b->axes);
+    b->lo = malloc((size_t) cap * sizeof *b->lo);
+    b->hi = malloc((size_t) cap * sizeof *b->hi);
+    if (!b->axes || !b->lo || !b->hi) return false;
+    b->axis_count = 0;
+    for (int s = 0; s < src->side_count; s++)
+        add_axis(b, w->planes.planes[src->sides[s].plane].normal, cap);
+    for (int k = 0; k < 3; k++) {
+        double a[3] = {0, 0, 0};
+        a[k] = 1;
+        add_axis(b, a, cap);
+    }
+    for (int s = 0; s < src->side_count; s++) {
+        const al_winding *wd = src->sides[s].winding;
+        for (int i = 0; i < wd->count; i++) {
+            double e[3];
+            al_sub(wd->points[(i + 1) % wd->count], wd->points[i], e);
+            if (al_normalize(e, e) < 1e-9) continue;
+            for (int k = 0; k < 3; k++) {
+                double a[3] = {0, 0, 0}, n[3];
+                a[k] = 1;
+                al_cross(e, a, n);
+                if (al_normalize(n, n) < 1e-9) continue;
+                add_axis(b, n, cap);
+            }
+        }
+    }
+    for (int i = 0; i < b->axis_count; i++) {
+        double lo = INFINITY, hi = -INFINITY;
+        for (int s = 0; s < src->side_count; s++) {
+            const al_winding *wd = src->sides[s].winding;
+            for (int v = 0; v < wd->count; v++) {
+                double d = al_dot(b->axes[i], wd->points[v]);
+                if (d < lo) lo = d;
+                if (d > hi) hi = d;
+            }
+        }
+        b->lo[i] = lo;
+        b->hi[i] = hi;
+    }
+    (void) verts;
+    al_copy(src->mins, b->mins);
+    al_copy(src->maxs, b->maxs);
+    return true;
+}
+
+static void cell_range(const al_oracle *o, const double mins[3], const double maxs[3], int lo[3],
+                       int hi[3])
+{
+    for (int k = 0; k < 3; k++) {
+        lo[k] = (int) floor(mins[k] / CELL) - o->origin[k];
+        hi[k] = (int) floor(maxs[k] / CELL) - o->origin[k];
+        if (lo[k] < 0) lo[k] = 0;
+        if (hi[k] > o->dims[k] - 1) hi[k] = o->dims[k] - 1;
+    }
+}
+
+al_oracle *al_oracle_create(const al_world *world)
+{
+    al_oracle *o = calloc(1, sizeof *o);
+    if (!o) return NULL;
+    o->world = world;
+    o->count = world->collision_count;
+    o->brushes = calloc((size_t) o->count + 1, sizeof *o->brushes);
+    o->stamp = calloc((size_t) o->count + 1, sizeof *o->stamp);
+    o->found = malloc(((size_t) o->count + 1) * sizeof *o->found);
+    if (!o->brushes || !o->stamp || !o->found) goto fail;
+    double mins[3], maxs[3];
+    al_bounds_clear(mins, maxs);
+    for (int i = 0; i < o->count; i++) {
+        if (!build_sat(world, world->collision[i], &o->brushes[i])) goto fail;
+        al_bounds_add(world->collision[i]->mins, mins, maxs);
+        al_bounds_add(world->collision[i]->maxs, mins, maxs);
+    }
+    if (o->count == 0) al_set(0, 0, 0, mins), al_set(0, 0, 0, maxs);
+    long long cells = 1;
+    for (int k = 0; k < 3; k++) {
+        o->origin[k] = (int) floor(mins[k] / CELL);
+        o->dims[k] = (int) floor(maxs[k] / CELL) - o->origin[k] + 1;
+        cells *= o->dims[k];
+    }
+    if (cells > 50000000) goto fail;
+    o->cell_start = calloc((size_t) cells + 1, sizeof *o->cell_start);
+    if (!o->cell_start) goto fail;
+    for (int pass = 0; pass < 2; pass++) {
+        for (int i = 0; i < o->count; i++) {
+            int lo[3], hi[3];
+            cell_range(o, o->brushes[i].mins, o->brushes[i].maxs, lo, hi);
+            for (int z = lo[2]; z <= hi[2]; z++)
+                for (int y = lo[1]; y <= hi[1]; y++)
+                    for (int x = lo[0]; x <= hi[0]; x++) {
+                        int c = (z * o->dims[1] + y) * o->dims[0] + x;
+                        if (pass == 0) o->cell_start[c + 1]++;
+                        else o->cell_items[o->cell_start[c]++] = i;
+                    }
+        }
+        if (pass == 0) {
+            for (long long c = 0; c < cells; c++) o->cell_start[c + 1] += o->cell_start[c];
+            o->cell_items = malloc((size_t) (o->cell_start[cells] + 1) * sizeof *o->cell_items);
+            if (!o->cell_items) goto fail;
+        } else {
+            /* Filling advanced each start to the next cell's start: shift back. */
+            for (long long c = cells; c > 0; c--) o->cell_start[c] = o->cell_start[c - 1];
+            o->cell_start[0] = 0;
+        }
+    }
+    return o;
+fail:
+    al_oracle_destroy(o);
+    return NULL;
+}
+
+void al_oracle_destroy(al_oracle *o)
+{
+    if (!o) return;
+    if (o->brushes)
+        for (int i = 0; i < o->count; i++) {
+            free(o->brushes[i].axes);
+            free(o->brushes[i].lo);
+            free(o->brushes[i].hi);
+        }
+    free(o->brushes);
+    free(o->stamp);
+    free(o->found);
+    free(o->cell_start);
+    free(o->cell_items);
+    free(o);
+}
+
+static void box_interval(const double axis[3], const double mins[3], const double maxs[3],
+                         const double p[3], double *lo, double *hi)
+{
+    double c = al_dot(axis, p), a = 0, b = 0;
+    for (int k = 0; k < 3; k++) {
+        double x = axis[k] * mins[k], y = axis[k] * maxs[k];
+        a += x < y ? x : y;
+        b += x < y ? y : x;
+    }
+    *lo = c + a;
+    *hi = c + b;
+}
+
+/* Collects into o->found the brushes whose boxes meet the query box [QMINS, QMAXS]. */
+static int gather(al_oracle *o, const double qmins[3], const double qmaxs[3])
+{
+    if (++o->stamp_value == 0) {
+        memset(o->stamp, 0, (size_t) o->count * sizeof *o->stamp);
+        o->stamp_value = 1;
+    }
+    int lo[3], hi[3], n = 0;
+    cell_range(o, qmins, qmaxs, lo, hi);
+    for (int z = lo[2]; z <= hi[2]; z++)
+        for (int y = lo[1]; y <= hi[1]; y++)
+            for (int x = lo[0]; x <= hi[0]; x++) {
+                int c = (z * o->dims[1] + y) * o->dims[0] + x;
+                for (int j = o->cell_start[c]; j < o->cell_start[c + 1]; j++) {
+                    int bi = o->cell_items[j];
+                    if (o->stamp[bi] == o->stamp_value) continue;
+                    o->stamp[bi] = o->stamp_value;
+                    const sat_brush *b = &o->brushes[bi];
+                    if (!al_bounds_overlap(qmins, qmaxs, b->mins, b->maxs, 0)) continue;
+                    o->found[n++] = bi;
+                }
+            }
+    return n;
+}
+
+double al_oracle_point_margin(al_oracle *o, const double mins[3], const double maxs[3],
+                              const double p[3])
+{
+    double qmins[3], qmaxs[3];
+    for (int k = 0; k < 3; k++) {
+        qmins[k] = p[k] + mins[k] - 1.0;
+        qmaxs[k] = p[k] + maxs[k] + 1.0;
+    }
+    double best = 2.0; /* beyond the query box: "far" */
+    int found = gather(o, qmins, qmaxs);
+    for (int f = 0; f < found; f++) {
+        const sat_brush *b = &o->brushes[o->found[f]];
+        double margin = -INFINITY;
+        for (int i = 0; i < b->axis_count; i++) {
+            double lo, hi;
+            box_interval(b->axes[i], mins, maxs, p, &lo, &hi);
+            double gap = lo - b->hi[i];
+            double gap2 = b->lo[i] - hi;
+            if (gap2 > gap) gap = gap2;
+            if (gap > margin) margin = gap;
+        }
+        if (margin < best) best = margin;
+    }
+    return best;
+}
+
+void al_oracle_sweep(al_oracle *o, const double mins[3], const double maxs[3],
+                     const double start[3], const double end[3], al_oracle_hit *out)
+{
+    memset(out, 0, sizeof *out);
+    out->fraction = 1.0;
+    double delta[3], qmins[3], qmaxs[3];
+    al_sub(end, start, delta);
+    for (int k = 0; k < 3; k++) {
+        qmins[k] = fmin(start[k], end[k]) + mins[k] - 1.0;
+        qmaxs[k] = fmax(start[k], end[k]) + maxs[k] + 1.0;
+    }
+    int found = gather(o, qmins, qmaxs);
+    for (int f = 0; f < found; f++) {
+        const sat_brush *b = &o->brushes[o->found[f]];
+        double t_in = -INFINITY, t_out = INFINITY;
+        bool never = false;
+        for (int i = 0; i < b->axis_count && !never; i++) {
+            double lo, hi;
+            box_interval(b->axes[i], mins, maxs, start, &lo, &hi);
+            double v = al_dot(b->axes[i], delta);
+            double e, x;
+            if (v == 0) {
+                if (lo < b->hi[i] && hi > b->lo[i]) continue;
+                never = true;
+                break;
+            }
+            if (v > 0) {
+                e = (b->lo[i] - hi) / v;
+                x = (b->hi[i] - lo) / v;
+            } else {
+                e = (b->hi[i] - lo) / v;
+                x = (b->lo[i] - hi) / v;
+            }
+            if (e > t_in) t_in = e;
+            if (x < t_out) t_out = x;
+            if (t_in >= t_out) never = true;
+        }
+        if (never || t_in > 1.0 || t_out <= 0.0) continue;
+        if (t_in < 0) {
+            out->start_inside = true;
+            continue;
+        }
+        if (out->hit && t_in > out->fraction + 1e-12) continue;
+        if (!out->hit || t_in < out->fraction - 1e-12) out->tie_count = 0;
+        out->hit = true;
+        if (t_in < out->fraction) out->fraction = t_in;
+        /* Record every axis entering at this fraction (edges and corners have several). */
+        for (int i = 0; i < b->axis_count; i++) {
+            double lo, hi;
+            box_interval(b->axes[i], mins, maxs, start, &lo, &hi);
+            double v = al_dot(b->axes[i], delta);
+            if (v == 0) continue;
+            double e = v > 0 ? (b->lo[i] - hi) / v : (b->hi[i] - lo) / v;
+            double tol = 1e-9 + 1e-4 / (fabs(v) + 1e-30);
+            if (fabs(e - t_in) > tol || out->tie_count == AL_ORACLE_MAX_TIES) continue;
+            al_scale(b->axes[i], v > 0 ? -1.0 : 1.0, out->normals[out->tie_count++]);
+        }
+    }
+}
+
+/* --- random sampling ------------------------------------------------------------------ */
+
+static uint64_t next_u64(al_rng *r)
+{
+    uint64_t z = (r->state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+double al_rng_uniform(al_rng *r)
+{
+    return (double) (next_u64(r) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+void al_verify_random_point(const al_world *w, al_rng *rng, double p[3])
+{
+    const al_model *m = &w->models[0];
+    if (w->collision_count > 0 && al_rng_uniform(rng) < 0.5) {
+        const al_brush *b = w->collision[(int) (al_rng_uniform(rng) * w->collision_count)];
+        for (int k = 0; k < 3; k++) {
+            double lo = b->mins[k] - 72, hi = b->maxs[k] + 72;
+            p[k] = lo + (hi - lo) * al_rng_uniform(rng);
+        }
+        return;
+    }
+    for (int k = 0; k < 3; k++) p[k] = m->mins[k] + (m->maxs[k] - m->mins[k]) * al_rng_uniform(rng);
+}
+
+static void random_direction(al_rng *rng, double d[3])
+{
+    for (;;) {
+        for (int k = 0; k < 3; k++) d[k] = 2 * al_rng_uniform(rng) - 1;
+        double l = al_length(d);
+        if (l > 0.1 && l <= 1) {
+            al_scale(d, 1 / l, d);
+            return;
+        }
+    }
+}
+
+static void note_mismatch(al_verify_counts *c, const double a[3], const double b[3], double size)
+{
+    if (c->mismatches + c->normal_mismatches == 0) {
+        al_copy(a, c->example[0]);
+        al_copy(b ? b : a, c->example[1]);
+    }
+    if (size > c->worst) c->worst = size;
+}
+
+void al_verify_solidity(const al_world *w, al_oracle *o, int hull, int64_t count, uint64_t seed,
+                        al_verify_counts *out)
+{
+    memset(out, 0, sizeof *out);
+    al_rng rng = {seed};
+    const al_hull_desc *h = &w->hulls[hull];
+    for (int64_t i = 0; i < count; i++) {
+        double p[3];
+        al_verify_random_point(w, &rng, p);
+        double margin = al_oracle_point_margin(o, h->mins, h->maxs, p);
+        if (fabs(margin) <= AL_SURFACE_EPSILON) {
+            out->skipped++;
+            continue;
+        }
+        out->checked++;
+        bool solid = al_world_point_solid(w, hull, p);
+        if (solid != (margin < 0)) {
+            note_mismatch(out, p, NULL, fabs(margin));
+            out->mismatches++;
+        }
+    }
+}
+
+void al_verify_map_trees(const al_world *w, al_oracle *o, int hull, int64_t count, uint64_t seed,
+                         al_verify_counts *out)
+{
+    memset(out, 0, sizeof *out);
+    al_rng rng = {seed};
+    const al_hull_desc *h = &w->hulls[hull];
+    for (int64_t i = 0; i < count; i++) {
+        double p[3];
+        al_verify_random_point(w, &rng, p);
+        double margin = al_oracle_point_margin(o, h->mins, h->maxs, p);
+        if (fabs(margin) <= AL_SURFACE_EPSILON) {
+            out->skipped++;
+            continue;
+        }
+        out->checked++;
+        if (al_world_point_solid(w, hull, p) != al_world_point_solid_map_tree(w, hull, p)) {
+            note_mismatch(out, p, NULL, fabs(margin));
+            out->mismatches++;
+        }
+    }
+}
+
+/* A start point in empty space, farther than AL_SURFACE_EPSILON from every surface. */
+static bool empty_start(const al_world *w, al_oracle *o, const al_hull_desc *h, al_rng *rng,
+                        double p[3])
+{
+    for (int tries = 0; tries < 1000; tries++) {
+        al_verify_random_point(w, rng, p);
+        if (al_oracle_point_margin(o, h->mins, h->maxs, p) > AL_SURFACE_EPSILON) return true;
+    }
+    return false;
+}
+
+static bool normal_matches(const al_oracle_hit *hit, const double n[3])
+{
+    for (int i = 0; i < hit->tie_count; i++)
+        if (al_dot(hit->normals[i], n) > 1 - 1e-6) return true;
+    return false;
+}
+
+static void compare_hits(al_verify_counts *out, bool hit_a, double frac_a, const double *normal_a,
+                         const al_oracle_hit *b, double length, const double start[3],
+                         const double end[3])
+{
+    out->checked++;
+    double fa = hit_a ? frac_a : 1.0;
+    double fb = b->hit ? b->fraction : 1.0;
+    double diff = fabs(fa - fb) * length;
+    if (diff > TRACE_TOLERANCE) {
+        note_mismatch(out, start, end, diff);
+        out->mismatches++;
+        return;
+    }
+    if (hit_a && b->hit && normal_a && !normal_matches(b, normal_a)) {
+        note_mismatch(out, start, end, 0);
+        out->normal_mismatches++;
+    }
+}
+
+static double pick_length(al_rng *rng, double length)
+{
+    return length > 0 ? length : 1 + 255 * al_rng_uniform(rng);
+}
+
+void al_verify_traces(const al_world *w, al_oracle *o, int hull, int64_t count, double length,
+                      uint64_t seed, al_verify_counts *out)
+{
+    memset(out, 0, sizeof *out);
+    al_rng rng = {seed};
+    const al_hull_desc *h = &w->hulls[hull];
+    for (int64_t i = 0; i < count; i++) {
+        double start[3], dir[3], end[3];
+        if (!empty_start(w, o, h, &rng, start)) break;
+        random_direction(&rng, dir);
+        double len = pick_length(&rng, length);
+        al_madd(start, dir, len, end);
+        al_trace t;
+        al_world_trace(w, hull, start, end, &t);
+        al_oracle_hit b;
+        al_oracle_sweep(o, h->mins, h->maxs, start, end, &b);
+        if (t.start_solid) {
+            note_mismatch(out, start, end, len);
+            out->checked++;
+            out->mismatches++;
+            continue;
+        }
+        compare_hits(out, t.hit, t.fraction, t.normal, &b, len, start, end);
+    }
+}
+
+void al_verify_plane_shift(const al_world *w, al_oracle *o, int hull, int64_t count,
+                           double length, uint64_t seed, al_verify_counts *out)
+{
+    memset(out, 0, sizeof *out);
+    al_rng rng = {seed};
+    const al_hull_desc *h = &w->hulls[hull];
+    for (int64_t i = 0; i < count; i++) {
+        double start[3], dir[3], end[3];
+        if (!empty_start(w, o, h, &rng, start)) break;
+        random_direction(&rng, dir);
+        double len = pick_length(&rng, length);
+        al_madd(start, dir, len, end);
+        al_trace shifted, onion;
+        al_world_trace_box(w, h->mins, h->maxs, start, end, &shifted);
+        al_world_trace(w, hull, start, end, &onion);
+        al_oracle_hit b;
+        al_oracle_sweep(o, h->mins, h->maxs, start, end, &b);
+        out->checked++;
+        double fs = shifted.hit ? shifted.fraction : 1.0;
+        double fo = onion.hit ? onion.fraction : 1.0;
+        double diff = fabs(fs - fo) * len;
+        if (shifted.start_solid || diff > TRACE_TOLERANCE) {
+            note_mismatch(out, start, end, diff);
+            out->mismatches++;
+            continue;
+        }
+        if (shifted.hit && onion.hit && b.hit && !normal_matches(&b, shifted.normal)) {
+            note_mismatch(out, start, end, 0);
+            out->normal_mismatches++;
+        }
+    }
+}

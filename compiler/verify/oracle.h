@@ -1,0 +1,86 @@
+/* Brute-force oracles for the compiled world.
+ *
+ * They answer from the original brushes with the separating axis theorem, without the
+ * compiler's expansion, bevels, CSG or trees: a box [mins, maxs] at p overlaps a convex
+ * brush unless some axis separates them, and the candidate axes are the brush's face
+ * normals, the three world axes, and the brush's edges crossed with the axes. A swept box
+ * is the same test with time intervals per axis. A uniform grid over the brushes only
+ * decides which brushes to test; every brush that could touch the query is tested.
+ *
+ * The verifiers sample random points and segments (half uniformly in the world's bounds,
+ * half near brush surfaces) and count disagreements; allium-bench verify and the test suite
+ * run them on any map.
+ */
+#ifndef AL_ORACLE_H
+#define AL_ORACLE_H
+
+#include "al-world.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct al_oracle al_oracle;
+
+/* Oracle over WORLD's collision brushes; NULL if memory runs out. WORLD must outlive it. */
+al_oracle *al_oracle_create(const al_world *world);
+void al_oracle_destroy(al_oracle *oracle);
+
+/* Signed separation of the box [MINS, MAXS] at P from the solid: negative inside (minus the
+ * depth to the nearest surface), positive outside (a lower bound of the distance to the
+ * nearest brush). Not thread-safe per oracle (it keeps a query stamp). */
+double al_oracle_point_margin(al_oracle *oracle, const double mins[3], const double maxs[3],
+                              const double p[3]);
+
+#define AL_ORACLE_MAX_TIES 8
+
+typedef struct al_oracle_hit {
+    bool hit;
+    bool start_inside;
+    double fraction;
+    int tie_count; /* axes entering at the same fraction (edge and corner contacts) */
+    double normals[AL_ORACLE_MAX_TIES][3];
+} al_oracle_hit;
+
+/* First contact of the box [MINS, MAXS] swept from START to END. */
+void al_oracle_sweep(al_oracle *oracle, const double mins[3], const double maxs[3],
+                     const double start[3], const double end[3], al_oracle_hit *out);
+
+/* Deterministic random numbers (splitmix64). */
+typedef struct al_rng {
+    uint64_t state;
+} al_rng;
+
+double al_rng_uniform(al_rng *rng); /* [0, 1) */
+
+typedef struct al_verify_counts {
+    int64_t checked;
+    int64_t skipped; /* too close to a surface to decide, see AL_SURFACE_EPSILON */
+    int64_t mismatches;
+    int64_t normal_mismatches; /* traces: same fraction, different surface */
+    double worst;              /* largest disagreement seen, in units */
+    double example[2][3];      /* first mismatch: point, or segment start and end */
+} al_verify_counts;
+
+/* Onion solidity for HULL against the oracle at COUNT random points. */
+void al_verify_solidity(const al_world *world, al_oracle *oracle, int hull, int64_t count,
+                        uint64_t seed, al_verify_counts *out);
+
+/* Each hull's map trees against the onion tree at COUNT random points. */
+void al_verify_map_trees(const al_world *world, al_oracle *oracle, int hull, int64_t count,
+                         uint64_t seed, al_verify_counts *out);
+
+/* Onion traces of HULL against the oracle's sweep: COUNT segments of LENGTH units (0: random
+ * lengths up to 256) from random empty points. A mismatch is a hit/miss disagreement or
+ * fractions differing by more than 1e-3 units of travel; a normal mismatch is a contact on a
+ * surface the oracle does not touch at that fraction. */
+void al_verify_traces(const al_world *world, al_oracle *oracle, int hull, int64_t count,
+                      double length, uint64_t seed, al_verify_counts *out);
+
+/* Plane-shifting traces with HULL's box against onion traces of HULL. */
+void al_verify_plane_shift(const al_world *world, al_oracle *oracle, int hull, int64_t count,
+                           double length, uint64_t seed, al_verify_counts *out);
+
+/* A random point for HULL: half uniformly in the world's bounds, half near a brush. */
+void al_verify_random_point(const al_world *world, al_rng *rng, double p[3]);
+
+#endif
