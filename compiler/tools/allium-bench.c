@@ -1,0 +1,375 @@
+/* allium-bench: benchmarks and oracles on any map; each subcommand prints one JSON object.
+ *
+ *   allium-bench compile MAP [--runs 5] [options]
+ *       the report of allium-compile --json, every stage's ms the median of the runs
+ *   allium-bench trace MAP [--hull stand] [--length 64] [--count 1000000] [options]
+ *       {median_ns, traces_per_s, oracle_checked, oracle_mismatches}: traces from random
+ *       empty points in random directions, timed in batches of 1000 (median over batches);
+ *       every 100th trace is also checked against the brute-force sweep
+ *   allium-bench verify MAP [--points 1000000] [--traces N] [options]
+ *       every oracle on every hull, mismatch counts per oracle
+ *   allium-bench classify MAP --hull NAME [options]
+ *       reads "x y z" lines on stdin, prints 0 (empty) or 1 (solid) per line
+ * [options] are --hull NAME=minx,miny,minz,maxx,maxy,maxz, --block-size N, --threads N.
+ */
+#include "core/clock.h"
+#include "geom/epsilon.h"
+#include "geom/vec3.h"
+#include "load.h"
+#include "report.h"
+#include "verify/oracle.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct args {
+    const char *command;
+    const char *path;
+    al_tool_options options;
+    const char *hull;
+    double length;
+    long long count;
+    long long points;
+    long long traces;
+    int runs;
+    unsigned long long seed;
+} args;
+
+static int usage(void)
+{
+    fprintf(stderr,
+            "usage: allium-bench compile MAP [--runs N]\n"
+            "       allium-bench trace MAP [--hull NAME] [--length UNITS] [--count N]\n"
+            "       allium-bench verify MAP [--points N] [--traces N]\n"
+            "       allium-bench classify MAP --hull NAME < points\n"
+            "options for all: --hull NAME=minx,miny,minz,maxx,maxy,maxz (compiled hulls),\n"
+            "                 --block-size N, --threads N, --seed N\n");
+    return 2;
+}
+
+static int compare_double(const void *a, const void *b)
+{
+    double x = *(const double *) a, y = *(const double *) b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t) n, sizeof *v, compare_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static int parse_args(int argc, char **argv, args *a)
+{
+    memset(a, 0, sizeof *a);
+    a->length = 64;
+    a->count = 1000000;
+    a->points = 1000000;
+    a->traces = -1;
+    a->runs = 5;
+    a->seed = 1;
+    if (argc < 3) return -1;
+    a->command = argv[1];
+    for (int i = 2; i < argc;) {
+        int used = al_tool_parse_option(argc, argv, &i, &a->options);
+        if (used < 0) return -1;
+        if (used) continue;
+        const char *arg = argv[i];
+        if (arg[0] == '-' && arg[1]) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "error: %s needs a value\n", arg);
+                return -1;
+            }
+            const char *v = argv[i + 1];
+            char *end;
+            if (strcmp(arg, "--hull-name") == 0 || (strcmp(arg, "--hull") == 0)) {
+                a->hull = v;
+            } else if (strcmp(arg, "--length") == 0) {
+                a->length = strtod(v, &end);
+                if (*end || !(a->length > 0)) goto bad;
+            } else if (strcmp(arg, "--count") == 0) {
+                a->count = strtoll(v, &end, 10);
+                if (*end || a->count < 1) goto bad;
+            } else if (strcmp(arg, "--points") == 0) {
+                a->points = strtoll(v, &end, 10);
+                if (*end || a->points < 0) goto bad;
+            } else if (strcmp(arg, "--traces") == 0) {
+                a->traces = strtoll(v, &end, 10);
+                if (*end || a->traces < 0) goto bad;
+            } else if (strcmp(arg, "--runs") == 0) {
+                a->runs = (int) strtol(v, &end, 10);
+                if (*end || a->runs < 1 || a->runs > 1000) goto bad;
+            } else if (strcmp(arg, "--seed") == 0) {
+                a->seed = strtoull(v, &end, 10);
+                if (*end) goto bad;
+            } else {
+                fprintf(stderr, "error: unknown option %s\n", arg);
+                return -1;
+            }
+            i += 2;
+            continue;
+        bad:
+            fprintf(stderr, "error: bad value for %s: %s\n", arg, v);
+            return -1;
+        }
+        if (a->path) {
+            fprintf(stderr, "error: only one map at a time\n");
+            return -1;
+        }
+        a->path = arg;
+        i++;
+    }
+    if (!a->path) return -1;
+    if (a->traces < 0) a->traces = a->points / 10;
+    return 0;
+}
+
+/* --hull is both "compile this hull" (NAME=...) and "use this hull" (NAME): the tool option
+ * parser took the first form; a bare name lands in a->hull. */
+static int resolve_hull(const al_world *w, const char *name)
+{
+    if (!name) return al_world_find_hull(w, "stand") >= 0 ? al_world_find_hull(w, "stand") : 0;
+    int h = al_world_find_hull(w, name);
+    if (h < 0) fprintf(stderr, "error: the map has no hull named \"%s\"\n", name);
+    return h;
+}
+
+static int cmd_compile(const args *a)
+{
+    al_tool_map m;
+    if (!al_tool_load(a->path, &a->options, &m)) return 1;
+    double *brushes = calloc((size_t) a->runs, sizeof(double));
+    double *expand = calloc((size_t) a->runs, sizeof(double));
+    double *blocks = calloc((size_t) a->runs, sizeof(double));
+    double *total = calloc((size_t) a->runs, sizeof(double));
+    double *bsp = calloc((size_t) a->runs, sizeof(double));
+    double *cpu[3];
+    for (int k = 0; k < 3; k++) cpu[k] = calloc((size_t) a->runs, sizeof(double));
+    al_world *last = NULL;
+    al_world_stats s;
+    for (int r = 0; r < a->runs; r++) {
+        al_world_destroy(last);
+        last = al_tool_compile(&m, &a->options);
+        if (!last) {
+            al_tool_map_free(&m);
+            return 1;
+        }
+        al_world_get_stats(last, &s);
+        brushes[r] = s.ms_brushes;
+        expand[r] = s.ms_expand;
+        blocks[r] = s.ms_blocks;
+        total[r] = s.ms_total;
+        bsp[r] = s.ms_expand + s.ms_blocks;
+        cpu[0][r] = s.ms_csg_cpu;
+        cpu[1][r] = s.ms_map_trees_cpu;
+        cpu[2][r] = s.ms_onion_cpu;
+    }
+    s.ms_brushes = median(brushes, a->runs);
+    s.ms_expand = median(expand, a->runs);
+    s.ms_blocks = median(bsp, a->runs) - s.ms_expand;
+    s.ms_total = median(total, a->runs);
+    s.ms_csg_cpu = median(cpu[0], a->runs);
+    s.ms_map_trees_cpu = median(cpu[1], a->runs);
+    s.ms_onion_cpu = median(cpu[2], a->runs);
+    cJSON *report = al_report_json(&m, last, &s);
+    if (report) {
+        cJSON_AddNumberToObject(report, "runs", a->runs);
+        cJSON_AddNumberToObject(report, "threads", a->options.threads);
+    }
+    bool ok = al_report_print(report, stdout);
+    al_world_destroy(last);
+    al_tool_map_free(&m);
+    free(brushes), free(expand), free(blocks), free(total), free(bsp);
+    for (int k = 0; k < 3; k++) free(cpu[k]);
+    return ok ? 0 : 1;
+}
+
+static int cmd_trace(const args *a)
+{
+    al_tool_map m;
+    if (!al_tool_load(a->path, &a->options, &m)) return 1;
+    al_world *w = al_tool_compile(&m, &a->options);
+    if (!w) return 1;
+    int hull = resolve_hull(w, a->hull);
+    if (hull < 0) return 1;
+    al_oracle *oracle = al_oracle_create(w);
+    if (!oracle) {
+        fprintf(stderr, "error: out of memory\n");
+        return 1;
+    }
+    const al_hull_desc *h = al_world_hull(w, hull);
+    enum { BATCH = 1000 };
+    long long batches = (a->count + BATCH - 1) / BATCH;
+    /* Segments are generated first so the timed loop does nothing but trace. */
+    double (*seg)[2][3] = malloc(BATCH * sizeof *seg);
+    double *batch_ns = malloc((size_t) batches * sizeof *batch_ns);
+    if (!seg || !batch_ns) return 1;
+    al_rng rng = {a->seed};
+    long long checked = 0, mismatches = 0, done = 0;
+    double total_ns = 0, sink = 0;
+    for (long long b = 0; b < batches; b++) {
+        int n = (int) (a->count - done < BATCH ? a->count - done : BATCH);
+        for (int i = 0; i < n; i++) {
+            double p[3];
+            int tries = 0;
+            do {
+                al_verify_random_point(w, &rng, p);
+            } while (al_world_point_solid(w, hull, p) && ++tries < 1000);
+            double d[3];
+            for (;;) {
+                for (int k = 0; k < 3; k++) d[k] = 2 * al_rng_uniform(&rng) - 1;
+                double l = al_length(d);
+                if (l > 0.1 && l <= 1) {
+                    al_scale(d, a->length / l, d);
+                    break;
+                }
+            }
+            al_copy(p, seg[i][0]);
+            al_add(p, d, seg[i][1]);
+        }
+        uint64_t t0 = al_clock_ns();
+        for (int i = 0; i < n; i++) {
+            al_trace t;
+            al_world_trace(w, hull, seg[i][0], seg[i][1], &t);
+            sink += t.fraction;
+        }
+        uint64_t t1 = al_clock_ns();
+        batch_ns[b] = (double) (t1 - t0) / n;
+        total_ns += (double) (t1 - t0);
+        done += n;
+        /* Oracle check of every 100th trace whose start is clear of surfaces. */
+        for (int i = 0; i < n; i += 100) {
+            if (al_oracle_point_margin(oracle, h->mins, h->maxs, seg[i][0]) <= AL_SURFACE_EPSILON)
+                continue;
+            al_trace t;
+            al_world_trace(w, hull, seg[i][0], seg[i][1], &t);
+            al_oracle_hit o;
+            al_oracle_sweep(oracle, h->mins, h->maxs, seg[i][0], seg[i][1], &o);
+            checked++;
+            double ft = t.hit ? t.fraction : 1, fo = o.hit ? o.fraction : 1;
+            if (t.start_solid || fabs(ft - fo) * a->length > 1e-3) mismatches++;
+        }
+    }
+    cJSON *r = cJSON_CreateObject();
+    cJSON_AddStringToObject(r, "input", a->path);
+    cJSON_AddStringToObject(r, "hull", h->name);
+    cJSON_AddNumberToObject(r, "length", a->length);
+    cJSON_AddNumberToObject(r, "count", (double) done);
+    cJSON_AddNumberToObject(r, "median_ns", median(batch_ns, (int) batches));
+    cJSON_AddNumberToObject(r, "mean_ns", total_ns / (double) done);
+    cJSON_AddNumberToObject(r, "traces_per_s", (double) done / (total_ns / 1e9));
+    cJSON_AddNumberToObject(r, "oracle_checked", (double) checked);
+    cJSON_AddNumberToObject(r, "oracle_mismatches", (double) mismatches);
+    cJSON_AddNumberToObject(r, "checksum", sink);
+    al_report_print(r, stdout);
+    free(seg);
+    free(batch_ns);
+    al_oracle_destroy(oracle);
+    al_world_destroy(w);
+    al_tool_map_free(&m);
+    return 0;
+}
+
+static cJSON *counts_json(const al_verify_counts *c)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "checked", (double) c->checked);
+    cJSON_AddNumberToObject(o, "skipped_near_surface", (double) c->skipped);
+    cJSON_AddNumberToObject(o, "mismatches", (double) c->mismatches);
+    if (c->normal_mismatches) cJSON_AddNumberToObject(o, "normal_mismatches", (double) c->normal_mismatches);
+    if (c->mismatches || c->normal_mismatches) {
+        cJSON_AddNumberToObject(o, "worst", c->worst);
+        cJSON_AddItemToObject(o, "example", cJSON_CreateDoubleArray(&c->example[0][0], 6));
+    }
+    return o;
+}
+
+static int cmd_verify(const args *a)
+{
+    al_tool_map m;
+    if (!al_tool_load(a->path, &a->options, &m)) return 1;
+    uint64_t t0 = al_clock_ns();
+    al_world *w = al_tool_compile(&m, &a->options);
+    if (!w) return 1;
+    al_oracle *oracle = al_oracle_create(w);
+    if (!oracle) return 1;
+    cJSON *r = cJSON_CreateObject();
+    cJSON_AddStringToObject(r, "input", a->path);
+    cJSON_AddNumberToObject(r, "points", (double) a->points);
+    cJSON_AddNumberToObject(r, "traces", (double) a->traces);
+    cJSON *hulls = cJSON_AddArrayToObject(r, "hulls");
+    long long total = 0;
+    for (int h = 0; h < al_world_hull_count(w); h++) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "hull", al_world_hull(w, h)->name);
+        al_verify_counts c;
+        uint64_t seed = a->seed * 1000003u + (uint64_t) h;
+        al_verify_solidity(w, oracle, h, a->points, seed, &c);
+        total += c.mismatches;
+        cJSON_AddItemToObject(o, "solidity", counts_json(&c));
+        al_verify_map_trees(w, oracle, h, a->points, seed + 17, &c);
+        total += c.mismatches;
+        cJSON_AddItemToObject(o, "map_tree", counts_json(&c));
+        al_verify_traces(w, oracle, h, a->traces, 0, seed + 31, &c);
+        total += c.mismatches + c.normal_mismatches;
+        cJSON_AddItemToObject(o, "traces", counts_json(&c));
+        al_verify_plane_shift(w, oracle, h, a->traces, 0, seed + 47, &c);
+        total += c.mismatches + c.normal_mismatches;
+        cJSON_AddItemToObject(o, "plane_shift", counts_json(&c));
+        cJSON_AddItemToArray(hulls, o);
+    }
+    cJSON_AddNumberToObject(r, "total_mismatches", (double) total);
+    cJSON_AddNumberToObject(r, "ms", al_clock_ms_since(t0));
+    al_report_print(r, stdout);
+    al_oracle_destroy(oracle);
+    al_world_destroy(w);
+    al_tool_map_free(&m);
+    return total == 0 ? 0 : 3;
+}
+
+static int cmd_classify(const args *a)
+{
+    al_tool_map m;
+    if (!al_tool_load(a->path, &a->options, &m)) return 1;
+    al_world *w = al_tool_compile(&m, &a->options);
+    if (!w) return 1;
+    if (!a->hull) {
+        fprintf(stderr, "error: classify needs --hull NAME\n");
+        return 2;
+    }
+    int hull = resolve_hull(w, a->hull);
+    if (hull < 0) return 1;
+    char line[512];
+    long lineno = 0;
+    int status = 0;
+    while (fgets(line, sizeof line, stdin)) {
+        lineno++;
+        double p[3];
+        char extra;
+        int n = sscanf(line, "%lf %lf %lf %c", &p[0], &p[1], &p[2], &extra);
+        if (n == -1 || (n == 0 && line[strspn(line, " \t\r\n")] == '\0')) continue;
+        if (n != 3 || !al_is_finite3(p)) {
+            fprintf(stderr, "stdin:%ld: expected three numbers \"x y z\"\n", lineno);
+            status = 1;
+            continue;
+        }
+        printf("%d\n", al_world_point_solid(w, hull, p) ? 1 : 0);
+    }
+    al_world_destroy(w);
+    al_tool_map_free(&m);
+    return status;
+}
+
+int main(int argc, char **argv)
+{
+    args a;
+    if (parse_args(argc, argv, &a) < 0) return usage();
+    if (strcmp(a.command, "compile") == 0) return cmd_compile(&a);
+    if (strcmp(a.command, "trace") == 0) return cmd_trace(&a);
+    if (strcmp(a.command, "verify") == 0) return cmd_verify(&a);
+    if (strcmp(a.command, "classify") == 0) return cmd_classify(&a);
+    fprintf(stderr, "error: unknown command %s\n", a.command);
+    return usage();
+}

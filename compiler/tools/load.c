@@ -1,0 +1,149 @@
+/* Loading maps for the command-line tools (see load.h). */
+#include "load.h"
+
+#include "core/clock.h"
+#include "settings/hull-spec.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+int al_tool_parse_option(int argc, char **argv, int *i, al_tool_options *options)
+{
+    const char *arg = argv[*i];
+    const char *value = NULL;
+    size_t len = strcspn(arg, "=");
+    bool inline_value = arg[len] == '=';
+#define IS(name) (strncmp(arg, name, len) == 0 && strlen(name) == len)
+    if (!IS("--hull") && !IS("--block-size") && !IS("--threads")) return 0;
+    if (inline_value) {
+        value = arg + len + 1;
+    } else {
+        if (*i + 1 >= argc) {
+            fprintf(stderr, "error: %s needs a value\n", arg);
+            return -1;
+        }
+        value = argv[*i + 1];
+    }
+    /* "--hull stand" (a bare name) selects a hull in allium-bench; only a definition with
+     * numbers is ours. */
+    if (IS("--hull") && !strpbrk(value, "=, \t")) return 0;
+    *i += inline_value ? 1 : 2;
+    if (IS("--hull")) {
+        al_hull_desc h;
+        char error[200];
+        if (!al_hull_spec_parse(value, &h, error, sizeof error)) {
+            fprintf(stderr, "error: --hull %s: %s\n", value, error);
+            return -1;
+        }
+        bool is_point = h.mins[0] == 0 && h.mins[1] == 0 && h.mins[2] == 0 && h.maxs[0] == 0 &&
+                        h.maxs[1] == 0 && h.maxs[2] == 0;
+        if (options->hull_count == 0 && !is_point) {
+            /* Hull 0 is always the point hull, which rendering and visibility use. */
+            memset(&options->hulls[0], 0, sizeof options->hulls[0]);
+            strcpy(options->hulls[0].name, "point");
+            options->hull_count = 1;
+        }
+        if (options->hull_count == AL_MAX_HULLS) {
+            fprintf(stderr, "error: at most %d hulls\n", AL_MAX_HULLS);
+            return -1;
+        }
+        options->hulls[options->hull_count++] = h;
+    } else if (IS("--block-size")) {
+        char *end;
+        options->block_size = strtod(value, &end);
+        if (end == value || *end || !(options->block_size >= 64 && options->block_size <= 65536)) {
+            fprintf(stderr, "error: --block-size %s: expected a number of units from 64 to 65536\n",
+                    value);
+            return -1;
+        }
+    } else {
+        char *end;
+        long t = strtol(value, &end, 10);
+        if (end == value || *end || t < 1 || t > 64) {
+            fprintf(stderr, "error: --threads %s: expected 1 to 64\n", value);
+            return -1;
+        }
+        options->threads = (int) t;
+    }
+#undef IS
+    return 1;
+}
+
+void al_tool_print_diags(const char *path, const al_diag_list *list, FILE *to)
+{
+    for (size_t i = 0; i < list->count; i++) {
+        const al_diag *d = &list->items[i];
+        char where[64] = "";
+        if (d->line > 0 && d->column > 0) snprintf(where, sizeof where, "%d:%d:", d->line, d->column);
+        else if (d->line > 0) snprintf(where, sizeof where, "%d:", d->line);
+        char who[96] = "";
+        size_t n = 0;
+        if (d->entity >= 0) n += (size_t) snprintf(who + n, sizeof who - n, "entity %d, ", d->entity);
+        if (d->brush >= 0 && n < sizeof who)
+            n += (size_t) snprintf(who + n, sizeof who - n, "brush %d, ", d->brush);
+        if (d->face >= 0 && n < sizeof who)
+            n += (size_t) snprintf(who + n, sizeof who - n, "face %d, ", d->face);
+        if (n >= 2 && n < sizeof who) who[n - 2] = '\0';
+        fprintf(to, "%s:%s %s: %s%s%s\n", path, where, al_severity_name(d->severity), who,
+                who[0] ? ": " : "", d->message);
+    }
+}
+
+bool al_tool_load(const char *path, const al_tool_options *options, al_tool_map *out)
+{
+    memset(out, 0, sizeof *out);
+    out->path = path;
+    uint64_t t0 = al_clock_ns();
+    al_status st = al_map_read_file(path, &out->map, &out->diags);
+    if (st != AL_OK) {
+        al_tool_print_diags(path, &out->diags, stderr);
+        if (st == AL_ERR_NOMEM) fprintf(stderr, "%s: out of memory\n", path);
+        al_diag_list_clear(&out->diags);
+        return false;
+    }
+    st = al_map_input_build(out->map, &out->input, &out->diags);
+    if (st != AL_OK) {
+        fprintf(stderr, "%s: %s\n", path, al_status_message(st));
+        al_tool_map_free(out);
+        return false;
+    }
+    if (options->hull_count > 0) {
+        out->input.input.hulls = options->hulls;
+        out->input.input.hull_count = options->hull_count;
+    }
+    if (options->block_size > 0) out->input.input.block_size = options->block_size;
+    out->ms_read = al_clock_ms_since(t0);
+    return true;
+}
+
+void al_tool_map_free(al_tool_map *m)
+{
+    if (!m) return;
+    al_map_input_free(&m->input);
+    al_map_destroy(m->map);
+    al_diag_list_clear(&m->diags);
+    memset(m, 0, sizeof *m);
+}
+
+al_world *al_tool_compile(al_tool_map *m, const al_tool_options *options)
+{
+    al_compile_options co = {.threads = options->threads};
+    al_world *w = NULL;
+    al_diag_list errors = {0};
+    al_status st = al_world_compile(&m->input.input, &co, &w, &errors);
+    if (st != AL_OK) {
+        al_tool_print_diags(m->path, &errors, stderr);
+        fprintf(stderr, "%s: compile failed: %s\n", m->path, al_status_message(st));
+    }
+    al_diag_list_clear(&errors);
+    return w;
+}
+
+long al_tool_peak_rss_kb(void)
+{
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) != 0) return -1;
+    return ru.ru_maxrss;
+}

@@ -1,0 +1,130 @@
+/* Compile reports (see report.h). */
+#include "report.h"
+
+#include <stdlib.h>
+
+static cJSON *vec3(const double v[3])
+{
+    return cJSON_CreateDoubleArray(v, 3);
+}
+
+static cJSON *diag_json(const al_diag *d)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "severity", al_severity_name(d->severity));
+    cJSON_AddStringToObject(o, "kind", al_diag_kind_name(d->kind));
+    if (d->line > 0) cJSON_AddNumberToObject(o, "line", d->line);
+    if (d->column > 0) cJSON_AddNumberToObject(o, "column", d->column);
+    if (d->entity >= 0) cJSON_AddNumberToObject(o, "entity", d->entity);
+    if (d->brush >= 0) cJSON_AddNumberToObject(o, "brush", d->brush);
+    if (d->face >= 0) cJSON_AddNumberToObject(o, "face", d->face);
+    cJSON_AddStringToObject(o, "message", d->message);
+    return o;
+}
+
+cJSON *al_report_json(const al_tool_map *m, const al_world *w, const al_world_stats *s)
+{
+    cJSON *root = cJSON_CreateObject();
+    if (!root) return NULL;
+    cJSON_AddStringToObject(root, "input", m->path);
+    int brushes = m->input.input.brush_count + m->map->brushes_skipped;
+    cJSON_AddNumberToObject(root, "brushes", brushes);
+    cJSON_AddNumberToObject(root, "entities", m->input.input.entity_count);
+    cJSON_AddNumberToObject(root, "invalid_brushes", s->invalid_brushes + m->map->brushes_skipped);
+    cJSON_AddNumberToObject(root, "collision_brushes", s->collision_brushes);
+    cJSON_AddNumberToObject(root, "models", s->models);
+    cJSON *hulls = cJSON_AddArrayToObject(root, "hulls");
+    for (int h = 0; h < al_world_hull_count(w); h++) {
+        const al_hull_desc *d = al_world_hull(w, h);
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "name", d->name);
+        cJSON_AddItemToObject(o, "mins", vec3(d->mins));
+        cJSON_AddItemToObject(o, "maxs", vec3(d->maxs));
+        cJSON_AddItemToArray(hulls, o);
+    }
+    cJSON *stages = cJSON_AddObjectToObject(root, "stages");
+    cJSON *read = cJSON_AddObjectToObject(stages, "read");
+    cJSON_AddNumberToObject(read, "ms", m->ms_read);
+    cJSON *br = cJSON_AddObjectToObject(stages, "brushes");
+    cJSON_AddNumberToObject(br, "ms", s->ms_brushes);
+    cJSON_AddNumberToObject(br, "valid", s->valid_brushes);
+    cJSON *ex = cJSON_AddObjectToObject(stages, "expand");
+    cJSON_AddNumberToObject(ex, "ms", s->ms_expand);
+    cJSON_AddNumberToObject(ex, "planes", (double) s->expanded_planes);
+    cJSON *bsp = cJSON_AddObjectToObject(stages, "bsp");
+    cJSON_AddNumberToObject(bsp, "ms", s->ms_expand + s->ms_blocks);
+    cJSON_AddNumberToObject(bsp, "nodes", (double) s->onion_nodes);
+    cJSON_AddNumberToObject(bsp, "leaves", (double) s->onion_leaves);
+    cJSON_AddNumberToObject(bsp, "blocks", s->blocks);
+    cJSON_AddNumberToObject(bsp, "planes", s->planes);
+    cJSON_AddNumberToObject(bsp, "polys", (double) s->onion_polys);
+    cJSON_AddNumberToObject(bsp, "splits", (double) s->onion_splits);
+    cJSON_AddNumberToObject(bsp, "max_depth", s->onion_max_depth);
+    cJSON_AddNumberToObject(bsp, "mean_depth", s->onion_mean_depth);
+    cJSON_AddNumberToObject(bsp, "degenerate_leaves", (double) s->onion_degenerate);
+    cJSON_AddNumberToObject(bsp, "bevel_nodes", (double) s->bevel_nodes);
+    cJSON *cpu = cJSON_AddObjectToObject(bsp, "cpu_ms");
+    cJSON_AddNumberToObject(cpu, "csg", s->ms_csg_cpu);
+    cJSON_AddNumberToObject(cpu, "map_trees", s->ms_map_trees_cpu);
+    cJSON_AddNumberToObject(cpu, "onion", s->ms_onion_cpu);
+    cJSON *maps = cJSON_AddArrayToObject(bsp, "map_trees");
+    for (int h = 0; h < al_world_hull_count(w); h++) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "hull", al_world_hull(w, h)->name);
+        cJSON_AddNumberToObject(o, "boundary_polys", (double) s->boundary_polys[h]);
+        cJSON_AddNumberToObject(o, "nodes", (double) s->map_nodes[h]);
+        cJSON_AddNumberToObject(o, "leaves", (double) s->map_leaves[h]);
+        cJSON_AddItemToArray(maps, o);
+    }
+    cJSON_AddNumberToObject(root, "compile_ms", s->ms_total);
+    cJSON_AddNumberToObject(root, "peak_rss_kb", (double) al_tool_peak_rss_kb());
+    cJSON *diags = cJSON_AddArrayToObject(root, "diagnostics");
+    for (size_t i = 0; i < m->diags.count; i++)
+        cJSON_AddItemToArray(diags, diag_json(&m->diags.items[i]));
+    const al_diag_list *wd = al_world_diagnostics(w);
+    for (size_t i = 0; i < wd->count; i++) cJSON_AddItemToArray(diags, diag_json(&wd->items[i]));
+    return root;
+}
+
+void al_report_text(const al_tool_map *m, const al_world *w, FILE *to)
+{
+    al_world_stats s;
+    al_world_get_stats(w, &s);
+    const al_diag_list *wd = al_world_diagnostics(w);
+    al_tool_print_diags(m->path, &m->diags, to);
+    al_tool_print_diags(m->path, wd, to);
+    int invalid = s.invalid_brushes + m->map->brushes_skipped;
+    fprintf(to, "%s: %d entities, %d brushes (%d invalid, %d solid for agents), %d models\n",
+            m->path, m->input.input.entity_count, m->input.input.brush_count + m->map->brushes_skipped,
+            invalid, s.collision_brushes, s.models);
+    fprintf(to, "  hulls:");
+    for (int h = 0; h < al_world_hull_count(w); h++) {
+        const al_hull_desc *d = al_world_hull(w, h);
+        fprintf(to, " %s (%g %g %g, %g %g %g)", d->name, d->mins[0], d->mins[1], d->mins[2],
+                d->maxs[0], d->maxs[1], d->maxs[2]);
+    }
+    fprintf(to, "\n");
+    fprintf(to, "  onion BSP: %lld nodes, %lld leaves in %d blocks; depth max %d, mean %.1f\n",
+            (long long) s.onion_nodes, (long long) s.onion_leaves, s.blocks, s.onion_max_depth,
+            s.onion_mean_depth);
+    fprintf(to, "  boundary polygons:");
+    for (int h = 0; h < al_world_hull_count(w); h++)
+        fprintf(to, " %s %lld", al_world_hull(w, h)->name, (long long) s.boundary_polys[h]);
+    fprintf(to, "; %lld split by the onion build\n", (long long) s.onion_splits);
+    fprintf(to, "  time: read %.0f ms, compile %.0f ms (brushes %.0f, expand %.0f, blocks %.0f)\n",
+            m->ms_read, s.ms_total, s.ms_brushes, s.ms_expand, s.ms_blocks);
+    fprintf(to, "  peak memory: %ld KiB\n", al_tool_peak_rss_kb());
+    if (al_diag_count(wd, AL_SEVERITY_ERROR) + al_diag_count(&m->diags, AL_SEVERITY_ERROR) == 0)
+        fprintf(to, "  no errors\n");
+}
+
+bool al_report_print(cJSON *object, FILE *to)
+{
+    if (!object) return false;
+    char *text = cJSON_PrintUnformatted(object);
+    cJSON_Delete(object);
+    if (!text) return false;
+    fprintf(to, "%s\n", text);
+    free(text);
+    return true;
+}
