@@ -23,7 +23,9 @@
 typedef struct al_world al_world;
 
 typedef struct al_compile_options {
-    int threads; /* worker threads for block builds; 0: one per CPU */
+    int threads;          /* worker threads for block builds; 0: one per CPU */
+    int split_candidates; /* most candidate planes evaluated per BSP node (an evenly spaced
+                             sample beyond that); 0: AL_SPLIT_MAX_CANDIDATES */
 } al_compile_options;
 
 /* Compiles INPUT. Invalid brushes are left out with a diagnostic (al_world_diagnostics);

@@ -43,20 +43,32 @@ int al_default_hulls(const al_hull_desc **hulls)
 int al_brush_windings(al_arena *arena, const al_plane_table *planes, const int *plane_indices,
                       int count, al_winding **windings)
 {
+    /* Each face is clipped in two ping-pong buffers and allocated once at the end: a
+     * bevelled brush of 30 planes would otherwise allocate 900 intermediate polygons. */
+    enum { MAX_POINTS = AL_BRUSH_MAX_FACES + 8 };
+    double a[MAX_POINTS][3], b[MAX_POINTS][3];
     int made = 0;
     for (int i = 0; i < count; i++) {
         const al_plane *p = &planes->planes[plane_indices[i]];
-        al_winding *w = al_winding_base(arena, p->normal, p->dist);
-        if (!w) return -1;
-        for (int j = 0; j < count && w; j++) {
+        double (*cur)[3] = a, (*next)[3] = b;
+        al_points_base(p->normal, p->dist, (double (*)[3]) cur);
+        int n = 4;
+        for (int j = 0; j < count && n > 0; j++) {
             if (j == i) continue;
             const al_plane *q = &planes->planes[plane_indices[j]];
-            bool failed = false;
-            w = al_winding_clip(arena, w, q->normal, q->dist, AL_ON_EPSILON, false, &failed);
-            if (failed) return -1;
+            n = al_points_clip((const double (*)[3]) cur, n, q->normal, q->dist, AL_ON_EPSILON,
+                               false, next, MAX_POINTS);
+            if (n < 0) return -1;
+            double (*t)[3] = cur;
+            cur = next;
+            next = t;
         }
-        windings[i] = w;
-        if (w) made++;
+        windings[i] = NULL;
+        if (n >= 3) {
+            windings[i] = al_winding_from_points(arena, (const double (*)[3]) cur, n);
+            if (!windings[i]) return -1;
+            made++;
+        }
     }
     return made;
 }

@@ -48,6 +48,7 @@ typedef struct al_build_scratch {
     int *candidates;
     int candidate_capacity;
     struct al_split_eval *evals;
+    int max_candidates; /* 0: AL_SPLIT_MAX_CANDIDATES */
 } al_build_scratch;
 
 void al_build_scratch_free(al_build_scratch *s);

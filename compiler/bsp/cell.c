@@ -42,14 +42,24 @@ int al_cell_split(al_arena *arena, const al_cell *c, const double normal[3], dou
                   al_cell **front, al_cell **back)
 {
     *front = *back = NULL;
-    /* The new face: the plane's square clipped to the cell. */
-    al_winding *mid = al_winding_base(arena, normal, dist);
-    if (!mid) return -1;
-    for (int i = 0; i < c->count && mid; i++) {
-        bool failed = false;
-        mid = al_winding_clip(arena, mid, c->faces[i].normal, c->faces[i].dist, AL_ON_EPSILON,
-                              false, &failed);
-        if (failed) return -1;
+    /* The new face: the plane's square clipped to the cell, in scratch buffers. */
+    enum { MAX_POINTS = 512 };
+    double buf[2][MAX_POINTS][3];
+    double (*cur)[3] = buf[0], (*next)[3] = buf[1];
+    al_points_base(normal, dist, (double (*)[3]) cur);
+    int n = 4;
+    for (int i = 0; i < c->count && n > 0; i++) {
+        n = al_points_clip((const double (*)[3]) cur, n, c->faces[i].normal, c->faces[i].dist,
+                           AL_ON_EPSILON, false, next, MAX_POINTS);
+        if (n < 0) return -1;
+        double (*t)[3] = cur;
+        cur = next;
+        next = t;
+    }
+    al_winding *mid = NULL;
+    if (n >= 3) {
+        mid = al_winding_from_points(arena, (const double (*)[3]) cur, n);
+        if (!mid) return -1;
     }
     if (!mid) {
         /* The plane misses the cell: it is wholly on one side. */

@@ -97,9 +97,8 @@ int al_split_choose(al_build_scratch *scratch, const al_plane_table *planes,
     }
     if (k == 0) return -1;
 
-    int step = k > AL_SPLIT_MAX_CANDIDATES ? (k + AL_SPLIT_MAX_CANDIDATES - 1) /
-                                                 AL_SPLIT_MAX_CANDIDATES
-                                           : 1;
+    int cap = scratch->max_candidates > 0 ? scratch->max_candidates : AL_SPLIT_MAX_CANDIDATES;
+    int step = k > cap ? (k + cap - 1) / cap : 1;
     int m = 0;
     for (int c = 0; c < k; c += step) {
         al_split_eval *e = &scratch->evals[m++];

@@ -9,8 +9,7 @@ int32_t al_tree_find_leaf(const al_tree *tree, const double p[3])
     int32_t i = tree->root;
     while (i >= 0) {
         const al_node *n = &tree->nodes[i];
-        double d = n->normal[0] * p[0] + n->normal[1] * p[1] + n->normal[2] * p[2] - n->dist;
-        i = n->child[d >= 0 ? 0 : 1];
+        i = n->child[al_node_distance(n, p) >= 0 ? 0 : 1];
     }
     return -1 - i;
 }
@@ -23,7 +22,7 @@ uint32_t al_tree_point_bits(const al_tree *tree, const double p[3])
 /* Post-order over an explicit stack: trees can be thousands of levels deep on bad input. */
 void al_tree_compute_masks(al_tree *tree, int hull_count)
 {
-    uint32_t all = hull_count >= 32 ? 0xffffffffu : ((1u << hull_count) - 1u);
+    uint32_t all = hull_count >= 32 ? 0xffffffffu : (1u << hull_count) - 1u;
     if (tree->node_count == 0) return;
     int32_t *stack = malloc((size_t) tree->node_count * 2 * sizeof *stack);
     if (!stack) {

@@ -23,6 +23,13 @@ typedef struct al_node {
     uint32_t empty_mask;
 } al_node;
 
+/* Signed distance of P from the node's plane. (A shortcut for axial planes was measured
+ * slower: the type test mispredicts more than the two multiplies it saves.) */
+static inline double al_node_distance(const al_node *n, const double p[3])
+{
+    return n->normal[0] * p[0] + n->normal[1] * p[1] + n->normal[2] * p[2] - n->dist;
+}
+
 typedef struct al_tree {
     al_node *nodes; /* owned */
     int32_t node_count;

@@ -38,7 +38,7 @@ al_winding *al_winding_reverse(al_arena *arena, const al_winding *w)
     return c;
 }
 
-al_winding *al_winding_base(al_arena *arena, const double normal[3], double dist)
+void al_points_base(const double normal[3], double dist, double out[4][3])
 {
     /* Pick the world axis least aligned with the normal as "up" on the plane. */
     int major = 0;
@@ -54,16 +54,70 @@ al_winding *al_winding_base(al_arena *arena, const double normal[3], double dist
     al_cross(up, normal, right);
     al_scale(up, AL_WORLD_EXTENT, up);
     al_scale(right, AL_WORLD_EXTENT, right);
-
-    al_winding *w = al_winding_alloc(arena, 4);
-    if (!w) return NULL;
     for (int k = 0; k < 3; k++) {
-        w->points[0][k] = org[k] - right[k] + up[k];
-        w->points[1][k] = org[k] + right[k] + up[k];
-        w->points[2][k] = org[k] + right[k] - up[k];
-        w->points[3][k] = org[k] - right[k] - up[k];
+        out[0][k] = org[k] - right[k] + up[k];
+        out[1][k] = org[k] + right[k] + up[k];
+        out[2][k] = org[k] + right[k] - up[k];
+        out[3][k] = org[k] - right[k] - up[k];
     }
+}
+
+al_winding *al_winding_base(al_arena *arena, const double normal[3], double dist)
+{
+    al_winding *w = al_winding_alloc(arena, 4);
+    if (w) al_points_base(normal, dist, w->points);
     return w;
+}
+
+al_winding *al_winding_from_points(al_arena *arena, const double (*points)[3], int count)
+{
+    al_winding *w = al_winding_alloc(arena, count);
+    if (w) memcpy(w->points, points, (size_t) count * sizeof w->points[0]);
+    return w;
+}
+
+int al_points_clip(const double (*in)[3], int count, const double normal[3], double dist,
+                   double eps, bool keep_front, double (*out)[3], int max)
+{
+    double dists[STACK_POINTS * 8];
+    int sides[STACK_POINTS * 8];
+    if (count > STACK_POINTS * 8) return -1;
+    int type = al_plane_type(normal);
+    int counts[3] = {0, 0, 0};
+    for (int i = 0; i < count; i++) {
+        double d = type < AL_PLANE_ANY ? normal[type] * in[i][type] - dist
+                                       : al_dot(normal, in[i]) - dist;
+        if (!keep_front) d = -d; /* keep the side where d >= 0 */
+        dists[i] = d;
+        sides[i] = d > eps ? AL_SIDE_FRONT : d < -eps ? AL_SIDE_BACK : AL_SIDE_ON;
+        counts[sides[i]]++;
+    }
+    if (!counts[AL_SIDE_BACK]) {
+        if (count > max) return -1;
+        if (out != in) memcpy(out, in, (size_t) count * sizeof out[0]);
+        return count;
+    }
+    if (!counts[AL_SIDE_FRONT]) return 0;
+    int n = 0;
+    for (int i = 0; i < count; i++) {
+        const double *p1 = in[i];
+        if (sides[i] != AL_SIDE_BACK) {
+            if (n == max) return -1;
+            al_copy(p1, out[n++]);
+        }
+        if (sides[i] == AL_SIDE_ON) continue;
+        int j = (i + 1) % count;
+        if (sides[j] == AL_SIDE_ON || sides[j] == sides[i]) continue;
+        const double *p2 = in[j];
+        double t = dists[i] / (dists[i] - dists[j]);
+        if (n == max) return -1;
+        for (int k = 0; k < 3; k++) {
+            if (type == k) out[n][k] = dist * normal[k];
+            else out[n][k] = p1[k] + t * (p2[k] - p1[k]);
+        }
+        n++;
+    }
+    return n;
 }
 
 static int classify_points(const al_winding *w, const double normal[3], double dist, double eps,

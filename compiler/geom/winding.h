@@ -51,6 +51,20 @@ int al_winding_split(al_arena *arena, const al_winding *w, const double normal[3
 al_winding *al_winding_clip(al_arena *arena, const al_winding *w, const double normal[3],
                             double dist, double eps, bool keep_front, bool *failed);
 
+/* Clipping in caller-owned buffers, for building a polygon by many clips without
+ * allocating each intermediate: the points of a convex polygon in IN (COUNT of them) are
+ * clipped to the back (or front) of the plane into OUT, which has room for MAX points (a
+ * clip adds at most one point). Returns the new count (0: nothing left), or -1 if MAX is
+ * too small. A polygon on the plane is kept whole. */
+int al_points_clip(const double (*in)[3], int count, const double normal[3], double dist,
+                   double eps, bool keep_front, double (*out)[3], int max);
+
+/* The 4 points of al_winding_base into OUT. */
+void al_points_base(const double normal[3], double dist, double out[4][3]);
+
+/* A winding holding copies of COUNT points. */
+al_winding *al_winding_from_points(al_arena *arena, const double (*points)[3], int count);
+
 double al_winding_area(const al_winding *w);
 void al_winding_center(const al_winding *w, double center[3]);
 void al_winding_bounds(const al_winding *w, double mins[3], double maxs[3]);

@@ -16,7 +16,8 @@ int al_tool_parse_option(int argc, char **argv, int *i, al_tool_options *options
     size_t len = strcspn(arg, "=");
     bool inline_value = arg[len] == '=';
 #define IS(name) (strncmp(arg, name, len) == 0 && strlen(name) == len)
-    if (!IS("--hull") && !IS("--block-size") && !IS("--threads")) return 0;
+    if (!IS("--hull") && !IS("--block-size") && !IS("--threads") && !IS("--split-candidates"))
+        return 0;
     if (inline_value) {
         value = arg + len + 1;
     } else {
@@ -58,6 +59,14 @@ int al_tool_parse_option(int argc, char **argv, int *i, al_tool_options *options
                     value);
             return -1;
         }
+    } else if (IS("--split-candidates")) {
+        char *end;
+        long t = strtol(value, &end, 10);
+        if (end == value || *end || t < 1 || t > 1000000) {
+            fprintf(stderr, "error: --split-candidates %s: expected a positive count\n", value);
+            return -1;
+        }
+        options->split_candidates = (int) t;
     } else {
         char *end;
         long t = strtol(value, &end, 10);
@@ -129,7 +138,8 @@ void al_tool_map_free(al_tool_map *m)
 
 al_world *al_tool_compile(al_tool_map *m, const al_tool_options *options)
 {
-    al_compile_options co = {.threads = options->threads};
+    al_compile_options co = {.threads = options->threads,
+                             .split_candidates = options->split_candidates};
     al_world *w = NULL;
     al_diag_list errors = {0};
     al_status st = al_world_compile(&m->input.input, &co, &w, &errors);

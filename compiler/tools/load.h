@@ -12,6 +12,7 @@ typedef struct al_tool_options {
     int hull_count;
     double block_size; /* --block-size, 0: the map's or the default */
     int threads;       /* --threads, 0: all CPUs */
+    int split_candidates; /* --split-candidates, 0: the compiler's default */
 } al_tool_options;
 
 typedef struct al_tool_map {

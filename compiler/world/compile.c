@@ -110,8 +110,58 @@ static void top_masks(al_model *m, int32_t code, uint32_t all, uint32_t *solid, 
     uint32_t s0, e0, s1, e1;
     top_masks(m, m->top.nodes[code].child[0], all, &s0, &e0);
     top_masks(m, m->top.nodes[code].child[1], all, &s1, &e1);
-    m->top.nodes[code].solid_mask = *solid = s0 & s1;
-    m->top.nodes[code].empty_mask = *empty = e0 & e1;
+    *solid = s0 & s1;
+    *empty = e0 & e1;
+    m->top.nodes[code].solid_mask = *solid;
+    m->top.nodes[code].empty_mask = *empty;
+}
+
+/* Fills the index of brush models by cell (see world-internal.h). */
+static bool index_models(al_world *w)
+{
+    al_model_index *ix = &w->model_index;
+    double mins[3], maxs[3];
+    al_bounds_clear(mins, maxs);
+    for (int m = 1; m < w->model_count; m++) {
+        al_bounds_add(w->models[m].reach_mins, mins, maxs);
+        al_bounds_add(w->models[m].reach_maxs, mins, maxs);
+    }
+    long long cells = 1;
+    for (int k = 0; k < 3; k++) {
+        if (w->model_count < 2) mins[k] = maxs[k] = 0;
+        ix->origin[k] = (int) floor(mins[k] / AL_MODEL_CELL);
+        ix->dims[k] = (int) floor(maxs[k] / AL_MODEL_CELL) - ix->origin[k] + 1;
+        cells *= ix->dims[k];
+    }
+    if (cells > 16 * 1024 * 1024) {
+        /* Models spread over an absurd area: one cell, every trace tests every model. */
+        for (int k = 0; k < 3; k++) ix->dims[k] = 1;
+        cells = 1;
+    }
+    ix->start = calloc((size_t) cells + 1, sizeof *ix->start);
+    if (!ix->start) return false;
+    for (int pass = 0; pass < 2; pass++) {
+        for (int m = 1; m < w->model_count; m++) {
+            int lo[3], hi[3];
+            al_model_cell_range(ix, w->models[m].reach_mins, w->models[m].reach_maxs, lo, hi);
+            for (int z = lo[2]; z <= hi[2]; z++)
+                for (int y = lo[1]; y <= hi[1]; y++)
+                    for (int x = lo[0]; x <= hi[0]; x++) {
+                        int c = (z * ix->dims[1] + y) * ix->dims[0] + x;
+                        if (pass == 0) ix->start[c + 1]++;
+                        else ix->models[ix->start[c]++] = m;
+                    }
+        }
+        if (pass == 0) {
+            for (long long c = 0; c < cells; c++) ix->start[c + 1] += ix->start[c];
+            ix->models = malloc(((size_t) ix->start[cells] + 1) * sizeof *ix->models);
+            if (!ix->models) return false;
+        } else {
+            for (long long c = cells; c > 0; c--) ix->start[c] = ix->start[c - 1];
+            ix->start[0] = 0;
+        }
+    }
+    return true;
 }
 
 typedef struct block_job {
@@ -144,8 +194,11 @@ void al_world_destroy(al_world *world)
         for (int b = 0; b < model->block_count; b++) al_block_free(&model->blocks[b]);
         free(model->blocks);
         al_tree_free(&model->top);
+
     }
     free(world->models);
+    free(world->model_index.start);
+    free(world->model_index.models);
     free(world->collision);
     al_plane_table_free(&world->planes);
     al_arena_destroy(world->arena);
@@ -196,8 +249,10 @@ al_status al_world_compile(const al_input *input, const al_compile_options *opti
     int list_count = 0;
     if (!w->arena || !build_arena || !arenas || !scratch || !al_plane_table_init(&w->planes))
         goto nomem;
-    for (int t = 0; t < threads; t++)
+    for (int t = 0; t < threads; t++) {
         if (!(arenas[t] = al_arena_create(0))) goto nomem;
+        scratch[t].max_candidates = options ? options->split_candidates : 0;
+    }
 
     /* Brushes. */
     uint64_t t_brushes = al_clock_ns();
@@ -294,6 +349,10 @@ al_status al_world_compile(const al_input *input, const al_compile_options *opti
                 al_bounds_add(expanded[h * n + i]->maxs, model->mins, model->maxs);
             }
         if (model->brush_count == 0) al_set(0, 0, 0, model->mins), al_set(0, 0, 0, model->maxs);
+        for (int k = 0; k < 3; k++) {
+            model->reach_mins[k] = model->mins[k] - 1.0;
+            model->reach_maxs[k] = model->maxs[k] + 1.0;
+        }
         long long cells = 1;
         for (int k = 0; k < 3; k++) {
             int lo = (int) floor(model->mins[k] / block_size);
@@ -313,6 +372,7 @@ al_status al_world_compile(const al_input *input, const al_compile_options *opti
             goto cleanup;
         }
         model->block_count = (int) cells;
+        model->inv_block_size = 1.0 / block_size;
         model->blocks = calloc((size_t) cells, sizeof *model->blocks);
         if (!model->blocks) goto nomem;
         for (int z = 0; z < model->grid_dims[2]; z++)
@@ -401,6 +461,7 @@ al_status al_world_compile(const al_input *input, const al_compile_options *opti
         uint32_t s, e;
         top_masks(model, model->top.root, all, &s, &e);
     }
+    if (!index_models(w)) goto nomem;
     w->stats.ms_blocks = al_clock_ms_since(t_blocks);
 
     /* Statistics. */

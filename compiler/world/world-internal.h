@@ -16,6 +16,8 @@
 #include "core/arena.h"
 #include "geom/plane.h"
 
+#include <math.h>
+
 #define AL_MODEL_OUTER (2.0 * AL_COORD_MAX)
 
 typedef struct al_block_stats {
@@ -35,13 +37,27 @@ typedef struct al_block {
 typedef struct al_model {
     int entity;             /* 0 for the world */
     double mins[3], maxs[3]; /* bounds of the expanded brushes, all hulls */
+    double reach_mins[3], reach_maxs[3]; /* the bounds grown by a unit: queries outside
+                                            cannot touch the model */
     int grid_origin[3];     /* block coordinates of the first block */
     int grid_dims[3];
     al_block *blocks; /* owned; grid_dims[0] * grid_dims[1] * grid_dims[2] */
     int block_count;
     al_tree top; /* owned; leaves are blocks: child -1 - b is blocks[b] */
     int first_brush, brush_count; /* into al_world.collision */
+    double inv_block_size;
 } al_model;
+
+/* Brush models (doors, platforms) by 256-unit cells of the world, so that a short trace
+ * tests only the few models near it. A cell lists every model whose bounds (grown by a
+ * unit) overlap it. */
+#define AL_MODEL_CELL 256.0
+
+typedef struct al_model_index {
+    int origin[3], dims[3]; /* in cells */
+    int *start;             /* owned; CSR, cells + 1 entries */
+    int *models;            /* owned */
+} al_model_index;
 
 struct al_world {
     al_hull_desc hulls[AL_MAX_HULLS];
@@ -53,6 +69,7 @@ struct al_world {
     int collision_count;
     al_model *models; /* owned; models[0] is the world */
     int model_count;
+    al_model_index model_index;
     int entity_count;
     al_diag_list diags;
     al_world_stats stats;
@@ -64,6 +81,36 @@ static inline int al_model_block_index(const al_model *m, int x, int y, int z)
     return (z * m->grid_dims[1] + y) * m->grid_dims[0] + x;
 }
 
+/* floor(X) clamped to [LO, HI], without a libm call (baseline x86-64 has no rounding
+ * instruction, and grid lookups are on every trace's path). NaN gives LO. */
+static inline int al_floor_clamp(double x, int lo, int hi)
+{
+    if (!(x >= lo)) return lo;
+    if (x >= hi) return hi;
+    int i = (int) x;
+    return i - (x < i);
+}
+
+/* Grid coordinate of X on AXIS, clamped to the grid (outer blocks reach to infinity). */
+static inline int al_model_grid_coord(const al_model *m, int axis, double x)
+{
+    return al_floor_clamp(x * m->inv_block_size - m->grid_origin[axis], 0,
+                          m->grid_dims[axis] - 1);
+}
+
+/* The block containing every point of the box [MINS, MAXS], or -1 if it spans several.
+ * Block faces belong to both sides, so a box touching a grid plane spans two blocks. */
+static inline int al_model_box_block(const al_model *m, const double mins[3],
+                                     const double maxs[3])
+{
+    int c[3];
+    for (int k = 0; k < 3; k++) {
+        c[k] = al_model_grid_coord(m, k, mins[k]);
+        if (al_model_grid_coord(m, k, maxs[k]) != c[k]) return -1;
+    }
+    return al_model_block_index(m, c[0], c[1], c[2]);
+}
+
 /* Builds the trees of one block from the expanded brushes per hull that overlap it. */
 typedef struct al_block_input {
     const al_world *world;
@@ -73,6 +120,16 @@ typedef struct al_block_input {
 
 int al_block_build(const al_block_input *in, al_block *block, al_arena *arena,
                    al_build_scratch *scratch);
+
+/* Cells of INDEX overlapped by the box [MINS, MAXS], clamped to the index. */
+static inline void al_model_cell_range(const al_model_index *ix, const double mins[3],
+                                       const double maxs[3], int lo[3], int hi[3])
+{
+    for (int k = 0; k < 3; k++) {
+        lo[k] = al_floor_clamp(mins[k] * (1.0 / AL_MODEL_CELL) - ix->origin[k], 0, ix->dims[k] - 1);
+        hi[k] = al_floor_clamp(maxs[k] * (1.0 / AL_MODEL_CELL) - ix->origin[k], 0, ix->dims[k] - 1);
+    }
+}
 
 /* Fills OUT->contact and OUT->end from OUT->fraction, ->hit and ->normal (shared by both
  * trace kinds). */
