@@ -35,6 +35,8 @@ void al_build_scratch_free(al_build_scratch *s)
     free(s->stamp);
     free(s->candidates);
     free(s->evals);
+    free(s->sorted);
+    free(s->flat);
     memset(s, 0, sizeof *s);
 }
 

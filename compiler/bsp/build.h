@@ -49,6 +49,10 @@ typedef struct al_build_scratch {
     int candidate_capacity;
     struct al_split_eval *evals;
     int max_candidates; /* 0: AL_SPLIT_MAX_CANDIDATES */
+    /* Sorted polygon bounds for counting axial candidates (split.c). */
+    double *sorted; /* 6 arrays of sorted_capacity: lo and hi per axis */
+    struct al_split_flat *flat; /* 3 arrays of sorted_capacity */
+    int sorted_capacity;
 } al_build_scratch;
 
 void al_build_scratch_free(al_build_scratch *s);

@@ -70,10 +70,168 @@ static double relation(const al_split_eval *e)
     return hi ? (double) lo / hi : 0.0;
 }
 
+/* Sorts A[0..n) ascending: quicksort with median-of-three, insertion sort below 16. */
+static void sort_doubles(double *a, int n)
+{
+    while (n > 16) {
+        double x = a[0], y = a[n / 2], z = a[n - 1];
+        double pivot = x < y ? (y < z ? y : (x < z ? z : x)) : (x < z ? x : (y < z ? z : y));
+        int i = 0, j = n - 1;
+        for (;;) {
+            while (a[i] < pivot) i++;
+            while (a[j] > pivot) j--;
+            if (i >= j) break;
+            double t = a[i];
+            a[i++] = a[j];
+            a[j--] = t;
+        }
+        /* Recurse into the smaller part, loop on the larger. */
+        if (j + 1 < n - j - 1) {
+            sort_doubles(a, j + 1);
+            a += j + 1;
+            n -= j + 1;
+        } else {
+            sort_doubles(a + j + 1, n - j - 1);
+            n = j + 1;
+        }
+    }
+    for (int i = 1; i < n; i++) {
+        double v = a[i];
+        int j = i - 1;
+        while (j >= 0 && a[j] > v) {
+            a[j + 1] = a[j];
+            j--;
+        }
+        a[j + 1] = v;
+    }
+}
+
+static int compare_flat(const void *a, const void *b)
+{
+    double x = ((const al_split_flat *) a)->lo, y = ((const al_split_flat *) b)->lo;
+    return x < y ? -1 : x > y;
+}
+
+/* First index with a[i] >= x (LOWER) or a[i] > x (!LOWER). */
+static int search(const double *a, int n, double x, bool lower)
+{
+    int lo = 0, hi = n;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (lower ? a[mid] < x : a[mid] <= x) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+typedef struct axis_counts {
+    double *lo, *hi; /* sorted bounds */
+    al_split_flat *flat;
+    int flat_count;
+} axis_counts;
+
+/* Prepares sorted bounds per axis for counting axial candidates. Returns false if memory
+ * runs out (the caller then counts directly). */
+static bool prepare_sorted(al_build_scratch *s, const al_plane_table *planes,
+                           const al_bsp_poly *polys, int count, axis_counts axes[3])
+{
+    if (s->sorted_capacity < count) {
+        int capacity = count + count / 2;
+        double *sorted = realloc(s->sorted, (size_t) capacity * 6 * sizeof *sorted);
+        if (sorted) s->sorted = sorted;
+        al_split_flat *flat = realloc(s->flat, (size_t) capacity * 3 * sizeof *flat);
+        if (flat) s->flat = flat;
+        if (!sorted || !flat) return false;
+        s->sorted_capacity = capacity;
+    }
+    for (int a = 0; a < 3; a++) {
+        axes[a].lo = s->sorted + (size_t) (2 * a) * s->sorted_capacity;
+        axes[a].hi = s->sorted + (size_t) (2 * a + 1) * s->sorted_capacity;
+        axes[a].flat = s->flat + (size_t) a * s->sorted_capacity;
+        axes[a].flat_count = 0;
+        for (int i = 0; i < count; i++) {
+            axes[a].lo[i] = polys[i].mins[a];
+            axes[a].hi[i] = polys[i].maxs[a];
+            if (polys[i].maxs[a] - polys[i].mins[a] <= 2 * AL_ON_EPSILON)
+                axes[a].flat[axes[a].flat_count++] =
+                    (al_split_flat){polys[i].mins[a], polys[i].maxs[a],
+                                    planes->planes[polys[i].plane].normal[a] > 0};
+        }
+        sort_doubles(axes[a].lo, count);
+        sort_doubles(axes[a].hi, count);
+        qsort(axes[a].flat, (size_t) axes[a].flat_count, sizeof *axes[a].flat, compare_flat);
+    }
+    return true;
+}
+
+/* Counts for the axial canonical plane x[axis] = dist from sorted bounds: the same answer as
+ * classifying every polygon with al_split_classify, in O(log n). */
+static void count_axial(const axis_counts *ax, int count, double dist, al_split_eval *e)
+{
+    int in_front = count - search(ax->lo, count, dist - AL_ON_EPSILON, true);
+    int behind = search(ax->hi, count, dist + AL_ON_EPSILON, false);
+    /* Polygons in the plane are counted in both: find them among the flat ones. */
+    int on_up = 0, on_down = 0;
+    int i = 0, n = ax->flat_count, hi = n;
+    while (i < hi) {
+        int mid = (i + hi) / 2;
+        if (ax->flat[mid].lo < dist - AL_ON_EPSILON) i = mid + 1;
+        else hi = mid;
+    }
+    for (; i < n && ax->flat[i].lo <= dist + AL_ON_EPSILON; i++)
+        if (ax->flat[i].hi <= dist + AL_ON_EPSILON) {
+            if (ax->flat[i].faces_up) on_up++;
+            else on_down++;
+        }
+    int on = on_up + on_down;
+    e->front = in_front - on + on_up;
+    e->back = behind - on + on_down;
+    e->spanning = count - in_front - behind + on;
+}
+
+/* Counts for an axial canonical plane by looking at every polygon's bounds: for small nodes,
+ * where sorting does not pay. Same answer as al_split_classify. */
+static void count_axial_direct(const al_plane_table *planes, const al_bsp_poly *polys,
+                               int count, int axis, double dist, al_split_eval *e)
+{
+    int front = 0, back = 0, spanning = 0;
+    double below = dist - AL_ON_EPSILON, above = dist + AL_ON_EPSILON;
+    for (int i = 0; i < count; i++) {
+        double lo = polys[i].mins[axis], hi = polys[i].maxs[axis];
+        if (lo >= below) {
+            if (hi > above) front++;
+            else if (planes->planes[polys[i].plane].normal[axis] > 0) front++;
+            else back++;
+        } else if (hi <= above) {
+            back++;
+        } else {
+            spanning++;
+        }
+    }
+    e->front = front;
+    e->back = back;
+    e->spanning = spanning;
+}
+
+static void count_direct(const al_plane_table *planes, const al_bsp_poly *polys, int count,
+                         al_split_eval *e)
+{
+    e->front = e->back = e->spanning = 0;
+    for (int i = 0; i < count; i++) {
+        switch (al_split_classify(planes, e->plane, &polys[i])) {
+        case AL_POLY_FRONT:
+        case AL_POLY_COPLANAR_FRONT: e->front++; break;
+        case AL_POLY_BACK:
+        case AL_POLY_COPLANAR_BACK: e->back++; break;
+        default: e->spanning++; break;
+        }
+    }
+}
+
 int al_split_choose(al_build_scratch *scratch, const al_plane_table *planes,
                     const al_bsp_poly *polys, int count, al_build_stats *stats)
 {
-    /* Distinct candidate planes, by canonical index. */
+    /* Distinct candidate planes, by canonical index; axial ones first. */
     if (++scratch->stamp_value == 0) {
         for (int i = 0; i < scratch->stamp_size; i++) scratch->stamp[i] = 0;
         scratch->stamp_value = 1;
@@ -96,24 +254,37 @@ int al_split_choose(al_build_scratch *scratch, const al_plane_table *planes,
         scratch->candidates[k++] = key << 1;
     }
     if (k == 0) return -1;
+    int axial = 0;
+    for (int c = 0; c < k; c++)
+        if (planes->planes[scratch->candidates[c]].type < AL_PLANE_ANY) {
+            int t = scratch->candidates[axial];
+            scratch->candidates[axial++] = scratch->candidates[c];
+            scratch->candidates[c] = t;
+        }
 
-    int cap = scratch->max_candidates > 0 ? scratch->max_candidates : AL_SPLIT_MAX_CANDIDATES;
-    int step = k > cap ? (k + cap - 1) / cap : 1;
+    /* Axial candidates: every one, from sorted bounds when there are enough to pay for the
+     * sort. */
     int m = 0;
-    for (int c = 0; c < k; c += step) {
+    axis_counts axes[3];
+    bool sorted = axial >= 16 && count >= 128 &&
+                  prepare_sorted(scratch, planes, polys, count, axes);
+    for (int c = 0; c < axial; c++) {
         al_split_eval *e = &scratch->evals[m++];
         e->plane = scratch->candidates[c];
-        e->front = e->back = e->spanning = 0;
-        e->axial = planes->planes[e->plane].type < AL_PLANE_ANY;
-        for (int i = 0; i < count; i++) {
-            switch (al_split_classify(planes, e->plane, &polys[i])) {
-            case AL_POLY_FRONT:
-            case AL_POLY_COPLANAR_FRONT: e->front++; break;
-            case AL_POLY_BACK:
-            case AL_POLY_COPLANAR_BACK: e->back++; break;
-            default: e->spanning++; break;
-            }
-        }
+        e->axial = true;
+        const al_plane *pl = &planes->planes[e->plane];
+        if (sorted) count_axial(&axes[pl->type], count, pl->dist, e);
+        else count_axial_direct(planes, polys, count, pl->type, pl->dist, e);
+    }
+    /* Non-axial candidates: an evenly spaced sample. */
+    int others = k - axial;
+    int cap = scratch->max_candidates > 0 ? scratch->max_candidates : AL_SPLIT_MAX_CANDIDATES;
+    int step = others > cap ? (others + cap - 1) / cap : 1;
+    for (int c = axial; c < k; c += step) {
+        al_split_eval *e = &scratch->evals[m++];
+        e->plane = scratch->candidates[c];
+        e->axial = false;
+        count_direct(planes, polys, count, e);
     }
     stats->candidates_evaluated += m;
 

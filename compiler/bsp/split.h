@@ -20,8 +20,15 @@ int al_split_classify(const al_plane_table *planes, int plane_index, const al_bs
 int al_split_choose(al_build_scratch *scratch, const al_plane_table *planes,
                     const al_bsp_poly *polys, int count, al_build_stats *stats);
 
-/* At most this many candidate planes are evaluated per node; beyond it an evenly spaced
- * sample is taken. Measured on the real maps, see the issue note. */
-#define AL_SPLIT_MAX_CANDIDATES 512
+/* A flat polygon's position along an axis, for counting coplanar polygons (split.c). */
+typedef struct al_split_flat {
+    double lo, hi;
+    bool faces_up; /* its normal points along +axis */
+} al_split_flat;
+
+/* Axial candidate planes are all evaluated (from sorted bounds, cheaply); of the non-axial
+ * ones at most this many per node, an evenly spaced sample beyond it. Measured on the real
+ * maps, see README (developer section). */
+#define AL_SPLIT_MAX_CANDIDATES 16
 
 #endif

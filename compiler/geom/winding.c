@@ -123,7 +123,10 @@ int al_points_clip(const double (*in)[3], int count, const double normal[3], dou
 static int classify_points(const al_winding *w, const double normal[3], double dist, double eps,
                            double *dists, int *sides, int counts[3])
 {
-    int type = al_plane_type(normal);
+    int type = normal[0] == 1.0 || normal[0] == -1.0   ? 0
+               : normal[1] == 1.0 || normal[1] == -1.0 ? 1
+               : normal[2] == 1.0 || normal[2] == -1.0 ? 2
+                                                       : AL_PLANE_ANY;
     counts[0] = counts[1] = counts[2] = 0;
     for (int i = 0; i < w->count; i++) {
         double d = type < AL_PLANE_ANY ? normal[type] * w->points[i][type] - dist
