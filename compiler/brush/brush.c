@@ -140,24 +140,42 @@ al_brush *al_brush_build(al_arena *arena, al_plane_table *planes, const al_input
             REJECT(f, "the three points are collinear or coincide, so they define no plane");
         int p = al_plane_table_add(planes, normal, dist);
         if (p < 0) goto nomem;
+        plane_of[f] = p;
         for (int g = 0; g < f; g++) {
-            if (plane_of[g] == p)
-                REJECT(f, "lies on the same plane as face %d (duplicate plane)", g);
             if (plane_of[g] == al_plane_flip(p))
                 REJECT(f, "lies on the plane of face %d facing the other way (zero thickness)",
                        g);
+            if (plane_of[g] == p) {
+                /* The half-spaces are the same, so the solid is well defined; Quake's tools
+                 * keep such brushes too (dm2.map has one). Drop the face, keep the brush. */
+                al_diag_add(diags, AL_SEVERITY_WARNING, AL_DIAG_BRUSH_WARNING, entity, bi, f,
+                            line, -1, "lies on the same plane as face %d (duplicate plane); "
+                            "face ignored", g);
+                plane_of[f] = -1;
+                break;
+            }
         }
-        plane_of[f] = p;
     }
+    /* Compact away ignored duplicates. */
+    int unique = 0;
+    int *face_of = al_arena_alloc(arena, (size_t) n * sizeof *face_of);
+    if (!face_of) goto nomem;
+    for (int f = 0; f < n; f++)
+        if (plane_of[f] >= 0) {
+            face_of[unique] = f;
+            plane_of[unique++] = plane_of[f];
+        }
+    if (unique < 4)
+        REJECT(-1, "has %d different planes; a closed brush needs at least 4", unique);
 
-    int made = al_brush_windings(arena, planes, plane_of, n, windings);
+    int made = al_brush_windings(arena, planes, plane_of, unique, windings);
     if (made < 0) goto nomem;
-    for (int f = 0; f < n; f++) {
-        const al_winding *w = windings[f];
+    for (int u = 0; u < unique; u++) {
+        const al_winding *w = windings[u];
         if (!w) continue;
         for (int i = 0; i < w->count; i++)
             if (point_is_huge(w->points[i]))
-                REJECT(f, "is unbounded: the planes do not enclose a finite solid");
+                REJECT(face_of[u], "is unbounded: the planes do not enclose a finite solid");
     }
     if (made < 4) REJECT(-1, "has no volume (only %d faces touch the solid)", made);
 
@@ -166,17 +184,18 @@ al_brush *al_brush_build(al_arena *arena, al_plane_table *planes, const al_input
     if (!sides_tmp) goto nomem;
     int kept = 0;
     uint32_t material_flags = 0;
-    for (int f = 0; f < n; f++) {
+    for (int u = 0; u < unique; u++) {
+        int f = face_of[u];
         const al_face_desc *face = &input->faces[desc->first_face + f];
         int material = face->material;
         if (material < -1 || material >= input->material_count) material = -1;
-        if (!windings[f]) {
+        if (!windings[u]) {
             al_diag_add(diags, AL_SEVERITY_WARNING, AL_DIAG_BRUSH_WARNING, entity, bi, f, line,
                         -1, "the face's plane does not touch the brush; face ignored");
             continue;
         }
         if (material >= 0) material_flags |= input->materials[material].flags;
-        sides_tmp[kept++] = (al_side){plane_of[f], material, f, windings[f]};
+        sides_tmp[kept++] = (al_side){plane_of[u], material, f, windings[u]};
     }
     double volume = al_brush_volume(planes, sides_tmp, kept);
     if (!(volume >= MIN_VOLUME)) REJECT(-1, "has no volume (%.3g cubic units)", volume);
