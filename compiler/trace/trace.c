@@ -20,6 +20,7 @@
 
 #define TRACE_EPSILON 1e-6
 #define TRACE_BACKOFF 0.01
+#define TRACE_HAIR    1e-4 /* units; see entered_at */
 
 typedef enum ray_class { RAY_E, RAY_S, RAY_E2S, RAY_S2E } ray_class;
 
@@ -63,6 +64,7 @@ typedef struct tracework {
     uint32_t bit;
     double start[3];
     double delta[3];
+    double hair; /* TRACE_HAIR units of travel, as a fraction of the move */
 } tracework;
 
 static inline bool is_transition(int k)
@@ -102,6 +104,24 @@ static inline transition descend(const tracework *tw, const al_tree *tree, int32
 {
     int k = quick_class(tw, tree, code);
     return k >= 0 ? make(k) : fft(tw, tree, code, t0, t1);
+}
+
+/* The move enters solid where it crosses node N's plane at TM: empty before, solid after.
+ * If the crossing point also lies on a real surface (a move through the corner where a
+ * block boundary or another hull's plane meets a wall), N's plane may not be that surface,
+ * and its normal would be wrong. So the far side is traced again from a hair before the
+ * crossing: its cells extended back show the surface actually entered. The fraction stays
+ * TM. When the far child is uniformly solid (the usual wall hit) this costs nothing. */
+static transition entered_at(const tracework *tw, const al_tree *tree, const al_node *n,
+                             int near, double t0, double tm, double t1)
+{
+    double ts = max2(t0, tm - tw->hair);
+    if (ts < tm) {
+        transition x = descend(tw, tree, n->child[near ^ 1], ts, t1);
+        if (kind_of(x) == RAY_E2S && x.t <= tm + tw->hair)
+            return crossing(RAY_E2S, tm, node_of(x), near_of(x));
+    }
+    return crossing(RAY_E2S, tm, n, near);
 }
 
 static transition fft(const tracework *tw, const al_tree *tree, int32_t code, double t0,
@@ -167,7 +187,7 @@ static transition fft(const tracework *tw, const al_tree *tree, int32_t code, do
         transition tf = descend(tw, tree, n->child[near ^ 1], tm, t1);
         switch (kind_of(tf)) {
         case RAY_E: return nk == RAY_E ? tf : crossing(RAY_S2E, tm, n, near);
-        case RAY_S: return nk == RAY_S ? tf : crossing(RAY_E2S, tm, n, near);
+        case RAY_S: return nk == RAY_S ? tf : entered_at(tw, tree, n, near, t0, tm, t1);
         case RAY_E2S: return nk == RAY_E ? tf : crossing(RAY_S2E, tm, n, near);
         default: return nk == RAY_S ? tf : crossing(RAY_E2S, tm, n, near);
         }
@@ -183,6 +203,8 @@ static transition first_transition(const al_model *m, uint32_t bit, const double
     tracework tw = {.model = m, .bit = bit};
     al_copy(start, tw.start);
     al_copy(delta, tw.delta);
+    double length = al_length(delta);
+    tw.hair = length > 0 ? TRACE_HAIR / length : 0;
     if (block >= 0) return fft(&tw, &m->blocks[block].onion, m->blocks[block].onion.root, 0, 1);
     return fft(&tw, &m->top, m->top.root, 0.0, 1.0);
 }
@@ -228,12 +250,15 @@ static __attribute__((noinline)) model_hit resolve_start_solid(const al_model *m
     case RAY_S2E: {
         double f_exit = (u.t * total - TRACE_BACKOFF) / length;
         if (f_exit < 0) f_exit = 0;
+        /* Continue from just past the exit. */
+        double f0 = f_exit + TRACE_EPSILON * 10 / length;
+        if (f0 >= 1) return r.hit = false, r.fraction = 1, r;
         double from[3], rest[3];
-        al_madd(start, delta, f_exit + TRACE_EPSILON * 10 / length, from);
-        al_scale(delta, 1.0 - f_exit, rest);
+        al_madd(start, delta, f0, from);
+        al_scale(delta, 1.0 - f0, rest);
         transition v = first_transition(m, bit, from, rest, -1);
         r.hit = kind_of(v) == RAY_E2S;
-        r.fraction = r.hit ? f_exit + (1.0 - f_exit) * v.t : 1.0;
+        r.fraction = r.hit ? f0 + (1.0 - f0) * v.t : 1.0;
         r.at = v;
         return r;
     }
