@@ -303,17 +303,16 @@ static bool read_face(reader *r, al_map_face *f)
     return true;
 }
 
-/* Skips to the '}' that closes the current brush. Returns false at the end of input. */
+/* Skips to the '}' that closes the current brush, counting nested braces (a Quake 3
+ * patchDef2 holds its own). Braces count only as words of their own, so a material named
+ * "{grate" is not one. Returns false at the end of input. */
 static bool skip_brush(reader *r)
 {
+    int depth = 0;
     for (;;) {
         skip_space(r);
         int c = peek_char(r);
         if (c == -1) return false;
-        if (c == '}') {
-            advance(r);
-            return true;
-        }
         if (c == '"') {
             /* A quoted material name may contain braces. */
             advance(r);
@@ -321,8 +320,13 @@ static bool skip_brush(reader *r)
             if (peek_char(r) == '"') advance(r);
             continue;
         }
-        /* Skip a whole word so a material like "{grate" is not taken for a brace. */
+        size_t start = r->pos;
         while (peek_char(r) != -1 && !is_space(peek_char(r))) advance(r);
+        if (r->pos - start == 1 && r->data[start] == '{') depth++;
+        if (r->pos - start == 1 && r->data[start] == '}') {
+            if (depth == 0) return true;
+            depth--;
+        }
     }
 }
 
@@ -396,22 +400,17 @@ static int read_brush(reader *r, al_map_brush *b, token_pos open)
             free(f->material);
             free_brush(b);
             if (r->failed_nomem) return -1;
-            /* The error was reported at its token; drop the brush and go on. */
+            /* The error was reported at its token. Skip to the brush's end; if there is one,
+             * the brush is dropped and reading goes on, else the file ends inside it. */
+            bool recovered = peek_char(r) == '}' ? (advance(r), true) : skip_brush(r);
             al_diag *last = r->diags && r->diags->count ? &r->diags->items[r->diags->count - 1]
                                                         : NULL;
-            if (last && last->kind == AL_DIAG_SYNTAX) {
-                last->kind = AL_DIAG_INVALID_BRUSH;
-                size_t len = strlen(last->message);
-                snprintf(last->message + len, sizeof last->message - len, "; brush skipped");
-            } else if (last && last->kind == AL_DIAG_BAD_VALUE) {
+            if (recovered && last) {
+                if (last->kind == AL_DIAG_SYNTAX) last->kind = AL_DIAG_INVALID_BRUSH;
                 size_t len = strlen(last->message);
                 snprintf(last->message + len, sizeof last->message - len, "; brush skipped");
             }
-            if (peek_char(r) == '}') {
-                advance(r);
-                return 0;
-            }
-            return skip_brush(r) ? 0 : -1;
+            return recovered ? 0 : -1;
         }
         b->face_count++;
     }
