@@ -1,0 +1,378 @@
+/* Brushes: validation with diagnostics, bevels and Minkowski expansion. */
+#include "brush/brush.h"
+#include "brush/expand.h"
+#include "check.h"
+#include "geom/epsilon.h"
+#include "geom/vec3.h"
+#include "mapgen.h"
+#include "scene.h"
+#include "verify/oracle.h"
+
+#include <math.h>
+#include <string.h>
+
+/* One-brush input built from faces given as point triples. */
+typedef struct one_brush {
+    al_face_desc faces[16];
+    al_brush_desc brush;
+    al_entity_desc entity;
+    al_material_desc material;
+    al_input input;
+} one_brush;
+
+static void one_brush_init(one_brush *o, int count, const double (*pts)[3][3])
+{
+    memset(o, 0, sizeof *o);
+    for (int f = 0; f < count; f++) {
+        memcpy(o->faces[f].points, pts[f], sizeof o->faces[f].points);
+        o->faces[f].material = 0;
+    }
+    o->brush = (al_brush_desc){.entity = 0, .index = 7, .first_face = 0, .face_count = count,
+                               .line = 42};
+    o->entity.classname = "worldspawn";
+    o->material.name = "stone";
+    o->input = (al_input){.materials = &o->material, .material_count = 1,
+                          .entities = &o->entity, .entity_count = 1, .brushes = &o->brush,
+                          .brush_count = 1, .faces = o->faces, .face_count = count};
+}
+
+/* Builds the brush; returns it or NULL with the diagnostic in DIAGS. */
+static al_brush *build(one_brush *o, al_arena *arena, al_plane_table *planes, al_diag_list *diags)
+{
+    bool nomem;
+    return al_brush_build(arena, planes, &o->input, 0, diags, &nomem);
+}
+
+/* The six faces of a box, as point triples (outward by construction). */
+static void box_faces(double x0, double y0, double z0, double x1, double y1, double z1,
+                      double f[6][3][3])
+{
+    const double t[6][3][3] = {
+        {{x0, y0, z0}, {x0, y0, z1}, {x0, y1, z1}}, /* -x */
+        {{x1, y1, z0}, {x1, y1, z1}, {x1, y0, z1}}, /* +x */
+        {{x1, y0, z0}, {x1, y0, z1}, {x0, y0, z1}}, /* -y */
+        {{x0, y1, z0}, {x0, y1, z1}, {x1, y1, z1}}, /* +y */
+        {{x0, y1, z0}, {x1, y1, z0}, {x1, y0, z0}}, /* -z */
+        {{x0, y0, z1}, {x1, y0, z1}, {x1, y1, z1}}, /* +z */
+    };
+    /* Written as (p0, p1, p2) counter-clockwise seen from outside; the format wants the
+     * other order (normal = (p0 - p1) x (p2 - p1) pointing out), so swap p0 and p2. */
+    for (int i = 0; i < 6; i++)
+        for (int k = 0; k < 3; k++) {
+            f[i][0][k] = t[i][2][k];
+            f[i][1][k] = t[i][1][k];
+            f[i][2][k] = t[i][0][k];
+        }
+}
+
+typedef struct fixture {
+    al_arena *arena;
+    al_plane_table planes;
+    al_diag_list diags;
+} fixture;
+
+static void fixture_init(fixture *f)
+{
+    f->arena = al_arena_create(0);
+    al_plane_table_init(&f->planes);
+    memset(&f->diags, 0, sizeof f->diags);
+}
+
+static void fixture_free(fixture *f)
+{
+    al_arena_destroy(f->arena);
+    al_plane_table_free(&f->planes);
+    al_diag_list_clear(&f->diags);
+}
+
+static bool last_message_has(const fixture *f, const char *text)
+{
+    if (f->diags.count == 0) return false;
+    const al_diag *d = &f->diags.items[f->diags.count - 1];
+    return strstr(d->message, text) != NULL && d->entity == 0 && d->brush == 7 && d->line == 42;
+}
+
+CHECK_TEST(box_brush, "/brush/box-has-six-faces-its-bounds-and-volume")
+{
+    fixture fx;
+    fixture_init(&fx);
+    double f[6][3][3];
+    box_faces(0, 0, 0, 64, 32, 16, f);
+    one_brush o;
+    one_brush_init(&o, 6, (const double (*)[3][3]) f);
+    al_brush *b = build(&o, fx.arena, &fx.planes, &fx.diags);
+    REQUIRE(b);
+    CHECK(b->side_count == 6);
+    CHECK(fx.diags.count == 0);
+    CHECK_NEAR(al_brush_volume(&fx.planes, b->sides, b->side_count), 64 * 32 * 16, 1e-6);
+    CHECK(b->mins[0] == 0 && b->maxs[0] == 64 && b->maxs[2] == 16);
+    for (int s = 0; s < 6; s++) {
+        const al_plane *p = &fx.planes.planes[b->sides[s].plane];
+        CHECK(p->type < AL_PLANE_ANY);
+        CHECK(al_winding_max_plane_error(b->sides[s].winding, p->normal, p->dist) < 1e-9);
+    }
+    fixture_free(&fx);
+}
+
+CHECK_TEST(reject_few_faces, "/brush/invalid/fewer-than-four-faces")
+{
+    fixture fx;
+    fixture_init(&fx);
+    double f[6][3][3];
+    box_faces(0, 0, 0, 8, 8, 8, f);
+    one_brush o;
+    one_brush_init(&o, 3, (const double (*)[3][3]) f);
+    CHECK(build(&o, fx.arena, &fx.planes, &fx.diags) == NULL);
+    CHECK(last_message_has(&fx, "at least 4"));
+    fixture_free(&fx);
+}
+
+CHECK_TEST(reject_unbounded, "/brush/invalid/unbounded")
+{
+    fixture fx;
+    fixture_init(&fx);
+    double f[6][3][3];
+    box_faces(0, 0, 0, 8, 8, 8, f);
+    one_brush o;
+    one_brush_init(&o, 5, (const double (*)[3][3]) f); /* no top face */
+    CHECK(build(&o, fx.arena, &fx.planes, &fx.diags) == NULL);
+    CHECK(last_message_has(&fx, "unbounded"));
+    fixture_free(&fx);
+}
+
+CHECK_TEST(duplicate_plane, "/brush/duplicate-plane-face-is-ignored-with-a-warning")
+{
+    fixture fx;
+    fixture_init(&fx);
+    double f[7][3][3];
+    box_faces(0, 0, 0, 8, 8, 8, f);
+    /* The same plane again, as in dm2.map's brush 500. */
+    memcpy(f[6], f[2], sizeof f[2]);
+    one_brush o;
+    one_brush_init(&o, 7, (const double (*)[3][3]) f);
+    al_brush *b = build(&o, fx.arena, &fx.planes, &fx.diags);
+    REQUIRE(b);
+    CHECK(b->side_count == 6);
+    CHECK(last_message_has(&fx, "duplicate plane"));
+    CHECK(fx.diags.items[fx.diags.count - 1].face == 6);
+    CHECK(fx.diags.items[fx.diags.count - 1].severity == AL_SEVERITY_WARNING);
+    fixture_free(&fx);
+}
+
+CHECK_TEST(reject_opposite, "/brush/invalid/opposite-planes-zero-thickness")
+{
+    fixture fx;
+    fixture_init(&fx);
+    double f[6][3][3], flat[6][3][3];
+    box_faces(0, 0, 0, 8, 8, 8, f);
+    box_faces(0, 0, 0, 8, 8, 0, flat);
+    memcpy(f[5], flat[5], sizeof f[5]); /* the top face brought down onto z = 0 */
+    one_brush o;
+    one_brush_init(&o, 6, (const double (*)[3][3]) f);
+    CHECK(build(&o, fx.arena, &fx.planes, &fx.diags) == NULL);
+    CHECK(last_message_has(&fx, "zero thickness"));
+    fixture_free(&fx);
+}
+
+CHECK_TEST(reject_no_volume, "/brush/invalid/no-volume")
+{
+    fixture fx;
+    fixture_init(&fx);
+    double f[6][3][3];
+    box_faces(0, 0, 0, 8, 8, 1e-7, f); /* thinner than the on-plane tolerance */
+    one_brush o;
+    one_brush_init(&o, 6, (const double (*)[3][3]) f);
+    CHECK(build(&o, fx.arena, &fx.planes, &fx.diags) == NULL);
+    CHECK(fx.diags.count == 1);
+    fixture_free(&fx);
+}
+
+CHECK_TEST(reject_collinear, "/brush/invalid/face-points-collinear")
+{
+    fixture fx;
+    fixture_init(&fx);
+    double f[6][3][3];
+    box_faces(0, 0, 0, 8, 8, 8, f);
+    double bad[3][3] = {{0, 0, 0}, {1, 1, 1}, {2, 2, 2}};
+    memcpy(f[3], bad, sizeof bad);
+    one_brush o;
+    one_brush_init(&o, 6, (const double (*)[3][3]) f);
+    CHECK(build(&o, fx.arena, &fx.planes, &fx.diags) == NULL);
+    CHECK(last_message_has(&fx, "collinear"));
+    CHECK(fx.diags.items[fx.diags.count - 1].face == 3);
+    fixture_free(&fx);
+}
+
+CHECK_TEST(reject_nan_and_huge, "/brush/invalid/nan-and-huge-coordinates")
+{
+    fixture fx;
+    fixture_init(&fx);
+    double f[6][3][3];
+    box_faces(0, 0, 0, 8, 8, 8, f);
+    f[1][2][0] = NAN;
+    one_brush o;
+    one_brush_init(&o, 6, (const double (*)[3][3]) f);
+    CHECK(build(&o, fx.arena, &fx.planes, &fx.diags) == NULL);
+    CHECK(last_message_has(&fx, "not a finite number"));
+    box_faces(0, 0, 0, 8, 8, 1e9, f);
+    one_brush_init(&o, 6, (const double (*)[3][3]) f);
+    CHECK(build(&o, fx.arena, &fx.planes, &fx.diags) == NULL);
+    CHECK(last_message_has(&fx, "beyond the limit"));
+    box_faces(0, 0, 0, 8, 8, INFINITY, f);
+    one_brush_init(&o, 6, (const double (*)[3][3]) f);
+    CHECK(build(&o, fx.arena, &fx.planes, &fx.diags) == NULL);
+    fixture_free(&fx);
+}
+
+CHECK_TEST(redundant_face_warns, "/brush/face-not-touching-is-ignored-with-a-warning")
+{
+    fixture fx;
+    fixture_init(&fx);
+    double f[7][3][3];
+    box_faces(0, 0, 0, 8, 8, 8, f);
+    double g[6][3][3];
+    box_faces(0, 0, 0, 8, 8, 100, g);
+    memcpy(f[6], g[5], sizeof g[5]); /* a second top face far above */
+    one_brush o;
+    one_brush_init(&o, 7, (const double (*)[3][3]) f);
+    al_brush *b = build(&o, fx.arena, &fx.planes, &fx.diags);
+    REQUIRE(b);
+    CHECK(b->side_count == 6);
+    REQUIRE(fx.diags.count == 1);
+    CHECK(fx.diags.items[0].severity == AL_SEVERITY_WARNING && fx.diags.items[0].face == 6);
+    fixture_free(&fx);
+}
+
+CHECK_TEST(compile_goes_on, "/brush/invalid-brushes-are-left-out-and-the-compile-goes-on")
+{
+    mapgen *g = mapgen_create(false);
+    mapgen_begin_entity(g, "worldspawn");
+    mapgen_box(g, 0, 0, 0, 64, 64, 64, "stone");
+    mapgen_box(g, 100, 0, 0, 164, 64, 0, "broken"); /* zero thickness */
+    mapgen_box(g, 200, 0, 0, 264, 64, 64, "stone");
+    mapgen_end_entity(g);
+    size_t len;
+    const char *text = mapgen_text(g, &len);
+    scene s;
+    REQUIRE(scene_load_text(&s, text, len, NULL));
+    al_world_stats st;
+    al_world_get_stats(s.world, &st);
+    CHECK(st.valid_brushes == 2 && st.invalid_brushes == 1);
+    const al_diag_list *d = al_world_diagnostics(s.world);
+    REQUIRE(d->count >= 1);
+    CHECK(d->items[0].entity == 0 && d->items[0].brush == 1);
+    CHECK(d->items[0].line > 0); /* the brush's line in the text */
+    CHECK(al_world_point_solid(s.world, 0, (double[3]){32, 32, 32}));
+    CHECK(al_world_point_solid(s.world, 0, (double[3]){232, 32, 32}));
+    scene_free(&s);
+    mapgen_destroy(g);
+}
+
+CHECK_TEST(expand_box, "/expand/box-grows-by-the-mirrored-hull-box")
+{
+    fixture fx;
+    fixture_init(&fx);
+    double f[6][3][3];
+    box_faces(0, 0, 0, 64, 64, 64, f);
+    one_brush o;
+    one_brush_init(&o, 6, (const double (*)[3][3]) f);
+    al_brush *b = build(&o, fx.arena, &fx.planes, &fx.diags);
+    REQUIRE(b);
+    double mins[3] = {-16, -16, -24}, maxs[3] = {16, 16, 32};
+    al_brush *e = al_brush_expand(fx.arena, &fx.planes, b, mins, maxs);
+    REQUIRE(e);
+    CHECK(e->side_count == 6); /* a box needs no bevels */
+    /* The origin collides when origin + [mins, maxs] meets the box. */
+    CHECK(e->mins[0] == -16 && e->maxs[0] == 80);
+    CHECK(e->mins[2] == -32 && e->maxs[2] == 88);
+    CHECK(al_brush_expand(fx.arena, &fx.planes, b, (double[3]){0, 0, 0}, (double[3]){0, 0, 0}) == b);
+    fixture_free(&fx);
+}
+
+/* A sharp wedge, as in q1_hull_expansion.map: without edge bevels the expanded tip reaches
+ * far beyond the true Minkowski sum. */
+CHECK_TEST(expand_sharp_wedge, "/expand/sharp-wedge-gets-bevels-and-an-exact-tip")
+{
+    fixture fx;
+    fixture_init(&fx);
+    /* Footprint: a thin triangle pointing along +x, 10 degrees wide, extruded in z. */
+    double tip = 512, half = 512 * tan(5 * M_PI / 180);
+    double face[5][3][3] = {
+        {{0, -half, 0}, {tip, 0, 0}, {tip, 0, 64}},
+        {{tip, 0, 0}, {0, half, 0}, {0, half, 64}},
+        {{0, half, 0}, {0, -half, 0}, {0, -half, 64}},
+        {{0, -half, 0}, {0, half, 0}, {tip, 0, 0}},
+        {{0, -half, 64}, {tip, 0, 64}, {0, half, 64}},
+    };
+    /* Orientation fix-up as the generator does: flip faces whose normal points inwards. */
+    for (int i = 0; i < 5; i++) {
+        double a[3], b[3], n[3], c[3] = {tip / 3, 0, 32}, out[3];
+        al_sub(face[i][0], face[i][1], a);
+        al_sub(face[i][2], face[i][1], b);
+        al_cross(a, b, n);
+        al_sub(face[i][1], c, out);
+        if (al_dot(n, out) < 0) {
+            double t[3];
+            al_copy(face[i][0], t);
+            al_copy(face[i][2], face[i][0]);
+            al_copy(t, face[i][2]);
+        }
+    }
+    one_brush o;
+    one_brush_init(&o, 5, (const double (*)[3][3]) face);
+    al_brush *b = build(&o, fx.arena, &fx.planes, &fx.diags);
+    REQUIRE(b);
+    double mins[3] = {-16, -16, -24}, maxs[3] = {16, 16, 32};
+    al_brush *e = al_brush_expand(fx.arena, &fx.planes, b, mins, maxs);
+    REQUIRE(e);
+    CHECK(e->side_count > 5 + 2); /* axial and edge bevels at the tip */
+    /* The true sum reaches tip + 16 along x (the box's half width); pushing the two side
+     * planes out without bevels would meet at tip + 16 / sin(5 deg) ~ tip + 183. */
+    CHECK_NEAR(e->maxs[0], tip + 16, 1e-6);
+    fixture_free(&fx);
+}
+
+/* Oracle: for random convex brushes and hull boxes, "inside every expanded plane" agrees with
+ * the separating-axis test against the original brush at random points. */
+CHECK_TEST(expand_oracle, "/expand/agrees-with-separating-axis-oracle")
+{
+    mapgen *g = mapgen_create(true);
+    mapgen_begin_entity(g, "worldspawn");
+    uint64_t s = 99;
+    for (int i = 0; i < 60; i++) {
+        double xy[8][2];
+        int n = 3 + i % 6;
+        for (int v = 0; v < n; v++) {
+            s = s * 6364136223846793005ull + 1442695040888963407ull;
+            double r = 16 + (double) (s >> 58);
+            double a = 2 * M_PI * v / n + 0.3 * (double) ((s >> 40) & 0xff) / 255;
+            xy[v][0] = (i % 10) * 256 + round(r * cos(a));
+            xy[v][1] = (i / 10) * 256 + round(r * sin(a));
+        }
+        mapgen_prism(g, n, (const double (*)[2]) xy, (i % 3) * 8, 40 + (i % 5) * 16, "stone");
+        mapgen_ramp(g, (i % 10) * 256 + 64, (i / 10) * 256 + 64, (i % 10) * 256 + 128,
+                    (i / 10) * 256 + 96, 0, 16 + i, i % 2, i % 4 < 2 ? 1 : -1, "ramp");
+    }
+    mapgen_end_entity(g);
+    size_t len;
+    const char *text = mapgen_text(g, &len);
+    scene sc;
+    REQUIRE(scene_load_text(&sc, text, len, NULL));
+    al_oracle *o = al_oracle_create(sc.world);
+    REQUIRE(o);
+    for (int h = 0; h < al_world_hull_count(sc.world); h++) {
+        al_verify_counts c;
+        al_verify_solidity(sc.world, o, h, 40000, 5 + h, &c);
+        CHECK_MSG(c.mismatches == 0, "hull %d: %lld of %lld points disagree", h,
+                  (long long) c.mismatches, (long long) c.checked);
+        CHECK(c.checked > 30000);
+    }
+    al_oracle_destroy(o);
+    scene_free(&sc);
+    mapgen_destroy(g);
+}
+
+int main(int argc, char **argv)
+{
+    return check_main(argc, argv);
+}

@@ -1,0 +1,278 @@
+/* The onion BSP on small scenes: solidity per hull, blocks, models. */
+#include "check.h"
+#include "geom/vec3.h"
+#include "mapgen.h"
+#include "scene.h"
+#include "verify/oracle.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static bool load(scene *s, mapgen *g, const scene_options *options)
+{
+    size_t len;
+    const char *text = mapgen_text(g, &len);
+    bool ok = scene_load_text(s, text, len, options);
+    mapgen_destroy(g);
+    return ok;
+}
+
+/* A closed room: interior [0, 256] x [0, 256] x [0, 128], 16-unit walls. */
+static void room(mapgen *g, double x0, double y0, double x1, double y1, double z1)
+{
+    mapgen_box(g, x0 - 16, y0 - 16, -16, x1 + 16, y1 + 16, 0, "floor");
+    mapgen_box(g, x0 - 16, y0 - 16, z1, x1 + 16, y1 + 16, z1 + 16, "ceiling");
+    mapgen_box(g, x0 - 16, y0 - 16, 0, x0, y1 + 16, z1, "wall");
+    mapgen_box(g, x1, y0 - 16, 0, x1 + 16, y1 + 16, z1, "wall");
+    mapgen_box(g, x0, y0 - 16, 0, x1, y0, z1, "wall");
+    mapgen_box(g, x0, y1, 0, x1, y1 + 16, z1, "wall");
+}
+
+static bool solid(const scene *s, const char *hull, double x, double y, double z)
+{
+    return al_world_point_solid(s->world, scene_hull(s, hull), (double[3]){x, y, z});
+}
+
+CHECK_TEST(sealed_room, "/bsp/onion/sealed-room-point-hull-has-one-closed-empty-region")
+{
+    mapgen *g = mapgen_create(false);
+    mapgen_begin_entity(g, "worldspawn");
+    room(g, 0, 0, 256, 256, 128);
+    mapgen_end_entity(g);
+    scene s;
+    REQUIRE(load(&s, g, NULL));
+    CHECK(!solid(&s, "point", 128, 128, 64));
+    CHECK(!solid(&s, "point", 1, 1, 1));
+    CHECK(solid(&s, "point", -8, 128, 64));
+    CHECK(solid(&s, "point", 128, 128, -8));
+    CHECK(!solid(&s, "point", 128, 128, 400)); /* outside is empty void */
+    /* Every point trace from inside to outside is stopped by a wall: the region is closed. */
+    int escaped = 0;
+    for (int i = 0; i < 2000; i++) {
+        double a = i * 2.399963, b = acos(1 - 2 * (i + 0.5) / 2000);
+        double dir[3] = {sin(b) * cos(a), sin(b) * sin(a), cos(b)};
+        double start[3] = {128 + 50 * dir[1], 128 - 40 * dir[0], 64 + 20 * dir[2]};
+        double end[3];
+        al_madd(start, dir, 2000, end);
+        al_trace t;
+        al_world_trace(s.world, 0, start, end, &t);
+        if (!t.hit || t.start_solid) escaped++;
+        if (t.hit && !al_world_point_solid(s.world, 0, t.end)) continue;
+        if (t.hit) escaped++; /* the resting position must be empty */
+    }
+    CHECK_MSG(escaped == 0, "%d traces escaped or ended in solid", escaped);
+    scene_free(&s);
+}
+
+CHECK_TEST(low_tunnel, "/bsp/onion/low-tunnel-is-empty-for-crouch-and-solid-for-stand")
+{
+    mapgen *g = mapgen_create(true);
+    mapgen_begin_entity(g, "worldspawn");
+    room(g, 0, 0, 512, 256, 192);
+    /* A block across the room with a tunnel 64 wide and 48 high through it along x. */
+    mapgen_box(g, 192, 0, 0, 320, 96, 128, "block");
+    mapgen_box(g, 192, 160, 0, 320, 256, 128, "block");
+    mapgen_box(g, 192, 96, 48, 320, 160, 128, "block");
+    mapgen_end_entity(g);
+    scene s;
+    REQUIRE(load(&s, g, NULL));
+    /* Agent origins 24 above the tunnel floor, in the middle of the tunnel. */
+    CHECK(!solid(&s, "crouch", 256, 128, 24.5));
+    CHECK(solid(&s, "stand", 256, 128, 24.5));
+    CHECK(!solid(&s, "point", 256, 128, 24.5));
+    CHECK(solid(&s, "large", 256, 128, 24.5));
+    /* Outside the tunnel everyone stands. */
+    CHECK(!solid(&s, "stand", 100, 128, 24.5));
+    /* A crouching agent passes, a standing one is stopped at the mouth: the stand box (16
+     * half width) touches the block's face x = 192 when its origin is at x = 176. */
+    al_trace t;
+    double a[3] = {100, 128, 24.5}, b[3] = {400, 128, 24.5};
+    al_world_trace(s.world, scene_hull(&s, "crouch"), a, b, &t);
+    CHECK(!t.hit);
+    al_world_trace(s.world, scene_hull(&s, "stand"), a, b, &t);
+    REQUIRE(t.hit);
+    CHECK_NEAR(a[0] + t.fraction * (b[0] - a[0]), 176, 1e-6);
+    CHECK_NEAR(t.normal[0], -1, 1e-9);
+    scene_free(&s);
+}
+
+CHECK_TEST(thin_wall, "/bsp/onion/one-unit-wall-stops-point-traces")
+{
+    mapgen *g = mapgen_create(false);
+    mapgen_begin_entity(g, "worldspawn");
+    room(g, 0, 0, 256, 256, 128);
+    mapgen_box(g, 128, 0, 0, 129, 256, 128, "thin");
+    mapgen_end_entity(g);
+    scene s;
+    REQUIRE(load(&s, g, NULL));
+    CHECK(solid(&s, "point", 128.5, 50, 50));
+    CHECK(!solid(&s, "point", 127.5, 50, 50));
+    CHECK(solid(&s, "stand", 127.5 - 15, 50, 50)); /* expanded by 16 each side */
+    int crossed = 0;
+    for (int i = 0; i < 500; i++) {
+        double y = 10 + i * 0.47, z = 5 + (i % 97) * 1.1;
+        double a[3] = {20 + (i % 13), y, z}, b[3] = {240 - (i % 7), 256 - y, 128 - z};
+        al_trace t;
+        al_world_trace(s.world, 0, a, b, &t);
+        if (!t.hit) crossed++;
+        else CHECK_NEAR(a[0] + t.fraction * (b[0] - a[0]), 128, 1e-6);
+    }
+    CHECK(crossed == 0);
+    scene_free(&s);
+}
+
+CHECK_TEST(block_size_independent, "/bsp/onion/solidity-does-not-depend-on-the-block-size")
+{
+    double sizes[] = {64, 256, 1024, 8192};
+    al_rng rng = {3};
+    double points[3000][3];
+    scene s[4];
+    for (int i = 0; i < 4; i++) {
+        mapgen *g = mapgen_create(true);
+        mapgen_begin_entity(g, "worldspawn");
+        room(g, 0, 0, 700, 500, 200);
+        mapgen_stairs(g, 40, 40, 0, 0, 6, 16, 32, 96, "stairs");
+        mapgen_ramp(g, 300, 200, 428, 300, 0, 128, 0, 1, "ramp");
+        double oct[8][2];
+        for (int v = 0; v < 8; v++)
+            oct[v][0] = 550 + round(30 * cos((v + 0.5) * M_PI / 4)),
+            oct[v][1] = 350 + round(30 * sin((v + 0.5) * M_PI / 4));
+        mapgen_prism(g, 8, (const double (*)[2]) oct, 0, 200, "pillar");
+        mapgen_end_entity(g);
+        scene_options o = {.block_size = sizes[i]};
+        REQUIRE(load(&s[i], g, &o));
+    }
+    for (int p = 0; p < 3000; p++)
+        for (int k = 0; k < 3; k++) points[p][k] = -40 + al_rng_uniform(&rng) * 800;
+    int differ = 0;
+    for (int h = 0; h < 4; h++)
+        for (int p = 0; p < 3000; p++) {
+            bool first = al_world_point_solid(s[0].world, h, points[p]);
+            for (int i = 1; i < 4; i++)
+                if (al_world_point_solid(s[i].world, h, points[p]) != first) differ++;
+        }
+    CHECK_MSG(differ == 0, "%d answers differ", differ);
+    for (int i = 0; i < 4; i++) scene_free(&s[i]);
+}
+
+CHECK_TEST(models, "/bsp/onion/doors-are-models-triggers-and-liquids-are-not-solid")
+{
+    mapgen *g = mapgen_create(false);
+    mapgen_begin_entity(g, "worldspawn");
+    room(g, 0, 0, 512, 256, 128);
+    mapgen_box(g, 300, 0, 0, 340, 256, 20, "*water1"); /* a pool's water */
+    mapgen_end_entity(g);
+    mapgen_begin_entity(g, "func_door");
+    mapgen_box(g, 100, 0, 0, 108, 256, 128, "door");
+    mapgen_end_entity(g);
+    mapgen_begin_entity(g, "trigger_once");
+    mapgen_box(g, 200, 0, 0, 240, 256, 128, "trigger");
+    mapgen_end_entity(g);
+    mapgen_begin_entity(g, "func_detail");
+    mapgen_box(g, 400, 0, 0, 420, 256, 64, "detail");
+    mapgen_end_entity(g);
+    scene s;
+    REQUIRE(load(&s, g, NULL));
+    CHECK(al_world_model_count(s.world) == 2); /* the world and the door */
+    CHECK(al_world_model_entity(s.world, 1) == 1);
+    CHECK(solid(&s, "point", 104, 128, 64));  /* door */
+    CHECK(!solid(&s, "point", 220, 128, 64)); /* trigger */
+    CHECK(!solid(&s, "point", 320, 128, 10)); /* water */
+    CHECK(solid(&s, "point", 410, 128, 10));  /* detail is world for collision */
+    al_trace t;
+    double a[3] = {50, 128, 64}, b[3] = {450, 128, 64};
+    al_world_trace(s.world, 0, a, b, &t);
+    REQUIRE(t.hit);
+    CHECK(t.model == 1 && t.entity == 1);
+    CHECK_NEAR(t.contact[0], 100, 1e-6);
+    double c[3] = {150, 128, 64}, d[3] = {380, 128, 64};
+    al_world_trace(s.world, 0, c, d, &t);
+    CHECK(!t.hit); /* through the trigger and over the water */
+    scene_free(&s);
+}
+
+CHECK_TEST(map_trees_agree, "/bsp/onion/map-trees-agree-with-the-onion-tree")
+{
+    mapgen *g = mapgen_create(true);
+    mapgen_begin_entity(g, "worldspawn");
+    room(g, 0, 0, 600, 600, 256);
+    mapgen_stairs(g, 32, 32, 0, 1, 5, 24, 32, 64, "stairs");
+    mapgen_ramp(g, 200, 200, 328, 328, 0, 128, 1, -1, "ramp");
+    mapgen_box(g, 400, 100, 48, 500, 200, 100, "floating");
+    mapgen_end_entity(g);
+    scene s;
+    REQUIRE(load(&s, g, NULL));
+    al_oracle *o = al_oracle_create(s.world);
+    REQUIRE(o);
+    for (int h = 0; h < 4; h++) {
+        al_verify_counts c;
+        al_verify_map_trees(s.world, o, h, 20000, 11 + h, &c);
+        CHECK_MSG(c.mismatches == 0, "hull %d: %lld mismatches", h, (long long) c.mismatches);
+        al_verify_solidity(s.world, o, h, 20000, 17 + h, &c);
+        CHECK_MSG(c.mismatches == 0, "hull %d: %lld solidity mismatches", h,
+                  (long long) c.mismatches);
+    }
+    al_oracle_destroy(o);
+    scene_free(&s);
+}
+
+CHECK_TEST(empty_map, "/bsp/onion/empty-map-and-hull-overrides")
+{
+    mapgen *g = mapgen_create(false);
+    mapgen_begin_entity(g, "worldspawn");
+    mapgen_end_entity(g);
+    scene s;
+    REQUIRE(load(&s, g, NULL));
+    CHECK(!solid(&s, "stand", 0, 0, 0));
+    al_trace t;
+    al_world_trace(s.world, 1, (double[3]){0, 0, 0}, (double[3]){100, 0, 0}, &t);
+    CHECK(!t.hit && t.fraction == 1);
+    scene_free(&s);
+    /* Eight hulls from the command-line style override. */
+    al_hull_desc hulls[8] = {{"point", {0, 0, 0}, {0, 0, 0}}};
+    for (int i = 1; i < 8; i++) {
+        snprintf(hulls[i].name, sizeof hulls[i].name, "h%d", i);
+        for (int k = 0; k < 3; k++) hulls[i].mins[k] = -4.0 * i, hulls[i].maxs[k] = 4.0 * i;
+    }
+    g = mapgen_create(false);
+    mapgen_begin_entity(g, "worldspawn");
+    mapgen_box(g, 0, 0, 0, 64, 64, 64, "stone");
+    mapgen_end_entity(g);
+    scene_options o = {.hulls = hulls, .hull_count = 8};
+    REQUIRE(load(&s, g, &o));
+    CHECK(al_world_hull_count(s.world) == 8);
+    for (int i = 1; i < 8; i++) {
+        CHECK(solid(&s, hulls[i].name, -4.0 * i + 0.5, 32, 32));
+        CHECK(!solid(&s, hulls[i].name, -4.0 * i - 0.5, 32, 32));
+    }
+    scene_free(&s);
+}
+
+CHECK_TEST(bad_hulls, "/bsp/onion/bad-hull-lists-are-refused-with-a-reason")
+{
+    al_entity_desc world = {.classname = "worldspawn"};
+    al_hull_desc no_point[2] = {{"stand", {-16, -16, -24}, {16, 16, 32}},
+                                {"point", {0, 0, 0}, {0, 0, 0}}};
+    al_hull_desc twice[2] = {{"point", {0, 0, 0}, {0, 0, 0}}, {"point", {-1, -1, -1}, {1, 1, 1}}};
+    al_hull_desc inverted[2] = {{"point", {0, 0, 0}, {0, 0, 0}}, {"bad", {1, 0, 0}, {-1, 0, 0}}};
+    const al_hull_desc *lists[3] = {no_point, twice, inverted};
+    const char *reasons[3] = {"point hull", "used twice", "greater than"};
+    for (int i = 0; i < 3; i++) {
+        al_input in = {.entities = &world, .entity_count = 1, .hulls = lists[i], .hull_count = 2};
+        al_world *w = NULL;
+        al_diag_list d = {0};
+        CHECK(al_world_compile(&in, NULL, &w, &d) == AL_ERR_INVALID_ARGUMENT);
+        CHECK(w == NULL);
+        CHECK(d.count == 1 && strstr(d.items[0].message, reasons[i]));
+        al_diag_list_clear(&d);
+    }
+    al_input in = {.entities = &world, .entity_count = 1, .block_size = 3};
+    al_world *w = NULL;
+    CHECK(al_world_compile(&in, NULL, &w, NULL) == AL_ERR_INVALID_ARGUMENT);
+}
+
+int main(int argc, char **argv)
+{
+    return check_main(argc, argv);
+}

@@ -1,0 +1,254 @@
+/* Swept-box traces: closed-form examples, edge cases, and the oracles. */
+#include "check.h"
+#include "geom/epsilon.h"
+#include "geom/vec3.h"
+#include "mapgen.h"
+#include "scene.h"
+#include "verify/oracle.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bool load(scene *s, mapgen *g)
+{
+    size_t len;
+    const char *text = mapgen_text(g, &len);
+    bool ok = scene_load_text(s, text, len, NULL);
+    mapgen_destroy(g);
+    return ok;
+}
+
+static void floor_and_room(mapgen *g)
+{
+    mapgen_box(g, -528, -528, -16, 528, 528, 0, "floor");
+    mapgen_box(g, -528, -528, 512, 528, 528, 528, "ceiling");
+    mapgen_box(g, -528, -528, 0, -512, 528, 512, "wall");
+    mapgen_box(g, 512, -528, 0, 528, 528, 512, "wall");
+    mapgen_box(g, -512, -528, 0, 512, -512, 512, "wall");
+    mapgen_box(g, -512, 512, 0, 512, 528, 512, "wall");
+}
+
+/* A box dropped onto a 45-degree ramp rising along +x from x = 0 (z = 0) to x = 256. */
+CHECK_TEST(ramp_45, "/trace/box-lands-on-45-degree-ramp-with-its-normal")
+{
+    mapgen *g = mapgen_create(true);
+    mapgen_begin_entity(g, "worldspawn");
+    floor_and_room(g);
+    mapgen_ramp(g, 0, -128, 256, 128, 0, 256, 0, 1, "ramp");
+    mapgen_end_entity(g);
+    scene s;
+    REQUIRE(load(&s, g));
+    int stand = scene_hull(&s, "stand");
+    for (double x = 40; x <= 200; x += 40) {
+        double a[3] = {x, 0, 400}, b[3] = {x, 0, 0};
+        al_trace t;
+        al_world_trace(s.world, stand, a, b, &t);
+        REQUIRE(t.hit && !t.start_solid);
+        /* The slope z = x is highest under the box at its uphill bottom edge (x + 16, at
+         * z - 24): origin z = (x + 16) + 24. */
+        CHECK_NEAR(t.contact[2], x + 16 + 24, 1e-6);
+        CHECK_NEAR(t.normal[0], -sqrt(0.5), 1e-9);
+        CHECK_NEAR(t.normal[2], sqrt(0.5), 1e-9);
+        /* The end is AL_TRACE_SKIN in front of the slope, and empty. */
+        CHECK_NEAR(al_dot(t.normal, t.contact) - al_dot(t.normal, t.end), -AL_TRACE_SKIN, 1e-9);
+        CHECK(!al_world_point_solid(s.world, stand, t.end));
+    }
+    scene_free(&s);
+}
+
+CHECK_TEST(stairs, "/trace/box-lands-on-16-and-24-unit-steps")
+{
+    mapgen *g = mapgen_create(false);
+    mapgen_begin_entity(g, "worldspawn");
+    floor_and_room(g);
+    mapgen_stairs(g, -400, -300, 0, 0, 6, 16, 64, 128, "stairs16");
+    mapgen_stairs(g, -400, 100, 0, 0, 6, 24, 64, 128, "stairs24");
+    mapgen_end_entity(g);
+    scene s;
+    REQUIRE(load(&s, g));
+    int stand = scene_hull(&s, "stand");
+    double rises[2] = {16, 24}, ys[2] = {-236, 164};
+    for (int k = 0; k < 2; k++)
+        for (int step = 0; step < 6; step++) {
+            double x = -400 + step * 64 + 32; /* the middle of the step, box fits on it */
+            double a[3] = {x, ys[k], 400}, b[3] = {x, ys[k], 0};
+            al_trace t;
+            al_world_trace(s.world, stand, a, b, &t);
+            REQUIRE(t.hit);
+            CHECK_NEAR(t.contact[2], (step + 1) * rises[k] + 24, 1e-6);
+            CHECK(t.normal[2] == 1);
+            /* Walking into the next riser at foot level is blocked at its face. */
+            if (step < 5) {
+                double c[3] = {x, ys[k], (step + 1) * rises[k] + 24 + 1};
+                double d[3] = {x + 64, ys[k], c[2]};
+                al_world_trace(s.world, stand, c, d, &t);
+                REQUIRE(t.hit);
+                CHECK_NEAR(t.contact[0], -400 + (step + 1) * 64 - 16, 1e-6);
+                CHECK(t.normal[0] == -1);
+            }
+        }
+    scene_free(&s);
+}
+
+CHECK_TEST(start_on_boundary, "/trace/start-touching-a-surface-is-not-start-solid")
+{
+    mapgen *g = mapgen_create(false);
+    mapgen_begin_entity(g, "worldspawn");
+    floor_and_room(g);
+    mapgen_end_entity(g);
+    scene s;
+    REQUIRE(load(&s, g));
+    int stand = scene_hull(&s, "stand");
+    /* Resting exactly on the floor (origin 24 above it), moving down and sideways. */
+    double a[3] = {0, 0, 24}, down[3] = {10, 0, -10}, side[3] = {64, 0, 24};
+    al_trace t;
+    al_world_trace(s.world, stand, a, down, &t);
+    CHECK(t.hit && !t.start_solid && !t.all_solid);
+    CHECK(t.fraction < 1e-3);
+    CHECK(t.normal[2] == 1);
+    al_world_trace(s.world, stand, a, side, &t);
+    CHECK(!t.hit && !t.start_solid); /* sliding along the floor is free */
+    scene_free(&s);
+}
+
+CHECK_TEST(start_solid, "/trace/start-inside-solid-is-reported-and-may-move-out")
+{
+    mapgen *g = mapgen_create(false);
+    mapgen_begin_entity(g, "worldspawn");
+    floor_and_room(g);
+    mapgen_box(g, -64, -64, 0, 64, 64, 64, "block");
+    mapgen_end_entity(g);
+    scene s;
+    REQUIRE(load(&s, g));
+    al_trace t;
+    double in[3] = {0, 0, 32}, in2[3] = {10, 0, 32}, out[3] = {600, 0, 32};
+    al_world_trace(s.world, 0, in, in2, &t);
+    CHECK(t.start_solid && t.all_solid && t.fraction == 0);
+    al_world_trace(s.world, 0, in, out, &t);
+    CHECK(t.start_solid && !t.all_solid);
+    /* Moving out, then into the wall at x = 512. */
+    REQUIRE(t.hit);
+    CHECK_NEAR(t.contact[0], 512, 1e-6);
+    al_world_trace(s.world, 0, in, in, &t);
+    CHECK(t.start_solid && t.all_solid);
+    double empty[3] = {200, 0, 32};
+    al_world_trace(s.world, 0, empty, empty, &t);
+    CHECK(!t.start_solid && !t.hit && t.fraction == 1);
+    double bad[3] = {NAN, 0, 0};
+    al_world_trace(s.world, 0, bad, empty, &t);
+    CHECK(!t.hit && t.fraction == 1);
+    al_world_trace(s.world, 99, empty, out, &t);
+    CHECK(!t.hit);
+    scene_free(&s);
+}
+
+CHECK_TEST(crossing_blocks, "/trace/long-traces-cross-blocks-and-hit-the-same-walls")
+{
+    mapgen *g = mapgen_create(false);
+    mapgen_begin_entity(g, "worldspawn");
+    floor_and_room(g);
+    for (int i = -3; i <= 3; i++) mapgen_box(g, i * 128 - 4, -300, 0, i * 128 + 4, 300, 200, "fin");
+    mapgen_end_entity(g);
+    size_t len;
+    const char *text = mapgen_text(g, &len);
+    scene a, b;
+    scene_options small = {.block_size = 64}, large = {.block_size = 4096};
+    REQUIRE(scene_load_text(&a, text, len, &small));
+    REQUIRE(scene_load_text(&b, text, len, &large));
+    mapgen_destroy(g);
+    for (int i = 0; i < 200; i++) {
+        double s0[3] = {-500 + i * 0.7, -250 + i * 2.3, 10 + i * 0.9};
+        double e0[3] = {500 - i * 1.3, 250 - i * 1.1, 300 - i * 0.7};
+        for (int h = 0; h < 4; h++) {
+            al_trace ta, tb;
+            al_world_trace(a.world, h, s0, e0, &ta);
+            al_world_trace(b.world, h, s0, e0, &tb);
+            CHECK(ta.hit == tb.hit && ta.start_solid == tb.start_solid);
+            CHECK_NEAR(ta.fraction, tb.fraction, 1e-9);
+        }
+    }
+    scene_free(&a);
+    scene_free(&b);
+}
+
+/* The oracles on a generated map (rooms, stairs, tunnels, ramps, pillars, crates). */
+CHECK_TEST(oracle_generated, "/trace/oracle/generated-map-agrees-with-brute-force")
+{
+    /* Built by allium-genmap in the build tree (see tests/meson.build). */
+    const char *file = getenv("ALLIUM_GENERATED_MAP");
+    if (!file) {
+        check_skip("ALLIUM_GENERATED_MAP not set");
+        return;
+    }
+    scene s;
+    REQUIRE(scene_load_file(&s, file, NULL));
+    al_oracle *o = al_oracle_create(s.world);
+    REQUIRE(o);
+    for (int h = 0; h < al_world_hull_count(s.world); h++) {
+        al_verify_counts c;
+        al_verify_traces(s.world, o, h, 20000, 0, 100 + h, &c);
+        CHECK_MSG(c.mismatches == 0 && c.normal_mismatches == 0,
+                  "hull %d traces: %lld mismatches, %lld normal mismatches of %lld", h,
+                  (long long) c.mismatches, (long long) c.normal_mismatches,
+                  (long long) c.checked);
+        al_verify_plane_shift(s.world, o, h, 10000, 0, 200 + h, &c);
+        CHECK_MSG(c.mismatches == 0 && c.normal_mismatches == 0,
+                  "hull %d plane shifting: %lld mismatches, %lld normal mismatches", h,
+                  (long long) c.mismatches, (long long) c.normal_mismatches);
+        al_verify_solidity(s.world, o, h, 50000, 300 + h, &c);
+        CHECK_MSG(c.mismatches == 0, "hull %d solidity: %lld mismatches", h,
+                  (long long) c.mismatches);
+    }
+    al_oracle_destroy(o);
+    scene_free(&s);
+}
+
+/* Plane shifting with a box that is not a compiled hull, against the brute-force sweep. */
+CHECK_TEST(shift_any_size, "/trace/shift/any-box-size-agrees-with-brute-force")
+{
+    const char *file = getenv("ALLIUM_GENERATED_MAP");
+    if (!file) {
+        check_skip("ALLIUM_GENERATED_MAP not set");
+        return;
+    }
+    scene s;
+    REQUIRE(scene_load_file(&s, file, NULL));
+    al_oracle *o = al_oracle_create(s.world);
+    REQUIRE(o);
+    const double boxes[3][2][3] = {{{-10, -10, -20}, {10, 10, 20}},
+                                   {{-3, -40, 0}, {3, 40, 8}},
+                                   {{-24, -24, -24}, {24, 24, 24}}};
+    al_rng rng = {77};
+    int mismatches = 0, checked = 0;
+    for (int b = 0; b < 3; b++)
+        for (int i = 0, done = 0; done < 4000 && i < 100000; i++) {
+            double p[3];
+            al_verify_random_point(s.world, &rng, p);
+            if (al_oracle_point_margin(o, boxes[b][0], boxes[b][1], p) <= AL_SURFACE_EPSILON)
+                continue;
+            done++;
+            double d[3] = {al_rng_uniform(&rng) - 0.5, al_rng_uniform(&rng) - 0.5,
+                           al_rng_uniform(&rng) - 0.5};
+            double e[3];
+            al_madd(p, d, 300, e);
+            al_trace t;
+            al_world_trace_box(s.world, boxes[b][0], boxes[b][1], p, e, &t);
+            al_oracle_hit h;
+            al_oracle_sweep(o, boxes[b][0], boxes[b][1], p, e, &h);
+            checked++;
+            double len = al_length(d) * 300;
+            double ft = t.hit ? t.fraction : 1, fh = h.hit ? h.fraction : 1;
+            if (t.start_solid || fabs(ft - fh) * len > 1e-3) mismatches++;
+        }
+    CHECK_MSG(mismatches == 0, "%d of %d sweeps disagree", mismatches, checked);
+    CHECK(checked == 12000);
+    al_oracle_destroy(o);
+    scene_free(&s);
+}
+
+int main(int argc, char **argv)
+{
+    return check_main(argc, argv);
+}

@@ -1,0 +1,236 @@
+/* The .map reader and its conversion to compiler input. */
+#include "check.h"
+#include "mapfile/map-input.h"
+#include "materials/material-defaults.h"
+#include "settings/hull-spec.h"
+
+#include <math.h>
+#include <string.h>
+
+static al_map *read_ok(const char *text, al_diag_list *d)
+{
+    al_map *m = NULL;
+    al_status st = al_map_read_buffer(text, strlen(text), &m, d);
+    if (st != AL_OK) return NULL;
+    return m;
+}
+
+static const al_diag *find_diag(const al_diag_list *d, const char *text)
+{
+    for (size_t i = 0; i < d->count; i++)
+        if (strstr(d->items[i].message, text)) return &d->items[i];
+    return NULL;
+}
+
+CHECK_TEST(standard_face, "/mapfile/reads-a-standard-quake-face")
+{
+    const char *text = "// comment\n{\n\"classname\" \"worldspawn\"\n\"wad\" \"gfx/base.wad\"\n"
+                       "{\n( 448 -320 64 ) ( 448 -384 64 ) ( 448 -384 0 ) SLIPBOTSD 0 0 90 "
+                       "-1.000000 1.000000\n"
+                       "( 1 2 3 ) ( 4 5 6 ) ( 7 8 10 ) {grate 8 16 0 0.5 2 // trailing\n"
+                       "( 1 2 3 ) ( 4 5 6 ) ( 7 8 11 ) *04water1 0 0 0 1 1\n"
+                       "( 1 2 3 ) ( 4 5 6 ) ( 7 8 12 ) +0slip 0 0 0 1 1 1 2 3\n}\n}\n";
+    al_diag_list d = {0};
+    al_map *m = read_ok(text, &d);
+    REQUIRE(m);
+    CHECK(d.count == 0);
+    REQUIRE(m->entity_count == 1 && m->entities[0].brush_count == 1);
+    const al_map_entity *e = &m->entities[0];
+    CHECK(strcmp(al_map_entity_value(e, "wad"), "gfx/base.wad") == 0);
+    const al_map_brush *b = &e->brushes[0];
+    REQUIRE(b->face_count == 4);
+    CHECK(b->faces[0].points[0][0] == 448 && b->faces[0].points[2][2] == 0);
+    CHECK(strcmp(b->faces[0].material, "SLIPBOTSD") == 0 && !b->faces[0].valve);
+    CHECK(b->faces[0].rotation == 90 && b->faces[0].scale[0] == -1);
+    CHECK(strcmp(b->faces[1].material, "{grate") == 0);
+    CHECK(b->faces[1].offset[0] == 8 && b->faces[1].offset[1] == 16 && b->faces[1].scale[1] == 2);
+    CHECK(strcmp(b->faces[2].material, "*04water1") == 0);
+    CHECK(b->faces[3].has_flags && b->faces[3].flags[2] == 3);
+    CHECK(b->faces[1].line == 7 && b->faces[1].column == 1);
+    al_map_destroy(m);
+    al_diag_list_clear(&d);
+}
+
+CHECK_TEST(valve_face, "/mapfile/reads-a-valve-220-face")
+{
+    const char *text = "// Game: Quake\n// Format: Valve\n{\r\n\"classname\" \"worldspawn\"\r\n"
+                       "\"mapversion\" \"220\"\r\n{\r\n"
+                       "( 704 1824 576 ) ( 704 1792 576 ) ( 704 1792 448 ) grk_brk16 "
+                       "[ -2.22045e-16 -1 0 112 ] [ 0 0 -1 0 ] 0 1 1\r\n}\r\n}\r\n"
+                       "{\n\"classname\" \"light\"\n\"origin\" \"1 2 3\"\n\"key \\\"q\\\"\" \"v\"\n}\n";
+    al_diag_list d = {0};
+    al_map *m = read_ok(text, &d);
+    REQUIRE(m);
+    REQUIRE(m->entity_count == 2);
+    const al_map_face *f = &m->entities[0].brushes[0].faces[0];
+    CHECK(f->valve);
+    CHECK(f->u_axis[1] == -1 && f->u_offset == 112 && f->v_axis[2] == -1);
+    CHECK(fabs(f->u_axis[0] + 2.22045e-16) < 1e-30);
+    CHECK(strcmp(al_map_entity_value(&m->entities[1], "key \"q\""), "v") == 0);
+    al_map_destroy(m);
+    al_diag_list_clear(&d);
+}
+
+CHECK_TEST(bad_brush_skipped, "/mapfile/a-bad-brush-is-reported-with-its-line-and-skipped")
+{
+    const char *text = "{\n\"classname\" \"worldspawn\"\n"
+                       "{\n( 0 0 0 ) ( 1 0 0 ) ( 0 1 0 ) a 0 0 0 1 1\n}\n"
+                       "{\n( 0 0 0 ) ( 1 0 nan ) ( 0 1 0 ) a 0 0 0 1 1\n}\n"
+                       "{\n( 0 0 0 ) ( 1 0 ) ( 0 1 0 ) a 0 0 0 1 1\n}\n"
+                       "{\npatchDef2\n{\n}\n}\n"
+                       "{\n( 0 0 0 ) ( 1 0 0 ) ( 0 1 0 ) b 0 0 0 1 1\n}\n}\n";
+    al_diag_list d = {0};
+    al_map *m = read_ok(text, &d);
+    REQUIRE(m);
+    CHECK(m->brushes_skipped == 3);
+    REQUIRE(m->entities[0].brush_count == 2);
+    CHECK(m->entities[0].brushes[1].index == 4); /* file order numbering kept */
+    const al_diag *nan_diag = find_diag(&d, "not a finite number");
+    REQUIRE(nan_diag);
+    CHECK(nan_diag->line == 7 && nan_diag->column == 17 && nan_diag->brush == 1);
+    const al_diag *paren = find_diag(&d, "expected z coordinate");
+    REQUIRE(paren);
+    CHECK(paren->line == 10 && paren->brush == 2 && strstr(paren->message, "skipped"));
+    CHECK(find_diag(&d, "patchDef2") != NULL);
+    al_map_destroy(m);
+    al_diag_list_clear(&d);
+}
+
+CHECK_TEST(syntax_errors, "/mapfile/a-syntax-error-stops-the-read-with-line-and-column")
+{
+    struct {
+        const char *text;
+        const char *message;
+        int line, column;
+    } cases[] = {
+        {"{\n\"classname\" \"worldspawn\"\n", "not closed", 1, 1},
+        {"hello", "expected '{' to start an entity", 1, 1},
+        {"{\n\"classname\" \"worldspawn\"\n}\n}", "expected '{' to start an entity", 4, 1},
+        {"{\n\"classname\n\"x\" \"y\"\n}", "not closed before the end of the line", 2, 1},
+        {"{\n\"classname\" \"worldspawn\"\nfoo\n}", "expected a quoted property key", 3, 1},
+        {"{\n{\n( 0 0 0 ) ( 1 0 0 ) ( 0 1 0 ) a 0 0 0 1 1\n", "brush that starts here", 2, 1},
+        {"{\n\"key\"\n}", "expected the property's value", 3, 1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        al_diag_list d = {0};
+        al_map *m = (al_map *) 1;
+        al_status st = al_map_read_buffer(cases[i].text, strlen(cases[i].text), &m, &d);
+        CHECK_MSG(st == AL_ERR_SYNTAX, "case %zu: status %s", i, al_status_name(st));
+        CHECK(m == NULL);
+        const al_diag *e = find_diag(&d, cases[i].message);
+        CHECK_MSG(e != NULL, "case %zu: no diagnostic containing \"%s\"", i, cases[i].message);
+        if (e)
+            CHECK_MSG(e->line == cases[i].line && e->column == cases[i].column,
+                      "case %zu: at %d:%d, expected %d:%d", i, e->line, e->column,
+                      cases[i].line, cases[i].column);
+        al_diag_list_clear(&d);
+    }
+    al_map *m;
+    al_diag_list d = {0};
+    CHECK(al_map_read_file("/nonexistent/dir/x.map", &m, &d) == AL_ERR_IO);
+    CHECK(d.count == 1 && strstr(d.items[0].message, "cannot open"));
+    al_diag_list_clear(&d);
+}
+
+CHECK_TEST(empty_file, "/mapfile/empty-and-comment-only-files-are-empty-maps")
+{
+    al_diag_list d = {0};
+    al_map *m = read_ok("", &d);
+    REQUIRE(m);
+    CHECK(m->entity_count == 0);
+    al_map_destroy(m);
+    m = read_ok("// only a comment", &d);
+    REQUIRE(m);
+    CHECK(m->entity_count == 0);
+    al_map_destroy(m);
+    al_diag_list_clear(&d);
+}
+
+CHECK_TEST(materials, "/materials/quake-names-get-default-flags")
+{
+    CHECK(al_material_default_flags("sky4") == AL_MATERIAL_SKY);
+    CHECK(al_material_default_flags("SKY1") == AL_MATERIAL_SKY);
+    CHECK(al_material_default_flags("*water1") == AL_MATERIAL_LIQUID);
+    CHECK(al_material_default_flags("*lava1") == AL_MATERIAL_LIQUID);
+    CHECK(al_material_default_flags("*SLIME0") == AL_MATERIAL_LIQUID);
+    CHECK(al_material_default_flags("*teleport") == AL_MATERIAL_LIQUID);
+    CHECK(al_material_default_flags("+0water_f1") == 0); /* a waterfall wall is solid */
+    CHECK(al_material_default_flags("TRIGGER") & AL_MATERIAL_NONSOLID);
+    CHECK(al_material_default_flags("clip") == AL_MATERIAL_CLIP);
+    CHECK(al_material_default_flags("skip") == AL_MATERIAL_NODRAW);
+    CHECK(al_material_default_flags("hint") == AL_MATERIAL_HINT);
+    CHECK(al_material_default_flags("METAL4_4") == 0);
+    float a[3], b[3];
+    al_material_default_colour("METAL4_4", a);
+    al_material_default_colour("metal4_4", b);
+    CHECK(a[0] == b[0] && a[1] == b[1] && a[2] == b[2]);
+    for (int k = 0; k < 3; k++) CHECK(a[k] >= 0 && a[k] <= 1);
+}
+
+CHECK_TEST(input_conversion, "/mapfile/conversion-collects-materials-and-settings")
+{
+    const char *text =
+        "{\n\"classname\" \"worldspawn\"\n"
+        "\"allium_hulls\" \"point 0 0 0 0 0 0; small -8 -8 -8 8 8 8\"\n"
+        "\"allium_block_size\" \"512\"\n"
+        "{\n( 0 0 0 ) ( 0 1 0 ) ( 0 0 1 ) stone 0 0 0 1 1\n"
+        "( 0 0 0 ) ( 0 0 1 ) ( 1 0 0 ) stone 0 0 0 1 1\n"
+        "( 0 0 0 ) ( 1 0 0 ) ( 0 1 0 ) *water 0 0 0 1 1\n}\n}\n"
+        "{\n\"classname\" \"func_door\"\n{\n( 0 0 0 ) ( 0 1 0 ) ( 0 0 1 ) stone 0 0 0 1 1\n}\n}\n";
+    al_diag_list d = {0};
+    al_map *m = read_ok(text, &d);
+    REQUIRE(m);
+    al_map_input in;
+    REQUIRE(al_map_input_build(m, &in, &d) == AL_OK);
+    CHECK(d.count == 0);
+    CHECK(in.input.entity_count == 2 && in.input.brush_count == 2 && in.input.face_count == 4);
+    CHECK(in.input.material_count == 2);
+    CHECK(in.input.faces[2].material == 1 && in.input.faces[3].material == 0);
+    CHECK(in.input.materials[1].flags == AL_MATERIAL_LIQUID);
+    CHECK(strcmp(in.input.entities[1].classname, "func_door") == 0);
+    CHECK(in.input.brushes[1].entity == 1 && in.input.brushes[1].first_face == 3);
+    CHECK(in.input.hull_count == 2 && strcmp(in.input.hulls[1].name, "small") == 0);
+    CHECK(in.input.hulls[1].mins[0] == -8 && in.input.hulls[1].maxs[2] == 8);
+    CHECK(in.input.block_size == 512);
+    al_map_input_free(&in);
+    al_map_destroy(m);
+    al_diag_list_clear(&d);
+}
+
+CHECK_TEST(bad_settings, "/mapfile/bad-settings-are-reported-and-defaults-used")
+{
+    const char *text = "{\n\"classname\" \"worldspawn\"\n\"allium_hulls\" \"stand -16 -16\"\n"
+                       "\"allium_block_size\" \"huge\"\n}\n";
+    al_diag_list d = {0};
+    al_map *m = read_ok(text, &d);
+    REQUIRE(m);
+    al_map_input in;
+    REQUIRE(al_map_input_build(m, &in, &d) == AL_OK);
+    CHECK(in.input.hull_count == 0 && in.input.block_size == 0);
+    CHECK(find_diag(&d, "allium_hulls") && find_diag(&d, "allium_block_size"));
+    al_map_input_free(&in);
+    al_map_destroy(m);
+    al_diag_list_clear(&d);
+}
+
+CHECK_TEST(hull_specs, "/settings/hull-specs-parse-and-explain-errors")
+{
+    al_hull_desc h;
+    char err[200];
+    CHECK(al_hull_spec_parse("stand=-16,-16,-24,16,16,32", &h, err, sizeof err));
+    CHECK(strcmp(h.name, "stand") == 0 && h.mins[2] == -24 && h.maxs[2] == 32);
+    CHECK(al_hull_spec_parse("  big -32 -32 -24 32 32 64 ", &h, err, sizeof err));
+    CHECK(!al_hull_spec_parse("x=1,2,3", &h, err, sizeof err) && strstr(err, "number 4"));
+    CHECK(!al_hull_spec_parse("x=1,0,0,0,0,0", &h, err, sizeof err) && strstr(err, "greater"));
+    CHECK(!al_hull_spec_parse("=1,2,3,4,5,6", &h, err, sizeof err));
+    CHECK(!al_hull_spec_parse("x=0,0,0,1,1,1 junk", &h, err, sizeof err));
+    CHECK(!al_hull_spec_parse("x=nan,0,0,1,1,1", &h, err, sizeof err));
+    al_hull_desc list[4];
+    CHECK(al_hull_spec_parse_list("a 0 0 0 0 0 0;b -1 -1 -1 1 1 1;", list, 4, err, sizeof err) == 2);
+    CHECK(al_hull_spec_parse_list(" ; ", list, 4, err, sizeof err) == -1);
+}
+
+int main(int argc, char **argv)
+{
+    return check_main(argc, argv);
+}

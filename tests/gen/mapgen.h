@@ -1,0 +1,57 @@
+/* Writing .map text: entities and convex brushes, for the test scenes and allium-genmap.
+ *
+ * Brushes are given by their faces as points on the face (at least three, not collinear);
+ * the writer orients each face so its normal points away from the brush's centre, as the
+ * format requires, so callers never think about winding order. Coordinates are written
+ * exactly (%.17g), so integer input stays integer.
+ */
+#ifndef ALLIUM_MAPGEN_H
+#define ALLIUM_MAPGEN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct mapgen mapgen;
+
+/* A new writer; VALVE selects the Valve 220 dialect, else standard Quake. NULL on OOM. */
+mapgen *mapgen_create(bool valve);
+void mapgen_destroy(mapgen *g);
+
+/* The text written so far (NUL-terminated) and its length. */
+const char *mapgen_text(const mapgen *g, size_t *length);
+int mapgen_brush_count(const mapgen *g);
+
+/* Writes the text to PATH; false if it cannot. */
+bool mapgen_save(const mapgen *g, const char *path);
+
+void mapgen_begin_entity(mapgen *g, const char *classname);
+void mapgen_key(mapgen *g, const char *key, const char *value);
+void mapgen_keyf(mapgen *g, const char *key, const char *format, ...)
+    __attribute__((format(printf, 3, 4)));
+void mapgen_end_entity(mapgen *g);
+
+/* A point entity with an origin. */
+void mapgen_point_entity(mapgen *g, const char *classname, double x, double y, double z);
+
+/* A brush from FACES, each given by three points on it (orientation is fixed up). */
+void mapgen_brush(mapgen *g, int count, const double (*faces)[3][3], const char *material);
+
+/* The axis-aligned box [x0, x1] x [y0, y1] x [z0, z1]. */
+void mapgen_box(mapgen *g, double x0, double y0, double z0, double x1, double y1, double z1,
+                const char *material);
+
+/* A convex polygon (X, Y, counter-clockwise seen from above) extruded from Z0 to Z1. */
+void mapgen_prism(mapgen *g, int count, const double (*xy)[2], double z0, double z1,
+                  const char *material);
+
+/* A wedge filling [x0, x1] x [y0, y1] under the slope rising from Z0 at one end to Z1 at the
+ * other, along +x (AXIS 0) or +y (AXIS 1); DIR -1 makes it rise the other way. */
+void mapgen_ramp(mapgen *g, double x0, double y0, double x1, double y1, double z0, double z1,
+                 int axis, int dir, const char *material);
+
+/* Steps of RISE and RUN from (x0, y0, z0) climbing along +x (AXIS 0) or +y, WIDTH across; each
+ * step is a box down to Z0. */
+void mapgen_stairs(mapgen *g, double x0, double y0, double z0, int axis, int steps, double rise,
+                   double run, double width, const char *material);
+
+#endif

@@ -1,0 +1,107 @@
+/* The test harness (see check.h). */
+#include "check.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct entry {
+    const char *path;
+    check_fn fn;
+} entry;
+
+static entry *entries;
+static int entry_count, entry_capacity;
+static bool current_failed, current_skipped;
+static char skip_reason[256];
+static const char *skip_all_reason;
+
+void check_register(const char *path, check_fn fn)
+{
+    if (entry_count == entry_capacity) {
+        entry_capacity = entry_capacity ? entry_capacity * 2 : 64;
+        entries = realloc(entries, (size_t) entry_capacity * sizeof *entries);
+        if (!entries) abort();
+    }
+    entries[entry_count++] = (entry){path, fn};
+}
+
+void check_fail(const char *file, int line, const char *format, ...)
+{
+    current_failed = true;
+    va_list args;
+    va_start(args, format);
+    printf("# %s:%d: ", file, line);
+    vprintf(format, args);
+    printf("\n");
+    va_end(args);
+    fflush(stdout);
+}
+
+void check_note(const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    printf("# ");
+    vprintf(format, args);
+    printf("\n");
+    va_end(args);
+    fflush(stdout);
+}
+
+void check_skip(const char *reason)
+{
+    current_skipped = true;
+    snprintf(skip_reason, sizeof skip_reason, "%s", reason);
+}
+
+void check_skip_all(const char *reason)
+{
+    skip_all_reason = reason;
+}
+
+bool check_failed(void)
+{
+    return current_failed;
+}
+
+static int compare_entries(const void *a, const void *b)
+{
+    return strcmp(((const entry *) a)->path, ((const entry *) b)->path);
+}
+
+int check_main(int argc, char **argv)
+{
+    const char *prefix = NULL;
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "-p") == 0 && i + 1 < argc) prefix = argv[++i];
+    if (skip_all_reason) {
+        printf("1..0 # SKIP %s\n", skip_all_reason);
+        return 0;
+    }
+    qsort(entries, (size_t) entry_count, sizeof *entries, compare_entries);
+    int selected = 0;
+    for (int i = 0; i < entry_count; i++)
+        if (!prefix || strncmp(entries[i].path, prefix, strlen(prefix)) == 0) selected++;
+    printf("1..%d\n", selected);
+    int failures = 0, n = 0;
+    for (int i = 0; i < entry_count; i++) {
+        if (prefix && strncmp(entries[i].path, prefix, strlen(prefix)) != 0) continue;
+        current_failed = current_skipped = false;
+        fflush(stdout);
+        entries[i].fn();
+        n++;
+        if (current_failed) {
+            printf("not ok %d %s\n", n, entries[i].path);
+            failures++;
+        } else if (current_skipped) {
+            printf("ok %d %s # SKIP %s\n", n, entries[i].path, skip_reason);
+        } else {
+            printf("ok %d %s\n", n, entries[i].path);
+        }
+        fflush(stdout);
+    }
+    free(entries);
+    return failures ? 1 : 0;
+}

@@ -1,0 +1,40 @@
+/* Test scenes: .map text (from the generator or a file) read, converted and compiled by the
+ * same code the tools use. */
+#ifndef ALLIUM_SCENE_H
+#define ALLIUM_SCENE_H
+
+#include "al-world.h"
+#include "mapfile/map-input.h"
+
+typedef struct scene {
+    al_map *map;
+    al_map_input input;
+    al_world *world;
+    al_diag_list diags; /* reader, settings and compile-failure diagnostics */
+} scene;
+
+typedef struct scene_options {
+    const al_hull_desc *hulls; /* NULL: the map's or the defaults */
+    int hull_count;
+    double block_size; /* 0: the map's or the default */
+    int threads;       /* 0: all CPUs */
+} scene_options;
+
+/* Reads and compiles TEXT. Returns false (and fills S->diags) if reading or compiling
+ * failed. OPTIONS may be NULL. */
+bool scene_load_text(scene *s, const char *text, size_t length, const scene_options *options);
+
+bool scene_load_file(scene *s, const char *path, const scene_options *options);
+
+void scene_free(scene *s);
+
+/* Index of hull NAME; aborts the test program if missing (a programming error). */
+int scene_hull(const scene *s, const char *name);
+
+/* The folder of the real maps (meson option shared_maps), or NULL when it is absent. */
+const char *scene_shared_maps(void);
+
+/* Path of a real map in a static buffer, or NULL when absent. */
+const char *scene_shared_map(const char *name);
+
+#endif
