@@ -10,12 +10,16 @@
  *       every oracle on every hull, mismatch counts per oracle
  *   allium-bench classify MAP --hull NAME [options]
  *       reads "x y z" lines on stdin, prints 0 (empty) or 1 (solid) per line
+ *   allium-bench slice MAP --z HEIGHT [--scale UNITS] -o FILE.png [options]
+ *       a picture of the horizontal slice at HEIGHT: for each pixel, which hulls fit there
+ *       (an agent of that hull with its origin at the point), coloured by the largest
  * [options] are --hull NAME=minx,miny,minz,maxx,maxy,maxz, --block-size N, --threads N.
  */
 #include "core/clock.h"
 #include "geom/epsilon.h"
 #include "geom/vec3.h"
 #include "load.h"
+#include "png.h"
 #include "report.h"
 #include "verify/oracle.h"
 
@@ -35,6 +39,9 @@ typedef struct args {
     long long traces;
     int runs;
     unsigned long long seed;
+    double z, scale;
+    bool has_z;
+    const char *out;
 } args;
 
 static int usage(void)
@@ -44,6 +51,7 @@ static int usage(void)
             "       allium-bench trace MAP [--hull NAME] [--length UNITS] [--count N]\n"
             "       allium-bench verify MAP [--points N] [--traces N]\n"
             "       allium-bench classify MAP --hull NAME < points\n"
+            "       allium-bench slice MAP --z HEIGHT [--scale UNITS] -o FILE.png\n"
             "options for all: --hull NAME=minx,miny,minz,maxx,maxy,maxz (compiled hulls),\n"
             "                 --block-size N, --threads N, --seed N\n");
     return 2;
@@ -101,6 +109,15 @@ static int parse_args(int argc, char **argv, args *a)
             } else if (strcmp(arg, "--runs") == 0) {
                 a->runs = (int) strtol(v, &end, 10);
                 if (*end || a->runs < 1 || a->runs > 1000) goto bad;
+            } else if (strcmp(arg, "--z") == 0) {
+                a->z = strtod(v, &end);
+                a->has_z = true;
+                if (*end || !isfinite(a->z)) goto bad;
+            } else if (strcmp(arg, "--scale") == 0) {
+                a->scale = strtod(v, &end);
+                if (*end || !(a->scale >= 0.05 && a->scale <= 1024)) goto bad;
+            } else if (strcmp(arg, "-o") == 0) {
+                a->out = v;
             } else if (strcmp(arg, "--seed") == 0) {
                 a->seed = strtoull(v, &end, 10);
                 if (*end) goto bad;
@@ -362,6 +379,84 @@ static int cmd_classify(const args *a)
     return status;
 }
 
+static int cmd_slice(const args *a)
+{
+    if (!a->has_z || !a->out) {
+        fprintf(stderr, "error: slice needs --z HEIGHT and -o FILE.png\n");
+        return 2;
+    }
+    al_tool_map m;
+    if (!al_tool_load(a->path, &a->options, &m)) return 1;
+    al_world *w = al_tool_compile(&m, &a->options);
+    if (!w) return 1;
+    double mins[3], maxs[3];
+    al_world_bounds(w, mins, maxs);
+    double scale = a->scale > 0 ? a->scale : 2;
+    int width = (int) ((maxs[0] - mins[0]) / scale) + 1;
+    int height = (int) ((maxs[1] - mins[1]) / scale) + 1;
+    if (width > 8192 || height > 8192) {
+        fprintf(stderr, "error: the picture would be %d x %d pixels; use a larger --scale\n",
+                width, height);
+        return 2;
+    }
+    /* Colours by the largest hull that fits; hull 0 solid is the brushes themselves. */
+    static const uint8_t palette[8][3] = {{48, 52, 60},   {196, 72, 64},  {236, 150, 56},
+                                          {236, 214, 96}, {120, 190, 110}, {96, 160, 220},
+                                          {170, 120, 210}, {220, 220, 220}};
+    /* Hulls from the smallest box to the largest (by volume); a pixel shows the largest
+     * that fits, so the band along a wall where only small boxes fit, and a low tunnel where
+     * only the crouch box fits, stand out. */
+    int hulls = al_world_hull_count(w);
+    int order[AL_MAX_HULLS];
+    for (int h = 0; h < hulls; h++) order[h] = h;
+    for (int i = 1; i < hulls; i++)
+        for (int j = i; j > 0; j--) {
+            const al_hull_desc *p = al_world_hull(w, order[j - 1]), *q = al_world_hull(w, order[j]);
+            double vp = (p->maxs[0] - p->mins[0]) * (p->maxs[1] - p->mins[1]) * (p->maxs[2] - p->mins[2]);
+            double vq = (q->maxs[0] - q->mins[0]) * (q->maxs[1] - q->mins[1]) * (q->maxs[2] - q->mins[2]);
+            if (vq >= vp) break;
+            int t = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = t;
+        }
+    uint8_t *rgb = malloc((size_t) width * height * 3);
+    if (!rgb) return 1;
+    for (int y = 0; y < height; y++)
+        for (int x = 0; x < width; x++) {
+            double p[3] = {mins[0] + (x + 0.5) * scale, maxs[1] - (y + 0.5) * scale, a->z};
+            int fits = 0; /* 1 + rank of the largest hull that fits, 0: none */
+            for (int i = 0; i < hulls; i++)
+                if (!al_world_point_solid(w, order[i], p)) fits = i + 1;
+            const uint8_t *c = palette[fits < 8 ? fits : 7];
+            memcpy(rgb + ((size_t) y * width + x) * 3, c, 3);
+        }
+    bool ok = al_png_write(a->out, width, height, rgb);
+    free(rgb);
+    cJSON *r = cJSON_CreateObject();
+    cJSON_AddStringToObject(r, "input", a->path);
+    cJSON_AddStringToObject(r, "output", a->out);
+    cJSON_AddNumberToObject(r, "width", width);
+    cJSON_AddNumberToObject(r, "height", height);
+    cJSON_AddNumberToObject(r, "z", a->z);
+    cJSON *legend = cJSON_AddArrayToObject(r, "legend");
+    for (int h = 0; h <= hulls && h < 8; h++) {
+        char text[96];
+        if (h == 0) snprintf(text, sizeof text, "no box fits (inside a brush)");
+        else snprintf(text, sizeof text, "largest box that fits: %s",
+                      al_world_hull(w, order[h - 1])->name);
+        cJSON *item = cJSON_CreateObject();
+        cJSON_AddItemToObject(item, "rgb", cJSON_CreateIntArray((const int[]){palette[h][0],
+                                                                 palette[h][1], palette[h][2]}, 3));
+        cJSON_AddStringToObject(item, "meaning", text);
+        cJSON_AddItemToArray(legend, item);
+    }
+    al_report_print(r, stdout);
+    al_world_destroy(w);
+    al_tool_map_free(&m);
+    if (!ok) fprintf(stderr, "error: cannot write %s\n", a->out);
+    return ok ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
     args a;
@@ -370,6 +465,7 @@ int main(int argc, char **argv)
     if (strcmp(a.command, "trace") == 0) return cmd_trace(&a);
     if (strcmp(a.command, "verify") == 0) return cmd_verify(&a);
     if (strcmp(a.command, "classify") == 0) return cmd_classify(&a);
+    if (strcmp(a.command, "slice") == 0) return cmd_slice(&a);
     fprintf(stderr, "error: unknown command %s\n", a.command);
     return usage();
 }
