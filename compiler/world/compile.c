@@ -139,7 +139,12 @@ static bool index_models(al_world *w)
         cells = 1;
     }
     ix->start = calloc((size_t) cells + 1, sizeof *ix->start);
-    if (!ix->start) return false;
+    ix->reach = malloc((size_t) w->model_count * sizeof *ix->reach);
+    if (!ix->start || !ix->reach) return false;
+    for (int m = 0; m < w->model_count; m++) {
+        al_copy(w->models[m].reach_mins, ix->reach[m][0]);
+        al_copy(w->models[m].reach_maxs, ix->reach[m][1]);
+    }
     for (int pass = 0; pass < 2; pass++) {
         for (int m = 1; m < w->model_count; m++) {
             int lo[3], hi[3];
@@ -199,6 +204,7 @@ void al_world_destroy(al_world *world)
     free(world->models);
     free(world->model_index.start);
     free(world->model_index.models);
+    free(world->model_index.reach);
     free(world->collision);
     al_plane_table_free(&world->planes);
     al_arena_destroy(world->arena);

@@ -57,6 +57,7 @@ typedef struct al_model_index {
     int origin[3], dims[3]; /* in cells */
     int *start;             /* owned; CSR, cells + 1 entries */
     int *models;            /* owned */
+    double (*reach)[2][3];  /* owned; per model: its reach box, packed for the loop */
 } al_model_index;
 
 struct al_world {
