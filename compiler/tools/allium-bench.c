@@ -5,7 +5,9 @@
  *   allium-bench trace MAP [--hull stand] [--length 64] [--count 1000000] [options]
  *       {median_ns, traces_per_s, oracle_checked, oracle_mismatches}: traces from random
  *       empty points in random directions, timed in batches of 1000 (median over batches);
- *       every 100th trace is also checked against the brute-force sweep
+ *       every 100th trace is also checked against the brute-force sweep; reference_ns is
+ *       the same traces by Quake's hull check on the hull's own map tree, timed alike in
+ *       the same run (compare the two, not either with a figure from another day)
  *   allium-bench verify MAP [--points 1000000] [--traces N] [options]
  *       every oracle on every hull, mismatch counts per oracle
  *   allium-bench classify MAP --hull NAME [options]
@@ -20,6 +22,7 @@
 #include "geom/vec3.h"
 #include "load.h"
 #include "png.h"
+#include "quake-trace.h"
 #include "report.h"
 #include "verify/oracle.h"
 
@@ -222,7 +225,8 @@ static int cmd_trace(const args *a)
     /* Segments are generated first so the timed loop does nothing but trace. */
     double (*seg)[2][3] = malloc(BATCH * sizeof *seg);
     double *batch_ns = malloc((size_t) batches * sizeof *batch_ns);
-    if (!seg || !batch_ns) return 1;
+    double *ref_ns = malloc((size_t) batches * sizeof *ref_ns);
+    if (!seg || !batch_ns || !ref_ns) return 1;
     al_rng rng = {a->seed};
     long long checked = 0, mismatches = 0, done = 0;
     double total_ns = 0, sink = 0;
@@ -253,7 +257,10 @@ static int cmd_trace(const args *a)
             sink += t.fraction;
         }
         uint64_t t1 = al_clock_ns();
+        for (int i = 0; i < n; i++) sink += al_quake_trace(w, hull, seg[i][0], seg[i][1]);
+        uint64_t t2 = al_clock_ns();
         batch_ns[b] = (double) (t1 - t0) / n;
+        ref_ns[b] = (double) (t2 - t1) / n;
         total_ns += (double) (t1 - t0);
         done += n;
         /* Oracle check of every 100th trace whose start is clear of surfaces. */
@@ -277,12 +284,15 @@ static int cmd_trace(const args *a)
     cJSON_AddNumberToObject(r, "median_ns", median(batch_ns, (int) batches));
     cJSON_AddNumberToObject(r, "mean_ns", total_ns / (double) done);
     cJSON_AddNumberToObject(r, "traces_per_s", (double) done / (total_ns / 1e9));
+    cJSON_AddNumberToObject(r, "reference_ns", median(ref_ns, (int) batches));
+    cJSON_AddStringToObject(r, "reference", "Quake's hull check on this hull's map tree, same traces");
     cJSON_AddNumberToObject(r, "oracle_checked", (double) checked);
     cJSON_AddNumberToObject(r, "oracle_mismatches", (double) mismatches);
     cJSON_AddNumberToObject(r, "checksum", sink);
     al_report_print(r, stdout);
     free(seg);
     free(batch_ns);
+    free(ref_ns);
     al_oracle_destroy(oracle);
     al_world_destroy(w);
     al_tool_map_free(&m);
