@@ -24,7 +24,7 @@ typedef struct builder {
     al_tree *out;
     int node_capacity;
     int leaf_capacity;
-    int32_t void_leaf; /* shared empty leaf in front of bevel planes, -1 until made */
+    int32_t void_leaf; /* shared AL_LEAF_BEVEL_FRONT leaf, -1 until made */
     al_build_stats *stats;
     bool failed;
 } builder;
@@ -82,9 +82,12 @@ static void set_plane(al_node *n, const double normal[3], double dist)
 }
 
 /* A solid leaf of the point hull, preceded by its cell's bevel planes: each bevel node has
- * the (empty, volume-less) outside of the bevel in front and the rest of the chain behind.
- * Point queries are unchanged, since the cell lies behind every bevel; a plane-shifted
- * trace gets the exact Minkowski sum of the cell and the box (trace/shift.c). */
+ * the volume-less outside of the bevel in front (a shared AL_LEAF_BEVEL_FRONT leaf) and the
+ * rest of the chain behind. Point queries are unchanged: the cell lies behind every bevel,
+ * and a point on a bevel plane is on the cell's closure, so the front leaf is solid to them.
+ * A plane-shifted trace treats the front leaf as empty and so gets the exact Minkowski sum
+ * of the cell and the box (trace/shift.c). The oracles found the need for the flag: an
+ * onion leaf's interior point can land exactly on a bevel plane. */
 static int32_t bevel_chain(builder *b, const al_cell *cell, int32_t solid_leaf)
 {
     const al_winding *windings[MAX_BEVELS];
@@ -96,7 +99,7 @@ static int32_t bevel_chain(builder *b, const al_cell *cell, int32_t solid_leaf)
                                  bevel_dists, MAX_BEVELS);
     if (bevels == 0) return solid_leaf;
     if (b->void_leaf == -1) {
-        b->void_leaf = push_leaf(b, 0);
+        b->void_leaf = push_leaf(b, 1u | AL_LEAF_BEVEL_FRONT);
         if (b->failed) return 0;
     }
     int32_t first = -1, previous = -1;

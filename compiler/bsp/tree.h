@@ -15,6 +15,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* Leaf flag of the leaves in front of bevel planes (bsp/build.c). Such a leaf holds no
+ * volume: the points that reach it lie on the bevel plane, on the closure of the solid cell
+ * behind. So it is solid (bit 0) for point queries, and empty for plane shifting, where the
+ * front of a bevel is outside the expanded cell (trace/shift.c tests this flag). */
+#define AL_LEAF_BEVEL_FRONT 0x80000000u
+
 typedef struct al_node {
     double normal[3];
     double dist;

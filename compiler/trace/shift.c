@@ -46,7 +46,8 @@ static void shift(shiftwork *sw, const al_tree *tree, int32_t code, double t0, d
                 code = tree->root;
                 continue;
             }
-            if (!(tree->leaves[-1 - code] & 1u)) return;
+            uint32_t leaf = tree->leaves[-1 - code];
+            if (!(leaf & 1u) || (leaf & AL_LEAF_BEVEL_FRONT)) return;
             sw->hit = true;
             sw->t = t0;
             sw->normal = normal;

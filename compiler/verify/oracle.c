@@ -330,9 +330,17 @@ void al_verify_random_point(const al_world *w, al_rng *rng, double p[3])
             double lo = b->mins[k] - 72, hi = b->maxs[k] + 72;
             p[k] = lo + (hi - lo) * al_rng_uniform(rng);
         }
-        return;
+    } else {
+        for (int k = 0; k < 3; k++)
+            p[k] = m->mins[k] + (m->maxs[k] - m->mins[k]) * al_rng_uniform(rng);
     }
-    for (int k = 0; k < 3; k++) p[k] = m->mins[k] + (m->maxs[k] - m->mins[k]) * al_rng_uniform(rng);
+    /* A quarter of the points on lattices: maps are drawn on integer grids, so split and
+     * bevel planes pass exactly through such points, where ties between sides are decided.
+     * Uniform samples would almost never land there. */
+    double r = al_rng_uniform(rng);
+    double step = r < 0.125 ? 16 : r < 0.25 ? 1 : 0;
+    if (step > 0)
+        for (int k = 0; k < 3; k++) p[k] = step * floor(p[k] / step + 0.5);
 }
 
 static void random_direction(al_rng *rng, double d[3])
