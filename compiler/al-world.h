@@ -24,8 +24,10 @@ typedef struct al_world al_world;
 
 typedef struct al_compile_options {
     int threads;          /* worker threads for block builds; 0: one per CPU */
-    int split_candidates; /* most candidate planes evaluated per BSP node (an evenly spaced
-                             sample beyond that); 0: AL_SPLIT_MAX_CANDIDATES */
+    int split_candidates; /* most non-axial candidate planes evaluated per BSP node (an evenly
+                             spaced sample beyond that); 0: AL_SPLIT_MAX_CANDIDATES */
+    double split_balance; /* the thesis's starting balance ratio (MINIMUMRELATION), in
+                             (0, 1]; 0: 0.3 (see bsp/split.c) */
 } al_compile_options;
 
 /* Compiles INPUT. Invalid brushes are left out with a diagnostic (al_world_diagnostics);

@@ -4,8 +4,9 @@
  * splitter among the candidate polygons, send coplanar polygons to the side they face (no
  * longer candidates), split straddlers, recurse; a node with no candidates left is a leaf.
  * Split choice is the thesis's CHOOSE-DIVIDING-POLYGON (bsp-trees-in-game-engines.txt):
- * fewest polygons split, subject to a front/back balance ratio that starts at 0.8 and halves
- * until some plane qualifies; ties go to axial planes, then to the better balance.
+ * fewest polygons split, subject to a front/back balance ratio that starts at 0.3 (the
+ * thesis used 0.8; see split.c) and halves until some plane qualifies; ties go to axial
+ * planes, then to the better balance.
  *
  * Two modes:
  *  - map tree: the polygons of one hull. A leaf holding polygons is empty (every polygon in
@@ -49,6 +50,7 @@ typedef struct al_build_scratch {
     int candidate_capacity;
     struct al_split_eval *evals;
     int max_candidates; /* 0: AL_SPLIT_MAX_CANDIDATES */
+    double min_relation; /* 0: the default, see split.c */
     /* Sorted polygon bounds for counting axial candidates (split.c). */
     double *sorted; /* 6 arrays of sorted_capacity: lo and hi per axis */
     struct al_split_flat *flat; /* 3 arrays of sorted_capacity */

@@ -13,7 +13,10 @@
 #include <math.h>
 #include <stdlib.h>
 
-#define MIN_RELATION       0.8
+/* The thesis starts at 0.8 and invites experiment. On the real maps 0.3 gives 28% fewer
+ * onion nodes and 40% fewer polygon splits than 0.8, for a mean leaf depth 0.2 deeper (the
+ * table is in README.md, developer section); fewer leaves means fewer portals later. */
+#define MIN_RELATION       0.3
 #define MIN_RELATION_SCALE 2.0
 
 int al_split_classify(const al_plane_table *planes, int plane_index, const al_bsp_poly *p)
@@ -291,7 +294,7 @@ int al_split_choose(al_build_scratch *scratch, const al_plane_table *planes,
     /* Thesis loop: accept the fewest splits among planes whose balance beats min_relation;
      * relax min_relation until one does. When it falls below 1/count no balance can be
      * demanded any more, and any plane is accepted (also one with everything on one side). */
-    double min_relation = MIN_RELATION;
+    double min_relation = scratch->min_relation > 0 ? scratch->min_relation : MIN_RELATION;
     for (;;) {
         bool last = min_relation * count < 0.5;
         const al_split_eval *best = NULL;

@@ -16,7 +16,8 @@ int al_tool_parse_option(int argc, char **argv, int *i, al_tool_options *options
     size_t len = strcspn(arg, "=");
     bool inline_value = arg[len] == '=';
 #define IS(name) (strncmp(arg, name, len) == 0 && strlen(name) == len)
-    if (!IS("--hull") && !IS("--block-size") && !IS("--threads") && !IS("--split-candidates"))
+    if (!IS("--hull") && !IS("--block-size") && !IS("--threads") && !IS("--split-candidates") &&
+        !IS("--split-balance"))
         return 0;
     if (inline_value) {
         value = arg + len + 1;
@@ -57,6 +58,13 @@ int al_tool_parse_option(int argc, char **argv, int *i, al_tool_options *options
         if (end == value || *end || !(options->block_size >= 64 && options->block_size <= 65536)) {
             fprintf(stderr, "error: --block-size %s: expected a number of units from 64 to 65536\n",
                     value);
+            return -1;
+        }
+    } else if (IS("--split-balance")) {
+        char *end;
+        options->split_balance = strtod(value, &end);
+        if (end == value || *end || !(options->split_balance > 0 && options->split_balance <= 1)) {
+            fprintf(stderr, "error: --split-balance %s: expected a ratio in (0, 1]\n", value);
             return -1;
         }
     } else if (IS("--split-candidates")) {
@@ -139,7 +147,8 @@ void al_tool_map_free(al_tool_map *m)
 al_world *al_tool_compile(al_tool_map *m, const al_tool_options *options)
 {
     al_compile_options co = {.threads = options->threads,
-                             .split_candidates = options->split_candidates};
+                             .split_candidates = options->split_candidates,
+                             .split_balance = options->split_balance};
     al_world *w = NULL;
     al_diag_list errors = {0};
     al_status st = al_world_compile(&m->input.input, &co, &w, &errors);

@@ -13,6 +13,7 @@ typedef struct al_tool_options {
     double block_size; /* --block-size, 0: the map's or the default */
     int threads;       /* --threads, 0: all CPUs */
     int split_candidates; /* --split-candidates, 0: the compiler's default */
+    double split_balance; /* --split-balance, 0: the compiler's default */
 } al_tool_options;
 
 typedef struct al_tool_map {

@@ -258,6 +258,7 @@ al_status al_world_compile(const al_input *input, const al_compile_options *opti
     for (int t = 0; t < threads; t++) {
         if (!(arenas[t] = al_arena_create(0))) goto nomem;
         scratch[t].max_candidates = options ? options->split_candidates : 0;
+        scratch[t].min_relation = options ? options->split_balance : 0;
     }
 
     /* Brushes. */
