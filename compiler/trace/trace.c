@@ -354,8 +354,9 @@ void al_world_trace(const al_world *world, int hull, const double start[3], cons
      * box covers (each tested once), or all of them for a long move. */
     if (world->model_count > 1) {
         const al_model_index *ix = &world->model_index;
+        const al_cell_index *cx = &ix->cells;
         int a[3], b[3];
-        al_model_cell_range(ix, lo, hi, a, b);
+        al_cell_index_range(cx, lo, hi, a, b);
         int cells = (b[0] - a[0] + 1) * (b[1] - a[1] + 1) * (b[2] - a[2] + 1);
         enum { MAX_SEEN = 64 };
         int seen[MAX_SEEN], seen_count = 0;
@@ -363,9 +364,9 @@ void al_world_trace(const al_world *world, int hull, const double start[3], cons
         for (int z = a[2]; z <= b[2] && !overflow; z++)
             for (int y = a[1]; y <= b[1] && !overflow; y++)
                 for (int x = a[0]; x <= b[0] && !overflow; x++) {
-                    int c = (z * ix->dims[1] + y) * ix->dims[0] + x;
-                    for (int j = ix->start[c]; j < ix->start[c + 1]; j++) {
-                        int m = ix->models[j];
+                    int c = al_cell_index_cell(cx, x, y, z);
+                    for (int j = cx->start[c]; j < cx->start[c + 1]; j++) {
+                        int m = cx->items[j];
                         if (!al_bounds_overlap(lo, hi, ix->reach[m][0], ix->reach[m][1], 0))
                             continue;
                         bool again = false;
@@ -413,24 +414,27 @@ static bool point_outside(const al_model *m, const double p[3])
     return false;
 }
 
-bool al_world_point_solid(const al_world *world, int hull, const double p[3])
+/* Point solidity in the onion trees, or in the hull's map trees (MAP_TREE). */
+static bool point_solid(const al_world *world, int hull, const double p[3], bool map_tree)
 {
     if (hull < 0 || hull >= world->hull_count) return false;
     for (int m = 0; m < world->model_count; m++) {
         const al_model *model = &world->models[m];
         if (model->brush_count == 0 || point_outside(model, p)) continue;
-        if (al_tree_point_bits(&find_block(model, p)->onion, p) & (1u << hull)) return true;
+        const al_block *b = find_block(model, p);
+        if (map_tree ? al_tree_point_bits(&b->map[hull], p) & 1u
+                     : al_tree_point_bits(&b->onion, p) & (1u << hull))
+            return true;
     }
     return false;
 }
 
+bool al_world_point_solid(const al_world *world, int hull, const double p[3])
+{
+    return point_solid(world, hull, p, false);
+}
+
 bool al_world_point_solid_map_tree(const al_world *world, int hull, const double p[3])
 {
-    if (hull < 0 || hull >= world->hull_count) return false;
-    for (int m = 0; m < world->model_count; m++) {
-        const al_model *model = &world->models[m];
-        if (model->brush_count == 0 || point_outside(model, p)) continue;
-        if (al_tree_point_bits(&find_block(model, p)->map[hull], p) & 1u) return true;
-    }
-    return false;
+    return point_solid(world, hull, p, true);
 }

@@ -5,6 +5,7 @@
  */
 #include "oracle.h"
 
+#include "core/cell-index.h"
 #include "geom/epsilon.h"
 #include "geom/vec3.h"
 #include "world/world-internal.h"
@@ -27,9 +28,7 @@ struct al_oracle {
     const al_world *world;
     sat_brush *brushes;
     int count;
-    int origin[3], dims[3];
-    int *cell_start; /* CSR lists of brushes per cell */
-    int *cell_items;
+    al_cell_index cells; /* brushes by 128-unit cell */
     uint32_t *stamp;
     uint32_t stamp_value;
     int *found; /* scratch for gather */
@@ -99,15 +98,12 @@ static bool build_sat(const al_world *w, const al_brush *src, sat_brush *b)
     return true;
 }
 
-static void cell_range(const al_oracle *o, const double mins[3], const double maxs[3], int lo[3],
-                       int hi[3])
+static bool brush_box(void *context, int i, double mins[3], double maxs[3])
 {
-    for (int k = 0; k < 3; k++) {
-        lo[k] = (int) floor(mins[k] / CELL) - o->origin[k];
-        hi[k] = (int) floor(maxs[k] / CELL) - o->origin[k];
-        if (lo[k] < 0) lo[k] = 0;
-        if (hi[k] > o->dims[k] - 1) hi[k] = o->dims[k] - 1;
-    }
+    const al_oracle *o = context;
+    al_copy(o->brushes[i].mins, mins);
+    al_copy(o->brushes[i].maxs, maxs);
+    return true;
 }
 
 al_oracle *al_oracle_create(const al_world *world)
@@ -120,45 +116,9 @@ al_oracle *al_oracle_create(const al_world *world)
     o->stamp = calloc((size_t) o->count + 1, sizeof *o->stamp);
     o->found = malloc(((size_t) o->count + 1) * sizeof *o->found);
     if (!o->brushes || !o->stamp || !o->found) goto fail;
-    double mins[3], maxs[3];
-    al_bounds_clear(mins, maxs);
-    for (int i = 0; i < o->count; i++) {
+    for (int i = 0; i < o->count; i++)
         if (!build_sat(world, world->collision[i], &o->brushes[i])) goto fail;
-        al_bounds_add(world->collision[i]->mins, mins, maxs);
-        al_bounds_add(world->collision[i]->maxs, mins, maxs);
-    }
-    if (o->count == 0) al_set(0, 0, 0, mins), al_set(0, 0, 0, maxs);
-    long long cells = 1;
-    for (int k = 0; k < 3; k++) {
-        o->origin[k] = (int) floor(mins[k] / CELL);
-        o->dims[k] = (int) floor(maxs[k] / CELL) - o->origin[k] + 1;
-        cells *= o->dims[k];
-    }
-    if (cells > 50000000) goto fail;
-    o->cell_start = calloc((size_t) cells + 1, sizeof *o->cell_start);
-    if (!o->cell_start) goto fail;
-    for (int pass = 0; pass < 2; pass++) {
-        for (int i = 0; i < o->count; i++) {
-            int lo[3], hi[3];
-            cell_range(o, o->brushes[i].mins, o->brushes[i].maxs, lo, hi);
-            for (int z = lo[2]; z <= hi[2]; z++)
-                for (int y = lo[1]; y <= hi[1]; y++)
-                    for (int x = lo[0]; x <= hi[0]; x++) {
-                        int c = (z * o->dims[1] + y) * o->dims[0] + x;
-                        if (pass == 0) o->cell_start[c + 1]++;
-                        else o->cell_items[o->cell_start[c]++] = i;
-                    }
-        }
-        if (pass == 0) {
-            for (long long c = 0; c < cells; c++) o->cell_start[c + 1] += o->cell_start[c];
-            o->cell_items = malloc((size_t) (o->cell_start[cells] + 1) * sizeof *o->cell_items);
-            if (!o->cell_items) goto fail;
-        } else {
-            /* Filling advanced each start to the next cell's start: shift back. */
-            for (long long c = cells; c > 0; c--) o->cell_start[c] = o->cell_start[c - 1];
-            o->cell_start[0] = 0;
-        }
-    }
+    if (!al_cell_index_build(&o->cells, CELL, o->count, brush_box, o, 50000000)) goto fail;
     return o;
 fail:
     al_oracle_destroy(o);
@@ -177,8 +137,7 @@ void al_oracle_destroy(al_oracle *o)
     free(o->brushes);
     free(o->stamp);
     free(o->found);
-    free(o->cell_start);
-    free(o->cell_items);
+    al_cell_index_free(&o->cells);
     free(o);
 }
 
@@ -203,13 +162,14 @@ static int gather(al_oracle *o, const double qmins[3], const double qmaxs[3])
         o->stamp_value = 1;
     }
     int lo[3], hi[3], n = 0;
-    cell_range(o, qmins, qmaxs, lo, hi);
+    const al_cell_index *cx = &o->cells;
+    al_cell_index_range(cx, qmins, qmaxs, lo, hi);
     for (int z = lo[2]; z <= hi[2]; z++)
         for (int y = lo[1]; y <= hi[1]; y++)
             for (int x = lo[0]; x <= hi[0]; x++) {
-                int c = (z * o->dims[1] + y) * o->dims[0] + x;
-                for (int j = o->cell_start[c]; j < o->cell_start[c + 1]; j++) {
-                    int bi = o->cell_items[j];
+                int c = al_cell_index_cell(cx, x, y, z);
+                for (int j = cx->start[c]; j < cx->start[c + 1]; j++) {
+                    int bi = cx->items[j];
                     if (o->stamp[bi] == o->stamp_value) continue;
                     o->stamp[bi] = o->stamp_value;
                     const sat_brush *b = &o->brushes[bi];
@@ -364,8 +324,10 @@ static void note_mismatch(al_verify_counts *c, const double a[3], const double b
     if (size > c->worst) c->worst = size;
 }
 
-void al_verify_solidity(const al_world *w, al_oracle *o, int hull, int64_t count, uint64_t seed,
-                        al_verify_counts *out)
+/* Samples COUNT points for HULL and compares the onion tree's answer with the brute force
+ * (or, with MAP_TREE, with the hull's map trees). */
+static void verify_points(const al_world *w, al_oracle *o, int hull, int64_t count,
+                          uint64_t seed, bool map_tree, al_verify_counts *out)
 {
     memset(out, 0, sizeof *out);
     al_rng rng = {seed};
@@ -379,34 +341,25 @@ void al_verify_solidity(const al_world *w, al_oracle *o, int hull, int64_t count
             continue;
         }
         out->checked++;
-        bool solid = al_world_point_solid(w, hull, p);
-        if (solid != (margin < 0)) {
+        bool onion = al_world_point_solid(w, hull, p);
+        bool other = map_tree ? al_world_point_solid_map_tree(w, hull, p) : margin < 0;
+        if (onion != other) {
             note_mismatch(out, p, NULL, fabs(margin));
             out->mismatches++;
         }
     }
 }
 
+void al_verify_solidity(const al_world *w, al_oracle *o, int hull, int64_t count, uint64_t seed,
+                        al_verify_counts *out)
+{
+    verify_points(w, o, hull, count, seed, false, out);
+}
+
 void al_verify_map_trees(const al_world *w, al_oracle *o, int hull, int64_t count, uint64_t seed,
                          al_verify_counts *out)
 {
-    memset(out, 0, sizeof *out);
-    al_rng rng = {seed};
-    const al_hull_desc *h = &w->hulls[hull];
-    for (int64_t i = 0; i < count; i++) {
-        double p[3];
-        al_verify_random_point(w, &rng, p);
-        double margin = al_oracle_point_margin(o, h->mins, h->maxs, p);
-        if (fabs(margin) <= AL_SURFACE_EPSILON) {
-            out->skipped++;
-            continue;
-        }
-        out->checked++;
-        if (al_world_point_solid(w, hull, p) != al_world_point_solid_map_tree(w, hull, p)) {
-            note_mismatch(out, p, NULL, fabs(margin));
-            out->mismatches++;
-        }
-    }
+    verify_points(w, o, hull, count, seed, true, out);
 }
 
 /* A start point in empty space, farther than AL_SURFACE_EPSILON from every surface. */
@@ -446,9 +399,18 @@ static void compare_hits(al_verify_counts *out, bool hit_a, double frac_a, const
     }
 }
 
-static double pick_length(al_rng *rng, double length)
+/* A random move for HULL: from an empty point clear of surfaces, in a random direction,
+ * LENGTH units long (0: random up to 256). Returns its length, or 0 if no empty point was
+ * found. */
+static double random_move(const al_world *w, al_oracle *o, const al_hull_desc *h, al_rng *rng,
+                          double length, double start[3], double end[3])
 {
-    return length > 0 ? length : 1 + 255 * al_rng_uniform(rng);
+    double dir[3];
+    if (!empty_start(w, o, h, rng, start)) return 0;
+    random_direction(rng, dir);
+    double len = length > 0 ? length : 1 + 255 * al_rng_uniform(rng);
+    al_madd(start, dir, len, end);
+    return len;
 }
 
 void al_verify_traces(const al_world *w, al_oracle *o, int hull, int64_t count, double length,
@@ -458,11 +420,9 @@ void al_verify_traces(const al_world *w, al_oracle *o, int hull, int64_t count, 
     al_rng rng = {seed};
     const al_hull_desc *h = &w->hulls[hull];
     for (int64_t i = 0; i < count; i++) {
-        double start[3], dir[3], end[3];
-        if (!empty_start(w, o, h, &rng, start)) break;
-        random_direction(&rng, dir);
-        double len = pick_length(&rng, length);
-        al_madd(start, dir, len, end);
+        double start[3], end[3];
+        double len = random_move(w, o, h, &rng, length, start, end);
+        if (len == 0) break;
         al_trace t;
         al_world_trace(w, hull, start, end, &t);
         al_oracle_hit b;
@@ -484,11 +444,9 @@ void al_verify_plane_shift(const al_world *w, al_oracle *o, int hull, int64_t co
     al_rng rng = {seed};
     const al_hull_desc *h = &w->hulls[hull];
     for (int64_t i = 0; i < count; i++) {
-        double start[3], dir[3], end[3];
-        if (!empty_start(w, o, h, &rng, start)) break;
-        random_direction(&rng, dir);
-        double len = pick_length(&rng, length);
-        al_madd(start, dir, len, end);
+        double start[3], end[3];
+        double len = random_move(w, o, h, &rng, length, start, end);
+        if (len == 0) break;
         al_trace shifted, onion;
         al_world_trace_box(w, h->mins, h->maxs, start, end, &shifted);
         al_world_trace(w, hull, start, end, &onion);

@@ -116,57 +116,28 @@ static void top_masks(al_model *m, int32_t code, uint32_t all, uint32_t *solid, 
     m->top.nodes[code].empty_mask = *empty;
 }
 
-/* Fills the index of brush models by cell (see world-internal.h). */
+static bool model_box(void *context, int m, double mins[3], double maxs[3])
+{
+    const al_world *w = context;
+    if (m == 0 || w->models[m].brush_count == 0) return false;
+    al_copy(w->models[m].reach_mins, mins);
+    al_copy(w->models[m].reach_maxs, maxs);
+    return true;
+}
+
+/* Fills the index of brush models by cell (see world-internal.h). Models spread over an
+ * absurd area get one cell: every trace then tests every model. */
 static bool index_models(al_world *w)
 {
     al_model_index *ix = &w->model_index;
-    double mins[3], maxs[3];
-    al_bounds_clear(mins, maxs);
-    for (int m = 1; m < w->model_count; m++) {
-        al_bounds_add(w->models[m].reach_mins, mins, maxs);
-        al_bounds_add(w->models[m].reach_maxs, mins, maxs);
-    }
-    long long cells = 1;
-    for (int k = 0; k < 3; k++) {
-        if (w->model_count < 2) mins[k] = maxs[k] = 0;
-        ix->origin[k] = (int) floor(mins[k] / AL_MODEL_CELL);
-        ix->dims[k] = (int) floor(maxs[k] / AL_MODEL_CELL) - ix->origin[k] + 1;
-        cells *= ix->dims[k];
-    }
-    if (cells > 16 * 1024 * 1024) {
-        /* Models spread over an absurd area: one cell, every trace tests every model. */
-        for (int k = 0; k < 3; k++) ix->dims[k] = 1;
-        cells = 1;
-    }
-    ix->start = calloc((size_t) cells + 1, sizeof *ix->start);
     ix->reach = malloc((size_t) w->model_count * sizeof *ix->reach);
-    if (!ix->start || !ix->reach) return false;
+    if (!ix->reach) return false;
     for (int m = 0; m < w->model_count; m++) {
         al_copy(w->models[m].reach_mins, ix->reach[m][0]);
         al_copy(w->models[m].reach_maxs, ix->reach[m][1]);
     }
-    for (int pass = 0; pass < 2; pass++) {
-        for (int m = 1; m < w->model_count; m++) {
-            int lo[3], hi[3];
-            al_model_cell_range(ix, w->models[m].reach_mins, w->models[m].reach_maxs, lo, hi);
-            for (int z = lo[2]; z <= hi[2]; z++)
-                for (int y = lo[1]; y <= hi[1]; y++)
-                    for (int x = lo[0]; x <= hi[0]; x++) {
-                        int c = (z * ix->dims[1] + y) * ix->dims[0] + x;
-                        if (pass == 0) ix->start[c + 1]++;
-                        else ix->models[ix->start[c]++] = m;
-                    }
-        }
-        if (pass == 0) {
-            for (long long c = 0; c < cells; c++) ix->start[c + 1] += ix->start[c];
-            ix->models = malloc(((size_t) ix->start[cells] + 1) * sizeof *ix->models);
-            if (!ix->models) return false;
-        } else {
-            for (long long c = cells; c > 0; c--) ix->start[c] = ix->start[c - 1];
-            ix->start[0] = 0;
-        }
-    }
-    return true;
+    return al_cell_index_build(&ix->cells, AL_MODEL_CELL, w->model_count, model_box, w,
+                               16ll * 1024 * 1024);
 }
 
 typedef struct block_job {
@@ -202,8 +173,7 @@ void al_world_destroy(al_world *world)
 
     }
     free(world->models);
-    free(world->model_index.start);
-    free(world->model_index.models);
+    al_cell_index_free(&world->model_index.cells);
     free(world->model_index.reach);
     free(world->collision);
     al_plane_table_free(&world->planes);

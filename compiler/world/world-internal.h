@@ -14,6 +14,7 @@
 #include "bsp/build.h"
 #include "bsp/tree.h"
 #include "core/arena.h"
+#include "core/cell-index.h"
 #include "geom/plane.h"
 
 #include <math.h>
@@ -54,10 +55,8 @@ typedef struct al_model {
 #define AL_MODEL_CELL 256.0
 
 typedef struct al_model_index {
-    int origin[3], dims[3]; /* in cells */
-    int *start;             /* owned; CSR, cells + 1 entries */
-    int *models;            /* owned */
-    double (*reach)[2][3];  /* owned; per model: its reach box, packed for the loop */
+    al_cell_index cells;   /* items are model numbers (the world, model 0, is not listed) */
+    double (*reach)[2][3]; /* owned; per model: its reach box, packed for the loop */
 } al_model_index;
 
 struct al_world {
@@ -80,16 +79,6 @@ struct al_world {
 static inline int al_model_block_index(const al_model *m, int x, int y, int z)
 {
     return (z * m->grid_dims[1] + y) * m->grid_dims[0] + x;
-}
-
-/* floor(X) clamped to [LO, HI], without a libm call (baseline x86-64 has no rounding
- * instruction, and grid lookups are on every trace's path). NaN gives LO. */
-static inline int al_floor_clamp(double x, int lo, int hi)
-{
-    if (!(x >= lo)) return lo;
-    if (x >= hi) return hi;
-    int i = (int) x;
-    return i - (x < i);
 }
 
 /* Grid coordinate of X on AXIS, clamped to the grid (outer blocks reach to infinity). */
@@ -121,16 +110,6 @@ typedef struct al_block_input {
 
 int al_block_build(const al_block_input *in, al_block *block, al_arena *arena,
                    al_build_scratch *scratch);
-
-/* Cells of INDEX overlapped by the box [MINS, MAXS], clamped to the index. */
-static inline void al_model_cell_range(const al_model_index *ix, const double mins[3],
-                                       const double maxs[3], int lo[3], int hi[3])
-{
-    for (int k = 0; k < 3; k++) {
-        lo[k] = al_floor_clamp(mins[k] * (1.0 / AL_MODEL_CELL) - ix->origin[k], 0, ix->dims[k] - 1);
-        hi[k] = al_floor_clamp(maxs[k] * (1.0 / AL_MODEL_CELL) - ix->origin[k], 0, ix->dims[k] - 1);
-    }
-}
 
 /* Fills OUT->contact and OUT->end from OUT->fraction, ->hit and ->normal (shared by both
  * trace kinds). */
