@@ -44,12 +44,30 @@ static int compare_items(const void *a, const void *b)
     return x->index - y->index;
 }
 
-/* Removes the part of PIECE inside brush B, appending the outside parts to OUT (an arena
- * array with room). FACE_PLANE is the plane PIECE lies on; B_LATER says whether B comes after
- * the piece's brush, which decides who keeps a shared face. Returns the new count or -1. */
-static int carve(al_arena *arena, const al_plane_table *planes, al_winding *piece,
-                 int face_plane, const al_brush *b, bool b_later, al_winding **out, int count,
-                 int capacity)
+/* A growable list of windings (malloc'd; the windings are in the arena). */
+typedef struct piece_list {
+    al_winding **items;
+    int count, capacity;
+} piece_list;
+
+static bool push_piece(piece_list *l, al_winding *w)
+{
+    if (l->count == l->capacity) {
+        int capacity = l->capacity ? l->capacity * 2 : 64;
+        al_winding **items = realloc(l->items, (size_t) capacity * sizeof *items);
+        if (!items) return false;
+        l->items = items;
+        l->capacity = capacity;
+    }
+    l->items[l->count++] = w;
+    return true;
+}
+
+/* Removes the part of PIECE inside brush B, appending the outside parts to OUT. FACE_PLANE
+ * is the plane PIECE lies on; B_LATER says whether B comes after the piece's brush, which
+ * decides who keeps a shared face. Returns false if memory runs out. */
+static bool carve(al_arena *arena, const al_plane_table *planes, al_winding *piece,
+                  int face_plane, const al_brush *b, bool b_later, piece_list *out)
 {
     al_winding *rem = piece;
     const double *fn = planes->planes[face_plane].normal;
@@ -61,30 +79,25 @@ static int carve(al_arena *arena, const al_plane_table *planes, al_winding *piec
             al_winding *front, *back;
             int side = al_winding_split(arena, rem, p->normal, p->dist, AL_ON_EPSILON, &front,
                                         &back);
-            if (side < 0) return -1;
+            if (side < 0) return false;
             if (side == AL_SIDE_ON) {
                 same = al_dot(p->normal, fn) > 0;
                 opposite = !same;
             } else if (side == AL_SIDE_FRONT) {
-                if (count >= capacity) return -1;
-                out[count++] = rem;
-                return count;
+                return push_piece(out, rem);
             } else if (side == AL_SIDE_BACK) {
                 continue;
             } else {
-                if (count >= capacity) return -1;
-                out[count++] = front;
+                if (!push_piece(out, front)) return false;
                 rem = back;
                 continue;
             }
         }
-        if (opposite) continue;   /* touching back to back: inside */
-        if (b_later) continue;    /* shared face: the later brush keeps it */
-        if (count >= capacity) return -1;
-        out[count++] = rem;       /* shared face kept by this brush */
-        return count;
+        if (opposite) continue; /* touching back to back: inside */
+        if (b_later) continue;  /* shared face: the later brush keeps it */
+        return push_piece(out, rem); /* shared face kept by this brush */
     }
-    return count; /* REM is inside B */
+    return true; /* REM is inside B */
 }
 
 int al_csg_boundary(al_arena *arena, const al_plane_table *planes, al_brush *const *brushes,
@@ -151,11 +164,7 @@ int al_csg_boundary(al_arena *arena, const al_plane_table *planes, al_brush *con
             box_dists[k] = dir ? -mins[axis] : maxs[axis];
         }
 
-    enum { MAX_PIECES = 4096 };
-    al_winding **pieces = al_arena_alloc(arena, 2 * MAX_PIECES * sizeof *pieces);
-    if (!pieces) goto nomem;
-    al_winding **next = pieces + MAX_PIECES;
-
+    piece_list pieces = {0}, next = {0};
     for (int i = 0; i < count; i++) {
         const al_brush *a = brushes[i];
         if (!al_bounds_overlap(a->mins, a->maxs, mins, maxs, AL_ON_EPSILON)) continue;
@@ -168,7 +177,7 @@ int al_csg_boundary(al_arena *arena, const al_plane_table *planes, al_brush *con
                 al_winding *front, *back;
                 int side = al_winding_split(arena, w, box_normals[k], box_dists[k],
                                             AL_ON_EPSILON, &front, &back);
-                if (side < 0) goto nomem;
+                if (side < 0) goto nomem_pieces;
                 if (side == AL_SIDE_ON) dropped = true;
                 w = back;
             }
@@ -178,34 +187,37 @@ int al_csg_boundary(al_arena *arena, const al_plane_table *planes, al_brush *con
             }
             double wmins[3], wmaxs[3];
             al_winding_bounds(w, wmins, wmaxs);
-            int n = 1;
-            pieces[0] = w;
-            for (int j = start[i]; j < start[i + 1] && n > 0; j++) {
+            pieces.count = 0;
+            if (!push_piece(&pieces, w)) goto nomem_pieces;
+            for (int j = start[i]; j < start[i + 1] && pieces.count > 0; j++) {
                 const al_brush *b = brushes[adjacent[j]];
                 if (!al_bounds_overlap(wmins, wmaxs, b->mins, b->maxs, -AL_ON_EPSILON)) continue;
-                int m = 0;
-                for (int p = 0; p < n; p++) {
-                    m = carve(arena, planes, pieces[p], face_plane, b, b->id > a->id, next, m,
-                              MAX_PIECES);
-                    if (m < 0) goto nomem;
-                }
-                al_winding **t = pieces;
+                next.count = 0;
+                for (int p = 0; p < pieces.count; p++)
+                    if (!carve(arena, planes, pieces.items[p], face_plane, b, b->id > a->id,
+                               &next))
+                        goto nomem_pieces;
+                piece_list t = pieces;
                 pieces = next;
                 next = t;
-                n = m;
             }
-            for (int p = 0; p < n; p++) {
-                al_bsp_poly poly = {.winding = pieces[p], .plane = face_plane, .hull = hull,
-                                    .candidate = true};
-                al_winding_bounds(pieces[p], poly.mins, poly.maxs);
-                if (!al_poly_vec_push(out, &poly)) goto nomem;
+            for (int p = 0; p < pieces.count; p++) {
+                al_bsp_poly poly = {.winding = pieces.items[p], .plane = face_plane,
+                                    .hull = hull, .candidate = true};
+                al_winding_bounds(pieces.items[p], poly.mins, poly.maxs);
+                if (!al_poly_vec_push(out, &poly)) goto nomem_pieces;
             }
         }
     }
+    free(pieces.items);
+    free(next.items);
     /* The polygons' windings stay in the arena; only the scratch arrays above them could be
      * released, and they are interleaved with the windings, so they stay too. */
     return 0;
 
+nomem_pieces:
+    free(pieces.items);
+    free(next.items);
 nomem:
     al_arena_release(arena, mark);
     return -1;
