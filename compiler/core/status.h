@@ -14,7 +14,15 @@
     X(AL_ERR_IO, "file could not be read or written")                                     \
     X(AL_ERR_SYNTAX, "syntax error")                                                       \
     X(AL_ERR_LIMIT, "a limit was exceeded")                                                \
-    X(AL_ERR_CANCELLED, "cancelled")
+    X(AL_ERR_CANCELLED, "cancelled")                                                       \
+    X(AL_ERR_NOT_A_MAP, "the file is not an Allium map")                                   \
+    X(AL_ERR_VERSION, "the map was written by a newer version of Allium")                 \
+    X(AL_ERR_CORRUPT, "the file is damaged")                                               \
+    X(AL_ERR_LOCKED, "the map is open for writing in another program")                    \
+    X(AL_ERR_READ_ONLY, "the map is open read-only")                                       \
+    X(AL_ERR_NOT_FOUND, "no such object")                                                  \
+    X(AL_ERR_EXISTS, "the file already exists")                                            \
+    X(AL_ERR_NOTHING_TO_DO, "nothing to undo or redo")
 
 typedef enum al_status {
 #define AL_STATUS_ENUM(code, message) code,

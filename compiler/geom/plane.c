@@ -88,6 +88,14 @@ static unsigned bucket_of(double dist)
     return (unsigned) (h >> 48) & (BUCKETS - 1);
 }
 
+void al_plane_table_reset(al_plane_table *table)
+{
+    /* Only the buckets the planes used need clearing. */
+    for (int c = 0; c < table->count / 2; c++)
+        table->buckets[bucket_of(table->planes[2 * c].dist)] = -1;
+    table->count = 0;
+}
+
 /* Canonical orientation: the component of largest magnitude is positive (first wins on
  * ties). */
 static bool is_canonical(const double n[3])

@@ -69,6 +69,9 @@ static inline double al_plane_distance(const al_plane *plane, const double p[3])
 /* Zero-initialised is not enough: call init. Returns false if memory runs out. */
 bool al_plane_table_init(al_plane_table *table);
 
+/* Empties the table, keeping its memory. */
+void al_plane_table_reset(al_plane_table *table);
+
 /* Frees the table's memory. NULL is a no-op. */
 void al_plane_table_free(al_plane_table *table);
 
