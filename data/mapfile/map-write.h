@@ -1,0 +1,26 @@
+/* Writing .map files, standard Quake or Valve 220, as TrenchBroom reads them. */
+#ifndef AL_MAP_WRITE_H
+#define AL_MAP_WRITE_H
+
+#include "map.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* MAP as .map text (malloc'd into *TEXT, NUL-terminated, length in *LENGTH). VALVE chooses
+ * the dialect; faces stored in the other one are converted (standard to Valve exactly,
+ * Valve to standard approximately: standard offsets cannot express every axis pair). */
+bool al_map_write(const al_map *map, bool valve, char **text, size_t *length);
+
+/* The shortest decimal text that reads back as exactly V (into BUF, at least 32 bytes):
+ * numbers read from a file print as they were written unless written with extra zeros. */
+void al_format_number(double v, char *buf);
+
+/* Valve 220 axes for a standard face (Quake's projection), and the standard parameters
+ * nearest to a Valve face's axes. */
+void al_texture_to_valve(const al_map_face *f, double u[3], double *u_off, double v[3],
+                         double *v_off);
+void al_texture_to_standard(const al_map_face *f, double offset[2], double *rotation,
+                            double scale[2]);
+
+#endif

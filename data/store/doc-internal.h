@@ -1,0 +1,72 @@
+/* Internals shared by the document's files: the handle, statement helpers, and the
+ * edit transaction protocol used by edits.c and journal.c. */
+#ifndef AL_DOC_INTERNAL_H
+#define AL_DOC_INTERNAL_H
+
+#include "document.h"
+#include "schema.h"
+
+#include <sqlite3.h>
+
+struct al_doc {
+    sqlite3 *db;
+    char *path;
+    int lock_fd; /* holds the flock that marks us as the writer; -1 when read-only */
+    bool read_only;
+    int history; /* most undoable steps kept */
+    bool in_group;
+    int64_t step; /* step being recorded (in a group, or by the current edit), 0 if none */
+    /* What the current edit or group changed, collected for al_doc_change. */
+    al_doc_change pending;
+    /* Prepared statements by the address of their (static) SQL text. */
+    struct {
+        const char *sql;
+        sqlite3_stmt *st;
+    } statements[64];
+    /* Scratch for computing brush bounds with the compiler's brush builder. */
+    struct al_arena *arena;
+    struct al_plane_table *planes;
+};
+
+/* Runs SQL with no result rows. */
+int al_doc_exec(al_doc *doc, const char *sql);
+
+/* Prepares SQL (cached per document) or returns NULL and records the error. */
+sqlite3_stmt *al_doc_prepare(al_doc *doc, const char *sql);
+
+/* Maps an SQLite result code to a status with a diagnostic naming what was being done. */
+al_status al_doc_sqlite_status(al_doc *doc, int rc, const char *doing, al_diag_list *diags);
+
+/* Starts an edit named LABEL: a transaction (or a savepoint inside a group) and a journal
+ * step. Returns AL_OK, AL_ERR_READ_ONLY, or an error status. */
+al_status al_doc_edit_begin(al_doc *doc, const char *label);
+
+/* Ends the edit: commits (or releases the savepoint) if OK is AL_OK, rolls back otherwise.
+ * Hands the collected changes to CHANGE (when the edit committed; left empty otherwise) and
+ * returns OK, or the commit's failure. */
+al_status al_doc_edit_end(al_doc *doc, al_status ok, al_doc_change *change);
+
+/* Records that a brush is about to change (call before touching it): its old bounds are
+ * read from the brushes table. */
+void al_doc_note_brush_before(al_doc *doc, int64_t brush);
+
+/* Records a brush's new bounds after it changed (or its deletion, when gone). */
+void al_doc_note_brush_after(al_doc *doc, int64_t brush);
+
+void al_doc_note_entity(al_doc *doc, int64_t entity);
+
+/* Recomputes and stores a brush's bounds from its faces; false if the faces do not enclose
+ * a valid solid (a diagnostic then says why). */
+bool al_doc_update_bounds(al_doc *doc, int64_t brush, al_diag_list *diags);
+
+/* Material id for NAME, creating the row with defaults (colour from the name, flags from
+ * Quake's conventions) if it does not exist. Returns -1 on failure. */
+int64_t al_doc_material_id(al_doc *doc, const char *name);
+
+/* Bounds of the brush from its faces, through the compiler's brush builder. */
+bool al_doc_brush_bounds(al_doc *doc, int64_t brush, double mins[3], double maxs[3],
+                         al_diag_list *diags);
+
+double al_doc_now(void);
+
+#endif

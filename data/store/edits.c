@@ -1,0 +1,678 @@
+/* Edit commands (see document.h). Each is one transaction through al_doc_edit_begin/end,
+ * so it is journaled for undo and reports what it changed.
+ *
+ * Workload: interactive, one command per user action; a single-brush edit touches one
+ * brush row and its faces (median 0.5 ms including the commit, README).
+ */
+#include "doc-internal.h"
+#include "properties.h"
+
+#include "al-world.h"
+#include "brush/brush.h"
+#include "geom/epsilon.h"
+#include "core/arena.h"
+#include "geom/plane.h"
+#include "materials/material-defaults.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int64_t al_doc_material_id(al_doc *doc, const char *name)
+{
+    static const char *find = "SELECT id FROM materials WHERE name = ?";
+    static const char *insert = "INSERT INTO materials(name, red, green, blue, flags) "
+                                "VALUES (?, ?, ?, ?, ?)";
+    sqlite3_stmt *st = al_doc_prepare(doc, find);
+    if (!st) return -1;
+    sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
+    int64_t id = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
+    sqlite3_reset(st);
+    if (id >= 0) return id;
+    st = al_doc_prepare(doc, insert);
+    if (!st) return -1;
+    float rgb[3];
+    al_material_default_colour(name, rgb);
+    sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
+    for (int k = 0; k < 3; k++) sqlite3_bind_double(st, 2 + k, rgb[k]);
+    sqlite3_bind_int64(st, 5, al_material_default_flags(name));
+    if (sqlite3_step(st) != SQLITE_DONE) return -1;
+    doc->pending.materials = true;
+    return sqlite3_last_insert_rowid(doc->db);
+}
+
+bool al_doc_brush_bounds(al_doc *doc, int64_t brush, double mins[3], double maxs[3],
+                         al_diag_list *diags)
+{
+    static const char *sql = "SELECT x0, y0, z0, x1, y1, z1, x2, y2, z2 FROM faces "
+                             "WHERE brush = ? ORDER BY position";
+    enum { MAX = AL_BRUSH_MAX_FACES + 1 };
+    al_face_desc faces[MAX];
+    int n = 0;
+    sqlite3_stmt *st = al_doc_prepare(doc, sql);
+    if (!st) return false;
+    sqlite3_bind_int64(st, 1, brush);
+    while (sqlite3_step(st) == SQLITE_ROW && n < MAX) {
+        for (int i = 0; i < 9; i++) faces[n].points[i / 3][i % 3] = sqlite3_column_double(st, i);
+        faces[n++].material = -1;
+    }
+    sqlite3_reset(st);
+    if (!doc->arena) doc->arena = al_arena_create(1 << 16);
+    if (!doc->planes) {
+        doc->planes = calloc(1, sizeof *doc->planes);
+        if (doc->planes && !al_plane_table_init(doc->planes)) {
+            free(doc->planes);
+            doc->planes = NULL;
+        }
+    }
+    if (!doc->arena || !doc->planes) return false;
+    al_arena_mark mark = al_arena_get_mark(doc->arena);
+    al_entity_desc entity = {.classname = "worldspawn"};
+    al_brush_desc desc = {.entity = 0, .index = -1, .first_face = 0, .face_count = n, .line = -1};
+    al_input in = {.entities = &entity, .entity_count = 1, .brushes = &desc, .brush_count = 1,
+                   .faces = faces, .face_count = n};
+    bool nomem = false;
+    al_diag_list local = {0};
+    al_brush *b = al_brush_build(doc->arena, doc->planes, &in, 0, &local, &nomem);
+    if (b) {
+        memcpy(mins, b->mins, sizeof b->mins);
+        memcpy(maxs, b->maxs, sizeof b->maxs);
+    } else {
+        for (size_t i = 0; i < local.count; i++)
+            if (local.items[i].severity == AL_SEVERITY_ERROR) {
+                const al_diag *d = &local.items[i];
+                al_diag_add(diags, AL_SEVERITY_ERROR, AL_DIAG_INVALID_BRUSH, -1, -1, d->face, -1,
+                            -1, "the brush %.180s", d->message);
+            }
+    }
+    al_diag_list_clear(&local);
+    al_arena_release(doc->arena, mark);
+    al_plane_table_reset(doc->planes);
+    return b != NULL;
+}
+
+bool al_doc_update_bounds(al_doc *doc, int64_t brush, al_diag_list *diags)
+{
+    static const char *sql = "UPDATE brushes SET minx = ?, miny = ?, minz = ?, maxx = ?, "
+                             "maxy = ?, maxz = ? WHERE id = ?";
+    double mins[3], maxs[3];
+    if (!al_doc_brush_bounds(doc, brush, mins, maxs, diags)) return false;
+    sqlite3_stmt *st = al_doc_prepare(doc, sql);
+    if (!st) return false;
+    for (int k = 0; k < 3; k++) {
+        sqlite3_bind_double(st, 1 + k, mins[k]);
+        sqlite3_bind_double(st, 4 + k, maxs[k]);
+    }
+    sqlite3_bind_int64(st, 7, brush);
+    return sqlite3_step(st) == SQLITE_DONE;
+}
+
+static bool face_ok(const al_doc_face *f, int index, al_diag_list *diags)
+{
+    for (int p = 0; p < 3; p++)
+        for (int k = 0; k < 3; k++)
+            if (!isfinite(f->points[p][k]) || fabs(f->points[p][k]) > AL_COORD_MAX) {
+                al_diag_add(diags, AL_SEVERITY_ERROR, AL_DIAG_BAD_VALUE, -1, -1, index, -1, -1,
+                            "face %d: point %d is not a finite number within +-%g", index, p + 1,
+                            AL_COORD_MAX);
+                return false;
+            }
+    if (!f->material || !f->material[0] || strlen(f->material) > 255) {
+        al_diag_add(diags, AL_SEVERITY_ERROR, AL_DIAG_BAD_VALUE, -1, -1, index, -1, -1,
+                    "face %d: the material name is empty or longer than 255 bytes", index);
+        return false;
+    }
+    double tex[] = {f->u_axis[0], f->u_axis[1], f->u_axis[2], f->u_offset, f->v_axis[0],
+                    f->v_axis[1], f->v_axis[2], f->v_offset, f->offset[0], f->offset[1],
+                    f->rotation,  f->scale[0],  f->scale[1]};
+    for (size_t i = 0; i < sizeof tex / sizeof tex[0]; i++)
+        if (!isfinite(tex[i])) {
+            al_diag_add(diags, AL_SEVERITY_ERROR, AL_DIAG_BAD_VALUE, -1, -1, index, -1, -1,
+                        "face %d: a texture parameter is not a finite number", index);
+            return false;
+        }
+    return true;
+}
+
+static bool insert_face(al_doc *doc, int64_t brush, int position, const al_doc_face *f)
+{
+    static const char *sql =
+        "INSERT INTO faces(brush, position, x0, y0, z0, x1, y1, z1, x2, y2, z2, material, valve, "
+        "ux, uy, uz, uoff, vx, vy, vz, voff, offx, offy, rotation, scalex, scaley, surface) "
+        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+    int64_t material = al_doc_material_id(doc, f->material);
+    if (material < 0) return false;
+    sqlite3_stmt *st = al_doc_prepare(doc, sql);
+    if (!st) return false;
+    int i = 1;
+    sqlite3_bind_int64(st, i++, brush);
+    sqlite3_bind_int(st, i++, position);
+    for (int p = 0; p < 3; p++)
+        for (int k = 0; k < 3; k++) sqlite3_bind_double(st, i++, f->points[p][k]);
+    sqlite3_bind_int64(st, i++, material);
+    sqlite3_bind_int(st, i++, f->valve);
+    for (int k = 0; k < 3; k++) sqlite3_bind_double(st, i++, f->u_axis[k]);
+    sqlite3_bind_double(st, i++, f->u_offset);
+    for (int k = 0; k < 3; k++) sqlite3_bind_double(st, i++, f->v_axis[k]);
+    sqlite3_bind_double(st, i++, f->v_offset);
+    sqlite3_bind_double(st, i++, f->offset[0]);
+    sqlite3_bind_double(st, i++, f->offset[1]);
+    sqlite3_bind_double(st, i++, f->rotation);
+    sqlite3_bind_double(st, i++, f->scale[0]);
+    sqlite3_bind_double(st, i++, f->scale[1]);
+    if (f->surface) sqlite3_bind_text(st, i++, f->surface, -1, SQLITE_TRANSIENT);
+    else sqlite3_bind_null(st, i++);
+    return sqlite3_step(st) == SQLITE_DONE;
+}
+
+static bool entity_exists(al_doc *doc, int64_t entity)
+{
+    static const char *sql = "SELECT 1 FROM entities WHERE id = ?";
+    sqlite3_stmt *st = al_doc_prepare(doc, sql);
+    if (!st) return false;
+    sqlite3_bind_int64(st, 1, entity);
+    bool found = sqlite3_step(st) == SQLITE_ROW;
+    sqlite3_reset(st);
+    return found;
+}
+
+static bool brush_exists(al_doc *doc, int64_t brush)
+{
+    static const char *sql = "SELECT 1 FROM brushes WHERE id = ?";
+    sqlite3_stmt *st = al_doc_prepare(doc, sql);
+    if (!st) return false;
+    sqlite3_bind_int64(st, 1, brush);
+    bool found = sqlite3_step(st) == SQLITE_ROW;
+    sqlite3_reset(st);
+    return found;
+}
+
+/* Inserts COUNT faces as BRUSH's, then checks the solid and stores its bounds. */
+static al_status write_faces(al_doc *doc, int64_t brush, const al_doc_face *faces, int count,
+                             al_diag_list *diags)
+{
+    if (count < 4 || count > AL_BRUSH_MAX_FACES) {
+        al_diag_add(diags, AL_SEVERITY_ERROR, AL_DIAG_INVALID_BRUSH, -1, -1, -1, -1, -1,
+                    "a brush needs 4 to %d faces, %d given", AL_BRUSH_MAX_FACES, count);
+        return AL_ERR_INVALID_ARGUMENT;
+    }
+    for (int f = 0; f < count; f++)
+        if (!face_ok(&faces[f], f, diags)) return AL_ERR_INVALID_ARGUMENT;
+    for (int f = 0; f < count; f++)
+        if (!insert_face(doc, brush, f, &faces[f]))
+            return al_doc_sqlite_status(doc, sqlite3_errcode(doc->db), "writing a face", diags);
+    if (!al_doc_update_bounds(doc, brush, diags)) return AL_ERR_INVALID_ARGUMENT;
+    return AL_OK;
+}
+
+al_status al_doc_add_brush(al_doc *doc, int64_t entity, const al_doc_face *faces, int count,
+                           int64_t *id, al_doc_change *change, al_diag_list *diags)
+{
+    static const char *sql =
+        "INSERT INTO brushes(entity, position, detail) VALUES (?1, "
+        "(SELECT coalesce(max(position), 0) + 1 FROM brushes WHERE entity = ?1), "
+        "(SELECT classname LIKE 'func_detail%' FROM entities WHERE id = ?1))";
+    al_status st = al_doc_edit_begin(doc, "Add brush");
+    if (st != AL_OK) return st;
+    if (!entity_exists(doc, entity)) {
+        al_diag_add(diags, AL_SEVERITY_ERROR, AL_DIAG_ENTITY, -1, -1, -1, -1, -1,
+                    "entity %lld does not exist", (long long) entity);
+        return al_doc_edit_end(doc, AL_ERR_NOT_FOUND, change);
+    }
+    sqlite3_stmt *s = al_doc_prepare(doc, sql);
+    if (!s) return al_doc_edit_end(doc, AL_ERR_IO, change);
+    sqlite3_bind_int64(s, 1, entity);
+    if (sqlite3_step(s) != SQLITE_DONE)
+        return al_doc_edit_end(
+            doc, al_doc_sqlite_status(doc, sqlite3_errcode(doc->db), "adding a brush", diags),
+            change);
+    int64_t brush = sqlite3_last_insert_rowid(doc->db);
+    st = write_faces(doc, brush, faces, count, diags);
+    if (st == AL_OK) {
+        al_doc_note_brush_after(doc, brush);
+        if (id) *id = brush;
+    }
+    return al_doc_edit_end(doc, st, change);
+}
+
+al_status al_doc_delete_brushes(al_doc *doc, const int64_t *ids, int count,
+                                al_doc_change *change)
+{
+    static const char *sql = "DELETE FROM brushes WHERE id = ?";
+    al_status st = al_doc_edit_begin(doc, count == 1 ? "Delete brush" : "Delete brushes");
+    if (st != AL_OK) return st;
+    for (int i = 0; i < count && st == AL_OK; i++) {
+        if (!brush_exists(doc, ids[i])) {
+            st = AL_ERR_NOT_FOUND;
+            break;
+        }
+        al_doc_note_brush_before(doc, ids[i]);
+        sqlite3_stmt *s = al_doc_prepare(doc, sql);
+        if (!s) st = AL_ERR_IO;
+        else {
+            sqlite3_bind_int64(s, 1, ids[i]);
+            if (sqlite3_step(s) != SQLITE_DONE) st = AL_ERR_IO;
+        }
+        al_doc_note_brush_after(doc, ids[i]);
+    }
+    return al_doc_edit_end(doc, st, change);
+}
+
+/* Applies M to every face point of BRUSH (mirroring maps swap two points of each face so
+ * that its normal still points out) and updates the bounds. */
+static al_status transform_brush(al_doc *doc, int64_t brush, const double m[3][4],
+                                 al_diag_list *diags)
+{
+    static const char *select = "SELECT id, x0, y0, z0, x1, y1, z1, x2, y2, z2 FROM faces "
+                                "WHERE brush = ?";
+    static const char *update = "UPDATE faces SET x0 = ?, y0 = ?, z0 = ?, x1 = ?, y1 = ?, "
+                                "z1 = ?, x2 = ?, y2 = ?, z2 = ? WHERE id = ?";
+    double det = m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) -
+                 m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) +
+                 m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
+    if (!(fabs(det) > 1e-12)) {
+        al_diag_add(diags, AL_SEVERITY_ERROR, AL_DIAG_BAD_VALUE, -1, -1, -1, -1, -1,
+                    "the transform flattens the brush (its determinant is %g)", det);
+        return AL_ERR_INVALID_ARGUMENT;
+    }
+    sqlite3_stmt *s = al_doc_prepare(doc, select);
+    if (!s) return AL_ERR_IO;
+    sqlite3_bind_int64(s, 1, brush);
+    /* Read all first: the update statement must not run while the select is open on the
+     * same rows. */
+    struct {
+        int64_t id;
+        double p[3][3];
+    } faces[AL_BRUSH_MAX_FACES + 1];
+    int n = 0;
+    while (sqlite3_step(s) == SQLITE_ROW && n <= AL_BRUSH_MAX_FACES) {
+        faces[n].id = sqlite3_column_int64(s, 0);
+        for (int i = 0; i < 9; i++) faces[n].p[i / 3][i % 3] = sqlite3_column_double(s, 1 + i);
+        n++;
+    }
+    sqlite3_reset(s);
+    for (int f = 0; f < n; f++) {
+        double q[3][3];
+        for (int p = 0; p < 3; p++)
+            for (int r = 0; r < 3; r++)
+                q[p][r] = m[r][0] * faces[f].p[p][0] + m[r][1] * faces[f].p[p][1] +
+                          m[r][2] * faces[f].p[p][2] + m[r][3];
+        if (det < 0)
+            for (int r = 0; r < 3; r++) {
+                double t = q[0][r];
+                q[0][r] = q[2][r];
+                q[2][r] = t;
+            }
+        sqlite3_stmt *u = al_doc_prepare(doc, update);
+        if (!u) return AL_ERR_IO;
+        for (int i = 0; i < 9; i++) sqlite3_bind_double(u, 1 + i, q[i / 3][i % 3]);
+        sqlite3_bind_int64(u, 10, faces[f].id);
+        if (sqlite3_step(u) != SQLITE_DONE) return AL_ERR_IO;
+    }
+    return al_doc_update_bounds(doc, brush, diags) ? AL_OK : AL_ERR_INVALID_ARGUMENT;
+}
+
+al_status al_doc_transform_brushes(al_doc *doc, const int64_t *ids, int count,
+                                   const double matrix[3][4], al_doc_change *change)
+{
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 4; c++)
+            if (!isfinite(matrix[r][c])) return AL_ERR_INVALID_ARGUMENT;
+    al_status st = al_doc_edit_begin(doc, count == 1 ? "Transform brush" : "Transform brushes");
+    if (st != AL_OK) return st;
+    for (int i = 0; i < count && st == AL_OK; i++) {
+        if (!brush_exists(doc, ids[i])) {
+            st = AL_ERR_NOT_FOUND;
+            break;
+        }
+        al_doc_note_brush_before(doc, ids[i]);
+        st = transform_brush(doc, ids[i], matrix, NULL);
+        al_doc_note_brush_after(doc, ids[i]);
+    }
+    return al_doc_edit_end(doc, st, change);
+}
+
+al_status al_doc_resize_brush(al_doc *doc, int64_t brush, const double mins[3],
+                              const double maxs[3], al_doc_change *change, al_diag_list *diags)
+{
+    double om[3], ox[3];
+    for (int k = 0; k < 3; k++)
+        if (!(maxs[k] - mins[k] >= 1e-3) || !isfinite(mins[k]) || !isfinite(maxs[k])) {
+            al_diag_add(diags, AL_SEVERITY_ERROR, AL_DIAG_BAD_VALUE, -1, -1, -1, -1, -1,
+                        "the new bounds are empty or not finite on axis %c", "xyz"[k]);
+            return AL_ERR_INVALID_ARGUMENT;
+        }
+    al_status st = al_doc_edit_begin(doc, "Resize brush");
+    if (st != AL_OK) return st;
+    if (!brush_exists(doc, brush) || !al_doc_brush_bounds(doc, brush, om, ox, diags))
+        return al_doc_edit_end(doc, AL_ERR_NOT_FOUND, change);
+    double m[3][4] = {{0}};
+    for (int k = 0; k < 3; k++) {
+        double scale = (maxs[k] - mins[k]) / (ox[k] - om[k]);
+        m[k][k] = scale;
+        m[k][3] = mins[k] - om[k] * scale;
+    }
+    al_doc_note_brush_before(doc, brush);
+    st = transform_brush(doc, brush, (const double (*)[4]) m, diags);
+    al_doc_note_brush_after(doc, brush);
+    return al_doc_edit_end(doc, st, change);
+}
+
+al_status al_doc_set_brush_faces(al_doc *doc, int64_t brush, const al_doc_face *faces, int count,
+                                 al_doc_change *change, al_diag_list *diags)
+{
+    static const char *sql = "DELETE FROM faces WHERE brush = ?";
+    al_status st = al_doc_edit_begin(doc, "Change brush planes");
+    if (st != AL_OK) return st;
+    if (!brush_exists(doc, brush)) return al_doc_edit_end(doc, AL_ERR_NOT_FOUND, change);
+    al_doc_note_brush_before(doc, brush);
+    sqlite3_stmt *s = al_doc_prepare(doc, sql);
+    if (!s) return al_doc_edit_end(doc, AL_ERR_IO, change);
+    sqlite3_bind_int64(s, 1, brush);
+    if (sqlite3_step(s) != SQLITE_DONE) return al_doc_edit_end(doc, AL_ERR_IO, change);
+    st = write_faces(doc, brush, faces, count, diags);
+    al_doc_note_brush_after(doc, brush);
+    return al_doc_edit_end(doc, st, change);
+}
+
+al_status al_doc_set_face_material(al_doc *doc, int64_t brush, const int *face_indices,
+                                   int count, const char *material, al_doc_change *change)
+{
+    static const char *all = "UPDATE faces SET material = ? WHERE brush = ?";
+    static const char *one = "UPDATE faces SET material = ? WHERE brush = ? AND position = ?";
+    if (!material || !material[0] || strlen(material) > 255) return AL_ERR_INVALID_ARGUMENT;
+    al_status st = al_doc_edit_begin(doc, "Set material");
+    if (st != AL_OK) return st;
+    if (!brush_exists(doc, brush)) return al_doc_edit_end(doc, AL_ERR_NOT_FOUND, change);
+    int64_t id = al_doc_material_id(doc, material);
+    if (id < 0) return al_doc_edit_end(doc, AL_ERR_IO, change);
+    al_doc_note_brush_before(doc, brush);
+    for (int i = 0; i < (face_indices ? count : 1) && st == AL_OK; i++) {
+        sqlite3_stmt *s = al_doc_prepare(doc, face_indices ? one : all);
+        if (!s) {
+            st = AL_ERR_IO;
+            break;
+        }
+        sqlite3_bind_int64(s, 1, id);
+        sqlite3_bind_int64(s, 2, brush);
+        if (face_indices) sqlite3_bind_int(s, 3, face_indices[i]);
+        if (sqlite3_step(s) != SQLITE_DONE) st = AL_ERR_IO;
+        else if (face_indices && sqlite3_changes(doc->db) == 0) st = AL_ERR_NOT_FOUND;
+    }
+    al_doc_note_brush_after(doc, brush);
+    return al_doc_edit_end(doc, st, change);
+}
+
+al_status al_doc_add_entity(al_doc *doc, const char *classname, const char *properties_json,
+                            int64_t *id, al_doc_change *change, al_diag_list *diags)
+{
+    static const char *sql = "INSERT INTO entities(position, classname, properties) VALUES "
+                             "((SELECT coalesce(max(position), 0) + 1 FROM entities), ?, ?)";
+    if (!classname || !classname[0] || strcmp(classname, "worldspawn") == 0) {
+        al_diag_add(diags, AL_SEVERITY_ERROR, AL_DIAG_BAD_VALUE, -1, -1, -1, -1, -1,
+                    "classname: an entity needs a class other than worldspawn");
+        return AL_ERR_INVALID_ARGUMENT;
+    }
+    char *props = NULL;
+    const char *json = properties_json ? properties_json : "{}";
+    al_status st = al_properties_check(json, strlen(json), &props, diags);
+    if (st == AL_OK) st = al_property_check("classname", classname, diags);
+    if (st != AL_OK) {
+        free(props);
+        return st;
+    }
+    char *class_in_props = al_properties_get(props, "classname");
+    if (class_in_props) {
+        /* The class lives in its own column; drop a copy in the properties. */
+        char *without = NULL;
+        al_properties_set(props, "classname", NULL, &without, diags);
+        free(props);
+        props = without;
+        free(class_in_props);
+    }
+    st = al_doc_edit_begin(doc, "Add entity");
+    if (st != AL_OK) {
+        free(props);
+        return st;
+    }
+    sqlite3_stmt *s = al_doc_prepare(doc, sql);
+    if (!s) st = AL_ERR_IO;
+    else {
+        sqlite3_bind_text(s, 1, classname, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(s, 2, props, -1, SQLITE_TRANSIENT);
+        if (sqlite3_step(s) != SQLITE_DONE) st = AL_ERR_IO;
+        else {
+            int64_t e = sqlite3_last_insert_rowid(doc->db);
+            if (id) *id = e;
+            al_doc_note_entity(doc, e);
+        }
+    }
+    free(props);
+    return al_doc_edit_end(doc, st, change);
+}
+
+/* The brushes of ENTITY, into a malloc'd array. */
+static int entity_brushes(al_doc *doc, int64_t entity, int64_t **out)
+{
+    static const char *sql = "SELECT id FROM brushes WHERE entity = ?";
+    *out = NULL;
+    sqlite3_stmt *s = al_doc_prepare(doc, sql);
+    if (!s) return -1;
+    sqlite3_bind_int64(s, 1, entity);
+    int n = 0, cap = 0;
+    while (sqlite3_step(s) == SQLITE_ROW) {
+        if (n == cap) {
+            cap = cap ? cap * 2 : 16;
+            int64_t *p = realloc(*out, (size_t) cap * sizeof *p);
+            if (!p) {
+                sqlite3_reset(s);
+                return -1;
+            }
+            *out = p;
+        }
+        (*out)[n++] = sqlite3_column_int64(s, 0);
+    }
+    sqlite3_reset(s);
+    return n;
+}
+
+al_status al_doc_delete_entities(al_doc *doc, const int64_t *ids, int count,
+                                 al_doc_change *change)
+{
+    static const char *sql = "DELETE FROM entities WHERE id = ?";
+    al_status st = al_doc_edit_begin(doc, count == 1 ? "Delete entity" : "Delete entities");
+    if (st != AL_OK) return st;
+    for (int i = 0; i < count && st == AL_OK; i++) {
+        if (ids[i] == 0) {
+            st = AL_ERR_INVALID_ARGUMENT; /* the world stays */
+            break;
+        }
+        if (!entity_exists(doc, ids[i])) {
+            st = AL_ERR_NOT_FOUND;
+            break;
+        }
+        int64_t *brushes;
+        int n = entity_brushes(doc, ids[i], &brushes);
+        for (int b = 0; b < n; b++) al_doc_note_brush_before(doc, brushes[b]);
+        al_doc_note_entity(doc, ids[i]);
+        sqlite3_stmt *s = al_doc_prepare(doc, sql);
+        if (!s) st = AL_ERR_IO;
+        else {
+            sqlite3_bind_int64(s, 1, ids[i]);
+            if (sqlite3_step(s) != SQLITE_DONE) st = AL_ERR_IO;
+        }
+        /* Cascades to the brushes and their faces. */
+        for (int b = 0; b < n; b++) al_doc_note_brush_after(doc, brushes[b]);
+        free(brushes);
+    }
+    return al_doc_edit_end(doc, st, change);
+}
+
+static char *read_properties(al_doc *doc, int64_t entity)
+{
+    static const char *sql = "SELECT properties FROM entities WHERE id = ?";
+    sqlite3_stmt *s = al_doc_prepare(doc, sql);
+    if (!s) return NULL;
+    sqlite3_bind_int64(s, 1, entity);
+    char *p = sqlite3_step(s) == SQLITE_ROW ? strdup((const char *) sqlite3_column_text(s, 0))
+                                            : NULL;
+    sqlite3_reset(s);
+    return p;
+}
+
+static bool write_properties(al_doc *doc, int64_t entity, const char *json)
+{
+    static const char *sql = "UPDATE entities SET properties = ? WHERE id = ?";
+    sqlite3_stmt *s = al_doc_prepare(doc, sql);
+    if (!s) return false;
+    sqlite3_bind_text(s, 1, json, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(s, 2, entity);
+    return sqlite3_step(s) == SQLITE_DONE;
+}
+
+al_status al_doc_set_property(al_doc *doc, int64_t entity, const char *key, const char *value,
+                              al_doc_change *change, al_diag_list *diags)
+{
+    static const char *set_class = "UPDATE entities SET classname = ? WHERE id = ?";
+    al_status st = al_property_check(key, value, diags);
+    if (st != AL_OK) return st;
+    bool is_class = strcmp(key, "classname") == 0;
+    if (is_class && (!value || !value[0] || (entity != 0) == (strcmp(value, "worldspawn") == 0))) {
+        al_diag_add(diags, AL_SEVERITY_ERROR, AL_DIAG_BAD_VALUE, -1, -1, -1, -1, -1,
+                    "property \"classname\": %s", entity == 0 ? "the world stays worldspawn"
+                                                              : "an entity needs a class other than worldspawn");
+        return AL_ERR_INVALID_ARGUMENT;
+    }
+    st = al_doc_edit_begin(doc, value ? "Set property" : "Remove property");
+    if (st != AL_OK) return st;
+    if (!entity_exists(doc, entity)) return al_doc_edit_end(doc, AL_ERR_NOT_FOUND, change);
+    al_doc_note_entity(doc, entity);
+    if (is_class) {
+        sqlite3_stmt *s = al_doc_prepare(doc, set_class);
+        if (!s) return al_doc_edit_end(doc, AL_ERR_IO, change);
+        sqlite3_bind_text(s, 1, value, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_int64(s, 2, entity);
+        if (sqlite3_step(s) != SQLITE_DONE) st = AL_ERR_IO;
+        /* The class decides what the brushes are (world, detail, model, trigger). */
+        int64_t *brushes;
+        int n = entity_brushes(doc, entity, &brushes);
+        for (int b = 0; b < n; b++) {
+            al_doc_note_brush_before(doc, brushes[b]);
+            al_doc_note_brush_after(doc, brushes[b]);
+        }
+        free(brushes);
+        return al_doc_edit_end(doc, st, change);
+    }
+    char *old = read_properties(doc, entity), *updated = NULL;
+    st = al_properties_set(old, key, value, &updated, diags);
+    if (st == AL_OK && !write_properties(doc, entity, updated)) st = AL_ERR_IO;
+    free(old);
+    free(updated);
+    return al_doc_edit_end(doc, st, change);
+}
+
+al_status al_doc_move_entity(al_doc *doc, int64_t entity, const double delta[3],
+                             al_doc_change *change)
+{
+    if (!isfinite(delta[0]) || !isfinite(delta[1]) || !isfinite(delta[2]))
+        return AL_ERR_INVALID_ARGUMENT;
+    al_status st = al_doc_edit_begin(doc, "Move entity");
+    if (st != AL_OK) return st;
+    if (!entity_exists(doc, entity)) return al_doc_edit_end(doc, AL_ERR_NOT_FOUND, change);
+    al_doc_note_entity(doc, entity);
+    char *props = read_properties(doc, entity);
+    char *origin = al_properties_get(props, "origin");
+    if (origin) {
+        double o[3];
+        if (sscanf(origin, "%lf %lf %lf", &o[0], &o[1], &o[2]) == 3) {
+            char value[128];
+            snprintf(value, sizeof value, "%.17g %.17g %.17g", o[0] + delta[0], o[1] + delta[1],
+                     o[2] + delta[2]);
+            char *updated = NULL;
+            st = al_properties_set(props, "origin", value, &updated, NULL);
+            if (st == AL_OK && !write_properties(doc, entity, updated)) st = AL_ERR_IO;
+            free(updated);
+        }
+    }
+    free(origin);
+    free(props);
+    double m[3][4] = {{1, 0, 0, delta[0]}, {0, 1, 0, delta[1]}, {0, 0, 1, delta[2]}};
+    int64_t *brushes;
+    int n = entity_brushes(doc, entity, &brushes);
+    for (int b = 0; b < n && st == AL_OK; b++) {
+        al_doc_note_brush_before(doc, brushes[b]);
+        st = transform_brush(doc, brushes[b], (const double (*)[4]) m, NULL);
+        al_doc_note_brush_after(doc, brushes[b]);
+    }
+    free(brushes);
+    return al_doc_edit_end(doc, st, change);
+}
+
+al_status al_doc_set_hulls(al_doc *doc, const al_hull_desc *hulls, int count,
+                           al_doc_change *change, al_diag_list *diags)
+{
+    static const char *clear = "DELETE FROM hulls";
+    static const char *insert = "INSERT INTO hulls(position, name, minx, miny, minz, maxx, maxy, "
+                                "maxz) VALUES (?, ?, ?, ?, ?, ?, ?, ?)";
+    /* The compiler's own check, so a list the compiler would refuse never gets in. */
+    al_entity_desc world = {.classname = "worldspawn"};
+    al_input probe = {.entities = &world, .entity_count = 1, .hulls = hulls, .hull_count = count};
+    al_world *w = NULL;
+    al_status st = count < 1 ? AL_ERR_INVALID_ARGUMENT : al_world_compile(&probe, NULL, &w, diags);
+    al_world_destroy(w);
+    if (st != AL_OK) return AL_ERR_INVALID_ARGUMENT;
+    st = al_doc_edit_begin(doc, "Change hulls");
+    if (st != AL_OK) return st;
+    sqlite3_stmt *s = al_doc_prepare(doc, clear);
+    if (!s || sqlite3_step(s) != SQLITE_DONE) st = AL_ERR_IO;
+    for (int h = 0; h < count && st == AL_OK; h++) {
+        s = al_doc_prepare(doc, insert);
+        if (!s) {
+            st = AL_ERR_IO;
+            break;
+        }
+        sqlite3_bind_int(s, 1, h);
+        sqlite3_bind_text(s, 2, hulls[h].name, -1, SQLITE_TRANSIENT);
+        for (int k = 0; k < 3; k++) {
+            sqlite3_bind_double(s, 3 + k, hulls[h].mins[k]);
+            sqlite3_bind_double(s, 6 + k, hulls[h].maxs[k]);
+        }
+        if (sqlite3_step(s) != SQLITE_DONE) st = AL_ERR_IO;
+    }
+    doc->pending.settings = true;
+    return al_doc_edit_end(doc, st, change);
+}
+
+al_status al_doc_set_setting(al_doc *doc, const char *key, double value, al_doc_change *change,
+                             al_diag_list *diags)
+{
+    static const char *sql = "INSERT INTO settings(key, value) VALUES (?1, ?2) "
+                             "ON CONFLICT(key) DO UPDATE SET value = ?2";
+    double lo, hi;
+    if (strcmp(key, "block_size") == 0) lo = 64, hi = 65536;
+    else if (strcmp(key, "luxel_size") == 0) lo = 1, hi = 1024;
+    else {
+        al_diag_add(diags, AL_SEVERITY_ERROR, AL_DIAG_BAD_VALUE, -1, -1, -1, -1, -1,
+                    "setting \"%.40s\": no such setting", key);
+        return AL_ERR_INVALID_ARGUMENT;
+    }
+    if (!(value >= lo && value <= hi)) {
+        al_diag_add(diags, AL_SEVERITY_ERROR, AL_DIAG_BAD_VALUE, -1, -1, -1, -1, -1,
+                    "setting \"%s\": %g is outside %g..%g", key, value, lo, hi);
+        return AL_ERR_INVALID_ARGUMENT;
+    }
+    al_status st = al_doc_edit_begin(doc, "Change setting");
+    if (st != AL_OK) return st;
+    sqlite3_stmt *s = al_doc_prepare(doc, sql);
+    char text[64];
+    snprintf(text, sizeof text, "%.17g", value);
+    if (!s) st = AL_ERR_IO;
+    else {
+        sqlite3_bind_text(s, 1, key, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(s, 2, text, -1, SQLITE_TRANSIENT);
+        if (sqlite3_step(s) != SQLITE_DONE) st = AL_ERR_IO;
+    }
+    doc->pending.settings = true;
+    return al_doc_edit_end(doc, st, change);
+}

@@ -1,0 +1,447 @@
+/* The map document: edits, what they report, undo and redo (also across reopening),
+ * groups, history, validation, and the document as compiler input. */
+#include "check.h"
+#include "mapgen.h"
+#include "scene.h"
+#include "store/document.h"
+#include "store/map-doc.h"
+#include "mapfile/map-write.h"
+#include "verify/oracle.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char dir[256];
+
+static const char *temp_path(const char *name)
+{
+    static char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    char side[600];
+    unlink(path);
+    snprintf(side, sizeof side, "%s-wal", path);
+    unlink(side);
+    snprintf(side, sizeof side, "%s-shm", path);
+    unlink(side);
+    return path;
+}
+
+/* The whole document as .map text: the snapshot compared by the undo oracle. */
+static char *snapshot(al_doc *doc)
+{
+    al_map *m;
+    if (al_doc_export_map(doc, &m, NULL) != AL_OK) return NULL;
+    char *text = NULL;
+    size_t len;
+    if (!al_map_write(m, true, &text, &len)) text = NULL;
+    al_map_destroy(m);
+    return text;
+}
+
+static void box_faces(double x0, double y0, double z0, double x1, double y1, double z1,
+                      const char *material, al_doc_face faces[6])
+{
+    /* Outward by the .map rule: normal = (p0 - p1) x (p2 - p1). */
+    const double p[6][3][3] = {
+        {{x0, y1, z1}, {x0, y0, z1}, {x0, y0, z0}}, {{x1, y0, z1}, {x1, y1, z1}, {x1, y1, z0}},
+        {{x0, y0, z1}, {x1, y0, z1}, {x1, y0, z0}}, {{x1, y1, z1}, {x0, y1, z1}, {x0, y1, z0}},
+        {{x1, y0, z0}, {x1, y1, z0}, {x0, y1, z0}}, {{x1, y1, z1}, {x1, y0, z1}, {x0, y0, z1}},
+    };
+    for (int f = 0; f < 6; f++) {
+        memset(&faces[f], 0, sizeof faces[f]);
+        memcpy(faces[f].points, p[f], sizeof p[f]);
+        faces[f].material = material;
+        faces[f].scale[0] = faces[f].scale[1] = 1;
+    }
+}
+
+static al_doc *new_doc(const char *name)
+{
+    al_doc *doc = NULL;
+    al_diag_list d = {0};
+    if (al_doc_create(temp_path(name), &doc, &d) != AL_OK) doc = NULL;
+    al_diag_list_clear(&d);
+    return doc;
+}
+
+CHECK_TEST(create_defaults, "/doc/new-map-has-the-world-default-hulls-and-settings")
+{
+    al_doc *doc = new_doc("create.allium");
+    REQUIRE(doc);
+    CHECK(al_doc_count(doc, "entities") == 1);
+    CHECK(al_doc_count(doc, "hulls") == 4);
+    CHECK(al_doc_count(doc, "brushes") == 0);
+    CHECK(!al_doc_can_undo(doc) && !al_doc_can_redo(doc));
+    al_doc_input in;
+    REQUIRE(al_doc_build_input(doc, &in, NULL) == AL_OK);
+    CHECK(in.input.entity_count == 1 && strcmp(in.input.entities[0].classname, "worldspawn") == 0);
+    CHECK(in.input.hull_count == 4 && strcmp(in.input.hulls[1].name, "stand") == 0);
+    CHECK(in.input.block_size == 1024);
+    al_doc_input_free(&in);
+    al_doc *again = NULL;
+    al_diag_list d = {0};
+    CHECK(al_doc_create(al_doc_path(doc), &again, &d) == AL_ERR_EXISTS);
+    al_diag_list_clear(&d);
+    al_doc_close(doc);
+}
+
+CHECK_TEST(add_brush_reports, "/doc/add-brush-reports-the-brush-and-its-bounds")
+{
+    al_doc *doc = new_doc("add.allium");
+    REQUIRE(doc);
+    al_doc_face f[6];
+    box_faces(0, 0, 0, 64, 32, 16, "stone", f);
+    int64_t id = 0;
+    al_doc_change ch = {0};
+    REQUIRE(al_doc_add_brush(doc, 0, f, 6, &id, &ch, NULL) == AL_OK);
+    REQUIRE(ch.brush_count == 1);
+    CHECK(ch.brushes[0].brush == id && !ch.brushes[0].had_old && ch.brushes[0].has_new);
+    CHECK(ch.brushes[0].new_maxs[0] == 64 && ch.brushes[0].new_maxs[2] == 16);
+    CHECK(ch.materials); /* "stone" was created */
+    /* An invalid brush is refused with the compiler's reason, and nothing is kept. */
+    al_doc_face bad[6];
+    box_faces(0, 0, 0, 64, 32, 0, "stone", bad);
+    al_diag_list d = {0};
+    CHECK(al_doc_add_brush(doc, 0, bad, 6, NULL, &ch, &d) == AL_ERR_INVALID_ARGUMENT);
+    CHECK(d.count >= 1 && strstr(d.items[d.count - 1].message, "the brush"));
+    CHECK(ch.brush_count == 0);
+    CHECK(al_doc_count(doc, "brushes") == 1);
+    al_diag_list_clear(&d);
+    CHECK(al_doc_add_brush(doc, 12345, f, 6, NULL, NULL, NULL) == AL_ERR_NOT_FOUND);
+    al_doc_change_clear(&ch);
+    al_doc_close(doc);
+}
+
+CHECK_TEST(transform_resize, "/doc/transform-mirror-and-resize-keep-valid-brushes")
+{
+    al_doc *doc = new_doc("transform.allium");
+    REQUIRE(doc);
+    al_doc_face f[6];
+    box_faces(0, 0, 0, 64, 32, 16, "stone", f);
+    int64_t id;
+    REQUIRE(al_doc_add_brush(doc, 0, f, 6, &id, NULL, NULL) == AL_OK);
+    al_doc_change ch = {0};
+    const double mirror[3][4] = {{-1, 0, 0, 0}, {0, 1, 0, 0}, {0, 0, 1, 0}};
+    REQUIRE(al_doc_transform_brushes(doc, &id, 1, mirror, &ch) == AL_OK);
+    CHECK(ch.brushes[0].old_mins[0] == 0 && ch.brushes[0].new_mins[0] == -64);
+    CHECK(ch.brushes[0].new_maxs[0] == 0);
+    REQUIRE(al_doc_resize_brush(doc, id, (double[3]){10, 20, 30}, (double[3]){20, 40, 90}, &ch,
+                                NULL) == AL_OK);
+    CHECK(ch.brushes[0].new_mins[1] == 20 && ch.brushes[0].new_maxs[2] == 90);
+    const double flat[3][4] = {{1, 0, 0, 0}, {0, 1, 0, 0}, {0, 0, 0, 0}};
+    CHECK(al_doc_transform_brushes(doc, &id, 1, flat, NULL) == AL_ERR_INVALID_ARGUMENT);
+    al_doc_change_clear(&ch);
+    al_doc_close(doc);
+}
+
+CHECK_TEST(entities, "/doc/entities-properties-are-checked-and-name-the-field")
+{
+    al_doc *doc = new_doc("entities.allium");
+    REQUIRE(doc);
+    al_diag_list d = {0};
+    int64_t e;
+    REQUIRE(al_doc_add_entity(doc, "light", "{\"origin\": \"1 2 3\", \"light\": \"300\"}", &e,
+                              NULL, &d) == AL_OK);
+    struct {
+        const char *json, *field;
+    } bad[] = {
+        {"{\"origin\": \"1 2\"}", "origin"},
+        {"{\"origin\": \"1 2 1e9\"}", "origin"},
+        {"{\"light\": \"bright\"}", "light"},
+        {"{\"_color\": \"300 0 0\"}", "_color"},
+        {"{\"spawnflags\": \"-1\"}", "spawnflags"},
+        {"{\"angle\": 90}", "angle"},
+        {"[1, 2]", "properties"},
+        {"{\"a\": \"x\"", "properties"},
+        {"{\"\": \"x\"}", "property \"\""},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        al_diag_list_clear(&d);
+        CHECK_MSG(al_doc_add_entity(doc, "info_null", bad[i].json, NULL, NULL, &d) ==
+                      AL_ERR_INVALID_ARGUMENT,
+                  "case %zu accepted", i);
+        CHECK_MSG(d.count == 1 && strstr(d.items[0].message, bad[i].field), "case %zu: %s", i,
+                  d.count ? d.items[0].message : "(no diagnostic)");
+    }
+    al_diag_list_clear(&d);
+    CHECK(al_doc_set_property(doc, e, "light", "-5x", NULL, &d) == AL_ERR_INVALID_ARGUMENT);
+    CHECK(al_doc_set_property(doc, e, "_color", "255 128 0", NULL, NULL) == AL_OK);
+    CHECK(al_doc_set_property(doc, e, "classname", "light_fluoro", NULL, NULL) == AL_OK);
+    CHECK(al_doc_set_property(doc, 0, "classname", "light", NULL, NULL) ==
+          AL_ERR_INVALID_ARGUMENT);
+    CHECK(al_doc_set_property(doc, e, "light", NULL, NULL, NULL) == AL_OK);
+    al_doc_input in;
+    REQUIRE(al_doc_build_input(doc, &in, NULL) == AL_OK);
+    REQUIRE(in.input.entity_count == 2);
+    CHECK(strcmp(in.input.entities[1].classname, "light_fluoro") == 0);
+    CHECK_MSG(in.input.entities[1].property_count == 2, "%d properties",
+              in.input.entities[1].property_count); /* origin, _color */
+    for (int p = 0; p < in.input.entities[1].property_count; p++)
+        check_note("%s = %s", in.input.entities[1].properties[p].key,
+                   in.input.entities[1].properties[p].value);
+    al_doc_input_free(&in);
+    /* Moving moves the origin and the brushes. */
+    al_doc_face f[6];
+    box_faces(0, 0, 0, 8, 8, 8, "door", f);
+    int64_t door, brush;
+    REQUIRE(al_doc_add_entity(doc, "func_door", NULL, &door, NULL, NULL) == AL_OK);
+    REQUIRE(al_doc_add_brush(doc, door, f, 6, &brush, NULL, NULL) == AL_OK);
+    al_doc_change ch = {0};
+    REQUIRE(al_doc_move_entity(doc, e, (double[3]){10, 0, 0}, &ch) == AL_OK);
+    REQUIRE(al_doc_move_entity(doc, door, (double[3]){0, 0, 64}, &ch) == AL_OK);
+    CHECK(ch.brush_count == 1 && ch.brushes[0].new_mins[2] == 64);
+    CHECK(al_doc_delete_entities(doc, (int64_t[]){0}, 1, NULL) == AL_ERR_INVALID_ARGUMENT);
+    REQUIRE(al_doc_delete_entities(doc, &door, 1, &ch) == AL_OK);
+    CHECK(ch.brush_count == 1 && ch.brushes[0].had_old && !ch.brushes[0].has_new);
+    CHECK(al_doc_count(doc, "brushes") == 0 && al_doc_count(doc, "faces") == 0);
+    al_doc_change_clear(&ch);
+    al_diag_list_clear(&d);
+    al_doc_close(doc);
+}
+
+CHECK_TEST(materials, "/doc/new-materials-get-quake-defaults-and-stable-colours")
+{
+    al_doc *doc = new_doc("materials.allium");
+    REQUIRE(doc);
+    al_doc_face f[6];
+    box_faces(0, 0, 0, 8, 8, 8, "*lava1", f);
+    int64_t b;
+    REQUIRE(al_doc_add_brush(doc, 0, f, 6, &b, NULL, NULL) == AL_OK);
+    REQUIRE(al_doc_set_face_material(doc, b, (int[]){2}, 1, "sky4", NULL) == AL_OK);
+    CHECK(al_doc_set_face_material(doc, b, (int[]){9}, 1, "sky4", NULL) == AL_ERR_NOT_FOUND);
+    al_doc_input in;
+    REQUIRE(al_doc_build_input(doc, &in, NULL) == AL_OK);
+    CHECK(in.input.material_count == 2);
+    for (int m = 0; m < in.input.material_count; m++) {
+        if (strcmp(in.input.materials[m].name, "*lava1") == 0)
+            CHECK(in.input.materials[m].flags == AL_MATERIAL_LIQUID);
+        else CHECK(in.input.materials[m].flags == AL_MATERIAL_SKY);
+    }
+    CHECK(in.input.materials[in.input.faces[2].material].flags == AL_MATERIAL_SKY);
+    al_doc_input_free(&in);
+    al_doc_close(doc);
+}
+
+CHECK_TEST(hulls_settings, "/doc/hulls-and-settings-are-checked")
+{
+    al_doc *doc = new_doc("hulls.allium");
+    REQUIRE(doc);
+    al_hull_desc good[2] = {{"point", {0, 0, 0}, {0, 0, 0}}, {"rat", {-4, -4, 0}, {4, 4, 8}}};
+    al_hull_desc bad[1] = {{"rat", {-4, -4, 0}, {4, 4, 8}}};
+    al_diag_list d = {0};
+    CHECK(al_doc_set_hulls(doc, bad, 1, NULL, &d) == AL_ERR_INVALID_ARGUMENT);
+    CHECK(d.count >= 1 && strstr(d.items[0].message, "point hull"));
+    al_doc_change ch = {0};
+    REQUIRE(al_doc_set_hulls(doc, good, 2, &ch, &d) == AL_OK);
+    CHECK(ch.settings);
+    CHECK(al_doc_set_setting(doc, "block_size", 32, NULL, &d) == AL_ERR_INVALID_ARGUMENT);
+    CHECK(al_doc_set_setting(doc, "frobnicate", 1, NULL, &d) == AL_ERR_INVALID_ARGUMENT);
+    REQUIRE(al_doc_set_setting(doc, "block_size", 512, NULL, &d) == AL_OK);
+    al_doc_input in;
+    REQUIRE(al_doc_build_input(doc, &in, NULL) == AL_OK);
+    CHECK(in.input.hull_count == 2 && in.input.block_size == 512);
+    al_doc_input_free(&in);
+    al_doc_change_clear(&ch);
+    al_diag_list_clear(&d);
+    al_doc_close(doc);
+}
+
+CHECK_TEST(groups, "/doc/a-group-is-one-undo-step-and-a-failed-edit-in-it-rolls-back-alone")
+{
+    al_doc *doc = new_doc("groups.allium");
+    REQUIRE(doc);
+    al_doc_face f[6];
+    box_faces(0, 0, 0, 8, 8, 8, "a", f);
+    REQUIRE(al_doc_begin_group(doc, "Build a room") == AL_OK);
+    CHECK(al_doc_add_brush(doc, 0, f, 6, NULL, NULL, NULL) == AL_OK);
+    CHECK(al_doc_add_entity(doc, "light", "{\"light\": \"nope\"}", NULL, NULL, NULL) ==
+          AL_ERR_INVALID_ARGUMENT);
+    CHECK(al_doc_add_entity(doc, "light", NULL, NULL, NULL, NULL) == AL_OK);
+    REQUIRE(al_doc_end_group(doc) == AL_OK);
+    CHECK(al_doc_count(doc, "brushes") == 1 && al_doc_count(doc, "entities") == 2);
+    char label[64];
+    CHECK(al_doc_undo_label(doc, false, label, sizeof label) && strcmp(label, "Build a room") == 0);
+    REQUIRE(al_doc_undo(doc, NULL) == AL_OK);
+    CHECK(al_doc_count(doc, "brushes") == 0 && al_doc_count(doc, "entities") == 1);
+    CHECK(al_doc_undo(doc, NULL) == AL_ERR_NOTHING_TO_DO);
+    REQUIRE(al_doc_begin_group(doc, "Cancelled") == AL_OK);
+    CHECK(al_doc_add_brush(doc, 0, f, 6, NULL, NULL, NULL) == AL_OK);
+    al_doc_cancel_group(doc);
+    CHECK(al_doc_count(doc, "brushes") == 0);
+    CHECK(al_doc_can_redo(doc)); /* the cancelled group did not clear redo */
+    al_doc_close(doc);
+}
+
+CHECK_TEST(history, "/doc/redo-is-cleared-by-a-new-edit-and-history-is-bounded")
+{
+    al_doc *doc = new_doc("history.allium");
+    REQUIRE(doc);
+    al_doc_set_history_length(doc, 3);
+    al_doc_face f[6];
+    for (int i = 0; i < 5; i++) {
+        box_faces(i * 10, 0, 0, i * 10 + 8, 8, 8, "a", f);
+        REQUIRE(al_doc_add_brush(doc, 0, f, 6, NULL, NULL, NULL) == AL_OK);
+    }
+    int undone = 0;
+    while (al_doc_undo(doc, NULL) == AL_OK) undone++;
+    CHECK(undone == 3);
+    CHECK(al_doc_count(doc, "brushes") == 2);
+    REQUIRE(al_doc_redo(doc, NULL) == AL_OK);
+    CHECK(al_doc_can_redo(doc));
+    box_faces(100, 0, 0, 108, 8, 8, "a", f);
+    REQUIRE(al_doc_add_brush(doc, 0, f, 6, NULL, NULL, NULL) == AL_OK);
+    CHECK(!al_doc_can_redo(doc));
+    CHECK(al_doc_redo(doc, NULL) == AL_ERR_NOTHING_TO_DO);
+    al_doc_close(doc);
+}
+
+/* Oracle: random edits, a snapshot after each; undoing one step at a time must give back
+ * every earlier snapshot exactly, and redoing every later one, also after reopening. */
+CHECK_TEST(undo_oracle, "/doc/undo-and-redo-restore-every-state-exactly")
+{
+    const char *path = temp_path("undo-oracle.allium");
+    al_doc *doc = NULL;
+    REQUIRE(al_doc_create(path, &doc, NULL) == AL_OK);
+    enum { EDITS = 60 };
+    char *states[EDITS + 1];
+    states[0] = snapshot(doc);
+    uint64_t s = 7;
+    int64_t brushes[EDITS], entities[EDITS];
+    int nb = 0, ne = 0, made = 0;
+    for (int i = 0; i < EDITS; i++) {
+        s = s * 6364136223846793005ull + 1442695040888963407ull;
+        int kind = (int) (s >> 60) % 8;
+        al_status st = AL_ERR_INVALID_ARGUMENT;
+        double x = (double) ((s >> 20) % 64) * 16;
+        if (kind <= 1 || nb == 0) {
+            al_doc_face f[6];
+            char material[16];
+            snprintf(material, sizeof material, "m%d", i % 5);
+            box_faces(x, x / 2, 0, x + 32, x / 2 + 48, 24 + i, material, f);
+            f[3].valve = true;
+            f[3].u_axis[0] = 0.5, f[3].v_axis[2] = -0.25, f[3].u_offset = 3.125;
+            st = al_doc_add_brush(doc, ne && kind == 1 ? entities[ne - 1] : 0, f, 6,
+                                  &brushes[nb], NULL, NULL);
+            if (st == AL_OK) nb++;
+        } else if (kind == 2) {
+            const double m[3][4] = {{0, -1, 0, x}, {1, 0, 0, 1.5}, {0, 0, 1, -8}};
+            st = al_doc_transform_brushes(doc, &brushes[(s >> 8) % nb], 1, m, NULL);
+        } else if (kind == 3) {
+            st = al_doc_resize_brush(doc, brushes[(s >> 8) % nb], (double[3]){x, 0, 0},
+                                     (double[3]){x + 7.25, 9, 11}, NULL, NULL);
+        } else if (kind == 4) {
+            int victim = (int) ((s >> 8) % (uint64_t) nb);
+            st = al_doc_delete_brushes(doc, &brushes[victim], 1, NULL);
+            if (st == AL_OK) {
+                nb--;
+                brushes[victim] = brushes[nb];
+            }
+        } else if (kind == 5) {
+            char json[96];
+            snprintf(json, sizeof json, "{\"origin\": \"%g 0 8\", \"targetname\": \"t%d\"}", x, i);
+            st = al_doc_add_entity(doc, i % 2 ? "func_door" : "info_null", json, &entities[ne],
+                                   NULL, NULL);
+            if (st == AL_OK) ne++;
+        } else if (kind == 6 && ne > 0) {
+            st = al_doc_set_property(doc, entities[(s >> 8) % ne], "angle", "270", NULL, NULL);
+        } else {
+            st = al_doc_set_face_material(doc, brushes[(s >> 8) % nb], NULL, 0, "swapped", NULL);
+        }
+        if (st != AL_OK) continue;
+        states[++made] = snapshot(doc);
+    }
+    CHECK(made > 40);
+    /* Undo half, reopen, undo the rest. */
+    for (int k = made; k > 0; k--) {
+        if (k == made / 2) {
+            al_doc_close(doc);
+            REQUIRE(al_doc_open(path, AL_DOC_READ_WRITE, &doc, NULL) == AL_OK);
+        }
+        REQUIRE(al_doc_undo(doc, NULL) == AL_OK);
+        char *now = snapshot(doc);
+        CHECK_MSG(now && strcmp(now, states[k - 1]) == 0, "after undoing to state %d", k - 1);
+        free(now);
+    }
+    CHECK(al_doc_undo(doc, NULL) == AL_ERR_NOTHING_TO_DO);
+    for (int k = 1; k <= made; k++) {
+        REQUIRE(al_doc_redo(doc, NULL) == AL_OK);
+        char *now = snapshot(doc);
+        CHECK_MSG(now && strcmp(now, states[k]) == 0, "after redoing to state %d", k);
+        free(now);
+    }
+    for (int k = 0; k <= made; k++) free(states[k]);
+    al_doc_close(doc);
+}
+
+CHECK_TEST(read_only, "/doc/a-read-only-document-refuses-edits")
+{
+    const char *path = temp_path("ro.allium");
+    al_doc *doc = NULL;
+    REQUIRE(al_doc_create(path, &doc, NULL) == AL_OK);
+    al_doc_close(doc);
+    REQUIRE(al_doc_open(path, AL_DOC_READ_ONLY, &doc, NULL) == AL_OK);
+    CHECK(al_doc_read_only(doc));
+    al_doc_face f[6];
+    box_faces(0, 0, 0, 8, 8, 8, "a", f);
+    CHECK(al_doc_add_brush(doc, 0, f, 6, NULL, NULL, NULL) == AL_ERR_READ_ONLY);
+    CHECK(al_doc_undo(doc, NULL) == AL_ERR_READ_ONLY);
+    al_doc_input in;
+    CHECK(al_doc_build_input(doc, &in, NULL) == AL_OK);
+    al_doc_input_free(&in);
+    al_doc_close(doc);
+}
+
+/* Oracle: a map compiled from its document equals the map compiled from the .map file. */
+CHECK_TEST(input_equivalence, "/doc/document-input-compiles-like-the-map-file")
+{
+    mapgen *g = mapgen_create(true);
+    mapgen_begin_entity(g, "worldspawn");
+    mapgen_box(g, 0, 0, -16, 512, 512, 0, "floor");
+    mapgen_stairs(g, 32, 32, 0, 0, 5, 16, 32, 96, "stairs");
+    mapgen_ramp(g, 200, 200, 300, 300, 0, 100, 1, 1, "ramp");
+    mapgen_end_entity(g);
+    mapgen_begin_entity(g, "func_door");
+    mapgen_box(g, 400, 0, 0, 408, 64, 96, "door");
+    mapgen_end_entity(g);
+    mapgen_point_entity(g, "info_player_start", 256, 256, 25);
+    size_t len;
+    const char *text = mapgen_text(g, &len);
+    scene from_map;
+    REQUIRE(scene_load_text(&from_map, text, len, NULL));
+    const char *path = temp_path("equiv.allium");
+    al_doc *doc = NULL;
+    REQUIRE(al_doc_create(path, &doc, NULL) == AL_OK);
+    REQUIRE(al_doc_import_map(doc, from_map.map, NULL) == AL_OK);
+    al_doc_input in;
+    REQUIRE(al_doc_build_input(doc, &in, NULL) == AL_OK);
+    al_world *w = NULL;
+    REQUIRE(al_world_compile(&in.input, NULL, &w, NULL) == AL_OK);
+    al_world_stats a, b;
+    al_world_get_stats(w, &a);
+    al_world_get_stats(from_map.world, &b);
+    CHECK(a.valid_brushes == b.valid_brushes && a.onion_nodes == b.onion_nodes &&
+          a.onion_leaves == b.onion_leaves && a.models == b.models);
+    al_rng rng = {9};
+    int differ = 0;
+    for (int i = 0; i < 20000; i++) {
+        double p[3];
+        al_verify_random_point(w, &rng, p);
+        for (int h = 0; h < 4; h++)
+            differ += al_world_point_solid(w, h, p) != al_world_point_solid(from_map.world, h, p);
+    }
+    CHECK(differ == 0);
+    al_world_destroy(w);
+    al_doc_input_free(&in);
+    al_doc_close(doc);
+    scene_free(&from_map);
+    mapgen_destroy(g);
+}
+
+int main(int argc, char **argv)
+{
+    snprintf(dir, sizeof dir, "%s", argc > 1 && argv[1][0] != '-' ? argv[1] : "/tmp");
+    return check_main(argc, argv);
+}
