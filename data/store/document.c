@@ -317,6 +317,44 @@ static int read_int(al_doc *doc, const char *sql, int *value)
     return rc;
 }
 
+/* Checks the database's structure and version on a read-only connection, closed again
+ * before anything opens the file for writing: a damaged file is never written to, not
+ * even by a checkpoint on close. */
+static al_status check_database(const char *path, int *version, al_diag_list *diags)
+{
+    sqlite3 *db = NULL;
+    int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_EXRESCODE, NULL);
+    al_status status = AL_OK;
+    sqlite3_stmt *st = NULL;
+    if (rc == SQLITE_OK) rc = sqlite3_prepare_v2(db, "PRAGMA quick_check", -1, &st, NULL);
+    if (rc == SQLITE_OK) {
+        rc = sqlite3_step(st);
+        if (rc == SQLITE_ROW && strcmp((const char *) sqlite3_column_text(st, 0), "ok") != 0) {
+            diag(diags, path, "is damaged: %.100s", (const char *) sqlite3_column_text(st, 0));
+            status = AL_ERR_CORRUPT;
+        }
+        rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? SQLITE_OK : rc;
+    }
+    sqlite3_finalize(st);
+    st = NULL;
+    if (status == AL_OK && rc == SQLITE_OK) {
+        rc = sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL);
+        if (rc == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW) *version = sqlite3_column_int(st, 0);
+        sqlite3_finalize(st);
+    }
+    if (status == AL_OK && rc != SQLITE_OK) {
+        int base = rc & 0xff;
+        diag(diags, path, "%s: %s",
+             base == SQLITE_CORRUPT || base == SQLITE_NOTADB ? "is damaged" : "cannot be read",
+             db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+        status = base == SQLITE_CORRUPT || base == SQLITE_NOTADB ? AL_ERR_CORRUPT
+                 : base == SQLITE_CANTOPEN                       ? AL_ERR_IO
+                                                                 : AL_ERR_CORRUPT;
+    }
+    sqlite3_close(db);
+    return status;
+}
+
 al_status al_doc_open(const char *path, al_doc_mode mode, al_doc **out, al_diag_list *diags)
 {
     *out = NULL;
@@ -324,22 +362,35 @@ al_status al_doc_open(const char *path, al_doc_mode mode, al_doc **out, al_diag_
     if (status != AL_OK) return status;
     bool read_only = mode == AL_DOC_READ_ONLY;
     if (!read_only) {
-        /* SQLite needs to write the file and, in WAL mode, its folder. */
+        /* A file without write permission is read-only even for root, who could write it:
+         * the designer marked it so. SQLite also needs to write the folder (WAL files). */
+        struct stat st;
         char dir[4096];
         snprintf(dir, sizeof dir, "%s", path);
         char *slash = strrchr(dir, '/');
         if (slash) *slash = '\0';
-        else snprintf(dir, sizeof dir, ".");
-        if (access(path, W_OK) != 0 || access(slash ? dir : ".", W_OK) != 0) {
+        const char *folder = slash ? (dir[0] ? dir : "/") : ".";
+        bool file_ro = stat(path, &st) != 0 || (st.st_mode & 0222) == 0 || access(path, W_OK) != 0;
+        if (file_ro || access(folder, W_OK) != 0) {
             diag(diags, path, "is read-only (%s); it can be opened read-only",
-                 access(path, W_OK) != 0 ? "the file cannot be written" : "its folder cannot be written");
+                 file_ro ? "the file cannot be written" : "its folder cannot be written");
             return AL_ERR_READ_ONLY;
         }
     }
     al_doc *doc = new_doc(path);
     if (!doc) return AL_ERR_NOMEM;
     doc->read_only = read_only;
+    /* The writer's lock first, so no other writer changes the file between the check and
+     * our use of it. */
     if (!read_only && (status = take_writer_lock(doc, diags)) != AL_OK) goto fail;
+    int version = 0;
+    if ((status = check_database(path, &version, diags)) != AL_OK) goto fail;
+    if (version < AL_DOC_SCHEMA_VERSION && read_only) {
+        diag(diags, path, "uses an older map format (%d) that must be upgraded; open it for "
+                          "writing once", version);
+        status = AL_ERR_VERSION;
+        goto fail;
+    }
     int rc = sqlite3_open_v2(path, &doc->db,
                              (read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) |
                                  SQLITE_OPEN_EXRESCODE,
@@ -348,37 +399,7 @@ al_status al_doc_open(const char *path, al_doc_mode mode, al_doc **out, al_diag_
         status = al_doc_sqlite_status(doc, rc, "opening the map", diags);
         goto fail;
     }
-    /* Structure check before anything could write: a damaged file is refused untouched. */
-    sqlite3_stmt *st;
-    rc = sqlite3_prepare_v2(doc->db, "PRAGMA quick_check", -1, &st, NULL);
-    if (rc == SQLITE_OK) {
-        rc = sqlite3_step(st);
-        if (rc == SQLITE_ROW && strcmp((const char *) sqlite3_column_text(st, 0), "ok") != 0) {
-            diag(diags, path, "is damaged: %s", (const char *) sqlite3_column_text(st, 0));
-            sqlite3_finalize(st);
-            status = AL_ERR_CORRUPT;
-            goto fail;
-        }
-        sqlite3_finalize(st);
-        rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? SQLITE_OK : rc;
-    }
-    if (rc != SQLITE_OK) {
-        status = al_doc_sqlite_status(doc, rc, "checking the map", diags);
-        if (status == AL_ERR_IO) status = AL_ERR_CORRUPT;
-        goto fail;
-    }
-    int version = 0;
-    if ((rc = read_int(doc, "PRAGMA user_version", &version)) != SQLITE_OK) {
-        status = al_doc_sqlite_status(doc, rc, "reading the map's version", diags);
-        goto fail;
-    }
     if (version < AL_DOC_SCHEMA_VERSION) {
-        if (read_only) {
-            diag(diags, path, "uses an older map format (%d) that must be upgraded; open it "
-                              "for writing once", version);
-            status = AL_ERR_VERSION;
-            goto fail;
-        }
         if ((rc = al_doc_exec(doc, "BEGIN IMMEDIATE")) != SQLITE_OK ||
             (rc = al_schema_migrate(doc->db, version)) != SQLITE_OK) {
             al_doc_exec(doc, "ROLLBACK");
