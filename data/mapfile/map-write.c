@@ -165,6 +165,27 @@ static void put_material(out *o, const char *name)
     else put_string(o, name);
 }
 
+/* Whether the face's points as written (points_text) still read as its points: nine
+ * numbers in parentheses, each equal to the stored one. Anything else is written anew. */
+static bool points_text_holds(const al_map_face *f)
+{
+    if (!f->points_text) return false;
+    const char *s = f->points_text;
+    for (int i = 0; i < 3; i++) {
+        while (*s == ' ') s++;
+        if (*s++ != '(') return false;
+        for (int k = 0; k < 3; k++) {
+            char *end;
+            double v = strtod(s, &end);
+            if (end == s || v != f->points[i][k]) return false;
+            s = end;
+        }
+        while (*s == ' ') s++;
+        if (*s++ != ')') return false;
+    }
+    return *s == '\0';
+}
+
 bool al_map_write(const al_map *map, bool valve, char **text, size_t *length)
 {
     out o = {.capacity = 1 << 16};
@@ -197,13 +218,17 @@ bool al_map_write(const al_map *map, bool valve, char **text, size_t *length)
             put(&o, "// brush %d\n{\n", b);
             for (int f = 0; f < br->face_count; f++) {
                 const al_map_face *fa = &br->faces[f];
-                for (int i = 0; i < 3; i++) {
-                    put(&o, "( ");
-                    for (int k = 0; k < 3; k++) {
-                        al_format_number(fa->points[i][k], n);
-                        put(&o, "%s ", n);
+                if (points_text_holds(fa)) {
+                    put(&o, "%s ", fa->points_text);
+                } else {
+                    for (int i = 0; i < 3; i++) {
+                        put(&o, "( ");
+                        for (int k = 0; k < 3; k++) {
+                            al_format_number(fa->points[i][k], n);
+                            put(&o, "%s ", n);
+                        }
+                        put(&o, ") ");
                     }
-                    put(&o, ") ");
                 }
                 put_material(&o, fa->material);
                 if (valve) {

@@ -18,6 +18,10 @@
 
 typedef struct al_map_face {
     double points[3][3];
+    /* The three points as written, "( x y z ) ( x y z ) ( x y z )", when some number was not
+     * written in its shortest form ("64.000000"); NULL otherwise. The writer uses it while it
+     * still reads as POINTS, so an unedited brush is written back with the same bytes. */
+    char *points_text;
     char *material;
     bool valve; /* Valve 220 texture axes, else standard offsets */
     double u_axis[3], v_axis[3];

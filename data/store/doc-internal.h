@@ -63,6 +63,10 @@ bool al_doc_update_bounds(al_doc *doc, int64_t brush, al_diag_list *diags);
  * Quake's conventions) if it does not exist. Returns -1 on failure. */
 int64_t al_doc_material_id(al_doc *doc, const char *name);
 
+/* Inserts face F as the POSITION-th of BRUSH, with MATERIAL (an id). */
+bool al_doc_insert_face(al_doc *doc, int64_t brush, int position, int64_t material,
+                        const al_doc_face *f);
+
 /* Bounds of the brush from its faces, through the compiler's brush builder. */
 bool al_doc_brush_bounds(al_doc *doc, int64_t brush, double mins[3], double maxs[3],
                          al_diag_list *diags);

@@ -317,20 +317,51 @@ static int read_int(al_doc *doc, const char *sql, int *value)
     return rc;
 }
 
-/* Checks the database's structure and version on a read-only connection, closed again
- * before anything opens the file for writing: a damaged file is never written to, not
- * even by a checkpoint on close. */
-static al_status check_database(const char *path, int *version, al_diag_list *diags)
+/* Opens PATH for reading. IMMUTABLE tells SQLite that nothing changes the file while it is
+ * open, so that it creates no -wal or -shm file beside it (it then also ignores any -wal:
+ * callers pass it only when there is none). */
+static int open_reader(const char *path, bool immutable, sqlite3 **db)
 {
-    sqlite3 *db = NULL;
-    int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_EXRESCODE, NULL);
+    int flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_EXRESCODE;
+    if (!immutable) return sqlite3_open_v2(path, db, flags, NULL);
+    /* A URI, with the characters URIs give a meaning escaped. */
+    char uri[4200] = "file:";
+    size_t n = strlen(uri);
+    for (const char *c = path; *c && n + 32 < sizeof uri; c++) {
+        if (*c == '%' || *c == '?' || *c == '#') n += (size_t) snprintf(uri + n, 4, "%%%02X", *c);
+        else uri[n++] = *c;
+    }
+    snprintf(uri + n, sizeof uri - n, "?immutable=1");
+    return sqlite3_open_v2(uri, db, flags | SQLITE_OPEN_URI, NULL);
+}
+
+static bool has_wal(const char *path)
+{
+    char wal[4200];
+    snprintf(wal, sizeof wal, "%s-wal", path);
+    return access(wal, F_OK) == 0;
+}
+
+/* Checks DB's structure (PRAGMA quick_check) and reads its schema version. A damaged file
+ * is reported by the first problem found, e.g. "page 2: btreeInitPage() returns error code
+ * 11". */
+static al_status check_database(sqlite3 *db, const char *path, int *version,
+                                al_diag_list *diags)
+{
     al_status status = AL_OK;
     sqlite3_stmt *st = NULL;
-    if (rc == SQLITE_OK) rc = sqlite3_prepare_v2(db, "PRAGMA quick_check", -1, &st, NULL);
+    int rc = sqlite3_prepare_v2(db, "PRAGMA quick_check", -1, &st, NULL);
     if (rc == SQLITE_OK) {
         rc = sqlite3_step(st);
-        if (rc == SQLITE_ROW && strcmp((const char *) sqlite3_column_text(st, 0), "ok") != 0) {
-            diag(diags, path, "is damaged: %.100s", (const char *) sqlite3_column_text(st, 0));
+        const char *text = rc == SQLITE_ROW ? (const char *) sqlite3_column_text(st, 0) : NULL;
+        if (text && strcmp(text, "ok") != 0) {
+            char line[120];
+            size_t n = 0;
+            if (strncmp(text, "*** in database main ***\n", 25) == 0) text += 25;
+            for (; *text && *text != '\n' && n + 1 < sizeof line; text++) line[n++] = *text;
+            line[n] = '\0';
+            if (n > 0 && line[0] == 'P') line[0] = 'p';
+            diag(diags, path, "is damaged (%s)", line);
             status = AL_ERR_CORRUPT;
         }
         rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? SQLITE_OK : rc;
@@ -339,20 +370,42 @@ static al_status check_database(const char *path, int *version, al_diag_list *di
     st = NULL;
     if (status == AL_OK && rc == SQLITE_OK) {
         rc = sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL);
-        if (rc == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW) *version = sqlite3_column_int(st, 0);
+        if (rc == SQLITE_OK) rc = sqlite3_step(st);
+        if (rc == SQLITE_ROW) {
+            *version = sqlite3_column_int(st, 0);
+            rc = SQLITE_OK;
+        }
         sqlite3_finalize(st);
     }
     if (status == AL_OK && rc != SQLITE_OK) {
         int base = rc & 0xff;
-        diag(diags, path, "%s: %s",
-             base == SQLITE_CORRUPT || base == SQLITE_NOTADB ? "is damaged" : "cannot be read",
-             db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
-        status = base == SQLITE_CORRUPT || base == SQLITE_NOTADB ? AL_ERR_CORRUPT
-                 : base == SQLITE_CANTOPEN                       ? AL_ERR_IO
-                                                                 : AL_ERR_CORRUPT;
+        bool damaged = base == SQLITE_CORRUPT || base == SQLITE_NOTADB;
+        diag(diags, path, "%s: %s", damaged ? "is damaged" : "cannot be read",
+             sqlite3_errmsg(db));
+        status = damaged || base != SQLITE_CANTOPEN ? AL_ERR_CORRUPT : AL_ERR_IO;
     }
-    sqlite3_close(db);
     return status;
+}
+
+/* Whether the designer may write PATH; if not, says why. */
+static bool writable(const char *path, al_diag_list *diags)
+{
+    /* A file without write permission is read-only even for root, who could write it: the
+     * designer marked it so. SQLite also needs to write the folder (WAL files). */
+    struct stat st;
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash) *slash = '\0';
+    const char *folder = slash ? (dir[0] ? dir : "/") : ".";
+    bool file_ro = stat(path, &st) != 0 || (st.st_mode & 0222) == 0 || access(path, W_OK) != 0;
+    if (file_ro || access(folder, W_OK) != 0) {
+        if (diags)
+            diag(diags, path, "is read-only (%s); it can be opened read-only",
+                 file_ro ? "the file cannot be written" : "its folder cannot be written");
+        return false;
+    }
+    return true;
 }
 
 al_status al_doc_open(const char *path, al_doc_mode mode, al_doc **out, al_diag_list *diags)
@@ -361,43 +414,42 @@ al_status al_doc_open(const char *path, al_doc_mode mode, al_doc **out, al_diag_
     al_status status = check_header(path, diags);
     if (status != AL_OK) return status;
     bool read_only = mode == AL_DOC_READ_ONLY;
-    if (!read_only) {
-        /* A file without write permission is read-only even for root, who could write it:
-         * the designer marked it so. SQLite also needs to write the folder (WAL files). */
-        struct stat st;
-        char dir[4096];
-        snprintf(dir, sizeof dir, "%s", path);
-        char *slash = strrchr(dir, '/');
-        if (slash) *slash = '\0';
-        const char *folder = slash ? (dir[0] ? dir : "/") : ".";
-        bool file_ro = stat(path, &st) != 0 || (st.st_mode & 0222) == 0 || access(path, W_OK) != 0;
-        if (file_ro || access(folder, W_OK) != 0) {
-            diag(diags, path, "is read-only (%s); it can be opened read-only",
-                 file_ro ? "the file cannot be written" : "its folder cannot be written");
-            return AL_ERR_READ_ONLY;
-        }
-    }
+    if (!read_only && !writable(path, diags)) return AL_ERR_READ_ONLY;
     al_doc *doc = new_doc(path);
     if (!doc) return AL_ERR_NOMEM;
     doc->read_only = read_only;
-    /* The writer's lock first, so no other writer changes the file between the check and
-     * our use of it. */
-    if (!read_only && (status = take_writer_lock(doc, diags)) != AL_OK) goto fail;
-    int version = 0;
-    if ((status = check_database(path, &version, diags)) != AL_OK) goto fail;
-    if (version < AL_DOC_SCHEMA_VERSION && read_only) {
-        diag(diags, path, "uses an older map format (%d) that must be upgraded; open it for "
-                          "writing once", version);
-        status = AL_ERR_VERSION;
-        goto fail;
+    int version = 0, rc;
+    if (!read_only) {
+        /* The writer's lock first, so that no other writer changes the file between the
+         * check and our use of it. The check runs on a reading connection closed before the
+         * file is opened for writing: a damaged file is never written to, not even by the
+         * checkpoint of a closing connection. Without a -wal file (no unfinished commits)
+         * the reader is immutable and leaves no files behind. */
+        if ((status = take_writer_lock(doc, diags)) != AL_OK) goto fail;
+        sqlite3 *reader = NULL;
+        rc = open_reader(path, !has_wal(path), &reader);
+        status = rc == SQLITE_OK ? check_database(reader, path, &version, diags)
+                                 : al_doc_sqlite_status(NULL, rc, "opening the map", diags);
+        sqlite3_close(reader);
+        if (status != AL_OK) goto fail;
+        rc = sqlite3_open_v2(path, &doc->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_EXRESCODE, NULL);
+    } else {
+        /* A reader never writes the file. A file nobody may write, with no unfinished
+         * commits, is opened immutable: no lock files appear beside it. */
+        rc = open_reader(path, !has_wal(path) && !writable(path, NULL), &doc->db);
     }
-    int rc = sqlite3_open_v2(path, &doc->db,
-                             (read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) |
-                                 SQLITE_OPEN_EXRESCODE,
-                             NULL);
     if (rc != SQLITE_OK || (rc = configure(doc)) != SQLITE_OK) {
         status = al_doc_sqlite_status(doc, rc, "opening the map", diags);
         goto fail;
+    }
+    if (read_only) {
+        if ((status = check_database(doc->db, path, &version, diags)) != AL_OK) goto fail;
+        if (version < AL_DOC_SCHEMA_VERSION) {
+            diag(diags, path, "uses an older map format (%d) that must be upgraded; open it "
+                              "for writing once", version);
+            status = AL_ERR_VERSION;
+            goto fail;
+        }
     }
     if (version < AL_DOC_SCHEMA_VERSION) {
         if ((rc = al_doc_exec(doc, "BEGIN IMMEDIATE")) != SQLITE_OK ||
@@ -421,6 +473,15 @@ al_status al_doc_open(const char *path, al_doc_mode mode, al_doc **out, al_diag_
 fail:
     al_doc_close(doc);
     return status;
+}
+
+al_status al_doc_set_durable(al_doc *doc, bool durable)
+{
+    if (doc->read_only) return AL_OK;
+    return al_doc_exec(doc, durable ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL") ==
+                   SQLITE_OK
+               ? AL_OK
+               : AL_ERR_IO;
 }
 
 bool al_doc_read_only(const al_doc *doc)

@@ -75,6 +75,7 @@ void al_doc_change_clear(al_doc_change *change);
  * and its texture parameters (Valve 220 axes, or standard offsets). */
 typedef struct al_doc_face {
     double points[3][3];
+    const char *points_text; /* as written in a .map, or NULL (see al_map_face) */
     const char *material;
     bool valve;
     double u_axis[3], u_offset, v_axis[3], v_offset;
@@ -153,6 +154,11 @@ bool al_doc_undo_label(const al_doc *doc, bool redo, char *buf, size_t size);
 
 /* Keeps at most STEPS undoable steps (default 1000); older ones are forgotten. */
 void al_doc_set_history_length(al_doc *doc, int steps);
+
+/* Whether a commit returns only once it is on the disk (true, the default: a committed edit
+ * survives a power cut) or once the system has it (false: it survives a crash of the
+ * program but maybe not of the machine). For measuring what durability costs. */
+al_status al_doc_set_durable(al_doc *doc, bool durable);
 
 /* --- reading -------------------------------------------------------------------------- */
 

@@ -135,14 +135,13 @@ static bool face_ok(const al_doc_face *f, int index, al_diag_list *diags)
     return true;
 }
 
-static bool insert_face(al_doc *doc, int64_t brush, int position, const al_doc_face *f)
+bool al_doc_insert_face(al_doc *doc, int64_t brush, int position, int64_t material,
+                        const al_doc_face *f)
 {
     static const char *sql =
         "INSERT INTO faces(brush, position, x0, y0, z0, x1, y1, z1, x2, y2, z2, material, valve, "
-        "ux, uy, uz, uoff, vx, vy, vz, voff, offx, offy, rotation, scalex, scaley, surface) "
-        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
-    int64_t material = al_doc_material_id(doc, f->material);
-    if (material < 0) return false;
+        "ux, uy, uz, uoff, vx, vy, vz, voff, offx, offy, rotation, scalex, scaley, surface, "
+        "points_text) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
     sqlite3_stmt *st = al_doc_prepare(doc, sql);
     if (!st) return false;
     int i = 1;
@@ -162,6 +161,8 @@ static bool insert_face(al_doc *doc, int64_t brush, int position, const al_doc_f
     sqlite3_bind_double(st, i++, f->scale[0]);
     sqlite3_bind_double(st, i++, f->scale[1]);
     if (f->surface) sqlite3_bind_text(st, i++, f->surface, -1, SQLITE_TRANSIENT);
+    else sqlite3_bind_null(st, i++);
+    if (f->points_text) sqlite3_bind_text(st, i++, f->points_text, -1, SQLITE_TRANSIENT);
     else sqlite3_bind_null(st, i++);
     return sqlite3_step(st) == SQLITE_DONE;
 }
@@ -199,9 +200,11 @@ static al_status write_faces(al_doc *doc, int64_t brush, const al_doc_face *face
     }
     for (int f = 0; f < count; f++)
         if (!face_ok(&faces[f], f, diags)) return AL_ERR_INVALID_ARGUMENT;
-    for (int f = 0; f < count; f++)
-        if (!insert_face(doc, brush, f, &faces[f]))
+    for (int f = 0; f < count; f++) {
+        int64_t material = al_doc_material_id(doc, faces[f].material);
+        if (material < 0 || !al_doc_insert_face(doc, brush, f, material, &faces[f]))
             return al_doc_sqlite_status(doc, sqlite3_errcode(doc->db), "writing a face", diags);
+    }
     if (!al_doc_update_bounds(doc, brush, diags)) return AL_ERR_INVALID_ARGUMENT;
     return AL_OK;
 }
@@ -267,7 +270,7 @@ static al_status transform_brush(al_doc *doc, int64_t brush, const double m[3][4
     static const char *select = "SELECT id, x0, y0, z0, x1, y1, z1, x2, y2, z2 FROM faces "
                                 "WHERE brush = ?";
     static const char *update = "UPDATE faces SET x0 = ?, y0 = ?, z0 = ?, x1 = ?, y1 = ?, "
-                                "z1 = ?, x2 = ?, y2 = ?, z2 = ? WHERE id = ?";
+                                "z1 = ?, x2 = ?, y2 = ?, z2 = ?, points_text = NULL WHERE id = ?";
     double det = m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) -
                  m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) +
                  m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);

@@ -107,10 +107,6 @@ al_status al_doc_import_map(al_doc *doc, const al_map *map, al_diag_list *diags)
     static const char *entity_sql =
         "INSERT INTO entities(position, classname, properties) VALUES (?, ?, ?)";
     static const char *brush_sql = "INSERT INTO brushes(entity, position, detail) VALUES (?, ?, ?)";
-    static const char *face_sql =
-        "INSERT INTO faces(brush, position, x0, y0, z0, x1, y1, z1, x2, y2, z2, material, valve, "
-        "ux, uy, uz, uoff, vx, vy, vz, voff, offx, offy, rotation, scalex, scaley, surface) "
-        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
     static const char *hull_clear = "DELETE FROM hulls";
     static const char *hull_sql = "INSERT INTO hulls(position, name, minx, miny, minz, maxx, "
                                   "maxy, maxz) VALUES (?, ?, ?, ?, ?, ?, ?, ?)";
@@ -215,36 +211,26 @@ al_status al_doc_import_map(al_doc *doc, const al_map *map, al_diag_list *diags)
             for (int f = 0; f < mb->face_count; f++) {
                 const al_map_face *mf = &mb->faces[f];
                 int64_t material = cached_material(doc, &materials, mf->material);
-                st = al_doc_prepare(doc, face_sql);
-                if (material < 0 || !st) {
-                    status = AL_ERR_IO;
-                    break;
-                }
-                int i = 1;
-                sqlite3_bind_int64(st, i++, brush);
-                sqlite3_bind_int(st, i++, f);
-                for (int p = 0; p < 3; p++)
-                    for (int k = 0; k < 3; k++) sqlite3_bind_double(st, i++, mf->points[p][k]);
-                sqlite3_bind_int64(st, i++, material);
-                sqlite3_bind_int(st, i++, mf->valve);
-                for (int k = 0; k < 3; k++) sqlite3_bind_double(st, i++, mf->u_axis[k]);
-                sqlite3_bind_double(st, i++, mf->u_offset);
-                for (int k = 0; k < 3; k++) sqlite3_bind_double(st, i++, mf->v_axis[k]);
-                sqlite3_bind_double(st, i++, mf->v_offset);
-                sqlite3_bind_double(st, i++, mf->offset[0]);
-                sqlite3_bind_double(st, i++, mf->offset[1]);
-                sqlite3_bind_double(st, i++, mf->rotation);
-                sqlite3_bind_double(st, i++, mf->scale[0]);
-                sqlite3_bind_double(st, i++, mf->scale[1]);
+                al_doc_face face = {
+                    .points_text = mf->points_text,
+                    .material = mf->material,
+                    .valve = mf->valve,
+                    .u_offset = mf->u_offset,
+                    .v_offset = mf->v_offset,
+                    .offset = {mf->offset[0], mf->offset[1]},
+                    .rotation = mf->rotation,
+                    .scale = {mf->scale[0], mf->scale[1]},
+                };
+                memcpy(face.points, mf->points, sizeof face.points);
+                memcpy(face.u_axis, mf->u_axis, sizeof face.u_axis);
+                memcpy(face.v_axis, mf->v_axis, sizeof face.v_axis);
+                char flags[64];
                 if (mf->has_flags) {
-                    char flags[64];
                     snprintf(flags, sizeof flags, "%d %d %d", mf->flags[0], mf->flags[1],
                              mf->flags[2]);
-                    sqlite3_bind_text(st, i++, flags, -1, SQLITE_TRANSIENT);
-                } else {
-                    sqlite3_bind_null(st, i++);
+                    face.surface = flags;
                 }
-                if (sqlite3_step(st) != SQLITE_DONE) {
+                if (material < 0 || !al_doc_insert_face(doc, brush, f, material, &face)) {
                     status = al_doc_sqlite_status(doc, sqlite3_errcode(doc->db),
                                                   "importing a face", diags);
                     break;
@@ -346,8 +332,8 @@ al_status al_doc_export_map(al_doc *doc, al_map **out, al_diag_list *diags)
     sqlite3_prepare_v2(doc->db,
                        "SELECT b.id, b.entity, b.position, f.x0, f.y0, f.z0, f.x1, f.y1, f.z1, "
                        "f.x2, f.y2, f.z2, m.name, f.valve, f.ux, f.uy, f.uz, f.uoff, f.vx, f.vy, "
-                       "f.vz, f.voff, f.offx, f.offy, f.rotation, f.scalex, f.scaley, f.surface "
-                       "FROM brushes b JOIN entities e ON e.id = b.entity "
+                       "f.vz, f.voff, f.offx, f.offy, f.rotation, f.scalex, f.scaley, f.surface, "
+                       "f.points_text FROM brushes b JOIN entities e ON e.id = b.entity "
                        "JOIN faces f ON f.brush = b.id JOIN materials m ON m.id = f.material "
                        "ORDER BY e.id != 0, e.position, e.id, b.position, b.id, f.position",
                        -1, &st, NULL);
@@ -408,6 +394,8 @@ al_status al_doc_export_map(al_doc *doc, al_map **out, al_diag_list *diags)
         const char *surface = (const char *) sqlite3_column_text(st, c++);
         if (surface && sscanf(surface, "%d %d %d", &f->flags[0], &f->flags[1], &f->flags[2]) == 3)
             f->has_flags = true;
+        const char *points_text = (const char *) sqlite3_column_text(st, c++);
+        if (points_text && !(f->points_text = strdup(points_text))) status = AL_ERR_NOMEM;
         f->line = f->column = -1;
         if (!f->material) status = AL_ERR_NOMEM;
     }

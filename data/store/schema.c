@@ -18,7 +18,7 @@ const al_table al_doc_tables[] = {
     {"faces",
      {"brush", "position", "x0", "y0", "z0", "x1", "y1", "z1", "x2", "y2", "z2", "material",
       "valve", "ux", "uy", "uz", "uoff", "vx", "vy", "vz", "voff", "offx", "offy", "rotation",
-      "scalex", "scaley", "surface", NULL}},
+      "scalex", "scaley", "surface", "points_text", NULL}},
 };
 const int al_doc_table_count = (int) (sizeof al_doc_tables / sizeof al_doc_tables[0]);
 
@@ -66,7 +66,9 @@ static const char *const table_columns[] = {
     "uoff REAL NOT NULL DEFAULT 0, vx REAL NOT NULL DEFAULT 0, vy REAL NOT NULL DEFAULT 0, "
     "vz REAL NOT NULL DEFAULT 0, voff REAL NOT NULL DEFAULT 0, offx REAL NOT NULL DEFAULT 0, "
     "offy REAL NOT NULL DEFAULT 0, rotation REAL NOT NULL DEFAULT 0, "
-    "scalex REAL NOT NULL DEFAULT 1, scaley REAL NOT NULL DEFAULT 1, surface TEXT",
+    "scalex REAL NOT NULL DEFAULT 1, scaley REAL NOT NULL DEFAULT 1, surface TEXT, "
+    /* the points as the .map file wrote them, when not in shortest form (map.h) */
+    "points_text TEXT",
 };
 
 static const char *const other_sql =

@@ -1,6 +1,7 @@
 /* The map document: edits, what they report, undo and redo (also across reopening),
  * groups, history, validation, and the document as compiler input. */
 #include "check.h"
+#include "doc-fixture.h"
 #include "mapgen.h"
 #include "scene.h"
 #include "store/document.h"
@@ -14,21 +15,6 @@
 #include <string.h>
 #include <unistd.h>
 
-static char dir[256];
-
-static const char *temp_path(const char *name)
-{
-    static char path[512];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    char side[600];
-    unlink(path);
-    snprintf(side, sizeof side, "%s-wal", path);
-    unlink(side);
-    snprintf(side, sizeof side, "%s-shm", path);
-    unlink(side);
-    return path;
-}
-
 /* The whole document as .map text: the snapshot compared by the undo oracle. */
 static char *snapshot(al_doc *doc)
 {
@@ -41,28 +27,11 @@ static char *snapshot(al_doc *doc)
     return text;
 }
 
-static void box_faces(double x0, double y0, double z0, double x1, double y1, double z1,
-                      const char *material, al_doc_face faces[6])
-{
-    /* Outward by the .map rule: normal = (p0 - p1) x (p2 - p1). */
-    const double p[6][3][3] = {
-        {{x0, y1, z1}, {x0, y0, z1}, {x0, y0, z0}}, {{x1, y0, z1}, {x1, y1, z1}, {x1, y1, z0}},
-        {{x0, y0, z1}, {x1, y0, z1}, {x1, y0, z0}}, {{x1, y1, z1}, {x0, y1, z1}, {x0, y1, z0}},
-        {{x1, y0, z0}, {x1, y1, z0}, {x0, y1, z0}}, {{x1, y1, z1}, {x1, y0, z1}, {x0, y0, z1}},
-    };
-    for (int f = 0; f < 6; f++) {
-        memset(&faces[f], 0, sizeof faces[f]);
-        memcpy(faces[f].points, p[f], sizeof p[f]);
-        faces[f].material = material;
-        faces[f].scale[0] = faces[f].scale[1] = 1;
-    }
-}
-
 static al_doc *new_doc(const char *name)
 {
     al_doc *doc = NULL;
     al_diag_list d = {0};
-    if (al_doc_create(temp_path(name), &doc, &d) != AL_OK) doc = NULL;
+    if (al_doc_create(fixture_path(name), &doc, &d) != AL_OK) doc = NULL;
     al_diag_list_clear(&d);
     return doc;
 }
@@ -93,7 +62,7 @@ CHECK_TEST(add_brush_reports, "/doc/add-brush-reports-the-brush-and-its-bounds")
     al_doc *doc = new_doc("add.allium");
     REQUIRE(doc);
     al_doc_face f[6];
-    box_faces(0, 0, 0, 64, 32, 16, "stone", f);
+    fixture_box_faces(0, 0, 0, 64, 32, 16, "stone", f);
     int64_t id = 0;
     al_doc_change ch = {0};
     REQUIRE(al_doc_add_brush(doc, 0, f, 6, &id, &ch, NULL) == AL_OK);
@@ -103,7 +72,7 @@ CHECK_TEST(add_brush_reports, "/doc/add-brush-reports-the-brush-and-its-bounds")
     CHECK(ch.materials); /* "stone" was created */
     /* An invalid brush is refused with the compiler's reason, and nothing is kept. */
     al_doc_face bad[6];
-    box_faces(0, 0, 0, 64, 32, 0, "stone", bad);
+    fixture_box_faces(0, 0, 0, 64, 32, 0, "stone", bad);
     al_diag_list d = {0};
     CHECK(al_doc_add_brush(doc, 0, bad, 6, NULL, &ch, &d) == AL_ERR_INVALID_ARGUMENT);
     CHECK(d.count >= 1 && strstr(d.items[d.count - 1].message, "the brush"));
@@ -120,7 +89,7 @@ CHECK_TEST(transform_resize, "/doc/transform-mirror-and-resize-keep-valid-brushe
     al_doc *doc = new_doc("transform.allium");
     REQUIRE(doc);
     al_doc_face f[6];
-    box_faces(0, 0, 0, 64, 32, 16, "stone", f);
+    fixture_box_faces(0, 0, 0, 64, 32, 16, "stone", f);
     int64_t id;
     REQUIRE(al_doc_add_brush(doc, 0, f, 6, &id, NULL, NULL) == AL_OK);
     al_doc_change ch = {0};
@@ -185,7 +154,7 @@ CHECK_TEST(entities, "/doc/entities-properties-are-checked-and-name-the-field")
     al_doc_input_free(&in);
     /* Moving moves the origin and the brushes. */
     al_doc_face f[6];
-    box_faces(0, 0, 0, 8, 8, 8, "door", f);
+    fixture_box_faces(0, 0, 0, 8, 8, 8, "door", f);
     int64_t door, brush;
     REQUIRE(al_doc_add_entity(doc, "func_door", NULL, &door, NULL, NULL) == AL_OK);
     REQUIRE(al_doc_add_brush(doc, door, f, 6, &brush, NULL, NULL) == AL_OK);
@@ -207,7 +176,7 @@ CHECK_TEST(materials, "/doc/new-materials-get-quake-defaults-and-stable-colours"
     al_doc *doc = new_doc("materials.allium");
     REQUIRE(doc);
     al_doc_face f[6];
-    box_faces(0, 0, 0, 8, 8, 8, "*lava1", f);
+    fixture_box_faces(0, 0, 0, 8, 8, 8, "*lava1", f);
     int64_t b;
     REQUIRE(al_doc_add_brush(doc, 0, f, 6, &b, NULL, NULL) == AL_OK);
     REQUIRE(al_doc_set_face_material(doc, b, (int[]){2}, 1, "sky4", NULL) == AL_OK);
@@ -254,7 +223,7 @@ CHECK_TEST(groups, "/doc/a-group-is-one-undo-step-and-a-failed-edit-in-it-rolls-
     al_doc *doc = new_doc("groups.allium");
     REQUIRE(doc);
     al_doc_face f[6];
-    box_faces(0, 0, 0, 8, 8, 8, "a", f);
+    fixture_box_faces(0, 0, 0, 8, 8, 8, "a", f);
     REQUIRE(al_doc_begin_group(doc, "Build a room") == AL_OK);
     CHECK(al_doc_add_brush(doc, 0, f, 6, NULL, NULL, NULL) == AL_OK);
     CHECK(al_doc_add_entity(doc, "light", "{\"light\": \"nope\"}", NULL, NULL, NULL) ==
@@ -282,7 +251,7 @@ CHECK_TEST(history, "/doc/redo-is-cleared-by-a-new-edit-and-history-is-bounded")
     al_doc_set_history_length(doc, 3);
     al_doc_face f[6];
     for (int i = 0; i < 5; i++) {
-        box_faces(i * 10, 0, 0, i * 10 + 8, 8, 8, "a", f);
+        fixture_box_faces(i * 10, 0, 0, i * 10 + 8, 8, 8, "a", f);
         REQUIRE(al_doc_add_brush(doc, 0, f, 6, NULL, NULL, NULL) == AL_OK);
     }
     int undone = 0;
@@ -291,7 +260,7 @@ CHECK_TEST(history, "/doc/redo-is-cleared-by-a-new-edit-and-history-is-bounded")
     CHECK(al_doc_count(doc, "brushes") == 2);
     REQUIRE(al_doc_redo(doc, NULL) == AL_OK);
     CHECK(al_doc_can_redo(doc));
-    box_faces(100, 0, 0, 108, 8, 8, "a", f);
+    fixture_box_faces(100, 0, 0, 108, 8, 8, "a", f);
     REQUIRE(al_doc_add_brush(doc, 0, f, 6, NULL, NULL, NULL) == AL_OK);
     CHECK(!al_doc_can_redo(doc));
     CHECK(al_doc_redo(doc, NULL) == AL_ERR_NOTHING_TO_DO);
@@ -302,7 +271,7 @@ CHECK_TEST(history, "/doc/redo-is-cleared-by-a-new-edit-and-history-is-bounded")
  * every earlier snapshot exactly, and redoing every later one, also after reopening. */
 CHECK_TEST(undo_oracle, "/doc/undo-and-redo-restore-every-state-exactly")
 {
-    const char *path = temp_path("undo-oracle.allium");
+    const char *path = fixture_path("undo-oracle.allium");
     al_doc *doc = NULL;
     REQUIRE(al_doc_create(path, &doc, NULL) == AL_OK);
     enum { EDITS = 60 };
@@ -320,7 +289,7 @@ CHECK_TEST(undo_oracle, "/doc/undo-and-redo-restore-every-state-exactly")
             al_doc_face f[6];
             char material[16];
             snprintf(material, sizeof material, "m%d", i % 5);
-            box_faces(x, x / 2, 0, x + 32, x / 2 + 48, 24 + i, material, f);
+            fixture_box_faces(x, x / 2, 0, x + 32, x / 2 + 48, 24 + i, material, f);
             f[3].valve = true;
             f[3].u_axis[0] = 0.5, f[3].v_axis[2] = -0.25, f[3].u_offset = 3.125;
             st = al_doc_add_brush(doc, ne && kind == 1 ? entities[ne - 1] : 0, f, 6,
@@ -378,14 +347,14 @@ CHECK_TEST(undo_oracle, "/doc/undo-and-redo-restore-every-state-exactly")
 
 CHECK_TEST(read_only, "/doc/a-read-only-document-refuses-edits")
 {
-    const char *path = temp_path("ro.allium");
+    const char *path = fixture_path("ro.allium");
     al_doc *doc = NULL;
     REQUIRE(al_doc_create(path, &doc, NULL) == AL_OK);
     al_doc_close(doc);
     REQUIRE(al_doc_open(path, AL_DOC_READ_ONLY, &doc, NULL) == AL_OK);
     CHECK(al_doc_read_only(doc));
     al_doc_face f[6];
-    box_faces(0, 0, 0, 8, 8, 8, "a", f);
+    fixture_box_faces(0, 0, 0, 8, 8, 8, "a", f);
     CHECK(al_doc_add_brush(doc, 0, f, 6, NULL, NULL, NULL) == AL_ERR_READ_ONLY);
     CHECK(al_doc_undo(doc, NULL) == AL_ERR_READ_ONLY);
     al_doc_input in;
@@ -411,7 +380,7 @@ CHECK_TEST(input_equivalence, "/doc/document-input-compiles-like-the-map-file")
     const char *text = mapgen_text(g, &len);
     scene from_map;
     REQUIRE(scene_load_text(&from_map, text, len, NULL));
-    const char *path = temp_path("equiv.allium");
+    const char *path = fixture_path("equiv.allium");
     al_doc *doc = NULL;
     REQUIRE(al_doc_create(path, &doc, NULL) == AL_OK);
     REQUIRE(al_doc_import_map(doc, from_map.map, NULL) == AL_OK);
@@ -442,6 +411,6 @@ CHECK_TEST(input_equivalence, "/doc/document-input-compiles-like-the-map-file")
 
 int main(int argc, char **argv)
 {
-    snprintf(dir, sizeof dir, "%s", argc > 1 && argv[1][0] != '-' ? argv[1] : "/tmp");
+    if (argc > 1 && argv[1][0] != '-') fixture_set_dir(argv[1]);
     return check_main(argc, argv);
 }

@@ -1,10 +1,12 @@
 /* The .map reader and its conversion to compiler input. */
 #include "check.h"
 #include "mapfile/map-input.h"
+#include "mapfile/map-write.h"
 #include "materials/material-defaults.h"
 #include "settings/hull-spec.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 static al_map *read_ok(const char *text, al_diag_list *d)
@@ -69,6 +71,35 @@ CHECK_TEST(valve_face, "/mapfile/reads-a-valve-220-face")
     CHECK(strcmp(al_map_entity_value(&m->entities[1], "key \"q\""), "v") == 0);
     al_map_destroy(m);
     al_diag_list_clear(&d);
+}
+
+CHECK_TEST(points_as_written, "/mapfile/plane-points-are-written-back-as-they-were-written")
+{
+    const char *text = "{\n\"classname\" \"worldspawn\"\n{\n"
+                       "( 64.000000 -0 0 ) ( 64.0 1e1 0 ) ( 64 0 16 ) a 0 0 0 1 1\n"
+                       "( 0 0 0 ) ( 0 0 16 ) ( 0 10 0 ) a 0 0 0 1 1\n"
+                       "( 0 0 0 ) ( 64 0 0 ) ( 0 0 16 ) a 0 0 0 1 1\n"
+                       "( 0 10 0 ) ( 0 10 16 ) ( 64 10 0 ) a 0 0 0 1 1\n"
+                       "( 0 0 0 ) ( 0 10 0 ) ( 64 0 0 ) a 0 0 0 1 1\n"
+                       "( 0 0 16 ) ( 64 0 16 ) ( 0 10 16 ) a 0 0 0 1 1\n}\n}\n";
+    al_map *m = read_ok(text, NULL);
+    REQUIRE(m);
+    al_map_face *f = &m->entities[0].brushes[0].faces[0];
+    /* Only the face with numbers not in shortest form keeps its text. */
+    REQUIRE(f->points_text);
+    CHECK(strcmp(f->points_text, "( 64.000000 -0 0 ) ( 64.0 1e1 0 ) ( 64 0 16 )") == 0);
+    CHECK(!m->entities[0].brushes[0].faces[1].points_text);
+    char *out;
+    size_t len;
+    REQUIRE(al_map_write(m, false, &out, &len));
+    CHECK(strstr(out, "( 64.000000 -0 0 ) ( 64.0 1e1 0 ) ( 64 0 16 ) a"));
+    free(out);
+    /* A moved point is written anew. */
+    f->points[2][2] = 32;
+    REQUIRE(al_map_write(m, false, &out, &len));
+    CHECK(strstr(out, "( 64 0 0 ) ( 64 10 0 ) ( 64 0 32 ) a"));
+    free(out);
+    al_map_destroy(m);
 }
 
 CHECK_TEST(bad_brush_skipped, "/mapfile/a-bad-brush-is-reported-with-its-line-and-skipped")

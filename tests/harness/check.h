@@ -50,6 +50,14 @@ int check_main(int argc, char **argv);
         }                                                                                  \
     } while (0)
 
+#define REQUIRE_MSG(cond, ...)                                                             \
+    do {                                                                                   \
+        if (!(cond)) {                                                                     \
+            check_fail(__FILE__, __LINE__, __VA_ARGS__);                                   \
+            return;                                                                        \
+        }                                                                                  \
+    } while (0)
+
 #define CHECK_NEAR(a, b, tol)                                                              \
     do {                                                                                   \
         double a_ = (a), b_ = (b);                                                         \

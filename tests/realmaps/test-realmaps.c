@@ -6,6 +6,9 @@
  */
 #include "brush/expand.h"
 #include "check.h"
+#include "doc-fixture.h"
+#include "mapfile/map-write.h"
+#include "store/map-doc.h"
 #include "geom/epsilon.h"
 #include "geom/vec3.h"
 #include "scene.h"
@@ -18,6 +21,7 @@
 #include <string.h>
 
 static const char *map_name;
+static const char *map_path;
 static scene s;
 static bool loaded;
 static al_oracle *oracle;
@@ -146,6 +150,179 @@ CHECK_TEST(sharp, "/realmaps/sharp-prisms-are-not-over-expanded")
     CHECK(wrong == 0);
 }
 
+/* The plane-point numbers of every face line in TEXT, as written, separated by single
+ * spaces and one face per line: "-64 128 0 -64 0 0 ...\n". */
+static char *plane_tokens(const char *text, size_t length)
+{
+    char *out = malloc(length + 1);
+    if (!out) return NULL;
+    size_t n = 0;
+    for (size_t i = 0; i < length;) {
+        size_t start = i;
+        while (i < length && text[i] != '\n') i++;
+        size_t end = i++;
+        size_t p = start;
+        while (p < end && (text[p] == ' ' || text[p] == '\t')) p++;
+        if (p == end || text[p] != '(') continue;
+        for (int paren = 0; paren < 3 && p < end; paren++) {
+            while (p < end && text[p] != '(') p++;
+            p++;
+            while (p < end && text[p] != ')') {
+                while (p < end && (text[p] == ' ' || text[p] == '\t')) p++;
+                if (p < end && text[p] == ')') break;
+                while (p < end && text[p] != ' ' && text[p] != '\t' && text[p] != ')')
+                    out[n++] = text[p++];
+                out[n++] = ' ';
+            }
+            p++;
+        }
+        out[n++] = '\n';
+    }
+    out[n] = '\0';
+    return out;
+}
+
+static bool uses_valve(const al_map *m)
+{
+    for (int e = 0; e < m->entity_count; e++)
+        for (int b = 0; b < m->entities[e].brush_count; b++)
+            for (int f = 0; f < m->entities[e].brushes[b].face_count; f++)
+                if (m->entities[e].brushes[b].faces[f].valve) return true;
+    return false;
+}
+
+/* The round trip's document I for this map, in the test folder (removed first). */
+static const char *document_path(int i)
+{
+    char name[300];
+    snprintf(name, sizeof name, "round-trip-%d-%s.allium", i, map_name);
+    return fixture_path(name);
+}
+
+/* MAP imported into a new document at PATH and exported again as text. */
+static char *through_document(const al_map *map, const char *path, bool valve, size_t *length,
+                              char key[33])
+{
+    al_doc *doc = NULL;
+    al_map *back = NULL;
+    char *text = NULL;
+    if (al_doc_create(path, &doc, NULL) == AL_OK && al_doc_import_map(doc, map, NULL) == AL_OK &&
+        al_doc_content_key(doc, "test", key) == AL_OK &&
+        al_doc_export_map(doc, &back, NULL) == AL_OK && !al_map_write(back, valve, &text, length))
+        text = NULL;
+    al_map_destroy(back);
+    al_doc_close(doc);
+    return text;
+}
+
+/* Whether two parsed maps hold the same entities, properties, brushes and faces, numbers
+ * equal to TOLERANCE. Notes the first difference. */
+static bool same_map(const al_map *a, const al_map *b, double tolerance)
+{
+    if (a->entity_count != b->entity_count) {
+        check_note("%d entities against %d", a->entity_count, b->entity_count);
+        return false;
+    }
+    for (int e = 0; e < a->entity_count; e++) {
+        const al_map_entity *ea = &a->entities[e], *eb = &b->entities[e];
+        bool same = ea->property_count == eb->property_count && ea->brush_count == eb->brush_count;
+        /* Properties are a dictionary: the classname is written first whatever its place. */
+        for (int p = 0; same && p < ea->property_count; p++) {
+            const char *value = al_map_entity_value(eb, ea->properties[p].key);
+            same = value && strcmp(ea->properties[p].value, value) == 0;
+        }
+        if (!same) {
+            check_note("entity %d: properties or brush count differ", e);
+            return false;
+        }
+        for (int br = 0; br < ea->brush_count; br++) {
+            const al_map_brush *ba = &ea->brushes[br], *bb = &eb->brushes[br];
+            if (ba->face_count != bb->face_count) {
+                check_note("entity %d brush %d: %d faces against %d", e, br, ba->face_count,
+                           bb->face_count);
+                return false;
+            }
+            for (int f = 0; f < ba->face_count; f++) {
+                const al_map_face *fa = &ba->faces[f], *fb = &bb->faces[f];
+                const double na[] = {fa->u_axis[0], fa->u_axis[1], fa->u_axis[2], fa->u_offset,
+                                     fa->v_axis[0], fa->v_axis[1], fa->v_axis[2], fa->v_offset,
+                                     fa->offset[0], fa->offset[1], fa->rotation, fa->scale[0],
+                                     fa->scale[1]};
+                const double nb[] = {fb->u_axis[0], fb->u_axis[1], fb->u_axis[2], fb->u_offset,
+                                     fb->v_axis[0], fb->v_axis[1], fb->v_axis[2], fb->v_offset,
+                                     fb->offset[0], fb->offset[1], fb->rotation, fb->scale[0],
+                                     fb->scale[1]};
+                bool ok = strcmp(fa->material, fb->material) == 0 && fa->valve == fb->valve &&
+                          fa->has_flags == fb->has_flags &&
+                          (!fa->has_flags || memcmp(fa->flags, fb->flags, sizeof fa->flags) == 0);
+                for (int i = 0; ok && i < 9; i++)
+                    ok = fabs(fa->points[i / 3][i % 3] - fb->points[i / 3][i % 3]) <= tolerance;
+                for (int i = 0; ok && i < 13; i++) ok = fabs(na[i] - nb[i]) <= tolerance;
+                if (!ok) {
+                    check_note("entity %d brush %d face %d differs (line %d)", e, br, f,
+                               fa->line);
+                    return false;
+                }
+            }
+        }
+    }
+    return true;
+}
+
+CHECK_TEST(round_trip, "/realmaps/map-to-document-to-map-keeps-everything")
+{
+    size_t size;
+    char *original = NULL;
+    FILE *file = fopen(map_path, "rb");
+    REQUIRE(file);
+    fseek(file, 0, SEEK_END);
+    size = (size_t) ftell(file);
+    fseek(file, 0, SEEK_SET);
+    original = malloc(size);
+    REQUIRE(original && fread(original, 1, size, file) == size);
+    fclose(file);
+    al_map *source = NULL;
+    REQUIRE(al_map_read_buffer(original, size, &source, NULL) == AL_OK);
+    bool valve = uses_valve(source);
+
+    /* .map -> .allium -> .map -> .allium -> .map */
+    size_t length1, length2;
+    char key1[33], key2[33];
+    char *text1 = through_document(source, document_path(1), valve, &length1,
+                                   key1);
+    REQUIRE(text1);
+    al_map *again = NULL;
+    REQUIRE(al_map_read_buffer(text1, length1, &again, NULL) == AL_OK);
+    char *text2 = through_document(again, document_path(2), valve, &length2,
+                                   key2);
+    REQUIRE(text2);
+    al_map *third = NULL;
+    REQUIRE(al_map_read_buffer(text2, length2, &third, NULL) == AL_OK);
+
+    /* Everything kept: exactly (the numbers are stored as read), which is within 1e-3. */
+    CHECK(same_map(source, again, 0));
+    CHECK(same_map(again, third, 0));
+    CHECK(length1 == length2 && memcmp(text1, text2, length1) == 0);
+    CHECK(strcmp(key1, key2) == 0);
+    CHECK(uses_valve(again) == valve);
+    /* The plane points come back as the very bytes of the source file. */
+    char *tokens0 = plane_tokens(original, size), *tokens1 = plane_tokens(text1, length1);
+    REQUIRE(tokens0 && tokens1);
+    CHECK(strcmp(tokens0, tokens1) == 0);
+    int faces = 0;
+    for (const char *c = tokens0; *c; c++) faces += *c == '\n';
+    check_note("%s (%s): %d entities, %d face lines; written back %zu bytes from %zu", map_name,
+               valve ? "Valve 220" : "standard", source->entity_count, faces, length1, size);
+    free(tokens0);
+    free(tokens1);
+    al_map_destroy(source);
+    al_map_destroy(again);
+    al_map_destroy(third);
+    free(text1);
+    free(text2);
+    free(original);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -153,7 +330,9 @@ int main(int argc, char **argv)
         return 2;
     }
     map_name = argv[1];
+    if (argc > 2) fixture_set_dir(argv[2]);
     const char *path = scene_shared_map(map_name);
+    map_path = path;
     if (!path) {
         static char reason[512];
         snprintf(reason, sizeof reason, "real map %s not found (meson option shared_maps: %s)",
@@ -164,6 +343,10 @@ int main(int argc, char **argv)
     loaded = scene_load_file(&s, path, NULL);
     if (loaded) oracle = al_oracle_create(s.world);
     int status = check_main(argc - 1, argv + 1);
+    if (path) {
+        document_path(1);
+        document_path(2);
+    }
     al_oracle_destroy(oracle);
     scene_free(&s);
     return status;

@@ -1,0 +1,291 @@
+/* Bad and busy files: each gives a clear error naming the problem, and the file is left
+ * exactly as it was (its bytes are fingerprinted before and after). */
+#include "check.h"
+#include "doc-fixture.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static bool write_file(const char *path, const void *data, size_t size)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f) return false;
+    bool ok = fwrite(data, 1, size, f) == size;
+    return fclose(f) == 0 && ok;
+}
+
+static char *read_file(const char *path, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *data = malloc((size_t) n + 1);
+    if (data && fread(data, 1, (size_t) n, f) != (size_t) n) {
+        free(data);
+        data = NULL;
+    }
+    fclose(f);
+    *size = (size_t) n;
+    return data;
+}
+
+/* Whether any diagnostic contains WORDS. */
+static bool said(const al_diag_list *d, const char *words)
+{
+    for (size_t i = 0; i < d->count; i++)
+        if (strstr(d->items[i].message, words)) return true;
+    return false;
+}
+
+static bool side_files(const char *path)
+{
+    char side[600];
+    snprintf(side, sizeof side, "%s-wal", path);
+    bool any = fixture_exists(side);
+    snprintf(side, sizeof side, "%s-shm", path);
+    return any || fixture_exists(side);
+}
+
+/* Opens PATH in MODE, expecting EXPECT and a message containing WORDS; the file's bytes
+ * must not change and no -wal or -shm file may appear beside it. */
+static void expect_refused(const char *path, al_doc_mode mode, al_status expect,
+                           const char *words)
+{
+    uint64_t before = fixture_file_hash(path);
+    bool had_side_files = side_files(path);
+    al_diag_list d = {0};
+    al_doc *doc = NULL;
+    al_status s = al_doc_open(path, mode, &doc, &d);
+    CHECK_MSG(s == expect, "%s: got %s, expected %s", path, al_status_name(s),
+              al_status_name(expect));
+    CHECK(doc == NULL);
+    CHECK_MSG(said(&d, words), "no message saying '%s' (first: %s)", words,
+              d.count ? d.items[0].message : "none");
+    if (d.count) check_note("%s", d.items[0].message);
+    CHECK(fixture_file_hash(path) == before);
+    CHECK(side_files(path) == had_side_files);
+    al_doc_close(doc);
+    al_diag_list_clear(&d);
+}
+
+/* A valid document, closed, as a byte image (files are rewritten from it per case). */
+static char *valid_image(size_t *size)
+{
+    const char *path = fixture_path("valid.allium");
+    if (!fixture_make_map(path, 400)) return NULL;
+    return read_file(path, size);
+}
+
+CHECK_TEST(not_sqlite, "/doc-files/a-text-file-is-not-a-map")
+{
+    const char *path = fixture_path("text.allium");
+    const char *text = "// Game: Quake\n{\n\"classname\" \"worldspawn\"\n}\n";
+    REQUIRE(write_file(path, text, strlen(text)));
+    expect_refused(path, AL_DOC_READ_WRITE, AL_ERR_NOT_A_MAP, "not an SQLite database");
+    expect_refused(path, AL_DOC_READ_ONLY, AL_ERR_NOT_A_MAP, "not an SQLite database");
+}
+
+CHECK_TEST(empty, "/doc-files/an-empty-file-is-not-a-map")
+{
+    const char *path = fixture_path("empty.allium");
+    REQUIRE(write_file(path, "", 0));
+    expect_refused(path, AL_DOC_READ_WRITE, AL_ERR_NOT_A_MAP, "empty");
+}
+
+CHECK_TEST(missing, "/doc-files/a-missing-file-is-named")
+{
+    const char *path = fixture_path("missing.allium");
+    al_diag_list d = {0};
+    al_doc *doc = NULL;
+    CHECK(al_doc_open(path, AL_DOC_READ_WRITE, &doc, &d) == AL_ERR_NOT_FOUND);
+    CHECK(said(&d, "missing.allium") && said(&d, "No such file"));
+    CHECK(!fixture_exists(path)); /* opening does not create */
+    al_diag_list_clear(&d);
+}
+
+CHECK_TEST(foreign_sqlite, "/doc-files/another-programs-database-is-not-a-map")
+{
+    const char *path = fixture_path("foreign.allium");
+    sqlite3 *db;
+    REQUIRE(sqlite3_open(path, &db) == SQLITE_OK);
+    REQUIRE(sqlite3_exec(db, "CREATE TABLE songs(title TEXT); INSERT INTO songs VALUES ('x');",
+                         NULL, NULL, NULL) == SQLITE_OK);
+    sqlite3_close(db);
+    expect_refused(path, AL_DOC_READ_WRITE, AL_ERR_NOT_A_MAP, "application id 0x00000000");
+    /* Another application's id. */
+    REQUIRE(sqlite3_open(path, &db) == SQLITE_OK);
+    REQUIRE(sqlite3_exec(db, "PRAGMA application_id = 1196444237", NULL, NULL, NULL) ==
+            SQLITE_OK);
+    sqlite3_close(db);
+    expect_refused(path, AL_DOC_READ_ONLY, AL_ERR_NOT_A_MAP, "not an Allium map");
+}
+
+CHECK_TEST(future, "/doc-files/a-map-from-a-newer-allium-is-refused-untouched")
+{
+    size_t size;
+    char *image = valid_image(&size);
+    REQUIRE(image);
+    const char *path = fixture_path("future.allium");
+    REQUIRE(write_file(path, image, size));
+    sqlite3 *db;
+    REQUIRE(sqlite3_open(path, &db) == SQLITE_OK);
+    REQUIRE(sqlite3_exec(db, "PRAGMA user_version = 99", NULL, NULL, NULL) == SQLITE_OK);
+    sqlite3_close(db);
+    expect_refused(path, AL_DOC_READ_WRITE, AL_ERR_VERSION, "newer Allium");
+    expect_refused(path, AL_DOC_READ_ONLY, AL_ERR_VERSION, "map format 99");
+    free(image);
+}
+
+CHECK_TEST(truncated, "/doc-files/a-truncated-map-is-refused-untouched")
+{
+    size_t size;
+    char *image = valid_image(&size);
+    REQUIRE(image);
+    REQUIRE(size > 8192);
+    const char *path = fixture_path("truncated.allium");
+    /* Within the header, at a page boundary, and in the middle of a page. */
+    const size_t cuts[] = {50, size / 2 & ~(size_t) 4095, size / 2 + 100, size - 1};
+    const char *words[] = {"truncated", "truncated", "truncated", "truncated"};
+    for (int c = 0; c < 4; c++) {
+        REQUIRE(write_file(path, image, cuts[c]));
+        check_note("cut at %zu of %zu bytes", cuts[c], size);
+        expect_refused(path, AL_DOC_READ_WRITE, AL_ERR_CORRUPT, words[c]);
+    }
+    free(image);
+}
+
+CHECK_TEST(corrupt_pages, "/doc-files/damaged-pages-are-found-before-anything-is-written")
+{
+    size_t size;
+    char *image = valid_image(&size);
+    REQUIRE(image);
+    const size_t page = 4096;
+    const char *path = fixture_path("damaged.allium");
+    int pages = (int) (size / page);
+    REQUIRE(pages > 8);
+    /* Pages across the file, each filled with noise in a copy of the valid map: the first
+     * page after its 100-byte header (it holds the schema), then pages of table rows and
+     * indexes. */
+    unsigned seed = 12345;
+    int tried = 0;
+    for (int p = 0; p < pages; p += pages / 7 + 1) {
+        char *copy = malloc(size);
+        REQUIRE(copy);
+        memcpy(copy, image, size);
+        for (size_t i = p == 0 ? 100 : 0; i < page; i++) {
+            seed = seed * 1103515245u + 12345u;
+            copy[(size_t) p * page + i] = (char) (seed >> 16);
+        }
+        REQUIRE(write_file(path, copy, size));
+        free(copy);
+        check_note("page %d of %d filled with noise", p + 1, pages);
+        expect_refused(path, AL_DOC_READ_WRITE, AL_ERR_CORRUPT, "damaged");
+        tried++;
+    }
+    CHECK(tried >= 5);
+    free(image);
+}
+
+CHECK_TEST(read_only_file, "/doc-files/a-read-only-file-opens-read-only-and-stays-unchanged")
+{
+    const char *path = fixture_path("readonly.allium");
+    REQUIRE(fixture_make_map(path, 50));
+    REQUIRE(chmod(path, 0444) == 0);
+    expect_refused(path, AL_DOC_READ_WRITE, AL_ERR_READ_ONLY, "can be opened read-only");
+    uint64_t before = fixture_file_hash(path);
+    al_doc *doc = NULL;
+    REQUIRE(al_doc_open(path, AL_DOC_READ_ONLY, &doc, NULL) == AL_OK);
+    CHECK(al_doc_read_only(doc));
+    CHECK(al_doc_count(doc, "brushes") == 50);
+    al_doc_face faces[6];
+    fixture_box_faces(0, 0, 0, 8, 8, 8, "x", faces);
+    CHECK(al_doc_add_brush(doc, 0, faces, 6, NULL, NULL, NULL) == AL_ERR_READ_ONLY);
+    CHECK(al_doc_set_property(doc, 0, "message", "hi", NULL, NULL) == AL_ERR_READ_ONLY);
+    al_doc_input in;
+    CHECK(al_doc_build_input(doc, &in, NULL) == AL_OK);
+    al_doc_input_free(&in);
+    al_doc_close(doc);
+    CHECK(fixture_file_hash(path) == before);
+    chmod(path, 0644);
+}
+
+/* A second program: opens PATH for writing, says so on a pipe, and holds it until the
+ * parent closes the other pipe. */
+static pid_t hold_open(const char *path, int *release_fd)
+{
+    int ready[2], release[2];
+    if (pipe(ready) != 0 || pipe(release) != 0) return -1;
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(ready[0]);
+        close(release[1]);
+        al_doc *doc = NULL;
+        char ok = al_doc_open(path, AL_DOC_READ_WRITE, &doc, NULL) == AL_OK ? 'y' : 'n';
+        if (write(ready[1], &ok, 1) != 1) _exit(2);
+        char c;
+        while (read(release[0], &c, 1) > 0) {}
+        al_doc_close(doc);
+        _exit(ok == 'y' ? 0 : 1);
+    }
+    close(ready[1]);
+    close(release[0]);
+    char ok = 'n';
+    if (read(ready[0], &ok, 1) != 1 || ok != 'y') {
+        close(release[1]);
+        waitpid(pid, NULL, 0);
+        pid = -1;
+    }
+    close(ready[0]);
+    *release_fd = release[1];
+    return pid;
+}
+
+CHECK_TEST(locked, "/doc-files/a-map-open-for-writing-elsewhere-offers-read-only")
+{
+    const char *path = fixture_path("locked.allium");
+    REQUIRE(fixture_make_map(path, 20));
+    int release;
+    pid_t other = hold_open(path, &release);
+    REQUIRE(other > 0);
+    expect_refused(path, AL_DOC_READ_WRITE, AL_ERR_LOCKED, "open for writing in another program");
+    al_doc *doc = NULL;
+    CHECK(al_doc_open(path, AL_DOC_READ_ONLY, &doc, NULL) == AL_OK);
+    if (doc) CHECK(al_doc_count(doc, "brushes") == 20);
+    al_doc_close(doc);
+    close(release);
+    int status = 0;
+    waitpid(other, &status, 0);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    /* Once the other program is gone the map opens for writing again. */
+    doc = NULL;
+    CHECK(al_doc_open(path, AL_DOC_READ_WRITE, &doc, NULL) == AL_OK);
+    al_doc_close(doc);
+}
+
+CHECK_TEST(create_over, "/doc-files/a-new-map-is-never-written-over-a-file")
+{
+    const char *path = fixture_path("precious.allium");
+    REQUIRE(write_file(path, "precious", 8));
+    uint64_t before = fixture_file_hash(path);
+    al_doc *doc = NULL;
+    al_diag_list d = {0};
+    CHECK(al_doc_create(path, &doc, &d) == AL_ERR_EXISTS);
+    CHECK(said(&d, "exists already"));
+    CHECK(fixture_file_hash(path) == before);
+    al_diag_list_clear(&d);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && argv[1][0] != '-') fixture_set_dir(argv[1]);
+    return check_main(argc, argv);
+}
