@@ -18,6 +18,7 @@
 #include "core/status.h"
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 typedef struct al_world al_world;
@@ -39,6 +40,24 @@ al_status al_world_compile(const al_input *input, const al_compile_options *opti
 
 /* Frees the world. NULL is a no-op. */
 void al_world_destroy(al_world *world);
+
+/* The world as bytes (malloc'd into *DATA), for a cache of compiled results. The bytes are
+ * this build's own: a cache key must include AL_WORLD_FORMAT. AL_ERR_NOMEM on failure. */
+al_status al_world_save(const al_world *world, void **data, size_t *size);
+
+/* A world from al_world_save's bytes. Every count and index is checked: damaged or foreign
+ * bytes give AL_ERR_CORRUPT and a diagnostic, never a crash. The world's statistics and
+ * diagnostics are those of the compile that made it. */
+al_status al_world_load(const void *data, size_t size, al_world **out, al_diag_list *diags);
+
+/* Names the compiler's output format, for cache keys: a new layout or a change to what the
+ * compiler builds must change it. */
+#define AL_WORLD_FORMAT "allium-world-1"
+
+/* A content key of everything the compiler reads from IN, of SALT (the compile options that
+ * change the result, say) and of AL_WORLD_FORMAT: 32 hexadecimal digits and a NUL in KEY.
+ * Equal keys mean equal compiles; any change to the input changes the key. */
+void al_input_key(const al_input *in, const char *salt, char key[33]);
 
 /* Diagnostics of the compile (invalid brushes, ignored faces, ...). */
 const al_diag_list *al_world_diagnostics(const al_world *world);

@@ -88,6 +88,28 @@ static unsigned bucket_of(double dist)
     return (unsigned) (h >> 48) & (BUCKETS - 1);
 }
 
+bool al_plane_table_load(al_plane_table *table, const al_plane *planes, int count)
+{
+    if (count < 0 || count % 2 != 0 || !al_plane_table_init(table)) return false;
+    int capacity = count > 0 ? count : 2;
+    table->planes = malloc((size_t) capacity * sizeof *table->planes);
+    table->next = malloc((size_t) (capacity / 2) * sizeof *table->next);
+    if (!table->planes || !table->next) {
+        al_plane_table_free(table);
+        return false;
+    }
+    memcpy(table->planes, planes, (size_t) count * sizeof *planes);
+    table->capacity = capacity;
+    table->count = count;
+    /* Chains as al_plane_table_add builds them: each new plane at the head of its bucket. */
+    for (int c = 0; c < count / 2; c++) {
+        unsigned b = bucket_of(table->planes[2 * c].dist);
+        table->next[c] = table->buckets[b];
+        table->buckets[b] = c;
+    }
+    return true;
+}
+
 void al_plane_table_reset(al_plane_table *table)
 {
     /* Only the buckets the planes used need clearing. */

@@ -75,6 +75,9 @@ void al_plane_table_reset(al_plane_table *table);
 /* Frees the table's memory. NULL is a no-op. */
 void al_plane_table_free(al_plane_table *table);
 
+/* Initializes TABLE with COUNT planes (pairs, as a table stores them), indices unchanged. */
+bool al_plane_table_load(al_plane_table *table, const al_plane *planes, int count);
+
 /* Index of the plane {NORMAL, DIST} (NORMAL of unit length), adding it if no plane within
  * the epsilons exists. The normal is snapped first (al_plane_snap_normal). Returns -1 if
  * memory runs out. */

@@ -1,35 +1,158 @@
-/* allium-compile: compile a .map and print a report.
+/* allium-compile: compile a map and print a report; import .map files into map documents
+ * and export documents as .map files.
  *
- *   allium-compile [--hull NAME=minx,miny,minz,maxx,maxy,maxz ...] [--block-size N]
- *                  [--threads N] [--json] MAP
+ *   allium-compile [options] MAP            compile MAP (.map or .allium) and report
+ *   allium-compile -o OUT.allium IN.map     import IN into a new document, then compile it
+ *   allium-compile -o OUT.map [--format valve|standard] IN.allium    export
+ *
+ * Options: --hull NAME=minx,miny,minz,maxx,maxy,maxz (repeatable), --block-size N,
+ * --threads N, --json, --no-cache.
+ *
+ * A document's compile is stored in the document, keyed by a content hash of everything
+ * the compiler reads; compiling an unchanged document again loads it (the report says
+ * "taken from the map's cache" and how long that took).
  *
  * Exit status: 0 when the map compiled (invalid brushes are reported, not fatal), 1 when
- * the file could not be read or compiled, 2 for a usage error.
+ * a file could not be read, written or compiled, 2 for a usage error.
  */
+#include "core/clock.h"
 #include "load.h"
+#include "mapfile/map-write.h"
 #include "report.h"
+#include "store/map-doc.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int usage(FILE *to)
 {
-    fprintf(to, "usage: allium-compile [--hull NAME=minx,miny,minz,maxx,maxy,maxz ...] "
-                "[--block-size N] [--threads N] [--json] MAP\n");
+    fprintf(to,
+            "usage: allium-compile [--hull NAME=minx,miny,minz,maxx,maxy,maxz ...] "
+            "[--block-size N] [--threads N] [--json] [--no-cache] MAP\n"
+            "       allium-compile -o OUT.allium IN.map     (import, then compile)\n"
+            "       allium-compile -o OUT.map [--format valve|standard] IN.allium  (export)\n");
     return to == stdout ? 0 : 2;
+}
+
+static bool ends_with(const char *s, const char *tail)
+{
+    size_t n = strlen(s), t = strlen(tail);
+    return n >= t && strcmp(s + n - t, tail) == 0;
+}
+
+/* Removes a document this program created and could not finish, with its side files. */
+static void remove_document(const char *path)
+{
+    char side[4200];
+    unlink(path);
+    snprintf(side, sizeof side, "%s-wal", path);
+    unlink(side);
+    snprintf(side, sizeof side, "%s-shm", path);
+    unlink(side);
+}
+
+/* Imports the .map IN into a new document OUT. */
+static bool import(const char *in, const char *out)
+{
+    uint64_t t0 = al_clock_ns();
+    al_map *map = NULL;
+    al_diag_list diags = {0};
+    al_status st = al_map_read_file(in, &map, &diags);
+    al_tool_print_diags(in, &diags, stderr);
+    al_diag_list_clear(&diags);
+    if (st != AL_OK) return false;
+    al_doc *doc = NULL;
+    st = al_doc_create(out, &doc, &diags);
+    if (st == AL_OK) {
+        st = al_doc_import_map(doc, map, &diags);
+        al_tool_print_diags(in, &diags, stderr);
+        al_diag_list_clear(&diags);
+        if (st == AL_OK)
+            fprintf(stderr, "%s: imported %s: %d entities, %d brushes in %.0f ms\n", out, in,
+                    al_doc_count(doc, "entities"), al_doc_count(doc, "brushes"),
+                    al_clock_ms_since(t0));
+        al_doc_close(doc);
+        if (st != AL_OK) {
+            remove_document(out); /* ours, and not finished: nothing half-imported stays */
+            fprintf(stderr, "%s: import failed: %s\n", out, al_status_message(st));
+        }
+    } else {
+        al_tool_print_diags(out, &diags, stderr);
+        al_diag_list_clear(&diags);
+    }
+    al_map_destroy(map);
+    return st == AL_OK;
+}
+
+/* Exports the document IN as the .map OUT (written to a temporary file, then renamed, so
+ * that a failure leaves any older OUT untouched). */
+static bool export(const char *in, const char *out, const char *format)
+{
+    al_diag_list diags = {0};
+    al_doc *doc = NULL;
+    al_status st = al_doc_open(in, AL_DOC_READ_ONLY, &doc, &diags);
+    al_map *map = NULL;
+    if (st == AL_OK) st = al_doc_export_map(doc, &map, &diags);
+    al_tool_print_diags(in, &diags, stderr);
+    al_diag_list_clear(&diags);
+    al_doc_close(doc);
+    if (st != AL_OK) return false;
+    bool valve = false;
+    if (format) {
+        valve = strcmp(format, "valve") == 0;
+    } else {
+        /* The dialect the map's faces were written in (Valve 220 if any face was). */
+        for (int e = 0; e < map->entity_count && !valve; e++)
+            for (int b = 0; b < map->entities[e].brush_count && !valve; b++)
+                valve = map->entities[e].brushes[b].face_count > 0 &&
+                        map->entities[e].brushes[b].faces[0].valve;
+    }
+    char *text = NULL;
+    size_t length = 0;
+    bool ok = al_map_write(map, valve, &text, &length);
+    al_map_destroy(map);
+    if (!ok) {
+        fprintf(stderr, "%s: out of memory while writing\n", out);
+        return false;
+    }
+    char temp[4200];
+    snprintf(temp, sizeof temp, "%s.writing", out);
+    FILE *f = fopen(temp, "wb");
+    ok = f && fwrite(text, 1, length, f) == length;
+    ok = f && fflush(f) == 0 && fsync(fileno(f)) == 0 && ok;
+    if (f && fclose(f) != 0) ok = false;
+    if (ok && rename(temp, out) != 0) ok = false;
+    if (!ok) {
+        perror(out);
+        unlink(temp);
+    }
+    free(text);
+    return ok;
 }
 
 int main(int argc, char **argv)
 {
-    al_tool_options options = {0};
+    al_tool_options options = {.use_cache = true};
     bool json = false;
-    const char *path = NULL;
+    const char *path = NULL, *output = NULL, *format = NULL;
     for (int i = 1; i < argc;) {
         int used = al_tool_parse_option(argc, argv, &i, &options);
         if (used < 0) return 2;
         if (used) continue;
         if (strcmp(argv[i], "--json") == 0) {
             json = true;
+        } else if (strcmp(argv[i], "--no-cache") == 0) {
+            options.use_cache = false;
+        } else if ((strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--format") == 0) &&
+                   i + 1 < argc) {
+            if (argv[i][1] == 'o') output = argv[++i];
+            else format = argv[++i];
+            if (format && strcmp(format, "valve") != 0 && strcmp(format, "standard") != 0) {
+                fprintf(stderr, "error: --format %s: expected valve or standard\n", format);
+                return 2;
+            }
         } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             return usage(stdout);
         } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
@@ -44,6 +167,25 @@ int main(int argc, char **argv)
         i++;
     }
     if (!path) return usage(stderr);
+
+    if (output) {
+        bool document_in = al_tool_is_document(path);
+        if (ends_with(output, ".map")) {
+            if (!document_in) {
+                fprintf(stderr, "error: %s is not a map document; -o OUT.map exports a .allium\n",
+                        path);
+                return 2;
+            }
+            return export(path, output, format) ? 0 : 1;
+        }
+        if (document_in) {
+            fprintf(stderr, "error: %s is a map document already; -o OUT.allium imports a .map\n",
+                    path);
+            return 2;
+        }
+        if (!import(path, output)) return 1;
+        path = output; /* and compile the new document, storing the result in it */
+    }
 
     al_tool_map m;
     if (!al_tool_load(path, &options, &m)) return 1;

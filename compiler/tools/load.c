@@ -108,29 +108,73 @@ void al_tool_print_diags(const char *path, const al_diag_list *list, FILE *to)
     }
 }
 
+bool al_tool_is_document(const char *path)
+{
+    char head[16] = {0};
+    FILE *f = fopen(path, "rb");
+    if (!f) return false;
+    size_t got = fread(head, 1, sizeof head, f);
+    fclose(f);
+    return got == sizeof head && memcmp(head, "SQLite format 3", 16) == 0;
+}
+
+/* Opens a document for writing (its cache can then be updated) or, if another program has
+ * it open for writing or it is read-only, for reading. */
+static bool open_document(al_tool_map *out)
+{
+    al_status st = al_doc_open(out->path, AL_DOC_READ_WRITE, &out->doc, &out->diags);
+    if (st == AL_ERR_LOCKED || st == AL_ERR_READ_ONLY) {
+        al_diag_list_clear(&out->diags);
+        out->cache = st == AL_ERR_LOCKED ? "not updated: the map is open for writing elsewhere"
+                                         : "not updated: the map is read-only";
+        st = al_doc_open(out->path, AL_DOC_READ_ONLY, &out->doc, &out->diags);
+    }
+    if (st != AL_OK) {
+        al_tool_print_diags(out->path, &out->diags, stderr);
+        return false;
+    }
+    st = al_doc_build_input(out->doc, &out->doc_input, &out->diags);
+    if (st != AL_OK) {
+        al_tool_print_diags(out->path, &out->diags, stderr);
+        fprintf(stderr, "%s: %s\n", out->path, al_status_message(st));
+        return false;
+    }
+    out->input = out->doc_input.input;
+    return true;
+}
+
 bool al_tool_load(const char *path, const al_tool_options *options, al_tool_map *out)
 {
     memset(out, 0, sizeof *out);
     out->path = path;
     uint64_t t0 = al_clock_ns();
-    al_status st = al_map_read_file(path, &out->map, &out->diags);
-    if (st != AL_OK) {
-        al_tool_print_diags(path, &out->diags, stderr);
-        if (st == AL_ERR_NOMEM) fprintf(stderr, "%s: out of memory\n", path);
-        al_diag_list_clear(&out->diags);
-        return false;
-    }
-    st = al_map_input_build(out->map, &out->input, &out->diags);
-    if (st != AL_OK) {
-        fprintf(stderr, "%s: %s\n", path, al_status_message(st));
-        al_tool_map_free(out);
-        return false;
+    if (al_tool_is_document(path)) {
+        if (!open_document(out)) {
+            al_tool_map_free(out);
+            return false;
+        }
+    } else {
+        al_status st = al_map_read_file(path, &out->map, &out->diags);
+        if (st != AL_OK) {
+            al_tool_print_diags(path, &out->diags, stderr);
+            if (st == AL_ERR_NOMEM) fprintf(stderr, "%s: out of memory\n", path);
+            al_tool_map_free(out);
+            return false;
+        }
+        st = al_map_input_build(out->map, &out->map_input, &out->diags);
+        if (st != AL_OK) {
+            fprintf(stderr, "%s: %s\n", path, al_status_message(st));
+            al_tool_map_free(out);
+            return false;
+        }
+        out->input = out->map_input.input;
+        out->skipped_brushes = out->map->brushes_skipped;
     }
     if (options->hull_count > 0) {
-        out->input.input.hulls = options->hulls;
-        out->input.input.hull_count = options->hull_count;
+        out->input.hulls = options->hulls;
+        out->input.hull_count = options->hull_count;
     }
-    if (options->block_size > 0) out->input.input.block_size = options->block_size;
+    if (options->block_size > 0) out->input.block_size = options->block_size;
     out->ms_read = al_clock_ms_since(t0);
     return true;
 }
@@ -138,10 +182,57 @@ bool al_tool_load(const char *path, const al_tool_options *options, al_tool_map 
 void al_tool_map_free(al_tool_map *m)
 {
     if (!m) return;
-    al_map_input_free(&m->input);
+    al_map_input_free(&m->map_input);
     al_map_destroy(m->map);
+    al_doc_input_free(&m->doc_input);
+    al_doc_close(m->doc);
     al_diag_list_clear(&m->diags);
     memset(m, 0, sizeof *m);
+}
+
+/* The compile stored for M's input, or NULL (M->cache then says why). */
+static al_world *from_cache(al_tool_map *m, const char *key)
+{
+    uint64_t t0 = al_clock_ns();
+    void *data = NULL;
+    size_t size = 0;
+    al_status st = al_doc_cache_get(m->doc, key, &data, &size);
+    if (st != AL_OK) {
+        if (!m->cache) m->cache = st == AL_ERR_NOT_FOUND ? "miss" : "unreadable";
+        return NULL;
+    }
+    al_world *w = NULL;
+    al_diag_list why = {0};
+    st = al_world_load(data, size, &w, &why);
+    free(data);
+    if (st != AL_OK) {
+        /* A damaged entry is compiled anew (and replaced), with a word about it. */
+        al_tool_print_diags(m->path, &why, stderr);
+        al_diag_list_clear(&why);
+        if (!m->cache) m->cache = "damaged entry replaced";
+        return NULL;
+    }
+    m->cache = "hit";
+    m->cache_bytes = size;
+    m->ms_cache = al_clock_ms_since(t0);
+    return w;
+}
+
+static void to_cache(al_tool_map *m, const al_world *w, const char *key)
+{
+    if (al_doc_read_only(m->doc)) return; /* m->cache says why */
+    uint64_t t0 = al_clock_ns();
+    void *data = NULL;
+    size_t size = 0;
+    if (al_world_save(w, &data, &size) == AL_OK &&
+        al_doc_cache_put(m->doc, key, "world", data, size) == AL_OK) {
+        if (!m->cache || strcmp(m->cache, "miss") == 0) m->cache = "stored";
+        m->cache_bytes = size;
+    } else {
+        m->cache = "not stored: writing the map failed";
+    }
+    free(data);
+    m->ms_cache = al_clock_ms_since(t0);
 }
 
 al_world *al_tool_compile(al_tool_map *m, const al_tool_options *options)
@@ -149,14 +240,25 @@ al_world *al_tool_compile(al_tool_map *m, const al_tool_options *options)
     al_compile_options co = {.threads = options->threads,
                              .split_candidates = options->split_candidates,
                              .split_balance = options->split_balance};
+    char key[33] = "";
+    bool cached = m->doc && options->use_cache;
+    if (cached) {
+        /* The options that change the result; thread count does not. */
+        char salt[64];
+        snprintf(salt, sizeof salt, "split %d %.17g", co.split_candidates, co.split_balance);
+        al_input_key(&m->input, salt, key);
+        al_world *w = from_cache(m, key);
+        if (w) return w;
+    }
     al_world *w = NULL;
     al_diag_list errors = {0};
-    al_status st = al_world_compile(&m->input.input, &co, &w, &errors);
+    al_status st = al_world_compile(&m->input, &co, &w, &errors);
     if (st != AL_OK) {
         al_tool_print_diags(m->path, &errors, stderr);
         fprintf(stderr, "%s: compile failed: %s\n", m->path, al_status_message(st));
     }
     al_diag_list_clear(&errors);
+    if (w && cached) to_cache(m, w, key);
     return w;
 }
 

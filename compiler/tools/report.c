@@ -2,6 +2,7 @@
 #include "report.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static cJSON *vec3(const double v[3])
 {
@@ -27,10 +28,10 @@ cJSON *al_report_json(const al_tool_map *m, const al_world *w, const al_world_st
     cJSON *root = cJSON_CreateObject();
     if (!root) return NULL;
     cJSON_AddStringToObject(root, "input", m->path);
-    int brushes = m->input.input.brush_count + m->map->brushes_skipped;
+    int brushes = m->input.brush_count + m->skipped_brushes;
     cJSON_AddNumberToObject(root, "brushes", brushes);
-    cJSON_AddNumberToObject(root, "entities", m->input.input.entity_count);
-    cJSON_AddNumberToObject(root, "invalid_brushes", s->invalid_brushes + m->map->brushes_skipped);
+    cJSON_AddNumberToObject(root, "entities", m->input.entity_count);
+    cJSON_AddNumberToObject(root, "invalid_brushes", s->invalid_brushes + m->skipped_brushes);
     cJSON_AddNumberToObject(root, "collision_brushes", s->collision_brushes);
     cJSON_AddNumberToObject(root, "models", s->models);
     cJSON *hulls = cJSON_AddArrayToObject(root, "hulls");
@@ -77,6 +78,12 @@ cJSON *al_report_json(const al_tool_map *m, const al_world *w, const al_world_st
         cJSON_AddItemToArray(maps, o);
     }
     cJSON_AddNumberToObject(root, "compile_ms", s->ms_total);
+    if (m->doc) {
+        cJSON *cache = cJSON_AddObjectToObject(root, "cache");
+        cJSON_AddStringToObject(cache, "result", m->cache ? m->cache : "not used");
+        cJSON_AddNumberToObject(cache, "ms", m->ms_cache);
+        cJSON_AddNumberToObject(cache, "bytes", (double) m->cache_bytes);
+    }
     cJSON_AddNumberToObject(root, "peak_rss_kb", (double) al_tool_peak_rss_kb());
     cJSON *diags = cJSON_AddArrayToObject(root, "diagnostics");
     for (size_t i = 0; i < m->diags.count; i++)
@@ -93,9 +100,9 @@ void al_report_text(const al_tool_map *m, const al_world *w, FILE *to)
     const al_diag_list *wd = al_world_diagnostics(w);
     al_tool_print_diags(m->path, &m->diags, to);
     al_tool_print_diags(m->path, wd, to);
-    int invalid = s.invalid_brushes + m->map->brushes_skipped;
+    int invalid = s.invalid_brushes + m->skipped_brushes;
     fprintf(to, "%s: %d entities, %d brushes (%d invalid, %d solid for agents), %d models\n",
-            m->path, m->input.input.entity_count, m->input.input.brush_count + m->map->brushes_skipped,
+            m->path, m->input.entity_count, m->input.brush_count + m->skipped_brushes,
             invalid, s.collision_brushes, s.models);
     fprintf(to, "  hulls:");
     for (int h = 0; h < al_world_hull_count(w); h++) {
@@ -111,8 +118,16 @@ void al_report_text(const al_tool_map *m, const al_world *w, FILE *to)
     for (int h = 0; h < al_world_hull_count(w); h++)
         fprintf(to, " %s %lld", al_world_hull(w, h)->name, (long long) s.boundary_polys[h]);
     fprintf(to, "; %lld split by the onion build\n", (long long) s.onion_splits);
-    fprintf(to, "  time: read %.0f ms, compile %.0f ms (brushes %.0f, expand %.0f, blocks %.0f)\n",
-            m->ms_read, s.ms_total, s.ms_brushes, s.ms_expand, s.ms_blocks);
+    if (m->doc && m->cache && strcmp(m->cache, "hit") == 0)
+        fprintf(to, "  time: read %.0f ms, compile taken from the map's cache in %.0f ms (%.1f MB; "
+                    "compiling took %.0f ms)\n",
+                m->ms_read, m->ms_cache, m->cache_bytes / 1e6, s.ms_total);
+    else
+        fprintf(to, "  time: read %.0f ms, compile %.0f ms (brushes %.0f, expand %.0f, blocks %.0f)\n",
+                m->ms_read, s.ms_total, s.ms_brushes, s.ms_expand, s.ms_blocks);
+    if (m->doc && m->cache && strcmp(m->cache, "hit") != 0)
+        fprintf(to, "  cache: %s%s\n", m->cache,
+                strcmp(m->cache, "stored") == 0 ? " (the next compile of this map loads it)" : "");
     fprintf(to, "  peak memory: %ld KiB\n", al_tool_peak_rss_kb());
     if (al_diag_count(wd, AL_SEVERITY_ERROR) + al_diag_count(&m->diags, AL_SEVERITY_ERROR) == 0)
         fprintf(to, "  no errors\n");

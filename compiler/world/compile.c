@@ -125,9 +125,7 @@ static bool model_box(void *context, int m, double mins[3], double maxs[3])
     return true;
 }
 
-/* Fills the index of brush models by cell (see world-internal.h). Models spread over an
- * absurd area get one cell: every trace then tests every model. */
-static bool index_models(al_world *w)
+bool al_world_index_models(al_world *w)
 {
     al_model_index *ix = &w->model_index;
     ix->reach = malloc((size_t) w->model_count * sizeof *ix->reach);
@@ -438,7 +436,7 @@ al_status al_world_compile(const al_input *input, const al_compile_options *opti
         uint32_t s, e;
         top_masks(model, model->top.root, all, &s, &e);
     }
-    if (!index_models(w)) goto nomem;
+    if (!al_world_index_models(w)) goto nomem;
     w->stats.ms_blocks = al_clock_ms_since(t_blocks);
 
     /* Statistics. */

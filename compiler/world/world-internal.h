@@ -115,6 +115,10 @@ int al_block_build(const al_block_input *in, al_block *block, al_arena *arena,
  * trace kinds). */
 void al_trace_finish(const double start[3], const double end[3], al_trace *out);
 
+/* Fills the index of brush models by cell from the models' reach boxes. Models spread over
+ * an absurd area get one cell: every trace then tests every model. */
+bool al_world_index_models(al_world *w);
+
 /* Frees the trees of BLOCK. */
 void al_block_free(al_block *block);
 

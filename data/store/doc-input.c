@@ -6,6 +6,8 @@
  */
 #include "doc-internal.h"
 
+#include "al-world.h"
+
 #include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -213,65 +215,13 @@ done:
 
 /* --- content key and cache ------------------------------------------------------------ */
 
-typedef struct hash128 {
-    uint64_t a, b;
-} hash128;
-
-static void mix(hash128 *h, const void *data, size_t n)
-{
-    /* Two FNV-1a lanes with different offsets and a final avalanche: a content key, not a
-     * security measure. */
-    const unsigned char *p = data;
-    for (size_t i = 0; i < n; i++) {
-        h->a = (h->a ^ p[i]) * 0x100000001b3ull;
-        h->b = (h->b ^ p[i] ^ (h->a >> 29)) * 0x100000001b3ull;
-    }
-}
-
-static void mix_string(hash128 *h, const char *s)
-{
-    mix(h, s ? s : "", strlen(s ? s : "") + 1);
-}
-
-static uint64_t avalanche(uint64_t z)
-{
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
-al_status al_doc_content_key(al_doc *doc, const char *version, char key[33])
+al_status al_doc_content_key(al_doc *doc, const char *salt, char key[33])
 {
     al_doc_input in;
     al_status st = al_doc_build_input(doc, &in, NULL);
     if (st != AL_OK) return st;
-    hash128 h = {0xcbf29ce484222325ull, 0x84222325cbf29ce4ull};
-    const al_input *i = &in.input;
-    mix_string(&h, version);
-    for (int m = 0; m < i->material_count; m++) {
-        mix_string(&h, i->materials[m].name);
-        mix(&h, &i->materials[m].flags, sizeof i->materials[m].flags);
-    }
-    for (int e = 0; e < i->entity_count; e++) {
-        mix_string(&h, i->entities[e].classname);
-        for (int p = 0; p < i->entities[e].property_count; p++) {
-            mix_string(&h, i->entities[e].properties[p].key);
-            mix_string(&h, i->entities[e].properties[p].value);
-        }
-    }
-    for (int b = 0; b < i->brush_count; b++) {
-        mix(&h, &i->brushes[b].entity, sizeof i->brushes[b].entity);
-        mix(&h, &i->brushes[b].face_count, sizeof i->brushes[b].face_count);
-    }
-    for (int f = 0; f < i->face_count; f++) {
-        mix(&h, i->faces[f].points, sizeof i->faces[f].points);
-        mix(&h, &i->faces[f].material, sizeof i->faces[f].material);
-    }
-    for (int k = 0; k < i->hull_count; k++) mix(&h, &i->hulls[k], sizeof i->hulls[k]);
-    mix(&h, &i->block_size, sizeof i->block_size);
+    al_input_key(&in.input, salt, key);
     al_doc_input_free(&in);
-    snprintf(key, 33, "%016llx%016llx", (unsigned long long) avalanche(h.a),
-             (unsigned long long) avalanche(h.b ^ h.a));
     return AL_OK;
 }
 

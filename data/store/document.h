@@ -176,10 +176,8 @@ int al_doc_count(al_doc *doc, const char *table);
 
 /* --- the compiled-results cache ------------------------------------------------------- */
 
-/* A content hash of everything the compiler reads from the document (brush planes,
- * material flags, entity classes, hulls, settings) and of VERSION (the compiler's), as 32
- * hexadecimal digits in KEY. */
-al_status al_doc_content_key(al_doc *doc, const char *version, char key[33]);
+/* The content key (al_input_key) of the document's compiler input, salted with SALT. */
+al_status al_doc_content_key(al_doc *doc, const char *salt, char key[33]);
 
 /* Stores DATA under KEY (replacing). Caching is best effort: read-only documents store
  * nothing and report AL_OK. */

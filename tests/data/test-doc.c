@@ -364,6 +364,46 @@ CHECK_TEST(read_only, "/doc/a-read-only-document-refuses-edits")
 }
 
 /* Oracle: a map compiled from its document equals the map compiled from the .map file. */
+CHECK_TEST(cache, "/doc/the-content-key-follows-edits-and-the-cache-keeps-one-result")
+{
+    al_doc *doc = new_doc("cache.allium");
+    REQUIRE(doc);
+    char k0[33], k1[33], k2[33], salted[33];
+    REQUIRE(al_doc_content_key(doc, "", k0) == AL_OK);
+    CHECK(al_doc_content_key(doc, "other options", salted) == AL_OK && strcmp(k0, salted) != 0);
+    al_doc_face faces[6];
+    fixture_box_faces(0, 0, 0, 64, 64, 64, "wall", faces);
+    REQUIRE(al_doc_add_brush(doc, 0, faces, 6, NULL, NULL, NULL) == AL_OK);
+    REQUIRE(al_doc_content_key(doc, "", k1) == AL_OK);
+    CHECK(strcmp(k0, k1) != 0);
+    REQUIRE(al_doc_set_property(doc, 0, "message", "hello", NULL, NULL) == AL_OK);
+    REQUIRE(al_doc_content_key(doc, "", k2) == AL_OK);
+    CHECK(strcmp(k1, k2) != 0); /* properties are read (entity keys drive the compile) */
+    REQUIRE(al_doc_undo(doc, NULL) == AL_OK);
+    REQUIRE(al_doc_content_key(doc, "", k2) == AL_OK);
+    CHECK(strcmp(k1, k2) == 0);
+    REQUIRE(al_doc_undo(doc, NULL) == AL_OK);
+    REQUIRE(al_doc_content_key(doc, "", k2) == AL_OK);
+    CHECK(strcmp(k0, k2) == 0);
+
+    /* One stored result per kind: a new key replaces the old entry. */
+    void *data;
+    size_t size;
+    CHECK(al_doc_cache_get(doc, k0, &data, &size) == AL_ERR_NOT_FOUND);
+    REQUIRE(al_doc_cache_put(doc, k0, "world", "first", 5) == AL_OK);
+    REQUIRE(al_doc_cache_get(doc, k0, &data, &size) == AL_OK);
+    CHECK(size == 5 && memcmp(data, "first", 5) == 0);
+    free(data);
+    REQUIRE(al_doc_cache_put(doc, k1, "world", "second", 6) == AL_OK);
+    CHECK(al_doc_cache_get(doc, k0, &data, &size) == AL_ERR_NOT_FOUND);
+    REQUIRE(al_doc_cache_get(doc, k1, &data, &size) == AL_OK);
+    CHECK(size == 6);
+    free(data);
+    /* Storing is not an edit: it neither adds a step nor clears what can be redone. */
+    CHECK(!al_doc_can_undo(doc) && al_doc_can_redo(doc));
+    al_doc_close(doc);
+}
+
 CHECK_TEST(input_equivalence, "/doc/document-input-compiles-like-the-map-file")
 {
     mapgen *g = mapgen_create(true);

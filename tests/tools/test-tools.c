@@ -6,7 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 static const char *compile_tool, *bench_tool, *sample_map, *scratch;
 
@@ -108,6 +110,111 @@ CHECK_TEST(compile_errors, "/tools/allium-compile-reports-bad-files-with-line-an
     CHECK(run(cmd, &out) == 2);
     CHECK(strstr(out, "usage") != NULL);
     free(out);
+}
+
+static cJSON *compile_report(const char *map, const char *extra)
+{
+    char cmd[4096], *out;
+    snprintf(cmd, sizeof cmd, "'%s' --json %s '%s'", compile_tool, extra, map);
+    int status = run(cmd, &out);
+    cJSON *r = status == 0 ? cJSON_Parse(out) : NULL;
+    free(out);
+    return r;
+}
+
+static bool exists(const char *file)
+{
+    struct stat st;
+    return stat(file, &st) == 0;
+}
+
+static char *slurp(const char *file)
+{
+    FILE *f = fopen(file, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *s = malloc((size_t) n + 1);
+    if (s && fread(s, 1, (size_t) n, f) != (size_t) n) n = 0;
+    if (s) s[n] = '\0';
+    fclose(f);
+    return s;
+}
+
+CHECK_TEST(documents, "/tools/allium-compile-imports-compiles-from-cache-and-exports")
+{
+    char doc[600], back[600], again[600], cmd[4096], *out;
+    snprintf(doc, sizeof doc, "%s/tools-sample.allium", scratch);
+    snprintf(back, sizeof back, "%s/tools-sample-back.map", scratch);
+    snprintf(again, sizeof again, "%s/tools-sample-again.allium", scratch);
+    unlink(doc), unlink(back), unlink(again);
+    /* Import: the new document is compiled and its compile stored. */
+    snprintf(cmd, sizeof cmd, "'%s' --json -o '%s' '%s' 2>/dev/null", compile_tool, doc, sample_map);
+    REQUIRE(run(cmd, &out) == 0);
+    cJSON *cold = cJSON_Parse(out);
+    free(out);
+    REQUIRE(cold);
+    CHECK(strcmp(path(path(cold, "cache", NULL), "result", NULL)->valuestring, "stored") == 0);
+    /* Again: from the cache, the same world. */
+    cJSON *warm = compile_report(doc, "");
+    REQUIRE(warm);
+    CHECK(strcmp(path(path(warm, "cache", NULL), "result", NULL)->valuestring, "hit") == 0);
+    check_note("cold compile %.0f ms, warm load %.1f ms",
+               path(cold, "compile_ms", NULL)->valuedouble,
+               path(path(warm, "cache", NULL), "ms", NULL)->valuedouble);
+    for (const char *k = "brushes\0entities\0collision_brushes\0models\0"; *k; k += strlen(k) + 1)
+        CHECK_MSG(path(cold, k, NULL)->valuedouble == path(warm, k, NULL)->valuedouble,
+                  "%s differs", k);
+    CHECK(path(path(path(cold, "stages", NULL), "bsp", NULL), "nodes", NULL)->valuedouble ==
+          path(path(path(warm, "stages", NULL), "bsp", NULL), "nodes", NULL)->valuedouble);
+    /* Other options are another compile: not taken from the cache. */
+    cJSON *other = compile_report(doc, "--block-size 512");
+    REQUIRE(other);
+    CHECK(strcmp(path(path(other, "cache", NULL), "result", NULL)->valuestring, "hit") != 0);
+    /* The same .map from a plain compile agrees with the document's compile. */
+    cJSON *plain = compile_report(sample_map, "");
+    REQUIRE(plain);
+    CHECK(path(path(path(plain, "stages", NULL), "bsp", NULL), "nodes", NULL)->valuedouble ==
+          path(path(path(cold, "stages", NULL), "bsp", NULL), "nodes", NULL)->valuedouble);
+    cJSON_Delete(cold), cJSON_Delete(warm), cJSON_Delete(other), cJSON_Delete(plain);
+
+    /* Export, and import the export: the same map text again. */
+    snprintf(cmd, sizeof cmd, "'%s' -o '%s' '%s'", compile_tool, back, doc);
+    REQUIRE(run(cmd, NULL) == 0);
+    snprintf(cmd, sizeof cmd, "'%s' -o '%s' '%s' >/dev/null 2>&1", compile_tool, again, back);
+    REQUIRE(run(cmd, NULL) == 0);
+    char back2[600];
+    snprintf(back2, sizeof back2, "%s/tools-sample-back2.map", scratch);
+    snprintf(cmd, sizeof cmd, "'%s' -o '%s' '%s'", compile_tool, back2, again);
+    REQUIRE(run(cmd, NULL) == 0);
+    char *t1 = slurp(back), *t2 = slurp(back2);
+    REQUIRE(t1 && t2);
+    CHECK(strcmp(t1, t2) == 0);
+    free(t1), free(t2);
+
+    /* An existing file is never written over by an import. */
+    snprintf(cmd, sizeof cmd, "'%s' -o '%s' '%s' 2>&1", compile_tool, again, sample_map);
+    CHECK(run(cmd, &out) == 1);
+    CHECK(strstr(out, "exists already") != NULL);
+    free(out);
+}
+
+CHECK_TEST(failed_import, "/tools/a-failed-import-leaves-no-document")
+{
+    char bad[600], doc[600], cmd[4096], *out;
+    snprintf(bad, sizeof bad, "%s/tools-bad.map", scratch);
+    snprintf(doc, sizeof doc, "%s/tools-bad.allium", scratch);
+    unlink(doc);
+    FILE *f = fopen(bad, "w");
+    REQUIRE(f);
+    fputs("{\n\"classname\" \"worldspawn\"\n{\n( 0 0 0 ) ( 1 0 0 ) ( 0 1 0 ) x 0 0 0 1 1\n", f);
+    fclose(f);
+    snprintf(cmd, sizeof cmd, "'%s' -o '%s' '%s' 2>&1", compile_tool, doc, bad);
+    CHECK(run(cmd, &out) == 1);
+    CHECK(strstr(out, "tools-bad.map:") != NULL);
+    free(out);
+    CHECK(!exists(doc));
 }
 
 CHECK_TEST(bench_outputs, "/tools/allium-bench-subcommands-print-json")
