@@ -15,6 +15,12 @@
  *   allium-bench slice MAP --z HEIGHT [--scale UNITS] -o FILE.png [options]
  *       a picture of the horizontal slice at HEIGHT: for each pixel, which hulls fit there
  *       (an agent of that hull with its origin at the point), coloured by the largest
+ *   allium-bench document MAP [--runs 5] [--count 300] [--scratch DIR]
+ *       map documents: import of MAP (a .map) into a new document, open + building the
+ *       compiler input, single-brush edits (move, resize, material; each one transaction
+ *       with its commit), undo and redo; medians in ms. Edits are timed with
+ *       synchronous = FULL (the documents' setting) and again with NORMAL, to show what
+ *       durability costs. Documents are written in DIR (default: $TMPDIR or /var/tmp).
  * [options] are --hull NAME=minx,miny,minz,maxx,maxy,maxz, --block-size N, --threads N.
  */
 #include "core/clock.h"
@@ -24,7 +30,12 @@
 #include "png.h"
 #include "quake-trace.h"
 #include "report.h"
+#include "store/map-doc.h"
 #include "verify/oracle.h"
+
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <unistd.h>
 
 #include <math.h>
 #include <stdio.h>
@@ -45,6 +56,7 @@ typedef struct args {
     double z, scale;
     bool has_z;
     const char *out;
+    const char *scratch;
 } args;
 
 static int usage(void)
@@ -55,6 +67,7 @@ static int usage(void)
             "       allium-bench verify MAP [--points N] [--traces N]\n"
             "       allium-bench classify MAP --hull NAME < points\n"
             "       allium-bench slice MAP --z HEIGHT [--scale UNITS] -o FILE.png\n"
+            "       allium-bench document MAP.map [--runs N] [--count EDITS] [--scratch DIR]\n"
             "options for all: --hull NAME=minx,miny,minz,maxx,maxy,maxz (compiled hulls),\n"
             "                 --block-size N, --threads N, --seed N\n");
     return 2;
@@ -121,6 +134,8 @@ static int parse_args(int argc, char **argv, args *a)
                 if (*end || !(a->scale >= 0.05 && a->scale <= 1024)) goto bad;
             } else if (strcmp(arg, "-o") == 0) {
                 a->out = v;
+            } else if (strcmp(arg, "--scratch") == 0) {
+                a->scratch = v;
             } else if (strcmp(arg, "--seed") == 0) {
                 a->seed = strtoull(v, &end, 10);
                 if (*end) goto bad;
@@ -467,6 +482,165 @@ static int cmd_slice(const args *a)
     return ok ? 0 : 1;
 }
 
+/* --- documents ------------------------------------------------------------------------ */
+
+static cJSON *timing(double *ms, int n)
+{
+    cJSON *o = cJSON_CreateObject();
+    double max = 0;
+    for (int i = 0; i < n; i++) max = ms[i] > max ? ms[i] : max;
+    qsort(ms, (size_t) n, sizeof *ms, compare_double);
+    cJSON_AddNumberToObject(o, "median", median(ms, n));
+    cJSON_AddNumberToObject(o, "p90", ms[(n * 9) / 10 < n ? (n * 9) / 10 : n - 1]);
+    cJSON_AddNumberToObject(o, "max", max);
+    cJSON_AddNumberToObject(o, "count", n);
+    return o;
+}
+
+/* COUNT single-brush edits on random brushes: moves, resizes and material changes in
+ * turn, each timed with its commit. Returns false if an edit failed. */
+static bool time_edits(al_doc *doc, const int64_t *ids, int brushes, int count, al_rng *rng,
+                       double *ms)
+{
+    static const char *materials[] = {"bench_a", "bench_b", "bench_c"};
+    for (int i = 0; i < count; i++) {
+        int64_t id = ids[(int) (al_rng_uniform(rng) * brushes)];
+        double mins[3], maxs[3];
+        while (!al_doc_brush_box(doc, id, mins, maxs)) id = ids[(int) (al_rng_uniform(rng) * brushes)];
+        al_doc_change change = {0};
+        uint64_t t0 = al_clock_ns();
+        al_status st;
+        if (i % 3 == 0) {
+            const double move[3][4] = {{1, 0, 0, 16}, {0, 1, 0, -8}, {0, 0, 1, 0}};
+            st = al_doc_transform_brushes(doc, &id, 1, move, &change);
+        } else if (i % 3 == 1) {
+            maxs[2] += 8;
+            st = al_doc_resize_brush(doc, id, mins, maxs, &change, NULL);
+        } else {
+            st = al_doc_set_face_material(doc, id, NULL, 0, materials[i % 3], &change);
+        }
+        ms[i] = al_clock_ms_since(t0);
+        al_doc_change_clear(&change);
+        if (st != AL_OK) {
+            fprintf(stderr, "error: edit %d of brush %lld failed: %s\n", i, (long long) id,
+                    al_status_message(st));
+            return false;
+        }
+    }
+    return true;
+}
+
+static bool time_history(al_doc *doc, bool redo, int count, double *ms)
+{
+    for (int i = 0; i < count; i++) {
+        al_doc_change change = {0};
+        uint64_t t0 = al_clock_ns();
+        al_status st = redo ? al_doc_redo(doc, &change) : al_doc_undo(doc, &change);
+        ms[i] = al_clock_ms_since(t0);
+        al_doc_change_clear(&change);
+        if (st != AL_OK) {
+            fprintf(stderr, "error: %s %d failed: %s\n", redo ? "redo" : "undo", i,
+                    al_status_message(st));
+            return false;
+        }
+    }
+    return true;
+}
+
+static int cmd_document(const args *a)
+{
+    const char *dir = a->scratch ? a->scratch : getenv("TMPDIR") ? getenv("TMPDIR") : "/var/tmp";
+    char path[4200];
+    snprintf(path, sizeof path, "%s/allium-bench-%d.allium", dir, (int) getpid());
+    al_map *map = NULL;
+    al_diag_list diags = {0};
+    if (al_map_read_file(a->path, &map, &diags) != AL_OK) {
+        al_tool_print_diags(a->path, &diags, stderr);
+        return 1;
+    }
+    al_diag_list_clear(&diags);
+    int runs = a->runs, count = a->count == 1000000 ? 300 : (int) a->count;
+    double *import_ms = calloc((size_t) runs, sizeof(double));
+    double *open_ms = calloc((size_t) runs, sizeof(double));
+    double *input_ms = calloc((size_t) runs, sizeof(double));
+    double *both_ms = calloc((size_t) runs, sizeof(double));
+    double *edit_full = calloc((size_t) count, sizeof(double));
+    double *edit_normal = calloc((size_t) count, sizeof(double));
+    double *undo_ms = calloc((size_t) count, sizeof(double));
+    double *redo_ms = calloc((size_t) count, sizeof(double));
+    if (!import_ms || !open_ms || !input_ms || !both_ms || !edit_full || !edit_normal ||
+        !undo_ms || !redo_ms)
+        return 1;
+    bool ok = true;
+    for (int r = 0; r < runs && ok; r++) {
+        al_tool_remove_document(path);
+        al_doc *doc = NULL;
+        uint64_t t0 = al_clock_ns();
+        ok = al_doc_create(path, &doc, &diags) == AL_OK &&
+             al_doc_import_map(doc, map, NULL) == AL_OK;
+        al_doc_close(doc);
+        import_ms[r] = al_clock_ms_since(t0);
+        if (!ok) {
+            al_tool_print_diags(path, &diags, stderr);
+            break;
+        }
+        t0 = al_clock_ns();
+        ok = al_doc_open(path, AL_DOC_READ_WRITE, &doc, &diags) == AL_OK;
+        open_ms[r] = al_clock_ms_since(t0);
+        uint64_t t1 = al_clock_ns();
+        al_doc_input in;
+        ok = ok && al_doc_build_input(doc, &in, NULL) == AL_OK;
+        input_ms[r] = al_clock_ms_since(t1);
+        both_ms[r] = al_clock_ms_since(t0);
+        if (ok) al_doc_input_free(&in);
+        al_doc_close(doc);
+    }
+    struct stat st;
+    long long file_bytes = stat(path, &st) == 0 ? (long long) st.st_size : -1;
+
+    /* Edits, undo and redo on the imported document. */
+    al_doc *doc = NULL;
+    int64_t *ids = NULL;
+    int brushes = 0;
+    al_rng rng = {a->seed};
+    if (ok) ok = al_doc_open(path, AL_DOC_READ_WRITE, &doc, &diags) == AL_OK;
+    if (ok) ok = al_doc_list_brushes(doc, -1, &ids, &brushes) == AL_OK && brushes > 0;
+    if (ok) ok = time_edits(doc, ids, brushes, count, &rng, edit_full);
+    if (ok) ok = time_history(doc, false, count, undo_ms);
+    if (ok) ok = time_history(doc, true, count, redo_ms);
+    if (ok) ok = al_doc_set_durable(doc, false) == AL_OK;
+    if (ok) ok = time_edits(doc, ids, brushes, count, &rng, edit_normal);
+    al_doc_close(doc);
+    al_tool_print_diags(path, &diags, stderr);
+    al_tool_remove_document(path);
+    struct statfs fs;
+    bool tmpfs = statfs(dir, &fs) == 0 && fs.f_type == 0x01021994; /* TMPFS_MAGIC */
+    if (ok) {
+        cJSON *r = cJSON_CreateObject();
+        cJSON_AddStringToObject(r, "input", a->path);
+        cJSON_AddStringToObject(r, "scratch", dir);
+        cJSON_AddBoolToObject(r, "scratch_in_memory", tmpfs);
+        cJSON_AddNumberToObject(r, "brushes", brushes);
+        cJSON_AddNumberToObject(r, "file_bytes", (double) file_bytes);
+        cJSON_AddNumberToObject(r, "runs", runs);
+        cJSON_AddItemToObject(r, "import_ms", timing(import_ms, runs));
+        cJSON_AddItemToObject(r, "open_ms", timing(open_ms, runs));
+        cJSON_AddItemToObject(r, "build_input_ms", timing(input_ms, runs));
+        cJSON_AddItemToObject(r, "open_and_build_input_ms", timing(both_ms, runs));
+        cJSON_AddItemToObject(r, "edit_ms", timing(edit_full, count));
+        cJSON_AddItemToObject(r, "undo_ms", timing(undo_ms, count));
+        cJSON_AddItemToObject(r, "redo_ms", timing(redo_ms, count));
+        cJSON_AddItemToObject(r, "edit_ms_synchronous_normal", timing(edit_normal, count));
+        ok = al_report_print(r, stdout);
+    }
+    free(import_ms), free(open_ms), free(input_ms), free(both_ms);
+    free(edit_full), free(edit_normal), free(undo_ms), free(redo_ms);
+    free(ids);
+    al_diag_list_clear(&diags);
+    al_map_destroy(map);
+    return ok ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
     args a;
@@ -476,6 +650,7 @@ int main(int argc, char **argv)
     if (strcmp(a.command, "verify") == 0) return cmd_verify(&a);
     if (strcmp(a.command, "classify") == 0) return cmd_classify(&a);
     if (strcmp(a.command, "slice") == 0) return cmd_slice(&a);
+    if (strcmp(a.command, "document") == 0) return cmd_document(&a);
     fprintf(stderr, "error: unknown command %s\n", a.command);
     return usage();
 }

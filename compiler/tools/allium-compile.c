@@ -42,17 +42,6 @@ static bool ends_with(const char *s, const char *tail)
     return n >= t && strcmp(s + n - t, tail) == 0;
 }
 
-/* Removes a document this program created and could not finish, with its side files. */
-static void remove_document(const char *path)
-{
-    char side[4200];
-    unlink(path);
-    snprintf(side, sizeof side, "%s-wal", path);
-    unlink(side);
-    snprintf(side, sizeof side, "%s-shm", path);
-    unlink(side);
-}
-
 /* Imports the .map IN into a new document OUT. */
 static bool import(const char *in, const char *out)
 {
@@ -75,7 +64,7 @@ static bool import(const char *in, const char *out)
                     al_clock_ms_since(t0));
         al_doc_close(doc);
         if (st != AL_OK) {
-            remove_document(out); /* ours, and not finished: nothing half-imported stays */
+            al_tool_remove_document(out); /* ours, and not finished: nothing half-imported stays */
             fprintf(stderr, "%s: import failed: %s\n", out, al_status_message(st));
         }
     } else {

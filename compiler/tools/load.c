@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 int al_tool_parse_option(int argc, char **argv, int *i, al_tool_options *options)
 {
@@ -260,6 +261,16 @@ al_world *al_tool_compile(al_tool_map *m, const al_tool_options *options)
     al_diag_list_clear(&errors);
     if (w && cached) to_cache(m, w, key);
     return w;
+}
+
+void al_tool_remove_document(const char *path)
+{
+    char side[4200];
+    unlink(path);
+    snprintf(side, sizeof side, "%.4000s-wal", path);
+    unlink(side);
+    snprintf(side, sizeof side, "%.4000s-shm", path);
+    unlink(side);
 }
 
 long al_tool_peak_rss_kb(void)

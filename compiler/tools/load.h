@@ -58,6 +58,9 @@ al_world *al_tool_compile(al_tool_map *m, const al_tool_options *options);
 /* Prints every diagnostic of LIST as "path:line:column: severity: message". */
 void al_tool_print_diags(const char *path, const al_diag_list *list, FILE *to);
 
+/* Removes the document at PATH with its -wal and -shm files (one this program made). */
+void al_tool_remove_document(const char *path);
+
 /* Peak resident set size of this process in KiB. */
 long al_tool_peak_rss_kb(void);
 

@@ -502,6 +502,56 @@ void al_doc_change_clear(al_doc_change *change)
     memset(change, 0, sizeof *change);
 }
 
+al_status al_doc_list_brushes(al_doc *doc, int64_t entity, int64_t **ids, int *count)
+{
+    static const char *one = "SELECT id FROM brushes WHERE entity = ? ORDER BY position, id";
+    static const char *all = "SELECT id FROM brushes ORDER BY entity, position, id";
+    *ids = NULL;
+    *count = 0;
+    sqlite3_stmt *st = al_doc_prepare(doc, entity >= 0 ? one : all);
+    if (!st) return AL_ERR_IO;
+    if (entity >= 0) sqlite3_bind_int64(st, 1, entity);
+    int capacity = 0, rc;
+    al_status status = AL_OK;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (*count == capacity) {
+            capacity = capacity ? capacity * 2 : 256;
+            int64_t *grown = realloc(*ids, (size_t) capacity * sizeof **ids);
+            if (!grown) {
+                status = AL_ERR_NOMEM;
+                break;
+            }
+            *ids = grown;
+        }
+        (*ids)[(*count)++] = sqlite3_column_int64(st, 0);
+    }
+    if (status == AL_OK && rc != SQLITE_DONE) status = AL_ERR_IO;
+    sqlite3_reset(st);
+    if (status != AL_OK) {
+        free(*ids);
+        *ids = NULL;
+        *count = 0;
+    }
+    return status;
+}
+
+bool al_doc_brush_box(al_doc *doc, int64_t brush, double mins[3], double maxs[3])
+{
+    static const char *sql =
+        "SELECT minx, miny, minz, maxx, maxy, maxz FROM brushes WHERE id = ? AND minx IS NOT NULL";
+    sqlite3_stmt *st = al_doc_prepare(doc, sql);
+    if (!st) return false;
+    sqlite3_bind_int64(st, 1, brush);
+    bool found = sqlite3_step(st) == SQLITE_ROW;
+    if (found)
+        for (int k = 0; k < 3; k++) {
+            mins[k] = sqlite3_column_double(st, k);
+            maxs[k] = sqlite3_column_double(st, 3 + k);
+        }
+    sqlite3_reset(st);
+    return found;
+}
+
 int al_doc_count(al_doc *doc, const char *table)
 {
     if (al_doc_table_index(table) < 0) return -1;

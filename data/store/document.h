@@ -51,7 +51,9 @@ const char *al_doc_path(const al_doc *doc);
 
 typedef struct al_doc_brush_change {
     int64_t brush;
-    bool had_old, has_new; /* false: the brush did not exist before / does not after */
+    /* false: the brush did not exist before / does not after, or was not a valid solid (so
+     * the compile had or will have nothing of it) */
+    bool had_old, has_new;
     double old_mins[3], old_maxs[3];
     double new_mins[3], new_maxs[3];
 } al_doc_brush_change;
@@ -170,6 +172,12 @@ typedef struct al_doc_input {
 
 al_status al_doc_build_input(al_doc *doc, al_doc_input *out, al_diag_list *diags);
 void al_doc_input_free(al_doc_input *in);
+
+/* The ids of ENTITY's brushes (ENTITY < 0: every brush), in order, malloc'd into *IDS. */
+al_status al_doc_list_brushes(al_doc *doc, int64_t entity, int64_t **ids, int *count);
+
+/* Bounds of BRUSH as stored; false if there is no such brush or it has none (invalid). */
+bool al_doc_brush_box(al_doc *doc, int64_t brush, double mins[3], double maxs[3]);
 
 /* Counts, for reports. */
 int al_doc_count(al_doc *doc, const char *table);

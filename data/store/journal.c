@@ -42,23 +42,6 @@ static int brush_capacity(const al_doc_change *c)
     return c->brushes ? cap : 0;
 }
 
-static bool read_bounds(al_doc *doc, int64_t brush, double mins[3], double maxs[3])
-{
-    static const char *sql =
-        "SELECT minx, miny, minz, maxx, maxy, maxz FROM brushes WHERE id = ?";
-    sqlite3_stmt *st = al_doc_prepare(doc, sql);
-    if (!st) return false;
-    sqlite3_bind_int64(st, 1, brush);
-    bool found = sqlite3_step(st) == SQLITE_ROW;
-    if (found)
-        for (int k = 0; k < 3; k++) {
-            mins[k] = sqlite3_column_double(st, k);
-            maxs[k] = sqlite3_column_double(st, 3 + k);
-        }
-    sqlite3_reset(st);
-    return found;
-}
-
 static al_doc_brush_change *find_brush(al_doc_change *c, int64_t brush)
 {
     for (int i = 0; i < c->brush_count; i++)
@@ -75,7 +58,7 @@ void al_doc_note_brush_before(al_doc *doc, int64_t brush)
     al_doc_brush_change *b = &c->brushes[c->brush_count++];
     memset(b, 0, sizeof *b);
     b->brush = brush;
-    b->had_old = read_bounds(doc, brush, b->old_mins, b->old_maxs);
+    b->had_old = al_doc_brush_box(doc, brush, b->old_mins, b->old_maxs);
 }
 
 void al_doc_note_brush_after(al_doc *doc, int64_t brush)
@@ -90,7 +73,7 @@ void al_doc_note_brush_after(al_doc *doc, int64_t brush)
         memset(b, 0, sizeof *b);
         b->brush = brush;
     }
-    b->has_new = read_bounds(doc, brush, b->new_mins, b->new_maxs);
+    b->has_new = al_doc_brush_box(doc, brush, b->new_mins, b->new_maxs);
 }
 
 void al_doc_note_entity(al_doc *doc, int64_t entity)

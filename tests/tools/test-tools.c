@@ -250,6 +250,19 @@ CHECK_TEST(bench_outputs, "/tools/allium-bench-subcommands-print-json")
     CHECK(cJSON_IsNumber(path(path(r, "stages", NULL), "bsp", "ms")));
     CHECK(cJSON_GetObjectItem(r, "runs")->valuedouble == 3);
     cJSON_Delete(r);
+
+    snprintf(cmd, sizeof cmd, "'%s' document '%s' --runs 2 --count 12 --scratch '%s'", bench_tool,
+             sample_map, scratch);
+    REQUIRE(run(cmd, &out) == 0);
+    r = cJSON_Parse(out);
+    free(out);
+    REQUIRE(r);
+    for (const char *k = "import_ms\0open_and_build_input_ms\0edit_ms\0undo_ms\0redo_ms\0"
+                         "edit_ms_synchronous_normal\0";
+         *k; k += strlen(k) + 1)
+        CHECK_MSG(cJSON_IsNumber(path(r, k, "median")), "document.%s.median missing", k);
+    CHECK(path(r, "edit_ms", "count")->valuedouble == 12);
+    cJSON_Delete(r);
 }
 
 CHECK_TEST(classify, "/tools/allium-bench-classify-answers-per-line")
