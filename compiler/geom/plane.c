@@ -83,7 +83,8 @@ void al_plane_table_free(al_plane_table *table)
 
 static unsigned bucket_of(double dist)
 {
-    long long key = (long long) floor(dist);
+    double f = floor(dist);
+    long long key = fabs(f) < 9e18 ? (long long) f : 0; /* any finite distance is safe */
     unsigned long long h = (unsigned long long) key * 0x9E3779B97F4A7C15ull;
     return (unsigned) (h >> 48) & (BUCKETS - 1);
 }

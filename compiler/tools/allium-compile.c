@@ -18,6 +18,7 @@
 #include "core/clock.h"
 #include "load.h"
 #include "mapfile/map-write.h"
+#include "mapfile/texture.h"
 #include "report.h"
 #include "store/map-doc.h"
 
@@ -97,6 +98,22 @@ static bool export(const char *in, const char *out, const char *format)
             for (int b = 0; b < map->entities[e].brush_count && !valve; b++)
                 valve = map->entities[e].brushes[b].face_count > 0 &&
                         map->entities[e].brushes[b].faces[0].valve;
+    }
+    if (!valve) {
+        /* Standard parameters project on an axial plane; say what they cannot hold. */
+        int approximated = 0;
+        for (int e = 0; e < map->entity_count; e++)
+            for (int b = 0; b < map->entities[e].brush_count; b++)
+                for (int f = 0; f < map->entities[e].brushes[b].face_count; f++) {
+                    const al_map_face *face = &map->entities[e].brushes[b].faces[f];
+                    double off[2], rot, sc[2];
+                    approximated += face->valve && !al_texture_to_standard(face, off, &rot, sc);
+                }
+        if (approximated)
+            fprintf(stderr,
+                    "%s: warning: %d faces have texture axes the standard format cannot "
+                    "express; their textures are approximated (--format valve keeps them)\n",
+                    out, approximated);
     }
     char *text = NULL;
     size_t length = 0;

@@ -15,6 +15,7 @@
  */
 #include "world-internal.h"
 
+#include "geom/epsilon.h"
 #include "geom/vec3.h"
 
 #include <math.h>
@@ -90,10 +91,30 @@ al_status al_world_save(const al_world *w, void **data, size_t *size)
     put(&o, &w->block_size, sizeof w->block_size);
     put_i32(&o, w->entity_count);
     put(&o, &w->stats, sizeof w->stats);
+    /* Records with padding or unused tails are copied into zeroed ones first, so that the
+     * bytes (and the checksum) depend on the world alone. */
     put_i32(&o, (int32_t) w->diags.count);
-    put(&o, w->diags.items, w->diags.count * sizeof *w->diags.items);
+    for (size_t i = 0; i < w->diags.count; i++) {
+        const al_diag *d = &w->diags.items[i];
+        al_diag clean;
+        memset(&clean, 0, sizeof clean);
+        clean.severity = d->severity;
+        clean.kind = d->kind;
+        clean.entity = d->entity;
+        clean.brush = d->brush;
+        clean.face = d->face;
+        clean.line = d->line;
+        clean.column = d->column;
+        memcpy(clean.message, d->message, strnlen(d->message, sizeof d->message - 1));
+        put(&o, &clean, sizeof clean);
+    }
     put_i32(&o, w->planes.count);
-    put(&o, w->planes.planes, (size_t) w->planes.count * sizeof *w->planes.planes);
+    for (int i = 0; i < w->planes.count; i++) {
+        const al_plane *p = &w->planes.planes[i];
+        put(&o, p->normal, sizeof p->normal);
+        put(&o, &p->dist, sizeof p->dist);
+        put_i32(&o, p->type);
+    }
     put_i32(&o, w->collision_count);
     for (int i = 0; i < w->collision_count; i++) {
         const al_brush *b = w->collision[i];
@@ -286,7 +307,9 @@ static bool get_model(reader *r, al_world *w, al_model *m)
         m->reach_mins[k] = boxes[2][k];
         m->reach_maxs[k] = boxes[3][k];
     }
-    m->block_count = f[7];
+    /* m->block_count is set once m->blocks exists: destroying a half-read world frees
+     * block_count blocks. */
+    int32_t block_count = f[7];
     m->first_brush = f[8];
     m->brush_count = f[9];
     m->inv_block_size = 1.0 / w->block_size;
@@ -297,15 +320,16 @@ static bool get_model(reader *r, al_world *w, al_model *m)
             return fail(r, "a model's grid is wrong");
         cells *= m->grid_dims[k];
     }
-    if (cells != m->block_count || cells > (int64_t) (r->left / 64))
+    if (cells != block_count || cells > (int64_t) (r->left / 64))
         return fail(r, "a model's block count is wrong");
     if (m->first_brush < 0 || m->brush_count < 0 ||
         m->first_brush > w->collision_count - m->brush_count)
         return fail(r, "a model's brushes are wrong");
     for (int b = 0; b < 4; b++)
         if (!finite3(boxes[b])) return fail(r, "a model's bounds are not finite");
-    m->blocks = calloc((size_t) m->block_count, sizeof *m->blocks);
+    m->blocks = calloc((size_t) block_count, sizeof *m->blocks);
     if (!m->blocks) return fail(r, "memory ran out");
+    m->block_count = block_count;
     if (!get_tree(r, &m->top, true, m->block_count)) return false;
     for (int b = 0; b < m->block_count; b++) {
         al_block *block = &m->blocks[b];
@@ -375,17 +399,23 @@ al_status al_world_load(const void *data, size_t size, al_world **out, al_diag_l
             }
         }
     }
-    if (get_count(&r, sizeof(al_plane), &n)) {
+    enum { PLANE_BYTES = 4 * sizeof(double) + sizeof(int32_t) };
+    if (get_count(&r, PLANE_BYTES, &n)) {
+        al_plane *planes = calloc((size_t) (n ? n : 1), sizeof *planes);
         if (n % 2 != 0) fail(&r, "the plane count is wrong");
-        else if (!al_plane_table_load(&w->planes, (const al_plane *) r.p, n))
-            fail(&r, "memory ran out");
-        else {
-            r.p += (size_t) n * sizeof(al_plane);
-            r.left -= (size_t) n * sizeof(al_plane);
-            for (int i = 0; i < n; i++)
-                if (!finite3(w->planes.planes[i].normal) || !isfinite(w->planes.planes[i].dist))
-                    fail(&r, "a plane is not finite");
+        else if (!planes) fail(&r, "memory ran out");
+        for (int i = 0; i < n && !r.problem; i++) {
+            get(&r, planes[i].normal, sizeof planes[i].normal);
+            get(&r, &planes[i].dist, sizeof planes[i].dist);
+            get(&r, &planes[i].type, sizeof planes[i].type);
+            /* Unit normals and distances within the world's reach: the compiler makes no
+             * others, and the queries divide by distances' differences. */
+            double len2 = al_dot(planes[i].normal, planes[i].normal);
+            if (!r.problem && (!(fabs(len2 - 1) < 1e-6) || !(fabs(planes[i].dist) < 8 * AL_MODEL_OUTER)))
+                fail(&r, "a plane is wrong");
         }
+        if (!r.problem && !al_plane_table_load(&w->planes, planes, n)) fail(&r, "memory ran out");
+        free(planes);
     }
     if (get_count(&r, 8 * sizeof(int32_t) + 6 * sizeof(double), &n)) {
         w->collision = malloc((size_t) (n ? n : 1) * sizeof *w->collision);

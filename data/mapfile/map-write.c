@@ -1,5 +1,6 @@
 /* .map writer (see map-write.h). */
 #include "map-write.h"
+#include "texture.h"
 
 #include "geom/vec3.h"
 
@@ -59,94 +60,6 @@ void al_format_number(double v, char *buf)
         snprintf(buf, 32, "%.*g", precision, v);
         if (strtod(buf, NULL) == v) return;
     }
-}
-
-/* Quake's texture projection: the world plane a face is projected on, by its normal. */
-static void base_axes(const double normal[3], double s[3], double t[3])
-{
-    static const double table[6][3][3] = {
-        {{0, 0, 1}, {1, 0, 0}, {0, -1, 0}},  /* floor */
-        {{0, 0, -1}, {1, 0, 0}, {0, -1, 0}}, /* ceiling */
-        {{1, 0, 0}, {0, 1, 0}, {0, 0, -1}},  /* west wall */
-        {{-1, 0, 0}, {0, 1, 0}, {0, 0, -1}}, /* east wall */
-        {{0, 1, 0}, {1, 0, 0}, {0, 0, -1}},  /* south wall */
-        {{0, -1, 0}, {1, 0, 0}, {0, 0, -1}}, /* north wall */
-    };
-    int best = 0;
-    double best_dot = -2;
-    for (int i = 0; i < 6; i++) {
-        double d = al_dot(normal, table[i][0]);
-        if (d > best_dot + 1e-9) {
-            best_dot = d;
-            best = i;
-        }
-    }
-    al_copy(table[best][1], s);
-    al_copy(table[best][2], t);
-}
-
-static void face_normal(const al_map_face *f, double n[3])
-{
-    double a[3], b[3];
-    al_sub(f->points[0], f->points[1], a);
-    al_sub(f->points[2], f->points[1], b);
-    al_cross(a, b, n);
-    al_normalize(n, n);
-}
-
-void al_texture_to_valve(const al_map_face *f, double u[3], double *u_off, double v[3],
-                         double *v_off)
-{
-    double n[3], s[3], t[3];
-    face_normal(f, n);
-    base_axes(n, s, t);
-    /* Rotate the projected axes by the face's rotation, in the projection plane. */
-    double a = f->rotation * M_PI / 180.0, c = cos(a), si = sin(a);
-    double quarter = f->rotation / 90.0;
-    if (quarter == floor(quarter)) {
-        /* Quake special-cases right angles; so do we, to stay exact. */
-        static const double cs[4][2] = {{1, 0}, {0, 1}, {-1, 0}, {0, -1}};
-        int q = (int) fmod(fmod(quarter, 4) + 4, 4);
-        c = cs[q][0];
-        si = cs[q][1];
-    }
-    int sv = fabs(s[0]) > 0.5 ? 0 : fabs(s[1]) > 0.5 ? 1 : 2;
-    int tv = fabs(t[0]) > 0.5 ? 0 : fabs(t[1]) > 0.5 ? 1 : 2;
-    double rs[3], rt[3];
-    al_copy(s, rs);
-    al_copy(t, rt);
-    rs[sv] = c * s[sv] - si * s[tv];
-    rs[tv] = si * s[sv] + c * s[tv];
-    rt[sv] = c * t[sv] - si * t[tv];
-    rt[tv] = si * t[sv] + c * t[tv];
-    double sx = f->scale[0] ? f->scale[0] : 1, sy = f->scale[1] ? f->scale[1] : 1;
-    al_scale(rs, 1.0 / sx, u);
-    al_scale(rt, 1.0 / sy, v);
-    /* Valve stores unit axes and scales separately; keep TrenchBroom's convention of unit
-     * axes: the writer prints the scale after the rotation. */
-    double lu = al_length(u), lv = al_length(v);
-    if (lu > 0) al_scale(u, 1.0 / lu, u);
-    if (lv > 0) al_scale(v, 1.0 / lv, v);
-    *u_off = f->offset[0];
-    *v_off = f->offset[1];
-}
-
-void al_texture_to_standard(const al_map_face *f, double offset[2], double *rotation,
-                            double scale[2])
-{
-    double n[3], s[3], t[3];
-    face_normal(f, n);
-    base_axes(n, s, t);
-    int sv = fabs(s[0]) > 0.5 ? 0 : fabs(s[1]) > 0.5 ? 1 : 2;
-    int tv = fabs(t[0]) > 0.5 ? 0 : fabs(t[1]) > 0.5 ? 1 : 2;
-    /* The U axis's direction in the projection plane gives the rotation. */
-    double us = f->u_axis[sv] * s[sv], ut = f->u_axis[tv] * t[tv];
-    double angle = atan2(ut, us) * 180.0 / M_PI;
-    *rotation = fabs(angle) < 1e-9 ? 0 : angle;
-    scale[0] = f->scale[0];
-    scale[1] = f->scale[1];
-    offset[0] = f->u_offset;
-    offset[1] = f->v_offset;
 }
 
 static void put_string(out *o, const char *s)
@@ -231,6 +144,7 @@ bool al_map_write(const al_map *map, bool valve, char **text, size_t *length)
                     }
                 }
                 put_material(&o, fa->material);
+                double sc[2] = {fa->scale[0], fa->scale[1]};
                 if (valve) {
                     double u[3], uo, v[3], vo;
                     if (fa->valve) {
@@ -249,14 +163,18 @@ bool al_map_write(const al_map *map, bool valve, char **text, size_t *length)
                     al_format_number(fa->rotation, n);
                     put(&o, " %s", n);
                 } else {
-                    double off[2], rot, sc[2];
-                    if (fa->valve) al_texture_to_standard(fa, off, &rot, sc);
-                    else off[0] = fa->offset[0], off[1] = fa->offset[1], rot = fa->rotation;
+                    double off[2], rot;
+                    if (fa->valve) {
+                        al_texture_to_standard(fa, off, &rot, sc);
+                    } else {
+                        off[0] = fa->offset[0], off[1] = fa->offset[1], rot = fa->rotation;
+                        sc[0] = fa->scale[0], sc[1] = fa->scale[1];
+                    }
                     for (int k = 0; k < 2; k++) al_format_number(off[k], n), put(&o, " %s", n);
                     al_format_number(rot, n);
                     put(&o, " %s", n);
                 }
-                for (int k = 0; k < 2; k++) al_format_number(fa->scale[k], n), put(&o, " %s", n);
+                for (int k = 0; k < 2; k++) al_format_number(sc[k], n), put(&o, " %s", n);
                 if (fa->has_flags) put(&o, " %d %d %d", fa->flags[0], fa->flags[1], fa->flags[2]);
                 put(&o, "\n");
             }

@@ -16,11 +16,4 @@ bool al_map_write(const al_map *map, bool valve, char **text, size_t *length);
  * numbers read from a file print as they were written unless written with extra zeros. */
 void al_format_number(double v, char *buf);
 
-/* Valve 220 axes for a standard face (Quake's projection), and the standard parameters
- * nearest to a Valve face's axes. */
-void al_texture_to_valve(const al_map_face *f, double u[3], double *u_off, double v[3],
-                         double *v_off);
-void al_texture_to_standard(const al_map_face *f, double offset[2], double *rotation,
-                            double scale[2]);
-
 #endif

@@ -256,6 +256,20 @@ static int create_contents(al_doc *doc)
     return rc;
 }
 
+/* Creates the tables and the default contents, and sets the version: one transaction, so a
+ * map is either empty of tables (version 0) or complete. */
+static int initialize(al_doc *doc)
+{
+    int rc = al_doc_exec(doc, "BEGIN IMMEDIATE");
+    if (rc == SQLITE_OK) rc = al_schema_create(doc->db);
+    if (rc == SQLITE_OK) rc = create_contents(doc);
+    char pragma[64];
+    snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d; COMMIT;", AL_DOC_SCHEMA_VERSION);
+    if (rc == SQLITE_OK) rc = al_doc_exec(doc, pragma);
+    if (rc != SQLITE_OK) al_doc_exec(doc, "ROLLBACK");
+    return rc;
+}
+
 al_status al_doc_create(const char *path, al_doc **out, al_diag_list *diags)
 {
     *out = NULL;
@@ -278,13 +292,7 @@ al_status al_doc_create(const char *path, al_doc **out, al_diag_list *diags)
     snprintf(pragma, sizeof pragma, "PRAGMA application_id = %d; PRAGMA journal_mode = WAL;",
              AL_DOC_APPLICATION_ID);
     if ((rc = al_doc_exec(doc, pragma)) != SQLITE_OK || (rc = configure(doc)) != SQLITE_OK ||
-        (rc = al_doc_exec(doc, "BEGIN")) != SQLITE_OK || (rc = al_schema_create(doc->db)) ||
-        (rc = create_contents(doc)) != SQLITE_OK) {
-        status = al_doc_sqlite_status(doc, rc, "creating the map", diags);
-        goto fail;
-    }
-    snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d; COMMIT;", AL_DOC_SCHEMA_VERSION);
-    if ((rc = al_doc_exec(doc, pragma)) != SQLITE_OK) {
+        (rc = initialize(doc)) != SQLITE_OK) {
         status = al_doc_sqlite_status(doc, rc, "creating the map", diags);
         goto fail;
     }
@@ -451,7 +459,21 @@ al_status al_doc_open(const char *path, al_doc_mode mode, al_doc **out, al_diag_
             goto fail;
         }
     }
-    if (version < AL_DOC_SCHEMA_VERSION) {
+    if (version == 0) {
+        /* A new map whose creation was cut off (the program was killed, the disk filled)
+         * before its tables were committed: it holds nothing, so it is finished now. */
+        int tables = -1;
+        read_int(doc, "SELECT count(*) FROM sqlite_schema", &tables);
+        if (tables != 0) {
+            diag(diags, path, "is damaged (schema version 0, but it has tables)");
+            status = AL_ERR_CORRUPT;
+            goto fail;
+        }
+        if ((rc = initialize(doc)) != SQLITE_OK) {
+            status = al_doc_sqlite_status(doc, rc, "finishing the new map", diags);
+            goto fail;
+        }
+    } else if (version < AL_DOC_SCHEMA_VERSION) {
         if ((rc = al_doc_exec(doc, "BEGIN IMMEDIATE")) != SQLITE_OK ||
             (rc = al_schema_migrate(doc->db, version)) != SQLITE_OK) {
             al_doc_exec(doc, "ROLLBACK");

@@ -167,26 +167,28 @@ bool al_doc_insert_face(al_doc *doc, int64_t brush, int position, int64_t materi
     return sqlite3_step(st) == SQLITE_DONE;
 }
 
-static bool entity_exists(al_doc *doc, int64_t entity)
+/* Whether SQL (a query with one id parameter) finds a row for ID. */
+static bool row_exists(al_doc *doc, const char *sql, int64_t id)
 {
-    static const char *sql = "SELECT 1 FROM entities WHERE id = ?";
     sqlite3_stmt *st = al_doc_prepare(doc, sql);
     if (!st) return false;
-    sqlite3_bind_int64(st, 1, entity);
+    sqlite3_bind_int64(st, 1, id);
     bool found = sqlite3_step(st) == SQLITE_ROW;
     sqlite3_reset(st);
     return found;
 }
 
+static const char *const entity_row = "SELECT 1 FROM entities WHERE id = ?";
+static const char *const brush_row = "SELECT 1 FROM brushes WHERE id = ?";
+
+static bool entity_exists(al_doc *doc, int64_t entity)
+{
+    return row_exists(doc, entity_row, entity);
+}
+
 static bool brush_exists(al_doc *doc, int64_t brush)
 {
-    static const char *sql = "SELECT 1 FROM brushes WHERE id = ?";
-    sqlite3_stmt *st = al_doc_prepare(doc, sql);
-    if (!st) return false;
-    sqlite3_bind_int64(st, 1, brush);
-    bool found = sqlite3_step(st) == SQLITE_ROW;
-    sqlite3_reset(st);
-    return found;
+    return row_exists(doc, brush_row, brush);
 }
 
 /* Inserts COUNT faces as BRUSH's, then checks the solid and stores its bounds. */

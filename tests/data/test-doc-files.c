@@ -271,6 +271,29 @@ CHECK_TEST(locked, "/doc-files/a-map-open-for-writing-elsewhere-offers-read-only
     al_doc_close(doc);
 }
 
+CHECK_TEST(unfinished, "/doc-files/a-new-map-cut-off-before-its-tables-is-finished-on-open")
+{
+    /* What al_doc_create leaves if it is killed after naming the file an Allium map and
+     * before the transaction with the tables commits. */
+    const char *path = fixture_path("unfinished.allium");
+    sqlite3 *db;
+    REQUIRE(sqlite3_open(path, &db) == SQLITE_OK);
+    REQUIRE(sqlite3_exec(db, "PRAGMA application_id = 1097624681; PRAGMA journal_mode = WAL;",
+                         NULL, NULL, NULL) == SQLITE_OK);
+    sqlite3_close(db);
+    al_doc *doc = NULL;
+    REQUIRE(al_doc_open(path, AL_DOC_READ_WRITE, &doc, NULL) == AL_OK);
+    CHECK(al_doc_count(doc, "entities") == 1 && al_doc_count(doc, "hulls") == 4);
+    al_doc_close(doc);
+    /* With a table of someone else's it is not ours to finish. */
+    path = fixture_path("unfinished-other.allium");
+    REQUIRE(sqlite3_open(path, &db) == SQLITE_OK);
+    REQUIRE(sqlite3_exec(db, "PRAGMA application_id = 1097624681; CREATE TABLE x(y);", NULL, NULL,
+                         NULL) == SQLITE_OK);
+    sqlite3_close(db);
+    expect_refused(path, AL_DOC_READ_WRITE, AL_ERR_CORRUPT, "version 0, but it has tables");
+}
+
 CHECK_TEST(create_over, "/doc-files/a-new-map-is-never-written-over-a-file")
 {
     const char *path = fixture_path("precious.allium");

@@ -2,6 +2,7 @@
 #include "check.h"
 #include "mapfile/map-input.h"
 #include "mapfile/map-write.h"
+#include "mapfile/texture.h"
 #include "materials/material-defaults.h"
 #include "settings/hull-spec.h"
 
@@ -100,6 +101,92 @@ CHECK_TEST(points_as_written, "/mapfile/plane-points-are-written-back-as-they-we
     CHECK(strstr(out, "( 64 0 0 ) ( 64 10 0 ) ( 64 0 32 ) a"));
     free(out);
     al_map_destroy(m);
+}
+
+/* A face through P with random orientation, and a random point on its plane. */
+static void random_face(unsigned *seed, al_map_face *f, double on_plane[3])
+{
+#define RND() ((*seed = *seed * 1103515245u + 12345u) >> 8 & 0xffff) / 65536.0
+    memset(f, 0, sizeof *f);
+    double o[3], a[3], b[3];
+    for (int k = 0; k < 3; k++) {
+        o[k] = RND() * 2000 - 1000;
+        a[k] = RND() * 2 - 1;
+        b[k] = RND() * 2 - 1;
+    }
+    /* Axial faces half of the time: most faces of real maps are. */
+    if (RND() < 0.5) {
+        int axis = (int) (RND() * 3);
+        a[axis] = b[axis] = 0;
+    }
+    for (int k = 0; k < 3; k++) {
+        f->points[0][k] = o[k] + a[k] * 64;
+        f->points[1][k] = o[k];
+        f->points[2][k] = o[k] + b[k] * 64;
+    }
+    double s = RND() * 3 - 1.5, t = RND() * 3 - 1.5;
+    for (int k = 0; k < 3; k++) on_plane[k] = o[k] + s * a[k] * 500 + t * b[k] * 500;
+    static const double rotations[] = {0, 90, 180, 270, -90, 45, 30, 12.5, 400};
+    f->rotation = rotations[(int) (RND() * 9)];
+    static const double scales[] = {1, -1, 0.5, 2, -0.25, 1.5};
+    f->scale[0] = scales[(int) (RND() * 6)];
+    f->scale[1] = scales[(int) (RND() * 6)];
+    f->offset[0] = floor(RND() * 256 - 128);
+    f->offset[1] = floor(RND() * 256 - 128);
+#undef RND
+}
+
+CHECK_TEST(texture_conversion, "/mapfile/texture-projection-survives-dialect-conversion")
+{
+    /* Oracle: the texture coordinates of points on the face, by the other dialect's
+     * formula, equal the original's. */
+    unsigned seed = 7;
+    int checked = 0, worst_face = -1;
+    double worst = 0;
+    for (int i = 0; i < 2000; i++) {
+        al_map_face st, va, back;
+        double p[3];
+        random_face(&seed, &st, p);
+        va = st;
+        va.valve = true;
+        al_texture_to_valve(&st, va.u_axis, &va.u_offset, va.v_axis, &va.v_offset);
+        back = va;
+        back.valve = false;
+        CHECK_MSG(al_texture_to_standard(&va, back.offset, &back.rotation, back.scale),
+                  "face %d: a standard face's Valve axes should convert back exactly", i);
+        double a[2], b[2], c[2];
+        for (int q = 0; q < 4; q++) {
+            const double *x = q < 3 ? st.points[q] : p;
+            al_texture_coords(&st, x, a);
+            al_texture_coords(&va, x, b);
+            al_texture_coords(&back, x, c);
+            for (int k = 0; k < 2; k++) {
+                double d = fmax(fabs(a[k] - b[k]), fabs(a[k] - c[k]));
+                if (d > worst) worst = d, worst_face = i;
+            }
+            checked++;
+        }
+    }
+    check_note("%d points: worst difference %.3g texels (face %d)", checked, worst, worst_face);
+    CHECK(worst < 1e-6);
+}
+
+CHECK_TEST(texture_shear, "/mapfile/sheared-valve-axes-are-reported-inexact")
+{
+    al_map_face f;
+    memset(&f, 0, sizeof f);
+    const double pts[3][3] = {{0, 64, 0}, {0, 0, 0}, {64, 0, 0}}; /* a floor */
+    memcpy(f.points, pts, sizeof pts);
+    f.valve = true;
+    f.scale[0] = f.scale[1] = 1;
+    f.u_axis[0] = 1;
+    f.v_axis[0] = 0.3; /* not perpendicular to U */
+    f.v_axis[1] = -1;
+    double off[2], rot, sc[2];
+    CHECK(!al_texture_to_standard(&f, off, &rot, sc));
+    f.v_axis[0] = 0;
+    CHECK(al_texture_to_standard(&f, off, &rot, sc));
+    CHECK(rot == 0 && sc[0] == 1 && sc[1] == 1);
 }
 
 CHECK_TEST(bad_brush_skipped, "/mapfile/a-bad-brush-is-reported-with-its-line-and-skipped")

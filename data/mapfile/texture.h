@@ -1,0 +1,30 @@
+/* Texture projection of .map faces: Quake's standard parameters (offsets, rotation,
+ * scales on the axial plane nearest the face) and Valve 220's explicit axes.
+ *
+ * A face's texture coordinate of a point p (in texels) is
+ *   standard:  u = dot(p, S) / scale_x + offset_x,  v = dot(p, T) / scale_y + offset_y
+ *              where S, T are the base axes of the face's axial plane rotated by the
+ *              rotation (Quake's qbsp, right angles exact);
+ *   Valve 220: u = dot(p, U) / scale_x + u_offset,   v = dot(p, V) / scale_y + v_offset.
+ */
+#ifndef AL_TEXTURE_H
+#define AL_TEXTURE_H
+
+#include "map.h"
+
+#include <stdbool.h>
+
+/* The texture coordinates of P on face F, in either dialect. */
+void al_texture_coords(const al_map_face *f, const double p[3], double uv[2]);
+
+/* Valve 220 axes and offsets for a standard face: exact (the scales stay as they are). */
+void al_texture_to_valve(const al_map_face *f, double u[3], double *u_off, double v[3],
+                         double *v_off);
+
+/* Standard parameters for a Valve face. Exact when the face's axes lie in its axial
+ * projection plane and are perpendicular there (TrenchBroom's axes for unsheared
+ * textures); otherwise the nearest rotation and scales, and the result is false. */
+bool al_texture_to_standard(const al_map_face *f, double offset[2], double *rotation,
+                            double scale[2]);
+
+#endif
