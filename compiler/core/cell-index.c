@@ -32,11 +32,17 @@ bool al_cell_index_build(al_cell_index *ix, double cell, int count, al_cell_inde
     long long cells = 1;
     for (int k = 0; k < 3; k++) {
         if (!(lo[k] <= hi[k])) lo[k] = hi[k] = 0; /* no items */
-        ix->origin[k] = (int) floor(lo[k] * ix->inv_cell);
-        ix->dims[k] = (int) floor(hi[k] * ix->inv_cell) - ix->origin[k] + 1;
+        double first = floor(lo[k] * ix->inv_cell), last = floor(hi[k] * ix->inv_cell);
+        if (!(last - first < (double) max_cells)) {
+            cells = max_cells + 1; /* absurd: one cell, below */
+            break;
+        }
+        ix->origin[k] = (int) first;
+        ix->dims[k] = (int) (last - first) + 1;
         cells *= ix->dims[k];
     }
     if (cells > max_cells) {
+        for (int k = 0; k < 3; k++) ix->origin[k] = 0;
         for (int k = 0; k < 3; k++) ix->dims[k] = 1;
         cells = 1;
     }

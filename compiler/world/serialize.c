@@ -214,6 +214,14 @@ static bool finite3(const double v[3])
     return isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]);
 }
 
+/* Whether V is a position the compiler can make: within the outer blocks' reach (with room
+ * for the largest hull). Rejecting anything further keeps every later cast in range. */
+static bool in_reach(const double v[3])
+{
+    const double limit = 4 * AL_MODEL_OUTER;
+    return fabs(v[0]) <= limit && fabs(v[1]) <= limit && fabs(v[2]) <= limit;
+}
+
 /* A child code is valid if it names a later node (below NODES) or a leaf below LEAVES. */
 static bool child_ok(int32_t child, int32_t parent, int32_t nodes, int32_t leaves)
 {
@@ -268,7 +276,7 @@ static bool get_brush(reader *r, al_world *w, al_brush *b)
     b->material_flags = (uint32_t) f[6];
     b->side_count = f[7];
     if (b->side_count < 0 || b->side_count > MAX_SIDES) return fail(r, "a brush is wrong");
-    if (!finite3(b->mins) || !finite3(b->maxs)) return fail(r, "a brush is not finite");
+    if (!in_reach(b->mins) || !in_reach(b->maxs)) return fail(r, "a brush's bounds are wrong");
     b->sides = al_arena_calloc(w->arena, (size_t) (b->side_count ? b->side_count : 1),
                                sizeof *b->sides);
     if (!b->sides) return fail(r, "memory ran out");
@@ -288,7 +296,7 @@ static bool get_brush(reader *r, al_world *w, al_brush *b)
         side->winding->count = g[3];
         if (!get(r, side->winding->points, bytes)) return false;
         for (int p = 0; p < g[3]; p++)
-            if (!finite3(side->winding->points[p])) return fail(r, "a winding is not finite");
+            if (!in_reach(side->winding->points[p])) return fail(r, "a winding is wrong");
     }
     return true;
 }
@@ -326,7 +334,7 @@ static bool get_model(reader *r, al_world *w, al_model *m)
         m->first_brush > w->collision_count - m->brush_count)
         return fail(r, "a model's brushes are wrong");
     for (int b = 0; b < 4; b++)
-        if (!finite3(boxes[b])) return fail(r, "a model's bounds are not finite");
+        if (!in_reach(boxes[b])) return fail(r, "a model's bounds are wrong");
     m->blocks = calloc((size_t) block_count, sizeof *m->blocks);
     if (!m->blocks) return fail(r, "memory ran out");
     m->block_count = block_count;
@@ -337,6 +345,8 @@ static bool get_model(reader *r, al_world *w, al_model *m)
             !get(r, &block->stats, sizeof block->stats) ||
             !get_tree(r, &block->onion, false, 0))
             return false;
+        if (!in_reach(block->mins) || !in_reach(block->maxs))
+            return fail(r, "a block's bounds are wrong");
         for (int h = 0; h < w->hull_count; h++)
             if (!get_tree(r, &block->map[h], false, 0)) return false;
     }
@@ -381,7 +391,7 @@ al_status al_world_load(const void *data, size_t size, al_world **out, al_diag_l
     get(&r, w->hulls, (size_t) w->hull_count * sizeof *w->hulls);
     for (int h = 0; h < w->hull_count && !r.problem; h++) {
         w->hulls[h].name[AL_HULL_NAME_MAX - 1] = '\0';
-        if (!finite3(w->hulls[h].mins) || !finite3(w->hulls[h].maxs)) fail(&r, "a hull is wrong");
+        if (!in_reach(w->hulls[h].mins) || !in_reach(w->hulls[h].maxs)) fail(&r, "a hull is wrong");
     }
     get(&r, &w->block_size, sizeof w->block_size);
     if (!r.problem && !(w->block_size >= 1 && w->block_size <= 1e6))

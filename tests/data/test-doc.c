@@ -345,6 +345,146 @@ CHECK_TEST(undo_oracle, "/doc/undo-and-redo-restore-every-state-exactly")
     al_doc_close(doc);
 }
 
+/* Every brush id with its stored bounds (NaN bounds for a brush that is not a valid solid). */
+typedef struct brush_box {
+    int64_t id;
+    double mins[3], maxs[3];
+    bool valid;
+} brush_box;
+
+static int boxes_of(al_doc *doc, brush_box **out)
+{
+    int64_t *ids;
+    int count;
+    if (al_doc_list_brushes(doc, -1, &ids, &count) != AL_OK) return -1;
+    *out = calloc((size_t) count + 1, sizeof **out);
+    for (int i = 0; i < count; i++) {
+        (*out)[i].id = ids[i];
+        (*out)[i].valid = al_doc_brush_box(doc, ids[i], (*out)[i].mins, (*out)[i].maxs);
+    }
+    free(ids);
+    return count;
+}
+
+static const brush_box *find_box(const brush_box *b, int n, int64_t id)
+{
+    for (int i = 0; i < n; i++)
+        if (b[i].id == id) return &b[i];
+    return NULL;
+}
+
+/* The report of an edit must name exactly the brushes whose existence or bounds differ
+ * between the tables before and after, with those bounds (it may name more brushes, whose
+ * bounds then must be unchanged: a material change, say). */
+static bool report_matches(const brush_box *a, int na, const brush_box *b, int nb,
+                           const al_doc_change *c, int step)
+{
+    for (int i = 0; i < c->brush_count; i++) {
+        const al_doc_brush_change *r = &c->brushes[i];
+        const brush_box *was = find_box(a, na, r->brush), *is = find_box(b, nb, r->brush);
+        bool had = was && was->valid, has = is && is->valid;
+        if (r->had_old != had || r->has_new != has) {
+            check_note("step %d: brush %lld reported %d/%d, tables say %d/%d", step,
+                       (long long) r->brush, r->had_old, r->has_new, had, has);
+            return false;
+        }
+        if ((had && (memcmp(r->old_mins, was->mins, 24) || memcmp(r->old_maxs, was->maxs, 24))) ||
+            (has && (memcmp(r->new_mins, is->mins, 24) || memcmp(r->new_maxs, is->maxs, 24)))) {
+            check_note("step %d: brush %lld reported with other bounds", step, (long long) r->brush);
+            return false;
+        }
+    }
+    /* Everything that changed is reported. */
+    for (int pass = 0; pass < 2; pass++) {
+        const brush_box *x = pass ? b : a, *y = pass ? a : b;
+        int nx = pass ? nb : na, ny = pass ? na : nb;
+        for (int i = 0; i < nx; i++) {
+            const brush_box *other = find_box(y, ny, x[i].id);
+            bool same = other && other->valid == x[i].valid &&
+                        (!x[i].valid || (memcmp(other->mins, x[i].mins, 24) == 0 &&
+                                         memcmp(other->maxs, x[i].maxs, 24) == 0));
+            bool reported = false;
+            for (int k = 0; k < c->brush_count; k++) reported |= c->brushes[k].brush == x[i].id;
+            if (!same && !reported) {
+                check_note("step %d: brush %lld changed but was not reported", step,
+                           (long long) x[i].id);
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+CHECK_TEST(change_oracle, "/doc/every-edit-undo-and-redo-reports-exactly-the-brushes-it-changed")
+{
+    al_doc *doc = new_doc("change-oracle.allium");
+    REQUIRE(doc);
+    int64_t door = 0;
+    REQUIRE(al_doc_add_entity(doc, "func_door", "{\"targetname\": \"d\"}", &door, NULL, NULL) ==
+            AL_OK);
+    uint64_t s = 11;
+    int checked = 0;
+    for (int i = 0; i < 150; i++) {
+        s = s * 6364136223846793005ull + 1442695040888963407ull;
+        int kind = (int) (s >> 59) % 9;
+        brush_box *before, *after;
+        int nbefore = boxes_of(doc, &before);
+        REQUIRE(nbefore >= 0);
+        int64_t *ids = NULL;
+        int count = 0;
+        al_doc_list_brushes(doc, -1, &ids, &count);
+        int64_t pick = count ? ids[(s >> 8) % (uint64_t) count] : 0;
+        double x = (double) ((s >> 20) % 32) * 32;
+        al_doc_change change = {0};
+        al_status st;
+        if (kind <= 2 || count < 3) {
+            al_doc_face f[6];
+            fixture_box_faces(x, 0, 0, x + 24, 40, 16 + i % 9, "w", f);
+            st = al_doc_add_brush(doc, kind == 1 ? door : 0, f, 6, NULL, &change, NULL);
+        } else if (kind == 3) {
+            const double m[3][4] = {{1, 0, 0, 8}, {0, 1, 0, 0}, {0, 0, 1, 4}};
+            st = al_doc_transform_brushes(doc, ids, count < 3 ? count : 3, m, &change);
+        } else if (kind == 4) {
+            st = al_doc_resize_brush(doc, pick, (double[3]){x, 8, 0}, (double[3]){x + 9, 30, 5},
+                                     &change, NULL);
+        } else if (kind == 5) {
+            st = al_doc_delete_brushes(doc, &pick, 1, &change);
+        } else if (kind == 6) {
+            st = al_doc_undo(doc, &change);
+        } else if (kind == 7) {
+            st = al_doc_redo(doc, &change);
+        } else {
+            /* A group: move the door and add a brush to the world, one step. */
+            REQUIRE(al_doc_begin_group(doc, "move and add") == AL_OK);
+            al_doc_face f[6];
+            fixture_box_faces(x, 100, 0, x + 8, 108, 8, "g", f);
+            st = al_doc_add_brush(doc, 0, f, 6, NULL, NULL, NULL);
+            if (st == AL_OK) st = al_doc_move_entity(doc, door, (double[3]){16, 0, 0}, NULL);
+            if (st == AL_OK) st = al_doc_end_group(doc);
+            else al_doc_cancel_group(doc);
+            /* The group's report comes with undoing and redoing it. */
+            if (st == AL_OK) {
+                nbefore = boxes_of(doc, &after);
+                free(before);
+                before = after;
+                st = al_doc_undo(doc, &change);
+            }
+        }
+        free(ids);
+        if (st == AL_OK) {
+            int nafter = boxes_of(doc, &after);
+            CHECK(report_matches(before, nbefore, after, nafter, &change, i));
+            checked++;
+            free(after);
+        }
+        free(before);
+        al_doc_change_clear(&change);
+    }
+    check_note("%d edits, undos and redos checked against the brush table", checked);
+    CHECK(checked > 100);
+    al_doc_close(doc);
+}
+
 CHECK_TEST(read_only, "/doc/a-read-only-document-refuses-edits")
 {
     const char *path = fixture_path("ro.allium");
