@@ -2,7 +2,7 @@
  * so it is journaled for undo and reports what it changed.
  *
  * Workload: interactive, one command per user action; a single-brush edit touches one
- * brush row and its faces (median 0.5 ms including the commit, README).
+ * brush row and its faces (median 0.7 ms including the commit, README).
  */
 #include "doc-internal.h"
 #include "properties.h"
