@@ -241,11 +241,14 @@ al_status al_doc_add_brush(al_doc *doc, int64_t entity, const al_doc_face *faces
     return al_doc_edit_end(doc, st, change);
 }
 
-al_status al_doc_delete_brushes(al_doc *doc, const int64_t *ids, int count,
-                                al_doc_change *change)
+/* One edit named LABEL applying OP to each of the brushes IDS, with their bounds noted
+ * before and after; a missing brush fails the whole edit. */
+typedef al_status (*brush_op)(al_doc *doc, int64_t brush, const void *context);
+
+static al_status edit_brushes(al_doc *doc, const char *label, const int64_t *ids, int count,
+                              brush_op op, const void *context, al_doc_change *change)
 {
-    static const char *sql = "DELETE FROM brushes WHERE id = ?";
-    al_status st = al_doc_edit_begin(doc, count == 1 ? "Delete brush" : "Delete brushes");
+    al_status st = al_doc_edit_begin(doc, label);
     if (st != AL_OK) return st;
     for (int i = 0; i < count && st == AL_OK; i++) {
         if (!brush_exists(doc, ids[i])) {
@@ -253,15 +256,27 @@ al_status al_doc_delete_brushes(al_doc *doc, const int64_t *ids, int count,
             break;
         }
         al_doc_note_brush_before(doc, ids[i]);
-        sqlite3_stmt *s = al_doc_prepare(doc, sql);
-        if (!s) st = AL_ERR_IO;
-        else {
-            sqlite3_bind_int64(s, 1, ids[i]);
-            if (sqlite3_step(s) != SQLITE_DONE) st = AL_ERR_IO;
-        }
+        st = op(doc, ids[i], context);
         al_doc_note_brush_after(doc, ids[i]);
     }
     return al_doc_edit_end(doc, st, change);
+}
+
+static al_status delete_brush(al_doc *doc, int64_t brush, const void *context)
+{
+    (void) context;
+    static const char *sql = "DELETE FROM brushes WHERE id = ?";
+    sqlite3_stmt *s = al_doc_prepare(doc, sql);
+    if (!s) return AL_ERR_IO;
+    sqlite3_bind_int64(s, 1, brush);
+    return sqlite3_step(s) == SQLITE_DONE ? AL_OK : AL_ERR_IO;
+}
+
+al_status al_doc_delete_brushes(al_doc *doc, const int64_t *ids, int count,
+                                al_doc_change *change)
+{
+    return edit_brushes(doc, count == 1 ? "Delete brush" : "Delete brushes", ids, count,
+                        delete_brush, NULL, change);
 }
 
 /* Applies M to every face point of BRUSH (mirroring maps swap two points of each face so
@@ -318,24 +333,19 @@ static al_status transform_brush(al_doc *doc, int64_t brush, const double m[3][4
     return al_doc_update_bounds(doc, brush, diags) ? AL_OK : AL_ERR_INVALID_ARGUMENT;
 }
 
+static al_status transform_op(al_doc *doc, int64_t brush, const void *context)
+{
+    return transform_brush(doc, brush, (const double(*)[4]) context, NULL);
+}
+
 al_status al_doc_transform_brushes(al_doc *doc, const int64_t *ids, int count,
                                    const double matrix[3][4], al_doc_change *change)
 {
     for (int r = 0; r < 3; r++)
         for (int c = 0; c < 4; c++)
             if (!isfinite(matrix[r][c])) return AL_ERR_INVALID_ARGUMENT;
-    al_status st = al_doc_edit_begin(doc, count == 1 ? "Transform brush" : "Transform brushes");
-    if (st != AL_OK) return st;
-    for (int i = 0; i < count && st == AL_OK; i++) {
-        if (!brush_exists(doc, ids[i])) {
-            st = AL_ERR_NOT_FOUND;
-            break;
-        }
-        al_doc_note_brush_before(doc, ids[i]);
-        st = transform_brush(doc, ids[i], matrix, NULL);
-        al_doc_note_brush_after(doc, ids[i]);
-    }
-    return al_doc_edit_end(doc, st, change);
+    return edit_brushes(doc, count == 1 ? "Transform brush" : "Transform brushes", ids, count,
+                        transform_op, matrix, change);
 }
 
 al_status al_doc_resize_brush(al_doc *doc, int64_t brush, const double mins[3],
