@@ -270,6 +270,40 @@ static bool same_map(const al_map *a, const al_map *b, double tolerance)
     return true;
 }
 
+CHECK_TEST(world_bytes, "/realmaps/a-saved-and-loaded-compile-answers-as-the-compiled-one")
+{
+    if (!ready()) return;
+    void *bytes = NULL, *again = NULL;
+    size_t size = 0, again_size = 0;
+    REQUIRE(al_world_save(s.world, &bytes, &size) == AL_OK);
+    al_world *w = NULL;
+    REQUIRE(al_world_load(bytes, size, &w, NULL) == AL_OK);
+    REQUIRE(al_world_save(w, &again, &again_size) == AL_OK);
+    CHECK(again_size == size && memcmp(again, bytes, size) == 0);
+    /* Oracle: the original world; every answer must be identical, not merely close. */
+    al_rng rng = {17};
+    int differ = 0, queries = 0;
+    for (int i = 0; i < 20000; i++) {
+        int h = i % al_world_hull_count(w);
+        double p[3], q[3];
+        al_verify_random_point(s.world, &rng, p);
+        al_verify_random_point(s.world, &rng, q);
+        for (int k = 0; k < 3; k++) q[k] = p[k] + (q[k] - p[k]) * 0.1;
+        differ += al_world_point_solid(w, h, p) != al_world_point_solid(s.world, h, p);
+        al_trace a, b;
+        al_world_trace(w, h, p, q, &a);
+        al_world_trace(s.world, h, p, q, &b);
+        differ += a.fraction != b.fraction || a.hit != b.hit || a.model != b.model ||
+                  memcmp(a.normal, b.normal, sizeof a.normal) != 0;
+        queries += 2;
+    }
+    check_note("%s: %zu bytes; %d queries, %d answers differ", map_name, size, queries, differ);
+    CHECK(differ == 0);
+    free(again);
+    free(bytes);
+    al_world_destroy(w);
+}
+
 CHECK_TEST(round_trip, "/realmaps/map-to-document-to-map-keeps-everything")
 {
     size_t size;
