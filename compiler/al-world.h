@@ -14,6 +14,7 @@
 #define AL_WORLD_H
 
 #include "al-input.h"
+#include "al-vis.h"
 #include "core/diag.h"
 #include "core/status.h"
 
@@ -29,6 +30,7 @@ typedef struct al_compile_options {
                              spaced sample beyond that); 0: AL_SPLIT_MAX_CANDIDATES */
     double split_balance; /* the thesis's starting balance ratio (MINIMUMRELATION), in
                              (0, 1]; 0: 0.3 (see bsp/split.c) */
+    al_pvs_level pvs;     /* how far to take the PVS; 0: AL_PVS_TIGHT */
 } al_compile_options;
 
 /* Compiles INPUT. Invalid brushes are left out with a diagnostic (al_world_diagnostics);
@@ -37,6 +39,13 @@ typedef struct al_compile_options {
  * DIAGS receives when not NULL). OPTIONS may be NULL. */
 al_status al_world_compile(const al_input *input, const al_compile_options *options,
                            al_world **out, al_diag_list *diags);
+
+/* Builds the visibility of WORLD (portals, leak, PVS up to LEVEL; al-vis.h) from INPUT,
+ * which must be the input WORLD was compiled from, replacing any it has. al_world_compile
+ * does this itself; a world from al_world_load has none until this is called. THREADS 0:
+ * one per CPU. AL_ERR_NOMEM on failure (the world then has no visibility). */
+al_status al_world_build_vis(al_world *world, const al_input *input, al_pvs_level level,
+                             int threads);
 
 /* Frees the world. NULL is a no-op. */
 void al_world_destroy(al_world *world);
@@ -52,7 +61,7 @@ al_status al_world_load(const void *data, size_t size, al_world **out, al_diag_l
 
 /* Names the compiler's output format, for cache keys: a new layout or a change to what the
  * compiler builds must change it. */
-#define AL_WORLD_FORMAT "allium-world-1"
+#define AL_WORLD_FORMAT "allium-world-2"
 
 /* A content key of everything the compiler reads from IN, of SALT (the compile options that
  * change the result, say) and of AL_WORLD_FORMAT: 32 hexadecimal digits and a NUL in KEY.

@@ -46,6 +46,14 @@ typedef struct al_brush {
     double mins[3], maxs[3];
 } al_brush;
 
+/* True if B takes part in visibility: structural world geometry that blocks sight (not
+ * detail, not clip; liquids and other non-solid brushes are not collision brushes at all). */
+static inline bool al_brush_blocks_sight(const al_brush *b)
+{
+    return b->model == 0 && !(b->flags & AL_BRUSH_DETAIL) &&
+           !(b->material_flags & AL_MATERIAL_CLIP);
+}
+
 /* Builds brush number INDEX of INPUT into ARENA, adding its planes to PLANES. Returns NULL
  * and appends an error diagnostic to DIAGS if the brush is invalid; *OUT_OF_MEMORY is set
  * when the reason was memory. */

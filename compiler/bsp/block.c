@@ -16,6 +16,39 @@ void al_block_free(al_block *block)
     if (!block) return;
     al_tree_free(&block->onion);
     for (int h = 0; h < AL_MAX_HULLS; h++) al_tree_free(&block->map[h]);
+    al_tree_free(&block->vis);
+}
+
+/* The vis tree: a map tree of the point hull from the brushes that block sight. Detail and
+ * clip brushes are left out, so they do not split the leaves that portals and the PVS are
+ * made of (their faces are pushed into those leaves afterwards, vis/leaf-faces.c). */
+static int build_vis_tree(const al_block_input *in, al_block *block, al_arena *arena,
+                          al_build_scratch *scratch)
+{
+    const al_world *w = in->world;
+    al_poly_vec polys = {0};
+    int status = -1;
+    if (al_csg_boundary(arena, &w->planes, in->vis, in->vis_count, block->mins, block->maxs, 0,
+                        &polys) < 0)
+        goto done;
+    double center[3];
+    for (int k = 0; k < 3; k++) center[k] = 0.5 * (block->mins[k] + block->maxs[k]);
+    al_build_params params = {
+        .mode = AL_BUILD_MAP_TREE,
+        .planes = &w->planes,
+        .mins = block->mins,
+        .maxs = block->maxs,
+        .root_solid = polys.count == 0 &&
+                      al_csg_point_inside(&w->planes, in->vis, in->vis_count, center),
+    };
+    al_build_stats stats = {0};
+    if (al_build_tree(arena, scratch, &params, polys.items, polys.count, &block->vis, &stats) < 0)
+        goto done;
+    al_tree_compute_masks(&block->vis, 1);
+    status = 0;
+done:
+    al_poly_vec_free(&polys);
+    return status;
 }
 
 int al_block_build(const al_block_input *in, al_block *block, al_arena *arena,
@@ -76,6 +109,8 @@ int al_block_build(const al_block_input *in, al_block *block, al_arena *arena,
         goto done;
     al_tree_compute_masks(&block->onion, hulls);
     uint64_t t3 = al_clock_ns();
+    if (in->build_vis && build_vis_tree(in, block, arena, scratch) < 0) goto done;
+    block->stats.ms_vis_tree = al_clock_ms_since(t3);
     block->stats.ms_csg = (double) (t1 - t0) / 1e6;
     block->stats.ms_map_trees = (double) (t2 - t1) / 1e6;
     block->stats.ms_onion = (double) (t3 - t2) / 1e6;

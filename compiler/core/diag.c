@@ -113,6 +113,7 @@ const char *al_diag_kind_name(al_diag_kind kind)
     case AL_DIAG_BRUSH_WARNING: return "brush-warning";
     case AL_DIAG_ENTITY: return "entity";
     case AL_DIAG_LIMIT: return "limit";
+    case AL_DIAG_LEAK: return "leak";
     }
     return "unknown";
 }

@@ -25,6 +25,7 @@ typedef enum al_diag_kind {
     AL_DIAG_BRUSH_WARNING, /* the brush was kept, something about it was ignored */
     AL_DIAG_ENTITY,        /* an entity-level problem */
     AL_DIAG_LIMIT,         /* a limit of the compiler was reached */
+    AL_DIAG_LEAK,          /* the void outside the map reaches this entity */
 } al_diag_kind;
 
 typedef struct al_diag {

@@ -8,7 +8,8 @@
  *       every 100th trace is also checked against the brute-force sweep; reference_ns is
  *       the same traces by Quake's hull check on the hull's own map tree, timed alike in
  *       the same run (compare the two, not either with a figure from another day)
- *   allium-bench verify MAP [--points 1000000] [--traces N] [options]
+ *   allium-bench verify MAP [--points 1000000] [--traces N] [--segments 1000000] [options]
+ *       ... and the PVS against sampled lines of sight (--segments)
  *       every oracle on every hull, mismatch counts per oracle
  *   allium-bench classify MAP --hull NAME [options]
  *       reads "x y z" lines on stdin, prints 0 (empty) or 1 (solid) per line
@@ -50,6 +51,7 @@ typedef struct args {
     double length;
     long long count;
     long long points;
+    long long segments; /* verify: PVS segments */
     long long traces;
     int runs;
     unsigned long long seed;
@@ -64,7 +66,7 @@ static int usage(void)
     fprintf(stderr,
             "usage: allium-bench compile MAP [--runs N]\n"
             "       allium-bench trace MAP [--hull NAME] [--length UNITS] [--count N]\n"
-            "       allium-bench verify MAP [--points N] [--traces N]\n"
+            "       allium-bench verify MAP [--points N] [--traces N] [--segments N]\n"
             "       allium-bench classify MAP --hull NAME < points\n"
             "       allium-bench slice MAP --z HEIGHT [--scale UNITS] -o FILE.png\n"
             "       allium-bench document MAP.map [--runs N] [--count EDITS] [--scratch DIR]\n"
@@ -91,6 +93,7 @@ static int parse_args(int argc, char **argv, args *a)
     a->length = 64;
     a->count = 1000000;
     a->points = 1000000;
+    a->segments = 1000000;
     a->traces = -1;
     a->runs = 5;
     a->seed = 1;
@@ -119,6 +122,9 @@ static int parse_args(int argc, char **argv, args *a)
             } else if (strcmp(arg, "--points") == 0) {
                 a->points = strtoll(v, &end, 10);
                 if (*end || a->points < 0) goto bad;
+            } else if (strcmp(arg, "--segments") == 0) {
+                a->segments = strtoll(v, &end, 10);
+                if (*end || a->segments < 0) goto bad;
             } else if (strcmp(arg, "--traces") == 0) {
                 a->traces = strtoll(v, &end, 10);
                 if (*end || a->traces < 0) goto bad;
@@ -362,6 +368,24 @@ static int cmd_verify(const args *a)
         cJSON_AddItemToObject(o, "plane_shift", counts_json(&c));
         cJSON_AddItemToArray(hulls, o);
     }
+    al_oracle *sight = al_oracle_create_sight(w);
+    if (!sight) return 1;
+    al_verify_counts c;
+    uint64_t t_pvs = al_clock_ns();
+    al_verify_pvs(w, sight, a->segments, a->seed * 1000003u + 71, &c);
+    total += c.mismatches;
+    cJSON *pvs = counts_json(&c);
+    cJSON_AddNumberToObject(pvs, "ms", al_clock_ms_since(t_pvs));
+    al_vis_stats vs;
+    al_world_vis_stats(w, &vs);
+    cJSON_AddStringToObject(pvs, "pass", vs.level == AL_PVS_TIGHT    ? "tight"
+                                         : vs.level == AL_PVS_COARSE ? "coarse"
+                                                                     : "none");
+    cJSON_AddNumberToObject(pvs, "vis_leaves", vs.vis_leaves);
+    cJSON_AddNumberToObject(pvs, "avg_visible_coarse", vs.avg_visible_coarse);
+    cJSON_AddNumberToObject(pvs, "avg_visible_tight", vs.avg_visible_tight);
+    cJSON_AddItemToObject(r, "pvs", pvs);
+    al_oracle_destroy(sight);
     cJSON_AddNumberToObject(r, "total_mismatches", (double) total);
     cJSON_AddNumberToObject(r, "ms", al_clock_ms_since(t0));
     al_report_print(r, stdout);

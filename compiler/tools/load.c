@@ -18,7 +18,7 @@ int al_tool_parse_option(int argc, char **argv, int *i, al_tool_options *options
     bool inline_value = arg[len] == '=';
 #define IS(name) (strncmp(arg, name, len) == 0 && strlen(name) == len)
     if (!IS("--hull") && !IS("--block-size") && !IS("--threads") && !IS("--split-candidates") &&
-        !IS("--split-balance"))
+        !IS("--split-balance") && !IS("--pvs"))
         return 0;
     if (inline_value) {
         value = arg + len + 1;
@@ -59,6 +59,17 @@ int al_tool_parse_option(int argc, char **argv, int *i, al_tool_options *options
         if (end == value || *end || !(options->block_size >= 64 && options->block_size <= 65536)) {
             fprintf(stderr, "error: --block-size %s: expected a number of units from 64 to 65536\n",
                     value);
+            return -1;
+        }
+    } else if (IS("--pvs")) {
+        if (strcmp(value, "tight") == 0)
+            options->pvs = AL_PVS_TIGHT;
+        else if (strcmp(value, "coarse") == 0)
+            options->pvs = AL_PVS_COARSE;
+        else if (strcmp(value, "none") == 0)
+            options->pvs = AL_PVS_NONE;
+        else {
+            fprintf(stderr, "error: --pvs %s: expected tight, coarse or none\n", value);
             return -1;
         }
     } else if (IS("--split-balance")) {
@@ -240,7 +251,8 @@ al_world *al_tool_compile(al_tool_map *m, const al_tool_options *options)
 {
     al_compile_options co = {.threads = options->threads,
                              .split_candidates = options->split_candidates,
-                             .split_balance = options->split_balance};
+                             .split_balance = options->split_balance,
+                             .pvs = options->pvs};
     char key[33] = "";
     bool cached = m->doc && options->use_cache;
     if (cached) {
@@ -249,6 +261,13 @@ al_world *al_tool_compile(al_tool_map *m, const al_tool_options *options)
         snprintf(salt, sizeof salt, "split %d %.17g", co.split_candidates, co.split_balance);
         al_input_key(&m->input, salt, key);
         al_world *w = from_cache(m, key);
+        /* The cache holds the trees; visibility is rebuilt from them (the PVS rows are not
+         * cached yet). */
+        if (w && al_world_build_vis(w, &m->input, co.pvs, co.threads) != AL_OK) {
+            fprintf(stderr, "%s: out of memory building visibility\n", m->path);
+            al_world_destroy(w);
+            return NULL;
+        }
         if (w) return w;
     }
     al_world *w = NULL;

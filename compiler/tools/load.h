@@ -16,6 +16,7 @@ typedef struct al_tool_options {
     int threads;       /* --threads, 0: all CPUs */
     int split_candidates; /* --split-candidates, 0: the compiler's default */
     double split_balance; /* --split-balance, 0: the compiler's default */
+    al_pvs_level pvs;     /* --pvs tight|coarse|none */
     bool use_cache;       /* documents: take the compile from the cache, store it there */
 } al_tool_options;
 

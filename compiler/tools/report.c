@@ -77,6 +77,35 @@ cJSON *al_report_json(const al_tool_map *m, const al_world *w, const al_world_st
         cJSON_AddNumberToObject(o, "leaves", (double) s->map_leaves[h]);
         cJSON_AddItemToArray(maps, o);
     }
+    al_vis_stats vs;
+    al_world_vis_stats(w, &vs);
+    cJSON *portals = cJSON_AddObjectToObject(stages, "portals");
+    cJSON_AddNumberToObject(portals, "ms", vs.ms_portals);
+    cJSON_AddNumberToObject(portals, "portals", vs.portals);
+    cJSON_AddNumberToObject(portals, "leaves", vs.vis_leaves);
+    cJSON_AddNumberToObject(portals, "all_leaves", vs.all_leaves);
+    cJSON_AddNumberToObject(portals, "outside_leaves", vs.outside_leaves);
+    cJSON *pvs = cJSON_AddObjectToObject(stages, "pvs");
+    cJSON_AddStringToObject(pvs, "pass", vs.level == AL_PVS_TIGHT    ? "tight"
+                                         : vs.level == AL_PVS_COARSE ? "coarse"
+                                                                     : "none");
+    cJSON_AddNumberToObject(pvs, "ms", vs.ms_coarse + vs.ms_tight);
+    cJSON_AddNumberToObject(pvs, "coarse_ms", vs.ms_coarse);
+    cJSON_AddNumberToObject(pvs, "tight_ms", vs.ms_tight);
+    cJSON_AddNumberToObject(pvs, "avg_visible_leaves",
+                            vs.level == AL_PVS_TIGHT ? vs.avg_visible_tight : vs.avg_visible_coarse);
+    cJSON_AddNumberToObject(pvs, "avg_visible_leaves_coarse", vs.avg_visible_coarse);
+    cJSON_AddNumberToObject(pvs, "threads", vs.threads);
+    al_leak_info leak;
+    if (al_world_leak(w, &leak)) {
+        cJSON *o = cJSON_AddObjectToObject(root, "leak");
+        cJSON_AddNumberToObject(o, "entity", leak.entity);
+        cJSON_AddStringToObject(o, "classname", leak.classname);
+        cJSON *path = cJSON_AddArrayToObject(o, "path");
+        for (int i = 0; i < leak.point_count; i++) cJSON_AddItemToArray(path, vec3(leak.points[i]));
+    } else {
+        cJSON_AddNullToObject(root, "leak");
+    }
     cJSON_AddNumberToObject(root, "compile_ms", s->ms_total);
     if (m->doc) {
         cJSON *cache = cJSON_AddObjectToObject(root, "cache");
@@ -118,6 +147,18 @@ void al_report_text(const al_tool_map *m, const al_world *w, FILE *to)
     for (int h = 0; h < al_world_hull_count(w); h++)
         fprintf(to, " %s %lld", al_world_hull(w, h)->name, (long long) s.boundary_polys[h]);
     fprintf(to, "; %lld split by the onion build\n", (long long) s.onion_splits);
+    al_vis_stats vs;
+    al_world_vis_stats(w, &vs);
+    fprintf(to, "  visibility: %d portals, %d vis leaves (%d of the void dropped); PVS %s, "
+                "%.1f leaves visible on average\n",
+            vs.portals, vs.vis_leaves, vs.outside_leaves,
+            vs.level == AL_PVS_TIGHT ? "tight" : vs.level == AL_PVS_COARSE ? "coarse" : "off",
+            vs.level == AL_PVS_TIGHT ? vs.avg_visible_tight : vs.avg_visible_coarse);
+    al_leak_info leak;
+    if (al_world_leak(w, &leak))
+        fprintf(to, "  LEAK: the void reaches entity %d (%s) at (%g %g %g); path of %d points\n",
+                leak.entity, leak.classname, leak.points[0][0], leak.points[0][1],
+                leak.points[0][2], leak.point_count);
     if (m->doc && m->cache && strcmp(m->cache, "hit") == 0)
         fprintf(to, "  time: read %.0f ms, compile taken from the map's cache in %.0f ms (%.1f MB; "
                     "compiling took %.0f ms)\n",

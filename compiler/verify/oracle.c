@@ -106,18 +106,19 @@ static bool brush_box(void *context, int i, double mins[3], double maxs[3])
     return true;
 }
 
-al_oracle *al_oracle_create(const al_world *world)
+static al_oracle *create(const al_world *world, bool sight_only)
 {
     al_oracle *o = calloc(1, sizeof *o);
     if (!o) return NULL;
     o->world = world;
-    o->count = world->collision_count;
-    o->brushes = calloc((size_t) o->count + 1, sizeof *o->brushes);
-    o->stamp = calloc((size_t) o->count + 1, sizeof *o->stamp);
-    o->found = malloc(((size_t) o->count + 1) * sizeof *o->found);
+    o->brushes = calloc((size_t) world->collision_count + 1, sizeof *o->brushes);
+    o->stamp = calloc((size_t) world->collision_count + 1, sizeof *o->stamp);
+    o->found = malloc(((size_t) world->collision_count + 1) * sizeof *o->found);
     if (!o->brushes || !o->stamp || !o->found) goto fail;
-    for (int i = 0; i < o->count; i++)
-        if (!build_sat(world, world->collision[i], &o->brushes[i])) goto fail;
+    for (int i = 0; i < world->collision_count; i++) {
+        if (sight_only && !al_brush_blocks_sight(world->collision[i])) continue;
+        if (!build_sat(world, world->collision[i], &o->brushes[o->count++])) goto fail;
+    }
     if (!al_cell_index_build(&o->cells, CELL, o->count, brush_box, o, 50000000)) goto fail;
     return o;
 fail:
@@ -125,11 +126,21 @@ fail:
     return NULL;
 }
 
+al_oracle *al_oracle_create(const al_world *world)
+{
+    return create(world, false);
+}
+
+al_oracle *al_oracle_create_sight(const al_world *world)
+{
+    return create(world, true);
+}
+
 void al_oracle_destroy(al_oracle *o)
 {
     if (!o) return;
     if (o->brushes)
-        for (int i = 0; i < o->count; i++) {
+        for (int i = 0; i < o->world->collision_count; i++) {
             free(o->brushes[i].axes);
             free(o->brushes[i].lo);
             free(o->brushes[i].hi);
@@ -466,4 +477,44 @@ void al_verify_plane_shift(const al_world *w, al_oracle *o, int hull, int64_t co
             out->normal_mismatches++;
         }
     }
+}
+
+void al_verify_pvs(const al_world *w, al_oracle *sight, int64_t count, uint64_t seed,
+                   al_verify_counts *out)
+{
+    memset(out, 0, sizeof *out);
+    al_rng rng = {seed};
+    const double zero[3] = {0, 0, 0};
+    int64_t attempts = 0;
+    while (out->checked < count && attempts < 50 * count + 1000) {
+        attempts++;
+        double a[3], dir[3], b[3];
+        al_verify_random_point(w, &rng, a);
+        int la = al_world_vis_leaf_at(w, a);
+        if (la < 0) continue;
+        /* Only points clear of every surface: near one the tree may put the point on either
+         * side (AL_SURFACE_EPSILON). */
+        if (al_oracle_point_margin(sight, zero, zero, a) <= AL_SURFACE_EPSILON) continue;
+        random_direction(&rng, dir);
+        double length = 4096 * al_rng_uniform(&rng) + 1;
+        double end[3];
+        al_madd(a, dir, length, end);
+        al_oracle_hit hit;
+        al_oracle_sweep(sight, zero, zero, a, end, &hit);
+        if (hit.start_inside) continue;
+        double t = al_rng_uniform(&rng) * (hit.hit ? hit.fraction : 1.0);
+        al_lerp(a, end, t, b);
+        if (al_oracle_point_margin(sight, zero, zero, b) <= AL_SURFACE_EPSILON) continue;
+        out->checked++;
+        int lb = al_world_vis_leaf_at(w, b);
+        bool ok = lb >= 0 && al_world_leaf_sees(w, la, lb) && al_world_leaf_sees(w, lb, la);
+        if (!ok) {
+            if (out->mismatches == 0) {
+                al_copy(a, out->example[0]);
+                al_copy(b, out->example[1]);
+            }
+            out->mismatches++;
+        }
+    }
+    out->skipped = attempts - out->checked;
 }

@@ -25,6 +25,10 @@ typedef struct al_oracle al_oracle;
 al_oracle *al_oracle_create(const al_world *world);
 void al_oracle_destroy(al_oracle *oracle);
 
+/* Oracle over the brushes that block sight only (those the vis trees are built from), for
+ * the PVS verifier. */
+al_oracle *al_oracle_create_sight(const al_world *world);
+
 /* Signed separation of the box [MINS, MAXS] at P from the solid: negative inside (minus the
  * depth to the nearest surface), positive outside (a lower bound of the distance to the
  * nearest brush). Not thread-safe per oracle (it keeps a query stamp). */
@@ -79,6 +83,14 @@ void al_verify_traces(const al_world *world, al_oracle *oracle, int hull, int64_
 /* Plane-shifting traces with HULL's box against onion traces of HULL. */
 void al_verify_plane_shift(const al_world *world, al_oracle *oracle, int hull, int64_t count,
                            double length, uint64_t seed, al_verify_counts *out);
+
+/* The PVS against lines of sight: COUNT segments between points in vis leaves, clear of
+ * every surface, that the sight oracle says are unobstructed (a random point, a random
+ * direction, a random point before the first hit). A mismatch is a segment whose end
+ * leaves are not in each other's PVS, or whose far end is outside a sealed map (a leak the
+ * flood missed). */
+void al_verify_pvs(const al_world *world, al_oracle *sight, int64_t count, uint64_t seed,
+                   al_verify_counts *out);
 
 /* A random point for HULL: half uniformly in the world's bounds, half near a brush. */
 void al_verify_random_point(const al_world *world, al_rng *rng, double p[3]);

@@ -9,7 +9,10 @@
 #include "core/parallel.h"
 #include "geom/epsilon.h"
 #include "geom/vec3.h"
+#include "vis/vis.h"
 #include "world-internal.h"
+
+#include <stdio.h>
 
 #include <math.h>
 #include <stdlib.h>
@@ -171,6 +174,7 @@ void al_world_destroy(al_world *world)
 
     }
     free(world->models);
+    al_vis_destroy(world->vis);
     al_cell_index_free(&world->model_index.cells);
     free(world->model_index.reach);
     free(world->collision);
@@ -178,6 +182,69 @@ void al_world_destroy(al_world *world)
     al_arena_destroy(world->arena);
     al_diag_list_clear(&world->diags);
     free(world);
+}
+
+/* Entities for visibility: origins from the input, boxes from the collision brushes (the
+ * brushes a loaded world still has, so a world from the cache gets the same lists). */
+static al_vis_entity *vis_entities(const al_world *w, const al_input *input)
+{
+    al_vis_entity *entities = calloc((size_t) input->entity_count + 1, sizeof *entities);
+    if (!entities) return NULL;
+    for (int e = 0; e < input->entity_count; e++) {
+        const al_entity_desc *d = &input->entities[e];
+        entities[e].classname = d->classname ? d->classname : "";
+        entities[e].line = d->line;
+        al_bounds_clear(entities[e].mins, entities[e].maxs);
+        for (int i = 0; i < d->property_count; i++) {
+            const al_property *p = &d->properties[i];
+            double o[3];
+            if (p->key && p->value && strcmp(p->key, "origin") == 0 &&
+                sscanf(p->value, "%lf %lf %lf", &o[0], &o[1], &o[2]) == 3 && al_is_finite3(o) &&
+                fabs(o[0]) <= AL_COORD_MAX && fabs(o[1]) <= AL_COORD_MAX &&
+                fabs(o[2]) <= AL_COORD_MAX) {
+                entities[e].has_origin = true;
+                al_copy(o, entities[e].origin);
+            }
+        }
+    }
+    for (int i = 0; i < w->collision_count; i++) {
+        const al_brush *b = w->collision[i];
+        if (b->entity < 0 || b->entity >= input->entity_count) continue;
+        al_vis_entity *e = &entities[b->entity];
+        e->has_brushes = true;
+        al_bounds_add(b->mins, e->mins, e->maxs);
+        al_bounds_add(b->maxs, e->mins, e->maxs);
+    }
+    return entities;
+}
+
+al_status al_world_build_vis(al_world *w, const al_input *input, al_pvs_level level, int threads)
+{
+    al_vis_destroy(w->vis);
+    w->vis = NULL;
+    if (threads <= 0) threads = al_cpu_count();
+    if (input->entity_count < 0 || (input->entity_count && !input->entities))
+        return AL_ERR_INVALID_ARGUMENT;
+    al_vis_entity *entities = vis_entities(w, input);
+    if (!entities) return AL_ERR_NOMEM;
+    /* A world from the cache already holds its compile's diagnostics: keep one copy. */
+    size_t before = w->diags.count;
+    int r = al_vis_build(w, entities, input->entity_count, level, threads);
+    free(entities);
+    size_t kept = before;
+    for (size_t i = before; i < w->diags.count; i++) {
+        bool repeated = false;
+        for (size_t j = 0; j < before && !repeated; j++)
+            repeated = strcmp(w->diags.items[j].message, w->diags.items[i].message) == 0;
+        if (!repeated) w->diags.items[kept++] = w->diags.items[i];
+    }
+    w->diags.count = kept;
+    if (r < 0) {
+        al_vis_destroy(w->vis);
+        w->vis = NULL;
+        return AL_ERR_NOMEM;
+    }
+    return AL_OK;
 }
 
 al_status al_world_compile(const al_input *input, const al_compile_options *options,
@@ -366,10 +433,13 @@ al_status al_world_compile(const al_input *input, const al_compile_options *opti
     }
     w->stats.blocks = total_blocks;
 
+    /* Per block, one list per hull and one of the brushes that block sight (the world
+     * model's vis trees). */
+    int lists = hull_count + 1;
     jobs = calloc((size_t) total_blocks, sizeof *jobs);
-    block_lists = calloc((size_t) total_blocks * hull_count, sizeof *block_lists);
+    block_lists = calloc((size_t) total_blocks * lists, sizeof *block_lists);
     if (!jobs || !block_lists) goto nomem;
-    list_count = total_blocks * hull_count;
+    list_count = total_blocks * lists;
     int job = 0;
     for (int m = 0; m < model_count; m++) {
         al_model *model = &w->models[m];
@@ -377,6 +447,7 @@ al_status al_world_compile(const al_input *input, const al_compile_options *opti
             jobs[job].model = model;
             jobs[job].block = b;
             jobs[job].input.world = w;
+            jobs[job].input.build_vis = m == 0;
         }
     }
     /* Fill the lists: count, allocate, fill. */
@@ -384,10 +455,12 @@ al_status al_world_compile(const al_input *input, const al_compile_options *opti
         int job_base = 0;
         for (int m = 0; m < model_count; m++) {
             al_model *model = &w->models[m];
-            for (int h = 0; h < hull_count; h++)
+            for (int h = 0; h < lists; h++)
                 for (int i = model->first_brush; i < model->first_brush + model->brush_count;
                      i++) {
-                    al_brush *e = expanded[h * n + i];
+                    bool vis = h == hull_count;
+                    if (vis && (m != 0 || !al_brush_blocks_sight(w->collision[i]))) continue;
+                    al_brush *e = expanded[(vis ? 0 : h) * n + i];
                     int lo[3], hi[3];
                     for (int k = 0; k < 3; k++) {
                         lo[k] = (int) floor((e->mins[k] - AL_ON_EPSILON) / block_size) -
@@ -401,20 +474,29 @@ al_status al_world_compile(const al_input *input, const al_compile_options *opti
                         for (int y = lo[1]; y <= hi[1]; y++)
                             for (int x = lo[0]; x <= hi[0]; x++) {
                                 block_job *j = &jobs[job_base + al_model_block_index(model, x, y, z)];
-                                if (pass == 1) j->input.expanded[h][j->input.expanded_count[h]] = e;
-                                j->input.expanded_count[h]++;
+                                al_brush **list = vis ? j->input.vis : j->input.expanded[h];
+                                int *count = vis ? &j->input.vis_count : &j->input.expanded_count[h];
+                                if (pass == 1) list[*count] = e;
+                                (*count)++;
                             }
                 }
             job_base += model->block_count;
         }
         if (pass == 0) {
             for (int j = 0; j < total_blocks; j++)
-                for (int h = 0; h < hull_count; h++) {
-                    int c = jobs[j].input.expanded_count[h];
-                    block_lists[j * hull_count + h] = malloc((size_t) (c + 1) * sizeof(al_brush *));
-                    if (!block_lists[j * hull_count + h]) goto nomem;
-                    jobs[j].input.expanded[h] = block_lists[j * hull_count + h];
-                    jobs[j].input.expanded_count[h] = 0;
+                for (int h = 0; h < lists; h++) {
+                    bool vis = h == hull_count;
+                    int c = vis ? jobs[j].input.vis_count : jobs[j].input.expanded_count[h];
+                    al_brush **list = malloc((size_t) (c + 1) * sizeof(al_brush *));
+                    if (!list) goto nomem;
+                    block_lists[j * lists + h] = list;
+                    if (vis) {
+                        jobs[j].input.vis = list;
+                        jobs[j].input.vis_count = 0;
+                    } else {
+                        jobs[j].input.expanded[h] = list;
+                        jobs[j].input.expanded_count[h] = 0;
+                    }
                 }
         }
     }
@@ -438,6 +520,10 @@ al_status al_world_compile(const al_input *input, const al_compile_options *opti
     }
     if (!al_world_index_models(w)) goto nomem;
     w->stats.ms_blocks = al_clock_ms_since(t_blocks);
+
+    /* Visibility of the world model. */
+    if (al_world_build_vis(w, input, options ? options->pvs : AL_PVS_TIGHT, threads) != AL_OK)
+        goto nomem;
 
     /* Statistics. */
     w->stats.entities = input->entity_count;

@@ -23,7 +23,7 @@
 #include <string.h>
 
 #define MAGIC      "ALWORLD"
-#define VERSION    1u
+#define VERSION    2u
 #define ORDER_MARK 0x01020304u
 #define HEADER     32
 
@@ -158,6 +158,8 @@ al_status al_world_save(const al_world *w, void **data, size_t *size)
             put(&o, &block->stats, sizeof block->stats);
             put_tree(&o, &block->onion);
             for (int h = 0; h < w->hull_count; h++) put_tree(&o, &block->map[h]);
+            put_i32(&o, m == 0);
+            if (m == 0) put_tree(&o, &block->vis);
         }
     }
     if (o.failed) {
@@ -349,6 +351,10 @@ static bool get_model(reader *r, al_world *w, al_model *m)
             return fail(r, "a block's bounds are wrong");
         for (int h = 0; h < w->hull_count; h++)
             if (!get_tree(r, &block->map[h], false, 0)) return false;
+        int32_t has_vis;
+        if (!get(r, &has_vis, sizeof has_vis)) return false;
+        if (has_vis != (m == w->models)) return fail(r, "a block's vis tree is missing");
+        if (has_vis && !get_tree(r, &block->vis, false, 0)) return false;
     }
     return true;
 }

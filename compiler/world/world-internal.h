@@ -25,13 +25,15 @@ typedef struct al_block_stats {
     int boundary_polys[AL_MAX_HULLS];
     al_build_stats onion;
     al_build_stats map;
-    double ms_csg, ms_map_trees, ms_onion;
+    double ms_csg, ms_map_trees, ms_onion, ms_vis_tree;
 } al_block_stats;
 
 typedef struct al_block {
     double mins[3], maxs[3]; /* the box its trees partition */
     al_tree onion;
     al_tree map[AL_MAX_HULLS]; /* map[0] carries bevel chains under its solid leaves */
+    al_tree vis; /* world model only: the point hull of the brushes that block sight
+                    (structural, not clip), for portals and visibility (vis/) */
     al_block_stats stats;
 } al_block;
 
@@ -73,6 +75,7 @@ struct al_world {
     int entity_count;
     al_diag_list diags;
     al_world_stats stats;
+    struct al_vis *vis; /* owned; portals, leak and PVS of the world model (vis/vis.h) */
 };
 
 /* Block index of grid coordinates within MODEL. */
@@ -106,6 +109,9 @@ typedef struct al_block_input {
     const al_world *world;
     al_brush **expanded[AL_MAX_HULLS]; /* per hull */
     int expanded_count[AL_MAX_HULLS];
+    bool build_vis;   /* a block of the world model: build its vis tree */
+    al_brush **vis;   /* the point hull's brushes that block sight (al_brush_blocks_sight) */
+    int vis_count;
 } al_block_input;
 
 int al_block_build(const al_block_input *in, al_block *block, al_arena *arena,

@@ -14,7 +14,8 @@ static bool compile(scene *s, const scene_options *options)
         s->input.input.hull_count = options->hull_count;
     }
     if (options && options->block_size > 0) s->input.input.block_size = options->block_size;
-    al_compile_options co = {.threads = options ? options->threads : 0};
+    al_compile_options co = {.threads = options ? options->threads : 0,
+                             .pvs = options && options->pvs ? options->pvs_level : AL_PVS_NONE};
     return al_world_compile(&s->input.input, &co, &s->world, &s->diags) == AL_OK;
 }
 

@@ -18,6 +18,8 @@ typedef struct scene_options {
     int hull_count;
     double block_size; /* 0: the map's or the default */
     int threads;       /* 0: all CPUs */
+    bool pvs;          /* build the PVS (at pvs_level); without it, portals and leak only */
+    al_pvs_level pvs_level;
 } scene_options;
 
 /* Reads and compiles TEXT. Returns false (and fills S->diags) if reading or compiling

@@ -1,0 +1,155 @@
+/* Visibility: portals, the outside flood, faces in leaves, and the PVS (internal layout).
+ *
+ * Leaves. Every block of the world model has a vis tree (bsp/block.c): the point hull of
+ * the brushes that block sight. Its leaves, numbered globally block by block
+ * (leaf_base[block] + local leaf), are the cells of visibility.
+ *
+ * Portals (portals.c), as the thesis places them: for every node, a large polygon on its
+ * plane clipped to the node's cell, pushed down the front subtree and then the back
+ * subtree; each fragment that ends in an empty leaf on both sides is a portal. Between
+ * two blocks, the shared face of their boxes is pushed down both blocks' trees the same
+ * way. Each block owns its interior portals and those on its lower faces, so a later
+ * rebuild of one block redoes its own portals and those of its upper neighbours.
+ *
+ * Outside (flood.c). The faces of the world model's outer box are pushed into the trees:
+ * the empty leaves they reach are the void. A breadth-first flood from them through the
+ * portals finds every leaf the void reaches; an entity whose origin lies in one is a leak,
+ * and the flood's parent links give the shortest path (in portals) from it to the void.
+ * A sealed map drops the void's leaves from visibility; the rest are the vis leaves.
+ *
+ * PVS (pvs.c): a coarse flood pass, then portal flow with separating planes.
+ */
+#ifndef AL_VIS_INTERNAL_H
+#define AL_VIS_INTERNAL_H
+
+#include "al-vis.h"
+#include "core/arena.h"
+#include "geom/winding.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct al_world al_world;
+
+enum {
+    AL_VLEAF_SOLID = 1u << 0,   /* solid in the vis tree */
+    AL_VLEAF_BORDER = 1u << 1,  /* touches the world model's outer box */
+    AL_VLEAF_OUTSIDE = 1u << 2, /* reached by the void (only recorded for sealed maps) */
+};
+
+typedef struct al_portal {
+    int32_t leaf[2]; /* global leaves: [0] in front of the plane, [1] behind */
+    int32_t block;   /* owner (see above) */
+    double normal[3];
+    double dist;
+    al_winding *winding; /* faces along normal; in al_vis.arena */
+} al_portal;
+
+typedef struct al_vis {
+    al_arena *arena;         /* leak path */
+    al_arena **block_arenas; /* per block: its portals' windings */
+
+    int32_t block_count;
+    int32_t *leaf_base; /* block_count + 1 entries */
+    int32_t leaf_count;
+    uint8_t *leaf_flags;
+    int32_t *leaf_cluster; /* vis leaf number, or -1 */
+    double (*border_point)[3]; /* per leaf: a point on the outer box, for BORDER leaves */
+
+    int32_t portal_count;
+    al_portal *portals;
+    int32_t *leaf_portal_first; /* leaf_count + 1: portals touching each leaf (CSR) */
+    int32_t *leaf_portals;
+
+    int32_t cluster_count;
+    int32_t *cluster_leaf;
+    int32_t vis_portal_count; /* portals between two vis leaves */
+
+    /* Leak: entity -1 if none. */
+    int32_t leak_entity;
+    char leak_classname[64];
+    int32_t leak_point_count;
+    double (*leak_points)[3];
+
+    /* PVS rows, cluster_count rows of row_words 64-bit words; NULL at AL_PVS_NONE. */
+    int32_t row_words;
+    uint64_t *pvs;
+
+    /* Faces in leaves (CSR over vis leaves). */
+    int32_t *cluster_face_first;
+    al_leaf_face *cluster_faces;
+
+    /* Entities in leaves (CSR over entities). */
+    int32_t entity_count;
+    int32_t *entity_cluster_first;
+    int32_t *entity_clusters;
+
+    al_vis_stats stats;
+} al_vis;
+
+/* What the compile knows about entities, for the flood and the entity lists. */
+typedef struct al_vis_entity {
+    bool has_origin;
+    double origin[3];
+    bool has_brushes;
+    double mins[3], maxs[3]; /* of its valid brushes */
+    const char *classname;
+    int line; /* source line, -1 if unknown */
+} al_vis_entity;
+
+/* Builds W's visibility into a new al_vis (W->vis): portals, outside flood and leak,
+ * faces in leaves, entity lists, and the PVS up to LEVEL on THREADS threads. Returns 0, or
+ * -1 if memory runs out. */
+int al_vis_build(al_world *w, const al_vis_entity *entities, int entity_count,
+                 al_pvs_level level, int threads);
+
+void al_vis_destroy(al_vis *vis);
+
+/* Steps of al_vis_build, in order. */
+int al_vis_portals(al_world *w, al_vis *vis);
+int al_vis_flood(al_world *w, al_vis *vis, const al_vis_entity *entities, int entity_count);
+int al_vis_leaf_faces(const al_world *w, al_vis *vis, const al_vis_entity *entities,
+                      int entity_count);
+int al_vis_pvs(al_vis *vis, al_pvs_level level, int threads);
+
+/* The global leaf of the world model's vis trees containing P. */
+int32_t al_vis_find_leaf(const al_world *w, const double p[3]);
+
+/* Pieces of a polygon pushed down a tree, with the (empty) leaves they end in. */
+typedef struct al_vis_fragment {
+    int32_t leaf;
+    al_winding *winding;
+} al_vis_fragment;
+
+typedef struct al_vis_fragments {
+    al_vis_fragment *items; /* malloc'd */
+    int count, capacity;
+} al_vis_fragments;
+
+bool al_vis_fragment_add(al_vis_fragments *v, int32_t leaf, al_winding *w);
+
+/* Pushes W down TREE from CODE and appends the pieces that end in empty leaves (leaf
+ * numbers local to the tree). TOWARD is the side of W where the region searched lies: a
+ * piece lying on a node's plane goes to the child on that side. False if memory runs
+ * out. */
+typedef struct al_tree al_tree;
+bool al_vis_push(al_arena *arena, const al_tree *tree, int32_t code, al_winding *w,
+                 const double toward[3], al_vis_fragments *out);
+
+/* Row of cluster C. */
+static inline const uint64_t *al_vis_row(const al_vis *vis, int c)
+{
+    return vis->pvs + (size_t) c * (size_t) vis->row_words;
+}
+
+static inline bool al_bit_test(const uint64_t *row, int i)
+{
+    return (row[i >> 6] >> (i & 63)) & 1u;
+}
+
+static inline void al_bit_set(uint64_t *row, int i)
+{
+    row[i >> 6] |= (uint64_t) 1 << (i & 63);
+}
+
+#endif
