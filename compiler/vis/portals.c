@@ -293,8 +293,9 @@ int al_vis_portals(al_world *w, al_vis *vis)
     vis->portals = malloc((size_t) (total + 1) * sizeof *vis->portals);
     if (!vis->portals) goto done;
     for (int b = 0; b < blocks; b++) {
-        memcpy(vis->portals + vis->portal_count, results[b].portals,
-               (size_t) results[b].portal_count * sizeof *vis->portals);
+        if (results[b].portal_count)
+            memcpy(vis->portals + vis->portal_count, results[b].portals,
+                   (size_t) results[b].portal_count * sizeof *vis->portals);
         vis->portal_count += results[b].portal_count;
         for (int i = 0; i < results[b].border.count; i++) {
             const al_vis_fragment *f = &results[b].border.items[i];
