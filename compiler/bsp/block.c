@@ -19,6 +19,28 @@ void al_block_free(al_block *block)
     al_tree_free(&block->vis);
 }
 
+/* A map tree of the block from POLYS, the boundary of BRUSHES (whose inside decides the
+ * root when there are no polygons at all). */
+static int build_map_tree(const al_world *w, al_block *block, al_brush *const *brushes,
+                          int count, al_poly_vec *polys, bool bevel_chains, al_arena *arena,
+                          al_build_scratch *scratch, al_tree *out, al_build_stats *stats)
+{
+    double center[3];
+    for (int k = 0; k < 3; k++) center[k] = 0.5 * (block->mins[k] + block->maxs[k]);
+    al_build_params params = {
+        .mode = AL_BUILD_MAP_TREE,
+        .planes = &w->planes,
+        .mins = block->mins,
+        .maxs = block->maxs,
+        .root_solid = polys->count == 0 && al_csg_point_inside(&w->planes, brushes, count, center),
+        .bevel_chains = bevel_chains,
+    };
+    if (al_build_tree(arena, scratch, &params, polys->items, polys->count, out, stats) < 0)
+        return -1;
+    al_tree_compute_masks(out, 1);
+    return 0;
+}
+
 /* The vis tree: a map tree of the point hull from the brushes that block sight. Detail and
  * clip brushes are left out, so they do not split the leaves that portals and the PVS are
  * made of (their faces are pushed into those leaves afterwards, vis/leaf-faces.c). */
@@ -27,26 +49,12 @@ static int build_vis_tree(const al_block_input *in, al_block *block, al_arena *a
 {
     const al_world *w = in->world;
     al_poly_vec polys = {0};
+    al_build_stats stats = {0};
     int status = -1;
     if (al_csg_boundary(arena, &w->planes, in->vis, in->vis_count, block->mins, block->maxs, 0,
-                        &polys) < 0)
-        goto done;
-    double center[3];
-    for (int k = 0; k < 3; k++) center[k] = 0.5 * (block->mins[k] + block->maxs[k]);
-    al_build_params params = {
-        .mode = AL_BUILD_MAP_TREE,
-        .planes = &w->planes,
-        .mins = block->mins,
-        .maxs = block->maxs,
-        .root_solid = polys.count == 0 &&
-                      al_csg_point_inside(&w->planes, in->vis, in->vis_count, center),
-    };
-    al_build_stats stats = {0};
-    if (al_build_tree(arena, scratch, &params, polys.items, polys.count, &block->vis, &stats) < 0)
-        goto done;
-    al_tree_compute_masks(&block->vis, 1);
-    status = 0;
-done:
+                        &polys) == 0)
+        status = build_map_tree(w, block, in->vis, in->vis_count, &polys, false, arena, scratch,
+                                &block->vis, &stats);
     al_poly_vec_free(&polys);
     return status;
 }
@@ -71,24 +79,10 @@ int al_block_build(const al_block_input *in, al_block *block, al_arena *arena,
     }
     uint64_t t1 = al_clock_ns();
 
-    for (int h = 0; h < hulls; h++) {
-        double center[3];
-        for (int k = 0; k < 3; k++) center[k] = 0.5 * (block->mins[k] + block->maxs[k]);
-        al_build_params params = {
-            .mode = AL_BUILD_MAP_TREE,
-            .planes = &w->planes,
-            .mins = block->mins,
-            .maxs = block->maxs,
-            .root_solid = polys[h].count == 0 &&
-                          al_csg_point_inside(&w->planes, in->expanded[h],
-                                              in->expanded_count[h], center),
-            .bevel_chains = h == 0,
-        };
-        if (al_build_tree(arena, scratch, &params, polys[h].items, polys[h].count,
-                          &block->map[h], &block->stats.map) < 0)
+    for (int h = 0; h < hulls; h++)
+        if (build_map_tree(w, block, in->expanded[h], in->expanded_count[h], &polys[h], h == 0,
+                           arena, scratch, &block->map[h], &block->stats.map) < 0)
             goto done;
-        al_tree_compute_masks(&block->map[h], 1);
-    }
     uint64_t t2 = al_clock_ns();
 
     for (int h = 0; h < hulls; h++)
