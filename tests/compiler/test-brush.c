@@ -9,6 +9,7 @@
 #include "verify/oracle.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* One-brush input built from faces given as point triples. */
@@ -370,6 +371,71 @@ CHECK_TEST(expand_oracle, "/expand/agrees-with-separating-axis-oracle")
     al_oracle_destroy(o);
     scene_free(&sc);
     mapgen_destroy(g);
+}
+
+CHECK_TEST(face_polys_box, "/brush/faces/box-has-six-quads-that-close")
+{
+    double f[6][3][3];
+    box_faces(0, 0, 0, 64, 32, 16, f);
+    one_brush o;
+    one_brush_init(&o, 6, (const double (*)[3][3]) f);
+    al_face_polys p;
+    REQUIRE(al_face_polys_build(&o.input, &p) == AL_OK);
+    CHECK(p.face_count == 6);
+    CHECK(p.point_count == 24);
+    CHECK(p.brush_first[0] == 0 && p.brush_first[1] == 6);
+    CHECK_NEAR(p.brush_maxs[0][0], 64, 1e-9);
+    CHECK_NEAR(p.brush_maxs[0][2], 16, 1e-9);
+    double area = 0;
+    for (int i = 0; i < p.face_count; i++) {
+        const double (*pt)[3] = p.points + p.faces[i].first_point;
+        double c[3] = {0, 0, 0};
+        for (int v = 1; v + 1 < p.faces[i].point_count; v++) {
+            double a[3], b[3], x[3];
+            al_sub(pt[v], pt[0], a);
+            al_sub(pt[v + 1], pt[0], b);
+            al_cross(a, b, x);
+            for (int k = 0; k < 3; k++) c[k] += 0.5 * x[k];
+        }
+        area += al_length(c);
+    }
+    CHECK_NEAR(area, 2 * (64 * 32 + 64 * 16 + 32 * 16), 1e-6); /* closed form */
+    char why[200];
+    CHECK_MSG(scene_face_polys_errors(&o.input, &p, why, sizeof why) == 0, "%s", why);
+    al_face_polys_free(&p);
+}
+
+CHECK_TEST(face_polys_invalid, "/brush/faces/an-invalid-brush-has-no-faces")
+{
+    double f[6][3][3];
+    box_faces(0, 0, 0, 64, 32, 16, f);
+    one_brush o;
+    one_brush_init(&o, 4, (const double (*)[3][3]) f); /* unbounded: 4 of the 6 faces */
+    al_face_polys p;
+    REQUIRE(al_face_polys_build(&o.input, &p) == AL_OK);
+    CHECK(p.face_count == 0);
+    CHECK(p.invalid_brushes == 1);
+    CHECK(p.brush_first[0] == 0 && p.brush_first[1] == 0);
+    al_face_polys_free(&p);
+    al_face_polys_free(NULL);
+}
+
+CHECK_TEST(face_polys_generated, "/brush/faces/generated-map-polygons-match-their-brushes")
+{
+    const char *path = getenv("ALLIUM_GENERATED_MAP");
+    if (!path) {
+        check_skip("ALLIUM_GENERATED_MAP not set");
+        return;
+    }
+    scene sc;
+    REQUIRE(scene_load_file(&sc, path, NULL));
+    al_face_polys p;
+    REQUIRE(al_face_polys_build(&sc.input.input, &p) == AL_OK);
+    CHECK(p.face_count > 6 * 1000);
+    char why[200];
+    CHECK_MSG(scene_face_polys_errors(&sc.input.input, &p, why, sizeof why) == 0, "%s", why);
+    al_face_polys_free(&p);
+    scene_free(&sc);
 }
 
 int main(int argc, char **argv)

@@ -61,6 +61,21 @@ static void report(const char *what, int hull, const al_verify_counts *c)
                    c->example[1][2], c->worst);
 }
 
+CHECK_TEST(face_polys, "/realmaps/face-polygons-lie-on-their-brushes-and-close")
+{
+    if (!ready()) return;
+    al_face_polys p;
+    REQUIRE(al_face_polys_build(&s.input.input, &p) == AL_OK);
+    char why[200];
+    int bad = scene_face_polys_errors(&s.input.input, &p, why, sizeof why);
+    CHECK_MSG(bad == 0, "%d brushes: %s", bad, why);
+    al_world_stats st;
+    al_world_get_stats(s.world, &st);
+    CHECK(p.invalid_brushes == st.invalid_brushes);
+    check_note("%d faces, %d points", p.face_count, p.point_count);
+    al_face_polys_free(&p);
+}
+
 CHECK_TEST(solidity, "/realmaps/onion-solidity-matches-brute-force")
 {
     if (!ready()) return;

@@ -1,6 +1,7 @@
 /* Test scenes (see scene.h). */
 #include "scene.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,4 +72,71 @@ const char *scene_shared_map(const char *name)
     snprintf(path, sizeof path, "%s/%s", dir, name);
     struct stat st;
     return stat(path, &st) == 0 ? path : NULL;
+}
+
+/* (p1 - p0) x (p2 - p0) */
+static void tri_cross(const double *p0, const double *p1, const double *p2, double out[3])
+{
+    double a[3] = {p1[0] - p0[0], p1[1] - p0[1], p1[2] - p0[2]};
+    double b[3] = {p2[0] - p0[0], p2[1] - p0[1], p2[2] - p0[2]};
+    out[0] = a[1] * b[2] - a[2] * b[1];
+    out[1] = a[2] * b[0] - a[0] * b[2];
+    out[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+int scene_face_polys_errors(const al_input *input, const al_face_polys *polys, char *why,
+                            size_t why_size)
+{
+    int bad = 0;
+    if (why && why_size) why[0] = 0;
+#define FAIL(...)                                                                          \
+    do {                                                                                   \
+        if (bad++ == 0 && why) snprintf(why, why_size, __VA_ARGS__);                       \
+        goto next;                                                                         \
+    } while (0)
+    if (polys->brush_count != input->brush_count) {
+        if (why) snprintf(why, why_size, "%d brushes, input has %d", polys->brush_count,
+                          input->brush_count);
+        return 1;
+    }
+    for (int b = 0; b < polys->brush_count; b++) {
+        int first = polys->brush_first[b], end = polys->brush_first[b + 1];
+        if (first == end) continue;
+        double sum[3] = {0, 0, 0}, area = 0;
+        for (int i = first; i < end; i++) {
+            const al_face_poly *f = &polys->faces[i];
+            if (f->brush != b || f->point_count < 3) FAIL("brush %d: face %d malformed", b, i);
+            const double (*pt)[3] = polys->points + f->first_point;
+            for (int v = 0; v < f->point_count; v++) {
+                double d = pt[v][0] * f->normal[0] + pt[v][1] * f->normal[1] +
+                           pt[v][2] * f->normal[2] - f->dist;
+                if (fabs(d) > 0.01) FAIL("brush %d face %d: vertex %d off its plane by %g", b,
+                                         f->face, v, d);
+                for (int j = first; j < end; j++) {
+                    const al_face_poly *g = &polys->faces[j];
+                    double e = pt[v][0] * g->normal[0] + pt[v][1] * g->normal[1] +
+                               pt[v][2] * g->normal[2] - g->dist;
+                    if (e > 0.01) FAIL("brush %d face %d: vertex %d in front of face %d by %g",
+                                       b, f->face, v, g->face, e);
+                }
+            }
+            double n[3] = {0, 0, 0};
+            for (int v = 1; v + 1 < f->point_count; v++) {
+                double c[3];
+                tri_cross(pt[0], pt[v], pt[v + 1], c);
+                for (int k = 0; k < 3; k++) n[k] += 0.5 * c[k];
+            }
+            /* Clockwise seen from the front: the right-hand normal points backwards. */
+            double along = n[0] * f->normal[0] + n[1] * f->normal[1] + n[2] * f->normal[2];
+            if (along > 0) FAIL("brush %d face %d winds counter-clockwise", b, f->face);
+            for (int k = 0; k < 3; k++) sum[k] += n[k];
+            area += fabs(along);
+        }
+        if (fabs(sum[0]) + fabs(sum[1]) + fabs(sum[2]) > 1e-6 * area + 1e-6)
+            FAIL("brush %d: faces do not close (area-weighted normals sum to %g %g %g)", b,
+                 sum[0], sum[1], sum[2]);
+    next:;
+    }
+#undef FAIL
+    return bad;
 }

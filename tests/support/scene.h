@@ -39,4 +39,13 @@ const char *scene_shared_maps(void);
 /* Path of a real map in a static buffer, or NULL when absent. */
 const char *scene_shared_map(const char *name);
 
+/* Checks face polygons against their brushes independently of how they were made: every
+ * vertex lies on its face's plane and behind (within 0.01 of) every other face plane of its
+ * brush, each polygon winds clockwise seen from the front, and each valid brush's polygons
+ * close (the area-weighted normals sum to zero). Returns the number of brushes that fail,
+ * describing the first in WHY (may be NULL). */
+#include "al-faces.h"
+int scene_face_polys_errors(const al_input *input, const al_face_polys *polys, char *why,
+                            size_t why_size);
+
 #endif
