@@ -62,7 +62,9 @@ int al_world_entities_visible_from(const al_world *world, const double p[3], int
                                    int max);
 
 typedef struct al_portal_info {
-    int32_t leaf[2];      /* vis leaves: [0] in front of the portal's plane, [1] behind */
+    int32_t leaf[2];      /* vis leaves: [0] in front of the portal's plane, [1] behind; -1
+                             for a side in the void outside a sealed map (such portals are
+                             listed but not counted in al_vis_stats.portals) */
     double normal[3];     /* of the plane, pointing into leaf[0] */
     double dist;
     int point_count;

@@ -28,7 +28,7 @@
 #include "geom/epsilon.h"
 #include "geom/vec3.h"
 #include "load.h"
-#include "png.h"
+#include "core/png.h"
 #include "quake-trace.h"
 #include "report.h"
 #include "store/map-doc.h"

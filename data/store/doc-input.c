@@ -82,7 +82,9 @@ al_status al_doc_build_input(al_doc *doc, al_doc_input *out, al_diag_list *diags
              (size_t) entities * (sizeof(al_entity_desc) + 32) + (size_t) entity_bytes * 2 +
              (size_t) properties * (sizeof(al_property) + 32) +
              (size_t) brushes * sizeof(al_brush_desc) + (size_t) faces * sizeof(al_face_desc) +
-             (size_t) hulls * sizeof(al_hull_desc) + 4096;
+             (size_t) hulls * sizeof(al_hull_desc) + (size_t) brushes * sizeof(int64_t) +
+             (size_t) entities * sizeof(int64_t) + (size_t) materials * sizeof(float[3]) +
+             4096;
     s.base = calloc(1, s.size);
     al_material_desc *mats = take(&s, (size_t) materials * sizeof *mats + 1);
     al_entity_desc *ents = take(&s, (size_t) entities * sizeof *ents);
@@ -90,6 +92,9 @@ al_status al_doc_build_input(al_doc *doc, al_doc_input *out, al_diag_list *diags
     al_brush_desc *brs = take(&s, (size_t) brushes * sizeof *brs + 1);
     al_face_desc *fcs = take(&s, (size_t) faces * sizeof *fcs + 1);
     al_hull_desc *hls = take(&s, (size_t) hulls * sizeof *hls + 1);
+    int64_t *brush_rows = take(&s, (size_t) brushes * sizeof *brush_rows + 1);
+    int64_t *entity_rows = take(&s, (size_t) entities * sizeof *entity_rows + 1);
+    float (*colours)[3] = take(&s, (size_t) materials * sizeof *colours + 1);
     int64_t *material_ids = malloc(((size_t) materials + 1) * sizeof *material_ids);
     int64_t *entity_ids = malloc(((size_t) entities + 1) * sizeof *entity_ids);
     al_status status = AL_OK;
@@ -100,12 +105,13 @@ al_status al_doc_build_input(al_doc *doc, al_doc_input *out, al_diag_list *diags
 
     sqlite3_stmt *st;
     /* Materials, by id (ids map to indices with a binary search below). */
-    sqlite3_prepare_v2(doc->db, "SELECT id, name, flags FROM materials ORDER BY id", -1, &st, NULL);
+    sqlite3_prepare_v2(doc->db, "SELECT id, name, flags, red, green, blue FROM materials ORDER BY id", -1, &st, NULL);
     int m = 0;
     while (sqlite3_step(st) == SQLITE_ROW && m < materials) {
         material_ids[m] = sqlite3_column_int64(st, 0);
         mats[m].name = take_string(&s, (const char *) sqlite3_column_text(st, 1));
         mats[m].flags = (uint32_t) sqlite3_column_int64(st, 2);
+        for (int k = 0; k < 3; k++) colours[m][k] = (float) sqlite3_column_double(st, 3 + k);
         m++;
     }
     sqlite3_finalize(st);
@@ -117,6 +123,7 @@ al_status al_doc_build_input(al_doc *doc, al_doc_input *out, al_diag_list *diags
     int e = 0, p = 0;
     while (sqlite3_step(st) == SQLITE_ROW && e < entities) {
         entity_ids[e] = sqlite3_column_int64(st, 0);
+        entity_rows[e] = entity_ids[e];
         ents[e].property_count = 0;
         ents[e].classname = take_string(&s, (const char *) sqlite3_column_text(st, 1));
         ents[e].line = -1;
@@ -159,6 +166,7 @@ al_status al_doc_build_input(al_doc *doc, al_doc_input *out, al_diag_list *diags
             b++;
             brs[b] = (al_brush_desc){.entity = entity_index, .index = index_in_entity++,
                                      .first_face = f, .face_count = 0, .line = -1};
+            brush_rows[b] = brush;
             last_brush = brush;
         }
         for (int i = 0; i < 9; i++)
@@ -205,6 +213,9 @@ al_status al_doc_build_input(al_doc *doc, al_doc_input *out, al_diag_list *diags
                             .entity_count = e, .brushes = brs, .brush_count = b + 1,
                             .faces = fcs, .face_count = f, .hulls = hls, .hull_count = h,
                             .block_size = block_size};
+    out->brush_ids = brush_rows;
+    out->entity_ids = entity_rows;
+    out->material_colours = (const float (*)[3]) colours;
 done:
     al_doc_exec(doc, "COMMIT");
     free(s.base);

@@ -167,6 +167,11 @@ al_status al_doc_set_durable(al_doc *doc, bool durable);
 /* The document as the compiler's input. Owns everything it points to. */
 typedef struct al_doc_input {
     al_input input;
+    /* Row ids of the input's brushes and entities (same indices), to turn what the editor
+     * picks in the compiled map back into document rows. */
+    const int64_t *brush_ids;
+    const int64_t *entity_ids;
+    const float (*material_colours)[3]; /* per input material: its colour, sRGB 0..1 */
     void *storage; /* owned; one allocation holding the arrays and strings */
 } al_doc_input;
 

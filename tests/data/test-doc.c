@@ -1,6 +1,7 @@
 /* The map document: edits, what they report, undo and redo (also across reopening),
  * groups, history, validation, and the document as compiler input. */
 #include "check.h"
+#include "materials/material-defaults.h"
 #include "doc-fixture.h"
 #include "mapgen.h"
 #include "scene.h"
@@ -190,6 +191,14 @@ CHECK_TEST(materials, "/doc/new-materials-get-quake-defaults-and-stable-colours"
         else CHECK(in.input.materials[m].flags == AL_MATERIAL_SKY);
     }
     CHECK(in.input.materials[in.input.faces[2].material].flags == AL_MATERIAL_SKY);
+    /* Each material carries its stored colour: the default for its name. */
+    for (int m = 0; m < in.input.material_count; m++) {
+        float rgb[3];
+        al_material_default_colour(in.input.materials[m].name, rgb);
+        for (int k = 0; k < 3; k++) CHECK_NEAR(in.material_colours[m][k], rgb[k], 1e-6);
+    }
+    CHECK(in.input.brush_count == 1 && in.brush_ids[0] == b);
+    CHECK(in.input.entity_count == 1 && in.entity_ids[0] == 0);
     al_doc_input_free(&in);
     al_doc_close(doc);
 }

@@ -1,6 +1,6 @@
 /* PNG writer (see png.h): signature, IHDR, one IDAT of stored (uncompressed) deflate blocks,
  * IEND. Files are larger than compressed ones, which is fine for occasional pictures. */
-#include "png.h"
+#include "core/png.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,0 +1,219 @@
+/* The renderer: draws a compiled map and the editor's overlays with OpenGL 3.3 core.
+ *
+ * Three parts, each usable alone:
+ *   al_camera   view and projection of one view (3D perspective or a 2D orthographic
+ *               view), the motions an editor needs (fly, look, orbit, pan, zoom at the
+ *               cursor, frame a box) and screen-to-world rays. Pure math, no GL.
+ *   al_scene    CPU meshes of one map: brush faces coloured by material, their outlines,
+ *               entity boxes, light radii, and the compiler's portals and leak path; plus
+ *               picking of faces, brushes and entities by a ray. No GL: testable anywhere.
+ *   al_renderer the GL part: uploads a scene and draws it for a camera with the options of
+ *               the frame (overlays, selection, grid), culling with the PVS and the frustum.
+ *               Must be created, used and destroyed with the same GL context current
+ *               (a GtkGLArea's, or an offscreen EGL context in tests: al-offscreen.h).
+ *
+ * Coordinates are Quake's: Z up, units are map units. Screen coordinates are pixels from
+ * the top-left corner of the view.
+ */
+#ifndef AL_RENDER_H
+#define AL_RENDER_H
+
+#include "al-faces.h"
+#include "al-input.h"
+#include "al-world.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* --- cameras ------------------------------------------------------------------------- */
+
+typedef enum al_view_kind {
+    AL_VIEW_3D,    /* perspective */
+    AL_VIEW_TOP,   /* looking down -Z: screen right +X, screen up +Y */
+    AL_VIEW_FRONT, /* looking along +Y: screen right +X, screen up +Z */
+    AL_VIEW_SIDE,  /* looking along -X: screen right +Y, screen up +Z */
+} al_view_kind;
+
+typedef struct al_camera {
+    al_view_kind kind;
+    double position[3]; /* 3D: the eye; 2D: the point at the centre of the view */
+    double yaw;         /* 3D: degrees around +Z, 0 looks along +X */
+    double pitch;       /* 3D: degrees, positive looks up, kept within +-89 */
+    double fov_y;       /* 3D: vertical field of view in degrees */
+    double zoom;        /* 2D: pixels per map unit */
+    int width, height;  /* viewport in pixels */
+} al_camera;
+
+/* A camera of KIND at the origin with the defaults (90 degrees, zoom 0.5). */
+void al_camera_init(al_camera *cam, al_view_kind kind);
+
+/* Column-major 4x4 view and projection matrices (OpenGL clip space), as floats. */
+void al_camera_matrices(const al_camera *cam, float view[16], float proj[16]);
+
+/* Unit forward, right and up vectors (2D views: into the screen, screen right, screen up). */
+void al_camera_basis(const al_camera *cam, double forward[3], double right[3], double up[3]);
+
+/* The ray through pixel (X, Y): 3D from the eye, 2D from far in front of the view plane
+ * along the view direction. DIR is a unit vector. */
+void al_camera_ray(const al_camera *cam, double x, double y, double origin[3], double dir[3]);
+
+/* The map point under pixel (X, Y) on a 2D view's plane (its depth coordinate is the
+ * camera's); for a 3D view, the point at DEPTH units along the ray. */
+void al_camera_unproject(const al_camera *cam, double x, double y, double depth, double out[3]);
+
+/* Screen position of map point P; false if it is behind a 3D camera. */
+bool al_camera_project(const al_camera *cam, const double p[3], double *x, double *y);
+
+/* 3D: moves the eye by FORWARD, RIGHT and UP units along the view (UP along +Z). */
+void al_camera_fly(al_camera *cam, double forward, double right, double up);
+
+/* 3D: turns by DYAW and DPITCH degrees (pitch clamped to +-89). */
+void al_camera_look(al_camera *cam, double dyaw, double dpitch);
+
+/* 3D: turns by DYAW and DPITCH degrees around PIVOT, keeping the distance to it, and looks
+ * at it. */
+void al_camera_orbit(al_camera *cam, const double pivot[3], double dyaw, double dpitch);
+
+/* 2D: moves the view so that the map follows the mouse by DX, DY pixels. */
+void al_camera_pan(al_camera *cam, double dx, double dy);
+
+/* 2D: multiplies the zoom by FACTOR (clamped to 1/64 .. 64) keeping the map point under
+ * pixel (X, Y) where it is. */
+void al_camera_zoom_at(al_camera *cam, double factor, double x, double y);
+
+/* Shows the box [MINS, MAXS] whole: 3D moves back along the view direction, 2D centres and
+ * zooms. */
+void al_camera_frame(al_camera *cam, const double mins[3], const double maxs[3]);
+
+/* Axes of a 2D view: screen right, screen up and depth (0 = X, 1 = Y, 2 = Z); for 3D the
+ * top view's. */
+void al_view_axes(al_view_kind kind, int *right, int *up, int *depth);
+
+/* The grid spacing to draw: the smallest of GRID * 2^k (k >= 0) that leaves at least
+ * MIN_PIXELS between lines at the camera's zoom. */
+double al_camera_grid_step(const al_camera *cam, double grid, double min_pixels);
+
+/* Snaps V to the nearest multiple of GRID (GRID <= 0: unchanged). */
+double al_snap(double v, double grid);
+
+/* --- scenes -------------------------------------------------------------------------- */
+
+typedef struct al_scene_desc {
+    const al_input *input;       /* required */
+    const al_face_polys *polys;  /* required: al_face_polys_build(input) */
+    const al_world *world;       /* may be NULL: no portals, leak or PVS */
+    const float (*material_colours)[3]; /* per input material, sRGB 0..1; NULL: grey */
+} al_scene_desc;
+
+typedef struct al_scene al_scene;
+
+typedef struct al_scene_stats {
+    int faces;        /* drawn face polygons */
+    int triangles;
+    int edges;        /* outline segments */
+    int entities;     /* with a box drawn */
+    int portals;
+    int leak_points;
+    double ms_build;
+} al_scene_stats;
+
+/* Builds the meshes of DESC into a new scene. The scene copies what it needs: DESC and
+ * what it points to may be freed afterwards, except DESC->world, which must outlive the
+ * scene (its PVS is asked every frame). Returns AL_ERR_NOMEM or AL_OK. */
+al_status al_scene_build(const al_scene_desc *desc, al_scene **out);
+
+void al_scene_destroy(al_scene *scene);
+
+void al_scene_get_stats(const al_scene *scene, al_scene_stats *out);
+
+/* Bounds of everything drawn (brushes and entity boxes); false if the scene is empty. */
+bool al_scene_bounds(const al_scene *scene, double mins[3], double maxs[3]);
+
+/* Bounds of brush BRUSH or entity ENTITY (its brushes, or its box); false if none. */
+bool al_scene_brush_bounds(const al_scene *scene, int brush, double mins[3], double maxs[3]);
+bool al_scene_entity_bounds(const al_scene *scene, int entity, double mins[3],
+                            double maxs[3]);
+
+typedef enum al_pick_kind {
+    AL_PICK_NONE,
+    AL_PICK_FACE,   /* a face of a brush */
+    AL_PICK_ENTITY, /* a point entity's box */
+} al_pick_kind;
+
+typedef struct al_pick {
+    al_pick_kind kind;
+    int brush;     /* input brush index (faces), -1 otherwise */
+    int face;      /* face index within the brush, -1 otherwise */
+    int entity;    /* the entity owning the brush, or the point entity */
+    double t;      /* distance along the ray */
+    double point[3];
+    double normal[3];
+} al_pick;
+
+enum {
+    AL_PICK_SKIP_TOOLS = 1u << 0, /* ignore clip, trigger, hint and skip brushes */
+    AL_PICK_SKIP_ENTITIES = 1u << 1,
+};
+
+/* The first face or entity box hit by the ray ORIGIN + t DIR (t >= 0). Returns false and
+ * OUT->kind = AL_PICK_NONE if nothing is hit. FLAGS: AL_PICK_*. */
+bool al_scene_pick(const al_scene *scene, const double origin[3], const double dir[3],
+                   unsigned flags, al_pick *out);
+
+/* --- the GL renderer ----------------------------------------------------------------- */
+
+enum {
+    AL_OVERLAY_PORTALS = 1u << 0,  /* portals, translucent */
+    AL_OVERLAY_LEAK = 1u << 1,     /* the leak path */
+    AL_OVERLAY_PVS = 1u << 2,      /* faces in the camera leaf's PVS highlighted */
+    AL_OVERLAY_CLUSTER = 1u << 3,  /* the camera leaf's faces and portals highlighted */
+    AL_OVERLAY_ENTITIES = 1u << 4, /* entity boxes and light radii */
+    AL_OVERLAY_TOOLS = 1u << 5,    /* clip, trigger and hint brushes, translucent */
+    AL_OVERLAY_DEFAULT = AL_OVERLAY_LEAK | AL_OVERLAY_ENTITIES | AL_OVERLAY_TOOLS,
+};
+
+typedef struct al_draw_options {
+    unsigned overlays;  /* AL_OVERLAY_* */
+    bool wireframe;     /* 3D: outlines over the faces */
+    bool no_cull;       /* 3D: draw everything (no PVS or frustum culling) */
+    double grid;        /* 2D: grid size in map units; 0: no grid */
+    const int32_t *selected_brushes; /* input brush indices, drawn highlighted */
+    int selected_brush_count;
+    const int32_t *selected_entities; /* point entities drawn highlighted */
+    int selected_entity_count;
+    int selected_face_brush, selected_face; /* one face highlighted, brush -1: none */
+    double pvs_point[3]; /* where the PVS and cluster overlays look from (the 3D eye) */
+    bool has_pvs_point;
+} al_draw_options;
+
+/* Zero options with overlays = AL_OVERLAY_DEFAULT, grid 16, no selected face. */
+void al_draw_options_init(al_draw_options *opt);
+
+typedef struct al_draw_stats {
+    int faces_drawn;
+    int faces_culled_pvs;     /* not in the PVS of the camera's leaf */
+    int faces_culled_frustum; /* in the PVS but outside the view */
+    int camera_leaf;          /* -1: outside the map or in solid (no PVS culling) */
+    double cpu_ms;            /* building the frame's draw lists and issuing them */
+} al_draw_stats;
+
+typedef struct al_renderer al_renderer;
+
+/* Compiles the shaders. Needs a current OpenGL 3.3 core context. On failure returns NULL
+ * and writes the reason (for example the GL version found) into ERROR. */
+al_renderer *al_renderer_create(char *error, size_t error_size);
+
+/* Frees the GL objects; the same context must be current. NULL is a no-op. */
+void al_renderer_destroy(al_renderer *r);
+
+/* Uploads SCENE (NULL: nothing to draw). The renderer borrows SCENE for culling and
+ * selection until the next call: keep it alive until then. */
+void al_renderer_set_scene(al_renderer *r, const al_scene *scene);
+
+/* Draws the scene for CAM into the bound framebuffer's viewport (cam->width x
+ * cam->height), clearing it first. STATS may be NULL. */
+void al_renderer_draw(al_renderer *r, const al_camera *cam, const al_draw_options *opt,
+                      al_draw_stats *stats);
+
+#endif

@@ -1,0 +1,570 @@
+/* The GL renderer (al-render.h): uploads a scene's meshes once, then per frame decides
+ * which faces to draw and issues a handful of draw calls.
+ *
+ * Culling, 3D views: the faces the vis leaves list are drawn only if one of the leaves in
+ * the PVS of the eye's leaf lists them (a stamp per face marks them, so nothing is cleared
+ * per frame); every face left is tested against the view frustum by its box. Faces no leaf
+ * lists (brush entities, liquids, triggers) are only frustum-culled. The surviving faces
+ * become ranges of the vertex buffer (merged when adjacent) for glMultiDrawArrays. 2D views
+ * draw outlines only, frustum-culled the same way.
+ *
+ * Passes, 3D: opaque faces (back faces culled, pushed back by a polygon offset so outlines
+ * win the depth test), optional outlines, entities, highlights (PVS, cluster, selection)
+ * blended over the faces they cover, then the translucent layers without depth writes:
+ * tool brushes, portals, the leak path (also faintly through walls).
+ * All functions need the renderer's GL context current. */
+#include "gl/shaders.h"
+#include "scene/scene.h"
+
+#include <cglm/cglm.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef struct gl_buffer {
+    GLuint vao, vbo;
+    int32_t count; /* vertices */
+} gl_buffer;
+
+typedef struct range_list {
+    GLint *first;
+    GLsizei *count;
+    int n, cap;
+} range_list;
+
+struct al_renderer {
+    al_program prog;
+    gl_buffer faces, edges, entity_tris, entity_lines, portal_tris, portal_lines, leak, grid,
+        radius;
+    const al_scene *scene; /* borrowed, see al_renderer_set_scene */
+    uint32_t *stamp;       /* per scene face: the frame that found it in the PVS */
+    uint32_t *leaf_stamp;  /* per scene face: the frame that found it in the eye's leaf */
+    uint32_t frame;
+    int32_t *leaves; /* scratch for the PVS query */
+    int leaf_cap;
+    range_list opaque, opaque_edges, tools, pvs, cluster, scratch;
+    al_vertex *grid_vertices;
+    int grid_cap;
+};
+
+void al_draw_options_init(al_draw_options *opt)
+{
+    memset(opt, 0, sizeof *opt);
+    opt->overlays = AL_OVERLAY_DEFAULT;
+    opt->grid = 16;
+    opt->selected_face_brush = -1;
+    opt->selected_face = -1;
+}
+
+static void buffer_init(gl_buffer *b)
+{
+    glGenVertexArrays(1, &b->vao);
+    glGenBuffers(1, &b->vbo);
+    glBindVertexArray(b->vao);
+    glBindBuffer(GL_ARRAY_BUFFER, b->vbo);
+    glEnableVertexAttribArray(AL_ATTR_POS);
+    glVertexAttribPointer(AL_ATTR_POS, 3, GL_FLOAT, GL_FALSE, sizeof(al_vertex),
+                          (void *) offsetof(al_vertex, pos));
+    glEnableVertexAttribArray(AL_ATTR_NORMAL);
+    glVertexAttribPointer(AL_ATTR_NORMAL, 3, GL_FLOAT, GL_FALSE, sizeof(al_vertex),
+                          (void *) offsetof(al_vertex, normal));
+    glEnableVertexAttribArray(AL_ATTR_COLOUR);
+    glVertexAttribPointer(AL_ATTR_COLOUR, 4, GL_UNSIGNED_BYTE, GL_TRUE, sizeof(al_vertex),
+                          (void *) offsetof(al_vertex, colour));
+    glBindVertexArray(0);
+    b->count = 0;
+}
+
+static void buffer_upload(gl_buffer *b, const al_vertex *v, int32_t count, GLenum usage)
+{
+    glBindBuffer(GL_ARRAY_BUFFER, b->vbo);
+    glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr) count * (GLsizeiptr) sizeof(al_vertex), v, usage);
+    b->count = count;
+}
+
+static void buffer_destroy(gl_buffer *b)
+{
+    if (b->vbo) glDeleteBuffers(1, &b->vbo);
+    if (b->vao) glDeleteVertexArrays(1, &b->vao);
+    b->vbo = b->vao = 0;
+}
+
+static bool ranges_reserve(range_list *r, int need)
+{
+    if (need <= r->cap) return true;
+    int cap = r->cap ? r->cap : 256;
+    while (cap < need) cap *= 2;
+    GLint *f = realloc(r->first, (size_t) cap * sizeof *f);
+    if (!f) return false;
+    r->first = f;
+    GLsizei *c = realloc(r->count, (size_t) cap * sizeof *c);
+    if (!c) return false;
+    r->count = c;
+    r->cap = cap;
+    return true;
+}
+
+/* Appends [FIRST, FIRST + COUNT), merged with the last range when adjacent. */
+static void ranges_add(range_list *r, int32_t first, int32_t count)
+{
+    if (count <= 0) return;
+    if (r->n > 0 && r->first[r->n - 1] + r->count[r->n - 1] == first) {
+        r->count[r->n - 1] += count;
+        return;
+    }
+    if (!ranges_reserve(r, r->n + 1)) return; /* out of memory: that face is not drawn */
+    r->first[r->n] = first;
+    r->count[r->n] = count;
+    r->n++;
+}
+
+static void ranges_free(range_list *r)
+{
+    free(r->first);
+    free(r->count);
+    memset(r, 0, sizeof *r);
+}
+
+al_renderer *al_renderer_create(char *error, size_t error_size)
+{
+    if (error && error_size) error[0] = 0;
+    char scratch[8];
+    if (!error) error = scratch, error_size = sizeof scratch;
+    if (epoxy_gl_version() < 33) {
+        snprintf(error, error_size, "OpenGL 3.3 is needed, the context has %d.%d",
+                 epoxy_gl_version() / 10, epoxy_gl_version() % 10);
+        return NULL;
+    }
+    al_renderer *r = calloc(1, sizeof *r);
+    if (!r) {
+        snprintf(error, error_size, "out of memory");
+        return NULL;
+    }
+    if (!al_program_build(&r->prog, error, error_size)) {
+        free(r);
+        return NULL;
+    }
+    gl_buffer *all[] = {&r->faces,        &r->edges,        &r->entity_tris, &r->entity_lines,
+                        &r->portal_tris,  &r->portal_lines, &r->leak,        &r->grid,
+                        &r->radius};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) buffer_init(all[i]);
+    return r;
+}
+
+void al_renderer_destroy(al_renderer *r)
+{
+    if (!r) return;
+    gl_buffer *all[] = {&r->faces,        &r->edges,        &r->entity_tris, &r->entity_lines,
+                        &r->portal_tris,  &r->portal_lines, &r->leak,        &r->grid,
+                        &r->radius};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) buffer_destroy(all[i]);
+    al_program_destroy(&r->prog);
+    range_list *lists[] = {&r->opaque, &r->opaque_edges, &r->tools,
+                           &r->pvs,    &r->cluster,      &r->scratch};
+    for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++) ranges_free(lists[i]);
+    free(r->stamp);
+    free(r->leaf_stamp);
+    free(r->leaves);
+    free(r->grid_vertices);
+    free(r);
+}
+
+void al_renderer_set_scene(al_renderer *r, const al_scene *s)
+{
+    r->scene = s;
+    free(r->stamp);
+    free(r->leaf_stamp);
+    free(r->leaves);
+    r->stamp = r->leaf_stamp = NULL;
+    r->leaves = NULL;
+    r->leaf_cap = 0;
+    r->frame = 0;
+    if (!s) {
+        gl_buffer *all[] = {&r->faces,       &r->edges,        &r->entity_tris,
+                            &r->entity_lines, &r->portal_tris, &r->portal_lines, &r->leak,
+                            &r->radius};
+        for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) buffer_upload(all[i], NULL, 0, GL_STATIC_DRAW);
+        return;
+    }
+    buffer_upload(&r->faces, s->tris, s->tri_count, GL_STATIC_DRAW);
+    buffer_upload(&r->edges, s->edges, s->edge_count, GL_STATIC_DRAW);
+    buffer_upload(&r->entity_tris, s->entity_tris, s->entity_tri_count, GL_STATIC_DRAW);
+    buffer_upload(&r->entity_lines, s->entity_lines, s->entity_line_count, GL_STATIC_DRAW);
+    buffer_upload(&r->portal_tris, s->portal_tris, s->portal_tri_count, GL_STATIC_DRAW);
+    buffer_upload(&r->portal_lines, s->portal_lines, s->portal_line_count, GL_STATIC_DRAW);
+    buffer_upload(&r->leak, s->leak_lines, s->leak_line_count, GL_STATIC_DRAW);
+    buffer_upload(&r->radius, s->radius_lines, s->radius_line_count, GL_STATIC_DRAW);
+    r->stamp = calloc((size_t) s->face_count + 1, sizeof *r->stamp);
+    r->leaf_stamp = calloc((size_t) s->face_count + 1, sizeof *r->leaf_stamp);
+    if (s->world) {
+        r->leaf_cap = al_world_vis_leaf_count(s->world);
+        r->leaves = malloc(((size_t) r->leaf_cap + 1) * sizeof *r->leaves);
+        if (!r->leaves) r->leaf_cap = 0;
+    }
+}
+
+/* The six planes of the view frustum from MVP (column-major), as a x + b y + c z + d >= 0
+ * inside. */
+static void frustum_planes(const float *m, float planes[6][4])
+{
+    for (int i = 0; i < 3; i++) {
+        for (int s = 0; s < 2; s++) {
+            float sign = s ? -1.0f : 1.0f;
+            for (int k = 0; k < 4; k++) planes[2 * i + s][k] = m[4 * k + 3] + sign * m[4 * k + i];
+        }
+    }
+}
+
+static bool box_outside(const float planes[6][4], const float mn[3], const float mx[3])
+{
+    for (int p = 0; p < 6; p++) {
+        const float *pl = planes[p];
+        float x = pl[0] > 0 ? mx[0] : mn[0], y = pl[1] > 0 ? mx[1] : mn[1],
+              z = pl[2] > 0 ? mx[2] : mn[2];
+        if (pl[0] * x + pl[1] * y + pl[2] * z + pl[3] < 0) return true;
+    }
+    return false;
+}
+
+static void set_pass(al_renderer *r, float lit, const float tint[4], const float over[4])
+{
+    static const float one[4] = {1, 1, 1, 1}, none[4] = {0, 0, 0, 0};
+    glUniform1f(r->prog.u_lit, lit);
+    glUniform4fv(r->prog.u_tint, 1, tint ? tint : one);
+    glUniform4fv(r->prog.u_over, 1, over ? over : none);
+}
+
+static void draw_ranges(const gl_buffer *b, GLenum mode, const range_list *l)
+{
+    if (l->n == 0 || b->count == 0) return;
+    glBindVertexArray(b->vao);
+    glMultiDrawArrays(mode, l->first, l->count, l->n);
+}
+
+static void draw_all(const gl_buffer *b, GLenum mode)
+{
+    if (b->count == 0) return;
+    glBindVertexArray(b->vao);
+    glDrawArrays(mode, 0, b->count);
+}
+
+/* Stamps the faces of the eye's PVS (and of its own leaf) with this frame; returns the
+ * eye's vis leaf or -1. */
+static int stamp_pvs(al_renderer *r, const double eye[3])
+{
+    const al_scene *s = r->scene;
+    if (!s->world || !r->leaves || !r->stamp) return -1;
+    int leaf = al_world_vis_leaf_at(s->world, eye);
+    if (leaf < 0) return -1;
+    int n = al_world_leaves_visible_from(s->world, eye, r->leaves, r->leaf_cap);
+    if (n > r->leaf_cap) n = r->leaf_cap;
+    for (int i = 0; i < n; i++) {
+        int count;
+        const al_leaf_face *lf = al_world_leaf_faces(s->world, r->leaves[i], &count);
+        for (int j = 0; j < count; j++) {
+            int f = al_scene_face_index(s, lf[j].brush, lf[j].face);
+            if (f >= 0) r->stamp[f] = r->frame;
+        }
+    }
+    int count;
+    const al_leaf_face *lf = al_world_leaf_faces(s->world, leaf, &count);
+    for (int j = 0; j < count; j++) {
+        int f = al_scene_face_index(s, lf[j].brush, lf[j].face);
+        if (f >= 0) r->leaf_stamp[f] = r->frame;
+    }
+    return leaf;
+}
+
+/* Ranges of the triangles (EDGES false) or outlines of brush B's faces. */
+static void add_brush(range_list *l, const al_scene *s, int b, bool edges)
+{
+    if (b < 0 || b >= s->brush_count) return;
+    int f0 = s->brush_first_face[b], f1 = s->brush_first_face[b + 1];
+    if (f0 == f1) return;
+    const al_scene_face *a = &s->faces[f0], *z = &s->faces[f1 - 1];
+    if (edges) ranges_add(l, a->first_edge, z->first_edge + z->edge_count - a->first_edge);
+    else ranges_add(l, a->first_tri, z->first_tri + z->tri_count - a->first_tri);
+}
+
+static void selection_ranges(al_renderer *r, const al_draw_options *opt, bool edges,
+                             range_list *brushes, range_list *entities)
+{
+    const al_scene *s = r->scene;
+    brushes->n = 0;
+    for (int i = 0; i < opt->selected_brush_count; i++)
+        add_brush(brushes, s, opt->selected_brushes[i], edges);
+    entities->n = 0;
+    for (int i = 0; i < opt->selected_entity_count; i++) {
+        for (int e = 0; e < s->entity_count; e++) {
+            if (s->entities[e].entity != opt->selected_entities[i]) continue;
+            if (edges) ranges_add(entities, s->entities[e].first_line, s->entities[e].line_count);
+            else ranges_add(entities, s->entities[e].first_tri, s->entities[e].tri_count);
+        }
+    }
+}
+
+/* The reach of the selected lights. */
+static void radius_ranges(al_renderer *r, const al_draw_options *opt, range_list *l)
+{
+    const al_scene *s = r->scene;
+    l->n = 0;
+    for (int i = 0; i < opt->selected_entity_count; i++)
+        for (int e = 0; e < s->entity_count; e++)
+            if (s->entities[e].entity == opt->selected_entities[i])
+                ranges_add(l, s->entities[e].first_radius, s->entities[e].radius_count);
+}
+
+/* Grid lines of a 2D view for the visible rectangle, into the grid buffer. */
+static void draw_grid(al_renderer *r, const al_camera *cam, double grid)
+{
+    double step = al_camera_grid_step(cam, grid, 6.0);
+    if (step <= 0) return;
+    int ax_r, ax_u, ax_d;
+    al_view_axes(cam->kind, &ax_r, &ax_u, &ax_d);
+    double hw = 0.5 * cam->width / cam->zoom, hh = 0.5 * cam->height / cam->zoom;
+    double lo[2] = {cam->position[ax_r] - hw, cam->position[ax_u] - hh};
+    double hi[2] = {cam->position[ax_r] + hw, cam->position[ax_u] + hh};
+    int need = 2 * (int) ((hi[0] - lo[0]) / step + 3) + 2 * (int) ((hi[1] - lo[1]) / step + 3);
+    if (need > r->grid_cap) {
+        al_vertex *v = realloc(r->grid_vertices, (size_t) need * sizeof *v);
+        if (!v) return;
+        r->grid_vertices = v;
+        r->grid_cap = need;
+    }
+    static const uint8_t axis_colour[3][4] = {{150, 60, 60, 255}, {60, 140, 60, 255},
+                                              {70, 90, 170, 255}};
+    int n = 0;
+    for (int dir = 0; dir < 2; dir++) {
+        int axis = dir == 0 ? ax_r : ax_u, other = dir == 0 ? ax_u : ax_r;
+        for (double x = ceil(lo[dir] / step) * step; x <= hi[dir] && n + 2 <= need; x += step) {
+            const uint8_t *c;
+            static const uint8_t minor[4] = {58, 58, 62, 255}, major[4] = {82, 82, 88, 255};
+            double big = step * 8;
+            if (fabs(x) < 1e-9) c = axis_colour[other];
+            else if (fabs(remainder(x, big)) < 1e-6 * big) c = major;
+            else c = minor;
+            for (int e = 0; e < 2; e++) {
+                al_vertex *v = &r->grid_vertices[n++];
+                memset(v, 0, sizeof *v);
+                v->pos[axis] = (float) x;
+                v->pos[other] = (float) (e ? hi[1 - dir] : lo[1 - dir]);
+                v->pos[ax_d] = (float) cam->position[ax_d];
+                memcpy(v->colour, c, 4);
+            }
+        }
+    }
+    buffer_upload(&r->grid, r->grid_vertices, n, GL_STREAM_DRAW);
+    set_pass(r, 0, NULL, NULL);
+    draw_all(&r->grid, GL_LINES);
+}
+
+static void draw_2d(al_renderer *r, const al_camera *cam, const al_draw_options *opt,
+                    const float planes[6][4], al_draw_stats *st)
+{
+    const al_scene *s = r->scene;
+    glDisable(GL_DEPTH_TEST);
+    glDisable(GL_CULL_FACE);
+    draw_grid(r, cam, opt->grid);
+    if (!s) return;
+    range_list *edges = &r->opaque_edges;
+    edges->n = 0;
+    for (int f = 0; f < s->face_count; f++) {
+        const al_scene_face *sf = &s->faces[f];
+        if ((sf->flags & AL_FACE_TOOL) && !(opt->overlays & AL_OVERLAY_TOOLS)) continue;
+        if (box_outside(planes, sf->mins, sf->maxs)) {
+            st->faces_culled_frustum++;
+            continue;
+        }
+        st->faces_drawn++;
+        ranges_add(edges, sf->first_edge, sf->edge_count);
+    }
+    set_pass(r, 0, NULL, NULL);
+    draw_ranges(&r->edges, GL_LINES, edges);
+    glEnable(GL_BLEND);
+    glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
+    if (opt->overlays & AL_OVERLAY_ENTITIES) {
+        static const float faint[4] = {1, 1, 1, 0.5f};
+        set_pass(r, 0, faint, NULL);
+        draw_all(&r->radius, GL_LINES);
+        set_pass(r, 0, NULL, NULL);
+        draw_all(&r->entity_lines, GL_LINES);
+    }
+    if (opt->overlays & AL_OVERLAY_PORTALS) draw_all(&r->portal_lines, GL_LINES);
+    if (opt->overlays & AL_OVERLAY_LEAK) draw_all(&r->leak, GL_LINES);
+    static const float red[4] = {1.0f, 0.25f, 0.2f, 1.0f};
+    selection_ranges(r, opt, true, &r->pvs, &r->scratch);
+    set_pass(r, 0, NULL, red);
+    draw_ranges(&r->edges, GL_LINES, &r->pvs);
+    draw_ranges(&r->entity_lines, GL_LINES, &r->scratch);
+    glDisable(GL_BLEND);
+}
+
+static void draw_3d(al_renderer *r, const al_camera *cam, const al_draw_options *opt,
+                    const float planes[6][4], al_draw_stats *st)
+{
+    const al_scene *s = r->scene;
+    if (!s) return;
+    r->frame++;
+    const double *look_from = opt->has_pvs_point ? opt->pvs_point : cam->position;
+    int leaf = stamp_pvs(r, look_from);
+    st->camera_leaf = leaf;
+    bool pvs_cull = leaf >= 0 && !opt->no_cull;
+    r->opaque.n = r->opaque_edges.n = r->tools.n = r->pvs.n = r->cluster.n = 0;
+    for (int f = 0; f < s->face_count; f++) {
+        const al_scene_face *sf = &s->faces[f];
+        bool tool = sf->flags & AL_FACE_TOOL;
+        if (tool && !(opt->overlays & AL_OVERLAY_TOOLS)) continue;
+        bool in_pvs = !(sf->flags & AL_FACE_IN_LEAVES) || r->stamp[f] == r->frame;
+        if (pvs_cull && !in_pvs) {
+            st->faces_culled_pvs++;
+            continue;
+        }
+        if (!opt->no_cull && box_outside(planes, sf->mins, sf->maxs)) {
+            st->faces_culled_frustum++;
+            continue;
+        }
+        st->faces_drawn++;
+        if (tool) {
+            ranges_add(&r->tools, sf->first_tri, sf->tri_count);
+            continue;
+        }
+        ranges_add(&r->opaque, sf->first_tri, sf->tri_count);
+        ranges_add(&r->opaque_edges, sf->first_edge, sf->edge_count);
+        if (leaf >= 0 && (sf->flags & AL_FACE_IN_LEAVES)) {
+            if (r->stamp[f] == r->frame) ranges_add(&r->pvs, sf->first_tri, sf->tri_count);
+            if (r->leaf_stamp[f] == r->frame)
+                ranges_add(&r->cluster, sf->first_tri, sf->tri_count);
+        }
+    }
+
+    glEnable(GL_DEPTH_TEST);
+    glDepthFunc(GL_LEQUAL);
+    glDepthMask(GL_TRUE);
+    glEnable(GL_CULL_FACE);
+    glFrontFace(GL_CW); /* Quake's windings are clockwise seen from the front */
+    glCullFace(GL_BACK);
+    glEnable(GL_POLYGON_OFFSET_FILL);
+    glPolygonOffset(1.0f, 1.0f);
+    set_pass(r, 1, NULL, NULL);
+    draw_ranges(&r->faces, GL_TRIANGLES, &r->opaque);
+    glDisable(GL_POLYGON_OFFSET_FILL);
+    glDisable(GL_CULL_FACE);
+
+    if (opt->wireframe) {
+        static const float dark[4] = {0.08f, 0.08f, 0.08f, 0.8f};
+        set_pass(r, 0, NULL, dark);
+        draw_ranges(&r->edges, GL_LINES, &r->opaque_edges);
+    }
+    glEnable(GL_BLEND);
+    glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
+    if (opt->overlays & AL_OVERLAY_ENTITIES) {
+        /* A box around the eye (the camera at a player start) would veil the whole view. */
+        r->scratch.n = 0;
+        for (int i = 0; i < s->entity_count; i++) {
+            const al_scene_entity *e = &s->entities[i];
+            bool around = true;
+            for (int k = 0; k < 3; k++)
+                around = around && cam->position[k] >= e->mins[k] && cam->position[k] <= e->maxs[k];
+            if (!around) ranges_add(&r->scratch, e->first_tri, e->tri_count);
+        }
+        set_pass(r, 1, NULL, NULL);
+        draw_ranges(&r->entity_tris, GL_TRIANGLES, &r->scratch);
+        set_pass(r, 0, NULL, NULL);
+        draw_all(&r->entity_lines, GL_LINES);
+    }
+    if (opt->overlays & AL_OVERLAY_PVS) {
+        static const float green[4] = {0.2f, 1.0f, 0.35f, 0.3f};
+        static const float half[4] = {1, 1, 1, 0.6f};
+        set_pass(r, 1, half, green);
+        draw_ranges(&r->faces, GL_TRIANGLES, &r->pvs);
+    }
+    if (opt->overlays & AL_OVERLAY_CLUSTER) {
+        static const float amber[4] = {1.0f, 0.75f, 0.1f, 0.5f};
+        static const float half[4] = {1, 1, 1, 0.7f};
+        set_pass(r, 1, half, amber);
+        draw_ranges(&r->faces, GL_TRIANGLES, &r->cluster);
+    }
+
+    /* Selection: tinted faces, red outlines, faintly through what hides them. */
+    static const float red[4] = {1.0f, 0.2f, 0.15f, 0.45f}, red_line[4] = {1.0f, 0.3f, 0.25f, 1};
+    static const float faint[4] = {1, 1, 1, 0.35f}, half[4] = {1, 1, 1, 0.5f};
+    selection_ranges(r, opt, false, &r->scratch, &r->cluster);
+    set_pass(r, 1, half, red);
+    draw_ranges(&r->faces, GL_TRIANGLES, &r->scratch);
+    draw_ranges(&r->entity_tris, GL_TRIANGLES, &r->cluster);
+    selection_ranges(r, opt, true, &r->scratch, &r->cluster);
+    set_pass(r, 0, NULL, red_line);
+    draw_ranges(&r->edges, GL_LINES, &r->scratch);
+    draw_ranges(&r->entity_lines, GL_LINES, &r->cluster);
+    radius_ranges(r, opt, &r->cluster);
+    set_pass(r, 0, NULL, NULL);
+    draw_ranges(&r->radius, GL_LINES, &r->cluster);
+    glDisable(GL_DEPTH_TEST);
+    set_pass(r, 0, faint, red_line);
+    draw_ranges(&r->edges, GL_LINES, &r->scratch);
+    glEnable(GL_DEPTH_TEST);
+    int sf = al_scene_face_index(s, opt->selected_face_brush, opt->selected_face);
+    if (sf >= 0) {
+        static const float yellow[4] = {1.0f, 0.9f, 0.2f, 0.6f};
+        r->scratch.n = 0;
+        ranges_add(&r->scratch, s->faces[sf].first_tri, s->faces[sf].tri_count);
+        set_pass(r, 1, half, yellow);
+        draw_ranges(&r->faces, GL_TRIANGLES, &r->scratch);
+    }
+
+    /* Translucent layers: no depth writes, so they do not hide each other. */
+    glDepthMask(GL_FALSE);
+    set_pass(r, 1, NULL, NULL);
+    draw_ranges(&r->faces, GL_TRIANGLES, &r->tools);
+    if (opt->overlays & AL_OVERLAY_PORTALS) {
+        set_pass(r, 0, NULL, NULL);
+        draw_all(&r->portal_tris, GL_TRIANGLES);
+        draw_all(&r->portal_lines, GL_LINES);
+    }
+    if (opt->overlays & AL_OVERLAY_LEAK) {
+        set_pass(r, 0, NULL, NULL);
+        draw_all(&r->leak, GL_LINES);
+        glDisable(GL_DEPTH_TEST);
+        set_pass(r, 0, faint, NULL);
+        draw_all(&r->leak, GL_LINES);
+        glEnable(GL_DEPTH_TEST);
+    }
+    glDepthMask(GL_TRUE);
+    glDisable(GL_BLEND);
+}
+
+void al_renderer_draw(al_renderer *r, const al_camera *cam, const al_draw_options *opt,
+                      al_draw_stats *stats)
+{
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    al_draw_options defaults;
+    if (!opt) {
+        al_draw_options_init(&defaults);
+        opt = &defaults;
+    }
+    al_draw_stats st = {.camera_leaf = -1};
+    glViewport(0, 0, cam->width, cam->height);
+    glClearColor(0.11f, 0.115f, 0.13f, 1.0f);
+    glClearDepth(1.0);
+    glDepthMask(GL_TRUE);
+    glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+    float view[16], proj[16];
+    al_camera_matrices(cam, view, proj);
+    mat4 v, p, mvp; /* aligned copies: cglm's SIMD paths need them */
+    memcpy(v, view, sizeof v);
+    memcpy(p, proj, sizeof p);
+    glm_mat4_mul(p, v, mvp);
+    float planes[6][4];
+    frustum_planes(&mvp[0][0], planes);
+    glUseProgram(r->prog.id);
+    glUniformMatrix4fv(r->prog.u_mvp, 1, GL_FALSE, &mvp[0][0]);
+    if (cam->kind == AL_VIEW_3D) draw_3d(r, cam, opt, (const float (*)[4]) planes, &st);
+    else draw_2d(r, cam, opt, (const float (*)[4]) planes, &st);
+    glBindVertexArray(0);
+    glUseProgram(0);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    st.cpu_ms = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) * 1e-6;
+    if (stats) *stats = st;
+}

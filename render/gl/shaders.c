@@ -1,0 +1,94 @@
+/* The one GLSL program of the renderer: vertex colours, optionally shaded by a fixed sky
+ * light and the face normal (until radiosity lightmaps exist this is the "lit" look: the
+ * same shading in every view, so walls of different orientation stay distinguishable), a
+ * tint for translucency and a colour override for highlights. One program keeps the GL
+ * state small: every pass differs only in uniforms and blending. */
+#include "gl/shaders.h"
+
+#include <stdio.h>
+
+static const char *vertex_source =
+    "#version 330 core\n"
+    "layout(location = 0) in vec3 pos;\n"
+    "layout(location = 1) in vec3 normal;\n"
+    "layout(location = 2) in vec4 colour;\n"
+    "uniform mat4 mvp;\n"
+    "uniform float lit;\n"
+    "uniform vec4 tint;\n"
+    "uniform vec4 over;\n"
+    "out vec4 v_colour;\n"
+    "void main() {\n"
+    "    gl_Position = mvp * vec4(pos, 1.0);\n"
+    "    /* A key light from above and a side, a weaker fill from the opposite side. */\n"
+    "    vec3 key = normalize(vec3(0.35, 0.55, 0.76));\n"
+    "    float shade = 0.52 + 0.38 * max(dot(normal, key), 0.0)\n"
+    "                + 0.16 * max(dot(normal, -key.yxz), 0.0);\n"
+    "    vec3 rgb = colour.rgb * mix(1.0, shade, lit);\n"
+    "    rgb = mix(rgb, over.rgb, over.a);\n"
+    "    v_colour = vec4(rgb, colour.a) * tint;\n"
+    "}\n";
+
+static const char *fragment_source =
+    "#version 330 core\n"
+    "in vec4 v_colour;\n"
+    "out vec4 frag;\n"
+    "void main() { frag = v_colour; }\n";
+
+static GLuint compile(GLenum kind, const char *source, char *error, size_t error_size)
+{
+    GLuint s = glCreateShader(kind);
+    glShaderSource(s, 1, &source, NULL);
+    glCompileShader(s);
+    GLint ok = 0;
+    glGetShaderiv(s, GL_COMPILE_STATUS, &ok);
+    if (!ok) {
+        char log[1024] = "";
+        glGetShaderInfoLog(s, sizeof log, NULL, log);
+        snprintf(error, error_size, "%s shader: %s",
+                 kind == GL_VERTEX_SHADER ? "vertex" : "fragment", log);
+        glDeleteShader(s);
+        return 0;
+    }
+    return s;
+}
+
+bool al_program_build(al_program *p, char *error, size_t error_size)
+{
+    p->id = 0;
+    GLuint vs = compile(GL_VERTEX_SHADER, vertex_source, error, error_size);
+    GLuint fs = vs ? compile(GL_FRAGMENT_SHADER, fragment_source, error, error_size) : 0;
+    if (!vs || !fs) {
+        if (vs) glDeleteShader(vs);
+        return false;
+    }
+    GLuint id = glCreateProgram();
+    glAttachShader(id, vs);
+    glAttachShader(id, fs);
+    glBindAttribLocation(id, AL_ATTR_POS, "pos");
+    glBindAttribLocation(id, AL_ATTR_NORMAL, "normal");
+    glBindAttribLocation(id, AL_ATTR_COLOUR, "colour");
+    glLinkProgram(id);
+    glDeleteShader(vs);
+    glDeleteShader(fs);
+    GLint ok = 0;
+    glGetProgramiv(id, GL_LINK_STATUS, &ok);
+    if (!ok) {
+        char log[1024] = "";
+        glGetProgramInfoLog(id, sizeof log, NULL, log);
+        snprintf(error, error_size, "linking: %s", log);
+        glDeleteProgram(id);
+        return false;
+    }
+    p->id = id;
+    p->u_mvp = glGetUniformLocation(id, "mvp");
+    p->u_lit = glGetUniformLocation(id, "lit");
+    p->u_tint = glGetUniformLocation(id, "tint");
+    p->u_over = glGetUniformLocation(id, "over");
+    return true;
+}
+
+void al_program_destroy(al_program *p)
+{
+    if (p->id) glDeleteProgram(p->id);
+    p->id = 0;
+}

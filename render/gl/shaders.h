@@ -1,0 +1,25 @@
+/* The renderer's GLSL programs (OpenGL 3.3 core, GLSL 330). */
+#ifndef AL_RENDER_SHADERS_H
+#define AL_RENDER_SHADERS_H
+
+#include <epoxy/gl.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Attribute locations of al_vertex. */
+enum { AL_ATTR_POS = 0, AL_ATTR_NORMAL = 1, AL_ATTR_COLOUR = 2 };
+
+typedef struct al_program {
+    GLuint id;
+    GLint u_mvp;    /* mat4 */
+    GLint u_lit;    /* float: 1 shades by the normal, 0 flat */
+    GLint u_tint;   /* vec4 multiplied with the vertex colour */
+    GLint u_over;   /* vec4: rgb replaces the colour by its alpha (highlights) */
+} al_program;
+
+/* Compiles and links the one program every pass uses. False with the log in ERROR. */
+bool al_program_build(al_program *p, char *error, size_t error_size);
+
+void al_program_destroy(al_program *p);
+
+#endif

@@ -1,0 +1,373 @@
+/* The renderer drawing real images offscreen (EGL on Mesa's surfaceless platform): images
+ * are not blank, match a stored reference within a tolerance, change when overlays are
+ * toggled, and PVS and frustum culling never change what is seen (the oracle: the same
+ * view drawn with culling off). Skipped, visibly, where no EGL/GL 3.3 context exists.
+ *
+ * References are 32x18 grids of cell-average colours (tests/render/references/NAME.txt), so
+ * that rasterisation details of another Mesa version do not matter. Run with
+ * ALLIUM_UPDATE_REFERENCES=DIR to write fresh ones into DIR. */
+#include "al-offscreen.h"
+#include "al-render.h"
+#include "check.h"
+#include "materials/material-defaults.h"
+#include "scene.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { W = 320, H = 180, GW = 32, GH = 18 };
+
+static al_offscreen *off;
+static al_renderer *renderer;
+static uint8_t pixels[W * H * 4];
+
+typedef struct loaded {
+    scene sc;
+    al_face_polys polys;
+    al_scene *scene;
+    float (*colours)[3];
+} loaded;
+
+/* Compiles PATH with a PVS (tight for small maps, else the coarse pass) and uploads it. */
+static bool load_path(loaded *l, const char *path, al_pvs_level level)
+{
+    memset(l, 0, sizeof *l);
+    scene_options so = {.pvs = true, .pvs_level = level};
+    if (!scene_load_file(&l->sc, path, &so)) return false;
+    const al_input *in = &l->sc.input.input;
+    l->colours = calloc((size_t) in->material_count + 1, sizeof *l->colours);
+    for (int i = 0; i < in->material_count; i++)
+        al_material_default_colour(in->materials[i].name, l->colours[i]);
+    if (al_face_polys_build(in, &l->polys) != AL_OK) return false;
+    al_scene_desc d = {.input = in, .polys = &l->polys, .world = l->sc.world,
+                       .material_colours = (const float (*)[3]) l->colours};
+    if (al_scene_build(&d, &l->scene) != AL_OK) return false;
+    al_renderer_set_scene(renderer, l->scene);
+    return true;
+}
+
+static void unload(loaded *l)
+{
+    al_renderer_set_scene(renderer, NULL);
+    al_scene_destroy(l->scene);
+    al_face_polys_free(&l->polys);
+    free(l->colours);
+    scene_free(&l->sc);
+}
+
+static void draw(const al_camera *cam, const al_draw_options *opt, al_draw_stats *st)
+{
+    al_renderer_draw(renderer, cam, opt, st);
+    REQUIRE(al_offscreen_read(off, pixels));
+}
+
+static void camera_at_start(loaded *l, al_camera *cam)
+{
+    al_camera_init(cam, AL_VIEW_3D);
+    cam->width = W, cam->height = H;
+    const al_input *in = &l->sc.input.input;
+    for (int e = 0; e < in->entity_count; e++) {
+        if (strcmp(in->entities[e].classname, "info_player_start") != 0) continue;
+        for (int p = 0; p < in->entities[e].property_count; p++) {
+            const al_property *pr = &in->entities[e].properties[p];
+            if (strcmp(pr->key, "origin") == 0)
+                sscanf(pr->value, "%lf %lf %lf", &cam->position[0], &cam->position[1], &cam->position[2]);
+            if (strcmp(pr->key, "angle") == 0) cam->yaw = atof(pr->value);
+        }
+        cam->position[2] += 22;
+        return;
+    }
+}
+
+static int distinct_colours(void)
+{
+    static uint8_t seen[1 << 15];
+    memset(seen, 0, sizeof seen);
+    int n = 0;
+    for (int i = 0; i < W * H; i++) {
+        const uint8_t *p = pixels + 4 * i;
+        int key = (p[0] >> 3) << 10 | (p[1] >> 3) << 5 | (p[2] >> 3);
+        if (!seen[key]) seen[key] = 1, n++;
+    }
+    return n;
+}
+
+static int count_pixels(bool (*pred)(const uint8_t *))
+{
+    int n = 0;
+    for (int i = 0; i < W * H; i++) n += pred(pixels + 4 * i);
+    return n;
+}
+
+static bool is_red(const uint8_t *p)
+{
+    return p[0] > 180 && p[1] < 110 && p[2] < 110;
+}
+
+static bool is_background(const uint8_t *p)
+{
+    return abs(p[0] - 28) <= 2 && abs(p[1] - 29) <= 2 && abs(p[2] - 33) <= 2;
+}
+
+static int differing_pixels(const uint8_t *a, const uint8_t *b)
+{
+    int n = 0;
+    for (int i = 0; i < W * H; i++) {
+        const uint8_t *p = a + 4 * i, *q = b + 4 * i;
+        n += abs(p[0] - q[0]) + abs(p[1] - q[1]) + abs(p[2] - q[2]) > 12;
+    }
+    return n;
+}
+
+/* Compares the image with reference NAME; see the file comment. */
+static void check_reference(const char *name)
+{
+    static float grid[GH][GW][3];
+    memset(grid, 0, sizeof grid);
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++)
+            for (int k = 0; k < 3; k++)
+                grid[y * GH / H][x * GW / W][k] += pixels[4 * (y * W + x) + k] / (float) ((W / GW) * (H / GH));
+    const char *update = getenv("ALLIUM_UPDATE_REFERENCES");
+    char path[4096];
+    if (update) {
+        snprintf(path, sizeof path, "%s/%s.txt", update, name);
+        FILE *f = fopen(path, "w");
+        REQUIRE(f);
+        for (int y = 0; y < GH; y++) {
+            for (int x = 0; x < GW; x++)
+                fprintf(f, "%s%d %d %d", x ? "  " : "", (int) lrintf(grid[y][x][0]),
+                        (int) lrintf(grid[y][x][1]), (int) lrintf(grid[y][x][2]));
+            fputc('\n', f);
+        }
+        fclose(f);
+        check_note("wrote %s", path);
+        return;
+    }
+    snprintf(path, sizeof path, "%s/%s.txt", getenv("ALLIUM_REFERENCES"), name);
+    FILE *f = fopen(path, "r");
+    REQUIRE_MSG(f, "no reference %s", path);
+    int off_cells = 0, worst = 0;
+    for (int y = 0; y < GH; y++)
+        for (int x = 0; x < GW; x++) {
+            int c[3];
+            REQUIRE(fscanf(f, "%d %d %d", &c[0], &c[1], &c[2]) == 3);
+            int d = 0;
+            for (int k = 0; k < 3; k++) d = fmax(d, fabs(grid[y][x][k] - c[k]));
+            if (d > worst) worst = d;
+            off_cells += d > 16;
+        }
+    fclose(f);
+    check_note("%s: %d of %d cells off by more than 16, worst %d", name, off_cells, GW * GH, worst);
+    CHECK(off_cells <= GW * GH / 50);
+}
+
+CHECK_TEST(sample_3d, "/render/sample-3d-view-is-lit-and-matches-its-reference")
+{
+    loaded l;
+    REQUIRE(load_path(&l, getenv("ALLIUM_SAMPLE_MAP"), AL_PVS_TIGHT));
+    al_camera cam;
+    camera_at_start(&l, &cam);
+    al_draw_options opt;
+    al_draw_options_init(&opt);
+    al_draw_stats st;
+    draw(&cam, &opt, &st);
+    CHECK(st.camera_leaf >= 0);
+    CHECK(st.faces_drawn > 20);
+    int colours = distinct_colours(), background = count_pixels(is_background);
+    check_note("%d colours, %d background pixels, %d faces drawn", colours, background, st.faces_drawn);
+    CHECK(colours >= 12);
+    CHECK(background < W * H / 100); /* inside a sealed room: walls everywhere */
+    check_reference("sample-3d");
+    unload(&l);
+}
+
+CHECK_TEST(sample_top, "/render/top-view-draws-outlines-and-selection-on-the-grid")
+{
+    loaded l;
+    REQUIRE(load_path(&l, getenv("ALLIUM_SAMPLE_MAP"), AL_PVS_TIGHT));
+    al_camera cam;
+    al_camera_init(&cam, AL_VIEW_TOP);
+    cam.width = W, cam.height = H;
+    double mn[3], mx[3];
+    REQUIRE(al_scene_bounds(l.scene, mn, mx));
+    al_camera_frame(&cam, mn, mx);
+    al_draw_options opt;
+    al_draw_options_init(&opt);
+    draw(&cam, &opt, NULL);
+    CHECK(count_pixels(is_red) < 200); /* only the X axis line may be reddish */
+    int plain_red = count_pixels(is_red);
+    check_reference("sample-top");
+    int32_t brush = 0;
+    opt.selected_brushes = &brush;
+    opt.selected_brush_count = 1;
+    draw(&cam, &opt, NULL);
+    CHECK_MSG(count_pixels(is_red) > plain_red + 50, "%d red pixels", count_pixels(is_red));
+    unload(&l);
+}
+
+CHECK_TEST(overlays, "/render/each-overlay-changes-the-image")
+{
+    loaded l;
+    REQUIRE(load_path(&l, getenv("ALLIUM_SAMPLE_MAP"), AL_PVS_TIGHT));
+    al_camera cam;
+    camera_at_start(&l, &cam);
+    cam.pitch = -20;
+    al_draw_options opt;
+    al_draw_options_init(&opt);
+    opt.overlays = 0;
+    static uint8_t base[W * H * 4];
+    draw(&cam, &opt, NULL);
+    memcpy(base, pixels, sizeof base);
+    static const struct {
+        unsigned bit;
+        const char *name;
+    } bits[] = {{AL_OVERLAY_PORTALS, "portals"},   {AL_OVERLAY_PVS, "pvs"},
+                {AL_OVERLAY_CLUSTER, "cluster"},   {AL_OVERLAY_ENTITIES, "entities"}};
+    for (size_t i = 0; i < sizeof bits / sizeof bits[0]; i++) {
+        opt.overlays = bits[i].bit;
+        draw(&cam, &opt, NULL);
+        int d = differing_pixels(base, pixels);
+        check_note("%s: %d pixels change", bits[i].name, d);
+        CHECK_MSG(d > W * H / 200, "%s changes only %d pixels", bits[i].name, d);
+    }
+    opt.overlays = 0;
+    opt.wireframe = true;
+    draw(&cam, &opt, NULL);
+    CHECK(differing_pixels(base, pixels) > W * H / 200);
+    unload(&l);
+}
+
+/* Draws views from points in empty space with culling on and off: they must agree. */
+static void check_culling(loaded *l, int views, unsigned seed, int *culled)
+{
+    double mn[3], mx[3];
+    REQUIRE(al_scene_bounds(l->scene, mn, mx));
+    static uint8_t culled_img[W * H * 4];
+    int done = 0, worst = 0;
+    for (int tries = 0; done < views && tries < views * 50; tries++) {
+        al_camera cam;
+        al_camera_init(&cam, AL_VIEW_3D);
+        cam.width = W, cam.height = H;
+        for (int k = 0; k < 3; k++)
+            cam.position[k] = mn[k] + (mx[k] - mn[k]) * (rand_r(&seed) / (double) RAND_MAX);
+        if (al_world_vis_leaf_at(l->sc.world, cam.position) < 0) continue;
+        /* Closer to a wall than the near plane, the view sees through it, into what the
+         * PVS rightly left out. */
+        al_trace tr;
+        al_world_trace_box(l->sc.world, (double[3]){-2, -2, -2}, (double[3]){2, 2, 2},
+                           cam.position, cam.position, &tr);
+        if (tr.start_solid) continue;
+        cam.yaw = rand_r(&seed) % 360;
+        cam.pitch = (int) (rand_r(&seed) % 120) - 60;
+        al_draw_options opt;
+        al_draw_options_init(&opt);
+        opt.overlays = 0;
+        al_draw_stats st;
+        draw(&cam, &opt, &st);
+        *culled += st.faces_culled_pvs;
+        memcpy(culled_img, pixels, sizeof culled_img);
+        opt.no_cull = true;
+        draw(&cam, &opt, NULL);
+        int d = differing_pixels(culled_img, pixels);
+        if (d > worst) worst = d;
+        CHECK_MSG(d <= W * H / 500, "view %d from %g %g %g yaw %g pitch %g: %d pixels differ",
+                  done, cam.position[0], cam.position[1], cam.position[2], cam.yaw, cam.pitch, d);
+        done++;
+    }
+    CHECK(done == views);
+    check_note("%d views, worst %d differing pixels, %d faces culled by the PVS", done, worst, *culled);
+}
+
+CHECK_TEST(culling_sample, "/render/culling-never-changes-the-picture/sample")
+{
+    loaded l;
+    REQUIRE(load_path(&l, getenv("ALLIUM_SAMPLE_MAP"), AL_PVS_TIGHT));
+    int culled = 0;
+    check_culling(&l, 12, 21, &culled);
+    unload(&l);
+}
+
+CHECK_TEST(culling_e1m1, "/render/culling-never-changes-the-picture/e1m1")
+{
+    const char *path = scene_shared_map("e1m1.map");
+    if (!path) {
+        check_skip("e1m1.map is not in the shared maps folder");
+        return;
+    }
+    loaded l;
+    REQUIRE(load_path(&l, path, AL_PVS_COARSE));
+    int culled = 0;
+    check_culling(&l, 30, 22, &culled);
+    CHECK(culled > 0);
+    al_camera cam;
+    camera_at_start(&l, &cam);
+    al_draw_options opt;
+    al_draw_options_init(&opt);
+    draw(&cam, &opt, NULL);
+    CHECK(distinct_colours() >= 12);
+    CHECK(count_pixels(is_background) < W * H / 50);
+    check_reference("e1m1-3d");
+    unload(&l);
+}
+
+CHECK_TEST(leak, "/render/a-leak-path-is-drawn-in-red")
+{
+    /* A floor slab with a light above it: the void is everywhere. */
+    static const char *text =
+        "{\n\"classname\" \"worldspawn\"\n"
+        "{\n( -128 -128 -16 ) ( -128 128 -16 ) ( 128 -128 -16 ) floor 0 0 0 1 1\n"
+        "( -128 -128 0 ) ( 128 -128 0 ) ( -128 128 0 ) floor 0 0 0 1 1\n"
+        "( -128 -128 -16 ) ( 128 -128 -16 ) ( -128 -128 0 ) floor 0 0 0 1 1\n"
+        "( -128 128 -16 ) ( -128 128 0 ) ( 128 128 -16 ) floor 0 0 0 1 1\n"
+        "( -128 -128 -16 ) ( -128 -128 0 ) ( -128 128 -16 ) floor 0 0 0 1 1\n"
+        "( 128 -128 -16 ) ( 128 128 -16 ) ( 128 -128 0 ) floor 0 0 0 1 1\n}\n"
+        "}\n{\n\"classname\" \"light\"\n\"origin\" \"0 0 64\"\n}\n";
+    loaded l;
+    memset(&l, 0, sizeof l);
+    REQUIRE(scene_load_text(&l.sc, text, strlen(text), NULL));
+    REQUIRE(al_face_polys_build(&l.sc.input.input, &l.polys) == AL_OK);
+    al_scene_desc d = {.input = &l.sc.input.input, .polys = &l.polys, .world = l.sc.world};
+    REQUIRE(al_scene_build(&d, &l.scene) == AL_OK);
+    al_renderer_set_scene(renderer, l.scene);
+    al_scene_stats ss;
+    al_scene_get_stats(l.scene, &ss);
+    CHECK(ss.leak_points >= 2);
+    al_camera cam;
+    al_camera_init(&cam, AL_VIEW_FRONT);
+    cam.width = W, cam.height = H;
+    al_leak_info li;
+    REQUIRE(al_world_leak(l.sc.world, &li));
+    double mn[3] = {-200, -200, -50}, mx[3] = {200, 200, 400};
+    al_camera_frame(&cam, mn, mx);
+    al_draw_options opt;
+    al_draw_options_init(&opt);
+    opt.overlays = AL_OVERLAY_LEAK;
+    opt.grid = 0;
+    draw(&cam, &opt, NULL);
+    int with = count_pixels(is_red);
+    opt.overlays = 0;
+    draw(&cam, &opt, NULL);
+    int without = count_pixels(is_red);
+    check_note("%d red pixels with the leak overlay, %d without", with, without);
+    CHECK(with > 10 && without == 0);
+    unload(&l);
+}
+
+int main(int argc, char **argv)
+{
+    char error[256];
+    off = al_offscreen_create(W, H, error, sizeof error);
+    if (off) renderer = al_renderer_create(error, sizeof error);
+    if (!off || !renderer) {
+        check_skip_all(error);
+        al_offscreen_destroy(off);
+        return check_main(argc, argv);
+    }
+    int status = check_main(argc, argv);
+    al_renderer_destroy(renderer);
+    al_offscreen_destroy(off);
+    return status;
+}

@@ -1,0 +1,215 @@
+/* Scene meshes and picking. Picking is checked against a brute-force intersection of the
+ * ray with every face polygon of every brush (plane hit, then point in convex polygon),
+ * on the sample map, the generated map and the real maps. */
+#include "al-render.h"
+#include "check.h"
+#include "materials/material-defaults.h"
+#include "scene.h"
+#include "scene/scene.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct loaded {
+    scene sc;
+    al_face_polys polys;
+    al_scene *scene;
+} loaded;
+
+static bool load(loaded *l, const char *path)
+{
+    memset(l, 0, sizeof *l);
+    if (!scene_load_file(&l->sc, path, NULL)) return false;
+    if (al_face_polys_build(&l->sc.input.input, &l->polys) != AL_OK) return false;
+    al_scene_desc d = {.input = &l->sc.input.input, .polys = &l->polys, .world = l->sc.world};
+    return al_scene_build(&d, &l->scene) == AL_OK;
+}
+
+static void unload(loaded *l)
+{
+    al_scene_destroy(l->scene);
+    al_face_polys_free(&l->polys);
+    scene_free(&l->sc);
+}
+
+/* The nearest face polygon hit by the ray (brute force); its distance, or INFINITY. */
+static double brute_pick(const al_face_polys *p, const double o[3], const double d[3],
+                         bool skip_tools, const al_input *in, int *brush)
+{
+    double best = INFINITY;
+    *brush = -1;
+    for (int i = 0; i < p->face_count; i++) {
+        const al_face_poly *f = &p->faces[i];
+        if (skip_tools && f->material >= 0 &&
+            (in->materials[f->material].flags & (AL_MATERIAL_CLIP | AL_MATERIAL_HINT |
+                                                 AL_MATERIAL_NONSOLID | AL_MATERIAL_NODRAW)))
+            continue;
+        double dn = f->normal[0] * d[0] + f->normal[1] * d[1] + f->normal[2] * d[2];
+        if (dn >= 0) continue; /* faces are seen from the front only */
+        double t = -(f->normal[0] * o[0] + f->normal[1] * o[1] + f->normal[2] * o[2] - f->dist) / dn;
+        if (t < 0 || t >= best) continue;
+        double x[3] = {o[0] + d[0] * t, o[1] + d[1] * t, o[2] + d[2] * t};
+        const double (*pt)[3] = p->points + f->first_point;
+        bool inside = true;
+        for (int v = 0; v < f->point_count && inside; v++) {
+            const double *a = pt[v], *b = pt[(v + 1) % f->point_count];
+            double e[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
+            double w[3] = {x[0] - a[0], x[1] - a[1], x[2] - a[2]};
+            double c[3] = {e[1] * w[2] - e[2] * w[1], e[2] * w[0] - e[0] * w[2],
+                           e[0] * w[1] - e[1] * w[0]};
+            /* Clockwise seen from the front: inside points are to the right of each edge. */
+            if (c[0] * f->normal[0] + c[1] * f->normal[1] + c[2] * f->normal[2] > 1e-6) inside = false;
+        }
+        if (!inside) continue;
+        best = t;
+        *brush = f->brush;
+    }
+    return best;
+}
+
+static void check_picks(loaded *l, int rays, unsigned seed)
+{
+    double mn[3], mx[3];
+    REQUIRE(al_scene_bounds(l->scene, mn, mx));
+    int hits = 0, mismatches = 0;
+    for (int i = 0; i < rays; i++) {
+        double o[3], target[3], d[3], len = 0;
+        for (int k = 0; k < 3; k++) {
+            o[k] = mn[k] + (mx[k] - mn[k]) * (rand_r(&seed) / (double) RAND_MAX);
+            target[k] = mn[k] + (mx[k] - mn[k]) * (rand_r(&seed) / (double) RAND_MAX);
+            d[k] = target[k] - o[k];
+            len += d[k] * d[k];
+        }
+        len = sqrt(len);
+        if (len < 1) continue;
+        for (int k = 0; k < 3; k++) d[k] /= len;
+        al_pick pk;
+        bool hit = al_scene_pick(l->scene, o, d, AL_PICK_SKIP_ENTITIES, &pk);
+        int brush;
+        double t = brute_pick(&l->polys, o, d, false, &l->sc.input.input, &brush);
+        /* A ray starting inside a brush sees through it; the brute force does not know,
+         * so only rays starting in empty space are compared. */
+        bool start_inside = false;
+        for (int b = 0; b < l->polys.brush_count && !start_inside; b++) {
+            if (l->polys.brush_first[b] == l->polys.brush_first[b + 1]) continue;
+            bool in = true;
+            for (int f = l->polys.brush_first[b]; f < l->polys.brush_first[b + 1] && in; f++) {
+                const al_face_poly *fp = &l->polys.faces[f];
+                in = fp->normal[0] * o[0] + fp->normal[1] * o[1] + fp->normal[2] * o[2] - fp->dist < -1e-3;
+            }
+            start_inside = in;
+        }
+        if (start_inside) continue;
+        if (isinf(t) != !hit || (hit && fabs(pk.t - t) > 1e-6 * (1 + t))) {
+            if (mismatches++ < 5)
+                check_note("ray %d: pick %s t=%g brush %d, brute force t=%g brush %d", i,
+                           hit ? "hit" : "missed", hit ? pk.t : 0, pk.brush, t, brush);
+        }
+        hits += hit;
+    }
+    CHECK_MSG(mismatches == 0, "%d of %d rays disagree", mismatches, rays);
+    CHECK(hits > rays / 10);
+    check_note("%d rays, %d hits", rays, hits);
+}
+
+CHECK_TEST(box, "/scene/one-box-has-six-faces-twelve-triangles-twelve-edges-each-twice")
+{
+    static const char *text = "{\n\"classname\" \"worldspawn\"\n{\n"
+                              "( 0 0 0 ) ( 0 1 0 ) ( 0 0 1 ) stone 0 0 0 1 1\n"
+                              "( 64 0 0 ) ( 64 0 1 ) ( 64 1 0 ) stone 0 0 0 1 1\n"
+                              "( 0 0 0 ) ( 0 0 1 ) ( 1 0 0 ) stone 0 0 0 1 1\n"
+                              "( 0 64 0 ) ( 1 64 0 ) ( 0 64 1 ) stone 0 0 0 1 1\n"
+                              "( 0 0 0 ) ( 1 0 0 ) ( 0 1 0 ) stone 0 0 0 1 1\n"
+                              "( 0 0 64 ) ( 0 1 64 ) ( 1 0 64 ) clip 0 0 0 1 1\n}\n"
+                              "}\n{\n\"classname\" \"light\"\n\"origin\" \"32 32 128\"\n}\n";
+    loaded l;
+    memset(&l, 0, sizeof l);
+    REQUIRE(scene_load_text(&l.sc, text, strlen(text), NULL));
+    REQUIRE(al_face_polys_build(&l.sc.input.input, &l.polys) == AL_OK);
+    float colours[2][3] = {{0.5f, 0.25f, 1.0f}, {0, 0, 0}};
+    al_scene_desc d = {.input = &l.sc.input.input, .polys = &l.polys, .world = l.sc.world,
+                       .material_colours = (const float (*)[3]) colours};
+    REQUIRE(al_scene_build(&d, &l.scene) == AL_OK);
+    al_scene_stats st;
+    al_scene_get_stats(l.scene, &st);
+    CHECK(st.faces == 6 && st.triangles == 12 && st.edges == 24 && st.entities == 1);
+    int tools = 0;
+    for (int f = 0; f < l.scene->face_count; f++) tools += (l.scene->faces[f].flags & AL_FACE_TOOL) != 0;
+    CHECK(tools == 1);
+    int stone = l.sc.input.input.faces[0].material;
+    const al_vertex *v = &l.scene->tris[l.scene->faces[0].first_tri];
+    CHECK(v->colour[0] == lrintf(colours[stone][0] * 255) && v->colour[2] == lrintf(colours[stone][2] * 255));
+    double mn[3], mx[3];
+    REQUIRE(al_scene_bounds(l.scene, mn, mx));
+    CHECK(mn[0] == 0 && mx[2] == 136); /* the light's box reaches 128 + 8 */
+    /* Picking: straight down onto the clip face, through it when tools are skipped. */
+    al_pick pk;
+    REQUIRE(al_scene_pick(l.scene, (double[3]){20, 20, 100}, (double[3]){0, 0, -1}, 0, &pk));
+    CHECK(pk.kind == AL_PICK_FACE && pk.brush == 0 && pk.face == 5);
+    CHECK_NEAR(pk.t, 36, 1e-9);
+    CHECK_NEAR(pk.normal[2], 1, 1e-9);
+    /* One clip face does not make a tool brush: skipping tools still picks it. */
+    CHECK(al_scene_pick(l.scene, (double[3]){20, 20, 100}, (double[3]){0, 0, -1},
+                        AL_PICK_SKIP_TOOLS, &pk) && pk.brush == 0);
+    REQUIRE(al_scene_pick(l.scene, (double[3]){32, 32, 300}, (double[3]){0, 0, -1}, 0, &pk));
+    CHECK(pk.kind == AL_PICK_ENTITY && pk.entity == 1);
+    CHECK_NEAR(pk.t, 300 - 136, 1e-9);
+    REQUIRE(al_scene_entity_bounds(l.scene, 1, mn, mx));
+    CHECK(mn[2] == 120);
+    /* From inside the brush nothing of it is hit. */
+    CHECK(!al_scene_pick(l.scene, (double[3]){32, 32, 32}, (double[3]){1, 0, 0},
+                         AL_PICK_SKIP_ENTITIES, &pk));
+    unload(&l);
+}
+
+CHECK_TEST(sample, "/scene/sample-map-picks-match-brute-force")
+{
+    loaded l;
+    REQUIRE(load(&l, getenv("ALLIUM_SAMPLE_MAP")));
+    check_picks(&l, 3000, 11);
+    /* The sample map is sealed: portals only between vis leaves, no leak drawn. */
+    al_scene_stats st;
+    al_scene_get_stats(l.scene, &st);
+    al_vis_stats vs;
+    al_world_vis_stats(l.sc.world, &vs);
+    CHECK_MSG(st.portals == vs.portals, "%d portals drawn, %d between vis leaves", st.portals,
+              vs.portals);
+    CHECK(st.leak_points == 0);
+    unload(&l);
+}
+
+CHECK_TEST(generated, "/scene/generated-map-picks-match-brute-force")
+{
+    const char *path = getenv("ALLIUM_GENERATED_MAP");
+    if (!path) {
+        check_skip("ALLIUM_GENERATED_MAP not set");
+        return;
+    }
+    loaded l;
+    REQUIRE(load(&l, path));
+    check_picks(&l, 1000, 12);
+    unload(&l);
+}
+
+CHECK_TEST(real, "/scene/real-maps-picks-match-brute-force")
+{
+    static const char *names[] = {"e1m1.map", "dm2.map"};
+    int found = 0;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        const char *path = scene_shared_map(names[i]);
+        if (!path) continue;
+        found++;
+        loaded l;
+        REQUIRE(load(&l, path));
+        check_picks(&l, 300, 13 + (unsigned) i);
+        unload(&l);
+    }
+    if (!found) check_skip("no real maps in the shared maps folder");
+}
+
+int main(int argc, char **argv)
+{
+    return check_main(argc, argv);
+}
