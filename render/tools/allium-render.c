@@ -8,19 +8,30 @@
  * PITCH (3D; default: at the first info_player_start, else the whole map framed),
  * --frame (frame the whole map), --overlay LIST (comma-separated: portals, leak, pvs,
  * cluster, entities, tools, wireframe, nocull; "none" for no overlays), --grid N,
- * --select-brush N (repeatable), --json (print the frame's statistics), plus the
+ * --select-brush N (repeatable), --json (print the frame's statistics), --frames N (draw
+ * N frames turning the camera a full circle and print the median and 95th percentile
+ * frame times, glFinish included, as JSON), plus the
  * compile options of allium-compile (--hull, --block-size, --threads, --pvs).
  *
  * Exit status: 0 written, 1 the map or the GL context failed, 2 usage. */
 #include "al-offscreen.h"
 #include "al-render.h"
 #include "load.h"
+#include "core/clock.h"
 #include "materials/material-defaults.h"
+
+#include <epoxy/gl.h>
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+static int compare_double(const void *a, const void *b)
+{
+    double x = *(const double *) a, y = *(const double *) b;
+    return (x > y) - (x < y);
+}
 
 static int usage(void)
 {
@@ -87,6 +98,7 @@ int main(int argc, char **argv)
     int width = 1280, height = 720;
     al_view_kind kind = AL_VIEW_3D;
     bool has_camera = false, frame = false, json = false;
+    int frames = 0;
     double cam_args[5] = {0};
     al_draw_options opt;
     al_draw_options_init(&opt);
@@ -111,6 +123,7 @@ int main(int argc, char **argv)
             has_camera = true;
         } else if (strcmp(a, "--frame") == 0) frame = true;
         else if (strcmp(a, "--json") == 0) json = true;
+        else if (strcmp(a, "--frames") == 0 && more) frames = atoi(argv[++i]);
         else if (strcmp(a, "--grid") == 0 && more) opt.grid = atof(argv[++i]);
         else if (strcmp(a, "--overlay") == 0 && more) {
             if (!parse_overlays(argv[++i], &opt.overlays, &opt.wireframe, &opt.no_cull))
@@ -174,6 +187,27 @@ int main(int argc, char **argv)
         if (bounded) al_camera_frame(&cam, mins, maxs);
     }
     al_draw_stats st;
+    if (frames > 0) {
+        double *ms = calloc((size_t) frames, sizeof *ms);
+        long drawn = 0;
+        if (!ms) goto done;
+        double yaw0 = cam.yaw;
+        for (int f = 0; f < frames; f++) {
+            cam.yaw = yaw0 + 360.0 * f / frames;
+            uint64_t t0 = al_clock_ns();
+            al_renderer_draw(r, &cam, &opt, &st);
+            glFinish();
+            ms[f] = (al_clock_ns() - t0) * 1e-6;
+            drawn += st.faces_drawn;
+        }
+        qsort(ms, (size_t) frames, sizeof *ms, compare_double);
+        printf("{\"frames\":%d,\"width\":%d,\"height\":%d,\"frame_ms\":{\"median\":%.2f,"
+               "\"p95\":%.2f},\"faces_drawn_mean\":%.0f}\n",
+               frames, width, height, ms[frames / 2], ms[(int) (frames * 0.95)],
+               (double) drawn / frames);
+        free(ms);
+        cam.yaw = yaw0;
+    }
     al_renderer_draw(r, &cam, &opt, &st);
     if (!al_offscreen_save_png(off, out)) {
         fprintf(stderr, "allium-render: cannot write %s\n", out);
