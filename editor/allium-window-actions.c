@@ -1,0 +1,228 @@
+/* AlliumWindow's actions and their shortcuts (see allium-window.h for the list).
+ *
+ * Installed on the class with gtk_widget_class_install_action and
+ * gtk_widget_class_install_property_action, shortcuts added in class_init, so menus,
+ * buttons and keys all go through one action. The view toggles and the layout are
+ * properties of the window (allium-window.c), which makes them stateful actions that menus
+ * show as check and radio items.
+ */
+#include "allium-config.h"
+
+#include "allium-window-private.h"
+
+#include "allium-map-files.h"
+#include "allium-preferences.h"
+
+#include <glib/gi18n.h>
+#include <string.h>
+
+/* --- static helpers ------------------------------------------------------------------ */
+
+static void set_history_item(AlliumWindow *self, gboolean redo, const char *label)
+{
+    g_autofree char *text = NULL;
+    if (label) text = g_strdup_printf(redo ? _("_Redo %s") : _("_Undo %s"), label);
+    GMenuItem *item = g_menu_item_new(text ? text : (redo ? _("_Redo") : _("_Undo")),
+                                      redo ? "win.redo" : "win.undo");
+    g_menu_item_set_attribute(item, "accel", "s", redo ? "<Control><Shift>z" : "<Control>z");
+    g_menu_append_item(self->undo_section, item);
+    g_object_unref(item);
+
+    g_autofree char *tip = NULL;
+    if (label)
+        tip = g_strdup_printf(redo ? _("Redo “%s” (Ctrl+Shift+Z)") : _("Undo “%s” (Ctrl+Z)"), label);
+    else
+        tip = g_strdup(redo ? _("Nothing to redo") : _("Nothing to undo"));
+    gtk_widget_set_tooltip_text(GTK_WIDGET(redo ? self->redo_button : self->undo_button), tip);
+}
+
+static void export_response_cb(GtkNativeDialog *dialog, int response, AlliumWindow *self)
+{
+    if (response == GTK_RESPONSE_ACCEPT && self->document) {
+        g_autoptr(GFile) file = gtk_file_chooser_get_file(GTK_FILE_CHOOSER(dialog));
+        g_autofree char *path = file ? g_file_get_path(file) : NULL;
+        if (path && !g_str_has_suffix(path, ".map")) {
+            char *with_suffix = g_strconcat(path, ".map", NULL);
+            g_free(path);
+            path = with_suffix;
+        }
+        GError *error = NULL;
+        if (!path) {
+            allium_window_show_banner(self, GTK_MESSAGE_ERROR,
+                                      _("Maps can only be exported to local files"));
+        } else if (allium_export_map(self->document, path, &error)) {
+            g_autofree char *name = g_filename_display_name(path);
+            g_autofree char *text = g_strdup_printf(_("Exported the map to %s"), name);
+            allium_window_show_banner(self, GTK_MESSAGE_INFO, text);
+        } else {
+            allium_window_report_error(self, error);
+            g_error_free(error);
+        }
+    }
+    g_object_unref(dialog);
+    g_object_unref(self);
+}
+
+/* --- action callbacks ---------------------------------------------------------------- */
+
+static void export_action_cb(GtkWidget *widget, const char *action_name, GVariant *parameter)
+{
+    (void) action_name;
+    (void) parameter;
+    AlliumWindow *self = ALLIUM_WINDOW(widget);
+    if (!self->document) return;
+
+    GtkFileChooserNative *native = gtk_file_chooser_native_new(
+        _("Export as a Quake Map"), GTK_WINDOW(self), GTK_FILE_CHOOSER_ACTION_SAVE, _("_Export"),
+        _("_Cancel"));
+    GtkFileChooser *chooser = GTK_FILE_CHOOSER(native);
+    GtkFileFilter *filter = gtk_file_filter_new();
+    gtk_file_filter_set_name(filter, _("Quake maps (*.map)"));
+    gtk_file_filter_add_suffix(filter, "map");
+    gtk_file_chooser_add_filter(chooser, filter);
+    g_object_unref(filter);
+
+    const char *doc_path = allium_document_get_path(self->document);
+    g_autofree char *base = g_path_get_basename(doc_path);
+    if (g_str_has_suffix(base, ".allium")) base[strlen(base) - strlen(".allium")] = '\0';
+    g_autofree char *name = g_strconcat(base, ".map", NULL);
+    g_autofree char *dir = g_path_get_dirname(doc_path);
+    g_autoptr(GFile) folder = g_file_new_for_path(dir);
+    gtk_file_chooser_set_current_folder(chooser, folder, NULL);
+    gtk_file_chooser_set_current_name(chooser, name);
+
+    g_signal_connect(native, "response", G_CALLBACK(export_response_cb), g_object_ref(self));
+    gtk_native_dialog_show(GTK_NATIVE_DIALOG(native));
+}
+
+static void history_action(AlliumWindow *self, gboolean redo)
+{
+    if (!self->document) return;
+    GError *error = NULL;
+    gboolean ok = redo ? allium_document_redo(self->document, &error)
+                       : allium_document_undo(self->document, &error);
+    if (!ok) {
+        /* Nothing to undo is not worth a banner: the action is disabled then anyway. */
+        if (!g_error_matches(error, ALLIUM_DOCUMENT_ERROR, AL_ERR_NOTHING_TO_DO))
+            allium_window_report_error(self, error);
+        g_error_free(error);
+    }
+    allium_window_update_actions(self);
+}
+
+static void undo_action_cb(GtkWidget *widget, const char *action_name, GVariant *parameter)
+{
+    (void) action_name;
+    (void) parameter;
+    history_action(ALLIUM_WINDOW(widget), FALSE);
+}
+
+static void redo_action_cb(GtkWidget *widget, const char *action_name, GVariant *parameter)
+{
+    (void) action_name;
+    (void) parameter;
+    history_action(ALLIUM_WINDOW(widget), TRUE);
+}
+
+static void close_action_cb(GtkWidget *widget, const char *action_name, GVariant *parameter)
+{
+    (void) action_name;
+    (void) parameter;
+    gtk_window_close(GTK_WINDOW(widget));
+}
+
+static void select_none_action_cb(GtkWidget *widget, const char *action_name, GVariant *parameter)
+{
+    (void) action_name;
+    (void) parameter;
+    allium_selection_clear(ALLIUM_WINDOW(widget)->selection);
+}
+
+static void frame_action_cb(GtkWidget *widget, const char *action_name, GVariant *parameter)
+{
+    (void) action_name;
+    (void) parameter;
+    allium_view_frame_selection(allium_window_get_active_view(ALLIUM_WINDOW(widget)));
+}
+
+static void maximize_view_action_cb(GtkWidget *widget, const char *action_name,
+                                    GVariant *parameter)
+{
+    (void) action_name;
+    (void) parameter;
+    AlliumWindow *self = ALLIUM_WINDOW(widget);
+    if (self->maximized_slot >= 0) {
+        allium_window_maximize_slot(self, -1);
+        return;
+    }
+    AlliumView *view = allium_window_get_active_view(self);
+    for (int i = 0; i < ALLIUM_WINDOW_VIEW_COUNT; i++)
+        if (self->views[i] == view) allium_window_maximize_slot(self, i);
+}
+
+static void grid_action_cb(GtkWidget *widget, const char *action_name, GVariant *parameter)
+{
+    (void) widget;
+    (void) parameter;
+    allium_preferences_step_grid(allium_preferences_get_default(),
+                                 g_str_equal(action_name, "win.grid-smaller") ? -1 : 1);
+}
+
+/* --- internal API (allium-window-private.h) ----------------------------------------- */
+
+void allium_window_class_add_actions(GtkWidgetClass *widget_class)
+{
+    gtk_widget_class_install_action(widget_class, "win.export", NULL, export_action_cb);
+    gtk_widget_class_install_action(widget_class, "win.undo", NULL, undo_action_cb);
+    gtk_widget_class_install_action(widget_class, "win.redo", NULL, redo_action_cb);
+    gtk_widget_class_install_action(widget_class, "win.close", NULL, close_action_cb);
+    gtk_widget_class_install_action(widget_class, "win.select-none", NULL, select_none_action_cb);
+    gtk_widget_class_install_action(widget_class, "win.frame", NULL, frame_action_cb);
+    gtk_widget_class_install_action(widget_class, "win.maximize-view", NULL, maximize_view_action_cb);
+    gtk_widget_class_install_action(widget_class, "win.grid-smaller", NULL, grid_action_cb);
+    gtk_widget_class_install_action(widget_class, "win.grid-larger", NULL, grid_action_cb);
+
+    static const char *toggles[] = {"show-portals", "show-leak",  "show-pvs",  "show-cluster",
+                                    "show-entities", "show-tools", "wireframe", "pvs-culling",
+                                    "layout"};
+    for (guint i = 0; i < G_N_ELEMENTS(toggles); i++) {
+        g_autofree char *action = g_strconcat("win.", toggles[i], NULL);
+        gtk_widget_class_install_property_action(widget_class, action, toggles[i]);
+    }
+
+    gtk_widget_class_add_binding_action(widget_class, GDK_KEY_e, GDK_CONTROL_MASK | GDK_SHIFT_MASK,
+                                        "win.export", NULL);
+    gtk_widget_class_add_binding_action(widget_class, GDK_KEY_z, GDK_CONTROL_MASK, "win.undo", NULL);
+    gtk_widget_class_add_binding_action(widget_class, GDK_KEY_z, GDK_CONTROL_MASK | GDK_SHIFT_MASK,
+                                        "win.redo", NULL);
+    gtk_widget_class_add_binding_action(widget_class, GDK_KEY_y, GDK_CONTROL_MASK, "win.redo", NULL);
+    gtk_widget_class_add_binding_action(widget_class, GDK_KEY_w, GDK_CONTROL_MASK, "win.close", NULL);
+    gtk_widget_class_add_binding_action(widget_class, GDK_KEY_Escape, 0, "win.select-none", NULL);
+    gtk_widget_class_add_binding_action(widget_class, GDK_KEY_f, 0, "win.frame", NULL);
+    gtk_widget_class_add_binding_action(widget_class, GDK_KEY_space, GDK_SHIFT_MASK,
+                                        "win.maximize-view", NULL);
+    gtk_widget_class_add_binding_action(widget_class, GDK_KEY_bracketleft, 0, "win.grid-smaller",
+                                        NULL);
+    gtk_widget_class_add_binding_action(widget_class, GDK_KEY_bracketright, 0, "win.grid-larger",
+                                        NULL);
+    gtk_widget_class_add_binding_action(widget_class, GDK_KEY_p, GDK_ALT_MASK, "win.show-portals",
+                                        NULL);
+    gtk_widget_class_add_binding_action(widget_class, GDK_KEY_w, GDK_ALT_MASK, "win.wireframe",
+                                        NULL);
+}
+
+void allium_window_update_actions(AlliumWindow *self)
+{
+    AlliumDocument *doc = self->document;
+    gboolean can_undo = doc && allium_document_can_undo(doc);
+    gboolean can_redo = doc && allium_document_can_redo(doc);
+    gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.undo", can_undo);
+    gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.redo", can_redo);
+    gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.export", doc != NULL);
+
+    g_autofree char *undo = can_undo ? allium_document_dup_undo_label(doc, FALSE) : NULL;
+    g_autofree char *redo = can_redo ? allium_document_dup_undo_label(doc, TRUE) : NULL;
+    g_menu_remove_all(self->undo_section);
+    set_history_item(self, FALSE, undo);
+    set_history_item(self, TRUE, redo);
+}

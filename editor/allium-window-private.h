@@ -1,0 +1,63 @@
+/* Inside AlliumWindow: the instance shared by allium-window.c (the window, layout,
+ * banner and status bar) and allium-window-actions.c (its actions and shortcuts). The
+ * self-test reads it too, to check what the window shows. */
+#pragma once
+
+#include "allium-window.h"
+
+#include "allium-selection.h"
+
+G_BEGIN_DECLS
+
+struct _AlliumWindow {
+    GtkApplicationWindow parent_instance;
+
+    /* template widgets */
+    GtkLabel *title_label;
+    GtkLabel *subtitle_label;
+    GtkButton *undo_button;
+    GtkButton *redo_button;
+    GtkRevealer *banner_revealer;
+    GtkWidget *banner;
+    GtkImage *banner_icon;
+    GtkLabel *banner_label;
+    GtkPaned *outer_paned;
+    GtkPaned *top_paned;
+    GtkPaned *bottom_paned;
+    AlliumView *views[ALLIUM_WINDOW_VIEW_COUNT];
+    GtkSpinner *compile_spinner;
+    GtkLabel *compile_label;
+    GtkLabel *pointer_label;
+    GtkLabel *selection_label;
+    GtkLabel *grid_label;
+    GMenu *recent_menu;  /* "Open Recent": the application's list is appended */
+    GMenu *undo_section; /* Undo and Redo items, relabelled per step */
+
+    /* owned references */
+    AlliumDocument *document;
+    AlliumSelection *selection;
+    char *layout;
+    char *title_text;
+
+    /* borrowed references */
+    AlliumView *active_view;
+
+    /* view settings (properties, so that they are stateful actions) */
+    gboolean show_portals, show_leak, show_pvs, show_cluster, show_entities, show_tools;
+    gboolean wireframe, pvs_culling;
+    int maximized_slot; /* -1: the four views */
+
+    GtkMessageType banner_type;
+};
+
+/* allium-window-actions.c */
+void allium_window_class_add_actions(GtkWidgetClass *widget_class);
+/* Enables and relabels undo, redo and export for the document's state. */
+void allium_window_update_actions(AlliumWindow *self);
+
+/* allium-window.c */
+/* Maximizes the view in SLOT (-1: back to the four views). */
+void allium_window_maximize_slot(AlliumWindow *self, int slot);
+void allium_window_report_error(AlliumWindow *self, const GError *error);
+
+G_END_DECLS

@@ -1,0 +1,558 @@
+/* AlliumWindow (see allium-window.h): the window, its four views and their layout, the
+ * banner and the status bar. Actions and shortcuts are in allium-window-actions.c.
+ *
+ * The views sit in nested panes: a vertical pane of two horizontal ones. Maximizing a
+ * view hides the other three and the row it is not in: a GtkPaned with one visible child
+ * gives it all its room, so the panes keep their positions for the way back.
+ */
+#include "allium-config.h"
+
+#include "allium-window-private.h"
+
+#include "allium-application.h"
+#include "allium-preferences.h"
+
+#include <glib/gi18n.h>
+#include <string.h>
+
+G_DEFINE_TYPE(AlliumWindow, allium_window, GTK_TYPE_APPLICATION_WINDOW)
+
+enum {
+    PROP_0,
+    PROP_SHOW_PORTALS,
+    PROP_SHOW_LEAK,
+    PROP_SHOW_PVS,
+    PROP_SHOW_CLUSTER,
+    PROP_SHOW_ENTITIES,
+    PROP_SHOW_TOOLS,
+    PROP_WIREFRAME,
+    PROP_PVS_CULLING,
+    PROP_LAYOUT,
+    N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+/* The kind each slot shows at first, and so the one "single-KIND" falls back to. */
+static const al_view_kind default_kinds[ALLIUM_WINDOW_VIEW_COUNT] = {
+    AL_VIEW_3D, AL_VIEW_TOP, AL_VIEW_FRONT, AL_VIEW_SIDE};
+
+/* --- static helpers ------------------------------------------------------------------ */
+
+static gboolean *flag_of(AlliumWindow *self, guint prop_id)
+{
+    switch (prop_id) {
+    case PROP_SHOW_PORTALS:
+        return &self->show_portals;
+    case PROP_SHOW_LEAK:
+        return &self->show_leak;
+    case PROP_SHOW_PVS:
+        return &self->show_pvs;
+    case PROP_SHOW_CLUSTER:
+        return &self->show_cluster;
+    case PROP_SHOW_ENTITIES:
+        return &self->show_entities;
+    case PROP_SHOW_TOOLS:
+        return &self->show_tools;
+    case PROP_WIREFRAME:
+        return &self->wireframe;
+    case PROP_PVS_CULLING:
+        return &self->pvs_culling;
+    default:
+        return NULL;
+    }
+}
+
+static void push_draw_settings(AlliumWindow *self)
+{
+    unsigned overlays = (self->show_portals ? AL_OVERLAY_PORTALS : 0) |
+                        (self->show_leak ? AL_OVERLAY_LEAK : 0) |
+                        (self->show_pvs ? AL_OVERLAY_PVS : 0) |
+                        (self->show_cluster ? AL_OVERLAY_CLUSTER : 0) |
+                        (self->show_entities ? AL_OVERLAY_ENTITIES : 0) |
+                        (self->show_tools ? AL_OVERLAY_TOOLS : 0);
+    for (int i = 0; i < ALLIUM_WINDOW_VIEW_COUNT; i++)
+        allium_view_set_draw_settings(self->views[i], overlays, self->wireframe, !self->pvs_culling);
+}
+
+static int slot_of_view(AlliumWindow *self, AlliumView *view)
+{
+    for (int i = 0; i < ALLIUM_WINDOW_VIEW_COUNT; i++)
+        if (self->views[i] == view) return i;
+    return -1;
+}
+
+static void set_layout_string(AlliumWindow *self, const char *layout)
+{
+    if (g_strcmp0(self->layout, layout) == 0) return;
+    g_free(self->layout);
+    self->layout = g_strdup(layout);
+    g_object_notify_by_pspec(G_OBJECT(self), properties[PROP_LAYOUT]);
+}
+
+/* "single-top" -> the slot to maximize: the first view showing that kind, else the slot
+ * that shows it by default, switched to it. */
+static int slot_for_layout(AlliumWindow *self, const char *layout)
+{
+    al_view_kind kind;
+    if (!g_str_has_prefix(layout, "single-") ||
+        !allium_view_kind_from_string(layout + strlen("single-"), &kind))
+        return -1;
+    for (int i = 0; i < ALLIUM_WINDOW_VIEW_COUNT; i++)
+        if (allium_view_get_kind(self->views[i]) == kind) return i;
+    for (int i = 0; i < ALLIUM_WINDOW_VIEW_COUNT; i++) {
+        if (default_kinds[i] == kind) {
+            allium_view_set_kind(self->views[i], kind);
+            return i;
+        }
+    }
+    return -1;
+}
+
+static void update_title(AlliumWindow *self)
+{
+    g_autofree char *name = NULL, *folder = NULL;
+    if (self->document) {
+        name = allium_document_dup_display_name(self->document);
+        folder = allium_document_dup_folder(self->document);
+    }
+    g_free(self->title_text);
+    if (!name)
+        self->title_text = g_strdup(_("Allium"));
+    else if (allium_document_get_read_only(self->document))
+        self->title_text = g_strdup_printf(_("%s (read-only)"), name);
+    else
+        self->title_text = g_strdup(name);
+    gtk_label_set_text(self->title_label, self->title_text);
+    gtk_label_set_text(self->subtitle_label, folder ? folder : _("No map open"));
+    g_autofree char *window_title =
+        name ? g_strdup_printf("%s — %s", self->title_text, _("Allium")) : g_strdup(_("Allium"));
+    gtk_window_set_title(GTK_WINDOW(self), window_title);
+}
+
+static void update_compile_status(AlliumWindow *self)
+{
+    gboolean compiling = self->document && allium_document_get_compiling(self->document);
+    gtk_spinner_set_spinning(self->compile_spinner, compiling);
+    gtk_widget_set_visible(GTK_WIDGET(self->compile_spinner), compiling);
+
+    AlliumSnapshot *snap = self->document ? allium_document_get_snapshot(self->document) : NULL;
+    g_autofree char *text = NULL;
+    if (snap) text = allium_snapshot_describe(snap);
+    else if (compiling) text = g_strdup(_("Compiling…"));
+    else text = g_strdup("");
+    gtk_label_set_text(self->compile_label, text);
+    gtk_widget_remove_css_class(GTK_WIDGET(self->compile_label), "error");
+    gtk_widget_remove_css_class(GTK_WIDGET(self->compile_label), "warning");
+    if (snap && !snap->world) {
+        gtk_widget_add_css_class(GTK_WIDGET(self->compile_label), "error");
+    } else if (snap) {
+        int errors, warnings;
+        allium_snapshot_count_diags(snap, &errors, &warnings);
+        if (errors || warnings) gtk_widget_add_css_class(GTK_WIDGET(self->compile_label), "warning");
+    }
+}
+
+static void update_selection_status(AlliumWindow *self)
+{
+    guint brushes = 0, entities = 0;
+    allium_selection_get_brushes(self->selection, &brushes);
+    allium_selection_get_entities(self->selection, &entities);
+    g_autofree char *text = NULL;
+    if (brushes && entities)
+        text = g_strdup_printf(_("%u brushes and %u entities selected"), brushes, entities);
+    else if (brushes)
+        text = g_strdup_printf(g_dngettext(GETTEXT_PACKAGE, "%u brush selected",
+                                           "%u brushes selected", brushes),
+                               brushes);
+    else if (entities)
+        text = g_strdup_printf(g_dngettext(GETTEXT_PACKAGE, "%u entity selected",
+                                           "%u entities selected", entities),
+                               entities);
+    gtk_label_set_text(self->selection_label, text ? text : "");
+}
+
+static void update_grid_status(AlliumWindow *self)
+{
+    g_autofree char *text = g_strdup_printf(
+        _("Grid %g"), allium_preferences_get_grid_size(allium_preferences_get_default()));
+    gtk_label_set_text(self->grid_label, text);
+}
+
+/* --- callbacks ----------------------------------------------------------------------- */
+
+static void document_compiled_cb(AlliumDocument *document, AlliumWindow *self)
+{
+    update_compile_status(self);
+    AlliumSnapshot *snap = allium_document_get_snapshot(document);
+    /* A failed compile is worth more than a line in the status bar. */
+    if (snap && !snap->world) {
+        g_autofree char *text = allium_snapshot_describe(snap);
+        allium_window_show_banner(self, GTK_MESSAGE_ERROR, text);
+    } else if (self->banner_type == GTK_MESSAGE_ERROR &&
+               gtk_revealer_get_reveal_child(self->banner_revealer) &&
+               g_str_has_prefix(gtk_label_get_text(self->banner_label), _("Compile failed"))) {
+        allium_window_hide_banner(self);
+    }
+}
+
+static void document_notify_cb(GObject *object, GParamSpec *pspec, AlliumWindow *self)
+{
+    (void) object;
+    (void) pspec;
+    update_compile_status(self);
+    allium_window_update_actions(self);
+}
+
+static void document_changed_cb(AlliumDocument *document, AlliumWindow *self)
+{
+    (void) document;
+    allium_window_update_actions(self);
+}
+
+static void selection_changed_cb(AlliumSelection *selection, AlliumWindow *self)
+{
+    (void) selection;
+    update_selection_status(self);
+}
+
+static void grid_changed_cb(GObject *object, GParamSpec *pspec, AlliumWindow *self)
+{
+    (void) object;
+    (void) pspec;
+    update_grid_status(self);
+}
+
+static void view_pointer_info_cb(AlliumView *view, const char *text, AlliumWindow *self)
+{
+    (void) view;
+    gtk_label_set_text(self->pointer_label, text);
+}
+
+static void view_toggle_maximize_cb(AlliumView *view, AlliumWindow *self)
+{
+    int slot = slot_of_view(self, view);
+    allium_window_maximize_slot(self, self->maximized_slot == slot ? -1 : slot);
+}
+
+static void view_activated_cb(AlliumView *view, AlliumWindow *self)
+{
+    self->active_view = view;
+}
+
+static void view_kind_changed_cb(GObject *object, GParamSpec *pspec, AlliumWindow *self)
+{
+    (void) pspec;
+    int slot = slot_of_view(self, ALLIUM_VIEW(object));
+    /* The layout names the maximized view's kind. */
+    if (slot >= 0 && slot == self->maximized_slot) {
+        g_autofree char *layout =
+            g_strdup_printf("single-%s", allium_view_kind_to_string(allium_view_get_kind(self->views[slot])));
+        set_layout_string(self, layout);
+    }
+}
+
+static void banner_close_cb(GtkButton *button, AlliumWindow *self)
+{
+    (void) button;
+    allium_window_hide_banner(self);
+}
+
+static gboolean drop_cb(GtkDropTarget *target, const GValue *value, double x, double y,
+                        AlliumWindow *self)
+{
+    (void) target;
+    (void) x;
+    (void) y;
+    if (!G_VALUE_HOLDS(value, GDK_TYPE_FILE_LIST)) return FALSE;
+    GSList *files = gdk_file_list_get_files(g_value_get_boxed(value));
+    GtkApplication *app = gtk_window_get_application(GTK_WINDOW(self));
+    gboolean any = files != NULL;
+    for (GSList *l = files; l; l = l->next)
+        allium_application_open_file(ALLIUM_APPLICATION(app), l->data, self);
+    g_slist_free(files);
+    return any;
+}
+
+/* --- overrides ----------------------------------------------------------------------- */
+
+static void allium_window_constructed(GObject *object)
+{
+    AlliumWindow *self = ALLIUM_WINDOW(object);
+    G_OBJECT_CLASS(allium_window_parent_class)->constructed(object);
+    GtkApplication *app = gtk_window_get_application(GTK_WINDOW(self));
+    if (ALLIUM_IS_APPLICATION(app))
+        g_menu_append_section(self->recent_menu, NULL,
+                              allium_application_get_recent_menu(ALLIUM_APPLICATION(app)));
+}
+
+static void allium_window_dispose(GObject *object)
+{
+    AlliumWindow *self = ALLIUM_WINDOW(object);
+    if (self->document) {
+        g_signal_handlers_disconnect_by_data(self->document, self);
+        /* Release the map (and its lock) now, not whenever the last reference goes. */
+        allium_document_close(self->document);
+        g_clear_object(&self->document);
+    }
+    if (self->selection) g_signal_handlers_disconnect_by_data(self->selection, self);
+    g_signal_handlers_disconnect_by_data(allium_preferences_get_default(), self);
+    self->active_view = NULL;
+    gtk_widget_dispose_template(GTK_WIDGET(self), ALLIUM_TYPE_WINDOW);
+    g_clear_object(&self->selection);
+    G_OBJECT_CLASS(allium_window_parent_class)->dispose(object);
+}
+
+static void allium_window_finalize(GObject *object)
+{
+    AlliumWindow *self = ALLIUM_WINDOW(object);
+    g_free(self->layout);
+    g_free(self->title_text);
+    G_OBJECT_CLASS(allium_window_parent_class)->finalize(object);
+}
+
+static void allium_window_get_property(GObject *object, guint prop_id, GValue *value,
+                                       GParamSpec *pspec)
+{
+    AlliumWindow *self = ALLIUM_WINDOW(object);
+    gboolean *flag = flag_of(self, prop_id);
+    if (flag) {
+        g_value_set_boolean(value, *flag);
+    } else if (prop_id == PROP_LAYOUT) {
+        g_value_set_string(value, self->layout);
+    } else {
+        G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
+    }
+}
+
+static void allium_window_set_property(GObject *object, guint prop_id, const GValue *value,
+                                       GParamSpec *pspec)
+{
+    AlliumWindow *self = ALLIUM_WINDOW(object);
+    gboolean *flag = flag_of(self, prop_id);
+    if (flag) {
+        gboolean v = g_value_get_boolean(value);
+        if (*flag == v) return;
+        *flag = v;
+        push_draw_settings(self);
+        g_object_notify_by_pspec(object, pspec);
+    } else if (prop_id == PROP_LAYOUT) {
+        const char *layout = g_value_get_string(value);
+        if (g_strcmp0(layout, "grid") == 0) allium_window_maximize_slot(self, -1);
+        else if (layout && slot_for_layout(self, layout) >= 0)
+            allium_window_maximize_slot(self, slot_for_layout(self, layout));
+    } else {
+        G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
+    }
+}
+
+/* --- class_init and init ------------------------------------------------------------- */
+
+static void allium_window_class_init(AlliumWindowClass *klass)
+{
+    GObjectClass *object_class = G_OBJECT_CLASS(klass);
+    GtkWidgetClass *widget_class = GTK_WIDGET_CLASS(klass);
+    object_class->constructed = allium_window_constructed;
+    object_class->dispose = allium_window_dispose;
+    object_class->finalize = allium_window_finalize;
+    object_class->get_property = allium_window_get_property;
+    object_class->set_property = allium_window_set_property;
+
+    const GParamFlags flags = G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS;
+    properties[PROP_SHOW_PORTALS] = g_param_spec_boolean("show-portals", NULL, NULL, FALSE, flags);
+    properties[PROP_SHOW_LEAK] = g_param_spec_boolean("show-leak", NULL, NULL, TRUE, flags);
+    properties[PROP_SHOW_PVS] = g_param_spec_boolean("show-pvs", NULL, NULL, FALSE, flags);
+    properties[PROP_SHOW_CLUSTER] = g_param_spec_boolean("show-cluster", NULL, NULL, FALSE, flags);
+    properties[PROP_SHOW_ENTITIES] = g_param_spec_boolean("show-entities", NULL, NULL, TRUE, flags);
+    properties[PROP_SHOW_TOOLS] = g_param_spec_boolean("show-tools", NULL, NULL, TRUE, flags);
+    properties[PROP_WIREFRAME] = g_param_spec_boolean("wireframe", NULL, NULL, FALSE, flags);
+    properties[PROP_PVS_CULLING] = g_param_spec_boolean("pvs-culling", NULL, NULL, TRUE, flags);
+    properties[PROP_LAYOUT] = g_param_spec_string("layout", NULL, NULL, "grid", flags);
+    g_object_class_install_properties(object_class, N_PROPS, properties);
+
+    g_type_ensure(ALLIUM_TYPE_VIEW);
+    gtk_widget_class_set_template_from_resource(widget_class,
+                                                "/org/allium/Allium/ui/allium-window.ui");
+    gtk_widget_class_bind_template_child(widget_class, AlliumWindow, title_label);
+    gtk_widget_class_bind_template_child(widget_class, AlliumWindow, subtitle_label);
+    gtk_widget_class_bind_template_child(widget_class, AlliumWindow, undo_button);
+    gtk_widget_class_bind_template_child(widget_class, AlliumWindow, redo_button);
+    gtk_widget_class_bind_template_child(widget_class, AlliumWindow, banner_revealer);
+    gtk_widget_class_bind_template_child(widget_class, AlliumWindow, banner);
+    gtk_widget_class_bind_template_child(widget_class, AlliumWindow, banner_icon);
+    gtk_widget_class_bind_template_child(widget_class, AlliumWindow, banner_label);
+    gtk_widget_class_bind_template_child(widget_class, AlliumWindow, outer_paned);
+    gtk_widget_class_bind_template_child(widget_class, AlliumWindow, top_paned);
+    gtk_widget_class_bind_template_child(widget_class, AlliumWindow, bottom_paned);
+    gtk_widget_class_bind_template_child_full(widget_class, "view_0", FALSE,
+                                              G_STRUCT_OFFSET(AlliumWindow, views[0]));
+    gtk_widget_class_bind_template_child_full(widget_class, "view_1", FALSE,
+                                              G_STRUCT_OFFSET(AlliumWindow, views[1]));
+    gtk_widget_class_bind_template_child_full(widget_class, "view_2", FALSE,
+                                              G_STRUCT_OFFSET(AlliumWindow, views[2]));
+    gtk_widget_class_bind_template_child_full(widget_class, "view_3", FALSE,
+                                              G_STRUCT_OFFSET(AlliumWindow, views[3]));
+    gtk_widget_class_bind_template_child(widget_class, AlliumWindow, compile_spinner);
+    gtk_widget_class_bind_template_child(widget_class, AlliumWindow, compile_label);
+    gtk_widget_class_bind_template_child(widget_class, AlliumWindow, pointer_label);
+    gtk_widget_class_bind_template_child(widget_class, AlliumWindow, selection_label);
+    gtk_widget_class_bind_template_child(widget_class, AlliumWindow, grid_label);
+    gtk_widget_class_bind_template_child(widget_class, AlliumWindow, recent_menu);
+    gtk_widget_class_bind_template_child(widget_class, AlliumWindow, undo_section);
+    gtk_widget_class_bind_template_callback(widget_class, banner_close_cb);
+
+    allium_window_class_add_actions(widget_class);
+}
+
+static void allium_window_init(AlliumWindow *self)
+{
+    self->show_leak = self->show_entities = self->show_tools = TRUE;
+    self->pvs_culling = TRUE;
+    self->maximized_slot = -1;
+    self->layout = g_strdup("grid");
+    self->banner_type = GTK_MESSAGE_INFO;
+
+    gtk_widget_init_template(GTK_WIDGET(self));
+
+    self->selection = allium_selection_new();
+    g_signal_connect(self->selection, "changed", G_CALLBACK(selection_changed_cb), self);
+    for (int i = 0; i < ALLIUM_WINDOW_VIEW_COUNT; i++) {
+        AlliumView *view = self->views[i];
+        allium_view_set_kind(view, default_kinds[i]);
+        allium_view_set_selection(view, self->selection);
+        g_signal_connect(view, "pointer-info", G_CALLBACK(view_pointer_info_cb), self);
+        g_signal_connect(view, "toggle-maximize", G_CALLBACK(view_toggle_maximize_cb), self);
+        g_signal_connect(view, "activated", G_CALLBACK(view_activated_cb), self);
+        g_signal_connect(view, "notify::kind-name", G_CALLBACK(view_kind_changed_cb), self);
+    }
+    self->active_view = self->views[0];
+    push_draw_settings(self);
+
+    g_signal_connect(allium_preferences_get_default(), "notify::grid-size",
+                     G_CALLBACK(grid_changed_cb), self);
+
+    GtkDropTarget *drop = gtk_drop_target_new(GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);
+    g_signal_connect(drop, "drop", G_CALLBACK(drop_cb), self);
+    gtk_widget_add_controller(GTK_WIDGET(self), GTK_EVENT_CONTROLLER(drop));
+
+    update_title(self);
+    update_compile_status(self);
+    update_selection_status(self);
+    update_grid_status(self);
+    allium_window_update_actions(self);
+}
+
+/* --- internal API (allium-window-private.h) ----------------------------------------- */
+
+void allium_window_maximize_slot(AlliumWindow *self, int slot)
+{
+    if (slot < -1 || slot >= ALLIUM_WINDOW_VIEW_COUNT) return;
+    self->maximized_slot = slot;
+    for (int i = 0; i < ALLIUM_WINDOW_VIEW_COUNT; i++) {
+        gtk_widget_set_visible(GTK_WIDGET(self->views[i]), slot < 0 || slot == i);
+        allium_view_set_maximized(self->views[i], slot == i);
+    }
+    /* Slots 0 and 1 are the top row, 2 and 3 the bottom one. */
+    gtk_widget_set_visible(GTK_WIDGET(self->top_paned), slot < 0 || slot < 2);
+    gtk_widget_set_visible(GTK_WIDGET(self->bottom_paned), slot < 0 || slot >= 2);
+
+    if (slot >= 0) {
+        self->active_view = self->views[slot];
+        gtk_widget_grab_focus(GTK_WIDGET(self->views[slot]));
+        g_autofree char *layout =
+            g_strdup_printf("single-%s", allium_view_kind_to_string(allium_view_get_kind(self->views[slot])));
+        set_layout_string(self, layout);
+    } else {
+        set_layout_string(self, "grid");
+    }
+}
+
+void allium_window_report_error(AlliumWindow *self, const GError *error)
+{
+    allium_window_show_banner(self, GTK_MESSAGE_ERROR, error->message);
+}
+
+/* --- public API ---------------------------------------------------------------------- */
+
+AlliumWindow *allium_window_new(GtkApplication *application)
+{
+    return g_object_new(ALLIUM_TYPE_WINDOW, "application", application, NULL);
+}
+
+AlliumDocument *allium_window_get_document(AlliumWindow *self)
+{
+    g_return_val_if_fail(ALLIUM_IS_WINDOW(self), NULL);
+    return self->document;
+}
+
+void allium_window_set_document(AlliumWindow *self, AlliumDocument *document)
+{
+    g_return_if_fail(ALLIUM_IS_WINDOW(self));
+    g_return_if_fail(self->document == NULL);
+    g_return_if_fail(ALLIUM_IS_DOCUMENT(document));
+
+    self->document = g_object_ref(document);
+    g_signal_connect(document, "compiled", G_CALLBACK(document_compiled_cb), self);
+    g_signal_connect(document, "changed", G_CALLBACK(document_changed_cb), self);
+    g_signal_connect(document, "notify::compiling", G_CALLBACK(document_notify_cb), self);
+    allium_selection_clear(self->selection);
+    for (int i = 0; i < ALLIUM_WINDOW_VIEW_COUNT; i++)
+        allium_view_set_document(self->views[i], document);
+    update_title(self);
+    update_compile_status(self);
+    allium_window_update_actions(self);
+}
+
+void allium_window_show_banner(AlliumWindow *self, GtkMessageType type, const char *text)
+{
+    g_return_if_fail(ALLIUM_IS_WINDOW(self));
+    static const char *classes[] = {"info", "warning", "error"};
+    for (guint i = 0; i < G_N_ELEMENTS(classes); i++) gtk_widget_remove_css_class(self->banner, classes[i]);
+    const char *css = "info", *icon = "dialog-information-symbolic";
+    if (type == GTK_MESSAGE_WARNING) {
+        css = "warning";
+        icon = "dialog-warning-symbolic";
+    } else if (type == GTK_MESSAGE_ERROR) {
+        css = "error";
+        icon = "dialog-error-symbolic";
+    }
+    gtk_widget_add_css_class(self->banner, css);
+    gtk_image_set_from_icon_name(self->banner_icon, icon);
+    gtk_label_set_text(self->banner_label, text);
+    self->banner_type = type;
+    gtk_revealer_set_reveal_child(self->banner_revealer, TRUE);
+}
+
+void allium_window_hide_banner(AlliumWindow *self)
+{
+    g_return_if_fail(ALLIUM_IS_WINDOW(self));
+    gtk_revealer_set_reveal_child(self->banner_revealer, FALSE);
+}
+
+gboolean allium_window_get_banner(AlliumWindow *self, GtkMessageType *type, const char **text)
+{
+    g_return_val_if_fail(ALLIUM_IS_WINDOW(self), FALSE);
+    if (type) *type = self->banner_type;
+    if (text) *text = gtk_label_get_text(self->banner_label);
+    return gtk_revealer_get_reveal_child(self->banner_revealer);
+}
+
+AlliumView *allium_window_get_view(AlliumWindow *self, int slot)
+{
+    g_return_val_if_fail(ALLIUM_IS_WINDOW(self), NULL);
+    g_return_val_if_fail(slot >= 0 && slot < ALLIUM_WINDOW_VIEW_COUNT, NULL);
+    return self->views[slot];
+}
+
+AlliumView *allium_window_get_active_view(AlliumWindow *self)
+{
+    g_return_val_if_fail(ALLIUM_IS_WINDOW(self), NULL);
+    if (self->maximized_slot >= 0) return self->views[self->maximized_slot];
+    return self->active_view ? self->active_view : self->views[0];
+}
+
+const char *allium_window_get_title_text(AlliumWindow *self)
+{
+    g_return_val_if_fail(ALLIUM_IS_WINDOW(self), NULL);
+    return self->title_text;
+}

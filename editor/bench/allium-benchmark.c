@@ -1,0 +1,237 @@
+/* The frame benchmark: allium --benchmark-frames N MAP.
+ *
+ * Opens MAP in a 1280x720 window showing only the 3D view (the camera where a designer's
+ * would be: at the player start, or over the whole map), waits for the compile, then
+ * turns the camera a full circle over N frames, one frame per frame-clock tick. Each
+ * frame is timed in the view's render handler from the start of drawing to the end of
+ * glFinish, so the GPU's (or llvmpipe's) work is in it. Prints one JSON object:
+ *
+ *   {"open_ms": ..., "frame_ms": {"median": ..., "p95": ..., "max": ...}, "frames": N,
+ *    "faces_drawn_median": ..., "faces": ...}
+ *
+ * open_ms runs from the process's start to the first frame drawn with the compiled map.
+ * A .map is imported into the user's cache folder once (again when the .map is newer),
+ * so that later runs measure opening a document with a warm compile cache.
+ */
+#include "allium-config.h"
+
+#include "allium-benchmark.h"
+
+#include "allium-map-files.h"
+#include "allium-window-private.h"
+
+#include <glib/gi18n.h>
+#include <glib/gstdio.h>
+#include <stdlib.h>
+
+#define BENCH_TIMEOUT_S 300
+
+typedef struct {
+    AlliumApplication *app; /* owned */
+    AlliumWindow *window;   /* borrowed: the window owns this struct */
+    AlliumView *view;       /* borrowed: the window's 3D view */
+    int frames;             /* to measure */
+    GArray *ms;             /* double per measured frame */
+    GArray *faces;          /* int per measured frame */
+    double open_ms;         /* < 0 until the first frame with the map */
+    guint tick;
+    guint watchdog;
+    guint poll;
+    gboolean done;
+} Bench;
+
+/* --- static helpers ------------------------------------------------------------------ */
+
+static int compare_double(const void *a, const void *b)
+{
+    double x = *(const double *) a, y = *(const double *) b;
+    return (x > y) - (x < y);
+}
+
+static int compare_int(const void *a, const void *b)
+{
+    int x = *(const int *) a, y = *(const int *) b;
+    return (x > y) - (x < y);
+}
+
+static double percentile(GArray *sorted, double p)
+{
+    if (sorted->len == 0) return 0;
+    guint i = (guint) (p * (sorted->len - 1) + 0.5);
+    return g_array_index(sorted, double, MIN(i, sorted->len - 1));
+}
+
+static gboolean quit_cb(gpointer data)
+{
+    g_action_group_activate_action(G_ACTION_GROUP(data), "quit", NULL);
+    return G_SOURCE_REMOVE;
+}
+
+/* Stops measuring and quits from an idle callback: this may run inside a render handler,
+ * where destroying the window is not allowed. */
+static void quit(Bench *b, int status)
+{
+    if (b->done) return;
+    b->done = TRUE;
+    allium_application_set_exit_status(b->app, status);
+    allium_view_set_frame_func(b->view, NULL, NULL);
+    if (b->tick) gtk_widget_remove_tick_callback(GTK_WIDGET(b->view), b->tick);
+    b->tick = 0;
+    g_clear_handle_id(&b->watchdog, g_source_remove);
+    g_clear_handle_id(&b->poll, g_source_remove);
+    g_idle_add_full(G_PRIORITY_DEFAULT, quit_cb, g_object_ref(b->app), g_object_unref);
+}
+
+static void report(Bench *b)
+{
+    g_array_sort(b->ms, compare_double);
+    g_array_sort(b->faces, compare_int);
+    int faces_median = b->faces->len ? g_array_index(b->faces, int, b->faces->len / 2) : 0;
+    AlliumSnapshot *snap = allium_document_get_snapshot(allium_window_get_document(b->window));
+    al_scene_stats stats = {0};
+    if (snap && snap->scene) al_scene_get_stats(snap->scene, &stats);
+    g_print("{\"open_ms\": %.1f, \"frame_ms\": {\"median\": %.3f, \"p95\": %.3f, \"max\": %.3f}, "
+            "\"frames\": %u, \"faces_drawn_median\": %d, \"faces\": %d, \"compile_ms\": %.1f, "
+            "\"from_cache\": %s}\n",
+            b->open_ms, percentile(b->ms, 0.5), percentile(b->ms, 0.95),
+            percentile(b->ms, 1.0), b->ms->len, faces_median, stats.faces,
+            snap ? snap->ms_total : 0.0, snap && snap->from_cache ? "true" : "false");
+    fflush(stdout);
+}
+
+static void bench_free(gpointer data)
+{
+    Bench *b = data;
+    g_array_unref(b->ms);
+    g_array_unref(b->faces);
+    g_clear_handle_id(&b->watchdog, g_source_remove);
+    g_clear_handle_id(&b->poll, g_source_remove);
+    g_object_unref(b->app);
+    g_free(b);
+}
+
+/* The document for MAP: a .allium as it is; a .map through a document in the cache
+ * folder, imported when missing or older than the .map. NULL and ERROR on failure. */
+static char *document_for(const char *path, GError **error)
+{
+    if (allium_path_is_document(path)) return g_strdup(path);
+    g_autofree char *dir = g_build_filename(g_get_user_cache_dir(), "allium", "benchmark", NULL);
+    g_autofree char *base = g_path_get_basename(path);
+    g_autofree char *name = g_strconcat(base, ".allium", NULL);
+    char *target = g_build_filename(dir, name, NULL);
+    GStatBuf map_stat, doc_stat;
+    if (g_stat(target, &doc_stat) == 0 && g_stat(path, &map_stat) == 0 &&
+        doc_stat.st_mtime >= map_stat.st_mtime)
+        return target;
+    g_mkdir_with_parents(dir, 0755);
+    static const char *sides[] = {"", "-wal", "-shm"};
+    for (guint i = 0; i < G_N_ELEMENTS(sides); i++) {
+        g_autofree char *side = g_strconcat(target, sides[i], NULL);
+        g_unlink(side);
+    }
+    if (!allium_import_map_to(path, target, error)) {
+        g_free(target);
+        return NULL;
+    }
+    return target;
+}
+
+/* --- callbacks ----------------------------------------------------------------------- */
+
+static gboolean turn_cb(GtkWidget *widget, GdkFrameClock *clock, gpointer data)
+{
+    (void) widget;
+    (void) clock;
+    Bench *b = data;
+    al_camera *camera = allium_view_get_camera(b->view);
+    camera->yaw += 360.0 / b->frames;
+    allium_view_queue_render(b->view);
+    return G_SOURCE_CONTINUE;
+}
+
+static void frame_cb(AlliumView *view, double ms, const al_draw_stats *stats, gpointer data)
+{
+    Bench *b = data;
+    if (b->done) return;
+    if (b->open_ms < 0) {
+        if (allium_view_get_frames_drawn(view) == 0) return; /* no map yet */
+        b->open_ms = (double) (g_get_monotonic_time() - allium_application_get_started_us(b->app)) / 1000.0;
+        /* That first frame also uploaded the scene: it is not one of the measured ones. */
+        b->tick = gtk_widget_add_tick_callback(GTK_WIDGET(view), turn_cb, b, NULL);
+        return;
+    }
+    g_array_append_val(b->ms, ms);
+    g_array_append_val(b->faces, stats->faces_drawn);
+    if ((int) b->ms->len >= b->frames) {
+        report(b);
+        quit(b, 0);
+    }
+}
+
+static gboolean watchdog_cb(gpointer data)
+{
+    Bench *b = data;
+    b->watchdog = 0;
+    g_printerr("benchmark: no result after %d s\n", BENCH_TIMEOUT_S);
+    quit(b, 1);
+    return G_SOURCE_REMOVE;
+}
+
+/* The open failed when the window has no map and says why. */
+static gboolean poll_failure_cb(gpointer data)
+{
+    Bench *b = data;
+    GtkMessageType type;
+    const char *text = NULL;
+    if (!allium_window_get_document(b->window) && allium_window_get_banner(b->window, &type, &text) &&
+        type == GTK_MESSAGE_ERROR) {
+        g_printerr("benchmark: %s\n", text);
+        b->poll = 0;
+        quit(b, 1);
+        return G_SOURCE_REMOVE;
+    }
+    const char *gl_error = allium_view_get_gl_error(b->view);
+    if (gl_error) {
+        g_printerr("benchmark: %s\n", gl_error);
+        b->poll = 0;
+        quit(b, 1);
+        return G_SOURCE_REMOVE;
+    }
+    if (b->open_ms >= 0) {
+        b->poll = 0;
+        return G_SOURCE_REMOVE;
+    }
+    return G_SOURCE_CONTINUE;
+}
+
+/* --- public API ---------------------------------------------------------------------- */
+
+void allium_benchmark_start(AlliumApplication *app, int frames, GFile *map)
+{
+    Bench *b = g_new0(Bench, 1);
+    b->app = g_object_ref(app);
+    b->frames = frames;
+    b->open_ms = -1;
+    b->ms = g_array_new(FALSE, FALSE, sizeof(double));
+    b->faces = g_array_new(FALSE, FALSE, sizeof(int));
+    b->window = allium_window_new(GTK_APPLICATION(app));
+    g_object_set_data_full(G_OBJECT(b->window), "allium-benchmark", b, bench_free);
+    gtk_window_set_default_size(GTK_WINDOW(b->window), 1280, 720);
+    gtk_widget_activate_action(GTK_WIDGET(b->window), "win.layout", "s", "single-3d");
+    b->view = allium_window_get_active_view(b->window);
+    allium_view_set_frame_func(b->view, frame_cb, b);
+    gtk_window_present(GTK_WINDOW(b->window));
+
+    g_autofree char *path = g_file_get_path(map);
+    GError *error = NULL;
+    g_autofree char *document = path ? document_for(path, &error) : NULL;
+    if (!document) {
+        g_printerr("benchmark: %s\n", error ? error->message : _("only local files can be opened"));
+        g_clear_error(&error);
+        quit(b, 1);
+        return;
+    }
+    allium_application_open_document(app, document, b->window, NULL);
+    b->watchdog = g_timeout_add_seconds(BENCH_TIMEOUT_S, watchdog_cb, b);
+    b->poll = g_timeout_add(100, poll_failure_cb, b);
+}

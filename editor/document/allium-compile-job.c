@@ -1,0 +1,103 @@
+/* The compile thread's half of a document compile (see allium-compile-job.h).
+ *
+ * Workload: the whole map per job. A cache hit costs loading the world's bytes and
+ * rebuilding visibility (the cache holds the trees, not the PVS); a miss costs a full
+ * compile, with the coarse PVS (a flood through the portals: instant, conservative). Then
+ * the polygons of every brush and the scene's meshes, a few milliseconds even for large
+ * maps. */
+#include "allium-config.h"
+
+#include "allium-compile-job.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+AlliumCompileJob *allium_compile_job_new(guint64 generation)
+{
+    AlliumCompileJob *job = g_new0(AlliumCompileJob, 1);
+    job->generation = generation;
+    job->options.pvs = AL_PVS_COARSE;
+    job->requested_us = g_get_monotonic_time();
+    return job;
+}
+
+void allium_compile_job_free(AlliumCompileJob *job)
+{
+    if (!job) return;
+    al_doc_input_free(&job->input);
+    al_diag_list_clear(&job->input_diags);
+    free(job->cached);
+    free(job->store);
+    allium_snapshot_unref(job->snapshot);
+    g_free(job);
+}
+
+/* The world from the cached bytes with its visibility rebuilt, or NULL when the bytes
+ * are damaged (the job then compiles and replaces them). */
+static al_world *load_cached_world(AlliumCompileJob *job, const al_input *input)
+{
+    al_world *world = NULL;
+    al_diag_list why = {0};
+    al_status st = al_world_load(job->cached, job->cached_size, &world, &why);
+    al_diag_list_clear(&why);
+    g_clear_pointer(&job->cached, free);
+    if (st != AL_OK) {
+        job->cache_damaged = TRUE;
+        return NULL;
+    }
+    if (al_world_build_vis(world, input, job->options.pvs, job->options.threads) != AL_OK) {
+        al_world_destroy(world);
+        return NULL;
+    }
+    return world;
+}
+
+static void compile_world(AlliumCompileJob *job, AlliumSnapshot *snap)
+{
+    const al_input *input = &snap->input.input;
+    gint64 t0 = g_get_monotonic_time();
+
+    if (job->cached) {
+        snap->world = load_cached_world(job, input);
+        snap->from_cache = snap->world != NULL;
+    }
+    if (!snap->world) {
+        al_diag_list errors = {0};
+        snap->status = al_world_compile(input, &job->options, &snap->world, &errors);
+        al_diag_append(&snap->diags, &errors);
+        al_diag_list_clear(&errors);
+        /* Only a fresh compile is worth storing; the main thread writes it. */
+        if (snap->world && job->key[0] &&
+            al_world_save(snap->world, &job->store, &job->store_size) != AL_OK) {
+            job->store = NULL;
+            job->store_size = 0;
+        }
+    }
+    if (snap->world) al_diag_append(&snap->diags, al_world_diagnostics(snap->world));
+    snap->ms_compile = (double) (g_get_monotonic_time() - t0) / 1000.0;
+}
+
+void allium_compile_job_run(AlliumCompileJob *job)
+{
+    g_return_if_fail(job->snapshot == NULL);
+
+    AlliumSnapshot *snap = allium_snapshot_new(&job->input, job->generation);
+    al_diag_append(&snap->diags, &job->input_diags);
+    job->snapshot = snap;
+
+    compile_world(job, snap);
+
+    /* Polygons and scene are built even when the compile failed: the designer still sees
+     * the brushes, and the diagnostics say what is wrong. */
+    if (al_face_polys_build(&snap->input.input, &snap->polys) == AL_OK) {
+        al_scene_desc desc = {
+            .input = &snap->input.input,
+            .polys = &snap->polys,
+            .world = snap->world,
+            .material_colours = snap->input.material_colours,
+        };
+        if (al_scene_build(&desc, &snap->scene) != AL_OK) snap->scene = NULL;
+    }
+    allium_snapshot_index_rows(snap);
+    snap->ms_total = (double) (g_get_monotonic_time() - job->requested_us) / 1000.0;
+}

@@ -1,0 +1,50 @@
+/* One compile of a map document, prepared on the main thread and run on a worker.
+ *
+ * The document (SQLite) belongs to the main thread, so everything the worker needs is
+ * copied into the job first: the compiler input and, when the document's cache holds a
+ * compile of this very input, its bytes. The worker compiles (or loads the cached world
+ * and rebuilds its visibility), builds the brush polygons and the renderer's scene, and
+ * leaves a finished snapshot in the job; bytes to store in the cache come back too, since
+ * only the main thread may write the document.
+ */
+#pragma once
+
+#include "allium-snapshot.h"
+
+G_BEGIN_DECLS
+
+/* The cache key's salt: the compile options that change the result. The same text as
+ * the command-line tools use, so that a map compiled by allium-compile opens instantly. */
+#define ALLIUM_COMPILE_SALT "split 0 0"
+
+typedef struct _AlliumCompileJob {
+    /* In, filled on the main thread. */
+    guint64 generation;
+    al_doc_input input;      /* owned until run moves it into the snapshot */
+    al_diag_list input_diags;
+    al_compile_options options;
+    char key[33];            /* cache key of input; "" when the cache is not used */
+    void *cached;            /* owned: world bytes from the cache, or NULL */
+    size_t cached_size;
+    gint64 requested_us;     /* g_get_monotonic_time() of the request */
+
+    /* Out, filled on the worker. */
+    AlliumSnapshot *snapshot; /* owned */
+    void *store;              /* owned: world bytes to put into the cache, or NULL */
+    size_t store_size;
+    gboolean cache_damaged;   /* the cached bytes did not load: compiled anew */
+} AlliumCompileJob;
+
+AlliumCompileJob *allium_compile_job_new(guint64 generation);
+
+/* Frees the job and whatever it still owns. NULL is a no-op. */
+void allium_compile_job_free(AlliumCompileJob *job);
+
+/* Runs the job: compile thread only (it never touches GTK or the document). Always
+ * leaves a snapshot in JOB->snapshot; a failed compile leaves one without a world, whose
+ * diagnostics say why. */
+void allium_compile_job_run(AlliumCompileJob *job);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(AlliumCompileJob, allium_compile_job_free)
+
+G_END_DECLS

@@ -1,0 +1,469 @@
+/* AlliumDocument (see allium-document.h): an open map document, its history and its
+ * compile on a worker thread.
+ *
+ * Threads: everything here runs on the main thread, which owns the al_doc. A compile
+ * builds the compiler input and fetches the cached world on the main thread (a few
+ * milliseconds), then hands an AlliumCompileJob to a GTask worker; the result comes back
+ * to the main thread in the task's callback, where the cache is written and the snapshot
+ * published if no newer request was made meanwhile.
+ */
+#include "allium-config.h"
+
+#include "allium-document.h"
+
+#include "allium-compile-job.h"
+
+#include <glib/gi18n.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct _AlliumDocument {
+    GObject parent_instance;
+
+    /* owned references */
+    al_doc *doc;               /* NULL once closed */
+    char *path;
+    char *read_only_reason;    /* NULL when writable */
+    AlliumSnapshot *snapshot;  /* the published one, or NULL */
+
+    /* compile state */
+    guint64 generation;        /* bumped per edit; a job carries the one it started for */
+    gboolean job_running;
+    gboolean compile_pending;  /* a request came while a job ran */
+};
+
+G_DEFINE_TYPE(AlliumDocument, allium_document, G_TYPE_OBJECT)
+
+G_DEFINE_QUARK(allium-document-error-quark, allium_document_error)
+
+enum {
+    PROP_0,
+    PROP_PATH,
+    PROP_READ_ONLY,
+    PROP_CAN_UNDO,
+    PROP_CAN_REDO,
+    PROP_COMPILING,
+    N_PROPS
+};
+
+enum { SIGNAL_CHANGED, SIGNAL_COMPILED, N_SIGNALS };
+
+static GParamSpec *properties[N_PROPS];
+static guint signals[N_SIGNALS];
+
+/* --- static helpers ------------------------------------------------------------------ */
+
+static void assert_main_thread(void)
+{
+    /* g_application_run holds the default context for the main thread. */
+    g_assert(g_main_context_is_owner(g_main_context_default()));
+}
+
+static void append_diags(GString *text, const al_diag_list *diags, al_severity severity,
+                         int *shown, int limit)
+{
+    char line[400];
+    for (size_t i = 0; diags && i < diags->count && *shown < limit; i++) {
+        const al_diag *d = &diags->items[i];
+        if (d->severity != severity) continue;
+        g_string_append_c(text, '\n');
+        g_string_append(text, al_diag_format(d, line, sizeof line));
+        (*shown)++;
+    }
+}
+
+static void publish_snapshot(AlliumDocument *self, AlliumSnapshot *snapshot)
+{
+    g_clear_pointer(&self->snapshot, allium_snapshot_unref);
+    self->snapshot = snapshot;
+    g_signal_emit(self, signals[SIGNAL_COMPILED], 0);
+}
+
+/* After an edit, undo or redo: history state and a compile of the new contents. */
+static void contents_changed(AlliumDocument *self)
+{
+    g_object_notify_by_pspec(G_OBJECT(self), properties[PROP_CAN_UNDO]);
+    g_object_notify_by_pspec(G_OBJECT(self), properties[PROP_CAN_REDO]);
+    g_signal_emit(self, signals[SIGNAL_CHANGED], 0);
+    allium_document_request_compile(self);
+}
+
+static void compile_thread(GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
+{
+    (void) source;
+    (void) cancellable;
+    allium_compile_job_run(data);
+    g_task_return_boolean(task, TRUE);
+}
+
+static void compile_done_cb(GObject *source, GAsyncResult *result, gpointer user_data);
+
+static void start_compile(AlliumDocument *self)
+{
+    assert_main_thread();
+    AlliumCompileJob *job = allium_compile_job_new(self->generation);
+    al_status st = al_doc_build_input(self->doc, &job->input, &job->input_diags);
+    if (st != AL_OK) {
+        /* Nothing to compile: publish a snapshot that says why. */
+        AlliumSnapshot *failed = allium_snapshot_new(NULL, self->generation);
+        failed->status = st;
+        al_diag_append(&failed->diags, &job->input_diags);
+        allium_compile_job_free(job);
+        publish_snapshot(self, failed);
+        return;
+    }
+    al_input_key(&job->input.input, ALLIUM_COMPILE_SALT, job->key);
+    if (al_doc_cache_get(self->doc, job->key, &job->cached, &job->cached_size) != AL_OK) {
+        job->cached = NULL;
+        job->cached_size = 0;
+    }
+
+    self->job_running = TRUE;
+    g_object_notify_by_pspec(G_OBJECT(self), properties[PROP_COMPILING]);
+    GTask *task = g_task_new(self, NULL, compile_done_cb, NULL);
+    g_task_set_source_tag(task, start_compile);
+    g_task_set_task_data(task, job, (GDestroyNotify) allium_compile_job_free);
+    g_task_run_in_thread(task, compile_thread);
+    g_object_unref(task);
+}
+
+/* --- callbacks ----------------------------------------------------------------------- */
+
+static void compile_done_cb(GObject *source, GAsyncResult *result, gpointer user_data)
+{
+    (void) user_data;
+    AlliumDocument *self = ALLIUM_DOCUMENT(source);
+    AlliumCompileJob *job = g_task_get_task_data(G_TASK(result));
+    self->job_running = FALSE;
+
+    if (self->doc) {
+        /* Keyed by content, so storing is right even if the map changed meanwhile. */
+        if (job->store) al_doc_cache_put(self->doc, job->key, "world", job->store, job->store_size);
+        if (job->generation == self->generation) {
+            publish_snapshot(self, g_steal_pointer(&job->snapshot));
+        }
+        if (self->compile_pending) {
+            self->compile_pending = FALSE;
+            start_compile(self);
+        }
+    }
+    g_object_notify_by_pspec(G_OBJECT(self), properties[PROP_COMPILING]);
+}
+
+/* --- overrides ----------------------------------------------------------------------- */
+
+static void allium_document_finalize(GObject *object)
+{
+    AlliumDocument *self = ALLIUM_DOCUMENT(object);
+    al_doc_close(self->doc);
+    g_clear_pointer(&self->snapshot, allium_snapshot_unref);
+    g_free(self->path);
+    g_free(self->read_only_reason);
+    G_OBJECT_CLASS(allium_document_parent_class)->finalize(object);
+}
+
+static void allium_document_get_property(GObject *object, guint prop_id, GValue *value,
+                                         GParamSpec *pspec)
+{
+    AlliumDocument *self = ALLIUM_DOCUMENT(object);
+    switch (prop_id) {
+    case PROP_PATH:
+        g_value_set_string(value, self->path);
+        break;
+    case PROP_READ_ONLY:
+        g_value_set_boolean(value, allium_document_get_read_only(self));
+        break;
+    case PROP_CAN_UNDO:
+        g_value_set_boolean(value, allium_document_can_undo(self));
+        break;
+    case PROP_CAN_REDO:
+        g_value_set_boolean(value, allium_document_can_redo(self));
+        break;
+    case PROP_COMPILING:
+        g_value_set_boolean(value, self->job_running);
+        break;
+    default:
+        G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
+    }
+}
+
+/* --- class_init and init ------------------------------------------------------------- */
+
+static void allium_document_class_init(AlliumDocumentClass *klass)
+{
+    GObjectClass *object_class = G_OBJECT_CLASS(klass);
+    object_class->finalize = allium_document_finalize;
+    object_class->get_property = allium_document_get_property;
+
+    properties[PROP_PATH] = g_param_spec_string("path", NULL, NULL, NULL,
+                                                G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+    properties[PROP_READ_ONLY] = g_param_spec_boolean("read-only", NULL, NULL, FALSE,
+                                                      G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+    properties[PROP_CAN_UNDO] = g_param_spec_boolean("can-undo", NULL, NULL, FALSE,
+                                                     G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+    properties[PROP_CAN_REDO] = g_param_spec_boolean("can-redo", NULL, NULL, FALSE,
+                                                     G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+    properties[PROP_COMPILING] = g_param_spec_boolean("compiling", NULL, NULL, FALSE,
+                                                      G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+    g_object_class_install_properties(object_class, N_PROPS, properties);
+
+    signals[SIGNAL_CHANGED] = g_signal_new("changed", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST,
+                                           0, NULL, NULL, NULL, G_TYPE_NONE, 0);
+    signals[SIGNAL_COMPILED] = g_signal_new("compiled", G_TYPE_FROM_CLASS(klass),
+                                            G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE,
+                                            0);
+}
+
+static void allium_document_init(AlliumDocument *self)
+{
+    (void) self;
+}
+
+/* --- public API ---------------------------------------------------------------------- */
+
+const char *allium_status_message(al_status status)
+{
+    switch (status) {
+    case AL_OK:
+        return _("No error");
+    case AL_ERR_NOMEM:
+        return _("Out of memory");
+    case AL_ERR_IO:
+        return _("The file could not be read or written");
+    case AL_ERR_SYNTAX:
+        return _("Syntax error");
+    case AL_ERR_NOT_A_MAP:
+        return _("The file is not an Allium map");
+    case AL_ERR_VERSION:
+        return _("The map was written by a newer version of Allium");
+    case AL_ERR_CORRUPT:
+        return _("The file is damaged");
+    case AL_ERR_LOCKED:
+        return _("The map is open for writing in another program");
+    case AL_ERR_READ_ONLY:
+        return _("The map is read-only");
+    case AL_ERR_EXISTS:
+        return _("The file already exists");
+    case AL_ERR_NOTHING_TO_DO:
+        return _("Nothing to undo or redo");
+    default:
+        return al_status_message(status);
+    }
+}
+
+void allium_set_status_error(GError **error, al_status status, const al_diag_list *diags,
+                             const char *prefix)
+{
+    if (!error) return;
+    enum { LIMIT = 6 };
+    GString *text = g_string_new(NULL);
+    if (prefix) g_string_append_printf(text, "%s: ", prefix);
+    g_string_append(text, allium_status_message(status));
+    int shown = 0;
+    append_diags(text, diags, AL_SEVERITY_ERROR, &shown, LIMIT);
+    append_diags(text, diags, AL_SEVERITY_WARNING, &shown, LIMIT);
+    size_t total = diags ? al_diag_count(diags, AL_SEVERITY_WARNING) : 0;
+    if (total > (size_t) shown)
+        g_string_append_printf(text, _("\n… and %zu more"), total - (size_t) shown);
+    g_set_error_literal(error, ALLIUM_DOCUMENT_ERROR, (int) status, text->str);
+    g_string_free(text, TRUE);
+}
+
+AlliumDocument *allium_document_open(const char *path, GError **error)
+{
+    g_return_val_if_fail(path != NULL, NULL);
+    assert_main_thread();
+
+    al_diag_list diags = {0};
+    al_doc *doc = NULL;
+    char *reason = NULL;
+    al_status st = al_doc_open(path, AL_DOC_READ_WRITE, &doc, &diags);
+    if (st == AL_ERR_LOCKED || st == AL_ERR_READ_ONLY) {
+        /* Someone else is writing it, or we may not: reading is still useful. */
+        reason = g_strdup(allium_status_message(st));
+        al_diag_list_clear(&diags);
+        st = al_doc_open(path, AL_DOC_READ_ONLY, &doc, &diags);
+    }
+    if (st != AL_OK) {
+        g_autofree char *name = g_filename_display_basename(path);
+        allium_set_status_error(error, st, &diags, name);
+        al_diag_list_clear(&diags);
+        g_free(reason);
+        return NULL;
+    }
+    al_diag_list_clear(&diags);
+
+    AlliumDocument *self = g_object_new(ALLIUM_TYPE_DOCUMENT, NULL);
+    self->doc = doc;
+    self->path = g_strdup(path);
+    self->read_only_reason = reason;
+    if (!self->read_only_reason && al_doc_read_only(doc))
+        self->read_only_reason = g_strdup(allium_status_message(AL_ERR_READ_ONLY));
+    allium_document_request_compile(self);
+    return self;
+}
+
+void allium_document_close(AlliumDocument *self)
+{
+    g_return_if_fail(ALLIUM_IS_DOCUMENT(self));
+    g_clear_pointer(&self->doc, al_doc_close);
+    self->compile_pending = FALSE;
+    self->generation++; /* a running job's result is now stale */
+}
+
+const char *allium_document_get_path(AlliumDocument *self)
+{
+    g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), NULL);
+    return self->path;
+}
+
+char *allium_document_dup_display_name(AlliumDocument *self)
+{
+    g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), NULL);
+    return g_filename_display_basename(self->path);
+}
+
+char *allium_document_dup_folder(AlliumDocument *self)
+{
+    g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), NULL);
+    g_autofree char *dir = g_path_get_dirname(self->path);
+    const char *home = g_get_home_dir();
+    g_autofree char *shown = NULL;
+    /* "~/maps" reads better than "/home/someone/maps", as the file chooser shows it. */
+    if (home && g_str_has_prefix(dir, home) &&
+        (dir[strlen(home)] == '/' || dir[strlen(home)] == '\0'))
+        shown = g_strconcat("~", dir + strlen(home), NULL);
+    else
+        shown = g_strdup(dir);
+    return g_filename_display_name(shown);
+}
+
+gboolean allium_document_get_read_only(AlliumDocument *self)
+{
+    g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), TRUE);
+    return self->read_only_reason != NULL || !self->doc || al_doc_read_only(self->doc);
+}
+
+const char *allium_document_get_read_only_reason(AlliumDocument *self)
+{
+    g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), NULL);
+    return self->read_only_reason;
+}
+
+al_doc *allium_document_get_doc(AlliumDocument *self)
+{
+    g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), NULL);
+    return self->doc;
+}
+
+AlliumSnapshot *allium_document_get_snapshot(AlliumDocument *self)
+{
+    g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), NULL);
+    return self->snapshot;
+}
+
+gboolean allium_document_get_compiling(AlliumDocument *self)
+{
+    g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), FALSE);
+    return self->job_running;
+}
+
+guint64 allium_document_get_generation(AlliumDocument *self)
+{
+    g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), 0);
+    return self->generation;
+}
+
+void allium_document_request_compile(AlliumDocument *self)
+{
+    g_return_if_fail(ALLIUM_IS_DOCUMENT(self));
+    if (!self->doc) return;
+    self->generation++;
+    if (self->job_running) {
+        self->compile_pending = TRUE;
+        return;
+    }
+    start_compile(self);
+}
+
+gboolean allium_document_can_undo(AlliumDocument *self)
+{
+    g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), FALSE);
+    return self->doc && !al_doc_read_only(self->doc) && al_doc_can_undo(self->doc);
+}
+
+gboolean allium_document_can_redo(AlliumDocument *self)
+{
+    g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), FALSE);
+    return self->doc && !al_doc_read_only(self->doc) && al_doc_can_redo(self->doc);
+}
+
+char *allium_document_dup_undo_label(AlliumDocument *self, gboolean redo)
+{
+    g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), NULL);
+    char label[256];
+    if (!self->doc || !al_doc_undo_label(self->doc, redo, label, sizeof label)) return NULL;
+    return g_strdup(label);
+}
+
+static gboolean step_history(AlliumDocument *self, gboolean redo, GError **error)
+{
+    if (!self->doc) {
+        allium_set_status_error(error, AL_ERR_NOT_FOUND, NULL, NULL);
+        return FALSE;
+    }
+    al_doc_change change = {0};
+    al_status st = redo ? al_doc_redo(self->doc, &change) : al_doc_undo(self->doc, &change);
+    al_doc_change_clear(&change);
+    if (st != AL_OK) {
+        allium_set_status_error(error, st, NULL, redo ? _("Redo") : _("Undo"));
+        return FALSE;
+    }
+    contents_changed(self);
+    return TRUE;
+}
+
+gboolean allium_document_undo(AlliumDocument *self, GError **error)
+{
+    g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), FALSE);
+    return step_history(self, FALSE, error);
+}
+
+gboolean allium_document_redo(AlliumDocument *self, GError **error)
+{
+    g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), FALSE);
+    return step_history(self, TRUE, error);
+}
+
+gint64 allium_document_get_world_entity(AlliumDocument *self)
+{
+    g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), -1);
+    if (!self->snapshot || !self->snapshot->input.entity_ids ||
+        self->snapshot->input.input.entity_count < 1)
+        return -1;
+    return self->snapshot->input.entity_ids[0];
+}
+
+gboolean allium_document_set_entity_property(AlliumDocument *self, gint64 entity,
+                                             const char *key, const char *value,
+                                             GError **error)
+{
+    g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), FALSE);
+    g_return_val_if_fail(key != NULL, FALSE);
+    if (!self->doc) {
+        allium_set_status_error(error, AL_ERR_NOT_FOUND, NULL, NULL);
+        return FALSE;
+    }
+    al_doc_change change = {0};
+    al_diag_list diags = {0};
+    al_status st = al_doc_set_property(self->doc, entity, key, value, &change, &diags);
+    al_doc_change_clear(&change);
+    if (st != AL_OK) {
+        allium_set_status_error(error, st, &diags, key);
+        al_diag_list_clear(&diags);
+        return FALSE;
+    }
+    al_diag_list_clear(&diags);
+    contents_changed(self);
+    return TRUE;
+}

@@ -1,0 +1,81 @@
+/* AlliumDocument: an open map document (.allium) and its live compile.
+ *
+ * Owns the al_doc (SQLite, main thread only) and the current AlliumSnapshot. Every edit,
+ * undo and redo is committed by the document layer at once (there is no Save) and asks
+ * for a compile; compiles run on a worker thread one at a time, and a request made while
+ * one runs is coalesced into one more compile of the newest state. A result that is older
+ * than the newest request is dropped, never shown.
+ *
+ * Signals:
+ *   "changed"   the document's contents or history changed (after an edit, undo, redo)
+ *   "compiled"  a new snapshot is current (allium_document_get_snapshot)
+ *
+ * Errors are GErrors in ALLIUM_DOCUMENT_ERROR whose code is the al_status and whose
+ * message is translated and carries the diagnostics (file line and column, brush, ...).
+ */
+#pragma once
+
+#include <gio/gio.h>
+
+#include "allium-snapshot.h"
+#include "store/document.h"
+
+G_BEGIN_DECLS
+
+#define ALLIUM_DOCUMENT_ERROR (allium_document_error_quark())
+GQuark allium_document_error_quark(void);
+
+#define ALLIUM_TYPE_DOCUMENT (allium_document_get_type())
+G_DECLARE_FINAL_TYPE(AlliumDocument, allium_document, ALLIUM, DOCUMENT, GObject)
+
+/* A translated message for STATUS. */
+const char *allium_status_message(al_status status);
+
+/* Sets ERROR (if not NULL) to code STATUS with the message "PREFIX: status message" and
+ * the first diagnostics of DIAGS (errors first), one per line. */
+void allium_set_status_error(GError **error, al_status status, const al_diag_list *diags,
+                             const char *prefix);
+
+/* Opens the map document at PATH for writing or, when another program has it open for
+ * writing or it is not writable, read-only (allium_document_get_read_only_reason then
+ * says why). Starts its first compile. Main thread. */
+AlliumDocument *allium_document_open(const char *path, GError **error);
+
+/* Closes the document; pending compiles are dropped. Further edits fail. */
+void allium_document_close(AlliumDocument *self);
+
+const char *allium_document_get_path(AlliumDocument *self);
+char *allium_document_dup_display_name(AlliumDocument *self);
+char *allium_document_dup_folder(AlliumDocument *self);
+gboolean allium_document_get_read_only(AlliumDocument *self);
+/* Why the document is read-only, or NULL. */
+const char *allium_document_get_read_only_reason(AlliumDocument *self);
+
+/* The al_doc, for the document's own helpers (export). Main thread; NULL once closed. */
+al_doc *allium_document_get_doc(AlliumDocument *self);
+
+/* The current snapshot (borrowed; take a reference to keep it), NULL before the first
+ * compile has finished. */
+AlliumSnapshot *allium_document_get_snapshot(AlliumDocument *self);
+gboolean allium_document_get_compiling(AlliumDocument *self);
+/* Bumped by every edit: a snapshot of an older generation is out of date. */
+guint64 allium_document_get_generation(AlliumDocument *self);
+void allium_document_request_compile(AlliumDocument *self);
+
+gboolean allium_document_can_undo(AlliumDocument *self);
+gboolean allium_document_can_redo(AlliumDocument *self);
+/* Label of the step undo (REDO: redo) would apply, or NULL. Free with g_free. */
+char *allium_document_dup_undo_label(AlliumDocument *self, gboolean redo);
+gboolean allium_document_undo(AlliumDocument *self, GError **error);
+gboolean allium_document_redo(AlliumDocument *self, GError **error);
+
+/* Row id of the world entity (worldspawn), or -1 before the first compile. */
+gint64 allium_document_get_world_entity(AlliumDocument *self);
+
+/* Sets (VALUE non-NULL) or removes one property of ENTITY (a document row id): one
+ * undoable step. */
+gboolean allium_document_set_entity_property(AlliumDocument *self, gint64 entity,
+                                             const char *key, const char *value,
+                                             GError **error);
+
+G_END_DECLS

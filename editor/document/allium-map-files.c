@@ -1,0 +1,292 @@
+/* Between .map files and map documents (see allium-map-files.h).
+ *
+ * Import reads the whole .map, creates a new document and imports it in one transaction
+ * (lq-e3m4, 9,000 brushes: about 270 ms), so the editor runs it on a worker thread. A
+ * document that fails half-way is removed: nothing half-imported stays behind.
+ */
+#include "allium-config.h"
+
+#include "allium-map-files.h"
+
+#include "mapfile/map-write.h"
+#include "store/map-doc.h"
+
+#include <errno.h>
+#include <glib/gi18n.h>
+#include <glib/gstdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct {
+    char *map_path;
+    char *fallback_dir;
+    int warnings;
+} ImportData;
+
+/* --- static helpers ------------------------------------------------------------------ */
+
+static void import_data_free(gpointer data)
+{
+    ImportData *d = data;
+    g_free(d->map_path);
+    g_free(d->fallback_dir);
+    g_free(d);
+}
+
+/* Removes a document this module created, with SQLite's side files. */
+static void remove_document(const char *path)
+{
+    g_autofree char *wal = g_strconcat(path, "-wal", NULL);
+    g_autofree char *shm = g_strconcat(path, "-shm", NULL);
+    g_unlink(path);
+    g_unlink(wal);
+    g_unlink(shm);
+}
+
+/* "castle" for "/maps/castle.map" (any case of ".map"). */
+static char *map_stem(const char *map_path)
+{
+    char *base = g_path_get_basename(map_path);
+    size_t n = strlen(base);
+    if (n > 4 && g_ascii_strcasecmp(base + n - 4, ".map") == 0) base[n - 4] = '\0';
+    return base;
+}
+
+static char *candidate_path(const char *dir, const char *stem, int n)
+{
+    g_autofree char *name = n == 1 ? g_strdup_printf("%s.allium", stem)
+                                   : g_strdup_printf("%s (%d).allium", stem, n);
+    return g_build_filename(dir, name, NULL);
+}
+
+/* Creates a document under a free name in DIR. AL_ERR_IO (or AL_ERR_READ_ONLY) when the
+ * folder does not take it. */
+static al_status create_free_document(const char *dir, const char *stem, char **path,
+                                      al_doc **doc, al_diag_list *diags)
+{
+    al_status st = AL_ERR_EXISTS;
+    for (int n = 1; n < 10000 && st == AL_ERR_EXISTS; n++) {
+        g_free(*path);
+        *path = candidate_path(dir, stem, n);
+        /* Also skip names whose side files are left over from another program. */
+        if (g_file_test(*path, G_FILE_TEST_EXISTS)) continue;
+        al_diag_list_clear(diags);
+        st = al_doc_create(*path, doc, diags);
+    }
+    return st;
+}
+
+/* MAP into a new document at exactly TARGET. */
+static al_status import_into(const al_map *map, const char *target, al_diag_list *diags)
+{
+    al_doc *doc = NULL;
+    al_status st = al_doc_create(target, &doc, diags);
+    if (st != AL_OK) return st;
+    st = al_doc_import_map(doc, map, diags);
+    al_doc_close(doc);
+    if (st != AL_OK) remove_document(target);
+    return st;
+}
+
+static void import_thread(GTask *task, gpointer source, gpointer task_data,
+                          GCancellable *cancellable)
+{
+    (void) source;
+    (void) cancellable;
+    ImportData *d = task_data;
+    GError *error = NULL;
+    char *path = allium_import_map(d->map_path, d->fallback_dir, &d->warnings, &error);
+    if (path) g_task_return_pointer(task, path, g_free);
+    else g_task_return_error(task, error);
+}
+
+static gboolean map_uses_valve(const al_map *map)
+{
+    /* The dialect the map's faces were written in: Valve 220 if any face was. */
+    for (int e = 0; e < map->entity_count; e++)
+        for (int b = 0; b < map->entities[e].brush_count; b++)
+            for (int f = 0; f < map->entities[e].brushes[b].face_count; f++)
+                if (map->entities[e].brushes[b].faces[f].valve) return TRUE;
+    return FALSE;
+}
+
+/* --- public API ---------------------------------------------------------------------- */
+
+gboolean allium_path_is_document(const char *path)
+{
+    if (g_str_has_suffix(path, ".allium")) return TRUE;
+    char head[16] = {0};
+    FILE *f = g_fopen(path, "rb");
+    if (!f) return FALSE;
+    size_t got = fread(head, 1, sizeof head, f);
+    fclose(f);
+    return got == sizeof head && memcmp(head, "SQLite format 3", 16) == 0;
+}
+
+char *allium_default_document_dir(void)
+{
+    return g_build_filename(g_get_user_data_dir(), "allium", NULL);
+}
+
+char *allium_import_map(const char *map_path, const char *fallback_dir, int *warnings,
+                        GError **error)
+{
+    g_return_val_if_fail(map_path != NULL, NULL);
+    g_autofree char *name = g_filename_display_basename(map_path);
+    al_diag_list diags = {0};
+    al_map *map = NULL;
+    if (warnings) *warnings = 0;
+
+    al_status st = al_map_read_file(map_path, &map, &diags);
+    if (st != AL_OK) {
+        g_autofree char *prefix = g_strdup_printf(_("“%s” is not a readable .map file"), name);
+        allium_set_status_error(error, st, &diags, prefix);
+        al_diag_list_clear(&diags);
+        return NULL;
+    }
+    int read_warnings = (int) al_diag_count(&diags, AL_SEVERITY_WARNING);
+    al_diag_list_clear(&diags);
+
+    g_autofree char *stem = map_stem(map_path);
+    g_autofree char *map_dir = g_path_get_dirname(map_path);
+    g_autofree char *fallback =
+        fallback_dir ? g_strdup(fallback_dir) : allium_default_document_dir();
+    char *target = NULL;
+    al_doc *doc = NULL;
+
+    st = AL_ERR_IO;
+    if (g_access(map_dir, W_OK) == 0) st = create_free_document(map_dir, stem, &target, &doc, &diags);
+    if (st != AL_OK) {
+        /* The map's folder is read-only (a game install, a mounted archive): use ours. */
+        if (g_mkdir_with_parents(fallback, 0755) != 0) {
+            g_set_error(error, ALLIUM_DOCUMENT_ERROR, AL_ERR_IO,
+                        _("Cannot create the folder “%s”: %s"), fallback, g_strerror(errno));
+            al_map_destroy(map);
+            al_diag_list_clear(&diags);
+            g_free(target);
+            return NULL;
+        }
+        st = create_free_document(fallback, stem, &target, &doc, &diags);
+    }
+    if (st != AL_OK) {
+        g_autofree char *prefix = g_strdup_printf(_("Cannot create a map document for “%s”"), name);
+        allium_set_status_error(error, st, &diags, prefix);
+        al_map_destroy(map);
+        al_diag_list_clear(&diags);
+        g_free(target);
+        return NULL;
+    }
+
+    al_diag_list_clear(&diags);
+    st = al_doc_import_map(doc, map, &diags);
+    al_doc_close(doc);
+    al_map_destroy(map);
+    if (st != AL_OK) {
+        remove_document(target);
+        g_autofree char *prefix = g_strdup_printf(_("Importing “%s” failed"), name);
+        allium_set_status_error(error, st, &diags, prefix);
+        al_diag_list_clear(&diags);
+        g_free(target);
+        return NULL;
+    }
+    if (warnings) *warnings = read_warnings + (int) al_diag_count(&diags, AL_SEVERITY_WARNING);
+    al_diag_list_clear(&diags);
+    return target;
+}
+
+void allium_import_map_async(const char *map_path, const char *fallback_dir,
+                             GCancellable *cancellable, GAsyncReadyCallback callback,
+                             gpointer user_data)
+{
+    ImportData *d = g_new0(ImportData, 1);
+    d->map_path = g_strdup(map_path);
+    d->fallback_dir = g_strdup(fallback_dir);
+    GTask *task = g_task_new(NULL, cancellable, callback, user_data);
+    g_task_set_source_tag(task, allium_import_map_async);
+    g_task_set_task_data(task, d, import_data_free);
+    g_task_run_in_thread(task, import_thread);
+    g_object_unref(task);
+}
+
+char *allium_import_map_finish(GAsyncResult *result, int *warnings, GError **error)
+{
+    g_return_val_if_fail(g_task_is_valid(result, NULL), NULL);
+    ImportData *d = g_task_get_task_data(G_TASK(result));
+    if (warnings) *warnings = d->warnings;
+    return g_task_propagate_pointer(G_TASK(result), error);
+}
+
+gboolean allium_import_map_to(const char *map_path, const char *target, GError **error)
+{
+    g_autofree char *name = g_filename_display_basename(map_path);
+    al_diag_list diags = {0};
+    al_map *map = NULL;
+    al_status st = al_map_read_file(map_path, &map, &diags);
+    if (st == AL_OK) st = import_into(map, target, &diags);
+    al_map_destroy(map);
+    if (st != AL_OK) {
+        g_autofree char *prefix = g_strdup_printf(_("Importing “%s” failed"), name);
+        allium_set_status_error(error, st, &diags, prefix);
+    }
+    al_diag_list_clear(&diags);
+    return st == AL_OK;
+}
+
+gboolean allium_prepare_sample(const char *target, GError **error)
+{
+    al_diag_list diags = {0};
+    if (g_file_test(target, G_FILE_TEST_EXISTS)) {
+        al_doc *doc = NULL;
+        al_status st = al_doc_open(target, AL_DOC_READ_ONLY, &doc, &diags);
+        al_doc_close(doc);
+        al_diag_list_clear(&diags);
+        if (st == AL_OK) return TRUE;
+        /* Kept for whoever wants to look at it, but out of the way. */
+        g_autofree char *aside = g_strconcat(target, ".damaged", NULL);
+        if (g_rename(target, aside) != 0) remove_document(target);
+    }
+
+    g_autofree char *dir = g_path_get_dirname(target);
+    if (g_mkdir_with_parents(dir, 0755) != 0) {
+        g_set_error(error, ALLIUM_DOCUMENT_ERROR, AL_ERR_IO, _("Cannot create the folder “%s”: %s"),
+                    dir, g_strerror(errno));
+        return FALSE;
+    }
+    return allium_import_map_to(ALLIUM_SAMPLE_MAP, target, error);
+}
+
+gboolean allium_export_map(AlliumDocument *document, const char *path, GError **error)
+{
+    g_return_val_if_fail(ALLIUM_IS_DOCUMENT(document), FALSE);
+    al_doc *doc = allium_document_get_doc(document);
+    if (!doc) {
+        allium_set_status_error(error, AL_ERR_NOT_FOUND, NULL, NULL);
+        return FALSE;
+    }
+    al_diag_list diags = {0};
+    al_map *map = NULL;
+    al_status st = al_doc_export_map(doc, &map, &diags);
+    if (st != AL_OK) {
+        allium_set_status_error(error, st, &diags, _("Export failed"));
+        al_diag_list_clear(&diags);
+        return FALSE;
+    }
+    al_diag_list_clear(&diags);
+
+    char *text = NULL;
+    size_t length = 0;
+    gboolean ok = al_map_write(map, map_uses_valve(map), &text, &length);
+    al_map_destroy(map);
+    if (!ok) {
+        allium_set_status_error(error, AL_ERR_NOMEM, NULL, _("Export failed"));
+        return FALSE;
+    }
+    /* Written beside and renamed over, and synced: a crash leaves the old file or the new
+     * one, never half of one. */
+    ok = g_file_set_contents_full(path, text, (gssize) length,
+                                  G_FILE_SET_CONTENTS_CONSISTENT | G_FILE_SET_CONTENTS_DURABLE,
+                                  0644, error);
+    free(text);
+    return ok;
+}

@@ -1,0 +1,141 @@
+/* AlliumSelection (see allium-selection.h).
+ *
+ * Workload: a handful to a few thousand rows, changed per click; a linear search is
+ * cheaper than keeping a hash table in step. */
+#include "allium-config.h"
+
+#include "allium-selection.h"
+
+struct _AlliumSelection {
+    GObject parent_instance;
+
+    /* owned references */
+    GArray *brushes;  /* gint64 row ids */
+    GArray *entities; /* gint64 row ids */
+    guint64 serial;
+};
+
+G_DEFINE_TYPE(AlliumSelection, allium_selection, G_TYPE_OBJECT)
+
+enum { SIGNAL_CHANGED, N_SIGNALS };
+static guint signals[N_SIGNALS];
+
+/* --- static helpers ------------------------------------------------------------------ */
+
+static int find_row(GArray *rows, gint64 row)
+{
+    for (guint i = 0; i < rows->len; i++)
+        if (g_array_index(rows, gint64, i) == row) return (int) i;
+    return -1;
+}
+
+static void emit_changed(AlliumSelection *self)
+{
+    self->serial++;
+    g_signal_emit(self, signals[SIGNAL_CHANGED], 0);
+}
+
+/* Selects ROW in ROWS (OTHER, the other kind, is emptied on a replace). */
+static void select_row(AlliumSelection *self, GArray *rows, GArray *other, gint64 row,
+                       AlliumSelectMode mode)
+{
+    int at = find_row(rows, row);
+    if (mode == ALLIUM_SELECT_REPLACE) {
+        if (at >= 0 && rows->len == 1 && other->len == 0) return; /* no change */
+        g_array_set_size(rows, 0);
+        g_array_set_size(other, 0);
+        g_array_append_val(rows, row);
+    } else if (at >= 0) {
+        g_array_remove_index(rows, (guint) at);
+    } else {
+        g_array_append_val(rows, row);
+    }
+    emit_changed(self);
+}
+
+/* --- overrides ----------------------------------------------------------------------- */
+
+static void allium_selection_finalize(GObject *object)
+{
+    AlliumSelection *self = ALLIUM_SELECTION(object);
+    g_array_unref(self->brushes);
+    g_array_unref(self->entities);
+    G_OBJECT_CLASS(allium_selection_parent_class)->finalize(object);
+}
+
+/* --- class_init and init ------------------------------------------------------------- */
+
+static void allium_selection_class_init(AlliumSelectionClass *klass)
+{
+    GObjectClass *object_class = G_OBJECT_CLASS(klass);
+    object_class->finalize = allium_selection_finalize;
+
+    signals[SIGNAL_CHANGED] = g_signal_new("changed", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST,
+                                           0, NULL, NULL, NULL, G_TYPE_NONE, 0);
+}
+
+static void allium_selection_init(AlliumSelection *self)
+{
+    self->brushes = g_array_new(FALSE, FALSE, sizeof(gint64));
+    self->entities = g_array_new(FALSE, FALSE, sizeof(gint64));
+}
+
+/* --- public API ---------------------------------------------------------------------- */
+
+AlliumSelection *allium_selection_new(void)
+{
+    return g_object_new(ALLIUM_TYPE_SELECTION, NULL);
+}
+
+void allium_selection_clear(AlliumSelection *self)
+{
+    g_return_if_fail(ALLIUM_IS_SELECTION(self));
+    if (self->brushes->len == 0 && self->entities->len == 0) return;
+    g_array_set_size(self->brushes, 0);
+    g_array_set_size(self->entities, 0);
+    emit_changed(self);
+}
+
+void allium_selection_select_brush(AlliumSelection *self, gint64 brush, AlliumSelectMode mode)
+{
+    g_return_if_fail(ALLIUM_IS_SELECTION(self));
+    select_row(self, self->brushes, self->entities, brush, mode);
+}
+
+void allium_selection_select_entity(AlliumSelection *self, gint64 entity, AlliumSelectMode mode)
+{
+    g_return_if_fail(ALLIUM_IS_SELECTION(self));
+    select_row(self, self->entities, self->brushes, entity, mode);
+}
+
+gboolean allium_selection_has_brush(AlliumSelection *self, gint64 brush)
+{
+    g_return_val_if_fail(ALLIUM_IS_SELECTION(self), FALSE);
+    return find_row(self->brushes, brush) >= 0;
+}
+
+gboolean allium_selection_is_empty(AlliumSelection *self)
+{
+    g_return_val_if_fail(ALLIUM_IS_SELECTION(self), TRUE);
+    return self->brushes->len == 0 && self->entities->len == 0;
+}
+
+const gint64 *allium_selection_get_brushes(AlliumSelection *self, guint *count)
+{
+    g_return_val_if_fail(ALLIUM_IS_SELECTION(self), NULL);
+    *count = self->brushes->len;
+    return (const gint64 *) (gpointer) self->brushes->data;
+}
+
+const gint64 *allium_selection_get_entities(AlliumSelection *self, guint *count)
+{
+    g_return_val_if_fail(ALLIUM_IS_SELECTION(self), NULL);
+    *count = self->entities->len;
+    return (const gint64 *) (gpointer) self->entities->data;
+}
+
+guint64 allium_selection_get_serial(AlliumSelection *self)
+{
+    g_return_val_if_fail(ALLIUM_IS_SELECTION(self), 0);
+    return self->serial;
+}

@@ -1,0 +1,73 @@
+/* AlliumSnapshot: one compiled state of a map document, immutable once published.
+ *
+ * A snapshot is what every view draws and picks from: the compiler input the document
+ * produced, the polygons of every brush, the compiled world and the renderer's scene.
+ * It is built on the compile thread and handed to the main thread whole; after that nobody
+ * changes it, so any thread may read it. It is reference counted (atomically): a view
+ * keeps the snapshot it gave its renderer alive until it gives it the next one, so a new
+ * compile never frees a scene that a renderer still borrows.
+ */
+#pragma once
+
+#include <glib-object.h>
+
+#include "al-faces.h"
+#include "al-render.h"
+#include "al-world.h"
+#include "store/document.h"
+
+G_BEGIN_DECLS
+
+#define ALLIUM_TYPE_SNAPSHOT (allium_snapshot_get_type())
+
+typedef struct _AlliumSnapshot {
+    guint64 generation;   /* the document edit generation this was compiled for */
+    al_doc_input input;   /* owned: the compiler input, with document row ids */
+    al_face_polys polys;  /* owned: polygons of every brush, for drawing and picking */
+    al_world *world;      /* owned; NULL when the compile failed (see diags) */
+    al_scene *scene;      /* owned, borrows world; NULL only when memory ran out */
+    al_status status;     /* of the compile */
+    al_diag_list diags;   /* owned: input and compile diagnostics */
+    gboolean from_cache;  /* the world came from the document's cache */
+    double ms_compile;    /* compiling, or loading from the cache and building vis */
+    double ms_total;      /* from the request to the snapshot being ready */
+    /* Document row id -> input index + 1, keys point into input's id arrays. */
+    GHashTable *brush_rows;
+    GHashTable *entity_rows;
+} AlliumSnapshot;
+
+GType allium_snapshot_get_type(void) G_GNUC_CONST;
+
+/* A new, empty snapshot owning INPUT (moved in: the caller's copy is zeroed). */
+AlliumSnapshot *allium_snapshot_new(al_doc_input *input, guint64 generation);
+
+AlliumSnapshot *allium_snapshot_ref(AlliumSnapshot *snapshot);
+
+/* Drops a reference; the last one frees the scene before the world it borrows. NULL is
+ * a no-op. */
+void allium_snapshot_unref(AlliumSnapshot *snapshot);
+
+/* Fills the row id tables. Any thread; called once while building. */
+void allium_snapshot_index_rows(AlliumSnapshot *snapshot);
+
+/* Input index of the brush (or entity) with document row id ROW, or -1. */
+int allium_snapshot_brush_index(const AlliumSnapshot *snapshot, gint64 row);
+int allium_snapshot_entity_index(const AlliumSnapshot *snapshot, gint64 row);
+
+/* Value of property KEY of input entity ENTITY, or NULL. */
+const char *allium_snapshot_entity_value(const AlliumSnapshot *snapshot, int entity,
+                                         const char *key);
+
+/* The first entity of class CLASSNAME, or -1. */
+int allium_snapshot_find_entity(const AlliumSnapshot *snapshot, const char *classname);
+
+/* Counts of the snapshot's diagnostics: errors and warnings. */
+void allium_snapshot_count_diags(const AlliumSnapshot *snapshot, int *errors, int *warnings);
+
+/* A one-line summary for the status bar ("Compiled in 42 ms · 2 invalid brushes · leak
+ * from info_player_start"), translated; free with g_free. */
+char *allium_snapshot_describe(const AlliumSnapshot *snapshot);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(AlliumSnapshot, allium_snapshot_unref)
+
+G_END_DECLS

@@ -1,0 +1,45 @@
+/* AlliumPreferences: the editor's settings, one object for the whole application.
+ *
+ * Stored as a key file at g_get_user_config_dir()/allium/settings.ini, read once at
+ * start and written shortly after every change. Everything that uses a setting listens
+ * to its property's "notify", so changes apply at once ("live").
+ *
+ * Properties: "grid-sizes" (the sizes [ and ] step through, as text: "1 2 4 ... 512"),
+ * "grid-size" (the current one), "mouse-sensitivity", "invert-y", "background" (a colour
+ * as "#rrggbb"), "fly-speed" (3D, map units per second), "last-document" (reopened when
+ * the editor starts without a file).
+ */
+#pragma once
+
+#include <gdk/gdk.h>
+
+G_BEGIN_DECLS
+
+#define ALLIUM_TYPE_PREFERENCES (allium_preferences_get_type())
+G_DECLARE_FINAL_TYPE(AlliumPreferences, allium_preferences, ALLIUM, PREFERENCES, GObject)
+
+/* The application's preferences, loaded on first use. Main thread. */
+AlliumPreferences *allium_preferences_get_default(void);
+
+/* Writes the file now (changes are otherwise written from an idle callback). */
+gboolean allium_preferences_save(AlliumPreferences *self, GError **error);
+
+double allium_preferences_get_grid_size(AlliumPreferences *self);
+void allium_preferences_set_grid_size(AlliumPreferences *self, double size);
+
+/* The valid sizes of "grid-sizes", ascending, into OUT (room for MAX); returns how many.
+ * Never 0: a list without a valid size gives the default list. */
+int allium_preferences_get_grid_sizes(AlliumPreferences *self, double *out, int max);
+
+/* Moves the grid size to the next smaller (DIRECTION < 0) or larger size of the list. */
+void allium_preferences_step_grid(AlliumPreferences *self, int direction);
+
+double allium_preferences_get_mouse_sensitivity(AlliumPreferences *self);
+gboolean allium_preferences_get_invert_y(AlliumPreferences *self);
+double allium_preferences_get_fly_speed(AlliumPreferences *self);
+void allium_preferences_set_fly_speed(AlliumPreferences *self, double speed);
+void allium_preferences_get_background(AlliumPreferences *self, GdkRGBA *colour);
+const char *allium_preferences_get_last_document(AlliumPreferences *self);
+void allium_preferences_set_last_document(AlliumPreferences *self, const char *path);
+
+G_END_DECLS

@@ -1,0 +1,658 @@
+/* The GUI self-test: allium --self-test DIR.
+ *
+ * Meant for a virtual display (xvfb-run, Mesa's software GL). Works only in DIR: the sample
+ * map is imported there, a second map and two bad files are written there, screenshots
+ * (NN-name.png) land there. It drives the editor as a designer would, through its actions,
+ * from the main loop: each step runs from a timeout and is polled until it is done or its
+ * time is up, so the compile thread and the frame clock run between steps as they would
+ * for a person. Every check that fails is printed; the exit status is 0 only if all passed.
+ *
+ * What it checks: the sample compiles and every view draws it (the 3D view's pixels are
+ * not blank); the single-3D layout, the portal overlay, wireframe and a camera move each
+ * change the picture; undo with nothing to undo is harmless; an edit through the document
+ * enables undo, and undoing it restores the map and the history; a second map opens in a
+ * second window; a file that is not a map, and a damaged document, give an error banner
+ * (and the window keeps its map); the preferences, shortcuts and about windows open.
+ */
+#include "allium-config.h"
+
+#include "allium-self-test.h"
+
+#include "allium-map-files.h"
+#include "allium-window-private.h"
+
+#include <glib/gi18n.h>
+#include <glib/gstdio.h>
+#include <math.h>
+#include <string.h>
+
+typedef struct _SelfTest SelfTest;
+
+/* A step returns TRUE when it is done, FALSE to be polled again (until its timeout). */
+typedef gboolean (*StepFunc)(SelfTest *t);
+
+struct _SelfTest {
+    AlliumApplication *app; /* owned */
+    char *dir;
+    char *sample_path;
+    AlliumWindow *window;   /* owned: the sample's window */
+    AlliumWindow *second;   /* owned: the second map's window */
+    GtkWindow *dialog;      /* owned: the dialog being looked at */
+    int step;
+    gboolean step_begun;
+    gboolean settled;       /* the step waited once for layout and frames to settle */
+    gint64 step_started_us;
+    gint64 resume_us;       /* do nothing until then (let frames settle) */
+    guint frames_mark;      /* frames of the watched view when an action was taken */
+    GdkTexture *previous;   /* the last screenshot, to see that an action changed it */
+    GPtrArray *failures;
+    int checks;
+    char *original_message;
+};
+
+/* --- static helpers ------------------------------------------------------------------ */
+
+static void check(SelfTest *t, gboolean ok, const char *format, ...) G_GNUC_PRINTF(3, 4);
+
+static void check(SelfTest *t, gboolean ok, const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    char *what = g_strdup_vprintf(format, args);
+    va_end(args);
+    t->checks++;
+    g_print("%s - %s\n", ok ? "ok" : "FAILED", what);
+    if (!ok) g_ptr_array_add(t->failures, what);
+    else g_free(what);
+}
+
+static char *dir_file(SelfTest *t, const char *name)
+{
+    return g_build_filename(t->dir, name, NULL);
+}
+
+static AlliumView *view_3d(SelfTest *t)
+{
+    return allium_window_get_view(t->window, 0);
+}
+
+/* The window rendered into a texture, as the compositor would show it. */
+static GdkTexture *render_window(GtkWidget *window)
+{
+    int width = gtk_widget_get_width(window), height = gtk_widget_get_height(window);
+    if (width <= 0 || height <= 0) return NULL;
+    GdkPaintable *paintable = gtk_widget_paintable_new(window);
+    GtkSnapshot *snapshot = gtk_snapshot_new();
+    gdk_paintable_snapshot(paintable, snapshot, width, height);
+    GskRenderNode *node = gtk_snapshot_free_to_node(snapshot);
+    g_object_unref(paintable);
+    if (!node) return NULL;
+    GskRenderer *renderer = gtk_native_get_renderer(GTK_NATIVE(window));
+    graphene_rect_t viewport = GRAPHENE_RECT_INIT(0, 0, (float) width, (float) height);
+    GdkTexture *texture = gsk_renderer_render_texture(renderer, node, &viewport);
+    gsk_render_node_unref(node);
+    return texture;
+}
+
+static GdkTexture *screenshot(SelfTest *t, GtkWidget *window, const char *name)
+{
+    GdkTexture *texture = render_window(window);
+    check(t, texture != NULL, "screenshot %s rendered", name);
+    if (!texture) return NULL;
+    g_autofree char *path = dir_file(t, name);
+    check(t, gdk_texture_save_to_png(texture, path), "screenshot saved to %s", path);
+    return texture;
+}
+
+/* Pixels of TEXTURE as 32-bit words (GDK's download format), width and height. */
+static guint32 *download(GdkTexture *texture, int *width, int *height)
+{
+    *width = gdk_texture_get_width(texture);
+    *height = gdk_texture_get_height(texture);
+    guint32 *pixels = g_new(guint32, (gsize) *width * (gsize) *height);
+    gdk_texture_download(texture, (guchar *) pixels, (gsize) *width * 4);
+    return pixels;
+}
+
+/* The bounds of WIDGET in WINDOW's coordinates, clipped to the texture. */
+static void widget_rect(GtkWidget *widget, GtkWidget *window, int width, int height, int *x0,
+                        int *y0, int *x1, int *y1)
+{
+    graphene_rect_t r;
+    if (!gtk_widget_compute_bounds(widget, window, &r)) {
+        *x0 = *y0 = 0;
+        *x1 = width;
+        *y1 = height;
+        return;
+    }
+    *x0 = CLAMP((int) r.origin.x, 0, width);
+    *y0 = CLAMP((int) r.origin.y, 0, height);
+    *x1 = CLAMP((int) (r.origin.x + r.size.width), 0, width);
+    *y1 = CLAMP((int) (r.origin.y + r.size.height), 0, height);
+}
+
+/* Distinct colours and the standard deviation of brightness inside WIDGET's part of
+ * TEXTURE: a drawn map has many colours and shading, a blank view one or two. */
+static void measure_region(GdkTexture *texture, GtkWidget *widget, GtkWidget *window,
+                           int *colours, double *deviation)
+{
+    int width, height, x0, y0, x1, y1;
+    guint32 *pixels = download(texture, &width, &height);
+    widget_rect(widget, window, width, height, &x0, &y0, &x1, &y1);
+    GHashTable *seen = g_hash_table_new(g_direct_hash, g_direct_equal);
+    double sum = 0, sum2 = 0;
+    long n = 0;
+    for (int y = y0; y < y1; y++) {
+        for (int x = x0; x < x1; x++) {
+            guint32 p = pixels[(gsize) y * (gsize) width + (gsize) x] & 0xffffff;
+            if (g_hash_table_size(seen) < 100000)
+                g_hash_table_add(seen, GUINT_TO_POINTER(p + 1));
+            double l = 0.3 * ((p >> 16) & 255) + 0.59 * ((p >> 8) & 255) + 0.11 * (p & 255);
+            sum += l;
+            sum2 += l * l;
+            n++;
+        }
+    }
+    *colours = (int) g_hash_table_size(seen);
+    double mean = n ? sum / (double) n : 0;
+    *deviation = n ? sqrt(MAX(0, sum2 / (double) n - mean * mean)) : 0;
+    g_hash_table_unref(seen);
+    g_free(pixels);
+}
+
+static void check_not_blank(SelfTest *t, GdkTexture *texture, GtkWidget *view, const char *what)
+{
+    if (!texture) return;
+    int colours;
+    double deviation;
+    measure_region(texture, view, GTK_WIDGET(t->window), &colours, &deviation);
+    check(t, colours > 40 && deviation > 6.0,
+          "%s shows the map (%d colours, brightness deviation %.1f)", what, colours, deviation);
+}
+
+/* The fraction of WIDGET's pixels that differ between two screenshots. */
+static double changed_fraction(GdkTexture *a, GdkTexture *b, GtkWidget *widget, GtkWidget *window)
+{
+    if (!a || !b) return 0;
+    int wa, ha, wb, hb, x0, y0, x1, y1;
+    guint32 *pa = download(a, &wa, &ha), *pb = download(b, &wb, &hb);
+    double fraction = 0;
+    if (wa == wb && ha == hb) {
+        widget_rect(widget, window, wa, ha, &x0, &y0, &x1, &y1);
+        long differ = 0, n = 0;
+        for (int y = y0; y < y1; y++)
+            for (int x = x0; x < x1; x++, n++)
+                differ += pa[(gsize) y * (gsize) wa + (gsize) x] != pb[(gsize) y * (gsize) wa + (gsize) x];
+        fraction = n ? (double) differ / (double) n : 0;
+    }
+    g_free(pa);
+    g_free(pb);
+    return fraction;
+}
+
+/* Takes screenshot NAME of the sample's window, checks the 3D view is drawn and, when
+ * CHANGE names what was done, that it changed the picture. */
+static void shoot_and_compare(SelfTest *t, const char *name, const char *change)
+{
+    GdkTexture *shot = screenshot(t, GTK_WIDGET(t->window), name);
+    check_not_blank(t, shot, GTK_WIDGET(view_3d(t)), name);
+    if (change && t->previous) {
+        double f = changed_fraction(t->previous, shot, GTK_WIDGET(view_3d(t)), GTK_WIDGET(t->window));
+        check(t, f > 0.002, "%s changed the 3D view (%.1f%% of its pixels)", change, f * 100);
+    }
+    g_clear_object(&t->previous);
+    t->previous = shot;
+}
+
+/* FALSE the first time in a step, and the next poll comes after a pause: a change
+ * (banner, layout) is laid out and drawn before a screenshot is taken. */
+static gboolean settle(SelfTest *t)
+{
+    if (t->settled) return TRUE;
+    t->settled = TRUE;
+    t->resume_us = g_get_monotonic_time() + 300 * 1000;
+    return FALSE;
+}
+
+/* Marks the 3D view's frame count, to wait for the frame showing an action's result. */
+static void mark_frames(SelfTest *t)
+{
+    t->frames_mark = allium_view_get_frames_drawn(view_3d(t));
+    allium_view_queue_render(view_3d(t));
+}
+
+static gboolean new_frames(SelfTest *t)
+{
+    return allium_view_get_frames_drawn(view_3d(t)) > t->frames_mark;
+}
+
+static gboolean compiled_current(AlliumWindow *window)
+{
+    AlliumDocument *doc = window ? allium_window_get_document(window) : NULL;
+    AlliumSnapshot *snap = doc ? allium_document_get_snapshot(doc) : NULL;
+    return snap && !allium_document_get_compiling(doc) &&
+           snap->generation == allium_document_get_generation(doc);
+}
+
+static const char *world_message(AlliumWindow *window)
+{
+    AlliumSnapshot *snap = allium_document_get_snapshot(allium_window_get_document(window));
+    return snap ? allium_snapshot_entity_value(snap, 0, "message") : NULL;
+}
+
+static gboolean write_file(SelfTest *t, const char *name, const char *text)
+{
+    g_autofree char *path = dir_file(t, name);
+    GError *error = NULL;
+    gboolean ok = g_file_set_contents(path, text, -1, &error);
+    check(t, ok, "wrote %s%s%s", path, error ? ": " : "", error ? error->message : "");
+    g_clear_error(&error);
+    return ok;
+}
+
+static AlliumWindow *window_with_banner_error(SelfTest *t, const char **text)
+{
+    GtkMessageType type;
+    if (allium_window_get_banner(t->window, &type, text) && type == GTK_MESSAGE_ERROR)
+        return t->window;
+    return NULL;
+}
+
+/* --- steps --------------------------------------------------------------------------- */
+
+static const char second_map[] =
+    "// A closed box with a player start: the self-test's second map\n"
+    "{\n\"classname\" \"worldspawn\"\n"
+    "{\n( -64 -64 -16 ) ( -64 -63 -16 ) ( -64 -64 -15 ) floor 0 0 0 1 1\n"
+    "( 64 64 0 ) ( 64 64 1 ) ( 64 65 0 ) floor 0 0 0 1 1\n"
+    "( -64 -64 -16 ) ( -64 -64 -15 ) ( -63 -64 -16 ) floor 0 0 0 1 1\n"
+    "( 64 64 0 ) ( 65 64 0 ) ( 64 64 1 ) floor 0 0 0 1 1\n"
+    "( -64 -64 -16 ) ( -63 -64 -16 ) ( -64 -63 -16 ) floor 0 0 0 1 1\n"
+    "( 64 64 0 ) ( 64 65 0 ) ( 65 64 0 ) floor 0 0 0 1 1\n}\n"
+    "{\n( -64 -64 128 ) ( -64 -63 128 ) ( -64 -64 129 ) ceiling 0 0 0 1 1\n"
+    "( 64 64 144 ) ( 64 64 145 ) ( 64 65 144 ) ceiling 0 0 0 1 1\n"
+    "( -64 -64 128 ) ( -64 -64 129 ) ( -63 -64 128 ) ceiling 0 0 0 1 1\n"
+    "( 64 64 144 ) ( 65 64 144 ) ( 64 64 145 ) ceiling 0 0 0 1 1\n"
+    "( -64 -64 128 ) ( -63 -64 128 ) ( -64 -63 128 ) ceiling 0 0 0 1 1\n"
+    "( 64 64 144 ) ( 64 65 144 ) ( 65 64 144 ) ceiling 0 0 0 1 1\n}\n"
+    "}\n"
+    "{\n\"classname\" \"info_player_start\"\n\"origin\" \"0 0 24\"\n}\n";
+
+static gboolean step_prepare(SelfTest *t)
+{
+    check(t, g_mkdir_with_parents(t->dir, 0755) == 0, "the test folder %s exists", t->dir);
+    /* Leftovers of an earlier run would change the names imports get. */
+    static const char *old[] = {"second.allium", "second.allium-wal", "second.allium-shm",
+                                "sample.allium", "sample.allium-wal", "sample.allium-shm"};
+    for (guint i = 0; i < G_N_ELEMENTS(old); i++) {
+        g_autofree char *path = dir_file(t, old[i]);
+        g_unlink(path);
+    }
+    write_file(t, "second.map", second_map);
+    write_file(t, "not-a-map.txt", "This is a shopping list, not a map.\nEggs, flour.\n");
+    write_file(t, "damaged.allium", "SQLite format 3\nthe rest of this file is gone\n");
+    allium_application_set_import_dir(t->app, t->dir);
+
+    GError *error = NULL;
+    gboolean ok = allium_prepare_sample(t->sample_path, &error);
+    check(t, ok, "the sample map was imported into %s%s%s", t->sample_path, error ? ": " : "",
+          error ? error->message : "");
+    g_clear_error(&error);
+    if (!ok) return TRUE;
+    allium_application_open_document(t->app, t->sample_path, NULL, NULL);
+    AlliumWindow *window = allium_application_find_window(t->app, t->sample_path);
+    check(t, window != NULL, "the sample map opened in a window");
+    if (window) t->window = g_object_ref(window);
+    return TRUE;
+}
+
+static gboolean step_wait_compile(SelfTest *t)
+{
+    if (!t->window || !compiled_current(t->window)) return FALSE;
+    for (int i = 0; i < ALLIUM_WINDOW_VIEW_COUNT; i++)
+        if (allium_view_get_frames_drawn(allium_window_get_view(t->window, i)) == 0) return FALSE;
+    if (!settle(t)) return FALSE;
+    AlliumSnapshot *snap = allium_document_get_snapshot(allium_window_get_document(t->window));
+    check(t, snap->world != NULL, "the sample map compiled");
+    check(t, snap->scene != NULL, "the sample map has a scene");
+    for (int i = 0; i < ALLIUM_WINDOW_VIEW_COUNT; i++) {
+        const char *error = allium_view_get_gl_error(allium_window_get_view(t->window, i));
+        check(t, error == NULL, "view %d has a renderer%s%s", i, error ? ": " : "", error ? error : "");
+    }
+    check(t, g_strcmp0(allium_window_get_title_text(t->window), "sample.allium") == 0,
+          "the title is the file name (it is \"%s\")", allium_window_get_title_text(t->window));
+    return TRUE;
+}
+
+static gboolean step_shot_open(SelfTest *t)
+{
+    shoot_and_compare(t, "01-open.png", NULL);
+    for (int i = 1; i < ALLIUM_WINDOW_VIEW_COUNT; i++) {
+        AlliumView *view = allium_window_get_view(t->window, i);
+        int colours;
+        double deviation;
+        if (!t->previous) break;
+        measure_region(t->previous, GTK_WIDGET(view), GTK_WIDGET(t->window), &colours, &deviation);
+        check(t, colours > 4, "the %s view draws something (%d colours)",
+              allium_view_kind_to_string(allium_view_get_kind(view)), colours);
+    }
+    return TRUE;
+}
+
+static gboolean step_single_3d(SelfTest *t)
+{
+    if (!t->step_begun) {
+        gtk_widget_activate_action(GTK_WIDGET(t->window), "win.layout", "s", "single-3d");
+        mark_frames(t);
+        return FALSE;
+    }
+    if (!new_frames(t) || !settle(t)) return FALSE;
+    check(t, !gtk_widget_get_visible(GTK_WIDGET(allium_window_get_view(t->window, 1))),
+          "the single-3D layout hides the top view");
+    check(t, g_strcmp0(t->window->layout, "single-3d") == 0, "the layout action's state is single-3d");
+    shoot_and_compare(t, "02-single-3d.png", NULL);
+    return TRUE;
+}
+
+static gboolean step_toggle(SelfTest *t, const char *action, const char *shot, const char *what)
+{
+    if (!t->step_begun) {
+        check(t, gtk_widget_activate_action(GTK_WIDGET(t->window), action, NULL), "%s activated",
+              action);
+        mark_frames(t);
+        return FALSE;
+    }
+    if (!new_frames(t) || !settle(t)) return FALSE;
+    shoot_and_compare(t, shot, what);
+    return TRUE;
+}
+
+static gboolean step_portals(SelfTest *t)
+{
+    return step_toggle(t, "win.show-portals", "03-portals.png", "showing portals");
+}
+
+static gboolean step_wireframe(SelfTest *t)
+{
+    return step_toggle(t, "win.wireframe", "04-wireframe.png", "wireframe");
+}
+
+static gboolean step_move_camera(SelfTest *t)
+{
+    if (!t->step_begun) {
+        al_camera *camera = allium_view_get_camera(view_3d(t));
+        al_camera_fly(camera, 96, 32, 16);
+        al_camera_look(camera, 35, -10);
+        mark_frames(t);
+        return FALSE;
+    }
+    if (!new_frames(t) || !settle(t)) return FALSE;
+    shoot_and_compare(t, "05-moved.png", "moving the camera");
+    return TRUE;
+}
+
+static gboolean step_undo_nothing(SelfTest *t)
+{
+    AlliumDocument *doc = allium_window_get_document(t->window);
+    check(t, !allium_document_can_undo(doc), "a freshly imported map has nothing to undo");
+    check(t, !gtk_widget_get_sensitive(GTK_WIDGET(t->window->undo_button)),
+          "the undo button is disabled");
+    gtk_widget_activate_action(GTK_WIDGET(t->window), "win.undo", NULL);
+    GError *error = NULL;
+    gboolean undone = allium_document_undo(doc, &error);
+    check(t, !undone && g_error_matches(error, ALLIUM_DOCUMENT_ERROR, AL_ERR_NOTHING_TO_DO),
+          "undo with nothing to undo says so and changes nothing");
+    g_clear_error(&error);
+    return TRUE;
+}
+
+static gboolean step_edit(SelfTest *t)
+{
+    AlliumDocument *doc = allium_window_get_document(t->window);
+    if (!t->step_begun) {
+        t->original_message = g_strdup(world_message(t->window));
+        gint64 world = allium_document_get_world_entity(doc);
+        GError *error = NULL;
+        gboolean ok = allium_document_set_entity_property(doc, world, "message",
+                                                          "Edited by the self-test", &error);
+        check(t, ok, "setting the worldspawn message%s%s", error ? ": " : "",
+              error ? error->message : "");
+        g_clear_error(&error);
+        check(t, allium_document_can_undo(doc), "the edit can be undone");
+        check(t, gtk_widget_get_sensitive(GTK_WIDGET(t->window->undo_button)),
+              "the undo button is enabled");
+        g_autofree char *label = allium_document_dup_undo_label(doc, FALSE);
+        check(t, label && *label, "the undo step has a label (\"%s\")", label ? label : "");
+        const char *tip = gtk_widget_get_tooltip_text(GTK_WIDGET(t->window->undo_button));
+        check(t, tip && label && strstr(tip, label), "the undo button's tooltip names it (\"%s\")",
+              tip ? tip : "");
+        return FALSE;
+    }
+    if (!compiled_current(t->window)) return FALSE;
+    check(t, g_strcmp0(world_message(t->window), "Edited by the self-test") == 0,
+          "the recompiled map has the new message");
+    return TRUE;
+}
+
+static gboolean step_undo_edit(SelfTest *t)
+{
+    AlliumDocument *doc = allium_window_get_document(t->window);
+    if (!t->step_begun) {
+        check(t, gtk_widget_activate_action(GTK_WIDGET(t->window), "win.undo", NULL),
+              "win.undo activated");
+        check(t, !allium_document_can_undo(doc), "after the undo there is nothing to undo");
+        check(t, allium_document_can_redo(doc), "after the undo the edit can be redone");
+        check(t, !gtk_widget_get_sensitive(GTK_WIDGET(t->window->undo_button)),
+              "the undo button is disabled again");
+        return FALSE;
+    }
+    if (!compiled_current(t->window)) return FALSE;
+    check(t, g_strcmp0(world_message(t->window), t->original_message) == 0,
+          "undo restored the message (\"%s\")", world_message(t->window) ? world_message(t->window) : "");
+    check(t, g_strcmp0(allium_window_get_title_text(t->window), "sample.allium") == 0,
+          "the title is unchanged by editing (\"%s\")", allium_window_get_title_text(t->window));
+    return TRUE;
+}
+
+static gboolean step_second_map(SelfTest *t)
+{
+    g_autofree char *imported = dir_file(t, "second.allium");
+    if (!t->step_begun) {
+        g_autofree char *path = dir_file(t, "second.map");
+        g_autoptr(GFile) file = g_file_new_for_path(path);
+        allium_application_open_file(t->app, file, NULL);
+        return FALSE;
+    }
+    AlliumWindow *window = allium_application_find_window(t->app, imported);
+    if (!window || !compiled_current(window) ||
+        allium_view_get_frames_drawn(allium_window_get_view(window, 0)) < 1 || !settle(t))
+        return FALSE;
+    t->second = g_object_ref(window);
+    check(t, t->second != t->window, "the second map opened in its own window");
+    GtkMessageType type;
+    const char *text = NULL;
+    gboolean shown = allium_window_get_banner(t->second, &type, &text);
+    check(t, shown && type == GTK_MESSAGE_INFO && text && strstr(text, "second.map"),
+          "the second window says what was imported (\"%s\")", text ? text : "");
+    AlliumSnapshot *snap = allium_document_get_snapshot(allium_window_get_document(t->second));
+    check(t, snap->world && snap->input.input.brush_count == 2, "the second map has its 2 brushes");
+    g_autoptr(GdkTexture) shot = screenshot(t, GTK_WIDGET(t->second), "06-second-map.png");
+    return TRUE;
+}
+
+static gboolean step_error(SelfTest *t, const char *name, const char *expect, const char *shot)
+{
+    if (!t->step_begun) {
+        allium_window_hide_banner(t->window);
+        g_autofree char *path = dir_file(t, name);
+        g_autoptr(GFile) file = g_file_new_for_path(path);
+        allium_application_open_file(t->app, file, t->window);
+        return FALSE;
+    }
+    const char *text = NULL;
+    if (!window_with_banner_error(t, &text) || !settle(t)) return FALSE;
+    check(t, text && strstr(text, expect), "opening %s shows an error naming \"%s\" (\"%s\")", name,
+          expect, text ? text : "");
+    check(t, allium_window_get_document(t->window) != NULL, "the window kept its map");
+    g_autoptr(GdkTexture) texture = screenshot(t, GTK_WIDGET(t->window), shot);
+    return TRUE;
+}
+
+static gboolean step_not_a_map(SelfTest *t)
+{
+    return step_error(t, "not-a-map.txt", "line 1", "07-error-not-a-map.png");
+}
+
+static gboolean step_damaged(SelfTest *t)
+{
+    return step_error(t, "damaged.allium", "damaged.allium", "08-error-damaged.png");
+}
+
+static gboolean step_dialog(SelfTest *t, const char *action, const char *shot)
+{
+    if (!t->step_begun) {
+        GList *before = gtk_window_list_toplevels();
+        g_action_group_activate_action(G_ACTION_GROUP(t->app), action, NULL);
+        GList *after = gtk_window_list_toplevels();
+        for (GList *l = after; l; l = l->next)
+            if (!g_list_find(before, l->data) && !ALLIUM_IS_WINDOW(l->data))
+                t->dialog = g_object_ref(l->data);
+        g_list_free(before);
+        g_list_free(after);
+        check(t, t->dialog != NULL, "app.%s opened a window", action);
+        return t->dialog == NULL;
+    }
+    if (!gtk_widget_get_mapped(GTK_WIDGET(t->dialog)) || !settle(t)) return FALSE;
+    g_autoptr(GdkTexture) texture = screenshot(t, GTK_WIDGET(t->dialog), shot);
+    gtk_window_destroy(t->dialog);
+    g_clear_object(&t->dialog);
+    return TRUE;
+}
+
+static gboolean step_preferences(SelfTest *t)
+{
+    return step_dialog(t, "preferences", "09-preferences.png");
+}
+
+static gboolean step_shortcuts(SelfTest *t)
+{
+    return step_dialog(t, "shortcuts", "10-shortcuts.png");
+}
+
+static gboolean step_about(SelfTest *t)
+{
+    return step_dialog(t, "about", "11-about.png");
+}
+
+static gboolean step_grid_layout(SelfTest *t)
+{
+    if (!t->step_begun) {
+        gtk_widget_activate_action(GTK_WIDGET(t->window), "win.layout", "s", "grid");
+        gtk_widget_activate_action(GTK_WIDGET(t->window), "win.show-portals", NULL);
+        gtk_widget_activate_action(GTK_WIDGET(t->window), "win.wireframe", NULL);
+        mark_frames(t);
+        return FALSE;
+    }
+    if (!new_frames(t) || !settle(t)) return FALSE;
+    for (int i = 0; i < ALLIUM_WINDOW_VIEW_COUNT; i++)
+        check(t, gtk_widget_get_visible(GTK_WIDGET(allium_window_get_view(t->window, i))),
+              "view %d is back in the four-view layout", i);
+    g_autoptr(GdkTexture) texture = screenshot(t, GTK_WIDGET(t->window), "12-four-views.png");
+    return TRUE;
+}
+
+static const struct {
+    const char *name;
+    StepFunc run;
+    int timeout_ms;
+} steps[] = {
+    {"prepare", step_prepare, 10000},
+    {"wait for the compile", step_wait_compile, 60000},
+    {"screenshot of the opened map", step_shot_open, 5000},
+    {"single 3D view", step_single_3d, 10000},
+    {"portals", step_portals, 10000},
+    {"wireframe", step_wireframe, 10000},
+    {"camera move", step_move_camera, 10000},
+    {"undo with nothing to undo", step_undo_nothing, 5000},
+    {"edit", step_edit, 30000},
+    {"undo the edit", step_undo_edit, 30000},
+    {"second map", step_second_map, 60000},
+    {"file that is not a map", step_not_a_map, 20000},
+    {"damaged document", step_damaged, 20000},
+    {"preferences", step_preferences, 10000},
+    {"shortcuts", step_shortcuts, 10000},
+    {"about", step_about, 10000},
+    {"four views again", step_grid_layout, 10000},
+};
+
+static void finish(SelfTest *t)
+{
+    if (t->failures->len == 0) {
+        g_print("self-test: all %d checks passed; screenshots in %s\n", t->checks, t->dir);
+        allium_application_set_exit_status(t->app, 0);
+    } else {
+        g_print("self-test: %u of %d checks FAILED:\n", t->failures->len, t->checks);
+        for (guint i = 0; i < t->failures->len; i++)
+            g_print("  - %s\n", (const char *) g_ptr_array_index(t->failures, i));
+        allium_application_set_exit_status(t->app, 1);
+    }
+    g_clear_object(&t->window);
+    g_clear_object(&t->second);
+    g_clear_object(&t->previous);
+    g_action_group_activate_action(G_ACTION_GROUP(t->app), "quit", NULL);
+    g_object_unref(t->app);
+    g_ptr_array_unref(t->failures);
+    g_free(t->original_message);
+    g_free(t->sample_path);
+    g_free(t->dir);
+    g_free(t);
+}
+
+static gboolean tick_cb(gpointer data)
+{
+    SelfTest *t = data;
+    gint64 now = g_get_monotonic_time();
+    if (now < t->resume_us) return G_SOURCE_CONTINUE;
+
+    if (t->step >= (int) G_N_ELEMENTS(steps)) {
+        finish(t);
+        return G_SOURCE_REMOVE;
+    }
+    if (!t->step_begun) {
+        g_print("# %s\n", steps[t->step].name);
+        t->step_started_us = now;
+    }
+    gboolean done = steps[t->step].run(t);
+    t->step_begun = TRUE;
+    if (!done && now - t->step_started_us > steps[t->step].timeout_ms * (gint64) 1000) {
+        check(t, FALSE, "step \"%s\" finished within %d s", steps[t->step].name,
+              steps[t->step].timeout_ms / 1000);
+        done = TRUE;
+    }
+    /* Without a window nothing after the first steps can run. */
+    if (done && !t->window) t->step = (int) G_N_ELEMENTS(steps) - 1;
+    if (done) {
+        t->step++;
+        t->step_begun = FALSE;
+        t->settled = FALSE;
+        t->resume_us = now + 200 * 1000;
+    }
+    return G_SOURCE_CONTINUE;
+}
+
+/* --- public API ---------------------------------------------------------------------- */
+
+void allium_self_test_start(AlliumApplication *app, const char *dir)
+{
+    SelfTest *t = g_new0(SelfTest, 1);
+    t->app = g_object_ref(app);
+    t->dir = g_canonicalize_filename(dir, NULL);
+    t->sample_path = g_build_filename(t->dir, "sample.allium", NULL);
+    t->failures = g_ptr_array_new_with_free_func(g_free);
+    /* Fail unless the test finishes and says otherwise. */
+    allium_application_set_exit_status(app, 1);
+    /* Keep running while no window is open (between steps). */
+    g_application_hold(G_APPLICATION(app));
+    g_timeout_add(50, tick_cb, t);
+    g_print("self-test: working in %s\n", t->dir);
+}

@@ -1,0 +1,483 @@
+/* AlliumView's pointer and keyboard controllers (see allium-view.h for the controls).
+ *
+ * Controllers sit on the GL area. Coordinates from GTK are widget pixels; the camera
+ * works in framebuffer pixels, so they are multiplied by the scale factor on the way in.
+ * Flying is a tick callback that runs while a fly key is held, moving by speed x the
+ * frame's time, so the speed is the same at any frame rate. What is under the pointer is
+ * worked out at most once per frame, in an idle callback, not per motion event.
+ */
+#include "allium-config.h"
+
+#include "allium-view-private.h"
+
+#include "allium-preferences.h"
+
+#include <glib/gi18n.h>
+#include <math.h>
+#include <string.h>
+
+/* Degrees of turn per pixel of mouse motion at sensitivity 1. */
+#define LOOK_DEGREES_PER_PIXEL 0.22
+/* The wheel's step: zoom (2D) and fly speed (3D) change by this factor per notch. */
+#define WHEEL_FACTOR 1.2
+/* Orbit pivot distance when nothing is under the pointer. */
+#define ORBIT_DEFAULT_DISTANCE 256.0
+
+/* --- static helpers ------------------------------------------------------------------ */
+
+static guint fly_key_of(guint keyval)
+{
+    switch (gdk_keyval_to_lower(keyval)) {
+    case GDK_KEY_w:
+        return FLY_FORWARD;
+    case GDK_KEY_s:
+        return FLY_BACK;
+    case GDK_KEY_a:
+        return FLY_LEFT;
+    case GDK_KEY_d:
+        return FLY_RIGHT;
+    case GDK_KEY_e:
+        return FLY_UP;
+    case GDK_KEY_q:
+        return FLY_DOWN;
+    case GDK_KEY_Shift_L:
+    case GDK_KEY_Shift_R:
+        return FLY_FAST;
+    default:
+        return 0;
+    }
+}
+
+static double look_step(AlliumView *self)
+{
+    (void) self;
+    return LOOK_DEGREES_PER_PIXEL *
+           allium_preferences_get_mouse_sensitivity(allium_preferences_get_default());
+}
+
+static double pitch_sign(void)
+{
+    return allium_preferences_get_invert_y(allium_preferences_get_default()) ? -1.0 : 1.0;
+}
+
+/* Moves a 3D camera across the view by a drag of DX, DY framebuffer pixels: a pixel is a
+ * unit at the default fly speed, more when flying faster. */
+static void pan_3d(AlliumView *self, double dx, double dy)
+{
+    double k = allium_preferences_get_fly_speed(allium_preferences_get_default()) / 320.0;
+    al_camera_fly(&self->camera, 0, -dx * k, dy * k);
+}
+
+static gboolean fly_tick_cb(GtkWidget *widget, GdkFrameClock *clock, gpointer data)
+{
+    (void) widget;
+    AlliumView *self = data;
+    gint64 now = gdk_frame_clock_get_frame_time(clock);
+    double dt = self->fly_last_us ? (double) (now - self->fly_last_us) / 1e6 : 1.0 / 60.0;
+    self->fly_last_us = now;
+    /* A stalled frame (a compile on a single core, a dialog) must not throw the camera
+     * across the map. */
+    dt = CLAMP(dt, 0.0, 0.1);
+
+    guint k = self->fly_keys;
+    double forward = ((k & FLY_FORWARD) ? 1 : 0) - ((k & FLY_BACK) ? 1 : 0);
+    double right = ((k & FLY_RIGHT) ? 1 : 0) - ((k & FLY_LEFT) ? 1 : 0);
+    double up = ((k & FLY_UP) ? 1 : 0) - ((k & FLY_DOWN) ? 1 : 0);
+    if (forward == 0 && right == 0 && up == 0) {
+        if (!(k & ~FLY_FAST)) {
+            self->fly_tick = 0;
+            self->fly_last_us = 0;
+            return G_SOURCE_REMOVE;
+        }
+        return G_SOURCE_CONTINUE;
+    }
+    double speed = allium_preferences_get_fly_speed(allium_preferences_get_default());
+    if (k & FLY_FAST) speed *= 3;
+    double d = speed * dt;
+    al_camera_fly(&self->camera, forward * d, right * d, up * d);
+    allium_view_queue_render(self);
+    return G_SOURCE_CONTINUE;
+}
+
+static void format_coordinate(GString *text, const char *axis, double v)
+{
+    /* Whole units as integers, as map coordinates are written. */
+    if (fabs(v - round(v)) < 1e-6) g_string_append_printf(text, "%s %.0f", axis, v);
+    else g_string_append_printf(text, "%s %.3g", axis, v);
+}
+
+static const char *material_of(const AlliumSnapshot *snap, int brush, int face)
+{
+    const al_input *in = &snap->input.input;
+    if (brush < 0 || brush >= in->brush_count || face < 0) return NULL;
+    const al_brush_desc *b = &in->brushes[brush];
+    if (face >= b->face_count) return NULL;
+    int m = in->faces[b->first_face + face].material;
+    return m >= 0 && m < in->material_count ? in->materials[m].name : NULL;
+}
+
+/* Where an agent of HULL touching the surface at P (normal N) would have its origin: the
+ * box is moved out along N until it rests on the surface, plus a small gap. A fixed small
+ * offset would call every box solid next to any wall, which tells the designer nothing;
+ * resting on the surface answers "does this agent fit here". */
+static void resting_origin(const al_hull_desc *hull, const double p[3], const double n[3],
+                           double out[3])
+{
+    double nearest = 0; /* min over the box's corners of dot(n, corner) */
+    for (int k = 0; k < 3; k++) nearest += n[k] > 0 ? n[k] * hull->mins[k] : n[k] * hull->maxs[k];
+    double push = 0.125 - nearest;
+    for (int k = 0; k < 3; k++) out[k] = p[k] + n[k] * push;
+}
+
+static void describe_3d(AlliumView *self, const AlliumSnapshot *snap, GString *text)
+{
+    al_pick pick;
+    if (!allium_view_pick_at(self, self->pointer_x, self->pointer_y, &pick)) {
+        g_string_append(text, _("Nothing under the pointer"));
+        return;
+    }
+    if (pick.kind == AL_PICK_ENTITY) {
+        const char *cls = allium_snapshot_entity_value(snap, pick.entity, "classname");
+        g_string_append_printf(text, _("Entity %d (%s)"), pick.entity, cls ? cls : "?");
+    } else {
+        const char *material = material_of(snap, pick.brush, pick.face);
+        g_string_append_printf(text, _("Brush %d, face %d (%s)"), pick.brush, pick.face,
+                               material ? material : "?");
+    }
+    g_string_append(text, " · ");
+    format_coordinate(text, "x", pick.point[0]);
+    g_string_append_c(text, ' ');
+    format_coordinate(text, "y", pick.point[1]);
+    g_string_append_c(text, ' ');
+    format_coordinate(text, "z", pick.point[2]);
+
+    if (!snap->world) return;
+    int hulls = al_world_hull_count(snap->world);
+    for (int h = 0; h < hulls; h++) {
+        const al_hull_desc *hull = al_world_hull(snap->world, h);
+        double origin[3];
+        resting_origin(hull, pick.point, pick.normal, origin);
+        gboolean solid = al_world_point_solid(snap->world, h, origin);
+        g_string_append_printf(text, h == 0 ? " · %s: %s" : ", %s: %s", hull->name,
+                               solid ? _("solid") : _("empty"));
+    }
+}
+
+static void describe_2d(AlliumView *self, GString *text)
+{
+    double scale = allium_view_scale(self);
+    double p[3];
+    al_camera_unproject(&self->camera, self->pointer_x * scale, self->pointer_y * scale, 0, p);
+    double grid = allium_preferences_get_grid_size(allium_preferences_get_default());
+    int right, up, depth;
+    al_view_axes(self->kind, &right, &up, &depth);
+    static const char *names[3] = {"x", "y", "z"};
+    format_coordinate(text, names[right], al_snap(p[right], grid));
+    g_string_append_c(text, ' ');
+    format_coordinate(text, names[up], al_snap(p[up], grid));
+    g_string_append_printf(text, _(" (grid %g)"), grid);
+}
+
+static gboolean hover_cb(gpointer data)
+{
+    AlliumView *self = data;
+    self->hover_source = 0;
+    if (!self->pointer_inside) return G_SOURCE_REMOVE;
+    AlliumSnapshot *snap = allium_view_get_snapshot(self);
+    GString *text = g_string_new(NULL);
+    if (self->kind == AL_VIEW_3D) {
+        if (snap && snap->scene) describe_3d(self, snap, text);
+    } else {
+        describe_2d(self, text);
+    }
+    allium_view_emit_pointer_info(self, text->str);
+    g_string_free(text, TRUE);
+    return G_SOURCE_REMOVE;
+}
+
+static void schedule_hover(AlliumView *self)
+{
+    if (!self->hover_source)
+        self->hover_source = g_idle_add_full(G_PRIORITY_LOW, hover_cb, self, NULL);
+}
+
+static GdkModifierType current_state(GtkGesture *gesture)
+{
+    return gtk_event_controller_get_current_event_state(GTK_EVENT_CONTROLLER(gesture));
+}
+
+/* --- callbacks ----------------------------------------------------------------------- */
+
+static gboolean key_pressed_cb(GtkEventControllerKey *controller, guint keyval, guint keycode,
+                               GdkModifierType state, AlliumView *self)
+{
+    (void) controller;
+    (void) keycode;
+    if (self->kind != AL_VIEW_3D) return FALSE;
+    if (state & (GDK_CONTROL_MASK | GDK_ALT_MASK | GDK_SUPER_MASK)) return FALSE;
+    guint key = fly_key_of(keyval);
+    if (!key) return FALSE;
+    self->fly_keys |= key;
+    if (key == FLY_FAST) return FALSE; /* Shift alone is also a modifier for others */
+    if (!self->fly_tick) {
+        self->fly_last_us = 0;
+        self->fly_tick = gtk_widget_add_tick_callback(GTK_WIDGET(self->gl_area), fly_tick_cb, self, NULL);
+    }
+    return TRUE;
+}
+
+static void key_released_cb(GtkEventControllerKey *controller, guint keyval, guint keycode,
+                            GdkModifierType state, AlliumView *self)
+{
+    (void) controller;
+    (void) keycode;
+    (void) state;
+    self->fly_keys &= ~fly_key_of(keyval);
+}
+
+static void focus_leave_cb(GtkEventControllerFocus *controller, AlliumView *self)
+{
+    (void) controller;
+    /* Key releases go to whoever has the focus now: forget what was held. */
+    allium_view_stop_flying(self);
+}
+
+static void click_pressed_cb(GtkGestureClick *gesture, int n_press, double x, double y,
+                             AlliumView *self)
+{
+    (void) gesture;
+    (void) n_press;
+    (void) x;
+    (void) y;
+    gtk_widget_grab_focus(GTK_WIDGET(self->gl_area));
+    allium_view_emit_activated(self);
+}
+
+static void click_released_cb(GtkGestureClick *gesture, int n_press, double x, double y,
+                              AlliumView *self)
+{
+    (void) n_press;
+    GdkModifierType state = current_state(GTK_GESTURE(gesture));
+    if ((state & GDK_ALT_MASK) || !self->selection) return; /* Alt + left is orbit */
+    AlliumSnapshot *snap = allium_view_get_snapshot(self);
+    if (!snap || !snap->scene) return;
+
+    AlliumSelectMode mode = (state & (GDK_SHIFT_MASK | GDK_CONTROL_MASK)) ? ALLIUM_SELECT_TOGGLE
+                                                                          : ALLIUM_SELECT_REPLACE;
+    al_pick pick;
+    if (!allium_view_pick_at(self, x, y, &pick)) {
+        if (mode == ALLIUM_SELECT_REPLACE) allium_selection_clear(self->selection);
+        return;
+    }
+    if (pick.kind == AL_PICK_FACE && snap->input.brush_ids)
+        allium_selection_select_brush(self->selection, snap->input.brush_ids[pick.brush], mode);
+    else if (pick.kind == AL_PICK_ENTITY && snap->input.entity_ids)
+        allium_selection_select_entity(self->selection, snap->input.entity_ids[pick.entity], mode);
+}
+
+static void secondary_begin_cb(GtkGestureDrag *gesture, double x, double y, AlliumView *self)
+{
+    (void) gesture;
+    (void) x;
+    (void) y;
+    self->drag_x = self->drag_y = 0;
+    gtk_widget_grab_focus(GTK_WIDGET(self->gl_area));
+    allium_view_emit_activated(self);
+}
+
+/* Right drag: look around (3D) or pan (2D). */
+static void secondary_update_cb(GtkGestureDrag *gesture, double ox, double oy, AlliumView *self)
+{
+    (void) gesture;
+    double scale = allium_view_scale(self);
+    double dx = (ox - self->drag_x) * scale, dy = (oy - self->drag_y) * scale;
+    self->drag_x = ox;
+    self->drag_y = oy;
+    if (self->kind == AL_VIEW_3D) {
+        double k = look_step(self);
+        al_camera_look(&self->camera, -dx * k, -dy * k * pitch_sign());
+    } else {
+        al_camera_pan(&self->camera, dx, dy);
+    }
+    allium_view_queue_render(self);
+}
+
+/* Middle drag: pan, in both kinds of view. */
+static void middle_update_cb(GtkGestureDrag *gesture, double ox, double oy, AlliumView *self)
+{
+    (void) gesture;
+    double scale = allium_view_scale(self);
+    double dx = (ox - self->drag_x) * scale, dy = (oy - self->drag_y) * scale;
+    self->drag_x = ox;
+    self->drag_y = oy;
+    if (self->kind == AL_VIEW_3D) pan_3d(self, dx, dy);
+    else al_camera_pan(&self->camera, dx, dy);
+    allium_view_queue_render(self);
+}
+
+static void primary_begin_cb(GtkGestureDrag *gesture, double x, double y, AlliumView *self)
+{
+    self->drag_x = self->drag_y = 0;
+    self->orbiting = (current_state(GTK_GESTURE(gesture)) & GDK_ALT_MASK) != 0;
+    if (!self->orbiting || self->kind != AL_VIEW_3D) return;
+
+    /* The pivot: the selection's centre, else the point under the pointer, else a point
+     * ahead. */
+    double mins[3], maxs[3];
+    al_pick pick;
+    if (allium_view_selection_bounds(self, FALSE, mins, maxs)) {
+        for (int k = 0; k < 3; k++) self->orbit_pivot[k] = 0.5 * (mins[k] + maxs[k]);
+    } else if (allium_view_pick_at(self, x, y, &pick)) {
+        memcpy(self->orbit_pivot, pick.point, sizeof self->orbit_pivot);
+    } else {
+        double f[3], r[3], u[3];
+        al_camera_basis(&self->camera, f, r, u);
+        for (int k = 0; k < 3; k++)
+            self->orbit_pivot[k] = self->camera.position[k] + f[k] * ORBIT_DEFAULT_DISTANCE;
+    }
+}
+
+/* Alt + left drag: orbit (3D) or pan (2D, for touchpads without a middle button). */
+static void primary_update_cb(GtkGestureDrag *gesture, double ox, double oy, AlliumView *self)
+{
+    (void) gesture;
+    if (!self->orbiting) return;
+    double scale = allium_view_scale(self);
+    double dx = (ox - self->drag_x) * scale, dy = (oy - self->drag_y) * scale;
+    self->drag_x = ox;
+    self->drag_y = oy;
+    if (self->kind == AL_VIEW_3D) {
+        double k = look_step(self);
+        al_camera_orbit(&self->camera, self->orbit_pivot, -dx * k, -dy * k * pitch_sign());
+    } else {
+        al_camera_pan(&self->camera, dx, dy);
+    }
+    allium_view_queue_render(self);
+}
+
+static void primary_end_cb(GtkGestureDrag *gesture, double ox, double oy, AlliumView *self)
+{
+    (void) gesture;
+    (void) ox;
+    (void) oy;
+    self->orbiting = FALSE;
+}
+
+static gboolean scroll_cb(GtkEventControllerScroll *controller, double dx, double dy,
+                          AlliumView *self)
+{
+    (void) controller;
+    (void) dx;
+    if (dy == 0) return FALSE;
+    double factor = pow(WHEEL_FACTOR, -dy);
+    if (self->kind == AL_VIEW_3D) {
+        AlliumPreferences *prefs = allium_preferences_get_default();
+        allium_preferences_set_fly_speed(prefs, allium_preferences_get_fly_speed(prefs) * factor);
+        g_autofree char *text = g_strdup_printf(_("Fly speed %.0f units/s"),
+                                                allium_preferences_get_fly_speed(prefs));
+        allium_view_show_info(self, text);
+    } else {
+        double scale = allium_view_scale(self);
+        al_camera_zoom_at(&self->camera, factor, self->pointer_x * scale, self->pointer_y * scale);
+        allium_view_queue_render(self);
+        schedule_hover(self);
+    }
+    return TRUE;
+}
+
+static void motion_cb(GtkEventControllerMotion *controller, double x, double y, AlliumView *self)
+{
+    (void) controller;
+    self->pointer_x = x;
+    self->pointer_y = y;
+    self->pointer_inside = TRUE;
+    schedule_hover(self);
+}
+
+static void enter_cb(GtkEventControllerMotion *controller, double x, double y, AlliumView *self)
+{
+    motion_cb(controller, x, y, self);
+    allium_view_emit_activated(self);
+}
+
+static void leave_cb(GtkEventControllerMotion *controller, AlliumView *self)
+{
+    (void) controller;
+    self->pointer_inside = FALSE;
+    allium_view_emit_pointer_info(self, "");
+}
+
+static GtkGesture *add_drag(AlliumView *self, guint button, GCallback begin, GCallback update,
+                            GCallback end)
+{
+    GtkGesture *drag = gtk_gesture_drag_new();
+    gtk_gesture_single_set_button(GTK_GESTURE_SINGLE(drag), button);
+    if (begin) g_signal_connect(drag, "drag-begin", begin, self);
+    if (update) g_signal_connect(drag, "drag-update", update, self);
+    if (end) g_signal_connect(drag, "drag-end", end, self);
+    gtk_widget_add_controller(GTK_WIDGET(self->gl_area), GTK_EVENT_CONTROLLER(drag));
+    return drag;
+}
+
+/* --- internal API -------------------------------------------------------------------- */
+
+void allium_view_add_controllers(AlliumView *self)
+{
+    GtkWidget *area = GTK_WIDGET(self->gl_area);
+
+    GtkEventController *keys = gtk_event_controller_key_new();
+    g_signal_connect(keys, "key-pressed", G_CALLBACK(key_pressed_cb), self);
+    g_signal_connect(keys, "key-released", G_CALLBACK(key_released_cb), self);
+    gtk_widget_add_controller(area, keys);
+
+    GtkEventController *focus = gtk_event_controller_focus_new();
+    g_signal_connect(focus, "leave", G_CALLBACK(focus_leave_cb), self);
+    gtk_widget_add_controller(area, focus);
+
+    GtkGesture *click = gtk_gesture_click_new();
+    gtk_gesture_single_set_button(GTK_GESTURE_SINGLE(click), GDK_BUTTON_PRIMARY);
+    g_signal_connect(click, "pressed", G_CALLBACK(click_pressed_cb), self);
+    g_signal_connect(click, "released", G_CALLBACK(click_released_cb), self);
+    gtk_widget_add_controller(area, GTK_EVENT_CONTROLLER(click));
+
+    add_drag(self, GDK_BUTTON_SECONDARY, G_CALLBACK(secondary_begin_cb),
+             G_CALLBACK(secondary_update_cb), NULL);
+    add_drag(self, GDK_BUTTON_MIDDLE, G_CALLBACK(secondary_begin_cb), G_CALLBACK(middle_update_cb),
+             NULL);
+    add_drag(self, GDK_BUTTON_PRIMARY, G_CALLBACK(primary_begin_cb), G_CALLBACK(primary_update_cb),
+             G_CALLBACK(primary_end_cb));
+
+    GtkEventController *scroll = gtk_event_controller_scroll_new(GTK_EVENT_CONTROLLER_SCROLL_VERTICAL);
+    g_signal_connect(scroll, "scroll", G_CALLBACK(scroll_cb), self);
+    gtk_widget_add_controller(area, scroll);
+
+    GtkEventController *motion = gtk_event_controller_motion_new();
+    g_signal_connect(motion, "motion", G_CALLBACK(motion_cb), self);
+    g_signal_connect(motion, "enter", G_CALLBACK(enter_cb), self);
+    g_signal_connect(motion, "leave", G_CALLBACK(leave_cb), self);
+    gtk_widget_add_controller(area, motion);
+}
+
+void allium_view_stop_flying(AlliumView *self)
+{
+    self->fly_keys = 0;
+    if (self->fly_tick) {
+        gtk_widget_remove_tick_callback(GTK_WIDGET(self->gl_area), self->fly_tick);
+        self->fly_tick = 0;
+    }
+    self->fly_last_us = 0;
+}
+
+gboolean allium_view_pick_at(AlliumView *self, double x, double y, al_pick *pick)
+{
+    AlliumSnapshot *snap = allium_view_get_snapshot(self);
+    pick->kind = AL_PICK_NONE;
+    if (!snap || !snap->scene) return FALSE;
+    double scale = allium_view_scale(self);
+    double origin[3], dir[3];
+    al_camera_ray(&self->camera, x * scale, y * scale, origin, dir);
+    unsigned flags = 0;
+    if (!(self->overlays & AL_OVERLAY_TOOLS)) flags |= AL_PICK_SKIP_TOOLS;
+    if (!(self->overlays & AL_OVERLAY_ENTITIES)) flags |= AL_PICK_SKIP_ENTITIES;
+    return al_scene_pick(snap->scene, origin, dir, flags, pick);
+}

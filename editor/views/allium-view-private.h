@@ -1,0 +1,93 @@
+/* Inside AlliumView: the instance shared by allium-view.c (drawing, cameras, the widget)
+ * and allium-view-input.c (pointer and keyboard controllers). */
+#pragma once
+
+#include "allium-view.h"
+
+G_BEGIN_DECLS
+
+/* Keys held for flying (3D). */
+enum {
+    FLY_FORWARD = 1 << 0,
+    FLY_BACK = 1 << 1,
+    FLY_LEFT = 1 << 2,
+    FLY_RIGHT = 1 << 3,
+    FLY_UP = 1 << 4,
+    FLY_DOWN = 1 << 5,
+    FLY_FAST = 1 << 6,
+};
+
+typedef void (*AlliumViewPixelsFunc)(AlliumView *view, GdkTexture *pixels, gpointer user_data);
+
+struct _AlliumView {
+    GtkWidget parent_instance;
+
+    /* template widgets */
+    GtkOverlay *overlay;
+    GtkGLArea *gl_area;
+    GtkBox *header;
+    GtkMenuButton *kind_button;
+    GtkLabel *info_label;
+    GtkButton *maximize_button;
+    GtkLabel *message_label;
+
+    /* owned references */
+    AlliumDocument *document;
+    AlliumSelection *selection;
+    AlliumSnapshot *drawn;   /* the snapshot whose scene the renderer has (it borrows it) */
+    al_renderer *renderer;   /* lives between realize and unrealize of gl_area */
+    char *gl_error;
+    GArray *selected_brushes;  /* int32 input indices for the renderer */
+    GArray *selected_entities;
+
+    /* borrowed references */
+    gulong compiled_handler, compiling_handler, selection_handler;
+
+    /* camera and draw settings */
+    al_view_kind kind;
+    al_camera camera;
+    gboolean camera_placed;   /* false: place it when the next frame has a map */
+    unsigned overlays;
+    gboolean wireframe, no_cull, maximized;
+    guint64 selection_serial; /* of the selection the index arrays were made from */
+    const AlliumSnapshot *selection_snapshot;
+
+    /* input */
+    guint fly_keys;           /* FLY_* */
+    guint fly_tick;
+    gint64 fly_last_us;
+    double drag_x, drag_y;    /* the drag's offset at the last update */
+    gboolean orbiting;
+    double orbit_pivot[3];
+    double pointer_x, pointer_y; /* widget pixels */
+    gboolean pointer_inside;
+    guint hover_source;
+    guint info_source;        /* idle that updates the header's statistics */
+
+    /* frames */
+    guint frames_drawn;
+    al_draw_stats last_stats;
+    AlliumViewFrameFunc frame_func;
+    gpointer frame_data;
+    AlliumViewPixelsFunc pixels_func;
+    gpointer pixels_data;
+};
+
+/* allium-view-input.c */
+void allium_view_add_controllers(AlliumView *self);
+void allium_view_stop_flying(AlliumView *self);
+/* The ray through widget point (X, Y) and the first thing it hits; FALSE if nothing. */
+gboolean allium_view_pick_at(AlliumView *self, double x, double y, al_pick *pick);
+
+/* allium-view.c */
+void allium_view_emit_pointer_info(AlliumView *self, const char *text);
+void allium_view_emit_toggle_maximize(AlliumView *self);
+void allium_view_emit_activated(AlliumView *self);
+void allium_view_show_info(AlliumView *self, const char *text);
+/* The bounds of the selection, or of the map when nothing is selected. */
+gboolean allium_view_selection_bounds(AlliumView *self, gboolean whole_map_if_empty,
+                                      double mins[3], double maxs[3]);
+AlliumSnapshot *allium_view_get_snapshot(AlliumView *self);
+double allium_view_scale(AlliumView *self);
+
+G_END_DECLS

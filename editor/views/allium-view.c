@@ -1,0 +1,691 @@
+/* AlliumView (see allium-view.h): the widget, its GL area and renderer, its camera, and
+ * the frame: which snapshot to draw, with which selection and settings.
+ *
+ * The renderer borrows the scene it was given until it is given another, so the view
+ * keeps a reference to the snapshot it handed over ("drawn") and changes it only inside
+ * the render handler, with the context current. The pointer and keyboard controllers are
+ * in allium-view-input.c.
+ *
+ * Workload: a frame per change (camera moves, new snapshot, selection, settings), up to
+ * the display's rate while flying.
+ */
+#include "allium-config.h"
+
+#include "allium-view-private.h"
+
+#include "allium-preferences.h"
+
+#include <epoxy/gl.h>
+#include <glib/gi18n.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+G_DEFINE_TYPE(AlliumView, allium_view, GTK_TYPE_WIDGET)
+
+enum {
+    PROP_0,
+    PROP_KIND_NAME,
+    N_PROPS
+};
+
+enum { SIGNAL_POINTER_INFO, SIGNAL_TOGGLE_MAXIMIZE, SIGNAL_ACTIVATED, N_SIGNALS };
+
+static GParamSpec *properties[N_PROPS];
+static guint signals[N_SIGNALS];
+
+/* Eye height above a player start's origin (Quake's view offset). */
+#define EYE_HEIGHT 22.0
+
+/* --- static helpers ------------------------------------------------------------------ */
+
+static void update_header(AlliumView *self)
+{
+    gtk_menu_button_set_label(self->kind_button, allium_view_kind_label(self->kind));
+    gtk_button_set_icon_name(self->maximize_button, self->maximized ? "view-restore-symbolic"
+                                                                    : "view-fullscreen-symbolic");
+    gtk_widget_set_tooltip_text(GTK_WIDGET(self->maximize_button),
+                                self->maximized ? _("Restore the four views (Shift+Space)")
+                                                : _("Maximize this view (Shift+Space)"));
+}
+
+/* The centred message over the view: no map, compiling, or no OpenGL. */
+static void update_message(AlliumView *self)
+{
+    const char *text = NULL;
+    if (self->gl_error) text = self->gl_error;
+    else if (!self->document) text = _("No map open");
+    else if (!allium_document_get_snapshot(self->document)) text = _("Compiling…");
+    gtk_label_set_text(self->message_label, text ? text : "");
+    gtk_widget_set_visible(GTK_WIDGET(self->message_label), text != NULL);
+}
+
+/* Reads "x y z" (an entity's origin). */
+static gboolean parse_vector(const char *text, double out[3])
+{
+    return text && sscanf(text, "%lf %lf %lf", &out[0], &out[1], &out[2]) == 3 &&
+           isfinite(out[0]) && isfinite(out[1]) && isfinite(out[2]);
+}
+
+/* Puts the camera where a designer expects it on opening a map: in 3D at the player
+ * start looking the way the player would, in 2D over the whole map. */
+static void place_camera(AlliumView *self, const AlliumSnapshot *snap)
+{
+    int width = self->camera.width, height = self->camera.height;
+    al_camera_init(&self->camera, self->kind);
+    self->camera.width = width;
+    self->camera.height = height;
+
+    double mins[3], maxs[3];
+    gboolean has_bounds = snap->scene && al_scene_bounds(snap->scene, mins, maxs);
+    if (self->kind == AL_VIEW_3D) {
+        int start = allium_snapshot_find_entity(snap, "info_player_start");
+        if (start < 0) start = allium_snapshot_find_entity(snap, "info_player_deathmatch");
+        double origin[3];
+        if (start >= 0 && parse_vector(allium_snapshot_entity_value(snap, start, "origin"), origin)) {
+            self->camera.position[0] = origin[0];
+            self->camera.position[1] = origin[1];
+            self->camera.position[2] = origin[2] + EYE_HEIGHT;
+            const char *angle = allium_snapshot_entity_value(snap, start, "angle");
+            double yaw = angle ? g_ascii_strtod(angle, NULL) : 0;
+            /* Quake's -1 and -2 mean straight up and down. */
+            if (yaw == -1) self->camera.pitch = 89;
+            else if (yaw == -2) self->camera.pitch = -89;
+            else self->camera.yaw = isfinite(yaw) ? yaw : 0;
+        } else if (has_bounds) {
+            self->camera.yaw = 45;
+            self->camera.pitch = -30;
+            al_camera_frame(&self->camera, mins, maxs);
+        }
+    } else if (has_bounds) {
+        al_camera_frame(&self->camera, mins, maxs);
+    }
+    self->camera_placed = TRUE;
+}
+
+static int32_t *array_ints(GArray *array)
+{
+    return array->len ? (int32_t *) (gpointer) array->data : NULL;
+}
+
+/* The selection as the snapshot's input indices, remade when either changed. */
+static void update_selected_indices(AlliumView *self, const AlliumSnapshot *snap)
+{
+    guint64 serial = self->selection ? allium_selection_get_serial(self->selection) : 0;
+    if (snap == self->selection_snapshot && serial == self->selection_serial) return;
+    self->selection_snapshot = snap;
+    self->selection_serial = serial;
+    g_array_set_size(self->selected_brushes, 0);
+    g_array_set_size(self->selected_entities, 0);
+    if (!snap || !self->selection) return;
+
+    guint count;
+    const gint64 *rows = allium_selection_get_brushes(self->selection, &count);
+    for (guint i = 0; i < count; i++) {
+        int32_t index = allium_snapshot_brush_index(snap, rows[i]);
+        if (index >= 0) g_array_append_val(self->selected_brushes, index);
+    }
+    rows = allium_selection_get_entities(self->selection, &count);
+    for (guint i = 0; i < count; i++) {
+        int32_t index = allium_snapshot_entity_index(snap, rows[i]);
+        if (index >= 0) g_array_append_val(self->selected_entities, index);
+    }
+}
+
+static void update_info_label(AlliumView *self)
+{
+    char text[160];
+    if (self->kind == AL_VIEW_3D) {
+        const al_draw_stats *s = &self->last_stats;
+        if (s->camera_leaf >= 0)
+            g_snprintf(text, sizeof text, _("%d faces · %d culled by PVS · leaf %d"),
+                       s->faces_drawn, s->faces_culled_pvs, s->camera_leaf);
+        else
+            g_snprintf(text, sizeof text, _("%d faces · outside the map"), s->faces_drawn);
+    } else {
+        double grid = allium_preferences_get_grid_size(allium_preferences_get_default());
+        double step = al_camera_grid_step(&self->camera, grid, 6.0);
+        g_snprintf(text, sizeof text, _("grid %g · zoom %.0f%%"), step, self->camera.zoom * 100.0);
+    }
+    if (g_strcmp0(gtk_label_get_text(self->info_label), text) != 0)
+        gtk_label_set_text(self->info_label, text);
+}
+
+static GdkTexture *read_framebuffer(int width, int height)
+{
+    gsize stride = (gsize) width * 4;
+    guint8 *pixels = g_malloc((gsize) height * stride);
+    glPixelStorei(GL_PACK_ALIGNMENT, 4);
+    glReadPixels(0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE, pixels);
+    /* GL's rows run bottom up. */
+    guint8 *row = g_malloc(stride);
+    for (int y = 0; y < height / 2; y++) {
+        guint8 *a = pixels + (gsize) y * stride, *b = pixels + (gsize) (height - 1 - y) * stride;
+        memcpy(row, a, stride);
+        memcpy(a, b, stride);
+        memcpy(b, row, stride);
+    }
+    g_free(row);
+    for (gsize i = 3; i < (gsize) height * stride; i += 4) pixels[i] = 255;
+    GBytes *bytes = g_bytes_new_take(pixels, (gsize) height * stride);
+    GdkTexture *texture = gdk_memory_texture_new(width, height, GDK_MEMORY_R8G8B8A8, bytes, stride);
+    g_bytes_unref(bytes);
+    return texture;
+}
+
+/* --- callbacks ----------------------------------------------------------------------- */
+
+static gboolean info_idle_cb(gpointer data)
+{
+    AlliumView *self = data;
+    self->info_source = 0;
+    update_info_label(self);
+    return G_SOURCE_REMOVE;
+}
+
+static void gl_realize_cb(GtkGLArea *area, AlliumView *self)
+{
+    gtk_gl_area_make_current(area);
+    g_clear_pointer(&self->gl_error, g_free);
+    if (gtk_gl_area_get_error(area)) {
+        self->gl_error = g_strdup_printf(_("OpenGL 3.3 is not available: %s"),
+                                         gtk_gl_area_get_error(area)->message);
+    } else {
+        char reason[256] = "";
+        self->renderer = al_renderer_create(reason, sizeof reason);
+        if (!self->renderer)
+            self->gl_error = g_strdup_printf(_("The renderer could not start: %s"), reason);
+    }
+    update_message(self);
+}
+
+static void gl_unrealize_cb(GtkGLArea *area, AlliumView *self)
+{
+    gtk_gl_area_make_current(area);
+    if (!gtk_gl_area_get_error(area)) g_clear_pointer(&self->renderer, al_renderer_destroy);
+    self->renderer = NULL;
+    /* The renderer that borrowed it is gone. */
+    g_clear_pointer(&self->drawn, allium_snapshot_unref);
+}
+
+static gboolean gl_render_cb(GtkGLArea *area, GdkGLContext *context, AlliumView *self)
+{
+    (void) context;
+    if (!self->renderer) {
+        GdkRGBA bg;
+        allium_preferences_get_background(allium_preferences_get_default(), &bg);
+        glClearColor(bg.red, bg.green, bg.blue, 1);
+        glClear(GL_COLOR_BUFFER_BIT);
+        return TRUE;
+    }
+    AlliumSnapshot *snap = allium_view_get_snapshot(self);
+    if (snap != self->drawn) {
+        al_renderer_set_scene(self->renderer, snap ? snap->scene : NULL);
+        g_clear_pointer(&self->drawn, allium_snapshot_unref);
+        self->drawn = snap ? allium_snapshot_ref(snap) : NULL;
+    }
+
+    double scale = allium_view_scale(self);
+    self->camera.width = MAX(1, (int) lround(gtk_widget_get_width(GTK_WIDGET(area)) * scale));
+    self->camera.height = MAX(1, (int) lround(gtk_widget_get_height(GTK_WIDGET(area)) * scale));
+    if (snap && !self->camera_placed) place_camera(self, snap);
+
+    al_draw_options opt;
+    al_draw_options_init(&opt);
+    opt.overlays = self->overlays;
+    opt.wireframe = self->wireframe;
+    opt.no_cull = self->no_cull;
+    opt.grid = self->kind == AL_VIEW_3D
+                   ? 0
+                   : allium_preferences_get_grid_size(allium_preferences_get_default());
+    update_selected_indices(self, snap);
+    opt.selected_brushes = array_ints(self->selected_brushes);
+    opt.selected_brush_count = (int) self->selected_brushes->len;
+    opt.selected_entities = array_ints(self->selected_entities);
+    opt.selected_entity_count = (int) self->selected_entities->len;
+    if (self->kind == AL_VIEW_3D) {
+        memcpy(opt.pvs_point, self->camera.position, sizeof opt.pvs_point);
+        opt.has_pvs_point = true;
+    }
+    /* The background colour preference waits for al_draw_options to carry one: the
+     * renderer clears with its own colour. */
+
+    gint64 t0 = g_get_monotonic_time();
+    al_draw_stats stats = {0};
+    al_renderer_draw(self->renderer, &self->camera, &opt, &stats);
+    if (self->frame_func) glFinish();
+    double ms = (double) (g_get_monotonic_time() - t0) / 1000.0;
+
+    self->last_stats = stats;
+    if (snap && snap->scene) self->frames_drawn++;
+    /* Not now: a label changed while the frame is being snapshotted would be left out of
+     * it (it has lost its allocation). */
+    if (!self->info_source)
+        self->info_source = g_idle_add_full(G_PRIORITY_DEFAULT, info_idle_cb, self, NULL);
+
+    if (self->pixels_func) {
+        AlliumViewPixelsFunc func = self->pixels_func;
+        self->pixels_func = NULL;
+        GdkTexture *pixels = read_framebuffer(self->camera.width, self->camera.height);
+        func(self, pixels, self->pixels_data);
+        g_object_unref(pixels);
+    }
+    if (self->frame_func) self->frame_func(self, ms, &stats, self->frame_data);
+    return TRUE;
+}
+
+static void document_compiled_cb(AlliumDocument *document, AlliumView *self)
+{
+    (void) document;
+    update_message(self);
+    allium_view_queue_render(self);
+}
+
+static void document_compiling_cb(GObject *object, GParamSpec *pspec, AlliumView *self)
+{
+    (void) object;
+    (void) pspec;
+    update_message(self);
+}
+
+static void selection_changed_cb(AlliumSelection *selection, AlliumView *self)
+{
+    (void) selection;
+    allium_view_queue_render(self);
+}
+
+static void preferences_changed_cb(GObject *object, GParamSpec *pspec, AlliumView *self)
+{
+    (void) object;
+    (void) pspec;
+    allium_view_queue_render(self);
+}
+
+static void header_pressed_cb(GtkGestureClick *gesture, int n_press, double x, double y,
+                              AlliumView *self)
+{
+    (void) gesture;
+    (void) x;
+    (void) y;
+    if (n_press == 2) allium_view_emit_toggle_maximize(self);
+}
+
+static void maximize_action_cb(GtkWidget *widget, const char *action_name, GVariant *parameter)
+{
+    (void) action_name;
+    (void) parameter;
+    allium_view_emit_toggle_maximize(ALLIUM_VIEW(widget));
+}
+
+/* --- overrides ----------------------------------------------------------------------- */
+
+static void allium_view_dispose(GObject *object)
+{
+    AlliumView *self = ALLIUM_VIEW(object);
+    allium_view_stop_flying(self);
+    g_clear_handle_id(&self->hover_source, g_source_remove);
+    g_clear_handle_id(&self->info_source, g_source_remove);
+    allium_view_set_document(self, NULL);
+    allium_view_set_selection(self, NULL);
+    g_signal_handlers_disconnect_by_data(allium_preferences_get_default(), self);
+    gtk_widget_dispose_template(GTK_WIDGET(self), ALLIUM_TYPE_VIEW);
+    G_OBJECT_CLASS(allium_view_parent_class)->dispose(object);
+}
+
+static void allium_view_finalize(GObject *object)
+{
+    AlliumView *self = ALLIUM_VIEW(object);
+    g_clear_pointer(&self->drawn, allium_snapshot_unref);
+    g_array_unref(self->selected_brushes);
+    g_array_unref(self->selected_entities);
+    g_free(self->gl_error);
+    G_OBJECT_CLASS(allium_view_parent_class)->finalize(object);
+}
+
+static void allium_view_get_property(GObject *object, guint prop_id, GValue *value,
+                                     GParamSpec *pspec)
+{
+    AlliumView *self = ALLIUM_VIEW(object);
+    switch (prop_id) {
+    case PROP_KIND_NAME:
+        g_value_set_string(value, allium_view_kind_to_string(self->kind));
+        break;
+    default:
+        G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
+    }
+}
+
+static void allium_view_set_property(GObject *object, guint prop_id, const GValue *value,
+                                     GParamSpec *pspec)
+{
+    AlliumView *self = ALLIUM_VIEW(object);
+    switch (prop_id) {
+    case PROP_KIND_NAME: {
+        al_view_kind kind;
+        if (allium_view_kind_from_string(g_value_get_string(value), &kind))
+            allium_view_set_kind(self, kind);
+        break;
+    }
+    default:
+        G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
+    }
+}
+
+/* --- class_init and init ------------------------------------------------------------- */
+
+static void allium_view_class_init(AlliumViewClass *klass)
+{
+    GObjectClass *object_class = G_OBJECT_CLASS(klass);
+    GtkWidgetClass *widget_class = GTK_WIDGET_CLASS(klass);
+    object_class->dispose = allium_view_dispose;
+    object_class->finalize = allium_view_finalize;
+    object_class->get_property = allium_view_get_property;
+    object_class->set_property = allium_view_set_property;
+
+    properties[PROP_KIND_NAME] =
+        g_param_spec_string("kind-name", NULL, NULL, "3d",
+                            G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+    g_object_class_install_properties(object_class, N_PROPS, properties);
+
+    signals[SIGNAL_POINTER_INFO] =
+        g_signal_new("pointer-info", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
+                     NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
+    signals[SIGNAL_TOGGLE_MAXIMIZE] =
+        g_signal_new("toggle-maximize", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL,
+                     NULL, NULL, G_TYPE_NONE, 0);
+    signals[SIGNAL_ACTIVATED] = g_signal_new("activated", G_TYPE_FROM_CLASS(klass),
+                                             G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 0);
+
+    gtk_widget_class_set_template_from_resource(widget_class, "/org/allium/Allium/ui/allium-view.ui");
+    gtk_widget_class_bind_template_child(widget_class, AlliumView, overlay);
+    gtk_widget_class_bind_template_child(widget_class, AlliumView, gl_area);
+    gtk_widget_class_bind_template_child(widget_class, AlliumView, header);
+    gtk_widget_class_bind_template_child(widget_class, AlliumView, kind_button);
+    gtk_widget_class_bind_template_child(widget_class, AlliumView, info_label);
+    gtk_widget_class_bind_template_child(widget_class, AlliumView, maximize_button);
+    gtk_widget_class_bind_template_child(widget_class, AlliumView, message_label);
+    gtk_widget_class_bind_template_callback(widget_class, gl_realize_cb);
+    gtk_widget_class_bind_template_callback(widget_class, gl_unrealize_cb);
+    gtk_widget_class_bind_template_callback(widget_class, gl_render_cb);
+    gtk_widget_class_bind_template_callback(widget_class, header_pressed_cb);
+
+    gtk_widget_class_install_property_action(widget_class, "view.kind", "kind-name");
+    gtk_widget_class_install_action(widget_class, "view.maximize", NULL, maximize_action_cb);
+
+    gtk_widget_class_set_layout_manager_type(widget_class, GTK_TYPE_BIN_LAYOUT);
+    gtk_widget_class_set_css_name(widget_class, "allium-view");
+}
+
+static void allium_view_init(AlliumView *self)
+{
+    gtk_widget_init_template(GTK_WIDGET(self));
+    gtk_gl_area_set_required_version(self->gl_area, 3, 3);
+
+    self->kind = AL_VIEW_3D;
+    al_camera_init(&self->camera, self->kind);
+    self->overlays = AL_OVERLAY_DEFAULT;
+    self->selected_brushes = g_array_new(FALSE, FALSE, sizeof(int32_t));
+    self->selected_entities = g_array_new(FALSE, FALSE, sizeof(int32_t));
+
+    AlliumPreferences *prefs = allium_preferences_get_default();
+    g_signal_connect(prefs, "notify::grid-size", G_CALLBACK(preferences_changed_cb), self);
+    g_signal_connect(prefs, "notify::background", G_CALLBACK(preferences_changed_cb), self);
+
+    allium_view_add_controllers(self);
+    update_header(self);
+    update_message(self);
+}
+
+/* --- internal API (allium-view-private.h) ------------------------------------------- */
+
+void allium_view_emit_pointer_info(AlliumView *self, const char *text)
+{
+    g_signal_emit(self, signals[SIGNAL_POINTER_INFO], 0, text ? text : "");
+}
+
+void allium_view_emit_toggle_maximize(AlliumView *self)
+{
+    g_signal_emit(self, signals[SIGNAL_TOGGLE_MAXIMIZE], 0);
+}
+
+void allium_view_emit_activated(AlliumView *self)
+{
+    g_signal_emit(self, signals[SIGNAL_ACTIVATED], 0);
+}
+
+void allium_view_show_info(AlliumView *self, const char *text)
+{
+    gtk_label_set_text(self->info_label, text);
+}
+
+AlliumSnapshot *allium_view_get_snapshot(AlliumView *self)
+{
+    return self->document ? allium_document_get_snapshot(self->document) : NULL;
+}
+
+double allium_view_scale(AlliumView *self)
+{
+    return (double) gtk_widget_get_scale_factor(GTK_WIDGET(self));
+}
+
+gboolean allium_view_selection_bounds(AlliumView *self, gboolean whole_map_if_empty,
+                                      double mins[3], double maxs[3])
+{
+    AlliumSnapshot *snap = allium_view_get_snapshot(self);
+    if (!snap || !snap->scene) return FALSE;
+    gboolean any = FALSE;
+    if (self->selection) {
+        /* Brushes, then point entities. */
+        for (int pass = 0; pass < 2; pass++) {
+            guint count;
+            const gint64 *rows = pass == 0
+                                     ? allium_selection_get_brushes(self->selection, &count)
+                                     : allium_selection_get_entities(self->selection, &count);
+            for (guint i = 0; i < count; i++) {
+                double lo[3], hi[3];
+                gboolean ok;
+                if (pass == 0) {
+                    int b = allium_snapshot_brush_index(snap, rows[i]);
+                    ok = b >= 0 && al_scene_brush_bounds(snap->scene, b, lo, hi);
+                } else {
+                    int e = allium_snapshot_entity_index(snap, rows[i]);
+                    ok = e >= 0 && al_scene_entity_bounds(snap->scene, e, lo, hi);
+                }
+                if (!ok) continue;
+                for (int k = 0; k < 3; k++) {
+                    mins[k] = any ? MIN(mins[k], lo[k]) : lo[k];
+                    maxs[k] = any ? MAX(maxs[k], hi[k]) : hi[k];
+                }
+                any = TRUE;
+            }
+        }
+    }
+    if (!any && whole_map_if_empty) any = al_scene_bounds(snap->scene, mins, maxs);
+    return any;
+}
+
+/* --- public API ---------------------------------------------------------------------- */
+
+const char *allium_view_kind_to_string(al_view_kind kind)
+{
+    switch (kind) {
+    case AL_VIEW_TOP:
+        return "top";
+    case AL_VIEW_FRONT:
+        return "front";
+    case AL_VIEW_SIDE:
+        return "side";
+    case AL_VIEW_3D:
+    default:
+        return "3d";
+    }
+}
+
+gboolean allium_view_kind_from_string(const char *name, al_view_kind *kind)
+{
+    static const al_view_kind kinds[] = {AL_VIEW_3D, AL_VIEW_TOP, AL_VIEW_FRONT, AL_VIEW_SIDE};
+    for (guint i = 0; i < G_N_ELEMENTS(kinds); i++) {
+        if (g_strcmp0(name, allium_view_kind_to_string(kinds[i])) == 0) {
+            *kind = kinds[i];
+            return TRUE;
+        }
+    }
+    return FALSE;
+}
+
+const char *allium_view_kind_label(al_view_kind kind)
+{
+    switch (kind) {
+    case AL_VIEW_TOP:
+        return _("Top (X/Y)");
+    case AL_VIEW_FRONT:
+        return _("Front (X/Z)");
+    case AL_VIEW_SIDE:
+        return _("Side (Y/Z)");
+    case AL_VIEW_3D:
+    default:
+        return _("3D");
+    }
+}
+
+GtkWidget *allium_view_new(al_view_kind kind)
+{
+    AlliumView *self = g_object_new(ALLIUM_TYPE_VIEW, NULL);
+    allium_view_set_kind(self, kind);
+    return GTK_WIDGET(self);
+}
+
+void allium_view_set_document(AlliumView *self, AlliumDocument *document)
+{
+    g_return_if_fail(ALLIUM_IS_VIEW(self));
+    if (self->document == document) return;
+    if (self->document) {
+        g_clear_signal_handler(&self->compiled_handler, self->document);
+        g_clear_signal_handler(&self->compiling_handler, self->document);
+        g_clear_object(&self->document);
+    }
+    if (document) {
+        self->document = g_object_ref(document);
+        self->compiled_handler =
+            g_signal_connect(document, "compiled", G_CALLBACK(document_compiled_cb), self);
+        self->compiling_handler = g_signal_connect(document, "notify::compiling",
+                                                   G_CALLBACK(document_compiling_cb), self);
+    }
+    self->camera_placed = FALSE;
+    update_message(self);
+    allium_view_queue_render(self);
+}
+
+void allium_view_set_selection(AlliumView *self, AlliumSelection *selection)
+{
+    g_return_if_fail(ALLIUM_IS_VIEW(self));
+    if (self->selection == selection) return;
+    if (self->selection) {
+        g_clear_signal_handler(&self->selection_handler, self->selection);
+        g_clear_object(&self->selection);
+    }
+    if (selection) {
+        self->selection = g_object_ref(selection);
+        self->selection_handler =
+            g_signal_connect(selection, "changed", G_CALLBACK(selection_changed_cb), self);
+    }
+    self->selection_snapshot = NULL;
+    allium_view_queue_render(self);
+}
+
+al_view_kind allium_view_get_kind(AlliumView *self)
+{
+    g_return_val_if_fail(ALLIUM_IS_VIEW(self), AL_VIEW_3D);
+    return self->kind;
+}
+
+void allium_view_set_kind(AlliumView *self, al_view_kind kind)
+{
+    g_return_if_fail(ALLIUM_IS_VIEW(self));
+    if (self->kind == kind) return;
+    self->kind = kind;
+    allium_view_stop_flying(self);
+    al_camera_init(&self->camera, kind);
+    self->camera_placed = FALSE;
+    update_header(self);
+    g_object_notify_by_pspec(G_OBJECT(self), properties[PROP_KIND_NAME]);
+    allium_view_queue_render(self);
+}
+
+void allium_view_set_maximized(AlliumView *self, gboolean maximized)
+{
+    g_return_if_fail(ALLIUM_IS_VIEW(self));
+    self->maximized = maximized;
+    update_header(self);
+}
+
+void allium_view_set_draw_settings(AlliumView *self, unsigned overlays, gboolean wireframe,
+                                   gboolean no_cull)
+{
+    g_return_if_fail(ALLIUM_IS_VIEW(self));
+    self->overlays = overlays;
+    self->wireframe = wireframe;
+    self->no_cull = no_cull;
+    allium_view_queue_render(self);
+}
+
+al_camera *allium_view_get_camera(AlliumView *self)
+{
+    g_return_val_if_fail(ALLIUM_IS_VIEW(self), NULL);
+    return &self->camera;
+}
+
+void allium_view_queue_render(AlliumView *self)
+{
+    g_return_if_fail(ALLIUM_IS_VIEW(self));
+    gtk_gl_area_queue_render(self->gl_area);
+}
+
+void allium_view_reset_camera(AlliumView *self)
+{
+    g_return_if_fail(ALLIUM_IS_VIEW(self));
+    self->camera_placed = FALSE;
+    allium_view_queue_render(self);
+}
+
+void allium_view_frame_selection(AlliumView *self)
+{
+    g_return_if_fail(ALLIUM_IS_VIEW(self));
+    double mins[3], maxs[3];
+    if (!allium_view_selection_bounds(self, TRUE, mins, maxs)) return;
+    al_camera_frame(&self->camera, mins, maxs);
+    allium_view_queue_render(self);
+}
+
+guint allium_view_get_frames_drawn(AlliumView *self)
+{
+    g_return_val_if_fail(ALLIUM_IS_VIEW(self), 0);
+    return self->frames_drawn;
+}
+
+void allium_view_get_last_stats(AlliumView *self, al_draw_stats *stats)
+{
+    g_return_if_fail(ALLIUM_IS_VIEW(self));
+    *stats = self->last_stats;
+}
+
+const char *allium_view_get_gl_error(AlliumView *self)
+{
+    g_return_val_if_fail(ALLIUM_IS_VIEW(self), NULL);
+    return self->gl_error;
+}
+
+void allium_view_set_frame_func(AlliumView *self, AlliumViewFrameFunc func, gpointer user_data)
+{
+    g_return_if_fail(ALLIUM_IS_VIEW(self));
+    self->frame_func = func;
+    self->frame_data = user_data;
+}
+
+void allium_view_read_pixels(AlliumView *self, AlliumViewPixelsFunc callback, gpointer user_data)
+{
+    g_return_if_fail(ALLIUM_IS_VIEW(self));
+    self->pixels_func = callback;
+    self->pixels_data = user_data;
+    allium_view_queue_render(self);
+}

@@ -1,0 +1,87 @@
+/* AlliumView: one view of a map, 3D or one of the three 2D projections.
+ *
+ * A GtkGLArea (OpenGL 3.3 core, depth buffer) drawn by an al_renderer, under a small
+ * header that switches the projection and maximizes the view. Each view has its own
+ * camera and renderer; the document, the selection and the draw settings are the
+ * window's, shared by its views.
+ *
+ * Controls: 3D: right drag looks, W A S D Q E fly while held (Shift: faster), the wheel
+ * sets the fly speed, middle drag pans, Alt + left drag orbits around the selection (or
+ * the point under the pointer). 2D: right or middle drag pans, the wheel zooms at the
+ * pointer. Left click selects the brush or entity under the pointer, Shift + click adds or
+ * removes it, a click on nothing clears the selection.
+ *
+ * Signals:
+ *   "pointer-info" (const char *text)  what is under the pointer, for the status bar
+ *                                      ("" when the pointer leaves)
+ *   "toggle-maximize"                  the view asks to be maximized or restored
+ *   "activated"                        the pointer entered or clicked the view: it is the
+ *                                      one F and Shift + Space act on
+ */
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "al-render.h"
+#include "allium-document.h"
+#include "allium-selection.h"
+
+G_BEGIN_DECLS
+
+#define ALLIUM_TYPE_VIEW (allium_view_get_type())
+G_DECLARE_FINAL_TYPE(AlliumView, allium_view, ALLIUM, VIEW, GtkWidget)
+
+/* Called after each frame drawn, with the time it took (GPU work included: the view
+ * waits for it with glFinish while a frame function is set). For benchmarks. */
+typedef void (*AlliumViewFrameFunc)(AlliumView *view, double ms, const al_draw_stats *stats,
+                                    gpointer user_data);
+
+/* "3d", "top", "front", "side". */
+const char *allium_view_kind_to_string(al_view_kind kind);
+gboolean allium_view_kind_from_string(const char *name, al_view_kind *kind);
+/* Translated, for menus and headers: "3D", "Top", ... */
+const char *allium_view_kind_label(al_view_kind kind);
+
+GtkWidget *allium_view_new(al_view_kind kind);
+
+void allium_view_set_document(AlliumView *self, AlliumDocument *document);
+void allium_view_set_selection(AlliumView *self, AlliumSelection *selection);
+
+al_view_kind allium_view_get_kind(AlliumView *self);
+void allium_view_set_kind(AlliumView *self, al_view_kind kind);
+
+/* Shown by the header's button; the window does the layout. */
+void allium_view_set_maximized(AlliumView *self, gboolean maximized);
+
+/* The draw settings of the window (AL_OVERLAY_* bits, wireframe, no PVS culling). */
+void allium_view_set_draw_settings(AlliumView *self, unsigned overlays, gboolean wireframe,
+                                   gboolean no_cull);
+
+/* The camera, to move it; call allium_view_queue_render afterwards. */
+al_camera *allium_view_get_camera(AlliumView *self);
+void allium_view_queue_render(AlliumView *self);
+
+/* Places the camera for the current map again on the next frame: 3D at the player start
+ * (or showing the whole map), 2D showing the whole map. */
+void allium_view_reset_camera(AlliumView *self);
+
+/* Shows the selection whole (or the whole map when nothing is selected). */
+void allium_view_frame_selection(AlliumView *self);
+
+/* Frames drawn with a compiled map; the statistics of the last one. */
+guint allium_view_get_frames_drawn(AlliumView *self);
+void allium_view_get_last_stats(AlliumView *self, al_draw_stats *stats);
+
+/* Whether the renderer could not be created (then a message says why in the view). */
+const char *allium_view_get_gl_error(AlliumView *self);
+
+void allium_view_set_frame_func(AlliumView *self, AlliumViewFrameFunc func, gpointer user_data);
+
+/* Reads the last frame back on the next render (for screenshots: some GSK renderers do
+ * not show a GL area's texture). CALLBACK receives the pixels as a texture. */
+void allium_view_read_pixels(AlliumView *self, void (*callback)(AlliumView *view,
+                                                                GdkTexture *pixels,
+                                                                gpointer user_data),
+                             gpointer user_data);
+
+G_END_DECLS
