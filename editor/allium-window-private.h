@@ -25,12 +25,12 @@ struct _AlliumWindow {
     GtkPaned *top_paned;
     GtkPaned *bottom_paned;
     AlliumView *views[ALLIUM_WINDOW_VIEW_COUNT];
-    GtkSpinner *compile_spinner;
+    GtkImage *compile_icon;
     GtkLabel *compile_label;
     GtkLabel *pointer_label;
     GtkLabel *selection_label;
     GtkLabel *grid_label;
-    GMenu *recent_menu;  /* "Open Recent": the application's list is appended */
+    GMenu *recent_menu;  /* the section that gets the "Open Recent" submenu */
     GMenu *undo_section; /* Undo and Redo items, relabelled per step */
 
     /* owned references */

@@ -133,11 +133,14 @@ static void update_title(AlliumWindow *self)
 static void update_compile_status(AlliumWindow *self)
 {
     gboolean compiling = self->document && allium_document_get_compiling(self->document);
-    gtk_spinner_set_spinning(self->compile_spinner, compiling);
-    gtk_widget_set_visible(GTK_WIDGET(self->compile_spinner), compiling);
+    /* A still icon, not a spinner: an animation redraws the window every frame, which
+     * with software OpenGL takes a core from the compile it is waiting for. */
+    gtk_widget_set_visible(GTK_WIDGET(self->compile_icon), compiling);
 
     AlliumSnapshot *snap = self->document ? allium_document_get_snapshot(self->document) : NULL;
     g_autofree char *text = NULL;
+    /* The last result stays while the next compile runs (the icon says so): edits
+     * recompile in milliseconds, and a flashing status bar is no help. */
     if (snap) text = allium_snapshot_describe(snap);
     else if (compiling) text = g_strdup(_("Compiling…"));
     else text = g_strdup("");
@@ -282,7 +285,7 @@ static void allium_window_constructed(GObject *object)
     G_OBJECT_CLASS(allium_window_parent_class)->constructed(object);
     GtkApplication *app = gtk_window_get_application(GTK_WINDOW(self));
     if (ALLIUM_IS_APPLICATION(app))
-        g_menu_append_section(self->recent_menu, NULL,
+        g_menu_append_submenu(self->recent_menu, _("Open _Recent"),
                               allium_application_get_recent_menu(ALLIUM_APPLICATION(app)));
 }
 
@@ -392,7 +395,7 @@ static void allium_window_class_init(AlliumWindowClass *klass)
                                               G_STRUCT_OFFSET(AlliumWindow, views[2]));
     gtk_widget_class_bind_template_child_full(widget_class, "view_3", FALSE,
                                               G_STRUCT_OFFSET(AlliumWindow, views[3]));
-    gtk_widget_class_bind_template_child(widget_class, AlliumWindow, compile_spinner);
+    gtk_widget_class_bind_template_child(widget_class, AlliumWindow, compile_icon);
     gtk_widget_class_bind_template_child(widget_class, AlliumWindow, compile_label);
     gtk_widget_class_bind_template_child(widget_class, AlliumWindow, pointer_label);
     gtk_widget_class_bind_template_child(widget_class, AlliumWindow, selection_label);

@@ -86,6 +86,7 @@ void allium_compile_job_run(AlliumCompileJob *job)
     job->snapshot = snap;
 
     compile_world(job, snap);
+    gint64 t_world = g_get_monotonic_time();
 
     /* Polygons and scene are built even when the compile failed: the designer still sees
      * the brushes, and the diagnostics say what is wrong. */
@@ -99,5 +100,12 @@ void allium_compile_job_run(AlliumCompileJob *job)
         if (al_scene_build(&desc, &snap->scene) != AL_OK) snap->scene = NULL;
     }
     allium_snapshot_index_rows(snap);
-    snap->ms_total = (double) (g_get_monotonic_time() - job->requested_us) / 1000.0;
+    gint64 t_end = g_get_monotonic_time();
+    snap->ms_total = (double) (t_end - job->requested_us) / 1000.0;
+    g_debug("compile %" G_GUINT64_FORMAT ": %.1f ms on the main thread and in the queue, "
+            "world %.1f ms (%s), polygons and scene %.1f ms",
+            job->generation,
+            (double) (t_world - job->requested_us) / 1000.0 - snap->ms_compile,
+            snap->ms_compile, snap->from_cache ? "cache" : "compiled",
+            (double) (t_end - t_world) / 1000.0);
 }

@@ -135,7 +135,10 @@ static void update_selected_indices(AlliumView *self, const AlliumSnapshot *snap
 static void update_info_label(AlliumView *self)
 {
     char text[160];
-    if (self->kind == AL_VIEW_3D) {
+    AlliumSnapshot *snap = allium_view_get_snapshot(self);
+    if (self->kind == AL_VIEW_3D && !(snap && snap->scene)) {
+        text[0] = '\0';
+    } else if (self->kind == AL_VIEW_3D) {
         const al_draw_stats *s = &self->last_stats;
         if (s->camera_leaf >= 0)
             g_snprintf(text, sizeof text, _("%d faces · %d culled by PVS · leaf %d"),
@@ -149,6 +152,7 @@ static void update_info_label(AlliumView *self)
     }
     if (g_strcmp0(gtk_label_get_text(self->info_label), text) != 0)
         gtk_label_set_text(self->info_label, text);
+    gtk_widget_set_visible(GTK_WIDGET(self->info_label), text[0] != '\0');
 }
 
 static GdkTexture *read_framebuffer(int width, int height)
