@@ -116,7 +116,6 @@ static void rebuild_recent_menu(AlliumApplication *self)
         g_menu_append_item(self->recent_menu, item);
         g_object_unref(item);
     }
-    g_debug("recent maps: %u of %u recent files", maps->len, g_list_length(items));
     if (g_menu_model_get_n_items(G_MENU_MODEL(self->recent_menu)) == 0)
         g_menu_append(self->recent_menu, _("No Recent Maps"), "app.no-recent");
     g_ptr_array_unref(maps);

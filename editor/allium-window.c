@@ -255,6 +255,19 @@ static void view_kind_changed_cb(GObject *object, GParamSpec *pspec, AlliumWindo
     }
 }
 
+/* "application" is set after construction (it is not a construct property): the
+ * application's "Open Recent" menu is linked in then. */
+static void application_set_cb(GObject *object, GParamSpec *pspec, AlliumWindow *self)
+{
+    (void) object;
+    (void) pspec;
+    GtkApplication *app = gtk_window_get_application(GTK_WINDOW(self));
+    if (!ALLIUM_IS_APPLICATION(app) || g_menu_model_get_n_items(G_MENU_MODEL(self->recent_menu)) > 0)
+        return;
+    g_menu_append_submenu(self->recent_menu, _("Open _Recent"),
+                          allium_application_get_recent_menu(ALLIUM_APPLICATION(app)));
+}
+
 static void banner_close_cb(GtkButton *button, AlliumWindow *self)
 {
     (void) button;
@@ -278,16 +291,6 @@ static gboolean drop_cb(GtkDropTarget *target, const GValue *value, double x, do
 }
 
 /* --- overrides ----------------------------------------------------------------------- */
-
-static void allium_window_constructed(GObject *object)
-{
-    AlliumWindow *self = ALLIUM_WINDOW(object);
-    G_OBJECT_CLASS(allium_window_parent_class)->constructed(object);
-    GtkApplication *app = gtk_window_get_application(GTK_WINDOW(self));
-    if (ALLIUM_IS_APPLICATION(app))
-        g_menu_append_submenu(self->recent_menu, _("Open _Recent"),
-                              allium_application_get_recent_menu(ALLIUM_APPLICATION(app)));
-}
 
 static void allium_window_dispose(GObject *object)
 {
@@ -341,9 +344,9 @@ static void allium_window_set_property(GObject *object, guint prop_id, const GVa
         g_object_notify_by_pspec(object, pspec);
     } else if (prop_id == PROP_LAYOUT) {
         const char *layout = g_value_get_string(value);
+        int slot = layout ? slot_for_layout(self, layout) : -1;
         if (g_strcmp0(layout, "grid") == 0) allium_window_maximize_slot(self, -1);
-        else if (layout && slot_for_layout(self, layout) >= 0)
-            allium_window_maximize_slot(self, slot_for_layout(self, layout));
+        else if (slot >= 0) allium_window_maximize_slot(self, slot);
     } else {
         G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
     }
@@ -355,7 +358,6 @@ static void allium_window_class_init(AlliumWindowClass *klass)
 {
     GObjectClass *object_class = G_OBJECT_CLASS(klass);
     GtkWidgetClass *widget_class = GTK_WIDGET_CLASS(klass);
-    object_class->constructed = allium_window_constructed;
     object_class->dispose = allium_window_dispose;
     object_class->finalize = allium_window_finalize;
     object_class->get_property = allium_window_get_property;
@@ -430,6 +432,7 @@ static void allium_window_init(AlliumWindow *self)
     }
     self->active_view = self->views[0];
     push_draw_settings(self);
+    g_signal_connect(self, "notify::application", G_CALLBACK(application_set_cb), self);
 
     g_signal_connect(allium_preferences_get_default(), "notify::grid-size",
                      G_CALLBACK(grid_changed_cb), self);

@@ -553,6 +553,23 @@ static gboolean step_second_map(SelfTest *t)
     AlliumSnapshot *snap = allium_document_get_snapshot(allium_window_get_document(t->second));
     check(t, snap->world && snap->input.input.brush_count == 2, "the second map has its 2 brushes");
     g_autoptr(GdkTexture) shot = screenshot(t, GTK_WIDGET(t->second), "06-second-map.png");
+
+    /* A second import of the same .map does not touch the first document. */
+    g_autofree char *map = dir_file(t, "second.map");
+    GError *error = NULL;
+    int warnings = 0;
+    g_autofree char *again = allium_import_map(map, NULL, &warnings, &error);
+    check(t, again && g_str_has_suffix(again, "/second (2).allium"),
+          "importing second.map again makes \"second (2).allium\" (%s)",
+          again ? again : error->message);
+    g_clear_error(&error);
+    if (again) {
+        static const char *sides[] = {"", "-wal", "-shm"};
+        for (guint i = 0; i < G_N_ELEMENTS(sides); i++) {
+            g_autofree char *side = g_strconcat(again, sides[i], NULL);
+            g_unlink(side);
+        }
+    }
     return TRUE;
 }
 
