@@ -285,14 +285,22 @@ static void secondary_begin_cb(GtkGestureDrag *gesture, double x, double y, Alli
     allium_view_emit_activated(self);
 }
 
+/* The drag's movement since the last update, in the view's pixels; remembers OX, OY. */
+static void take_drag_delta(AlliumView *self, double ox, double oy, double *dx, double *dy)
+{
+    double scale = allium_view_scale(self);
+    *dx = (ox - self->drag_x) * scale;
+    *dy = (oy - self->drag_y) * scale;
+    self->drag_x = ox;
+    self->drag_y = oy;
+}
+
 /* Right drag: look around (3D) or pan (2D). */
 static void secondary_update_cb(GtkGestureDrag *gesture, double ox, double oy, AlliumView *self)
 {
     (void) gesture;
-    double scale = allium_view_scale(self);
-    double dx = (ox - self->drag_x) * scale, dy = (oy - self->drag_y) * scale;
-    self->drag_x = ox;
-    self->drag_y = oy;
+    double dx, dy;
+    take_drag_delta(self, ox, oy, &dx, &dy);
     if (self->kind == AL_VIEW_3D) {
         double k = look_step(self);
         al_camera_look(&self->camera, -dx * k, -dy * k * pitch_sign());
@@ -306,10 +314,8 @@ static void secondary_update_cb(GtkGestureDrag *gesture, double ox, double oy, A
 static void middle_update_cb(GtkGestureDrag *gesture, double ox, double oy, AlliumView *self)
 {
     (void) gesture;
-    double scale = allium_view_scale(self);
-    double dx = (ox - self->drag_x) * scale, dy = (oy - self->drag_y) * scale;
-    self->drag_x = ox;
-    self->drag_y = oy;
+    double dx, dy;
+    take_drag_delta(self, ox, oy, &dx, &dy);
     if (self->kind == AL_VIEW_3D) pan_3d(self, dx, dy);
     else al_camera_pan(&self->camera, dx, dy);
     allium_view_queue_render(self);
@@ -342,10 +348,8 @@ static void primary_update_cb(GtkGestureDrag *gesture, double ox, double oy, All
 {
     (void) gesture;
     if (!self->orbiting) return;
-    double scale = allium_view_scale(self);
-    double dx = (ox - self->drag_x) * scale, dy = (oy - self->drag_y) * scale;
-    self->drag_x = ox;
-    self->drag_y = oy;
+    double dx, dy;
+    take_drag_delta(self, ox, oy, &dx, &dy);
     if (self->kind == AL_VIEW_3D) {
         double k = look_step(self);
         al_camera_orbit(&self->camera, self->orbit_pivot, -dx * k, -dy * k * pitch_sign());
