@@ -29,12 +29,16 @@ enum {
 
 typedef struct al_material_desc {
     const char *name;
-    uint32_t flags; /* AL_MATERIAL_* */
+    uint32_t flags;    /* AL_MATERIAL_* */
+    float colour[3];   /* sRGB 0..1; radiosity reflects this colour (al-rad.h) */
+    float reflectance; /* 0: the mean of the colour; otherwise in (0, 1] */
+    float emission[3]; /* light level its faces give off; zero for most materials */
 } al_material_desc;
 
 typedef struct al_face_desc {
     double points[3][3];
-    int32_t material; /* index into al_input.materials, or -1 */
+    int32_t material;  /* index into al_input.materials, or -1 */
+    float luxel_size;  /* lightmap texel edge in units for this face; 0: the map's */
 } al_face_desc;
 
 typedef struct al_brush_desc {

@@ -22,14 +22,21 @@
  *       with its commit), undo and redo; medians in ms. Edits are timed with
  *       synchronous = FULL (the documents' setting) and again with NORMAL, to show what
  *       durability costs. Documents are written in DIR (default: $TMPDIR or /var/tmp).
+ *   allium-bench rad MAP [--luxel 16] [--runs 3] [--count 1000000] [options]
+ *       radiosity: {first_frame_ms (patches built and every light shot),
+ *       ms_to_residual_10pct, ms_to_residual_1pct (from the start, patches included),
+ *       mrays_per_s_per_thread (--count occlusion rays between luxels that may see each
+ *       other, on one thread), patches, ...}; times are medians of the runs
  * [options] are --hull NAME=minx,miny,minz,maxx,maxy,maxz, --block-size N, --threads N.
  */
 #include "core/clock.h"
 #include "geom/epsilon.h"
 #include "geom/vec3.h"
 #include "load.h"
+#include "core/parallel.h"
 #include "core/png.h"
 #include "quake-trace.h"
+#include "rad/rad-internal.h"
 #include "report.h"
 #include "store/map-doc.h"
 #include "verify/oracle.h"
@@ -57,6 +64,7 @@ typedef struct args {
     unsigned long long seed;
     double z, scale;
     bool has_z;
+    double luxel;
     const char *out;
     const char *scratch;
 } args;
@@ -70,6 +78,7 @@ static int usage(void)
             "       allium-bench classify MAP --hull NAME < points\n"
             "       allium-bench slice MAP --z HEIGHT [--scale UNITS] -o FILE.png\n"
             "       allium-bench document MAP.map [--runs N] [--count EDITS] [--scratch DIR]\n"
+            "       allium-bench rad MAP [--luxel UNITS] [--runs N] [--count RAYS]\n"
             "options for all: --hull NAME=minx,miny,minz,maxx,maxy,maxz (compiled hulls),\n"
             "                 --block-size N, --threads N, --seed N\n");
     return 2;
@@ -138,6 +147,9 @@ static int parse_args(int argc, char **argv, args *a)
             } else if (strcmp(arg, "--scale") == 0) {
                 a->scale = strtod(v, &end);
                 if (*end || !(a->scale >= 0.05 && a->scale <= 1024)) goto bad;
+            } else if (strcmp(arg, "--luxel") == 0) {
+                a->luxel = strtod(v, &end);
+                if (*end || !(a->luxel >= 1 && a->luxel <= 1024)) goto bad;
             } else if (strcmp(arg, "-o") == 0) {
                 a->out = v;
             } else if (strcmp(arg, "--scratch") == 0) {
@@ -665,6 +677,87 @@ static int cmd_document(const args *a)
     return ok ? 0 : 1;
 }
 
+static int cmd_rad(const args *a)
+{
+    al_tool_map m;
+    if (!al_tool_load(a->path, &a->options, &m)) return 1;
+    al_world *w = al_tool_compile(&m, &a->options);
+    if (!w) return 1;
+    int runs = a->runs;
+    double *create = calloc((size_t) runs, sizeof(double));
+    double *first = calloc((size_t) runs, sizeof(double));
+    double *to10 = calloc((size_t) runs, sizeof(double));
+    double *to1 = calloc((size_t) runs, sizeof(double));
+    double *shots1 = calloc((size_t) runs, sizeof(double));
+    if (!create || !first || !to10 || !to1 || !shots1) return 1;
+    al_rad_stats st = {0};
+    al_rad *rad = NULL;
+    al_diag_list diags = {0};
+    al_rad_options o = {.luxel_size = a->luxel, .threads = a->options.threads};
+    int atlas_w = 0, atlas_h = 0;
+    bool ok = true;
+    for (int r = 0; r < runs && ok; r++) {
+        al_rad_destroy(rad);
+        rad = NULL;
+        al_diag_list_clear(&diags);
+        uint64_t t0 = al_clock_ns();
+        if (al_rad_create(w, &m.input, &o, &rad, &diags) != AL_OK) {
+            al_tool_print_diags(a->path, &diags, stderr);
+            ok = false;
+            break;
+        }
+        create[r] = al_clock_ms_since(t0);
+        al_rad_get_stats(rad, &st);
+        al_rad_step(rad, st.lights);
+        first[r] = al_clock_ms_since(t0);
+        to10[r] = to1[r] = -1;
+        for (;;) {
+            al_rad_get_stats(rad, &st);
+            if (to10[r] < 0 && st.residual <= 0.10) to10[r] = al_clock_ms_since(t0);
+            if (st.residual <= 0.01 || st.converged) break;
+            if (al_rad_step(rad, 8) == 0) break;
+        }
+        to1[r] = al_clock_ms_since(t0);
+        shots1[r] = (double) st.shots;
+        al_rad_atlas_size(rad, &atlas_w, &atlas_h);
+    }
+    if (!ok) return 1;
+    al_tool_print_diags(a->path, &diags, stderr);
+    int64_t blocked = 0;
+    long long count = a->count == 1000000 ? 1000000 : a->count;
+    double ns = al_rad_time_rays(rad, count, a->seed, &blocked);
+    cJSON *j = cJSON_CreateObject();
+    cJSON_AddStringToObject(j, "input", a->path);
+    cJSON_AddNumberToObject(j, "runs", runs);
+    cJSON_AddNumberToObject(j, "threads", a->options.threads > 0 ? a->options.threads
+                                                                 : al_cpu_count());
+    cJSON_AddNumberToObject(j, "patches", st.patches);
+    cJSON_AddNumberToObject(j, "shooters", st.shooters);
+    cJSON_AddNumberToObject(j, "lights", st.lights);
+    cJSON_AddNumberToObject(j, "atlas_width", atlas_w);
+    cJSON_AddNumberToObject(j, "atlas_height", atlas_h);
+    cJSON_AddNumberToObject(j, "create_ms", median(create, runs));
+    cJSON_AddNumberToObject(j, "first_frame_ms", median(first, runs));
+    cJSON_AddNumberToObject(j, "ms_to_residual_10pct", median(to10, runs));
+    cJSON_AddNumberToObject(j, "ms_to_residual_1pct", median(to1, runs));
+    cJSON_AddNumberToObject(j, "shots_to_residual_1pct", median(shots1, runs));
+    cJSON_AddNumberToObject(j, "residual", st.residual);
+    cJSON_AddNumberToObject(j, "rays", (double) st.rays);
+    cJSON_AddNumberToObject(j, "emitted", st.emitted);
+    cJSON_AddNumberToObject(j, "absorbed", st.absorbed);
+    cJSON_AddNumberToObject(j, "escaped", st.escaped);
+    cJSON_AddNumberToObject(j, "ray_ns", ns);
+    cJSON_AddNumberToObject(j, "rays_blocked_fraction", count > 0 ? (double) blocked / count : 0);
+    cJSON_AddNumberToObject(j, "mrays_per_s_per_thread", ns > 0 ? 1e3 / ns : 0);
+    ok = al_report_print(j, stdout);
+    al_rad_destroy(rad);
+    al_diag_list_clear(&diags);
+    al_world_destroy(w);
+    al_tool_map_free(&m);
+    free(create), free(first), free(to10), free(to1), free(shots1);
+    return ok ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
     args a;
@@ -675,6 +768,7 @@ int main(int argc, char **argv)
     if (strcmp(a.command, "classify") == 0) return cmd_classify(&a);
     if (strcmp(a.command, "slice") == 0) return cmd_slice(&a);
     if (strcmp(a.command, "document") == 0) return cmd_document(&a);
+    if (strcmp(a.command, "rad") == 0) return cmd_rad(&a);
     fprintf(stderr, "error: unknown command %s\n", a.command);
     return usage();
 }

@@ -438,3 +438,21 @@ bool al_world_point_solid_map_tree(const al_world *world, int hull, const double
 {
     return point_solid(world, hull, p, true);
 }
+
+double al_world_ray(const al_world *world, const double a[3], const double b[3])
+{
+    const al_model *m = &world->models[0];
+    if (m->brush_count == 0) return 1.0;
+    double delta[3], lo[3], hi[3];
+    al_sub(b, a, delta);
+    for (int k = 0; k < 3; k++) {
+        lo[k] = min2(a[k], b[k]) - TRACE_EPSILON;
+        hi[k] = max2(a[k], b[k]) + TRACE_EPSILON;
+    }
+    transition t = first_transition(m, 1u, a, delta, al_model_box_block(m, lo, hi));
+    switch (kind_of(t)) {
+    case RAY_E: return 1.0;
+    case RAY_E2S: return t.t;
+    default: return 0.0;
+    }
+}

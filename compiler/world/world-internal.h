@@ -125,6 +125,11 @@ void al_trace_finish(const double start[3], const double end[3], al_trace *out);
  * an absurd area get one cell: every trace then tests every model. */
 bool al_world_index_models(al_world *w);
 
+/* Where the segment A -> B first enters solid for the point hull in the world model alone
+ * (brush models are left out): a fraction in [0, 1], 1 if it never does, 0 if A is in
+ * solid. The occlusion ray of radiosity. */
+double al_world_ray(const al_world *world, const double a[3], const double b[3]);
+
 /* Frees the trees of BLOCK. */
 void al_block_free(al_block *block);
 

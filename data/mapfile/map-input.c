@@ -93,6 +93,7 @@ al_status al_map_input_build(const al_map *map, al_map_input *out, al_diag_list 
                     table[slot] = material_count;
                     out->materials[material_count].name = mf->material;
                     out->materials[material_count].flags = al_material_default_flags(mf->material);
+                    al_material_default_colour(mf->material, out->materials[material_count].colour);
                     material_count++;
                 }
                 fd->material = table[slot];

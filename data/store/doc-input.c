@@ -105,13 +105,19 @@ al_status al_doc_build_input(al_doc *doc, al_doc_input *out, al_diag_list *diags
 
     sqlite3_stmt *st;
     /* Materials, by id (ids map to indices with a binary search below). */
-    sqlite3_prepare_v2(doc->db, "SELECT id, name, flags, red, green, blue FROM materials ORDER BY id", -1, &st, NULL);
+    sqlite3_prepare_v2(doc->db, "SELECT id, name, flags, red, green, blue, reflectance, emit_red, emit_green, emit_blue "
+                       "FROM materials ORDER BY id", -1, &st, NULL);
     int m = 0;
     while (sqlite3_step(st) == SQLITE_ROW && m < materials) {
         material_ids[m] = sqlite3_column_int64(st, 0);
         mats[m].name = take_string(&s, (const char *) sqlite3_column_text(st, 1));
         mats[m].flags = (uint32_t) sqlite3_column_int64(st, 2);
-        for (int k = 0; k < 3; k++) colours[m][k] = (float) sqlite3_column_double(st, 3 + k);
+        for (int k = 0; k < 3; k++) {
+            colours[m][k] = (float) sqlite3_column_double(st, 3 + k);
+            mats[m].colour[k] = colours[m][k];
+            mats[m].emission[k] = (float) sqlite3_column_double(st, 7 + k); /* NULL reads 0 */
+        }
+        mats[m].reflectance = (float) sqlite3_column_double(st, 6); /* NULL: 0, from colour */
         m++;
     }
     sqlite3_finalize(st);

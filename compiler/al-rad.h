@@ -1,0 +1,190 @@
+/* Progressive radiosity: lightmaps a designer steps until they look right.
+ *
+ * Entry points:
+ *   al_rad_create     world + input -> patches (luxels), lightmap atlas, light sources
+ *   al_rad_step       shoot N times (the first shots are the light sources: direct light)
+ *   al_rad_run        shoot until the residual is small enough or a time budget is spent
+ *   al_rad_cancel     from any thread: make a running step or run return at the next shot
+ *   al_rad_snapshot   from any thread: a consistent copy of the lightmaps, while it runs
+ *
+ * Patches. Every drawn face (a face of a world or detail brush that a vis leaf lists, or any
+ * face of a solid brush model; never sky, liquid, clip, skip or hint faces) is covered by a
+ * grid of luxels of LUXEL units (default 16; worldspawn key "allium_luxel_size" for the map,
+ * the same key on a brush entity for its brushes, al_face_desc.luxel_size for one face).
+ * The grid is laid on the face's plane projected along its dominant axis. A luxel's sample
+ * point is the centroid of the part of its cell that lies on the face, a unit in front of
+ * it; luxels whose sample point lies in solid (the face is covered there) take no part.
+ *
+ * Shooters are groups of up to AL_RAD_GROUP x AL_RAD_GROUP luxels of one face: the unshot
+ * power of its luxels is shot at once from the group's polygon. This cuts the number of
+ * shots by an order of magnitude; light leaving a group is spread evenly over it.
+ *
+ * Units are Quake's light levels: a surface lit to 128 shows its material's colour as is,
+ * 255 about twice as bright. Light entities follow Quake's conventions (light.c and
+ * ericw-tools):
+ *   light      level at the source (default 300). Linear falloff: light - distance * wait.
+ *   wait       falloff distance scale (default 1; must be > 0)
+ *   delay      falloff: 0 linear, 1 inverse (light * 128 / (wait d)), 2 inverse square
+ *              (light * (128 / (wait d))^2), 3 none, 5 inverse square with a 1 added to
+ *              the scaled distance (light / (wait d / 128 + 1)^2). 4 is treated as 3.
+ *   _color     "r g b" in 0..255 or 0..1 (default white)
+ *   target / mangle   spotlight: toward the target entity's origin, or along
+ *              "yaw pitch roll" (Quake's mangle order for lights: yaw, then pitch); _cone
+ *              (or angle) is the full cone angle in degrees (default 40), with a soft
+ *              edge of 10% of that.
+ *   worldspawn _sunlight (level, default 0: no sun), _sunlight_color, _sun_mangle
+ *              "yaw pitch" of the direction the light travels (default 0 -90: straight
+ *              down). Sunlight reaches a luxel that sees a sky face along the sun's
+ *              direction.
+ * Direct light on a luxel is level * falloff * (0.5 + 0.5 cos angle) (Quake's angle
+ * scale). An emissive material's emission is the radiosity (light level) its faces give
+ * off. Reflectance per colour channel is the material's colour times
+ * al_material_desc.reflectance / mean(colour) when that is set, else the colour itself,
+ * never above 0.95.
+ *
+ * Bookkeeping. Emitted power is the direct light's power on the luxels plus the power of
+ * emissive faces. A shot's power that reaches no luxel (into the sky, the void, onto faces
+ * without lightmaps) has escaped. Absorbed + escaped + unshot = emitted; the residual is
+ * unshot / emitted and never increases. Escaped is what a shot's receivers did not get,
+ * so the kernel's sampling error (a percent or two per shot, either way) can make it dip
+ * below zero in a closed room. The lightmaps show the incident light plus, until
+ * it converges, an ambient term for the unshot power (Cohen et al. 1988).
+ *
+ * Thread safety: step, run and reset on one thread at a time; cancel, snapshot and
+ * stats from any thread while they run. The world and input must outlive the al_rad.
+ */
+#ifndef AL_RAD_H
+#define AL_RAD_H
+
+#include "al-input.h"
+#include "core/diag.h"
+#include "core/status.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct al_world al_world;
+typedef struct al_rad al_rad;
+
+#define AL_RAD_DEFAULT_LUXEL 16.0
+#define AL_RAD_GROUP 4 /* shooter groups are up to 4 x 4 luxels */
+
+typedef struct al_rad_options {
+    double luxel_size; /* overrides the map's luxel size; 0: the map's, or 16 */
+    int threads;       /* 0: one per CPU */
+    bool no_ambient;   /* snapshots without the ambient term */
+} al_rad_options;
+
+/* Builds the patches and lights of WORLD (compiled from INPUT). Problems with light
+ * entities (bad numbers, a missing target, a light inside solid) become warnings in the
+ * diagnostics, naming the entity and its line; they never fail the call. Returns AL_OK,
+ * AL_ERR_NOMEM or AL_ERR_INVALID_ARGUMENT (a luxel size below 1 or above 1024). */
+al_status al_rad_create(const al_world *world, const al_input *input, const al_rad_options *opts,
+                        al_rad **out, al_diag_list *diags);
+
+void al_rad_destroy(al_rad *rad);
+
+typedef struct al_rad_stats {
+    int patches;       /* luxels taking part */
+    int shooters;      /* shooter groups */
+    int lights;        /* light sources (sun included) */
+    int64_t shots;     /* light sources and shooter groups shot */
+    int64_t rays;      /* occlusion rays cast */
+    double residual;   /* unshot / emitted; 1 before any light is shot */
+    double emitted, absorbed, escaped, unshot; /* power, light level x area */
+    double ms;         /* time spent shooting */
+    bool direct_done;  /* every light source has been shot */
+    bool converged;    /* nothing left to shoot */
+} al_rad_stats;
+
+void al_rad_get_stats(al_rad *rad, al_rad_stats *out);
+
+/* Shoots up to SHOTS times (light sources first, then the shooter group with the most
+ * unshot power). Returns the number of shots made: fewer if it converged or was
+ * cancelled. */
+int64_t al_rad_step(al_rad *rad, int64_t shots);
+
+typedef enum al_rad_stop {
+    AL_RAD_STOP_RESIDUAL, /* residual <= target, or nothing left to shoot */
+    AL_RAD_STOP_TIME,     /* the time budget ran out */
+    AL_RAD_STOP_CANCELLED,
+} al_rad_stop;
+
+/* Called after shots during al_rad_run (at most every few milliseconds); return false to
+ * stop the run (it then returns AL_RAD_STOP_CANCELLED). */
+typedef bool (*al_rad_progress_fn)(void *context, const al_rad_stats *stats);
+
+/* Shoots until the residual is <= RESIDUAL, SECONDS have passed (<= 0: no limit), or it is
+ * cancelled. PROGRESS may be NULL. */
+al_rad_stop al_rad_run(al_rad *rad, double residual, double seconds, al_rad_progress_fn progress,
+                       void *context);
+
+/* Makes a running al_rad_step / al_rad_run return after the current shot (a pause: the
+ * next call goes on from there). Safe from any thread. */
+void al_rad_cancel(al_rad *rad);
+
+/* Back to the state before the first shot. */
+void al_rad_reset(al_rad *rad);
+
+/* The lightmap atlas: RGB light levels per texel, with a border of a texel around each
+ * face's luxels (filled from the nearest luxel) so bilinear filtering does not bleed. */
+typedef struct al_rad_lightmap {
+    int width, height;
+    float (*texels)[3]; /* owned; width * height, row by row */
+    int64_t shots;      /* what the copy shows */
+    double residual;
+    double ambient[3];  /* the ambient term included in the texels (zero without) */
+} al_rad_lightmap;
+
+/* A consistent copy of the lightmaps as they are between two shots, without stopping a
+ * running solver (it waits at most one shot's commit). AL_ERR_NOMEM on failure. */
+al_status al_rad_snapshot(al_rad *rad, al_rad_lightmap *out);
+void al_rad_lightmap_free(al_rad_lightmap *map);
+
+/* Where face FACE (input order) of input brush BRUSH lies in the atlas: a point P on the
+ * face has atlas coordinates (s, t) = (dot(P, s_axis) + s_offset, dot(P, t_axis) +
+ * t_offset), normalised to [0, 1] over the atlas (texel centres at (i + 0.5) / width).
+ * False if the face has no lightmap (tool faces, hidden faces, invalid brushes). */
+typedef struct al_rad_face_map {
+    double s_axis[3], s_offset;
+    double t_axis[3], t_offset;
+    int x, y, width, height; /* its rectangle of texels in the atlas, border included */
+} al_rad_face_map;
+
+bool al_rad_face(const al_rad *rad, int brush, int face, al_rad_face_map *out);
+
+/* Atlas size (fixed for the al_rad's life). */
+void al_rad_atlas_size(const al_rad *rad, int *width, int *height);
+
+/* Per-luxel values for tests and tools: luxel I's sample point, normal, area, incident
+ * light (without ambient) and exitance (emission + reflectance x incident). I in
+ * [0, patches). */
+typedef struct al_rad_luxel {
+    double point[3];
+    double normal[3];
+    double area;
+    int32_t brush, face; /* input brush and face */
+    float incident[3];
+    float exitance[3];
+    float reflectance[3];
+} al_rad_luxel;
+
+bool al_rad_luxel_get(al_rad *rad, int i, al_rad_luxel *out);
+
+/* --- the kernel, exposed for its closed-form tests ---------------------------------- */
+
+/* Form factor from a differential area at P with unit normal N to the convex polygon
+ * POLY (COUNT points): the fraction of the light leaving dA that reaches the polygon,
+ * unoccluded (Lambert's contour integral; the part of the polygon behind dA's plane is cut
+ * away). */
+double al_rad_point_polygon_ff(const double p[3], const double n[3], const double (*poly)[3],
+                               int count);
+
+/* Area-to-area form factor F(A -> B) from the parallelogram A (p0, p1, p2 and p3 = p0 +
+ * p2 - p1; its front is the side from which they wind clockwise, as faces do in
+ * al-input.h) to the convex polygon B, unoccluded: the point form factor averaged over the
+ * midpoints of a SAMPLES x SAMPLES grid on A. */
+double al_rad_polygon_polygon_ff(const double (*a)[3], const double (*b)[3], int b_count,
+                                 int samples);
+
+#endif

@@ -1,0 +1,780 @@
+/* The progressive refinement solver (Cohen, Chen, Wallace and Greenberg 1988) with form
+ * factors by ray casting (Wallace, Elmquist and Haines 1989): each pass shoots a batch of
+ * sources to every luxel that may see them.
+ *
+ * A pass is parallel over receivers, so no two threads write one luxel: each receiver
+ * gathers from every shooter of the batch (its PVS permitting), casting rays through the
+ * world for visibility, into a private delta; the deltas are committed under the lock,
+ * which is all a snapshot waits for. Light sources go first (the direct light: the "first
+ * lit frame"), then shooter groups by unshot power, AL_RAD_BATCH at a time.
+ *
+ * The form factor from a receiver point to a shooter group is Lambert's exact formula near
+ * the group (closer than five times its radius), with rays to up to four points spread
+ * over the group for partial visibility; farther away, the point-to-disc term
+ * A cos cos / (pi r^2) with one ray to the group's centre.
+ */
+#include "rad-internal.h"
+
+#include "core/clock.h"
+#include "core/parallel.h"
+#include "geom/vec3.h"
+#include "vis/vis.h"
+#include "world/world-internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CHUNK        256   /* receivers per parallel job */
+#define GROUP_CHUNK  16    /* receiver groups per parallel job */
+#define OVERSHOOT    1.02  /* most a shot's receivers may get, over what it shot */
+#define NEAR_RADII   5.0   /* Lambert and rays per luxel within 5 shooter radii */
+
+static double mean3(const float v[3])
+{
+    return ((double) v[0] + v[1] + v[2]) / 3.0;
+}
+
+static const uint64_t *pvs_row(const al_rad *rad, int32_t cluster)
+{
+    const al_vis *vis = rad->world->vis;
+    if (!vis || !vis->pvs || cluster < 0 || cluster >= vis->cluster_count) return NULL;
+    return al_vis_row(vis, cluster);
+}
+
+/* --- state ------------------------------------------------------------------------ */
+
+static void recompute_group_power(al_rad *rad, int32_t g)
+{
+    const rad_group *gr = &rad->groups[g];
+    double p = 0;
+    for (int32_t k = gr->first_luxel; k < gr->first_luxel + gr->luxel_count; k++) {
+        int32_t l = rad->group_luxels[k];
+        p += mean3(rad->unshot[l]) * rad->area[l];
+    }
+    rad->group_power[g] = p;
+}
+
+static void reset_state(al_rad *rad)
+{
+    rad->emitted = rad->absorbed = rad->escaped = 0;
+    rad->shots = rad->rays = 0;
+    rad->ms = 0;
+    rad->lights_shot = 0;
+    for (int32_t l = 0; l < rad->luxel_count; l++) {
+        const rad_face *f = &rad->faces[rad->luxel_face[l]];
+        for (int k = 0; k < 3; k++) {
+            rad->incident[l][k] = 0;
+            rad->unshot[l][k] = f->emission[k];
+        }
+        rad->emitted += mean3(f->emission) * rad->area[l];
+    }
+    for (int32_t g = 0; g < rad->group_count; g++) recompute_group_power(rad, g);
+}
+
+static double unshot_power(const al_rad *rad)
+{
+    double u = 0;
+    for (int32_t g = 0; g < rad->group_count; g++) u += rad->group_power[g];
+    return u;
+}
+
+static double residual_of(const al_rad *rad, double unshot)
+{
+    if (rad->emitted > 0) return unshot / rad->emitted;
+    return rad->lights_shot < rad->light_count ? 1.0 : 0.0;
+}
+
+/* --- passes ------------------------------------------------------------------------ */
+
+typedef struct shooter {
+    int32_t group;
+    float power[3];      /* unshot exitance being shot, per channel */
+    const uint64_t *row; /* PVS row of one cluster, or NULL */
+    uint64_t *mask;      /* union of its clusters' rows, or NULL: sees everything */
+} shooter;
+
+typedef struct pass {
+    al_rad *rad;
+    const int32_t *receivers; /* NULL: every luxel */
+    int32_t count;
+    /* lights */
+    int32_t first_light, light_count;
+    const uint64_t **light_rows;
+    /* groups */
+    shooter shooters[AL_RAD_BATCH];
+    int shooter_count;
+    double received[64][AL_RAD_BATCH]; /* per worker */
+    int64_t rays[64];
+} pass;
+
+static bool in_row(const uint64_t *row, int32_t cluster)
+{
+    return !row || cluster < 0 || al_bit_test(row, cluster);
+}
+
+static void light_job(void *context, int index, int worker)
+{
+    pass *ps = context;
+    al_rad *rad = ps->rad;
+    int32_t a = index * CHUNK, b = a + CHUNK < ps->count ? a + CHUNK : ps->count;
+    int64_t rays = 0;
+    double far_point[3];
+    double extent = 0;
+    {
+        double lo[3], hi[3];
+        al_world_bounds(rad->world, lo, hi);
+        for (int k = 0; k < 3; k++) extent = fmax(extent, hi[k] - lo[k]);
+        extent = extent * 2 + 1024;
+    }
+    for (int32_t r = a; r < b; r++) {
+        int32_t j = ps->receivers ? ps->receivers[r] : r;
+        const double *x = rad->point[j];
+        double n[3] = {rad->normal[j][0], rad->normal[j][1], rad->normal[j][2]};
+        float sum[3] = {0, 0, 0};
+        for (int32_t q = 0; q < ps->light_count; q++) {
+            const rad_light *l = &rad->lights[ps->first_light + q];
+            if (l->kind == RAD_SUN) {
+                double c = -al_dot(n, l->dir);
+                if (c <= 0) continue;
+                al_madd(x, l->dir, -extent, far_point);
+                bool sky = false;
+                rays++;
+                if (!al_rad_ray(rad, x, far_point, &sky)) continue;
+                double v = l->level * (0.5 + 0.5 * c);
+                for (int k = 0; k < 3; k++) sum[k] += (float) (v * l->colour[k]);
+                continue;
+            }
+            if (!in_row(ps->light_rows[q], rad->luxel_cluster[j])) continue;
+            double to[3];
+            al_sub(l->origin, x, to);
+            double d2 = al_dot(to, to);
+            if (d2 >= l->range * l->range) continue;
+            double d = sqrt(d2);
+            if (d < 1e-6) continue;
+            double c = al_dot(to, n) / d;
+            if (c <= 0) continue;
+            double from_light[3];
+            al_scale(to, -1.0 / d, from_light);
+            double v = al_rad_light_value(l, d, c, from_light);
+            if (v <= 0) continue;
+            rays++;
+            if (!al_rad_ray(rad, x, l->origin, NULL)) continue;
+            for (int k = 0; k < 3; k++) sum[k] += (float) (v * l->colour[k]);
+        }
+        for (int k = 0; k < 3; k++) rad->delta[j][k] = sum[k];
+    }
+    ps->rays[worker] += rays;
+}
+
+/* Adds the light of shooter SH to luxel J of receiver group R, with visibility from
+ * rays to the shooter's aim points (the near field). Returns the rays cast. */
+static int near_luxel(const al_rad *rad, const shooter *sh, int32_t j, float sum[3],
+                      double *received)
+{
+    const rad_group *g = &rad->groups[sh->group];
+    const rad_face *gf = &rad->faces[g->face];
+    const double *x = rad->point[j];
+    double n[3] = {rad->normal[j][0], rad->normal[j][1], rad->normal[j][2]};
+    if (al_dot(x, gf->normal) - gf->dist <= 1e-6) return 0;
+    double ff = al_rad_point_polygon_ff(x, n, (const double (*)[3]) rad->group_points + g->first_point,
+                                        g->point_count);
+    if (!(ff > 0)) return 0;
+    /* The polygon may hold luxels in solid, which give nothing off. */
+    ff = fmin(ff, 1.0) * g->area / g->polygon_area;
+    int seen = 0;
+    for (int q = 0; q < g->aim_count; q++) seen += al_rad_ray(rad, x, rad->point[g->aims[q]], NULL);
+    if (seen == 0) return g->aim_count;
+    double f = ff * seen / g->aim_count;
+    float add[3];
+    for (int k = 0; k < 3; k++) {
+        add[k] = (float) (sh->power[k] * f);
+        sum[k] += add[k];
+    }
+    *received += mean3(add) * rad->area[j];
+    return g->aim_count;
+}
+
+/* True if any cluster of group R is in MASK (NULL: everything). */
+static bool group_in(const al_rad *rad, const rad_group *r, const uint64_t *mask)
+{
+    if (!mask) return true;
+    for (int32_t q = r->first_cluster; q < r->first_cluster + r->cluster_count; q++)
+        if (in_row(mask, rad->group_clusters[q])) return true;
+    return false;
+}
+
+static void group_job(void *context, int index, int worker)
+{
+    pass *ps = context;
+    al_rad *rad = ps->rad;
+    int32_t a = index * GROUP_CHUNK, b = a + GROUP_CHUNK < ps->count ? a + GROUP_CHUNK : ps->count;
+    int64_t rays = 0;
+    double received[AL_RAD_BATCH] = {0};
+    for (int32_t i = a; i < b; i++) {
+        int32_t ri = ps->receivers ? ps->receivers[i] : i;
+        const rad_group *r = &rad->groups[ri];
+        const rad_face *rf = &rad->faces[r->face];
+        for (int s = 0; s < ps->shooter_count; s++) {
+            const shooter *sh = &ps->shooters[s];
+            if (sh->group == ri || !group_in(rad, r, sh->mask)) continue;
+            const rad_group *g = &rad->groups[sh->group];
+            const rad_face *gf = &rad->faces[g->face];
+            /* Wholly behind the shooter's plane, or the shooter wholly behind ours. */
+            if (al_dot(r->centre, gf->normal) - gf->dist < -r->radius) continue;
+            double d[3];
+            al_sub(g->centre, r->centre, d);
+            if (al_dot(d, rf->normal) < -g->radius) continue;
+            double reach = g->radius * NEAR_RADII + r->radius;
+            bool near = al_dot(d, d) < reach * reach;
+            float *luxel_sum;
+            if (near) {
+                for (int32_t k = r->first_luxel; k < r->first_luxel + r->luxel_count; k++) {
+                    int32_t j = rad->group_luxels[k];
+                    luxel_sum = rad->delta[(size_t) s * rad->luxel_count + j];
+                    rays += near_luxel(rad, sh, j, luxel_sum, &received[s]);
+                }
+                continue;
+            }
+            /* Far: one ray between the groups decides, the disc term per luxel. */
+            rays++;
+            if (!al_rad_ray(rad, rad->point[r->target], rad->point[g->target], NULL)) continue;
+            for (int32_t k = r->first_luxel; k < r->first_luxel + r->luxel_count; k++) {
+                int32_t j = rad->group_luxels[k];
+                const double *x = rad->point[j];
+                double height = al_dot(x, gf->normal) - gf->dist;
+                if (height <= 1e-6) continue;
+                double e[3];
+                al_sub(g->centre, x, e);
+                double toward = e[0] * rad->normal[j][0] + e[1] * rad->normal[j][1] +
+                                e[2] * rad->normal[j][2];
+                if (toward <= 0) continue;
+                double d2 = al_dot(e, e);
+                /* The disc approximation (Wallace et al. 1989). */
+                double ff = g->area * toward * height / (d2 * (M_PI * d2 + g->area));
+                float add[3];
+                float *row = rad->delta[(size_t) s * rad->luxel_count + j];
+                for (int c = 0; c < 3; c++) {
+                    add[c] = (float) (sh->power[c] * ff);
+                    row[c] += add[c];
+                }
+                received[s] += mean3(add) * rad->area[j];
+            }
+        }
+    }
+    for (int s = 0; s < ps->shooter_count; s++) ps->received[worker][s] += received[s];
+    ps->rays[worker] += rays;
+}
+
+/* Receiver groups of a pass: those with a luxel in a cluster of MASK (NULL: every group,
+ * returned as a NULL list), and those with a luxel in no cluster. */
+static int32_t gather_groups(al_rad *rad, const uint64_t *mask, const int32_t **out)
+{
+    if (!mask || rad->cluster_count == 0 || !rad->receivers || !rad->group_stamp) {
+        *out = NULL;
+        return rad->group_count;
+    }
+    rad->stamp++;
+    int32_t n = 0;
+    for (int32_t c = 0; c <= rad->cluster_count; c++) {
+        if (c < rad->cluster_count && !al_bit_test(mask, c)) continue;
+        for (int32_t k = rad->cluster_first[c]; k < rad->cluster_first[c + 1]; k++) {
+            int32_t g = rad->luxel_group[rad->cluster_luxels[k]];
+            if (rad->group_stamp[g] == rad->stamp) continue;
+            rad->group_stamp[g] = rad->stamp;
+            rad->receivers[n++] = g;
+        }
+    }
+    *out = rad->receivers;
+    return n;
+}
+
+/* Adds the pass's deltas (ROWS rows, row s scaled by SCALE[s]) to the luxels RECEIVERS
+ * (NULL: all): incident light, unshot exitance, absorbed power. Returns the power
+ * received. Called with the lock held. */
+static double commit(al_rad *rad, const int32_t *receivers, int32_t count, const double *scale,
+                     int rows)
+{
+    double received = 0;
+    for (int32_t r = 0; r < count; r++) {
+        int32_t j = receivers ? receivers[r] : r;
+        float dl[3] = {0, 0, 0};
+        bool any = false;
+        for (int s = 0; s < rows; s++) {
+            float *row = rad->delta[(size_t) s * rad->luxel_count + j];
+            if (row[0] == 0 && row[1] == 0 && row[2] == 0) continue;
+            for (int k = 0; k < 3; k++) {
+                dl[k] += (float) (row[k] * scale[s]);
+                row[k] = 0;
+            }
+            any = true;
+        }
+        if (!any) continue;
+        const rad_face *f = &rad->faces[rad->luxel_face[j]];
+        float kept[3], lost[3];
+        for (int k = 0; k < 3; k++) {
+            rad->incident[j][k] += dl[k];
+            kept[k] = f->reflectance[k] * dl[k];
+            lost[k] = dl[k] - kept[k];
+            rad->unshot[j][k] += kept[k];
+        }
+        received += mean3(dl) * rad->area[j];
+        rad->absorbed += mean3(lost) * rad->area[j];
+        rad->group_power[rad->luxel_group[j]] += mean3(kept) * rad->area[j];
+    }
+    return received;
+}
+
+static double commit_groups(al_rad *rad, const int32_t *list, int32_t count,
+                            const double *scale, int rows)
+{
+    double received = 0;
+    for (int32_t i = 0; i < count; i++) {
+        const rad_group *r = &rad->groups[list ? list[i] : i];
+        received += commit(rad, rad->group_luxels + r->first_luxel, r->luxel_count, scale, rows);
+    }
+    return received;
+}
+
+static int threads_of(const al_rad *rad)
+{
+    return rad->options.threads > 0 ? rad->options.threads : al_cpu_count();
+}
+
+static void shoot_lights(al_rad *rad, int32_t count)
+{
+    pass *ps = calloc(1, sizeof *ps);
+    const uint64_t **rows = malloc(((size_t) count + 1) * sizeof *rows);
+    if (!ps || !rows) {
+        free(ps);
+        free(rows);
+        return;
+    }
+    ps->rad = rad;
+    ps->first_light = rad->lights_shot;
+    ps->light_count = count;
+    ps->light_rows = rows;
+    for (int32_t q = 0; q < count; q++) {
+        const rad_light *l = &rad->lights[rad->lights_shot + q];
+        /* A light in no vis leaf (in solid, or no PVS) is not pruned. */
+        rows[q] = l->kind == RAD_SUN ? NULL : pvs_row(rad, l->cluster);
+    }
+    ps->count = rad->luxel_count;
+    int chunks = (ps->count + CHUNK - 1) / CHUNK;
+    al_parallel_for(chunks, threads_of(rad), light_job, ps);
+    int64_t rays = 0;
+    for (int w = 0; w < 64; w++) rays += ps->rays[w];
+    pthread_mutex_lock(&rad->lock);
+    const double one = 1.0;
+    double received = commit(rad, NULL, ps->count, &one, 1);
+    rad->emitted += received;
+    rad->lights_shot += count;
+    rad->shots += count;
+    rad->rays += rays;
+    pthread_mutex_unlock(&rad->lock);
+    free(rows);
+    free(ps);
+}
+
+/* Picks up to MAX groups with the most unshot power into OUT; returns how many. */
+static int pick_groups(const al_rad *rad, int32_t *out, int max)
+{
+    int n = 0;
+    for (int32_t g = 0; g < rad->group_count; g++) {
+        double p = rad->group_power[g];
+        if (!(p > 0)) continue;
+        if (n == max && p <= rad->group_power[out[n - 1]]) continue;
+        int k = n < max ? n++ : n - 1;
+        while (k > 0 && rad->group_power[out[k - 1]] < p) {
+            out[k] = out[k - 1];
+            k--;
+        }
+        out[k] = g;
+    }
+    return n;
+}
+
+/* Shoots up to COUNT groups; returns how many were shot (0: nothing left). */
+static int shoot_groups(al_rad *rad, int count)
+{
+    int32_t picked[AL_RAD_BATCH];
+    int n = pick_groups(rad, picked, count < AL_RAD_BATCH ? count : AL_RAD_BATCH);
+    if (n == 0) return 0;
+    pass *ps = calloc(1, sizeof *ps);
+    const al_vis *vis = rad->world->vis;
+    int words = vis && vis->pvs ? vis->row_words : 0;
+    uint64_t *masks = words ? calloc((size_t) words * (n + 1), sizeof *masks) : NULL;
+    if (!ps || (words && !masks)) {
+        free(ps);
+        free(masks);
+        return 0;
+    }
+    ps->rad = rad;
+    bool all = words == 0;
+    uint64_t *unite = masks ? masks + (size_t) words * n : NULL;
+    double shot_power[AL_RAD_BATCH];
+    pthread_mutex_lock(&rad->lock);
+    for (int s = 0; s < n; s++) {
+        shooter *sh = &ps->shooters[s];
+        const rad_group *g = &rad->groups[picked[s]];
+        sh->group = picked[s];
+        double sum[3] = {0, 0, 0};
+        for (int32_t k = g->first_luxel; k < g->first_luxel + g->luxel_count; k++) {
+            int32_t l = rad->group_luxels[k];
+            for (int c = 0; c < 3; c++) {
+                sum[c] += rad->unshot[l][c] * rad->area[l];
+                rad->unshot[l][c] = 0;
+            }
+        }
+        for (int c = 0; c < 3; c++) sh->power[c] = (float) (sum[c] / g->area);
+        shot_power[s] = rad->group_power[picked[s]];
+        rad->group_power[picked[s]] = 0;
+        if (words) {
+            sh->mask = masks + (size_t) words * s;
+            for (int32_t q = g->first_cluster; q < g->first_cluster + g->cluster_count; q++) {
+                const uint64_t *row = pvs_row(rad, rad->group_clusters[q]);
+                if (!row) {
+                    sh->mask = NULL;
+                    break;
+                }
+                for (int w = 0; w < words; w++) sh->mask[w] |= row[w];
+            }
+            if (!sh->mask) all = true;
+            else
+                for (int w = 0; w < words; w++) unite[w] |= sh->mask[w];
+        }
+    }
+    pthread_mutex_unlock(&rad->lock);
+    ps->shooter_count = n;
+    ps->count = gather_groups(rad, all ? NULL : unite, &ps->receivers);
+    int chunks = (ps->count + GROUP_CHUNK - 1) / GROUP_CHUNK;
+    al_parallel_for(chunks, threads_of(rad), group_job, ps);
+    int64_t rays = 0;
+    double received = 0, shot = 0;
+    for (int w = 0; w < 64; w++) rays += ps->rays[w];
+    /* Point sampling of the receivers errs both ways by a few percent; a shooter whose
+     * receivers got more than 2% over what it shot is scaled down to that, so the residual
+     * never grows (reflectance is at most 0.95). Clamping every overshoot would bias the
+     * solution dark: the furnace test shows it. */
+    double scale[AL_RAD_BATCH];
+    received = 0;
+    for (int s = 0; s < n; s++) {
+        double got = 0;
+        for (int w = 0; w < 64; w++) got += ps->received[w][s];
+        scale[s] = got > OVERSHOOT * shot_power[s] ? OVERSHOOT * shot_power[s] / got : 1.0;
+        received += got * scale[s];
+        shot += shot_power[s];
+    }
+    pthread_mutex_lock(&rad->lock);
+    commit_groups(rad, ps->receivers, ps->count, scale, n);
+    rad->escaped += shot - received;
+    rad->shots += n;
+    rad->rays += rays;
+    pthread_mutex_unlock(&rad->lock);
+    free(masks);
+    free(ps);
+    return n;
+}
+
+/* --- the API ------------------------------------------------------------------------ */
+
+al_status al_rad_create(const al_world *world, const al_input *input, const al_rad_options *opts,
+                        al_rad **out, al_diag_list *diags)
+{
+    *out = NULL;
+    al_rad_options o = opts ? *opts : (al_rad_options){0};
+    if (o.luxel_size != 0 && !(o.luxel_size >= 1 && o.luxel_size <= 1024)) {
+        al_diag_add(diags, AL_SEVERITY_ERROR, AL_DIAG_BAD_VALUE, -1, -1, -1, -1, -1,
+                    "luxel size %g is not between 1 and 1024 units", o.luxel_size);
+        return AL_ERR_INVALID_ARGUMENT;
+    }
+    al_rad *rad = calloc(1, sizeof *rad);
+    if (!rad) return AL_ERR_NOMEM;
+    rad->world = world;
+    rad->input = input;
+    rad->options = o;
+    pthread_mutex_init(&rad->lock, NULL);
+    atomic_init(&rad->cancel, false);
+    al_status st = al_face_polys_build(input, &rad->polys);
+    if (st == AL_OK) st = al_rad_layout(rad, diags);
+    if (st == AL_OK && !al_rad_index_specials(rad)) st = AL_ERR_NOMEM;
+    if (st == AL_OK) {
+        rad->light_count = al_rad_parse_lights(world, input, &rad->lights, diags);
+        if (rad->light_count < 0) st = AL_ERR_NOMEM;
+    }
+    if (st != AL_OK) {
+        al_rad_destroy(rad);
+        return st;
+    }
+    double refl[3] = {0, 0, 0};
+    for (int32_t l = 0; l < rad->luxel_count; l++) {
+        rad->total_area += rad->area[l];
+        for (int k = 0; k < 3; k++)
+            refl[k] += rad->faces[rad->luxel_face[l]].reflectance[k] * rad->area[l];
+    }
+    for (int k = 0; k < 3; k++)
+        rad->mean_reflectance[k] = rad->total_area > 0 ? refl[k] / rad->total_area : 0;
+    rad->receivers = malloc(((size_t) rad->group_count + 1) * sizeof *rad->receivers);
+    rad->group_stamp = calloc((size_t) rad->group_count + 1, sizeof *rad->group_stamp);
+    if (!rad->receivers || !rad->group_stamp) {
+        al_rad_destroy(rad);
+        return AL_ERR_NOMEM;
+    }
+    reset_state(rad);
+    *out = rad;
+    return AL_OK;
+}
+
+void al_rad_destroy(al_rad *rad)
+{
+    if (!rad) return;
+    al_face_polys_free(&rad->polys);
+    free(rad->faces);
+    free(rad->face_of_poly);
+    free(rad->slots);
+    free(rad->point);
+    free(rad->normal);
+    free(rad->area);
+    free(rad->luxel_face);
+    free(rad->luxel_cluster);
+    free(rad->luxel_group);
+    free(rad->incident);
+    free(rad->unshot);
+    free(rad->cluster_first);
+    free(rad->cluster_luxels);
+    free(rad->groups);
+    free(rad->group_luxels);
+    free(rad->group_points);
+    free(rad->group_clusters);
+    free(rad->group_power);
+    free(rad->lights);
+    free(rad->specials);
+    al_cell_index_free(&rad->special_index);
+    free(rad->texel_luxel);
+    free(rad->delta);
+    free(rad->mask);
+    free(rad->receivers);
+    free(rad->group_stamp);
+    pthread_mutex_destroy(&rad->lock);
+    free(rad);
+}
+
+static void stats_locked(const al_rad *rad, al_rad_stats *out)
+{
+    memset(out, 0, sizeof *out);
+    out->patches = rad->luxel_count;
+    out->shooters = rad->group_count;
+    out->lights = rad->light_count;
+    out->shots = rad->shots;
+    out->rays = rad->rays;
+    out->unshot = unshot_power(rad);
+    out->residual = residual_of(rad, out->unshot);
+    out->emitted = rad->emitted;
+    out->absorbed = rad->absorbed;
+    out->escaped = rad->escaped;
+    out->ms = rad->ms;
+    out->direct_done = rad->lights_shot == rad->light_count;
+    out->converged = out->direct_done && !(out->unshot > 0);
+}
+
+void al_rad_get_stats(al_rad *rad, al_rad_stats *out)
+{
+    pthread_mutex_lock(&rad->lock);
+    stats_locked(rad, out);
+    pthread_mutex_unlock(&rad->lock);
+}
+
+int64_t al_rad_step(al_rad *rad, int64_t shots)
+{
+    uint64_t start = al_clock_ns();
+    int64_t done = 0;
+    while (done < shots && !atomic_load(&rad->cancel)) {
+        if (rad->lights_shot < rad->light_count) {
+            int64_t k = rad->light_count - rad->lights_shot;
+            if (k > shots - done) k = shots - done;
+            shoot_lights(rad, (int32_t) k);
+            done += k;
+            continue;
+        }
+        int64_t want = shots - done;
+        int k = shoot_groups(rad, want < AL_RAD_BATCH ? (int) want : AL_RAD_BATCH);
+        if (k == 0) break;
+        done += k;
+    }
+    pthread_mutex_lock(&rad->lock);
+    rad->ms += al_clock_ms_since(start);
+    pthread_mutex_unlock(&rad->lock);
+    return done;
+}
+
+al_rad_stop al_rad_run(al_rad *rad, double residual, double seconds, al_rad_progress_fn progress,
+                       void *context)
+{
+    atomic_store(&rad->cancel, false);
+    uint64_t start = al_clock_ns(), last = start;
+    for (;;) {
+        al_rad_stats st;
+        al_rad_get_stats(rad, &st);
+        if (st.direct_done && (st.residual <= residual || st.converged)) {
+            if (progress) progress(context, &st);
+            return AL_RAD_STOP_RESIDUAL;
+        }
+        if (atomic_load(&rad->cancel)) return AL_RAD_STOP_CANCELLED;
+        if (seconds > 0 && al_clock_ms_since(start) >= seconds * 1000.0) return AL_RAD_STOP_TIME;
+        int64_t batch = st.direct_done ? AL_RAD_BATCH : st.lights;
+        if (al_rad_step(rad, batch) == 0 && !atomic_load(&rad->cancel)) {
+            al_rad_get_stats(rad, &st);
+            if (progress) progress(context, &st);
+            return AL_RAD_STOP_RESIDUAL;
+        }
+        if (progress && al_clock_ms_since(last) >= 10.0) {
+            last = al_clock_ns();
+            al_rad_get_stats(rad, &st);
+            if (!progress(context, &st)) return AL_RAD_STOP_CANCELLED;
+        }
+    }
+}
+
+void al_rad_cancel(al_rad *rad)
+{
+    atomic_store(&rad->cancel, true);
+}
+
+void al_rad_reset(al_rad *rad)
+{
+    pthread_mutex_lock(&rad->lock);
+    reset_state(rad);
+    pthread_mutex_unlock(&rad->lock);
+    atomic_store(&rad->cancel, false);
+}
+
+al_status al_rad_snapshot(al_rad *rad, al_rad_lightmap *out)
+{
+    memset(out, 0, sizeof *out);
+    size_t texels = (size_t) rad->atlas_w * (size_t) rad->atlas_h;
+    float (*copy)[3] = malloc(((size_t) rad->luxel_count + 1) * sizeof *copy);
+    out->texels = malloc(texels * sizeof *out->texels);
+    if (!copy || !out->texels) {
+        free(copy);
+        free(out->texels);
+        out->texels = NULL;
+        return AL_ERR_NOMEM;
+    }
+    al_rad_stats st;
+    double unshot[3] = {0, 0, 0};
+    pthread_mutex_lock(&rad->lock);
+    memcpy(copy, rad->incident, (size_t) rad->luxel_count * sizeof *copy);
+    stats_locked(rad, &st);
+    if (!rad->options.no_ambient && rad->total_area > 0)
+        for (int32_t l = 0; l < rad->luxel_count; l++)
+            for (int k = 0; k < 3; k++) unshot[k] += rad->unshot[l][k] * rad->area[l];
+    pthread_mutex_unlock(&rad->lock);
+    for (int k = 0; k < 3; k++) {
+        double r = 1.0 / (1.0 - rad->mean_reflectance[k]);
+        out->ambient[k] = rad->total_area > 0 ? r * unshot[k] / rad->total_area : 0;
+    }
+    for (size_t t = 0; t < texels; t++) {
+        int32_t l = rad->texel_luxel[t];
+        if (l < 0) {
+            out->texels[t][0] = out->texels[t][1] = out->texels[t][2] = 0;
+            continue;
+        }
+        const rad_face *f = &rad->faces[rad->luxel_face[l]];
+        for (int k = 0; k < 3; k++) {
+            double v = copy[l][k] + out->ambient[k] + f->emission[k];
+            out->texels[t][k] = (float) (v > 0 ? v : 0);
+        }
+    }
+    free(copy);
+    out->width = rad->atlas_w;
+    out->height = rad->atlas_h;
+    out->shots = st.shots;
+    out->residual = st.residual;
+    return AL_OK;
+}
+
+void al_rad_lightmap_free(al_rad_lightmap *map)
+{
+    if (!map) return;
+    free(map->texels);
+    memset(map, 0, sizeof *map);
+}
+
+bool al_rad_face(const al_rad *rad, int brush, int face, al_rad_face_map *out)
+{
+    const al_face_polys *fp = &rad->polys;
+    if (brush < 0 || brush >= fp->brush_count) return false;
+    for (int k = fp->brush_first[brush]; k < fp->brush_first[brush + 1]; k++) {
+        if (fp->faces[k].face != face) continue;
+        int32_t fi = rad->face_of_poly[k];
+        if (fi < 0 || rad->faces[fi].live == 0) return false;
+        const rad_face *f = &rad->faces[fi];
+        memset(out, 0, sizeof *out);
+        double w = rad->atlas_w, h = rad->atlas_h;
+        out->s_axis[f->axis_u] = 1.0 / (f->luxel * w);
+        out->s_offset = (-f->u0 / f->luxel + 1 + f->atlas_x) / w;
+        out->t_axis[f->axis_v] = 1.0 / (f->luxel * h);
+        out->t_offset = (-f->v0 / f->luxel + 1 + f->atlas_y) / h;
+        out->x = f->atlas_x;
+        out->y = f->atlas_y;
+        out->width = f->w + 2;
+        out->height = f->h + 2;
+        return true;
+    }
+    return false;
+}
+
+void al_rad_atlas_size(const al_rad *rad, int *width, int *height)
+{
+    *width = rad->atlas_w;
+    *height = rad->atlas_h;
+}
+
+bool al_rad_luxel_get(al_rad *rad, int i, al_rad_luxel *out)
+{
+    if (i < 0 || i >= rad->luxel_count) return false;
+    const rad_face *f = &rad->faces[rad->luxel_face[i]];
+    pthread_mutex_lock(&rad->lock);
+    for (int k = 0; k < 3; k++) {
+        out->point[k] = rad->point[i][k];
+        out->normal[k] = rad->normal[i][k];
+        out->incident[k] = rad->incident[i][k];
+        out->exitance[k] = f->emission[k] + f->reflectance[k] * rad->incident[i][k];
+        out->reflectance[k] = f->reflectance[k];
+    }
+    pthread_mutex_unlock(&rad->lock);
+    out->area = rad->area[i];
+    out->brush = f->brush;
+    out->face = f->face;
+    return true;
+}
+
+double al_rad_time_rays(al_rad *rad, int64_t count, uint64_t seed, int64_t *blocked)
+{
+    *blocked = 0;
+    if (rad->luxel_count < 2 || count <= 0) return 0;
+    int64_t (*pairs)[2] = malloc((size_t) count * sizeof *pairs);
+    if (!pairs) return 0;
+    uint64_t s = seed * 2862933555777941757ull + 3037000493ull;
+    for (int64_t i = 0; i < count; i++) {
+        int32_t a = 0, b = 0;
+        for (int tries = 0; tries < 16; tries++) {
+            s = s * 6364136223846793005ull + 1442695040888963407ull;
+            a = (int32_t) ((s >> 33) % (uint64_t) rad->luxel_count);
+            s = s * 6364136223846793005ull + 1442695040888963407ull;
+            b = (int32_t) ((s >> 33) % (uint64_t) rad->luxel_count);
+            if (a != b && in_row(pvs_row(rad, rad->luxel_cluster[a]), rad->luxel_cluster[b]))
+                break;
+        }
+        pairs[i][0] = a;
+        pairs[i][1] = b;
+    }
+    uint64_t start = al_clock_ns();
+    int64_t hits = 0;
+    for (int64_t i = 0; i < count; i++)
+        hits += !al_rad_ray(rad, rad->point[pairs[i][0]], rad->point[pairs[i][1]], NULL);
+    double ns = (double) (al_clock_ns() - start) / (double) count;
+    free(pairs);
+    *blocked = hits;
+    return ns;
+}
