@@ -4,11 +4,15 @@
  *   al_camera   view and projection of one view (3D perspective or a 2D orthographic
  *               view), the motions an editor needs (fly, look, orbit, pan, zoom at the
  *               cursor, frame a box) and screen-to-world rays. Pure math, no GL.
- *   al_scene    CPU meshes of one map: brush faces coloured by material, their outlines,
- *               entity boxes, light radii, and the compiler's portals and leak path; plus
- *               picking of faces, brushes and entities by a ray. No GL: testable anywhere.
+ *   al_scene    CPU meshes of one map: brush faces coloured by material (with lightmap
+ *               coordinates when a radiosity solution is given), their outlines, entity
+ *               boxes, light radii, and the compiler's portals and leak path; plus picking
+ *               of faces, brushes and entities by a ray. No GL: testable anywhere.
  *   al_renderer the GL part: uploads a scene and draws it for a camera with the options of
  *               the frame (overlays, selection, grid), culling with the PVS and the frustum.
+ *               Lit faces take their light from a lightmap atlas (al-rad.h) uploaded
+ *               with al_renderer_set_lightmap; without one, faces are flat material
+ *               colours with a fixed shading by orientation.
  *               Must be created, used and destroyed with the same GL context current
  *               (a GtkGLArea's, or an offscreen EGL context in tests: al-offscreen.h).
  *
@@ -20,6 +24,7 @@
 
 #include "al-faces.h"
 #include "al-input.h"
+#include "al-rad.h"
 #include "al-world.h"
 
 #include <stdbool.h>
@@ -104,6 +109,9 @@ typedef struct al_scene_desc {
     const al_face_polys *polys;  /* required: al_face_polys_build(input) */
     const al_world *world;       /* may be NULL: no portals, leak or PVS */
     const float (*material_colours)[3]; /* per input material, sRGB 0..1; NULL: grey */
+    const al_rad *rad; /* may be NULL: no lightmaps. Else built from world and input: every
+                        * face al_rad_face maps gets lightmap coordinates in its atlas
+                        * (read while building only; the scene keeps no pointer to it) */
 } al_scene_desc;
 
 typedef struct al_scene al_scene;
@@ -115,6 +123,7 @@ typedef struct al_scene_stats {
     int entities;     /* with a box drawn */
     int portals;
     int leak_points;
+    int lit_faces;    /* with lightmap coordinates (desc.rad) */
     double ms_build;
 } al_scene_stats;
 
@@ -185,6 +194,7 @@ typedef struct al_draw_options {
     int selected_face_brush, selected_face; /* one face highlighted, brush -1: none */
     double pvs_point[3]; /* where the PVS and cluster overlays look from (the 3D eye) */
     bool has_pvs_point;
+    bool no_lightmap;    /* 3D: flat shading even where a lightmap is uploaded */
 } al_draw_options;
 
 /* Zero options with overlays = AL_OVERLAY_DEFAULT, grid 16, no selected face. */
@@ -195,6 +205,7 @@ typedef struct al_draw_stats {
     int faces_culled_pvs;     /* not in the PVS of the camera's leaf */
     int faces_culled_frustum; /* in the PVS but outside the view */
     int camera_leaf;          /* -1: outside the map or in solid (no PVS culling) */
+    bool lightmapped;         /* lit faces took their light from the lightmap atlas */
     double cpu_ms;            /* building the frame's draw lists and issuing them */
 } al_draw_stats;
 
@@ -208,8 +219,27 @@ al_renderer *al_renderer_create(char *error, size_t error_size);
 void al_renderer_destroy(al_renderer *r);
 
 /* Uploads SCENE (NULL: nothing to draw). The renderer borrows SCENE for culling and
- * selection until the next call: keep it alive until then. */
+ * selection until the next call: keep it alive until then. The lightmap uploaded before
+ * is not used with the new scene (its atlas may be another's): set the scene's next. */
 void al_renderer_set_scene(al_renderer *r, const al_scene *scene);
+
+/* Converts the light levels of MAP to the texels the renderer uploads: RGBA8, WIDTH *
+ * HEIGHT * 4 bytes into RGBA, byte = clamp(level / 2, 0, 255), rounded (255 is level 510;
+ * level 128 shows a material's colour as is), alpha 255. Any thread: the editor converts
+ * on its worker. */
+void al_lightmap_to_rgba8(const al_rad_lightmap *map, uint8_t *rgba);
+
+/* Uploads (or replaces) the lightmap atlas of the current scene, which must have been
+ * built with the al_rad that made MAP: lit faces (desc.rad) are then drawn as material
+ * colour x level / 128, clamped to white. An atlas of the size uploaded before replaces
+ * its texels in place (glTexSubImage2D), so that a solver's snapshots can stream in.
+ * NULL removes it. Returns AL_ERR_NOMEM, AL_ERR_INVALID_ARGUMENT (an empty atlas, or
+ * larger than GL_MAX_TEXTURE_SIZE; the faces are then drawn unlit) or AL_OK. */
+al_status al_renderer_set_lightmap(al_renderer *r, const al_rad_lightmap *map);
+
+/* The same with texels converted by al_lightmap_to_rgba8 (WIDTH * HEIGHT * 4 bytes). */
+al_status al_renderer_set_lightmap_rgba8(al_renderer *r, int width, int height,
+                                         const uint8_t *rgba);
 
 /* Draws the scene for CAM into the bound framebuffer's viewport (cam->width x
  * cam->height), clearing it first. STATS may be NULL. */

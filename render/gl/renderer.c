@@ -12,6 +12,11 @@
  * win the depth test), optional outlines, entities, highlights (PVS, cluster, selection)
  * blended over the faces they cover, then the translucent layers without depth writes:
  * tool brushes, portals, the leak path (also faintly through walls).
+ *
+ * Lighting: one RGBA8 texture holds the scene's lightmap atlas (al_renderer_set_lightmap);
+ * every pass drawn "lit" takes the light of faces with lightmap coordinates from it, so
+ * highlights blend over lit faces as they do over flat ones. Snapshots of a running solver
+ * replace its texels in place.
  * All functions need the renderer's GL context current. */
 #include "gl/shaders.h"
 #include "scene/scene.h"
@@ -46,6 +51,12 @@ struct al_renderer {
     range_list opaque, opaque_edges, tools, pvs, cluster, scratch;
     al_vertex *grid_vertices;
     int grid_cap;
+    GLuint lightmap;            /* the atlas texture, 0 until one is uploaded */
+    int lightmap_w, lightmap_h; /* its size in texels */
+    bool lightmap_valid;        /* uploaded for the current scene */
+    bool lightmap_on;           /* this frame's lit passes use it */
+    uint8_t *lightmap_bytes;    /* conversion scratch for al_renderer_set_lightmap */
+    size_t lightmap_bytes_cap;
 };
 
 void al_draw_options_init(al_draw_options *opt)
@@ -72,6 +83,9 @@ static void buffer_init(gl_buffer *b)
     glEnableVertexAttribArray(AL_ATTR_COLOUR);
     glVertexAttribPointer(AL_ATTR_COLOUR, 4, GL_UNSIGNED_BYTE, GL_TRUE, sizeof(al_vertex),
                           (void *) offsetof(al_vertex, colour));
+    glEnableVertexAttribArray(AL_ATTR_LIGHTMAP);
+    glVertexAttribPointer(AL_ATTR_LIGHTMAP, 2, GL_FLOAT, GL_FALSE, sizeof(al_vertex),
+                          (void *) offsetof(al_vertex, lightmap));
     glBindVertexArray(0);
     b->count = 0;
 }
@@ -159,6 +173,8 @@ void al_renderer_destroy(al_renderer *r)
                         &r->portal_tris,  &r->portal_lines, &r->leak,        &r->grid,
                         &r->radius};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) buffer_destroy(all[i]);
+    if (r->lightmap) glDeleteTextures(1, &r->lightmap);
+    free(r->lightmap_bytes);
     al_program_destroy(&r->prog);
     range_list *lists[] = {&r->opaque, &r->opaque_edges, &r->tools,
                            &r->pvs,    &r->cluster,      &r->scratch};
@@ -173,6 +189,7 @@ void al_renderer_destroy(al_renderer *r)
 void al_renderer_set_scene(al_renderer *r, const al_scene *s)
 {
     r->scene = s;
+    r->lightmap_valid = false; /* the texture stays, to be refilled in place */
     free(r->stamp);
     free(r->leaf_stamp);
     free(r->leaves);
@@ -231,6 +248,7 @@ static void set_pass(al_renderer *r, float lit, const float tint[4], const float
 {
     static const float one[4] = {1, 1, 1, 1}, none[4] = {0, 0, 0, 0};
     glUniform1f(r->prog.u_lit, lit);
+    glUniform1f(r->prog.u_use_lightmap, lit > 0 && r->lightmap_on ? 1.0f : 0.0f);
     glUniform4fv(r->prog.u_tint, 1, tint ? tint : one);
     glUniform4fv(r->prog.u_over, 1, over ? over : none);
 }
@@ -351,6 +369,7 @@ static void draw_grid(al_renderer *r, const al_camera *cam, double grid)
                 v->pos[other] = (float) (e ? hi[1 - dir] : lo[1 - dir]);
                 v->pos[ax_d] = (float) cam->position[ax_d];
                 memcpy(v->colour, c, 4);
+                v->lightmap[0] = v->lightmap[1] = AL_NO_LIGHTMAP;
             }
         }
     }
@@ -436,6 +455,14 @@ static void draw_3d(al_renderer *r, const al_camera *cam, const al_draw_options 
             if (r->leaf_stamp[f] == r->frame)
                 ranges_add(&r->cluster, sf->first_tri, sf->tri_count);
         }
+    }
+
+    r->lightmap_on = r->lightmap_valid && !opt->no_lightmap && s->stats.lit_faces > 0 &&
+                     r->lightmap_w == s->lightmap_width && r->lightmap_h == s->lightmap_height;
+    st->lightmapped = r->lightmap_on;
+    if (r->lightmap_on) {
+        glActiveTexture(GL_TEXTURE0 + AL_LIGHTMAP_UNIT);
+        glBindTexture(GL_TEXTURE_2D, r->lightmap);
     }
 
     glEnable(GL_DEPTH_TEST);
@@ -532,6 +559,8 @@ static void draw_3d(al_renderer *r, const al_camera *cam, const al_draw_options 
     }
     glDepthMask(GL_TRUE);
     glDisable(GL_BLEND);
+    if (r->lightmap_on) glBindTexture(GL_TEXTURE_2D, 0);
+    r->lightmap_on = false;
 }
 
 void al_renderer_draw(al_renderer *r, const al_camera *cam, const al_draw_options *opt,
@@ -567,4 +596,72 @@ void al_renderer_draw(al_renderer *r, const al_camera *cam, const al_draw_option
     clock_gettime(CLOCK_MONOTONIC, &t1);
     st.cpu_ms = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) * 1e-6;
     if (stats) *stats = st;
+}
+
+void al_lightmap_to_rgba8(const al_rad_lightmap *map, uint8_t *rgba)
+{
+    size_t n = (size_t) map->width * (size_t) map->height;
+    for (size_t i = 0; i < n; i++, rgba += 4) {
+        for (int k = 0; k < 3; k++) {
+            float b = map->texels[i][k] * 0.5f;
+            /* NaN fails both tests and ends black, like a negative level. */
+            rgba[k] = b >= 255.0f ? 255 : b > 0.0f ? (uint8_t) lrintf(b) : 0;
+        }
+        rgba[3] = 255;
+    }
+}
+
+al_status al_renderer_set_lightmap(al_renderer *r, const al_rad_lightmap *map)
+{
+    if (!map || !map->texels) return al_renderer_set_lightmap_rgba8(r, 0, 0, NULL);
+    if (map->width <= 0 || map->height <= 0) {
+        r->lightmap_valid = false;
+        return AL_ERR_INVALID_ARGUMENT;
+    }
+    size_t need = (size_t) map->width * (size_t) map->height * 4;
+    if (need > r->lightmap_bytes_cap) {
+        uint8_t *b = realloc(r->lightmap_bytes, need);
+        if (!b) {
+            r->lightmap_valid = false;
+            return AL_ERR_NOMEM;
+        }
+        r->lightmap_bytes = b;
+        r->lightmap_bytes_cap = need;
+    }
+    al_lightmap_to_rgba8(map, r->lightmap_bytes);
+    return al_renderer_set_lightmap_rgba8(r, map->width, map->height, r->lightmap_bytes);
+}
+
+al_status al_renderer_set_lightmap_rgba8(al_renderer *r, int width, int height, const uint8_t *rgba)
+{
+    r->lightmap_valid = false;
+    if (!rgba) return AL_OK;
+    GLint max_size = 0;
+    glGetIntegerv(GL_MAX_TEXTURE_SIZE, &max_size);
+    if (width <= 0 || height <= 0 || width > max_size || height > max_size)
+        return AL_ERR_INVALID_ARGUMENT;
+    glActiveTexture(GL_TEXTURE0 + AL_LIGHTMAP_UNIT);
+    if (!r->lightmap) {
+        glGenTextures(1, &r->lightmap);
+        r->lightmap_w = r->lightmap_h = 0;
+    }
+    glBindTexture(GL_TEXTURE_2D, r->lightmap);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+    glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
+    if (width == r->lightmap_w && height == r->lightmap_h) {
+        glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE, rgba);
+    } else {
+        /* Each face's rectangle has a border of a texel copied from its edge, so linear
+         * filtering within a face never reaches its neighbour in the atlas. */
+        glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, width, height, 0, GL_RGBA, GL_UNSIGNED_BYTE, rgba);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+        r->lightmap_w = width;
+        r->lightmap_h = height;
+    }
+    glBindTexture(GL_TEXTURE_2D, 0);
+    r->lightmap_valid = true;
+    return AL_OK;
 }

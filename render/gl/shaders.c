@@ -1,8 +1,12 @@
 /* The one GLSL program of the renderer: vertex colours, optionally shaded by a fixed sky
- * light and the face normal (until radiosity lightmaps exist this is the "lit" look: the
- * same shading in every view, so walls of different orientation stay distinguishable), a
- * tint for translucency and a colour override for highlights. One program keeps the GL
- * state small: every pass differs only in uniforms and blending. */
+ * light and the face normal (the "lit" look of faces without a lightmap: the same shading
+ * in every view, so walls of different orientation stay distinguishable), a tint for
+ * translucency and a colour override for highlights. Faces with lightmap coordinates, when
+ * an atlas is bound and lit passes ask for it, take their light from the atlas instead:
+ * material colour x level / 128, where a texel's byte is level / 2 (al_lightmap_to_rgba8).
+ * The flat path computes exactly what it did before lightmaps existed, in the vertex
+ * shader, so unlit pictures do not change. One program keeps the GL state small: every
+ * pass differs only in uniforms and blending. */
 #include "gl/shaders.h"
 
 #include <stdio.h>
@@ -12,11 +16,14 @@ static const char *vertex_source =
     "layout(location = 0) in vec3 pos;\n"
     "layout(location = 1) in vec3 normal;\n"
     "layout(location = 2) in vec4 colour;\n"
+    "layout(location = 3) in vec2 lightmap_st;\n"
     "uniform mat4 mvp;\n"
     "uniform float lit;\n"
     "uniform vec4 tint;\n"
     "uniform vec4 over;\n"
     "out vec4 v_colour;\n"
+    "out vec4 v_material;\n"
+    "out vec2 v_st;\n"
     "void main() {\n"
     "    gl_Position = mvp * vec4(pos, 1.0);\n"
     "    /* A key light from above and a side, a weaker fill from the opposite side. */\n"
@@ -26,13 +33,31 @@ static const char *vertex_source =
     "    vec3 rgb = colour.rgb * mix(1.0, shade, lit);\n"
     "    rgb = mix(rgb, over.rgb, over.a);\n"
     "    v_colour = vec4(rgb, colour.a) * tint;\n"
+    "    v_material = colour;\n"
+    "    v_st = lightmap_st;\n"
     "}\n";
 
 static const char *fragment_source =
     "#version 330 core\n"
     "in vec4 v_colour;\n"
+    "in vec4 v_material;\n"
+    "in vec2 v_st;\n"
+    "uniform float use_lightmap;\n"
+    "uniform sampler2D lightmap;\n"
+    "uniform vec4 tint;\n"
+    "uniform vec4 over;\n"
     "out vec4 frag;\n"
-    "void main() { frag = v_colour; }\n";
+    "void main() {\n"
+    "    /* Unmapped vertices carry -1: a face is mapped or not as a whole. */\n"
+    "    if (use_lightmap < 0.5 || v_st.x < -0.5) {\n"
+    "        frag = v_colour;\n"
+    "        return;\n"
+    "    }\n"
+    "    vec3 light = texture(lightmap, v_st).rgb * (510.0 / 128.0);\n"
+    "    vec3 rgb = min(v_material.rgb * light, vec3(1.0));\n"
+    "    rgb = mix(rgb, over.rgb, over.a);\n"
+    "    frag = vec4(rgb, v_material.a) * tint;\n"
+    "}\n";
 
 static GLuint compile(GLenum kind, const char *source, char *error, size_t error_size)
 {
@@ -67,6 +92,7 @@ bool al_program_build(al_program *p, char *error, size_t error_size)
     glBindAttribLocation(id, AL_ATTR_POS, "pos");
     glBindAttribLocation(id, AL_ATTR_NORMAL, "normal");
     glBindAttribLocation(id, AL_ATTR_COLOUR, "colour");
+    glBindAttribLocation(id, AL_ATTR_LIGHTMAP, "lightmap_st");
     glLinkProgram(id);
     glDeleteShader(vs);
     glDeleteShader(fs);
@@ -84,6 +110,12 @@ bool al_program_build(al_program *p, char *error, size_t error_size)
     p->u_lit = glGetUniformLocation(id, "lit");
     p->u_tint = glGetUniformLocation(id, "tint");
     p->u_over = glGetUniformLocation(id, "over");
+    p->u_use_lightmap = glGetUniformLocation(id, "use_lightmap");
+    p->u_lightmap = glGetUniformLocation(id, "lightmap");
+    glUseProgram(id);
+    glUniform1i(p->u_lightmap, AL_LIGHTMAP_UNIT);
+    glUniform1f(p->u_use_lightmap, 0.0f);
+    glUseProgram(0);
     return true;
 }
 

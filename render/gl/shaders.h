@@ -7,7 +7,10 @@
 #include <stddef.h>
 
 /* Attribute locations of al_vertex. */
-enum { AL_ATTR_POS = 0, AL_ATTR_NORMAL = 1, AL_ATTR_COLOUR = 2 };
+enum { AL_ATTR_POS = 0, AL_ATTR_NORMAL = 1, AL_ATTR_COLOUR = 2, AL_ATTR_LIGHTMAP = 3 };
+
+/* The texture unit of the lightmap atlas. */
+enum { AL_LIGHTMAP_UNIT = 0 };
 
 typedef struct al_program {
     GLuint id;
@@ -15,6 +18,8 @@ typedef struct al_program {
     GLint u_lit;    /* float: 1 shades by the normal, 0 flat */
     GLint u_tint;   /* vec4 multiplied with the vertex colour */
     GLint u_over;   /* vec4: rgb replaces the colour by its alpha (highlights) */
+    GLint u_use_lightmap; /* float: 1 lights faces with lightmap coordinates from the atlas */
+    GLint u_lightmap;     /* sampler2D: the atlas, on AL_LIGHTMAP_UNIT */
 } al_program;
 
 /* Compiles and links the one program every pass uses. False with the log in ERROR. */

@@ -1,7 +1,8 @@
 /* Scene meshes (al-render.h): everything the renderer draws for one map, built on the CPU.
  *
  * From the brush polygons: one fan of triangles per face, coloured by its material (tool
- * faces such as clip and trigger translucent in a colour of their kind), and the face's
+ * faces such as clip and trigger translucent in a colour of their kind), with the face's
+ * place in the lightmap atlas when a radiosity solution lights it, and the face's
  * outline, coloured by what the brush is (world, detail, an entity's model, a tool). From
  * the entities: a box per point entity in its class's colour, with the radius of lights.
  * From the compiled world, when there is one: the portals and the leak path, and which
@@ -43,7 +44,9 @@ static al_vertex *vbuf_add(vbuf *b, int32_t n)
     return out;
 }
 
-static void put(al_vertex *v, const double p[3], const double n[3], const float rgba[4])
+/* A vertex at P; with FM (a face's lightmap) its atlas coordinates, else the marker. */
+static void put_mapped(al_vertex *v, const double p[3], const double n[3], const float rgba[4],
+                       const al_rad_face_map *fm)
 {
     for (int k = 0; k < 3; k++) {
         v->pos[k] = (float) p[k];
@@ -53,6 +56,19 @@ static void put(al_vertex *v, const double p[3], const double n[3], const float 
         float c = rgba[k] < 0 ? 0 : rgba[k] > 1 ? 1 : rgba[k];
         v->colour[k] = (uint8_t) lrintf(c * 255.0f);
     }
+    if (fm) {
+        v->lightmap[0] = (float) (p[0] * fm->s_axis[0] + p[1] * fm->s_axis[1] +
+                                  p[2] * fm->s_axis[2] + fm->s_offset);
+        v->lightmap[1] = (float) (p[0] * fm->t_axis[0] + p[1] * fm->t_axis[1] +
+                                  p[2] * fm->t_axis[2] + fm->t_offset);
+    } else {
+        v->lightmap[0] = v->lightmap[1] = AL_NO_LIGHTMAP;
+    }
+}
+
+static void put(al_vertex *v, const double p[3], const double n[3], const float rgba[4])
+{
+    put_mapped(v, p, n, rgba, NULL);
 }
 
 static void add_line(vbuf *b, const double a[3], const double c[3], const float rgba[4])
@@ -63,17 +79,24 @@ static void add_line(vbuf *b, const double a[3], const double c[3], const float 
     put(&v[1], c, NULL, rgba);
 }
 
-/* A fan of triangles over the convex polygon PTS (N points), into B. */
-static void add_fan(vbuf *b, const double (*pts)[3], int n, const double normal[3],
-                    const float rgba[4])
+/* A fan of triangles over the convex polygon PTS (N points), into B; FM (may be NULL)
+ * places it in the lightmap atlas. */
+static void add_fan_mapped(vbuf *b, const double (*pts)[3], int n, const double normal[3],
+                           const float rgba[4], const al_rad_face_map *fm)
 {
     al_vertex *v = vbuf_add(b, 3 * (n - 2));
     if (!v) return;
     for (int i = 1; i + 1 < n; i++, v += 3) {
-        put(&v[0], pts[0], normal, rgba);
-        put(&v[1], pts[i], normal, rgba);
-        put(&v[2], pts[i + 1], normal, rgba);
+        put_mapped(&v[0], pts[0], normal, rgba, fm);
+        put_mapped(&v[1], pts[i], normal, rgba, fm);
+        put_mapped(&v[2], pts[i + 1], normal, rgba, fm);
     }
+}
+
+static void add_fan(vbuf *b, const double (*pts)[3], int n, const double normal[3],
+                    const float rgba[4])
+{
+    add_fan_mapped(b, pts, n, normal, rgba, NULL);
 }
 
 static uint32_t hash_name(const char *s)
@@ -228,8 +251,12 @@ static void build_faces(al_scene *s, const al_scene_desc *d, vbuf *tris, vbuf *e
                     f->mins[k] = fminf(f->mins[k], (float) pts[v][k]);
                     f->maxs[k] = fmaxf(f->maxs[k], (float) pts[v][k]);
                 }
+            /* Tool faces never have a lightmap; the solver says which others do. */
+            al_rad_face_map fm;
+            bool mapped = !tool && d->rad && al_rad_face(d->rad, b, fp->face, &fm);
+            s->stats.lit_faces += mapped;
             f->first_tri = tris->count;
-            add_fan(tris, pts, fp->point_count, fp->normal, rgba);
+            add_fan_mapped(tris, pts, fp->point_count, fp->normal, rgba, mapped ? &fm : NULL);
             f->tri_count = tris->count - f->first_tri;
             float ec[4];
             edge_colour(role, tool, classname, ec);
@@ -406,6 +433,7 @@ al_status al_scene_build(const al_scene_desc *desc, al_scene **out)
         status = AL_ERR_INVALID_ARGUMENT;
         goto fail;
     }
+    if (desc->rad) al_rad_atlas_size(desc->rad, &s->lightmap_width, &s->lightmap_height);
     build_faces(s, desc, &tris, &edges);
     build_entities(s, in, &etris, &elines, &radius);
     if (s->world) build_world_overlays(s, &ptris, &plines, &leak);

@@ -7,13 +7,16 @@
 
 #include "al-render.h"
 
-/* One vertex format for everything (28 bytes): lines have a zero normal and are drawn
- * unlit. */
+/* One vertex format for everything (36 bytes): lines have a zero normal and are drawn
+ * unlit; only faces with a lightmap have lightmap coordinates. */
 typedef struct al_vertex {
     float pos[3];
     float normal[3];
     uint8_t colour[4]; /* sRGB, alpha */
+    float lightmap[2]; /* atlas s, t in [0, 1]; AL_NO_LIGHTMAP: drawn with the fixed shading */
 } al_vertex;
+
+#define AL_NO_LIGHTMAP (-1.0f)
 
 enum {
     AL_FACE_TOOL = 1u << 0,     /* clip, trigger, hint, skip: translucent, optional */
@@ -66,6 +69,7 @@ struct al_scene {
     int32_t radius_line_count;
     double mins[3], maxs[3];
     bool has_bounds;
+    int lightmap_width, lightmap_height; /* the atlas of desc.rad in texels; 0: none */
     al_scene_stats stats;
 };
 
