@@ -13,6 +13,13 @@
  * frame times, glFinish included, as JSON), plus the
  * compile options of allium-compile (--hull, --block-size, --threads, --pvs).
  *
+ * Lighting: --rad lights the map with the radiosity solver (al-rad.h) before drawing: the
+ * direct light, then shots until the residual is at most --rad-residual EPS (default 0.01)
+ * or --rad-time SECONDS have passed (default: no limit); --luxel UNITS sets the lightmap
+ * texel size (default: the map's, or 16); --rad-no-ambient leaves out the solver's
+ * ambient estimate of the light not yet shot. Each of these implies --rad. --unlit draws
+ * without the lightmap (for comparison). With --json the report gains a "rad" object.
+ *
  * Exit status: 0 written, 1 the map or the GL context failed, 2 usage. */
 #include "al-offscreen.h"
 #include "al-render.h"
@@ -37,7 +44,10 @@ static int usage(void)
 {
     fprintf(stderr, "usage: allium-render [--size WxH] [--view 3d|top|front|side] "
                     "[--camera X Y Z YAW PITCH] [--frame] [--overlay LIST] [--grid N] "
-                    "[--select-brush N] [--json] [compile options] MAP -o OUT.png\n");
+                    "[--select-brush N] [--json] [--rad] [--rad-residual EPS] "
+                    "[--rad-time SECONDS] [--luxel UNITS] [--rad-no-ambient] [--unlit] "
+                    "[compile options] "
+                    "MAP -o OUT.png\n");
     return 2;
 }
 
@@ -91,6 +101,63 @@ static bool player_start(const al_input *in, al_camera *cam)
     return false;
 }
 
+static const char *stop_name(al_rad_stop stop)
+{
+    switch (stop) {
+    case AL_RAD_STOP_RESIDUAL:
+        return "residual";
+    case AL_RAD_STOP_TIME:
+        return "time";
+    default:
+        return "cancelled";
+    }
+}
+
+/* What --rad did, for the report. */
+typedef struct rad_report {
+    al_rad_stats stats;
+    al_rad_stop stop;
+    double create_ms, direct_ms, run_ms; /* building patches, the lights, the rest */
+    int atlas_w, atlas_h;
+} rad_report;
+
+/* Lights WORLD: creates the solver, shoots the lights, runs to RESIDUAL or SECONDS and
+ * takes the snapshot into MAP. Prints problems; NULL on failure. */
+static al_rad *light_map(const char *path, const al_world *world, const al_input *input,
+                         const al_rad_options *ro, double residual, double seconds,
+                         al_rad_lightmap *map, rad_report *rep)
+{
+    al_diag_list diags = {0};
+    al_rad *rad = NULL;
+    uint64_t t0 = al_clock_ns();
+    al_status st = al_rad_create(world, input, ro, &rad, &diags);
+    al_tool_print_diags(path, &diags, stderr);
+    al_diag_list_clear(&diags);
+    if (st != AL_OK) {
+        fprintf(stderr, "allium-render: radiosity: %s\n", al_status_message(st));
+        return NULL;
+    }
+    rep->create_ms = al_clock_ms_since(t0);
+    al_rad_atlas_size(rad, &rep->atlas_w, &rep->atlas_h);
+    al_rad_get_stats(rad, &rep->stats);
+    t0 = al_clock_ns();
+    al_rad_step(rad, rep->stats.lights);
+    rep->direct_ms = al_clock_ms_since(t0);
+    t0 = al_clock_ns();
+    double left = seconds > 0 ? seconds - rep->direct_ms / 1000.0 : 0;
+    rep->stop = seconds > 0 && left <= 0
+                    ? AL_RAD_STOP_TIME
+                    : al_rad_run(rad, residual, seconds > 0 ? left : 0, NULL, NULL);
+    rep->run_ms = al_clock_ms_since(t0);
+    al_rad_get_stats(rad, &rep->stats);
+    if (al_rad_snapshot(rad, map) != AL_OK) {
+        fprintf(stderr, "allium-render: out of memory taking the lightmaps\n");
+        al_rad_destroy(rad);
+        return NULL;
+    }
+    return rad;
+}
+
 int main(int argc, char **argv)
 {
     al_tool_options options = {.use_cache = true, .pvs = AL_PVS_COARSE};
@@ -98,6 +165,9 @@ int main(int argc, char **argv)
     int width = 1280, height = 720;
     al_view_kind kind = AL_VIEW_3D;
     bool has_camera = false, frame = false, json = false;
+    bool use_rad = false, unlit = false;
+    double rad_residual = 0.01, rad_seconds = 0;
+    al_rad_options rad_options = {0};
     int frames = 0;
     double cam_args[5] = {0};
     al_draw_options opt;
@@ -130,10 +200,35 @@ int main(int argc, char **argv)
                 return 2;
         } else if (strcmp(a, "--select-brush") == 0 && more) {
             if (opt.selected_brush_count < 64) selected[opt.selected_brush_count++] = atoi(argv[++i]);
+        } else if (strcmp(a, "--rad") == 0) use_rad = true;
+        else if (strcmp(a, "--unlit") == 0) unlit = true;
+        else if (strcmp(a, "--rad-no-ambient") == 0) use_rad = rad_options.no_ambient = true;
+        else if (strcmp(a, "--rad-residual") == 0 && more) {
+            rad_residual = atof(argv[++i]);
+            if (!(rad_residual >= 0 && rad_residual <= 1)) {
+                fprintf(stderr, "allium-render: --rad-residual %s: expected 0 to 1\n", argv[i]);
+                return 2;
+            }
+            use_rad = true;
+        } else if (strcmp(a, "--rad-time") == 0 && more) {
+            rad_seconds = atof(argv[++i]);
+            if (!(rad_seconds > 0)) {
+                fprintf(stderr, "allium-render: --rad-time %s: expected seconds > 0\n", argv[i]);
+                return 2;
+            }
+            use_rad = true;
+        } else if (strcmp(a, "--luxel") == 0 && more) {
+            rad_options.luxel_size = atof(argv[++i]);
+            if (!(rad_options.luxel_size >= 1 && rad_options.luxel_size <= 1024)) {
+                fprintf(stderr, "allium-render: --luxel %s: expected 1 to 1024 units\n", argv[i]);
+                return 2;
+            }
+            use_rad = true;
         } else if (a[0] == '-') return usage();
         else path = a;
     }
     if (!path || !out) return usage();
+    opt.no_lightmap = unlit;
     opt.selected_brushes = selected;
 
     al_tool_map m;
@@ -148,14 +243,23 @@ int main(int argc, char **argv)
     al_scene *scene = NULL;
     al_offscreen *off = NULL;
     al_renderer *r = NULL;
+    al_rad *rad = NULL;
+    al_rad_lightmap lightmap = {0};
+    rad_report rep = {0};
     float (*colours)[3] = calloc((size_t) m.input.material_count + 1, sizeof *colours);
     if (!colours || al_face_polys_build(&m.input, &polys) != AL_OK) goto done;
     for (int i = 0; i < m.input.material_count; i++) {
         if (m.doc) memcpy(colours[i], m.doc_input.material_colours[i], sizeof colours[i]);
         else al_material_default_colour(m.input.materials[i].name, colours[i]);
     }
+    if (use_rad) {
+        rad_options.threads = options.threads;
+        rad = light_map(path, world, &m.input, &rad_options, rad_residual, rad_seconds,
+                        &lightmap, &rep);
+        if (!rad) goto done;
+    }
     al_scene_desc desc = {.input = &m.input, .polys = &polys, .world = world,
-                          .material_colours = (const float (*)[3]) colours};
+                          .material_colours = (const float (*)[3]) colours, .rad = rad};
     if (al_scene_build(&desc, &scene) != AL_OK) {
         fprintf(stderr, "allium-render: out of memory building the scene\n");
         goto done;
@@ -172,6 +276,15 @@ int main(int argc, char **argv)
         goto done;
     }
     al_renderer_set_scene(r, scene);
+    if (rad && !(rep.stats.emitted > 0)) {
+        /* An all-black lightmap helps nobody: say why the picture is not lit. */
+        fprintf(stderr, "allium-render: %s has no light sources; drawn unlit\n", path);
+    } else if (rad) {
+        al_status ls = al_renderer_set_lightmap(r, &lightmap);
+        if (ls != AL_OK)
+            fprintf(stderr, "allium-render: the %dx%d lightmap could not be uploaded: %s\n",
+                    lightmap.width, lightmap.height, al_status_message(ls));
+    }
     al_camera cam;
     al_camera_init(&cam, kind);
     cam.width = width;
@@ -218,15 +331,36 @@ int main(int argc, char **argv)
         al_scene_get_stats(scene, &ss);
         printf("{\"faces\":%d,\"triangles\":%d,\"portals\":%d,\"faces_drawn\":%d,"
                "\"faces_culled_pvs\":%d,\"faces_culled_frustum\":%d,\"camera_leaf\":%d,"
-               "\"scene_ms\":%.3f,\"draw_cpu_ms\":%.3f}\n",
+               "\"scene_ms\":%.3f,\"draw_cpu_ms\":%.3f",
                ss.faces, ss.triangles, ss.portals, st.faces_drawn, st.faces_culled_pvs,
                st.faces_culled_frustum, st.camera_leaf, ss.ms_build, st.cpu_ms);
+        if (rad) {
+            const al_rad_stats *rs = &rep.stats;
+            if (rad_options.luxel_size > 0)
+                printf(",\"rad\":{\"luxel\":%g,", rad_options.luxel_size);
+            else
+                printf(",\"rad\":{\"luxel\":null,");
+            printf("\"patches\":%d,\"shooters\":%d,\"lights\":%d,"
+                   "\"lit_faces\":%d,\"atlas_width\":%d,\"atlas_height\":%d,"
+                   "\"shots\":%lld,\"rays\":%lld,\"residual\":%.6g,\"stop\":\"%s\","
+                   "\"direct_done\":%s,\"converged\":%s,\"emitted\":%.6g,\"absorbed\":%.6g,"
+                   "\"escaped\":%.6g,\"create_ms\":%.1f,\"direct_ms\":%.1f,\"run_ms\":%.1f,"
+                   "\"drawn_lit\":%s}",
+                   rs->patches, rs->shooters, rs->lights, ss.lit_faces, rep.atlas_w, rep.atlas_h,
+                   (long long) rs->shots, (long long) rs->rays, rs->residual, stop_name(rep.stop),
+                   rs->direct_done ? "true" : "false", rs->converged ? "true" : "false",
+                   rs->emitted, rs->absorbed, rs->escaped, rep.create_ms, rep.direct_ms, rep.run_ms,
+                   st.lightmapped ? "true" : "false");
+        }
+        printf("}\n");
     }
     status = 0;
 done:
     al_renderer_destroy(r);
     al_offscreen_destroy(off);
     al_scene_destroy(scene);
+    al_rad_lightmap_free(&lightmap);
+    al_rad_destroy(rad);
     al_face_polys_free(&polys);
     free(colours);
     al_world_destroy(world);
