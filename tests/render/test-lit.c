@@ -1,0 +1,396 @@
+/* Radiosity lightmaps in the renderer, offscreen (EGL on Mesa's surfaceless platform): a
+ * sealed room with one light is compiled, lit by the solver and drawn. The floor near the
+ * light must come out brighter than the floor far from it, the picture without the
+ * lightmap must differ from the lit one and equal a scene built without radiosity, and a
+ * later snapshot of the same solver must replace the first in place. The CPU half checks
+ * the scene's atlas coordinates against al_rad_face and the level-to-byte conversion.
+ * Skipped, visibly, where no EGL/GL 3.3 context exists (the CPU tests still run). */
+#include "al-offscreen.h"
+#include "al-render.h"
+#include "check.h"
+#include "scene.h"
+#include "scene/scene.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { W = 320, H = 180 };
+
+static al_offscreen *off;
+static al_renderer *renderer;
+static uint8_t pixels[W * H * 4];
+
+/* The room's inside: 512 long (X), 128 wide, 128 high, walls 16 thick; the light hangs
+ * 64 units in from the west wall, halfway up. */
+#define ROOM_X 256
+#define ROOM_Y 64
+#define ROOM_Z 128
+#define LIGHT_X (-ROOM_X + 64)
+#define LIGHT_Z 64
+
+/* Appends an axis-aligned brush from MN to MX in Quake's format (clockwise plane points
+ * seen from outside). */
+static void add_box(char *text, size_t size, const int mn[3], const int mx[3], const char *mat)
+{
+    size_t n = strlen(text);
+    snprintf(text + n, size - n,
+             "{\n"
+             "( %d %d %d ) ( %d %d %d ) ( %d %d %d ) %s 0 0 0 1 1\n"
+             "( %d %d %d ) ( %d %d %d ) ( %d %d %d ) %s 0 0 0 1 1\n"
+             "( %d %d %d ) ( %d %d %d ) ( %d %d %d ) %s 0 0 0 1 1\n"
+             "( %d %d %d ) ( %d %d %d ) ( %d %d %d ) %s 0 0 0 1 1\n"
+             "( %d %d %d ) ( %d %d %d ) ( %d %d %d ) %s 0 0 0 1 1\n"
+             "( %d %d %d ) ( %d %d %d ) ( %d %d %d ) %s 0 0 0 1 1\n"
+             "}\n",
+             mn[0], mn[1], mn[2], mn[0], mn[1] + 1, mn[2], mn[0], mn[1], mn[2] + 1, mat,
+             mx[0], mx[1], mx[2], mx[0], mx[1], mx[2] + 1, mx[0], mx[1] + 1, mx[2], mat,
+             mn[0], mn[1], mn[2], mn[0], mn[1], mn[2] + 1, mn[0] + 1, mn[1], mn[2], mat,
+             mx[0], mx[1], mx[2], mx[0] + 1, mx[1], mx[2], mx[0], mx[1], mx[2] + 1, mat,
+             mn[0], mn[1], mn[2], mn[0] + 1, mn[1], mn[2], mn[0], mn[1] + 1, mn[2], mat,
+             mx[0], mx[1], mx[2], mx[0], mx[1] + 1, mx[2], mx[0] + 1, mx[1], mx[2], mat);
+}
+
+/* The sealed room: floor, ceiling and four walls, one light, optionally a clip brush (a
+ * tool face must never get a lightmap). */
+static void room_text(char *text, size_t size, bool light, bool clip)
+{
+    const int t = 16;
+    text[0] = '\0';
+    snprintf(text, size, "{\n\"classname\" \"worldspawn\"\n");
+    const int boxes[6][2][3] = {
+        {{-ROOM_X - t, -ROOM_Y - t, -t}, {ROOM_X + t, ROOM_Y + t, 0}},          /* floor */
+        {{-ROOM_X - t, -ROOM_Y - t, ROOM_Z}, {ROOM_X + t, ROOM_Y + t, ROOM_Z + t}}, /* ceiling */
+        {{-ROOM_X - t, -ROOM_Y - t, 0}, {-ROOM_X, ROOM_Y + t, ROOM_Z}},          /* west */
+        {{ROOM_X, -ROOM_Y - t, 0}, {ROOM_X + t, ROOM_Y + t, ROOM_Z}},            /* east */
+        {{-ROOM_X, -ROOM_Y - t, 0}, {ROOM_X, -ROOM_Y, ROOM_Z}},                  /* south */
+        {{-ROOM_X, ROOM_Y, 0}, {ROOM_X, ROOM_Y + t, ROOM_Z}},                    /* north */
+    };
+    for (int i = 0; i < 6; i++) add_box(text, size, boxes[i][0], boxes[i][1], "stone");
+    if (clip) {
+        const int mn[3] = {0, -32, 0}, mx[3] = {32, 32, 64};
+        add_box(text, size, mn, mx, "clip");
+    }
+    size_t n = strlen(text);
+    snprintf(text + n, size - n, "}\n");
+    if (light) {
+        n = strlen(text);
+        snprintf(text + n, size - n,
+                 "{\n\"classname\" \"light\"\n\"origin\" \"%d 0 %d\"\n\"light\" \"300\"\n}\n",
+                 LIGHT_X, LIGHT_Z);
+    }
+}
+
+typedef struct lit_room {
+    scene sc;
+    al_face_polys polys;
+    al_rad *rad;
+    al_scene *scene;       /* built with the rad */
+    al_scene *plain_scene; /* built without */
+} lit_room;
+
+static void room_free(lit_room *r)
+{
+    al_scene_destroy(r->scene);
+    al_scene_destroy(r->plain_scene);
+    al_rad_destroy(r->rad);
+    al_face_polys_free(&r->polys);
+    scene_free(&r->sc);
+}
+
+/* Compiles the room and creates its solver (nothing shot yet) and both scenes. */
+static bool room_load(lit_room *r, bool light, bool clip)
+{
+    memset(r, 0, sizeof *r);
+    static char text[16384];
+    room_text(text, sizeof text, light, clip);
+    scene_options so = {.pvs = true, .pvs_level = AL_PVS_TIGHT};
+    if (!scene_load_text(&r->sc, text, strlen(text), &so) || !r->sc.world) return false;
+    const al_input *in = &r->sc.input.input;
+    al_leak_info leak;
+    if (al_world_leak(r->sc.world, &leak)) return false; /* the room must be sealed */
+    al_diag_list diags = {0};
+    al_rad_options ro = {0};
+    al_status st = al_rad_create(r->sc.world, in, &ro, &r->rad, &diags);
+    al_diag_list_clear(&diags);
+    if (st != AL_OK) return false;
+    if (al_face_polys_build(in, &r->polys) != AL_OK) return false;
+    al_scene_desc d = {.input = in, .polys = &r->polys, .world = r->sc.world, .rad = r->rad};
+    if (al_scene_build(&d, &r->scene) != AL_OK) return false;
+    d.rad = NULL;
+    return al_scene_build(&d, &r->plain_scene) == AL_OK;
+}
+
+/* Looking straight down at the floor from just under the ceiling in the middle of the
+ * room: screen up is +X, so the light's end of the floor is at the bottom. */
+static void camera_over_floor(al_camera *cam)
+{
+    al_camera_init(cam, AL_VIEW_3D);
+    cam->width = W, cam->height = H;
+    cam->position[0] = 0, cam->position[1] = 0, cam->position[2] = ROOM_Z - 8;
+    cam->yaw = 0;
+    cam->pitch = -89;
+}
+
+static void draw(const al_camera *cam, const al_draw_options *opt, al_draw_stats *st)
+{
+    al_renderer_draw(renderer, cam, opt, st);
+    REQUIRE(al_offscreen_read(off, pixels));
+}
+
+/* Mean luminance of the 9x9 pixels around where map point P is drawn. */
+static double brightness_at(const al_camera *cam, const double p[3])
+{
+    double x, y;
+    if (!al_camera_project(cam, p, &x, &y)) return -1;
+    int cx = (int) lround(x), cy = (int) lround(y), n = 0;
+    double sum = 0;
+    for (int dy = -4; dy <= 4; dy++)
+        for (int dx = -4; dx <= 4; dx++) {
+            int px = cx + dx, py = cy + dy;
+            if (px < 0 || py < 0 || px >= W || py >= H) continue;
+            const uint8_t *q = pixels + 4 * (py * W + px);
+            sum += 0.3 * q[0] + 0.59 * q[1] + 0.11 * q[2];
+            n++;
+        }
+    return n ? sum / n : -1;
+}
+
+static int differing_pixels(const uint8_t *a, const uint8_t *b)
+{
+    int n = 0;
+    for (int i = 0; i < W * H; i++) {
+        const uint8_t *p = a + 4 * i, *q = b + 4 * i;
+        n += abs(p[0] - q[0]) + abs(p[1] - q[1]) + abs(p[2] - q[2]) > 12;
+    }
+    return n;
+}
+
+CHECK_TEST(to_rgba8, "/render/lit/light-levels-become-bytes-of-half-the-level")
+{
+    float texels[6][3] = {{0, 128, 510}, {256, 1000, -5}, {NAN, 1, 3}, {509, 511, 254},
+                          {64, 32, 16}, {0, 0, 0}};
+    al_rad_lightmap map = {.width = 3, .height = 2, .texels = texels};
+    uint8_t rgba[6 * 4];
+    al_lightmap_to_rgba8(&map, rgba);
+    const uint8_t want[6][4] = {{0, 64, 255, 255},   {128, 255, 0, 255}, {0, 0, 2, 255},
+                                {254, 255, 127, 255}, {32, 16, 8, 255},   {0, 0, 0, 255}};
+    for (int i = 0; i < 6; i++)
+        for (int k = 0; k < 4; k++)
+            CHECK_MSG(rgba[4 * i + k] == want[i][k], "texel %d channel %d: %d, expected %d", i, k,
+                      rgba[4 * i + k], want[i][k]);
+}
+
+CHECK_TEST(coordinates, "/render/lit/faces-get-the-atlas-coordinates-of-their-lightmap")
+{
+    lit_room r;
+    REQUIRE(room_load(&r, true, true));
+    const al_scene *s = r.scene;
+    int aw, ah;
+    al_rad_atlas_size(r.rad, &aw, &ah);
+    REQUIRE(aw > 0 && ah > 0);
+    CHECK(s->lightmap_width == aw && s->lightmap_height == ah);
+    int mapped = 0, tools = 0;
+    for (int f = 0; f < s->face_count; f++) {
+        const al_scene_face *sf = &s->faces[f];
+        al_rad_face_map fm;
+        bool has = al_rad_face(r.rad, sf->brush, sf->face, &fm);
+        if (sf->flags & AL_FACE_TOOL) {
+            tools++;
+            has = false; /* tool faces are drawn without a lightmap, whatever the solver says */
+        }
+        mapped += has;
+        for (int v = sf->first_tri; v < sf->first_tri + sf->tri_count; v++) {
+            const al_vertex *vx = &s->tris[v];
+            if (!has) {
+                CHECK_MSG(vx->lightmap[0] == AL_NO_LIGHTMAP && vx->lightmap[1] == AL_NO_LIGHTMAP,
+                          "face %d of brush %d has no lightmap but coordinates %g %g", sf->face,
+                          sf->brush, vx->lightmap[0], vx->lightmap[1]);
+                continue;
+            }
+            /* Inside the face's rectangle (its border texel included). */
+            double x = vx->lightmap[0] * aw, y = vx->lightmap[1] * ah;
+            CHECK_MSG(x >= fm.x - 1e-3 && x <= fm.x + fm.width + 1e-3 && y >= fm.y - 1e-3 &&
+                          y <= fm.y + fm.height + 1e-3,
+                      "face %d of brush %d: texel %g %g outside its rectangle %d %d %dx%d",
+                      sf->face, sf->brush, x, y, fm.x, fm.y, fm.width, fm.height);
+        }
+    }
+    al_scene_stats ss;
+    al_scene_get_stats(s, &ss);
+    check_note("%d of %d faces lit, %d tool faces, atlas %dx%d", ss.lit_faces, ss.faces, tools,
+               aw, ah);
+    CHECK(ss.lit_faces == mapped);
+    CHECK(ss.lit_faces >= 6); /* at least the room's six inner faces */
+    CHECK(tools == 6);
+    al_scene_stats plain;
+    al_scene_get_stats(r.plain_scene, &plain);
+    CHECK(plain.lit_faces == 0);
+    room_free(&r);
+}
+
+CHECK_TEST(floor_near_light, "/render/lit/the-floor-is-brighter-near-the-light")
+{
+    if (!renderer) {
+        check_skip("no offscreen OpenGL 3.3 context");
+        return;
+    }
+    lit_room r;
+    REQUIRE(room_load(&r, true, false));
+    al_rad_stats rs;
+    al_rad_get_stats(r.rad, &rs);
+    CHECK(rs.lights == 1);
+    al_rad_step(r.rad, rs.lights);
+    al_rad_lightmap direct = {0}, converged = {0};
+    REQUIRE(al_rad_snapshot(r.rad, &direct) == AL_OK);
+    al_rad_stop stop = al_rad_run(r.rad, 0.01, 120, NULL, NULL);
+    al_rad_get_stats(r.rad, &rs);
+    check_note("%s after %lld shots: residual %.4f", stop == AL_RAD_STOP_RESIDUAL ? "converged" : "stopped",
+               (long long) rs.shots, rs.residual);
+    CHECK(stop == AL_RAD_STOP_RESIDUAL && rs.residual <= 0.01);
+    REQUIRE(al_rad_snapshot(r.rad, &converged) == AL_OK);
+
+    al_camera cam;
+    camera_over_floor(&cam);
+    al_draw_options opt;
+    al_draw_options_init(&opt);
+    opt.overlays = 0;
+    al_draw_stats st;
+    static uint8_t lit[W * H * 4], unlit[W * H * 4], first[W * H * 4];
+
+    al_renderer_set_scene(renderer, r.scene);
+    draw(&cam, &opt, &st);
+    CHECK_MSG(!st.lightmapped, "no lightmap uploaded yet, but the frame was lit");
+    REQUIRE(al_renderer_set_lightmap(renderer, &direct) == AL_OK);
+    draw(&cam, &opt, &st);
+    CHECK(st.lightmapped);
+    memcpy(first, pixels, sizeof first);
+    /* A newer snapshot of the same atlas replaces the first in place. */
+    REQUIRE(al_renderer_set_lightmap(renderer, &converged) == AL_OK);
+    draw(&cam, &opt, &st);
+    CHECK(st.lightmapped);
+    memcpy(lit, pixels, sizeof lit);
+    int d = differing_pixels(first, lit);
+    check_note("the converged lightmap changes %d pixels of the direct light's", d);
+    CHECK(d > W * H / 20); /* the light bounced: the far end is no longer black */
+
+    /* The floor, from under the light to the far end. */
+    const double near_p[3] = {LIGHT_X + 96, 0, 0}, mid_p[3] = {0, 0, 0},
+                 far_p[3] = {ROOM_X - 160, 0, 0};
+    double near_b = brightness_at(&cam, near_p), mid_b = brightness_at(&cam, mid_p),
+           far_b = brightness_at(&cam, far_p);
+    check_note("floor brightness: %.1f near the light, %.1f in the middle, %.1f far away", near_b,
+               mid_b, far_b);
+    CHECK(near_b > 0 && mid_b > 0 && far_b > 0);
+    CHECK(near_b > mid_b + 10);
+    CHECK(mid_b > far_b + 10);
+    memcpy(pixels, first, sizeof pixels);
+    double far_direct = brightness_at(&cam, far_p);
+    check_note("far floor with direct light only (and the ambient estimate): %.1f", far_direct);
+
+    /* Without the lightmap: the flat look, exactly as a scene built without radiosity. */
+    opt.no_lightmap = true;
+    draw(&cam, &opt, &st);
+    CHECK(!st.lightmapped);
+    memcpy(unlit, pixels, sizeof unlit);
+    d = differing_pixels(lit, unlit);
+    check_note("%d pixels differ between the lit and the unlit picture", d);
+    CHECK(d > W * H / 4);
+    al_renderer_set_scene(renderer, r.plain_scene);
+    opt.no_lightmap = false;
+    draw(&cam, &opt, &st);
+    CHECK(!st.lightmapped);
+    CHECK_MSG(memcmp(unlit, pixels, sizeof unlit) == 0,
+              "no_lightmap is not the picture of a scene without radiosity");
+
+    /* A new scene drops the lightmap until it gets its own. */
+    al_renderer_set_scene(renderer, r.scene);
+    draw(&cam, &opt, &st);
+    CHECK(!st.lightmapped);
+    CHECK(memcmp(unlit, pixels, sizeof unlit) == 0);
+    REQUIRE(al_renderer_set_lightmap(renderer, &converged) == AL_OK);
+    draw(&cam, &opt, &st);
+    CHECK(st.lightmapped && memcmp(lit, pixels, sizeof lit) == 0);
+    REQUIRE(al_renderer_set_lightmap(renderer, NULL) == AL_OK);
+    draw(&cam, &opt, &st);
+    CHECK(!st.lightmapped && memcmp(unlit, pixels, sizeof unlit) == 0);
+
+    al_renderer_set_scene(renderer, NULL);
+    al_rad_lightmap_free(&direct);
+    al_rad_lightmap_free(&converged);
+    room_free(&r);
+}
+
+CHECK_TEST(highlights, "/render/lit/selection-and-overlays-still-show-on-lit-faces")
+{
+    if (!renderer) {
+        check_skip("no offscreen OpenGL 3.3 context");
+        return;
+    }
+    lit_room r;
+    REQUIRE(room_load(&r, true, false));
+    al_rad_stats rs;
+    al_rad_get_stats(r.rad, &rs);
+    al_rad_step(r.rad, rs.lights);
+    al_rad_lightmap map = {0};
+    REQUIRE(al_rad_snapshot(r.rad, &map) == AL_OK);
+    al_renderer_set_scene(renderer, r.scene);
+    REQUIRE(al_renderer_set_lightmap(renderer, &map) == AL_OK);
+    al_camera cam;
+    camera_over_floor(&cam);
+    al_draw_options opt;
+    al_draw_options_init(&opt);
+    opt.overlays = 0;
+    static uint8_t base[W * H * 4];
+    draw(&cam, &opt, NULL);
+    memcpy(base, pixels, sizeof base);
+    int32_t floor_brush = 0;
+    opt.selected_brushes = &floor_brush;
+    opt.selected_brush_count = 1;
+    draw(&cam, &opt, NULL);
+    int d = differing_pixels(base, pixels);
+    check_note("selecting the floor changes %d pixels", d);
+    CHECK(d > W * H / 10);
+    opt.selected_brush_count = 0;
+    opt.overlays = AL_OVERLAY_PORTALS | AL_OVERLAY_ENTITIES;
+    opt.wireframe = true;
+    draw(&cam, &opt, NULL);
+    d = differing_pixels(base, pixels);
+    check_note("entities and wireframe change %d pixels", d);
+    CHECK(d > 50);
+    al_renderer_set_scene(renderer, NULL);
+    al_rad_lightmap_free(&map);
+    room_free(&r);
+}
+
+CHECK_TEST(no_lights, "/render/lit/a-map-without-lights-has-no-light-to-show")
+{
+    lit_room r;
+    REQUIRE(room_load(&r, false, false));
+    al_rad_stats rs;
+    al_rad_get_stats(r.rad, &rs);
+    CHECK(rs.lights == 0);
+    al_rad_step(r.rad, 1);
+    al_rad_get_stats(r.rad, &rs);
+    /* What the tools and the editor test before showing a lightmap: all black is no help. */
+    CHECK(!(rs.emitted > 0));
+    room_free(&r);
+}
+
+int main(int argc, char **argv)
+{
+    char error[256];
+    off = al_offscreen_create(W, H, error, sizeof error);
+    if (off) renderer = al_renderer_create(error, sizeof error);
+    if (!off || !renderer) {
+        check_note("offscreen GL unavailable: %s", error);
+        al_offscreen_destroy(off);
+        off = NULL;
+        renderer = NULL;
+    }
+    int status = check_main(argc, argv);
+    al_renderer_destroy(renderer);
+    al_offscreen_destroy(off);
+    return status;
+}
