@@ -3,13 +3,15 @@
  * The document (SQLite) belongs to the main thread, so everything the worker needs is
  * copied into the job first: the compiler input and, when the document's cache holds a
  * compile of this very input, its bytes. The worker compiles (or loads the cached world
- * and rebuilds its visibility), builds the brush polygons and the renderer's scene, and
- * leaves a finished snapshot in the job; bytes to store in the cache come back too, since
- * only the main thread may write the document.
+ * and rebuilds its visibility), makes the radiosity solver and shoots the direct light,
+ * builds the brush polygons and the renderer's scene, and leaves a finished snapshot in
+ * the job with its first lightmap; bytes to store in the cache come back too, since only
+ * the main thread may write the document. The rest of the lighting is a light job's
+ * (allium-light-job.h), once the snapshot is published.
  */
 #pragma once
 
-#include "allium-snapshot.h"
+#include "allium-lightmap.h"
 
 G_BEGIN_DECLS
 
@@ -30,6 +32,7 @@ typedef struct _AlliumCompileJob {
 
     /* Out, filled on the worker. */
     AlliumSnapshot *snapshot; /* owned */
+    AlliumLightmap *lightmap; /* owned: the direct light, or NULL when the map is not lit */
     void *store;              /* owned: world bytes to put into the cache, or NULL */
     size_t store_size;
     gboolean cache_damaged;   /* the cached bytes did not load: compiled anew */

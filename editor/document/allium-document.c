@@ -5,13 +5,16 @@
  * builds the compiler input and fetches the cached world on the main thread (a few
  * milliseconds), then hands an AlliumCompileJob to a GTask worker; the result comes back
  * to the main thread in the task's callback, where the cache is written and the snapshot
- * published if no newer request was made meanwhile.
+ * published if no newer request was made meanwhile. A published snapshot with a solver is
+ * then lit further by a light job on another worker, whose lightmaps come back the same
+ * way; the next compile request cancels it.
  */
 #include "allium-config.h"
 
 #include "allium-document.h"
 
 #include "allium-compile-job.h"
+#include "allium-light-job.h"
 
 #include <glib/gi18n.h>
 #include <stdlib.h>
@@ -25,6 +28,8 @@ struct _AlliumDocument {
     char *path;
     char *read_only_reason;    /* NULL when writable */
     AlliumSnapshot *snapshot;  /* the published one, or NULL */
+    AlliumLightmap *lightmap;  /* the newest of snapshot's, or NULL */
+    AlliumLightJob *light_job; /* refining snapshot's light, or NULL */
 
     /* compile state */
     guint64 generation;        /* bumped per edit; a job carries the one it started for */
@@ -43,10 +48,11 @@ enum {
     PROP_CAN_UNDO,
     PROP_CAN_REDO,
     PROP_COMPILING,
+    PROP_LIGHTING,
     N_PROPS
 };
 
-enum { SIGNAL_CHANGED, SIGNAL_COMPILED, N_SIGNALS };
+enum { SIGNAL_CHANGED, SIGNAL_COMPILED, SIGNAL_LIT, N_SIGNALS };
 
 static GParamSpec *properties[N_PROPS];
 static guint signals[N_SIGNALS];
@@ -72,11 +78,78 @@ static void append_diags(GString *text, const al_diag_list *diags, al_severity s
     }
 }
 
-static void publish_snapshot(AlliumDocument *self, AlliumSnapshot *snapshot)
+/* Cancels the light job: its snapshot is out of date, or the document closes. The job's
+ * worker holds its own reference to the snapshot, so the solver is destroyed only after
+ * its run has returned. */
+static void stop_lighting(AlliumDocument *self)
 {
+    if (!self->light_job) return;
+    allium_light_job_cancel(self->light_job);
+    g_clear_pointer(&self->light_job, allium_light_job_unref);
+    g_object_notify_by_pspec(G_OBJECT(self), properties[PROP_LIGHTING]);
+}
+
+static void light_thread(GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
+{
+    (void) source;
+    (void) cancellable;
+    allium_light_job_run(data);
+    g_task_return_boolean(task, TRUE);
+}
+
+static void light_done_cb(GObject *source, GAsyncResult *result, gpointer user_data)
+{
+    (void) user_data;
+    AlliumDocument *self = ALLIUM_DOCUMENT(source);
+    AlliumLightJob *job = g_task_get_task_data(G_TASK(result));
+    if (self->light_job == job) {
+        g_clear_pointer(&self->light_job, allium_light_job_unref);
+        g_object_notify_by_pspec(G_OBJECT(self), properties[PROP_LIGHTING]);
+    }
+}
+
+/* A newer lightmap from the light job (main thread). */
+static void lightmap_delivered(GObject *owner, AlliumLightJob *job, AlliumLightmap *lightmap)
+{
+    (void) job;
+    AlliumDocument *self = ALLIUM_DOCUMENT(owner);
+    assert_main_thread();
+    if (!self->doc || lightmap->snapshot != self->snapshot) return;
+    g_clear_pointer(&self->lightmap, allium_lightmap_unref);
+    self->lightmap = allium_lightmap_ref(lightmap);
+    g_signal_emit(self, signals[SIGNAL_LIT], 0);
+}
+
+/* Refines the current snapshot's light on a worker, unless the first lightmap is
+ * already good enough. */
+static void start_lighting(AlliumDocument *self)
+{
+    stop_lighting(self);
+    if (!self->doc || !self->snapshot || !self->snapshot->rad || !self->lightmap) return;
+    const al_rad_stats *st = &self->lightmap->stats;
+    if (st->converged || (st->direct_done && st->residual <= ALLIUM_LIGHT_RESIDUAL)) return;
+    self->light_job = allium_light_job_new(self->snapshot, G_OBJECT(self), lightmap_delivered);
+    /* The task keeps the document alive until it returns; closing it cancels the job. */
+    GTask *task = g_task_new(self, NULL, light_done_cb, NULL);
+    g_task_set_source_tag(task, start_lighting);
+    g_task_set_task_data(task, allium_light_job_ref(self->light_job),
+                         (GDestroyNotify) allium_light_job_unref);
+    g_task_run_in_thread(task, light_thread);
+    g_object_unref(task);
+    g_object_notify_by_pspec(G_OBJECT(self), properties[PROP_LIGHTING]);
+}
+
+/* SNAPSHOT (owned) and its first LIGHTMAP (owned, may be NULL) become current. */
+static void publish_snapshot(AlliumDocument *self, AlliumSnapshot *snapshot,
+                             AlliumLightmap *lightmap)
+{
+    stop_lighting(self);
+    g_clear_pointer(&self->lightmap, allium_lightmap_unref);
     g_clear_pointer(&self->snapshot, allium_snapshot_unref);
     self->snapshot = snapshot;
+    self->lightmap = lightmap;
     g_signal_emit(self, signals[SIGNAL_COMPILED], 0);
+    start_lighting(self);
 }
 
 /* After an edit, undo or redo: history state and a compile of the new contents. */
@@ -109,7 +182,7 @@ static void start_compile(AlliumDocument *self)
         failed->status = st;
         al_diag_append(&failed->diags, &job->input_diags);
         allium_compile_job_free(job);
-        publish_snapshot(self, failed);
+        publish_snapshot(self, failed, NULL);
         return;
     }
     al_input_key(&job->input.input, ALLIUM_COMPILE_SALT, job->key);
@@ -140,7 +213,8 @@ static void compile_done_cb(GObject *source, GAsyncResult *result, gpointer user
         /* Keyed by content, so storing is right even if the map changed meanwhile. */
         if (job->store) al_doc_cache_put(self->doc, job->key, "world", job->store, job->store_size);
         if (job->generation == self->generation) {
-            publish_snapshot(self, g_steal_pointer(&job->snapshot));
+            AlliumLightmap *lightmap = g_steal_pointer(&job->lightmap);
+            publish_snapshot(self, g_steal_pointer(&job->snapshot), lightmap);
         }
         if (self->compile_pending) {
             self->compile_pending = FALSE;
@@ -155,7 +229,11 @@ static void compile_done_cb(GObject *source, GAsyncResult *result, gpointer user
 static void allium_document_finalize(GObject *object)
 {
     AlliumDocument *self = ALLIUM_DOCUMENT(object);
+    /* A running light task holds a reference: there is none by now, but be safe. */
+    if (self->light_job) allium_light_job_cancel(self->light_job);
+    g_clear_pointer(&self->light_job, allium_light_job_unref);
     al_doc_close(self->doc);
+    g_clear_pointer(&self->lightmap, allium_lightmap_unref);
     g_clear_pointer(&self->snapshot, allium_snapshot_unref);
     g_free(self->path);
     g_free(self->read_only_reason);
@@ -182,6 +260,9 @@ static void allium_document_get_property(GObject *object, guint prop_id, GValue 
     case PROP_COMPILING:
         g_value_set_boolean(value, self->job_running);
         break;
+    case PROP_LIGHTING:
+        g_value_set_boolean(value, self->light_job != NULL);
+        break;
     default:
         G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
     }
@@ -205,6 +286,8 @@ static void allium_document_class_init(AlliumDocumentClass *klass)
                                                      G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
     properties[PROP_COMPILING] = g_param_spec_boolean("compiling", NULL, NULL, FALSE,
                                                       G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+    properties[PROP_LIGHTING] = g_param_spec_boolean("lighting", NULL, NULL, FALSE,
+                                                     G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
     g_object_class_install_properties(object_class, N_PROPS, properties);
 
     signals[SIGNAL_CHANGED] = g_signal_new("changed", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST,
@@ -212,6 +295,8 @@ static void allium_document_class_init(AlliumDocumentClass *klass)
     signals[SIGNAL_COMPILED] = g_signal_new("compiled", G_TYPE_FROM_CLASS(klass),
                                             G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE,
                                             0);
+    signals[SIGNAL_LIT] = g_signal_new("lit", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL,
+                                       NULL, NULL, G_TYPE_NONE, 0);
 }
 
 static void allium_document_init(AlliumDocument *self)
@@ -309,6 +394,7 @@ void allium_document_close(AlliumDocument *self)
     g_clear_pointer(&self->doc, al_doc_close);
     self->compile_pending = FALSE;
     self->generation++; /* a running job's result is now stale */
+    stop_lighting(self);
 }
 
 const char *allium_document_get_path(AlliumDocument *self)
@@ -368,6 +454,19 @@ gboolean allium_document_get_compiling(AlliumDocument *self)
     return self->job_running;
 }
 
+AlliumLightmap *allium_document_get_lightmap(AlliumDocument *self)
+{
+    g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), NULL);
+    if (!self->lightmap || self->lightmap->snapshot != self->snapshot) return NULL;
+    return self->lightmap;
+}
+
+gboolean allium_document_get_lighting(AlliumDocument *self)
+{
+    g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), FALSE);
+    return self->light_job != NULL;
+}
+
 guint64 allium_document_get_generation(AlliumDocument *self)
 {
     g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), 0);
@@ -379,6 +478,8 @@ void allium_document_request_compile(AlliumDocument *self)
     g_return_if_fail(ALLIUM_IS_DOCUMENT(self));
     if (!self->doc) return;
     self->generation++;
+    /* The light being refined is for contents that are gone: the CPU is the compile's. */
+    stop_lighting(self);
     if (self->job_running) {
         self->compile_pending = TRUE;
         return;

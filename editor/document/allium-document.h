@@ -6,9 +6,16 @@
  * one runs is coalesced into one more compile of the newest state. A result that is older
  * than the newest request is dropped, never shown.
  *
+ * Lighting: a snapshot arrives with its direct light; a light job (allium-light-job.h)
+ * then refines it on another worker until the residual is 1%, and each newer lightmap
+ * becomes the document's current one. A new compile request cancels the light job.
+ *
  * Signals:
  *   "changed"   the document's contents or history changed (after an edit, undo, redo)
- *   "compiled"  a new snapshot is current (allium_document_get_snapshot)
+ *   "compiled"  a new snapshot is current (allium_document_get_snapshot), with its first
+ *               lightmap if it is lit
+ *   "lit"       a newer lightmap of the current snapshot is current
+ *               (allium_document_get_lightmap)
  *
  * Errors are GErrors in ALLIUM_DOCUMENT_ERROR whose code is the al_status and whose
  * message is translated and carries the diagnostics (file line and column, brush, ...).
@@ -17,7 +24,7 @@
 
 #include <gio/gio.h>
 
-#include "allium-snapshot.h"
+#include "allium-lightmap.h"
 #include "store/document.h"
 
 G_BEGIN_DECLS
@@ -58,6 +65,11 @@ al_doc *allium_document_get_doc(AlliumDocument *self);
  * compile has finished. */
 AlliumSnapshot *allium_document_get_snapshot(AlliumDocument *self);
 gboolean allium_document_get_compiling(AlliumDocument *self);
+/* The newest lightmap of the current snapshot (borrowed; take a reference to keep it), or
+ * NULL when it is not lit (no world, no light sources). */
+AlliumLightmap *allium_document_get_lightmap(AlliumDocument *self);
+/* Whether the solver is still refining the current snapshot's light. */
+gboolean allium_document_get_lighting(AlliumDocument *self);
 /* Bumped by every edit: a snapshot of an older generation is out of date. */
 guint64 allium_document_get_generation(AlliumDocument *self);
 void allium_document_request_compile(AlliumDocument *self);

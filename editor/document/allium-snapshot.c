@@ -16,8 +16,10 @@ G_DEFINE_BOXED_TYPE(AlliumSnapshot, allium_snapshot, allium_snapshot_ref, allium
 static void clear_snapshot(gpointer data)
 {
     AlliumSnapshot *s = data;
-    /* The scene borrows the world: it goes first. */
+    /* The scene and the solver point into the world (the solver into the input too):
+     * they go first. */
     al_scene_destroy(s->scene);
+    al_rad_destroy(s->rad);
     al_world_destroy(s->world);
     al_face_polys_free(&s->polys);
     g_clear_pointer(&s->brush_rows, g_hash_table_unref);
@@ -45,6 +47,7 @@ AlliumSnapshot *allium_snapshot_new(al_doc_input *input, guint64 generation)
     AlliumSnapshot *s = g_atomic_rc_box_new0(AlliumSnapshot);
     s->generation = generation;
     s->status = AL_OK;
+    s->lights = -1;
     if (input) {
         s->input = *input;
         memset(input, 0, sizeof *input);

@@ -1,11 +1,15 @@
 /* AlliumSnapshot: one compiled state of a map document, immutable once published.
  *
  * A snapshot is what every view draws and picks from: the compiler input the document
- * produced, the polygons of every brush, the compiled world and the renderer's scene.
- * It is built on the compile thread and handed to the main thread whole; after that nobody
- * changes it, so any thread may read it. It is reference counted (atomically): a view
- * keeps the snapshot it gave its renderer alive until it gives it the next one, so a new
- * compile never frees a scene that a renderer still borrows.
+ * produced, the polygons of every brush, the compiled world, its radiosity solver and the
+ * renderer's scene (with the solver's lightmap coordinates). It is built on the compile
+ * thread and handed to the main thread whole; after that nobody changes it, so any thread
+ * may read it, with one exception: the solver goes on shooting on a light job's worker
+ * (allium-light-job.h), and reaches the views only as AlliumLightmap copies. It is
+ * reference counted (atomically): a view keeps the snapshot it gave its renderer alive
+ * until it gives it the next one, so a new compile never frees a scene that a renderer
+ * still borrows, and a light job keeps the one it lights, so a solver never outlives the
+ * world and input it points to.
  */
 #pragma once
 
@@ -25,11 +29,17 @@ typedef struct _AlliumSnapshot {
     al_doc_input input;   /* owned: the compiler input, with document row ids */
     al_face_polys polys;  /* owned: polygons of every brush, for drawing and picking */
     al_world *world;      /* owned; NULL when the compile failed (see diags) */
-    al_scene *scene;      /* owned, borrows world; NULL only when memory ran out */
+    al_rad *rad;          /* owned, points at world and input; direct light shot. NULL
+                           * without a world, without light sources, or out of memory.
+                           * Only a light job steps it; others may take copies and stats */
+    int lights;           /* light sources the solver found; -1: no solver was made */
+    al_scene *scene;      /* owned, borrows world, lightmap coordinates from rad; NULL
+                           * only when memory ran out */
     al_status status;     /* of the compile */
     al_diag_list diags;   /* owned: input and compile diagnostics */
     gboolean from_cache;  /* the world came from the document's cache */
     double ms_compile;    /* compiling, or loading from the cache and building vis */
+    double ms_light;      /* the solver's patches and the direct light */
     double ms_total;      /* from the request to the snapshot being ready */
     /* Document row id -> input index + 1, keys point into input's id arrays. */
     GHashTable *brush_rows;
@@ -43,8 +53,8 @@ AlliumSnapshot *allium_snapshot_new(al_doc_input *input, guint64 generation);
 
 AlliumSnapshot *allium_snapshot_ref(AlliumSnapshot *snapshot);
 
-/* Drops a reference; the last one frees the scene before the world it borrows. NULL is
- * a no-op. */
+/* Drops a reference; the last one frees the scene and the solver before the world they
+ * point to. Any thread. NULL is a no-op. */
 void allium_snapshot_unref(AlliumSnapshot *snapshot);
 
 /* Fills the row id tables. Any thread; called once while building. */
