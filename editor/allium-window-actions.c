@@ -182,8 +182,9 @@ void allium_window_class_add_actions(GtkWidgetClass *widget_class)
     gtk_widget_class_install_action(widget_class, "win.grid-smaller", NULL, grid_action_cb);
     gtk_widget_class_install_action(widget_class, "win.grid-larger", NULL, grid_action_cb);
 
-    static const char *toggles[] = {"show-portals", "show-leak",  "show-pvs",  "show-cluster",
-                                    "show-entities", "show-tools", "wireframe", "pvs-culling",
+    static const char *toggles[] = {"show-portals",  "show-leak",  "show-pvs",
+                                    "show-cluster",  "show-entities", "show-tools",
+                                    "wireframe",     "pvs-culling", "lighting",
                                     "layout"};
     for (guint i = 0; i < G_N_ELEMENTS(toggles); i++) {
         g_autofree char *action = g_strconcat("win.", toggles[i], NULL);
@@ -208,6 +209,8 @@ void allium_window_class_add_actions(GtkWidgetClass *widget_class)
     gtk_widget_class_add_binding_action(widget_class, GDK_KEY_p, GDK_ALT_MASK, "win.show-portals",
                                         NULL);
     gtk_widget_class_add_binding_action(widget_class, GDK_KEY_w, GDK_ALT_MASK, "win.wireframe",
+                                        NULL);
+    gtk_widget_class_add_binding_action(widget_class, GDK_KEY_l, GDK_ALT_MASK, "win.lighting",
                                         NULL);
 }
 

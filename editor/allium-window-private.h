@@ -27,6 +27,7 @@ struct _AlliumWindow {
     AlliumView *views[ALLIUM_WINDOW_VIEW_COUNT];
     GtkImage *compile_icon;
     GtkLabel *compile_label;
+    GtkLabel *light_label;
     GtkLabel *pointer_label;
     GtkLabel *selection_label;
     GtkLabel *grid_label;
@@ -44,7 +45,7 @@ struct _AlliumWindow {
 
     /* view settings (properties, so that they are stateful actions) */
     gboolean show_portals, show_leak, show_pvs, show_cluster, show_entities, show_tools;
-    gboolean wireframe, pvs_culling;
+    gboolean wireframe, pvs_culling, lighting;
     int maximized_slot; /* -1: the four views */
 
     GtkMessageType banner_type;

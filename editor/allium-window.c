@@ -10,9 +10,11 @@
 #include "allium-window-private.h"
 
 #include "allium-application.h"
+#include "allium-light-job.h"
 #include "allium-preferences.h"
 
 #include <glib/gi18n.h>
+#include <math.h>
 #include <string.h>
 
 G_DEFINE_TYPE(AlliumWindow, allium_window, GTK_TYPE_APPLICATION_WINDOW)
@@ -27,6 +29,7 @@ enum {
     PROP_SHOW_TOOLS,
     PROP_WIREFRAME,
     PROP_PVS_CULLING,
+    PROP_LIGHTING,
     PROP_LAYOUT,
     N_PROPS
 };
@@ -58,6 +61,8 @@ static gboolean *flag_of(AlliumWindow *self, guint prop_id)
         return &self->wireframe;
     case PROP_PVS_CULLING:
         return &self->pvs_culling;
+    case PROP_LIGHTING:
+        return &self->lighting;
     default:
         return NULL;
     }
@@ -72,7 +77,8 @@ static void push_draw_settings(AlliumWindow *self)
                         (self->show_entities ? AL_OVERLAY_ENTITIES : 0) |
                         (self->show_tools ? AL_OVERLAY_TOOLS : 0);
     for (int i = 0; i < ALLIUM_WINDOW_VIEW_COUNT; i++)
-        allium_view_set_draw_settings(self->views[i], overlays, self->wireframe, !self->pvs_culling);
+        allium_view_set_draw_settings(self->views[i], overlays, self->wireframe, !self->pvs_culling,
+                                      self->lighting);
 }
 
 static int slot_of_view(AlliumWindow *self, AlliumView *view)
@@ -156,6 +162,33 @@ static void update_compile_status(AlliumWindow *self)
     }
 }
 
+/* "Light 12% residual" while the solver refines the current snapshot, "Lit" once it is
+ * done, "No lights" for a map without light sources. */
+static void update_light_status(AlliumWindow *self)
+{
+    AlliumDocument *doc = self->document;
+    AlliumSnapshot *snap = doc ? allium_document_get_snapshot(doc) : NULL;
+    AlliumLightmap *lightmap = doc ? allium_document_get_lightmap(doc) : NULL;
+    g_autofree char *text = NULL, *tip = NULL;
+    if (lightmap) {
+        const al_rad_stats *st = &lightmap->stats;
+        gboolean done = st->converged || (st->direct_done && st->residual <= ALLIUM_LIGHT_RESIDUAL);
+        /* Rounded up: "0%" while it still runs would say it is done. */
+        if (done) text = g_strdup(_("Lit"));
+        else text = g_strdup_printf(_("Light %.0f%% residual"), ceil(st->residual * 100.0));
+        tip = g_strdup_printf(_("Radiosity: %d light sources, %d patches, %" G_GINT64_FORMAT
+                                " shots, residual %.4f%s"),
+                              st->lights, st->patches, (gint64) st->shots, st->residual,
+                              self->lighting ? "" : _(" (lighting is off: View › Lighting)"));
+    } else if (snap && snap->world && snap->lights == 0) {
+        text = g_strdup(_("No lights"));
+        tip = g_strdup(_("The map has no light sources: faces are shaded by orientation"));
+    }
+    gtk_label_set_text(self->light_label, text ? text : "");
+    gtk_widget_set_tooltip_text(GTK_WIDGET(self->light_label), tip);
+    gtk_widget_set_visible(GTK_WIDGET(self->light_label), text != NULL);
+}
+
 static void update_selection_status(AlliumWindow *self)
 {
     guint brushes = 0, entities = 0;
@@ -187,6 +220,7 @@ static void update_grid_status(AlliumWindow *self)
 static void document_compiled_cb(AlliumDocument *document, AlliumWindow *self)
 {
     update_compile_status(self);
+    update_light_status(self);
     AlliumSnapshot *snap = allium_document_get_snapshot(document);
     /* A failed compile is worth more than a line in the status bar. */
     if (snap && !snap->world) {
@@ -205,6 +239,12 @@ static void document_notify_cb(GObject *object, GParamSpec *pspec, AlliumWindow 
     (void) pspec;
     update_compile_status(self);
     allium_window_update_actions(self);
+}
+
+static void document_lit_cb(AlliumDocument *document, AlliumWindow *self)
+{
+    (void) document;
+    update_light_status(self);
 }
 
 static void document_changed_cb(AlliumDocument *document, AlliumWindow *self)
@@ -341,6 +381,7 @@ static void allium_window_set_property(GObject *object, guint prop_id, const GVa
         if (*flag == v) return;
         *flag = v;
         push_draw_settings(self);
+        if (prop_id == PROP_LIGHTING) update_light_status(self);
         g_object_notify_by_pspec(object, pspec);
     } else if (prop_id == PROP_LAYOUT) {
         const char *layout = g_value_get_string(value);
@@ -372,6 +413,7 @@ static void allium_window_class_init(AlliumWindowClass *klass)
     properties[PROP_SHOW_TOOLS] = g_param_spec_boolean("show-tools", NULL, NULL, TRUE, flags);
     properties[PROP_WIREFRAME] = g_param_spec_boolean("wireframe", NULL, NULL, FALSE, flags);
     properties[PROP_PVS_CULLING] = g_param_spec_boolean("pvs-culling", NULL, NULL, TRUE, flags);
+    properties[PROP_LIGHTING] = g_param_spec_boolean("lighting", NULL, NULL, TRUE, flags);
     properties[PROP_LAYOUT] = g_param_spec_string("layout", NULL, NULL, "grid", flags);
     g_object_class_install_properties(object_class, N_PROPS, properties);
 
@@ -399,6 +441,7 @@ static void allium_window_class_init(AlliumWindowClass *klass)
                                               G_STRUCT_OFFSET(AlliumWindow, views[3]));
     gtk_widget_class_bind_template_child(widget_class, AlliumWindow, compile_icon);
     gtk_widget_class_bind_template_child(widget_class, AlliumWindow, compile_label);
+    gtk_widget_class_bind_template_child(widget_class, AlliumWindow, light_label);
     gtk_widget_class_bind_template_child(widget_class, AlliumWindow, pointer_label);
     gtk_widget_class_bind_template_child(widget_class, AlliumWindow, selection_label);
     gtk_widget_class_bind_template_child(widget_class, AlliumWindow, grid_label);
@@ -413,6 +456,7 @@ static void allium_window_init(AlliumWindow *self)
 {
     self->show_leak = self->show_entities = self->show_tools = TRUE;
     self->pvs_culling = TRUE;
+    self->lighting = TRUE;
     self->maximized_slot = -1;
     self->layout = g_strdup("grid");
     self->banner_type = GTK_MESSAGE_INFO;
@@ -443,6 +487,7 @@ static void allium_window_init(AlliumWindow *self)
 
     update_title(self);
     update_compile_status(self);
+    update_light_status(self);
     update_selection_status(self);
     update_grid_status(self);
     allium_window_update_actions(self);
@@ -501,11 +546,13 @@ void allium_window_set_document(AlliumWindow *self, AlliumDocument *document)
     g_signal_connect(document, "compiled", G_CALLBACK(document_compiled_cb), self);
     g_signal_connect(document, "changed", G_CALLBACK(document_changed_cb), self);
     g_signal_connect(document, "notify::compiling", G_CALLBACK(document_notify_cb), self);
+    g_signal_connect(document, "lit", G_CALLBACK(document_lit_cb), self);
     allium_selection_clear(self->selection);
     for (int i = 0; i < ALLIUM_WINDOW_VIEW_COUNT; i++)
         allium_view_set_document(self->views[i], document);
     update_title(self);
     update_compile_status(self);
+    update_light_status(self);
     allium_window_update_actions(self);
 }
 

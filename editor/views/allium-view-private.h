@@ -35,20 +35,21 @@ struct _AlliumView {
     AlliumDocument *document;
     AlliumSelection *selection;
     AlliumSnapshot *drawn;   /* the snapshot whose scene the renderer has (it borrows it) */
+    AlliumLightmap *uploaded; /* the lightmap whose texels the renderer has, or NULL */
     al_renderer *renderer;   /* lives between realize and unrealize of gl_area */
     char *gl_error;
     GArray *selected_brushes;  /* int32 input indices for the renderer */
     GArray *selected_entities;
 
     /* borrowed references */
-    gulong compiled_handler, compiling_handler, selection_handler;
+    gulong compiled_handler, compiling_handler, lit_handler, selection_handler;
 
     /* camera and draw settings */
     al_view_kind kind;
     al_camera camera;
     gboolean camera_placed;   /* false: place it when the next frame has a map */
     unsigned overlays;
-    gboolean wireframe, no_cull, maximized;
+    gboolean wireframe, no_cull, lighting, maximized;
     guint64 selection_serial; /* of the selection the index arrays were made from */
     const AlliumSnapshot *selection_snapshot;
 

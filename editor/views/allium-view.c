@@ -132,6 +132,29 @@ static void update_selected_indices(AlliumView *self, const AlliumSnapshot *snap
     }
 }
 
+/* Uploads the document's newest lightmap of SNAP when the renderer does not have it.
+ * 2D views draw no faces, so they skip it (and upload when switched to 3D). Render
+ * handler only: the GL context is current. */
+static void update_lightmap(AlliumView *self, AlliumSnapshot *snap)
+{
+    if (self->kind != AL_VIEW_3D) return;
+    AlliumLightmap *lightmap = self->document ? allium_document_get_lightmap(self->document) : NULL;
+    if (lightmap && lightmap->snapshot != snap) lightmap = NULL;
+    if (lightmap == self->uploaded) return;
+    g_clear_pointer(&self->uploaded, allium_lightmap_unref);
+    if (!lightmap) {
+        al_renderer_set_lightmap_rgba8(self->renderer, 0, 0, NULL);
+        return;
+    }
+    al_status st = al_renderer_set_lightmap_rgba8(self->renderer, lightmap->width,
+                                                  lightmap->height, lightmap->rgba);
+    if (st != AL_OK)
+        g_warning("the %dx%d lightmap could not be uploaded: %s", lightmap->width,
+                  lightmap->height, al_status_message(st));
+    /* Kept even when it failed: the same copy is not tried again every frame. */
+    self->uploaded = allium_lightmap_ref(lightmap);
+}
+
 static void update_info_label(AlliumView *self)
 {
     char text[160];
@@ -210,6 +233,7 @@ static void gl_unrealize_cb(GtkGLArea *area, AlliumView *self)
     self->renderer = NULL;
     /* The renderer that borrowed it is gone. */
     g_clear_pointer(&self->drawn, allium_snapshot_unref);
+    g_clear_pointer(&self->uploaded, allium_lightmap_unref);
 }
 
 static gboolean gl_render_cb(GtkGLArea *area, GdkGLContext *context, AlliumView *self)
@@ -227,7 +251,10 @@ static gboolean gl_render_cb(GtkGLArea *area, GdkGLContext *context, AlliumView 
         al_renderer_set_scene(self->renderer, snap ? snap->scene : NULL);
         g_clear_pointer(&self->drawn, allium_snapshot_unref);
         self->drawn = snap ? allium_snapshot_ref(snap) : NULL;
+        /* A new scene drops the renderer's lightmap. */
+        g_clear_pointer(&self->uploaded, allium_lightmap_unref);
     }
+    update_lightmap(self, snap);
 
     double scale = allium_view_scale(self);
     self->camera.width = MAX(1, (int) lround(gtk_widget_get_width(GTK_WIDGET(area)) * scale));
@@ -239,6 +266,7 @@ static gboolean gl_render_cb(GtkGLArea *area, GdkGLContext *context, AlliumView 
     opt.overlays = self->overlays;
     opt.wireframe = self->wireframe;
     opt.no_cull = self->no_cull;
+    opt.no_lightmap = !self->lighting;
     opt.grid = self->kind == AL_VIEW_3D
                    ? 0
                    : allium_preferences_get_grid_size(allium_preferences_get_default());
@@ -283,6 +311,13 @@ static void document_compiled_cb(AlliumDocument *document, AlliumView *self)
     (void) document;
     update_message(self);
     allium_view_queue_render(self);
+}
+
+static void document_lit_cb(AlliumDocument *document, AlliumView *self)
+{
+    (void) document;
+    /* Only a 3D view draws lit faces. */
+    if (self->kind == AL_VIEW_3D) allium_view_queue_render(self);
 }
 
 static void document_compiling_cb(GObject *object, GParamSpec *pspec, AlliumView *self)
@@ -340,6 +375,7 @@ static void allium_view_finalize(GObject *object)
 {
     AlliumView *self = ALLIUM_VIEW(object);
     g_clear_pointer(&self->drawn, allium_snapshot_unref);
+    g_clear_pointer(&self->uploaded, allium_lightmap_unref);
     g_array_unref(self->selected_brushes);
     g_array_unref(self->selected_entities);
     g_free(self->gl_error);
@@ -428,6 +464,7 @@ static void allium_view_init(AlliumView *self)
     self->kind = AL_VIEW_3D;
     al_camera_init(&self->camera, self->kind);
     self->overlays = AL_OVERLAY_DEFAULT;
+    self->lighting = TRUE;
     self->selected_brushes = g_array_new(FALSE, FALSE, sizeof(int32_t));
     self->selected_entities = g_array_new(FALSE, FALSE, sizeof(int32_t));
 
@@ -566,6 +603,7 @@ void allium_view_set_document(AlliumView *self, AlliumDocument *document)
     if (self->document) {
         g_clear_signal_handler(&self->compiled_handler, self->document);
         g_clear_signal_handler(&self->compiling_handler, self->document);
+        g_clear_signal_handler(&self->lit_handler, self->document);
         g_clear_object(&self->document);
     }
     if (document) {
@@ -574,6 +612,7 @@ void allium_view_set_document(AlliumView *self, AlliumDocument *document)
             g_signal_connect(document, "compiled", G_CALLBACK(document_compiled_cb), self);
         self->compiling_handler = g_signal_connect(document, "notify::compiling",
                                                    G_CALLBACK(document_compiling_cb), self);
+        self->lit_handler = g_signal_connect(document, "lit", G_CALLBACK(document_lit_cb), self);
     }
     self->camera_placed = FALSE;
     update_message(self);
@@ -624,12 +663,13 @@ void allium_view_set_maximized(AlliumView *self, gboolean maximized)
 }
 
 void allium_view_set_draw_settings(AlliumView *self, unsigned overlays, gboolean wireframe,
-                                   gboolean no_cull)
+                                   gboolean no_cull, gboolean lighting)
 {
     g_return_if_fail(ALLIUM_IS_VIEW(self));
     self->overlays = overlays;
     self->wireframe = wireframe;
     self->no_cull = no_cull;
+    self->lighting = lighting;
     allium_view_queue_render(self);
 }
 

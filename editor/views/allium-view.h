@@ -2,8 +2,9 @@
  *
  * A GtkGLArea (OpenGL 3.3 core, depth buffer) drawn by an al_renderer, under a small
  * header that switches the projection and maximizes the view. Each view has its own
- * camera and renderer; the document, the selection and the draw settings are the
- * window's, shared by its views.
+ * camera and renderer (and so its own copy of the lightmap texture: a 3D view uploads
+ * each lightmap the document publishes); the document, the selection and the draw
+ * settings are the window's, shared by its views.
  *
  * Controls: 3D: right drag looks, W A S D Q E fly while held (Shift: faster), the wheel
  * sets the fly speed, middle drag pans, Alt + left drag orbits around the selection (or
@@ -53,9 +54,10 @@ void allium_view_set_kind(AlliumView *self, al_view_kind kind);
 /* Shown by the header's button; the window does the layout. */
 void allium_view_set_maximized(AlliumView *self, gboolean maximized);
 
-/* The draw settings of the window (AL_OVERLAY_* bits, wireframe, no PVS culling). */
+/* The draw settings of the window (AL_OVERLAY_* bits, wireframe, no PVS culling, and
+ * whether lit faces show their lightmaps). */
 void allium_view_set_draw_settings(AlliumView *self, unsigned overlays, gboolean wireframe,
-                                   gboolean no_cull);
+                                   gboolean no_cull, gboolean lighting);
 
 /* The camera, to move it; call allium_view_queue_render afterwards. */
 al_camera *allium_view_get_camera(AlliumView *self);
