@@ -8,9 +8,12 @@
  * for a person. Every check that fails is printed; the exit status is 0 only if all passed.
  *
  * What it checks: the sample compiles and every view draws it (the 3D view's pixels are
- * not blank); the single-3D layout, the portal overlay, wireframe and a camera move each
- * change the picture; undo with nothing to undo is harmless; an edit through the document
- * enables undo, and undoing it restores the map and the history; a second map opens in a
+ * not blank); the sample arrives lit by its direct light, the solver's newer lightmaps
+ * reach the 3D view until the residual is 1% and the status bar says "Lit", and the
+ * Lighting toggle changes the picture; the single-3D layout, the portal overlay, wireframe
+ * and a camera move each change the picture; undo with nothing to undo is harmless; an
+ * edit through the document enables undo, and undoing it restores the map and the history
+ * (and cancels the solver of the state it leaves); a second map opens in a
  * second window; a file that is not a map, and a damaged document, give an error banner
  * (and the window keeps its map); the preferences, shortcuts and about windows open.
  */
@@ -18,6 +21,7 @@
 
 #include "allium-self-test.h"
 
+#include "allium-light-job.h"
 #include "allium-map-files.h"
 #include "allium-window-private.h"
 
@@ -43,6 +47,7 @@ struct _SelfTest {
     int step;
     gboolean step_begun;
     gboolean settled;       /* the step waited once for layout and frames to settle */
+    gboolean marked;        /* the step marked the frame count (mark_frames) */
     gint64 step_started_us;
     gint64 resume_us;       /* do nothing until then (let frames settle) */
     guint frames_mark;      /* frames of the watched view when an action was taken */
@@ -51,6 +56,7 @@ struct _SelfTest {
     int checks;
     char *original_message;
     al_doc *writer;         /* holds a map open for writing, as another program would */
+    guint lightmaps;        /* "lit" emissions of the sample's document */
 };
 
 /* --- static helpers ------------------------------------------------------------------ */
@@ -268,6 +274,12 @@ static AlliumWindow *window_with_banner_error(SelfTest *t, const char **text)
     return NULL;
 }
 
+static void lit_cb(AlliumDocument *document, SelfTest *t)
+{
+    (void) document;
+    t->lightmaps++;
+}
+
 /* --- steps --------------------------------------------------------------------------- */
 
 static const char second_map[] =
@@ -312,7 +324,10 @@ static gboolean step_prepare(SelfTest *t)
     allium_application_open_document(t->app, t->sample_path, NULL, NULL);
     AlliumWindow *window = allium_application_find_window(t->app, t->sample_path);
     check(t, window != NULL, "the sample map opened in a window");
-    if (window) t->window = g_object_ref(window);
+    if (window) {
+        t->window = g_object_ref(window);
+        g_signal_connect(allium_window_get_document(window), "lit", G_CALLBACK(lit_cb), t);
+    }
     return TRUE;
 }
 
@@ -361,6 +376,74 @@ static gboolean step_single_3d(SelfTest *t)
           "the single-3D layout hides the top view");
     check(t, g_strcmp0(t->window->layout, "single-3d") == 0, "the layout action's state is single-3d");
     shoot_and_compare(t, "02-single-3d.png", NULL);
+    return TRUE;
+}
+
+static gboolean step_lit(SelfTest *t)
+{
+    AlliumDocument *doc = allium_window_get_document(t->window);
+    AlliumSnapshot *snap = allium_document_get_snapshot(doc);
+    AlliumLightmap *lightmap = allium_document_get_lightmap(doc);
+    if (!t->step_begun) {
+        check(t, snap->rad != NULL && snap->lights > 0, "the sample has a solver (%d lights)",
+              snap->lights);
+        check(t, lightmap && lightmap->stats.direct_done,
+              "the sample arrived with its direct light (%" G_GINT64_FORMAT " shots)",
+              lightmap ? (gint64) lightmap->stats.shots : (gint64) -1);
+        return FALSE;
+    }
+    /* The solver refines it on its worker until the residual is 1%. */
+    if (!lightmap || allium_document_get_lighting(doc)) return FALSE;
+    if (!t->marked) {
+        /* The frame after the last lightmap is the one to look at. */
+        mark_frames(t);
+        t->marked = TRUE;
+        return FALSE;
+    }
+    if (!new_frames(t) || !settle(t)) return FALSE;
+    const al_rad_stats *st = &lightmap->stats;
+    check(t, st->converged || st->residual <= ALLIUM_LIGHT_RESIDUAL,
+          "the light converged (residual %.4f after %" G_GINT64_FORMAT " shots, %.0f ms)",
+          st->residual, (gint64) st->shots, st->ms);
+    check(t, t->lightmaps >= 1, "the solver's lightmaps reached the views (%u)", t->lightmaps);
+    const char *status = gtk_label_get_text(t->window->light_label);
+    check(t, g_strcmp0(status, "Lit") == 0 && gtk_widget_get_visible(GTK_WIDGET(t->window->light_label)),
+          "the status bar says the map is lit (\"%s\")", status);
+    al_draw_stats stats;
+    allium_view_get_last_stats(view_3d(t), &stats);
+    check(t, stats.lightmapped, "the 3D view draws with the lightmap");
+    shoot_and_compare(t, "02b-lit.png", "the converged light");
+    return TRUE;
+}
+
+static gboolean step_lighting_off(SelfTest *t)
+{
+    if (!t->step_begun) {
+        check(t, t->window->lighting, "lighting is on by default");
+        gtk_widget_activate_action(GTK_WIDGET(t->window), "win.lighting", NULL);
+        mark_frames(t);
+        return FALSE;
+    }
+    if (!new_frames(t) || !settle(t)) return FALSE;
+    al_draw_stats stats;
+    allium_view_get_last_stats(view_3d(t), &stats);
+    check(t, !t->window->lighting && !stats.lightmapped, "View › Lighting turns the lightmaps off");
+    shoot_and_compare(t, "02c-unlit.png", "turning the lighting off");
+    return TRUE;
+}
+
+static gboolean step_lighting_on(SelfTest *t)
+{
+    if (!t->step_begun) {
+        gtk_widget_activate_action(GTK_WIDGET(t->window), "win.lighting", NULL);
+        mark_frames(t);
+        return FALSE;
+    }
+    if (!new_frames(t) || !settle(t)) return FALSE;
+    al_draw_stats stats;
+    allium_view_get_last_stats(view_3d(t), &stats);
+    check(t, t->window->lighting && stats.lightmapped, "and on again");
+    shoot_and_compare(t, "02d-lit-again.png", "turning the lighting on");
     return TRUE;
 }
 
@@ -448,8 +531,14 @@ static gboolean step_undo_edit(SelfTest *t)
 {
     AlliumDocument *doc = allium_window_get_document(t->window);
     if (!t->step_begun) {
+        /* The edited map's light is being refined (if it has not finished already): the
+         * undo makes it stale, and its solver must stop. */
+        gboolean lighting = allium_document_get_lighting(doc);
         check(t, gtk_widget_activate_action(GTK_WIDGET(t->window), "win.undo", NULL),
               "win.undo activated");
+        check(t, !allium_document_get_lighting(doc),
+              "the undo stopped the solver of the edited map (it was %s)",
+              lighting ? "running" : "done");
         check(t, !allium_document_can_undo(doc), "after the undo there is nothing to undo");
         check(t, allium_document_can_redo(doc), "after the undo the edit can be redone");
         check(t, !gtk_widget_get_sensitive(GTK_WIDGET(t->window->undo_button)),
@@ -457,6 +546,9 @@ static gboolean step_undo_edit(SelfTest *t)
         return FALSE;
     }
     if (!compiled_current(t->window)) return FALSE;
+    AlliumLightmap *lightmap = allium_document_get_lightmap(doc);
+    check(t, lightmap && lightmap->snapshot == allium_document_get_snapshot(doc),
+          "the recompiled map is lit again");
     check(t, g_strcmp0(world_message(t->window), t->original_message) == 0,
           "undo restored the message (\"%s\")", world_message(t->window) ? world_message(t->window) : "");
     check(t, g_strcmp0(allium_window_get_title_text(t->window), "sample.allium") == 0,
@@ -663,6 +755,9 @@ static const struct {
     {"wait for the compile", step_wait_compile, 60000},
     {"screenshot of the opened map", step_shot_open, 5000},
     {"single 3D view", step_single_3d, 10000},
+    {"lit", step_lit, 120000},
+    {"lighting off", step_lighting_off, 10000},
+    {"lighting on", step_lighting_on, 10000},
     {"portals", step_portals, 10000},
     {"wireframe", step_wireframe, 10000},
     {"camera move", step_move_camera, 10000},
@@ -731,6 +826,7 @@ static gboolean tick_cb(gpointer data)
         t->step++;
         t->step_begun = FALSE;
         t->settled = FALSE;
+        t->marked = FALSE;
         t->resume_us = now + 200 * 1000;
     }
     return G_SOURCE_CONTINUE;
