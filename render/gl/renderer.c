@@ -14,9 +14,11 @@
  * tool brushes, portals, the leak path (also faintly through walls).
  *
  * Lighting: one RGBA8 texture holds the scene's lightmap atlas (al_renderer_set_lightmap);
- * every pass drawn "lit" takes the light of faces with lightmap coordinates from it, so
- * highlights blend over lit faces as they do over flat ones. Snapshots of a running solver
- * replace its texels in place.
+ * a 3D frame that shows it draws every pass with the lightmap variant of the program, and
+ * each pass drawn "lit" takes the light of faces with lightmap coordinates from it, so
+ * highlights blend over lit faces as they do over flat ones. Other frames use the plain
+ * variant, unchanged from before lightmaps. Snapshots of a running solver replace the
+ * texels in place.
  * All functions need the renderer's GL context current. */
 #include "gl/shaders.h"
 #include "scene/scene.h"
@@ -39,7 +41,8 @@ typedef struct range_list {
 } range_list;
 
 struct al_renderer {
-    al_program prog;
+    al_program plain, lightmapped; /* the two variants of the program */
+    const al_program *prog;        /* the one this frame uses */
     gl_buffer faces, edges, entity_tris, entity_lines, portal_tris, portal_lines, leak, grid,
         radius;
     const al_scene *scene; /* borrowed, see al_renderer_set_scene */
@@ -155,10 +158,16 @@ al_renderer *al_renderer_create(char *error, size_t error_size)
         snprintf(error, error_size, "out of memory");
         return NULL;
     }
-    if (!al_program_build(&r->prog, error, error_size)) {
+    if (!al_program_build(&r->plain, false, error, error_size)) {
         free(r);
         return NULL;
     }
+    if (!al_program_build(&r->lightmapped, true, error, error_size)) {
+        al_program_destroy(&r->plain);
+        free(r);
+        return NULL;
+    }
+    r->prog = &r->plain;
     gl_buffer *all[] = {&r->faces,        &r->edges,        &r->entity_tris, &r->entity_lines,
                         &r->portal_tris,  &r->portal_lines, &r->leak,        &r->grid,
                         &r->radius};
@@ -175,7 +184,8 @@ void al_renderer_destroy(al_renderer *r)
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) buffer_destroy(all[i]);
     if (r->lightmap) glDeleteTextures(1, &r->lightmap);
     free(r->lightmap_bytes);
-    al_program_destroy(&r->prog);
+    al_program_destroy(&r->plain);
+    al_program_destroy(&r->lightmapped);
     range_list *lists[] = {&r->opaque, &r->opaque_edges, &r->tools,
                            &r->pvs,    &r->cluster,      &r->scratch};
     for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++) ranges_free(lists[i]);
@@ -247,10 +257,11 @@ static bool box_outside(const float planes[6][4], const float mn[3], const float
 static void set_pass(al_renderer *r, float lit, const float tint[4], const float over[4])
 {
     static const float one[4] = {1, 1, 1, 1}, none[4] = {0, 0, 0, 0};
-    glUniform1f(r->prog.u_lit, lit);
-    glUniform1f(r->prog.u_use_lightmap, lit > 0 && r->lightmap_on ? 1.0f : 0.0f);
-    glUniform4fv(r->prog.u_tint, 1, tint ? tint : one);
-    glUniform4fv(r->prog.u_over, 1, over ? over : none);
+    glUniform1f(r->prog->u_lit, lit);
+    if (r->prog == &r->lightmapped)
+        glUniform1f(r->prog->u_use_lightmap, lit > 0 && r->lightmap_on ? 1.0f : 0.0f);
+    glUniform4fv(r->prog->u_tint, 1, tint ? tint : one);
+    glUniform4fv(r->prog->u_over, 1, over ? over : none);
 }
 
 static void draw_ranges(const gl_buffer *b, GLenum mode, const range_list *l)
@@ -457,14 +468,6 @@ static void draw_3d(al_renderer *r, const al_camera *cam, const al_draw_options 
         }
     }
 
-    r->lightmap_on = r->lightmap_valid && !opt->no_lightmap && s->stats.lit_faces > 0 &&
-                     r->lightmap_w == s->lightmap_width && r->lightmap_h == s->lightmap_height;
-    st->lightmapped = r->lightmap_on;
-    if (r->lightmap_on) {
-        glActiveTexture(GL_TEXTURE0 + AL_LIGHTMAP_UNIT);
-        glBindTexture(GL_TEXTURE_2D, r->lightmap);
-    }
-
     glEnable(GL_DEPTH_TEST);
     glDepthFunc(GL_LEQUAL);
     glDepthMask(GL_TRUE);
@@ -559,8 +562,6 @@ static void draw_3d(al_renderer *r, const al_camera *cam, const al_draw_options 
     }
     glDepthMask(GL_TRUE);
     glDisable(GL_BLEND);
-    if (r->lightmap_on) glBindTexture(GL_TEXTURE_2D, 0);
-    r->lightmap_on = false;
 }
 
 void al_renderer_draw(al_renderer *r, const al_camera *cam, const al_draw_options *opt,
@@ -587,10 +588,23 @@ void al_renderer_draw(al_renderer *r, const al_camera *cam, const al_draw_option
     glm_mat4_mul(p, v, mvp);
     float planes[6][4];
     frustum_planes(&mvp[0][0], planes);
-    glUseProgram(r->prog.id);
-    glUniformMatrix4fv(r->prog.u_mvp, 1, GL_FALSE, &mvp[0][0]);
+    /* Lit faces show the lightmap in 3D views, when the scene has one uploaded. */
+    const al_scene *s = r->scene;
+    r->lightmap_on = cam->kind == AL_VIEW_3D && s && r->lightmap_valid && !opt->no_lightmap &&
+                     s->stats.lit_faces > 0 && r->lightmap_w == s->lightmap_width &&
+                     r->lightmap_h == s->lightmap_height;
+    st.lightmapped = r->lightmap_on;
+    r->prog = r->lightmap_on ? &r->lightmapped : &r->plain;
+    glUseProgram(r->prog->id);
+    glUniformMatrix4fv(r->prog->u_mvp, 1, GL_FALSE, &mvp[0][0]);
+    if (r->lightmap_on) {
+        glActiveTexture(GL_TEXTURE0 + AL_LIGHTMAP_UNIT);
+        glBindTexture(GL_TEXTURE_2D, r->lightmap);
+    }
     if (cam->kind == AL_VIEW_3D) draw_3d(r, cam, opt, (const float (*)[4]) planes, &st);
     else draw_2d(r, cam, opt, (const float (*)[4]) planes, &st);
+    if (r->lightmap_on) glBindTexture(GL_TEXTURE_2D, 0);
+    r->lightmap_on = false;
     glBindVertexArray(0);
     glUseProgram(0);
     clock_gettime(CLOCK_MONOTONIC, &t1);

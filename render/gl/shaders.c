@@ -1,29 +1,31 @@
-/* The one GLSL program of the renderer: vertex colours, optionally shaded by a fixed sky
- * light and the face normal (the "lit" look of faces without a lightmap: the same shading
- * in every view, so walls of different orientation stay distinguishable), a tint for
- * translucency and a colour override for highlights. Faces with lightmap coordinates, when
- * an atlas is bound and lit passes ask for it, take their light from the atlas instead:
- * material colour x level / 128, where a texel's byte is level / 2 (al_lightmap_to_rgba8).
- * The flat path computes exactly what it did before lightmaps existed, in the vertex
- * shader, so unlit pictures do not change. One program keeps the GL state small: every
- * pass differs only in uniforms and blending. */
+/* The renderer's GLSL program, in two variants built from one source: vertex colours,
+ * optionally shaded by a fixed sky light and the face normal (the "lit" look of faces
+ * without a lightmap: the same shading in every view, so walls of different orientation
+ * stay distinguishable), a tint for translucency and a colour override for highlights.
+ * The lightmap variant (LIGHTMAP defined) also lights faces that have lightmap coordinates
+ * from the atlas, when a pass asks for it: material colour x level / 128, where a texel's
+ * byte is level / 2 (al_lightmap_to_rgba8). The plain variant is the program as it was
+ * before lightmaps existed, used whenever no lightmap is shown: unlit pictures do not
+ * change, and do not pay for the interpolants and the texture fetch (on llvmpipe they
+ * doubled the frame time). Every pass differs only in uniforms and blending. */
 #include "gl/shaders.h"
 
 #include <stdio.h>
 
 static const char *vertex_source =
-    "#version 330 core\n"
     "layout(location = 0) in vec3 pos;\n"
     "layout(location = 1) in vec3 normal;\n"
     "layout(location = 2) in vec4 colour;\n"
-    "layout(location = 3) in vec2 lightmap_st;\n"
     "uniform mat4 mvp;\n"
     "uniform float lit;\n"
     "uniform vec4 tint;\n"
     "uniform vec4 over;\n"
     "out vec4 v_colour;\n"
+    "#ifdef LIGHTMAP\n"
+    "layout(location = 3) in vec2 lightmap_st;\n"
     "out vec4 v_material;\n"
     "out vec2 v_st;\n"
+    "#endif\n"
     "void main() {\n"
     "    gl_Position = mvp * vec4(pos, 1.0);\n"
     "    /* A key light from above and a side, a weaker fill from the opposite side. */\n"
@@ -33,36 +35,39 @@ static const char *vertex_source =
     "    vec3 rgb = colour.rgb * mix(1.0, shade, lit);\n"
     "    rgb = mix(rgb, over.rgb, over.a);\n"
     "    v_colour = vec4(rgb, colour.a) * tint;\n"
+    "#ifdef LIGHTMAP\n"
     "    v_material = colour;\n"
     "    v_st = lightmap_st;\n"
+    "#endif\n"
     "}\n";
 
 static const char *fragment_source =
-    "#version 330 core\n"
     "in vec4 v_colour;\n"
+    "out vec4 frag;\n"
+    "#ifdef LIGHTMAP\n"
     "in vec4 v_material;\n"
     "in vec2 v_st;\n"
     "uniform float use_lightmap;\n"
     "uniform sampler2D lightmap;\n"
     "uniform vec4 tint;\n"
     "uniform vec4 over;\n"
-    "out vec4 frag;\n"
     "void main() {\n"
-    "    /* Unmapped vertices carry -1: a face is mapped or not as a whole. */\n"
-    "    if (use_lightmap < 0.5 || v_st.x < -0.5) {\n"
-    "        frag = v_colour;\n"
-    "        return;\n"
-    "    }\n"
     "    vec3 light = texture(lightmap, v_st).rgb * (510.0 / 128.0);\n"
-    "    vec3 rgb = min(v_material.rgb * light, vec3(1.0));\n"
-    "    rgb = mix(rgb, over.rgb, over.a);\n"
-    "    frag = vec4(rgb, v_material.a) * tint;\n"
-    "}\n";
+    "    vec3 rgb = mix(min(v_material.rgb * light, vec3(1.0)), over.rgb, over.a);\n"
+    "    /* Unmapped vertices carry -1: a face is mapped or not as a whole. */\n"
+    "    bool mapped = use_lightmap > 0.5 && v_st.x > -0.5;\n"
+    "    frag = mapped ? vec4(rgb, v_material.a) * tint : v_colour;\n"
+    "}\n"
+    "#else\n"
+    "void main() { frag = v_colour; }\n"
+    "#endif\n";
 
-static GLuint compile(GLenum kind, const char *source, char *error, size_t error_size)
+static GLuint compile(GLenum kind, bool lightmap, const char *source, char *error,
+                      size_t error_size)
 {
     GLuint s = glCreateShader(kind);
-    glShaderSource(s, 1, &source, NULL);
+    const char *parts[] = {"#version 330 core\n", lightmap ? "#define LIGHTMAP 1\n" : "", source};
+    glShaderSource(s, 3, parts, NULL);
     glCompileShader(s);
     GLint ok = 0;
     glGetShaderiv(s, GL_COMPILE_STATUS, &ok);
@@ -77,11 +82,11 @@ static GLuint compile(GLenum kind, const char *source, char *error, size_t error
     return s;
 }
 
-bool al_program_build(al_program *p, char *error, size_t error_size)
+bool al_program_build(al_program *p, bool lightmap, char *error, size_t error_size)
 {
     p->id = 0;
-    GLuint vs = compile(GL_VERTEX_SHADER, vertex_source, error, error_size);
-    GLuint fs = vs ? compile(GL_FRAGMENT_SHADER, fragment_source, error, error_size) : 0;
+    GLuint vs = compile(GL_VERTEX_SHADER, lightmap, vertex_source, error, error_size);
+    GLuint fs = vs ? compile(GL_FRAGMENT_SHADER, lightmap, fragment_source, error, error_size) : 0;
     if (!vs || !fs) {
         if (vs) glDeleteShader(vs);
         return false;
@@ -92,7 +97,7 @@ bool al_program_build(al_program *p, char *error, size_t error_size)
     glBindAttribLocation(id, AL_ATTR_POS, "pos");
     glBindAttribLocation(id, AL_ATTR_NORMAL, "normal");
     glBindAttribLocation(id, AL_ATTR_COLOUR, "colour");
-    glBindAttribLocation(id, AL_ATTR_LIGHTMAP, "lightmap_st");
+    if (lightmap) glBindAttribLocation(id, AL_ATTR_LIGHTMAP, "lightmap_st");
     glLinkProgram(id);
     glDeleteShader(vs);
     glDeleteShader(fs);
@@ -112,10 +117,12 @@ bool al_program_build(al_program *p, char *error, size_t error_size)
     p->u_over = glGetUniformLocation(id, "over");
     p->u_use_lightmap = glGetUniformLocation(id, "use_lightmap");
     p->u_lightmap = glGetUniformLocation(id, "lightmap");
-    glUseProgram(id);
-    glUniform1i(p->u_lightmap, AL_LIGHTMAP_UNIT);
-    glUniform1f(p->u_use_lightmap, 0.0f);
-    glUseProgram(0);
+    if (lightmap) {
+        glUseProgram(id);
+        glUniform1i(p->u_lightmap, AL_LIGHTMAP_UNIT);
+        glUniform1f(p->u_use_lightmap, 0.0f);
+        glUseProgram(0);
+    }
     return true;
 }
 

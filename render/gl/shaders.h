@@ -18,12 +18,14 @@ typedef struct al_program {
     GLint u_lit;    /* float: 1 shades by the normal, 0 flat */
     GLint u_tint;   /* vec4 multiplied with the vertex colour */
     GLint u_over;   /* vec4: rgb replaces the colour by its alpha (highlights) */
-    GLint u_use_lightmap; /* float: 1 lights faces with lightmap coordinates from the atlas */
+    GLint u_use_lightmap; /* float: 1 lights faces with lightmap coordinates from the atlas;
+                           * -1 (no such uniform) in the plain variant */
     GLint u_lightmap;     /* sampler2D: the atlas, on AL_LIGHTMAP_UNIT */
 } al_program;
 
-/* Compiles and links the one program every pass uses. False with the log in ERROR. */
-bool al_program_build(al_program *p, char *error, size_t error_size);
+/* Compiles and links the program every pass uses: the plain variant, or with LIGHTMAP the
+ * one that also reads the atlas. False with the log in ERROR. */
+bool al_program_build(al_program *p, bool lightmap, char *error, size_t error_size);
 
 void al_program_destroy(al_program *p);
 
