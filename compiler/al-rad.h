@@ -15,9 +15,11 @@
  * point is the centroid of the part of its cell that lies on the face, a unit in front of
  * it; luxels whose sample point lies in solid (the face is covered there) take no part.
  *
- * Shooters are groups of up to AL_RAD_GROUP x AL_RAD_GROUP luxels of one face: the unshot
- * power of its luxels is shot at once from the group's polygon. This cuts the number of
- * shots by an order of magnitude; light leaving a group is spread evenly over it.
+ * Shooters are groups of up to AL_RAD_GROUP x AL_RAD_GROUP luxels of one face: the unshot power of its luxels is shot at once
+ * from the group's polygon. This cuts the number of shots by an order of magnitude; light
+ * leaving a group is spread evenly over it. Receivers are luxels; a receiver group more
+ * than five shooter radii away is decided by one ray between the groups, nearer ones by
+ * rays from each luxel to four points of the shooter.
  *
  * Units are Quake's light levels: a surface lit to 128 shows its material's colour as is,
  * 255 about twice as bright. Light entities follow Quake's conventions (light.c and

@@ -185,6 +185,10 @@ int al_rad_parse_lights(const al_world *world, const al_input *input, rad_light 
         const char *cls = ent->classname ? ent->classname : "";
         reader r = {input, e, diags};
         if (e == 0) {
+            if (value_of(ent, "_sunlight2"))
+                al_diag_add(diags, AL_SEVERITY_NOTE, AL_DIAG_ENTITY, 0, -1, -1, ent->line, -1,
+                            "worldspawn \"_sunlight2\" (light from the whole sky) is not "
+                            "supported; only \"_sunlight\" lights through sky faces");
             /* The sun. */
             double level = number_key(&r, "_sunlight", 0, not_negative, "below 0");
             if (level <= 0) continue;

@@ -360,7 +360,7 @@ static bool grow(void **array, int32_t *cap, int32_t need, size_t elem)
     return true;
 }
 
-/* Shooter groups: blocks of AL_RAD_GROUP x AL_RAD_GROUP slots of a face. */
+/* Shooter groups: blocks of AL_RAD_GROUP x AL_RAD_GROUP luxels of a face. */
 static al_status make_groups(al_rad *rad)
 {
     int32_t gcap = 0, pcap = 0, ccap = 0;
@@ -380,11 +380,12 @@ static al_status make_groups(al_rad *rad)
             poly[k][0] = fps->points[fp->first_point + k][f->axis_u];
             poly[k][1] = fps->points[fp->first_point + k][f->axis_v];
         }
-        for (int gj = 0; gj < f->h; gj += AL_RAD_GROUP)
-            for (int gi = 0; gi < f->w; gi += AL_RAD_GROUP) {
+        const int gs = AL_RAD_GROUP;
+        for (int gj = 0; gj < f->h; gj += gs)
+            for (int gi = 0; gi < f->w; gi += gs) {
                 int first = used;
-                int i1 = gi + AL_RAD_GROUP < f->w ? gi + AL_RAD_GROUP : f->w;
-                int j1 = gj + AL_RAD_GROUP < f->h ? gj + AL_RAD_GROUP : f->h;
+                int i1 = gi + gs < f->w ? gi + gs : f->w;
+                int j1 = gj + gs < f->h ? gj + gs : f->h;
                 double area = 0;
                 int li0 = i1, li1 = gi, lj0 = j1, lj1 = gj; /* cells of live luxels */
                 for (int j = gj; j < j1; j++)

@@ -6,7 +6,9 @@
  *   allium-compile -o OUT.map [--format valve|standard] IN.allium    export
  *
  * Options: --hull NAME=minx,miny,minz,maxx,maxy,maxz (repeatable), --block-size N,
- * --threads N, --json, --no-cache.
+ * --threads N, --json, --no-cache; radiosity: --rad-residual EPS (default 0.01: shoot
+ * until the unshot light is 1% of the emitted), --rad-time SECONDS (a budget; default
+ * none), --luxel UNITS (the lightmap texel; default the map's, or 16), --no-rad.
  *
  * A document's compile is stored in the document, keyed by a content hash of everything
  * the compiler reads; compiling an unchanged document again loads it (the report says
@@ -15,6 +17,7 @@
  * Exit status: 0 when the map compiled (invalid brushes are reported, not fatal), 1 when
  * a file could not be read, written or compiled, 2 for a usage error.
  */
+#include "al-rad.h"
 #include "core/clock.h"
 #include "load.h"
 #include "mapfile/map-write.h"
@@ -22,6 +25,7 @@
 #include "report.h"
 #include "store/map-doc.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,7 +35,9 @@ static int usage(FILE *to)
 {
     fprintf(to,
             "usage: allium-compile [--hull NAME=minx,miny,minz,maxx,maxy,maxz ...] "
-            "[--block-size N] [--threads N] [--json] [--no-cache] MAP\n"
+            "[--block-size N] [--threads N] [--json] [--no-cache]\n"
+            "                      [--rad-residual EPS] [--rad-time SECONDS] [--luxel UNITS] "
+            "[--no-rad] MAP\n"
             "       allium-compile -o OUT.allium IN.map     (import, then compile)\n"
             "       allium-compile -o OUT.map [--format valve|standard] IN.allium  (export)\n");
     return to == stdout ? 0 : 2;
@@ -138,9 +144,76 @@ static bool export(const char *in, const char *out, const char *format)
     return ok;
 }
 
+typedef struct rad_args {
+    bool off;
+    double residual, seconds, luxel;
+} rad_args;
+
+typedef struct rad_result {
+    bool ran;
+    al_rad_stats stats;
+    al_rad_stop stop;
+    double ms;
+} rad_result;
+
+/* Lights the compiled map; diagnostics about lights join the map's. False if it could not
+ * (out of memory, a bad luxel size). */
+static bool light(al_tool_map *m, const al_world *w, const rad_args *ra, int threads,
+                  rad_result *out)
+{
+    memset(out, 0, sizeof *out);
+    if (ra->off) return true;
+    uint64_t t0 = al_clock_ns();
+    al_rad *rad = NULL;
+    al_diag_list diags = {0};
+    al_rad_options o = {.luxel_size = ra->luxel, .threads = threads};
+    al_status st = al_rad_create(w, &m->input, &o, &rad, &diags);
+    al_diag_append(&m->diags, &diags);
+    al_diag_list_clear(&diags);
+    if (st != AL_OK) {
+        fprintf(stderr, "%s: radiosity failed: %s\n", m->path, al_status_message(st));
+        return false;
+    }
+    out->stop = al_rad_run(rad, ra->residual, ra->seconds, NULL, NULL);
+    al_rad_get_stats(rad, &out->stats);
+    al_rad_destroy(rad);
+    out->ms = al_clock_ms_since(t0);
+    out->ran = true;
+    return true;
+}
+
+static void rad_json(cJSON *root, const rad_result *r)
+{
+    cJSON *stages = cJSON_GetObjectItem(root, "stages");
+    if (!stages || !r->ran) return;
+    cJSON *o = cJSON_AddObjectToObject(stages, "rad");
+    cJSON_AddNumberToObject(o, "ms", r->ms);
+    cJSON_AddNumberToObject(o, "shooting_ms", r->stats.ms);
+    cJSON_AddNumberToObject(o, "patches", r->stats.patches);
+    cJSON_AddNumberToObject(o, "shooters", r->stats.shooters);
+    cJSON_AddNumberToObject(o, "lights", r->stats.lights);
+    cJSON_AddNumberToObject(o, "shots", (double) r->stats.shots);
+    cJSON_AddNumberToObject(o, "residual", r->stats.residual);
+    cJSON_AddNumberToObject(o, "rays", (double) r->stats.rays);
+    cJSON_AddStringToObject(o, "stopped", r->stop == AL_RAD_STOP_TIME ? "time" : "residual");
+}
+
+static bool parse_number(const char *flag, const char *v, double lo, double hi, double *out)
+{
+    char *end;
+    double x = strtod(v, &end);
+    if (*end || !isfinite(x) || x < lo || x > hi) {
+        fprintf(stderr, "error: %s %s: expected a number from %g to %g\n", flag, v, lo, hi);
+        return false;
+    }
+    *out = x;
+    return true;
+}
+
 int main(int argc, char **argv)
 {
     al_tool_options options = {.use_cache = true};
+    rad_args ra = {.residual = 0.01};
     bool json = false;
     const char *path = NULL, *output = NULL, *format = NULL;
     for (int i = 1; i < argc;) {
@@ -151,6 +224,17 @@ int main(int argc, char **argv)
             json = true;
         } else if (strcmp(argv[i], "--no-cache") == 0) {
             options.use_cache = false;
+        } else if (strcmp(argv[i], "--no-rad") == 0) {
+            ra.off = true;
+        } else if (strcmp(argv[i], "--rad-residual") == 0 && i + 1 < argc) {
+            if (!parse_number(argv[i], argv[i + 1], 0, 1, &ra.residual)) return 2;
+            i++;
+        } else if (strcmp(argv[i], "--rad-time") == 0 && i + 1 < argc) {
+            if (!parse_number(argv[i], argv[i + 1], 0, 1e9, &ra.seconds)) return 2;
+            i++;
+        } else if (strcmp(argv[i], "--luxel") == 0 && i + 1 < argc) {
+            if (!parse_number(argv[i], argv[i + 1], 1, 1024, &ra.luxel)) return 2;
+            i++;
         } else if ((strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--format") == 0) &&
                    i + 1 < argc) {
             if (argv[i][1] == 'o') output = argv[++i];
@@ -200,10 +284,18 @@ int main(int argc, char **argv)
         al_tool_map_free(&m);
         return 1;
     }
+    rad_result rr;
+    if (!light(&m, w, &ra, options.threads, &rr)) {
+        al_world_destroy(w);
+        al_tool_map_free(&m);
+        return 1;
+    }
     if (json) {
         al_world_stats s;
         al_world_get_stats(w, &s);
-        if (!al_report_print(al_report_json(&m, w, &s), stdout)) {
+        cJSON *report = al_report_json(&m, w, &s);
+        if (report) rad_json(report, &rr);
+        if (!al_report_print(report, stdout)) {
             fprintf(stderr, "error: out of memory while writing the report\n");
             al_world_destroy(w);
             al_tool_map_free(&m);
@@ -211,6 +303,11 @@ int main(int argc, char **argv)
         }
     } else {
         al_report_text(&m, w, stdout);
+        if (rr.ran)
+            printf("  radiosity: %d patches, %d lights, %lld shots, residual %.2f%% in %.0f ms%s\n",
+                   rr.stats.patches, rr.stats.lights, (long long) rr.stats.shots,
+                   rr.stats.residual * 100, rr.ms,
+                   rr.stop == AL_RAD_STOP_TIME ? " (time budget reached)" : "");
     }
     al_world_destroy(w);
     al_tool_map_free(&m);

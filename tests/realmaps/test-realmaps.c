@@ -4,6 +4,7 @@
  * and 100,000 traces per hull); the counts below keep the whole suite within its time
  * budget on two cores: 250,000 points per hull (a million per map), 20,000 traces per hull.
  */
+#include "al-rad.h"
 #include "brush/expand.h"
 #include "check.h"
 #include "doc-fixture.h"
@@ -462,6 +463,65 @@ CHECK_TEST(round_trip, "/realmaps/map-to-document-to-map-keeps-everything")
     free(text1);
     free(text2);
     free(original);
+}
+
+CHECK_TEST(radiosity, "/realmaps/radiosity-reaches-one-percent-with-its-books-balanced")
+{
+    if (!ready()) return;
+    /* 64-unit luxels keep the suite within its budget (allium-bench rad measures 16); the
+     * ThreadSanitizer run, many times slower, sets ALLIUM_TEST_RAD="LUXEL RESIDUAL" to
+     * stop earlier. */
+    double luxel = 64, target = 0.01;
+    const char *env = getenv("ALLIUM_TEST_RAD");
+    if (env && sscanf(env, "%lf %lf", &luxel, &target) != 2) luxel = 64, target = 0.01;
+    al_rad *rad;
+    al_diag_list d = {0};
+    REQUIRE(al_rad_create(s.world, &s.input.input, &(al_rad_options){.luxel_size = luxel},
+                          &rad, &d) == AL_OK);
+    for (size_t i = 0; i < d.count; i++)
+        CHECK_MSG(d.items[i].severity < AL_SEVERITY_ERROR && d.items[i].entity >= 0,
+                  "%s", d.items[i].message);
+    al_rad_stats st;
+    al_rad_get_stats(rad, &st);
+    double last = 1;
+    int rises = 0;
+    while (!st.converged && st.residual > target) {
+        if (al_rad_step(rad, st.direct_done ? 64 : st.lights) == 0) break;
+        al_rad_get_stats(rad, &st);
+        rises += st.residual > last + 1e-12;
+        last = st.residual;
+        double sum = st.absorbed + st.escaped + st.unshot;
+        if (fabs(sum - st.emitted) > 1e-6 * st.emitted) {
+            CHECK_MSG(false, "books: %g + %g + %g != %g", st.absorbed, st.escaped, st.unshot,
+                      st.emitted);
+            break;
+        }
+    }
+    check_note("%s: %d patches, %d lights, %lld shots, residual %.4f, escaped %.1f%%, "
+               "%lld rays, %.0f ms", map_name, st.patches, st.lights, (long long) st.shots,
+               st.residual, st.emitted > 0 ? 100 * st.escaped / st.emitted : 0,
+               (long long) st.rays, st.ms);
+    CHECK(st.patches > 0);
+    CHECK(rises == 0);
+    CHECK_MSG(st.residual <= target || st.converged, "residual %g", st.residual);
+    CHECK(st.escaped >= -0.02 * st.emitted);
+    al_rad_lightmap map;
+    REQUIRE(al_rad_snapshot(rad, &map) == AL_OK);
+    int bad = 0;
+    for (int t = 0; t < map.width * map.height; t++)
+        for (int k = 0; k < 3; k++) bad += !isfinite(map.texels[t][k]) || map.texels[t][k] < 0;
+    CHECK_MSG(bad == 0, "%d bad texels", bad);
+    /* Every luxel's sample point is in empty space. */
+    int solid = 0;
+    for (int i = 0; i < st.patches; i++) {
+        al_rad_luxel l;
+        al_rad_luxel_get(rad, i, &l);
+        solid += al_world_point_solid(s.world, 0, l.point);
+    }
+    CHECK_MSG(solid == 0, "%d sample points in solid", solid);
+    al_rad_lightmap_free(&map);
+    al_rad_destroy(rad);
+    al_diag_list_clear(&d);
 }
 
 int main(int argc, char **argv)
