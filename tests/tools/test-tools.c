@@ -40,7 +40,7 @@ static cJSON *path(cJSON *o, const char *a, const char *b)
 CHECK_TEST(compile_json, "/tools/allium-compile-json-has-the-report-keys")
 {
     char cmd[4096], *out;
-    snprintf(cmd, sizeof cmd, "'%s' --json '%s'", compile_tool, sample_map);
+    snprintf(cmd, sizeof cmd, "'%s' --luxel 64 --rad-residual 0.3 --json '%s'", compile_tool, sample_map);
     REQUIRE(run(cmd, &out) == 0);
     cJSON *r = cJSON_Parse(out);
     free(out);
@@ -81,7 +81,7 @@ CHECK_TEST(compile_hulls, "/tools/allium-compile-hull-and-block-options")
     CHECK(strcmp(cJSON_GetObjectItem(cJSON_GetArrayItem(hulls, 2), "name")->valuestring,
                  "big") == 0);
     cJSON_Delete(r);
-    snprintf(cmd, sizeof cmd, "'%s' --hull bad=1,2 '%s' 2>&1", compile_tool, sample_map);
+    snprintf(cmd, sizeof cmd, "'%s' --luxel 64 --rad-residual 0.3 --hull bad=1,2 '%s' 2>&1", compile_tool, sample_map);
     CHECK(run(cmd, &out) == 2);
     CHECK(strstr(out, "6 numbers") != NULL);
     free(out);
@@ -95,18 +95,18 @@ CHECK_TEST(compile_errors, "/tools/allium-compile-reports-bad-files-with-line-an
     REQUIRE(f);
     fputs("{\n\"classname\" \"worldspawn\"\n{\n( 0 0 0 ) ( 1 0 0 )\n", f);
     fclose(f);
-    snprintf(cmd, sizeof cmd, "'%s' '%s' 2>&1", compile_tool, file);
+    snprintf(cmd, sizeof cmd, "'%s' --luxel 64 --rad-residual 0.3 '%s' 2>&1", compile_tool, file);
     CHECK(run(cmd, &out) == 1);
     /* The file ends where the third point should start. */
     CHECK_MSG(strstr(out, "broken.map:5:1: error") != NULL && strstr(out, "end of the file") &&
                   !strstr(out, "skipped"),
               "output: %s", out);
     free(out);
-    snprintf(cmd, sizeof cmd, "'%s' /nonexistent.map 2>&1", compile_tool);
+    snprintf(cmd, sizeof cmd, "'%s' --luxel 64 --rad-residual 0.3 /nonexistent.map 2>&1", compile_tool);
     CHECK(run(cmd, &out) == 1);
     CHECK(strstr(out, "cannot open") != NULL);
     free(out);
-    snprintf(cmd, sizeof cmd, "'%s' 2>&1", compile_tool);
+    snprintf(cmd, sizeof cmd, "'%s' --luxel 64 --rad-residual 0.3 2>&1", compile_tool);
     CHECK(run(cmd, &out) == 2);
     CHECK(strstr(out, "usage") != NULL);
     free(out);
@@ -115,7 +115,7 @@ CHECK_TEST(compile_errors, "/tools/allium-compile-reports-bad-files-with-line-an
 static cJSON *compile_report(const char *map, const char *extra)
 {
     char cmd[4096], *out;
-    snprintf(cmd, sizeof cmd, "'%s' --json %s '%s'", compile_tool, extra, map);
+    snprintf(cmd, sizeof cmd, "'%s' --luxel 64 --rad-residual 0.3 --json %s '%s'", compile_tool, extra, map);
     int status = run(cmd, &out);
     cJSON *r = status == 0 ? cJSON_Parse(out) : NULL;
     free(out);
@@ -150,7 +150,7 @@ CHECK_TEST(documents, "/tools/allium-compile-imports-compiles-from-cache-and-exp
     snprintf(again, sizeof again, "%s/tools-sample-again.allium", scratch);
     unlink(doc), unlink(back), unlink(again);
     /* Import: the new document is compiled and its compile stored. */
-    snprintf(cmd, sizeof cmd, "'%s' --json -o '%s' '%s' 2>/dev/null", compile_tool, doc, sample_map);
+    snprintf(cmd, sizeof cmd, "'%s' --luxel 64 --rad-residual 0.3 --json -o '%s' '%s' 2>/dev/null", compile_tool, doc, sample_map);
     REQUIRE(run(cmd, &out) == 0);
     cJSON *cold = cJSON_Parse(out);
     free(out);
@@ -180,13 +180,13 @@ CHECK_TEST(documents, "/tools/allium-compile-imports-compiles-from-cache-and-exp
     cJSON_Delete(cold), cJSON_Delete(warm), cJSON_Delete(other), cJSON_Delete(plain);
 
     /* Export, and import the export: the same map text again. */
-    snprintf(cmd, sizeof cmd, "'%s' -o '%s' '%s'", compile_tool, back, doc);
+    snprintf(cmd, sizeof cmd, "'%s' --luxel 64 --rad-residual 0.3 -o '%s' '%s'", compile_tool, back, doc);
     REQUIRE(run(cmd, NULL) == 0);
-    snprintf(cmd, sizeof cmd, "'%s' -o '%s' '%s' >/dev/null 2>&1", compile_tool, again, back);
+    snprintf(cmd, sizeof cmd, "'%s' --luxel 64 --rad-residual 0.3 -o '%s' '%s' >/dev/null 2>&1", compile_tool, again, back);
     REQUIRE(run(cmd, NULL) == 0);
     char back2[600];
     snprintf(back2, sizeof back2, "%s/tools-sample-back2.map", scratch);
-    snprintf(cmd, sizeof cmd, "'%s' -o '%s' '%s'", compile_tool, back2, again);
+    snprintf(cmd, sizeof cmd, "'%s' --luxel 64 --rad-residual 0.3 -o '%s' '%s'", compile_tool, back2, again);
     REQUIRE(run(cmd, NULL) == 0);
     char *t1 = slurp(back), *t2 = slurp(back2);
     REQUIRE(t1 && t2);
@@ -194,7 +194,7 @@ CHECK_TEST(documents, "/tools/allium-compile-imports-compiles-from-cache-and-exp
     free(t1), free(t2);
 
     /* An existing file is never written over by an import. */
-    snprintf(cmd, sizeof cmd, "'%s' -o '%s' '%s' 2>&1", compile_tool, again, sample_map);
+    snprintf(cmd, sizeof cmd, "'%s' --luxel 64 --rad-residual 0.3 -o '%s' '%s' 2>&1", compile_tool, again, sample_map);
     CHECK(run(cmd, &out) == 1);
     CHECK(strstr(out, "exists already") != NULL);
     free(out);
@@ -210,7 +210,7 @@ CHECK_TEST(failed_import, "/tools/a-failed-import-leaves-no-document")
     REQUIRE(f);
     fputs("{\n\"classname\" \"worldspawn\"\n{\n( 0 0 0 ) ( 1 0 0 ) ( 0 1 0 ) x 0 0 0 1 1\n", f);
     fclose(f);
-    snprintf(cmd, sizeof cmd, "'%s' -o '%s' '%s' 2>&1", compile_tool, doc, bad);
+    snprintf(cmd, sizeof cmd, "'%s' --luxel 64 --rad-residual 0.3 -o '%s' '%s' 2>&1", compile_tool, doc, bad);
     CHECK(run(cmd, &out) == 1);
     CHECK(strstr(out, "tools-bad.map:") != NULL);
     free(out);
