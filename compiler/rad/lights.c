@@ -12,7 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
-static const char *value_of(const al_entity_desc *e, const char *key)
+const char *al_rad_entity_value(const al_entity_desc *e, const char *key)
 {
     for (int i = 0; i < e->property_count; i++)
         if (e->properties[i].key && strcmp(e->properties[i].key, key) == 0)
@@ -58,7 +58,7 @@ static void warn(const reader *r, const char *format, const char *key, const cha
 static double number_key(const reader *r, const char *key, double fallback,
                          bool (*check)(double), const char *rule)
 {
-    const char *s = value_of(&r->input->entities[r->entity], key);
+    const char *s = al_rad_entity_value(&r->input->entities[r->entity], key);
     if (!s) return fallback;
     double v;
     char fb[32];
@@ -100,7 +100,7 @@ static bool not_negative(double v)
 static void colour_key(const reader *r, const char *key, float colour[3])
 {
     colour[0] = colour[1] = colour[2] = 1;
-    const char *s = value_of(&r->input->entities[r->entity], key);
+    const char *s = al_rad_entity_value(&r->input->entities[r->entity], key);
     if (!s) return;
     double c[3];
     if (read_numbers(s, c, 3) != 3 || c[0] < 0 || c[1] < 0 || c[2] < 0) {
@@ -120,7 +120,7 @@ static void mangle_dir(double yaw, double pitch, double dir[3])
 
 static bool entity_origin(const al_entity_desc *e, double origin[3])
 {
-    const char *s = value_of(e, "origin");
+    const char *s = al_rad_entity_value(e, "origin");
     return s && read_numbers(s, origin, 3) == 3;
 }
 
@@ -185,7 +185,7 @@ int al_rad_parse_lights(const al_world *world, const al_input *input, rad_light 
         const char *cls = ent->classname ? ent->classname : "";
         reader r = {input, e, diags};
         if (e == 0) {
-            if (value_of(ent, "_sunlight2"))
+            if (al_rad_entity_value(ent, "_sunlight2"))
                 al_diag_add(diags, AL_SEVERITY_NOTE, AL_DIAG_ENTITY, 0, -1, -1, ent->line, -1,
                             "worldspawn \"_sunlight2\" (light from the whole sky) is not "
                             "supported; only \"_sunlight\" lights through sky faces");
@@ -196,7 +196,7 @@ int al_rad_parse_lights(const al_world *world, const al_input *input, rad_light 
                            .delay = 3, .range = INFINITY, .cluster = -1};
             colour_key(&r, "_sunlight_color", l.colour);
             double m[3] = {0, -90, 0};
-            const char *s = value_of(ent, "_sun_mangle");
+            const char *s = al_rad_entity_value(ent, "_sun_mangle");
             if (s && read_numbers(s, m, 3) < 2) {
                 warn(&r, "key \"%s\" is \"%s\", not \"yaw pitch [roll]\"", "_sun_mangle", s,
                      "0 -90 0");
@@ -213,7 +213,7 @@ int al_rad_parse_lights(const al_world *world, const al_input *input, rad_light 
                         "%s has no usable \"origin\"; it gives no light", cls);
             continue;
         }
-        const char *key = value_of(ent, "light") ? "light" : "_light";
+        const char *key = al_rad_entity_value(ent, "light") ? "light" : "_light";
         l.level = number_key(&r, key, 300, NULL, "");
         if (l.level < 0) {
             al_diag_add(diags, AL_SEVERITY_WARNING, AL_DIAG_BAD_VALUE, e, -1, -1, ent->line, -1,
@@ -228,12 +228,12 @@ int al_rad_parse_lights(const al_world *world, const al_input *input, rad_light 
         colour_key(&r, "_color", l.colour);
 
         /* Spotlight: a target, or a mangle. */
-        const char *target = value_of(ent, "target");
-        const char *mangle = value_of(ent, "mangle");
+        const char *target = al_rad_entity_value(ent, "target");
+        const char *mangle = al_rad_entity_value(ent, "mangle");
         bool spot = false;
         if (target && *target) {
             for (int t = 0; t < input->entity_count && !spot; t++) {
-                const char *name = value_of(&input->entities[t], "targetname");
+                const char *name = al_rad_entity_value(&input->entities[t], "targetname");
                 double to[3];
                 if (name && strcmp(name, target) == 0 &&
                     entity_origin(&input->entities[t], to)) {
@@ -257,7 +257,7 @@ int al_rad_parse_lights(const al_world *world, const al_input *input, rad_light 
         }
         if (spot) {
             l.kind = RAD_SPOT;
-            const char *cone_key = value_of(ent, "_cone") ? "_cone" : "angle";
+            const char *cone_key = al_rad_entity_value(ent, "_cone") ? "_cone" : "angle";
             double cone = number_key(&r, cone_key, 40, is_cone, "not between 0 and 180");
             double half = cone * 0.5 * M_PI / 180.0;
             l.cos_outer = cos(half);

@@ -18,20 +18,12 @@ enum {
                   AL_MATERIAL_CLIP | AL_MATERIAL_NODRAW | AL_MATERIAL_HINT,
 };
 
-static const char *value_of(const al_entity_desc *e, const char *key)
-{
-    for (int i = 0; i < e->property_count; i++)
-        if (e->properties[i].key && strcmp(e->properties[i].key, key) == 0)
-            return e->properties[i].value;
-    return NULL;
-}
-
 /* The entity key "allium_luxel_size", or 0 if absent or unusable (with a warning). */
 static double entity_luxel(const al_input *in, int e, al_diag_list *diags)
 {
     if (e < 0 || e >= in->entity_count) return 0;
     const al_entity_desc *ent = &in->entities[e];
-    const char *s = value_of(ent, "allium_luxel_size");
+    const char *s = al_rad_entity_value(ent, "allium_luxel_size");
     if (!s) return 0;
     char *end;
     double v = strtod(s, &end);

@@ -70,6 +70,9 @@ typedef struct rad_light {
     int32_t cluster;  /* vis leaf of the origin, -1 if none */
 } rad_light;
 
+/* The value of KEY on entity E, or NULL. */
+const char *al_rad_entity_value(const al_entity_desc *e, const char *key);
+
 /* Parses the light sources of INPUT (light* entities and the worldspawn sun), warning
  * about bad keys in DIAGS. Returns the count and a malloc'd array in *OUT, or -1 if memory
  * runs out. */
