@@ -54,6 +54,13 @@ static inline bool al_brush_blocks_sight(const al_brush *b)
            !(b->material_flags & AL_MATERIAL_CLIP);
 }
 
+/* True if B blocks light: any world brush but clip (detail does; liquids and other
+ * non-solid brushes are not collision brushes at all). */
+static inline bool al_brush_blocks_light(const al_brush *b)
+{
+    return b->model == 0 && !(b->material_flags & AL_MATERIAL_CLIP);
+}
+
 /* Builds brush number INDEX of INPUT into ARENA, adding its planes to PLANES. Returns NULL
  * and appends an error diagnostic to DIAGS if the brush is invalid; *OUT_OF_MEMORY is set
  * when the reason was memory. */

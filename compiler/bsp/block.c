@@ -17,6 +17,8 @@ void al_block_free(al_block *block)
     al_tree_free(&block->onion);
     for (int h = 0; h < AL_MAX_HULLS; h++) al_tree_free(&block->map[h]);
     al_tree_free(&block->vis);
+    al_tree_free(&block->light);
+    block->light_is_vis = false;
 }
 
 /* A map tree of the block from POLYS, the boundary of BRUSHES (whose inside decides the
@@ -41,22 +43,34 @@ static int build_map_tree(const al_world *w, al_block *block, al_brush *const *b
     return 0;
 }
 
-/* The vis tree: a map tree of the point hull from the brushes that block sight. Detail and
- * clip brushes are left out, so they do not split the leaves that portals and the PVS are
- * made of (their faces are pushed into those leaves afterwards, vis/leaf-faces.c). */
-static int build_vis_tree(const al_block_input *in, al_block *block, al_arena *arena,
-                          al_build_scratch *scratch)
+/* A map tree of the point hull from some of the brushes. The vis tree is made of the
+ * brushes that block sight: detail and clip brushes are left out, so they do not split the
+ * leaves that portals and the PVS are made of (their faces are pushed into those leaves
+ * afterwards, vis/leaf-faces.c). */
+static int build_point_tree(const al_block_input *in, al_block *block, al_brush *const *brushes,
+                            int count, al_tree *out, al_arena *arena, al_build_scratch *scratch)
 {
     const al_world *w = in->world;
     al_poly_vec polys = {0};
     al_build_stats stats = {0};
     int status = -1;
-    if (al_csg_boundary(arena, &w->planes, in->vis, in->vis_count, block->mins, block->maxs, 0,
+    if (al_csg_boundary(arena, &w->planes, brushes, count, block->mins, block->maxs, 0,
                         &polys) == 0)
-        status = build_map_tree(w, block, in->vis, in->vis_count, &polys, false, arena, scratch,
-                                &block->vis, &stats);
+        status = build_map_tree(w, block, brushes, count, &polys, false, arena, scratch, out,
+                                &stats);
     al_poly_vec_free(&polys);
     return status;
+}
+
+/* The light tree: the same from the brushes that block light. Those that block sight are
+ * among them, so when the counts agree (no detail in the block) the vis tree serves. */
+static int build_light_tree(const al_block_input *in, al_block *block, al_arena *arena,
+                            al_build_scratch *scratch)
+{
+    block->light_is_vis = in->light_count == in->vis_count;
+    if (block->light_is_vis) return 0;
+    return build_point_tree(in, block, in->light, in->light_count, &block->light, arena,
+                            scratch);
 }
 
 int al_block_build(const al_block_input *in, al_block *block, al_arena *arena,
@@ -103,8 +117,13 @@ int al_block_build(const al_block_input *in, al_block *block, al_arena *arena,
         goto done;
     al_tree_compute_masks(&block->onion, hulls);
     uint64_t t3 = al_clock_ns();
-    if (in->build_vis && build_vis_tree(in, block, arena, scratch) < 0) goto done;
+    if (in->build_vis &&
+        build_point_tree(in, block, in->vis, in->vis_count, &block->vis, arena, scratch) < 0)
+        goto done;
     block->stats.ms_vis_tree = al_clock_ms_since(t3);
+    uint64_t t4 = al_clock_ns();
+    if (in->build_vis && build_light_tree(in, block, arena, scratch) < 0) goto done;
+    block->stats.ms_light_tree = al_clock_ms_since(t4);
     block->stats.ms_csg = (double) (t1 - t0) / 1e6;
     block->stats.ms_map_trees = (double) (t2 - t1) / 1e6;
     block->stats.ms_onion = (double) (t3 - t2) / 1e6;

@@ -580,16 +580,16 @@ al_status al_rad_layout(al_rad *rad, al_diag_list *diags)
 
 /* --- rays --------------------------------------------------------------------------- */
 
-static bool special_box(void *context, int i, double mins[3], double maxs[3])
+static bool sky_box(void *context, int i, double mins[3], double maxs[3])
 {
     const al_rad *rad = context;
-    int32_t b = rad->specials[i].brush;
+    int32_t b = rad->skies[i].brush;
     al_copy(rad->polys.brush_mins[b], mins);
     al_copy(rad->polys.brush_maxs[b], maxs);
     return true;
 }
 
-bool al_rad_index_specials(al_rad *rad)
+bool al_rad_index_skies(al_rad *rad)
 {
     const al_input *in = rad->input;
     const al_face_polys *fp = &rad->polys;
@@ -607,27 +607,26 @@ bool al_rad_index_specials(al_rad *rad)
             if (m >= 0 && m < in->material_count) flags |= in->materials[m].flags;
         }
         if (flags & (AL_MATERIAL_LIQUID | AL_MATERIAL_NONSOLID | AL_MATERIAL_HINT)) continue;
-        flags &= AL_MATERIAL_SKY | AL_MATERIAL_CLIP;
-        if (!flags) continue;
-        if (!grow((void **) &rad->specials, &cap, rad->special_count + 1, sizeof *rad->specials))
+        if (!(flags & AL_MATERIAL_SKY)) continue;
+        if (!grow((void **) &rad->skies, &cap, rad->sky_count + 1, sizeof *rad->skies))
             return false;
-        rad->specials[rad->special_count++] = (rad_special){b, flags};
+        rad->skies[rad->sky_count++] = (rad_sky){b};
     }
-    return al_cell_index_build(&rad->special_index, 256.0, rad->special_count, special_box, rad,
+    return al_cell_index_build(&rad->sky_index, 256.0, rad->sky_count, sky_box, rad,
                                1 << 22);
 }
 
-/* The special brush containing P, or -1. */
-static int special_at(const al_rad *rad, const double p[3])
+/* The sky brush containing P, or -1. */
+static int sky_at(const al_rad *rad, const double p[3])
 {
-    const al_cell_index *ix = &rad->special_index;
-    if (rad->special_count == 0) return -1;
+    const al_cell_index *ix = &rad->sky_index;
+    if (rad->sky_count == 0) return -1;
     int lo[3], hi[3];
     al_cell_index_range(ix, p, p, lo, hi);
     int c = al_cell_index_cell(ix, lo[0], lo[1], lo[2]);
     for (int j = ix->start[c]; j < ix->start[c + 1]; j++) {
         int s = ix->items[j];
-        int32_t b = rad->specials[s].brush;
+        int32_t b = rad->skies[s].brush;
         const al_face_polys *fp = &rad->polys;
         bool inside = true;
         for (int k = fp->brush_first[b]; k < fp->brush_first[b + 1] && inside; k++)
@@ -637,47 +636,18 @@ static int special_at(const al_rad *rad, const double p[3])
     return -1;
 }
 
-/* Where the ray FROM + t DIR leaves brush B (t beyond its entry). */
-static double exit_distance(const al_rad *rad, int32_t b, const double from[3], const double dir[3])
-{
-    const al_face_polys *fp = &rad->polys;
-    double t = INFINITY;
-    for (int k = fp->brush_first[b]; k < fp->brush_first[b + 1]; k++) {
-        double dn = al_dot(dir, fp->faces[k].normal);
-        if (dn <= 1e-12) continue;
-        double d = (fp->faces[k].dist - al_dot(from, fp->faces[k].normal)) / dn;
-        if (d < t) t = d;
-    }
-    return t;
-}
 
 bool al_rad_ray(const al_rad *rad, const double a[3], const double b[3], bool *sky_hit)
 {
-    double from[3], dir[3];
-    al_copy(a, from);
+    double t = al_world_segment_hit(rad->world, a, b);
+    if (t >= 1.0) return sky_hit == NULL;
+    if (!sky_hit) return false;
+    /* A sun ray: did it end on sky? */
+    double hit[3], dir[3], probe[3];
     al_sub(b, a, dir);
-    double length = al_normalize(dir, dir);
-    if (length == 0) return sky_hit == NULL;
-    for (int pass = 0; pass < 8; pass++) {
-        double t = al_world_ray(rad->world, from, b);
-        if (t >= 1.0) return sky_hit == NULL;
-        double hit[3], probe[3], span[3];
-        al_sub(b, from, span);
-        al_madd(from, span, t, hit);
-        al_madd(hit, dir, 0.05, probe);
-        int s = special_at(rad, probe);
-        if (s < 0) return false;
-        if (rad->specials[s].flags & AL_MATERIAL_SKY) {
-            if (sky_hit) *sky_hit = true;
-            return sky_hit != NULL;
-        }
-        /* Clip: light goes through. Go on from just past it. */
-        double out = exit_distance(rad, rad->specials[s].brush, hit, dir);
-        if (!isfinite(out)) return false;
-        al_madd(hit, dir, out + 0.05, from);
-        double rest[3];
-        al_sub(b, from, rest);
-        if (al_dot(rest, dir) <= 0) return sky_hit == NULL;
-    }
-    return false;
+    al_madd(a, dir, t, hit);
+    if (al_normalize(dir, dir) == 0) return false;
+    al_madd(hit, dir, 0.05, probe);
+    *sky_hit = sky_at(rad, probe) >= 0;
+    return *sky_hit;
 }

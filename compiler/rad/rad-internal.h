@@ -84,12 +84,11 @@ int al_rad_parse_lights(const al_world *world, const al_input *input, rad_light 
  * from the light). */
 double al_rad_light_value(const rad_light *l, double d, double cos_angle, const double to_point[3]);
 
-/* Brushes that rays must tell apart when they hit them: sky (where sunlight comes from)
- * and clip (solid for agents, transparent to light). */
-typedef struct rad_special {
+/* Sky brushes, where sunlight comes from: a sun ray must tell them apart when it hits one.
+ * (Clip brushes need no such care: the light trees leave them out.) */
+typedef struct rad_sky {
     int32_t brush;
-    uint32_t flags; /* AL_MATERIAL_SKY / AL_MATERIAL_CLIP */
-} rad_special;
+} rad_sky;
 
 struct al_rad {
     const al_world *world;
@@ -134,9 +133,9 @@ struct al_rad {
     int32_t lights_shot;
 
     /* special brushes for rays */
-    rad_special *specials;
-    int32_t special_count;
-    al_cell_index special_index;
+    rad_sky *skies;
+    int32_t sky_count;
+    al_cell_index sky_index;
 
     /* atlas */
     int atlas_w, atlas_h;
@@ -165,11 +164,11 @@ struct al_rad {
  * AL_ERR_NOMEM. */
 al_status al_rad_layout(al_rad *rad, al_diag_list *diags);
 
-/* Sky and clip brushes, indexed for ray hit classification (patches.c). */
-bool al_rad_index_specials(al_rad *rad);
+/* Sky brushes, indexed for sun rays (patches.c). */
+bool al_rad_index_skies(al_rad *rad);
 
-/* Casts a ray from A to B through the world: true if nothing blocks it. Clip brushes do
- * not block light. When SKY_HIT is not NULL the ray is a sun ray: it returns true only if
+/* Casts a ray from A to B through the world's light trees: true if nothing blocks it.
+ * Clip brushes do not block light. When SKY_HIT is not NULL the ray is a sun ray: it returns true only if
  * the first thing it meets is a sky brush (then *SKY_HIT is set). */
 bool al_rad_ray(const al_rad *rad, const double a[3], const double b[3], bool *sky_hit);
 

@@ -497,7 +497,7 @@ al_status al_rad_create(const al_world *world, const al_input *input, const al_r
     atomic_init(&rad->cancel, false);
     al_status st = al_face_polys_build(input, &rad->polys);
     if (st == AL_OK) st = al_rad_layout(rad, diags);
-    if (st == AL_OK && !al_rad_index_specials(rad)) st = AL_ERR_NOMEM;
+    if (st == AL_OK && !al_rad_index_skies(rad)) st = AL_ERR_NOMEM;
     if (st == AL_OK) {
         rad->light_count = al_rad_parse_lights(world, input, &rad->lights, diags);
         if (rad->light_count < 0) st = AL_ERR_NOMEM;
@@ -548,8 +548,8 @@ void al_rad_destroy(al_rad *rad)
     free(rad->group_clusters);
     free(rad->group_power);
     free(rad->lights);
-    free(rad->specials);
-    al_cell_index_free(&rad->special_index);
+    free(rad->skies);
+    al_cell_index_free(&rad->sky_index);
     free(rad->texel_luxel);
     free(rad->delta);
     free(rad->mask);

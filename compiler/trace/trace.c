@@ -439,20 +439,92 @@ bool al_world_point_solid_map_tree(const al_world *world, int hull, const double
     return point_solid(world, hull, p, true);
 }
 
-double al_world_ray(const al_world *world, const double a[3], const double b[3])
+/* --- occlusion rays ------------------------------------------------------------------- */
+
+/* A piece of the segment still to test: the subtree CODE of TREE over [T0, T1]. */
+typedef struct ray_piece {
+    const al_tree *tree;
+    int32_t code;
+    double t0, t1;
+} ray_piece;
+
+#define RAY_STACK 64
+
+/* Where A + t D, t in [T0, T1], first touches a solid leaf of the light trees below CODE
+ * of TREE: the start of the first solid piece, or INFINITY. Pieces are visited
+ * near first, so the first solid one found is the first along the segment. */
+static double first_solid(const al_model *m, const double a[3], const double d[3],
+                          const al_tree *tree, int32_t code, double t0, double t1)
+{
+    ray_piece stack[RAY_STACK];
+    int top = 0;
+    for (;;) {
+        /* Descend the piece: down one child when it lies on one side, near child first
+         * (the far one waits on the stack) when it crosses the plane. */
+        for (;;) {
+            if (code < 0) {
+                if (tree == &m->top) {
+                    tree = al_block_light(&m->blocks[-1 - code]);
+                    code = tree->root;
+                    continue;
+                }
+                if (tree->leaves[-1 - code] & 1u) return t0;
+                break;
+            }
+            const al_node *n = &tree->nodes[code];
+            /* (The top tree's masks come from the onion trees, clip included.) */
+            if (tree != &m->top && ((n->empty_mask | n->solid_mask) & 1u)) {
+                if (n->solid_mask & 1u) return t0;
+                break;
+            }
+            double base = al_dot(n->normal, a) - n->dist, rate = al_dot(n->normal, d);
+            double d0 = base + rate * t0, d1 = base + rate * t1;
+            if (d0 >= 0 && d1 >= 0) {
+                code = n->child[0];
+                continue;
+            }
+            if (d0 < 0 && d1 < 0) {
+                code = n->child[1];
+                continue;
+            }
+            double tm = -base / rate; /* rate is not 0: the ends differ in sign */
+            int near = d0 >= 0 ? 0 : 1;
+            /* A piece that would be a single point is left out: the segment only touches
+             * the other side there, and touching is not blocking. */
+            if (tm <= t0) {
+                code = n->child[near ^ 1];
+                continue;
+            }
+            if (tm >= t1) {
+                code = n->child[near];
+                continue;
+            }
+            if (top == RAY_STACK) {
+                /* Deeper than the stack: finish the near part here, the far by a call. */
+                double t = first_solid(m, a, d, tree, n->child[near], t0, tm);
+                if (t < INFINITY) return t;
+                code = n->child[near ^ 1];
+                t0 = tm;
+                continue;
+            }
+            stack[top++] = (ray_piece){tree, n->child[near ^ 1], tm, t1};
+            code = n->child[near];
+            t1 = tm;
+        }
+        if (top == 0) return INFINITY;
+        ray_piece p = stack[--top];
+        tree = p.tree;
+        code = p.code;
+        t0 = p.t0;
+        t1 = p.t1;
+    }
+}
+
+double al_world_segment_hit(const al_world *world, const double a[3], const double b[3])
 {
     const al_model *m = &world->models[0];
-    if (m->brush_count == 0) return 1.0;
-    double delta[3], lo[3], hi[3];
-    al_sub(b, a, delta);
-    for (int k = 0; k < 3; k++) {
-        lo[k] = min2(a[k], b[k]) - TRACE_EPSILON;
-        hi[k] = max2(a[k], b[k]) + TRACE_EPSILON;
-    }
-    transition t = first_transition(m, 1u, a, delta, al_model_box_block(m, lo, hi));
-    switch (kind_of(t)) {
-    case RAY_E: return 1.0;
-    case RAY_E2S: return t.t;
-    default: return 0.0;
-    }
+    if (m->brush_count == 0) return INFINITY;
+    double d[3];
+    al_sub(b, a, d);
+    return first_solid(m, a, d, &m->top, m->top.root, 0.0, 1.0);
 }

@@ -106,7 +106,18 @@ static bool brush_box(void *context, int i, double mins[3], double maxs[3])
     return true;
 }
 
-static al_oracle *create(const al_world *world, bool sight_only)
+typedef enum oracle_kind { ORACLE_COLLISION, ORACLE_SIGHT, ORACLE_LIGHT } oracle_kind;
+
+static bool takes(oracle_kind kind, const al_brush *b)
+{
+    switch (kind) {
+    case ORACLE_SIGHT: return al_brush_blocks_sight(b);
+    case ORACLE_LIGHT: return al_brush_blocks_light(b);
+    default: return true;
+    }
+}
+
+static al_oracle *create(const al_world *world, oracle_kind kind)
 {
     al_oracle *o = calloc(1, sizeof *o);
     if (!o) return NULL;
@@ -116,7 +127,7 @@ static al_oracle *create(const al_world *world, bool sight_only)
     o->found = malloc(((size_t) world->collision_count + 1) * sizeof *o->found);
     if (!o->brushes || !o->stamp || !o->found) goto fail;
     for (int i = 0; i < world->collision_count; i++) {
-        if (sight_only && !al_brush_blocks_sight(world->collision[i])) continue;
+        if (!takes(kind, world->collision[i])) continue;
         if (!build_sat(world, world->collision[i], &o->brushes[o->count++])) goto fail;
     }
     if (!al_cell_index_build(&o->cells, CELL, o->count, brush_box, o, 50000000)) goto fail;
@@ -128,12 +139,17 @@ fail:
 
 al_oracle *al_oracle_create(const al_world *world)
 {
-    return create(world, false);
+    return create(world, ORACLE_COLLISION);
 }
 
 al_oracle *al_oracle_create_sight(const al_world *world)
 {
-    return create(world, true);
+    return create(world, ORACLE_SIGHT);
+}
+
+al_oracle *al_oracle_create_light(const al_world *world)
+{
+    return create(world, ORACLE_LIGHT);
 }
 
 void al_oracle_destroy(al_oracle *o)

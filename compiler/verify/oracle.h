@@ -29,6 +29,10 @@ void al_oracle_destroy(al_oracle *oracle);
  * the PVS verifier. */
 al_oracle *al_oracle_create_sight(const al_world *world);
 
+/* Oracle over the brushes that block light only (those the light trees are built from:
+ * the world model's, clip left out), for radiosity's rays. */
+al_oracle *al_oracle_create_light(const al_world *world);
+
 /* Signed separation of the box [MINS, MAXS] at P from the solid: negative inside (minus the
  * depth to the nearest surface), positive outside (a lower bound of the distance to the
  * nearest brush). Not thread-safe per oracle (it keeps a query stamp). */

@@ -154,6 +154,21 @@ typedef struct compile_context {
     int failed;
 } compile_context;
 
+/* List KIND of a block's input: 0 the vis brushes, 1 the light brushes, else hull H's. */
+static void block_list(al_block_input *in, int kind, int h, al_brush ****list, int **count)
+{
+    if (kind == 0) {
+        *list = &in->vis;
+        *count = &in->vis_count;
+    } else if (kind == 1) {
+        *list = &in->light;
+        *count = &in->light_count;
+    } else {
+        *list = &in->expanded[h];
+        *count = &in->expanded_count[h];
+    }
+}
+
 static void run_block_job(void *context, int index, int worker)
 {
     compile_context *c = context;
@@ -433,9 +448,9 @@ al_status al_world_compile(const al_input *input, const al_compile_options *opti
     }
     w->stats.blocks = total_blocks;
 
-    /* Per block, one list per hull and one of the brushes that block sight (the world
-     * model's vis trees). */
-    int lists = hull_count + 1;
+    /* Per block, one list per hull, and for the world model's point-hull trees one of the
+     * brushes that block sight and one of those that block light. */
+    int lists = hull_count + 2;
     jobs = calloc((size_t) total_blocks, sizeof *jobs);
     block_lists = calloc((size_t) total_blocks * lists, sizeof *block_lists);
     if (!jobs || !block_lists) goto nomem;
@@ -458,9 +473,12 @@ al_status al_world_compile(const al_input *input, const al_compile_options *opti
             for (int h = 0; h < lists; h++)
                 for (int i = model->first_brush; i < model->first_brush + model->brush_count;
                      i++) {
-                    bool vis = h == hull_count;
-                    if (vis && (m != 0 || !al_brush_blocks_sight(w->collision[i]))) continue;
-                    al_brush *e = expanded[(vis ? 0 : h) * n + i];
+                    int kind = h - hull_count; /* 0: vis list, 1: light list, < 0: a hull */
+                    if (kind == 0 && (m != 0 || !al_brush_blocks_sight(w->collision[i])))
+                        continue;
+                    if (kind == 1 && (m != 0 || !al_brush_blocks_light(w->collision[i])))
+                        continue;
+                    al_brush *e = expanded[(kind >= 0 ? 0 : h) * n + i];
                     int lo[3], hi[3];
                     for (int k = 0; k < 3; k++) {
                         lo[k] = (int) floor((e->mins[k] - AL_ON_EPSILON) / block_size) -
@@ -474,9 +492,10 @@ al_status al_world_compile(const al_input *input, const al_compile_options *opti
                         for (int y = lo[1]; y <= hi[1]; y++)
                             for (int x = lo[0]; x <= hi[0]; x++) {
                                 block_job *j = &jobs[job_base + al_model_block_index(model, x, y, z)];
-                                al_brush **list = vis ? j->input.vis : j->input.expanded[h];
-                                int *count = vis ? &j->input.vis_count : &j->input.expanded_count[h];
-                                if (pass == 1) list[*count] = e;
+                                al_brush ***list;
+                                int *count;
+                                block_list(&j->input, kind, h, &list, &count);
+                                if (pass == 1) (*list)[*count] = e;
                                 (*count)++;
                             }
                 }
@@ -485,18 +504,14 @@ al_status al_world_compile(const al_input *input, const al_compile_options *opti
         if (pass == 0) {
             for (int j = 0; j < total_blocks; j++)
                 for (int h = 0; h < lists; h++) {
-                    bool vis = h == hull_count;
-                    int c = vis ? jobs[j].input.vis_count : jobs[j].input.expanded_count[h];
-                    al_brush **list = malloc((size_t) (c + 1) * sizeof(al_brush *));
-                    if (!list) goto nomem;
-                    block_lists[j * lists + h] = list;
-                    if (vis) {
-                        jobs[j].input.vis = list;
-                        jobs[j].input.vis_count = 0;
-                    } else {
-                        jobs[j].input.expanded[h] = list;
-                        jobs[j].input.expanded_count[h] = 0;
-                    }
+                    al_brush ***list;
+                    int *count;
+                    block_list(&jobs[j].input, h - hull_count, h, &list, &count);
+                    al_brush **items = malloc((size_t) (*count + 1) * sizeof(al_brush *));
+                    if (!items) goto nomem;
+                    block_lists[j * lists + h] = items;
+                    *list = items;
+                    *count = 0;
                 }
         }
     }

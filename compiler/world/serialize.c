@@ -23,7 +23,7 @@
 #include <string.h>
 
 #define MAGIC      "ALWORLD"
-#define VERSION    2u
+#define VERSION    3u
 #define ORDER_MARK 0x01020304u
 #define HEADER     32
 
@@ -159,7 +159,11 @@ al_status al_world_save(const al_world *w, void **data, size_t *size)
             put_tree(&o, &block->onion);
             for (int h = 0; h < w->hull_count; h++) put_tree(&o, &block->map[h]);
             put_i32(&o, m == 0);
-            if (m == 0) put_tree(&o, &block->vis);
+            if (m == 0) {
+                put_tree(&o, &block->vis);
+                put_i32(&o, block->light_is_vis);
+                if (!block->light_is_vis) put_tree(&o, &block->light);
+            }
         }
     }
     if (o.failed) {
@@ -354,7 +358,16 @@ static bool get_model(reader *r, al_world *w, al_model *m)
         int32_t has_vis;
         if (!get(r, &has_vis, sizeof has_vis)) return false;
         if (has_vis != (m == w->models)) return fail(r, "a block's vis tree is missing");
-        if (has_vis && !get_tree(r, &block->vis, false, 0)) return false;
+        if (has_vis) {
+            int32_t light_is_vis;
+            if (!get_tree(r, &block->vis, false, 0) ||
+                !get(r, &light_is_vis, sizeof light_is_vis))
+                return false;
+            if (light_is_vis != 0 && light_is_vis != 1)
+                return fail(r, "a block's light tree is wrong");
+            block->light_is_vis = light_is_vis;
+            if (!light_is_vis && !get_tree(r, &block->light, false, 0)) return false;
+        }
     }
     return true;
 }

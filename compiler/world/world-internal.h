@@ -25,7 +25,7 @@ typedef struct al_block_stats {
     int boundary_polys[AL_MAX_HULLS];
     al_build_stats onion;
     al_build_stats map;
-    double ms_csg, ms_map_trees, ms_onion, ms_vis_tree;
+    double ms_csg, ms_map_trees, ms_onion, ms_vis_tree, ms_light_tree;
 } al_block_stats;
 
 typedef struct al_block {
@@ -34,6 +34,10 @@ typedef struct al_block {
     al_tree map[AL_MAX_HULLS]; /* map[0] carries bevel chains under its solid leaves */
     al_tree vis; /* world model only: the point hull of the brushes that block sight
                     (structural, not clip), for portals and visibility (vis/) */
+    al_tree light; /* world model only: the point hull of the brushes that block light
+                      (detail too, not clip), for radiosity's rays; empty when it would
+                      equal the vis tree (a block without detail): see al_block_light */
+    bool light_is_vis;
     al_block_stats stats;
 } al_block;
 
@@ -104,6 +108,12 @@ static inline int al_model_box_block(const al_model *m, const double mins[3],
     return al_model_block_index(m, c[0], c[1], c[2]);
 }
 
+/* The light tree of a world block. */
+static inline const al_tree *al_block_light(const al_block *b)
+{
+    return b->light_is_vis ? &b->vis : &b->light;
+}
+
 /* Builds the trees of one block from the expanded brushes per hull that overlap it. */
 typedef struct al_block_input {
     const al_world *world;
@@ -112,6 +122,8 @@ typedef struct al_block_input {
     bool build_vis;   /* a block of the world model: build its vis tree */
     al_brush **vis;   /* the point hull's brushes that block sight (al_brush_blocks_sight) */
     int vis_count;
+    al_brush **light; /* those that block light (al_brush_blocks_light), a superset */
+    int light_count;
 } al_block_input;
 
 int al_block_build(const al_block_input *in, al_block *block, al_arena *arena,
@@ -125,10 +137,11 @@ void al_trace_finish(const double start[3], const double end[3], al_trace *out);
  * an absurd area get one cell: every trace then tests every model. */
 bool al_world_index_models(al_world *w);
 
-/* Where the segment A -> B first enters solid for the point hull in the world model alone
- * (brush models are left out): a fraction in [0, 1], 1 if it never does, 0 if A is in
- * solid. The occlusion ray of radiosity. */
-double al_world_ray(const al_world *world, const double a[3], const double b[3]);
+/* Where the segment A -> B (t from 0 to 1) first touches a brush that blocks light in the
+ * world model alone (brush models are left out; clip lets light through, sky does not): t
+ * in [0, 1], or INFINITY if it never does. A lean walk of the light trees, without the
+ * swept trace's transition planes: the occlusion ray of radiosity. */
+double al_world_segment_hit(const al_world *world, const double a[3], const double b[3]);
 
 /* Frees the trees of BLOCK. */
 void al_block_free(al_block *block);

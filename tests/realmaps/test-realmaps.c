@@ -465,6 +465,56 @@ CHECK_TEST(round_trip, "/realmaps/map-to-document-to-map-keeps-everything")
     free(original);
 }
 
+CHECK_TEST(light_rays, "/realmaps/light-rays-agree-with-a-sweep-through-the-brushes")
+{
+    if (!ready()) return;
+    /* Segments between random luxel sample points (the rays radiosity casts), blocked or
+     * not by the light trees, against a brute-force sweep over the brushes that block
+     * light. Lines grazing an edge (a thin and a hair-fat sweep disagree), and those that
+     * touch a surface only at an end (a sample point on another brush's plane) may go
+     * either way and are left out. */
+    al_rad *rad;
+    al_diag_list d = {0};
+    REQUIRE(al_rad_create(s.world, &s.input.input, &(al_rad_options){.luxel_size = 64}, &rad,
+                          &d) == AL_OK);
+    al_oracle *light = al_oracle_create_light(s.world);
+    REQUIRE(light != NULL);
+    al_rad_stats st;
+    al_rad_get_stats(rad, &st);
+    al_rng rng = {0x5eed0000u + (uint64_t) strlen(map_name)};
+    const double zero[3] = {0, 0, 0}, hair[3] = {0.05, 0.05, 0.05},
+                 nhair[3] = {-0.05, -0.05, -0.05};
+    int checked = 0, blocked = 0, wrong = 0;
+    for (int i = 0; st.patches > 1 && i < 20000; i++) {
+        al_rad_luxel a, b;
+        al_rad_luxel_get(rad, (int32_t) (al_rng_uniform(&rng) * st.patches), &a);
+        al_rad_luxel_get(rad, (int32_t) (al_rng_uniform(&rng) * st.patches), &b);
+        al_oracle_hit thin, fat;
+        al_oracle_sweep(light, zero, zero, a.point, b.point, &thin);
+        al_oracle_sweep(light, nhair, hair, a.point, b.point, &fat);
+        if (thin.hit != fat.hit) continue;
+        double span[3];
+        al_sub(b.point, a.point, span);
+        double length = al_length(span);
+        if (thin.hit && (thin.fraction * length < 0.05 || (1 - thin.fraction) * length < 0.05))
+            continue;
+        bool hit = al_world_segment_hit(s.world, a.point, b.point) < 1.0;
+        checked++;
+        blocked += thin.hit;
+        if (hit != thin.hit && wrong++ == 0)
+            check_note("first disagreement: (%.17g %.17g %.17g) to (%.17g %.17g %.17g): "
+                       "trees %d, sweep %d",
+                       a.point[0], a.point[1], a.point[2], b.point[0], b.point[1], b.point[2],
+                       hit, thin.hit);
+    }
+    check_note("%s: %d light rays checked, %d blocked", map_name, checked, blocked);
+    CHECK(st.patches < 2 || checked > 10000);
+    CHECK_MSG(wrong == 0, "%d of %d rays disagree", wrong, checked);
+    al_oracle_destroy(light);
+    al_rad_destroy(rad);
+    al_diag_list_clear(&d);
+}
+
 CHECK_TEST(radiosity, "/realmaps/radiosity-reaches-one-percent-with-its-books-balanced")
 {
     if (!ready()) return;
