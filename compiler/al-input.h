@@ -31,7 +31,7 @@ typedef struct al_material_desc {
     const char *name;
     uint32_t flags;    /* AL_MATERIAL_* */
     float colour[3];   /* sRGB 0..1; radiosity reflects this colour (al-rad.h) */
-    float reflectance; /* 0: the mean of the colour; otherwise in (0, 1] */
+    float reflectance; /* 0: the mean of the colour in linear light; otherwise in (0, 1] */
     float emission[3]; /* light level its faces give off; zero for most materials */
 } al_material_desc;
 

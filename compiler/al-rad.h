@@ -40,9 +40,9 @@
  *              direction.
  * Direct light on a luxel is level * falloff * (0.5 + 0.5 cos angle) (Quake's angle
  * scale). An emissive material's emission is the radiosity (light level) its faces give
- * off. Reflectance per colour channel is the material's colour times
- * al_material_desc.reflectance / mean(colour) when that is set, else the colour itself,
- * never above 0.95.
+ * off. Reflectance per colour channel is the material's colour in linear light (the
+ * colour is sRGB: 0.5 reflects 21%), times al_material_desc.reflectance / its mean when
+ * that is set, never above 0.95.
  *
  * Bookkeeping. Emitted power is the direct light's power on the luxels plus the power of
  * emissive faces. A shot's power that reaches no luxel (into the sky, the void, onto faces

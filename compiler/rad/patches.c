@@ -169,6 +169,14 @@ static void mark_listed(al_rad *rad, uint8_t *listed)
     }
 }
 
+/* The linear value of an sRGB colour channel. */
+static double linear_of(double c)
+{
+    return c <= 0.04045 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4);
+}
+
+/* Reflectance is the material's colour in linear light (a mid-grey 0.5 in sRGB reflects
+ * 21%), scaled to al_material_desc.reflectance as its mean when that is set. */
 static void set_reflectance(const al_input *in, int material, float refl[3], float emit[3])
 {
     float colour[3] = {0.5f, 0.5f, 0.5f};
@@ -181,12 +189,11 @@ static void set_reflectance(const al_input *in, int material, float refl[3], flo
         for (int k = 0; k < 3; k++) emit[k] = isfinite(m->emission[k]) && m->emission[k] > 0
                                                   ? m->emission[k] : 0;
     }
-    double mean = (colour[0] + colour[1] + colour[2]) / 3.0;
+    double lin[3];
+    for (int k = 0; k < 3; k++) lin[k] = isfinite(colour[k]) ? linear_of(fmax(colour[k], 0)) : 0;
+    double mean = (lin[0] + lin[1] + lin[2]) / 3.0;
     double scale = r > 0 && mean > 0 ? r / mean : 1.0;
-    for (int k = 0; k < 3; k++) {
-        double v = isfinite(colour[k]) ? colour[k] * scale : 0;
-        refl[k] = (float) fmin(fmax(v, 0.0), 0.95);
-    }
+    for (int k = 0; k < 3; k++) refl[k] = (float) fmin(fmax(lin[k] * scale, 0.0), 0.95);
 }
 
 /* Picks the faces to light and lays out their grids. */

@@ -287,6 +287,39 @@ CHECK_TEST(shadow, "/rad/a-blocker-casts-the-shadow-a-trace-through-the-brushes-
     scene_free(&s);
 }
 
+CHECK_TEST(reflectance, "/rad/reflectance-is-the-colour-in-linear-light")
+{
+    mapgen *g = mapgen_create(false);
+    mapgen_begin_entity(g, "worldspawn");
+    sealed_room(g, 0, 0, 128, 128, 128, "stone");
+    mapgen_end_entity(g);
+    light(g, 64, 64, 64, "300");
+    scene s;
+    REQUIRE(load(&s, g));
+    /* sRGB 0.5 is 0.21404 in linear light; 1.0 is capped at 0.95. */
+    const float set[2] = {0, 0.3f};
+    const double want[2][3] = {{0.214041, 0.95, 0}, {0.3 * 0.214041 / 0.404680, 0.3 / 0.404680, 0}};
+    for (int v = 0; v < 2; v++) {
+        for (int m = 0; m < s.input.input.material_count; m++) {
+            al_material_desc *md = &s.input.materials[m];
+            md->colour[0] = 0.5f, md->colour[1] = 1.0f, md->colour[2] = 0.0f;
+            md->reflectance = set[v];
+        }
+        al_rad *rad;
+        al_diag_list d = {0};
+        REQUIRE(al_rad_create(s.world, &s.input.input, NULL, &rad, &d) == AL_OK);
+        al_rad_luxel l;
+        REQUIRE(al_rad_luxel_get(rad, 0, &l));
+        for (int k = 0; k < 3; k++)
+            CHECK_MSG(fabs(l.reflectance[k] - want[v][k]) < 1e-4,
+                      "reflectance %d channel %d: %g, want %g", v, k, l.reflectance[k],
+                      want[v][k]);
+        al_rad_destroy(rad);
+        al_diag_list_clear(&d);
+    }
+    scene_free(&s);
+}
+
 CHECK_TEST(light_falloff, "/rad/direct-light-follows-quake-falloff")
 {
     /* A big room, a light 100 units above the floor: the luxel right under it gets
