@@ -9,9 +9,12 @@
  * lit frame"), then shooter groups by unshot power, AL_RAD_BATCH at a time.
  *
  * The form factor from a receiver point to a shooter group is Lambert's exact formula near
- * the group (closer than five times its radius), with rays to up to four points spread
- * over the group for partial visibility; farther away, the point-to-disc term
- * A cos cos / (pi r^2) with one ray to the group's centre.
+ * the group (closer than five times its radius); farther away, the point-to-disc term
+ * A cos cos / (pi r^2 + A) with one ray between the groups' centres. Near visibility is
+ * first tested between the groups (up to four rays from the receiver's centre to points
+ * spread over the shooter, four from points spread over the receiver to the shooter's
+ * centre): all met or none decides for every luxel of the receiver; otherwise a shadow's
+ * edge crosses it and each luxel casts its own rays to the shooter's four points.
  */
 #include "rad-internal.h"
 
@@ -167,10 +170,11 @@ static void light_job(void *context, int index, int worker)
     ps->rays[worker] += rays;
 }
 
-/* Adds the light of shooter SH to luxel J of receiver group R, with visibility from
- * rays to the shooter's aim points (the near field). Returns the rays cast. */
-static int near_luxel(const al_rad *rad, const shooter *sh, int32_t j, float sum[3],
-                      double *received)
+/* Adds the light of shooter SH to luxel J of receiver group R (the near field), with
+ * visibility from rays to the shooter's aim points, or whole when SEES_ALL. Returns the
+ * rays cast. */
+static int near_luxel(const al_rad *rad, const shooter *sh, int32_t j, bool sees_all,
+                      float sum[3], double *received)
 {
     const rad_group *g = &rad->groups[sh->group];
     const rad_face *gf = &rad->faces[g->face];
@@ -182,9 +186,13 @@ static int near_luxel(const al_rad *rad, const shooter *sh, int32_t j, float sum
     if (!(ff > 0)) return 0;
     /* The polygon may hold luxels in solid, which give nothing off. */
     ff = fmin(ff, 1.0) * g->area / g->polygon_area;
-    int seen = 0;
-    for (int q = 0; q < g->aim_count; q++) seen += al_rad_ray(rad, x, rad->point[g->aims[q]], NULL);
-    if (seen == 0) return g->aim_count;
+    int seen = g->aim_count;
+    if (!sees_all) {
+        seen = 0;
+        for (int q = 0; q < g->aim_count; q++)
+            seen += al_rad_ray(rad, x, rad->point[g->aims[q]], NULL);
+        if (seen == 0) return g->aim_count;
+    }
     double f = ff * seen / g->aim_count;
     float add[3];
     for (int k = 0; k < 3; k++) {
@@ -192,7 +200,22 @@ static int near_luxel(const al_rad *rad, const shooter *sh, int32_t j, float sum
         sum[k] += add[k];
     }
     *received += mean3(add) * rad->area[j];
-    return g->aim_count;
+    return sees_all ? 0 : g->aim_count;
+}
+
+/* How much of shooter group G receiver group R sees, tested coarsely: rays from R's
+ * centre luxel to G's aim points and from R's aim points to G's centre luxel. Returns 0
+ * (none met), 2 (all met) or 1 (some: a shadow's edge runs through, so each luxel must
+ * look for itself), and adds the rays cast to *RAYS. */
+static int group_sight(const al_rad *rad, const rad_group *r, const rad_group *g, int64_t *rays)
+{
+    int seen = 0, tried = 0;
+    for (int q = 0; q < g->aim_count; q++, tried++)
+        seen += al_rad_ray(rad, rad->point[r->target], rad->point[g->aims[q]], NULL);
+    for (int q = 0; q < r->aim_count; q++, tried++)
+        seen += al_rad_ray(rad, rad->point[r->aims[q]], rad->point[g->target], NULL);
+    *rays += tried;
+    return seen == 0 ? 0 : seen == tried ? 2 : 1;
 }
 
 /* True if any cluster of group R is in MASK (NULL: everything). */
@@ -229,10 +252,14 @@ static void group_job(void *context, int index, int worker)
             bool near = al_dot(d, d) < reach * reach;
             float *luxel_sum;
             if (near) {
+                /* A few rays between the groups first; rays per luxel only where they
+                 * disagree. */
+                int sight = group_sight(rad, r, g, &rays);
+                if (sight == 0) continue;
                 for (int32_t k = r->first_luxel; k < r->first_luxel + r->luxel_count; k++) {
                     int32_t j = rad->group_luxels[k];
                     luxel_sum = rad->delta[(size_t) s * rad->luxel_count + j];
-                    rays += near_luxel(rad, sh, j, luxel_sum, &received[s]);
+                    rays += near_luxel(rad, sh, j, sight == 2, luxel_sum, &received[s]);
                 }
                 continue;
             }
