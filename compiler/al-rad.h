@@ -15,11 +15,15 @@
  * point is the centroid of the part of its cell that lies on the face, a unit in front of
  * it; luxels whose sample point lies in solid (the face is covered there) take no part.
  *
- * Shooters are groups of up to AL_RAD_GROUP x AL_RAD_GROUP luxels of one face: the unshot power of its luxels is shot at once
- * from the group's polygon. This cuts the number of shots by an order of magnitude; light
- * leaving a group is spread evenly over it. Receivers are luxels; a receiver group more
- * than five shooter radii away is decided by one ray between the groups, nearer ones by
- * rays from each luxel to four points of the shooter.
+ * Shooters. Luxels form groups of up to AL_RAD_GROUP x AL_RAD_GROUP on one face, groups
+ * form panels of up to 4 x 4 groups. A shot takes a panel: the unshot light of all its
+ * luxels leaves at once, spread evenly over each group. Receivers are luxels. A receiver
+ * group more than three panel radii away sees the panel as one disc behind one ray;
+ * nearer, it sees each group: one ray and the disc beyond five group radii, one ray and
+ * Lambert's exact formula per luxel within five, and within three rays from each luxel
+ * to four points of the group wherever a few rays between the groups disagree (see
+ * rad/solver.c). Panels cut the shots by a factor of about four, groups the rays by an
+ * order of magnitude, against shooting luxel by luxel.
  *
  * Units are Quake's light levels: a surface lit to 128 shows its material's colour as is,
  * 255 about twice as bright. Light entities follow Quake's conventions (light.c and
@@ -88,9 +92,9 @@ void al_rad_destroy(al_rad *rad);
 
 typedef struct al_rad_stats {
     int patches;       /* luxels taking part */
-    int shooters;      /* shooter groups */
+    int shooters;      /* shooter panels (up to 4 x 4 groups of 4 x 4 luxels) */
     int lights;        /* light sources (sun included) */
-    int64_t shots;     /* light sources and shooter groups shot */
+    int64_t shots;     /* light sources and panels shot */
     int64_t rays;      /* occlusion rays cast */
     double residual;   /* unshot / emitted; 1 before any light is shot */
     double emitted, absorbed, escaped, unshot; /* power, light level x area */
@@ -101,8 +105,8 @@ typedef struct al_rad_stats {
 
 void al_rad_get_stats(al_rad *rad, al_rad_stats *out);
 
-/* Shoots up to SHOTS times (light sources first, then the shooter group with the most
- * unshot power). Returns the number of shots made: fewer if it converged or was
+/* Shoots up to SHOTS times (light sources first, then the panel with the most unshot
+ * power). Returns the number of shots made: fewer if it converged or was
  * cancelled. */
 int64_t al_rad_step(al_rad *rad, int64_t shots);
 

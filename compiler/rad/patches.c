@@ -360,13 +360,67 @@ static bool grow(void **array, int32_t *cap, int32_t need, size_t elem)
 }
 
 /* Shooter groups: blocks of AL_RAD_GROUP x AL_RAD_GROUP luxels of a face. */
+/* Panels from the groups: KEY is each group's panel cell within its face (the groups of
+ * a face are consecutive). */
+static al_status make_panels(al_rad *rad, int32_t *key)
+{
+    int32_t n = rad->group_count;
+    rad->panels = malloc(((size_t) n + 1) * sizeof *rad->panels);
+    rad->panel_groups = malloc(((size_t) n + 1) * sizeof *rad->panel_groups);
+    rad->group_panel = malloc(((size_t) n + 1) * sizeof *rad->group_panel);
+    rad->panel_power = calloc((size_t) n + 1, sizeof *rad->panel_power);
+    if (!rad->panels || !rad->panel_groups || !rad->group_panel || !rad->panel_power)
+        return AL_ERR_NOMEM;
+    int32_t listed = 0;
+    for (int32_t g0 = 0; g0 < n;) {
+        int32_t g1 = g0;
+        while (g1 < n && rad->groups[g1].face == rad->groups[g0].face) g1++;
+        /* The face's panels in order of key: each pass takes the smallest key left. */
+        for (int32_t done = g0; done < g1;) {
+            int32_t k = INT32_MAX;
+            for (int32_t g = g0; g < g1; g++)
+                if (key[g] >= 0 && key[g] < k) k = key[g];
+            rad_panel *p = &rad->panels[rad->panel_count];
+            memset(p, 0, sizeof *p);
+            p->face = rad->groups[g0].face;
+            p->first_group = listed;
+            for (int32_t g = g0; g < g1; g++) {
+                if (key[g] != k) continue;
+                rad->panel_groups[listed++] = g;
+                rad->group_panel[g] = rad->panel_count;
+                const rad_group *gr = &rad->groups[g];
+                p->area += gr->area;
+                al_madd(p->centre, gr->centre, gr->area, p->centre);
+                done++;
+            }
+            p->group_count = listed - p->first_group;
+            al_scale(p->centre, 1.0 / p->area, p->centre);
+            double best = INFINITY;
+            for (int32_t q = p->first_group; q < listed; q++) {
+                const rad_group *gr = &rad->groups[rad->panel_groups[q]];
+                double d[3];
+                al_sub(gr->centre, p->centre, d);
+                double len = al_length(d);
+                p->radius = fmax(p->radius, len + gr->radius);
+                if (len < best) best = len, p->target = gr->target;
+            }
+            rad->panel_count++;
+            for (int32_t g = g0; g < g1; g++)
+                if (key[g] == k) key[g] = -1;
+        }
+        g0 = g1;
+    }
+    return AL_OK;
+}
+
 static al_status make_groups(al_rad *rad)
 {
     int32_t gcap = 0, pcap = 0, ccap = 0;
     int32_t points = 0, clusters = 0;
     rad->group_luxels = malloc(((size_t) rad->luxel_count + 1) * sizeof *rad->group_luxels);
     if (!rad->group_luxels) return AL_ERR_NOMEM;
-    int32_t used = 0;
+    int32_t used = 0, kcap = 0;
+    int32_t *key = NULL;
     for (int32_t fi = 0; fi < rad->face_count; fi++) {
         rad_face *f = &rad->faces[fi];
         const al_face_poly *fp = NULL;
@@ -379,7 +433,8 @@ static al_status make_groups(al_rad *rad)
             poly[k][0] = fps->points[fp->first_point + k][f->axis_u];
             poly[k][1] = fps->points[fp->first_point + k][f->axis_v];
         }
-        const int gs = AL_RAD_GROUP;
+        const int gs = AL_RAD_GROUP, ps = AL_RAD_GROUP * AL_RAD_PANEL;
+        int panels_across = (f->w + ps - 1) / ps;
         for (int gj = 0; gj < f->h; gj += gs)
             for (int gi = 0; gi < f->w; gi += gs) {
                 int first = used;
@@ -398,8 +453,12 @@ static al_status make_groups(al_rad *rad)
                     }
                 if (used == first) continue;
                 if (!grow((void **) &rad->groups, &gcap, rad->group_count + 1,
-                          sizeof *rad->groups))
+                          sizeof *rad->groups) ||
+                    !grow((void **) &key, &kcap, rad->group_count + 1, sizeof *key)) {
+                    free(key);
                     return AL_ERR_NOMEM;
+                }
+                key[rad->group_count] = (gj / ps) * panels_across + gi / ps;
                 int32_t g = rad->group_count++;
                 rad_group *gr = &rad->groups[g];
                 memset(gr, 0, sizeof *gr);
@@ -413,8 +472,10 @@ static al_status make_groups(al_rad *rad)
                 int m = clip_rect((const double (*)[2]) poly, n, u0, f->u0 + li1 * f->luxel, v0,
                                   f->v0 + lj1 * f->luxel, out, tmp);
                 if (!grow((void **) &rad->group_points, &pcap, points + m + 1,
-                          sizeof *rad->group_points))
+                          sizeof *rad->group_points)) {
+                    free(key);
                     return AL_ERR_NOMEM;
+                }
                 gr->first_point = points;
                 gr->point_count = m;
                 double c2[2] = {u0, v0};
@@ -463,15 +524,19 @@ static al_status make_groups(al_rad *rad)
                         seen = rad->group_clusters[q] == c;
                     if (seen) continue;
                     if (!grow((void **) &rad->group_clusters, &ccap, clusters + 1,
-                              sizeof *rad->group_clusters))
+                              sizeof *rad->group_clusters)) {
+                        free(key);
                         return AL_ERR_NOMEM;
+                    }
                     rad->group_clusters[clusters++] = c;
                 }
                 gr->cluster_count = clusters - gr->first_cluster;
             }
     }
     rad->group_power = calloc((size_t) rad->group_count + 1, sizeof *rad->group_power);
-    return rad->group_power ? AL_OK : AL_ERR_NOMEM;
+    al_status st = rad->group_power ? make_panels(rad, key) : AL_ERR_NOMEM;
+    free(key);
+    return st;
 }
 
 /* Shelf packing of the faces' rectangles (tallest first), and the texel -> luxel map with

@@ -15,7 +15,8 @@
 
 #define AL_RAD_MAX_POLY 160   /* points of a polygon the kernel takes (more are dropped) */
 #define AL_RAD_MAX_LUXELS 512 /* per face side; a larger face gets bigger luxels */
-#define AL_RAD_BATCH 8 /* shooter groups per pass */
+#define AL_RAD_BATCH 8 /* shooter panels per pass */
+#define AL_RAD_PANEL 4 /* groups per panel side */
 #define AL_RAD_SAMPLE_OFFSET 1.0 /* sample points lie this far in front of their face */
 
 /* Keeps the part of POLY in front of the plane through P with normal N, into OUT (at most
@@ -53,6 +54,17 @@ typedef struct rad_group {
     int aim_count;
     int32_t first_cluster, cluster_count; /* distinct clusters of its luxels */
 } rad_group;
+
+/* A panel: up to AL_RAD_PANEL x AL_RAD_PANEL neighbouring groups of one face, shot
+ * together. Far away (beyond NEAR_RADII panel radii) they are one disc. */
+typedef struct rad_panel {
+    int32_t face;
+    int32_t first_group, group_count; /* into rad.panel_groups */
+    double centre[3];                 /* area-weighted centre of its groups */
+    double radius;                    /* of a sphere about centre holding its groups */
+    double area;
+    int32_t target; /* a luxel near the centre: where far rays aim */
+} rad_panel;
 
 typedef enum rad_light_kind { RAD_POINT, RAD_SPOT, RAD_SUN } rad_light_kind;
 
@@ -126,6 +138,11 @@ struct al_rad {
     double (*group_points)[3];
     int32_t *group_clusters;
     double *group_power; /* unshot power (mean of the channels x area) */
+    rad_panel *panels;
+    int32_t panel_count;
+    int32_t *panel_groups;
+    int32_t *group_panel;
+    double *panel_power; /* the sum of its groups' */
 
     /* lights */
     rad_light *lights;

@@ -6,15 +6,20 @@
  * gathers from every shooter of the batch (its PVS permitting), casting rays through the
  * world for visibility, into a private delta; the deltas are committed under the lock,
  * which is all a snapshot waits for. Light sources go first (the direct light: the "first
- * lit frame"), then shooter groups by unshot power, AL_RAD_BATCH at a time.
+ * lit frame"), then panels by unshot power, AL_RAD_BATCH at a time.
  *
- * The form factor from a receiver point to a shooter group is Lambert's exact formula near
- * the group (closer than five times its radius); farther away, the point-to-disc term
- * A cos cos / (pi r^2 + A) with one ray between the groups' centres. Near visibility is
- * first tested between the groups (up to four rays from the receiver's centre to points
- * spread over the shooter, four from points spread over the receiver to the shooter's
- * centre): all met or none decides for every luxel of the receiver; otherwise a shadow's
- * edge crosses it and each luxel casts its own rays to the shooter's four points.
+ * A panel (up to 4 x 4 groups of 4 x 4 luxels of one face) shoots the unshot light of all
+ * its groups at once, which takes a third as many shots as shooting groups one by one.
+ * Receivers more than three panel radii away see it as one disc; nearer ones see each of
+ * its groups. The form factor from a receiver point to a shooter group is then:
+ *   - within 3 group radii: Lambert's exact formula per luxel, with visibility first
+ *     tested between the groups (rays from the receiver's centre to four points spread
+ *     over the shooter, and from four points spread over the receiver to the shooter's
+ *     centre). All met or none decides for every luxel of the receiver; otherwise a
+ *     shadow's edge crosses it and each luxel casts its own rays to the four points.
+ *   - within 5: Lambert's formula per luxel, one ray between the groups' centres.
+ *   - farther: the point-to-disc term A cos cos / (pi r^2 + A), one ray.
+ * Exact form factors up to five radii keep the furnace test within its 0.5%.
  */
 #include "rad-internal.h"
 
@@ -31,7 +36,9 @@
 #define CHUNK        256   /* receivers per parallel job */
 #define GROUP_CHUNK  16    /* receiver groups per parallel job */
 #define OVERSHOOT    1.02  /* most a shot's receivers may get, over what it shot */
-#define NEAR_RADII   5.0   /* Lambert and rays per luxel within 5 shooter radii */
+#define NEAR_RADII   3.0   /* rays per luxel within 3 shooter radii, */
+#define MID_RADII    5.0   /* Lambert per luxel within 5 */
+#define PANEL_RADII  3.0   /* a panel is one disc beyond 3 of its radii */
 
 static double mean3(const float v[3])
 {
@@ -72,7 +79,11 @@ static void reset_state(al_rad *rad)
         }
         rad->emitted += mean3(f->emission) * rad->area[l];
     }
-    for (int32_t g = 0; g < rad->group_count; g++) recompute_group_power(rad, g);
+    for (int32_t p = 0; p < rad->panel_count; p++) rad->panel_power[p] = 0;
+    for (int32_t g = 0; g < rad->group_count; g++) {
+        recompute_group_power(rad, g);
+        rad->panel_power[rad->group_panel[g]] += rad->group_power[g];
+    }
 }
 
 static double unshot_power(const al_rad *rad)
@@ -90,11 +101,14 @@ static double residual_of(const al_rad *rad, double unshot)
 
 /* --- passes ------------------------------------------------------------------------ */
 
+/* A panel being shot: its groups with the unshot exitance each had. */
 typedef struct shooter {
-    int32_t group;
-    float power[3];      /* unshot exitance being shot, per channel */
-    const uint64_t *row; /* PVS row of one cluster, or NULL */
-    uint64_t *mask;      /* union of its clusters' rows, or NULL: sees everything */
+    int32_t panel;
+    int group_count;
+    int32_t groups[AL_RAD_PANEL * AL_RAD_PANEL];
+    float power[AL_RAD_PANEL * AL_RAD_PANEL][3]; /* per group, per channel */
+    float mean[3];   /* over the panel: its power / its area */
+    uint64_t *mask;  /* union of its clusters' PVS rows, or NULL: sees everything */
 } shooter;
 
 typedef struct pass {
@@ -170,13 +184,12 @@ static void light_job(void *context, int index, int worker)
     ps->rays[worker] += rays;
 }
 
-/* Adds the light of shooter SH to luxel J of receiver group R (the near field), with
+/* Adds the light of shooter group G, of exitance POWER, to luxel J (the near field), with
  * visibility from rays to the shooter's aim points, or whole when SEES_ALL. Returns the
  * rays cast. */
-static int near_luxel(const al_rad *rad, const shooter *sh, int32_t j, bool sees_all,
-                      float sum[3], double *received)
+static int near_luxel(const al_rad *rad, const rad_group *g, const float power[3], int32_t j,
+                      bool sees_all, float sum[3], double *received)
 {
-    const rad_group *g = &rad->groups[sh->group];
     const rad_face *gf = &rad->faces[g->face];
     const double *x = rad->point[j];
     double n[3] = {rad->normal[j][0], rad->normal[j][1], rad->normal[j][2]};
@@ -196,7 +209,7 @@ static int near_luxel(const al_rad *rad, const shooter *sh, int32_t j, bool sees
     double f = ff * seen / g->aim_count;
     float add[3];
     for (int k = 0; k < 3; k++) {
-        add[k] = (float) (sh->power[k] * f);
+        add[k] = (float) (power[k] * f);
         sum[k] += add[k];
     }
     *received += mean3(add) * rad->area[j];
@@ -227,6 +240,73 @@ static bool group_in(const al_rad *rad, const rad_group *r, const uint64_t *mask
     return false;
 }
 
+/* The disc term: light from a far source of area AREA about CENTRE on the plane of face
+ * SF, of exitance POWER, onto the luxels of receiver group R (their row ROW of deltas). */
+static void far_disc(const al_rad *rad, const rad_group *r, const rad_face *sf,
+                     const double centre[3], double area, const float power[3], float (*row)[3],
+                     double *received)
+{
+    for (int32_t k = r->first_luxel; k < r->first_luxel + r->luxel_count; k++) {
+        int32_t j = rad->group_luxels[k];
+        const double *x = rad->point[j];
+        double height = al_dot(x, sf->normal) - sf->dist;
+        if (height <= 1e-6) continue;
+        double e[3];
+        al_sub(centre, x, e);
+        double toward = e[0] * rad->normal[j][0] + e[1] * rad->normal[j][1] +
+                        e[2] * rad->normal[j][2];
+        if (toward <= 0) continue;
+        double d2 = al_dot(e, e);
+        /* The disc approximation (Wallace et al. 1989). */
+        double ff = area * toward * height / (d2 * (M_PI * d2 + area));
+        float add[3];
+        for (int c = 0; c < 3; c++) {
+            add[c] = (float) (power[c] * ff);
+            row[j][c] += add[c];
+        }
+        *received += mean3(add) * rad->area[j];
+    }
+}
+
+/* Shooter group G (exitance POWER) onto receiver group R: near, Lambert per luxel with
+ * the visibility group_sight finds; far, one ray and the disc. */
+static int64_t group_onto(const al_rad *rad, const rad_group *r, const rad_group *g,
+                          const float power[3], float (*row)[3], double *received)
+{
+    const rad_face *gf = &rad->faces[g->face];
+    const rad_face *rf = &rad->faces[r->face];
+    /* Wholly behind the shooter's plane, or the shooter wholly behind ours. */
+    if (al_dot(r->centre, gf->normal) - gf->dist < -r->radius) return 0;
+    double d[3];
+    al_sub(g->centre, r->centre, d);
+    if (al_dot(d, rf->normal) < -g->radius) return 0;
+    double near = g->radius * NEAR_RADII + r->radius, mid = g->radius * MID_RADII + r->radius;
+    double d2 = al_dot(d, d);
+    int64_t rays = 0;
+    if (d2 >= near * near && d2 < mid * mid) {
+        /* Between: one ray between the groups decides, Lambert per luxel. */
+        if (!al_rad_ray(rad, rad->point[r->target], rad->point[g->target], NULL)) return 1;
+        for (int32_t k = r->first_luxel; k < r->first_luxel + r->luxel_count; k++)
+            near_luxel(rad, g, power, rad->group_luxels[k], true, row[rad->group_luxels[k]],
+                       received);
+        return 1;
+    }
+    if (d2 < near * near) {
+        /* A few rays between the groups first; rays per luxel only where they disagree. */
+        int sight = group_sight(rad, r, g, &rays);
+        if (sight == 0) return rays;
+        for (int32_t k = r->first_luxel; k < r->first_luxel + r->luxel_count; k++) {
+            int32_t j = rad->group_luxels[k];
+            rays += near_luxel(rad, g, power, j, sight == 2, row[j], received);
+        }
+        return rays;
+    }
+    /* Far: one ray between the groups decides, the disc term per luxel. */
+    if (al_rad_ray(rad, rad->point[r->target], rad->point[g->target], NULL))
+        far_disc(rad, r, gf, g->centre, g->area, power, row, received);
+    return 1;
+}
+
 static void group_job(void *context, int index, int worker)
 {
     pass *ps = context;
@@ -240,53 +320,27 @@ static void group_job(void *context, int index, int worker)
         const rad_face *rf = &rad->faces[r->face];
         for (int s = 0; s < ps->shooter_count; s++) {
             const shooter *sh = &ps->shooters[s];
-            if (sh->group == ri || !group_in(rad, r, sh->mask)) continue;
-            const rad_group *g = &rad->groups[sh->group];
-            const rad_face *gf = &rad->faces[g->face];
-            /* Wholly behind the shooter's plane, or the shooter wholly behind ours. */
-            if (al_dot(r->centre, gf->normal) - gf->dist < -r->radius) continue;
+            const rad_panel *p = &rad->panels[sh->panel];
+            /* A face does not light itself. */
+            if (p->face == r->face || !group_in(rad, r, sh->mask)) continue;
+            const rad_face *pf = &rad->faces[p->face];
+            if (al_dot(r->centre, pf->normal) - pf->dist < -r->radius) continue;
             double d[3];
-            al_sub(g->centre, r->centre, d);
-            if (al_dot(d, rf->normal) < -g->radius) continue;
-            double reach = g->radius * NEAR_RADII + r->radius;
-            bool near = al_dot(d, d) < reach * reach;
-            float *luxel_sum;
-            if (near) {
-                /* A few rays between the groups first; rays per luxel only where they
-                 * disagree. */
-                int sight = group_sight(rad, r, g, &rays);
-                if (sight == 0) continue;
-                for (int32_t k = r->first_luxel; k < r->first_luxel + r->luxel_count; k++) {
-                    int32_t j = rad->group_luxels[k];
-                    luxel_sum = rad->delta[(size_t) s * rad->luxel_count + j];
-                    rays += near_luxel(rad, sh, j, sight == 2, luxel_sum, &received[s]);
-                }
+            al_sub(p->centre, r->centre, d);
+            if (al_dot(d, rf->normal) < -p->radius) continue;
+            float (*row)[3] = rad->delta + (size_t) s * rad->luxel_count;
+            double reach = p->radius * PANEL_RADII + r->radius;
+            if (sh->group_count > 1 && al_dot(d, d) >= reach * reach) {
+                /* Far from the whole panel: one ray, one disc. */
+                rays++;
+                if (al_rad_ray(rad, rad->point[r->target], rad->point[p->target], NULL))
+                    far_disc(rad, r, pf, p->centre, p->area, sh->mean, row, &received[s]);
                 continue;
             }
-            /* Far: one ray between the groups decides, the disc term per luxel. */
-            rays++;
-            if (!al_rad_ray(rad, rad->point[r->target], rad->point[g->target], NULL)) continue;
-            for (int32_t k = r->first_luxel; k < r->first_luxel + r->luxel_count; k++) {
-                int32_t j = rad->group_luxels[k];
-                const double *x = rad->point[j];
-                double height = al_dot(x, gf->normal) - gf->dist;
-                if (height <= 1e-6) continue;
-                double e[3];
-                al_sub(g->centre, x, e);
-                double toward = e[0] * rad->normal[j][0] + e[1] * rad->normal[j][1] +
-                                e[2] * rad->normal[j][2];
-                if (toward <= 0) continue;
-                double d2 = al_dot(e, e);
-                /* The disc approximation (Wallace et al. 1989). */
-                double ff = g->area * toward * height / (d2 * (M_PI * d2 + g->area));
-                float add[3];
-                float *row = rad->delta[(size_t) s * rad->luxel_count + j];
-                for (int c = 0; c < 3; c++) {
-                    add[c] = (float) (sh->power[c] * ff);
-                    row[c] += add[c];
-                }
-                received[s] += mean3(add) * rad->area[j];
-            }
+            for (int q = 0; q < sh->group_count; q++)
+                if (sh->power[q][0] > 0 || sh->power[q][1] > 0 || sh->power[q][2] > 0)
+                    rays += group_onto(rad, r, &rad->groups[sh->groups[q]], sh->power[q], row,
+                                   &received[s]);
         }
     }
     for (int s = 0; s < ps->shooter_count; s++) ps->received[worker][s] += received[s];
@@ -347,7 +401,9 @@ static double commit(al_rad *rad, const int32_t *receivers, int32_t count, const
         }
         received += mean3(dl) * rad->area[j];
         rad->absorbed += mean3(lost) * rad->area[j];
-        rad->group_power[rad->luxel_group[j]] += mean3(kept) * rad->area[j];
+        int32_t g = rad->luxel_group[j];
+        rad->group_power[g] += mean3(kept) * rad->area[j];
+        rad->panel_power[rad->group_panel[g]] += mean3(kept) * rad->area[j];
     }
     return received;
 }
@@ -403,16 +459,16 @@ static void shoot_lights(al_rad *rad, int32_t count)
     free(ps);
 }
 
-/* Picks up to MAX groups with the most unshot power into OUT; returns how many. */
-static int pick_groups(const al_rad *rad, int32_t *out, int max)
+/* Picks up to MAX panels with the most unshot power into OUT; returns how many. */
+static int pick_panels(const al_rad *rad, int32_t *out, int max)
 {
     int n = 0;
-    for (int32_t g = 0; g < rad->group_count; g++) {
-        double p = rad->group_power[g];
+    for (int32_t g = 0; g < rad->panel_count; g++) {
+        double p = rad->panel_power[g];
         if (!(p > 0)) continue;
-        if (n == max && p <= rad->group_power[out[n - 1]]) continue;
+        if (n == max && p <= rad->panel_power[out[n - 1]]) continue;
         int k = n < max ? n++ : n - 1;
-        while (k > 0 && rad->group_power[out[k - 1]] < p) {
+        while (k > 0 && rad->panel_power[out[k - 1]] < p) {
             out[k] = out[k - 1];
             k--;
         }
@@ -421,11 +477,41 @@ static int pick_groups(const al_rad *rad, int32_t *out, int max)
     return n;
 }
 
-/* Shoots up to COUNT groups; returns how many were shot (0: nothing left). */
-static int shoot_groups(al_rad *rad, int count)
+/* Takes the unshot light of group G into slot Q of SH (the lock is held), and adds its
+ * clusters' PVS rows to the shooter's mask (of WORDS words). */
+static void take_group(al_rad *rad, shooter *sh, int q, int32_t g, int words, double sum[3])
+{
+    const rad_group *gr = &rad->groups[g];
+    double mine[3] = {0, 0, 0};
+    for (int32_t k = gr->first_luxel; k < gr->first_luxel + gr->luxel_count; k++) {
+        int32_t l = rad->group_luxels[k];
+        for (int c = 0; c < 3; c++) {
+            mine[c] += rad->unshot[l][c] * rad->area[l];
+            rad->unshot[l][c] = 0;
+        }
+    }
+    sh->groups[q] = g;
+    for (int c = 0; c < 3; c++) {
+        sh->power[q][c] = (float) (mine[c] / gr->area);
+        sum[c] += mine[c];
+    }
+    rad->group_power[g] = 0;
+    if (!sh->mask) return;
+    for (int32_t k = gr->first_cluster; k < gr->first_cluster + gr->cluster_count; k++) {
+        const uint64_t *row = pvs_row(rad, rad->group_clusters[k]);
+        if (!row) {
+            sh->mask = NULL;
+            return;
+        }
+        for (int w = 0; w < words; w++) sh->mask[w] |= row[w];
+    }
+}
+
+/* Shoots up to COUNT panels; returns how many were shot (0: nothing left). */
+static int shoot_panels(al_rad *rad, int count)
 {
     int32_t picked[AL_RAD_BATCH];
-    int n = pick_groups(rad, picked, count < AL_RAD_BATCH ? count : AL_RAD_BATCH);
+    int n = pick_panels(rad, picked, count < AL_RAD_BATCH ? count : AL_RAD_BATCH);
     if (n == 0) return 0;
     pass *ps = calloc(1, sizeof *ps);
     const al_vis *vis = rad->world->vis;
@@ -443,33 +529,19 @@ static int shoot_groups(al_rad *rad, int count)
     pthread_mutex_lock(&rad->lock);
     for (int s = 0; s < n; s++) {
         shooter *sh = &ps->shooters[s];
-        const rad_group *g = &rad->groups[picked[s]];
-        sh->group = picked[s];
+        const rad_panel *p = &rad->panels[picked[s]];
+        sh->panel = picked[s];
+        sh->group_count = p->group_count;
+        sh->mask = words ? masks + (size_t) words * s : NULL;
         double sum[3] = {0, 0, 0};
-        for (int32_t k = g->first_luxel; k < g->first_luxel + g->luxel_count; k++) {
-            int32_t l = rad->group_luxels[k];
-            for (int c = 0; c < 3; c++) {
-                sum[c] += rad->unshot[l][c] * rad->area[l];
-                rad->unshot[l][c] = 0;
-            }
-        }
-        for (int c = 0; c < 3; c++) sh->power[c] = (float) (sum[c] / g->area);
-        shot_power[s] = rad->group_power[picked[s]];
-        rad->group_power[picked[s]] = 0;
-        if (words) {
-            sh->mask = masks + (size_t) words * s;
-            for (int32_t q = g->first_cluster; q < g->first_cluster + g->cluster_count; q++) {
-                const uint64_t *row = pvs_row(rad, rad->group_clusters[q]);
-                if (!row) {
-                    sh->mask = NULL;
-                    break;
-                }
-                for (int w = 0; w < words; w++) sh->mask[w] |= row[w];
-            }
-            if (!sh->mask) all = true;
-            else
-                for (int w = 0; w < words; w++) unite[w] |= sh->mask[w];
-        }
+        for (int q = 0; q < p->group_count; q++)
+            take_group(rad, sh, q, rad->panel_groups[p->first_group + q], words, sum);
+        for (int c = 0; c < 3; c++) sh->mean[c] = (float) (sum[c] / p->area);
+        shot_power[s] = rad->panel_power[picked[s]];
+        rad->panel_power[picked[s]] = 0;
+        if (!sh->mask) all = true;
+        else
+            for (int w = 0; w < words; w++) unite[w] |= sh->mask[w];
     }
     pthread_mutex_unlock(&rad->lock);
     ps->shooter_count = n;
@@ -574,6 +646,10 @@ void al_rad_destroy(al_rad *rad)
     free(rad->group_points);
     free(rad->group_clusters);
     free(rad->group_power);
+    free(rad->panels);
+    free(rad->panel_groups);
+    free(rad->group_panel);
+    free(rad->panel_power);
     free(rad->lights);
     free(rad->skies);
     al_cell_index_free(&rad->sky_index);
@@ -590,7 +666,7 @@ static void stats_locked(const al_rad *rad, al_rad_stats *out)
 {
     memset(out, 0, sizeof *out);
     out->patches = rad->luxel_count;
-    out->shooters = rad->group_count;
+    out->shooters = rad->panel_count;
     out->lights = rad->light_count;
     out->shots = rad->shots;
     out->rays = rad->rays;
@@ -624,7 +700,7 @@ int64_t al_rad_step(al_rad *rad, int64_t shots)
             continue;
         }
         int64_t want = shots - done;
-        int k = shoot_groups(rad, want < AL_RAD_BATCH ? (int) want : AL_RAD_BATCH);
+        int k = shoot_panels(rad, want < AL_RAD_BATCH ? (int) want : AL_RAD_BATCH);
         if (k == 0) break;
         done += k;
     }
