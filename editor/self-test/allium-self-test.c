@@ -52,6 +52,7 @@ struct _SelfTest {
     gint64 resume_us;       /* do nothing until then (let frames settle) */
     guint frames_mark;      /* frames of the watched view when an action was taken */
     GdkTexture *previous;   /* the last screenshot, to see that an action changed it */
+    gboolean previous_lit;  /* the solver had finished when it was taken */
     GPtrArray *failures;
     int checks;
     char *original_message;
@@ -218,6 +219,8 @@ static void shoot_and_compare(SelfTest *t, const char *name, const char *change)
     }
     g_clear_object(&t->previous);
     t->previous = shot;
+    AlliumDocument *doc = allium_window_get_document(t->window);
+    t->previous_lit = doc && allium_document_get_lightmap(doc) && !allium_document_get_lighting(doc);
 }
 
 /* FALSE the first time in a step, and the next poll comes after a pause: a change
@@ -412,7 +415,11 @@ static gboolean step_lit(SelfTest *t)
     al_draw_stats stats;
     allium_view_get_last_stats(view_3d(t), &stats);
     check(t, stats.lightmapped, "the 3D view draws with the lightmap");
-    shoot_and_compare(t, "02b-lit.png", "the converged light");
+    /* The reflected light must show, unless the solver was already done when the last
+     * screenshot was taken (a fast machine or a small map): then it has shot it. */
+    check(t, st->shots > st->lights, "the solver shot reflected light (%" G_GINT64_FORMAT
+          " shots, %d lights)", (gint64) st->shots, st->lights);
+    shoot_and_compare(t, "02b-lit.png", t->previous_lit ? NULL : "the converged light");
     return TRUE;
 }
 
