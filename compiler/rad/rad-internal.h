@@ -15,7 +15,7 @@
 
 #define AL_RAD_MAX_POLY 160   /* points of a polygon the kernel takes (more are dropped) */
 #define AL_RAD_MAX_LUXELS 512 /* per face side; a larger face gets bigger luxels */
-#define AL_RAD_BATCH 8 /* shooter panels per pass */
+#define AL_RAD_BATCH 8 /* shooter panels per pass (at most 8: a byte of row bits) */
 #define AL_RAD_PANEL 4 /* groups per panel side */
 #define AL_RAD_SAMPLE_OFFSET 1.0 /* sample points lie this far in front of their face */
 
@@ -174,6 +174,8 @@ struct al_rad {
     uint64_t *mask;    /* cluster bitset of the pass */
     int32_t *receivers;   /* receiver groups of the pass */
     int32_t *group_stamp; /* per group: the pass that listed it */
+    double *commit_kept;  /* per receiver group of a pass: power it keeps to shoot */
+    uint8_t *group_rows;  /* per group: bit s set if row s of the pass's deltas reached it */
     int32_t stamp;
 };
 

@@ -38,7 +38,7 @@
 #define OVERSHOOT    1.02  /* most a shot's receivers may get, over what it shot */
 #define NEAR_RADII   3.0   /* rays per luxel within 3 shooter radii, */
 #define MID_RADII    5.0   /* Lambert per luxel within 5 */
-#define PANEL_RADII  3.0   /* a panel is one disc beyond 3 of its radii */
+#define PANEL_RADII  2.0   /* a panel is one disc beyond 2 of its radii */
 
 static double mean3(const float v[3])
 {
@@ -216,17 +216,17 @@ static int near_luxel(const al_rad *rad, const rad_group *g, const float power[3
     return sees_all ? 0 : g->aim_count;
 }
 
-/* How much of shooter group G receiver group R sees, tested coarsely: rays from R's
- * centre luxel to G's aim points and from R's aim points to G's centre luxel. Returns 0
- * (none met), 2 (all met) or 1 (some: a shadow's edge runs through, so each luxel must
- * look for itself), and adds the rays cast to *RAYS. */
+/* How much of shooter group G receiver group R sees, tested coarsely: a ray between the
+ * centre luxels and four from R's aim points (one per quadrant) to G's, each to the
+ * opposite quadrant, so that the lines cross between the groups. Returns 0 (none met),
+ * 2 (all met) or 1 (some: a shadow's edge runs through, so each luxel must look for
+ * itself), and adds the rays cast to *RAYS. */
 static int group_sight(const al_rad *rad, const rad_group *r, const rad_group *g, int64_t *rays)
 {
-    int seen = 0, tried = 0;
-    for (int q = 0; q < g->aim_count; q++, tried++)
-        seen += al_rad_ray(rad, rad->point[r->target], rad->point[g->aims[q]], NULL);
-    for (int q = 0; q < r->aim_count; q++, tried++)
-        seen += al_rad_ray(rad, rad->point[r->aims[q]], rad->point[g->target], NULL);
+    int seen = al_rad_ray(rad, rad->point[r->target], rad->point[g->target], NULL), tried = 1;
+    for (int q = 0; q < 4 && r->aim_count > 0 && g->aim_count > 0; q++, tried++)
+        seen += al_rad_ray(rad, rad->point[r->aims[q % r->aim_count]],
+                           rad->point[g->aims[(3 - q) % g->aim_count]], NULL);
     *rays += tried;
     return seen == 0 ? 0 : seen == tried ? 2 : 1;
 }
@@ -330,17 +330,20 @@ static void group_job(void *context, int index, int worker)
             if (al_dot(d, rf->normal) < -p->radius) continue;
             float (*row)[3] = rad->delta + (size_t) s * rad->luxel_count;
             double reach = p->radius * PANEL_RADII + r->radius;
+            double before = received[s];
             if (sh->group_count > 1 && al_dot(d, d) >= reach * reach) {
                 /* Far from the whole panel: one ray, one disc. */
                 rays++;
                 if (al_rad_ray(rad, rad->point[r->target], rad->point[p->target], NULL))
                     far_disc(rad, r, pf, p->centre, p->area, sh->mean, row, &received[s]);
-                continue;
+            } else {
+                for (int q = 0; q < sh->group_count; q++)
+                    if (sh->power[q][0] > 0 || sh->power[q][1] > 0 || sh->power[q][2] > 0)
+                        rays += group_onto(rad, r, &rad->groups[sh->groups[q]], sh->power[q],
+                                           row, &received[s]);
             }
-            for (int q = 0; q < sh->group_count; q++)
-                if (sh->power[q][0] > 0 || sh->power[q][1] > 0 || sh->power[q][2] > 0)
-                    rays += group_onto(rad, r, &rad->groups[sh->groups[q]], sh->power[q], row,
-                                   &received[s]);
+            /* Light arrived: the row of this shooter holds something for the group. */
+            if (received[s] != before) rad->group_rows[ri] |= (uint8_t) (1u << s);
         }
     }
     for (int s = 0; s < ps->shooter_count; s++) ps->received[worker][s] += received[s];
@@ -370,51 +373,90 @@ static int32_t gather_groups(al_rad *rad, const uint64_t *mask, const int32_t **
     return n;
 }
 
-/* Adds the pass's deltas (ROWS rows, row s scaled by SCALE[s]) to the luxels RECEIVERS
- * (NULL: all): incident light, unshot exitance, absorbed power. Returns the power
- * received. Called with the lock held. */
-static double commit(al_rad *rad, const int32_t *receivers, int32_t count, const double *scale,
-                     int rows)
+/* Adds the pass's deltas (ROWS rows, row s scaled by SCALE[s]; only the rows the group's
+ * bits in group_rows name hold anything) to the luxels of group G: incident light and
+ * unshot exitance; the rows and bits are cleared. Returns the power received,
+ * and adds what is absorbed to *ABSORBED and what is kept to be shot to *KEPT. */
+static double commit_group(al_rad *rad, int32_t g, const double *scale, int rows,
+                           double *absorbed, double *kept_power)
 {
+    const rad_group *gr = &rad->groups[g];
+    const rad_face *f = &rad->faces[gr->face];
     double received = 0;
-    for (int32_t r = 0; r < count; r++) {
-        int32_t j = receivers ? receivers[r] : r;
+    unsigned mask = rad->group_rows[g];
+    if (mask == 0) return 0;
+    rad->group_rows[g] = 0;
+    for (int32_t k = gr->first_luxel; k < gr->first_luxel + gr->luxel_count; k++) {
+        int32_t j = rad->group_luxels[k];
         float dl[3] = {0, 0, 0};
         bool any = false;
         for (int s = 0; s < rows; s++) {
+            if (!(mask & (1u << s))) continue;
             float *row = rad->delta[(size_t) s * rad->luxel_count + j];
             if (row[0] == 0 && row[1] == 0 && row[2] == 0) continue;
-            for (int k = 0; k < 3; k++) {
-                dl[k] += (float) (row[k] * scale[s]);
-                row[k] = 0;
+            for (int c = 0; c < 3; c++) {
+                dl[c] += (float) (row[c] * scale[s]);
+                row[c] = 0;
             }
             any = true;
         }
         if (!any) continue;
-        const rad_face *f = &rad->faces[rad->luxel_face[j]];
         float kept[3], lost[3];
-        for (int k = 0; k < 3; k++) {
-            rad->incident[j][k] += dl[k];
-            kept[k] = f->reflectance[k] * dl[k];
-            lost[k] = dl[k] - kept[k];
-            rad->unshot[j][k] += kept[k];
+        for (int c = 0; c < 3; c++) {
+            rad->incident[j][c] += dl[c];
+            kept[c] = f->reflectance[c] * dl[c];
+            lost[c] = dl[c] - kept[c];
+            rad->unshot[j][c] += kept[c];
         }
         received += mean3(dl) * rad->area[j];
-        rad->absorbed += mean3(lost) * rad->area[j];
-        int32_t g = rad->luxel_group[j];
-        rad->group_power[g] += mean3(kept) * rad->area[j];
-        rad->panel_power[rad->group_panel[g]] += mean3(kept) * rad->area[j];
+        *absorbed += mean3(lost) * rad->area[j];
+        *kept_power += mean3(kept) * rad->area[j];
     }
     return received;
 }
 
+typedef struct commit_pass {
+    al_rad *rad;
+    const int32_t *list; /* receiver groups; NULL: every group */
+    int32_t count;
+    const double *scale;
+    int rows;
+    double *kept; /* per list entry */
+    double received[64], absorbed[64]; /* per worker */
+} commit_pass;
+
+static void commit_job(void *context, int index, int worker)
+{
+    commit_pass *cp = context;
+    int32_t a = index * GROUP_CHUNK, b = a + GROUP_CHUNK < cp->count ? a + GROUP_CHUNK : cp->count;
+    for (int32_t i = a; i < b; i++) {
+        cp->kept[i] = 0;
+        cp->received[worker] +=
+            commit_group(cp->rad, cp->list ? cp->list[i] : i, cp->scale, cp->rows,
+                         &cp->absorbed[worker], &cp->kept[i]);
+    }
+}
+
+static int threads_of(const al_rad *rad);
+
+/* Commits a pass's deltas to the groups LIST (NULL: all COUNT groups), in parallel; the
+ * caller holds the lock, so a snapshot sees all of it or none. Returns the power
+ * received. */
 static double commit_groups(al_rad *rad, const int32_t *list, int32_t count,
                             const double *scale, int rows)
 {
+    commit_pass cp = {.rad = rad, .list = list, .count = count, .scale = scale, .rows = rows,
+                      .kept = rad->commit_kept};
+    al_parallel_for((count + GROUP_CHUNK - 1) / GROUP_CHUNK, threads_of(rad), commit_job, &cp);
     double received = 0;
+    for (int w = 0; w < 64; w++) {
+        received += cp.received[w];
+        rad->absorbed += cp.absorbed[w];
+    }
     for (int32_t i = 0; i < count; i++) {
-        const rad_group *r = &rad->groups[list ? list[i] : i];
-        received += commit(rad, rad->group_luxels + r->first_luxel, r->luxel_count, scale, rows);
+        int32_t g = list ? list[i] : i;
+        rad->group_power[g] += cp.kept[i];
+        rad->panel_power[rad->group_panel[g]] += cp.kept[i];
     }
     return received;
 }
@@ -449,7 +491,8 @@ static void shoot_lights(al_rad *rad, int32_t count)
     for (int w = 0; w < 64; w++) rays += ps->rays[w];
     pthread_mutex_lock(&rad->lock);
     const double one = 1.0;
-    double received = commit(rad, NULL, ps->count, &one, 1);
+    memset(rad->group_rows, 1, (size_t) rad->group_count); /* row 0 of every group */
+    double received = commit_groups(rad, NULL, rad->group_count, &one, 1);
     rad->emitted += received;
     rad->lights_shot += count;
     rad->shots += count;
@@ -615,7 +658,9 @@ al_status al_rad_create(const al_world *world, const al_input *input, const al_r
         rad->mean_reflectance[k] = rad->total_area > 0 ? refl[k] / rad->total_area : 0;
     rad->receivers = malloc(((size_t) rad->group_count + 1) * sizeof *rad->receivers);
     rad->group_stamp = calloc((size_t) rad->group_count + 1, sizeof *rad->group_stamp);
-    if (!rad->receivers || !rad->group_stamp) {
+    rad->commit_kept = malloc(((size_t) rad->group_count + 1) * sizeof *rad->commit_kept);
+    rad->group_rows = calloc((size_t) rad->group_count + 1, 1);
+    if (!rad->receivers || !rad->group_stamp || !rad->commit_kept || !rad->group_rows) {
         al_rad_destroy(rad);
         return AL_ERR_NOMEM;
     }
@@ -658,6 +703,8 @@ void al_rad_destroy(al_rad *rad)
     free(rad->mask);
     free(rad->receivers);
     free(rad->group_stamp);
+    free(rad->commit_kept);
+    free(rad->group_rows);
     pthread_mutex_destroy(&rad->lock);
     free(rad);
 }
