@@ -16,14 +16,13 @@
  * it; luxels whose sample point lies in solid (the face is covered there) take no part.
  *
  * Shooters. Luxels form groups of up to AL_RAD_GROUP x AL_RAD_GROUP on one face, groups
- * form panels of up to 4 x 4 groups. A shot takes a panel: the unshot light of all its
- * luxels leaves at once, spread evenly over each group. Receivers are luxels. A receiver
- * group more than three panel radii away sees the panel as one disc behind one ray;
- * nearer, it sees each group: one ray and the disc beyond five group radii, one ray and
- * Lambert's exact formula per luxel within five, and within three rays from each luxel
- * to four points of the group wherever a few rays between the groups disagree (see
- * rad/solver.c). Panels cut the shots by a factor of about four, groups the rays by an
- * order of magnitude, against shooting luxel by luxel.
+ * form panels of up to 4 x 4 groups in four quads. A shot takes a panel: the unshot light
+ * of all its luxels leaves at once, spread evenly over each group. Receivers are luxels.
+ * A receiver group far from the panel sees it as one disc behind one ray, nearer each
+ * quad, nearer still each group: one ray and the disc beyond five group radii, one ray
+ * and Lambert's exact formula per luxel within five, and within three rays from each
+ * luxel to four points of the group wherever a few rays between the groups disagree
+ * (see rad/solver.c for the thresholds).
  *
  * Units are Quake's light levels: a surface lit to 128 shows its material's colour as is,
  * 255 about twice as bright. Light entities follow Quake's conventions (light.c and

@@ -359,17 +359,43 @@ static bool grow(void **array, int32_t *cap, int32_t need, size_t elem)
     return true;
 }
 
-/* Shooter groups: blocks of AL_RAD_GROUP x AL_RAD_GROUP luxels of a face. */
-/* Panels from the groups: KEY is each group's panel cell within its face (the groups of
- * a face are consecutive). */
+/* Centre, area, radius and target of P from its groups (panel_groups from
+ * P->first_group). */
+static void finish_unit(al_rad *rad, rad_panel *p)
+{
+    p->area = 0;
+    for (int k = 0; k < 3; k++) p->centre[k] = 0;
+    for (int32_t q = p->first_group; q < p->first_group + p->group_count; q++) {
+        const rad_group *gr = &rad->groups[rad->panel_groups[q]];
+        p->area += gr->area;
+        al_madd(p->centre, gr->centre, gr->area, p->centre);
+    }
+    al_scale(p->centre, 1.0 / p->area, p->centre);
+    double best = INFINITY;
+    p->radius = 0;
+    for (int32_t q = p->first_group; q < p->first_group + p->group_count; q++) {
+        const rad_group *gr = &rad->groups[rad->panel_groups[q]];
+        double d[3];
+        al_sub(gr->centre, p->centre, d);
+        double len = al_length(d);
+        p->radius = fmax(p->radius, len + gr->radius);
+        if (len < best) best = len, p->target = gr->target;
+    }
+}
+
+/* Panels and their quads from the groups: KEY is each group's panel cell within its face
+ * times four plus its quadrant of the panel (the groups of a face are consecutive). A
+ * panel's groups are listed quad by quad. */
 static al_status make_panels(al_rad *rad, int32_t *key)
 {
     int32_t n = rad->group_count;
     rad->panels = malloc(((size_t) n + 1) * sizeof *rad->panels);
+    rad->quads = malloc(((size_t) n + 1) * sizeof *rad->quads);
     rad->panel_groups = malloc(((size_t) n + 1) * sizeof *rad->panel_groups);
     rad->group_panel = malloc(((size_t) n + 1) * sizeof *rad->group_panel);
     rad->panel_power = calloc((size_t) n + 1, sizeof *rad->panel_power);
-    if (!rad->panels || !rad->panel_groups || !rad->group_panel || !rad->panel_power)
+    if (!rad->panels || !rad->quads || !rad->panel_groups || !rad->group_panel ||
+        !rad->panel_power)
         return AL_ERR_NOMEM;
     int32_t listed = 0;
     for (int32_t g0 = 0; g0 < n;) {
@@ -379,40 +405,41 @@ static al_status make_panels(al_rad *rad, int32_t *key)
         for (int32_t done = g0; done < g1;) {
             int32_t k = INT32_MAX;
             for (int32_t g = g0; g < g1; g++)
-                if (key[g] >= 0 && key[g] < k) k = key[g];
+                if (key[g] >= 0 && key[g] >> 2 < k) k = key[g] >> 2;
             rad_panel *p = &rad->panels[rad->panel_count];
             memset(p, 0, sizeof *p);
             p->face = rad->groups[g0].face;
             p->first_group = listed;
-            for (int32_t g = g0; g < g1; g++) {
-                if (key[g] != k) continue;
-                rad->panel_groups[listed++] = g;
-                rad->group_panel[g] = rad->panel_count;
-                const rad_group *gr = &rad->groups[g];
-                p->area += gr->area;
-                al_madd(p->centre, gr->centre, gr->area, p->centre);
-                done++;
+            p->first_quad = rad->quad_count;
+            for (int qk = 0; qk < 4; qk++) {
+                rad_panel *qu = &rad->quads[rad->quad_count];
+                memset(qu, 0, sizeof *qu);
+                qu->face = p->face;
+                qu->first_group = listed;
+                for (int32_t g = g0; g < g1; g++) {
+                    if (key[g] < 0 || key[g] >> 2 != k || (key[g] & 3) != qk) continue;
+                    rad->panel_groups[listed++] = g;
+                    rad->group_panel[g] = rad->panel_count;
+                    done++;
+                }
+                qu->group_count = listed - qu->first_group;
+                if (qu->group_count == 0) continue;
+                finish_unit(rad, qu);
+                rad->quad_count++;
             }
             p->group_count = listed - p->first_group;
-            al_scale(p->centre, 1.0 / p->area, p->centre);
-            double best = INFINITY;
-            for (int32_t q = p->first_group; q < listed; q++) {
-                const rad_group *gr = &rad->groups[rad->panel_groups[q]];
-                double d[3];
-                al_sub(gr->centre, p->centre, d);
-                double len = al_length(d);
-                p->radius = fmax(p->radius, len + gr->radius);
-                if (len < best) best = len, p->target = gr->target;
-            }
+            p->quad_count = rad->quad_count - p->first_quad;
+            finish_unit(rad, p);
             rad->panel_count++;
             for (int32_t g = g0; g < g1; g++)
-                if (key[g] == k) key[g] = -1;
+                if (key[g] >= 0 && key[g] >> 2 == k) key[g] = -1;
         }
         g0 = g1;
     }
     return AL_OK;
 }
 
+/* Shooter groups: blocks of AL_RAD_GROUP x AL_RAD_GROUP luxels of a face. */
 static al_status make_groups(al_rad *rad)
 {
     int32_t gcap = 0, pcap = 0, ccap = 0;
@@ -433,7 +460,7 @@ static al_status make_groups(al_rad *rad)
             poly[k][0] = fps->points[fp->first_point + k][f->axis_u];
             poly[k][1] = fps->points[fp->first_point + k][f->axis_v];
         }
-        const int gs = AL_RAD_GROUP, ps = AL_RAD_GROUP * AL_RAD_PANEL;
+        const int gs = AL_RAD_GROUP, ps = AL_RAD_GROUP * AL_RAD_PANEL, qs = ps / 2;
         int panels_across = (f->w + ps - 1) / ps;
         for (int gj = 0; gj < f->h; gj += gs)
             for (int gi = 0; gi < f->w; gi += gs) {
@@ -458,7 +485,8 @@ static al_status make_groups(al_rad *rad)
                     free(key);
                     return AL_ERR_NOMEM;
                 }
-                key[rad->group_count] = (gj / ps) * panels_across + gi / ps;
+                key[rad->group_count] =
+                    ((gj / ps) * panels_across + gi / ps) * 4 + (gj / qs % 2) * 2 + gi / qs % 2;
                 int32_t g = rad->group_count++;
                 rad_group *gr = &rad->groups[g];
                 memset(gr, 0, sizeof *gr);

@@ -16,7 +16,7 @@
 #define AL_RAD_MAX_POLY 160   /* points of a polygon the kernel takes (more are dropped) */
 #define AL_RAD_MAX_LUXELS 512 /* per face side; a larger face gets bigger luxels */
 #define AL_RAD_BATCH 8 /* shooter panels per pass (at most 8: a byte of row bits) */
-#define AL_RAD_PANEL 4 /* groups per panel side */
+#define AL_RAD_PANEL 4 /* groups per panel side; a quad is a quarter of a panel */
 #define AL_RAD_SAMPLE_OFFSET 1.0 /* sample points lie this far in front of their face */
 
 /* Keeps the part of POLY in front of the plane through P with normal N, into OUT (at most
@@ -56,10 +56,12 @@ typedef struct rad_group {
 } rad_group;
 
 /* A panel: up to AL_RAD_PANEL x AL_RAD_PANEL neighbouring groups of one face, shot
- * together. Far away (beyond NEAR_RADII panel radii) they are one disc. */
+ * together, in four quads of a quarter of that. Far away a panel or a quad is one disc
+ * (solver.c). Quads use the same struct, without quads of their own. */
 typedef struct rad_panel {
     int32_t face;
     int32_t first_group, group_count; /* into rad.panel_groups */
+    int32_t first_quad, quad_count;   /* into rad.quads */
     double centre[3];                 /* area-weighted centre of its groups */
     double radius;                    /* of a sphere about centre holding its groups */
     double area;
@@ -140,6 +142,8 @@ struct al_rad {
     double *group_power; /* unshot power (mean of the channels x area) */
     rad_panel *panels;
     int32_t panel_count;
+    rad_panel *quads;
+    int32_t quad_count;
     int32_t *panel_groups;
     int32_t *group_panel;
     double *panel_power; /* the sum of its groups' */

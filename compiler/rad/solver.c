@@ -10,16 +10,18 @@
  *
  * A panel (up to 4 x 4 groups of 4 x 4 luxels of one face) shoots the unshot light of all
  * its groups at once, which takes a third as many shots as shooting groups one by one.
- * Receivers more than three panel radii away see it as one disc; nearer ones see each of
- * its groups. The form factor from a receiver point to a shooter group is then:
+ * A receiver group sees the panel as one disc behind one ray beyond two panel radii;
+ * nearer, each of its four quads (2 x 2 groups) as a disc beyond three quad radii; nearer
+ * still, each group of the quad. The form factor from a receiver point to a group is:
  *   - within 3 group radii: Lambert's exact formula per luxel, with visibility first
- *     tested between the groups (rays from the receiver's centre to four points spread
- *     over the shooter, and from four points spread over the receiver to the shooter's
- *     centre). All met or none decides for every luxel of the receiver; otherwise a
- *     shadow's edge crosses it and each luxel casts its own rays to the four points.
+ *     tested between the groups (a ray between their centres and four crossing rays
+ *     between points spread over each). All met or none decides for every luxel of the
+ *     receiver; otherwise a shadow's edge crosses it and each luxel casts its own rays to
+ *     the group's four points.
  *   - within 5: Lambert's formula per luxel, one ray between the groups' centres.
  *   - farther: the point-to-disc term A cos cos / (pi r^2 + A), one ray.
- * Exact form factors up to five radii keep the furnace test within its 0.5%.
+ * The thresholds are the loosest that keep the furnace test within its 0.5% (a quad as
+ * a disc at 2.5 of its radii already misses it: 0.54%).
  */
 #include "rad-internal.h"
 
@@ -38,7 +40,8 @@
 #define OVERSHOOT    1.02  /* most a shot's receivers may get, over what it shot */
 #define NEAR_RADII   3.0   /* rays per luxel within 3 shooter radii, */
 #define MID_RADII    5.0   /* Lambert per luxel within 5 */
-#define PANEL_RADII  2.0   /* a panel is one disc beyond 2 of its radii */
+#define PANEL_RADII  2.0   /* a panel is one disc beyond 2 of its radii, */
+#define QUAD_RADII   3.0   /* a quad beyond 3 of its (about six of its groups') */
 
 static double mean3(const float v[3])
 {
@@ -105,9 +108,10 @@ static double residual_of(const al_rad *rad, double unshot)
 typedef struct shooter {
     int32_t panel;
     int group_count;
-    int32_t groups[AL_RAD_PANEL * AL_RAD_PANEL];
+    int32_t groups[AL_RAD_PANEL * AL_RAD_PANEL]; /* as the panel lists them */
     float power[AL_RAD_PANEL * AL_RAD_PANEL][3]; /* per group, per channel */
-    float mean[3];   /* over the panel: its power / its area */
+    float mean[3];    /* over the panel: its power / its area */
+    float quad_mean[4][3]; /* the same per quad */
     uint64_t *mask;  /* union of its clusters' PVS rows, or NULL: sees everything */
 } shooter;
 
@@ -307,6 +311,33 @@ static int64_t group_onto(const al_rad *rad, const rad_group *r, const rad_group
     return 1;
 }
 
+/* Quad U of shooter SH onto receiver group R: one disc and one ray when far, else group
+ * by group. */
+static int64_t quad_onto(const al_rad *rad, const rad_group *r, const shooter *sh, int u,
+                         float (*row)[3], double *received)
+{
+    const rad_panel *p = &rad->panels[sh->panel];
+    const rad_panel *qu = &rad->quads[p->first_quad + u];
+    int first = qu->first_group - p->first_group;
+    double d[3];
+    al_sub(qu->centre, r->centre, d);
+    double reach = qu->radius * QUAD_RADII + r->radius;
+    if (qu->group_count > 1 && al_dot(d, d) >= reach * reach) {
+        const float *m = sh->quad_mean[u];
+        if (m[0] > 0 || m[1] > 0 || m[2] > 0) {
+            if (al_rad_ray(rad, rad->point[r->target], rad->point[qu->target], NULL))
+                far_disc(rad, r, &rad->faces[qu->face], qu->centre, qu->area, m, row, received);
+            return 1;
+        }
+        return 0;
+    }
+    int64_t rays = 0;
+    for (int q = first; q < first + qu->group_count; q++)
+        if (sh->power[q][0] > 0 || sh->power[q][1] > 0 || sh->power[q][2] > 0)
+            rays += group_onto(rad, r, &rad->groups[sh->groups[q]], sh->power[q], row, received);
+    return rays;
+}
+
 static void group_job(void *context, int index, int worker)
 {
     pass *ps = context;
@@ -337,10 +368,8 @@ static void group_job(void *context, int index, int worker)
                 if (al_rad_ray(rad, rad->point[r->target], rad->point[p->target], NULL))
                     far_disc(rad, r, pf, p->centre, p->area, sh->mean, row, &received[s]);
             } else {
-                for (int q = 0; q < sh->group_count; q++)
-                    if (sh->power[q][0] > 0 || sh->power[q][1] > 0 || sh->power[q][2] > 0)
-                        rays += group_onto(rad, r, &rad->groups[sh->groups[q]], sh->power[q],
-                                           row, &received[s]);
+                for (int u = 0; u < p->quad_count; u++)
+                    rays += quad_onto(rad, r, sh, u, row, &received[s]);
             }
             /* Light arrived: the row of this shooter holds something for the group. */
             if (received[s] != before) rad->group_rows[ri] |= (uint8_t) (1u << s);
@@ -577,8 +606,16 @@ static int shoot_panels(al_rad *rad, int count)
         sh->group_count = p->group_count;
         sh->mask = words ? masks + (size_t) words * s : NULL;
         double sum[3] = {0, 0, 0};
-        for (int q = 0; q < p->group_count; q++)
-            take_group(rad, sh, q, rad->panel_groups[p->first_group + q], words, sum);
+        for (int u = 0; u < p->quad_count; u++) {
+            const rad_panel *qu = &rad->quads[p->first_quad + u];
+            double quad_sum[3] = {0, 0, 0};
+            for (int32_t q = qu->first_group; q < qu->first_group + qu->group_count; q++)
+                take_group(rad, sh, q - p->first_group, rad->panel_groups[q], words, quad_sum);
+            for (int c = 0; c < 3; c++) {
+                sh->quad_mean[u][c] = (float) (quad_sum[c] / qu->area);
+                sum[c] += quad_sum[c];
+            }
+        }
         for (int c = 0; c < 3; c++) sh->mean[c] = (float) (sum[c] / p->area);
         shot_power[s] = rad->panel_power[picked[s]];
         rad->panel_power[picked[s]] = 0;
@@ -692,6 +729,7 @@ void al_rad_destroy(al_rad *rad)
     free(rad->group_clusters);
     free(rad->group_power);
     free(rad->panels);
+    free(rad->quads);
     free(rad->panel_groups);
     free(rad->group_panel);
     free(rad->panel_power);
