@@ -41,6 +41,11 @@
  *              "yaw pitch" of the direction the light travels (default 0 -90: straight
  *              down). Sunlight reaches a luxel that sees a sky face along the sun's
  *              direction.
+ *   worldspawn _sunlight2 (level), _sunlight2_color: the sky dome (ericw-tools), light
+ *              from the whole upper sky: 64 suns from directions spread evenly over the
+ *              hemisphere, scaled so that an upward face under open sky gets the level.
+ *   _sun 1 on a light entity: a sun of its level and colour instead of a lamp, along
+ *              its target or mangle (default straight down).
  * Direct light on a luxel is level * falloff * (0.5 + 0.5 cos angle) (Quake's angle
  * scale). An emissive material's emission is the radiosity (light level) its faces give
  * off. Reflectance per colour channel is the material's colour in linear light (the

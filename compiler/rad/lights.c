@@ -175,6 +175,33 @@ static bool add_light(rad_light **items, int *count, int *capacity, const rad_li
     return true;
 }
 
+/* The sky dome of worldspawn "_sunlight2": AL_RAD_DOME suns from directions spread
+ * evenly over the upper hemisphere (a Fibonacci spiral), their levels scaled so that an
+ * upward face under open sky gets LEVEL in all. Returns false if memory runs out. */
+static bool add_dome(rad_light **items, int *count, int *capacity, double level,
+                     const float colour[3])
+{
+    double dirs[AL_RAD_DOME][3], weight = 0;
+    const double golden = M_PI * (3.0 - sqrt(5.0));
+    for (int i = 0; i < AL_RAD_DOME; i++) {
+        double z = 1.0 - (i + 0.5) / AL_RAD_DOME; /* toward the sky: z in (0, 1) */
+        double r = sqrt(fmax(0.0, 1.0 - z * z)), a = golden * i;
+        /* The direction light travels: down from that point of the sky. */
+        dirs[i][0] = -r * cos(a);
+        dirs[i][1] = -r * sin(a);
+        dirs[i][2] = -z;
+        weight += 0.5 + 0.5 * z; /* Quake's angle scale on an upward face */
+    }
+    for (int i = 0; i < AL_RAD_DOME; i++) {
+        rad_light l = {.kind = RAD_SUN, .entity = 0, .level = level / weight, .wait = 1,
+                       .delay = 3, .range = INFINITY, .cluster = -1};
+        memcpy(l.colour, colour, sizeof l.colour);
+        al_copy(dirs[i], l.dir);
+        if (!add_light(items, count, capacity, &l)) return false;
+    }
+    return true;
+}
+
 int al_rad_parse_lights(const al_world *world, const al_input *input, rad_light **out,
                         al_diag_list *diags)
 {
@@ -185,10 +212,17 @@ int al_rad_parse_lights(const al_world *world, const al_input *input, rad_light 
         const char *cls = ent->classname ? ent->classname : "";
         reader r = {input, e, diags};
         if (e == 0) {
-            if (al_rad_entity_value(ent, "_sunlight2"))
+            if (al_rad_entity_value(ent, "_sunlight3"))
                 al_diag_add(diags, AL_SEVERITY_NOTE, AL_DIAG_ENTITY, 0, -1, -1, ent->line, -1,
-                            "worldspawn \"_sunlight2\" (light from the whole sky) is not "
-                            "supported; only \"_sunlight\" lights through sky faces");
+                            "worldspawn \"_sunlight3\" (light from the lower sky) is not "
+                            "supported; \"_sunlight\" and \"_sunlight2\" are");
+            /* The sky dome. */
+            double dome = number_key(&r, "_sunlight2", 0, not_negative, "below 0");
+            if (dome > 0) {
+                float colour[3];
+                colour_key(&r, "_sunlight2_color", colour);
+                if (!add_dome(&items, &count, &capacity, dome, colour)) goto nomem;
+            }
             /* The sun. */
             double level = number_key(&r, "_sunlight", 0, not_negative, "below 0");
             if (level <= 0) continue;
@@ -254,6 +288,16 @@ int al_rad_parse_lights(const al_world *world, const al_input *input, rad_light 
                 warn(&r, "key \"%s\" is \"%s\", not \"yaw pitch [roll]\"", "mangle", mangle,
                      "a point light");
             }
+        }
+        /* "_sun" "1": a sun, shining along the direction it aims, through sky faces. */
+        if (number_key(&r, "_sun", 0, NULL, "") == 1) {
+            l.kind = RAD_SUN;
+            if (!spot) l.dir[0] = 0, l.dir[1] = 0, l.dir[2] = -1;
+            l.delay = 3;
+            l.wait = 1;
+            l.range = INFINITY;
+            if (!add_light(&items, &count, &capacity, &l)) goto nomem;
+            continue;
         }
         if (spot) {
             l.kind = RAD_SPOT;

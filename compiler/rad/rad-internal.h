@@ -18,6 +18,7 @@
 #define AL_RAD_BATCH 8 /* shooter panels per pass (at most 8: a byte of row bits) */
 #define AL_RAD_PANEL 4 /* groups per panel side; a quad is a quarter of a panel */
 #define AL_RAD_SAMPLE_OFFSET 1.0 /* sample points lie this far in front of their face */
+#define AL_RAD_DOME 64 /* suns making up the sky dome of "_sunlight2" */
 
 /* Keeps the part of POLY in front of the plane through P with normal N, into OUT (at most
  * MAX points). Returns the point count (0 if nothing is in front). */

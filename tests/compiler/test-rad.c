@@ -361,6 +361,66 @@ static bool has_diag(const al_diag_list *d, int entity, const char *part)
     return false;
 }
 
+/* The incident light of the upward luxel nearest P (direct light only, white). */
+static double floor_light(al_rad *rad, const double p[3])
+{
+    al_rad_stats st;
+    al_rad_get_stats(rad, &st);
+    double best = INFINITY, value = -1;
+    for (int i = 0; i < st.patches; i++) {
+        al_rad_luxel l;
+        al_rad_luxel_get(rad, i, &l);
+        if (l.normal[2] < 0.99) continue;
+        double d[3];
+        al_sub(l.point, p, d);
+        if (al_dot(d, d) < best) best = al_dot(d, d), value = l.incident[1];
+    }
+    return value;
+}
+
+CHECK_TEST(sky_dome, "/rad/the-sky-dome-and-sun-lights-light-what-sees-the-sky")
+{
+    /* Room A: walls and ceiling of sky over a stone floor, so its floor sees sky in every
+     * direction. Room B: the same with a stone ceiling, so its floor sees sky only
+     * through the walls. The dome of _sunlight2 200 gives an open floor exactly 200 (its
+     * suns are scaled so); a "_sun" light of 150 shining straight down adds 150 there and
+     * nothing under a ceiling. */
+    mapgen *g = mapgen_create(false);
+    mapgen_begin_entity(g, "worldspawn");
+    mapgen_key(g, "_sunlight2", "200");
+    sealed_room(g, 0, 0, 512, 512, 512, "sky1");
+    mapgen_box(g, 0, 0, 0, 512, 512, 16, "stone");
+    sealed_room(g, 640, 0, 1152, 512, 256, "sky1");
+    mapgen_box(g, 640, 0, 0, 1152, 512, 16, "stone");
+    mapgen_box(g, 640, 0, 224, 1152, 512, 240, "stone");
+    mapgen_end_entity(g);
+    mapgen_begin_entity(g, "light");
+    mapgen_key(g, "origin", "64 64 300");
+    mapgen_key(g, "_sun", "1");
+    mapgen_key(g, "light", "150");
+    mapgen_key(g, "mangle", "0 -90 0");
+    mapgen_end_entity(g);
+    mapgen_point_entity(g, "info_player_start", 256, 256, 64);
+    mapgen_point_entity(g, "info_player_start", 896, 256, 64);
+    scene s;
+    REQUIRE(load(&s, g));
+    al_rad *rad;
+    al_diag_list d = {0};
+    REQUIRE(al_rad_create(s.world, &s.input.input, &(al_rad_options){.no_ambient = true}, &rad,
+                          &d) == AL_OK);
+    al_rad_stats st;
+    al_rad_get_stats(rad, &st);
+    CHECK_MSG(st.lights == 65, "%d lights: the dome's 64 suns and the sun", st.lights);
+    al_rad_step(rad, st.lights); /* the direct light alone */
+    const double open[3] = {256, 256, 17}, covered[3] = {896, 256, 17};
+    double a = floor_light(rad, open), b = floor_light(rad, covered);
+    CHECK_MSG(fabs(a - 350) < 0.5, "the open floor gets %g, want 200 + 150", a);
+    CHECK_MSG(b > 5 && b < 150, "the covered floor gets %g: some sky, through the walls", b);
+    al_rad_destroy(rad);
+    al_diag_list_clear(&d);
+    scene_free(&s);
+}
+
 CHECK_TEST(bad_light_keys, "/rad/bad-light-keys-give-diagnostics-naming-entity-and-line")
 {
     mapgen *g = mapgen_create(false);
