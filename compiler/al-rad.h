@@ -98,6 +98,7 @@ typedef struct al_rad_stats {
     int patches;       /* luxels taking part */
     int shooters;      /* shooter panels (up to 4 x 4 groups of 4 x 4 luxels) */
     int lights;        /* light sources (sun included) */
+    int dome_lights;   /* of those, the suns of the sky dome, which are shot last */
     int64_t shots;     /* light sources and panels shot */
     int64_t rays;      /* occlusion rays cast */
     double residual;   /* unshot / emitted; 1 before any light is shot */

@@ -194,7 +194,7 @@ static bool add_dome(rad_light **items, int *count, int *capacity, double level,
     }
     for (int i = 0; i < AL_RAD_DOME; i++) {
         rad_light l = {.kind = RAD_SUN, .entity = 0, .level = level / weight, .wait = 1,
-                       .delay = 3, .range = INFINITY, .cluster = -1};
+                       .delay = 3, .range = INFINITY, .cluster = -1, .dome = true};
         memcpy(l.colour, colour, sizeof l.colour);
         al_copy(dirs[i], l.dir);
         if (!add_light(items, count, capacity, &l)) return false;
@@ -207,6 +207,8 @@ int al_rad_parse_lights(const al_world *world, const al_input *input, rad_light 
 {
     rad_light *items = NULL;
     int count = 0, capacity = 0;
+    double dome = 0;
+    float dome_colour[3] = {1, 1, 1};
     for (int e = 0; e < input->entity_count; e++) {
         const al_entity_desc *ent = &input->entities[e];
         const char *cls = ent->classname ? ent->classname : "";
@@ -216,13 +218,9 @@ int al_rad_parse_lights(const al_world *world, const al_input *input, rad_light 
                 al_diag_add(diags, AL_SEVERITY_NOTE, AL_DIAG_ENTITY, 0, -1, -1, ent->line, -1,
                             "worldspawn \"_sunlight3\" (light from the lower sky) is not "
                             "supported; \"_sunlight\" and \"_sunlight2\" are");
-            /* The sky dome. */
-            double dome = number_key(&r, "_sunlight2", 0, not_negative, "below 0");
-            if (dome > 0) {
-                float colour[3];
-                colour_key(&r, "_sunlight2_color", colour);
-                if (!add_dome(&items, &count, &capacity, dome, colour)) goto nomem;
-            }
+            /* The sky dome: added last, after every other light. */
+            dome = number_key(&r, "_sunlight2", 0, not_negative, "below 0");
+            colour_key(&r, "_sunlight2_color", dome_colour);
             /* The sun. */
             double level = number_key(&r, "_sunlight", 0, not_negative, "below 0");
             if (level <= 0) continue;
@@ -315,6 +313,7 @@ int al_rad_parse_lights(const al_world *world, const al_input *input, rad_light 
                         l.origin[0], l.origin[1], l.origin[2]);
         if (!add_light(&items, &count, &capacity, &l)) goto nomem;
     }
+    if (dome > 0 && !add_dome(&items, &count, &capacity, dome, dome_colour)) goto nomem;
     *out = items;
     return count;
 nomem:

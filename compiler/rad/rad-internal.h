@@ -83,13 +83,14 @@ typedef struct rad_light {
     double cos_outer, cos_inner;
     double range;     /* beyond this the light adds less than a level; INFINITY: none */
     int32_t cluster;  /* vis leaf of the origin, -1 if none */
+    bool dome;        /* one of the sky dome's suns */
 } rad_light;
 
 /* The value of KEY on entity E, or NULL. */
 const char *al_rad_entity_value(const al_entity_desc *e, const char *key);
 
-/* Parses the light sources of INPUT (light* entities and the worldspawn sun), warning
- * about bad keys in DIAGS. Returns the count and a malloc'd array in *OUT, or -1 if memory
+/* Parses the light sources of INPUT (light* entities, the worldspawn sun, and last the
+ * AL_RAD_DOME suns of the sky dome if it has one), warning about bad keys in DIAGS. Returns the count and a malloc'd array in *OUT, or -1 if memory
  * runs out. */
 int al_rad_parse_lights(const al_world *world, const al_input *input, rad_light **out,
                         al_diag_list *diags);
@@ -152,6 +153,7 @@ struct al_rad {
     /* lights */
     rad_light *lights;
     int32_t light_count;
+    int32_t dome_count; /* the last lights: the sky dome's */
     int32_t lights_shot;
 
     /* special brushes for rays */

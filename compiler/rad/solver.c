@@ -680,6 +680,7 @@ al_status al_rad_create(const al_world *world, const al_input *input, const al_r
     if (st == AL_OK) {
         rad->light_count = al_rad_parse_lights(world, input, &rad->lights, diags);
         if (rad->light_count < 0) st = AL_ERR_NOMEM;
+        for (int32_t i = 0; i < rad->light_count; i++) rad->dome_count += rad->lights[i].dome;
     }
     if (st != AL_OK) {
         al_rad_destroy(rad);
@@ -762,6 +763,7 @@ static void stats_locked(const al_rad *rad, al_rad_stats *out)
     out->escaped = rad->escaped;
     out->ms = rad->ms;
     out->direct_done = rad->lights_shot == rad->light_count;
+    out->dome_lights = rad->dome_count;
     out->converged = out->direct_done && !(out->unshot > 0);
 }
 

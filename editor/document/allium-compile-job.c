@@ -80,8 +80,8 @@ static void compile_world(AlliumCompileJob *job, AlliumSnapshot *snap)
     snap->ms_compile = (double) (g_get_monotonic_time() - t0) / 1000.0;
 }
 
-/* Makes the solver of SNAP's world and shoots the light sources, so that the map shows
- * lit the moment it is published. Light entities' problems (a light in solid, a missing
+/* Makes the solver of SNAP's world and shoots the light sources but the sky dome, so that
+ * the map shows lit the moment it is published. Light entities' problems (a light in solid, a missing
  * target) join the snapshot's diagnostics. A map that emits no light gets no solver: an
  * all-black lightmap would only hide the map. */
 static void light_world(AlliumSnapshot *snap)
@@ -100,7 +100,10 @@ static void light_world(AlliumSnapshot *snap)
     al_rad_stats stats;
     al_rad_get_stats(snap->rad, &stats);
     snap->lights = stats.lights;
-    al_rad_step(snap->rad, stats.lights);
+    /* The sky dome's suns (64 rays a luxel) are left to the light job, unless they are all
+     * the light there is. */
+    int first = stats.lights - stats.dome_lights;
+    al_rad_step(snap->rad, first > 0 ? first : stats.lights);
     al_rad_get_stats(snap->rad, &stats);
     if (!(stats.emitted > 0)) g_clear_pointer(&snap->rad, al_rad_destroy);
     snap->ms_light = (double) (g_get_monotonic_time() - t0) / 1000.0;

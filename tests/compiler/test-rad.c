@@ -410,8 +410,15 @@ CHECK_TEST(sky_dome, "/rad/the-sky-dome-and-sun-lights-light-what-sees-the-sky")
                           &d) == AL_OK);
     al_rad_stats st;
     al_rad_get_stats(rad, &st);
-    CHECK_MSG(st.lights == 65, "%d lights: the dome's 64 suns and the sun", st.lights);
-    al_rad_step(rad, st.lights); /* the direct light alone */
+    CHECK_MSG(st.lights == 65 && st.dome_lights == 64,
+              "%d lights, %d of the dome: want the dome's 64 suns and the sun", st.lights,
+              st.dome_lights);
+    /* The dome goes last: the sun alone first. */
+    al_rad_step(rad, 1);
+    double sun_only = floor_light(rad, (const double[3]){256, 256, 17});
+    CHECK_MSG(fabs(sun_only - 150) < 0.5, "after one shot the open floor gets %g, want 150",
+              sun_only);
+    al_rad_step(rad, st.lights - 1); /* the rest of the direct light */
     const double open[3] = {256, 256, 17}, covered[3] = {896, 256, 17};
     double a = floor_light(rad, open), b = floor_light(rad, covered);
     CHECK_MSG(fabs(a - 350) < 0.5, "the open floor gets %g, want 200 + 150", a);
