@@ -73,11 +73,12 @@ CHECK_TEST(ff_closure, "/rad/ff/closure-inside-a-closed-box-sums-to-one")
     double sum = 0;
     for (int i = 0; i < 5; i++) sum += al_rad_polygon_polygon_ff(floor_square, faces[i], 4, 48);
     CHECK_MSG(fabs(sum - 1) < 0.01, "sum %.5f", sum);
-    /* The point form is exact: from any point of the floor the hemisphere is covered. */
+    /* The point form is exact but for the kernel's angles (within 2e-6 radians, see
+     * ff.c): from any point of the floor the hemisphere is covered. */
     for (int k = 0; k < 10; k++) {
         double p[3] = {0.05 + 0.09 * k, 0.3 + 0.05 * k, 0}, n[3] = {0, 0, 1}, s = 0;
         for (int i = 0; i < 5; i++) s += al_rad_point_polygon_ff(p, n, faces[i], 4);
-        CHECK_MSG(fabs(s - 1) < 1e-9, "point sum %.12f", s);
+        CHECK_MSG(fabs(s - 1) < 1e-5, "point sum %.12f", s);
     }
 }
 
