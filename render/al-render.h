@@ -195,9 +195,11 @@ typedef struct al_draw_options {
     double pvs_point[3]; /* where the PVS and cluster overlays look from (the 3D eye) */
     bool has_pvs_point;
     bool no_lightmap;    /* 3D: flat shading even where a lightmap is uploaded */
+    float background[3]; /* the clear colour, sRGB 0..1 */
 } al_draw_options;
 
-/* Zero options with overlays = AL_OVERLAY_DEFAULT, grid 16, no selected face. */
+/* Zero options with overlays = AL_OVERLAY_DEFAULT, grid 16, no selected face, and the
+ * default background (a dark grey, #1c1d21). */
 void al_draw_options_init(al_draw_options *opt);
 
 typedef struct al_draw_stats {

@@ -15,7 +15,8 @@
  * edit through the document enables undo, and undoing it restores the map and the history
  * (and cancels the solver of the state it leaves); a second map opens in a
  * second window; a file that is not a map, and a damaged document, give an error banner
- * (and the window keeps its map); the preferences, shortcuts and about windows open.
+ * (and the window keeps its map); the preferences, shortcuts and about windows open; the
+ * background colour preference clears the views.
  */
 #include "allium-config.h"
 
@@ -23,6 +24,7 @@
 
 #include "allium-light-job.h"
 #include "allium-map-files.h"
+#include "allium-preferences.h"
 #include "allium-window-private.h"
 
 #include "mapfile/map.h"
@@ -753,6 +755,47 @@ static gboolean step_grid_layout(SelfTest *t)
     return TRUE;
 }
 
+/* The fraction of WIDGET's pixels in TEXTURE within 3 of the colour RGB (0xRRGGBB). */
+static double colour_fraction(GdkTexture *texture, GtkWidget *widget, GtkWidget *window,
+                              guint32 rgb)
+{
+    int width, height, x0, y0, x1, y1;
+    guint32 *pixels = download(texture, &width, &height);
+    widget_rect(widget, window, width, height, &x0, &y0, &x1, &y1);
+    long n = 0, same = 0;
+    for (int y = y0; y < y1; y++)
+        for (int x = x0; x < x1; x++, n++) {
+            guint32 p = pixels[(gsize) y * (gsize) width + (gsize) x];
+            gboolean near = TRUE;
+            for (int shift = 0; shift < 24; shift += 8)
+                near = near && ABS((int) ((p >> shift) & 255) - (int) ((rgb >> shift) & 255)) <= 3;
+            same += near;
+        }
+    g_free(pixels);
+    return n ? (double) same / (double) n : 0;
+}
+
+/* The preference's colour (as the dialog's colour button sets it) clears every view. */
+static gboolean step_background(SelfTest *t)
+{
+    AlliumPreferences *prefs = allium_preferences_get_default();
+    if (!t->step_begun) {
+        g_object_set(prefs, "background", "#008080", NULL);
+        mark_frames(t);
+        return FALSE;
+    }
+    if (!new_frames(t) || !settle(t)) return FALSE;
+    g_autoptr(GdkTexture) shot = screenshot(t, GTK_WIDGET(t->window), "14-background.png");
+    if (shot) {
+        GtkWidget *top = GTK_WIDGET(allium_window_get_view(t->window, 1));
+        double teal = colour_fraction(shot, top, GTK_WIDGET(t->window), 0x008080);
+        check(t, teal > 0.3, "the background preference clears the top view (%.0f%% of it teal)",
+              teal * 100);
+    }
+    g_object_set(prefs, "background", "#1c1d21", NULL);
+    return TRUE;
+}
+
 static const struct {
     const char *name;
     StepFunc run;
@@ -780,6 +823,7 @@ static const struct {
     {"shortcuts", step_shortcuts, 10000},
     {"about", step_about, 10000},
     {"four views again", step_grid_layout, 10000},
+    {"background colour", step_background, 10000},
 };
 
 static void finish(SelfTest *t)

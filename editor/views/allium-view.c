@@ -279,8 +279,9 @@ static gboolean gl_render_cb(GtkGLArea *area, GdkGLContext *context, AlliumView 
         memcpy(opt.pvs_point, self->camera.position, sizeof opt.pvs_point);
         opt.has_pvs_point = true;
     }
-    /* The background colour preference waits for al_draw_options to carry one: the
-     * renderer clears with its own colour. */
+    GdkRGBA bg;
+    allium_preferences_get_background(allium_preferences_get_default(), &bg);
+    opt.background[0] = bg.red, opt.background[1] = bg.green, opt.background[2] = bg.blue;
 
     gint64 t0 = g_get_monotonic_time();
     al_draw_stats stats = {0};

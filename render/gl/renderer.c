@@ -69,6 +69,9 @@ void al_draw_options_init(al_draw_options *opt)
     opt->grid = 16;
     opt->selected_face_brush = -1;
     opt->selected_face = -1;
+    opt->background[0] = 0.11f;
+    opt->background[1] = 0.115f;
+    opt->background[2] = 0.13f;
 }
 
 static void buffer_init(gl_buffer *b)
@@ -576,7 +579,7 @@ void al_renderer_draw(al_renderer *r, const al_camera *cam, const al_draw_option
     }
     al_draw_stats st = {.camera_leaf = -1};
     glViewport(0, 0, cam->width, cam->height);
-    glClearColor(0.11f, 0.115f, 0.13f, 1.0f);
+    glClearColor(opt->background[0], opt->background[1], opt->background[2], 1.0f);
     glClearDepth(1.0);
     glDepthMask(GL_TRUE);
     glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);

@@ -208,6 +208,36 @@ CHECK_TEST(sample_top, "/render/top-view-draws-outlines-and-selection-on-the-gri
     unload(&l);
 }
 
+static bool is_teal(const uint8_t *p)
+{
+    return abs(p[0] - 0) <= 2 && abs(p[1] - 128) <= 2 && abs(p[2] - 128) <= 2;
+}
+
+CHECK_TEST(background, "/render/the-background-colour-is-the-option")
+{
+    loaded l;
+    REQUIRE(load_path(&l, getenv("ALLIUM_SAMPLE_MAP"), AL_PVS_TIGHT));
+    al_camera cam;
+    al_camera_init(&cam, AL_VIEW_TOP);
+    cam.width = W, cam.height = H;
+    double mn[3], mx[3];
+    REQUIRE(al_scene_bounds(l.scene, mn, mx));
+    al_camera_frame(&cam, mn, mx);
+    al_draw_options opt;
+    al_draw_options_init(&opt);
+    opt.grid = 0;
+    draw(&cam, &opt, NULL);
+    int plain = count_pixels(is_background);
+    CHECK_MSG(plain > W * H / 10 && count_pixels(is_teal) == 0,
+              "%d pixels of the default background", plain);
+    opt.background[0] = 0, opt.background[1] = 128 / 255.0f, opt.background[2] = 128 / 255.0f;
+    draw(&cam, &opt, NULL);
+    CHECK_MSG(count_pixels(is_teal) == plain && count_pixels(is_background) == 0,
+              "%d teal pixels where %d were the default background", count_pixels(is_teal),
+              plain);
+    unload(&l);
+}
+
 CHECK_TEST(overlays, "/render/each-overlay-changes-the-image")
 {
     loaded l;
