@@ -148,4 +148,19 @@ int al_world_model_entity(const al_world *world, int model);
 /* Bounds of the world model's expanded geometry (all hulls). */
 void al_world_bounds(const al_world *world, double mins[3], double maxs[3]);
 
+/* The split planes of the onion tree of the world-model block holding P, each as the
+ * polygon of its node's cell: the node's plane cut to the block's box (within the model's
+ * reach) and to the sides of the node's ancestors. For the editor's BSP-splits overlay. */
+typedef struct al_block_splits {
+    int block;               /* -1: P is outside the world model (no polygons) */
+    double mins[3], maxs[3]; /* the block's box, cut to the model's reach */
+    int count;               /* polygons */
+    int *first;              /* count + 1 offsets into points */
+    double (*points)[3];
+    int *depth;              /* of each polygon's node, the root 0 */
+} al_block_splits;
+
+al_status al_world_block_splits(const al_world *world, const double p[3], al_block_splits *out);
+void al_block_splits_free(al_block_splits *splits);
+
 #endif

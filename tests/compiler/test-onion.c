@@ -97,6 +97,29 @@ CHECK_TEST(low_tunnel, "/bsp/onion/low-tunnel-is-empty-for-crouch-and-solid-for-
     scene_free(&s);
 }
 
+CHECK_TEST(splits, "/bsp/onion/split-polygons-lie-on-their-nodes-planes-in-their-cells")
+{
+    mapgen *g = mapgen_create(true);
+    mapgen_begin_entity(g, "worldspawn");
+    room(g, 0, 0, 512, 256, 192);
+    mapgen_box(g, 192, 0, 0, 320, 96, 128, "block");
+    mapgen_box(g, 192, 160, 0, 320, 256, 128, "block");
+    mapgen_box(g, 192, 96, 48, 320, 160, 128, "block");
+    mapgen_end_entity(g);
+    scene s;
+    REQUIRE(load(&s, g, NULL));
+    char why[256] = "";
+    int count;
+    int bad = scene_split_errors(s.world, (double[3]){100, 128, 24}, &count, why, sizeof why);
+    CHECK_MSG(bad == 0 && count > 20, "%d of %d polygons wrong: %s", bad, count, why);
+    /* Outside the map: no block, no polygons. */
+    al_block_splits sp;
+    CHECK(al_world_block_splits(s.world, (double[3]){1e6, 0, 0}, &sp) == AL_OK);
+    CHECK(sp.block == -1 && sp.count == 0);
+    al_block_splits_free(&sp);
+    scene_free(&s);
+}
+
 CHECK_TEST(thin_wall, "/bsp/onion/one-unit-wall-stops-point-traces")
 {
     mapgen *g = mapgen_create(false);

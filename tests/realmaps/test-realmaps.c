@@ -465,6 +465,24 @@ CHECK_TEST(round_trip, "/realmaps/map-to-document-to-map-keeps-everything")
     free(original);
 }
 
+CHECK_TEST(splits, "/realmaps/split-polygons-lie-on-their-nodes-planes-in-their-cells")
+{
+    if (!ready()) return;
+    /* The blocks at the middle of the map and at a quarter of its diagonal. */
+    double lo[3], hi[3];
+    al_world_bounds(s.world, lo, hi);
+    for (int q = 1; q <= 2; q++) {
+        double p[3];
+        for (int k = 0; k < 3; k++) p[k] = lo[k] + (hi[k] - lo[k]) * q / 4.0;
+        char why[256] = "";
+        int count;
+        int bad = scene_split_errors(s.world, p, &count, why, sizeof why);
+        check_note("%s: %d split polygons in the block at (%g %g %g)", map_name, count, p[0],
+                   p[1], p[2]);
+        CHECK_MSG(bad == 0, "%d of %d polygons wrong: %s", bad, count, why);
+    }
+}
+
 CHECK_TEST(light_rays, "/realmaps/light-rays-agree-with-a-sweep-through-the-brushes")
 {
     if (!ready()) return;

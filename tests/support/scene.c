@@ -1,6 +1,8 @@
 /* Test scenes (see scene.h). */
 #include "scene.h"
 
+#include "world/world-internal.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -138,5 +140,55 @@ int scene_face_polys_errors(const al_input *input, const al_face_polys *polys, c
     next:;
     }
 #undef FAIL
+    return bad;
+}
+
+/* True if a node at DEPTH below CODE holds C in its cell and has every point of POLY on
+ * its plane. Where C lies on a plane (within EPS) both sides are searched. */
+static bool split_node_found(const al_tree *tree, int32_t code, int level, int depth,
+                             const double c[3], const double (*poly)[3], int n, double eps)
+{
+    if (code < 0) return false;
+    const al_node *node = &tree->nodes[code];
+    double d = al_node_distance(node, c);
+    if (level == depth) {
+        bool on = true;
+        for (int i = 0; i < n && on; i++) on = fabs(al_node_distance(node, poly[i])) < eps;
+        if (on) return true;
+    }
+    if (level >= depth) return false;
+    if (d >= -eps && split_node_found(tree, node->child[0], level + 1, depth, c, poly, n, eps))
+        return true;
+    return d <= eps && split_node_found(tree, node->child[1], level + 1, depth, c, poly, n, eps);
+}
+
+int scene_split_errors(const al_world *world, const double p[3], int *count, char *why,
+                       size_t why_size)
+{
+    al_block_splits sp;
+    *count = 0;
+    if (al_world_block_splits(world, p, &sp) != AL_OK || sp.block < 0) return -1;
+    const al_tree *tree = &world->models[0].blocks[sp.block].onion;
+    *count = sp.count;
+    int bad = 0;
+    for (int i = 0; i < sp.count; i++) {
+        const double (*poly)[3] = (const double (*)[3]) sp.points + sp.first[i];
+        int n = sp.first[i + 1] - sp.first[i];
+        double c[3] = {0, 0, 0};
+        bool inside = n >= 3;
+        for (int k = 0; k < n; k++)
+            for (int a = 0; a < 3; a++) {
+                c[a] += poly[k][a] / n;
+                inside = inside && poly[k][a] >= sp.mins[a] - 1e-3 && poly[k][a] <= sp.maxs[a] + 1e-3;
+            }
+        bool found = inside && split_node_found(tree, tree->root, 0, sp.depth[i], c, poly, n, 1e-3);
+        if (!found && bad++ == 0)
+            snprintf(why, why_size, "polygon %d (depth %d, %d points, centre %g %g %g) %s", i,
+                     sp.depth[i], n, c[0], c[1], c[2],
+                     inside ? "is on no node's plane at its depth" : "leaves the block");
+    }
+    if (sp.count > tree->node_count && bad++ == 0)
+        snprintf(why, why_size, "%d polygons from %d nodes", sp.count, tree->node_count);
+    al_block_splits_free(&sp);
     return bad;
 }

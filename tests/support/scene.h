@@ -48,4 +48,12 @@ const char *scene_shared_map(const char *name);
 int scene_face_polys_errors(const al_input *input, const al_face_polys *polys, char *why,
                             size_t why_size);
 
+/* Checks the split polygons of the block holding P against its onion tree: each lies on
+ * the plane of a node at its depth whose cell holds the polygon's centre (found by
+ * walking the tree from the root), and inside the block's box. Returns the polygons that
+ * fail (the first described in WHY), or -1 if none could be made; *COUNT gets the
+ * number of polygons. */
+int scene_split_errors(const al_world *world, const double p[3], int *count, char *why,
+                       size_t why_size);
+
 #endif
