@@ -179,6 +179,7 @@ enum {
     AL_OVERLAY_CLUSTER = 1u << 3,  /* the camera leaf's faces and portals highlighted */
     AL_OVERLAY_ENTITIES = 1u << 4, /* entity boxes and light radii */
     AL_OVERLAY_TOOLS = 1u << 5,    /* clip, trigger and hint brushes, translucent */
+    AL_OVERLAY_SPLITS = 1u << 6,   /* the split planes given to al_renderer_set_splits */
     AL_OVERLAY_DEFAULT = AL_OVERLAY_LEAK | AL_OVERLAY_ENTITIES | AL_OVERLAY_TOOLS,
 };
 
@@ -219,6 +220,11 @@ al_renderer *al_renderer_create(char *error, size_t error_size);
 
 /* Frees the GL objects; the same context must be current. NULL is a no-op. */
 void al_renderer_destroy(al_renderer *r);
+
+/* The split polygons that AL_OVERLAY_SPLITS draws, as outlines coloured by depth (they
+ * are copied; NULL clears them). Needs the renderer's context current. Returns false if
+ * memory runs out (then none are drawn). */
+bool al_renderer_set_splits(al_renderer *renderer, const al_block_splits *splits);
 
 /* Uploads SCENE (NULL: nothing to draw). The renderer borrows SCENE for culling and
  * selection until the next call: keep it alive until then. The lightmap uploaded before

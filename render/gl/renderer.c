@@ -44,7 +44,7 @@ struct al_renderer {
     al_program plain, lightmapped; /* the two variants of the program */
     const al_program *prog;        /* the one this frame uses */
     gl_buffer faces, edges, entity_tris, entity_lines, portal_tris, portal_lines, leak, grid,
-        radius;
+        radius, splits;
     const al_scene *scene; /* borrowed, see al_renderer_set_scene */
     uint32_t *stamp;       /* per scene face: the frame that found it in the PVS */
     uint32_t *leaf_stamp;  /* per scene face: the frame that found it in the eye's leaf */
@@ -173,7 +173,7 @@ al_renderer *al_renderer_create(char *error, size_t error_size)
     r->prog = &r->plain;
     gl_buffer *all[] = {&r->faces,        &r->edges,        &r->entity_tris, &r->entity_lines,
                         &r->portal_tris,  &r->portal_lines, &r->leak,        &r->grid,
-                        &r->radius};
+                        &r->radius,       &r->splits};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) buffer_init(all[i]);
     return r;
 }
@@ -183,7 +183,7 @@ void al_renderer_destroy(al_renderer *r)
     if (!r) return;
     gl_buffer *all[] = {&r->faces,        &r->edges,        &r->entity_tris, &r->entity_lines,
                         &r->portal_tris,  &r->portal_lines, &r->leak,        &r->grid,
-                        &r->radius};
+                        &r->radius,       &r->splits};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) buffer_destroy(all[i]);
     if (r->lightmap) glDeleteTextures(1, &r->lightmap);
     free(r->lightmap_bytes);
@@ -197,6 +197,37 @@ void al_renderer_destroy(al_renderer *r)
     free(r->leaves);
     free(r->grid_vertices);
     free(r);
+}
+
+bool al_renderer_set_splits(al_renderer *r, const al_block_splits *s)
+{
+    int32_t count = 0;
+    for (int i = 0; s && i < s->count; i++) count += 2 * (s->first[i + 1] - s->first[i]);
+    al_vertex *v = count ? calloc((size_t) count, sizeof *v) : NULL;
+    if (count && !v) {
+        buffer_upload(&r->splits, NULL, 0, GL_DYNAMIC_DRAW);
+        return false;
+    }
+    int32_t n = 0;
+    for (int i = 0; s && i < s->count; i++) {
+        /* Shallow splits bright yellow, deeper ones toward a dim cyan. */
+        float f = fminf((float) s->depth[i] / 16.0f, 1.0f);
+        uint8_t colour[4] = {(uint8_t) (255 * (1 - f) + 40 * f), (uint8_t) (220 * (1 - f) + 170 * f),
+                             (uint8_t) (60 * (1 - f) + 200 * f), (uint8_t) (230 - 90 * f)};
+        int a = s->first[i], b = s->first[i + 1];
+        for (int k = a; k < b; k++) {
+            const double *p0 = s->points[k], *p1 = s->points[k + 1 < b ? k + 1 : a];
+            for (int e = 0; e < 2; e++, n++) {
+                const double *p = e ? p1 : p0;
+                for (int c = 0; c < 3; c++) v[n].pos[c] = (float) p[c];
+                memcpy(v[n].colour, colour, sizeof colour);
+                v[n].lightmap[0] = v[n].lightmap[1] = AL_NO_LIGHTMAP;
+            }
+        }
+    }
+    buffer_upload(&r->splits, v, n, GL_DYNAMIC_DRAW);
+    free(v);
+    return true;
 }
 
 void al_renderer_set_scene(al_renderer *r, const al_scene *s)
@@ -425,6 +456,7 @@ static void draw_2d(al_renderer *r, const al_camera *cam, const al_draw_options 
     }
     if (opt->overlays & AL_OVERLAY_PORTALS) draw_all(&r->portal_lines, GL_LINES);
     if (opt->overlays & AL_OVERLAY_LEAK) draw_all(&r->leak, GL_LINES);
+    if (opt->overlays & AL_OVERLAY_SPLITS) draw_all(&r->splits, GL_LINES);
     static const float red[4] = {1.0f, 0.25f, 0.2f, 1.0f};
     selection_ranges(r, opt, true, &r->pvs, &r->scratch);
     set_pass(r, 0, NULL, red);
@@ -562,6 +594,10 @@ static void draw_3d(al_renderer *r, const al_camera *cam, const al_draw_options 
         set_pass(r, 0, faint, NULL);
         draw_all(&r->leak, GL_LINES);
         glEnable(GL_DEPTH_TEST);
+    }
+    if (opt->overlays & AL_OVERLAY_SPLITS) {
+        set_pass(r, 0, NULL, NULL);
+        draw_all(&r->splits, GL_LINES);
     }
     glDepthMask(GL_TRUE);
     glDisable(GL_BLEND);

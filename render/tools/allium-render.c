@@ -7,7 +7,8 @@
  * Options: --size WxH (default 1280x720), --view 3d|top|front|side, --camera X Y Z YAW
  * PITCH (3D; default: at the first info_player_start, else the whole map framed),
  * --frame (frame the whole map), --overlay LIST (comma-separated: portals, leak, pvs,
- * cluster, entities, tools, wireframe, nocull; "none" for no overlays), --grid N,
+ * cluster, entities, tools, splits (of the block around the camera), wireframe, nocull;
+ * "none" for no overlays), --grid N,
  * --select-brush N (repeatable), --json (print the frame's statistics), --frames N (draw
  * N frames turning the camera a full circle and print the median and 95th percentile
  * frame times, glFinish included, as JSON), plus the
@@ -58,7 +59,8 @@ static bool parse_overlays(const char *list, unsigned *overlays, bool *wireframe
         unsigned bit;
     } names[] = {{"portals", AL_OVERLAY_PORTALS}, {"leak", AL_OVERLAY_LEAK},
                  {"pvs", AL_OVERLAY_PVS},         {"cluster", AL_OVERLAY_CLUSTER},
-                 {"entities", AL_OVERLAY_ENTITIES}, {"tools", AL_OVERLAY_TOOLS}};
+                 {"entities", AL_OVERLAY_ENTITIES}, {"tools", AL_OVERLAY_TOOLS},
+                 {"splits", AL_OVERLAY_SPLITS}};
     *overlays = 0;
     char buf[256];
     snprintf(buf, sizeof buf, "%s", list);
@@ -298,6 +300,14 @@ int main(int argc, char **argv)
     } else if (frame || kind != AL_VIEW_3D || !player_start(&m.input, &cam)) {
         if (kind == AL_VIEW_3D) cam.yaw = 45, cam.pitch = -30;
         if (bounded) al_camera_frame(&cam, mins, maxs);
+    }
+    if (opt.overlays & AL_OVERLAY_SPLITS) {
+        al_block_splits sp;
+        if (al_world_block_splits(world, cam.position, &sp) == AL_OK) {
+            if (!al_renderer_set_splits(r, &sp))
+                fprintf(stderr, "allium-render: memory ran out for the split planes\n");
+            al_block_splits_free(&sp);
+        }
     }
     al_draw_stats st;
     if (frames > 0) {

@@ -263,6 +263,22 @@ CHECK_TEST(overlays, "/render/each-overlay-changes-the-image")
         check_note("%s: %d pixels change", bits[i].name, d);
         CHECK_MSG(d > W * H / 200, "%s changes only %d pixels", bits[i].name, d);
     }
+    /* The split planes of the block around the camera: nothing until they are given. */
+    opt.overlays = AL_OVERLAY_SPLITS;
+    draw(&cam, &opt, NULL);
+    CHECK_MSG(differing_pixels(base, pixels) == 0, "the splits overlay drew before any splits");
+    al_block_splits sp;
+    REQUIRE(al_world_block_splits(l.sc.world, cam.position, &sp) == AL_OK);
+    CHECK(sp.count > 0);
+    REQUIRE(al_renderer_set_splits(renderer, &sp));
+    draw(&cam, &opt, NULL);
+    int d = differing_pixels(base, pixels);
+    check_note("splits: %d polygons, %d pixels change", sp.count, d);
+    CHECK_MSG(d > W * H / 200, "splits change only %d pixels", d);
+    al_block_splits_free(&sp);
+    REQUIRE(al_renderer_set_splits(renderer, NULL));
+    draw(&cam, &opt, NULL);
+    CHECK(differing_pixels(base, pixels) == 0);
     opt.overlays = 0;
     opt.wireframe = true;
     draw(&cam, &opt, NULL);
