@@ -184,6 +184,7 @@ void allium_window_class_add_actions(GtkWidgetClass *widget_class)
 
     static const char *toggles[] = {"show-portals",  "show-leak",  "show-pvs",
                                     "show-cluster",  "show-entities", "show-tools",
+                                    "show-splits",
                                     "wireframe",     "pvs-culling", "lighting",
                                     "layout"};
     for (guint i = 0; i < G_N_ELEMENTS(toggles); i++) {

@@ -44,7 +44,8 @@ struct _AlliumWindow {
     AlliumView *active_view;
 
     /* view settings (properties, so that they are stateful actions) */
-    gboolean show_portals, show_leak, show_pvs, show_cluster, show_entities, show_tools;
+    gboolean show_portals, show_leak, show_pvs, show_cluster, show_entities, show_tools,
+        show_splits;
     gboolean wireframe, pvs_culling, lighting;
     int maximized_slot; /* -1: the four views */
 

@@ -27,6 +27,7 @@ enum {
     PROP_SHOW_CLUSTER,
     PROP_SHOW_ENTITIES,
     PROP_SHOW_TOOLS,
+    PROP_SHOW_SPLITS,
     PROP_WIREFRAME,
     PROP_PVS_CULLING,
     PROP_LIGHTING,
@@ -57,6 +58,8 @@ static gboolean *flag_of(AlliumWindow *self, guint prop_id)
         return &self->show_entities;
     case PROP_SHOW_TOOLS:
         return &self->show_tools;
+    case PROP_SHOW_SPLITS:
+        return &self->show_splits;
     case PROP_WIREFRAME:
         return &self->wireframe;
     case PROP_PVS_CULLING:
@@ -75,7 +78,8 @@ static void push_draw_settings(AlliumWindow *self)
                         (self->show_pvs ? AL_OVERLAY_PVS : 0) |
                         (self->show_cluster ? AL_OVERLAY_CLUSTER : 0) |
                         (self->show_entities ? AL_OVERLAY_ENTITIES : 0) |
-                        (self->show_tools ? AL_OVERLAY_TOOLS : 0);
+                        (self->show_tools ? AL_OVERLAY_TOOLS : 0) |
+                        (self->show_splits ? AL_OVERLAY_SPLITS : 0);
     for (int i = 0; i < ALLIUM_WINDOW_VIEW_COUNT; i++)
         allium_view_set_draw_settings(self->views[i], overlays, self->wireframe, !self->pvs_culling,
                                       self->lighting);
@@ -272,6 +276,23 @@ static void view_pointer_info_cb(AlliumView *view, const char *text, AlliumWindo
     gtk_label_set_text(self->pointer_label, text);
 }
 
+/* The pointer's map point sets where every view's splits overlay looks. A 2D view does not
+ * know its depth axis: that coordinate comes from a 3D view's camera. */
+static void view_pointer_point_cb(AlliumView *view, gpointer data, int unknown_axis,
+                                  AlliumWindow *self)
+{
+    (void) view;
+    double p[3];
+    memcpy(p, data, sizeof p);
+    if (unknown_axis >= 0 && unknown_axis < 3)
+        for (int i = 0; i < ALLIUM_WINDOW_VIEW_COUNT; i++)
+            if (allium_view_get_kind(self->views[i]) == AL_VIEW_3D) {
+                p[unknown_axis] = allium_view_get_camera(self->views[i])->position[unknown_axis];
+                break;
+            }
+    allium_window_set_split_point(self, p);
+}
+
 static void view_toggle_maximize_cb(AlliumView *view, AlliumWindow *self)
 {
     int slot = slot_of_view(self, view);
@@ -411,6 +432,7 @@ static void allium_window_class_init(AlliumWindowClass *klass)
     properties[PROP_SHOW_CLUSTER] = g_param_spec_boolean("show-cluster", NULL, NULL, FALSE, flags);
     properties[PROP_SHOW_ENTITIES] = g_param_spec_boolean("show-entities", NULL, NULL, TRUE, flags);
     properties[PROP_SHOW_TOOLS] = g_param_spec_boolean("show-tools", NULL, NULL, TRUE, flags);
+    properties[PROP_SHOW_SPLITS] = g_param_spec_boolean("show-splits", NULL, NULL, FALSE, flags);
     properties[PROP_WIREFRAME] = g_param_spec_boolean("wireframe", NULL, NULL, FALSE, flags);
     properties[PROP_PVS_CULLING] = g_param_spec_boolean("pvs-culling", NULL, NULL, TRUE, flags);
     properties[PROP_LIGHTING] = g_param_spec_boolean("lighting", NULL, NULL, TRUE, flags);
@@ -471,6 +493,7 @@ static void allium_window_init(AlliumWindow *self)
         allium_view_set_selection(view, self->selection);
         g_signal_connect(view, "pointer-info", G_CALLBACK(view_pointer_info_cb), self);
         g_signal_connect(view, "toggle-maximize", G_CALLBACK(view_toggle_maximize_cb), self);
+        g_signal_connect(view, "pointer-point", G_CALLBACK(view_pointer_point_cb), self);
         g_signal_connect(view, "activated", G_CALLBACK(view_activated_cb), self);
         g_signal_connect(view, "notify::kind-name", G_CALLBACK(view_kind_changed_cb), self);
     }
@@ -608,4 +631,11 @@ const char *allium_window_get_title_text(AlliumWindow *self)
 {
     g_return_val_if_fail(ALLIUM_IS_WINDOW(self), NULL);
     return self->title_text;
+}
+
+void allium_window_set_split_point(AlliumWindow *self, const double point[3])
+{
+    g_return_if_fail(ALLIUM_IS_WINDOW(self));
+    for (int i = 0; i < ALLIUM_WINDOW_VIEW_COUNT; i++)
+        allium_view_set_split_point(self->views[i], point);
 }

@@ -40,6 +40,9 @@ void allium_window_hide_banner(AlliumWindow *self);
 gboolean allium_window_get_banner(AlliumWindow *self, GtkMessageType *type, const char **text);
 
 AlliumView *allium_window_get_view(AlliumWindow *self, int slot);
+
+/* Where the views' BSP-splits overlay looks: the block holding POINT. */
+void allium_window_set_split_point(AlliumWindow *self, const double point[3]);
 /* The view the pointer was last in (keyboard commands act on it). */
 AlliumView *allium_window_get_active_view(AlliumWindow *self);
 

@@ -10,7 +10,8 @@
  * What it checks: the sample compiles and every view draws it (the 3D view's pixels are
  * not blank); the sample arrives lit by its direct light, the solver's newer lightmaps
  * reach the 3D view until the residual is 1% and the status bar says "Lit", and the
- * Lighting toggle changes the picture; the single-3D layout, the portal overlay, wireframe
+ * Lighting toggle changes the picture; the single-3D layout, the portal overlay, the BSP
+ * splits overlay (and moving the point it looks at out of the map and back), wireframe
  * and a camera move each change the picture; undo with nothing to undo is harmless; an
  * edit through the document enables undo, and undoing it restores the map and the history
  * (and cancels the solver of the state it leaves); a second map opens in a
@@ -474,6 +475,37 @@ static gboolean step_portals(SelfTest *t)
     return step_toggle(t, "win.show-portals", "03-portals.png", "showing portals");
 }
 
+static gboolean step_splits(SelfTest *t)
+{
+    return step_toggle(t, "win.show-splits", "03b-splits.png", "showing the BSP splits");
+}
+
+/* The pointer over a point outside the map: no block, so the splits go. */
+static gboolean step_splits_elsewhere(SelfTest *t)
+{
+    if (!t->step_begun) {
+        allium_window_set_split_point(t->window, (const double[3]){1e6, 1e6, 1e6});
+        mark_frames(t);
+        return FALSE;
+    }
+    if (!new_frames(t) || !settle(t)) return FALSE;
+    shoot_and_compare(t, "03c-splits-elsewhere.png", "moving the splits' point out of the map");
+    return TRUE;
+}
+
+static gboolean step_splits_off(SelfTest *t)
+{
+    if (!t->step_begun) {
+        allium_window_set_split_point(t->window, allium_view_get_camera(view_3d(t))->position);
+        mark_frames(t);
+        return FALSE;
+    }
+    if (!new_frames(t) || !settle(t)) return FALSE;
+    shoot_and_compare(t, "03d-splits-back.png", "moving the splits' point back");
+    gtk_widget_activate_action(GTK_WIDGET(t->window), "win.show-splits", NULL);
+    return TRUE;
+}
+
 static gboolean step_wireframe(SelfTest *t)
 {
     return step_toggle(t, "win.wireframe", "04-wireframe.png", "wireframe");
@@ -809,6 +841,9 @@ static const struct {
     {"lighting off", step_lighting_off, 10000},
     {"lighting on", step_lighting_on, 10000},
     {"portals", step_portals, 10000},
+    {"BSP splits", step_splits, 10000},
+    {"BSP splits elsewhere", step_splits_elsewhere, 10000},
+    {"BSP splits back, then off", step_splits_off, 10000},
     {"wireframe", step_wireframe, 10000},
     {"camera move", step_move_camera, 10000},
     {"undo with nothing to undo", step_undo_nothing, 5000},

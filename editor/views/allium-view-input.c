@@ -144,6 +144,7 @@ static void describe_3d(AlliumView *self, const AlliumSnapshot *snap, GString *t
         g_string_append_printf(text, _("Brush %d, face %d (%s)"), pick.brush, pick.face,
                                material ? material : "?");
     }
+    allium_view_emit_pointer_point(self, pick.point, -1);
     g_string_append(text, " · ");
     format_coordinate(text, "x", pick.point[0]);
     g_string_append_c(text, ' ');
@@ -171,6 +172,7 @@ static void describe_2d(AlliumView *self, GString *text)
     double grid = allium_preferences_get_grid_size(allium_preferences_get_default());
     int right, up, depth;
     al_view_axes(self->kind, &right, &up, &depth);
+    allium_view_emit_pointer_point(self, p, depth);
     static const char *names[3] = {"x", "y", "z"};
     format_coordinate(text, names[right], al_snap(p[right], grid));
     g_string_append_c(text, ' ');

@@ -51,6 +51,11 @@ struct _AlliumView {
     unsigned overlays;
     gboolean wireframe, no_cull, lighting, maximized;
     guint64 selection_serial; /* of the selection the index arrays were made from */
+    double split_point[3];       /* where the splits overlay looks: the pointer's last point */
+    gboolean has_split_point;    /* FALSE: the camera's position */
+    gboolean splits_stale;       /* the point moved since the splits were uploaded */
+    const AlliumSnapshot *splits_snapshot; /* the snapshot they came from (not a ref) */
+    int splits_block;
     const AlliumSnapshot *selection_snapshot;
 
     /* input */
@@ -84,6 +89,7 @@ gboolean allium_view_pick_at(AlliumView *self, double x, double y, al_pick *pick
 void allium_view_emit_pointer_info(AlliumView *self, const char *text);
 void allium_view_emit_toggle_maximize(AlliumView *self);
 void allium_view_emit_activated(AlliumView *self);
+void allium_view_emit_pointer_point(AlliumView *self, const double point[3], int unknown_axis);
 void allium_view_show_info(AlliumView *self, const char *text);
 /* The bounds of the selection, or of the map when nothing is selected. */
 gboolean allium_view_selection_bounds(AlliumView *self, gboolean whole_map_if_empty,

@@ -29,7 +29,13 @@ enum {
     N_PROPS
 };
 
-enum { SIGNAL_POINTER_INFO, SIGNAL_TOGGLE_MAXIMIZE, SIGNAL_ACTIVATED, N_SIGNALS };
+enum {
+    SIGNAL_POINTER_INFO,
+    SIGNAL_POINTER_POINT,
+    SIGNAL_TOGGLE_MAXIMIZE,
+    SIGNAL_ACTIVATED,
+    N_SIGNALS
+};
 
 static GParamSpec *properties[N_PROPS];
 static guint signals[N_SIGNALS];
@@ -234,6 +240,30 @@ static void gl_unrealize_cb(GtkGLArea *area, AlliumView *self)
     /* The renderer that borrowed it is gone. */
     g_clear_pointer(&self->drawn, allium_snapshot_unref);
     g_clear_pointer(&self->uploaded, allium_lightmap_unref);
+    self->splits_snapshot = NULL; /* the next renderer has none */
+    self->splits_block = -2;
+}
+
+/* The split polygons of the block under the split point (or the camera), uploaded when
+ * the overlay is on and the block or the snapshot changed. */
+static void update_splits(AlliumView *self, AlliumSnapshot *snap)
+{
+    if (!(self->overlays & AL_OVERLAY_SPLITS) || !snap || !snap->world) {
+        /* Forget the snapshot: a later one may come at the same address. */
+        self->splits_snapshot = NULL;
+        return;
+    }
+    if (!self->splits_stale && self->splits_snapshot == snap) return;
+    const double *p = self->has_split_point ? self->split_point : self->camera.position;
+    al_block_splits sp;
+    if (al_world_block_splits(snap->world, p, &sp) != AL_OK) return;
+    if (sp.block != self->splits_block || self->splits_snapshot != snap) {
+        al_renderer_set_splits(self->renderer, &sp);
+        self->splits_block = sp.block;
+        self->splits_snapshot = snap;
+    }
+    self->splits_stale = FALSE;
+    al_block_splits_free(&sp);
 }
 
 static gboolean gl_render_cb(GtkGLArea *area, GdkGLContext *context, AlliumView *self)
@@ -255,6 +285,7 @@ static gboolean gl_render_cb(GtkGLArea *area, GdkGLContext *context, AlliumView 
         g_clear_pointer(&self->uploaded, allium_lightmap_unref);
     }
     update_lightmap(self, snap);
+    update_splits(self, snap);
 
     double scale = allium_view_scale(self);
     self->camera.width = MAX(1, (int) lround(gtk_widget_get_width(GTK_WIDGET(area)) * scale));
@@ -431,6 +462,11 @@ static void allium_view_class_init(AlliumViewClass *klass)
     signals[SIGNAL_POINTER_INFO] =
         g_signal_new("pointer-info", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
                      NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
+    /* The map point under the pointer (a const double[3]) and, in a 2D view, the axis it
+     * does not know (-1 in the 3D view, where the point is on a surface). */
+    signals[SIGNAL_POINTER_POINT] =
+        g_signal_new("pointer-point", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
+                     NULL, G_TYPE_NONE, 2, G_TYPE_POINTER, G_TYPE_INT);
     signals[SIGNAL_TOGGLE_MAXIMIZE] =
         g_signal_new("toggle-maximize", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL,
                      NULL, NULL, G_TYPE_NONE, 0);
@@ -473,6 +509,7 @@ static void allium_view_init(AlliumView *self)
     g_signal_connect(prefs, "notify::grid-size", G_CALLBACK(preferences_changed_cb), self);
     g_signal_connect(prefs, "notify::background", G_CALLBACK(preferences_changed_cb), self);
 
+    self->splits_block = -2;
     allium_view_add_controllers(self);
     update_header(self);
     update_message(self);
@@ -483,6 +520,11 @@ static void allium_view_init(AlliumView *self)
 void allium_view_emit_pointer_info(AlliumView *self, const char *text)
 {
     g_signal_emit(self, signals[SIGNAL_POINTER_INFO], 0, text ? text : "");
+}
+
+void allium_view_emit_pointer_point(AlliumView *self, const double point[3], int unknown_axis)
+{
+    g_signal_emit(self, signals[SIGNAL_POINTER_POINT], 0, point, unknown_axis);
 }
 
 void allium_view_emit_toggle_maximize(AlliumView *self)
@@ -733,4 +775,13 @@ void allium_view_read_pixels(AlliumView *self, AlliumViewPixelsFunc callback, gp
     self->pixels_func = callback;
     self->pixels_data = user_data;
     allium_view_queue_render(self);
+}
+
+void allium_view_set_split_point(AlliumView *self, const double point[3])
+{
+    g_return_if_fail(ALLIUM_IS_VIEW(self));
+    memcpy(self->split_point, point, sizeof self->split_point);
+    self->has_split_point = TRUE;
+    self->splits_stale = TRUE;
+    if (self->overlays & AL_OVERLAY_SPLITS) allium_view_queue_render(self);
 }

@@ -63,6 +63,10 @@ void allium_view_set_draw_settings(AlliumView *self, unsigned overlays, gboolean
 al_camera *allium_view_get_camera(AlliumView *self);
 void allium_view_queue_render(AlliumView *self);
 
+/* Where the BSP-splits overlay looks (the block holding POINT); until it is set, the
+ * view's camera position. */
+void allium_view_set_split_point(AlliumView *self, const double point[3]);
+
 /* Places the camera for the current map again on the next frame: 3D at the player start
  * (or showing the whole map), 2D showing the whole map. */
 void allium_view_reset_camera(AlliumView *self);
