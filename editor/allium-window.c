@@ -293,6 +293,19 @@ static void view_pointer_point_cb(AlliumView *view, gpointer data, int unknown_a
     allium_window_set_split_point(self, p);
 }
 
+/* A 3D view's camera moved: the 2D views mark it (the first 3D view's, if there are
+ * several). */
+static void view_camera_moved_cb(AlliumView *view, AlliumWindow *self)
+{
+    for (int i = 0; i < ALLIUM_WINDOW_VIEW_COUNT; i++) {
+        if (allium_view_get_kind(self->views[i]) != AL_VIEW_3D) continue;
+        if (self->views[i] != view) return;
+        break;
+    }
+    for (int i = 0; i < ALLIUM_WINDOW_VIEW_COUNT; i++)
+        if (self->views[i] != view) allium_view_set_eye(self->views[i], allium_view_get_camera(view));
+}
+
 static void view_toggle_maximize_cb(AlliumView *view, AlliumWindow *self)
 {
     int slot = slot_of_view(self, view);
@@ -314,6 +327,12 @@ static void view_kind_changed_cb(GObject *object, GParamSpec *pspec, AlliumWindo
             g_strdup_printf("single-%s", allium_view_kind_to_string(allium_view_get_kind(self->views[slot])));
         set_layout_string(self, layout);
     }
+    /* A view that became 2D marks the 3D camera at once. */
+    for (int i = 0; i < ALLIUM_WINDOW_VIEW_COUNT; i++)
+        if (allium_view_get_kind(self->views[i]) == AL_VIEW_3D) {
+            view_camera_moved_cb(self->views[i], self);
+            break;
+        }
 }
 
 /* "application" is set after construction (it is not a construct property): the
@@ -494,6 +513,7 @@ static void allium_window_init(AlliumWindow *self)
         g_signal_connect(view, "pointer-info", G_CALLBACK(view_pointer_info_cb), self);
         g_signal_connect(view, "toggle-maximize", G_CALLBACK(view_toggle_maximize_cb), self);
         g_signal_connect(view, "pointer-point", G_CALLBACK(view_pointer_point_cb), self);
+        g_signal_connect(view, "camera-moved", G_CALLBACK(view_camera_moved_cb), self);
         g_signal_connect(view, "activated", G_CALLBACK(view_activated_cb), self);
         g_signal_connect(view, "notify::kind-name", G_CALLBACK(view_kind_changed_cb), self);
     }

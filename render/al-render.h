@@ -197,6 +197,8 @@ typedef struct al_draw_options {
     bool has_pvs_point;
     bool no_lightmap;    /* 3D: flat shading even where a lightmap is uploaded */
     float background[3]; /* the clear colour, sRGB 0..1 */
+    bool has_eye;        /* 2D: draw the 3D camera as a marker, at EYE looking along FORWARD */
+    double eye[3], eye_forward[3];
 } al_draw_options;
 
 /* Zero options with overlays = AL_OVERLAY_DEFAULT, grid 16, no selected face, and the

@@ -770,23 +770,6 @@ static gboolean step_about(SelfTest *t)
     return step_dialog(t, "about", "12-about.png");
 }
 
-static gboolean step_grid_layout(SelfTest *t)
-{
-    if (!t->step_begun) {
-        gtk_widget_activate_action(GTK_WIDGET(t->window), "win.layout", "s", "grid");
-        gtk_widget_activate_action(GTK_WIDGET(t->window), "win.show-portals", NULL);
-        gtk_widget_activate_action(GTK_WIDGET(t->window), "win.wireframe", NULL);
-        mark_frames(t);
-        return FALSE;
-    }
-    if (!new_frames(t) || !settle(t)) return FALSE;
-    for (int i = 0; i < ALLIUM_WINDOW_VIEW_COUNT; i++)
-        check(t, gtk_widget_get_visible(GTK_WIDGET(allium_window_get_view(t->window, i))),
-              "view %d is back in the four-view layout", i);
-    g_autoptr(GdkTexture) texture = screenshot(t, GTK_WIDGET(t->window), "13-four-views.png");
-    return TRUE;
-}
-
 /* The fraction of WIDGET's pixels in TEXTURE within 3 of the colour RGB (0xRRGGBB). */
 static double colour_fraction(GdkTexture *texture, GtkWidget *widget, GtkWidget *window,
                               guint32 rgb)
@@ -805,6 +788,29 @@ static double colour_fraction(GdkTexture *texture, GtkWidget *widget, GtkWidget 
         }
     g_free(pixels);
     return n ? (double) same / (double) n : 0;
+}
+
+static gboolean step_grid_layout(SelfTest *t)
+{
+    if (!t->step_begun) {
+        gtk_widget_activate_action(GTK_WIDGET(t->window), "win.layout", "s", "grid");
+        gtk_widget_activate_action(GTK_WIDGET(t->window), "win.show-portals", NULL);
+        gtk_widget_activate_action(GTK_WIDGET(t->window), "win.wireframe", NULL);
+        mark_frames(t);
+        return FALSE;
+    }
+    if (!new_frames(t) || !settle(t)) return FALSE;
+    for (int i = 0; i < ALLIUM_WINDOW_VIEW_COUNT; i++)
+        check(t, gtk_widget_get_visible(GTK_WIDGET(allium_window_get_view(t->window, i))),
+              "view %d is back in the four-view layout", i);
+    g_autoptr(GdkTexture) texture = screenshot(t, GTK_WIDGET(t->window), "13-four-views.png");
+    if (texture) {
+        GtkWidget *top = GTK_WIDGET(allium_window_get_view(t->window, 1));
+        double marker = colour_fraction(texture, top, GTK_WIDGET(t->window), 0xffaa28);
+        check(t, marker > 0.0001, "the top view marks the 3D camera (%.3f%% orange)",
+              marker * 100);
+    }
+    return TRUE;
 }
 
 /* The preference's colour (as the dialog's colour button sets it) clears every view. */

@@ -51,6 +51,9 @@ struct _AlliumView {
     unsigned overlays;
     gboolean wireframe, no_cull, lighting, maximized;
     guint64 selection_serial; /* of the selection the index arrays were made from */
+    double eye[3], eye_forward[3]; /* 2D: the 3D camera to mark; 3D: the last one drawn */
+    double eye_yaw, eye_pitch;   /* 3D: of the last camera drawn */
+    gboolean has_eye;            /* 2D: a 3D camera is marked */
     double split_point[3];       /* where the splits overlay looks: the pointer's last point */
     gboolean has_split_point;    /* FALSE: the camera's position */
     gboolean splits_stale;       /* the point moved since the splits were uploaded */

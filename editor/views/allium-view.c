@@ -32,6 +32,7 @@ enum {
 enum {
     SIGNAL_POINTER_INFO,
     SIGNAL_POINTER_POINT,
+    SIGNAL_CAMERA_MOVED,
     SIGNAL_TOGGLE_MAXIMIZE,
     SIGNAL_ACTIVATED,
     N_SIGNALS
@@ -309,6 +310,10 @@ static gboolean gl_render_cb(GtkGLArea *area, GdkGLContext *context, AlliumView 
     if (self->kind == AL_VIEW_3D) {
         memcpy(opt.pvs_point, self->camera.position, sizeof opt.pvs_point);
         opt.has_pvs_point = true;
+    } else if (self->has_eye) {
+        opt.has_eye = true;
+        memcpy(opt.eye, self->eye, sizeof opt.eye);
+        memcpy(opt.eye_forward, self->eye_forward, sizeof opt.eye_forward);
     }
     GdkRGBA bg;
     allium_preferences_get_background(allium_preferences_get_default(), &bg);
@@ -321,6 +326,15 @@ static gboolean gl_render_cb(GtkGLArea *area, GdkGLContext *context, AlliumView 
     double ms = (double) (g_get_monotonic_time() - t0) / 1000.0;
 
     self->last_stats = stats;
+    if (self->kind == AL_VIEW_3D && snap &&
+        (memcmp(self->camera.position, self->eye, sizeof self->eye) != 0 ||
+         self->camera.yaw != self->eye_yaw || self->camera.pitch != self->eye_pitch)) {
+        /* The other views mark where this camera is. */
+        memcpy(self->eye, self->camera.position, sizeof self->eye);
+        self->eye_yaw = self->camera.yaw;
+        self->eye_pitch = self->camera.pitch;
+        g_signal_emit(self, signals[SIGNAL_CAMERA_MOVED], 0);
+    }
     if (snap && snap->scene) self->frames_drawn++;
     /* Not now: a label changed while the frame is being snapshotted would be left out of
      * it (it has lost its allocation). */
@@ -467,6 +481,10 @@ static void allium_view_class_init(AlliumViewClass *klass)
     signals[SIGNAL_POINTER_POINT] =
         g_signal_new("pointer-point", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
                      NULL, G_TYPE_NONE, 2, G_TYPE_POINTER, G_TYPE_INT);
+    /* A 3D view drew a frame from a camera it had not drawn from before. */
+    signals[SIGNAL_CAMERA_MOVED] =
+        g_signal_new("camera-moved", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
+                     NULL, G_TYPE_NONE, 0);
     signals[SIGNAL_TOGGLE_MAXIMIZE] =
         g_signal_new("toggle-maximize", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL,
                      NULL, NULL, G_TYPE_NONE, 0);
@@ -784,4 +802,15 @@ void allium_view_set_split_point(AlliumView *self, const double point[3])
     self->has_split_point = TRUE;
     self->splits_stale = TRUE;
     if (self->overlays & AL_OVERLAY_SPLITS) allium_view_queue_render(self);
+}
+
+void allium_view_set_eye(AlliumView *self, const al_camera *eye)
+{
+    g_return_if_fail(ALLIUM_IS_VIEW(self));
+    if (self->kind == AL_VIEW_3D) return;
+    double up[3], right[3];
+    memcpy(self->eye, eye->position, sizeof self->eye);
+    al_camera_basis(eye, self->eye_forward, right, up);
+    self->has_eye = TRUE;
+    allium_view_queue_render(self);
 }

@@ -67,6 +67,10 @@ void allium_view_queue_render(AlliumView *self);
  * view's camera position. */
 void allium_view_set_split_point(AlliumView *self, const double point[3]);
 
+/* The 3D camera a 2D view marks (an orange ring and an arrow the way it looks); a 3D
+ * view ignores it. */
+void allium_view_set_eye(AlliumView *self, const al_camera *eye);
+
 /* Places the camera for the current map again on the next frame: 3D at the player start
  * (or showing the whole map), 2D showing the whole map. */
 void allium_view_reset_camera(AlliumView *self);

@@ -44,7 +44,7 @@ struct al_renderer {
     al_program plain, lightmapped; /* the two variants of the program */
     const al_program *prog;        /* the one this frame uses */
     gl_buffer faces, edges, entity_tris, entity_lines, portal_tris, portal_lines, leak, grid,
-        radius, splits;
+        radius, splits, marker;
     const al_scene *scene; /* borrowed, see al_renderer_set_scene */
     uint32_t *stamp;       /* per scene face: the frame that found it in the PVS */
     uint32_t *leaf_stamp;  /* per scene face: the frame that found it in the eye's leaf */
@@ -173,7 +173,7 @@ al_renderer *al_renderer_create(char *error, size_t error_size)
     r->prog = &r->plain;
     gl_buffer *all[] = {&r->faces,        &r->edges,        &r->entity_tris, &r->entity_lines,
                         &r->portal_tris,  &r->portal_lines, &r->leak,        &r->grid,
-                        &r->radius,       &r->splits};
+                        &r->radius,       &r->splits,       &r->marker};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) buffer_init(all[i]);
     return r;
 }
@@ -183,7 +183,7 @@ void al_renderer_destroy(al_renderer *r)
     if (!r) return;
     gl_buffer *all[] = {&r->faces,        &r->edges,        &r->entity_tris, &r->entity_lines,
                         &r->portal_tris,  &r->portal_lines, &r->leak,        &r->grid,
-                        &r->radius,       &r->splits};
+                        &r->radius,       &r->splits,       &r->marker};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) buffer_destroy(all[i]);
     if (r->lightmap) glDeleteTextures(1, &r->lightmap);
     free(r->lightmap_bytes);
@@ -423,6 +423,50 @@ static void draw_grid(al_renderer *r, const al_camera *cam, double grid)
     draw_all(&r->grid, GL_LINES);
 }
 
+/* The 3D camera in a 2D view: a ring 7 pixels across at the eye and, unless it looks
+ * along the view's depth, an arrow 24 pixels long the way it looks. */
+static void draw_eye(al_renderer *r, const al_camera *cam, const al_draw_options *opt)
+{
+    int ax_r, ax_u, ax_d;
+    al_view_axes(cam->kind, &ax_r, &ax_u, &ax_d);
+    double px = 1.0 / cam->zoom; /* map units per pixel */
+    double f[2] = {opt->eye_forward[ax_r], opt->eye_forward[ax_u]};
+    double len = sqrt(f[0] * f[0] + f[1] * f[1]);
+    double pts[40][2];
+    int n = 0;
+    for (int i = 0; i < 12; i++) {
+        double a0 = 2 * M_PI * i / 12, a1 = 2 * M_PI * (i + 1) / 12;
+        pts[n][0] = 7 * px * cos(a0), pts[n++][1] = 7 * px * sin(a0);
+        pts[n][0] = 7 * px * cos(a1), pts[n++][1] = 7 * px * sin(a1);
+    }
+    if (len > 0.1) {
+        f[0] /= len, f[1] /= len;
+        double side[2] = {-f[1], f[0]}, tip[2] = {24 * px * f[0], 24 * px * f[1]};
+        double from[2] = {7 * px * f[0], 7 * px * f[1]};
+        double back[2] = {tip[0] - 8 * px * f[0], tip[1] - 8 * px * f[1]};
+        double segs[3][2][2] = {
+            {{from[0], from[1]}, {tip[0], tip[1]}},
+            {{tip[0], tip[1]}, {back[0] + 5 * px * side[0], back[1] + 5 * px * side[1]}},
+            {{tip[0], tip[1]}, {back[0] - 5 * px * side[0], back[1] - 5 * px * side[1]}},
+        };
+        for (int s = 0; s < 3; s++)
+            for (int e = 0; e < 2; e++, n++) pts[n][0] = segs[s][e][0], pts[n][1] = segs[s][e][1];
+    }
+    al_vertex v[40];
+    static const uint8_t colour[4] = {255, 170, 40, 255};
+    for (int i = 0; i < n; i++) {
+        memset(&v[i], 0, sizeof v[i]);
+        v[i].pos[ax_r] = (float) (opt->eye[ax_r] + pts[i][0]);
+        v[i].pos[ax_u] = (float) (opt->eye[ax_u] + pts[i][1]);
+        v[i].pos[ax_d] = (float) cam->position[ax_d];
+        memcpy(v[i].colour, colour, sizeof colour);
+        v[i].lightmap[0] = v[i].lightmap[1] = AL_NO_LIGHTMAP;
+    }
+    buffer_upload(&r->marker, v, n, GL_STREAM_DRAW);
+    set_pass(r, 0, NULL, NULL);
+    draw_all(&r->marker, GL_LINES);
+}
+
 static void draw_2d(al_renderer *r, const al_camera *cam, const al_draw_options *opt,
                     const float planes[6][4], al_draw_stats *st)
 {
@@ -462,6 +506,7 @@ static void draw_2d(al_renderer *r, const al_camera *cam, const al_draw_options 
     set_pass(r, 0, NULL, red);
     draw_ranges(&r->edges, GL_LINES, &r->pvs);
     draw_ranges(&r->entity_lines, GL_LINES, &r->scratch);
+    if (opt->has_eye) draw_eye(r, cam, opt);
     glDisable(GL_BLEND);
 }
 

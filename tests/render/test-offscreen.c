@@ -238,6 +238,43 @@ CHECK_TEST(background, "/render/the-background-colour-is-the-option")
     unload(&l);
 }
 
+static bool is_marker(const uint8_t *p)
+{
+    return abs(p[0] - 255) <= 3 && abs(p[1] - 170) <= 3 && abs(p[2] - 40) <= 3;
+}
+
+CHECK_TEST(eye_marker, "/render/the-3d-camera-is-marked-in-2d-views-where-it-is")
+{
+    loaded l;
+    REQUIRE(load_path(&l, getenv("ALLIUM_SAMPLE_MAP"), AL_PVS_TIGHT));
+    al_camera cam;
+    al_camera_init(&cam, AL_VIEW_TOP);
+    cam.width = W, cam.height = H;
+    double mn[3], mx[3];
+    REQUIRE(al_scene_bounds(l.scene, mn, mx));
+    al_camera_frame(&cam, mn, mx);
+    al_draw_options opt;
+    al_draw_options_init(&opt);
+    draw(&cam, &opt, NULL);
+    CHECK(count_pixels(is_marker) == 0);
+    /* At the view's centre looking along +X: the ring around the centre, the arrow to its
+     * right. */
+    opt.has_eye = true;
+    memcpy(opt.eye, cam.position, sizeof opt.eye);
+    opt.eye_forward[0] = 1, opt.eye_forward[1] = 0, opt.eye_forward[2] = 0;
+    draw(&cam, &opt, NULL);
+    int left = 0, right = 0;
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++)
+            if (is_marker(pixels + 4 * (y * W + x))) {
+                CHECK_MSG(abs(x - W / 2) <= 26 && abs(y - H / 2) <= 9, "marker pixel at %d %d", x,
+                          y);
+                left += x < W / 2 - 8, right += x > W / 2 + 8;
+            }
+    CHECK_MSG(right > 10 && left == 0, "arrow pixels: %d right of the ring, %d left", right, left);
+    unload(&l);
+}
+
 CHECK_TEST(overlays, "/render/each-overlay-changes-the-image")
 {
     loaded l;
