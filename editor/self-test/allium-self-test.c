@@ -15,7 +15,7 @@
  * and a camera move each change the picture; undo with nothing to undo is harmless; an
  * edit through the document enables undo, and undoing it restores the map and the history
  * (and cancels the solver of the state it leaves); a second map opens in a
- * second window; a file that is not a map, and a damaged document, give an error banner
+ * second window, and a .map dropped on the window in a third; a file that is not a map, and a damaged document, give an error banner
  * (and the window keeps its map); the preferences, shortcuts and about windows open; the
  * background colour preference clears the views.
  */
@@ -724,6 +724,48 @@ static gboolean step_error(SelfTest *t, const char *name, const char *expect, co
     return TRUE;
 }
 
+/* Drops the exported .map on the sample's window, as a file manager would: the drop
+ * target takes it and the map opens (imported) in a window of its own. */
+static gboolean step_drop(SelfTest *t)
+{
+    g_autofree char *imported = dir_file(t, "exported.allium");
+    if (!t->step_begun) {
+        GtkDropTarget *drop = NULL;
+        GListModel *controllers = gtk_widget_observe_controllers(GTK_WIDGET(t->window));
+        for (guint i = 0; i < g_list_model_get_n_items(controllers) && !drop; i++) {
+            GObject *c = g_list_model_get_item(controllers, i);
+            if (GTK_IS_DROP_TARGET(c)) drop = GTK_DROP_TARGET(c);
+            g_object_unref(c);
+        }
+        g_object_unref(controllers);
+        check(t, drop != NULL, "the window has a drop target");
+        if (!drop) return TRUE;
+        g_autofree char *path = dir_file(t, "exported.map");
+        GFile *file = g_file_new_for_path(path);
+        GValue value = G_VALUE_INIT;
+        g_value_init(&value, GDK_TYPE_FILE_LIST);
+        g_value_take_boxed(&value, gdk_file_list_new_from_array(&file, 1));
+        gboolean taken = FALSE;
+        g_signal_emit_by_name(drop, "drop", &value, 20.0, 20.0, &taken);
+        g_value_unset(&value);
+        g_object_unref(file);
+        check(t, taken, "dropping exported.map on the window is taken");
+        return FALSE;
+    }
+    AlliumWindow *window = allium_application_find_window(t->app, imported);
+    if (!window || !compiled_current(window) || !settle(t)) return FALSE;
+    check(t, window != t->window && window != t->second,
+          "the dropped map opened in a window of its own");
+    AlliumSnapshot *snap = allium_document_get_snapshot(allium_window_get_document(window));
+    AlliumSnapshot *sample = allium_document_get_snapshot(allium_window_get_document(t->window));
+    check(t, snap->world && snap->input.input.brush_count == sample->input.input.brush_count,
+          "the dropped map has the sample's %d brushes (%d)", sample->input.input.brush_count,
+          snap->input.input.brush_count);
+    g_autoptr(GdkTexture) shot = screenshot(t, GTK_WIDGET(window), "06b-dropped.png");
+    gtk_window_destroy(GTK_WINDOW(window));
+    return TRUE;
+}
+
 static gboolean step_not_a_map(SelfTest *t)
 {
     return step_error(t, "not-a-map.txt", "line 1", "07-error-not-a-map.png");
@@ -857,6 +899,7 @@ static const struct {
     {"undo the edit", step_undo_edit, 30000},
     {"export", step_export, 10000},
     {"second map", step_second_map, 60000},
+    {"drop a map on the window", step_drop, 60000},
     {"file that is not a map", step_not_a_map, 20000},
     {"damaged document", step_damaged, 20000},
     {"read-only fallback", step_read_only, 30000},
