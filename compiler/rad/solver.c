@@ -273,7 +273,8 @@ static void far_disc(const al_rad *rad, const rad_group *r, const rad_face *sf,
 }
 
 /* Shooter group G (exitance POWER) onto receiver group R: near, Lambert per luxel with
- * the visibility group_sight finds; far, one ray and the disc. */
+ * the visibility group_sight finds; between, Lambert per luxel behind one ray; far, the
+ * disc behind one ray. */
 static int64_t group_onto(const al_rad *rad, const rad_group *r, const rad_group *g,
                           const float power[3], float (*row)[3], double *received)
 {

@@ -480,28 +480,32 @@ static gboolean step_splits(SelfTest *t)
     return step_toggle(t, "win.show-splits", "03b-splits.png", "showing the BSP splits");
 }
 
-/* The pointer over a point outside the map: no block, so the splits go. */
-static gboolean step_splits_elsewhere(SelfTest *t)
+/* Moves the point the splits overlay looks at to POINT (as the pointer would). */
+static gboolean step_split_point(SelfTest *t, const double point[3], const char *shot,
+                                 const char *change)
 {
     if (!t->step_begun) {
-        allium_window_set_split_point(t->window, (const double[3]){1e6, 1e6, 1e6});
+        allium_window_set_split_point(t->window, point);
         mark_frames(t);
         return FALSE;
     }
     if (!new_frames(t) || !settle(t)) return FALSE;
-    shoot_and_compare(t, "03c-splits-elsewhere.png", "moving the splits' point out of the map");
+    shoot_and_compare(t, shot, change);
     return TRUE;
+}
+
+/* The pointer over a point outside the map: no block, so the splits go. */
+static gboolean step_splits_elsewhere(SelfTest *t)
+{
+    return step_split_point(t, (const double[3]){1e6, 1e6, 1e6}, "03c-splits-elsewhere.png",
+                            "moving the splits' point out of the map");
 }
 
 static gboolean step_splits_off(SelfTest *t)
 {
-    if (!t->step_begun) {
-        allium_window_set_split_point(t->window, allium_view_get_camera(view_3d(t))->position);
-        mark_frames(t);
+    if (!step_split_point(t, allium_view_get_camera(view_3d(t))->position,
+                          "03d-splits-back.png", "moving the splits' point back"))
         return FALSE;
-    }
-    if (!new_frames(t) || !settle(t)) return FALSE;
-    shoot_and_compare(t, "03d-splits-back.png", "moving the splits' point back");
     gtk_widget_activate_action(GTK_WIDGET(t->window), "win.show-splits", NULL);
     return TRUE;
 }

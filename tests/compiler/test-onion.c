@@ -29,6 +29,20 @@ static void room(mapgen *g, double x0, double y0, double x1, double y1, double z
     mapgen_box(g, x0, y1, 0, x1, y1 + 16, z1, "wall");
 }
 
+/* A room [0, 512] x [0, 256] x [0, 192] with a block across it and a tunnel 64 wide and
+ * 48 high through the block along x. */
+static bool load_tunnel(scene *s)
+{
+    mapgen *g = mapgen_create(true);
+    mapgen_begin_entity(g, "worldspawn");
+    room(g, 0, 0, 512, 256, 192);
+    mapgen_box(g, 192, 0, 0, 320, 96, 128, "block");
+    mapgen_box(g, 192, 160, 0, 320, 256, 128, "block");
+    mapgen_box(g, 192, 96, 48, 320, 160, 128, "block");
+    mapgen_end_entity(g);
+    return load(s, g, NULL);
+}
+
 static bool solid(const scene *s, const char *hull, double x, double y, double z)
 {
     return al_world_point_solid(s->world, scene_hull(s, hull), (double[3]){x, y, z});
@@ -67,16 +81,8 @@ CHECK_TEST(sealed_room, "/bsp/onion/sealed-room-point-hull-has-one-closed-empty-
 
 CHECK_TEST(low_tunnel, "/bsp/onion/low-tunnel-is-empty-for-crouch-and-solid-for-stand")
 {
-    mapgen *g = mapgen_create(true);
-    mapgen_begin_entity(g, "worldspawn");
-    room(g, 0, 0, 512, 256, 192);
-    /* A block across the room with a tunnel 64 wide and 48 high through it along x. */
-    mapgen_box(g, 192, 0, 0, 320, 96, 128, "block");
-    mapgen_box(g, 192, 160, 0, 320, 256, 128, "block");
-    mapgen_box(g, 192, 96, 48, 320, 160, 128, "block");
-    mapgen_end_entity(g);
     scene s;
-    REQUIRE(load(&s, g, NULL));
+    REQUIRE(load_tunnel(&s));
     /* Agent origins 24 above the tunnel floor, in the middle of the tunnel. */
     CHECK(!solid(&s, "crouch", 256, 128, 24.5));
     CHECK(solid(&s, "stand", 256, 128, 24.5));
@@ -99,15 +105,8 @@ CHECK_TEST(low_tunnel, "/bsp/onion/low-tunnel-is-empty-for-crouch-and-solid-for-
 
 CHECK_TEST(splits, "/bsp/onion/split-polygons-lie-on-their-nodes-planes-in-their-cells")
 {
-    mapgen *g = mapgen_create(true);
-    mapgen_begin_entity(g, "worldspawn");
-    room(g, 0, 0, 512, 256, 192);
-    mapgen_box(g, 192, 0, 0, 320, 96, 128, "block");
-    mapgen_box(g, 192, 160, 0, 320, 256, 128, "block");
-    mapgen_box(g, 192, 96, 48, 320, 160, 128, "block");
-    mapgen_end_entity(g);
     scene s;
-    REQUIRE(load(&s, g, NULL));
+    REQUIRE(load_tunnel(&s));
     char why[256] = "";
     int count;
     int bad = scene_split_errors(s.world, (double[3]){100, 128, 24}, &count, why, sizeof why);

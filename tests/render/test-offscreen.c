@@ -184,16 +184,23 @@ CHECK_TEST(sample_3d, "/render/sample-3d-view-is-lit-and-matches-its-reference")
     unload(&l);
 }
 
+/* The sample map, and a top view framing it. */
+static bool load_sample_top(loaded *l, al_camera *cam)
+{
+    if (!load_path(l, getenv("ALLIUM_SAMPLE_MAP"), AL_PVS_TIGHT)) return false;
+    al_camera_init(cam, AL_VIEW_TOP);
+    cam->width = W, cam->height = H;
+    double mn[3], mx[3];
+    if (!al_scene_bounds(l->scene, mn, mx)) return false;
+    al_camera_frame(cam, mn, mx);
+    return true;
+}
+
 CHECK_TEST(sample_top, "/render/top-view-draws-outlines-and-selection-on-the-grid")
 {
     loaded l;
-    REQUIRE(load_path(&l, getenv("ALLIUM_SAMPLE_MAP"), AL_PVS_TIGHT));
     al_camera cam;
-    al_camera_init(&cam, AL_VIEW_TOP);
-    cam.width = W, cam.height = H;
-    double mn[3], mx[3];
-    REQUIRE(al_scene_bounds(l.scene, mn, mx));
-    al_camera_frame(&cam, mn, mx);
+    REQUIRE(load_sample_top(&l, &cam));
     al_draw_options opt;
     al_draw_options_init(&opt);
     draw(&cam, &opt, NULL);
@@ -216,13 +223,8 @@ static bool is_teal(const uint8_t *p)
 CHECK_TEST(background, "/render/the-background-colour-is-the-option")
 {
     loaded l;
-    REQUIRE(load_path(&l, getenv("ALLIUM_SAMPLE_MAP"), AL_PVS_TIGHT));
     al_camera cam;
-    al_camera_init(&cam, AL_VIEW_TOP);
-    cam.width = W, cam.height = H;
-    double mn[3], mx[3];
-    REQUIRE(al_scene_bounds(l.scene, mn, mx));
-    al_camera_frame(&cam, mn, mx);
+    REQUIRE(load_sample_top(&l, &cam));
     al_draw_options opt;
     al_draw_options_init(&opt);
     opt.grid = 0;
@@ -246,13 +248,8 @@ static bool is_marker(const uint8_t *p)
 CHECK_TEST(eye_marker, "/render/the-3d-camera-is-marked-in-2d-views-where-it-is")
 {
     loaded l;
-    REQUIRE(load_path(&l, getenv("ALLIUM_SAMPLE_MAP"), AL_PVS_TIGHT));
     al_camera cam;
-    al_camera_init(&cam, AL_VIEW_TOP);
-    cam.width = W, cam.height = H;
-    double mn[3], mx[3];
-    REQUIRE(al_scene_bounds(l.scene, mn, mx));
-    al_camera_frame(&cam, mn, mx);
+    REQUIRE(load_sample_top(&l, &cam));
     al_draw_options opt;
     al_draw_options_init(&opt);
     draw(&cam, &opt, NULL);
