@@ -31,6 +31,7 @@ typedef struct al_compile_options {
     double split_balance; /* the thesis's starting balance ratio (MINIMUMRELATION), in
                              (0, 1]; 0: 0.3 (see bsp/split.c) */
     al_pvs_level pvs;     /* how far to take the PVS; 0: AL_PVS_TIGHT */
+    bool no_vis;          /* build no visibility at all (al_world_build_vis can add it) */
 } al_compile_options;
 
 /* Compiles INPUT. Invalid brushes are left out with a diagnostic (al_world_diagnostics);
@@ -39,6 +40,19 @@ typedef struct al_compile_options {
  * DIAGS receives when not NULL). OPTIONS may be NULL. */
 al_status al_world_compile(const al_input *input, const al_compile_options *options,
                            al_world **out, al_diag_list *diags);
+
+/* As al_world_compile, for an INPUT that is an edited version of the one PREV was compiled
+ * from: brushes whose content is unchanged are copied from PREV rather than built, and the
+ * blocks whose brush lists did not change (those no removed, added or changed brush, grown
+ * by every hull, overlaps) share PREV's trees rather than being built again. Brush models
+ * whose brushes are all unchanged keep all their blocks. The result answers every query as
+ * a full compile of INPUT does; it is a world of its own (PREV may be destroyed first).
+ * A PREV with other hulls or block size, or from al_world_load, or a world model whose
+ * block grid grew or shrank, gets (that part) compiled in full. PREV is only read: any
+ * number of updates may start from one world at once. */
+al_status al_world_update(const al_world *prev, const al_input *input,
+                          const al_compile_options *options, al_world **out,
+                          al_diag_list *diags);
 
 /* Builds the visibility of WORLD (portals, leak, PVS up to LEVEL; al-vis.h) from INPUT,
  * which must be the input WORLD was compiled from, replacing any it has. al_world_compile
@@ -90,6 +104,8 @@ typedef struct al_world_stats {
     int models; /* solid models including the world */
     int planes;
     int blocks;
+    int blocks_built;   /* the rest were shared with the previous world (al_world_update) */
+    int brushes_copied; /* from the previous world; the rest were built */
     /* onion trees, all models */
     int64_t onion_nodes, onion_leaves;
     int onion_max_depth;

@@ -97,6 +97,22 @@ static bool point_is_huge(const double p[3])
     return fabs(p[0]) > AL_COORD_MAX || fabs(p[1]) > AL_COORD_MAX || fabs(p[2]) > AL_COORD_MAX;
 }
 
+al_brush *al_brush_copy(al_arena *arena, const al_brush *b)
+{
+    al_brush *c = al_arena_alloc(arena, sizeof *c);
+    al_side *sides = al_arena_alloc(arena, (size_t) (b->side_count ? b->side_count : 1) *
+                                               sizeof *sides);
+    if (!c || !sides) return NULL;
+    *c = *b;
+    c->sides = sides;
+    for (int s = 0; s < b->side_count; s++) {
+        sides[s] = b->sides[s];
+        if (b->sides[s].winding && !(sides[s].winding = al_winding_copy(arena, b->sides[s].winding)))
+            return NULL;
+    }
+    return c;
+}
+
 al_brush *al_brush_build(al_arena *arena, al_plane_table *planes, const al_input *input,
                          int index, al_diag_list *diags, bool *out_of_memory)
 {

@@ -31,6 +31,8 @@ typedef struct al_side {
 
 enum {
     AL_BRUSH_DETAIL = 1u << 0, /* from a detail entity: collides, does not split visibility */
+    AL_BRUSH_WARNED = 1u << 1, /* its build gave warnings (al_world_update builds it again
+                                  rather than copying it, so the warnings are repeated) */
 };
 
 typedef struct al_brush {
@@ -66,6 +68,10 @@ static inline bool al_brush_blocks_light(const al_brush *b)
  * when the reason was memory. */
 al_brush *al_brush_build(al_arena *arena, al_plane_table *planes, const al_input *input,
                          int index, al_diag_list *diags, bool *out_of_memory);
+
+/* A copy of B (its sides and windings) in ARENA; NULL if memory runs out. Plane indices are
+ * kept, so the copy belongs with B's plane table or a copy of it. */
+al_brush *al_brush_copy(al_arena *arena, const al_brush *b);
 
 /* Windings of the convex solid bounded by PLANE_INDICES (outward), into WINDINGS (NULL for a
  * plane that does not touch the solid). Returns the number of non-NULL windings, or -1 if

@@ -11,9 +11,25 @@
 #include <stdlib.h>
 #include <string.h>
 
+bool al_block_own(al_block *block)
+{
+    block->refs = malloc(sizeof *block->refs);
+    if (!block->refs) return false;
+    *block->refs = 1;
+    return true;
+}
+
 void al_block_free(al_block *block)
 {
     if (!block) return;
+    if (block->refs) {
+        if (__atomic_sub_fetch(block->refs, 1, __ATOMIC_ACQ_REL) > 0) {
+            memset(block, 0, sizeof *block);
+            return;
+        }
+        free(block->refs);
+        block->refs = NULL;
+    }
     al_tree_free(&block->onion);
     for (int h = 0; h < AL_MAX_HULLS; h++) al_tree_free(&block->map[h]);
     al_tree_free(&block->vis);
@@ -127,7 +143,7 @@ int al_block_build(const al_block_input *in, al_block *block, al_arena *arena,
     block->stats.ms_csg = (double) (t1 - t0) / 1e6;
     block->stats.ms_map_trees = (double) (t2 - t1) / 1e6;
     block->stats.ms_onion = (double) (t3 - t2) / 1e6;
-    status = 0;
+    if (al_block_own(block)) status = 0;
 
 done:
     for (int h = 0; h < hulls; h++) al_poly_vec_free(&polys[h]);

@@ -193,6 +193,7 @@ void al_world_destroy(al_world *world)
     al_cell_index_free(&world->model_index.cells);
     free(world->model_index.reach);
     free(world->collision);
+    free(world->collision_hash);
     al_plane_table_free(&world->planes);
     al_arena_destroy(world->arena);
     al_diag_list_clear(&world->diags);
@@ -262,289 +263,129 @@ al_status al_world_build_vis(al_world *w, const al_input *input, al_pvs_level le
     return AL_OK;
 }
 
-al_status al_world_compile(const al_input *input, const al_compile_options *options,
-                           al_world **out, al_diag_list *diags)
+/* Whether PREV was compiled with the same hulls and block size, so its brushes and blocks
+ * can serve a compile of the new input. */
+static bool prev_fits(const al_world *prev, const al_hull_desc *hulls, int hull_count,
+                      double block_size)
 {
-    uint64_t t_start = al_clock_ns();
-    *out = NULL;
-    const al_hull_desc *hulls;
-    int hull_count;
-    al_status st = check_hulls(input, diags, &hulls, &hull_count);
-    if (st != AL_OK) return st;
-    double block_size = input->block_size == 0 ? AL_DEFAULT_BLOCK_SIZE : input->block_size;
-    if (!(block_size >= MIN_BLOCK_SIZE && block_size <= MAX_BLOCK_SIZE)) {
-        al_diag_add(diags, AL_SEVERITY_ERROR, AL_DIAG_BAD_VALUE, -1, -1, -1, -1, -1,
-                    "block size %g is outside %g..%g units", block_size, MIN_BLOCK_SIZE,
-                    MAX_BLOCK_SIZE);
-        return AL_ERR_INVALID_ARGUMENT;
-    }
-    if (input->brush_count < 0 || input->face_count < 0 || input->entity_count < 0 ||
-        input->material_count < 0 || (input->brush_count && !input->brushes) ||
-        (input->face_count && !input->faces) || (input->entity_count && !input->entities) ||
-        (input->material_count && !input->materials)) {
-        al_diag_add(diags, AL_SEVERITY_ERROR, AL_DIAG_BAD_VALUE, -1, -1, -1, -1, -1,
-                    "the compiler input's counts and arrays do not match");
-        return AL_ERR_INVALID_ARGUMENT;
-    }
-
-    al_world *w = calloc(1, sizeof *w);
-    if (!w) return AL_ERR_NOMEM;
-    w->hull_count = hull_count;
-    memcpy(w->hulls, hulls, (size_t) hull_count * sizeof *hulls);
-    w->block_size = block_size;
-    w->entity_count = input->entity_count;
-    w->arena = al_arena_create(0);
-    al_arena *build_arena = al_arena_create(0);
-    int threads = options && options->threads > 0 ? options->threads : al_cpu_count();
-    al_arena **arenas = calloc((size_t) threads, sizeof *arenas);
-    al_build_scratch *scratch = calloc((size_t) threads, sizeof *scratch);
-    al_brush **expanded = NULL;
-    block_job *jobs = NULL;
-    int *model_of_entity = NULL;
-    al_brush ***block_lists = NULL;
-    int list_count = 0;
-    if (!w->arena || !build_arena || !arenas || !scratch || !al_plane_table_init(&w->planes))
-        goto nomem;
-    for (int t = 0; t < threads; t++) {
-        if (!(arenas[t] = al_arena_create(0))) goto nomem;
-        scratch[t].max_candidates = options ? options->split_candidates : 0;
-        scratch[t].min_relation = options ? options->split_balance : 0;
-    }
-
-    /* Brushes. */
-    uint64_t t_brushes = al_clock_ns();
-    model_of_entity = malloc((size_t) (input->entity_count + 1) * sizeof *model_of_entity);
-    al_brush **valid = malloc((size_t) (input->brush_count + 1) * sizeof *valid);
-    if (!model_of_entity || !valid) {
-        free(valid);
-        goto nomem;
-    }
-    for (int e = 0; e < input->entity_count; e++) model_of_entity[e] = -1;
-    int model_count = 1, valid_count = 0;
-    for (int i = 0; i < input->brush_count; i++) {
-        const al_brush_desc *d = &input->brushes[i];
-        if (d->entity < 0 || d->entity >= input->entity_count) {
-            al_diag_add(&w->diags, AL_SEVERITY_ERROR, AL_DIAG_INVALID_BRUSH, d->entity,
-                        d->index, -1, d->line, -1, "belongs to entity %d, which does not exist",
-                        d->entity);
-            w->stats.invalid_brushes++;
-            continue;
-        }
-        bool nomem = false;
-        al_brush *b = al_brush_build(w->arena, &w->planes, input, i, &w->diags, &nomem);
-        if (nomem) {
-            free(valid);
-            goto nomem;
-        }
-        if (!b) {
-            w->stats.invalid_brushes++;
-            continue;
-        }
-        const char *classname = input->entities[d->entity].classname;
-        al_entity_role role = d->entity == 0 ? AL_ROLE_WORLD : al_entity_role_of(classname);
-        if (role == AL_ROLE_DETAIL) b->flags |= AL_BRUSH_DETAIL;
-        bool solid = role != AL_ROLE_NONSOLID &&
-                     !(b->material_flags &
-                       (AL_MATERIAL_LIQUID | AL_MATERIAL_NONSOLID | AL_MATERIAL_HINT));
-        if (solid) {
-            if (role == AL_ROLE_MODEL) {
-                if (model_of_entity[d->entity] < 0) model_of_entity[d->entity] = model_count++;
-                b->model = model_of_entity[d->entity];
-            } else {
-                b->model = 0;
-            }
-        }
-        valid[valid_count++] = b;
-    }
-    w->stats.input_brushes = input->brush_count;
-    w->stats.valid_brushes = valid_count;
-
-    /* Collision brushes grouped by model (stable, so input order is kept within a model). */
-    w->collision = malloc((size_t) (valid_count + 1) * sizeof *w->collision);
-    w->models = calloc((size_t) model_count, sizeof *w->models);
-    if (!w->collision || !w->models) {
-        free(valid);
-        goto nomem;
-    }
-    w->model_count = model_count;
-    for (int m = 0; m < model_count; m++) {
-        w->models[m].first_brush = w->collision_count;
-        for (int i = 0; i < valid_count; i++)
-            if (valid[i]->model == m) w->collision[w->collision_count++] = valid[i];
-        w->models[m].brush_count = w->collision_count - w->models[m].first_brush;
-    }
-    for (int e = 0; e < input->entity_count; e++)
-        if (model_of_entity[e] > 0) w->models[model_of_entity[e]].entity = e;
-    free(valid);
-    w->stats.collision_brushes = w->collision_count;
-    w->stats.ms_brushes = al_clock_ms_since(t_brushes);
-
-    /* Expansion: one expanded copy per hull of every collision brush. */
-    uint64_t t_expand = al_clock_ns();
-    int n = w->collision_count;
-    expanded = malloc((size_t) (n * hull_count + 1) * sizeof *expanded);
-    if (!expanded) goto nomem;
+    if (!prev || !prev->collision_hash || prev->hull_count != hull_count ||
+        prev->block_size != block_size)
+        return false;
     for (int h = 0; h < hull_count; h++)
-        for (int i = 0; i < n; i++) {
-            al_brush *e = al_brush_expand(build_arena, &w->planes, w->collision[i],
-                                          w->hulls[h].mins, w->hulls[h].maxs);
-            if (!e) goto nomem;
-            expanded[h * n + i] = e;
-            w->stats.expanded_planes += e->side_count;
-        }
-    w->stats.ms_expand = al_clock_ms_since(t_expand);
+        if (strcmp(prev->hulls[h].name, hulls[h].name) != 0 ||
+            memcmp(prev->hulls[h].mins, hulls[h].mins, sizeof hulls[h].mins) != 0 ||
+            memcmp(prev->hulls[h].maxs, hulls[h].maxs, sizeof hulls[h].maxs) != 0)
+            return false;
+    return true;
+}
 
-    /* Grids and per-block brush lists. */
-    uint64_t t_blocks = al_clock_ns();
-    int total_blocks = 0;
-    for (int m = 0; m < model_count; m++) {
-        al_model *model = &w->models[m];
-        al_bounds_clear(model->mins, model->maxs);
-        for (int h = 0; h < hull_count; h++)
-            for (int i = model->first_brush; i < model->first_brush + model->brush_count; i++) {
-                al_bounds_add(expanded[h * n + i]->mins, model->mins, model->maxs);
-                al_bounds_add(expanded[h * n + i]->maxs, model->mins, model->maxs);
-            }
-        if (model->brush_count == 0) al_set(0, 0, 0, model->mins), al_set(0, 0, 0, model->maxs);
-        for (int k = 0; k < 3; k++) {
-            model->reach_mins[k] = model->mins[k] - 1.0;
-            model->reach_maxs[k] = model->maxs[k] + 1.0;
-        }
-        long long cells = 1;
-        for (int k = 0; k < 3; k++) {
-            int lo = (int) floor(model->mins[k] / block_size);
-            int hi = (int) ceil(model->maxs[k] / block_size);
-            if (hi <= lo) hi = lo + 1;
-            model->grid_origin[k] = lo;
-            model->grid_dims[k] = hi - lo;
-            cells *= hi - lo;
-        }
-        if (cells > MAX_BLOCKS) {
-            al_diag_add(&w->diags, AL_SEVERITY_ERROR, AL_DIAG_LIMIT, model->entity, -1, -1, -1,
-                        -1, "the model needs %lld blocks of %g units; at most %d are supported",
-                        cells, block_size, MAX_BLOCKS);
-            al_world_destroy(w);
-            w = NULL;
-            st = AL_ERR_LIMIT;
-            goto cleanup;
-        }
-        model->block_count = (int) cells;
-        model->inv_block_size = 1.0 / block_size;
-        model->blocks = calloc((size_t) cells, sizeof *model->blocks);
-        if (!model->blocks) goto nomem;
-        for (int z = 0; z < model->grid_dims[2]; z++)
-            for (int y = 0; y < model->grid_dims[1]; y++)
-                for (int x = 0; x < model->grid_dims[0]; x++) {
-                    al_block *b = &model->blocks[al_model_block_index(model, x, y, z)];
-                    int c[3] = {x, y, z};
-                    for (int k = 0; k < 3; k++) {
-                        b->mins[k] = (model->grid_origin[k] + c[k]) * block_size;
-                        b->maxs[k] = b->mins[k] + block_size;
-                        if (c[k] == 0) b->mins[k] = -AL_MODEL_OUTER;
-                        if (c[k] == model->grid_dims[k] - 1) b->maxs[k] = AL_MODEL_OUTER;
-                    }
-                }
-        total_blocks += (int) cells;
-    }
-    w->stats.blocks = total_blocks;
+/* The brushes of a previous world by key, each to be taken at most once. */
+typedef struct prev_brushes {
+    const al_world *world;
+    int *head; /* per bucket: first collision index, -1 */
+    int *next; /* per collision brush */
+    bool *taken;
+    unsigned mask;
+} prev_brushes;
 
-    /* Per block, one list per hull, and for the world model's point-hull trees one of the
-     * brushes that block sight and one of those that block light. */
-    int lists = hull_count + 2;
-    jobs = calloc((size_t) total_blocks, sizeof *jobs);
-    block_lists = calloc((size_t) total_blocks * lists, sizeof *block_lists);
-    if (!jobs || !block_lists) goto nomem;
-    list_count = total_blocks * lists;
-    int job = 0;
-    for (int m = 0; m < model_count; m++) {
-        al_model *model = &w->models[m];
-        for (int b = 0; b < model->block_count; b++, job++) {
-            jobs[job].model = model;
-            jobs[job].block = b;
-            jobs[job].input.world = w;
-            jobs[job].input.build_vis = m == 0;
-        }
+static bool prev_brushes_init(prev_brushes *p, const al_world *prev)
+{
+    memset(p, 0, sizeof *p);
+    p->world = prev;
+    if (!prev) return true;
+    unsigned size = 16;
+    while (size < 2u * (unsigned) prev->collision_count) size <<= 1;
+    p->mask = size - 1;
+    p->head = malloc(size * sizeof *p->head);
+    p->next = malloc(((size_t) prev->collision_count + 1) * sizeof *p->next);
+    p->taken = calloc((size_t) prev->collision_count + 1, sizeof *p->taken);
+    if (!p->head || !p->next || !p->taken) return false;
+    for (unsigned i = 0; i < size; i++) p->head[i] = -1;
+    for (int i = prev->collision_count - 1; i >= 0; i--) {
+        unsigned b = (unsigned) prev->collision_hash[i] & p->mask;
+        p->next[i] = p->head[b];
+        p->head[b] = i;
     }
-    /* Fill the lists: count, allocate, fill. */
-    for (int pass = 0; pass < 2; pass++) {
-        int job_base = 0;
-        for (int m = 0; m < model_count; m++) {
-            al_model *model = &w->models[m];
-            for (int h = 0; h < lists; h++)
-                for (int i = model->first_brush; i < model->first_brush + model->brush_count;
-                     i++) {
-                    int kind = h - hull_count; /* 0: vis list, 1: light list, < 0: a hull */
-                    if (kind == 0 && (m != 0 || !al_brush_blocks_sight(w->collision[i])))
-                        continue;
-                    if (kind == 1 && (m != 0 || !al_brush_blocks_light(w->collision[i])))
-                        continue;
-                    al_brush *e = expanded[(kind >= 0 ? 0 : h) * n + i];
-                    int lo[3], hi[3];
-                    for (int k = 0; k < 3; k++) {
-                        lo[k] = (int) floor((e->mins[k] - AL_ON_EPSILON) / block_size) -
-                                model->grid_origin[k];
-                        hi[k] = (int) floor((e->maxs[k] + AL_ON_EPSILON) / block_size) -
-                                model->grid_origin[k];
-                        if (lo[k] < 0) lo[k] = 0;
-                        if (hi[k] > model->grid_dims[k] - 1) hi[k] = model->grid_dims[k] - 1;
-                    }
-                    for (int z = lo[2]; z <= hi[2]; z++)
-                        for (int y = lo[1]; y <= hi[1]; y++)
-                            for (int x = lo[0]; x <= hi[0]; x++) {
-                                block_job *j = &jobs[job_base + al_model_block_index(model, x, y, z)];
-                                al_brush ***list;
-                                int *count;
-                                block_list(&j->input, kind, h, &list, &count);
-                                if (pass == 1) (*list)[*count] = e;
-                                (*count)++;
-                            }
-                }
-            job_base += model->block_count;
+    return true;
+}
+
+static void prev_brushes_free(prev_brushes *p)
+{
+    free(p->head);
+    free(p->next);
+    free(p->taken);
+}
+
+/* An untaken brush of the previous world with KEY (and no warnings to repeat), or -1. */
+static int prev_brushes_take(prev_brushes *p, uint64_t key)
+{
+    if (!p->world) return -1;
+    for (int i = p->head[(unsigned) key & p->mask]; i >= 0; i = p->next[i])
+        if (!p->taken[i] && p->world->collision_hash[i] == key &&
+            !(p->world->collision[i]->flags & AL_BRUSH_WARNED)) {
+            p->taken[i] = true;
+            return i;
         }
-        if (pass == 0) {
-            for (int j = 0; j < total_blocks; j++)
-                for (int h = 0; h < lists; h++) {
-                    al_brush ***list;
-                    int *count;
-                    block_list(&jobs[j].input, h - hull_count, h, &list, &count);
-                    al_brush **items = malloc((size_t) (*count + 1) * sizeof(al_brush *));
-                    if (!items) goto nomem;
-                    block_lists[j * lists + h] = items;
-                    *list = items;
-                    *count = 0;
-                }
+    return -1;
+}
+
+/* Grid cells (of MODEL) that brush B grown by the box [LO, HI] overlaps, with the on-plane
+ * epsilon: a brush touching a grid plane goes to both sides. */
+static void brush_block_range(const al_model *model, double block_size, const al_brush *b,
+                              const double lo_grow[3], const double hi_grow[3], int lo[3],
+                              int hi[3])
+{
+    for (int k = 0; k < 3; k++) {
+        lo[k] = (int) floor((b->mins[k] + lo_grow[k] - AL_ON_EPSILON) / block_size) -
+                model->grid_origin[k];
+        hi[k] = (int) floor((b->maxs[k] + hi_grow[k] + AL_ON_EPSILON) / block_size) -
+                model->grid_origin[k];
+        if (lo[k] < 0) lo[k] = 0;
+        if (hi[k] > model->grid_dims[k] - 1) hi[k] = model->grid_dims[k] - 1;
+    }
+}
+
+static void mark_range(const al_model *model, const int lo[3], const int hi[3], bool *dirty)
+{
+    for (int z = lo[2]; z <= hi[2]; z++)
+        for (int y = lo[1]; y <= hi[1]; y++)
+            for (int x = lo[0]; x <= hi[0]; x++) dirty[al_model_block_index(model, x, y, z)] = true;
+}
+
+/* Shares SRC's trees with DST (both blocks then own them, by reference count). False if SRC
+ * cannot be shared (a block that never finished building). */
+static bool block_share(al_block *dst, const al_block *src)
+{
+    if (!src->refs) return false;
+    __atomic_add_fetch(src->refs, 1, __ATOMIC_RELAXED);
+    *dst = *src;
+    return true;
+}
+
+/* A previous model whose brushes (by key, in order) are those of model M of W, not yet
+ * taken: its blocks serve unchanged. -1 if none. */
+static int matching_prev_model(const al_world *w, int m, const al_world *prev, bool *taken)
+{
+    const al_model *model = &w->models[m];
+    for (int p = 1; p < prev->model_count; p++) {
+        const al_model *pm = &prev->models[p];
+        if (taken[p] || pm->brush_count != model->brush_count) continue;
+        bool same = memcmp(pm->grid_origin, model->grid_origin, sizeof pm->grid_origin) == 0 &&
+                    memcmp(pm->grid_dims, model->grid_dims, sizeof pm->grid_dims) == 0;
+        for (int i = 0; same && i < model->brush_count; i++)
+            same = prev->collision_hash[pm->first_brush + i] ==
+                   w->collision_hash[model->first_brush + i];
+        if (same) {
+            taken[p] = true;
+            return p;
         }
     }
+    return -1;
+}
 
-    compile_context context = {.jobs = jobs, .arenas = arenas, .scratch = scratch};
-    al_parallel_for(total_blocks, threads, run_block_job, &context);
-    if (context.failed) goto nomem;
-
-    /* Top trees and masks. */
-    uint32_t all = hull_count >= 32 ? 0xffffffffu : (1u << hull_count) - 1u;
-    for (int m = 0; m < model_count; m++) {
-        al_model *model = &w->models[m];
-        model->top.nodes = calloc((size_t) model->block_count, sizeof *model->top.nodes);
-        if (!model->top.nodes) goto nomem;
-        int32_t used = 0;
-        int lo[3] = {0, 0, 0};
-        model->top.root = build_top(model, block_size, lo, model->grid_dims, &used);
-        model->top.node_count = used;
-        uint32_t s, e;
-        top_masks(model, model->top.root, all, &s, &e);
-    }
-    if (!al_world_index_models(w)) goto nomem;
-    w->stats.ms_blocks = al_clock_ms_since(t_blocks);
-
-    /* Visibility of the world model. */
-    if (al_world_build_vis(w, input, options ? options->pvs : AL_PVS_TIGHT, threads) != AL_OK)
-        goto nomem;
-
-    /* Statistics. */
-    w->stats.entities = input->entity_count;
-    w->stats.models = model_count;
-    w->stats.planes = w->planes.count;
-    for (int m = 0; m < model_count; m++) {
+static void sum_stats(al_world *w)
+{
+    for (int m = 0; m < w->model_count; m++) {
         al_model *model = &w->models[m];
         double depth_sum = 0;
         int64_t leaf_sum = 0;
@@ -556,10 +397,7 @@ al_status al_world_compile(const al_input *input, const al_compile_options *opti
             w->stats.onion_splits += blk->stats.onion.splits;
             w->stats.onion_degenerate += blk->stats.onion.degenerate;
             w->stats.bevel_nodes += blk->stats.map.bevel_nodes;
-            w->stats.ms_csg_cpu += blk->stats.ms_csg;
-            w->stats.ms_map_trees_cpu += blk->stats.ms_map_trees;
-            w->stats.ms_onion_cpu += blk->stats.ms_onion;
-            for (int h = 0; h < hull_count; h++) {
+            for (int h = 0; h < w->hull_count; h++) {
                 w->stats.map_nodes[h] += blk->map[h].node_count;
                 w->stats.map_leaves[h] += blk->map[h].leaf_count;
                 w->stats.boundary_polys[h] += blk->stats.boundary_polys[h];
@@ -585,6 +423,434 @@ al_status al_world_compile(const al_input *input, const al_compile_options *opti
         }
         if (m == 0 && leaf_sum) w->stats.onion_mean_depth = depth_sum / (double) leaf_sum;
     }
+}
+
+/* The pipeline of al_world_compile and al_world_update: with PREV, brushes whose content
+ * key matches one of PREV's are copied instead of built, and blocks none of whose brush
+ * lists changed are shared with PREV instead of built. */
+static al_status compile_world(const al_world *prev, const al_input *input,
+                               const al_compile_options *options, al_world **out,
+                               al_diag_list *diags)
+{
+    uint64_t t_start = al_clock_ns();
+    *out = NULL;
+    const al_hull_desc *hulls;
+    int hull_count;
+    al_status st = check_hulls(input, diags, &hulls, &hull_count);
+    if (st != AL_OK) return st;
+    double block_size = input->block_size == 0 ? AL_DEFAULT_BLOCK_SIZE : input->block_size;
+    if (!(block_size >= MIN_BLOCK_SIZE && block_size <= MAX_BLOCK_SIZE)) {
+        al_diag_add(diags, AL_SEVERITY_ERROR, AL_DIAG_BAD_VALUE, -1, -1, -1, -1, -1,
+                    "block size %g is outside %g..%g units", block_size, MIN_BLOCK_SIZE,
+                    MAX_BLOCK_SIZE);
+        return AL_ERR_INVALID_ARGUMENT;
+    }
+    if (input->brush_count < 0 || input->face_count < 0 || input->entity_count < 0 ||
+        input->material_count < 0 || (input->brush_count && !input->brushes) ||
+        (input->face_count && !input->faces) || (input->entity_count && !input->entities) ||
+        (input->material_count && !input->materials)) {
+        al_diag_add(diags, AL_SEVERITY_ERROR, AL_DIAG_BAD_VALUE, -1, -1, -1, -1, -1,
+                    "the compiler input's counts and arrays do not match");
+        return AL_ERR_INVALID_ARGUMENT;
+    }
+    if (!prev_fits(prev, hulls, hull_count, block_size)) prev = NULL;
+
+    al_world *w = calloc(1, sizeof *w);
+    if (!w) return AL_ERR_NOMEM;
+    w->hull_count = hull_count;
+    memcpy(w->hulls, hulls, (size_t) hull_count * sizeof *hulls);
+    w->block_size = block_size;
+    w->entity_count = input->entity_count;
+    w->arena = al_arena_create(0);
+    al_arena *build_arena = al_arena_create(0);
+    int threads = options && options->threads > 0 ? options->threads : al_cpu_count();
+    al_arena **arenas = calloc((size_t) threads, sizeof *arenas);
+    al_build_scratch *scratch = calloc((size_t) threads, sizeof *scratch);
+    al_brush **expanded = NULL;
+    block_job *jobs = NULL;
+    int *model_of_entity = NULL;
+    al_brush ***block_lists = NULL;
+    int list_count = 0;
+    uint64_t *keys = NULL;
+    int *job_of_block = NULL;
+    bool *dirty = NULL, *prev_model_taken = NULL;
+    int *prev_of_model = NULL;
+    prev_brushes reuse;
+    bool reuse_ready = prev_brushes_init(&reuse, prev);
+    if (!w->arena || !build_arena || !arenas || !scratch || !reuse_ready) goto nomem;
+    if (prev ? !al_plane_table_load(&w->planes, prev->planes.planes, prev->planes.count)
+             : !al_plane_table_init(&w->planes))
+        goto nomem;
+    for (int t = 0; t < threads; t++) {
+        if (!(arenas[t] = al_arena_create(0))) goto nomem;
+        scratch[t].max_candidates = options ? options->split_candidates : 0;
+        scratch[t].min_relation = options ? options->split_balance : 0;
+    }
+
+    /* Brushes: copied from PREV when their key matches, else built. */
+    uint64_t t_brushes = al_clock_ns();
+    model_of_entity = malloc((size_t) (input->entity_count + 1) * sizeof *model_of_entity);
+    keys = malloc((size_t) (input->brush_count + 1) * sizeof *keys);
+    al_brush **valid = malloc((size_t) (input->brush_count + 1) * sizeof *valid);
+    bool *fresh = calloc((size_t) input->brush_count + 1, sizeof *fresh);
+    if (!model_of_entity || !valid || !keys || !fresh) {
+        free(valid);
+        free(fresh);
+        goto nomem;
+    }
+    for (int e = 0; e < input->entity_count; e++) model_of_entity[e] = -1;
+    int model_count = 1, valid_count = 0;
+    for (int i = 0; i < input->brush_count; i++) {
+        const al_brush_desc *d = &input->brushes[i];
+        if (d->entity < 0 || d->entity >= input->entity_count) {
+            al_diag_add(&w->diags, AL_SEVERITY_ERROR, AL_DIAG_INVALID_BRUSH, d->entity,
+                        d->index, -1, d->line, -1, "belongs to entity %d, which does not exist",
+                        d->entity);
+            w->stats.invalid_brushes++;
+            continue;
+        }
+        keys[i] = al_brush_desc_key(input, i);
+        bool nomem = false;
+        al_brush *b = NULL;
+        int from = prev_brushes_take(&reuse, keys[i]);
+        if (from >= 0) {
+            if (!(b = al_brush_copy(w->arena, prev->collision[from]))) nomem = true;
+            else {
+                b->id = i;
+                b->entity = d->entity;
+                b->index = d->index;
+                b->line = d->line;
+                w->stats.brushes_copied++;
+            }
+        } else {
+            size_t before = w->diags.count;
+            b = al_brush_build(w->arena, &w->planes, input, i, &w->diags, &nomem);
+            if (b && w->diags.count != before) b->flags |= AL_BRUSH_WARNED;
+            fresh[i] = true;
+        }
+        if (nomem) {
+            free(valid);
+            free(fresh);
+            goto nomem;
+        }
+        if (!b) {
+            w->stats.invalid_brushes++;
+            continue;
+        }
+        const char *classname = input->entities[d->entity].classname;
+        al_entity_role role = d->entity == 0 ? AL_ROLE_WORLD : al_entity_role_of(classname);
+        if (role == AL_ROLE_DETAIL) b->flags |= AL_BRUSH_DETAIL;
+        bool solid = role != AL_ROLE_NONSOLID &&
+                     !(b->material_flags &
+                       (AL_MATERIAL_LIQUID | AL_MATERIAL_NONSOLID | AL_MATERIAL_HINT));
+        b->model = -1;
+        if (solid) {
+            if (role == AL_ROLE_MODEL) {
+                if (model_of_entity[d->entity] < 0) model_of_entity[d->entity] = model_count++;
+                b->model = model_of_entity[d->entity];
+            } else {
+                b->model = 0;
+            }
+        }
+        valid[valid_count++] = b;
+    }
+    w->stats.input_brushes = input->brush_count;
+    w->stats.valid_brushes = valid_count;
+
+    /* Collision brushes grouped by model (stable, so input order is kept within a model). */
+    w->collision = malloc((size_t) (valid_count + 1) * sizeof *w->collision);
+    w->collision_hash = malloc((size_t) (valid_count + 1) * sizeof *w->collision_hash);
+    w->models = calloc((size_t) model_count, sizeof *w->models);
+    if (!w->collision || !w->collision_hash || !w->models) {
+        free(valid);
+        free(fresh);
+        goto nomem;
+    }
+    w->model_count = model_count;
+    for (int m = 0; m < model_count; m++) {
+        w->models[m].first_brush = w->collision_count;
+        for (int i = 0; i < valid_count; i++)
+            if (valid[i]->model == m) {
+                w->collision_hash[w->collision_count] = keys[valid[i]->id];
+                w->collision[w->collision_count++] = valid[i];
+            }
+        w->models[m].brush_count = w->collision_count - w->models[m].first_brush;
+    }
+    for (int e = 0; e < input->entity_count; e++)
+        if (model_of_entity[e] > 0) w->models[model_of_entity[e]].entity = e;
+    free(valid);
+    w->stats.collision_brushes = w->collision_count;
+    w->stats.ms_brushes = al_clock_ms_since(t_brushes);
+
+    /* Expansion: one expanded copy per hull of a collision brush, all of them for a full
+     * compile, on demand (for the brushes of blocks to build) for an update. */
+    uint64_t t_expand = al_clock_ns();
+    int n = w->collision_count;
+    expanded = calloc((size_t) (n * hull_count + 1), sizeof *expanded);
+    if (!expanded) {
+        free(fresh);
+        goto nomem;
+    }
+    if (!prev)
+        for (int h = 0; h < hull_count; h++)
+            for (int i = 0; i < n; i++) {
+                al_brush *e = al_brush_expand(build_arena, &w->planes, w->collision[i],
+                                              w->hulls[h].mins, w->hulls[h].maxs);
+                if (!e) {
+                    free(fresh);
+                    goto nomem;
+                }
+                expanded[h * n + i] = e;
+                w->stats.expanded_planes += e->side_count;
+            }
+    w->stats.ms_expand = al_clock_ms_since(t_expand);
+
+    /* Grids. A model's bounds are its brushes' grown by the hull boxes (brush minus box):
+     * exactly the bounds of the expanded brushes, without expanding them. */
+    uint64_t t_blocks = al_clock_ns();
+    double grow_lo[3], grow_hi[3];
+    for (int k = 0; k < 3; k++) {
+        grow_lo[k] = grow_hi[k] = 0;
+        for (int h = 0; h < hull_count; h++) {
+            /* An agent at P overlaps the brush when P is in brush - box. */
+            if (-w->hulls[h].maxs[k] < grow_lo[k]) grow_lo[k] = -w->hulls[h].maxs[k];
+            if (-w->hulls[h].mins[k] > grow_hi[k]) grow_hi[k] = -w->hulls[h].mins[k];
+        }
+    }
+    int total_blocks = 0;
+    for (int m = 0; m < model_count; m++) {
+        al_model *model = &w->models[m];
+        al_bounds_clear(model->mins, model->maxs);
+        for (int i = model->first_brush; i < model->first_brush + model->brush_count; i++) {
+            const al_brush *b = w->collision[i];
+            for (int k = 0; k < 3; k++) {
+                if (b->mins[k] + grow_lo[k] < model->mins[k]) model->mins[k] = b->mins[k] + grow_lo[k];
+                if (b->maxs[k] + grow_hi[k] > model->maxs[k]) model->maxs[k] = b->maxs[k] + grow_hi[k];
+            }
+        }
+        if (model->brush_count == 0) al_set(0, 0, 0, model->mins), al_set(0, 0, 0, model->maxs);
+        for (int k = 0; k < 3; k++) {
+            model->reach_mins[k] = model->mins[k] - 1.0;
+            model->reach_maxs[k] = model->maxs[k] + 1.0;
+        }
+        long long cells = 1;
+        for (int k = 0; k < 3; k++) {
+            int lo = (int) floor(model->mins[k] / block_size);
+            int hi = (int) ceil(model->maxs[k] / block_size);
+            if (hi <= lo) hi = lo + 1;
+            model->grid_origin[k] = lo;
+            model->grid_dims[k] = hi - lo;
+            cells *= hi - lo;
+        }
+        if (cells > MAX_BLOCKS) {
+            al_diag_add(&w->diags, AL_SEVERITY_ERROR, AL_DIAG_LIMIT, model->entity, -1, -1, -1,
+                        -1, "the model needs %lld blocks of %g units; at most %d are supported",
+                        cells, block_size, MAX_BLOCKS);
+            free(fresh);
+            al_world_destroy(w);
+            w = NULL;
+            st = AL_ERR_LIMIT;
+            goto cleanup;
+        }
+        model->block_count = (int) cells;
+        model->inv_block_size = 1.0 / block_size;
+        model->blocks = calloc((size_t) cells, sizeof *model->blocks);
+        if (!model->blocks) {
+            free(fresh);
+            goto nomem;
+        }
+        for (int z = 0; z < model->grid_dims[2]; z++)
+            for (int y = 0; y < model->grid_dims[1]; y++)
+                for (int x = 0; x < model->grid_dims[0]; x++) {
+                    al_block *b = &model->blocks[al_model_block_index(model, x, y, z)];
+                    int c[3] = {x, y, z};
+                    for (int k = 0; k < 3; k++) {
+                        b->mins[k] = (model->grid_origin[k] + c[k]) * block_size;
+                        b->maxs[k] = b->mins[k] + block_size;
+                        if (c[k] == 0) b->mins[k] = -AL_MODEL_OUTER;
+                        if (c[k] == model->grid_dims[k] - 1) b->maxs[k] = AL_MODEL_OUTER;
+                    }
+                }
+        total_blocks += (int) cells;
+    }
+    w->stats.blocks = total_blocks;
+
+    /* Which blocks to build. Without PREV, all. With it: a brush model whose brushes are
+     * unchanged keeps all its blocks; the world model, if its grid is unchanged, rebuilds
+     * only the blocks that a removed or a new brush (grown by every hull) overlaps, since
+     * only their brush lists changed. */
+    dirty = malloc((size_t) (total_blocks + 1) * sizeof *dirty);
+    prev_of_model = malloc((size_t) model_count * sizeof *prev_of_model);
+    if (!dirty || !prev_of_model) {
+        free(fresh);
+        goto nomem;
+    }
+    for (int b = 0; b < total_blocks; b++) dirty[b] = true;
+    for (int m = 0; m < model_count; m++) prev_of_model[m] = -1;
+    if (prev) {
+        prev_model_taken = calloc((size_t) prev->model_count, sizeof *prev_model_taken);
+        if (!prev_model_taken) {
+            free(fresh);
+            goto nomem;
+        }
+        const al_model *m0 = &w->models[0], *p0 = &prev->models[0];
+        if (memcmp(m0->grid_origin, p0->grid_origin, sizeof m0->grid_origin) == 0 &&
+            memcmp(m0->grid_dims, p0->grid_dims, sizeof m0->grid_dims) == 0) {
+            prev_of_model[0] = 0;
+            for (int b = 0; b < m0->block_count; b++) dirty[b] = false;
+            int lo[3], hi[3];
+            for (int i = 0; i < prev->models[0].brush_count; i++)
+                if (!reuse.taken[i]) {
+                    brush_block_range(m0, block_size, prev->collision[i], grow_lo, grow_hi, lo,
+                                      hi);
+                    mark_range(m0, lo, hi, dirty);
+                }
+            for (int i = 0; i < m0->brush_count; i++)
+                if (fresh[w->collision[i]->id]) {
+                    brush_block_range(m0, block_size, w->collision[i], grow_lo, grow_hi, lo,
+                                      hi);
+                    mark_range(m0, lo, hi, dirty);
+                }
+        }
+        int base = w->models[0].block_count;
+        for (int m = 1; m < model_count; m++) {
+            prev_of_model[m] = matching_prev_model(w, m, prev, prev_model_taken);
+            if (prev_of_model[m] >= 0)
+                for (int b = 0; b < w->models[m].block_count; b++) dirty[base + b] = false;
+            base += w->models[m].block_count;
+        }
+    }
+    free(fresh);
+
+    /* Share what stays; number the jobs of what is built. */
+    job_of_block = malloc((size_t) (total_blocks + 1) * sizeof *job_of_block);
+    if (!job_of_block) goto nomem;
+    int job_total = 0;
+    for (int m = 0, base = 0; m < model_count; base += w->models[m].block_count, m++) {
+        al_model *model = &w->models[m];
+        for (int b = 0; b < model->block_count; b++) {
+            if (!dirty[base + b] &&
+                !block_share(&model->blocks[b], &prev->models[prev_of_model[m]].blocks[b]))
+                dirty[base + b] = true;
+            job_of_block[base + b] = dirty[base + b] ? job_total++ : -1;
+        }
+    }
+    w->stats.blocks_built = job_total;
+
+    /* Per block to build, one list per hull, and for the world model's point-hull trees one
+     * of the brushes that block sight and one of those that block light. */
+    int lists = hull_count + 2;
+    jobs = calloc((size_t) job_total + 1, sizeof *jobs);
+    block_lists = calloc((size_t) job_total * lists + 1, sizeof *block_lists);
+    if (!jobs || !block_lists) goto nomem;
+    list_count = job_total * lists;
+    for (int m = 0, base = 0; m < model_count; base += w->models[m].block_count, m++) {
+        al_model *model = &w->models[m];
+        for (int b = 0; b < model->block_count; b++) {
+            int j = job_of_block[base + b];
+            if (j < 0) continue;
+            jobs[j].model = model;
+            jobs[j].block = b;
+            jobs[j].input.world = w;
+            jobs[j].input.build_vis = m == 0;
+        }
+    }
+    /* Fill the lists: count, allocate, fill. */
+    for (int pass = 0; pass < 2; pass++) {
+        int block_base = 0;
+        for (int m = 0; m < model_count; m++) {
+            al_model *model = &w->models[m];
+            for (int h = 0; h < lists; h++)
+                for (int i = model->first_brush; i < model->first_brush + model->brush_count;
+                     i++) {
+                    int kind = h - hull_count; /* 0: vis list, 1: light list, < 0: a hull */
+                    if (kind == 0 && (m != 0 || !al_brush_blocks_sight(w->collision[i])))
+                        continue;
+                    if (kind == 1 && (m != 0 || !al_brush_blocks_light(w->collision[i])))
+                        continue;
+                    int eh = kind >= 0 ? 0 : h;
+                    int lo[3], hi[3];
+                    double lo_grow[3], hi_grow[3];
+                    for (int k = 0; k < 3; k++) {
+                        lo_grow[k] = -w->hulls[eh].maxs[k];
+                        hi_grow[k] = -w->hulls[eh].mins[k];
+                    }
+                    brush_block_range(model, block_size, w->collision[i], lo_grow, hi_grow, lo,
+                                      hi);
+                    for (int z = lo[2]; z <= hi[2]; z++)
+                        for (int y = lo[1]; y <= hi[1]; y++)
+                            for (int x = lo[0]; x <= hi[0]; x++) {
+                                int j = job_of_block[block_base +
+                                                     al_model_block_index(model, x, y, z)];
+                                if (j < 0) continue;
+                                al_brush **e = &expanded[eh * n + i];
+                                if (!*e) {
+                                    *e = al_brush_expand(build_arena, &w->planes,
+                                                         w->collision[i], w->hulls[eh].mins,
+                                                         w->hulls[eh].maxs);
+                                    if (!*e) goto nomem;
+                                    w->stats.expanded_planes += (*e)->side_count;
+                                }
+                                al_brush ***list;
+                                int *count;
+                                block_list(&jobs[j].input, kind, h, &list, &count);
+                                if (pass == 1) (*list)[*count] = *e;
+                                (*count)++;
+                            }
+                }
+            block_base += model->block_count;
+        }
+        if (pass == 0) {
+            for (int j = 0; j < job_total; j++)
+                for (int h = 0; h < lists; h++) {
+                    al_brush ***list;
+                    int *count;
+                    block_list(&jobs[j].input, h - hull_count, h, &list, &count);
+                    al_brush **items = malloc((size_t) (*count + 1) * sizeof(al_brush *));
+                    if (!items) goto nomem;
+                    block_lists[j * lists + h] = items;
+                    *list = items;
+                    *count = 0;
+                }
+        }
+    }
+
+    compile_context context = {.jobs = jobs, .arenas = arenas, .scratch = scratch};
+    al_parallel_for(job_total, threads, run_block_job, &context);
+    if (context.failed) goto nomem;
+    for (int j = 0; j < job_total; j++) {
+        const al_block *blk = &jobs[j].model->blocks[jobs[j].block];
+        w->stats.ms_csg_cpu += blk->stats.ms_csg;
+        w->stats.ms_map_trees_cpu += blk->stats.ms_map_trees;
+        w->stats.ms_onion_cpu += blk->stats.ms_onion;
+    }
+
+    /* Top trees and masks. */
+    uint32_t all = hull_count >= 32 ? 0xffffffffu : (1u << hull_count) - 1u;
+    for (int m = 0; m < model_count; m++) {
+        al_model *model = &w->models[m];
+        model->top.nodes = calloc((size_t) model->block_count, sizeof *model->top.nodes);
+        if (!model->top.nodes) goto nomem;
+        int32_t used = 0;
+        int lo[3] = {0, 0, 0};
+        model->top.root = build_top(model, block_size, lo, model->grid_dims, &used);
+        model->top.node_count = used;
+        uint32_t s, e;
+        top_masks(model, model->top.root, all, &s, &e);
+    }
+    if (!al_world_index_models(w)) goto nomem;
+    w->stats.ms_blocks = al_clock_ms_since(t_blocks);
+
+    /* Visibility of the world model. */
+    if (!(options && options->no_vis) &&
+        al_world_build_vis(w, input, options ? options->pvs : AL_PVS_TIGHT, threads) != AL_OK)
+        goto nomem;
+
+    /* Statistics. */
+    w->stats.entities = input->entity_count;
+    w->stats.models = model_count;
+    w->stats.planes = w->planes.count;
+    sum_stats(w);
     w->stats.ms_total = al_clock_ms_since(t_start);
     st = AL_OK;
     goto cleanup;
@@ -604,6 +870,12 @@ cleanup:
     free(jobs);
     free(expanded);
     free(model_of_entity);
+    free(keys);
+    free(job_of_block);
+    free(dirty);
+    free(prev_model_taken);
+    free(prev_of_model);
+    prev_brushes_free(&reuse);
     if (arenas)
         for (int t = 0; t < threads; t++) al_arena_destroy(arenas[t]);
     free(arenas);
@@ -613,4 +885,17 @@ cleanup:
     al_arena_destroy(build_arena);
     *out = w;
     return st;
+}
+
+al_status al_world_compile(const al_input *input, const al_compile_options *options,
+                           al_world **out, al_diag_list *diags)
+{
+    return compile_world(NULL, input, options, out, diags);
+}
+
+al_status al_world_update(const al_world *prev, const al_input *input,
+                          const al_compile_options *options, al_world **out,
+                          al_diag_list *diags)
+{
+    return compile_world(prev, input, options, out, diags);
 }

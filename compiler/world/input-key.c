@@ -1,5 +1,5 @@
 /* Content keys of compiler inputs (see al-world.h). */
-#include "al-world.h"
+#include "world-internal.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -78,4 +78,41 @@ void al_input_key(const al_input *in, const char *salt, char key[33])
     mix(&h, &in->block_size, sizeof in->block_size);
     snprintf(key, 33, "%016llx%016llx", (unsigned long long) avalanche(h.a),
              (unsigned long long) avalanche(h.b ^ h.a));
+}
+
+/* Word-wise mixing for the per-brush keys, which the live compile computes for every brush
+ * after every edit: a multiply-rotate lane per 64-bit word, eight times fewer steps than
+ * the byte-wise lanes above. */
+static uint64_t mix_word(uint64_t h, uint64_t v)
+{
+    h ^= v * 0x9E3779B97F4A7C15ull;
+    h = (h << 31) | (h >> 33);
+    return h * 0xC2B2AE3D27D4EB4Full;
+}
+
+uint64_t al_brush_desc_key(const al_input *in, int index)
+{
+    const al_brush_desc *d = &in->brushes[index];
+    const char *classname = d->entity >= 0 && d->entity < in->entity_count
+                                ? in->entities[d->entity].classname
+                                : NULL;
+    al_entity_role role = d->entity == 0 ? AL_ROLE_WORLD : al_entity_role_of(classname);
+    uint64_t h = mix_word(0x243F6A8885A308D3ull, (uint64_t) role);
+    h = mix_word(h, (uint64_t) (uint32_t) d->face_count);
+    if (d->first_face < 0 || d->face_count < 0 || d->first_face > in->face_count - d->face_count)
+        return mix_word(h, (uint64_t) (uint32_t) d->first_face);
+    for (int f = 0; f < d->face_count; f++) {
+        const al_face_desc *face = &in->faces[d->first_face + f];
+        for (int k = 0; k < 3; k++)
+            for (int c = 0; c < 3; c++) {
+                uint64_t bits;
+                memcpy(&bits, &face->points[k][c], sizeof bits);
+                h = mix_word(h, bits);
+            }
+        uint32_t flags = face->material >= 0 && face->material < in->material_count
+                             ? in->materials[face->material].flags
+                             : 0;
+        h = mix_word(h, ((uint64_t) flags << 32) | (uint32_t) face->material);
+    }
+    return avalanche(h);
 }

@@ -368,6 +368,7 @@ static bool get_model(reader *r, al_world *w, al_model *m)
             block->light_is_vis = light_is_vis;
             if (!light_is_vis && !get_tree(r, &block->light, false, 0)) return false;
         }
+        if (!al_block_own(block)) return fail(r, "memory ran out");
     }
     return true;
 }

@@ -39,6 +39,8 @@ typedef struct al_block {
                       equal the vis tree (a block without detail): see al_block_light */
     bool light_is_vis;
     al_block_stats stats;
+    int *refs; /* owners of the trees (worlds share unchanged blocks, al_world_update);
+                  malloc'd by whoever builds or loads the block, NULL until then */
 } al_block;
 
 typedef struct al_model {
@@ -72,6 +74,9 @@ struct al_world {
     al_plane_table planes;
     al_arena *arena;        /* owned; brushes and their windings */
     al_brush **collision;   /* owned array; brushes solid for agents, grouped by model */
+    uint64_t *collision_hash; /* owned; al_brush_desc_key of each collision brush; NULL in a
+                                 world from al_world_load (al_world_update then compiles
+                                 everything) */
     int collision_count;
     al_model *models; /* owned; models[0] is the world */
     int model_count;
@@ -143,7 +148,16 @@ bool al_world_index_models(al_world *w);
  * swept trace's transition planes: the occlusion ray of radiosity. */
 double al_world_segment_hit(const al_world *world, const double a[3], const double b[3]);
 
-/* Frees the trees of BLOCK. */
+/* Gives BLOCK an owner count of one (after it was built or loaded); false if memory runs
+ * out. */
+bool al_block_own(al_block *block);
+
+/* Drops BLOCK's claim on its trees, freeing them if it was their last owner. */
 void al_block_free(al_block *block);
+
+/* A content key of brush INDEX of IN: everything that decides its solid and its role (face
+ * points, materials and their flags, the entity's role), but not its position in the input
+ * or its entity's index. Equal keys: the same brush. */
+uint64_t al_brush_desc_key(const al_input *in, int index);
 
 #endif

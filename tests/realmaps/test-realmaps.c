@@ -592,6 +592,27 @@ CHECK_TEST(radiosity, "/realmaps/radiosity-reaches-one-percent-with-its-books-ba
     al_diag_list_clear(&d);
 }
 
+CHECK_TEST(incremental, "/realmaps/incremental-compiles-equal-full-compiles")
+{
+    if (!ready()) return;
+    /* 170 edits per map, six maps: a thousand edits over the real maps. Batches of ten,
+     * each compared with a full compile tree by tree. ALLIUM_TEST_EDITS="EDITS BATCH"
+     * changes the amounts. */
+    int edits = 170, batch = 10;
+    const char *env = getenv("ALLIUM_TEST_EDITS");
+    if (env && sscanf(env, "%d %d", &edits, &batch) != 2) edits = 170, batch = 10;
+    scene_edit_report r;
+    scene_edit_check(&s.input.input, edits, batch, 300, 0, 23, &r);
+    CHECK_MSG(r.failed_updates == 0 && r.tree_differences == 0, "%d failed, %d trees differ: %s",
+              r.failed_updates, r.tree_differences, r.why);
+    CHECK_MSG(r.solidity_mismatches == 0, "%lld of %lld points disagree with the oracle",
+              (long long) r.solidity_mismatches, (long long) r.solidity_checked);
+    check_note("%s: %d edits in %d batches: %.1f of %.0f blocks built, %.0f brushes copied "
+               "per update",
+               map_name, r.edits, r.batches, r.blocks_built_mean, r.blocks_mean,
+               r.brushes_copied_mean);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {

@@ -1,6 +1,7 @@
 /* Test scenes (see scene.h). */
 #include "scene.h"
 
+#include "verify/edits.h"
 #include "world/world-internal.h"
 
 #include <math.h>
@@ -191,4 +192,84 @@ int scene_split_errors(const al_world *world, const double p[3], int *count, cha
         snprintf(why, why_size, "%d polygons from %d nodes", sp.count, tree->node_count);
     al_block_splits_free(&sp);
     return bad;
+}
+
+void scene_edit_check(const al_input *in, int edits, int batch, int points, int threads,
+                      uint64_t seed, scene_edit_report *out)
+{
+    memset(out, 0, sizeof *out);
+    al_compile_options co = {.threads = threads, .no_vis = true};
+    al_edit_input e;
+    if (!al_edit_input_init(&e, in)) {
+        out->failed_updates = 1;
+        snprintf(out->why, sizeof out->why, "out of memory");
+        return;
+    }
+    al_world *current = NULL;
+    if (al_world_compile(&e.input, &co, &current, NULL) != AL_OK) {
+        out->failed_updates = 1;
+        snprintf(out->why, sizeof out->why, "the first compile failed");
+        al_edit_input_free(&e);
+        return;
+    }
+    al_rng rng = {seed};
+    while (out->edits < edits) {
+        for (int i = 0; i < batch && out->edits < edits; i++) {
+            al_edit edit;
+            if (!al_edit_random(&e, &rng, 8, &edit)) break;
+            out->edits++;
+        }
+        al_world *next = NULL, *full = NULL;
+        al_diag_list d1 = {0}, d2 = {0};
+        al_status s1 = al_world_update(current, &e.input, &co, &next, &d1);
+        al_status s2 = al_world_compile(&e.input, &co, &full, &d2);
+        out->batches++;
+        if (s1 != s2 || s1 != AL_OK) {
+            if (s1 != s2 && !out->failed_updates)
+                snprintf(out->why, sizeof out->why, "update gave status %d, full compile %d",
+                         s1, s2);
+            out->failed_updates += s1 != s2;
+        } else {
+            char why[300];
+            int differ = al_world_tree_differences(next, full, why, sizeof why);
+            if (differ && !out->tree_differences)
+                snprintf(out->why, sizeof out->why, "after %d edits: %s", out->edits, why);
+            out->tree_differences += differ;
+            if (al_world_diagnostics(next)->count != al_world_diagnostics(full)->count &&
+                !out->why[0])
+                snprintf(out->why, sizeof out->why, "after %d edits: %zu diagnostics, full %zu",
+                         out->edits, al_world_diagnostics(next)->count,
+                         al_world_diagnostics(full)->count);
+            al_world_stats st;
+            al_world_get_stats(next, &st);
+            out->blocks_built_mean += st.blocks_built;
+            out->blocks_mean += st.blocks;
+            out->brushes_copied_mean += st.brushes_copied;
+            if (points > 0) {
+                al_oracle *oracle = al_oracle_create(next);
+                for (int h = 0; oracle && h < al_world_hull_count(next); h++) {
+                    al_verify_counts c;
+                    al_verify_solidity(next, oracle, h, points, seed + (uint64_t) out->batches,
+                                       &c);
+                    out->solidity_checked += c.checked;
+                    out->solidity_mismatches += c.mismatches;
+                }
+                al_oracle_destroy(oracle);
+            }
+        }
+        al_world_destroy(full);
+        al_diag_list_clear(&d1);
+        al_diag_list_clear(&d2);
+        if (next) {
+            al_world_destroy(current);
+            current = next;
+        }
+    }
+    if (out->batches) {
+        out->blocks_built_mean /= out->batches;
+        out->blocks_mean /= out->batches;
+        out->brushes_copied_mean /= out->batches;
+    }
+    al_world_destroy(current);
+    al_edit_input_free(&e);
 }

@@ -57,3 +57,21 @@ int scene_split_errors(const al_world *world, const double p[3], int *count, cha
                        size_t why_size);
 
 #endif
+
+/* Incremental against full compiles: starting from a full compile of IN (without
+ * visibility), applies EDITS random edits (verify/edits.h) in batches of BATCH; after each
+ * batch the world updated from the previous one (al_world_update) must equal a full
+ * compile of the edited input tree by tree, and its onion tree must agree with the
+ * brute-force oracle at POINTS random points per hull. THREADS 0: all CPUs. */
+typedef struct scene_edit_report {
+    int batches, edits;
+    int failed_updates;
+    int tree_differences;     /* trees that differ, summed over batches */
+    int64_t solidity_checked, solidity_mismatches;
+    double blocks_built_mean, blocks_mean; /* per update */
+    double brushes_copied_mean;
+    char why[400]; /* the first difference */
+} scene_edit_report;
+
+void scene_edit_check(const al_input *in, int edits, int batch, int points, int threads,
+                      uint64_t seed, scene_edit_report *out);
