@@ -61,6 +61,20 @@ al_status al_world_update(const al_world *prev, const al_input *input,
 al_status al_world_build_vis(al_world *world, const al_input *input, al_pvs_level level,
                              int threads);
 
+/* al_world_build_vis with more say. */
+typedef struct al_vis_options {
+    al_pvs_level level;
+    int threads;            /* 0: one per CPU */
+    const int *cancel;      /* when *CANCEL turns nonzero (read atomically; the portal flow
+                               checks at every step) the build stops with AL_ERR_CANCELLED
+                               and the world gets no visibility */
+    bool no_pvs_if_leaking; /* a leaking map gets no PVS (every vis leaf sees every other,
+                               which is conservative): with the void's leaves in it even
+                               the coarse pass takes seconds, for an answer of no use */
+} al_vis_options;
+
+al_status al_world_build_vis_with(al_world *w, const al_input *input, const al_vis_options *o);
+
 /* Frees the world. NULL is a no-op. */
 void al_world_destroy(al_world *world);
 

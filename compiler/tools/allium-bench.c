@@ -27,6 +27,15 @@
  *       ms_to_residual_10pct, ms_to_residual_1pct (from the start, patches included),
  *       mrays_per_s_per_thread (--count occlusion rays between luxels that may see each
  *       other, on one thread), patches, ...}; times are medians of the runs
+ *   allium-bench edit MAP [--edits 200] [--tight-edits 3] [--luxel 16] [options]
+ *       live compilation (al-live.h): random single-brush moves, resizes, deletes and
+ *       copies, each submitted to the engine and waited for; for each stage the time from
+ *       the submission to the snapshot that includes the edit, {median, p95}: bsp_ms
+ *       (collision), portals_ms (portals, leak and the coarse PVS, one publication, so
+ *       pvs_ms is the same figure), pvs_tight_ms (the portal flow, over --tight-edits
+ *       further edits), rad_first_ms (bsp_ms plus relighting the new world's direct light
+ *       at --luxel, the editor's first lit frame), blocks_rebuilt; and whether the final
+ *       world equals a full compile tree by tree
  * [options] are --hull NAME=minx,miny,minz,maxx,maxy,maxz, --block-size N, --threads N.
  */
 #include "core/clock.h"
@@ -39,6 +48,8 @@
 #include "rad/rad-internal.h"
 #include "report.h"
 #include "store/map-doc.h"
+#include "al-live.h"
+#include "verify/edits.h"
 #include "verify/oracle.h"
 
 #include <sys/stat.h>
@@ -67,6 +78,7 @@ typedef struct args {
     double luxel;
     const char *out;
     const char *scratch;
+    int edits, tight_edits;
 } args;
 
 static int usage(void)
@@ -79,6 +91,7 @@ static int usage(void)
             "       allium-bench slice MAP --z HEIGHT [--scale UNITS] -o FILE.png\n"
             "       allium-bench document MAP.map [--runs N] [--count EDITS] [--scratch DIR]\n"
             "       allium-bench rad MAP [--luxel UNITS] [--runs N] [--count RAYS]\n"
+            "       allium-bench edit MAP [--edits N] [--tight-edits N] [--luxel UNITS]\n"
             "options for all: --hull NAME=minx,miny,minz,maxx,maxy,maxz (compiled hulls),\n"
             "                 --block-size N, --threads N, --seed N\n");
     return 2;
@@ -106,6 +119,8 @@ static int parse_args(int argc, char **argv, args *a)
     a->traces = -1;
     a->runs = 5;
     a->seed = 1;
+    a->edits = 200;
+    a->tight_edits = 3;
     if (argc < 3) return -1;
     a->command = argv[1];
     for (int i = 2; i < argc;) {
@@ -150,6 +165,12 @@ static int parse_args(int argc, char **argv, args *a)
             } else if (strcmp(arg, "--luxel") == 0) {
                 a->luxel = strtod(v, &end);
                 if (*end || !(a->luxel >= 1 && a->luxel <= 1024)) goto bad;
+            } else if (strcmp(arg, "--edits") == 0) {
+                a->edits = (int) strtol(v, &end, 10);
+                if (*end || a->edits < 1 || a->edits > 1000000) goto bad;
+            } else if (strcmp(arg, "--tight-edits") == 0) {
+                a->tight_edits = (int) strtol(v, &end, 10);
+                if (*end || a->tight_edits < 0 || a->tight_edits > 1000) goto bad;
             } else if (strcmp(arg, "-o") == 0) {
                 a->out = v;
             } else if (strcmp(arg, "--scratch") == 0) {
@@ -758,6 +779,152 @@ static int cmd_rad(const args *a)
     return ok ? 0 : 1;
 }
 
+/* {median, p95} of V[0..N) (sorted in place). */
+static cJSON *percentiles(double *v, int n)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (n <= 0) return o;
+    double p95 = 0;
+    qsort(v, (size_t) n, sizeof *v, compare_double);
+    int k = (int) ceil(0.95 * n) - 1;
+    p95 = v[k < 0 ? 0 : k];
+    cJSON_AddNumberToObject(o, "median", median(v, n));
+    cJSON_AddNumberToObject(o, "p95", p95);
+    cJSON_AddNumberToObject(o, "max", v[n - 1]);
+    return o;
+}
+
+/* Submits E's input to LIVE and waits for STAGE; the stage's time from submission, or -1. */
+static double submit_and_wait(al_live *live, const al_input *in, al_stage stage)
+{
+    uint64_t g = al_live_submit(live, in);
+    if (!g || !al_live_wait(live, g, stage, 600)) return -1;
+    al_stage_status st[AL_STAGE_COUNT];
+    al_live_status(live, st);
+    return st[stage].last_ms;
+}
+
+static int cmd_edit(const args *a)
+{
+    al_tool_map m;
+    if (!al_tool_load(a->path, &a->options, &m)) return 1;
+    al_edit_input e;
+    if (!al_edit_input_init(&e, &m.input)) return 1;
+    int n = a->edits;
+    double *bsp = calloc((size_t) n, sizeof(double)), *portals = calloc((size_t) n, sizeof(double));
+    double *rad_first = calloc((size_t) n, sizeof(double)), *blocks = calloc((size_t) n, sizeof(double));
+    double *tight = calloc((size_t) a->tight_edits + 1, sizeof(double));
+    if (!bsp || !portals || !rad_first || !blocks || !tight) return 1;
+    al_live_options lo = {.compile = {.threads = a->options.threads,
+                                      .split_candidates = a->options.split_candidates,
+                                      .split_balance = a->options.split_balance},
+                          .pvs = AL_PVS_COARSE};
+    al_live *live = al_live_create(&lo);
+    if (!live) return 1;
+    al_rng rng = {a->seed};
+    double first_ms = submit_and_wait(live, &e.input, AL_STAGE_PORTALS);
+    if (first_ms < 0) {
+        char why[256];
+        al_live_last_error(live, why, sizeof why);
+        fprintf(stderr, "error: the map did not compile: %s\n", why);
+        return 1;
+    }
+    int kinds[4] = {0}, leaking = 0;
+    bool ok = true;
+    al_rad_options ro = {.luxel_size = a->luxel > 0 ? a->luxel : 16, .threads = a->options.threads};
+    for (int i = 0; i < n && ok; i++) {
+        al_edit edit;
+        if (!al_edit_random(&e, &rng, 8, &edit)) {
+            fprintf(stderr, "error: no brush to edit\n");
+            ok = false;
+            break;
+        }
+        kinds[edit.kind]++;
+        portals[i] = submit_and_wait(live, &e.input, AL_STAGE_PORTALS);
+        al_stage_status st[AL_STAGE_COUNT];
+        al_live_status(live, st);
+        bsp[i] = st[AL_STAGE_COLLISION].last_ms;
+        al_snapshot *s = al_live_current(live);
+        if (portals[i] < 0 || !s) {
+            char why[256];
+            al_live_last_error(live, why, sizeof why);
+            fprintf(stderr, "error: edit %d did not compile: %s\n", i, why);
+            al_snapshot_release(s);
+            ok = false;
+            break;
+        }
+        blocks[i] = st[AL_STAGE_COLLISION].blocks_built;
+        al_leak_info leak;
+        leaking += al_world_leak(al_snapshot_world(s), &leak);
+        /* The first lit frame after the edit: the direct light of the new world. */
+        uint64_t t0 = al_clock_ns();
+        al_rad *rad = NULL;
+        if (al_rad_create(al_snapshot_world(s), al_snapshot_input(s), &ro, &rad, NULL) == AL_OK) {
+            al_rad_stats rs;
+            al_rad_get_stats(rad, &rs);
+            al_rad_step(rad, rs.lights);
+        }
+        rad_first[i] = bsp[i] + al_clock_ms_since(t0);
+        al_rad_destroy(rad);
+        al_snapshot_release(s);
+    }
+    /* Does the last world equal a full compile of the last input? */
+    int differences = -1;
+    char why[400] = "";
+    if (ok) {
+        al_snapshot *s = al_live_current(live);
+        al_world *full = NULL;
+        al_compile_options co = lo.compile;
+        co.no_vis = true;
+        if (s && al_world_compile(&e.input, &co, &full, NULL) == AL_OK)
+            differences = al_world_tree_differences(al_snapshot_world(s), full, why, sizeof why);
+        al_world_destroy(full);
+        al_snapshot_release(s);
+    }
+    al_live_destroy(live);
+    /* The tight PVS, on an engine that runs it. */
+    int tight_count = 0;
+    if (ok && a->tight_edits > 0) {
+        lo.pvs = AL_PVS_TIGHT;
+        live = al_live_create(&lo);
+        if (live && submit_and_wait(live, &e.input, AL_STAGE_PVS) >= 0)
+            for (int i = 0; i < a->tight_edits; i++) {
+                al_edit edit;
+                if (!al_edit_random(&e, &rng, 8, &edit)) break;
+                double ms = submit_and_wait(live, &e.input, AL_STAGE_PVS);
+                if (ms < 0) break;
+                tight[tight_count++] = ms;
+            }
+        al_live_destroy(live);
+    }
+    if (!ok) return 1;
+    cJSON *j = cJSON_CreateObject();
+    cJSON_AddStringToObject(j, "input", a->path);
+    cJSON_AddNumberToObject(j, "threads", a->options.threads > 0 ? a->options.threads : al_cpu_count());
+    cJSON_AddNumberToObject(j, "edits", n);
+    cJSON *k = cJSON_AddObjectToObject(j, "edit_kinds");
+    for (int i = 0; i < 4; i++) cJSON_AddNumberToObject(k, al_edit_kind_name((al_edit_kind) i), kinds[i]);
+    cJSON_AddNumberToObject(j, "first_compile_ms", first_ms);
+    cJSON_AddNumberToObject(j, "edits_leaving_a_leak", leaking);
+    cJSON_AddItemToObject(j, "bsp_ms", percentiles(bsp, n));
+    cJSON_AddItemToObject(j, "portals_ms", percentiles(portals, n));
+    cJSON_AddItemToObject(j, "pvs_ms", percentiles(portals, n));
+    cJSON_AddStringToObject(j, "pvs_ms_is", "the coarse PVS, published with the portals");
+    cJSON_AddItemToObject(j, "pvs_tight_ms", percentiles(tight, tight_count));
+    cJSON_AddNumberToObject(j, "pvs_tight_edits", tight_count);
+    cJSON_AddItemToObject(j, "rad_first_ms", percentiles(rad_first, n));
+    cJSON_AddNumberToObject(j, "rad_luxel", ro.luxel_size);
+    cJSON *b = percentiles(blocks, n);
+    cJSON_AddItemToObject(j, "blocks_rebuilt", b);
+    cJSON_AddNumberToObject(j, "tree_differences_from_full_compile", differences);
+    if (why[0]) cJSON_AddStringToObject(j, "first_difference", why);
+    ok = al_report_print(j, stdout);
+    al_edit_input_free(&e);
+    al_tool_map_free(&m);
+    free(bsp), free(portals), free(rad_first), free(blocks), free(tight);
+    return ok && differences == 0 ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
     args a;
@@ -769,6 +936,7 @@ int main(int argc, char **argv)
     if (strcmp(a.command, "slice") == 0) return cmd_slice(&a);
     if (strcmp(a.command, "document") == 0) return cmd_document(&a);
     if (strcmp(a.command, "rad") == 0) return cmd_rad(&a);
+    if (strcmp(a.command, "edit") == 0) return cmd_edit(&a);
     fprintf(stderr, "error: unknown command %s\n", a.command);
     return usage();
 }

@@ -1,6 +1,7 @@
 /* Random edits and the structural comparison of worlds (see edits.h). */
 #include "edits.h"
 
+#include "geom/epsilon.h"
 #include "world/world-internal.h"
 
 #include <math.h>
@@ -181,6 +182,12 @@ bool al_edit_random(al_edit_input *e, al_rng *rng, int min_brushes, al_edit *out
 
 /* Tree comparison. */
 
+/* Planes are equal within what the plane table's merging can move them (geom/epsilon.h):
+ * an update adds its planes to a copy of the previous table, where a plane may merge with
+ * an entry made from a slightly different one. */
+#define SAME_NORMAL 1e-8
+#define SAME_DIST (2 * AL_DIST_EPSILON + 2 * AL_NORMAL_EPSILON * AL_COORD_MAX)
+
 static bool same_plane(const al_node *a, const al_node *b, bool *flipped)
 {
     double d = 0, f = 0;
@@ -188,11 +195,11 @@ static bool same_plane(const al_node *a, const al_node *b, bool *flipped)
         d = fmax(d, fabs(a->normal[k] - b->normal[k]));
         f = fmax(f, fabs(a->normal[k] + b->normal[k]));
     }
-    if (d <= 1e-9 && fabs(a->dist - b->dist) <= 1e-9) {
+    if (d <= SAME_NORMAL && fabs(a->dist - b->dist) <= SAME_DIST) {
         *flipped = false;
         return true;
     }
-    if (f <= 1e-9 && fabs(a->dist + b->dist) <= 1e-9) {
+    if (f <= SAME_NORMAL && fabs(a->dist + b->dist) <= SAME_DIST) {
         *flipped = true;
         return true;
     }
@@ -218,7 +225,7 @@ static bool same_subtree(const al_tree *a, int32_t ca, const al_tree *b, int32_t
     bool flipped;
     if (!same_plane(na, nb, &flipped)) {
         if (why)
-            snprintf(why, why_size, "plane (%g %g %g) %g against (%g %g %g) %g at depth %d",
+            snprintf(why, why_size, "plane (%.12g %.12g %.12g) %.12g against (%.12g %.12g %.12g) %.12g at depth %d",
                      na->normal[0], na->normal[1], na->normal[2], na->dist, nb->normal[0],
                      nb->normal[1], nb->normal[2], nb->dist, depth);
         return false;

@@ -48,8 +48,8 @@ bool al_edit_random(al_edit_input *e, al_rng *rng, int min_brushes, al_edit *out
 const char *al_edit_kind_name(al_edit_kind kind);
 
 /* Structural differences between two compiled worlds (models, block grids, and every tree
- * node by node: planes within 1e-9, a plane flipped with its children swapped counting as
- * equal, and leaf bits). Returns the number of trees that differ, describing the first in
+ * node by node: planes within the plane table's merge tolerance, a plane flipped with its
+ * children swapped counting as equal, and leaf bits). Returns the number of trees that differ, describing the first in
  * WHY (may be NULL). */
 typedef struct al_world al_world;
 int al_world_tree_differences(const al_world *a, const al_world *b, char *why,

@@ -265,9 +265,15 @@ static frame *get_frame(flow *f, int depth)
 /* Walks the leaves beyond the portal of frame DEPTH, which has been entered. Returns false
  * if memory ran out. Frames live in a per-worker array that may move when it grows, so
  * they are re-fetched by depth after every call that can grow it. */
+static bool cancelled(const pvs_state *s)
+{
+    return s->vis->cancel && __atomic_load_n(s->vis->cancel, __ATOMIC_RELAXED);
+}
+
 static bool walk(flow *f, int32_t leaf, int depth)
 {
     pvs_state *s = f->s;
+    if (cancelled(s)) return false; /* the portal keeps its coarse row */
     s->chains[f->worker]++;
     al_bit_set(f->seen, leaf);
     for (int32_t i = s->out_first[leaf]; i < s->out_first[leaf + 1]; i++) {
@@ -492,6 +498,10 @@ int al_vis_pvs(al_vis *vis, al_pvs_level level, int threads)
         for (int32_t i = 0; i < n; i++) s.order[i] = keys[i].index;
         free(keys);
         al_parallel_for(n, threads, flow_job, &s);
+        if (cancelled(&s)) {
+            status = -2;
+            goto done;
+        }
         vis->stats.avg_visible_tight = make_rows(&s, true);
         if (getenv("AL_VIS_DEBUG")) {
             int64_t chains = 0, pts = 0;
@@ -521,7 +531,7 @@ done:
     free(s.frames);
     free(s.frame_capacity);
     free(s.chains);
-    if (status < 0) {
+    if (status == -1) {
         free(vis->pvs);
         vis->pvs = NULL;
     }

@@ -32,11 +32,12 @@ void al_vis_destroy(al_vis *vis)
 }
 
 int al_vis_build(al_world *w, const al_vis_entity *entities, int entity_count,
-                 al_pvs_level level, int threads)
+                 al_pvs_level level, int threads, const int *cancel, bool no_pvs_if_leaking)
 {
     al_vis *vis = calloc(1, sizeof *vis);
     if (!vis) return -1;
     w->vis = vis;
+    vis->cancel = cancel;
     const al_model *m = &w->models[0];
     vis->stats.threads = threads;
     vis->leak_entity = -1;
@@ -68,15 +69,20 @@ int al_vis_build(al_world *w, const al_vis_entity *entities, int entity_count,
     if (al_vis_flood(w, vis, entities, entity_count) < 0) return -1;
     vis->stats.ms_portals = al_clock_ms_since(t0);
     if (al_vis_leaf_faces(w, vis, entities, entity_count) < 0) return -1;
-    if (level == AL_PVS_TIGHT && vis->leak_entity >= 0) {
+    if (level != AL_PVS_NONE && vis->leak_entity >= 0 && no_pvs_if_leaking) {
+        level = AL_PVS_NONE;
+        al_diag_add(&w->diags, AL_SEVERITY_NOTE, AL_DIAG_LEAK, vis->leak_entity, -1, -1, -1, -1,
+                    "the map leaks, so there is no PVS until the leak is fixed");
+    } else if (level == AL_PVS_TIGHT && vis->leak_entity >= 0) {
         /* The void's huge leaves make the flow slow and its answer useless; as Quake's vis
          * refuses a leaking map, only the coarse pass runs until the leak is fixed. */
         level = AL_PVS_COARSE;
         al_diag_add(&w->diags, AL_SEVERITY_NOTE, AL_DIAG_LEAK, vis->leak_entity, -1, -1, -1, -1,
                     "the map leaks, so the PVS is only the coarse pass until the leak is fixed");
     }
-    if (al_vis_pvs(vis, level, threads) < 0) return -1;
-    return 0;
+    int r = al_vis_pvs(vis, level, threads);
+    vis->cancel = NULL;
+    return r;
 }
 
 /* --- queries ---------------------------------------------------------------------------- */

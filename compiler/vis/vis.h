@@ -85,6 +85,8 @@ typedef struct al_vis {
     int32_t *entity_clusters;
 
     al_vis_stats stats;
+
+    const int *cancel; /* while the PVS is built: nonzero asks it to stop (al_vis_pvs) */
 } al_vis;
 
 /* What the compile knows about entities, for the flood and the entity lists. */
@@ -101,7 +103,7 @@ typedef struct al_vis_entity {
  * faces in leaves, entity lists, and the PVS up to LEVEL on THREADS threads. Returns 0, or
  * -1 if memory runs out. */
 int al_vis_build(al_world *w, const al_vis_entity *entities, int entity_count,
-                 al_pvs_level level, int threads);
+                 al_pvs_level level, int threads, const int *cancel, bool no_pvs_if_leaking);
 
 void al_vis_destroy(al_vis *vis);
 
@@ -110,6 +112,8 @@ int al_vis_portals(al_world *w, al_vis *vis);
 int al_vis_flood(al_world *w, al_vis *vis, const al_vis_entity *entities, int entity_count);
 int al_vis_leaf_faces(const al_world *w, al_vis *vis, const al_vis_entity *entities,
                       int entity_count);
+/* Returns 0, -1 if memory runs out, -2 if VIS->cancel was set while it ran (the rows are
+ * then conservative but not tight). */
 int al_vis_pvs(al_vis *vis, al_pvs_level level, int threads);
 
 /* The global leaf of the world model's vis trees containing P. */

@@ -236,6 +236,13 @@ static al_vis_entity *vis_entities(const al_world *w, const al_input *input)
 
 al_status al_world_build_vis(al_world *w, const al_input *input, al_pvs_level level, int threads)
 {
+    al_vis_options o = {.level = level, .threads = threads};
+    return al_world_build_vis_with(w, input, &o);
+}
+
+al_status al_world_build_vis_with(al_world *w, const al_input *input, const al_vis_options *o)
+{
+    int threads = o->threads;
     al_vis_destroy(w->vis);
     w->vis = NULL;
     if (threads <= 0) threads = al_cpu_count();
@@ -245,7 +252,8 @@ al_status al_world_build_vis(al_world *w, const al_input *input, al_pvs_level le
     if (!entities) return AL_ERR_NOMEM;
     /* A world from the cache already holds its compile's diagnostics: keep one copy. */
     size_t before = w->diags.count;
-    int r = al_vis_build(w, entities, input->entity_count, level, threads);
+    int r = al_vis_build(w, entities, input->entity_count, o->level, threads, o->cancel,
+                         o->no_pvs_if_leaking);
     free(entities);
     size_t kept = before;
     for (size_t i = before; i < w->diags.count; i++) {
@@ -258,7 +266,7 @@ al_status al_world_build_vis(al_world *w, const al_input *input, al_pvs_level le
     if (r < 0) {
         al_vis_destroy(w->vis);
         w->vis = NULL;
-        return AL_ERR_NOMEM;
+        return r == -2 ? AL_ERR_CANCELLED : AL_ERR_NOMEM;
     }
     return AL_OK;
 }
@@ -475,6 +483,7 @@ static al_status compile_world(const al_world *prev, const al_input *input,
     int *job_of_block = NULL;
     bool *dirty = NULL, *prev_model_taken = NULL;
     int *prev_of_model = NULL;
+    int (*build_box)[2][3] = NULL;
     prev_brushes reuse;
     bool reuse_ready = prev_brushes_init(&reuse, prev);
     if (!w->arena || !build_arena || !arenas || !scratch || !reuse_ready) goto nomem;
@@ -755,11 +764,33 @@ static al_status compile_world(const al_world *prev, const al_input *input,
             jobs[j].input.build_vis = m == 0;
         }
     }
+    /* Per model, the grid box around its blocks to build: brushes outside it are passed
+     * over at once (an update builds a few blocks of thousands). */
+    build_box = malloc(((size_t) model_count + 1) * sizeof *build_box);
+    if (!build_box) goto nomem;
+    for (int m = 0, base = 0; m < model_count; base += w->models[m].block_count, m++) {
+        const al_model *model = &w->models[m];
+        for (int k = 0; k < 3; k++) build_box[m][0][k] = INT32_MAX, build_box[m][1][k] = -1;
+        for (int z = 0; z < model->grid_dims[2]; z++)
+            for (int y = 0; y < model->grid_dims[1]; y++)
+                for (int x = 0; x < model->grid_dims[0]; x++) {
+                    if (job_of_block[base + al_model_block_index(model, x, y, z)] < 0) continue;
+                    int c[3] = {x, y, z};
+                    for (int k = 0; k < 3; k++) {
+                        if (c[k] < build_box[m][0][k]) build_box[m][0][k] = c[k];
+                        if (c[k] > build_box[m][1][k]) build_box[m][1][k] = c[k];
+                    }
+                }
+    }
     /* Fill the lists: count, allocate, fill. */
     for (int pass = 0; pass < 2; pass++) {
         int block_base = 0;
         for (int m = 0; m < model_count; m++) {
             al_model *model = &w->models[m];
+            if (build_box[m][1][0] < 0) {
+                block_base += model->block_count;
+                continue;
+            }
             for (int h = 0; h < lists; h++)
                 for (int i = model->first_brush; i < model->first_brush + model->brush_count;
                      i++) {
@@ -777,6 +808,10 @@ static al_status compile_world(const al_world *prev, const al_input *input,
                     }
                     brush_block_range(model, block_size, w->collision[i], lo_grow, hi_grow, lo,
                                       hi);
+                    for (int k = 0; k < 3; k++) {
+                        if (lo[k] < build_box[m][0][k]) lo[k] = build_box[m][0][k];
+                        if (hi[k] > build_box[m][1][k]) hi[k] = build_box[m][1][k];
+                    }
                     for (int z = lo[2]; z <= hi[2]; z++)
                         for (int y = lo[1]; y <= hi[1]; y++)
                             for (int x = lo[0]; x <= hi[0]; x++) {
@@ -875,6 +910,7 @@ cleanup:
     free(dirty);
     free(prev_model_taken);
     free(prev_of_model);
+    free(build_box);
     prev_brushes_free(&reuse);
     if (arenas)
         for (int t = 0; t < threads; t++) al_arena_destroy(arenas[t]);

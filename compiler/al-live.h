@@ -1,0 +1,120 @@
+/* Live compilation: a background thread that keeps the compiled world current while the
+ * map is edited.
+ *
+ * The editor (or a test, or allium-bench edit) submits each new version of the map as an
+ * al_input. The engine's thread compiles it in stages, in priority order, and publishes an
+ * immutable, reference-counted snapshot after each:
+ *
+ *   collision  al_world_update from the previous world: only the blocks the edit touched
+ *              are built again, the rest are shared (al-world.h). Published without
+ *              visibility.
+ *   portals    portals, leak and the coarse PVS (the flood pass, conservative), on a copy
+ *              of that world that shares all its blocks. A leaking map gets no PVS (every
+ *              leaf sees every other) until the leak is fixed.
+ *   pvs        the tight PVS (portal flow), again on a sharing copy.
+ *
+ * Every submission gets the next edit generation. A newer submission cancels stale work at
+ * the next check (between stages, and at every step of the portal flow), and the engine
+ * goes on with the newest input, skipping the ones in between. Readers take the current
+ * snapshot at any time without waiting for the compiler (a mutex guards only a pointer
+ * swap), and a snapshot stays valid until its last reader releases it.
+ *
+ * Not yet incremental: portals and the PVS are built again for the whole world model after
+ * each edit (the coarse pass takes tens of milliseconds on the real maps); radiosity is
+ * not part of the engine (the editor's light job relights a published snapshot).
+ */
+#ifndef AL_LIVE_H
+#define AL_LIVE_H
+
+#include "al-world.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct al_live al_live;
+typedef struct al_snapshot al_snapshot;
+
+typedef enum al_stage {
+    AL_STAGE_COLLISION,
+    AL_STAGE_PORTALS,
+    AL_STAGE_PVS,
+    AL_STAGE_COUNT
+} al_stage;
+
+typedef enum al_stage_state {
+    AL_STAGE_IDLE,    /* nothing submitted yet */
+    AL_STAGE_CURRENT, /* its result for the newest generation is published */
+    AL_STAGE_PENDING, /* waiting for an earlier stage */
+    AL_STAGE_RUNNING,
+} al_stage_state;
+
+typedef struct al_stage_status {
+    al_stage_state state;
+    uint64_t generation;  /* of its last published result, 0 if none */
+    double last_ms;       /* from the submission to the publication of that result */
+    double last_work_ms;  /* the stage's own work for it */
+    int64_t runs;         /* results published */
+    int64_t cancelled;    /* runs given up for a newer generation */
+    int blocks_built;     /* collision: blocks built for its last result (the rest shared) */
+} al_stage_status;
+
+typedef struct al_live_options {
+    al_compile_options compile; /* threads, split options; no_vis and pvs are the engine's */
+    al_pvs_level pvs;           /* the last PVS stage to run: AL_PVS_TIGHT (0) runs all three
+                                   stages, AL_PVS_COARSE stops after portals, AL_PVS_NONE
+                                   after collision */
+    /* Called on the engine's thread after each publication (may be NULL). It must not call
+     * back into the engine except al_live_current and al_snapshot_*. */
+    void (*published)(void *user, al_stage stage, uint64_t generation);
+    void *user;
+} al_live_options;
+
+/* Starts an engine and its thread; NULL if memory or the thread could not be had. OPTIONS
+ * may be NULL. */
+al_live *al_live_create(const al_live_options *options);
+
+/* Cancels the work under way, waits for the thread, and releases the engine's snapshots
+ * (readers keep theirs). NULL is a no-op. */
+void al_live_destroy(al_live *live);
+
+/* Submits a new version of the map and returns its generation (1, 2, ...), or 0 if memory
+ * ran out. INPUT is copied; the caller may change or free it at once. */
+uint64_t al_live_submit(al_live *live, const al_input *input);
+
+/* The newest published snapshot, with a reference the caller must release; NULL before
+ * the first one. Never waits for the compiler. */
+al_snapshot *al_live_current(al_live *live);
+
+/* Status of every stage, into OUT[AL_STAGE_COUNT]. */
+void al_live_status(al_live *live, al_stage_status out[AL_STAGE_COUNT]);
+
+/* Waits until STAGE has published a result for GENERATION or a later one, or until the
+ * engine has nothing left to do for STAGE (a stage beyond options.pvs, or a failed
+ * compile), or TIMEOUT_S seconds pass. True if the result is there. */
+bool al_live_wait(al_live *live, uint64_t generation, al_stage stage, double timeout_s);
+
+/* Diagnostics of the last failed compile (a compile that failed publishes nothing). */
+al_status al_live_last_error(al_live *live, char *message, size_t size);
+
+al_snapshot *al_snapshot_ref(al_snapshot *s);
+void al_snapshot_release(al_snapshot *s); /* NULL is a no-op */
+
+/* The compiled world (immutable: any number of threads may query it). */
+const al_world *al_snapshot_world(const al_snapshot *s);
+
+uint64_t al_snapshot_generation(const al_snapshot *s);
+
+/* The stage that made it: AL_STAGE_COLLISION (no visibility: every vis query answers "no
+ * leaves"), AL_STAGE_PORTALS (portals, leak and the coarse PVS) or AL_STAGE_PVS (tight). */
+al_stage al_snapshot_stage(const al_snapshot *s);
+
+/* The input it was compiled from (owned by the snapshot). */
+const al_input *al_snapshot_input(const al_snapshot *s);
+
+const char *al_stage_name(al_stage stage);
+
+/* A deep copy of IN (arrays and strings) in one allocation, freed with free(); NULL if
+ * memory runs out. */
+al_input *al_input_clone(const al_input *in);
+
+#endif

@@ -1,0 +1,361 @@
+/* The live-compile engine (see al-live.h).
+ *
+ * One thread. It takes the newest submitted input (older ones it never started are
+ * dropped), runs the stages in order and publishes a snapshot after each. The world of the
+ * last collision stage is the base of the next update, so an edit costs the blocks it
+ * touched. The portals and PVS stages work on their own copies of that world
+ * (al_world_update with the same input: every brush copied, every block shared), because a
+ * published world is never changed.
+ */
+#include "al-live.h"
+
+#include "core/clock.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* A submitted input, shared by the snapshots made from it. */
+typedef struct live_input {
+    int refs;
+    uint64_t generation;
+    uint64_t submitted_ns;
+    al_input *input; /* al_input_clone */
+} live_input;
+
+struct al_snapshot {
+    int refs;
+    al_world *world;
+    uint64_t generation;
+    al_stage stage;
+    live_input *input;
+};
+
+struct al_live {
+    al_live_options options;
+    pthread_t thread;
+    pthread_mutex_t lock;
+    pthread_cond_t wake;      /* the engine waits for work */
+    pthread_cond_t published; /* al_live_wait waits for results */
+    /* Under lock. */
+    live_input *pending;      /* the newest input not yet taken */
+    uint64_t generation;      /* of the newest submission */
+    bool busy;                /* the engine is working on a generation */
+    bool quit;
+    al_snapshot *current;
+    al_stage_status status[AL_STAGE_COUNT];
+    al_status error;
+    char error_message[256];
+    /* Read by the portal flow without the lock: nonzero when a newer input waits. */
+    int cancel;
+    /* The engine's own. */
+    al_snapshot *base; /* the last collision snapshot: what the next update starts from */
+};
+
+static void input_release(live_input *in)
+{
+    if (in && __atomic_sub_fetch(&in->refs, 1, __ATOMIC_ACQ_REL) == 0) {
+        free(in->input);
+        free(in);
+    }
+}
+
+al_snapshot *al_snapshot_ref(al_snapshot *s)
+{
+    if (s) __atomic_add_fetch(&s->refs, 1, __ATOMIC_RELAXED);
+    return s;
+}
+
+void al_snapshot_release(al_snapshot *s)
+{
+    if (!s || __atomic_sub_fetch(&s->refs, 1, __ATOMIC_ACQ_REL) > 0) return;
+    al_world_destroy(s->world);
+    input_release(s->input);
+    free(s);
+}
+
+const al_world *al_snapshot_world(const al_snapshot *s)
+{
+    return s->world;
+}
+
+uint64_t al_snapshot_generation(const al_snapshot *s)
+{
+    return s->generation;
+}
+
+al_stage al_snapshot_stage(const al_snapshot *s)
+{
+    return s->stage;
+}
+
+const al_input *al_snapshot_input(const al_snapshot *s)
+{
+    return s->input->input;
+}
+
+const char *al_stage_name(al_stage stage)
+{
+    static const char *names[] = {"collision", "portals", "pvs"};
+    return stage >= 0 && stage < AL_STAGE_COUNT ? names[stage] : "?";
+}
+
+/* The last stage the options ask for. */
+static al_stage last_stage(const al_live *live)
+{
+    return live->options.pvs == AL_PVS_NONE     ? AL_STAGE_COLLISION
+           : live->options.pvs == AL_PVS_COARSE ? AL_STAGE_PORTALS
+                                                : AL_STAGE_PVS;
+}
+
+/* Makes a snapshot of WORLD (taking it) and publishes it as the current one. */
+static al_snapshot *publish(al_live *live, al_world *world, live_input *in, al_stage stage,
+                            double work_ms)
+{
+    al_snapshot *s = calloc(1, sizeof *s);
+    if (!s) {
+        al_world_destroy(world);
+        return NULL;
+    }
+    s->refs = 1;
+    s->world = world;
+    s->generation = in->generation;
+    s->stage = stage;
+    s->input = in;
+    __atomic_add_fetch(&in->refs, 1, __ATOMIC_RELAXED);
+    pthread_mutex_lock(&live->lock);
+    al_snapshot *old = live->current;
+    live->current = al_snapshot_ref(s);
+    al_stage_status *st = &live->status[stage];
+    st->generation = in->generation;
+    st->last_ms = al_clock_ms_since(in->submitted_ns);
+    st->last_work_ms = work_ms;
+    st->runs++;
+    if (stage == AL_STAGE_COLLISION) {
+        al_world_stats ws;
+        al_world_get_stats(world, &ws);
+        st->blocks_built = ws.blocks_built;
+    }
+    st->state = in->generation == live->generation ? AL_STAGE_CURRENT : AL_STAGE_PENDING;
+    if (stage < last_stage(live) && in->generation == live->generation)
+        live->status[stage + 1].state = AL_STAGE_RUNNING;
+    pthread_cond_broadcast(&live->published);
+    pthread_mutex_unlock(&live->lock);
+    al_snapshot_release(old);
+    if (live->options.published) live->options.published(live->options.user, stage, in->generation);
+    return s;
+}
+
+static bool stale(al_live *live)
+{
+    return __atomic_load_n(&live->cancel, __ATOMIC_ACQUIRE) != 0;
+}
+
+static void note_cancelled(al_live *live, al_stage stage)
+{
+    pthread_mutex_lock(&live->lock);
+    live->status[stage].cancelled++;
+    pthread_mutex_unlock(&live->lock);
+}
+
+static void fail(al_live *live, al_status status, const al_diag_list *diags)
+{
+    pthread_mutex_lock(&live->lock);
+    live->error = status;
+    snprintf(live->error_message, sizeof live->error_message, "%s",
+             diags && diags->count ? diags->items[diags->count - 1].message
+                                   : al_status_message(status));
+    pthread_mutex_unlock(&live->lock);
+}
+
+/* The visibility stages: a copy of the base world that shares its blocks, with visibility
+ * up to LEVEL. */
+static void run_vis(al_live *live, live_input *in, al_stage stage, al_pvs_level level)
+{
+    uint64_t t0 = al_clock_ns();
+    al_compile_options co = live->options.compile;
+    co.no_vis = true;
+    al_world *w = NULL;
+    al_diag_list diags = {0};
+    al_status st = al_world_update(live->base->world, in->input, &co, &w, &diags);
+    if (st == AL_OK)
+        st = al_world_build_vis_with(w, in->input,
+                                     &(al_vis_options){.level = level,
+                                                       .threads = co.threads,
+                                                       .cancel = &live->cancel,
+                                                       .no_pvs_if_leaking = true});
+    if (st == AL_OK) {
+        al_snapshot_release(publish(live, w, in, stage, al_clock_ms_since(t0)));
+    } else {
+        al_world_destroy(w);
+        if (st == AL_ERR_CANCELLED) note_cancelled(live, stage);
+        else fail(live, st, &diags);
+    }
+    al_diag_list_clear(&diags);
+}
+
+static void run(al_live *live, live_input *in)
+{
+    uint64_t t0 = al_clock_ns();
+    al_compile_options co = live->options.compile;
+    co.no_vis = true;
+    al_world *w = NULL;
+    al_diag_list diags = {0};
+    al_status st = live->base ? al_world_update(live->base->world, in->input, &co, &w, &diags)
+                              : al_world_compile(in->input, &co, &w, &diags);
+    if (st != AL_OK) {
+        fail(live, st, &diags);
+        al_diag_list_clear(&diags);
+        return;
+    }
+    al_diag_list_clear(&diags);
+    al_snapshot *s = publish(live, w, in, AL_STAGE_COLLISION, al_clock_ms_since(t0));
+    if (!s) {
+        fail(live, AL_ERR_NOMEM, NULL);
+        return;
+    }
+    al_snapshot_release(live->base);
+    live->base = s;
+    if (last_stage(live) < AL_STAGE_PORTALS) return;
+    if (stale(live)) {
+        note_cancelled(live, AL_STAGE_PORTALS);
+        return;
+    }
+    run_vis(live, in, AL_STAGE_PORTALS, AL_PVS_COARSE);
+    if (last_stage(live) < AL_STAGE_PVS) return;
+    if (stale(live)) {
+        note_cancelled(live, AL_STAGE_PVS);
+        return;
+    }
+    run_vis(live, in, AL_STAGE_PVS, AL_PVS_TIGHT);
+}
+
+static void *engine_main(void *arg)
+{
+    al_live *live = arg;
+    pthread_mutex_lock(&live->lock);
+    for (;;) {
+        while (!live->pending && !live->quit) pthread_cond_wait(&live->wake, &live->lock);
+        if (live->quit) break;
+        live_input *in = live->pending;
+        live->pending = NULL;
+        __atomic_store_n(&live->cancel, 0, __ATOMIC_RELEASE);
+        live->busy = true;
+        live->status[AL_STAGE_COLLISION].state = AL_STAGE_RUNNING;
+        for (int s = AL_STAGE_PORTALS; s <= (int) last_stage(live); s++)
+            live->status[s].state = AL_STAGE_PENDING;
+        pthread_mutex_unlock(&live->lock);
+        run(live, in);
+        input_release(in);
+        pthread_mutex_lock(&live->lock);
+        live->busy = false;
+        pthread_cond_broadcast(&live->published);
+    }
+    pthread_mutex_unlock(&live->lock);
+    return NULL;
+}
+
+al_live *al_live_create(const al_live_options *options)
+{
+    al_live *live = calloc(1, sizeof *live);
+    if (!live) return NULL;
+    if (options) live->options = *options;
+    pthread_mutex_init(&live->lock, NULL);
+    pthread_cond_init(&live->wake, NULL);
+    pthread_cond_init(&live->published, NULL);
+    if (pthread_create(&live->thread, NULL, engine_main, live) != 0) {
+        pthread_cond_destroy(&live->wake);
+        pthread_cond_destroy(&live->published);
+        pthread_mutex_destroy(&live->lock);
+        free(live);
+        return NULL;
+    }
+    return live;
+}
+
+void al_live_destroy(al_live *live)
+{
+    if (!live) return;
+    pthread_mutex_lock(&live->lock);
+    live->quit = true;
+    __atomic_store_n(&live->cancel, 1, __ATOMIC_RELEASE);
+    pthread_cond_broadcast(&live->wake);
+    pthread_mutex_unlock(&live->lock);
+    pthread_join(live->thread, NULL);
+    input_release(live->pending);
+    al_snapshot_release(live->current);
+    al_snapshot_release(live->base);
+    pthread_cond_destroy(&live->wake);
+    pthread_cond_destroy(&live->published);
+    pthread_mutex_destroy(&live->lock);
+    free(live);
+}
+
+uint64_t al_live_submit(al_live *live, const al_input *input)
+{
+    live_input *in = calloc(1, sizeof *in);
+    if (!in) return 0;
+    if (!(in->input = al_input_clone(input))) {
+        free(in);
+        return 0;
+    }
+    in->refs = 1;
+    in->submitted_ns = al_clock_ns();
+    pthread_mutex_lock(&live->lock);
+    in->generation = ++live->generation;
+    live_input *dropped = live->pending;
+    live->pending = in;
+    __atomic_store_n(&live->cancel, 1, __ATOMIC_RELEASE);
+    for (int s = 0; s <= (int) last_stage(live); s++)
+        if (live->status[s].state != AL_STAGE_RUNNING) live->status[s].state = AL_STAGE_PENDING;
+    pthread_cond_signal(&live->wake);
+    uint64_t generation = in->generation;
+    pthread_mutex_unlock(&live->lock);
+    input_release(dropped);
+    return generation;
+}
+
+al_snapshot *al_live_current(al_live *live)
+{
+    pthread_mutex_lock(&live->lock);
+    al_snapshot *s = al_snapshot_ref(live->current);
+    pthread_mutex_unlock(&live->lock);
+    return s;
+}
+
+void al_live_status(al_live *live, al_stage_status out[AL_STAGE_COUNT])
+{
+    pthread_mutex_lock(&live->lock);
+    memcpy(out, live->status, sizeof live->status);
+    pthread_mutex_unlock(&live->lock);
+}
+
+al_status al_live_last_error(al_live *live, char *message, size_t size)
+{
+    pthread_mutex_lock(&live->lock);
+    al_status st = live->error;
+    if (message && size) snprintf(message, size, "%s", live->error_message);
+    pthread_mutex_unlock(&live->lock);
+    return st;
+}
+
+bool al_live_wait(al_live *live, uint64_t generation, al_stage stage, double timeout_s)
+{
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    double whole = (double) until.tv_sec + until.tv_nsec * 1e-9 + timeout_s;
+    until.tv_sec = (time_t) whole;
+    until.tv_nsec = (long) ((whole - (double) until.tv_sec) * 1e9);
+    pthread_mutex_lock(&live->lock);
+    bool done;
+    for (;;) {
+        done = stage <= last_stage(live) && live->status[stage].generation >= generation;
+        bool idle = !live->busy && !live->pending;
+        if (done || stage > last_stage(live) || (idle && live->generation >= generation)) break;
+        if (pthread_cond_timedwait(&live->published, &live->lock, &until) != 0) break;
+    }
+    pthread_mutex_unlock(&live->lock);
+    return done;
+}
