@@ -213,8 +213,12 @@ CHECK_TEST(random_edits, "/update/random-edits-of-a-generated-map-equal-full-com
     }
     scene s;
     REQUIRE(scene_load_file(&s, path, NULL));
+    /* ALLIUM_TEST_EDITS="EDITS BATCH" (the ThreadSanitizer run asks for fewer). */
+    int edits = 60, batch = 3;
+    const char *env = getenv("ALLIUM_TEST_EDITS");
+    if (env && sscanf(env, "%d %d", &edits, &batch) != 2) edits = 60, batch = 3;
     scene_edit_report r;
-    scene_edit_check(&s.input.input, 60, 3, 2000, 0, 11, &r);
+    scene_edit_check(&s.input.input, edits, batch, 2000, 0, 11, &r);
     CHECK_MSG(r.failed_updates == 0 && r.tree_differences == 0, "%d failed, %d trees differ: %s",
               r.failed_updates, r.tree_differences, r.why);
     CHECK(r.solidity_mismatches == 0);
