@@ -27,9 +27,10 @@
  *       ms_to_residual_10pct, ms_to_residual_1pct (from the start, patches included),
  *       mrays_per_s_per_thread (--count occlusion rays between luxels that may see each
  *       other, on one thread), patches, ...}; times are medians of the runs
- *   allium-bench edit MAP [--edits 200] [--tight-edits 3] [--luxel 16] [options]
+ *   allium-bench edit MAP [--edits 200] [--tight-edits 3] [--luxel 16] [--leaks] [options]
  *       live compilation (al-live.h): random single-brush moves, resizes, deletes and
- *       copies, each submitted to the engine and waited for; for each stage the time from
+ *       copies, each submitted to the engine and waited for (an edit that opens a leak is
+ *       taken back and not counted, unless --leaks); for each stage the time from
  *       the submission to the snapshot that includes the edit, {median, p95}: bsp_ms
  *       (collision), portals_ms (portals, leak and the coarse PVS, one publication, so
  *       pvs_ms is the same figure), pvs_tight_ms (the portal flow, over --tight-edits
@@ -79,6 +80,7 @@ typedef struct args {
     const char *out;
     const char *scratch;
     int edits, tight_edits;
+    bool leaks;
 } args;
 
 static int usage(void)
@@ -91,7 +93,7 @@ static int usage(void)
             "       allium-bench slice MAP --z HEIGHT [--scale UNITS] -o FILE.png\n"
             "       allium-bench document MAP.map [--runs N] [--count EDITS] [--scratch DIR]\n"
             "       allium-bench rad MAP [--luxel UNITS] [--runs N] [--count RAYS]\n"
-            "       allium-bench edit MAP [--edits N] [--tight-edits N] [--luxel UNITS]\n"
+            "       allium-bench edit MAP [--edits N] [--tight-edits N] [--luxel UNITS] [--leaks]\n"
             "options for all: --hull NAME=minx,miny,minz,maxx,maxy,maxz (compiled hulls),\n"
             "                 --block-size N, --threads N, --seed N\n");
     return 2;
@@ -128,6 +130,11 @@ static int parse_args(int argc, char **argv, args *a)
         if (used < 0) return -1;
         if (used) continue;
         const char *arg = argv[i];
+        if (strcmp(arg, "--leaks") == 0) {
+            a->leaks = true;
+            i++;
+            continue;
+        }
         if (arg[0] == '-' && arg[1]) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "error: %s needs a value\n", arg);
@@ -832,15 +839,35 @@ static int cmd_edit(const args *a)
     int kinds[4] = {0}, leaking = 0;
     bool ok = true;
     al_rad_options ro = {.luxel_size = a->luxel > 0 ? a->luxel : 16, .threads = a->options.threads};
+    /* Edits that open a leak are taken back (not timed) unless --leaks: a designer's map is
+     * sealed nearly all the time, and a leaking map gets no PVS at all. */
+    int reverted = 0;
+    al_edit_input saved = {0};
     for (int i = 0; i < n && ok; i++) {
         al_edit edit;
-        if (!al_edit_random(&e, &rng, 8, &edit)) {
+        al_edit_input_free(&saved);
+        if (!al_edit_input_init(&saved, &e.input) || !al_edit_random(&e, &rng, 8, &edit)) {
             fprintf(stderr, "error: no brush to edit\n");
             ok = false;
             break;
         }
-        kinds[edit.kind]++;
         portals[i] = submit_and_wait(live, &e.input, AL_STAGE_PORTALS);
+        if (!a->leaks && portals[i] >= 0) {
+            al_snapshot *s = al_live_current(live);
+            al_leak_info leak;
+            bool leaks = s && al_world_leak(al_snapshot_world(s), &leak);
+            al_snapshot_release(s);
+            if (leaks && reverted < 20 * n) {
+                al_edit_input_free(&e);
+                e = saved;
+                memset(&saved, 0, sizeof saved);
+                submit_and_wait(live, &e.input, AL_STAGE_PORTALS);
+                reverted++;
+                i--;
+                continue;
+            }
+        }
+        kinds[edit.kind]++;
         al_stage_status st[AL_STAGE_COUNT];
         al_live_status(live, st);
         bsp[i] = st[AL_STAGE_COLLISION].last_ms;
@@ -868,6 +895,7 @@ static int cmd_edit(const args *a)
         al_rad_destroy(rad);
         al_snapshot_release(s);
     }
+    al_edit_input_free(&saved);
     /* Does the last world equal a full compile of the last input? */
     int differences = -1;
     char why[400] = "";
@@ -890,12 +918,28 @@ static int cmd_edit(const args *a)
         if (live && submit_and_wait(live, &e.input, AL_STAGE_PVS) >= 0)
             for (int i = 0; i < a->tight_edits; i++) {
                 al_edit edit;
-                if (!al_edit_random(&e, &rng, 8, &edit)) break;
+                if (!al_edit_input_init(&saved, &e.input) || !al_edit_random(&e, &rng, 8, &edit))
+                    break;
                 double ms = submit_and_wait(live, &e.input, AL_STAGE_PVS);
                 if (ms < 0) break;
+                al_snapshot *s = al_live_current(live);
+                al_leak_info leak;
+                bool leaks = s && al_world_leak(al_snapshot_world(s), &leak);
+                al_snapshot_release(s);
+                if (leaks && !a->leaks && reverted < 20 * n) {
+                    al_edit_input_free(&e);
+                    e = saved;
+                    memset(&saved, 0, sizeof saved);
+                    submit_and_wait(live, &e.input, AL_STAGE_PVS);
+                    reverted++;
+                    i--;
+                    continue;
+                }
+                al_edit_input_free(&saved);
                 tight[tight_count++] = ms;
             }
         al_live_destroy(live);
+        al_edit_input_free(&saved);
     }
     if (!ok) return 1;
     cJSON *j = cJSON_CreateObject();
@@ -906,6 +950,7 @@ static int cmd_edit(const args *a)
     for (int i = 0; i < 4; i++) cJSON_AddNumberToObject(k, al_edit_kind_name((al_edit_kind) i), kinds[i]);
     cJSON_AddNumberToObject(j, "first_compile_ms", first_ms);
     cJSON_AddNumberToObject(j, "edits_leaving_a_leak", leaking);
+    cJSON_AddNumberToObject(j, "edits_taken_back_for_a_leak", reverted);
     cJSON_AddItemToObject(j, "bsp_ms", percentiles(bsp, n));
     cJSON_AddItemToObject(j, "portals_ms", percentiles(portals, n));
     cJSON_AddItemToObject(j, "pvs_ms", percentiles(portals, n));
