@@ -595,7 +595,7 @@ CHECK_TEST(radiosity, "/realmaps/radiosity-reaches-one-percent-with-its-books-ba
 CHECK_TEST(incremental, "/realmaps/incremental-compiles-equal-full-compiles")
 {
     if (!ready()) return;
-    /* 170 edits per map, six maps: a thousand edits over the real maps. Batches of ten,
+    /* 170 edits per map, over a thousand over the real maps. Batches of ten,
      * each compared with a full compile tree by tree. ALLIUM_TEST_EDITS="EDITS BATCH"
      * changes the amounts. */
     int edits = 170, batch = 10;
