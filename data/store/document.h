@@ -101,6 +101,12 @@ al_status al_doc_delete_brushes(al_doc *doc, const int64_t *ids, int count,
 al_status al_doc_transform_brushes(al_doc *doc, const int64_t *ids, int count,
                                    const double matrix[3][4], al_doc_change *change);
 
+/* Copies the brushes IDS (into the same entity, with every face parameter) and moves the
+ * copies by DELTA; the copies' ids go to NEW_IDS (room for COUNT) when not NULL. */
+al_status al_doc_duplicate_brushes(al_doc *doc, const int64_t *ids, int count,
+                                   const double delta[3], int64_t *new_ids,
+                                   al_doc_change *change);
+
 /* Scales and moves BRUSH so that its bounds become [MINS, MAXS]. */
 al_status al_doc_resize_brush(al_doc *doc, int64_t brush, const double mins[3],
                               const double maxs[3], al_doc_change *change, al_diag_list *diags);

@@ -348,6 +348,53 @@ al_status al_doc_transform_brushes(al_doc *doc, const int64_t *ids, int count,
                         transform_op, matrix, change);
 }
 
+/* Copies BRUSH's row and faces into a new brush of the same entity; its id in *COPY. */
+static al_status copy_brush(al_doc *doc, int64_t brush, int64_t *copy)
+{
+    static const char *row =
+        "INSERT INTO brushes(entity, position, detail) SELECT entity, "
+        "(SELECT max(position) + 1 FROM brushes AS b WHERE b.entity = brushes.entity), detail "
+        "FROM brushes WHERE id = ?";
+    static const char *faces =
+        "INSERT INTO faces(brush, position, x0, y0, z0, x1, y1, z1, x2, y2, z2, material, valve, "
+        "ux, uy, uz, uoff, vx, vy, vz, voff, offx, offy, rotation, scalex, scaley, surface, "
+        "points_text) SELECT ?1, position, x0, y0, z0, x1, y1, z1, x2, y2, z2, material, "
+        "valve, ux, uy, uz, uoff, vx, vy, vz, voff, offx, offy, rotation, scalex, scaley, "
+        "surface, points_text FROM faces WHERE brush = ?2 ORDER BY position";
+    sqlite3_stmt *s = al_doc_prepare(doc, row);
+    if (!s) return AL_ERR_IO;
+    sqlite3_bind_int64(s, 1, brush);
+    if (sqlite3_step(s) != SQLITE_DONE) return AL_ERR_IO;
+    *copy = sqlite3_last_insert_rowid(doc->db);
+    s = al_doc_prepare(doc, faces);
+    if (!s) return AL_ERR_IO;
+    sqlite3_bind_int64(s, 1, *copy);
+    sqlite3_bind_int64(s, 2, brush);
+    return sqlite3_step(s) == SQLITE_DONE ? AL_OK : AL_ERR_IO;
+}
+
+al_status al_doc_duplicate_brushes(al_doc *doc, const int64_t *ids, int count,
+                                   const double delta[3], int64_t *new_ids,
+                                   al_doc_change *change)
+{
+    for (int k = 0; k < 3; k++)
+        if (!isfinite(delta[k])) return AL_ERR_INVALID_ARGUMENT;
+    const double move[3][4] = {{1, 0, 0, delta[0]}, {0, 1, 0, delta[1]}, {0, 0, 1, delta[2]}};
+    al_status st = al_doc_edit_begin(doc, count == 1 ? "Duplicate brush" : "Duplicate brushes");
+    if (st != AL_OK) return st;
+    for (int i = 0; i < count && st == AL_OK; i++) {
+        int64_t copy = 0;
+        if (!brush_exists(doc, ids[i])) st = AL_ERR_NOT_FOUND;
+        if (st == AL_OK) st = copy_brush(doc, ids[i], &copy);
+        if (st == AL_OK) st = transform_brush(doc, copy, move, NULL);
+        if (st == AL_OK) {
+            al_doc_note_brush_after(doc, copy);
+            if (new_ids) new_ids[i] = copy;
+        }
+    }
+    return al_doc_edit_end(doc, st, change);
+}
+
 al_status al_doc_resize_brush(al_doc *doc, int64_t brush, const double mins[3],
                               const double maxs[3], al_doc_change *change, al_diag_list *diags)
 {

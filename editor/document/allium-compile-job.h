@@ -2,8 +2,10 @@
  *
  * The document (SQLite) belongs to the main thread, so everything the worker needs is
  * copied into the job first: the compiler input and, when the document's cache holds a
- * compile of this very input, its bytes. The worker compiles (or loads the cached world
- * and rebuilds its visibility), makes the radiosity solver and shoots the direct light,
+ * compile of this very input, its bytes, and a reference to the current snapshot. The
+ * worker loads the cached world and rebuilds its visibility, or updates the current
+ * snapshot's world (al_world_update: only the blocks the edit touched are built), or
+ * compiles in full, makes the radiosity solver and shoots the direct light,
  * builds the brush polygons and the renderer's scene, and leaves a finished snapshot in
  * the job with its first lightmap; bytes to store in the cache come back too, since only
  * the main thread may write the document. The rest of the lighting is a light job's
@@ -29,6 +31,10 @@ typedef struct _AlliumCompileJob {
     void *cached;            /* owned: world bytes from the cache, or NULL */
     size_t cached_size;
     gint64 requested_us;     /* g_get_monotonic_time() of the request */
+    AlliumSnapshot *previous; /* owned reference: the current snapshot, whose world an
+                               * incremental compile starts from; NULL: compile in full */
+    gboolean store_now;      /* serialize a fresh world for the cache at once (the first
+                              * compile); else the document stores it once edits pause */
 
     /* Out, filled on the worker. */
     AlliumSnapshot *snapshot; /* owned */

@@ -35,7 +35,15 @@ struct _AlliumDocument {
     guint64 generation;        /* bumped per edit; a job carries the one it started for */
     gboolean job_running;
     gboolean compile_pending;  /* a request came while a job ran */
+
+    /* cache: a world is stored once edits pause, not after every edit */
+    char stored_key[33];       /* the key of the world last stored or loaded */
+    guint store_source;        /* the pause's timeout, or 0 */
+    gboolean storing;          /* a world is being serialized on a worker */
 };
+
+/* How long edits must pause before the current world goes into the cache. */
+#define STORE_DELAY_MS 2000
 
 G_DEFINE_TYPE(AlliumDocument, allium_document, G_TYPE_OBJECT)
 
@@ -58,6 +66,8 @@ static GParamSpec *properties[N_PROPS];
 static guint signals[N_SIGNALS];
 
 /* --- static helpers ------------------------------------------------------------------ */
+
+static void schedule_store(AlliumDocument *self);
 
 static void assert_main_thread(void)
 {
@@ -139,6 +149,84 @@ static void start_lighting(AlliumDocument *self)
     g_object_notify_by_pspec(G_OBJECT(self), properties[PROP_LIGHTING]);
 }
 
+/* --- the cache ----------------------------------------------------------------------- */
+
+typedef struct {
+    AlliumSnapshot *snapshot; /* owned reference */
+    void *bytes;              /* out: the world serialized, or NULL */
+    size_t size;
+} StoreJob;
+
+static void store_job_free(StoreJob *job)
+{
+    allium_snapshot_unref(job->snapshot);
+    free(job->bytes);
+    g_free(job);
+}
+
+static void store_thread(GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
+{
+    (void) source;
+    (void) cancellable;
+    StoreJob *job = data;
+    if (al_world_save(job->snapshot->world, &job->bytes, &job->size) != AL_OK) {
+        job->bytes = NULL;
+        job->size = 0;
+    }
+    g_task_return_boolean(task, TRUE);
+}
+
+static void store_done_cb(GObject *source, GAsyncResult *result, gpointer user_data)
+{
+    (void) user_data;
+    AlliumDocument *self = ALLIUM_DOCUMENT(source);
+    StoreJob *job = g_task_get_task_data(G_TASK(result));
+    self->storing = FALSE;
+    /* Keyed by content: right to store even if the map changed meanwhile. */
+    if (self->doc && job->bytes &&
+        al_doc_cache_put(self->doc, job->snapshot->cache_key, "world", job->bytes, job->size) ==
+            AL_OK)
+        g_strlcpy(self->stored_key, job->snapshot->cache_key, sizeof self->stored_key);
+    /* Edits may have come while it ran. */
+    schedule_store(self);
+}
+
+static gboolean store_timeout_cb(gpointer data)
+{
+    AlliumDocument *self = data;
+    self->store_source = 0;
+    AlliumSnapshot *snap = self->snapshot;
+    if (!self->doc || !snap || !snap->world || !snap->cache_key[0] ||
+        strcmp(snap->cache_key, self->stored_key) == 0)
+        return G_SOURCE_REMOVE;
+    if (self->job_running || self->storing) {
+        schedule_store(self); /* still busy: wait for the next pause */
+        return G_SOURCE_REMOVE;
+    }
+    StoreJob *job = g_new0(StoreJob, 1);
+    job->snapshot = allium_snapshot_ref(snap);
+    self->storing = TRUE;
+    GTask *task = g_task_new(self, NULL, store_done_cb, NULL);
+    g_task_set_source_tag(task, store_timeout_cb);
+    g_task_set_task_data(task, job, (GDestroyNotify) store_job_free);
+    g_task_run_in_thread(task, store_thread);
+    g_object_unref(task);
+    return G_SOURCE_REMOVE;
+}
+
+/* Stores the current world in the cache once edits have paused for STORE_DELAY_MS
+ * (restarting the wait), unless it is there already. Serializing a large map's world takes
+ * tens of milliseconds and writing it to the file more, so it is not done per edit. */
+static void schedule_store(AlliumDocument *self)
+{
+    g_clear_handle_id(&self->store_source, g_source_remove);
+    AlliumSnapshot *snap = self->snapshot;
+    if (!self->doc || !snap || !snap->world || !snap->cache_key[0] ||
+        strcmp(snap->cache_key, self->stored_key) == 0)
+        return;
+    self->store_source = g_timeout_add(STORE_DELAY_MS, store_timeout_cb, self);
+}
+
 /* SNAPSHOT (owned) and its first LIGHTMAP (owned, may be NULL) become current. */
 static void publish_snapshot(AlliumDocument *self, AlliumSnapshot *snapshot,
                              AlliumLightmap *lightmap)
@@ -150,6 +238,7 @@ static void publish_snapshot(AlliumDocument *self, AlliumSnapshot *snapshot,
     self->lightmap = lightmap;
     g_signal_emit(self, signals[SIGNAL_COMPILED], 0);
     start_lighting(self);
+    schedule_store(self);
 }
 
 /* After an edit, undo or redo: history state and a compile of the new contents. */
@@ -186,9 +275,15 @@ static void start_compile(AlliumDocument *self)
         return;
     }
     al_input_key(&job->input.input, ALLIUM_COMPILE_SALT, job->key);
-    if (al_doc_cache_get(self->doc, job->key, &job->cached, &job->cached_size) != AL_OK) {
-        job->cached = NULL;
-        job->cached_size = 0;
+    if (self->snapshot && self->snapshot->world) {
+        /* Update the current world: only the blocks the edit touched are built. */
+        job->previous = allium_snapshot_ref(self->snapshot);
+    } else {
+        if (al_doc_cache_get(self->doc, job->key, &job->cached, &job->cached_size) != AL_OK) {
+            job->cached = NULL;
+            job->cached_size = 0;
+        }
+        job->store_now = TRUE; /* a first compile: worth keeping at once */
     }
 
     self->job_running = TRUE;
@@ -211,7 +306,11 @@ static void compile_done_cb(GObject *source, GAsyncResult *result, gpointer user
 
     if (self->doc) {
         /* Keyed by content, so storing is right even if the map changed meanwhile. */
-        if (job->store) al_doc_cache_put(self->doc, job->key, "world", job->store, job->store_size);
+        if (job->store &&
+            al_doc_cache_put(self->doc, job->key, "world", job->store, job->store_size) == AL_OK)
+            g_strlcpy(self->stored_key, job->key, sizeof self->stored_key);
+        if (job->snapshot && job->snapshot->from_cache)
+            g_strlcpy(self->stored_key, job->key, sizeof self->stored_key);
         if (job->generation == self->generation) {
             AlliumLightmap *lightmap = g_steal_pointer(&job->lightmap);
             publish_snapshot(self, g_steal_pointer(&job->snapshot), lightmap);
@@ -232,6 +331,7 @@ static void allium_document_finalize(GObject *object)
     /* A running light task holds a reference: there is none by now, but be safe. */
     if (self->light_job) allium_light_job_cancel(self->light_job);
     g_clear_pointer(&self->light_job, allium_light_job_unref);
+    g_clear_handle_id(&self->store_source, g_source_remove);
     al_doc_close(self->doc);
     g_clear_pointer(&self->lightmap, allium_lightmap_unref);
     g_clear_pointer(&self->snapshot, allium_snapshot_unref);
@@ -391,6 +491,7 @@ AlliumDocument *allium_document_open(const char *path, GError **error)
 void allium_document_close(AlliumDocument *self)
 {
     g_return_if_fail(ALLIUM_IS_DOCUMENT(self));
+    g_clear_handle_id(&self->store_source, g_source_remove);
     g_clear_pointer(&self->doc, al_doc_close);
     self->compile_pending = FALSE;
     self->generation++; /* a running job's result is now stale */

@@ -132,6 +132,10 @@ char *allium_snapshot_describe(const AlliumSnapshot *snapshot)
 
     if (snapshot->from_cache)
         g_string_append_printf(text, _("Loaded from cache in %.0f ms"), snapshot->ms_total);
+    else if (snapshot->blocks_built < snapshot->blocks)
+        /* TRANSLATORS: after an edit: only the blocks it touched were compiled again */
+        g_string_append_printf(text, _("Updated in %.0f ms (%d of %d blocks)"),
+                               snapshot->ms_total, snapshot->blocks_built, snapshot->blocks);
     else
         g_string_append_printf(text, _("Compiled in %.0f ms"), snapshot->ms_total);
 

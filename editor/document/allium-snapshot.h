@@ -41,6 +41,9 @@ typedef struct _AlliumSnapshot {
     double ms_compile;    /* compiling, or loading from the cache and building vis */
     double ms_light;      /* the solver's patches and the direct light */
     double ms_total;      /* from the request to the snapshot being ready */
+    int blocks, blocks_built; /* of all models; the rest were shared with the previous
+                               * snapshot's world (0, 0 without a world) */
+    char cache_key[33];   /* the input's key in the document's cache; "" when not cached */
     /* Document row id -> input index + 1, keys point into input's id arrays. */
     GHashTable *brush_rows;
     GHashTable *entity_rows;

@@ -107,6 +107,47 @@ CHECK_TEST(transform_resize, "/doc/transform-mirror-and-resize-keep-valid-brushe
     al_doc_close(doc);
 }
 
+CHECK_TEST(duplicate, "/doc/duplicate-copies-every-face-parameter-and-moves-the-copy")
+{
+    al_doc *doc = new_doc("duplicate.allium");
+    REQUIRE(doc);
+    int64_t door = 0;
+    REQUIRE(al_doc_add_entity(doc, "func_door", NULL, &door, NULL, NULL) == AL_OK);
+    al_doc_face f[6];
+    fixture_box_faces(0, 0, 0, 64, 32, 16, "stone", f);
+    f[2].valve = true;
+    f[2].u_axis[0] = 1, f[2].v_axis[2] = -1, f[2].u_offset = 5, f[2].scale[0] = 0.5;
+    int64_t id = 0, copy = 0;
+    REQUIRE(al_doc_add_brush(doc, door, f, 6, &id, NULL, NULL) == AL_OK);
+    al_doc_change ch = {0};
+    REQUIRE(al_doc_duplicate_brushes(doc, &id, 1, (double[3]){0, 48, -8}, &copy, &ch) == AL_OK);
+    CHECK(copy != id && copy > 0);
+    REQUIRE(ch.brush_count == 1);
+    CHECK(ch.brushes[0].brush == copy && !ch.brushes[0].had_old && ch.brushes[0].has_new);
+    CHECK(ch.brushes[0].new_mins[1] == 48 && ch.brushes[0].new_maxs[1] == 80);
+    CHECK(ch.brushes[0].new_mins[2] == -8 && ch.brushes[0].new_maxs[2] == 8);
+    /* The copy belongs to the door and keeps its texture parameters: the exported map has
+     * the face twice, moved. */
+    int64_t *ids = NULL;
+    int count = 0;
+    REQUIRE(al_doc_list_brushes(doc, door, &ids, &count) == AL_OK);
+    CHECK(count == 2);
+    free(ids);
+    char *text = snapshot(doc);
+    REQUIRE(text);
+    const char *first = strstr(text, "[ 1 0 0 5 ]");
+    CHECK(first && strstr(first + 1, "[ 1 0 0 5 ]"));
+    free(text);
+    CHECK(al_doc_duplicate_brushes(doc, (int64_t[]){999}, 1, (double[3]){0, 0, 0}, NULL,
+                                   NULL) == AL_ERR_NOT_FOUND);
+    CHECK(al_doc_count(doc, "brushes") == 2);
+    REQUIRE(al_doc_undo(doc, &ch) == AL_OK);
+    CHECK(al_doc_count(doc, "brushes") == 1);
+    CHECK(ch.brush_count == 1 && ch.brushes[0].had_old && !ch.brushes[0].has_new);
+    al_doc_change_clear(&ch);
+    al_doc_close(doc);
+}
+
 CHECK_TEST(entities, "/doc/entities-properties-are-checked-and-name-the-field")
 {
     al_doc *doc = new_doc("entities.allium");
@@ -291,7 +332,7 @@ CHECK_TEST(undo_oracle, "/doc/undo-and-redo-restore-every-state-exactly")
     int nb = 0, ne = 0, made = 0;
     for (int i = 0; i < EDITS; i++) {
         s = s * 6364136223846793005ull + 1442695040888963407ull;
-        int kind = (int) (s >> 60) % 8;
+        int kind = (int) (s >> 60) % 9;
         al_status st = AL_ERR_INVALID_ARGUMENT;
         double x = (double) ((s >> 20) % 64) * 16;
         if (kind <= 1 || nb == 0) {
@@ -325,6 +366,10 @@ CHECK_TEST(undo_oracle, "/doc/undo-and-redo-restore-every-state-exactly")
             if (st == AL_OK) ne++;
         } else if (kind == 6 && ne > 0) {
             st = al_doc_set_property(doc, entities[(s >> 8) % ne], "angle", "270", NULL, NULL);
+        } else if (kind == 8) {
+            st = al_doc_duplicate_brushes(doc, &brushes[(s >> 8) % nb], 1,
+                                          (double[3]){16, 0, 8}, &brushes[nb], NULL);
+            if (st == AL_OK) nb++;
         } else {
             st = al_doc_set_face_material(doc, brushes[(s >> 8) % nb], NULL, 0, "swapped", NULL);
         }
@@ -435,7 +480,7 @@ CHECK_TEST(change_oracle, "/doc/every-edit-undo-and-redo-reports-exactly-the-bru
     int checked = 0;
     for (int i = 0; i < 150; i++) {
         s = s * 6364136223846793005ull + 1442695040888963407ull;
-        int kind = (int) (s >> 59) % 9;
+        int kind = (int) (s >> 59) % 10;
         brush_box *before, *after;
         int nbefore = boxes_of(doc, &before);
         REQUIRE(nbefore >= 0);
@@ -462,6 +507,9 @@ CHECK_TEST(change_oracle, "/doc/every-edit-undo-and-redo-reports-exactly-the-bru
             st = al_doc_undo(doc, &change);
         } else if (kind == 7) {
             st = al_doc_redo(doc, &change);
+        } else if (kind == 9) {
+            st = al_doc_duplicate_brushes(doc, ids, count < 2 ? count : 2,
+                                          (double[3]){0, 64, 0}, NULL, &change);
         } else {
             /* A group: move the door and add a brush to the world, one step. */
             REQUIRE(al_doc_begin_group(doc, "move and add") == AL_OK);
