@@ -168,6 +168,76 @@ static void grid_action_cb(GtkWidget *widget, const char *action_name, GVariant 
                                  g_str_equal(action_name, "win.grid-smaller") ? -1 : 1);
 }
 
+/* The selection's rows, for an edit. */
+static void selection_rows(AlliumWindow *self, const gint64 **brushes, guint *nb,
+                           const gint64 **entities, guint *ne)
+{
+    *brushes = allium_selection_get_brushes(self->selection, nb);
+    *entities = allium_selection_get_entities(self->selection, ne);
+}
+
+static void delete_action_cb(GtkWidget *widget, const char *action_name, GVariant *parameter)
+{
+    (void) action_name;
+    (void) parameter;
+    AlliumWindow *self = ALLIUM_WINDOW(widget);
+    if (!self->document || allium_selection_is_empty(self->selection)) return;
+    const gint64 *brushes, *entities;
+    guint nb, ne;
+    selection_rows(self, &brushes, &nb, &entities, &ne);
+    GError *error = NULL;
+    if (allium_document_delete(self->document, brushes, nb, entities, ne, &error))
+        allium_selection_clear(self->selection);
+    else
+        allium_window_report_error(self, error);
+    g_clear_error(&error);
+    allium_window_update_actions(self);
+}
+
+static void duplicate_action_cb(GtkWidget *widget, const char *action_name, GVariant *parameter)
+{
+    (void) action_name;
+    (void) parameter;
+    AlliumWindow *self = ALLIUM_WINDOW(widget);
+    guint nb;
+    const gint64 *brushes = allium_selection_get_brushes(self->selection, &nb);
+    if (!self->document || nb == 0) return;
+    /* One grid step right and down in the active view, so the copy shows beside the
+     * original. */
+    double right[3], down[3], delta[3];
+    AlliumView *view = allium_window_get_active_view(self);
+    allium_view_nudge_vector(view, "right", right);
+    allium_view_nudge_vector(view, "down", down);
+    for (int k = 0; k < 3; k++) delta[k] = right[k] + down[k];
+    g_autofree gint64 *copies = g_new0(gint64, nb);
+    GError *error = NULL;
+    if (allium_document_duplicate(self->document, brushes, nb, delta, copies, &error))
+        allium_selection_select_brushes(self->selection, copies, nb, ALLIUM_SELECT_REPLACE);
+    else
+        allium_window_report_error(self, error);
+    g_clear_error(&error);
+    allium_window_update_actions(self);
+}
+
+static void nudge_action_cb(GtkWidget *widget, const char *action_name, GVariant *parameter)
+{
+    (void) action_name;
+    AlliumWindow *self = ALLIUM_WINDOW(widget);
+    if (!self->document || allium_selection_is_empty(self->selection)) return;
+    double delta[3];
+    if (!allium_view_nudge_vector(allium_window_get_active_view(self),
+                                  g_variant_get_string(parameter, NULL), delta))
+        return;
+    const gint64 *brushes, *entities;
+    guint nb, ne;
+    selection_rows(self, &brushes, &nb, &entities, &ne);
+    GError *error = NULL;
+    if (!allium_document_move(self->document, brushes, nb, entities, ne, delta, &error))
+        allium_window_report_error(self, error);
+    g_clear_error(&error);
+    allium_window_update_actions(self);
+}
+
 /* --- internal API (allium-window-private.h) ----------------------------------------- */
 
 void allium_window_class_add_actions(GtkWidgetClass *widget_class)
@@ -181,12 +251,15 @@ void allium_window_class_add_actions(GtkWidgetClass *widget_class)
     gtk_widget_class_install_action(widget_class, "win.maximize-view", NULL, maximize_view_action_cb);
     gtk_widget_class_install_action(widget_class, "win.grid-smaller", NULL, grid_action_cb);
     gtk_widget_class_install_action(widget_class, "win.grid-larger", NULL, grid_action_cb);
+    gtk_widget_class_install_action(widget_class, "win.delete", NULL, delete_action_cb);
+    gtk_widget_class_install_action(widget_class, "win.duplicate", NULL, duplicate_action_cb);
+    gtk_widget_class_install_action(widget_class, "win.nudge", "s", nudge_action_cb);
 
     static const char *toggles[] = {"show-portals",  "show-leak",  "show-pvs",
                                     "show-cluster",  "show-entities", "show-tools",
                                     "show-splits",
                                     "wireframe",     "pvs-culling", "lighting",
-                                    "layout"};
+                                    "layout", "tool"};
     for (guint i = 0; i < G_N_ELEMENTS(toggles); i++) {
         g_autofree char *action = g_strconcat("win.", toggles[i], NULL);
         gtk_widget_class_install_property_action(widget_class, action, toggles[i]);
@@ -207,6 +280,20 @@ void allium_window_class_add_actions(GtkWidgetClass *widget_class)
                                         NULL);
     gtk_widget_class_add_binding_action(widget_class, GDK_KEY_bracketright, 0, "win.grid-larger",
                                         NULL);
+    gtk_widget_class_add_binding_action(widget_class, GDK_KEY_Delete, 0, "win.delete", NULL);
+    gtk_widget_class_add_binding_action(widget_class, GDK_KEY_BackSpace, 0, "win.delete", NULL);
+    gtk_widget_class_add_binding_action(widget_class, GDK_KEY_d, GDK_CONTROL_MASK, "win.duplicate",
+                                        NULL);
+    gtk_widget_class_add_binding_action(widget_class, GDK_KEY_b, 0, "win.tool", "s", "brush");
+    gtk_widget_class_add_binding_action(widget_class, GDK_KEY_v, 0, "win.tool", "s", "select");
+    static const struct {
+        guint key;
+        const char *direction;
+    } nudges[] = {{GDK_KEY_Left, "left"},   {GDK_KEY_Right, "right"},    {GDK_KEY_Up, "up"},
+                  {GDK_KEY_Down, "down"},   {GDK_KEY_Page_Up, "raise"}, {GDK_KEY_Page_Down, "lower"}};
+    for (guint i = 0; i < G_N_ELEMENTS(nudges); i++)
+        gtk_widget_class_add_binding_action(widget_class, nudges[i].key, 0, "win.nudge", "s",
+                                            nudges[i].direction);
     gtk_widget_class_add_binding_action(widget_class, GDK_KEY_p, GDK_ALT_MASK, "win.show-portals",
                                         NULL);
     gtk_widget_class_add_binding_action(widget_class, GDK_KEY_w, GDK_ALT_MASK, "win.wireframe",
@@ -223,6 +310,13 @@ void allium_window_update_actions(AlliumWindow *self)
     gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.undo", can_undo);
     gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.redo", can_redo);
     gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.export", doc != NULL);
+    gboolean writable = doc && !allium_document_get_read_only(doc);
+    gboolean selected = !allium_selection_is_empty(self->selection);
+    guint brushes = 0;
+    allium_selection_get_brushes(self->selection, &brushes);
+    gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.delete", writable && selected);
+    gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.nudge", writable && selected);
+    gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.duplicate", writable && brushes > 0);
 
     g_autofree char *undo = can_undo ? allium_document_dup_undo_label(doc, FALSE) : NULL;
     g_autofree char *redo = can_redo ? allium_document_dup_undo_label(doc, TRUE) : NULL;

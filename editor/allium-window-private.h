@@ -48,6 +48,7 @@ struct _AlliumWindow {
         show_splits;
     gboolean wireframe, pvs_culling, lighting;
     int maximized_slot; /* -1: the four views */
+    AlliumTool tool;    /* the "tool" property */
 
     GtkMessageType banner_type;
 };

@@ -32,6 +32,7 @@ enum {
     PROP_PVS_CULLING,
     PROP_LIGHTING,
     PROP_LAYOUT,
+    PROP_TOOL,
     N_PROPS
 };
 
@@ -226,6 +227,8 @@ static void document_compiled_cb(AlliumDocument *document, AlliumWindow *self)
     update_compile_status(self);
     update_light_status(self);
     AlliumSnapshot *snap = allium_document_get_snapshot(document);
+    /* The guides of an edit give way to its compiled result. */
+    if (snap) allium_selection_snapshot_arrived(self->selection, snap->generation);
     /* A failed compile is worth more than a line in the status bar. */
     if (snap && !snap->world) {
         g_autofree char *text = allium_snapshot_describe(snap);
@@ -261,6 +264,7 @@ static void selection_changed_cb(AlliumSelection *selection, AlliumWindow *self)
 {
     (void) selection;
     update_selection_status(self);
+    allium_window_update_actions(self);
 }
 
 static void grid_changed_cb(GObject *object, GParamSpec *pspec, AlliumWindow *self)
@@ -370,6 +374,12 @@ static gboolean drop_cb(GtkDropTarget *target, const GValue *value, double x, do
     return any;
 }
 
+static void view_edit_error_cb(AlliumView *view, const char *message, AlliumWindow *self)
+{
+    (void) view;
+    allium_window_show_banner(self, GTK_MESSAGE_ERROR, message);
+}
+
 /* --- overrides ----------------------------------------------------------------------- */
 
 static void allium_window_dispose(GObject *object)
@@ -406,6 +416,8 @@ static void allium_window_get_property(GObject *object, guint prop_id, GValue *v
         g_value_set_boolean(value, *flag);
     } else if (prop_id == PROP_LAYOUT) {
         g_value_set_string(value, self->layout);
+    } else if (prop_id == PROP_TOOL) {
+        g_value_set_string(value, self->tool == ALLIUM_TOOL_BRUSH ? "brush" : "select");
     } else {
         G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
     }
@@ -428,6 +440,14 @@ static void allium_window_set_property(GObject *object, guint prop_id, const GVa
         int slot = layout ? slot_for_layout(self, layout) : -1;
         if (g_strcmp0(layout, "grid") == 0) allium_window_maximize_slot(self, -1);
         else if (slot >= 0) allium_window_maximize_slot(self, slot);
+    } else if (prop_id == PROP_TOOL) {
+        AlliumTool tool = g_strcmp0(g_value_get_string(value), "brush") == 0 ? ALLIUM_TOOL_BRUSH
+                                                                           : ALLIUM_TOOL_SELECT;
+        if (tool == self->tool) return;
+        self->tool = tool;
+        for (int i = 0; i < ALLIUM_WINDOW_VIEW_COUNT; i++)
+            allium_view_set_tool(self->views[i], tool);
+        g_object_notify_by_pspec(object, pspec);
     } else {
         G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
     }
@@ -456,6 +476,8 @@ static void allium_window_class_init(AlliumWindowClass *klass)
     properties[PROP_PVS_CULLING] = g_param_spec_boolean("pvs-culling", NULL, NULL, TRUE, flags);
     properties[PROP_LIGHTING] = g_param_spec_boolean("lighting", NULL, NULL, TRUE, flags);
     properties[PROP_LAYOUT] = g_param_spec_string("layout", NULL, NULL, "grid", flags);
+    /* "select" or "brush": what a left drag does in the views */
+    properties[PROP_TOOL] = g_param_spec_string("tool", NULL, NULL, "select", flags);
     g_object_class_install_properties(object_class, N_PROPS, properties);
 
     g_type_ensure(ALLIUM_TYPE_VIEW);
@@ -515,6 +537,7 @@ static void allium_window_init(AlliumWindow *self)
         g_signal_connect(view, "pointer-point", G_CALLBACK(view_pointer_point_cb), self);
         g_signal_connect(view, "camera-moved", G_CALLBACK(view_camera_moved_cb), self);
         g_signal_connect(view, "activated", G_CALLBACK(view_activated_cb), self);
+        g_signal_connect(view, "edit-error", G_CALLBACK(view_edit_error_cb), self);
         g_signal_connect(view, "notify::kind-name", G_CALLBACK(view_kind_changed_cb), self);
     }
     self->active_view = self->views[0];

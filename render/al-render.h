@@ -199,6 +199,11 @@ typedef struct al_draw_options {
     float background[3]; /* the clear colour, sRGB 0..1 */
     bool has_eye;        /* 2D: draw the 3D camera as a marker, at EYE looking along FORWARD */
     double eye[3], eye_forward[3];
+    /* Tool guides: GUIDE_COUNT / 2 segments (pairs of points) in the tool colour (amber),
+     * drawn over the map (in 3D also faintly through what hides them): the box being
+     * drawn, the brushes being moved. */
+    const double (*guides)[3];
+    int guide_count;
 } al_draw_options;
 
 /* Zero options with overlays = AL_OVERLAY_DEFAULT, grid 16, no selected face, and the

@@ -669,3 +669,119 @@ gboolean allium_document_set_entity_property(AlliumDocument *self, gint64 entity
     contents_changed(self);
     return TRUE;
 }
+
+/* Finishes an edit: reports a failure in ERROR (with PREFIX), or announces the change. */
+static gboolean finish_edit(AlliumDocument *self, al_status st, al_diag_list *diags,
+                            const char *prefix, GError **error)
+{
+    if (st != AL_OK) allium_set_status_error(error, st, diags, prefix);
+    al_diag_list_clear(diags);
+    if (st != AL_OK) return FALSE;
+    contents_changed(self);
+    return TRUE;
+}
+
+static gboolean require_open(AlliumDocument *self, GError **error)
+{
+    if (self->doc) return TRUE;
+    allium_set_status_error(error, AL_ERR_NOT_FOUND, NULL, NULL);
+    return FALSE;
+}
+
+gboolean allium_document_move(AlliumDocument *self, const gint64 *brushes, guint brush_count,
+                              const gint64 *entities, guint entity_count, const double delta[3],
+                              GError **error)
+{
+    g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), FALSE);
+    if (!require_open(self, error)) return FALSE;
+    if (brush_count + entity_count == 0) return TRUE;
+    al_diag_list diags = {0};
+    const double m[3][4] = {{1, 0, 0, delta[0]}, {0, 1, 0, delta[1]}, {0, 0, 1, delta[2]}};
+    al_status st = al_doc_begin_group(self->doc, brush_count + entity_count == 1
+                                                     ? (brush_count ? "Move brush" : "Move entity")
+                                                     : "Move selection");
+    if (st == AL_OK && brush_count)
+        st = al_doc_transform_brushes(self->doc, brushes, (int) brush_count, m, NULL);
+    for (guint i = 0; st == AL_OK && i < entity_count; i++)
+        st = al_doc_move_entity(self->doc, entities[i], delta, NULL);
+    if (st == AL_OK) st = al_doc_end_group(self->doc);
+    else al_doc_cancel_group(self->doc);
+    return finish_edit(self, st, &diags, _("Move"), error);
+}
+
+gboolean allium_document_delete(AlliumDocument *self, const gint64 *brushes, guint brush_count,
+                                const gint64 *entities, guint entity_count, GError **error)
+{
+    g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), FALSE);
+    if (!require_open(self, error)) return FALSE;
+    if (brush_count + entity_count == 0) return TRUE;
+    al_diag_list diags = {0};
+    /* The world is not deleted, nor are brushes twice (those of a deleted entity). */
+    gint64 world = allium_document_get_world_entity(self);
+    g_autoptr(GArray) doomed = g_array_new(FALSE, FALSE, sizeof(gint64));
+    for (guint i = 0; i < entity_count; i++)
+        if (entities[i] != world) g_array_append_val(doomed, entities[i]);
+    al_status st = al_doc_begin_group(self->doc, "Delete selection");
+    if (st == AL_OK && doomed->len)
+        st = al_doc_delete_entities(self->doc, (const int64_t *) (gpointer) doomed->data,
+                                    (int) doomed->len, NULL);
+    if (st == AL_OK && brush_count) {
+        /* A brush of a deleted entity went with it. */
+        int64_t *ids = NULL;
+        int count = 0;
+        st = al_doc_list_brushes(self->doc, -1, &ids, &count);
+        g_autoptr(GHashTable) existing = g_hash_table_new(g_int64_hash, g_int64_equal);
+        for (int k = 0; st == AL_OK && k < count; k++) g_hash_table_add(existing, &ids[k]);
+        g_autoptr(GArray) left = g_array_new(FALSE, FALSE, sizeof(gint64));
+        for (guint i = 0; st == AL_OK && i < brush_count; i++)
+            if (g_hash_table_contains(existing, &brushes[i])) g_array_append_val(left, brushes[i]);
+        if (st == AL_OK && left->len)
+            st = al_doc_delete_brushes(self->doc, (const int64_t *) (gpointer) left->data,
+                                       (int) left->len, NULL);
+        free(ids);
+    }
+    if (st == AL_OK) st = al_doc_end_group(self->doc);
+    else al_doc_cancel_group(self->doc);
+    return finish_edit(self, st, &diags, _("Delete"), error);
+}
+
+gboolean allium_document_duplicate(AlliumDocument *self, const gint64 *brushes,
+                                   guint brush_count, const double delta[3], gint64 *copies,
+                                   GError **error)
+{
+    g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), FALSE);
+    if (!require_open(self, error)) return FALSE;
+    if (brush_count == 0) return TRUE;
+    al_diag_list diags = {0};
+    al_status st = al_doc_duplicate_brushes(self->doc, brushes, (int) brush_count, delta, copies,
+                                            NULL);
+    return finish_edit(self, st, &diags, _("Duplicate"), error);
+}
+
+gboolean allium_document_add_box(AlliumDocument *self, const double mins[3],
+                                 const double maxs[3], const char *material, gint64 *id,
+                                 GError **error)
+{
+    g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), FALSE);
+    if (!require_open(self, error)) return FALSE;
+    /* Six axial planes through three corners each, ordered so that (p0 - p1) x (p2 - p1)
+     * points out of the box (the .map rule), with standard texture parameters. */
+    double x0 = mins[0], y0 = mins[1], z0 = mins[2], x1 = maxs[0], y1 = maxs[1], z1 = maxs[2];
+    const double p[6][3][3] = {
+        {{x0, y1, z1}, {x0, y0, z1}, {x0, y0, z0}}, {{x1, y0, z1}, {x1, y1, z1}, {x1, y1, z0}},
+        {{x0, y0, z1}, {x1, y0, z1}, {x1, y0, z0}}, {{x1, y1, z1}, {x0, y1, z1}, {x0, y1, z0}},
+        {{x1, y0, z0}, {x1, y1, z0}, {x0, y1, z0}}, {{x1, y1, z1}, {x1, y0, z1}, {x0, y0, z1}},
+    };
+    al_doc_face faces[6];
+    memset(faces, 0, sizeof faces);
+    for (int f = 0; f < 6; f++) {
+        memcpy(faces[f].points, p[f], sizeof p[f]);
+        faces[f].material = material;
+        faces[f].scale[0] = faces[f].scale[1] = 1;
+    }
+    al_diag_list diags = {0};
+    int64_t row = 0;
+    al_status st = al_doc_add_brush(self->doc, 0, faces, 6, &row, NULL, &diags);
+    if (st == AL_OK && id) *id = row;
+    return finish_edit(self, st, &diags, _("Add brush"), error);
+}

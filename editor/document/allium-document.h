@@ -90,4 +90,25 @@ gboolean allium_document_set_entity_property(AlliumDocument *self, gint64 entity
                                              const char *key, const char *value,
                                              GError **error);
 
+/* --- editing: each call is one undoable step, committed at once ----------------------- */
+
+/* Moves BRUSHES and the point ENTITIES by DELTA. */
+gboolean allium_document_move(AlliumDocument *self, const gint64 *brushes, guint brush_count,
+                              const gint64 *entities, guint entity_count, const double delta[3],
+                              GError **error);
+
+/* Deletes BRUSHES and ENTITIES (with their brushes; the world is never deleted). */
+gboolean allium_document_delete(AlliumDocument *self, const gint64 *brushes, guint brush_count,
+                                const gint64 *entities, guint entity_count, GError **error);
+
+/* Copies BRUSHES moved by DELTA; the copies' rows go to COPIES (room for BRUSH_COUNT). */
+gboolean allium_document_duplicate(AlliumDocument *self, const gint64 *brushes,
+                                   guint brush_count, const double delta[3], gint64 *copies,
+                                   GError **error);
+
+/* Adds a box brush [MINS, MAXS] to the world, every face of MATERIAL; its row in *ID. */
+gboolean allium_document_add_box(AlliumDocument *self, const double mins[3],
+                                 const double maxs[3], const char *material, gint64 *id,
+                                 GError **error);
+
 G_END_DECLS

@@ -13,11 +13,13 @@ struct _AlliumSelection {
     GArray *brushes;  /* gint64 row ids */
     GArray *entities; /* gint64 row ids */
     guint64 serial;
+    GArray *guides;   /* double[3] point pairs */
+    guint64 guides_until;
 };
 
 G_DEFINE_TYPE(AlliumSelection, allium_selection, G_TYPE_OBJECT)
 
-enum { SIGNAL_CHANGED, N_SIGNALS };
+enum { SIGNAL_CHANGED, SIGNAL_GUIDES_CHANGED, N_SIGNALS };
 static guint signals[N_SIGNALS];
 
 /* --- static helpers ------------------------------------------------------------------ */
@@ -60,6 +62,7 @@ static void allium_selection_finalize(GObject *object)
     AlliumSelection *self = ALLIUM_SELECTION(object);
     g_array_unref(self->brushes);
     g_array_unref(self->entities);
+    g_array_unref(self->guides);
     G_OBJECT_CLASS(allium_selection_parent_class)->finalize(object);
 }
 
@@ -72,12 +75,16 @@ static void allium_selection_class_init(AlliumSelectionClass *klass)
 
     signals[SIGNAL_CHANGED] = g_signal_new("changed", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST,
                                            0, NULL, NULL, NULL, G_TYPE_NONE, 0);
+    signals[SIGNAL_GUIDES_CHANGED] = g_signal_new("guides-changed", G_TYPE_FROM_CLASS(klass),
+                                                  G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                                  G_TYPE_NONE, 0);
 }
 
 static void allium_selection_init(AlliumSelection *self)
 {
     self->brushes = g_array_new(FALSE, FALSE, sizeof(gint64));
     self->entities = g_array_new(FALSE, FALSE, sizeof(gint64));
+    self->guides = g_array_new(FALSE, FALSE, sizeof(double[3]));
 }
 
 /* --- public API ---------------------------------------------------------------------- */
@@ -138,4 +145,48 @@ guint64 allium_selection_get_serial(AlliumSelection *self)
 {
     g_return_val_if_fail(ALLIUM_IS_SELECTION(self), 0);
     return self->serial;
+}
+
+void allium_selection_select_brushes(AlliumSelection *self, const gint64 *rows, guint count,
+                                     AlliumSelectMode mode)
+{
+    g_return_if_fail(ALLIUM_IS_SELECTION(self));
+    if (mode == ALLIUM_SELECT_REPLACE) {
+        g_array_set_size(self->brushes, 0);
+        g_array_set_size(self->entities, 0);
+    }
+    for (guint i = 0; i < count; i++)
+        if (find_row(self->brushes, rows[i]) < 0) g_array_append_val(self->brushes, rows[i]);
+    emit_changed(self);
+}
+
+gboolean allium_selection_has_entity(AlliumSelection *self, gint64 entity)
+{
+    g_return_val_if_fail(ALLIUM_IS_SELECTION(self), FALSE);
+    return find_row(self->entities, entity) >= 0;
+}
+
+void allium_selection_set_guides(AlliumSelection *self, const double (*points)[3], guint count,
+                                 guint64 until)
+{
+    g_return_if_fail(ALLIUM_IS_SELECTION(self));
+    if (self->guides->len == 0 && (!points || count == 0)) return;
+    g_array_set_size(self->guides, 0);
+    if (points && count) g_array_append_vals(self->guides, points, count & ~1u);
+    self->guides_until = until;
+    g_signal_emit(self, signals[SIGNAL_GUIDES_CHANGED], 0);
+}
+
+const double (*allium_selection_get_guides(AlliumSelection *self, guint *count))[3]
+{
+    g_return_val_if_fail(ALLIUM_IS_SELECTION(self), NULL);
+    *count = self->guides->len;
+    return (const double(*)[3]) (gpointer) self->guides->data;
+}
+
+void allium_selection_snapshot_arrived(AlliumSelection *self, guint64 generation)
+{
+    g_return_if_fail(ALLIUM_IS_SELECTION(self));
+    if (self->guides_until && self->guides_until <= generation)
+        allium_selection_set_guides(self, NULL, 0, 0);
 }

@@ -1,10 +1,12 @@
-/* AlliumSelection: what the designer has selected in one window, as document row ids.
+/* AlliumSelection: what the designer has selected in one window, as document row ids,
+ * and the guides the current tool draws (a box being drawn, brushes being moved), which
+ * every view of the window shows.
  *
  * Row ids (not input indices) so that a selection survives recompiles, undo and redo;
  * views map them to the current snapshot's input indices when they draw. Brushes and
  * point entities are kept apart, in the order they were selected.
  *
- * Signal "changed": the selection changed.
+ * Signals: "changed": the selection changed; "guides-changed": the guides changed.
  */
 #pragma once
 
@@ -26,12 +28,28 @@ void allium_selection_clear(AlliumSelection *self);
 void allium_selection_select_brush(AlliumSelection *self, gint64 brush, AlliumSelectMode mode);
 void allium_selection_select_entity(AlliumSelection *self, gint64 entity, AlliumSelectMode mode);
 
+/* Selects the brushes ROWS (REPLACE: only them; TOGGLE: adds them). */
+void allium_selection_select_brushes(AlliumSelection *self, const gint64 *rows, guint count,
+                                     AlliumSelectMode mode);
+
 gboolean allium_selection_has_brush(AlliumSelection *self, gint64 brush);
 gboolean allium_selection_is_empty(AlliumSelection *self);
 
 /* The selected rows; *COUNT receives their number. Valid until the next change. */
 const gint64 *allium_selection_get_brushes(AlliumSelection *self, guint *count);
 const gint64 *allium_selection_get_entities(AlliumSelection *self, guint *count);
+
+gboolean allium_selection_has_entity(AlliumSelection *self, gint64 entity);
+
+/* The tool guides: COUNT / 2 segments (point pairs, map units), copied; NULL or 0 clears
+ * them. The guides of an edit just made stay until the document publishes a snapshot of
+ * generation UNTIL (0: until they are replaced), so that what was moved does not jump
+ * back while it compiles. */
+void allium_selection_set_guides(AlliumSelection *self, const double (*points)[3], guint count,
+                                 guint64 until);
+const double (*allium_selection_get_guides(AlliumSelection *self, guint *count))[3];
+/* Clears the guides that waited for generation GENERATION or an older one. */
+void allium_selection_snapshot_arrived(AlliumSelection *self, guint64 generation);
 
 /* Bumped by every change, so that views can tell whether their cached indices are stale. */
 guint64 allium_selection_get_serial(AlliumSelection *self);

@@ -22,6 +22,7 @@
 #include "allium-config.h"
 
 #include "allium-self-test.h"
+#include "allium-self-test-private.h"
 
 #include "allium-light-job.h"
 #include "allium-map-files.h"
@@ -35,39 +36,10 @@
 #include <math.h>
 #include <string.h>
 
-typedef struct _SelfTest SelfTest;
-
-/* A step returns TRUE when it is done, FALSE to be polled again (until its timeout). */
-typedef gboolean (*StepFunc)(SelfTest *t);
-
-struct _SelfTest {
-    AlliumApplication *app; /* owned */
-    char *dir;
-    char *sample_path;
-    AlliumWindow *window;   /* owned: the sample's window */
-    AlliumWindow *second;   /* owned: the second map's window */
-    GtkWindow *dialog;      /* owned: the dialog being looked at */
-    int step;
-    gboolean step_begun;
-    gboolean settled;       /* the step waited once for layout and frames to settle */
-    gboolean marked;        /* the step marked the frame count (mark_frames) */
-    gint64 step_started_us;
-    gint64 resume_us;       /* do nothing until then (let frames settle) */
-    guint frames_mark;      /* frames of the watched view when an action was taken */
-    GdkTexture *previous;   /* the last screenshot, to see that an action changed it */
-    gboolean previous_lit;  /* the solver had finished when it was taken */
-    GPtrArray *failures;
-    int checks;
-    char *original_message;
-    al_doc *writer;         /* holds a map open for writing, as another program would */
-    guint lightmaps;        /* "lit" emissions of the sample's document */
-};
-
 /* --- static helpers ------------------------------------------------------------------ */
 
-static void check(SelfTest *t, gboolean ok, const char *format, ...) G_GNUC_PRINTF(3, 4);
 
-static void check(SelfTest *t, gboolean ok, const char *format, ...)
+void check(SelfTest *t, gboolean ok, const char *format, ...)
 {
     va_list args;
     va_start(args, format);
@@ -79,12 +51,12 @@ static void check(SelfTest *t, gboolean ok, const char *format, ...)
     else g_free(what);
 }
 
-static char *dir_file(SelfTest *t, const char *name)
+char *dir_file(SelfTest *t, const char *name)
 {
     return g_build_filename(t->dir, name, NULL);
 }
 
-static AlliumView *view_3d(SelfTest *t)
+AlliumView *view_3d(SelfTest *t)
 {
     return allium_window_get_view(t->window, 0);
 }
@@ -107,7 +79,7 @@ static GdkTexture *render_window(GtkWidget *window)
     return texture;
 }
 
-static GdkTexture *screenshot(SelfTest *t, GtkWidget *window, const char *name)
+GdkTexture *screenshot(SelfTest *t, GtkWidget *window, const char *name)
 {
     GdkTexture *texture = render_window(window);
     /* A window that was just shown or resized may not be laid out yet: let the frame
@@ -212,7 +184,7 @@ static double changed_fraction(GdkTexture *a, GdkTexture *b, GtkWidget *widget, 
 
 /* Takes screenshot NAME of the sample's window, checks the 3D view is drawn and, when
  * CHANGE names what was done, that it changed the picture. */
-static void shoot_and_compare(SelfTest *t, const char *name, const char *change)
+void shoot_and_compare(SelfTest *t, const char *name, const char *change)
 {
     GdkTexture *shot = screenshot(t, GTK_WIDGET(t->window), name);
     check_not_blank(t, shot, GTK_WIDGET(view_3d(t)), name);
@@ -228,7 +200,7 @@ static void shoot_and_compare(SelfTest *t, const char *name, const char *change)
 
 /* FALSE the first time in a step, and the next poll comes after a pause: a change
  * (banner, layout) is laid out and drawn before a screenshot is taken. */
-static gboolean settle(SelfTest *t)
+gboolean settle(SelfTest *t)
 {
     if (t->settled) return TRUE;
     t->settled = TRUE;
@@ -237,18 +209,18 @@ static gboolean settle(SelfTest *t)
 }
 
 /* Marks the 3D view's frame count, to wait for the frame showing an action's result. */
-static void mark_frames(SelfTest *t)
+void mark_frames(SelfTest *t)
 {
     t->frames_mark = allium_view_get_frames_drawn(view_3d(t));
     allium_view_queue_render(view_3d(t));
 }
 
-static gboolean new_frames(SelfTest *t)
+gboolean new_frames(SelfTest *t)
 {
     return allium_view_get_frames_drawn(view_3d(t)) > t->frames_mark;
 }
 
-static gboolean compiled_current(AlliumWindow *window)
+gboolean compiled_current(AlliumWindow *window)
 {
     AlliumDocument *doc = window ? allium_window_get_document(window) : NULL;
     AlliumSnapshot *snap = doc ? allium_document_get_snapshot(doc) : NULL;
@@ -911,6 +883,11 @@ static const struct {
     {"shortcuts", step_shortcuts, 10000},
     {"about", step_about, 10000},
     {"four views again", step_grid_layout, 10000},
+    {"brush tool", step_brush_tool, 30000},
+    {"move by dragging", step_move_drag, 30000},
+    {"nudge, duplicate, delete", step_nudge_duplicate_delete, 30000},
+    {"select in a rectangle", step_band_select, 10000},
+    {"undo the editing", step_undo_editing, 30000},
     {"background colour", step_background, 10000},
 };
 

@@ -215,6 +215,10 @@ static gboolean key_pressed_cb(GtkEventControllerKey *controller, guint keyval, 
 {
     (void) controller;
     (void) keycode;
+    if (keyval == GDK_KEY_Escape && allium_view_tool_active(self)) {
+        allium_view_tool_cancel(self); /* the drag is dropped; nothing is edited */
+        return TRUE;
+    }
     if (self->kind != AL_VIEW_3D) return FALSE;
     if (state & (GDK_CONTROL_MASK | GDK_ALT_MASK | GDK_SUPER_MASK)) return FALSE;
     guint key = fly_key_of(keyval);
@@ -326,8 +330,14 @@ static void middle_update_cb(GtkGestureDrag *gesture, double ox, double oy, Alli
 static void primary_begin_cb(GtkGestureDrag *gesture, double x, double y, AlliumView *self)
 {
     self->drag_x = self->drag_y = 0;
-    self->orbiting = (current_state(GTK_GESTURE(gesture)) & GDK_ALT_MASK) != 0;
-    if (!self->orbiting || self->kind != AL_VIEW_3D) return;
+    GdkModifierType state = current_state(GTK_GESTURE(gesture));
+    self->orbiting = (state & GDK_ALT_MASK) != 0;
+    if (!self->orbiting) {
+        /* A tool's drag, or nothing (a click selects on release). */
+        allium_view_tool_begin(self, x, y, state);
+        return;
+    }
+    if (self->kind != AL_VIEW_3D) return;
 
     /* The pivot: the selection's centre, else the point under the pointer, else a point
      * ahead. */
@@ -345,11 +355,16 @@ static void primary_begin_cb(GtkGestureDrag *gesture, double x, double y, Allium
     }
 }
 
-/* Alt + left drag: orbit (3D) or pan (2D, for touchpads without a middle button). */
+/* Alt + left drag: orbit (3D) or pan (2D, for touchpads without a middle button); a plain
+ * left drag: the tool's. */
 static void primary_update_cb(GtkGestureDrag *gesture, double ox, double oy, AlliumView *self)
 {
-    (void) gesture;
-    if (!self->orbiting) return;
+    if (!self->orbiting) {
+        double x0, y0;
+        if (allium_view_tool_active(self) && gtk_gesture_drag_get_start_point(gesture, &x0, &y0))
+            allium_view_tool_update(self, x0 + ox, y0 + oy);
+        return;
+    }
     double dx, dy;
     take_drag_delta(self, ox, oy, &dx, &dy);
     if (self->kind == AL_VIEW_3D) {
@@ -363,9 +378,21 @@ static void primary_update_cb(GtkGestureDrag *gesture, double ox, double oy, All
 
 static void primary_end_cb(GtkGestureDrag *gesture, double ox, double oy, AlliumView *self)
 {
+    double x0, y0;
+    if (!self->orbiting && allium_view_tool_active(self) &&
+        gtk_gesture_drag_get_start_point(gesture, &x0, &y0)) {
+        /* A press and release without moving is a click (selection), not an edit. */
+        if (fabs(ox) < 3 && fabs(oy) < 3) allium_view_tool_cancel(self);
+        else allium_view_tool_end(self, x0 + ox, y0 + oy);
+    }
+    self->orbiting = FALSE;
+}
+
+static void primary_cancel_cb(GtkGesture *gesture, GdkEventSequence *sequence, AlliumView *self)
+{
     (void) gesture;
-    (void) ox;
-    (void) oy;
+    (void) sequence;
+    allium_view_tool_cancel(self);
     self->orbiting = FALSE;
 }
 
@@ -450,8 +477,9 @@ void allium_view_add_controllers(AlliumView *self)
              G_CALLBACK(secondary_update_cb), NULL);
     add_drag(self, GDK_BUTTON_MIDDLE, G_CALLBACK(secondary_begin_cb), G_CALLBACK(middle_update_cb),
              NULL);
-    add_drag(self, GDK_BUTTON_PRIMARY, G_CALLBACK(primary_begin_cb), G_CALLBACK(primary_update_cb),
-             G_CALLBACK(primary_end_cb));
+    GtkGesture *primary = add_drag(self, GDK_BUTTON_PRIMARY, G_CALLBACK(primary_begin_cb),
+                                   G_CALLBACK(primary_update_cb), G_CALLBACK(primary_end_cb));
+    g_signal_connect(primary, "cancel", G_CALLBACK(primary_cancel_cb), self);
 
     GtkEventController *scroll = gtk_event_controller_scroll_new(GTK_EVENT_CONTROLLER_SCROLL_VERTICAL);
     g_signal_connect(scroll, "scroll", G_CALLBACK(scroll_cb), self);

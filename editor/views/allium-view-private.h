@@ -17,6 +17,14 @@ enum {
     FLY_FAST = 1 << 6,
 };
 
+/* What a left drag is doing (allium-view-tools.c). */
+enum {
+    EDIT_NONE,
+    EDIT_MOVE, /* moving the selection */
+    EDIT_BOX,  /* drawing a new brush */
+    EDIT_BAND, /* a selection rectangle (2D) */
+};
+
 typedef void (*AlliumViewPixelsFunc)(AlliumView *view, GdkTexture *pixels, gpointer user_data);
 
 struct _AlliumView {
@@ -71,6 +79,19 @@ struct _AlliumView {
     double pointer_x, pointer_y; /* widget pixels */
     gboolean pointer_inside;
     guint hover_source;
+
+    /* editing (allium-view-tools.c) */
+    AlliumTool tool;
+    int edit;                 /* EDIT_* */
+    int edit_axis;            /* the axis the drag plane is perpendicular to */
+    double edit_plane;        /* 3D: that plane's coordinate; 2D: a new box's floor */
+    double edit_sign;         /* 3D box: +1 or -1, the way the surface faces */
+    double edit_from[3];      /* the drag's start on the plane */
+    double edit_delta[3];     /* move: the offset, whole grid steps */
+    double edit_mins[3], edit_maxs[3]; /* box or rectangle */
+    gboolean edit_add;        /* Shift or Ctrl held: the rectangle adds to the selection */
+    char tool_info[96];       /* the header's text while dragging, or "" */
+    gulong guides_handler;
     guint info_source;        /* idle that updates the header's statistics */
 
     /* frames */
@@ -88,7 +109,16 @@ void allium_view_stop_flying(AlliumView *self);
 /* The ray through widget point (X, Y) and the first thing it hits; FALSE if nothing. */
 gboolean allium_view_pick_at(AlliumView *self, double x, double y, al_pick *pick);
 
+/* allium-view-tools.c: a left drag at widget point (X, Y) with modifiers STATE; begin
+ * returns FALSE when the drag does nothing here (then the view ignores it). */
+gboolean allium_view_tool_begin(AlliumView *self, double x, double y, GdkModifierType state);
+void allium_view_tool_update(AlliumView *self, double x, double y);
+void allium_view_tool_end(AlliumView *self, double x, double y);
+void allium_view_tool_cancel(AlliumView *self);
+gboolean allium_view_tool_active(AlliumView *self);
+
 /* allium-view.c */
+void allium_view_emit_edit_error(AlliumView *self, const char *message);
 void allium_view_emit_pointer_info(AlliumView *self, const char *text);
 void allium_view_emit_toggle_maximize(AlliumView *self);
 void allium_view_emit_activated(AlliumView *self);

@@ -35,6 +35,7 @@ enum {
     SIGNAL_CAMERA_MOVED,
     SIGNAL_TOGGLE_MAXIMIZE,
     SIGNAL_ACTIVATED,
+    SIGNAL_EDIT_ERROR,
     N_SIGNALS
 };
 
@@ -166,7 +167,9 @@ static void update_info_label(AlliumView *self)
 {
     char text[160];
     AlliumSnapshot *snap = allium_view_get_snapshot(self);
-    if (self->kind == AL_VIEW_3D && !(snap && snap->scene)) {
+    if (self->tool_info[0]) {
+        g_strlcpy(text, self->tool_info, sizeof text);
+    } else if (self->kind == AL_VIEW_3D && !(snap && snap->scene)) {
         text[0] = '\0';
     } else if (self->kind == AL_VIEW_3D) {
         const al_draw_stats *s = &self->last_stats;
@@ -314,6 +317,11 @@ static gboolean gl_render_cb(GtkGLArea *area, GdkGLContext *context, AlliumView 
         opt.has_eye = true;
         memcpy(opt.eye, self->eye, sizeof opt.eye);
         memcpy(opt.eye_forward, self->eye_forward, sizeof opt.eye_forward);
+    }
+    if (self->selection) {
+        guint count;
+        opt.guides = allium_selection_get_guides(self->selection, &count);
+        opt.guide_count = (int) count;
     }
     GdkRGBA bg;
     allium_preferences_get_background(allium_preferences_get_default(), &bg);
@@ -490,6 +498,9 @@ static void allium_view_class_init(AlliumViewClass *klass)
                      NULL, NULL, G_TYPE_NONE, 0);
     signals[SIGNAL_ACTIVATED] = g_signal_new("activated", G_TYPE_FROM_CLASS(klass),
                                              G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 0);
+    signals[SIGNAL_EDIT_ERROR] =
+        g_signal_new("edit-error", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
+                     NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
 
     gtk_widget_class_set_template_from_resource(widget_class, "/org/allium/Allium/ui/allium-view.ui");
     gtk_widget_class_bind_template_child(widget_class, AlliumView, overlay);
@@ -553,6 +564,11 @@ void allium_view_emit_toggle_maximize(AlliumView *self)
 void allium_view_emit_activated(AlliumView *self)
 {
     g_signal_emit(self, signals[SIGNAL_ACTIVATED], 0);
+}
+
+void allium_view_emit_edit_error(AlliumView *self, const char *message)
+{
+    g_signal_emit(self, signals[SIGNAL_EDIT_ERROR], 0, message);
 }
 
 void allium_view_show_info(AlliumView *self, const char *text)
@@ -686,15 +702,37 @@ void allium_view_set_selection(AlliumView *self, AlliumSelection *selection)
     if (self->selection == selection) return;
     if (self->selection) {
         g_clear_signal_handler(&self->selection_handler, self->selection);
+        g_clear_signal_handler(&self->guides_handler, self->selection);
         g_clear_object(&self->selection);
     }
     if (selection) {
         self->selection = g_object_ref(selection);
         self->selection_handler =
             g_signal_connect(selection, "changed", G_CALLBACK(selection_changed_cb), self);
+        self->guides_handler =
+            g_signal_connect(selection, "guides-changed", G_CALLBACK(selection_changed_cb), self);
     }
     self->selection_snapshot = NULL;
     allium_view_queue_render(self);
+}
+
+void allium_view_set_tool(AlliumView *self, AlliumTool tool)
+{
+    g_return_if_fail(ALLIUM_IS_VIEW(self));
+    allium_view_tool_cancel(self);
+    self->tool = tool;
+}
+
+void allium_view_simulate_drag(AlliumView *self, double x0, double y0, double x1, double y1,
+                               int steps, GdkModifierType state)
+{
+    g_return_if_fail(ALLIUM_IS_VIEW(self));
+    if (!allium_view_tool_begin(self, x0, y0, state)) return;
+    for (int i = 1; i <= steps; i++) {
+        double t = (double) i / (steps + 1);
+        allium_view_tool_update(self, x0 + t * (x1 - x0), y0 + t * (y1 - y0));
+    }
+    allium_view_tool_end(self, x1, y1);
 }
 
 al_view_kind allium_view_get_kind(AlliumView *self)

@@ -10,7 +10,8 @@
  * sets the fly speed, middle drag pans, Alt + left drag orbits around the selection (or
  * the point under the pointer). 2D: right or middle drag pans, the wheel zooms at the
  * pointer. Left click selects the brush or entity under the pointer, Shift + click adds or
- * removes it, a click on nothing clears the selection.
+ * removes it, a click on nothing clears the selection. Left drag: the tools of
+ * allium-view-tools.c (move the selection, select in a rectangle, draw a brush).
  *
  * Signals:
  *   "pointer-info" (const char *text)  what is under the pointer, for the status bar
@@ -18,6 +19,7 @@
  *   "toggle-maximize"                  the view asks to be maximized or restored
  *   "activated"                        the pointer entered or clicked the view: it is the
  *                                      one F and Shift + Space act on
+ *   "edit-error" (const char *message) an edit made with a tool was refused
  */
 #pragma once
 
@@ -31,6 +33,12 @@ G_BEGIN_DECLS
 
 #define ALLIUM_TYPE_VIEW (allium_view_get_type())
 G_DECLARE_FINAL_TYPE(AlliumView, allium_view, ALLIUM, VIEW, GtkWidget)
+
+/* What a left drag does (see allium-view-tools.c). */
+typedef enum {
+    ALLIUM_TOOL_SELECT, /* select, move the selection */
+    ALLIUM_TOOL_BRUSH,  /* draw a box brush */
+} AlliumTool;
 
 /* Called after each frame drawn, with the time it took (GPU work included: the view
  * waits for it with glFinish while a frame function is set). For benchmarks. */
@@ -50,6 +58,18 @@ void allium_view_set_selection(AlliumView *self, AlliumSelection *selection);
 
 al_view_kind allium_view_get_kind(AlliumView *self);
 void allium_view_set_kind(AlliumView *self, al_view_kind kind);
+
+void allium_view_set_tool(AlliumView *self, AlliumTool tool);
+
+/* The move one nudge in DIRECTION ("left", "right", "up", "down" on the screen, "raise",
+ * "lower": up and down the view's depth axis in 2D, Z in 3D) makes in this view: one
+ * grid step along the map axis nearest that direction. FALSE for an unknown direction. */
+gboolean allium_view_nudge_vector(AlliumView *self, const char *direction, double out[3]);
+
+/* Test hook: a left drag from (X0, Y0) to (X1, Y1), widget points, through the same code
+ * the pointer gestures run; STEPS intermediate updates. */
+void allium_view_simulate_drag(AlliumView *self, double x0, double y0, double x1, double y1,
+                               int steps, GdkModifierType state);
 
 /* Shown by the header's button; the window does the layout. */
 void allium_view_set_maximized(AlliumView *self, gboolean maximized);

@@ -44,7 +44,7 @@ struct al_renderer {
     al_program plain, lightmapped; /* the two variants of the program */
     const al_program *prog;        /* the one this frame uses */
     gl_buffer faces, edges, entity_tris, entity_lines, portal_tris, portal_lines, leak, grid,
-        radius, splits, marker;
+        radius, splits, marker, guides;
     const al_scene *scene; /* borrowed, see al_renderer_set_scene */
     uint32_t *stamp;       /* per scene face: the frame that found it in the PVS */
     uint32_t *leaf_stamp;  /* per scene face: the frame that found it in the eye's leaf */
@@ -52,8 +52,8 @@ struct al_renderer {
     int32_t *leaves; /* scratch for the PVS query */
     int leaf_cap;
     range_list opaque, opaque_edges, tools, pvs, cluster, scratch;
-    al_vertex *grid_vertices;
-    int grid_cap;
+    al_vertex *line_vertices; /* scratch for the lines made per frame (grid, guides) */
+    int line_cap;
     GLuint lightmap;            /* the atlas texture, 0 until one is uploaded */
     int lightmap_w, lightmap_h; /* its size in texels */
     bool lightmap_valid;        /* uploaded for the current scene */
@@ -173,7 +173,7 @@ al_renderer *al_renderer_create(char *error, size_t error_size)
     r->prog = &r->plain;
     gl_buffer *all[] = {&r->faces,        &r->edges,        &r->entity_tris, &r->entity_lines,
                         &r->portal_tris,  &r->portal_lines, &r->leak,        &r->grid,
-                        &r->radius,       &r->splits,       &r->marker};
+                        &r->radius,       &r->splits,       &r->marker,      &r->guides};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) buffer_init(all[i]);
     return r;
 }
@@ -183,7 +183,7 @@ void al_renderer_destroy(al_renderer *r)
     if (!r) return;
     gl_buffer *all[] = {&r->faces,        &r->edges,        &r->entity_tris, &r->entity_lines,
                         &r->portal_tris,  &r->portal_lines, &r->leak,        &r->grid,
-                        &r->radius,       &r->splits,       &r->marker};
+                        &r->radius,       &r->splits,       &r->marker,      &r->guides};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) buffer_destroy(all[i]);
     if (r->lightmap) glDeleteTextures(1, &r->lightmap);
     free(r->lightmap_bytes);
@@ -195,7 +195,7 @@ void al_renderer_destroy(al_renderer *r)
     free(r->stamp);
     free(r->leaf_stamp);
     free(r->leaves);
-    free(r->grid_vertices);
+    free(r->line_vertices);
     free(r);
 }
 
@@ -378,6 +378,44 @@ static void radius_ranges(al_renderer *r, const al_draw_options *opt, range_list
                 ranges_add(l, s->entities[e].first_radius, s->entities[e].radius_count);
 }
 
+/* Room for NEED vertices in the per-frame line scratch; NULL when memory ran out. */
+static al_vertex *line_vertices(al_renderer *r, int need)
+{
+    if (need > r->line_cap) {
+        al_vertex *v = realloc(r->line_vertices, (size_t) need * sizeof *v);
+        if (!v) return NULL;
+        r->line_vertices = v;
+        r->line_cap = need;
+    }
+    return r->line_vertices;
+}
+
+/* The tool guides of OPT; in 3D, hidden parts are drawn faintly. */
+static void draw_guides(al_renderer *r, const al_camera *cam, const al_draw_options *opt)
+{
+    int n = opt->guide_count & ~1;
+    if (n <= 0 || !opt->guides) return;
+    al_vertex *v = line_vertices(r, n);
+    if (!v) return;
+    static const uint8_t amber[4] = {255, 196, 40, 255};
+    for (int i = 0; i < n; i++) {
+        memset(&v[i], 0, sizeof v[i]);
+        for (int k = 0; k < 3; k++) v[i].pos[k] = (float) opt->guides[i][k];
+        memcpy(v[i].colour, amber, sizeof amber);
+        v[i].lightmap[0] = v[i].lightmap[1] = AL_NO_LIGHTMAP;
+    }
+    buffer_upload(&r->guides, v, n, GL_STREAM_DRAW);
+    set_pass(r, 0, NULL, NULL);
+    draw_all(&r->guides, GL_LINES);
+    if (cam->kind == AL_VIEW_3D) {
+        static const float faint[4] = {1, 1, 1, 0.4f};
+        glDisable(GL_DEPTH_TEST);
+        set_pass(r, 0, faint, NULL);
+        draw_all(&r->guides, GL_LINES);
+        glEnable(GL_DEPTH_TEST);
+    }
+}
+
 /* Grid lines of a 2D view for the visible rectangle, into the grid buffer. */
 static void draw_grid(al_renderer *r, const al_camera *cam, double grid)
 {
@@ -389,12 +427,7 @@ static void draw_grid(al_renderer *r, const al_camera *cam, double grid)
     double lo[2] = {cam->position[ax_r] - hw, cam->position[ax_u] - hh};
     double hi[2] = {cam->position[ax_r] + hw, cam->position[ax_u] + hh};
     int need = 2 * (int) ((hi[0] - lo[0]) / step + 3) + 2 * (int) ((hi[1] - lo[1]) / step + 3);
-    if (need > r->grid_cap) {
-        al_vertex *v = realloc(r->grid_vertices, (size_t) need * sizeof *v);
-        if (!v) return;
-        r->grid_vertices = v;
-        r->grid_cap = need;
-    }
+    if (!line_vertices(r, need)) return;
     static const uint8_t axis_colour[3][4] = {{150, 60, 60, 255}, {60, 140, 60, 255},
                                               {70, 90, 170, 255}};
     int n = 0;
@@ -408,7 +441,7 @@ static void draw_grid(al_renderer *r, const al_camera *cam, double grid)
             else if (fabs(remainder(x, big)) < 1e-6 * big) c = major;
             else c = minor;
             for (int e = 0; e < 2; e++) {
-                al_vertex *v = &r->grid_vertices[n++];
+                al_vertex *v = &r->line_vertices[n++];
                 memset(v, 0, sizeof *v);
                 v->pos[axis] = (float) x;
                 v->pos[other] = (float) (e ? hi[1 - dir] : lo[1 - dir]);
@@ -418,7 +451,7 @@ static void draw_grid(al_renderer *r, const al_camera *cam, double grid)
             }
         }
     }
-    buffer_upload(&r->grid, r->grid_vertices, n, GL_STREAM_DRAW);
+    buffer_upload(&r->grid, r->line_vertices, n, GL_STREAM_DRAW);
     set_pass(r, 0, NULL, NULL);
     draw_all(&r->grid, GL_LINES);
 }
@@ -507,6 +540,7 @@ static void draw_2d(al_renderer *r, const al_camera *cam, const al_draw_options 
     draw_ranges(&r->edges, GL_LINES, &r->pvs);
     draw_ranges(&r->entity_lines, GL_LINES, &r->scratch);
     if (opt->has_eye) draw_eye(r, cam, opt);
+    draw_guides(r, cam, opt);
     glDisable(GL_BLEND);
 }
 
@@ -644,6 +678,7 @@ static void draw_3d(al_renderer *r, const al_camera *cam, const al_draw_options 
         set_pass(r, 0, NULL, NULL);
         draw_all(&r->splits, GL_LINES);
     }
+    draw_guides(r, cam, opt);
     glDepthMask(GL_TRUE);
     glDisable(GL_BLEND);
 }

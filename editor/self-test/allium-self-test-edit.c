@@ -1,0 +1,284 @@
+/* The GUI self-test's editing steps, on the sample map in its four views.
+ *
+ * They drag in the top view through the same code the pointer gestures run
+ * (allium_view_simulate_drag), and use the window's actions as the keys do. Each edit is
+ * checked in the snapshot the live compile publishes for it: the brush is where the grid
+ * says, and only some of the world's blocks were built again. What they check: the brush
+ * tool draws a box on the grid and selects it; a drag within the selection moves it by
+ * whole grid steps, and the moved outline stays drawn until the compile arrives; the arrow
+ * keys nudge it a grid step; Ctrl+D copies it beside itself and selects the copy; Delete
+ * removes the copy; a rectangle selects what lies inside it; and undoing every step gives
+ * back the map as it was.
+ */
+#include "allium-config.h"
+
+#include "allium-self-test-private.h"
+
+#include "allium-preferences.h"
+
+#include <math.h>
+#include <string.h>
+
+/* The top view: the second slot of the four. */
+static AlliumView *top_view(SelfTest *t)
+{
+    for (int i = 0; i < ALLIUM_WINDOW_VIEW_COUNT; i++) {
+        AlliumView *view = allium_window_get_view(t->window, i);
+        if (allium_view_get_kind(view) == AL_VIEW_TOP) return view;
+    }
+    return NULL;
+}
+
+/* Widget coordinates of map point P in VIEW. */
+static gboolean to_widget(AlliumView *view, const double p[3], double *x, double *y)
+{
+    double px, py;
+    if (!al_camera_project(allium_view_get_camera(view), p, &px, &py)) return FALSE;
+    double scale = gtk_widget_get_scale_factor(GTK_WIDGET(view));
+    *x = px / scale;
+    *y = py / scale;
+    return TRUE;
+}
+
+static AlliumSnapshot *current(SelfTest *t)
+{
+    return allium_document_get_snapshot(allium_window_get_document(t->window));
+}
+
+/* Bounds of the brush with document row ROW in the current snapshot. */
+static gboolean brush_bounds(SelfTest *t, gint64 row, double mins[3], double maxs[3])
+{
+    AlliumSnapshot *snap = current(t);
+    int b = snap ? allium_snapshot_brush_index(snap, row) : -1;
+    if (b < 0 || b >= snap->polys.brush_count) return FALSE;
+    if (snap->polys.brush_first[b] == snap->polys.brush_first[b + 1]) return FALSE;
+    memcpy(mins, snap->polys.brush_mins[b], 3 * sizeof(double));
+    memcpy(maxs, snap->polys.brush_maxs[b], 3 * sizeof(double));
+    return TRUE;
+}
+
+static gboolean same_box(const double a0[3], const double a1[3], const double b0[3],
+                         const double b1[3])
+{
+    for (int k = 0; k < 3; k++)
+        if (fabs(a0[k] - b0[k]) > 1e-6 || fabs(a1[k] - b1[k]) > 1e-6) return FALSE;
+    return TRUE;
+}
+
+/* Checks that the current snapshot is an update (not a full compile) and says how long it
+ * took, for WHAT. */
+static void check_incremental(SelfTest *t, const char *what)
+{
+    AlliumSnapshot *snap = current(t);
+    check(t, snap->world && snap->blocks_built < snap->blocks,
+          "%s was compiled by updating the world: %d of %d blocks built, %.0f ms from the edit "
+          "to the lit snapshot",
+          what, snap->blocks_built, snap->blocks, snap->ms_total);
+}
+
+static guint guide_count(SelfTest *t)
+{
+    guint count = 0;
+    allium_selection_get_guides(t->window->selection, &count);
+    return count;
+}
+
+static int brush_count(SelfTest *t)
+{
+    return current(t)->input.input.brush_count;
+}
+
+/* --- steps --------------------------------------------------------------------------- */
+
+gboolean step_brush_tool(SelfTest *t)
+{
+    AlliumView *top = top_view(t);
+    AlliumDocument *doc = allium_window_get_document(t->window);
+    if (!t->step_begun) {
+        check(t, top != NULL, "there is a top view");
+        if (!top) return TRUE;
+        t->brushes_before = brush_count(t);
+        allium_selection_clear(t->window->selection);
+        check(t, gtk_widget_activate_action(GTK_WIDGET(t->window), "win.tool", "s", "brush"),
+              "win.tool('brush') activated");
+        /* A box around the middle of the map, corners off the grid. */
+        double lo[3], hi[3];
+        al_scene_bounds(current(t)->scene, lo, hi);
+        double grid = allium_preferences_get_grid_size(allium_preferences_get_default());
+        double a[3], b[3], x0, y0, x1, y1;
+        for (int k = 0; k < 3; k++) {
+            double mid = 0.5 * (lo[k] + hi[k]);
+            a[k] = mid - 2.3 * grid;
+            b[k] = mid + 1.8 * grid;
+        }
+        gboolean ok = to_widget(top, a, &x0, &y0) && to_widget(top, b, &x1, &y1);
+        check(t, ok, "the box's corners are in the top view");
+        if (!ok) return TRUE;
+        allium_view_simulate_drag(top, x0, y0, x1, y1, 4, 0);
+        guint nb;
+        const gint64 *rows = allium_selection_get_brushes(t->window->selection, &nb);
+        check(t, nb == 1, "the new brush is selected (%u brushes are)", nb);
+        t->box_row = nb == 1 ? rows[0] : -1;
+        for (int k = 0; k < 2; k++) {
+            t->box_mins[k] = al_snap(MIN(a[k], b[k]), grid);
+            t->box_maxs[k] = al_snap(MAX(a[k], b[k]), grid);
+        }
+        check(t, guide_count(t) == 24, "its outline is drawn while it compiles (%u points)",
+              guide_count(t));
+        g_autofree char *label = allium_document_dup_undo_label(doc, FALSE);
+        check(t, g_strcmp0(label, "Add brush") == 0, "the undo step is \"Add brush\" (\"%s\")",
+              label ? label : "");
+        t->edits = 1;
+        return FALSE;
+    }
+    if (!compiled_current(t->window)) return FALSE;
+    if (!settle(t)) return FALSE;
+    double mins[3] = {0}, maxs[3] = {0};
+    gboolean found = brush_bounds(t, t->box_row, mins, maxs);
+    check(t, found, "the compiled map has the new brush");
+    if (!found) return TRUE;
+    double grid = allium_preferences_get_grid_size(allium_preferences_get_default());
+    check(t, mins[0] == t->box_mins[0] && mins[1] == t->box_mins[1] &&
+                 maxs[0] == t->box_maxs[0] && maxs[1] == t->box_maxs[1],
+          "the box lies on the grid where it was drawn (%g %g to %g %g, expected %g %g to %g %g)",
+          mins[0], mins[1], maxs[0], maxs[1], t->box_mins[0], t->box_mins[1], t->box_maxs[0],
+          t->box_maxs[1]);
+    check(t, maxs[2] - mins[2] == 8 * grid, "it is eight grid steps deep (%g)", maxs[2] - mins[2]);
+    t->box_mins[2] = mins[2];
+    t->box_maxs[2] = maxs[2];
+    check(t, brush_count(t) == t->brushes_before + 1, "the map has one brush more");
+    check(t, guide_count(t) == 0, "the outline gave way to the compiled brush");
+    check_incremental(t, "the new brush");
+    shoot_and_compare(t, "30-brush-tool.png", "drawing a brush");
+    gtk_widget_activate_action(GTK_WIDGET(t->window), "win.tool", "s", "select");
+    return TRUE;
+}
+
+gboolean step_move_drag(SelfTest *t)
+{
+    AlliumView *top = top_view(t);
+    if (!t->step_begun) {
+        double grid = allium_preferences_get_grid_size(allium_preferences_get_default());
+        double from[3], to[3], x0, y0, x1, y1;
+        for (int k = 0; k < 3; k++) from[k] = 0.5 * (t->box_mins[k] + t->box_maxs[k]);
+        memcpy(to, from, sizeof to);
+        to[0] += 3.2 * grid; /* 3 steps */
+        to[1] -= 1.3 * grid; /* -1 step */
+        gboolean ok = to_widget(top, from, &x0, &y0) && to_widget(top, to, &x1, &y1);
+        check(t, ok, "the drag's ends are in the top view");
+        if (!ok) return TRUE;
+        allium_view_simulate_drag(top, x0, y0, x1, y1, 6, 0);
+        check(t, guide_count(t) > 0, "the moved outline stays drawn while it compiles");
+        t->box_mins[0] += 3 * grid, t->box_maxs[0] += 3 * grid;
+        t->box_mins[1] -= grid, t->box_maxs[1] -= grid;
+        t->edits++;
+        return FALSE;
+    }
+    if (!compiled_current(t->window)) return FALSE;
+    double mins[3] = {0}, maxs[3] = {0};
+    check(t, brush_bounds(t, t->box_row, mins, maxs) &&
+                 same_box(mins, maxs, t->box_mins, t->box_maxs),
+          "dragging the selected brush moved it by whole grid steps (to %g %g %g)", mins[0],
+          mins[1], mins[2]);
+    check(t, allium_selection_has_brush(t->window->selection, t->box_row),
+          "it is still selected");
+    check_incremental(t, "the move");
+    return TRUE;
+}
+
+gboolean step_nudge_duplicate_delete(SelfTest *t)
+{
+    double grid = allium_preferences_get_grid_size(allium_preferences_get_default());
+    if (!t->step_begun) {
+        /* The top view is the active one: the pointer was last there. */
+        AlliumView *top = top_view(t);
+        g_signal_emit_by_name(top, "activated");
+        check(t, gtk_widget_activate_action(GTK_WIDGET(t->window), "win.nudge", "s", "right"),
+              "win.nudge('right') activated");
+        t->box_mins[0] += grid, t->box_maxs[0] += grid;
+        check(t, gtk_widget_activate_action(GTK_WIDGET(t->window), "win.duplicate", NULL),
+              "win.duplicate activated");
+        guint nb;
+        const gint64 *rows = allium_selection_get_brushes(t->window->selection, &nb);
+        check(t, nb == 1 && rows[0] != t->box_row, "the copy is selected, not the original");
+        t->edits += 2;
+        return FALSE;
+    }
+    if (!t->marked) {
+        if (!compiled_current(t->window)) return FALSE;
+        double mins[3] = {0}, maxs[3] = {0};
+        check(t, brush_bounds(t, t->box_row, mins, maxs) &&
+                     same_box(mins, maxs, t->box_mins, t->box_maxs),
+              "the arrow key moved the brush one grid step right");
+        guint nb;
+        const gint64 *rows = allium_selection_get_brushes(t->window->selection, &nb);
+        double cmins[3], cmaxs[3], emins[3], emaxs[3];
+        for (int k = 0; k < 3; k++) emins[k] = t->box_mins[k], emaxs[k] = t->box_maxs[k];
+        emins[0] += grid, emaxs[0] += grid, emins[1] -= grid, emaxs[1] -= grid;
+        check(t, nb == 1 && brush_bounds(t, rows[0], cmins, cmaxs) &&
+                     same_box(cmins, cmaxs, emins, emaxs),
+              "the copy lies a grid step right and down of the original");
+        check(t, brush_count(t) == t->brushes_before + 2, "the map has the copy");
+        check_incremental(t, "the copy");
+        check(t, gtk_widget_activate_action(GTK_WIDGET(t->window), "win.delete", NULL),
+              "win.delete activated");
+        check(t, allium_selection_is_empty(t->window->selection),
+              "the deleted brush is no longer selected");
+        t->edits++;
+        t->marked = TRUE; /* the deletion is under way */
+        return FALSE;
+    }
+    if (!compiled_current(t->window)) return FALSE;
+    check(t, brush_count(t) == t->brushes_before + 1, "Delete removed the copy");
+    double mins[3] = {0}, maxs[3] = {0};
+    check(t, brush_bounds(t, t->box_row, mins, maxs), "and left the original");
+    check_incremental(t, "the deletion");
+    return TRUE;
+}
+
+gboolean step_band_select(SelfTest *t)
+{
+    AlliumView *top = top_view(t);
+    double grid = allium_preferences_get_grid_size(allium_preferences_get_default());
+    double a[3], b[3], x0, y0, x1, y1;
+    for (int k = 0; k < 3; k++) {
+        a[k] = t->box_mins[k] - 0.5 * grid;
+        b[k] = t->box_maxs[k] + 0.5 * grid;
+    }
+    gboolean ok = to_widget(top, a, &x0, &y0) && to_widget(top, b, &x1, &y1);
+    check(t, ok, "the rectangle is in the top view");
+    if (!ok) return TRUE;
+    allium_selection_clear(t->window->selection);
+    allium_view_simulate_drag(top, x0, y0, x1, y1, 3, 0);
+    check(t, allium_selection_has_brush(t->window->selection, t->box_row),
+          "a rectangle around the brush selects it");
+    /* Whatever else it selected lies inside it too. */
+    guint nb;
+    const gint64 *rows = allium_selection_get_brushes(t->window->selection, &nb);
+    gboolean inside = TRUE;
+    for (guint i = 0; i < nb; i++) {
+        double mins[3] = {0}, maxs[3] = {0};
+        if (!brush_bounds(t, rows[i], mins, maxs)) continue;
+        inside = inside && mins[0] >= a[0] && maxs[0] <= b[0] && mins[1] >= a[1] && maxs[1] <= b[1];
+    }
+    check(t, inside, "every brush it selected (%u) lies inside it", nb);
+    check(t, guide_count(t) == 0, "the rectangle is gone once released");
+    return TRUE;
+}
+
+gboolean step_undo_editing(SelfTest *t)
+{
+    AlliumDocument *doc = allium_window_get_document(t->window);
+    if (!t->step_begun) {
+        for (int i = 0; i < t->edits; i++)
+            gtk_widget_activate_action(GTK_WIDGET(t->window), "win.undo", NULL);
+        check(t, !allium_document_can_undo(doc), "undoing the %d editing steps leaves no history",
+              t->edits);
+        return FALSE;
+    }
+    if (!compiled_current(t->window)) return FALSE;
+    double mins[3] = {0}, maxs[3] = {0};
+    check(t, brush_count(t) == t->brushes_before && !brush_bounds(t, t->box_row, mins, maxs),
+          "the map is back to its %d brushes", t->brushes_before);
+    return TRUE;
+}

@@ -1,0 +1,72 @@
+/* Inside the GUI self-test: the state shared by its files (allium-self-test.c, the
+ * steps that open, show and light maps; allium-self-test-edit.c, the editing steps) and
+ * the helpers they use. */
+#pragma once
+
+#include "allium-application.h"
+#include "allium-window-private.h"
+#include "store/document.h"
+
+#include <gtk/gtk.h>
+
+G_BEGIN_DECLS
+
+typedef struct _SelfTest SelfTest;
+
+/* A step returns TRUE when it is done, FALSE to be polled again (until its timeout). */
+typedef gboolean (*StepFunc)(SelfTest *t);
+
+struct _SelfTest {
+    AlliumApplication *app; /* owned */
+    char *dir;
+    char *sample_path;
+    AlliumWindow *window;   /* owned: the sample's window */
+    AlliumWindow *second;   /* owned: the second map's window */
+    GtkWindow *dialog;      /* owned: the dialog being looked at */
+    int step;
+    gboolean step_begun;
+    gboolean settled;       /* the step waited once for layout and frames to settle */
+    gboolean marked;        /* the step marked the frame count (mark_frames) */
+    gint64 step_started_us;
+    gint64 resume_us;       /* do nothing until then (let frames settle) */
+    guint frames_mark;      /* frames of the watched view when an action was taken */
+    GdkTexture *previous;   /* the last screenshot, to see that an action changed it */
+    gboolean previous_lit;  /* the solver had finished when it was taken */
+    GPtrArray *failures;
+    int checks;
+    char *original_message;
+    al_doc *writer;         /* holds a map open for writing, as another program would */
+    guint lightmaps;        /* "lit" emissions of the sample's document */
+
+    /* editing steps */
+    int brushes_before;     /* the sample's brushes before them */
+    gint64 box_row;         /* the brush drawn with the brush tool */
+    double box_mins[3], box_maxs[3]; /* where it should be now */
+    int edits;              /* undoable steps they made */
+};
+
+/* Counts a check and prints it; a failed one is listed at the end. */
+void check(SelfTest *t, gboolean ok, const char *format, ...) G_GNUC_PRINTF(3, 4);
+/* NAME in the test's folder; free with g_free. */
+char *dir_file(SelfTest *t, const char *name);
+AlliumView *view_3d(SelfTest *t);
+/* Takes screenshot NAME of WINDOW into the test's folder (a new reference, or NULL). */
+GdkTexture *screenshot(SelfTest *t, GtkWidget *window, const char *name);
+/* Takes screenshot NAME of the sample's window, checks the 3D view is drawn and, when
+ * CHANGE names what was done, that it changed the picture. */
+void shoot_and_compare(SelfTest *t, const char *name, const char *change);
+/* FALSE the first time in a step, and the next poll comes after a pause. */
+gboolean settle(SelfTest *t);
+void mark_frames(SelfTest *t);
+gboolean new_frames(SelfTest *t);
+/* Whether WINDOW's document has published the snapshot of its newest edit. */
+gboolean compiled_current(AlliumWindow *window);
+
+/* allium-self-test-edit.c */
+gboolean step_brush_tool(SelfTest *t);
+gboolean step_move_drag(SelfTest *t);
+gboolean step_nudge_duplicate_delete(SelfTest *t);
+gboolean step_band_select(SelfTest *t);
+gboolean step_undo_editing(SelfTest *t);
+
+G_END_DECLS

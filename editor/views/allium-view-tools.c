@@ -1,0 +1,511 @@
+/* The editing tools of a view: what a left drag does when it is not an orbit.
+ *
+ * Select tool: a drag that starts on something selected (in a 2D view: within a selected
+ * item's outline) moves the selection (2D views in their plane, the 3D view horizontally,
+ * at the height where the drag began), by whole
+ * grid steps; a drag that starts anywhere else in a 2D view draws a rectangle and selects
+ * the brushes and entities inside it (Shift: adds them). Brush tool: a drag in a 2D view
+ * draws a box on the grid, as deep as the selected brush (the one drawn last) or eight
+ * grid steps; in the 3D view it draws the box on the surface where the drag began and
+ * raises it by that depth. Releasing commits one undoable edit; until the compile of it
+ * arrives, the guides keep showing where things went.
+ *
+ * While dragging, every view of the window shows the tool's guides (AlliumSelection), and
+ * this view's header shows the move or the box's size.
+ */
+#include "allium-config.h"
+
+#include "allium-view-private.h"
+
+#include "allium-preferences.h"
+
+#include <glib/gi18n.h>
+#include <math.h>
+#include <string.h>
+
+/* Guides beyond this many points are replaced by the selection's box. */
+#define MAX_GUIDE_POINTS 200000
+/* A new box's depth when nothing is selected, in grid steps. */
+#define DEFAULT_DEPTH_STEPS 8
+
+/* --- static helpers ------------------------------------------------------------------ */
+
+static double grid_size(void)
+{
+    return allium_preferences_get_grid_size(allium_preferences_get_default());
+}
+
+/* Where the ray through widget point (X, Y) meets the plane of AXIS at coordinate AT. */
+static gboolean point_on_plane(AlliumView *self, double x, double y, int axis, double at,
+                               double out[3])
+{
+    double scale = allium_view_scale(self), origin[3], dir[3];
+    al_camera_ray(&self->camera, x * scale, y * scale, origin, dir);
+    if (fabs(dir[axis]) < 1e-9) return FALSE;
+    double t = (at - origin[axis]) / dir[axis];
+    if (!(t >= 0) || !isfinite(t)) return FALSE;
+    for (int k = 0; k < 3; k++) out[k] = origin[k] + t * dir[k];
+    out[axis] = at;
+    return TRUE;
+}
+
+/* The axis a 2D view looks along; in the 3D view, the drag plane's. */
+static int depth_axis(AlliumView *self)
+{
+    if (self->kind == AL_VIEW_3D) return self->edit_axis;
+    int r, u, d;
+    al_view_axes(self->kind, &r, &u, &d);
+    return d;
+}
+
+/* What the header shows while dragging ("" when done). */
+static void set_tool_info(AlliumView *self, const char *text)
+{
+    g_strlcpy(self->tool_info, text, sizeof self->tool_info);
+    allium_view_queue_render(self);
+}
+
+static void add_segment(GArray *points, const double a[3], const double b[3])
+{
+    g_array_append_vals(points, a, 1);
+    g_array_append_vals(points, b, 1);
+}
+
+static void add_box_edges(GArray *points, const double lo[3], const double hi[3],
+                          const double offset[3])
+{
+    for (int axis = 0; axis < 3; axis++) {
+        int b = (axis + 1) % 3, c = (axis + 2) % 3;
+        for (int corner = 0; corner < 4; corner++) {
+            double p[3], q[3];
+            p[b] = q[b] = (corner & 1) ? hi[b] : lo[b];
+            p[c] = q[c] = (corner & 2) ? hi[c] : lo[c];
+            p[axis] = lo[axis];
+            q[axis] = hi[axis];
+            for (int k = 0; k < 3; k++) p[k] += offset[k], q[k] += offset[k];
+            add_segment(points, p, q);
+        }
+    }
+}
+
+/* The outlines of the selection moved by OFFSET: every polygon edge of the selected
+ * brushes, and the boxes of the selected entities (the selection's box when that is too
+ * much to draw each frame). */
+static void selection_guides(AlliumView *self, const double offset[3], GArray *points)
+{
+    AlliumSnapshot *snap = allium_view_get_snapshot(self);
+    if (!snap || !snap->scene || !self->selection) return;
+    const al_face_polys *polys = &snap->polys;
+    guint count;
+    const gint64 *rows = allium_selection_get_brushes(self->selection, &count);
+    for (guint i = 0; i < count && points->len < MAX_GUIDE_POINTS; i++) {
+        int b = allium_snapshot_brush_index(snap, rows[i]);
+        if (b < 0 || b >= polys->brush_count) continue;
+        for (int f = polys->brush_first[b]; f < polys->brush_first[b + 1]; f++) {
+            const al_face_poly *fp = &polys->faces[f];
+            for (int k = 0; k < fp->point_count; k++) {
+                double a[3], z[3];
+                const double *p = polys->points[fp->first_point + k];
+                const double *q = polys->points[fp->first_point + (k + 1) % fp->point_count];
+                for (int j = 0; j < 3; j++) a[j] = p[j] + offset[j], z[j] = q[j] + offset[j];
+                add_segment(points, a, z);
+            }
+        }
+    }
+    rows = allium_selection_get_entities(self->selection, &count);
+    for (guint i = 0; i < count; i++) {
+        double lo[3], hi[3];
+        int e = allium_snapshot_entity_index(snap, rows[i]);
+        if (e >= 0 && al_scene_entity_bounds(snap->scene, e, lo, hi))
+            add_box_edges(points, lo, hi, offset);
+    }
+    if (points->len >= MAX_GUIDE_POINTS) {
+        double lo[3], hi[3];
+        g_array_set_size(points, 0);
+        if (allium_view_selection_bounds(self, FALSE, lo, hi)) add_box_edges(points, lo, hi, offset);
+    }
+}
+
+static void publish_guides(AlliumView *self, GArray *points, guint64 until)
+{
+    if (self->selection)
+        allium_selection_set_guides(self->selection, (const double(*)[3]) (gpointer) points->data,
+                                    points->len, until);
+}
+
+static void clear_guides(AlliumView *self)
+{
+    if (self->selection) allium_selection_set_guides(self->selection, NULL, 0, 0);
+}
+
+/* Whether the pick is something selected. */
+static gboolean pick_is_selected(AlliumView *self, const AlliumSnapshot *snap, const al_pick *pick)
+{
+    if (!self->selection) return FALSE;
+    if (pick->kind == AL_PICK_FACE && snap->input.brush_ids)
+        return allium_selection_has_brush(self->selection, snap->input.brush_ids[pick->brush]);
+    if (pick->kind == AL_PICK_ENTITY && snap->input.entity_ids)
+        return allium_selection_has_entity(self->selection, snap->input.entity_ids[pick->entity]);
+    return FALSE;
+}
+
+/* Whether POINT lies, on a 2D view's two axes, within the bounds of a selected brush or
+ * entity: there a drag moves the selection (whatever covers it seen from above). */
+static gboolean in_selection_2d(AlliumView *self, const AlliumSnapshot *snap, const double point[3])
+{
+    if (!snap->scene) return FALSE;
+    int r, u, d;
+    al_view_axes(self->kind, &r, &u, &d);
+    for (int pass = 0; pass < 2; pass++) {
+        guint count;
+        const gint64 *rows = pass == 0 ? allium_selection_get_brushes(self->selection, &count)
+                                       : allium_selection_get_entities(self->selection, &count);
+        for (guint i = 0; i < count; i++) {
+            double lo[3], hi[3];
+            gboolean ok;
+            if (pass == 0) {
+                int b = allium_snapshot_brush_index(snap, rows[i]);
+                ok = b >= 0 && al_scene_brush_bounds(snap->scene, b, lo, hi);
+            } else {
+                int e = allium_snapshot_entity_index(snap, rows[i]);
+                ok = e >= 0 && al_scene_entity_bounds(snap->scene, e, lo, hi);
+            }
+            if (ok && point[r] >= lo[r] && point[r] <= hi[r] && point[u] >= lo[u] &&
+                point[u] <= hi[u])
+                return TRUE;
+        }
+    }
+    return FALSE;
+}
+
+/* The depth range of a new box along AXIS: the selected brush's, or DEFAULT_DEPTH_STEPS
+ * grid steps up from FLOOR. */
+static void box_depth(AlliumView *self, int axis, double floor_at, double sign, double *lo,
+                      double *hi)
+{
+    double mins[3], maxs[3];
+    double depth = DEFAULT_DEPTH_STEPS * grid_size();
+    gboolean selected = self->selection && allium_view_selection_bounds(self, FALSE, mins, maxs);
+    if (self->kind != AL_VIEW_3D) {
+        if (selected) {
+            *lo = mins[axis];
+            *hi = maxs[axis];
+        } else {
+            *lo = floor_at;
+            *hi = floor_at + depth;
+        }
+        return;
+    }
+    if (selected && maxs[axis] > mins[axis]) depth = maxs[axis] - mins[axis];
+    *lo = sign > 0 ? floor_at : floor_at - depth;
+    *hi = sign > 0 ? floor_at + depth : floor_at;
+}
+
+/* The material of a new brush: the selected brush's first face's, or the map's first. */
+static const char *new_brush_material(AlliumView *self)
+{
+    AlliumSnapshot *snap = allium_view_get_snapshot(self);
+    if (!snap) return "wall";
+    const al_input *in = &snap->input.input;
+    if (self->selection) {
+        guint count;
+        const gint64 *rows = allium_selection_get_brushes(self->selection, &count);
+        for (guint i = count; i-- > 0;) {
+            int b = allium_snapshot_brush_index(snap, rows[i]);
+            if (b >= 0 && in->brushes[b].face_count > 0) {
+                int m = in->faces[in->brushes[b].first_face].material;
+                if (m >= 0 && m < in->material_count) return in->materials[m].name;
+            }
+        }
+    }
+    return in->material_count > 0 ? in->materials[0].name : "wall";
+}
+
+static void report_error(AlliumView *self, GError *error)
+{
+    allium_view_emit_edit_error(self, error->message);
+    g_error_free(error);
+}
+
+/* --- the three drags ----------------------------------------------------------------- */
+
+static void update_move(AlliumView *self, const double point[3])
+{
+    double grid = grid_size();
+    int axis = depth_axis(self);
+    for (int k = 0; k < 3; k++)
+        self->edit_delta[k] = k == axis ? 0 : al_snap(point[k] - self->edit_from[k], grid);
+    g_autoptr(GArray) points = g_array_new(FALSE, FALSE, sizeof(double[3]));
+    selection_guides(self, self->edit_delta, points);
+    publish_guides(self, points, 0);
+    g_autofree char *text = g_strdup_printf(_("Move %g %g %g"), self->edit_delta[0],
+                                            self->edit_delta[1], self->edit_delta[2]);
+    set_tool_info(self, text);
+}
+
+static void update_box(AlliumView *self, const double point[3])
+{
+    double grid = grid_size();
+    int axis = depth_axis(self);
+    for (int k = 0; k < 3; k++) {
+        if (k == axis) continue;
+        double a = al_snap(self->edit_from[k], grid), b = al_snap(point[k], grid);
+        self->edit_mins[k] = MIN(a, b);
+        self->edit_maxs[k] = MAX(a, b);
+    }
+    box_depth(self, axis, self->edit_plane, self->edit_sign, &self->edit_mins[axis],
+              &self->edit_maxs[axis]);
+    g_autoptr(GArray) points = g_array_new(FALSE, FALSE, sizeof(double[3]));
+    static const double none[3] = {0, 0, 0};
+    add_box_edges(points, self->edit_mins, self->edit_maxs, none);
+    publish_guides(self, points, 0);
+    g_autofree char *text =
+        g_strdup_printf(_("Box %g × %g × %g"), self->edit_maxs[0] - self->edit_mins[0],
+                        self->edit_maxs[1] - self->edit_mins[1],
+                        self->edit_maxs[2] - self->edit_mins[2]);
+    set_tool_info(self, text);
+}
+
+static void update_band(AlliumView *self, const double point[3])
+{
+    int r, u, d;
+    al_view_axes(self->kind, &r, &u, &d);
+    for (int k = 0; k < 3; k++) {
+        self->edit_mins[k] = MIN(self->edit_from[k], point[k]);
+        self->edit_maxs[k] = MAX(self->edit_from[k], point[k]);
+    }
+    double corners[4][3];
+    for (int c = 0; c < 4; c++) {
+        corners[c][r] = (c == 1 || c == 2) ? self->edit_maxs[r] : self->edit_mins[r];
+        corners[c][u] = c >= 2 ? self->edit_maxs[u] : self->edit_mins[u];
+        corners[c][d] = self->camera.position[d];
+    }
+    g_autoptr(GArray) points = g_array_new(FALSE, FALSE, sizeof(double[3]));
+    for (int c = 0; c < 4; c++) add_segment(points, corners[c], corners[(c + 1) % 4]);
+    publish_guides(self, points, 0);
+}
+
+static void commit_move(AlliumView *self)
+{
+    if (self->edit_delta[0] == 0 && self->edit_delta[1] == 0 && self->edit_delta[2] == 0) {
+        clear_guides(self);
+        return;
+    }
+    guint nb, ne;
+    const gint64 *brushes = allium_selection_get_brushes(self->selection, &nb);
+    const gint64 *entities = allium_selection_get_entities(self->selection, &ne);
+    GError *error = NULL;
+    if (!allium_document_move(self->document, brushes, nb, entities, ne, self->edit_delta,
+                              &error)) {
+        clear_guides(self);
+        report_error(self, error);
+        return;
+    }
+    /* The guides stay where the selection went until its compile arrives. */
+    guint count;
+    const double(*guides)[3] = allium_selection_get_guides(self->selection, &count);
+    g_autoptr(GArray) points = g_array_new(FALSE, FALSE, sizeof(double[3]));
+    g_array_append_vals(points, guides, count);
+    publish_guides(self, points, allium_document_get_generation(self->document));
+}
+
+static void commit_box(AlliumView *self)
+{
+    for (int k = 0; k < 3; k++) {
+        if (!(self->edit_maxs[k] > self->edit_mins[k])) {
+            clear_guides(self); /* flat: a click, not a box */
+            return;
+        }
+    }
+    GError *error = NULL;
+    gint64 row = 0;
+    if (!allium_document_add_box(self->document, self->edit_mins, self->edit_maxs,
+                                 new_brush_material(self), &row, &error)) {
+        clear_guides(self);
+        report_error(self, error);
+        return;
+    }
+    allium_selection_select_brush(self->selection, row, ALLIUM_SELECT_REPLACE);
+    g_autoptr(GArray) points = g_array_new(FALSE, FALSE, sizeof(double[3]));
+    static const double none[3] = {0, 0, 0};
+    add_box_edges(points, self->edit_mins, self->edit_maxs, none);
+    publish_guides(self, points, allium_document_get_generation(self->document));
+}
+
+static void commit_band(AlliumView *self)
+{
+    clear_guides(self);
+    AlliumSnapshot *snap = allium_view_get_snapshot(self);
+    if (!snap || !snap->scene) return;
+    int r, u, d;
+    al_view_axes(self->kind, &r, &u, &d);
+    /* Inside: the bounds lie within the rectangle on the view's two axes. */
+#define INSIDE(lo, hi)                                                                          \
+    ((lo)[r] >= self->edit_mins[r] && (hi)[r] <= self->edit_maxs[r] &&                         \
+     (lo)[u] >= self->edit_mins[u] && (hi)[u] <= self->edit_maxs[u])
+    g_autoptr(GArray) brushes = g_array_new(FALSE, FALSE, sizeof(gint64));
+    const al_face_polys *polys = &snap->polys;
+    for (int b = 0; b < polys->brush_count && snap->input.brush_ids; b++) {
+        if (polys->brush_first[b] == polys->brush_first[b + 1]) continue;
+        if (INSIDE(polys->brush_mins[b], polys->brush_maxs[b]))
+            g_array_append_val(brushes, snap->input.brush_ids[b]);
+    }
+    AlliumSelectMode mode = self->edit_add ? ALLIUM_SELECT_TOGGLE : ALLIUM_SELECT_REPLACE;
+    allium_selection_select_brushes(self->selection, (const gint64 *) (gpointer) brushes->data,
+                                    brushes->len, mode);
+    for (int e = 1; e < snap->input.input.entity_count && snap->input.entity_ids; e++) {
+        double lo[3], hi[3];
+        gint64 row = snap->input.entity_ids[e];
+        if (al_scene_entity_bounds(snap->scene, e, lo, hi) && INSIDE(lo, hi) &&
+            !allium_selection_has_entity(self->selection, row))
+            allium_selection_select_entity(self->selection, row, ALLIUM_SELECT_TOGGLE);
+    }
+#undef INSIDE
+}
+
+/* --- internal API (allium-view-private.h) ------------------------------------------ */
+
+gboolean allium_view_tool_begin(AlliumView *self, double x, double y, GdkModifierType state)
+{
+    self->edit = EDIT_NONE;
+    AlliumSnapshot *snap = allium_view_get_snapshot(self);
+    if (!snap || !self->document || !self->selection) return FALSE;
+    if (allium_document_get_read_only(self->document) && self->tool == ALLIUM_TOOL_BRUSH)
+        return FALSE;
+    al_pick pick;
+    gboolean picked = snap->scene && allium_view_pick_at(self, x, y, &pick);
+    self->edit_add = (state & (GDK_SHIFT_MASK | GDK_CONTROL_MASK)) != 0;
+
+    if (self->kind == AL_VIEW_3D) {
+        if (!picked) return FALSE;
+        if (self->tool == ALLIUM_TOOL_BRUSH) {
+            /* On the surface: its dominant axis, at the grid line nearest the point. */
+            int a = 0;
+            for (int k = 1; k < 3; k++)
+                if (fabs(pick.normal[k]) > fabs(pick.normal[a])) a = k;
+            self->edit_axis = a;
+            self->edit_sign = pick.normal[a] >= 0 ? 1 : -1;
+            self->edit_plane = al_snap(pick.point[a], grid_size());
+            self->edit = EDIT_BOX;
+        } else if (pick_is_selected(self, snap, &pick)) {
+            self->edit_axis = 2;
+            self->edit_plane = pick.point[2];
+            self->edit = EDIT_MOVE;
+        } else {
+            return FALSE;
+        }
+        if (!point_on_plane(self, x, y, self->edit_axis, self->edit_plane, self->edit_from)) {
+            self->edit = EDIT_NONE;
+            return FALSE;
+        }
+    } else {
+        int r, u, d;
+        al_view_axes(self->kind, &r, &u, &d);
+        self->edit_axis = d;
+        self->edit_sign = 1;
+        if (!point_on_plane(self, x, y, d, self->camera.position[d], self->edit_from))
+            return FALSE;
+        if (self->tool == ALLIUM_TOOL_BRUSH) self->edit = EDIT_BOX;
+        else if (in_selection_2d(self, snap, self->edit_from)) self->edit = EDIT_MOVE;
+        else self->edit = EDIT_BAND;
+        /* The floor of a box drawn with nothing selected: a grid step under the 3D
+         * camera, when this view marks it (so the box is near what the designer looks
+         * at). */
+        self->edit_plane = self->has_eye ? al_snap(self->eye[d], grid_size()) - grid_size() : 0;
+    }
+    if (self->edit == EDIT_MOVE && allium_document_get_read_only(self->document)) {
+        self->edit = EDIT_NONE;
+        return FALSE;
+    }
+    memset(self->edit_delta, 0, sizeof self->edit_delta);
+    allium_view_tool_update(self, x, y);
+    return TRUE;
+}
+
+void allium_view_tool_update(AlliumView *self, double x, double y)
+{
+    if (self->edit == EDIT_NONE) return;
+    int axis = depth_axis(self);
+    double at = self->kind == AL_VIEW_3D ? self->edit_plane : self->camera.position[axis];
+    double point[3];
+    if (!point_on_plane(self, x, y, axis, at, point)) return;
+    switch (self->edit) {
+    case EDIT_MOVE:
+        update_move(self, point);
+        break;
+    case EDIT_BOX:
+        update_box(self, point);
+        break;
+    case EDIT_BAND:
+        update_band(self, point);
+        break;
+    default:
+        break;
+    }
+}
+
+void allium_view_tool_end(AlliumView *self, double x, double y)
+{
+    if (self->edit == EDIT_NONE) return;
+    allium_view_tool_update(self, x, y);
+    int edit = self->edit;
+    self->edit = EDIT_NONE;
+    set_tool_info(self, "");
+    switch (edit) {
+    case EDIT_MOVE:
+        commit_move(self);
+        break;
+    case EDIT_BOX:
+        commit_box(self);
+        break;
+    case EDIT_BAND:
+        commit_band(self);
+        break;
+    default:
+        break;
+    }
+}
+
+void allium_view_tool_cancel(AlliumView *self)
+{
+    if (self->edit == EDIT_NONE) return;
+    self->edit = EDIT_NONE;
+    set_tool_info(self, "");
+    clear_guides(self);
+}
+
+gboolean allium_view_tool_active(AlliumView *self)
+{
+    return self->edit != EDIT_NONE;
+}
+
+/* --- public API (allium-view.h) ----------------------------------------------------- */
+
+gboolean allium_view_nudge_vector(AlliumView *self, const char *direction, double out[3])
+{
+    g_return_val_if_fail(ALLIUM_IS_VIEW(self), FALSE);
+    memset(out, 0, 3 * sizeof out[0]);
+    int right, up, depth;
+    double right_sign = 1, up_sign = 1;
+    if (self->kind == AL_VIEW_3D) {
+        /* The horizontal axes nearest the camera's right and forward. */
+        double f[3], r[3], u[3];
+        al_camera_basis(&self->camera, f, r, u);
+        right = fabs(r[0]) >= fabs(r[1]) ? 0 : 1;
+        right_sign = r[right] >= 0 ? 1 : -1;
+        up = 1 - right;
+        up_sign = f[up] >= 0 ? 1 : -1;
+        depth = 2;
+    } else {
+        al_view_axes(self->kind, &right, &up, &depth);
+    }
+    double step = grid_size();
+    if (g_str_equal(direction, "right")) out[right] = right_sign * step;
+    else if (g_str_equal(direction, "left")) out[right] = -right_sign * step;
+    else if (g_str_equal(direction, "up")) out[up] = up_sign * step;
+    else if (g_str_equal(direction, "down")) out[up] = -up_sign * step;
+    else if (g_str_equal(direction, "raise")) out[depth] = step;
+    else if (g_str_equal(direction, "lower")) out[depth] = -step;
+    else return FALSE;
+    return TRUE;
+}
