@@ -30,6 +30,7 @@ struct _AlliumApplication {
     char *self_test_dir;  /* --self-test DIR */
     char *import_dir;     /* where .map files from read-only folders go; NULL: default */
     int benchmark_frames; /* --benchmark-frames N; 0: not benchmarking */
+    int benchmark_edits;  /* --benchmark-edits N; 0: not benchmarking edits */
 
     /* borrowed references */
     GtkRecentManager *recent;
@@ -454,6 +455,14 @@ static gint allium_application_handle_local_options(GApplication *application,
         }
         self->benchmark_frames = frames;
     }
+    int edits = 0;
+    if (g_variant_dict_lookup(options, "benchmark-edits", "i", &edits)) {
+        if (edits < 1) {
+            g_printerr("%s\n", _("--benchmark-edits needs a positive number of edits"));
+            return 2;
+        }
+        self->benchmark_edits = edits;
+    }
     if (g_variant_dict_contains(options, "version")) {
         g_print("allium %s\n", ALLIUM_VERSION);
         return 0;
@@ -466,8 +475,8 @@ static void allium_application_activate(GApplication *application)
     AlliumApplication *self = ALLIUM_APPLICATION(application);
     if (self->self_test_dir) {
         allium_self_test_start(self, self->self_test_dir);
-    } else if (self->benchmark_frames > 0) {
-        g_printerr("%s\n", _("usage: allium --benchmark-frames N MAP"));
+    } else if (self->benchmark_frames > 0 || self->benchmark_edits > 0) {
+        g_printerr("%s\n", _("usage: allium --benchmark-frames N MAP, allium --benchmark-edits N MAP"));
         self->exit_status = 2;
     } else {
         open_default(self);
@@ -479,8 +488,8 @@ static void allium_application_open(GApplication *application, GFile **files, gi
 {
     (void) hint;
     AlliumApplication *self = ALLIUM_APPLICATION(application);
-    if (self->benchmark_frames > 0) {
-        allium_benchmark_start(self, self->benchmark_frames, files[0]);
+    if (self->benchmark_frames > 0 || self->benchmark_edits > 0) {
+        allium_benchmark_start(self, self->benchmark_frames, self->benchmark_edits, files[0]);
         return;
     }
     if (self->self_test_dir) {
@@ -521,6 +530,10 @@ static void allium_application_init(AlliumApplication *self)
          N_("Run the GUI self-test, writing screenshots into DIR"), N_("DIR")},
         {"benchmark-frames", 0, 0, G_OPTION_ARG_INT, NULL,
          N_("Open MAP, draw N frames in the 3D view and print the timings as JSON"), N_("N")},
+        {"benchmark-edits", 0, 0, G_OPTION_ARG_INT, NULL,
+         N_("Open MAP, move N brushes one at a time and print the time from each edit to the "
+            "frame showing it, as JSON"),
+         N_("N")},
         {"version", 0, 0, G_OPTION_ARG_NONE, NULL, N_("Print the version and exit"), NULL},
         {NULL, 0, 0, 0, NULL, NULL, NULL},
     };

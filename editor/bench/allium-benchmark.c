@@ -1,4 +1,6 @@
-/* The frame benchmark: allium --benchmark-frames N MAP.
+/* The editor's benchmarks.
+ *
+ * Frames: allium --benchmark-frames N MAP.
  *
  * Opens MAP in a 1280x720 window showing only the 3D view (the camera where a designer's
  * would be: at the player start, or over the whole map), waits for the compile, then
@@ -10,6 +12,18 @@
  *    "faces_drawn_median": ..., "faces": ...}
  *
  * open_ms runs from the process's start to the first frame drawn with the compiled map.
+ * Edits: allium --benchmark-edits N MAP. Opens MAP the same way, then moves a random brush
+ * (a fixed sequence) one grid step (16 units) along a random axis, waits for the frame that
+ * shows the edit compiled, and goes on with the next, N times; the light job refines each
+ * state meanwhile, as it would while a designer works. Prints
+ *
+ *   {"edits": N, "edit_to_frame_ms": {"median": ..., "p95": ...}, "world_ms": {...},
+ *    "light_ms": {...}, "blocks_built": {"median": ...}, "blocks": ...}
+ *
+ * edit_to_frame_ms runs from the edit's call to the end of the first frame drawn with its
+ * snapshot; world_ms is the world's update in it (onion trees, portals, coarse PVS),
+ * light_ms the solver's patches and direct light. The edits are undone at the end.
+ *
  * A .map is imported into the user's cache folder once (again when the .map is newer),
  * so that later runs measure opening a document with a warm compile cache.
  */
@@ -31,6 +45,14 @@ typedef struct {
     AlliumWindow *window;   /* borrowed: the window owns this struct */
     AlliumView *view;       /* borrowed: the window's 3D view */
     int frames;             /* to measure */
+    int edits;              /* to make (frames 0) */
+    GArray *edit_ms, *world_ms, *light_ms, *blocks_built; /* double per edit */
+    int blocks;
+    guint32 seed;
+    gint64 edit_started_us;
+    guint64 edit_generation; /* of the edit waited for; 0: none */
+    gboolean edit_compiled;  /* its snapshot is published: the next frame shows it */
+    int edits_made;
     GArray *ms;             /* double per measured frame */
     GArray *faces;          /* int per measured frame */
     double open_ms;         /* < 0 until the first frame with the map */
@@ -99,9 +121,28 @@ static void report(Bench *b)
     fflush(stdout);
 }
 
+static void report_edits(Bench *b)
+{
+    GArray *all[] = {b->edit_ms, b->world_ms, b->light_ms, b->blocks_built};
+    for (guint i = 0; i < G_N_ELEMENTS(all); i++) g_array_sort(all[i], compare_double);
+    g_print("{\"edits\": %u, \"edit_to_frame_ms\": {\"median\": %.1f, \"p95\": %.1f}, "
+            "\"world_ms\": {\"median\": %.1f, \"p95\": %.1f}, "
+            "\"light_ms\": {\"median\": %.1f, \"p95\": %.1f}, "
+            "\"blocks_built\": {\"median\": %.0f}, \"blocks\": %d, \"open_ms\": %.1f}\n",
+            b->edit_ms->len, percentile(b->edit_ms, 0.5), percentile(b->edit_ms, 0.95),
+            percentile(b->world_ms, 0.5), percentile(b->world_ms, 0.95),
+            percentile(b->light_ms, 0.5), percentile(b->light_ms, 0.95),
+            percentile(b->blocks_built, 0.5), b->blocks, b->open_ms);
+    fflush(stdout);
+}
+
 static void bench_free(gpointer data)
 {
     Bench *b = data;
+    g_array_unref(b->edit_ms);
+    g_array_unref(b->world_ms);
+    g_array_unref(b->light_ms);
+    g_array_unref(b->blocks_built);
     g_array_unref(b->ms);
     g_array_unref(b->faces);
     g_clear_handle_id(&b->watchdog, g_source_remove);
@@ -149,6 +190,66 @@ static gboolean turn_cb(GtkWidget *widget, GdkFrameClock *clock, gpointer data)
     return G_SOURCE_CONTINUE;
 }
 
+static guint32 next_random(Bench *b)
+{
+    b->seed = b->seed * 1664525u + 1013904223u;
+    return b->seed >> 8;
+}
+
+/* Moves a random brush one grid step (from an idle callback: not inside a frame). */
+static gboolean edit_cb(gpointer data)
+{
+    Bench *b = data;
+    if (b->done) return G_SOURCE_REMOVE;
+    AlliumDocument *doc = allium_window_get_document(b->window);
+    AlliumSnapshot *snap = doc ? allium_document_get_snapshot(doc) : NULL;
+    if (!snap || !snap->world || snap->input.input.brush_count == 0) {
+        g_printerr("benchmark: the map has no compiled brushes to move\n");
+        quit(b, 1);
+        return G_SOURCE_REMOVE;
+    }
+    gint64 row = snap->input.brush_ids[next_random(b) % (guint32) snap->input.input.brush_count];
+    double delta[3] = {0, 0, 0};
+    guint32 r = next_random(b);
+    delta[r % 3] = (r & 8) ? 16 : -16;
+    b->edit_started_us = g_get_monotonic_time();
+    b->edit_compiled = FALSE;
+    GError *error = NULL;
+    if (!allium_document_move(doc, &row, 1, NULL, 0, delta, &error)) {
+        g_printerr("benchmark: %s\n", error->message);
+        g_error_free(error);
+        quit(b, 1);
+        return G_SOURCE_REMOVE;
+    }
+    b->edits_made++;
+    b->edit_generation = allium_document_get_generation(doc);
+    return G_SOURCE_REMOVE;
+}
+
+static void compiled_cb(AlliumDocument *doc, Bench *b)
+{
+    AlliumSnapshot *snap = allium_document_get_snapshot(doc);
+    if (!b->edit_generation || !snap || snap->generation != b->edit_generation) return;
+    double world = snap->ms_compile, light = snap->ms_light, built = snap->blocks_built;
+    g_array_append_val(b->world_ms, world);
+    g_array_append_val(b->light_ms, light);
+    g_array_append_val(b->blocks_built, built);
+    b->blocks = snap->blocks;
+    b->edit_compiled = TRUE;
+    allium_view_queue_render(b->view);
+}
+
+/* Undoes the benchmark's edits, so that the imported document is as it was, and quits
+ * (from an idle callback: not inside a frame). */
+static gboolean finish_edits_cb(gpointer data)
+{
+    Bench *b = data;
+    AlliumDocument *doc = allium_window_get_document(b->window);
+    for (int i = 0; doc && i < b->edits_made; i++) allium_document_undo(doc, NULL);
+    quit(b, 0);
+    return G_SOURCE_REMOVE;
+}
+
 static void frame_cb(AlliumView *view, double ms, const al_draw_stats *stats, gpointer data)
 {
     Bench *b = data;
@@ -156,8 +257,28 @@ static void frame_cb(AlliumView *view, double ms, const al_draw_stats *stats, gp
     if (b->open_ms < 0) {
         if (allium_view_get_frames_drawn(view) == 0) return; /* no map yet */
         b->open_ms = (double) (g_get_monotonic_time() - allium_application_get_started_us(b->app)) / 1000.0;
+        if (b->edits > 0) {
+            g_signal_connect(allium_window_get_document(b->window), "compiled",
+                             G_CALLBACK(compiled_cb), b);
+            g_idle_add(edit_cb, b);
+            return;
+        }
         /* That first frame also uploaded the scene: it is not one of the measured ones. */
         b->tick = gtk_widget_add_tick_callback(GTK_WIDGET(view), turn_cb, b, NULL);
+        return;
+    }
+    if (b->edits > 0) {
+        if (!b->edit_compiled) return;
+        double edit = (double) (g_get_monotonic_time() - b->edit_started_us) / 1000.0;
+        g_array_append_val(b->edit_ms, edit);
+        b->edit_compiled = FALSE;
+        b->edit_generation = 0;
+        if ((int) b->edit_ms->len >= b->edits) {
+            report_edits(b);
+            g_idle_add(finish_edits_cb, b);
+        } else {
+            g_idle_add(edit_cb, b);
+        }
         return;
     }
     g_array_append_val(b->ms, ms);
@@ -206,11 +327,17 @@ static gboolean poll_failure_cb(gpointer data)
 
 /* --- public API ---------------------------------------------------------------------- */
 
-void allium_benchmark_start(AlliumApplication *app, int frames, GFile *map)
+void allium_benchmark_start(AlliumApplication *app, int frames, int edits, GFile *map)
 {
     Bench *b = g_new0(Bench, 1);
     b->app = g_object_ref(app);
     b->frames = frames;
+    b->edits = frames > 0 ? 0 : edits;
+    b->seed = 12345;
+    b->edit_ms = g_array_new(FALSE, FALSE, sizeof(double));
+    b->world_ms = g_array_new(FALSE, FALSE, sizeof(double));
+    b->light_ms = g_array_new(FALSE, FALSE, sizeof(double));
+    b->blocks_built = g_array_new(FALSE, FALSE, sizeof(double));
     b->open_ms = -1;
     b->ms = g_array_new(FALSE, FALSE, sizeof(double));
     b->faces = g_array_new(FALSE, FALSE, sizeof(int));

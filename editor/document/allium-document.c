@@ -286,6 +286,9 @@ static void start_compile(AlliumDocument *self)
         job->store_now = TRUE; /* a first compile: worth keeping at once */
     }
 
+    /* The light being refined is of a state about to be replaced, and its worker would
+     * take the cores the compile needs (e1m1: 0.9 s instead of 0.25 s per edit). */
+    stop_lighting(self);
     self->job_running = TRUE;
     g_object_notify_by_pspec(G_OBJECT(self), properties[PROP_COMPILING]);
     GTask *task = g_task_new(self, NULL, compile_done_cb, NULL);
