@@ -5,6 +5,7 @@
  *   al_rad_step       shoot N times (the first shots are the light sources: direct light)
  *   al_rad_run        shoot until the residual is small enough or a time budget is spent
  *   al_rad_cancel     from any thread: make a running step or run return at the next shot
+ *                     (a pass of light sources is dropped at once)
  *   al_rad_snapshot   from any thread: a consistent copy of the lightmaps, while it runs
  *
  * Patches. Every drawn face (a face of a world or detail brush that a vis leaf lists, or any
@@ -131,7 +132,9 @@ al_rad_stop al_rad_run(al_rad *rad, double residual, double seconds, al_rad_prog
                        void *context);
 
 /* Makes a running al_rad_step / al_rad_run return after the current shot (a pause: the
- * next call goes on from there). Safe from any thread. */
+ * next call goes on from there). A pass of light sources (the direct light: the sky's
+ * suns take seconds on a large map) is dropped at once rather than finished, and shot
+ * again by the next call. Safe from any thread. */
 void al_rad_cancel(al_rad *rad);
 
 /* Back to the state before the first shot. */

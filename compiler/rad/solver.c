@@ -139,6 +139,8 @@ static void light_job(void *context, int index, int worker)
     pass *ps = context;
     al_rad *rad = ps->rad;
     int32_t a = index * CHUNK, b = a + CHUNK < ps->count ? a + CHUNK : ps->count;
+    /* A cancelled pass is dropped whole (shoot_lights), so the rest need not be done. */
+    if (atomic_load(&rad->cancel)) return;
     int64_t rays = 0;
     double far_point[3];
     double extent = 0;
@@ -496,14 +498,17 @@ static int threads_of(const al_rad *rad)
     return rad->options.threads > 0 ? rad->options.threads : al_cpu_count();
 }
 
-static void shoot_lights(al_rad *rad, int32_t count)
+/* Shoots the next COUNT light sources in one pass over every luxel. A cancel during the
+ * pass (the sky's suns take seconds on a large map) drops the pass: nothing is committed
+ * and false is returned, so the solver stays as it was. */
+static bool shoot_lights(al_rad *rad, int32_t count)
 {
     pass *ps = calloc(1, sizeof *ps);
     const uint64_t **rows = malloc(((size_t) count + 1) * sizeof *rows);
     if (!ps || !rows) {
         free(ps);
         free(rows);
-        return;
+        return false;
     }
     ps->rad = rad;
     ps->first_light = rad->lights_shot;
@@ -517,6 +522,11 @@ static void shoot_lights(al_rad *rad, int32_t count)
     ps->count = rad->luxel_count;
     int chunks = (ps->count + CHUNK - 1) / CHUNK;
     al_parallel_for(chunks, threads_of(rad), light_job, ps);
+    if (atomic_load(&rad->cancel)) {
+        free(rows);
+        free(ps);
+        return false;
+    }
     int64_t rays = 0;
     for (int w = 0; w < 64; w++) rays += ps->rays[w];
     pthread_mutex_lock(&rad->lock);
@@ -530,6 +540,7 @@ static void shoot_lights(al_rad *rad, int32_t count)
     pthread_mutex_unlock(&rad->lock);
     free(rows);
     free(ps);
+    return true;
 }
 
 /* Picks up to MAX panels with the most unshot power into OUT; returns how many. */
@@ -783,7 +794,7 @@ int64_t al_rad_step(al_rad *rad, int64_t shots)
         if (rad->lights_shot < rad->light_count) {
             int64_t k = rad->light_count - rad->lights_shot;
             if (k > shots - done) k = shots - done;
-            shoot_lights(rad, (int32_t) k);
+            if (!shoot_lights(rad, (int32_t) k)) break;
             done += k;
             continue;
         }

@@ -8,8 +8,10 @@
 #include "verify/oracle.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 static double rel(double got, double want)
 {
@@ -379,13 +381,10 @@ static double floor_light(al_rad *rad, const double p[3])
     return value;
 }
 
-CHECK_TEST(sky_dome, "/rad/the-sky-dome-and-sun-lights-light-what-sees-the-sky")
+/* Room A: walls and ceiling of sky over a stone floor; room B: the same with a stone
+ * ceiling; a dome of _sunlight2 200 and a "_sun" light of 150 straight down. */
+static mapgen *sky_rooms(void)
 {
-    /* Room A: walls and ceiling of sky over a stone floor, so its floor sees sky in every
-     * direction. Room B: the same with a stone ceiling, so its floor sees sky only
-     * through the walls. The dome of _sunlight2 200 gives an open floor exactly 200 (its
-     * suns are scaled so); a "_sun" light of 150 shining straight down adds 150 there and
-     * nothing under a ceiling. */
     mapgen *g = mapgen_create(false);
     mapgen_begin_entity(g, "worldspawn");
     mapgen_key(g, "_sunlight2", "200");
@@ -403,6 +402,17 @@ CHECK_TEST(sky_dome, "/rad/the-sky-dome-and-sun-lights-light-what-sees-the-sky")
     mapgen_end_entity(g);
     mapgen_point_entity(g, "info_player_start", 256, 256, 64);
     mapgen_point_entity(g, "info_player_start", 896, 256, 64);
+    return g;
+}
+
+CHECK_TEST(sky_dome, "/rad/the-sky-dome-and-sun-lights-light-what-sees-the-sky")
+{
+    /* Room A: walls and ceiling of sky over a stone floor, so its floor sees sky in every
+     * direction. Room B: the same with a stone ceiling, so its floor sees sky only
+     * through the walls. The dome of _sunlight2 200 gives an open floor exactly 200 (its
+     * suns are scaled so); a "_sun" light of 150 shining straight down adds 150 there and
+     * nothing under a ceiling. */
+    mapgen *g = sky_rooms();
     scene s;
     REQUIRE(load(&s, g));
     al_rad *rad;
@@ -426,6 +436,60 @@ CHECK_TEST(sky_dome, "/rad/the-sky-dome-and-sun-lights-light-what-sees-the-sky")
     CHECK_MSG(b > 5 && b < 150, "the covered floor gets %g: some sky, through the walls", b);
     al_rad_destroy(rad);
     al_diag_list_clear(&d);
+    scene_free(&s);
+}
+
+typedef struct {
+    al_rad *rad;
+    int64_t lights;
+} step_args;
+
+static void *step_thread(void *data)
+{
+    step_args *a = data;
+    al_rad_step(a->rad, a->lights);
+    return NULL;
+}
+
+CHECK_TEST(cancel_direct, "/rad/a-cancel-during-the-direct-light-drops-the-pass-and-the-next-run-redoes-it")
+{
+    mapgen *g = sky_rooms();
+    scene s;
+    REQUIRE(load(&s, g));
+    al_rad *rad;
+    REQUIRE(al_rad_create(s.world, &s.input.input, &(al_rad_options){.no_ambient = true}, &rad,
+                          NULL) == AL_OK);
+    al_rad_step(rad, 1); /* the sun */
+    al_rad_stats st;
+    al_rad_get_stats(rad, &st);
+    /* The dome's pass (64 suns over every luxel) is cancelled a few milliseconds in. */
+    step_args args = {rad, st.lights - 1};
+    pthread_t thread;
+    REQUIRE(pthread_create(&thread, NULL, step_thread, &args) == 0);
+    nanosleep(&(struct timespec){0, 3 * 1000 * 1000}, NULL);
+    al_rad_cancel(rad);
+    pthread_join(thread, NULL);
+    al_rad_stats after;
+    al_rad_get_stats(rad, &after);
+    const double open[3] = {256, 256, 17};
+    if (after.direct_done) {
+        check_note("the pass ended before the cancel: nothing to drop");
+    } else {
+        check_note("the cancel came during the pass: it was dropped");
+        CHECK_MSG(after.shots == 1, "%lld shots after the cancel, want the sun's 1",
+                  (long long) after.shots);
+        double partial = floor_light(rad, open);
+        CHECK_MSG(fabs(partial - 150) < 0.5, "the open floor gets %g after the dropped pass, "
+                  "want the sun's 150 and none of the dome", partial);
+    }
+    check_books(rad, "after the cancel");
+    /* A run goes on from there and ends with the whole direct light. */
+    al_rad_run(rad, 1.0, 0, NULL, NULL);
+    al_rad_get_stats(rad, &after);
+    CHECK(after.direct_done);
+    double a = floor_light(rad, open);
+    CHECK_MSG(fabs(a - 350) < 0.5, "after the run the open floor gets %g, want 200 + 150", a);
+    al_rad_destroy(rad);
     scene_free(&s);
 }
 
