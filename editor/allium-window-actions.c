@@ -286,14 +286,8 @@ void allium_window_class_add_actions(GtkWidgetClass *widget_class)
                                         NULL);
     gtk_widget_class_add_binding_action(widget_class, GDK_KEY_b, 0, "win.tool", "s", "brush");
     gtk_widget_class_add_binding_action(widget_class, GDK_KEY_v, 0, "win.tool", "s", "select");
-    static const struct {
-        guint key;
-        const char *direction;
-    } nudges[] = {{GDK_KEY_Left, "left"},   {GDK_KEY_Right, "right"},    {GDK_KEY_Up, "up"},
-                  {GDK_KEY_Down, "down"},   {GDK_KEY_Page_Up, "raise"}, {GDK_KEY_Page_Down, "lower"}};
-    for (guint i = 0; i < G_N_ELEMENTS(nudges); i++)
-        gtk_widget_class_add_binding_action(widget_class, nudges[i].key, 0, "win.nudge", "s",
-                                            nudges[i].direction);
+    /* The arrow and page keys nudge (win.nudge) from the views' own key handlers, which
+     * know their axes; elsewhere in the window they move the focus as usual. */
     gtk_widget_class_add_binding_action(widget_class, GDK_KEY_p, GDK_ALT_MASK, "win.show-portals",
                                         NULL);
     gtk_widget_class_add_binding_action(widget_class, GDK_KEY_w, GDK_ALT_MASK, "win.wireframe",

@@ -48,6 +48,26 @@ static guint fly_key_of(guint keyval)
     }
 }
 
+static const char *nudge_direction_of(guint keyval)
+{
+    switch (keyval) {
+    case GDK_KEY_Left:
+        return "left";
+    case GDK_KEY_Right:
+        return "right";
+    case GDK_KEY_Up:
+        return "up";
+    case GDK_KEY_Down:
+        return "down";
+    case GDK_KEY_Page_Up:
+        return "raise";
+    case GDK_KEY_Page_Down:
+        return "lower";
+    default:
+        return NULL;
+    }
+}
+
 static double look_step(AlliumView *self)
 {
     (void) self;
@@ -219,6 +239,14 @@ static gboolean key_pressed_cb(GtkEventControllerKey *controller, guint keyval, 
         allium_view_tool_cancel(self); /* the drag is dropped; nothing is edited */
         return TRUE;
     }
+    /* The arrow and page keys nudge the selection (the window's action, in this view's
+     * axes); GtkWindow would take them for moving the focus. */
+    const char *nudge = nudge_direction_of(keyval);
+    if (nudge && !(state & (GDK_CONTROL_MASK | GDK_ALT_MASK | GDK_SUPER_MASK | GDK_SHIFT_MASK))) {
+        allium_view_emit_activated(self);
+        gtk_widget_activate_action(GTK_WIDGET(self), "win.nudge", "s", nudge);
+        return TRUE;
+    }
     if (self->kind != AL_VIEW_3D) return FALSE;
     if (state & (GDK_CONTROL_MASK | GDK_ALT_MASK | GDK_SUPER_MASK)) return FALSE;
     guint key = fly_key_of(keyval);
@@ -264,6 +292,8 @@ static void click_released_cb(GtkGestureClick *gesture, int n_press, double x, d
 {
     (void) n_press;
     GdkModifierType state = current_state(GTK_GESTURE(gesture));
+    /* GTK reports the release of a drag as a click too: a drag is not a click. */
+    if (self->primary_dragged) return;
     if ((state & GDK_ALT_MASK) || !self->selection) return; /* Alt + left is orbit */
     AlliumSnapshot *snap = allium_view_get_snapshot(self);
     if (!snap || !snap->scene) return;
@@ -330,6 +360,7 @@ static void middle_update_cb(GtkGestureDrag *gesture, double ox, double oy, Alli
 static void primary_begin_cb(GtkGestureDrag *gesture, double x, double y, AlliumView *self)
 {
     self->drag_x = self->drag_y = 0;
+    self->primary_dragged = FALSE;
     GdkModifierType state = current_state(GTK_GESTURE(gesture));
     self->orbiting = (state & GDK_ALT_MASK) != 0;
     if (!self->orbiting) {
@@ -359,6 +390,7 @@ static void primary_begin_cb(GtkGestureDrag *gesture, double x, double y, Allium
  * left drag: the tool's. */
 static void primary_update_cb(GtkGestureDrag *gesture, double ox, double oy, AlliumView *self)
 {
+    if (fabs(ox) >= CLICK_SLOP || fabs(oy) >= CLICK_SLOP) self->primary_dragged = TRUE;
     if (!self->orbiting) {
         double x0, y0;
         if (allium_view_tool_active(self) && gtk_gesture_drag_get_start_point(gesture, &x0, &y0))
@@ -382,7 +414,7 @@ static void primary_end_cb(GtkGestureDrag *gesture, double ox, double oy, Allium
     if (!self->orbiting && allium_view_tool_active(self) &&
         gtk_gesture_drag_get_start_point(gesture, &x0, &y0)) {
         /* A press and release without moving is a click (selection), not an edit. */
-        if (fabs(ox) < 3 && fabs(oy) < 3) allium_view_tool_cancel(self);
+        if (!self->primary_dragged) allium_view_tool_cancel(self);
         else allium_view_tool_end(self, x0 + ox, y0 + oy);
     }
     self->orbiting = FALSE;

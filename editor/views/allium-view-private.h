@@ -17,6 +17,9 @@ enum {
     FLY_FAST = 1 << 6,
 };
 
+/* A left press that moves less than this (pixels, either axis) is a click. */
+#define CLICK_SLOP 3.0
+
 /* What a left drag is doing (allium-view-tools.c). */
 enum {
     EDIT_NONE,
@@ -75,6 +78,7 @@ struct _AlliumView {
     gint64 fly_last_us;
     double drag_x, drag_y;    /* the drag's offset at the last update */
     gboolean orbiting;
+    gboolean primary_dragged; /* the left button moved CLICK_SLOP pixels since it went down */
     double orbit_pivot[3];
     double pointer_x, pointer_y; /* widget pixels */
     gboolean pointer_inside;

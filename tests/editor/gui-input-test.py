@@ -1,0 +1,229 @@
+#!/usr/bin/env python3
+"""The editor driven by real X input events (xdotool), as a designer's mouse and keyboard.
+
+    gui-input-test.py ALLIUM SAMPLE_MAP OUT
+
+Runs itself again under xvfb-run, opens a copy of the sample .map in ALLIUM (which imports
+it into OUT/sample.allium), and then, with the mouse and keys through the X server: B picks
+the brush tool, a left drag in the top view draws a brush, Ctrl+Z and Ctrl+Shift+Z undo and
+redo it, V picks the select tool, a left drag on the brush moves it, the Right arrow
+nudges it, Ctrl+D copies it and Delete deletes the copy.
+After each step the map document itself (SQLite, read-only) must show the change; what the
+editor draws is the self-test's business (gui-self-test.sh).
+
+Exit status 0 when every check passed, 1 otherwise, 77 (skipped) without xvfb-run or
+xdotool.
+"""
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+
+TIMEOUT_S = 60
+
+
+def skip(why):
+    print(f"{why}: GUI input test skipped")
+    sys.exit(77)
+
+
+def outer():
+    allium, sample, out = sys.argv[1:4]
+    for tool in ("xvfb-run", "xdotool"):
+        if not shutil.which(tool):
+            skip(f"{tool} is not installed")
+    shutil.rmtree(out, ignore_errors=True)
+    for d in ("xdg/data", "xdg/config", "xdg/cache", "xdg/runtime"):
+        os.makedirs(os.path.join(out, d), exist_ok=True)
+    os.chmod(os.path.join(out, "xdg/runtime"), 0o700)
+    env = dict(os.environ)
+    env.update({
+        "XDG_DATA_HOME": os.path.join(out, "xdg/data"),
+        "XDG_CONFIG_HOME": os.path.join(out, "xdg/config"),
+        "XDG_CACHE_HOME": os.path.join(out, "xdg/cache"),
+        "XDG_RUNTIME_DIR": os.path.join(out, "xdg/runtime"),
+        "LIBGL_ALWAYS_SOFTWARE": "1",
+        "GDK_BACKEND": "x11",
+        "GSETTINGS_BACKEND": "memory",
+        "GTK_A11Y": "none",
+    })
+    env.pop("DBUS_SESSION_BUS_ADDRESS", None)
+    cmd = ["xvfb-run", "-a", "-s", "-screen 0 1600x1000x24", sys.executable,
+           os.path.abspath(__file__), "--inner", allium, sample, out]
+    sys.exit(subprocess.call(cmd, env=env))
+
+
+class Run:
+    def __init__(self, document):
+        self.document = document
+        self.failures = []
+        self.checks = 0
+
+    def check(self, ok, what):
+        self.checks += 1
+        print(("ok - " if ok else "FAILED - ") + what, flush=True)
+        if not ok:
+            self.failures.append(what)
+        return ok
+
+    def query(self, sql):
+        """One value from the document, or None while it cannot be read."""
+        try:
+            db = sqlite3.connect(f"file:{self.document}?mode=ro", uri=True, timeout=2)
+            try:
+                row = db.execute(sql).fetchone()
+            finally:
+                db.close()
+            return row[0] if row else None
+        except sqlite3.Error:
+            return None
+
+    def wait_for(self, sql, predicate, seconds=20):
+        """Polls SQL until PREDICATE(value) holds; returns the last value."""
+        end = time.monotonic() + seconds
+        value = None
+        while time.monotonic() < end:
+            value = self.query(sql)
+            if value is not None and predicate(value):
+                return value
+            time.sleep(0.1)
+        return value
+
+
+def xdo(*args):
+    return subprocess.run(["xdotool", *map(str, args)], check=True, capture_output=True,
+                          text=True).stdout.strip()
+
+
+def drag(x0, y0, x1, y1, steps=12):
+    """A left drag with the pointer moving as a hand would, in STEPS moves."""
+    xdo("mousemove", x0, y0)
+    time.sleep(0.2)
+    xdo("mousedown", 1)
+    time.sleep(0.1)
+    for i in range(1, steps + 1):
+        t = i / steps
+        xdo("mousemove", round(x0 + t * (x1 - x0)), round(y0 + t * (y1 - y0)))
+        time.sleep(0.03)
+    time.sleep(0.1)
+    xdo("mouseup", 1)
+
+
+def key(name):
+    xdo("key", "--clearmodifiers", name)
+
+
+def inner():
+    allium, sample, out = sys.argv[2:5]
+    map_path = os.path.join(out, "sample.map")
+    shutil.copy(sample, map_path)
+    document = os.path.join(out, "sample.allium")
+    run = Run(document)
+    proc = subprocess.Popen([allium, map_path])
+    try:
+        steps(run, proc)
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+    print(f"gui input test: {run.checks - len(run.failures)} of {run.checks} checks passed")
+    for f in run.failures:
+        print(f"  - {f}")
+    return 0 if not run.failures else 1
+
+
+def steps(run, proc):
+    window = None
+    end = time.monotonic() + TIMEOUT_S
+    while time.monotonic() < end and window is None and proc.poll() is None:
+        try:
+            window = xdo("search", "--name", "sample.allium").split()[0]
+        except (subprocess.CalledProcessError, IndexError):
+            time.sleep(0.2)
+    if not run.check(window is not None, "the editor opened the map in a window"):
+        return
+    # The first compile is stored in the document's cache: the map is compiled and drawn.
+    cached = run.wait_for("SELECT count(*) FROM cache", lambda n: n > 0, TIMEOUT_S)
+    if not run.check(cached, "the map compiled (its world is in the document's cache)"):
+        return
+    time.sleep(1.0)
+    geometry = dict(line.split("=") for line in
+                    xdo("getwindowgeometry", "--shell", window).splitlines())
+    wx, wy = int(geometry["X"]), int(geometry["Y"])
+    width, height = int(geometry["WIDTH"]), int(geometry["HEIGHT"])
+    xdo("windowfocus", "--sync", window)
+    before = run.query("SELECT count(*) FROM brushes")
+    run.check(before and before > 0, f"the map has brushes ({before})")
+
+    # The top view is the top right of the four; a box there, away from its header.
+    x0, y0 = wx + round(width * 0.70), wy + round(height * 0.30)
+    x1, y1 = x0 + 90, y0 + 60
+    xdo("mousemove", x0, y0)  # the view under the pointer gets the keys
+    key("b")
+    drag(x0, y0, x1, y1)
+    count = run.wait_for("SELECT count(*) FROM brushes", lambda n: n == before + 1)
+    run.check(count == before + 1, f"B and a drag in the top view drew a brush ({count} brushes)")
+    new = run.query("SELECT max(id) FROM brushes")
+    box = run.query(f"SELECT printf('%g %g %g %g %g %g', minx, miny, minz, maxx, maxy, maxz) "
+                    f"FROM brushes WHERE id = {new}")
+    print(f"# the new brush: {box}")
+    grid = 16
+    on_grid = box and all(float(v) % grid == 0 for v in box.split()[:2] + box.split()[3:5])
+    run.check(bool(on_grid), f"its corners lie on the grid ({box})")
+
+    key("ctrl+z")
+    count = run.wait_for("SELECT count(*) FROM brushes", lambda n: n == before)
+    run.check(count == before, "Ctrl+Z took it back")
+    key("ctrl+shift+z")
+    count = run.wait_for("SELECT count(*) FROM brushes", lambda n: n == before + 1)
+    run.check(count == before + 1, "Ctrl+Shift+Z put it back")
+    minx = run.query(f"SELECT minx FROM brushes WHERE id = {new}")
+    # What the views show (and so what a drag can grab) is the compiled map: give the
+    # redo's compile time to arrive (the sample takes about 0.1 s).
+    time.sleep(1.5)
+
+    # The select tool: a drag that starts on the (still selected) brush moves it right.
+    key("v")
+    cx, cy = (x0 + x1) // 2, (y0 + y1) // 2
+    drag(cx, cy, cx + 40, cy)
+    moved = run.wait_for(f"SELECT minx FROM brushes WHERE id = {new}",
+                         lambda v: minx is not None and v > minx)
+    run.check(moved is not None and minx is not None and moved > minx
+              and (moved - minx) % grid == 0,
+              f"V and a drag on the brush moved it right by whole grid steps "
+              f"(min x {minx} -> {moved})")
+
+    # The arrow keys nudge it a grid step in the view under the pointer.
+    key("Right")
+    nudged = run.wait_for(f"SELECT minx FROM brushes WHERE id = {new}",
+                          lambda v: moved is not None and v > moved)
+    run.check(nudged is not None and moved is not None and nudged - moved == grid,
+              f"the Right arrow moved it one grid step (min x {moved} -> {nudged})")
+
+    # Ctrl+D copies it beside itself and selects the copy, which Delete then deletes.
+    time.sleep(1.0)
+    key("ctrl+d")
+    count = run.wait_for("SELECT count(*) FROM brushes", lambda n: n == before + 2)
+    run.check(count == before + 2, f"Ctrl+D copied it ({count} brushes)")
+    copy = run.query("SELECT max(id) FROM brushes")
+    time.sleep(1.0)
+    key("Delete")
+    gone = run.wait_for(f"SELECT count(*) FROM brushes WHERE id = {copy}", lambda n: n == 0)
+    count = run.query("SELECT count(*) FROM brushes")
+    run.check(gone == 0 and count == before + 1 and copy != new,
+              "Delete deleted the copy, and only it")
+    run.check(proc.poll() is None, "the editor is still running")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 1 and sys.argv[1] == "--inner":
+        sys.exit(inner())
+    if len(sys.argv) != 4:
+        print(__doc__, file=sys.stderr)
+        sys.exit(2)
+    outer()
