@@ -47,12 +47,19 @@ al_status al_world_compile(const al_input *input, const al_compile_options *opti
  * by every hull, overlaps) share PREV's trees rather than being built again. Brush models
  * whose brushes are all unchanged keep all their blocks. The result answers every query as
  * a full compile of INPUT does; it is a world of its own (PREV may be destroyed first).
- * A PREV with other hulls or block size, or from al_world_load, or a world model whose
+ * A PREV with other hulls or block size, or from al_world_load (unless given its input
+ * with al_world_adopt_input), or a world model whose
  * block grid grew or shrank, gets (that part) compiled in full. PREV is only read: any
  * number of updates may start from one world at once. */
 al_status al_world_update(const al_world *prev, const al_input *input,
                           const al_compile_options *options, al_world **out,
                           al_diag_list *diags);
+
+/* Tells WORLD, which came from al_world_load, the INPUT it was compiled from (its cache
+ * key says so), so that al_world_update can start from it like from a compiled world.
+ * AL_ERR_INVALID_ARGUMENT (and WORLD unchanged) if the world's brushes do not fit INPUT;
+ * AL_ERR_NOMEM. */
+al_status al_world_adopt_input(al_world *world, const al_input *input);
 
 /* Builds the visibility of WORLD (portals, leak, PVS up to LEVEL; al-vis.h) from INPUT,
  * which must be the input WORLD was compiled from, replacing any it has. al_world_compile

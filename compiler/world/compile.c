@@ -234,6 +234,31 @@ static al_vis_entity *vis_entities(const al_world *w, const al_input *input)
     return entities;
 }
 
+al_status al_world_adopt_input(al_world *w, const al_input *input)
+{
+    if (!input || input->brush_count < 0 || (input->brush_count && !input->brushes))
+        return AL_ERR_INVALID_ARGUMENT;
+    uint64_t *keys = malloc(((size_t) w->collision_count + 1) * sizeof *keys);
+    if (!keys) return AL_ERR_NOMEM;
+    for (int i = 0; i < w->collision_count; i++) {
+        const al_brush *b = w->collision[i];
+        /* The brush must be the one it was built from: same index and entity, and faces
+         * the input brush has. */
+        bool fits = b->id >= 0 && b->id < input->brush_count &&
+                    input->brushes[b->id].entity == b->entity;
+        for (int k = 0; fits && k < b->side_count; k++)
+            fits = b->sides[k].face < input->brushes[b->id].face_count;
+        if (!fits) {
+            free(keys);
+            return AL_ERR_INVALID_ARGUMENT;
+        }
+        keys[i] = al_brush_desc_key(input, b->id);
+    }
+    free(w->collision_hash);
+    w->collision_hash = keys;
+    return AL_OK;
+}
+
 al_status al_world_build_vis(al_world *w, const al_input *input, al_pvs_level level, int threads)
 {
     al_vis_options o = {.level = level, .threads = threads};

@@ -68,6 +68,8 @@ static al_world *load_cached_world(AlliumCompileJob *job, const al_input *input)
         job->cache_damaged = TRUE;
         return NULL;
     }
+    /* So that the next edit's compile can update it rather than compile it whole. */
+    (void) al_world_adopt_input(world, input);
     if (build_vis(job, world, input) != AL_OK) {
         al_world_destroy(world);
         return NULL;

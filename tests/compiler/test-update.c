@@ -87,6 +87,46 @@ CHECK_TEST(unchanged, "/update/unchanged-input-shares-every-block-and-copies-eve
     al_world_destroy(w);
 }
 
+CHECK_TEST(loaded, "/update/a-world-from-the-cache-given-its-input-updates-like-a-compiled-one")
+{
+    scene s;
+    REQUIRE(load_rooms(&s, "func_door"));
+    void *bytes = NULL;
+    size_t size = 0;
+    REQUIRE(al_world_save(s.world, &bytes, &size) == AL_OK);
+    al_world *loaded = NULL;
+    REQUIRE(al_world_load(bytes, size, &loaded, NULL) == AL_OK);
+    free(bytes);
+    al_edit_input e;
+    REQUIRE(al_edit_input_init(&e, &s.input.input));
+    move_brush(&e, 6, (double[3]){0, 64, 0});
+    /* Without its input the loaded world cannot be matched: everything is built. */
+    al_world *w = update(loaded, &e.input);
+    REQUIRE(w);
+    al_world_stats st;
+    al_world_get_stats(w, &st);
+    CHECK_MSG(st.blocks_built == st.blocks, "%d of %d blocks built", st.blocks_built, st.blocks);
+    al_world_destroy(w);
+    /* Given it, the update shares what the edit did not touch, and equals a full compile. */
+    REQUIRE(al_world_adopt_input(loaded, &s.input.input) == AL_OK);
+    w = update(loaded, &e.input);
+    REQUIRE(w);
+    al_world_get_stats(w, &st);
+    CHECK_MSG(st.blocks_built == 2, "%d of %d blocks built", st.blocks_built, st.blocks);
+    CHECK(st.brushes_copied == st.valid_brushes - 1);
+    CHECK(differences(w, &e.input) == 0);
+    al_world_destroy(w);
+    /* An input the world was not compiled from is refused. */
+    al_edit_input fewer;
+    REQUIRE(al_edit_input_init(&fewer, &s.input.input));
+    fewer.input.brush_count = 3;
+    CHECK(al_world_adopt_input(loaded, &fewer.input) == AL_ERR_INVALID_ARGUMENT);
+    al_edit_input_free(&fewer);
+    al_world_destroy(loaded);
+    al_edit_input_free(&e);
+    scene_free(&s);
+}
+
 CHECK_TEST(one_block, "/update/a-moved-crate-rebuilds-only-the-blocks-it-touches")
 {
     scene s;
