@@ -7,7 +7,8 @@
  * tool draws a box on the grid and selects it; a drag within the selection moves it by
  * whole grid steps, and the moved outline stays drawn until the compile arrives; the arrow
  * keys nudge it a grid step; Ctrl+D copies it beside itself and selects the copy; Delete
- * removes the copy; a rectangle selects what lies inside it; and undoing every step gives
+ * removes the copy; a rectangle selects what lies inside it; in the 3D view the brush tool
+ * stands a box on the floor under the pointer; and undoing every step gives
  * back the map as it was.
  */
 #include "allium-config.h"
@@ -263,6 +264,55 @@ gboolean step_band_select(SelfTest *t)
     }
     check(t, inside, "every brush it selected (%u) lies inside it", nb);
     check(t, guide_count(t) == 0, "the rectangle is gone once released");
+    return TRUE;
+}
+
+gboolean step_brush_on_surface(SelfTest *t)
+{
+    AlliumView *view = view_3d(t);
+    if (!t->step_begun) {
+        /* Below the middle of the 3D view: the floor in front of the camera; the drag ends
+         * where the floor is three grid steps further along x and y. */
+        double w = gtk_widget_get_width(GTK_WIDGET(view)), h = gtk_widget_get_height(GTK_WIDGET(view));
+        double x0 = w * 0.5, y0 = h * 0.8, x1, y1;
+        AlliumSnapshot *snap = current(t);
+        double scale = gtk_widget_get_scale_factor(GTK_WIDGET(view)), origin[3], dir[3];
+        al_camera_ray(allium_view_get_camera(view), x0 * scale, y0 * scale, origin, dir);
+        al_pick pick;
+        gboolean hit = al_scene_pick(snap->scene, origin, dir, AL_PICK_SKIP_ENTITIES, &pick);
+        check(t, hit && pick.normal[2] > 0.9, "the 3D view looks at a floor below its middle");
+        if (!hit || pick.normal[2] <= 0.9) return TRUE;
+        double grid = allium_preferences_get_grid_size(allium_preferences_get_default());
+        t->box_mins[2] = al_snap(pick.point[2], grid);
+        double end[3] = {pick.point[0] + 3 * grid, pick.point[1] + 3 * grid, pick.point[2]};
+        gboolean seen = to_widget(view, end, &x1, &y1);
+        check(t, seen, "the drag's end is in the 3D view");
+        if (!seen) return TRUE;
+        allium_selection_clear(t->window->selection);
+        gtk_widget_activate_action(GTK_WIDGET(t->window), "win.tool", "s", "brush");
+        allium_view_simulate_drag(view, x0, y0, x1, y1, 4, 0);
+        gtk_widget_activate_action(GTK_WIDGET(t->window), "win.tool", "s", "select");
+        guint nb;
+        const gint64 *rows = allium_selection_get_brushes(t->window->selection, &nb);
+        check(t, nb == 1, "a drag on the floor with the brush tool drew a brush");
+        if (nb != 1) return TRUE;
+        t->box_row = rows[0];
+        t->edits++;
+        return FALSE;
+    }
+    if (!compiled_current(t->window)) return FALSE;
+    double grid = allium_preferences_get_grid_size(allium_preferences_get_default());
+    double mins[3] = {0}, maxs[3] = {0};
+    gboolean found = brush_bounds(t, t->box_row, mins, maxs);
+    check(t, found && mins[2] == t->box_mins[2] && maxs[2] - mins[2] == 8 * grid,
+          "it stands on the floor (z %g to %g, the floor's grid line is %g) eight grid steps "
+          "high",
+          mins[2], maxs[2], t->box_mins[2]);
+    check(t, found && fmod(mins[0], grid) == 0 && fmod(maxs[1], grid) == 0 && maxs[0] > mins[0] &&
+                 maxs[1] > mins[1],
+          "its base lies on the grid (%g %g to %g %g)", mins[0], mins[1], maxs[0], maxs[1]);
+    check_incremental(t, "the brush drawn in 3D");
+    shoot_and_compare(t, "31-brush-on-floor.png", "drawing a brush on the floor");
     return TRUE;
 }
 

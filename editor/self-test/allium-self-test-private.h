@@ -67,6 +67,7 @@ gboolean step_brush_tool(SelfTest *t);
 gboolean step_move_drag(SelfTest *t);
 gboolean step_nudge_duplicate_delete(SelfTest *t);
 gboolean step_band_select(SelfTest *t);
+gboolean step_brush_on_surface(SelfTest *t);
 gboolean step_undo_editing(SelfTest *t);
 
 G_END_DECLS

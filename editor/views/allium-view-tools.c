@@ -311,6 +311,7 @@ static void commit_move(AlliumView *self)
 
 static void commit_box(AlliumView *self)
 {
+
     for (int k = 0; k < 3; k++) {
         if (!(self->edit_maxs[k] > self->edit_mins[k])) {
             clear_guides(self); /* flat: a click, not a box */
