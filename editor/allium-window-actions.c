@@ -238,6 +238,22 @@ static void nudge_action_cb(GtkWidget *widget, const char *action_name, GVariant
     allium_window_update_actions(self);
 }
 
+/* The entity tool with class PARAMETER. */
+static void place_entity_action_cb(GtkWidget *widget, const char *action_name,
+                                   GVariant *parameter)
+{
+    (void) action_name;
+    AlliumWindow *self = ALLIUM_WINDOW(widget);
+    const char *classname = g_variant_get_string(parameter, NULL);
+    if (!*classname) return;
+    for (int i = 0; i < ALLIUM_WINDOW_VIEW_COUNT; i++)
+        allium_view_set_entity_class(self->views[i], classname);
+    g_object_set(self, "tool", "entity", NULL);
+    g_autofree char *text =
+        g_strdup_printf(_("Click in a view to place a %s; V returns to selecting"), classname);
+    gtk_label_set_text(self->pointer_label, text);
+}
+
 /* --- internal API (allium-window-private.h) ----------------------------------------- */
 
 void allium_window_class_add_actions(GtkWidgetClass *widget_class)
@@ -254,6 +270,7 @@ void allium_window_class_add_actions(GtkWidgetClass *widget_class)
     gtk_widget_class_install_action(widget_class, "win.delete", NULL, delete_action_cb);
     gtk_widget_class_install_action(widget_class, "win.duplicate", NULL, duplicate_action_cb);
     gtk_widget_class_install_action(widget_class, "win.nudge", "s", nudge_action_cb);
+    gtk_widget_class_install_action(widget_class, "win.place-entity", "s", place_entity_action_cb);
 
     static const char *toggles[] = {"show-portals",  "show-leak",  "show-pvs",
                                     "show-cluster",  "show-entities", "show-tools",
@@ -311,6 +328,7 @@ void allium_window_update_actions(AlliumWindow *self)
     gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.delete", writable && selected);
     gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.nudge", writable && selected);
     gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.duplicate", writable && brushes > 0);
+    gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.place-entity", writable);
 
     g_autofree char *undo = can_undo ? allium_document_dup_undo_label(doc, FALSE) : NULL;
     g_autofree char *redo = can_redo ? allium_document_dup_undo_label(doc, TRUE) : NULL;

@@ -417,7 +417,9 @@ static void allium_window_get_property(GObject *object, guint prop_id, GValue *v
     } else if (prop_id == PROP_LAYOUT) {
         g_value_set_string(value, self->layout);
     } else if (prop_id == PROP_TOOL) {
-        g_value_set_string(value, self->tool == ALLIUM_TOOL_BRUSH ? "brush" : "select");
+        g_value_set_string(value, self->tool == ALLIUM_TOOL_BRUSH    ? "brush"
+                                  : self->tool == ALLIUM_TOOL_ENTITY ? "entity"
+                                                                     : "select");
     } else {
         G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
     }
@@ -441,8 +443,10 @@ static void allium_window_set_property(GObject *object, guint prop_id, const GVa
         if (g_strcmp0(layout, "grid") == 0) allium_window_maximize_slot(self, -1);
         else if (slot >= 0) allium_window_maximize_slot(self, slot);
     } else if (prop_id == PROP_TOOL) {
-        AlliumTool tool = g_strcmp0(g_value_get_string(value), "brush") == 0 ? ALLIUM_TOOL_BRUSH
-                                                                           : ALLIUM_TOOL_SELECT;
+        const char *name = g_value_get_string(value);
+        AlliumTool tool = g_strcmp0(name, "brush") == 0    ? ALLIUM_TOOL_BRUSH
+                          : g_strcmp0(name, "entity") == 0 ? ALLIUM_TOOL_ENTITY
+                                                           : ALLIUM_TOOL_SELECT;
         if (tool == self->tool) return;
         self->tool = tool;
         for (int i = 0; i < ALLIUM_WINDOW_VIEW_COUNT; i++)
@@ -476,7 +480,8 @@ static void allium_window_class_init(AlliumWindowClass *klass)
     properties[PROP_PVS_CULLING] = g_param_spec_boolean("pvs-culling", NULL, NULL, TRUE, flags);
     properties[PROP_LIGHTING] = g_param_spec_boolean("lighting", NULL, NULL, TRUE, flags);
     properties[PROP_LAYOUT] = g_param_spec_string("layout", NULL, NULL, "grid", flags);
-    /* "select" or "brush": what a left drag does in the views */
+    /* "select", "brush" or "entity" (win.place-entity chooses the class): what a left
+     * drag does in the views */
     properties[PROP_TOOL] = g_param_spec_string("tool", NULL, NULL, "select", flags);
     g_object_class_install_properties(object_class, N_PROPS, properties);
 

@@ -788,3 +788,24 @@ gboolean allium_document_add_box(AlliumDocument *self, const double mins[3],
     if (st == AL_OK && id) *id = row;
     return finish_edit(self, st, &diags, _("Add brush"), error);
 }
+
+gboolean allium_document_add_point_entity(AlliumDocument *self, const char *classname,
+                                          const double origin[3], gint64 *id, GError **error)
+{
+    g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), FALSE);
+    g_return_val_if_fail(classname != NULL, FALSE);
+    if (!require_open(self, error)) return FALSE;
+    /* The values are numbers and fixed words: nothing in them needs escaping. */
+    GString *json = g_string_new("{");
+    g_string_append_printf(json, "\"origin\": \"%g %g %g\"", origin[0], origin[1], origin[2]);
+    if (g_str_has_prefix(classname, "light")) g_string_append(json, ", \"light\": \"300\"");
+    if (g_str_equal(classname, "agent_start"))
+        g_string_append(json, ", \"hull\": \"stand\", \"count\": \"1\"");
+    g_string_append_c(json, '}');
+    al_diag_list diags = {0};
+    int64_t row = 0;
+    al_status st = al_doc_add_entity(self->doc, classname, json->str, &row, NULL, &diags);
+    g_string_free(json, TRUE);
+    if (st == AL_OK && id) *id = row;
+    return finish_edit(self, st, &diags, classname, error);
+}

@@ -111,4 +111,9 @@ gboolean allium_document_add_box(AlliumDocument *self, const double mins[3],
                                  const double maxs[3], const char *material, gint64 *id,
                                  GError **error);
 
+/* Adds a point entity of CLASSNAME at ORIGIN, with the class's usual properties (a light
+ * gets "light" 300); its row in *ID. */
+gboolean allium_document_add_point_entity(AlliumDocument *self, const char *classname,
+                                          const double origin[3], gint64 *id, GError **error);
+
 G_END_DECLS

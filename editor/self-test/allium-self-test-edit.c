@@ -8,7 +8,8 @@
  * whole grid steps, and the moved outline stays drawn until the compile arrives; the arrow
  * keys nudge it a grid step; Ctrl+D copies it beside itself and selects the copy; Delete
  * removes the copy; a rectangle selects what lies inside it; in the 3D view the brush tool
- * stands a box on the floor under the pointer; and undoing every step gives
+ * stands a box on the floor under the pointer; a click with the entity tool places a light
+ * that the solver then uses; and undoing every step gives
  * back the map as it was.
  */
 #include "allium-config.h"
@@ -18,6 +19,7 @@
 #include "allium-preferences.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 /* The top view: the second slot of the four. */
@@ -313,6 +315,49 @@ gboolean step_brush_on_surface(SelfTest *t)
           "its base lies on the grid (%g %g to %g %g)", mins[0], mins[1], maxs[0], maxs[1]);
     check_incremental(t, "the brush drawn in 3D");
     shoot_and_compare(t, "31-brush-on-floor.png", "drawing a brush on the floor");
+    return TRUE;
+}
+
+gboolean step_place_light(SelfTest *t)
+{
+    AlliumView *top = top_view(t);
+    if (!t->step_begun) {
+        t->lights_before = current(t)->lights;
+        t->entities_before = current(t)->input.input.entity_count;
+        check(t, gtk_widget_activate_action(GTK_WIDGET(t->window), "win.place-entity", "s",
+                                            "light"),
+              "win.place-entity('light') activated");
+        double grid = allium_preferences_get_grid_size(allium_preferences_get_default());
+        double at[3], x, y;
+        for (int k = 0; k < 3; k++) at[k] = 0.5 * (t->box_mins[k] + t->box_maxs[k]) + 0.3 * grid;
+        allium_selection_clear(t->window->selection);
+        gboolean ok = to_widget(top, at, &x, &y);
+        check(t, ok, "the light's place is in the top view");
+        if (!ok) return TRUE;
+        allium_view_simulate_drag(top, x, y, x, y, 0, 0); /* a click */
+        t->light_at[0] = al_snap(at[0], grid);
+        t->light_at[1] = al_snap(at[1], grid);
+        guint ne;
+        allium_selection_get_entities(t->window->selection, &ne);
+        check(t, ne == 1, "a click with the entity tool placed an entity and selected it");
+        gtk_widget_activate_action(GTK_WIDGET(t->window), "win.tool", "s", "select");
+        t->edits++;
+        return FALSE;
+    }
+    if (!compiled_current(t->window)) return FALSE;
+    AlliumSnapshot *snap = current(t);
+    int e = snap->input.input.entity_count - 1;
+    const char *origin = e >= 0 ? allium_snapshot_entity_value(snap, e, "origin") : NULL;
+    double o[3] = {0, 0, 0};
+    gboolean parsed = origin && sscanf(origin, "%lf %lf %lf", &o[0], &o[1], &o[2]) == 3;
+    check(t, snap->input.input.entity_count == t->entities_before + 1 &&
+                 g_strcmp0(snap->input.input.entities[e].classname, "light") == 0,
+          "the compiled map has the new light");
+    check(t, parsed && o[0] == t->light_at[0] && o[1] == t->light_at[1],
+          "it stands on the grid where it was clicked (origin \"%s\", expected x %g y %g)",
+          origin ? origin : "", t->light_at[0], t->light_at[1]);
+    check(t, snap->lights == t->lights_before + 1, "the solver lights the map with it (%d lights, "
+          "%d before)", snap->lights, t->lights_before);
     return TRUE;
 }
 

@@ -292,8 +292,9 @@ static void click_released_cb(GtkGestureClick *gesture, int n_press, double x, d
 {
     (void) n_press;
     GdkModifierType state = current_state(GTK_GESTURE(gesture));
-    /* GTK reports the release of a drag as a click too: a drag is not a click. */
-    if (self->primary_dragged) return;
+    /* GTK reports the release of a drag as a click too: a drag is not a click; and a click
+     * of the entity tool places an entity rather than selecting. */
+    if (self->primary_dragged || self->tool == ALLIUM_TOOL_ENTITY) return;
     if ((state & GDK_ALT_MASK) || !self->selection) return; /* Alt + left is orbit */
     AlliumSnapshot *snap = allium_view_get_snapshot(self);
     if (!snap || !snap->scene) return;
@@ -414,7 +415,8 @@ static void primary_end_cb(GtkGestureDrag *gesture, double ox, double oy, Allium
     if (!self->orbiting && allium_view_tool_active(self) &&
         gtk_gesture_drag_get_start_point(gesture, &x0, &y0)) {
         /* A press and release without moving is a click (selection), not an edit. */
-        if (!self->primary_dragged) allium_view_tool_cancel(self);
+        if (!self->primary_dragged && !allium_view_tool_places_on_click(self))
+            allium_view_tool_cancel(self);
         else allium_view_tool_end(self, x0 + ox, y0 + oy);
     }
     self->orbiting = FALSE;

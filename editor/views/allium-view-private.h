@@ -26,6 +26,7 @@ enum {
     EDIT_MOVE, /* moving the selection */
     EDIT_BOX,  /* drawing a new brush */
     EDIT_BAND, /* a selection rectangle (2D) */
+    EDIT_ENTITY, /* placing a point entity */
 };
 
 typedef void (*AlliumViewPixelsFunc)(AlliumView *view, GdkTexture *pixels, gpointer user_data);
@@ -86,6 +87,7 @@ struct _AlliumView {
 
     /* editing (allium-view-tools.c) */
     AlliumTool tool;
+    char *entity_class;       /* owned: what the entity tool places */
     int edit;                 /* EDIT_* */
     int edit_axis;            /* the axis the drag plane is perpendicular to */
     double edit_plane;        /* 3D: that plane's coordinate; 2D: a new box's floor */
@@ -120,6 +122,8 @@ void allium_view_tool_update(AlliumView *self, double x, double y);
 void allium_view_tool_end(AlliumView *self, double x, double y);
 void allium_view_tool_cancel(AlliumView *self);
 gboolean allium_view_tool_active(AlliumView *self);
+/* Whether the drag under way completes on a plain click too (placing an entity). */
+gboolean allium_view_tool_places_on_click(AlliumView *self);
 
 /* allium-view.c */
 void allium_view_emit_edit_error(AlliumView *self, const char *message);

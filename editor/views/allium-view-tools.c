@@ -7,7 +7,8 @@
  * the brushes and entities inside it (Shift: adds them). Brush tool: a drag in a 2D view
  * draws a box on the grid, as deep as the selected brush (the one drawn last) or eight
  * grid steps; in the 3D view it draws the box on the surface where the drag began and
- * raises it by that depth. Releasing commits one undoable edit; until the compile of it
+ * raises it by that depth. Entity tool: a click (or a drag, to aim) places a point entity
+ * of the chosen class on the grid, off the surface under the pointer in 3D. Releasing commits one undoable edit; until the compile of it
  * arrives, the guides keep showing where things went.
  *
  * While dragging, every view of the window shows the tool's guides (AlliumSelection), and
@@ -227,7 +228,70 @@ static void report_error(AlliumView *self, GError *error)
     g_error_free(error);
 }
 
-/* --- the three drags ----------------------------------------------------------------- */
+/* Where the entity tool would place an entity for widget point (X, Y): in the 3D view
+ * off the surface under the pointer (ENTITY_LIFT units, on the grid across it), in a 2D
+ * view on the grid at the selection's depth or a grid step under the 3D camera. */
+#define ENTITY_LIFT 24.0
+static gboolean entity_point(AlliumView *self, double x, double y, double out[3])
+{
+    double grid = grid_size();
+    if (self->kind == AL_VIEW_3D) {
+        al_pick pick;
+        if (!allium_view_pick_at(self, x, y, &pick)) return FALSE;
+        int a = 0;
+        for (int k = 1; k < 3; k++)
+            if (fabs(pick.normal[k]) > fabs(pick.normal[a])) a = k;
+        for (int k = 0; k < 3; k++) out[k] = al_snap(pick.point[k], grid);
+        out[a] = al_snap(pick.point[a], grid) + (pick.normal[a] >= 0 ? ENTITY_LIFT : -ENTITY_LIFT);
+        return TRUE;
+    }
+    int r, u, d;
+    al_view_axes(self->kind, &r, &u, &d);
+    if (!point_on_plane(self, x, y, d, self->camera.position[d], out)) return FALSE;
+    out[r] = al_snap(out[r], grid);
+    out[u] = al_snap(out[u], grid);
+    double mins[3], maxs[3];
+    if (allium_view_selection_bounds(self, FALSE, mins, maxs))
+        out[d] = al_snap(0.5 * (mins[d] + maxs[d]), grid);
+    else
+        out[d] = self->has_eye ? al_snap(self->eye[d], grid) : 0;
+    return TRUE;
+}
+
+static void update_entity(AlliumView *self, double x, double y)
+{
+    if (!entity_point(self, x, y, self->edit_from)) return;
+    static const double half[3] = {8, 8, 8};
+    double lo[3], hi[3];
+    for (int k = 0; k < 3; k++) lo[k] = -half[k], hi[k] = half[k];
+    g_autoptr(GArray) points = g_array_new(FALSE, FALSE, sizeof(double[3]));
+    add_box_edges(points, lo, hi, self->edit_from);
+    publish_guides(self, points, 0);
+    g_autofree char *text = g_strdup_printf("%s %g %g %g", self->entity_class,
+                                            self->edit_from[0], self->edit_from[1],
+                                            self->edit_from[2]);
+    set_tool_info(self, text);
+}
+
+static void commit_entity(AlliumView *self)
+{
+    GError *error = NULL;
+    gint64 row = 0;
+    if (!allium_document_add_point_entity(self->document, self->entity_class, self->edit_from,
+                                          &row, &error)) {
+        clear_guides(self);
+        report_error(self, error);
+        return;
+    }
+    allium_selection_select_entity(self->selection, row, ALLIUM_SELECT_REPLACE);
+    guint count;
+    const double(*guides)[3] = allium_selection_get_guides(self->selection, &count);
+    g_autoptr(GArray) points = g_array_new(FALSE, FALSE, sizeof(double[3]));
+    g_array_append_vals(points, guides, count);
+    publish_guides(self, points, allium_document_get_generation(self->document));
+}
+
+/* --- the drags ------------------------------------------------------------------------ */
 
 static void update_move(AlliumView *self, const double point[3])
 {
@@ -371,8 +435,14 @@ gboolean allium_view_tool_begin(AlliumView *self, double x, double y, GdkModifie
     self->edit = EDIT_NONE;
     AlliumSnapshot *snap = allium_view_get_snapshot(self);
     if (!snap || !self->document || !self->selection) return FALSE;
-    if (allium_document_get_read_only(self->document) && self->tool == ALLIUM_TOOL_BRUSH)
+    if (allium_document_get_read_only(self->document) && self->tool != ALLIUM_TOOL_SELECT)
         return FALSE;
+    if (self->tool == ALLIUM_TOOL_ENTITY) {
+        if (!self->entity_class) return FALSE;
+        self->edit = EDIT_ENTITY;
+        update_entity(self, x, y);
+        return TRUE;
+    }
     al_pick pick;
     gboolean picked = snap->scene && allium_view_pick_at(self, x, y, &pick);
     self->edit_add = (state & (GDK_SHIFT_MASK | GDK_CONTROL_MASK)) != 0;
@@ -426,6 +496,10 @@ gboolean allium_view_tool_begin(AlliumView *self, double x, double y, GdkModifie
 void allium_view_tool_update(AlliumView *self, double x, double y)
 {
     if (self->edit == EDIT_NONE) return;
+    if (self->edit == EDIT_ENTITY) {
+        update_entity(self, x, y);
+        return;
+    }
     int axis = depth_axis(self);
     double at = self->kind == AL_VIEW_3D ? self->edit_plane : self->camera.position[axis];
     double point[3];
@@ -462,9 +536,17 @@ void allium_view_tool_end(AlliumView *self, double x, double y)
     case EDIT_BAND:
         commit_band(self);
         break;
+    case EDIT_ENTITY:
+        commit_entity(self);
+        break;
     default:
         break;
     }
+}
+
+gboolean allium_view_tool_places_on_click(AlliumView *self)
+{
+    return self->edit == EDIT_ENTITY;
 }
 
 void allium_view_tool_cancel(AlliumView *self)

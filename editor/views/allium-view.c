@@ -420,6 +420,7 @@ static void allium_view_dispose(GObject *object)
     g_clear_handle_id(&self->info_source, g_source_remove);
     allium_view_set_document(self, NULL);
     allium_view_set_selection(self, NULL);
+    g_clear_pointer(&self->entity_class, g_free);
     g_signal_handlers_disconnect_by_data(allium_preferences_get_default(), self);
     gtk_widget_dispose_template(GTK_WIDGET(self), ALLIUM_TYPE_VIEW);
     G_OBJECT_CLASS(allium_view_parent_class)->dispose(object);
@@ -721,6 +722,13 @@ void allium_view_set_tool(AlliumView *self, AlliumTool tool)
     g_return_if_fail(ALLIUM_IS_VIEW(self));
     allium_view_tool_cancel(self);
     self->tool = tool;
+}
+
+void allium_view_set_entity_class(AlliumView *self, const char *classname)
+{
+    g_return_if_fail(ALLIUM_IS_VIEW(self));
+    g_free(self->entity_class);
+    self->entity_class = g_strdup(classname);
 }
 
 void allium_view_simulate_drag(AlliumView *self, double x0, double y0, double x1, double y1,

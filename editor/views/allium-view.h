@@ -38,6 +38,7 @@ G_DECLARE_FINAL_TYPE(AlliumView, allium_view, ALLIUM, VIEW, GtkWidget)
 typedef enum {
     ALLIUM_TOOL_SELECT, /* select, move the selection */
     ALLIUM_TOOL_BRUSH,  /* draw a box brush */
+    ALLIUM_TOOL_ENTITY, /* place a point entity (allium_view_set_entity_class) */
 } AlliumTool;
 
 /* Called after each frame drawn, with the time it took (GPU work included: the view
@@ -60,6 +61,8 @@ al_view_kind allium_view_get_kind(AlliumView *self);
 void allium_view_set_kind(AlliumView *self, al_view_kind kind);
 
 void allium_view_set_tool(AlliumView *self, AlliumTool tool);
+/* The class the entity tool places ("light", "info_player_start", ...). */
+void allium_view_set_entity_class(AlliumView *self, const char *classname);
 
 /* The move one nudge in DIRECTION ("left", "right", "up", "down" on the screen, "raise",
  * "lower": up and down the view's depth axis in 2D, Z in 3D) makes in this view: one
