@@ -219,6 +219,27 @@ static void duplicate_action_cb(GtkWidget *widget, const char *action_name, GVar
     allium_window_update_actions(self);
 }
 
+static void hollow_action_cb(GtkWidget *widget, const char *action_name, GVariant *parameter)
+{
+    (void) action_name;
+    (void) parameter;
+    AlliumWindow *self = ALLIUM_WINDOW(widget);
+    guint nb;
+    const gint64 *brushes = allium_selection_get_brushes(self->selection, &nb);
+    if (!self->document || nb == 0) return;
+    /* Walls one grid step thick. */
+    double thickness = allium_preferences_get_grid_size(allium_preferences_get_default());
+    g_autofree gint64 *walls = NULL;
+    guint count = 0;
+    GError *error = NULL;
+    if (allium_document_hollow(self->document, brushes, nb, thickness, &walls, &count, &error))
+        allium_selection_select_brushes(self->selection, walls, count, ALLIUM_SELECT_REPLACE);
+    else
+        allium_window_report_error(self, error);
+    g_clear_error(&error);
+    allium_window_update_actions(self);
+}
+
 static void nudge_action_cb(GtkWidget *widget, const char *action_name, GVariant *parameter)
 {
     (void) action_name;
@@ -269,6 +290,7 @@ void allium_window_class_add_actions(GtkWidgetClass *widget_class)
     gtk_widget_class_install_action(widget_class, "win.grid-larger", NULL, grid_action_cb);
     gtk_widget_class_install_action(widget_class, "win.delete", NULL, delete_action_cb);
     gtk_widget_class_install_action(widget_class, "win.duplicate", NULL, duplicate_action_cb);
+    gtk_widget_class_install_action(widget_class, "win.hollow", NULL, hollow_action_cb);
     gtk_widget_class_install_action(widget_class, "win.nudge", "s", nudge_action_cb);
     gtk_widget_class_install_action(widget_class, "win.place-entity", "s", place_entity_action_cb);
 
@@ -301,6 +323,8 @@ void allium_window_class_add_actions(GtkWidgetClass *widget_class)
     gtk_widget_class_add_binding_action(widget_class, GDK_KEY_BackSpace, 0, "win.delete", NULL);
     gtk_widget_class_add_binding_action(widget_class, GDK_KEY_d, GDK_CONTROL_MASK, "win.duplicate",
                                         NULL);
+    gtk_widget_class_add_binding_action(widget_class, GDK_KEY_h, GDK_CONTROL_MASK | GDK_SHIFT_MASK,
+                                        "win.hollow", NULL);
     gtk_widget_class_add_binding_action(widget_class, GDK_KEY_b, 0, "win.tool", "s", "brush");
     gtk_widget_class_add_binding_action(widget_class, GDK_KEY_v, 0, "win.tool", "s", "select");
     /* The arrow and page keys nudge (win.nudge) from the views' own key handlers, which
@@ -328,6 +352,7 @@ void allium_window_update_actions(AlliumWindow *self)
     gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.delete", writable && selected);
     gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.nudge", writable && selected);
     gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.duplicate", writable && brushes > 0);
+    gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.hollow", writable && brushes > 0);
     gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.place-entity", writable);
 
     g_autofree char *undo = can_undo ? allium_document_dup_undo_label(doc, FALSE) : NULL;

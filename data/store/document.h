@@ -107,6 +107,16 @@ al_status al_doc_duplicate_brushes(al_doc *doc, const int64_t *ids, int count,
                                    const double delta[3], int64_t *new_ids,
                                    al_doc_change *change);
 
+/* Hollows the brushes IDS: each is replaced, in its entity, by one wall per face, THICKNESS
+ * units thick, that together enclose the room the brush was (walls meet with overlapping
+ * corners, as editors make them). Each wall keeps the outer face's texture on both its
+ * sides and the brush's other faces where it touches them. AL_ERR_INVALID_ARGUMENT with a
+ * diagnostic when a brush is not thicker than two walls. The walls' ids go to NEW_IDS
+ * (malloc'd, *NEW_COUNT of them) when not NULL. */
+al_status al_doc_hollow_brushes(al_doc *doc, const int64_t *ids, int count, double thickness,
+                                int64_t **new_ids, int *new_count, al_doc_change *change,
+                                al_diag_list *diags);
+
 /* Scales and moves BRUSH so that its bounds become [MINS, MAXS]. */
 al_status al_doc_resize_brush(al_doc *doc, int64_t brush, const double mins[3],
                               const double maxs[3], al_doc_change *change, al_diag_list *diags);

@@ -395,6 +395,159 @@ al_status al_doc_duplicate_brushes(al_doc *doc, const int64_t *ids, int count,
     return al_doc_edit_end(doc, st, change);
 }
 
+/* One face of a brush being hollowed: its row and plane. */
+typedef struct {
+    int64_t id;
+    int position;
+    double p[3][3];
+    double normal[3], dist;
+} hollow_face;
+
+/* Whether face J of the brush (its polygon: the face's plane cut by all the others) keeps
+ * some area behind the plane NORMAL, DIST. */
+static bool face_reaches(const hollow_face *faces, int n, int j, const double normal[3],
+                         double dist)
+{
+    enum { MAX = AL_BRUSH_MAX_FACES + 8 };
+    double a[MAX][3], b[MAX][3];
+    double(*in)[3] = a, (*out)[3] = b;
+    al_points_base(faces[j].normal, faces[j].dist, (double(*)[3]) in);
+    int count = 4;
+    for (int k = 0; k < n && count > 0; k++) {
+        if (k == j) continue;
+        count = al_points_clip((const double(*)[3]) in, count, faces[k].normal, faces[k].dist,
+                               AL_ON_EPSILON, false, out, MAX);
+        double(*t)[3] = in;
+        in = out;
+        out = t;
+    }
+    if (count > 0)
+        count = al_points_clip((const double(*)[3]) in, count, normal, dist, AL_ON_EPSILON,
+                               false, out, MAX);
+    if (count < 3) return false;
+    double total[3] = {0, 0, 0};
+    for (int i = 2; i < count; i++) {
+        double u[3], v[3], c[3];
+        for (int k = 0; k < 3; k++) u[k] = out[i - 1][k] - out[0][k], v[k] = out[i][k] - out[0][k];
+        c[0] = u[1] * v[2] - u[2] * v[1];
+        c[1] = u[2] * v[0] - u[0] * v[2];
+        c[2] = u[0] * v[1] - u[1] * v[0];
+        for (int k = 0; k < 3; k++) total[k] += c[k];
+    }
+    return 0.5 * sqrt(total[0] * total[0] + total[1] * total[1] + total[2] * total[2]) > 1e-3;
+}
+
+/* Whether the brush reaches behind the plane NORMAL, DIST with some area of any face. */
+static bool face_reaches_any(const hollow_face *faces, int n, const double normal[3], double dist)
+{
+    for (int j = 0; j < n; j++)
+        if (face_reaches(faces, n, j, normal, dist)) return true;
+    return false;
+}
+
+/* Replaces BRUSH by its walls (al_doc_hollow_brushes); their ids are appended to WALLS. */
+static al_status hollow_brush(al_doc *doc, int64_t brush, double t, int64_t **walls,
+                              int *wall_count, al_diag_list *diags)
+{
+    static const char *select = "SELECT id, position, x0, y0, z0, x1, y1, z1, x2, y2, z2 "
+                                "FROM faces WHERE brush = ? ORDER BY position";
+    static const char *drop = "DELETE FROM faces WHERE brush = ? AND position = ?";
+    static const char *inner =
+        "INSERT INTO faces(brush, position, x0, y0, z0, x1, y1, z1, x2, y2, z2, material, "
+        "valve, ux, uy, uz, uoff, vx, vy, vz, voff, offx, offy, rotation, scalex, scaley, "
+        "surface) SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, material, valve, ux, uy, uz, uoff, "
+        "vx, vy, vz, voff, offx, offy, rotation, scalex, scaley, surface FROM faces WHERE id = ?";
+    hollow_face faces[AL_BRUSH_MAX_FACES];
+    int n = 0;
+    sqlite3_stmt *s = al_doc_prepare(doc, select);
+    if (!s) return AL_ERR_IO;
+    sqlite3_bind_int64(s, 1, brush);
+    while (sqlite3_step(s) == SQLITE_ROW && n < AL_BRUSH_MAX_FACES) {
+        hollow_face *f = &faces[n];
+        f->id = sqlite3_column_int64(s, 0);
+        f->position = sqlite3_column_int(s, 1);
+        for (int i = 0; i < 9; i++) f->p[i / 3][i % 3] = sqlite3_column_double(s, 2 + i);
+        if (al_plane_from_points(f->p[0], f->p[1], f->p[2], f->normal, &f->dist)) n++;
+    }
+    sqlite3_reset(s);
+    /* Every face's inner plane must leave the brush something: thicker than two walls. */
+    for (int i = 0; i < n; i++) {
+        /* Some of the brush lies deeper than two walls behind each face. */
+        if (!face_reaches_any(faces, n, faces[i].normal, faces[i].dist - 2 * t - 0.01)) {
+            al_diag_add(diags, AL_SEVERITY_ERROR, AL_DIAG_BAD_VALUE, -1, -1, -1, -1, -1,
+                        "brush %lld is not thicker than two walls of %g units",
+                        (long long) brush, t);
+            return AL_ERR_INVALID_ARGUMENT;
+        }
+    }
+    for (int i = 0; i < n; i++) {
+        int64_t wall = 0;
+        al_status st = copy_brush(doc, brush, &wall);
+        if (st != AL_OK) return st;
+        /* The wall: the brush behind the face's plane pushed in by T, turned around. */
+        double in_normal[3] = {-faces[i].normal[0], -faces[i].normal[1], -faces[i].normal[2]};
+        double in_dist = -(faces[i].dist - t);
+        int last = 0;
+        for (int j = 0; j < n; j++) {
+            last = faces[j].position > last ? faces[j].position : last;
+            if (face_reaches(faces, n, j, in_normal, in_dist)) continue;
+            if (!(s = al_doc_prepare(doc, drop))) return AL_ERR_IO;
+            sqlite3_bind_int64(s, 1, wall);
+            sqlite3_bind_int(s, 2, faces[j].position);
+            if (sqlite3_step(s) != SQLITE_DONE) return AL_ERR_IO;
+        }
+        if (!(s = al_doc_prepare(doc, inner))) return AL_ERR_IO;
+        sqlite3_bind_int64(s, 1, wall);
+        sqlite3_bind_int(s, 2, last + 1);
+        /* The face's points moved in by T, in the other order: the normal turns inward. */
+        for (int q = 0; q < 3; q++)
+            for (int k = 0; k < 3; k++)
+                sqlite3_bind_double(s, 3 + q * 3 + k,
+                                    faces[i].p[2 - q][k] - t * faces[i].normal[k]);
+        sqlite3_bind_int64(s, 12, faces[i].id);
+        if (sqlite3_step(s) != SQLITE_DONE) return AL_ERR_IO;
+        if (!al_doc_update_bounds(doc, wall, diags)) return AL_ERR_INVALID_ARGUMENT;
+        al_doc_note_brush_after(doc, wall);
+        int64_t *grown = realloc(*walls, (size_t) (*wall_count + 1) * sizeof *grown);
+        if (!grown) return AL_ERR_NOMEM;
+        *walls = grown;
+        (*walls)[(*wall_count)++] = wall;
+    }
+    al_doc_note_brush_before(doc, brush);
+    al_status st = delete_brush(doc, brush, NULL);
+    al_doc_note_brush_after(doc, brush);
+    return st;
+}
+
+al_status al_doc_hollow_brushes(al_doc *doc, const int64_t *ids, int count, double thickness,
+                                int64_t **new_ids, int *new_count, al_doc_change *change,
+                                al_diag_list *diags)
+{
+    if (!(thickness > 0) || !(thickness < 1e5)) {
+        al_diag_add(diags, AL_SEVERITY_ERROR, AL_DIAG_BAD_VALUE, -1, -1, -1, -1, -1,
+                    "a wall thickness of %g units", thickness);
+        return AL_ERR_INVALID_ARGUMENT;
+    }
+    int64_t *walls = NULL;
+    int wall_count = 0;
+    al_status st = al_doc_edit_begin(doc, count == 1 ? "Hollow brush" : "Hollow brushes");
+    if (st != AL_OK) return st;
+    for (int i = 0; i < count && st == AL_OK; i++) {
+        if (!brush_exists(doc, ids[i])) st = AL_ERR_NOT_FOUND;
+        else st = hollow_brush(doc, ids[i], thickness, &walls, &wall_count, diags);
+    }
+    st = al_doc_edit_end(doc, st, change);
+    if (st == AL_OK && new_ids) {
+        *new_ids = walls;
+        *new_count = wall_count;
+    } else {
+        free(walls);
+        if (new_ids) *new_ids = NULL;
+        if (new_count) *new_count = 0;
+    }
+    return st;
+}
+
 al_status al_doc_resize_brush(al_doc *doc, int64_t brush, const double mins[3],
                               const double maxs[3], al_doc_change *change, al_diag_list *diags)
 {

@@ -809,3 +809,25 @@ gboolean allium_document_add_point_entity(AlliumDocument *self, const char *clas
     if (st == AL_OK && id) *id = row;
     return finish_edit(self, st, &diags, classname, error);
 }
+
+gboolean allium_document_hollow(AlliumDocument *self, const gint64 *brushes, guint brush_count,
+                                double thickness, gint64 **walls, guint *wall_count,
+                                GError **error)
+{
+    g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), FALSE);
+    *walls = NULL;
+    *wall_count = 0;
+    if (!require_open(self, error)) return FALSE;
+    if (brush_count == 0) return TRUE;
+    al_diag_list diags = {0};
+    int64_t *ids = NULL;
+    int count = 0;
+    al_status st = al_doc_hollow_brushes(self->doc, brushes, (int) brush_count, thickness, &ids,
+                                         &count, NULL, &diags);
+    if (st == AL_OK) {
+        *walls = g_memdup2(ids, (gsize) count * sizeof *ids);
+        *wall_count = (guint) count;
+    }
+    free(ids);
+    return finish_edit(self, st, &diags, _("Hollow"), error);
+}

@@ -111,6 +111,12 @@ gboolean allium_document_add_box(AlliumDocument *self, const double mins[3],
                                  const double maxs[3], const char *material, gint64 *id,
                                  GError **error);
 
+/* Hollows BRUSHES into walls THICKNESS units thick (al_doc_hollow_brushes); the walls'
+ * rows go to *WALLS (g_free), *WALL_COUNT of them. */
+gboolean allium_document_hollow(AlliumDocument *self, const gint64 *brushes, guint brush_count,
+                                double thickness, gint64 **walls, guint *wall_count,
+                                GError **error);
+
 /* Adds a point entity of CLASSNAME at ORIGIN, with the class's usual properties (a light
  * gets "light" 300); its row in *ID. */
 gboolean allium_document_add_point_entity(AlliumDocument *self, const char *classname,

@@ -7,7 +7,8 @@
  * tool draws a box on the grid and selects it; a drag within the selection moves it by
  * whole grid steps, and the moved outline stays drawn until the compile arrives; the arrow
  * keys nudge it a grid step; Ctrl+D copies it beside itself and selects the copy; Delete
- * removes the copy; a rectangle selects what lies inside it; in the 3D view the brush tool
+ * removes the copy; a rectangle selects what lies inside it; Ctrl+Shift+H hollows the box
+ * into walls a grid step thick; in the 3D view the brush tool
  * stands a box on the floor under the pointer; a click with the entity tool places a light
  * that the solver then uses; and undoing every step gives
  * back the map as it was.
@@ -266,6 +267,46 @@ gboolean step_band_select(SelfTest *t)
     }
     check(t, inside, "every brush it selected (%u) lies inside it", nb);
     check(t, guide_count(t) == 0, "the rectangle is gone once released");
+    return TRUE;
+}
+
+gboolean step_hollow(SelfTest *t)
+{
+    double grid = allium_preferences_get_grid_size(allium_preferences_get_default());
+    if (!t->step_begun) {
+        t->brushes_mark = brush_count(t);
+        allium_selection_select_brush(t->window->selection, t->box_row, ALLIUM_SELECT_REPLACE);
+        check(t, gtk_widget_activate_action(GTK_WIDGET(t->window), "win.hollow", NULL),
+              "win.hollow activated");
+        guint nb;
+        allium_selection_get_brushes(t->window->selection, &nb);
+        check(t, nb == 6, "the box's six walls are selected (%u brushes)", nb);
+        t->edits++;
+        return FALSE;
+    }
+    if (!compiled_current(t->window)) return FALSE;
+    check(t, brush_count(t) == t->brushes_mark + 5, "hollowing made six walls of one box");
+    /* Each wall is a grid step thick along one axis and spans the box along the others
+     * (corners overlap); together they cover the box's outline. */
+    guint nb;
+    const gint64 *rows = allium_selection_get_brushes(t->window->selection, &nb);
+    int thin_axes[3] = {0, 0, 0};
+    gboolean inside = nb == 6;
+    for (guint i = 0; i < nb; i++) {
+        double mins[3] = {0}, maxs[3] = {0};
+        if (!brush_bounds(t, rows[i], mins, maxs)) {
+            inside = FALSE;
+            continue;
+        }
+        for (int k = 0; k < 3; k++) {
+            inside = inside && mins[k] >= t->box_mins[k] && maxs[k] <= t->box_maxs[k];
+            if (fabs(maxs[k] - mins[k] - grid) < 1e-6) thin_axes[k]++;
+        }
+    }
+    check(t, inside && thin_axes[0] == 2 && thin_axes[1] == 2 && thin_axes[2] == 2,
+          "the walls lie within the box, two a grid step thick along each axis (%d %d %d)",
+          thin_axes[0], thin_axes[1], thin_axes[2]);
+    check_incremental(t, "the hollowed box");
     return TRUE;
 }
 

@@ -43,7 +43,7 @@ struct _SelfTest {
     gint64 box_row;         /* the brush drawn with the brush tool */
     double box_mins[3], box_maxs[3]; /* where it should be now */
     int edits;              /* undoable steps they made */
-    int lights_before, entities_before;
+    int lights_before, entities_before, brushes_mark;
     double light_at[3];     /* where the placed light should be (x, y) */
 };
 
@@ -69,6 +69,7 @@ gboolean step_brush_tool(SelfTest *t);
 gboolean step_move_drag(SelfTest *t);
 gboolean step_nudge_duplicate_delete(SelfTest *t);
 gboolean step_band_select(SelfTest *t);
+gboolean step_hollow(SelfTest *t);
 gboolean step_brush_on_surface(SelfTest *t);
 gboolean step_place_light(SelfTest *t);
 gboolean step_undo_editing(SelfTest *t);

@@ -887,6 +887,7 @@ static const struct {
     {"move by dragging", step_move_drag, 30000},
     {"nudge, duplicate, delete", step_nudge_duplicate_delete, 30000},
     {"select in a rectangle", step_band_select, 10000},
+    {"hollow", step_hollow, 30000},
     {"brush tool in 3D", step_brush_on_surface, 30000},
     {"place a light", step_place_light, 30000},
     {"undo the editing", step_undo_editing, 30000},

@@ -148,6 +148,92 @@ CHECK_TEST(duplicate, "/doc/duplicate-copies-every-face-parameter-and-moves-the-
     al_doc_close(doc);
 }
 
+/* The world compiled from the document, and the count of its warnings. */
+static al_world *compile_doc(al_doc *doc, size_t *warnings)
+{
+    al_doc_input in;
+    if (al_doc_build_input(doc, &in, NULL) != AL_OK) return NULL;
+    al_world *w = NULL;
+    al_compile_options co = {.no_vis = true};
+    if (al_world_compile(&in.input, &co, &w, NULL) != AL_OK) w = NULL;
+    if (w) *warnings = al_diag_count(al_world_diagnostics(w), AL_SEVERITY_WARNING);
+    al_doc_input_free(&in);
+    return w;
+}
+
+CHECK_TEST(hollow, "/doc/hollow-makes-walls-that-enclose-the-room-the-brush-was")
+{
+    al_doc *doc = new_doc("hollow.allium");
+    REQUIRE(doc);
+    al_doc_face f[6];
+    fixture_box_faces(0, 0, 0, 128, 160, 96, "stone", f);
+    int64_t box = 0;
+    REQUIRE(al_doc_add_brush(doc, 0, f, 6, &box, NULL, NULL) == AL_OK);
+    /* A triangular prism along x: floor, a back wall and a slope, and its two ends, each
+     * given by its outward normal and a point on it. */
+    al_doc_face prism[5];
+    memcpy(prism, f, sizeof prism);
+    const double planes[5][2][3] = {
+        {{0, 0, -1}, {300, 0, 0}}, {{0, 1, 0}, {300, 200, 0}}, {{0, -1, 2}, {300, 0, 0}},
+        {{-1, 0, 0}, {300, 0, 0}}, {{1, 0, 0}, {400, 0, 0}},
+    };
+    for (int i = 0; i < 5; i++) {
+        /* p1 on the plane, p0 = p1 + a and p2 = p1 + n x a: (p0 - p1) x (p2 - p1) = n |a|^2. */
+        const double *n = planes[i][0], *p = planes[i][1];
+        double e[3] = {fabs(n[0]) < 0.5 ? 1 : 0, fabs(n[0]) < 0.5 ? 0 : 1, 0};
+        double a[3] = {n[1] * e[2] - n[2] * e[1], n[2] * e[0] - n[0] * e[2],
+                       n[0] * e[1] - n[1] * e[0]};
+        double b[3] = {n[1] * a[2] - n[2] * a[1], n[2] * a[0] - n[0] * a[2],
+                       n[0] * a[1] - n[1] * a[0]};
+        for (int k = 0; k < 3; k++) {
+            prism[i].points[1][k] = p[k];
+            prism[i].points[0][k] = p[k] + 64 * a[k];
+            prism[i].points[2][k] = p[k] + 64 * b[k];
+        }
+    }
+    int64_t wedge = 0;
+    al_diag_list d = {0};
+    REQUIRE(al_doc_add_brush(doc, 0, prism, 5, &wedge, NULL, &d) == AL_OK);
+    al_diag_list_clear(&d);
+
+    al_doc_change ch = {0};
+    int64_t *walls = NULL;
+    int count = 0;
+    REQUIRE(al_doc_hollow_brushes(doc, (int64_t[]){box, wedge}, 2, 16, &walls, &count, &ch,
+                                  &d) == AL_OK);
+    CHECK_MSG(count == 11, "%d walls, want 6 + 5", count);
+    CHECK(al_doc_count(doc, "brushes") == 11);
+    CHECK(ch.brush_count == 13); /* two gone, eleven new */
+    free(walls);
+    size_t warnings = 99;
+    al_world *w = compile_doc(doc, &warnings);
+    REQUIRE(w);
+    CHECK_MSG(warnings == 0, "%zu warnings: every wall is a clean brush", warnings);
+    /* The room inside is empty; a point in each wall is solid. */
+    CHECK(!al_world_point_solid(w, 0, (double[3]){64, 80, 48}));
+    const double solid[6][3] = {{8, 80, 48}, {120, 80, 48}, {64, 8, 48},
+                                {64, 152, 48}, {64, 80, 8}, {64, 80, 88}};
+    for (int i = 0; i < 6; i++) CHECK(al_world_point_solid(w, 0, solid[i]));
+    CHECK(!al_world_point_solid(w, 0, (double[3]){350, 150, 40}));  /* inside the wedge */
+    CHECK(al_world_point_solid(w, 0, (double[3]){350, 150, 4}));    /* its floor */
+    CHECK(al_world_point_solid(w, 0, (double[3]){350, 196, 50}));   /* its back */
+    al_world_destroy(w);
+    /* One undo brings both brushes back. */
+    REQUIRE(al_doc_undo(doc, NULL) == AL_OK);
+    CHECK(al_doc_count(doc, "brushes") == 2);
+    /* Too thin for two walls: refused, with the reason, and nothing changes. */
+    fixture_box_faces(0, 300, 0, 128, 420, 24, "stone", f);
+    int64_t slab = 0;
+    REQUIRE(al_doc_add_brush(doc, 0, f, 6, &slab, NULL, NULL) == AL_OK);
+    CHECK(al_doc_hollow_brushes(doc, &slab, 1, 16, NULL, NULL, NULL, &d) ==
+          AL_ERR_INVALID_ARGUMENT);
+    CHECK(d.count >= 1 && strstr(d.items[d.count - 1].message, "thicker than two walls"));
+    CHECK(al_doc_count(doc, "brushes") == 3);
+    al_diag_list_clear(&d);
+    al_doc_change_clear(&ch);
+    al_doc_close(doc);
+}
+
 CHECK_TEST(entities, "/doc/entities-properties-are-checked-and-name-the-field")
 {
     al_doc *doc = new_doc("entities.allium");
@@ -480,7 +566,7 @@ CHECK_TEST(change_oracle, "/doc/every-edit-undo-and-redo-reports-exactly-the-bru
     int checked = 0;
     for (int i = 0; i < 150; i++) {
         s = s * 6364136223846793005ull + 1442695040888963407ull;
-        int kind = (int) (s >> 59) % 10;
+        int kind = (int) (s >> 59) % 11;
         brush_box *before, *after;
         int nbefore = boxes_of(doc, &before);
         REQUIRE(nbefore >= 0);
@@ -510,6 +596,8 @@ CHECK_TEST(change_oracle, "/doc/every-edit-undo-and-redo-reports-exactly-the-bru
         } else if (kind == 9) {
             st = al_doc_duplicate_brushes(doc, ids, count < 2 ? count : 2,
                                           (double[3]){0, 64, 0}, NULL, &change);
+        } else if (kind == 10) {
+            st = al_doc_hollow_brushes(doc, &pick, 1, 4, NULL, NULL, &change, NULL);
         } else {
             /* A group: move the door and add a brush to the world, one step. */
             REQUIRE(al_doc_begin_group(doc, "move and add") == AL_OK);
