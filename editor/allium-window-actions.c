@@ -240,6 +240,56 @@ static void hollow_action_cb(GtkWidget *widget, const char *action_name, GVarian
     allium_window_update_actions(self);
 }
 
+/* Rotates the selection a quarter turn (PARAMETER "cw" or "ccw", as seen in the focused
+ * view) about the view's depth axis (Z in 3D), or mirrors it ("flip-x", "flip-y",
+ * "flip-z"), around the centre of its bounds on the grid. */
+static void transform_action_cb(GtkWidget *widget, const char *action_name, GVariant *parameter)
+{
+    (void) action_name;
+    AlliumWindow *self = ALLIUM_WINDOW(widget);
+    if (!self->document || allium_selection_is_empty(self->selection)) return;
+    const char *how = g_variant_get_string(parameter, NULL);
+    AlliumView *view = allium_window_get_active_view(self);
+    double mins[3], maxs[3], c[3];
+    if (!allium_view_get_selection_bounds(view, mins, maxs)) return;
+    double grid = allium_preferences_get_grid_size(allium_preferences_get_default());
+    for (int k = 0; k < 3; k++) c[k] = al_snap(0.5 * (mins[k] + maxs[k]), grid);
+    double m[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+    const char *label;
+    if (g_str_has_prefix(how, "flip-") && how[5] >= 'x' && how[5] <= 'z' && !how[6]) {
+        m[how[5] - 'x'][how[5] - 'x'] = -1;
+        label = "Flip selection";
+    } else if (g_str_equal(how, "cw") || g_str_equal(how, "ccw")) {
+        /* The view's right and up axes: clockwise takes up to right. */
+        int r, u, d;
+        al_view_axes(allium_view_get_kind(view), &r, &u, &d);
+        double s = g_str_equal(how, "cw") ? -1 : 1;
+        m[r][r] = m[u][u] = 0;
+        m[r][u] = -s;
+        m[u][r] = s;
+        label = "Rotate selection";
+    } else {
+        return;
+    }
+    double matrix[3][4];
+    for (int r = 0; r < 3; r++) {
+        matrix[r][3] = c[r];
+        for (int k = 0; k < 3; k++) {
+            matrix[r][k] = m[r][k];
+            matrix[r][3] -= m[r][k] * c[k];
+        }
+    }
+    const gint64 *brushes, *entities;
+    guint nb, ne;
+    selection_rows(self, &brushes, &nb, &entities, &ne);
+    GError *error = NULL;
+    if (!allium_document_transform(self->document, brushes, nb, entities, ne, matrix, label,
+                                   &error))
+        allium_window_report_error(self, error);
+    g_clear_error(&error);
+    allium_window_update_actions(self);
+}
+
 static void nudge_action_cb(GtkWidget *widget, const char *action_name, GVariant *parameter)
 {
     (void) action_name;
@@ -291,6 +341,7 @@ void allium_window_class_add_actions(GtkWidgetClass *widget_class)
     gtk_widget_class_install_action(widget_class, "win.delete", NULL, delete_action_cb);
     gtk_widget_class_install_action(widget_class, "win.duplicate", NULL, duplicate_action_cb);
     gtk_widget_class_install_action(widget_class, "win.hollow", NULL, hollow_action_cb);
+    gtk_widget_class_install_action(widget_class, "win.transform", "s", transform_action_cb);
     gtk_widget_class_install_action(widget_class, "win.nudge", "s", nudge_action_cb);
     gtk_widget_class_install_action(widget_class, "win.place-entity", "s", place_entity_action_cb);
 
@@ -325,6 +376,14 @@ void allium_window_class_add_actions(GtkWidgetClass *widget_class)
                                         NULL);
     gtk_widget_class_add_binding_action(widget_class, GDK_KEY_h, GDK_CONTROL_MASK | GDK_SHIFT_MASK,
                                         "win.hollow", NULL);
+    gtk_widget_class_add_binding_action(widget_class, GDK_KEY_r, 0, "win.transform", "s", "cw");
+    gtk_widget_class_add_binding_action(widget_class, GDK_KEY_r, GDK_SHIFT_MASK, "win.transform",
+                                        "s", "ccw");
+    static const char *flips[] = {"flip-x", "flip-y", "flip-z"};
+    for (int k = 0; k < 3; k++)
+        gtk_widget_class_add_binding_action(widget_class, GDK_KEY_x + k,
+                                            GDK_CONTROL_MASK | GDK_ALT_MASK, "win.transform", "s",
+                                            flips[k]);
     gtk_widget_class_add_binding_action(widget_class, GDK_KEY_b, 0, "win.tool", "s", "brush");
     gtk_widget_class_add_binding_action(widget_class, GDK_KEY_v, 0, "win.tool", "s", "select");
     /* The arrow and page keys nudge (win.nudge) from the views' own key handlers, which
@@ -351,6 +410,7 @@ void allium_window_update_actions(AlliumWindow *self)
     allium_selection_get_brushes(self->selection, &brushes);
     gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.delete", writable && selected);
     gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.nudge", writable && selected);
+    gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.transform", writable && selected);
     gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.duplicate", writable && brushes > 0);
     gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.hollow", writable && brushes > 0);
     gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.place-entity", writable);

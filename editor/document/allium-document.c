@@ -17,6 +17,7 @@
 #include "allium-light-job.h"
 
 #include <glib/gi18n.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -830,4 +831,34 @@ gboolean allium_document_hollow(AlliumDocument *self, const gint64 *brushes, gui
     }
     free(ids);
     return finish_edit(self, st, &diags, _("Hollow"), error);
+}
+
+gboolean allium_document_transform(AlliumDocument *self, const gint64 *brushes,
+                                   guint brush_count, const gint64 *entities,
+                                   guint entity_count, const double matrix[3][4],
+                                   const char *label, GError **error)
+{
+    g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), FALSE);
+    if (!require_open(self, error)) return FALSE;
+    if (brush_count + entity_count == 0) return TRUE;
+    AlliumSnapshot *snap = self->snapshot;
+    al_diag_list diags = {0};
+    al_status st = al_doc_begin_group(self->doc, label);
+    if (st == AL_OK && brush_count)
+        st = al_doc_transform_brushes(self->doc, brushes, (int) brush_count, matrix, NULL);
+    /* A point entity moves where the map takes its origin. */
+    for (guint i = 0; st == AL_OK && i < entity_count; i++) {
+        int e = snap ? allium_snapshot_entity_index(snap, entities[i]) : -1;
+        const char *origin = e >= 0 ? allium_snapshot_entity_value(snap, e, "origin") : NULL;
+        double o[3];
+        if (!origin || sscanf(origin, "%lf %lf %lf", &o[0], &o[1], &o[2]) != 3) continue;
+        double delta[3];
+        for (int r = 0; r < 3; r++)
+            delta[r] = matrix[r][0] * o[0] + matrix[r][1] * o[1] + matrix[r][2] * o[2] +
+                       matrix[r][3] - o[r];
+        st = al_doc_move_entity(self->doc, entities[i], delta, NULL);
+    }
+    if (st == AL_OK) st = al_doc_end_group(self->doc);
+    else al_doc_cancel_group(self->doc);
+    return finish_edit(self, st, &diags, label, error);
 }

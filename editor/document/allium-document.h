@@ -97,6 +97,13 @@ gboolean allium_document_move(AlliumDocument *self, const gint64 *brushes, guint
                               const gint64 *entities, guint entity_count, const double delta[3],
                               GError **error);
 
+/* Applies the affine map MATRIX (rows of a 3x4 matrix, as al_doc_transform_brushes) to
+ * BRUSHES and to the origins of the point ENTITIES; LABEL names the undo step. */
+gboolean allium_document_transform(AlliumDocument *self, const gint64 *brushes,
+                                   guint brush_count, const gint64 *entities,
+                                   guint entity_count, const double matrix[3][4],
+                                   const char *label, GError **error);
+
 /* Deletes BRUSHES and ENTITIES (with their brushes; the world is never deleted). */
 gboolean allium_document_delete(AlliumDocument *self, const gint64 *brushes, guint brush_count,
                                 const gint64 *entities, guint entity_count, GError **error);

@@ -9,7 +9,8 @@
  * keys nudge it a grid step; Ctrl+D copies it beside itself and selects the copy; Delete
  * removes the copy; a rectangle selects what lies inside it; Ctrl+Shift+H hollows the box
  * into walls a grid step thick; in the 3D view the brush tool
- * stands a box on the floor under the pointer; a click with the entity tool places a light
+ * stands a box on the floor under the pointer, and R in the front view turns it on its
+ * side; a click with the entity tool places a light
  * that the solver then uses; and undoing every step gives
  * back the map as it was.
  */
@@ -356,6 +357,35 @@ gboolean step_brush_on_surface(SelfTest *t)
           "its base lies on the grid (%g %g to %g %g)", mins[0], mins[1], maxs[0], maxs[1]);
     check_incremental(t, "the brush drawn in 3D");
     shoot_and_compare(t, "31-brush-on-floor.png", "drawing a brush on the floor");
+    return TRUE;
+}
+
+gboolean step_rotate(SelfTest *t)
+{
+    if (!t->step_begun) {
+        double mins[3] = {0}, maxs[3] = {0};
+        check(t, brush_bounds(t, t->box_row, mins, maxs), "the brush drawn in 3D is there");
+        memcpy(t->box_mins, mins, sizeof mins);
+        memcpy(t->box_maxs, maxs, sizeof maxs);
+        allium_selection_select_brush(t->window->selection, t->box_row, ALLIUM_SELECT_REPLACE);
+        /* In the front view (x right, z up), a quarter turn swaps its width and height. */
+        for (int i = 0; i < ALLIUM_WINDOW_VIEW_COUNT; i++) {
+            AlliumView *view = allium_window_get_view(t->window, i);
+            if (allium_view_get_kind(view) == AL_VIEW_FRONT) g_signal_emit_by_name(view, "activated");
+        }
+        check(t, gtk_widget_activate_action(GTK_WIDGET(t->window), "win.transform", "s", "cw"),
+              "win.transform('cw') activated");
+        t->edits++;
+        return FALSE;
+    }
+    if (!compiled_current(t->window)) return FALSE;
+    double mins[3] = {0}, maxs[3] = {0};
+    gboolean found = brush_bounds(t, t->box_row, mins, maxs);
+    double w0 = t->box_maxs[0] - t->box_mins[0], h0 = t->box_maxs[2] - t->box_mins[2];
+    check(t, found && maxs[0] - mins[0] == h0 && maxs[2] - mins[2] == w0 &&
+                 maxs[1] - mins[1] == t->box_maxs[1] - t->box_mins[1],
+          "R in the front view turned the brush on its side (%g x %g, was %g x %g)",
+          maxs[0] - mins[0], maxs[2] - mins[2], w0, h0);
     return TRUE;
 }
 

@@ -71,6 +71,7 @@ gboolean step_nudge_duplicate_delete(SelfTest *t);
 gboolean step_band_select(SelfTest *t);
 gboolean step_hollow(SelfTest *t);
 gboolean step_brush_on_surface(SelfTest *t);
+gboolean step_rotate(SelfTest *t);
 gboolean step_place_light(SelfTest *t);
 gboolean step_undo_editing(SelfTest *t);
 

@@ -889,6 +889,7 @@ static const struct {
     {"select in a rectangle", step_band_select, 10000},
     {"hollow", step_hollow, 30000},
     {"brush tool in 3D", step_brush_on_surface, 30000},
+    {"rotate", step_rotate, 30000},
     {"place a light", step_place_light, 30000},
     {"undo the editing", step_undo_editing, 30000},
     {"background colour", step_background, 10000},

@@ -724,6 +724,12 @@ void allium_view_set_tool(AlliumView *self, AlliumTool tool)
     self->tool = tool;
 }
 
+gboolean allium_view_get_selection_bounds(AlliumView *self, double mins[3], double maxs[3])
+{
+    g_return_val_if_fail(ALLIUM_IS_VIEW(self), FALSE);
+    return allium_view_selection_bounds(self, FALSE, mins, maxs);
+}
+
 void allium_view_set_entity_class(AlliumView *self, const char *classname)
 {
     g_return_if_fail(ALLIUM_IS_VIEW(self));

@@ -64,6 +64,10 @@ void allium_view_set_tool(AlliumView *self, AlliumTool tool);
 /* The class the entity tool places ("light", "info_player_start", ...). */
 void allium_view_set_entity_class(AlliumView *self, const char *classname);
 
+/* The bounds of the selection in this view's snapshot; FALSE when nothing selected is in
+ * it. */
+gboolean allium_view_get_selection_bounds(AlliumView *self, double mins[3], double maxs[3]);
+
 /* The move one nudge in DIRECTION ("left", "right", "up", "down" on the screen, "raise",
  * "lower": up and down the view's depth axis in 2D, Z in 3D) makes in this view: one
  * grid step along the map axis nearest that direction. FALSE for an unknown direction. */
