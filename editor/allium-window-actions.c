@@ -176,6 +176,15 @@ static void selection_rows(AlliumWindow *self, const gint64 **brushes, guint *nb
     *entities = allium_selection_get_entities(self->selection, ne);
 }
 
+/* After an edit action: ERROR (taken, may be NULL) in the banner, and the actions'
+ * state for the new selection and history. */
+static void edit_action_done(AlliumWindow *self, GError *error)
+{
+    if (error) allium_window_report_error(self, error);
+    g_clear_error(&error);
+    allium_window_update_actions(self);
+}
+
 static void delete_action_cb(GtkWidget *widget, const char *action_name, GVariant *parameter)
 {
     (void) action_name;
@@ -188,10 +197,7 @@ static void delete_action_cb(GtkWidget *widget, const char *action_name, GVarian
     GError *error = NULL;
     if (allium_document_delete(self->document, brushes, nb, entities, ne, &error))
         allium_selection_clear(self->selection);
-    else
-        allium_window_report_error(self, error);
-    g_clear_error(&error);
-    allium_window_update_actions(self);
+    edit_action_done(self, error);
 }
 
 static void duplicate_action_cb(GtkWidget *widget, const char *action_name, GVariant *parameter)
@@ -213,10 +219,7 @@ static void duplicate_action_cb(GtkWidget *widget, const char *action_name, GVar
     GError *error = NULL;
     if (allium_document_duplicate(self->document, brushes, nb, delta, copies, &error))
         allium_selection_select_brushes(self->selection, copies, nb, ALLIUM_SELECT_REPLACE);
-    else
-        allium_window_report_error(self, error);
-    g_clear_error(&error);
-    allium_window_update_actions(self);
+    edit_action_done(self, error);
 }
 
 static void hollow_action_cb(GtkWidget *widget, const char *action_name, GVariant *parameter)
@@ -234,10 +237,7 @@ static void hollow_action_cb(GtkWidget *widget, const char *action_name, GVarian
     GError *error = NULL;
     if (allium_document_hollow(self->document, brushes, nb, thickness, &walls, &count, &error))
         allium_selection_select_brushes(self->selection, walls, count, ALLIUM_SELECT_REPLACE);
-    else
-        allium_window_report_error(self, error);
-    g_clear_error(&error);
-    allium_window_update_actions(self);
+    edit_action_done(self, error);
 }
 
 /* Rotates the selection a quarter turn (PARAMETER "cw" or "ccw", as seen in the focused
@@ -283,11 +283,8 @@ static void transform_action_cb(GtkWidget *widget, const char *action_name, GVar
     guint nb, ne;
     selection_rows(self, &brushes, &nb, &entities, &ne);
     GError *error = NULL;
-    if (!allium_document_transform(self->document, brushes, nb, entities, ne, matrix, label,
-                                   &error))
-        allium_window_report_error(self, error);
-    g_clear_error(&error);
-    allium_window_update_actions(self);
+    allium_document_transform(self->document, brushes, nb, entities, ne, matrix, label, &error);
+    edit_action_done(self, error);
 }
 
 static void nudge_action_cb(GtkWidget *widget, const char *action_name, GVariant *parameter)
@@ -303,10 +300,8 @@ static void nudge_action_cb(GtkWidget *widget, const char *action_name, GVariant
     guint nb, ne;
     selection_rows(self, &brushes, &nb, &entities, &ne);
     GError *error = NULL;
-    if (!allium_document_move(self->document, brushes, nb, entities, ne, delta, &error))
-        allium_window_report_error(self, error);
-    g_clear_error(&error);
-    allium_window_update_actions(self);
+    allium_document_move(self->document, brushes, nb, entities, ne, delta, &error);
+    edit_action_done(self, error);
 }
 
 /* The entity tool with class PARAMETER. */

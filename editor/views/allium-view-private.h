@@ -132,6 +132,11 @@ void allium_view_emit_toggle_maximize(AlliumView *self);
 void allium_view_emit_activated(AlliumView *self);
 void allium_view_emit_pointer_point(AlliumView *self, const double point[3], int unknown_axis);
 void allium_view_show_info(AlliumView *self, const char *text);
+/* Calls FUNC with the bounds of each selected brush and entity in the view's snapshot,
+ * until it returns TRUE; returns whether one did. */
+typedef gboolean (*AlliumBoundsFunc)(const double lo[3], const double hi[3], gpointer data);
+gboolean allium_view_foreach_selected_bounds(AlliumView *self, AlliumBoundsFunc func,
+                                             gpointer data);
 /* The bounds of the selection, or of the map when nothing is selected. */
 gboolean allium_view_selection_bounds(AlliumView *self, gboolean whole_map_if_empty,
                                       double mins[3], double maxs[3]);

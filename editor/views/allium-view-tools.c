@@ -152,31 +152,24 @@ static gboolean pick_is_selected(AlliumView *self, const AlliumSnapshot *snap, c
 
 /* Whether POINT lies, on a 2D view's two axes, within the bounds of a selected brush or
  * entity: there a drag moves the selection (whatever covers it seen from above). */
-static gboolean in_selection_2d(AlliumView *self, const AlliumSnapshot *snap, const double point[3])
+typedef struct {
+    int r, u;
+    const double *point;
+} PointOnAxes;
+
+static gboolean covers_point(const double lo[3], const double hi[3], gpointer data)
 {
-    if (!snap->scene) return FALSE;
-    int r, u, d;
-    al_view_axes(self->kind, &r, &u, &d);
-    for (int pass = 0; pass < 2; pass++) {
-        guint count;
-        const gint64 *rows = pass == 0 ? allium_selection_get_brushes(self->selection, &count)
-                                       : allium_selection_get_entities(self->selection, &count);
-        for (guint i = 0; i < count; i++) {
-            double lo[3], hi[3];
-            gboolean ok;
-            if (pass == 0) {
-                int b = allium_snapshot_brush_index(snap, rows[i]);
-                ok = b >= 0 && al_scene_brush_bounds(snap->scene, b, lo, hi);
-            } else {
-                int e = allium_snapshot_entity_index(snap, rows[i]);
-                ok = e >= 0 && al_scene_entity_bounds(snap->scene, e, lo, hi);
-            }
-            if (ok && point[r] >= lo[r] && point[r] <= hi[r] && point[u] >= lo[u] &&
-                point[u] <= hi[u])
-                return TRUE;
-        }
-    }
-    return FALSE;
+    const PointOnAxes *p = data;
+    return p->point[p->r] >= lo[p->r] && p->point[p->r] <= hi[p->r] &&
+           p->point[p->u] >= lo[p->u] && p->point[p->u] <= hi[p->u];
+}
+
+static gboolean in_selection_2d(AlliumView *self, const double point[3])
+{
+    int d;
+    PointOnAxes p = {.point = point};
+    al_view_axes(self->kind, &p.r, &p.u, &d);
+    return allium_view_foreach_selected_bounds(self, covers_point, &p);
 }
 
 /* The depth range of a new box along AXIS: the selected brush's, or DEFAULT_DEPTH_STEPS
@@ -477,7 +470,7 @@ gboolean allium_view_tool_begin(AlliumView *self, double x, double y, GdkModifie
         if (!point_on_plane(self, x, y, d, self->camera.position[d], self->edit_from))
             return FALSE;
         if (self->tool == ALLIUM_TOOL_BRUSH) self->edit = EDIT_BOX;
-        else if (in_selection_2d(self, snap, self->edit_from)) self->edit = EDIT_MOVE;
+        else if (in_selection_2d(self, self->edit_from)) self->edit = EDIT_MOVE;
         else self->edit = EDIT_BAND;
         /* The floor of a box drawn with nothing selected: a grid step under the 3D
          * camera, when this view marks it (so the box is near what the designer looks

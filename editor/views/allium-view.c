@@ -587,38 +587,56 @@ double allium_view_scale(AlliumView *self)
     return (double) gtk_widget_get_scale_factor(GTK_WIDGET(self));
 }
 
+gboolean allium_view_foreach_selected_bounds(AlliumView *self, AlliumBoundsFunc func,
+                                             gpointer data)
+{
+    AlliumSnapshot *snap = allium_view_get_snapshot(self);
+    if (!snap || !snap->scene || !self->selection) return FALSE;
+    /* Brushes, then point entities; rows the snapshot does not have are skipped. */
+    for (int pass = 0; pass < 2; pass++) {
+        guint count;
+        const gint64 *rows = pass == 0 ? allium_selection_get_brushes(self->selection, &count)
+                                       : allium_selection_get_entities(self->selection, &count);
+        for (guint i = 0; i < count; i++) {
+            double lo[3], hi[3];
+            gboolean ok;
+            if (pass == 0) {
+                int b = allium_snapshot_brush_index(snap, rows[i]);
+                ok = b >= 0 && al_scene_brush_bounds(snap->scene, b, lo, hi);
+            } else {
+                int e = allium_snapshot_entity_index(snap, rows[i]);
+                ok = e >= 0 && al_scene_entity_bounds(snap->scene, e, lo, hi);
+            }
+            if (ok && func(lo, hi, data)) return TRUE;
+        }
+    }
+    return FALSE;
+}
+
+typedef struct {
+    double *mins, *maxs;
+    gboolean any;
+} BoundsUnion;
+
+static gboolean add_to_union(const double lo[3], const double hi[3], gpointer data)
+{
+    BoundsUnion *u = data;
+    for (int k = 0; k < 3; k++) {
+        u->mins[k] = u->any ? MIN(u->mins[k], lo[k]) : lo[k];
+        u->maxs[k] = u->any ? MAX(u->maxs[k], hi[k]) : hi[k];
+    }
+    u->any = TRUE;
+    return FALSE;
+}
+
 gboolean allium_view_selection_bounds(AlliumView *self, gboolean whole_map_if_empty,
                                       double mins[3], double maxs[3])
 {
     AlliumSnapshot *snap = allium_view_get_snapshot(self);
     if (!snap || !snap->scene) return FALSE;
-    gboolean any = FALSE;
-    if (self->selection) {
-        /* Brushes, then point entities. */
-        for (int pass = 0; pass < 2; pass++) {
-            guint count;
-            const gint64 *rows = pass == 0
-                                     ? allium_selection_get_brushes(self->selection, &count)
-                                     : allium_selection_get_entities(self->selection, &count);
-            for (guint i = 0; i < count; i++) {
-                double lo[3], hi[3];
-                gboolean ok;
-                if (pass == 0) {
-                    int b = allium_snapshot_brush_index(snap, rows[i]);
-                    ok = b >= 0 && al_scene_brush_bounds(snap->scene, b, lo, hi);
-                } else {
-                    int e = allium_snapshot_entity_index(snap, rows[i]);
-                    ok = e >= 0 && al_scene_entity_bounds(snap->scene, e, lo, hi);
-                }
-                if (!ok) continue;
-                for (int k = 0; k < 3; k++) {
-                    mins[k] = any ? MIN(mins[k], lo[k]) : lo[k];
-                    maxs[k] = any ? MAX(maxs[k], hi[k]) : hi[k];
-                }
-                any = TRUE;
-            }
-        }
-    }
+    BoundsUnion u = {mins, maxs, FALSE};
+    allium_view_foreach_selected_bounds(self, add_to_union, &u);
+    gboolean any = u.any;
     if (!any && whole_map_if_empty) any = al_scene_bounds(snap->scene, mins, maxs);
     return any;
 }
