@@ -3,6 +3,7 @@
 
 #include "al-vis.h"
 #include "al-world.h"
+#include "core/entity-keys.h"
 #include "geom/vec3.h"
 
 #include <ctype.h>
@@ -11,31 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-
-const char *al_rad_entity_value(const al_entity_desc *e, const char *key)
-{
-    for (int i = 0; i < e->property_count; i++)
-        if (e->properties[i].key && strcmp(e->properties[i].key, key) == 0)
-            return e->properties[i].value ? e->properties[i].value : "";
-    return NULL;
-}
-
-/* Reads up to MAX numbers from S; returns how many, or -1 if S holds anything else or a
- * number that is not finite. */
-static int read_numbers(const char *s, double *out, int max)
-{
-    int n = 0;
-    for (;;) {
-        while (isspace((unsigned char) *s)) s++;
-        if (!*s) return n;
-        if (n == max) return -1;
-        char *end;
-        double v = strtod(s, &end);
-        if (end == s || !isfinite(v)) return -1;
-        out[n++] = v;
-        s = end;
-    }
-}
 
 typedef struct reader {
     const al_input *input;
@@ -58,12 +34,12 @@ static void warn(const reader *r, const char *format, const char *key, const cha
 static double number_key(const reader *r, const char *key, double fallback,
                          bool (*check)(double), const char *rule)
 {
-    const char *s = al_rad_entity_value(&r->input->entities[r->entity], key);
+    const char *s = al_entity_value(&r->input->entities[r->entity], key);
     if (!s) return fallback;
     double v;
     char fb[32];
     snprintf(fb, sizeof fb, "%g", fallback);
-    if (read_numbers(s, &v, 1) != 1) {
+    if (al_read_numbers(s, &v, 1) != 1) {
         warn(r, "key \"%s\" is \"%s\", not a number", key, s, fb);
         return fallback;
     }
@@ -100,10 +76,10 @@ static bool not_negative(double v)
 static void colour_key(const reader *r, const char *key, float colour[3])
 {
     colour[0] = colour[1] = colour[2] = 1;
-    const char *s = al_rad_entity_value(&r->input->entities[r->entity], key);
+    const char *s = al_entity_value(&r->input->entities[r->entity], key);
     if (!s) return;
     double c[3];
-    if (read_numbers(s, c, 3) != 3 || c[0] < 0 || c[1] < 0 || c[2] < 0) {
+    if (al_read_numbers(s, c, 3) != 3 || c[0] < 0 || c[1] < 0 || c[2] < 0) {
         warn(r, "key \"%s\" is \"%s\", not three numbers of at least 0", key, s, "white");
         return;
     }
@@ -120,8 +96,8 @@ static void mangle_dir(double yaw, double pitch, double dir[3])
 
 static bool entity_origin(const al_entity_desc *e, double origin[3])
 {
-    const char *s = al_rad_entity_value(e, "origin");
-    return s && read_numbers(s, origin, 3) == 3;
+    const char *s = al_entity_value(e, "origin");
+    return s && al_read_numbers(s, origin, 3) == 3;
 }
 
 /* How far L adds at least one light level (at normal incidence). */
@@ -214,7 +190,7 @@ int al_rad_parse_lights(const al_world *world, const al_input *input, rad_light 
         const char *cls = ent->classname ? ent->classname : "";
         reader r = {input, e, diags};
         if (e == 0) {
-            if (al_rad_entity_value(ent, "_sunlight3"))
+            if (al_entity_value(ent, "_sunlight3"))
                 al_diag_add(diags, AL_SEVERITY_NOTE, AL_DIAG_ENTITY, 0, -1, -1, ent->line, -1,
                             "worldspawn \"_sunlight3\" (light from the lower sky) is not "
                             "supported; \"_sunlight\" and \"_sunlight2\" are");
@@ -228,8 +204,8 @@ int al_rad_parse_lights(const al_world *world, const al_input *input, rad_light 
                            .delay = 3, .range = INFINITY, .cluster = -1};
             colour_key(&r, "_sunlight_color", l.colour);
             double m[3] = {0, -90, 0};
-            const char *s = al_rad_entity_value(ent, "_sun_mangle");
-            if (s && read_numbers(s, m, 3) < 2) {
+            const char *s = al_entity_value(ent, "_sun_mangle");
+            if (s && al_read_numbers(s, m, 3) < 2) {
                 warn(&r, "key \"%s\" is \"%s\", not \"yaw pitch [roll]\"", "_sun_mangle", s,
                      "0 -90 0");
                 m[0] = 0, m[1] = -90;
@@ -245,7 +221,7 @@ int al_rad_parse_lights(const al_world *world, const al_input *input, rad_light 
                         "%s has no usable \"origin\"; it gives no light", cls);
             continue;
         }
-        const char *key = al_rad_entity_value(ent, "light") ? "light" : "_light";
+        const char *key = al_entity_value(ent, "light") ? "light" : "_light";
         l.level = number_key(&r, key, 300, NULL, "");
         if (l.level < 0) {
             al_diag_add(diags, AL_SEVERITY_WARNING, AL_DIAG_BAD_VALUE, e, -1, -1, ent->line, -1,
@@ -260,12 +236,12 @@ int al_rad_parse_lights(const al_world *world, const al_input *input, rad_light 
         colour_key(&r, "_color", l.colour);
 
         /* Spotlight: a target, or a mangle. */
-        const char *target = al_rad_entity_value(ent, "target");
-        const char *mangle = al_rad_entity_value(ent, "mangle");
+        const char *target = al_entity_value(ent, "target");
+        const char *mangle = al_entity_value(ent, "mangle");
         bool spot = false;
         if (target && *target) {
             for (int t = 0; t < input->entity_count && !spot; t++) {
-                const char *name = al_rad_entity_value(&input->entities[t], "targetname");
+                const char *name = al_entity_value(&input->entities[t], "targetname");
                 double to[3];
                 if (name && strcmp(name, target) == 0 &&
                     entity_origin(&input->entities[t], to)) {
@@ -279,7 +255,7 @@ int al_rad_parse_lights(const al_world *world, const al_input *input, rad_light 
                             "point light", cls, target);
         } else if (mangle) {
             double m[3] = {0, 0, 0};
-            if (read_numbers(mangle, m, 3) >= 2) {
+            if (al_read_numbers(mangle, m, 3) >= 2) {
                 mangle_dir(m[0], m[1], l.dir);
                 spot = true;
             } else {
@@ -299,7 +275,7 @@ int al_rad_parse_lights(const al_world *world, const al_input *input, rad_light 
         }
         if (spot) {
             l.kind = RAD_SPOT;
-            const char *cone_key = al_rad_entity_value(ent, "_cone") ? "_cone" : "angle";
+            const char *cone_key = al_entity_value(ent, "_cone") ? "_cone" : "angle";
             double cone = number_key(&r, cone_key, 40, is_cone, "not between 0 and 180");
             double half = cone * 0.5 * M_PI / 180.0;
             l.cos_outer = cos(half);

@@ -5,6 +5,7 @@
 
 #include "al-vis.h"
 #include "al-world.h"
+#include "core/entity-keys.h"
 #include "core/parallel.h"
 #include "geom/vec3.h"
 #include "world/world-internal.h"
@@ -23,7 +24,7 @@ static double entity_luxel(const al_input *in, int e, al_diag_list *diags)
 {
     if (e < 0 || e >= in->entity_count) return 0;
     const al_entity_desc *ent = &in->entities[e];
-    const char *s = al_rad_entity_value(ent, "allium_luxel_size");
+    const char *s = al_entity_value(ent, "allium_luxel_size");
     if (!s) return 0;
     char *end;
     double v = strtod(s, &end);

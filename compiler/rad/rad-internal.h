@@ -86,9 +86,6 @@ typedef struct rad_light {
     bool dome;        /* one of the sky dome's suns */
 } rad_light;
 
-/* The value of KEY on entity E, or NULL. */
-const char *al_rad_entity_value(const al_entity_desc *e, const char *key);
-
 /* Parses the light sources of INPUT (light* entities, the worldspawn sun, and last the
  * AL_RAD_DOME suns of the sky dome if it has one), warning about bad keys in DIAGS. Returns the count and a malloc'd array in *OUT, or -1 if memory
  * runs out. */

@@ -5,6 +5,8 @@
  */
 #include "oracle.h"
 
+#include "al-move.h"
+
 #include "core/cell-index.h"
 #include "geom/epsilon.h"
 #include "geom/vec3.h"
@@ -491,6 +493,51 @@ void al_verify_plane_shift(const al_world *w, al_oracle *o, int hull, int64_t co
         if (shifted.hit && onion.hit && b.hit && !normal_matches(&b, shifted.normal)) {
             note_mismatch(out, start, end, 0);
             out->normal_mismatches++;
+        }
+    }
+}
+
+void al_verify_slides(const al_world *w, al_oracle *o, int hull, int64_t count, uint64_t seed,
+                      al_verify_counts *out)
+{
+    memset(out, 0, sizeof *out);
+    al_rng rng = {seed};
+    const al_hull_desc *h = &w->hulls[hull];
+    const al_box_shape shape = {.hull = hull};
+    for (int64_t i = 0; i < count; i++) {
+        double start[3], end[3], delta[3];
+        double len = random_move(w, o, h, &rng, 0, start, end);
+        if (len == 0) break;
+        al_sub(end, start, delta);
+        al_slide s;
+        al_slide_move(w, &shape, start, delta, 1, &s);
+        al_oracle_hit b;
+        al_oracle_sweep(o, h->mins, h->maxs, start, end, &b);
+        if (s.start_solid) {
+            note_mismatch(out, start, end, len);
+            out->checked++;
+            out->mismatches++;
+            continue;
+        }
+        /* The first leg is a plain sweep: the oracle's first contact. */
+        compare_hits(out, s.contact_count > 0, s.first_fraction,
+                     s.contact_count > 0 ? s.contacts[0].normal : NULL, &b, len, start, end);
+        /* Every leg of the slide runs through empty space only, and the box rests in it. */
+        for (int k = 0; k + 1 < s.path_count; k++) {
+            double d[3];
+            al_sub(s.path[k + 1], s.path[k], d);
+            double leg = al_length(d);
+            if (leg < 1e-9) continue;
+            al_oracle_sweep(o, h->mins, h->maxs, s.path[k], s.path[k + 1], &b);
+            if (b.hit && (b.start_inside || b.fraction * leg < leg - TRACE_TOLERANCE)) {
+                note_mismatch(out, s.path[k], s.path[k + 1], leg - b.fraction * leg);
+                out->mismatches++;
+                break;
+            }
+        }
+        if (al_oracle_point_margin(o, h->mins, h->maxs, s.end) < -AL_SURFACE_EPSILON) {
+            note_mismatch(out, s.end, s.end, 0);
+            out->mismatches++;
         }
     }
 }

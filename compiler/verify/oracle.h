@@ -88,6 +88,13 @@ void al_verify_traces(const al_world *world, al_oracle *oracle, int hull, int64_
 void al_verify_plane_shift(const al_world *world, al_oracle *oracle, int hull, int64_t count,
                            double length, uint64_t seed, al_verify_counts *out);
 
+/* Slide moves (the test-box drag) of HULL against the oracle: COUNT drags of random length
+ * up to 256 units from random empty points. A mismatch is a first contact the oracle puts
+ * elsewhere (as al_verify_traces), a leg of the slide that passes through solid, or an end
+ * inside solid; a normal mismatch as al_verify_traces. */
+void al_verify_slides(const al_world *world, al_oracle *oracle, int hull, int64_t count,
+                      uint64_t seed, al_verify_counts *out);
+
 /* The PVS against lines of sight: COUNT segments between points in vis leaves, clear of
  * every surface, that the sight oracle says are unobstructed (a random point, a random
  * direction, a random point before the first hit). A mismatch is a segment whose end
