@@ -106,7 +106,8 @@ typedef struct al_move_input {
 /* The hull MOVER currently uses. */
 int al_mover_hull(const al_mover *mover);
 
-/* Places MOVER at ORIGIN at rest, standing, and finds its ground. */
+/* Places MOVER at ORIGIN at rest, standing, and finds its ground. An ORIGIN on or just
+ * below a floor (within a unit: map entities touch the floor exactly) rests on it. */
 void al_mover_init(al_mover *mover, const al_world *world, int stand_hull, int crouch_hull,
                    const double origin[3]);
 

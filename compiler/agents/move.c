@@ -67,6 +67,29 @@ static bool slide_velocity(const double original[3], const double (*planes)[3], 
     return true;
 }
 
+/* A move without a contact may still end within the trace's epsilon (1e-6 units) beyond
+ * a plane it grazes at a shallow angle, where the trees answer "solid": the next move
+ * would then start inside, and one along that surface could not get out. Pull such an
+ * end back along the move by the skin (or to its start). Only compiled hulls can be
+ * asked; plane shifting keeps its answer. */
+static void settle_free_end(const al_world *world, const al_box_shape *shape,
+                            const double from[3], double end[3])
+{
+    if (shape->hull < 0 || !al_world_point_solid(world, shape->hull, end)) return;
+    double d[3];
+    al_sub(end, from, d);
+    double length = al_length(d);
+    if (length > AL_TRACE_SKIN) {
+        double back[3];
+        al_madd(end, d, -AL_TRACE_SKIN / length, back);
+        if (!al_world_point_solid(world, shape->hull, back)) {
+            al_copy(back, end);
+            return;
+        }
+    }
+    al_copy(from, end);
+}
+
 void al_slide_move(const al_world *world, const al_box_shape *shape, const double start[3],
                    const double velocity[3], double time, al_slide *out)
 {
@@ -95,11 +118,13 @@ void al_slide_move(const al_world *world, const al_box_shape *shape, const doubl
             out->blocked = bump > 0 || !out->start_solid;
             break;
         }
-        al_copy(t.end, pos);
         if (!t.hit) {
+            settle_free_end(world, shape, pos, t.end);
+            al_copy(t.end, pos);
             left = 0;
             break;
         }
+        al_copy(t.end, pos);
         left -= left * t.fraction;
         if (plane_count == AL_SLIDE_MAX_CONTACTS) {
             al_set(0, 0, 0, v);
@@ -181,6 +206,15 @@ void al_mover_init(al_mover *m, const al_world *world, int stand_hull, int crouc
     al_copy(origin, m->origin);
     m->stand_hull = stand_hull;
     m->crouch_hull = crouch_hull;
+    /* Quake places entities touching the floor, exactly on the boundary of the solid: come
+     * down from a unit above instead, to rest the skin above it. */
+    double up[3] = {origin[0], origin[1], origin[2] + 1};
+    if (!al_world_point_solid(world, stand_hull, up)) {
+        double below[3] = {origin[0], origin[1], origin[2] - 1};
+        al_trace t;
+        al_world_trace(world, stand_hull, up, below, &t);
+        if (t.hit && !t.start_solid && t.end[2] >= origin[2]) al_copy(t.end, m->origin);
+    }
     al_move_params p;
     al_move_default_params(&p);
     find_ground(world, &p, m);
@@ -273,6 +307,26 @@ static bool stepped_move(const al_world *world, const al_move_params *p, const a
     return true;
 }
 
+/* Looks for a start a few skins away along an axis from which the move of M is not
+ * stuck; takes it (and its move in *PLAIN) if there is one. */
+static void nudge_off(const al_world *world, const al_box_shape *shape, al_mover *m, double dt,
+                      al_slide *plain)
+{
+    static const double axes[6][3] = {{0, 0, 1}, {0, 0, -1}, {1, 0, 0},
+                                      {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}};
+    for (double scale = 1; scale <= 16; scale *= 4)
+        for (int a = 0; a < 6; a++) {
+            double from[3];
+            al_madd(m->origin, axes[a], AL_TRACE_SKIN * scale, from);
+            if (al_world_point_solid(world, shape->hull, from)) continue;
+            al_slide s;
+            al_slide_move(world, shape, from, m->velocity, dt, &s);
+            if (s.start_solid) continue;
+            *plain = s;
+            return;
+        }
+}
+
 void al_move_step(const al_world *world, const al_move_params *p, const al_move_input *in,
                   double dt, al_mover *m)
 {
@@ -289,8 +343,13 @@ void al_move_step(const al_world *world, const al_move_params *p, const al_move_
     al_box_shape shape = {.hull = al_mover_hull(m)};
     al_slide plain;
     al_slide_move(world, &shape, m->origin, m->velocity, dt, &plain);
-    /* A mover that starts inside solid (a brush was put over it) moves only if the move
-     * takes it out. */
+    /* Touching a surface exactly (a sloped ceiling over a crouched mover, say), a move
+     * along it never leaves the surface and the trace calls it solid all the way: nudge
+     * off first. A mover really inside solid (a brush was put over it) moves only if the
+     * move takes it out. */
+    if (plain.start_solid && plain.end[0] == m->origin[0] && plain.end[1] == m->origin[1] &&
+        plain.end[2] == m->origin[2])
+        nudge_off(world, &shape, m, dt, &plain);
     m->stuck = plain.start_solid;
     if (m->stuck) {
         al_copy(plain.end, m->origin);

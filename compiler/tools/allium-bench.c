@@ -37,6 +37,15 @@
  *       further edits), rad_first_ms (bsp_ms plus relighting the new world's direct light
  *       at --luxel, the editor's first lit frame), blocks_rebuilt; and whether the final
  *       world equals a full compile tree by tree
+ *   allium-bench agents MAP [--count 1000] [--steps 600]
+ *       a crowd walking between the map's point entities, one thread: {step_ms_median,
+ *       step_ms_p95, us_per_agent, pairs_per_step, contacts_per_step, ...} (cmd_agents)
+ *   allium-bench spheretree [--count 10000] [--steps 300] [--margin UNITS] [--seed N]
+ *       the agents' broadphase (al-spheretree.h), no map: COUNT spheres of radius 20-40
+ *       moving at 100-320 units/s in a 8192 x 8192 x 1024 box at 60 Hz, bouncing off its
+ *       walls; per step the medians of update_ms (every sphere moved in the tree),
+ *       pairs_ms (al_sphere_tree_pairs) and step_ms (both), against brute_ms (every pair
+ *       tested, on every 10th step, whose pairs must equal the tree's: pairs_equal_brute)
  * [options] are --hull NAME=minx,miny,minz,maxx,maxy,maxz, --block-size N, --threads N.
  */
 #include "core/clock.h"
@@ -50,6 +59,9 @@
 #include "report.h"
 #include "store/map-doc.h"
 #include "al-live.h"
+#include "al-agents.h"
+#include "al-spheretree.h"
+#include "core/entity-keys.h"
 #include "verify/edits.h"
 #include "verify/oracle.h"
 
@@ -81,6 +93,10 @@ typedef struct args {
     const char *scratch;
     int edits, tight_edits;
     bool leaks;
+    bool count_given;
+    int steps;     /* spheretree, agents */
+    bool steps_given;
+    double margin; /* spheretree; < 0: the default */
 } args;
 
 static int usage(void)
@@ -94,6 +110,8 @@ static int usage(void)
             "       allium-bench document MAP.map [--runs N] [--count EDITS] [--scratch DIR]\n"
             "       allium-bench rad MAP [--luxel UNITS] [--runs N] [--count RAYS]\n"
             "       allium-bench edit MAP [--edits N] [--tight-edits N] [--luxel UNITS] [--leaks]\n"
+            "       allium-bench spheretree [--count N] [--steps N] [--margin UNITS]\n"
+            "       allium-bench agents MAP [--count N] [--steps N]\n"
             "options for all: --hull NAME=minx,miny,minz,maxx,maxy,maxz (compiled hulls),\n"
             "                 --block-size N, --threads N, --seed N\n");
     return 2;
@@ -123,7 +141,9 @@ static int parse_args(int argc, char **argv, args *a)
     a->seed = 1;
     a->edits = 200;
     a->tight_edits = 3;
-    if (argc < 3) return -1;
+    a->steps = 300;
+    a->margin = -1;
+    if (argc < 2) return -1;
     a->command = argv[1];
     for (int i = 2; i < argc;) {
         int used = al_tool_parse_option(argc, argv, &i, &a->options);
@@ -150,6 +170,14 @@ static int parse_args(int argc, char **argv, args *a)
             } else if (strcmp(arg, "--count") == 0) {
                 a->count = strtoll(v, &end, 10);
                 if (*end || a->count < 1) goto bad;
+                a->count_given = true;
+            } else if (strcmp(arg, "--steps") == 0) {
+                a->steps = (int) strtol(v, &end, 10);
+                a->steps_given = true;
+                if (*end || a->steps < 1 || a->steps > 10000000) goto bad;
+            } else if (strcmp(arg, "--margin") == 0) {
+                a->margin = strtod(v, &end);
+                if (*end || !(a->margin >= 0 && a->margin <= 1e6)) goto bad;
             } else if (strcmp(arg, "--points") == 0) {
                 a->points = strtoll(v, &end, 10);
                 if (*end || a->points < 0) goto bad;
@@ -202,7 +230,7 @@ static int parse_args(int argc, char **argv, args *a)
         a->path = arg;
         i++;
     }
-    if (!a->path) return -1;
+    if (!a->path && strcmp(a->command, "spheretree") != 0) return -1;
     if (a->traces < 0) a->traces = a->points / 10;
     return 0;
 }
@@ -970,6 +998,244 @@ static int cmd_edit(const args *a)
     return ok && differences == 0 ? 0 : 1;
 }
 
+/* --- the agents' broadphase ------------------------------------------------------------ */
+
+/* The default fat margin of allium-bench spheretree, units (see cmd_spheretree). */
+#define SPHERETREE_MARGIN 8.0
+
+/* Brute force runs on every 10th step, at most this many times. */
+#define SPHERETREE_BRUTE_STEPS 30
+
+typedef struct sphere_pairs {
+    int (*pairs)[2]; /* owned; (smaller user, larger user) */
+    int count, capacity;
+    bool failed; /* memory ran out: pairs are missing */
+} sphere_pairs;
+
+static void add_sphere_pair(void *ctx, int a, int b)
+{
+    sphere_pairs *l = ctx;
+    if (l->count == l->capacity) {
+        int capacity = l->capacity ? 2 * l->capacity : 4096;
+        void *p = realloc(l->pairs, (size_t) capacity * sizeof *l->pairs);
+        if (!p) {
+            l->failed = true;
+            return;
+        }
+        l->pairs = p;
+        l->capacity = capacity;
+    }
+    l->pairs[l->count][0] = a < b ? a : b;
+    l->pairs[l->count][1] = a < b ? b : a;
+    l->count++;
+}
+
+static int compare_sphere_pairs(const void *x, const void *y)
+{
+    const int *a = x, *b = y;
+    return a[0] != b[0] ? (a[0] > b[0]) - (a[0] < b[0]) : (a[1] > b[1]) - (a[1] < b[1]);
+}
+
+/* Every overlapping pair of S[0..N), sorted: al_spheres_overlap's test written out in the
+ * loop, as a brute force would be, not a call per pair. */
+static void brute_sphere_pairs(const al_sphere *s, int n, sphere_pairs *out)
+{
+    for (int i = 0; i < n; i++) {
+        al_sphere a = s[i];
+        for (int j = i + 1; j < n; j++) {
+            double dx = a.center[0] - s[j].center[0], dy = a.center[1] - s[j].center[1];
+            double dz = a.center[2] - s[j].center[2], sum = a.radius + s[j].radius;
+            if (dx * dx + dy * dy + dz * dz < sum * sum) add_sphere_pair(out, i, j);
+        }
+    }
+}
+
+/* Moves sphere S by V for DT seconds, turning V around at the walls of [0, SIZE]. */
+static void bounce_sphere(al_sphere *s, double v[3], const double size[3], double dt)
+{
+    for (int k = 0; k < 3; k++) {
+        s->center[k] += v[k] * dt;
+        if ((s->center[k] < s->radius && v[k] < 0) ||
+            (s->center[k] > size[k] - s->radius && v[k] > 0))
+            v[k] = -v[k];
+    }
+}
+
+/* Agents' spheres in a level-sized box: the update and pairs of every 60 Hz step timed,
+ * brute force on some of them for both the speed-up and the check. The margin default is
+ * the fastest of those tried for 10,000 spheres (0, 2, 4, 8, 16, 32 units). */
+static int cmd_spheretree(const args *a)
+{
+    int n = a->count_given ? (int) (a->count < 10000000 ? a->count : 10000000) : 10000;
+    double margin = a->margin >= 0 ? a->margin : SPHERETREE_MARGIN;
+    const double size[3] = {8192, 8192, 1024}, dt = 1.0 / 60;
+    int steps = a->steps;
+    al_sphere *spheres = malloc((size_t) n * sizeof *spheres);
+    double (*velocity)[3] = malloc((size_t) n * sizeof *velocity);
+    int *handles = malloc((size_t) n * sizeof *handles);
+    double *update_ms = malloc((size_t) steps * sizeof(double));
+    double *pairs_ms = malloc((size_t) steps * sizeof(double));
+    double *step_ms = malloc((size_t) steps * sizeof(double));
+    double brute_ms[SPHERETREE_BRUTE_STEPS];
+    al_sphere_tree *tree = al_sphere_tree_create(margin);
+    sphere_pairs got = {0}, want = {0};
+    if (!spheres || !velocity || !handles || !update_ms || !pairs_ms || !step_ms || !tree) {
+        fprintf(stderr, "error: out of memory\n");
+        return 1;
+    }
+    al_rng rng = {a->seed};
+    for (int i = 0; i < n; i++) {
+        al_sphere *s = &spheres[i];
+        s->radius = 20 + 20 * al_rng_uniform(&rng);
+        for (int k = 0; k < 3; k++)
+            s->center[k] = s->radius + (size[k] - 2 * s->radius) * al_rng_uniform(&rng);
+        /* Mostly level headings, as walkers have. */
+        double heading = 2 * M_PI * al_rng_uniform(&rng), speed = 100 + 220 * al_rng_uniform(&rng);
+        double d[3] = {cos(heading), sin(heading), 0.5 * al_rng_uniform(&rng) - 0.25};
+        al_normalize(d, d);
+        al_scale(d, speed, velocity[i]);
+    }
+    uint64_t t0 = al_clock_ns();
+    for (int i = 0; i < n; i++) {
+        handles[i] = al_sphere_tree_insert(tree, &spheres[i], i);
+        if (handles[i] < 0) {
+            fprintf(stderr, "error: out of memory\n");
+            return 1;
+        }
+    }
+    if (al_sphere_tree_rebuild(tree) != AL_OK) {
+        fprintf(stderr, "error: out of memory\n");
+        return 1;
+    }
+    double build_ms = al_clock_ms_since(t0);
+    long long reinserts = 0, pair_total = 0;
+    int brute_steps = 0;
+    bool equal = true, ok = true;
+    for (int step = 0; step < steps && ok; step++) {
+        for (int i = 0; i < n; i++) bounce_sphere(&spheres[i], velocity[i], size, dt);
+        uint64_t t1 = al_clock_ns();
+        for (int i = 0; i < n; i++) reinserts += al_sphere_tree_move(tree, handles[i], &spheres[i]);
+        uint64_t t2 = al_clock_ns();
+        got.count = 0;
+        ok = al_sphere_tree_pairs(tree, add_sphere_pair, &got) == AL_OK;
+        uint64_t t3 = al_clock_ns();
+        update_ms[step] = (double) (t2 - t1) / 1e6;
+        pairs_ms[step] = (double) (t3 - t2) / 1e6;
+        step_ms[step] = (double) (t3 - t1) / 1e6;
+        pair_total += got.count;
+        if (step % 10 == 0 && brute_steps < SPHERETREE_BRUTE_STEPS) {
+            want.count = 0;
+            uint64_t t4 = al_clock_ns();
+            brute_sphere_pairs(spheres, n, &want);
+            brute_ms[brute_steps++] = al_clock_ms_since(t4);
+            qsort(got.pairs, (size_t) got.count, sizeof *got.pairs, compare_sphere_pairs);
+            equal = equal && got.count == want.count &&
+                    (got.count == 0 ||
+                     !memcmp(got.pairs, want.pairs, (size_t) got.count * sizeof *got.pairs));
+        }
+        ok = ok && !got.failed && !want.failed;
+    }
+    if (!ok) {
+        fprintf(stderr, "error: out of memory\n");
+        return 1;
+    }
+    double step_median = median(step_ms, steps), brute_median = median(brute_ms, brute_steps);
+    cJSON *j = cJSON_CreateObject();
+    cJSON_AddNumberToObject(j, "count", n);
+    cJSON_AddNumberToObject(j, "steps", steps);
+    cJSON_AddNumberToObject(j, "margin", margin);
+    cJSON_AddNumberToObject(j, "seed", (double) a->seed);
+    cJSON_AddNumberToObject(j, "build_ms", build_ms);
+    cJSON_AddNumberToObject(j, "update_ms_median", median(update_ms, steps));
+    cJSON_AddNumberToObject(j, "pairs_ms_median", median(pairs_ms, steps));
+    cJSON_AddNumberToObject(j, "step_ms_median", step_median);
+    cJSON_AddNumberToObject(j, "brute_ms_median", brute_median);
+    cJSON_AddNumberToObject(j, "brute_steps", brute_steps);
+    cJSON_AddNumberToObject(j, "speedup", brute_median / step_median);
+    cJSON_AddNumberToObject(j, "pairs_per_step", (double) pair_total / steps);
+    cJSON_AddNumberToObject(j, "reinserts_per_step", (double) reinserts / steps);
+    cJSON_AddBoolToObject(j, "pairs_equal_brute", equal);
+    ok = al_report_print(j, stdout);
+    al_sphere_tree_destroy(tree);
+    free(spheres), free(velocity), free(handles), free(update_ms), free(pairs_ms), free(step_ms);
+    free(got.pairs), free(want.pairs);
+    return ok && equal ? 0 : 1;
+}
+
+/* A crowd of COUNT agents on MAP (default 1000) walking between the map's point entities
+ * for --steps 60 Hz steps (default 600), one thread: the median and p95 of one step of
+ * all of them, after the first second (spawning crowds stand in heaps). Agents start at
+ * point entities and places around them where the stand hull is empty. */
+static int cmd_agents(const args *a)
+{
+    al_tool_map m;
+    if (!al_tool_load(a->path, &a->options, &m)) return 1;
+    al_world *w = al_tool_compile(&m, &a->options);
+    if (!w) return 1;
+    int count = a->count_given ? (int) (a->count < 100000 ? a->count : 100000) : 1000;
+    int steps = a->steps_given ? a->steps : 600;
+    const al_input *in = &m.input;
+    al_agents *crowd = al_agents_create(a->seed);
+    double (*points)[3] = calloc((size_t) in->entity_count + 1, sizeof *points);
+    double *step_ms = malloc((size_t) steps * sizeof(double));
+    if (!crowd || !points || !step_ms) return 1;
+    int point_count = 0;
+    for (int e = 1; e < in->entity_count; e++) {
+        const char *o = al_entity_value(&in->entities[e], "origin");
+        if (o && al_read_numbers(o, points[point_count], 3) == 3 &&
+            al_agents_add_waypoint(crowd, points[point_count], -1) >= 0)
+            point_count++;
+    }
+    int stand = al_world_find_hull(w, "stand");
+    if (point_count == 0 || stand < 0) {
+        fprintf(stderr, "error: %s has no point entities (or no stand hull) to place agents at\n",
+                a->path);
+        return 1;
+    }
+    for (int k = 0; al_agents_count(crowd) < count && k < 200 * count; k++) {
+        double p[3];
+        memcpy(p, points[k % point_count], sizeof p);
+        int ring = k / point_count;
+        p[0] += 40.0 * (ring % 8) * ((k & 1) ? 1 : -1);
+        p[1] += 40.0 * (ring / 8) * ((k & 2) ? 1 : -1);
+        if (al_world_point_solid(w, stand, p)) continue;
+        if (al_agents_add(crowd, w, "stand", p, 320) < 0) return 1;
+    }
+    al_move_params params;
+    al_move_default_params(&params);
+    long long pairs = 0, contacts = 0, stuck = 0;
+    int timed = 0;
+    for (int s = 0; s < steps + 60; s++) {
+        al_agents_step_stats st;
+        uint64_t t0 = al_clock_ns();
+        al_agents_step(crowd, w, &params, 1.0 / 60.0, &st);
+        uint64_t t1 = al_clock_ns();
+        if (s < 60) continue;
+        step_ms[timed++] = (double) (t1 - t0) / 1e6;
+        pairs += st.pairs;
+        contacts += st.contacts;
+        stuck += st.stuck;
+    }
+    int inside = 0;
+    for (int i = 0; i < al_agents_count(crowd); i++) {
+        const al_agent *g = al_agents_get(crowd, i);
+        if (al_world_point_solid(w, al_mover_hull(&g->mover), g->mover.origin)) inside++;
+    }
+    double med = median(step_ms, timed);
+    double p95 = step_ms[(int) (0.95 * (timed - 1))];
+    printf("{\"map\": \"%s\", \"agents\": %d, \"steps\": %d, \"step_ms_median\": %.4f, "
+           "\"step_ms_p95\": %.4f, \"us_per_agent\": %.3f, \"pairs_per_step\": %.1f, "
+           "\"contacts_per_step\": %.1f, \"stuck_agent_steps\": %lld, \"inside_solid_at_end\": %d}\n",
+           a->path, al_agents_count(crowd), timed, med, p95, med * 1000 / al_agents_count(crowd),
+           (double) pairs / timed, (double) contacts / timed, stuck, inside);
+    free(points);
+    free(step_ms);
+    al_agents_destroy(crowd);
+    al_world_destroy(w);
+    al_tool_map_free(&m);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     args a;
@@ -982,6 +1248,8 @@ int main(int argc, char **argv)
     if (strcmp(a.command, "document") == 0) return cmd_document(&a);
     if (strcmp(a.command, "rad") == 0) return cmd_rad(&a);
     if (strcmp(a.command, "edit") == 0) return cmd_edit(&a);
+    if (strcmp(a.command, "spheretree") == 0) return cmd_spheretree(&a);
+    if (strcmp(a.command, "agents") == 0) return cmd_agents(&a);
     fprintf(stderr, "error: unknown command %s\n", a.command);
     return usage();
 }
