@@ -320,6 +320,46 @@ static void place_entity_action_cb(GtkWidget *widget, const char *action_name,
     gtk_label_set_text(self->pointer_label, text);
 }
 
+/* Agents: start, stop, reset (PARAMETER). */
+static void agents_action_cb(GtkWidget *widget, const char *action_name, GVariant *parameter)
+{
+    (void) parameter;
+    AlliumWindow *self = ALLIUM_WINDOW(widget);
+    GError *error = NULL;
+    if (g_str_equal(action_name, "win.agents-start")) {
+        if (!allium_collision_start_agents(self->collision, &error)) {
+            allium_window_show_banner(self, GTK_MESSAGE_WARNING, error->message);
+            g_error_free(error);
+            return;
+        }
+        g_autofree char *text = g_strdup_printf(
+            ngettext("%d agent walking", "%d agents walking",
+                     allium_collision_agent_count(self->collision)),
+            allium_collision_agent_count(self->collision));
+        gtk_label_set_text(self->pointer_label, text);
+    } else if (g_str_equal(action_name, "win.agents-stop")) {
+        allium_collision_stop_agents(self->collision);
+    } else {
+        allium_collision_reset_agents(self->collision);
+    }
+}
+
+/* The test boxes: the next hull for new ones (H), or clear them all. */
+static void test_box_action_cb(GtkWidget *widget, const char *action_name, GVariant *parameter)
+{
+    (void) parameter;
+    AlliumWindow *self = ALLIUM_WINDOW(widget);
+    if (g_str_equal(action_name, "win.clear-test-boxes")) {
+        allium_collision_clear_boxes(self->collision);
+        return;
+    }
+    allium_collision_next_hull(self->collision);
+    g_object_set(self, "tool", "testbox", NULL);
+    g_autofree char *text = g_strdup_printf(_("New test boxes: %s (H for the next hull)"),
+                                            allium_collision_get_hull(self->collision));
+    gtk_label_set_text(self->pointer_label, text);
+}
+
 /* --- internal API (allium-window-private.h) ----------------------------------------- */
 
 void allium_window_class_add_actions(GtkWidgetClass *widget_class)
@@ -339,6 +379,12 @@ void allium_window_class_add_actions(GtkWidgetClass *widget_class)
     gtk_widget_class_install_action(widget_class, "win.transform", "s", transform_action_cb);
     gtk_widget_class_install_action(widget_class, "win.nudge", "s", nudge_action_cb);
     gtk_widget_class_install_action(widget_class, "win.place-entity", "s", place_entity_action_cb);
+    gtk_widget_class_install_action(widget_class, "win.agents-start", NULL, agents_action_cb);
+    gtk_widget_class_install_action(widget_class, "win.agents-stop", NULL, agents_action_cb);
+    gtk_widget_class_install_action(widget_class, "win.agents-reset", NULL, agents_action_cb);
+    gtk_widget_class_install_action(widget_class, "win.test-hull", NULL, test_box_action_cb);
+    gtk_widget_class_install_action(widget_class, "win.clear-test-boxes", NULL,
+                                    test_box_action_cb);
 
     static const char *toggles[] = {"show-portals",  "show-leak",  "show-pvs",
                                     "show-cluster",  "show-entities", "show-tools",
@@ -381,6 +427,8 @@ void allium_window_class_add_actions(GtkWidgetClass *widget_class)
                                             flips[k]);
     gtk_widget_class_add_binding_action(widget_class, GDK_KEY_b, 0, "win.tool", "s", "brush");
     gtk_widget_class_add_binding_action(widget_class, GDK_KEY_v, 0, "win.tool", "s", "select");
+    gtk_widget_class_add_binding_action(widget_class, GDK_KEY_t, 0, "win.tool", "s", "testbox");
+    gtk_widget_class_add_binding_action(widget_class, GDK_KEY_h, 0, "win.test-hull", NULL);
     /* The arrow and page keys nudge (win.nudge) from the views' own key handlers, which
      * know their axes; elsewhere in the window they move the focus as usual. */
     gtk_widget_class_add_binding_action(widget_class, GDK_KEY_p, GDK_ALT_MASK, "win.show-portals",

@@ -5,6 +5,7 @@
 
 #include "allium-window.h"
 
+#include "allium-collision.h"
 #include "allium-selection.h"
 
 G_BEGIN_DECLS
@@ -37,6 +38,7 @@ struct _AlliumWindow {
     /* owned references */
     AlliumDocument *document;
     AlliumSelection *selection;
+    AlliumCollision *collision; /* test boxes and agents */
     char *layout;
     char *title_text;
 

@@ -229,6 +229,8 @@ static void document_compiled_cb(AlliumDocument *document, AlliumWindow *self)
     AlliumSnapshot *snap = allium_document_get_snapshot(document);
     /* The guides of an edit give way to its compiled result. */
     if (snap) allium_selection_snapshot_arrived(self->selection, snap->generation);
+    /* Test boxes and agents go on in the newest world. */
+    if (snap && snap->world) allium_collision_set_snapshot(self->collision, snap);
     /* A failed compile is worth more than a line in the status bar. */
     if (snap && !snap->world) {
         g_autofree char *text = allium_snapshot_describe(snap);
@@ -396,6 +398,8 @@ static void allium_window_dispose(GObject *object)
     self->active_view = NULL;
     gtk_widget_dispose_template(GTK_WIDGET(self), ALLIUM_TYPE_WINDOW);
     g_clear_object(&self->selection);
+    if (self->collision) allium_collision_stop_agents(self->collision);
+    g_clear_object(&self->collision);
     G_OBJECT_CLASS(allium_window_parent_class)->dispose(object);
 }
 
@@ -417,9 +421,10 @@ static void allium_window_get_property(GObject *object, guint prop_id, GValue *v
     } else if (prop_id == PROP_LAYOUT) {
         g_value_set_string(value, self->layout);
     } else if (prop_id == PROP_TOOL) {
-        g_value_set_string(value, self->tool == ALLIUM_TOOL_BRUSH    ? "brush"
-                                  : self->tool == ALLIUM_TOOL_ENTITY ? "entity"
-                                                                     : "select");
+        g_value_set_string(value, self->tool == ALLIUM_TOOL_BRUSH     ? "brush"
+                                  : self->tool == ALLIUM_TOOL_ENTITY  ? "entity"
+                                  : self->tool == ALLIUM_TOOL_TESTBOX ? "testbox"
+                                                                      : "select");
     } else {
         G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
     }
@@ -444,13 +449,20 @@ static void allium_window_set_property(GObject *object, guint prop_id, const GVa
         else if (slot >= 0) allium_window_maximize_slot(self, slot);
     } else if (prop_id == PROP_TOOL) {
         const char *name = g_value_get_string(value);
-        AlliumTool tool = g_strcmp0(name, "brush") == 0    ? ALLIUM_TOOL_BRUSH
-                          : g_strcmp0(name, "entity") == 0 ? ALLIUM_TOOL_ENTITY
-                                                           : ALLIUM_TOOL_SELECT;
+        AlliumTool tool = g_strcmp0(name, "brush") == 0     ? ALLIUM_TOOL_BRUSH
+                          : g_strcmp0(name, "entity") == 0  ? ALLIUM_TOOL_ENTITY
+                          : g_strcmp0(name, "testbox") == 0 ? ALLIUM_TOOL_TESTBOX
+                                                            : ALLIUM_TOOL_SELECT;
         if (tool == self->tool) return;
         self->tool = tool;
         for (int i = 0; i < ALLIUM_WINDOW_VIEW_COUNT; i++)
             allium_view_set_tool(self->views[i], tool);
+        if (tool == ALLIUM_TOOL_TESTBOX) {
+            g_autofree char *text = g_strdup_printf(
+                _("Click to place a %s test box, drag it through the map; H: next hull"),
+                allium_collision_get_hull(self->collision));
+            gtk_label_set_text(self->pointer_label, text);
+        }
         g_object_notify_by_pspec(object, pspec);
     } else {
         G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
@@ -483,6 +495,7 @@ static void allium_window_class_init(AlliumWindowClass *klass)
     /* "select", "brush" or "entity" (win.place-entity chooses the class): what a left
      * drag does in the views */
     properties[PROP_TOOL] = g_param_spec_string("tool", NULL, NULL, "select", flags);
+    /* "testbox": the collision test boxes (AlliumCollision). */
     g_object_class_install_properties(object_class, N_PROPS, properties);
 
     g_type_ensure(ALLIUM_TYPE_VIEW);
@@ -532,11 +545,13 @@ static void allium_window_init(AlliumWindow *self)
     gtk_widget_init_template(GTK_WIDGET(self));
 
     self->selection = allium_selection_new();
+    self->collision = allium_collision_new();
     g_signal_connect(self->selection, "changed", G_CALLBACK(selection_changed_cb), self);
     for (int i = 0; i < ALLIUM_WINDOW_VIEW_COUNT; i++) {
         AlliumView *view = self->views[i];
         allium_view_set_kind(view, default_kinds[i]);
         allium_view_set_selection(view, self->selection);
+        allium_view_set_collision(view, self->collision);
         g_signal_connect(view, "pointer-info", G_CALLBACK(view_pointer_info_cb), self);
         g_signal_connect(view, "toggle-maximize", G_CALLBACK(view_toggle_maximize_cb), self);
         g_signal_connect(view, "pointer-point", G_CALLBACK(view_pointer_point_cb), self);
@@ -619,6 +634,8 @@ void allium_window_set_document(AlliumWindow *self, AlliumDocument *document)
     g_signal_connect(document, "notify::compiling", G_CALLBACK(document_notify_cb), self);
     g_signal_connect(document, "lit", G_CALLBACK(document_lit_cb), self);
     allium_selection_clear(self->selection);
+    AlliumSnapshot *snap = allium_document_get_snapshot(document);
+    if (snap && snap->world) allium_collision_set_snapshot(self->collision, snap);
     for (int i = 0; i < ALLIUM_WINDOW_VIEW_COUNT; i++)
         allium_view_set_document(self->views[i], document);
     update_title(self);

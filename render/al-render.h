@@ -204,6 +204,9 @@ typedef struct al_draw_options {
      * drawn, the brushes being moved. */
     const double (*guides)[3];
     int guide_count;
+    /* One RGBA colour per guide point, or NULL for the tool colour. The collision preview
+     * draws its test boxes, paths, contact normals and agents this way. */
+    const uint8_t (*guide_colours)[4];
 } al_draw_options;
 
 /* Zero options with overlays = AL_OVERLAY_DEFAULT, grid 16, no selected face, and the

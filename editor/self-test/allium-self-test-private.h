@@ -45,6 +45,7 @@ struct _SelfTest {
     int edits;              /* undoable steps they made */
     int lights_before, entities_before, brushes_mark;
     double light_at[3];     /* where the placed light should be (x, y) */
+    double agent_start[3];  /* where the agent was when the agents started */
 };
 
 /* Counts a check and prints it; a failed one is listed at the end. */
@@ -74,5 +75,9 @@ gboolean step_brush_on_surface(SelfTest *t);
 gboolean step_rotate(SelfTest *t);
 gboolean step_place_light(SelfTest *t);
 gboolean step_undo_editing(SelfTest *t);
+
+/* allium-self-test-collision.c */
+gboolean step_test_box(SelfTest *t);
+gboolean step_agents(SelfTest *t);
 
 G_END_DECLS

@@ -891,6 +891,8 @@ static const struct {
     {"brush tool in 3D", step_brush_on_surface, 30000},
     {"rotate", step_rotate, 30000},
     {"place a light", step_place_light, 30000},
+    {"collision test box", step_test_box, 10000},
+    {"agents", step_agents, 30000},
     {"undo the editing", step_undo_editing, 30000},
     {"background colour", step_background, 10000},
 };

@@ -294,7 +294,9 @@ static void click_released_cb(GtkGestureClick *gesture, int n_press, double x, d
     GdkModifierType state = current_state(GTK_GESTURE(gesture));
     /* GTK reports the release of a drag as a click too: a drag is not a click; and a click
      * of the entity tool places an entity rather than selecting. */
-    if (self->primary_dragged || self->tool == ALLIUM_TOOL_ENTITY) return;
+    if (self->primary_dragged || self->tool == ALLIUM_TOOL_ENTITY ||
+        self->tool == ALLIUM_TOOL_TESTBOX)
+        return;
     if ((state & GDK_ALT_MASK) || !self->selection) return; /* Alt + left is orbit */
     AlliumSnapshot *snap = allium_view_get_snapshot(self);
     if (!snap || !snap->scene) return;

@@ -27,6 +27,7 @@ enum {
     EDIT_BOX,  /* drawing a new brush */
     EDIT_BAND, /* a selection rectangle (2D) */
     EDIT_ENTITY, /* placing a point entity */
+    EDIT_TESTBOX, /* dragging a collision test box */
 };
 
 typedef void (*AlliumViewPixelsFunc)(AlliumView *view, GdkTexture *pixels, gpointer user_data);
@@ -96,8 +97,11 @@ struct _AlliumView {
     double edit_delta[3];     /* move: the offset, whole grid steps */
     double edit_mins[3], edit_maxs[3]; /* box or rectangle */
     gboolean edit_add;        /* Shift or Ctrl held: the rectangle adds to the selection */
-    char tool_info[96];       /* the header's text while dragging, or "" */
+    char tool_info[256];       /* the header's text while dragging, or "" */
     gulong guides_handler;
+    AlliumCollision *collision; /* owned reference */
+    gulong collision_handler;
+    int test_box;             /* the box being dragged */
     guint info_source;        /* idle that updates the header's statistics */
 
     /* frames */

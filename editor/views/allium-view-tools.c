@@ -421,6 +421,98 @@ static void commit_band(AlliumView *self)
 #undef INSIDE
 }
 
+/* --- the test-box tool ----------------------------------------------------------------- */
+
+/* The test box under widget point (X, Y): in 3D the nearest one the pointer's ray enters, in
+ * 2D one whose outline holds the point; -1 none. */
+static int find_test_box(AlliumView *self, double x, double y)
+{
+    double scale = allium_view_scale(self), origin[3], dir[3];
+    al_camera_ray(&self->camera, x * scale, y * scale, origin, dir);
+    int r, u, d;
+    al_view_axes(self->kind, &r, &u, &d);
+    int best = -1;
+    double best_t = INFINITY;
+    for (int i = 0; i < allium_collision_box_count(self->collision); i++) {
+        double lo[3], hi[3];
+        if (!allium_collision_get_box_bounds(self->collision, i, lo, hi)) continue;
+        if (self->kind != AL_VIEW_3D) {
+            double p[3];
+            if (point_on_plane(self, x, y, d, self->camera.position[d], p) && p[r] >= lo[r] &&
+                p[r] <= hi[r] && p[u] >= lo[u] && p[u] <= hi[u])
+                return i;
+            continue;
+        }
+        double t0 = 0, t1 = INFINITY;
+        for (int k = 0; k < 3 && t0 <= t1; k++) {
+            if (fabs(dir[k]) < 1e-12) {
+                if (origin[k] < lo[k] || origin[k] > hi[k]) t0 = INFINITY;
+                continue;
+            }
+            double a = (lo[k] - origin[k]) / dir[k], b = (hi[k] - origin[k]) / dir[k];
+            t0 = fmax(t0, fmin(a, b));
+            t1 = fmin(t1, fmax(a, b));
+        }
+        if (t0 <= t1 && t0 < best_t) best_t = t0, best = i;
+    }
+    return best;
+}
+
+static void show_test_box(AlliumView *self)
+{
+    g_autofree char *text = allium_collision_describe_box(self->collision, self->test_box);
+    set_tool_info(self, text);
+}
+
+/* Starts a test-box drag: on the box under the pointer, or on a new one placed there (as
+ * the entity tool places an entity, then stood on the floor). */
+static gboolean begin_test_box(AlliumView *self, double x, double y)
+{
+    if (!self->collision) return FALSE;
+    int box = find_test_box(self, x, y);
+    if (box < 0) {
+        double at[3], mins[3], maxs[3];
+        if (!allium_collision_get_hull_box(self->collision, mins, maxs)) return FALSE;
+        if (self->kind == AL_VIEW_3D) {
+            /* Against the surface under the pointer: off it by the box's own extent. */
+            al_pick pick;
+            if (!allium_view_pick_at(self, x, y, &pick)) return FALSE;
+            int a = 0;
+            for (int k = 1; k < 3; k++)
+                if (fabs(pick.normal[k]) > fabs(pick.normal[a])) a = k;
+            memcpy(at, pick.point, sizeof at);
+            at[a] += pick.normal[a] >= 0 ? -mins[a] + AL_TRACE_SKIN : -maxs[a] - AL_TRACE_SKIN;
+        } else {
+            /* At the pointer, as deep as the 3D camera; from above it falls to the floor. */
+            int r, u, d;
+            al_view_axes(self->kind, &r, &u, &d);
+            if (!point_on_plane(self, x, y, d, self->camera.position[d], at)) return FALSE;
+            at[d] = self->has_eye ? self->eye[d] : 0;
+        }
+        box = allium_collision_add_box(self->collision, at, self->kind == AL_VIEW_TOP);
+        if (box < 0) return FALSE;
+    }
+    double o[3];
+    allium_collision_get_box(self->collision, box, o, NULL);
+    self->test_box = box;
+    /* The drag plane: horizontal through the box in 3D, the view's plane in 2D. */
+    self->edit_axis = self->kind == AL_VIEW_3D ? 2 : depth_axis(self);
+    self->edit_plane = o[2];
+    self->edit = EDIT_TESTBOX;
+    show_test_box(self);
+    return TRUE;
+}
+
+static void update_test_box(AlliumView *self, double point[3])
+{
+    double o[3];
+    if (!allium_collision_get_box(self->collision, self->test_box, o, NULL)) return;
+    /* The pointer's point at the box's depth: each motion is one swept move there. */
+    point[self->edit_axis] = o[self->edit_axis];
+    allium_collision_drag_box(self->collision, self->test_box, point);
+    show_test_box(self);
+}
+
 /* --- internal API (allium-view-private.h) ------------------------------------------ */
 
 gboolean allium_view_tool_begin(AlliumView *self, double x, double y, GdkModifierType state)
@@ -428,6 +520,8 @@ gboolean allium_view_tool_begin(AlliumView *self, double x, double y, GdkModifie
     self->edit = EDIT_NONE;
     AlliumSnapshot *snap = allium_view_get_snapshot(self);
     if (!snap || !self->document || !self->selection) return FALSE;
+    /* Test boxes are not edits of the map: read-only documents have them too. */
+    if (self->tool == ALLIUM_TOOL_TESTBOX) return begin_test_box(self, x, y);
     if (allium_document_get_read_only(self->document) && self->tool != ALLIUM_TOOL_SELECT)
         return FALSE;
     if (self->tool == ALLIUM_TOOL_ENTITY) {
@@ -507,6 +601,9 @@ void allium_view_tool_update(AlliumView *self, double x, double y)
     case EDIT_BAND:
         update_band(self, point);
         break;
+    case EDIT_TESTBOX:
+        update_test_box(self, point);
+        break;
     default:
         break;
     }
@@ -532,6 +629,9 @@ void allium_view_tool_end(AlliumView *self, double x, double y)
     case EDIT_ENTITY:
         commit_entity(self);
         break;
+    case EDIT_TESTBOX: /* the readout stays until the next drag */
+        show_test_box(self);
+        break;
     default:
         break;
     }
@@ -539,7 +639,7 @@ void allium_view_tool_end(AlliumView *self, double x, double y)
 
 gboolean allium_view_tool_places_on_click(AlliumView *self)
 {
-    return self->edit == EDIT_ENTITY;
+    return self->edit == EDIT_ENTITY || self->edit == EDIT_TESTBOX;
 }
 
 void allium_view_tool_cancel(AlliumView *self)

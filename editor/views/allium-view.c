@@ -318,11 +318,20 @@ static gboolean gl_render_cb(GtkGLArea *area, GdkGLContext *context, AlliumView 
         memcpy(opt.eye, self->eye, sizeof opt.eye);
         memcpy(opt.eye_forward, self->eye_forward, sizeof opt.eye_forward);
     }
+    /* The tool's guides, then the collision preview's lines in their own colours. */
+    g_autoptr(GArray) guide_points = g_array_new(FALSE, FALSE, sizeof(double[3]));
+    g_autoptr(GArray) guide_colours = g_array_new(FALSE, FALSE, sizeof(guint8[4]));
     if (self->selection) {
         guint count;
-        opt.guides = allium_selection_get_guides(self->selection, &count);
-        opt.guide_count = (int) count;
+        const double(*guides)[3] = allium_selection_get_guides(self->selection, &count);
+        static const guint8 amber[4] = {255, 196, 40, 255};
+        g_array_append_vals(guide_points, guides, count);
+        for (guint i = 0; i < count; i++) g_array_append_vals(guide_colours, amber, 1);
     }
+    if (self->collision) allium_collision_append_lines(self->collision, guide_points, guide_colours);
+    opt.guides = (const double(*)[3]) (gpointer) guide_points->data;
+    opt.guide_colours = (const uint8_t(*)[4]) (gpointer) guide_colours->data;
+    opt.guide_count = (int) guide_points->len;
     GdkRGBA bg;
     allium_preferences_get_background(allium_preferences_get_default(), &bg);
     opt.background[0] = bg.red, opt.background[1] = bg.green, opt.background[2] = bg.blue;
@@ -420,6 +429,7 @@ static void allium_view_dispose(GObject *object)
     g_clear_handle_id(&self->info_source, g_source_remove);
     allium_view_set_document(self, NULL);
     allium_view_set_selection(self, NULL);
+    allium_view_set_collision(self, NULL);
     g_clear_pointer(&self->entity_class, g_free);
     g_signal_handlers_disconnect_by_data(allium_preferences_get_default(), self);
     gtk_widget_dispose_template(GTK_WIDGET(self), ALLIUM_TYPE_VIEW);
@@ -732,6 +742,28 @@ void allium_view_set_selection(AlliumView *self, AlliumSelection *selection)
             g_signal_connect(selection, "guides-changed", G_CALLBACK(selection_changed_cb), self);
     }
     self->selection_snapshot = NULL;
+    allium_view_queue_render(self);
+}
+
+static void collision_changed_cb(AlliumCollision *collision, AlliumView *self)
+{
+    (void) collision;
+    allium_view_queue_render(self);
+}
+
+void allium_view_set_collision(AlliumView *self, AlliumCollision *collision)
+{
+    g_return_if_fail(ALLIUM_IS_VIEW(self));
+    if (self->collision == collision) return;
+    if (self->collision) {
+        g_clear_signal_handler(&self->collision_handler, self->collision);
+        g_clear_object(&self->collision);
+    }
+    if (collision) {
+        self->collision = g_object_ref(collision);
+        self->collision_handler =
+            g_signal_connect(collision, "changed", G_CALLBACK(collision_changed_cb), self);
+    }
     allium_view_queue_render(self);
 }
 

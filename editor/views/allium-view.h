@@ -27,6 +27,7 @@
 
 #include "al-render.h"
 #include "allium-document.h"
+#include "allium-collision.h"
 #include "allium-selection.h"
 
 G_BEGIN_DECLS
@@ -39,6 +40,7 @@ typedef enum {
     ALLIUM_TOOL_SELECT, /* select, move the selection */
     ALLIUM_TOOL_BRUSH,  /* draw a box brush */
     ALLIUM_TOOL_ENTITY, /* place a point entity (allium_view_set_entity_class) */
+    ALLIUM_TOOL_TESTBOX, /* place and drag collision test boxes (AlliumCollision) */
 } AlliumTool;
 
 /* Called after each frame drawn, with the time it took (GPU work included: the view
@@ -56,6 +58,9 @@ GtkWidget *allium_view_new(al_view_kind kind);
 
 void allium_view_set_document(AlliumView *self, AlliumDocument *document);
 void allium_view_set_selection(AlliumView *self, AlliumSelection *selection);
+/* The window's collision preview: its test boxes and agents are drawn, and the test-box
+ * tool drags its boxes. */
+void allium_view_set_collision(AlliumView *self, AlliumCollision *collision);
 
 al_view_kind allium_view_get_kind(AlliumView *self);
 void allium_view_set_kind(AlliumView *self, al_view_kind kind);

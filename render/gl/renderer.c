@@ -401,7 +401,7 @@ static void draw_guides(al_renderer *r, const al_camera *cam, const al_draw_opti
     for (int i = 0; i < n; i++) {
         memset(&v[i], 0, sizeof v[i]);
         for (int k = 0; k < 3; k++) v[i].pos[k] = (float) opt->guides[i][k];
-        memcpy(v[i].colour, amber, sizeof amber);
+        memcpy(v[i].colour, opt->guide_colours ? opt->guide_colours[i] : amber, sizeof amber);
         v[i].lightmap[0] = v[i].lightmap[1] = AL_NO_LIGHTMAP;
     }
     buffer_upload(&r->guides, v, n, GL_STREAM_DRAW);

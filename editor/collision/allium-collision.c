@@ -1,0 +1,405 @@
+/* AlliumCollision: test boxes and agents (allium-collision.h).
+ *
+ * Workload: a drag calls one slide move per pointer motion (a few traces, microseconds);
+ * the agents' timer steps a crowd of usually tens (the engine takes a thousand in about
+ * two milliseconds, allium-bench agents) on the main loop, which keeps everything on one
+ * thread: the world is read from the snapshot the collision object holds a reference to,
+ * so an edit's new snapshot never frees a world in use.
+ */
+#include "allium-config.h"
+
+#include "allium-collision.h"
+
+#include "al-agents.h"
+#include "al-move.h"
+
+#include <gio/gio.h>
+#include <glib/gi18n.h>
+#include <math.h>
+#include <string.h>
+
+#define STEP_SECONDS (1.0 / 60.0)
+#define NORMAL_LENGTH 24.0 /* units: the contact normal's arrow */
+#define DROP_DEPTH 8192.0  /* units: how far a box placed in the top view falls */
+
+typedef struct test_box {
+    char hull[AL_HULL_NAME_MAX];
+    double origin[3];
+    al_slide last;     /* the last drag */
+    gboolean dragged;  /* LAST is meaningful */
+    gboolean solid;    /* the origin is inside solid for its hull (in the newest world) */
+} test_box;
+
+struct _AlliumCollision {
+    GObject parent_instance;
+
+    /* owned references */
+    AlliumSnapshot *snapshot;
+    GArray *boxes; /* test_box */
+    al_agents *agents;
+    char hull[AL_HULL_NAME_MAX];
+    guint timer;
+};
+
+G_DEFINE_FINAL_TYPE(AlliumCollision, allium_collision, G_TYPE_OBJECT)
+
+enum { SIGNAL_CHANGED, N_SIGNALS };
+static guint signals[N_SIGNALS];
+
+/* --- static helpers ------------------------------------------------------------------ */
+
+static const al_world *current_world(AlliumCollision *self)
+{
+    return self->snapshot ? self->snapshot->world : NULL;
+}
+
+static void emit_changed(AlliumCollision *self)
+{
+    g_signal_emit(self, signals[SIGNAL_CHANGED], 0);
+}
+
+static test_box *box_at(AlliumCollision *self, int i)
+{
+    if (i < 0 || (guint) i >= self->boxes->len) return NULL;
+    return &g_array_index(self->boxes, test_box, i);
+}
+
+static void check_box(const al_world *w, test_box *b)
+{
+    int h = al_world_find_hull(w, b->hull);
+    b->solid = h >= 0 && al_world_point_solid(w, h, b->origin);
+}
+
+static void append_line(GArray *points, GArray *colours, const double a[3], const double b[3],
+                        const guint8 colour[4])
+{
+    g_array_append_vals(points, a, 1);
+    g_array_append_vals(points, b, 1);
+    g_array_append_vals(colours, colour, 1);
+    g_array_append_vals(colours, colour, 1);
+}
+
+static void append_box(GArray *points, GArray *colours, const double lo[3], const double hi[3],
+                       const guint8 colour[4])
+{
+    for (int axis = 0; axis < 3; axis++) {
+        int b = (axis + 1) % 3, c = (axis + 2) % 3;
+        for (int corner = 0; corner < 4; corner++) {
+            double p[3], q[3];
+            p[b] = q[b] = (corner & 1) ? hi[b] : lo[b];
+            p[c] = q[c] = (corner & 2) ? hi[c] : lo[c];
+            p[axis] = lo[axis];
+            q[axis] = hi[axis];
+            append_line(points, colours, p, q, colour);
+        }
+    }
+}
+
+static gboolean step_cb(gpointer data)
+{
+    allium_collision_step_agents(ALLIUM_COLLISION(data));
+    return G_SOURCE_CONTINUE;
+}
+
+/* --- overrides ------------------------------------------------------------------------ */
+
+static void allium_collision_finalize(GObject *object)
+{
+    AlliumCollision *self = ALLIUM_COLLISION(object);
+    g_clear_handle_id(&self->timer, g_source_remove);
+    al_agents_destroy(self->agents);
+    g_array_unref(self->boxes);
+    allium_snapshot_unref(self->snapshot);
+    G_OBJECT_CLASS(allium_collision_parent_class)->finalize(object);
+}
+
+static void allium_collision_class_init(AlliumCollisionClass *klass)
+{
+    G_OBJECT_CLASS(klass)->finalize = allium_collision_finalize;
+    signals[SIGNAL_CHANGED] = g_signal_new("changed", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST,
+                                           0, NULL, NULL, NULL, G_TYPE_NONE, 0);
+}
+
+static void allium_collision_init(AlliumCollision *self)
+{
+    self->boxes = g_array_new(FALSE, TRUE, sizeof(test_box));
+    g_strlcpy(self->hull, "stand", sizeof self->hull);
+}
+
+/* --- public API ----------------------------------------------------------------------- */
+
+AlliumCollision *allium_collision_new(void)
+{
+    return g_object_new(ALLIUM_TYPE_COLLISION, NULL);
+}
+
+void allium_collision_set_snapshot(AlliumCollision *self, AlliumSnapshot *snapshot)
+{
+    g_return_if_fail(ALLIUM_IS_COLLISION(self));
+    if (snapshot == self->snapshot) return;
+    if (snapshot) allium_snapshot_ref(snapshot);
+    allium_snapshot_unref(self->snapshot);
+    self->snapshot = snapshot;
+    const al_world *w = current_world(self);
+    if (w)
+        for (guint i = 0; i < self->boxes->len; i++)
+            check_box(w, &g_array_index(self->boxes, test_box, i));
+    emit_changed(self);
+}
+
+const char *allium_collision_get_hull(AlliumCollision *self)
+{
+    return self->hull;
+}
+
+void allium_collision_next_hull(AlliumCollision *self)
+{
+    const al_world *w = current_world(self);
+    if (!w) return;
+    int n = al_world_hull_count(w);
+    int h = al_world_find_hull(w, self->hull);
+    for (int k = 1; k <= n; k++) {
+        int next = (h + k + n) % n;
+        if (next == 0) continue; /* the point hull is not a box */
+        g_strlcpy(self->hull, al_world_hull(w, next)->name, sizeof self->hull);
+        break;
+    }
+    emit_changed(self);
+}
+
+gboolean allium_collision_get_hull_box(AlliumCollision *self, double mins[3], double maxs[3])
+{
+    const al_world *w = current_world(self);
+    int h = w ? al_world_find_hull(w, self->hull) : -1;
+    if (h < 0) return FALSE;
+    memcpy(mins, al_world_hull(w, h)->mins, sizeof(double[3]));
+    memcpy(maxs, al_world_hull(w, h)->maxs, sizeof(double[3]));
+    return TRUE;
+}
+
+int allium_collision_add_box(AlliumCollision *self, const double at[3], gboolean drop)
+{
+    const al_world *w = current_world(self);
+    if (!w) return -1;
+    int h = al_world_find_hull(w, self->hull);
+    if (h < 0) return -1;
+    test_box b = {0};
+    g_strlcpy(b.hull, self->hull, sizeof b.hull);
+    memcpy(b.origin, at, sizeof b.origin);
+    if (drop) {
+        /* Down onto the floor below AT (if AT is free: a box placed inside solid stays,
+         * and says so). */
+        double below[3] = {at[0], at[1], at[2] - DROP_DEPTH};
+        al_trace t;
+        al_world_trace(w, h, at, below, &t);
+        if (t.hit && !t.start_solid) memcpy(b.origin, t.end, sizeof b.origin);
+    } else {
+        /* On a floor within a unit, rest on it (al_mover_init's rule). */
+        al_mover m;
+        al_mover_init(&m, w, h, h, at);
+        memcpy(b.origin, m.origin, sizeof b.origin);
+    }
+    check_box(w, &b);
+    g_array_append_val(self->boxes, b);
+    emit_changed(self);
+    return (int) self->boxes->len - 1;
+}
+
+void allium_collision_drag_box(AlliumCollision *self, int box, const double target[3])
+{
+    test_box *b = box_at(self, box);
+    const al_world *w = current_world(self);
+    if (!b || !w) return;
+    al_box_shape shape = {.hull = al_world_find_hull(w, b->hull)};
+    if (shape.hull < 0) return;
+    double delta[3];
+    for (int k = 0; k < 3; k++) delta[k] = target[k] - b->origin[k];
+    al_slide_move(w, &shape, b->origin, delta, 1.0, &b->last);
+    b->dragged = TRUE;
+    memcpy(b->origin, b->last.end, sizeof b->origin);
+    check_box(w, b);
+    emit_changed(self);
+}
+
+int allium_collision_box_count(AlliumCollision *self)
+{
+    return (int) self->boxes->len;
+}
+
+gboolean allium_collision_get_box(AlliumCollision *self, int box, double origin[3],
+                                  gboolean *start_solid)
+{
+    test_box *b = box_at(self, box);
+    if (!b) return FALSE;
+    if (origin) memcpy(origin, b->origin, sizeof b->origin);
+    if (start_solid) *start_solid = b->dragged && b->last.start_solid;
+    return TRUE;
+}
+
+gboolean allium_collision_get_box_bounds(AlliumCollision *self, int box, double mins[3],
+                                         double maxs[3])
+{
+    test_box *b = box_at(self, box);
+    const al_world *w = current_world(self);
+    int h = b && w ? al_world_find_hull(w, b->hull) : -1;
+    if (h < 0) return FALSE;
+    const al_hull_desc *d = al_world_hull(w, h);
+    for (int k = 0; k < 3; k++) mins[k] = b->origin[k] + d->mins[k], maxs[k] = b->origin[k] + d->maxs[k];
+    return TRUE;
+}
+
+void allium_collision_clear_boxes(AlliumCollision *self)
+{
+    g_array_set_size(self->boxes, 0);
+    emit_changed(self);
+}
+
+char *allium_collision_describe_box(AlliumCollision *self, int box)
+{
+    test_box *b = box_at(self, box);
+    const al_world *w = current_world(self);
+    if (!b || !w) return g_strdup("");
+    GString *s = g_string_new(NULL);
+    g_string_append_printf(s, _("%s box at %.1f %.1f %.1f"), b->hull, b->origin[0], b->origin[1],
+                           b->origin[2]);
+    if (b->dragged) {
+        const al_slide *l = &b->last;
+        if (l->start_solid)
+            g_string_append(s, _(" · started in solid!"));
+        if (l->contact_count > 0) {
+            const al_slide_contact *c = &l->contacts[0];
+            g_string_append_printf(s, _(" · hit at %.2f, normal %.2f %.2f %.2f"), l->first_fraction,
+                                   c->normal[0], c->normal[1], c->normal[2]);
+            if (l->contact_count > 1)
+                g_string_append_printf(s, _(", slid along %d surfaces"), l->contact_count);
+        } else if (!l->start_solid) {
+            g_string_append(s, _(" · no contact"));
+        }
+    }
+    g_string_append(s, " ·");
+    for (int h = 1; h < al_world_hull_count(w); h++)
+        g_string_append_printf(s, "%s %s: %s", h > 1 ? "," : "", al_world_hull(w, h)->name,
+                               al_world_point_solid(w, h, b->origin) ? _("solid") : _("empty"));
+    return g_string_free(s, FALSE);
+}
+
+static gboolean spawn_agents(AlliumCollision *self, GError **error)
+{
+    const al_world *w = current_world(self);
+    if (!w) {
+        g_set_error_literal(error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                            _("The map has not compiled yet"));
+        return FALSE;
+    }
+    al_agents_destroy(self->agents);
+    self->agents = al_agents_create(g_get_monotonic_time());
+    if (!self->agents) {
+        g_set_error_literal(error, G_IO_ERROR, G_IO_ERROR_NO_SPACE, _("Out of memory"));
+        return FALSE;
+    }
+    al_diag_list diags = {0};
+    al_status st = al_agents_spawn_map(self->agents, &self->snapshot->input.input, w, &diags);
+    if (st != AL_OK || al_agents_count(self->agents) == 0) {
+        char line[300] = "";
+        if (diags.count > 0) al_diag_format(&diags.items[0], line, sizeof line);
+        g_set_error(error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "%s%s%s",
+                    _("No agents: place an agent_start entity (Edit → Place Entity), and "
+                      "waypoints for it to walk to"),
+                    *line ? " — " : "", line);
+        al_diag_list_clear(&diags);
+        al_agents_destroy(self->agents);
+        self->agents = NULL;
+        return FALSE;
+    }
+    al_diag_list_clear(&diags);
+    return TRUE;
+}
+
+gboolean allium_collision_start_agents(AlliumCollision *self, GError **error)
+{
+    g_return_val_if_fail(ALLIUM_IS_COLLISION(self), FALSE);
+    if (!self->agents && !spawn_agents(self, error)) return FALSE;
+    if (!self->timer)
+        self->timer = g_timeout_add_full(G_PRIORITY_DEFAULT, (guint) (STEP_SECONDS * 1000), step_cb,
+                                         self, NULL);
+    emit_changed(self);
+    return TRUE;
+}
+
+void allium_collision_stop_agents(AlliumCollision *self)
+{
+    g_clear_handle_id(&self->timer, g_source_remove);
+    emit_changed(self);
+}
+
+void allium_collision_reset_agents(AlliumCollision *self)
+{
+    gboolean running = self->timer != 0;
+    allium_collision_stop_agents(self);
+    al_agents_destroy(self->agents);
+    self->agents = NULL;
+    if (running) allium_collision_start_agents(self, NULL);
+    emit_changed(self);
+}
+
+gboolean allium_collision_agents_running(AlliumCollision *self)
+{
+    return self->timer != 0;
+}
+
+int allium_collision_agent_count(AlliumCollision *self)
+{
+    return self->agents ? al_agents_count(self->agents) : 0;
+}
+
+void allium_collision_step_agents(AlliumCollision *self)
+{
+    const al_world *w = current_world(self);
+    if (!self->agents || !w) return;
+    al_move_params p;
+    al_move_default_params(&p);
+    al_agents_step(self->agents, w, &p, STEP_SECONDS, NULL);
+    emit_changed(self);
+}
+
+gboolean allium_collision_get_agent(AlliumCollision *self, int i, double origin[3])
+{
+    const al_agent *g = self->agents ? al_agents_get(self->agents, i) : NULL;
+    if (!g) return FALSE;
+    memcpy(origin, g->mover.origin, sizeof g->mover.origin);
+    return TRUE;
+}
+
+void allium_collision_append_lines(AlliumCollision *self, GArray *points, GArray *colours)
+{
+    const al_world *w = current_world(self);
+    if (!w) return;
+    static const guint8 cyan[4] = {60, 220, 255, 255}, red[4] = {255, 60, 60, 255},
+                        path[4] = {160, 160, 255, 255}, normal[4] = {120, 255, 120, 255},
+                        agent[4] = {255, 120, 220, 255};
+    for (guint i = 0; i < self->boxes->len; i++) {
+        const test_box *b = &g_array_index(self->boxes, test_box, i);
+        int h = al_world_find_hull(w, b->hull);
+        if (h < 0) continue;
+        const al_hull_desc *d = al_world_hull(w, h);
+        double lo[3], hi[3];
+        for (int k = 0; k < 3; k++) lo[k] = b->origin[k] + d->mins[k], hi[k] = b->origin[k] + d->maxs[k];
+        append_box(points, colours, lo, hi, b->solid ? red : cyan);
+        if (!b->dragged) continue;
+        const al_slide *l = &b->last;
+        for (int k = 0; k + 1 < l->path_count; k++)
+            append_line(points, colours, l->path[k], l->path[k + 1], path);
+        for (int c = 0; c < l->contact_count; c++) {
+            double tip[3];
+            for (int k = 0; k < 3; k++)
+                tip[k] = l->contacts[c].point[k] + l->contacts[c].normal[k] * NORMAL_LENGTH;
+            append_line(points, colours, l->contacts[c].point, tip, normal);
+        }
+    }
+    if (self->agents)
+        for (int i = 0; i < al_agents_count(self->agents); i++) {
+            double lo[3], hi[3];
+            al_agents_box(self->agents, w, i, lo, hi);
+            append_box(points, colours, lo, hi, agent);
+        }
+}
