@@ -95,6 +95,9 @@ void al_camera_frame(al_camera *cam, const double mins[3], const double maxs[3])
  * top view's. */
 void al_view_axes(al_view_kind kind, int *right, int *up, int *depth);
 
+/* The twelve edges of the box [LO, HI] as 24 points (pairs), for line overlays. */
+void al_box_edge_points(const double lo[3], const double hi[3], double out[24][3]);
+
 /* The grid spacing to draw: the smallest of GRID * 2^k (k >= 0) that leaves at least
  * MIN_PIXELS between lines at the camera's zoom. */
 double al_camera_grid_step(const al_camera *cam, double grid, double min_pixels);

@@ -82,17 +82,9 @@ static void append_line(GArray *points, GArray *colours, const double a[3], cons
 static void append_box(GArray *points, GArray *colours, const double lo[3], const double hi[3],
                        const guint8 colour[4])
 {
-    for (int axis = 0; axis < 3; axis++) {
-        int b = (axis + 1) % 3, c = (axis + 2) % 3;
-        for (int corner = 0; corner < 4; corner++) {
-            double p[3], q[3];
-            p[b] = q[b] = (corner & 1) ? hi[b] : lo[b];
-            p[c] = q[c] = (corner & 2) ? hi[c] : lo[c];
-            p[axis] = lo[axis];
-            q[axis] = hi[axis];
-            append_line(points, colours, p, q, colour);
-        }
-    }
+    double edges[24][3];
+    al_box_edge_points(lo, hi, edges);
+    for (int i = 0; i < 24; i += 2) append_line(points, colours, edges[i], edges[i + 1], colour);
 }
 
 static gboolean step_cb(gpointer data)

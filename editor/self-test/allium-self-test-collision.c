@@ -13,25 +13,6 @@
 #include <stdio.h>
 #include <string.h>
 
-static AlliumView *view_of_kind(SelfTest *t, al_view_kind kind)
-{
-    for (int i = 0; i < ALLIUM_WINDOW_VIEW_COUNT; i++) {
-        AlliumView *view = allium_window_get_view(t->window, i);
-        if (allium_view_get_kind(view) == kind) return view;
-    }
-    return NULL;
-}
-
-static gboolean to_widget(AlliumView *view, const double p[3], double *x, double *y)
-{
-    double px, py;
-    if (!al_camera_project(allium_view_get_camera(view), p, &px, &py)) return FALSE;
-    double scale = gtk_widget_get_scale_factor(GTK_WIDGET(view));
-    *x = px / scale;
-    *y = py / scale;
-    return TRUE;
-}
-
 static AlliumSnapshot *current(SelfTest *t)
 {
     return allium_document_get_snapshot(allium_window_get_document(t->window));

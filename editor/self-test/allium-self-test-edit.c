@@ -27,22 +27,7 @@
 /* The top view: the second slot of the four. */
 static AlliumView *top_view(SelfTest *t)
 {
-    for (int i = 0; i < ALLIUM_WINDOW_VIEW_COUNT; i++) {
-        AlliumView *view = allium_window_get_view(t->window, i);
-        if (allium_view_get_kind(view) == AL_VIEW_TOP) return view;
-    }
-    return NULL;
-}
-
-/* Widget coordinates of map point P in VIEW. */
-static gboolean to_widget(AlliumView *view, const double p[3], double *x, double *y)
-{
-    double px, py;
-    if (!al_camera_project(allium_view_get_camera(view), p, &px, &py)) return FALSE;
-    double scale = gtk_widget_get_scale_factor(GTK_WIDGET(view));
-    *x = px / scale;
-    *y = py / scale;
-    return TRUE;
+    return view_of_kind(t, AL_VIEW_TOP);
 }
 
 static AlliumSnapshot *current(SelfTest *t)

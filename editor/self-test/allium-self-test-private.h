@@ -53,6 +53,10 @@ void check(SelfTest *t, gboolean ok, const char *format, ...) G_GNUC_PRINTF(3, 4
 /* NAME in the test's folder; free with g_free. */
 char *dir_file(SelfTest *t, const char *name);
 AlliumView *view_3d(SelfTest *t);
+/* The sample window's first view of KIND, or NULL. */
+AlliumView *view_of_kind(SelfTest *t, al_view_kind kind);
+/* Widget coordinates of map point P in VIEW; FALSE if it is not in front of the camera. */
+gboolean to_widget(AlliumView *view, const double p[3], double *x, double *y);
 /* Takes screenshot NAME of WINDOW into the test's folder (a new reference, or NULL). */
 GdkTexture *screenshot(SelfTest *t, GtkWidget *window, const char *name);
 /* Takes screenshot NAME of the sample's window, checks the 3D view is drawn and, when

@@ -56,6 +56,25 @@ char *dir_file(SelfTest *t, const char *name)
     return g_build_filename(t->dir, name, NULL);
 }
 
+AlliumView *view_of_kind(SelfTest *t, al_view_kind kind)
+{
+    for (int i = 0; i < ALLIUM_WINDOW_VIEW_COUNT; i++) {
+        AlliumView *view = allium_window_get_view(t->window, i);
+        if (allium_view_get_kind(view) == kind) return view;
+    }
+    return NULL;
+}
+
+gboolean to_widget(AlliumView *view, const double p[3], double *x, double *y)
+{
+    double px, py;
+    if (!al_camera_project(allium_view_get_camera(view), p, &px, &py)) return FALSE;
+    double scale = gtk_widget_get_scale_factor(GTK_WIDGET(view));
+    *x = px / scale;
+    *y = py / scale;
+    return TRUE;
+}
+
 AlliumView *view_3d(SelfTest *t)
 {
     return allium_window_get_view(t->window, 0);

@@ -75,18 +75,21 @@ static void add_segment(GArray *points, const double a[3], const double b[3])
 static void add_box_edges(GArray *points, const double lo[3], const double hi[3],
                           const double offset[3])
 {
-    for (int axis = 0; axis < 3; axis++) {
-        int b = (axis + 1) % 3, c = (axis + 2) % 3;
-        for (int corner = 0; corner < 4; corner++) {
-            double p[3], q[3];
-            p[b] = q[b] = (corner & 1) ? hi[b] : lo[b];
-            p[c] = q[c] = (corner & 2) ? hi[c] : lo[c];
-            p[axis] = lo[axis];
-            q[axis] = hi[axis];
-            for (int k = 0; k < 3; k++) p[k] += offset[k], q[k] += offset[k];
-            add_segment(points, p, q);
-        }
+    double edges[24][3];
+    al_box_edge_points(lo, hi, edges);
+    for (int i = 0; i < 24; i++) {
+        for (int k = 0; k < 3; k++) edges[i][k] += offset[k];
+        g_array_append_vals(points, edges[i], 1);
     }
+}
+
+/* The axis along which N points most. */
+static int dominant_axis(const double n[3])
+{
+    int a = 0;
+    for (int k = 1; k < 3; k++)
+        if (fabs(n[k]) > fabs(n[a])) a = k;
+    return a;
 }
 
 /* The outlines of the selection moved by OFFSET: every polygon edge of the selected
@@ -231,9 +234,7 @@ static gboolean entity_point(AlliumView *self, double x, double y, double out[3]
     if (self->kind == AL_VIEW_3D) {
         al_pick pick;
         if (!allium_view_pick_at(self, x, y, &pick)) return FALSE;
-        int a = 0;
-        for (int k = 1; k < 3; k++)
-            if (fabs(pick.normal[k]) > fabs(pick.normal[a])) a = k;
+        int a = dominant_axis(pick.normal);
         for (int k = 0; k < 3; k++) out[k] = al_snap(pick.point[k], grid);
         out[a] = al_snap(pick.point[a], grid) + (pick.normal[a] >= 0 ? ENTITY_LIFT : -ENTITY_LIFT);
         return TRUE;
@@ -477,9 +478,7 @@ static gboolean begin_test_box(AlliumView *self, double x, double y)
             /* Against the surface under the pointer: off it by the box's own extent. */
             al_pick pick;
             if (!allium_view_pick_at(self, x, y, &pick)) return FALSE;
-            int a = 0;
-            for (int k = 1; k < 3; k++)
-                if (fabs(pick.normal[k]) > fabs(pick.normal[a])) a = k;
+            int a = dominant_axis(pick.normal);
             memcpy(at, pick.point, sizeof at);
             at[a] += pick.normal[a] >= 0 ? -mins[a] + AL_TRACE_SKIN : -maxs[a] - AL_TRACE_SKIN;
         } else {
@@ -538,9 +537,7 @@ gboolean allium_view_tool_begin(AlliumView *self, double x, double y, GdkModifie
         if (!picked) return FALSE;
         if (self->tool == ALLIUM_TOOL_BRUSH) {
             /* On the surface: its dominant axis, at the grid line nearest the point. */
-            int a = 0;
-            for (int k = 1; k < 3; k++)
-                if (fabs(pick.normal[k]) > fabs(pick.normal[a])) a = k;
+            int a = dominant_axis(pick.normal);
             self->edit_axis = a;
             self->edit_sign = pick.normal[a] >= 0 ? 1 : -1;
             self->edit_plane = al_snap(pick.point[a], grid_size());

@@ -272,3 +272,18 @@ double al_snap(double v, double grid)
 {
     return grid > 0 ? round(v / grid) * grid : v;
 }
+
+void al_box_edge_points(const double lo[3], const double hi[3], double out[24][3])
+{
+    int n = 0;
+    for (int axis = 0; axis < 3; axis++) {
+        int b = (axis + 1) % 3, c = (axis + 2) % 3;
+        for (int corner = 0; corner < 4; corner++, n += 2) {
+            double *p = out[n], *q = out[n + 1];
+            p[b] = q[b] = (corner & 1) ? hi[b] : lo[b];
+            p[c] = q[c] = (corner & 2) ? hi[c] : lo[c];
+            p[axis] = lo[axis];
+            q[axis] = hi[axis];
+        }
+    }
+}

@@ -135,22 +135,13 @@ CHECK_TEST(e1m1_crowd, "/agents/e1m1-crowd-never-ends-a-step-inside-solid")
 
 static bool load(scene *s, mapgen *g)
 {
-    size_t len;
-    const char *text = mapgen_text(g, &len);
-    bool ok = scene_load_text(s, text, len, NULL);
-    mapgen_destroy(g);
-    return ok;
+    return scene_load_mapgen(s, g, NULL);
 }
 
 static void room(mapgen *g)
 {
     mapgen_begin_entity(g, "worldspawn");
-    mapgen_box(g, -528, -528, -16, 528, 528, 0, "floor");
-    mapgen_box(g, -528, -528, 512, 528, 528, 528, "ceiling");
-    mapgen_box(g, -528, -528, 0, -512, 528, 512, "wall");
-    mapgen_box(g, 512, -528, 0, 528, 528, 512, "wall");
-    mapgen_box(g, -512, -528, 0, 512, -512, 512, "wall");
-    mapgen_box(g, -512, 512, 0, 512, 528, 512, "wall");
+    mapgen_room(g, -512, -512, 0, 512, 512, 512, 16, "wall");
     mapgen_box(g, -64, -64, 0, 64, 64, 256, "pillar");
     mapgen_end_entity(g);
 }

@@ -16,11 +16,7 @@
 
 static bool load(scene *s, mapgen *g)
 {
-    size_t len;
-    const char *text = mapgen_text(g, &len);
-    bool ok = scene_load_text(s, text, len, NULL);
-    mapgen_destroy(g);
-    return ok;
+    return scene_load_mapgen(s, g, NULL);
 }
 
 /* A closed room 1024 wide (x, y in [-512, 512]) and 512 high on a floor at z = 0, with
@@ -29,12 +25,7 @@ static mapgen *room(void)
 {
     mapgen *g = mapgen_create(true);
     mapgen_begin_entity(g, "worldspawn");
-    mapgen_box(g, -528, -528, -16, 528, 528, 0, "floor");
-    mapgen_box(g, -528, -528, 512, 528, 528, 528, "ceiling");
-    mapgen_box(g, -528, -528, 0, -512, 528, 512, "wall");
-    mapgen_box(g, 512, -528, 0, 528, 528, 512, "wall");
-    mapgen_box(g, -512, -528, 0, 512, -512, 512, "wall");
-    mapgen_box(g, -512, 512, 0, 512, 528, 512, "wall");
+    mapgen_room(g, -512, -512, 0, 512, 512, 512, 16, "wall");
     return g;
 }
 

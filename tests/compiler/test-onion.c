@@ -11,11 +11,7 @@
 
 static bool load(scene *s, mapgen *g, const scene_options *options)
 {
-    size_t len;
-    const char *text = mapgen_text(g, &len);
-    bool ok = scene_load_text(s, text, len, options);
-    mapgen_destroy(g);
-    return ok;
+    return scene_load_mapgen(s, g, options);
 }
 
 /* A closed room: interior [0, 256] x [0, 256] x [0, 128], 16-unit walls. */

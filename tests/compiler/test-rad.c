@@ -102,12 +102,8 @@ CHECK_TEST(ff_behind, "/rad/ff/polygons-behind-the-receiver-get-nothing-and-are-
 
 static bool load(scene *s, mapgen *g)
 {
-    size_t len;
-    const char *text = mapgen_text(g, &len);
     scene_options o = {.pvs = true, .pvs_level = AL_PVS_TIGHT};
-    bool ok = scene_load_text(s, text, len, &o);
-    mapgen_destroy(g);
-    return ok;
+    return scene_load_mapgen(s, g, &o);
 }
 
 /* A sealed room, inside [x0, x1] x [y0, y1] x [0, z1], walls 16 thick. */

@@ -13,11 +13,7 @@
 
 static bool load(scene *s, mapgen *g)
 {
-    size_t len;
-    const char *text = mapgen_text(g, &len);
-    bool ok = scene_load_text(s, text, len, NULL);
-    mapgen_destroy(g);
-    return ok;
+    return scene_load_mapgen(s, g, NULL);
 }
 
 static void floor_and_room(mapgen *g)

@@ -235,3 +235,15 @@ void mapgen_stairs(mapgen *g, double x0, double y0, double z0, int axis, int ste
         else mapgen_box(g, c0, a0, z0, c1, a1, top, material);
     }
 }
+
+void mapgen_room(mapgen *g, double x0, double y0, double z0, double x1, double y1, double z1,
+                 double thick, const char *material)
+{
+    double t = thick;
+    mapgen_box(g, x0 - t, y0 - t, z0 - t, x1 + t, y1 + t, z0, material);
+    mapgen_box(g, x0 - t, y0 - t, z1, x1 + t, y1 + t, z1 + t, material);
+    mapgen_box(g, x0 - t, y0 - t, z0, x0, y1 + t, z1, material);
+    mapgen_box(g, x1, y0 - t, z0, x1 + t, y1 + t, z1, material);
+    mapgen_box(g, x0, y0 - t, z0, x1, y0, z1, material);
+    mapgen_box(g, x0, y1, z0, x1, y1 + t, z1, material);
+}

@@ -40,6 +40,11 @@ void mapgen_brush(mapgen *g, int count, const double (*faces)[3][3], const char 
 void mapgen_box(mapgen *g, double x0, double y0, double z0, double x1, double y1, double z1,
                 const char *material);
 
+/* A closed room: the empty box [x0, x1] x [y0, y1] x [z0, z1] with a floor, a ceiling and
+ * four walls THICK units thick around it. */
+void mapgen_room(mapgen *g, double x0, double y0, double z0, double x1, double y1, double z1,
+                 double thick, const char *material);
+
 /* A convex polygon (X, Y, counter-clockwise seen from above) extruded from Z0 to Z1. */
 void mapgen_prism(mapgen *g, int count, const double (*xy)[2], double z0, double z1,
                   const char *material);

@@ -1,6 +1,8 @@
 /* Test scenes (see scene.h). */
 #include "scene.h"
 
+#include "mapgen.h"
+
 #include "verify/edits.h"
 #include "world/world-internal.h"
 
@@ -35,6 +37,15 @@ bool scene_load_file(scene *s, const char *path, const scene_options *options)
     memset(s, 0, sizeof *s);
     if (al_map_read_file(path, &s->map, &s->diags) != AL_OK) return false;
     return compile(s, options);
+}
+
+bool scene_load_mapgen(scene *s, mapgen *g, const scene_options *options)
+{
+    size_t len;
+    const char *text = mapgen_text(g, &len);
+    bool ok = scene_load_text(s, text, len, options);
+    mapgen_destroy(g);
+    return ok;
 }
 
 void scene_free(scene *s)

@@ -28,6 +28,10 @@ bool scene_load_text(scene *s, const char *text, size_t length, const scene_opti
 
 bool scene_load_file(scene *s, const char *path, const scene_options *options);
 
+/* Reads and compiles the text G wrote, and destroys G. */
+typedef struct mapgen mapgen;
+bool scene_load_mapgen(scene *s, mapgen *g, const scene_options *options);
+
 void scene_free(scene *s);
 
 /* Index of hull NAME; aborts the test program if missing (a programming error). */
