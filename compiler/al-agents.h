@@ -70,6 +70,10 @@ int al_agents_add(al_agents *agents, const al_world *world, const char *hull_nam
 /* Sends agent INDEX to waypoint WAYPOINT (-1: a random one). */
 void al_agents_set_waypoint(al_agents *agents, int index, int waypoint);
 
+/* Builds the sphere tree anew (al_agents_spawn_map does, after adding its agents): for
+ * many agents added one by one. AL_OK or AL_ERR_NOMEM. */
+al_status al_agents_rebuild(al_agents *agents);
+
 int al_agents_count(const al_agents *agents);
 const al_agent *al_agents_get(const al_agents *agents, int index);
 

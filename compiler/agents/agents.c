@@ -27,7 +27,8 @@
 #define STALL_PROGRESS 16.0      /* units */
 #define CROUCH_SECONDS 1.0       /* how long a stalled agent holds crouch */
 #define WANDER_RANGE 768.0       /* units from the start, without waypoints */
-#define SPHERE_MARGIN 8.0        /* fat margin of the sphere tree's leaves, units */
+#define SPHERE_MARGIN 16.0       /* fat margin of the sphere tree's leaves, units: about four
+                                    steps at full speed (allium-bench spheretree: fastest) */
 
 typedef struct waypoint {
     double p[3];
@@ -94,6 +95,11 @@ void al_agents_destroy(al_agents *a)
     free(a->waypoints);
     free(a->pairs);
     free(a);
+}
+
+al_status al_agents_rebuild(al_agents *a)
+{
+    return al_sphere_tree_rebuild(a->tree);
 }
 
 int al_agents_count(const al_agents *a)
@@ -364,7 +370,8 @@ al_status al_agents_spawn_map(al_agents *a, const al_input *in, const al_world *
                            what);
         }
     }
-    return AL_OK;
+    /* One-by-one insertion leaves the top of the tree loose: build it anew. */
+    return al_sphere_tree_rebuild(a->tree) == AL_OK ? AL_OK : AL_ERR_NOMEM;
 }
 
 void al_agents_box(const al_agents *a, const al_world *world, int i, double mins[3],

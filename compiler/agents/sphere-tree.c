@@ -15,10 +15,12 @@
  *     would be smallest, and replaces the leaf it reaches with a new inner node over both
  *     (see meld_measure for how "smallest" is measured). The article grows each sphere on
  *     the way down (node = meld(node, new)); here the spheres of the path are recomputed
- *     from their two children on the way back up instead, which is one walk of the same
- *     path and gives tighter spheres (a sphere left loose by earlier moves shrinks again);
+ *     from their two children on the way back up instead, up to the first that already
+ *     encloses its new child, which leaves the same spheres unchanged and makes the changed
+ *     ones as tight as a meld can be;
  *   - removal puts the leaf's sibling in its parent's place and recomputes the spheres
- *     upward from there, stopping at the first that does not change;
+ *     upward from there, stopping at the first that does not change (see detach_leaf for
+ *     what a change is);
  *   - a move keeps the tree as it is while the leaf's sphere stays inside its parent's,
  *     and otherwise removes the leaf and inserts it again;
  *   - al_sphere_tree_rebuild is the thread's top-down build, for bulk loads.
@@ -32,19 +34,20 @@
  *
  * Layout (Quake's cm_* habit): nodes, inner or leaf, are entries of one array linked by
  * integer indices, with a free list; a leaf's index is the object's handle. Each node is
- * one 64-byte cache line holding what the pair walk reads: its child indices and, rounded
- * outward to floats, its two children's spheres (a leaf: its own sphere). Popping a pair of
- * nodes thus reads two lines and tests up to four pairs of children without touching the
- * children. The exact (double) spheres, which insertion, removal and the containment
- * tests use, and the real spheres of the objects sit in parallel arrays. Pairs are found by
- * taking every inner node and descending its two subtrees against each other at once, so
- * two subtrees far apart cost one test: no per-object query.
+ * one 64-byte cache line with everything the walks and the updates read: its links, its
+ * sphere and copies of its two children's spheres, as floats rounded outward. Expanding a
+ * pair of nodes thus reads two lines and tests the four pairs of their children (side by
+ * side in vector registers) without fetching the children; a refit reads one line per
+ * level. The objects' own spheres, in doubles, sit in a parallel array, read by the tests
+ * of two leaves, which are exact. Pairs are found by taking every inner node and
+ * descending its two subtrees against each other at once, so two subtrees far apart cost
+ * one test: no per-object query.
  *
- * Rounding: an inner sphere is the exact meld grown by slack() (about 1e-12 of the
- * coordinates' size), and containment tests demand half that much room, so that a sphere
- * meant to enclose another does even after the rounding of a meld or a distance. The float
- * copies are grown by more than float rounding (of the copy and of the walk's test) can
- * take away, so the walk never prunes a pair that touches in doubles.
+ * Rounding: a node's float sphere is computed in doubles (the meld of its children's) and
+ * rounded outward by more than the rounding of the copy and of the walk's float test can
+ * take away (round_out), so a node encloses its children exactly and the walk never prunes
+ * a pair of objects whose spheres overlap. Containment tests keep a little room for their
+ * own rounding (sphere_inside).
  */
 #include "al-spheretree.h"
 
@@ -133,8 +136,8 @@ static bool sphere_inside(const al_sphere *inner, const al_sphere *outer)
     return room >= 0 && distance2(inner->center, outer->center) <= room * room;
 }
 
-/* The pruning test of the walks: spheres that touch (or overlap) may hold objects that
- * overlap. */
+/* The pruning test of the sphere query: spheres that touch (or overlap) may hold objects
+ * that overlap. */
 static bool spheres_touch(const al_sphere *a, const al_sphere *b)
 {
     double sum = a->radius + b->radius;
@@ -181,8 +184,8 @@ void al_sphere_meld(const al_sphere *a, const al_sphere *b, al_sphere *out)
  * lies in it: as inner spheres overlap widely (a sphere over half a level reaches far into
  * the other half), a re-inserted agent would end up paired with a leaf across the level
  * and its ancestors would swell. Measured with 10,000 moving agents (allium-bench
- * spheretree), the meld itself made the pair walk take some 400 ms a step after a few
- * hundred steps, this measure 3 ms, steadily. */
+ * spheretree), the meld itself made the pair walk take over 100 ms a step within a few
+ * hundred steps, this measure about 1 ms, steadily. */
 static float meld_measure(const st_bound c, const st_bound s)
 {
     float dx = c[0] - s[0], dy = c[1] - s[1], dz = c[2] - s[2];
@@ -365,7 +368,8 @@ static void detach_leaf(al_sphere_tree *t, int leaf)
         st_bound s;
         enclose(n->bound[0], n->bound[1], s);
         if (same_bound(s, n->sphere)) return;
-        al_sphere now = widen(s), before = widen(n->sphere), changed = widen(t->nodes[child].sphere);
+        al_sphere now = widen(s), before = widen(n->sphere),
+                  changed = widen(t->nodes[child].sphere);
         if (before.radius - now.radius < tolerance && sphere_inside(&changed, &before)) return;
         memcpy(n->sphere, s, sizeof s);
         publish(t, i);
@@ -684,8 +688,7 @@ al_status al_sphere_tree_pairs(const al_sphere_tree *tree, al_sphere_pair_fn fn,
     if (!tree || !fn) return AL_OK;
     /* Every pair of objects meets at exactly one inner node, where one is under the first
      * child and the other under the second: taking every inner node once, in the array's
-     * order, covers every pair once. (Taking them depth first, for the cache, measured
-     * slower.) */
+     * order, covers every pair once. */
     node_pair pending[4 * PAIR_BATCH], next[4 * PAIR_BATCH];
     pair_walk w = {.tree = tree, .fn = fn, .ctx = ctx};
     scratch_init(&w.pending, pending, 4 * PAIR_BATCH, sizeof pending[0]);
@@ -701,8 +704,8 @@ al_status al_sphere_tree_pairs(const al_sphere_tree *tree, al_sphere_pair_fn fn,
     return ok ? AL_OK : AL_ERR_NOMEM;
 }
 
-void al_sphere_tree_query(const al_sphere_tree *tree, const al_sphere *s,
-                          al_sphere_query_fn fn, void *ctx)
+void al_sphere_tree_query(const al_sphere_tree *tree, const al_sphere *s, al_sphere_query_fn fn,
+                          void *ctx)
 {
     if (!tree || !s || !fn || tree->root < 0) return;
     /* Walks down and across with the parent links: no stack, so no memory to fail. */
@@ -780,12 +783,11 @@ static ray_entry heap_pop(scratch *heap)
 }
 
 al_status al_sphere_tree_ray(const al_sphere_tree *tree, const double origin[3],
-                             const double dir[3], double max_t, al_sphere_hit_fn hit_fn,
-                             void *ctx, al_sphere_hit *out)
+                             const double dir[3], double max_t, al_sphere_hit_fn hit_fn, void *ctx,
+                             al_sphere_hit *out)
 {
     *out = (al_sphere_hit){.hit = false, .handle = -1, .user = -1, .t = INFINITY};
-    if (!tree || tree->root < 0 || !al_is_finite3(origin) || !al_is_finite3(dir) ||
-        !(max_t >= 0))
+    if (!tree || tree->root < 0 || !al_is_finite3(origin) || !al_is_finite3(dir) || !(max_t >= 0))
         return AL_OK;
     double dd = al_dot(dir, dir);
     ray_entry local[LOCAL_ENTRIES];
@@ -841,8 +843,8 @@ static bool encloses_within_tolerance(const al_sphere *outer, const al_sphere *i
 }
 
 /* Checks node I (reached from its parent) and its links; counts it in *LEAVES or *INNER. */
-static bool check_node(const al_sphere_tree *t, int i, char *why, size_t why_size,
-                       int *leaves, int *inner)
+static bool check_node(const al_sphere_tree *t, int i, char *why, size_t why_size, int *leaves,
+                       int *inner)
 {
     const st_node *n = &t->nodes[i];
     if (n->child[0] == NODE_FREE) return complain(why, why_size, "node %d is free but linked", i);

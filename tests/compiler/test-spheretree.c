@@ -194,11 +194,13 @@ static bool pairs_match(const al_sphere_tree *tree, const population *p, int *pa
     if (!ok) {
         check_note("tree gives %d pairs, brute force %d", got.count, want.count);
         for (int i = 0; i < got.count || i < want.count; i++) {
-            bool same = i < got.count && i < want.count && !compare_pairs(got.pairs[i], want.pairs[i]);
+            bool same =
+                i < got.count && i < want.count && !compare_pairs(got.pairs[i], want.pairs[i]);
             if (same) continue;
             check_note("first difference at %d: tree (%d,%d), brute force (%d,%d)", i,
                        i < got.count ? got.pairs[i][0] : -1, i < got.count ? got.pairs[i][1] : -1,
-                       i < want.count ? want.pairs[i][0] : -1, i < want.count ? want.pairs[i][1] : -1);
+                       i < want.count ? want.pairs[i][0] : -1,
+                       i < want.count ? want.pairs[i][1] : -1);
             break;
         }
     }
@@ -215,8 +217,11 @@ static al_sphere random_sphere(al_rng *rng)
     /* Mostly agent-sized, some tiny and some large, in a box where a few hundred objects
      * make a few hundred pairs. */
     double u = al_rng_uniform(rng);
-    double r = u < 0.05 ? uniform(rng, 0, 1) : u < 0.95 ? uniform(rng, 10, 60) : uniform(rng, 100, 400);
-    return sphere(uniform(rng, 0, WORLD_SIZE), uniform(rng, 0, WORLD_SIZE), uniform(rng, 0, 600), r);
+    double r = u < 0.05   ? uniform(rng, 0, 1)
+               : u < 0.95 ? uniform(rng, 10, 60)
+                          : uniform(rng, 100, 400);
+    return sphere(uniform(rng, 0, WORLD_SIZE), uniform(rng, 0, WORLD_SIZE), uniform(rng, 0, 600),
+                  r);
 }
 
 static int test_steps(void)
@@ -299,7 +304,8 @@ static void run_oracle(double margin, uint64_t seed)
               memcmp(&s, &p.spheres[i], sizeof s) == 0);
     }
     check_note("margin %g: %d steps, %d moves (%d re-inserted), %d pair checks, %.0f pairs on "
-               "average", margin, steps, moves, reinserts, pair_checks,
+               "average",
+               margin, steps, moves, reinserts, pair_checks,
                pair_checks ? (double) pairs_seen / pair_checks : 0.0);
     CHECK(pair_checks > 0 && pairs_seen > pair_checks); /* the scene has pairs to find */
     population_free(&p);
@@ -363,7 +369,8 @@ CHECK_TEST(query_oracle, "/spheretree/query/objects-overlapping-a-sphere-match-b
         for (int i = 0; i < p.capacity; i++)
             if (al_spheres_overlap(&p.spheres[i], &s)) add_user(&want, i);
         qsort(got.users, (size_t) got.count, sizeof(int), compare_ints);
-        REQUIRE_MSG(got.count == want.count && !memcmp(got.users, want.users, sizeof(int) * (size_t) got.count),
+        REQUIRE_MSG(got.count == want.count &&
+                        !memcmp(got.users, want.users, sizeof(int) * (size_t) got.count),
                     "query %d: %d objects, brute force %d", q, got.count, want.count);
         found += got.count;
     }
@@ -418,7 +425,8 @@ static bool hit_inscribed_box(void *ctx, int user, double *t)
     return true;
 }
 
-CHECK_TEST(ray_oracle, "/spheretree/ray/nearest-hit-matches-brute-force-with-and-without-narrow-phase")
+CHECK_TEST(ray_oracle,
+           "/spheretree/ray/nearest-hit-matches-brute-force-with-and-without-narrow-phase")
 {
     al_rng rng = {9};
     population p;
@@ -435,8 +443,8 @@ CHECK_TEST(ray_oracle, "/spheretree/ray/nearest-hit-matches-brute-force-with-and
         bool narrow = q % 2;
         box_ctx c = {&p, o, d, 0};
         al_sphere_hit hit;
-        REQUIRE(al_sphere_tree_ray(tree, o, d, max_t, narrow ? hit_inscribed_box : NULL, &c, &hit) ==
-                AL_OK);
+        REQUIRE(al_sphere_tree_ray(tree, o, d, max_t, narrow ? hit_inscribed_box : NULL, &c,
+                                   &hit) == AL_OK);
         narrow_calls += c.calls;
         double best = INFINITY;
         int best_user = -1;
@@ -449,8 +457,8 @@ CHECK_TEST(ray_oracle, "/spheretree/ray/nearest-hit-matches-brute-force-with-and
                     hit.hit ? "hits" : "misses", best_user >= 0 ? "hits" : "misses");
         if (!hit.hit) continue;
         hits++;
-        CHECK_MSG(fabs(hit.t - best) <= 1e-9 * (1 + best), "ray %d: t %.17g, brute force %.17g",
-                  q, hit.t, best);
+        CHECK_MSG(fabs(hit.t - best) <= 1e-9 * (1 + best), "ray %d: t %.17g, brute force %.17g", q,
+                  hit.t, best);
         CHECK_MSG(hit.user == best_user || fabs(hit.t - best) <= 1e-9 * (1 + best),
                   "ray %d hits %d, brute force %d", q, hit.user, best_user);
         CHECK(hit.handle == p.handles[hit.user]);
@@ -520,8 +528,8 @@ CHECK_TEST(remove_all, "/spheretree/remove/removing-every-object-in-any-order-em
         char why[200];
         for (int i = 0; i < 300; i++) {
             REQUIRE(al_sphere_tree_remove(tree, handles[i]));
-            REQUIRE_MSG(al_sphere_tree_check(tree, why, sizeof why), "after %d removals: %s",
-                        i + 1, why);
+            REQUIRE_MSG(al_sphere_tree_check(tree, why, sizeof why), "after %d removals: %s", i + 1,
+                        why);
         }
         CHECK(al_sphere_tree_count(tree) == 0);
         pair_list pairs = {0};
@@ -543,6 +551,8 @@ CHECK_TEST(bad_input, "/spheretree/bad-input-is-refused-and-changes-nothing")
     CHECK(al_sphere_tree_insert(tree, &nan_center, 0) == -1);
     CHECK(al_sphere_tree_insert(tree, &negative, 0) == -1);
     CHECK(al_sphere_tree_insert(tree, &infinite, 0) == -1);
+    al_sphere huge = sphere(0, 2e30, 0, 1); /* beyond what the tree's floats hold */
+    CHECK(al_sphere_tree_insert(tree, &huge, 0) == -1);
     CHECK(al_sphere_tree_insert(tree, NULL, 0) == -1);
     CHECK(al_sphere_tree_count(tree) == 0);
     int h = al_sphere_tree_insert(tree, &good, 7);
@@ -573,6 +583,87 @@ CHECK_TEST(bad_input, "/spheretree/bad-input-is-refused-and-changes-nothing")
     CHECK(!al_sphere_tree_remove(NULL, 0));
     CHECK(!al_sphere_tree_check(NULL, NULL, 0));
     al_sphere_tree_destroy(tree);
+}
+
+/* A narrow phase that hits only object 777, 10 units into the spheres of the test below. */
+static bool hit_only_777(void *ctx, int user, double *t)
+{
+    (void) ctx;
+    *t = 530;
+    return user == 777;
+}
+
+static bool hit_nothing(void *ctx, int user, double *t)
+{
+    (void) ctx, (void) user, (void) t;
+    return false;
+}
+
+/* A thousand spheres at one point: insertion makes a chain a thousand deep, every pair
+ * overlaps, and a ray's heap holds half the tree. */
+CHECK_TEST(coincident, "/spheretree/degenerate/a-thousand-coincident-spheres-make-every-pair")
+{
+    al_sphere_tree *tree = al_sphere_tree_create(1);
+    REQUIRE(tree);
+    al_sphere s = sphere(100, -200, 50, 30);
+    for (int i = 0; i < 1000; i++) REQUIRE(al_sphere_tree_insert(tree, &s, i) >= 0);
+    char why[200];
+    for (int round = 0; round < 2; round++) {
+        CHECK_MSG(al_sphere_tree_check(tree, why, sizeof why), "%s", why);
+        pair_list pairs = {0};
+        CHECK(al_sphere_tree_pairs(tree, add_pair, &pairs) == AL_OK);
+        CHECK(pairs.count == 1000 * 999 / 2);
+        if (pairs.count)
+            qsort(pairs.pairs, (size_t) pairs.count, sizeof *pairs.pairs, compare_pairs);
+        bool distinct = true;
+        for (int i = 1; i < pairs.count; i++)
+            distinct = distinct && compare_pairs(pairs.pairs[i - 1], pairs.pairs[i]) < 0;
+        CHECK(distinct);
+        free(pairs.pairs);
+        user_list users = {.count = 0};
+        al_sphere_tree_query(tree, &s, add_user, &users);
+        CHECK(users.count == 1000);
+        double o[3] = {100, -200, -500}, d[3] = {0, 0, 1};
+        al_sphere_hit hit;
+        CHECK(al_sphere_tree_ray(tree, o, d, 1000, hit_only_777, NULL, &hit) == AL_OK && hit.hit &&
+              hit.user == 777 && hit.t == 530);
+        CHECK(al_sphere_tree_ray(tree, o, d, 1000, hit_nothing, NULL, &hit) == AL_OK && !hit.hit);
+        CHECK(al_sphere_tree_ray(tree, o, d, 1000, NULL, NULL, &hit) == AL_OK && hit.hit);
+        CHECK_NEAR(hit.t, 520, 1e-9);
+        REQUIRE(al_sphere_tree_rebuild(tree) == AL_OK); /* and again, balanced */
+    }
+    al_sphere_tree_destroy(tree);
+}
+
+CHECK_TEST(rebuild_keeps_handles, "/spheretree/rebuild/keeps-handles-and-answers")
+{
+    al_rng rng = {17};
+    population p;
+    al_sphere_tree *tree = random_tree(700, 8, &rng, &p);
+    REQUIRE(tree && al_sphere_tree_count(tree) == 700);
+    int before;
+    CHECK(pairs_match(tree, &p, &before));
+    REQUIRE(al_sphere_tree_rebuild(tree) == AL_OK);
+    char why[200];
+    CHECK_MSG(al_sphere_tree_check(tree, why, sizeof why), "%s", why);
+    int after;
+    CHECK(pairs_match(tree, &p, &after) && after == before);
+    /* Handles still name their objects, and moving and removing them still works. */
+    for (int i = 0; i < 700; i += 7) {
+        al_sphere s;
+        int user;
+        CHECK(al_sphere_tree_get(tree, p.handles[i], &s, &user) && user == i);
+        p.spheres[i].center[0] += 40;
+        al_sphere_tree_move(tree, p.handles[i], &p.spheres[i]);
+        if (i % 2) {
+            CHECK(al_sphere_tree_remove(tree, p.handles[i]));
+            p.handles[i] = -1;
+        }
+    }
+    CHECK_MSG(al_sphere_tree_check(tree, why, sizeof why), "%s", why);
+    CHECK(pairs_match(tree, &p, &after));
+    al_sphere_tree_destroy(tree);
+    population_free(&p);
 }
 
 /* --- swept sphere against a plane ------------------------------------------------------- */
@@ -662,7 +753,8 @@ CHECK_TEST(toi_random, "/spheretree/toi/random-sweeps-touch-first-at-u-and-never
         double n[3] = {uniform(&rng, -1, 1), uniform(&rng, -1, 1), uniform(&rng, -1, 1)};
         if (al_normalize(n, n) < 1e-3) continue;
         double p0[3], p1[3], r = uniform(&rng, 0, 30), dist = uniform(&rng, -50, 50);
-        for (int k = 0; k < 3; k++) p0[k] = uniform(&rng, -100, 100), p1[k] = uniform(&rng, -100, 100);
+        for (int k = 0; k < 3; k++)
+            p0[k] = uniform(&rng, -100, 100), p1[k] = uniform(&rng, -100, 100);
         double at[3], u;
         bool hit = al_sphere_plane_toi(p0, p1, r, n, dist, &u, at);
         double d0 = al_dot(n, p0) - dist;
