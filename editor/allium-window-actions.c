@@ -344,6 +344,30 @@ static void agents_action_cb(GtkWidget *widget, const char *action_name, GVarian
     }
 }
 
+/* Walk mode in the focused view when it is a 3D view, else in the first 3D view: from the
+ * player start (win.walk) or from the camera (win.walk-here). */
+static void walk_action_cb(GtkWidget *widget, const char *action_name, GVariant *parameter)
+{
+    (void) parameter;
+    AlliumWindow *self = ALLIUM_WINDOW(widget);
+    AlliumView *view = allium_window_get_active_view(self);
+    for (int i = 0; i < ALLIUM_WINDOW_VIEW_COUNT && allium_view_get_kind(view) != AL_VIEW_3D; i++)
+        view = self->views[i];
+    GError *error = NULL;
+    if (allium_view_get_kind(view) != AL_VIEW_3D) {
+        allium_window_show_banner(self, GTK_MESSAGE_WARNING,
+                                  _("Walk mode needs a 3D view: switch a view to 3D first"));
+        return;
+    }
+    if (!allium_view_start_walking(view, g_str_equal(action_name, "win.walk-here"), &error)) {
+        allium_window_show_banner(self, GTK_MESSAGE_WARNING, error->message);
+        g_error_free(error);
+        return;
+    }
+    gtk_label_set_text(self->pointer_label,
+                       _("Walking: W A S D, Space jumps, Ctrl crouches, Esc returns to editing"));
+}
+
 /* The test boxes: the next hull for new ones (H), or clear them all. */
 static void test_box_action_cb(GtkWidget *widget, const char *action_name, GVariant *parameter)
 {
@@ -383,6 +407,8 @@ void allium_window_class_add_actions(GtkWidgetClass *widget_class)
     gtk_widget_class_install_action(widget_class, "win.agents-stop", NULL, agents_action_cb);
     gtk_widget_class_install_action(widget_class, "win.agents-reset", NULL, agents_action_cb);
     gtk_widget_class_install_action(widget_class, "win.test-hull", NULL, test_box_action_cb);
+    gtk_widget_class_install_action(widget_class, "win.walk", NULL, walk_action_cb);
+    gtk_widget_class_install_action(widget_class, "win.walk-here", NULL, walk_action_cb);
     gtk_widget_class_install_action(widget_class, "win.clear-test-boxes", NULL,
                                     test_box_action_cb);
 
@@ -429,6 +455,8 @@ void allium_window_class_add_actions(GtkWidgetClass *widget_class)
     gtk_widget_class_add_binding_action(widget_class, GDK_KEY_v, 0, "win.tool", "s", "select");
     gtk_widget_class_add_binding_action(widget_class, GDK_KEY_t, 0, "win.tool", "s", "testbox");
     gtk_widget_class_add_binding_action(widget_class, GDK_KEY_h, 0, "win.test-hull", NULL);
+    gtk_widget_class_add_binding_action(widget_class, GDK_KEY_g, 0, "win.walk", NULL);
+    gtk_widget_class_add_binding_action(widget_class, GDK_KEY_g, GDK_SHIFT_MASK, "win.walk-here", NULL);
     /* The arrow and page keys nudge (win.nudge) from the views' own key handlers, which
      * know their axes; elsewhere in the window they move the focus as usual. */
     gtk_widget_class_add_binding_action(widget_class, GDK_KEY_p, GDK_ALT_MASK, "win.show-portals",

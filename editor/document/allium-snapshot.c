@@ -9,6 +9,8 @@
 #include "allium-snapshot.h"
 
 #include <glib/gi18n.h>
+#include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 G_DEFINE_BOXED_TYPE(AlliumSnapshot, allium_snapshot, allium_snapshot_ref, allium_snapshot_unref)
@@ -105,6 +107,26 @@ int allium_snapshot_find_entity(const AlliumSnapshot *snapshot, const char *clas
     for (int i = 0; i < in->entity_count; i++)
         if (g_strcmp0(in->entities[i].classname, classname) == 0) return i;
     return -1;
+}
+
+gboolean allium_snapshot_player_start(const AlliumSnapshot *snapshot, double origin[3],
+                                      double *yaw, double *pitch)
+{
+    int start = allium_snapshot_find_entity(snapshot, "info_player_start");
+    if (start < 0) start = allium_snapshot_find_entity(snapshot, "info_player_deathmatch");
+    if (start < 0) return FALSE;
+    const char *text = allium_snapshot_entity_value(snapshot, start, "origin");
+    if (!text || sscanf(text, "%lf %lf %lf", &origin[0], &origin[1], &origin[2]) != 3 ||
+        !isfinite(origin[0]) || !isfinite(origin[1]) || !isfinite(origin[2]))
+        return FALSE;
+    const char *angle = allium_snapshot_entity_value(snapshot, start, "angle");
+    double a = angle ? g_ascii_strtod(angle, NULL) : 0;
+    *yaw = 0;
+    *pitch = 0;
+    if (a == -1) *pitch = 89;
+    else if (a == -2) *pitch = -89;
+    else *yaw = isfinite(a) ? a : 0;
+    return TRUE;
 }
 
 void allium_snapshot_count_diags(const AlliumSnapshot *snapshot, int *errors, int *warnings)

@@ -74,6 +74,12 @@ const char *allium_snapshot_entity_value(const AlliumSnapshot *snapshot, int ent
 /* The first entity of class CLASSNAME, or -1. */
 int allium_snapshot_find_entity(const AlliumSnapshot *snapshot, const char *classname);
 
+/* The map's player start (the first info_player_start, else info_player_deathmatch): its
+ * origin and the way it faces, YAW and PITCH in degrees (Quake's "angle", where -1 and -2
+ * look straight up and down). FALSE when there is none with a readable origin. */
+gboolean allium_snapshot_player_start(const AlliumSnapshot *snapshot, double origin[3],
+                                      double *yaw, double *pitch);
+
 /* Counts of the snapshot's diagnostics: errors and warnings. */
 void allium_snapshot_count_diags(const AlliumSnapshot *snapshot, int *errors, int *warnings);
 

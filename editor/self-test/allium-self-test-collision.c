@@ -82,12 +82,21 @@ gboolean step_agents(SelfTest *t)
     AlliumCollision *c = t->window->collision;
     AlliumDocument *doc = allium_window_get_document(t->window);
     if (!t->step_begun) {
-        double at[3] = {128, 128, 24};
+        /* An agent_start aimed at a waypoint 192 units east across open floor, so that
+         * where the agent goes does not depend on its random wandering. */
+        double at[3] = {128, 128, 24}, goal[3] = {320, 128, 24};
         GError *error = NULL;
-        check(t, allium_document_add_point_entity(doc, "agent_start", at, NULL, &error),
-              "an agent_start was added (%s)", error ? error->message : "ok");
+        gint64 start = 0, waypoint = 0;
+        gboolean ok = allium_document_add_point_entity(doc, "waypoint", goal, &waypoint, &error) &&
+                      allium_document_set_entity_property(doc, waypoint, "targetname", "self_test",
+                                                          &error) &&
+                      allium_document_add_point_entity(doc, "agent_start", at, &start, &error) &&
+                      allium_document_set_entity_property(doc, start, "target", "self_test",
+                                                          &error);
+        check(t, ok, "an agent_start aimed at a waypoint was added (%s)",
+              error ? error->message : "ok");
         g_clear_error(&error);
-        t->edits++;
+        t->edits += 4;
         return FALSE;
     }
     if (!compiled_current(t->window)) return FALSE;
@@ -106,12 +115,103 @@ gboolean step_agents(SelfTest *t)
     double moved = hypot(now[0] - t->agent_start[0], now[1] - t->agent_start[1]);
     AlliumSnapshot *snap = current(t);
     int stand = al_world_find_hull(snap->world, "stand");
-    check(t, moved > 16, "the agent walked %.0f units", moved);
+    check(t, moved > 64 && now[0] > t->agent_start[0], "the agent walked %.0f units towards its "
+          "waypoint", moved);
     check(t, !al_world_point_solid(snap->world, stand, now), "and is not inside solid");
     shoot_and_compare(t, "agents.png", NULL);
     gtk_widget_activate_action(GTK_WIDGET(t->window), "win.agents-stop", NULL);
     check(t, !allium_collision_agents_running(c), "win.agents-stop stopped them");
     gtk_widget_activate_action(GTK_WIDGET(t->window), "win.agents-reset", NULL);
     allium_collision_clear_boxes(c);
+    return TRUE;
+}
+
+/* Starts phase PHASE of the walk: remembers when, and where the walker was. */
+static void walk_phase(SelfTest *t, AlliumWalker *w, int phase)
+{
+    t->walk_phase = phase;
+    t->walk_phase_us = g_get_monotonic_time();
+    allium_walker_get_state(w, t->walk_from, NULL, NULL, NULL);
+    t->walk_top = t->walk_from[2];
+}
+
+static gboolean walk_phase_over(SelfTest *t, double seconds)
+{
+    return g_get_monotonic_time() - t->walk_phase_us >= (gint64) (seconds * 1e6);
+}
+
+gboolean step_walk(SelfTest *t)
+{
+    AlliumView *view = view_3d(t);
+    AlliumWalker *w = allium_view_get_walker(view);
+    if (!t->step_begun) {
+        check(t, gtk_widget_activate_action(GTK_WIDGET(t->window), "win.walk", NULL),
+              "win.walk activated");
+        w = allium_view_get_walker(view);
+        check(t, w != NULL && allium_view_is_walking(view), "the 3D view walks");
+        if (!w) return TRUE;
+        /* W held: the agent walks the way the player start faces (+X). */
+        walk_phase(t, w, 1);
+        allium_view_simulate_key(view, GDK_KEY_w, TRUE);
+        return FALSE;
+    }
+    if (!w) {
+        check(t, FALSE, "walk mode ended by itself in phase %d", t->walk_phase);
+        return TRUE;
+    }
+    AlliumSnapshot *snap = current(t);
+    double origin[3], velocity[3];
+    gboolean on_ground, crouched;
+    allium_walker_get_state(w, origin, velocity, &on_ground, &crouched);
+    t->walk_top = MAX(t->walk_top, origin[2]);
+    g_autofree char *overlay = allium_walker_describe(w);
+
+    if (t->walk_phase == 1) {
+        if (!walk_phase_over(t, 1.0)) return FALSE;
+        double moved = origin[0] - t->walk_from[0];
+        int stand = al_world_find_hull(snap->world, "stand");
+        check(t, moved > 64 && fabs(origin[1] - t->walk_from[1]) < 1,
+              "holding W walked %.0f units along +X", moved);
+        check(t, on_ground && !al_world_point_solid(snap->world, stand, origin),
+              "on the ground and out of solid (origin %.1f %.1f %.1f)", origin[0], origin[1],
+              origin[2]);
+        double eye[3], yaw, pitch;
+        allium_walker_get_eye(w, eye, &yaw, &pitch);
+        const al_camera *cam = allium_view_get_camera(view);
+        check(t, fabs(cam->position[0] - eye[0]) < 1e-6 && fabs(cam->position[2] - eye[2]) < 1e-6,
+              "the camera is at the walker's eye");
+        check(t, strstr(overlay, "stand") && strstr(overlay, "on ground"),
+              "the overlay says so: \"%s\"", overlay);
+        allium_view_simulate_key(view, GDK_KEY_w, FALSE);
+        /* Ctrl held: it crouches. */
+        allium_view_simulate_key(view, GDK_KEY_Control_L, TRUE);
+        walk_phase(t, w, 2);
+        return FALSE;
+    }
+    if (t->walk_phase == 2) {
+        if (!walk_phase_over(t, 0.5)) return FALSE;
+        check(t, crouched && strstr(overlay, "crouch") != NULL,
+              "holding Ctrl crouches: \"%s\"", overlay);
+        check(t, hypot(velocity[0], velocity[1]) < 1, "friction stopped the agent (%.1f units/s)",
+              hypot(velocity[0], velocity[1]));
+        shoot_and_compare(t, "walk.png", NULL);
+        allium_view_simulate_key(view, GDK_KEY_Control_L, FALSE);
+        /* Space: a jump, up and down again. */
+        allium_view_simulate_key(view, GDK_KEY_space, TRUE);
+        walk_phase(t, w, 3);
+        return FALSE;
+    }
+    if (t->walk_phase == 3) {
+        /* Released once in the air, so that it does not jump again on landing. */
+        if (t->walk_top > t->walk_from[2] + 1) allium_view_simulate_key(view, GDK_KEY_space, FALSE);
+        if (!walk_phase_over(t, 1.2)) return FALSE;
+        check(t, t->walk_top > t->walk_from[2] + 16 && on_ground &&
+                     fabs(origin[2] - t->walk_from[2]) < 0.5,
+              "Space jumped %.0f units and landed", t->walk_top - t->walk_from[2]);
+        check(t, !crouched, "the agent stood up again");
+        allium_view_simulate_key(view, GDK_KEY_Escape, TRUE);
+        check(t, !allium_view_is_walking(view), "Escape returns to editing");
+        return TRUE;
+    }
     return TRUE;
 }

@@ -46,6 +46,10 @@ struct _SelfTest {
     int lights_before, entities_before, brushes_mark;
     double light_at[3];     /* where the placed light should be (x, y) */
     double agent_start[3];  /* where the agent was when the agents started */
+    int walk_phase;         /* walk mode: what was pressed last */
+    gint64 walk_phase_us;   /* when */
+    double walk_from[3];    /* the walker's origin then */
+    double walk_top;        /* the highest its origin was since */
 };
 
 /* Counts a check and prints it; a failed one is listed at the end. */
@@ -83,5 +87,6 @@ gboolean step_undo_editing(SelfTest *t);
 /* allium-self-test-collision.c */
 gboolean step_test_box(SelfTest *t);
 gboolean step_agents(SelfTest *t);
+gboolean step_walk(SelfTest *t);
 
 G_END_DECLS

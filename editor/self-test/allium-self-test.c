@@ -912,6 +912,7 @@ static const struct {
     {"place a light", step_place_light, 30000},
     {"collision test box", step_test_box, 10000},
     {"agents", step_agents, 30000},
+    {"walk mode", step_walk, 20000},
     {"undo the editing", step_undo_editing, 30000},
     {"background colour", step_background, 10000},
 };

@@ -235,29 +235,7 @@ static gboolean key_pressed_cb(GtkEventControllerKey *controller, guint keyval, 
 {
     (void) controller;
     (void) keycode;
-    if (keyval == GDK_KEY_Escape && allium_view_tool_active(self)) {
-        allium_view_tool_cancel(self); /* the drag is dropped; nothing is edited */
-        return TRUE;
-    }
-    /* The arrow and page keys nudge the selection (the window's action, in this view's
-     * axes); GtkWindow would take them for moving the focus. */
-    const char *nudge = nudge_direction_of(keyval);
-    if (nudge && !(state & (GDK_CONTROL_MASK | GDK_ALT_MASK | GDK_SUPER_MASK | GDK_SHIFT_MASK))) {
-        allium_view_emit_activated(self);
-        gtk_widget_activate_action(GTK_WIDGET(self), "win.nudge", "s", nudge);
-        return TRUE;
-    }
-    if (self->kind != AL_VIEW_3D) return FALSE;
-    if (state & (GDK_CONTROL_MASK | GDK_ALT_MASK | GDK_SUPER_MASK)) return FALSE;
-    guint key = fly_key_of(keyval);
-    if (!key) return FALSE;
-    self->fly_keys |= key;
-    if (key == FLY_FAST) return FALSE; /* Shift alone is also a modifier for others */
-    if (!self->fly_tick) {
-        self->fly_last_us = 0;
-        self->fly_tick = gtk_widget_add_tick_callback(GTK_WIDGET(self->gl_area), fly_tick_cb, self, NULL);
-    }
-    return TRUE;
+    return allium_view_handle_key(self, keyval, state, TRUE);
 }
 
 static void key_released_cb(GtkEventControllerKey *controller, guint keyval, guint keycode,
@@ -265,8 +243,7 @@ static void key_released_cb(GtkEventControllerKey *controller, guint keyval, gui
 {
     (void) controller;
     (void) keycode;
-    (void) state;
-    self->fly_keys &= ~fly_key_of(keyval);
+    allium_view_handle_key(self, keyval, state, FALSE);
 }
 
 static void focus_leave_cb(GtkEventControllerFocus *controller, AlliumView *self)
@@ -274,6 +251,7 @@ static void focus_leave_cb(GtkEventControllerFocus *controller, AlliumView *self
     (void) controller;
     /* Key releases go to whoever has the focus now: forget what was held. */
     allium_view_stop_flying(self);
+    if (self->walker) allium_walker_set_keys(self->walker, 0);
 }
 
 static void click_pressed_cb(GtkGestureClick *gesture, int n_press, double x, double y,
@@ -294,7 +272,7 @@ static void click_released_cb(GtkGestureClick *gesture, int n_press, double x, d
     GdkModifierType state = current_state(GTK_GESTURE(gesture));
     /* GTK reports the release of a drag as a click too: a drag is not a click; and a click
      * of the entity tool places an entity rather than selecting. */
-    if (self->primary_dragged || self->tool == ALLIUM_TOOL_ENTITY ||
+    if (self->walker || self->primary_dragged || self->tool == ALLIUM_TOOL_ENTITY ||
         self->tool == ALLIUM_TOOL_TESTBOX)
         return;
     if ((state & GDK_ALT_MASK) || !self->selection) return; /* Alt + left is orbit */
@@ -340,6 +318,10 @@ static void secondary_update_cb(GtkGestureDrag *gesture, double ox, double oy, A
     (void) gesture;
     double dx, dy;
     take_drag_delta(self, ox, oy, &dx, &dy);
+    if (self->walker) {
+        allium_view_walk_look(self, dx, dy);
+        return;
+    }
     if (self->kind == AL_VIEW_3D) {
         double k = look_step(self);
         al_camera_look(&self->camera, -dx * k, -dy * k * pitch_sign());
@@ -362,6 +344,11 @@ static void middle_update_cb(GtkGestureDrag *gesture, double ox, double oy, Alli
 
 static void primary_begin_cb(GtkGestureDrag *gesture, double x, double y, AlliumView *self)
 {
+    if (self->walker) {
+        /* Walking does not edit. */
+        gtk_gesture_set_state(GTK_GESTURE(gesture), GTK_EVENT_SEQUENCE_DENIED);
+        return;
+    }
     self->drag_x = self->drag_y = 0;
     self->primary_dragged = FALSE;
     GdkModifierType state = current_state(GTK_GESTURE(gesture));
@@ -402,6 +389,10 @@ static void primary_update_cb(GtkGestureDrag *gesture, double ox, double oy, All
     }
     double dx, dy;
     take_drag_delta(self, ox, oy, &dx, &dy);
+    if (self->walker) {
+        allium_view_walk_look(self, dx, dy);
+        return;
+    }
     if (self->kind == AL_VIEW_3D) {
         double k = look_step(self);
         al_camera_orbit(&self->camera, self->orbit_pivot, -dx * k, -dy * k * pitch_sign());
@@ -457,6 +448,13 @@ static gboolean scroll_cb(GtkEventControllerScroll *controller, double dx, doubl
 static void motion_cb(GtkEventControllerMotion *controller, double x, double y, AlliumView *self)
 {
     (void) controller;
+    if (self->walker) {
+        /* Walking: the pointer turns the eye (the cursor is hidden). */
+        double scale = allium_view_scale(self);
+        if (self->walk_look_primed)
+            allium_view_walk_look(self, (x - self->pointer_x) * scale, (y - self->pointer_y) * scale);
+        self->walk_look_primed = TRUE;
+    }
     self->pointer_x = x;
     self->pointer_y = y;
     self->pointer_inside = TRUE;
@@ -536,6 +534,39 @@ void allium_view_stop_flying(AlliumView *self)
         self->fly_tick = 0;
     }
     self->fly_last_us = 0;
+}
+
+gboolean allium_view_handle_key(AlliumView *self, guint keyval, GdkModifierType state,
+                                gboolean pressed)
+{
+    if (allium_view_walk_key(self, keyval, pressed)) return TRUE;
+    if (!pressed) {
+        self->fly_keys &= ~fly_key_of(keyval);
+        return FALSE;
+    }
+    if (keyval == GDK_KEY_Escape && allium_view_tool_active(self)) {
+        allium_view_tool_cancel(self); /* the drag is dropped; nothing is edited */
+        return TRUE;
+    }
+    /* The arrow and page keys nudge the selection (the window's action, in this view's
+     * axes); GtkWindow would take them for moving the focus. */
+    const char *nudge = nudge_direction_of(keyval);
+    if (nudge && !(state & (GDK_CONTROL_MASK | GDK_ALT_MASK | GDK_SUPER_MASK | GDK_SHIFT_MASK))) {
+        allium_view_emit_activated(self);
+        gtk_widget_activate_action(GTK_WIDGET(self), "win.nudge", "s", nudge);
+        return TRUE;
+    }
+    if (self->kind != AL_VIEW_3D) return FALSE;
+    if (state & (GDK_CONTROL_MASK | GDK_ALT_MASK | GDK_SUPER_MASK)) return FALSE;
+    guint key = fly_key_of(keyval);
+    if (!key) return FALSE;
+    self->fly_keys |= key;
+    if (key == FLY_FAST) return FALSE; /* Shift alone is also a modifier for others */
+    if (!self->fly_tick) {
+        self->fly_last_us = 0;
+        self->fly_tick = gtk_widget_add_tick_callback(GTK_WIDGET(self->gl_area), fly_tick_cb, self, NULL);
+    }
+    return TRUE;
 }
 
 gboolean allium_view_pick_at(AlliumView *self, double x, double y, al_pick *pick)

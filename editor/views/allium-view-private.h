@@ -104,6 +104,13 @@ struct _AlliumView {
     int test_box;             /* the box being dragged */
     guint info_source;        /* idle that updates the header's statistics */
 
+    /* walk mode (allium-view-walk.c) */
+    AlliumWalker *walker;     /* owned; NULL when not walking */
+    guint walk_tick;
+    gint64 walk_last_us;
+    gboolean walk_look_primed; /* pointer_x, pointer_y are where the last motion was */
+    GtkLabel *walk_label;     /* template: the overlay */
+
     /* frames */
     guint frames_drawn;
     al_draw_stats last_stats;
@@ -116,6 +123,9 @@ struct _AlliumView {
 /* allium-view-input.c */
 void allium_view_add_controllers(AlliumView *self);
 void allium_view_stop_flying(AlliumView *self);
+/* A key went down (PRESSED) or up: walking, flying, nudging; TRUE if it was used. */
+gboolean allium_view_handle_key(AlliumView *self, guint keyval, GdkModifierType state,
+                                gboolean pressed);
 /* The ray through widget point (X, Y) and the first thing it hits; FALSE if nothing. */
 gboolean allium_view_pick_at(AlliumView *self, double x, double y, al_pick *pick);
 
@@ -128,6 +138,11 @@ void allium_view_tool_cancel(AlliumView *self);
 gboolean allium_view_tool_active(AlliumView *self);
 /* Whether the drag under way completes on a plain click too (placing an entity). */
 gboolean allium_view_tool_places_on_click(AlliumView *self);
+
+/* allium-view-walk.c: a key for walk mode (TRUE: walking took it), and turning the eye
+ * by a pointer motion of DX, DY framebuffer pixels. */
+gboolean allium_view_walk_key(AlliumView *self, guint keyval, gboolean pressed);
+void allium_view_walk_look(AlliumView *self, double dx, double dy);
 
 /* allium-view.c */
 void allium_view_emit_edit_error(AlliumView *self, const char *message);

@@ -26,6 +26,7 @@ G_DEFINE_TYPE(AlliumView, allium_view, GTK_TYPE_WIDGET)
 enum {
     PROP_0,
     PROP_KIND_NAME,
+    PROP_WALKING,
     N_PROPS
 };
 
@@ -68,13 +69,6 @@ static void update_message(AlliumView *self)
     gtk_widget_set_visible(GTK_WIDGET(self->message_label), text != NULL);
 }
 
-/* Reads "x y z" (an entity's origin). */
-static gboolean parse_vector(const char *text, double out[3])
-{
-    return text && sscanf(text, "%lf %lf %lf", &out[0], &out[1], &out[2]) == 3 &&
-           isfinite(out[0]) && isfinite(out[1]) && isfinite(out[2]);
-}
-
 /* Puts the camera where a designer expects it on opening a map: in 3D at the player
  * start looking the way the player would, in 2D over the whole map. */
 static void place_camera(AlliumView *self, const AlliumSnapshot *snap)
@@ -87,19 +81,11 @@ static void place_camera(AlliumView *self, const AlliumSnapshot *snap)
     double mins[3], maxs[3];
     gboolean has_bounds = snap->scene && al_scene_bounds(snap->scene, mins, maxs);
     if (self->kind == AL_VIEW_3D) {
-        int start = allium_snapshot_find_entity(snap, "info_player_start");
-        if (start < 0) start = allium_snapshot_find_entity(snap, "info_player_deathmatch");
         double origin[3];
-        if (start >= 0 && parse_vector(allium_snapshot_entity_value(snap, start, "origin"), origin)) {
+        if (allium_snapshot_player_start(snap, origin, &self->camera.yaw, &self->camera.pitch)) {
             self->camera.position[0] = origin[0];
             self->camera.position[1] = origin[1];
             self->camera.position[2] = origin[2] + EYE_HEIGHT;
-            const char *angle = allium_snapshot_entity_value(snap, start, "angle");
-            double yaw = angle ? g_ascii_strtod(angle, NULL) : 0;
-            /* Quake's -1 and -2 mean straight up and down. */
-            if (yaw == -1) self->camera.pitch = 89;
-            else if (yaw == -2) self->camera.pitch = -89;
-            else self->camera.yaw = isfinite(yaw) ? yaw : 0;
         } else if (has_bounds) {
             self->camera.yaw = 45;
             self->camera.pitch = -30;
@@ -424,6 +410,7 @@ static void maximize_action_cb(GtkWidget *widget, const char *action_name, GVari
 static void allium_view_dispose(GObject *object)
 {
     AlliumView *self = ALLIUM_VIEW(object);
+    allium_view_stop_walking(self);
     allium_view_stop_flying(self);
     g_clear_handle_id(&self->hover_source, g_source_remove);
     g_clear_handle_id(&self->info_source, g_source_remove);
@@ -454,6 +441,9 @@ static void allium_view_get_property(GObject *object, guint prop_id, GValue *val
     switch (prop_id) {
     case PROP_KIND_NAME:
         g_value_set_string(value, allium_view_kind_to_string(self->kind));
+        break;
+    case PROP_WALKING:
+        g_value_set_boolean(value, self->walker != NULL);
         break;
     default:
         G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
@@ -490,6 +480,8 @@ static void allium_view_class_init(AlliumViewClass *klass)
     properties[PROP_KIND_NAME] =
         g_param_spec_string("kind-name", NULL, NULL, "3d",
                             G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+    properties[PROP_WALKING] = g_param_spec_boolean("walking", NULL, NULL, FALSE,
+                                                    G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
     g_object_class_install_properties(object_class, N_PROPS, properties);
 
     signals[SIGNAL_POINTER_INFO] =
@@ -521,6 +513,7 @@ static void allium_view_class_init(AlliumViewClass *klass)
     gtk_widget_class_bind_template_child(widget_class, AlliumView, info_label);
     gtk_widget_class_bind_template_child(widget_class, AlliumView, maximize_button);
     gtk_widget_class_bind_template_child(widget_class, AlliumView, message_label);
+    gtk_widget_class_bind_template_child(widget_class, AlliumView, walk_label);
     gtk_widget_class_bind_template_callback(widget_class, gl_realize_cb);
     gtk_widget_class_bind_template_callback(widget_class, gl_unrealize_cb);
     gtk_widget_class_bind_template_callback(widget_class, gl_render_cb);
@@ -706,6 +699,7 @@ void allium_view_set_document(AlliumView *self, AlliumDocument *document)
 {
     g_return_if_fail(ALLIUM_IS_VIEW(self));
     if (self->document == document) return;
+    allium_view_stop_walking(self);
     if (self->document) {
         g_clear_signal_handler(&self->compiled_handler, self->document);
         g_clear_signal_handler(&self->compiling_handler, self->document);
@@ -809,6 +803,7 @@ void allium_view_set_kind(AlliumView *self, al_view_kind kind)
 {
     g_return_if_fail(ALLIUM_IS_VIEW(self));
     if (self->kind == kind) return;
+    allium_view_stop_walking(self);
     self->kind = kind;
     allium_view_stop_flying(self);
     al_camera_init(&self->camera, kind);

@@ -29,6 +29,7 @@
 #include "allium-document.h"
 #include "allium-collision.h"
 #include "allium-selection.h"
+#include "allium-walker.h"
 
 G_BEGIN_DECLS
 
@@ -82,6 +83,20 @@ gboolean allium_view_nudge_vector(AlliumView *self, const char *direction, doubl
  * the pointer gestures run; STEPS intermediate updates. */
 void allium_view_simulate_drag(AlliumView *self, double x0, double y0, double x1, double y1,
                                int steps, GdkModifierType state);
+
+/* Walk mode (3D views only): the camera becomes the eye of an agent the designer steers
+ * with W, A, S, D, Space (jump), Ctrl or C (crouch), the mouse and the arrow keys, until
+ * Escape; the overlay shows its hull, speed and ground. It starts at the map's player
+ * start, or at the camera when FROM_CAMERA or the map has none. FALSE with ERROR saying why
+ * it cannot start (a 2D view, no compiled world, no hull, a start inside solid). The
+ * "walking" property follows it. */
+gboolean allium_view_start_walking(AlliumView *self, gboolean from_camera, GError **error);
+void allium_view_stop_walking(AlliumView *self);
+gboolean allium_view_is_walking(AlliumView *self);
+/* The walker while walking (tests), else NULL. */
+AlliumWalker *allium_view_get_walker(AlliumView *self);
+/* Test hook: key KEYVAL going down or up, through the same code the key controller runs. */
+void allium_view_simulate_key(AlliumView *self, guint keyval, gboolean pressed);
 
 /* Shown by the header's button; the window does the layout. */
 void allium_view_set_maximized(AlliumView *self, gboolean maximized);
