@@ -10,6 +10,8 @@
 
 #include "allium-window-private.h"
 
+#include "allium-box-size-dialog.h"
+
 #include "allium-map-files.h"
 #include "allium-preferences.h"
 
@@ -344,6 +346,30 @@ static void agents_action_cb(GtkWidget *widget, const char *action_name, GVarian
     }
 }
 
+static void box_size_chosen_cb(const double size[3], gpointer data)
+{
+    AlliumWindow *self = ALLIUM_WINDOW(data);
+    if (!allium_collision_set_box_size(self->collision, size)) return;
+    g_object_set(self, "tool", "testbox", NULL);
+    g_autofree char *text = g_strdup_printf(_("New test boxes: %s, moved by plane shifting "
+                                              "(H for the map's hulls)"),
+                                            allium_collision_get_hull(self->collision));
+    gtk_label_set_text(self->pointer_label, text);
+}
+
+/* Test Box Size…: new test boxes of any size, starting from the current hull's. */
+static void test_box_size_action_cb(GtkWidget *widget, const char *action_name,
+                                    GVariant *parameter)
+{
+    (void) action_name;
+    (void) parameter;
+    AlliumWindow *self = ALLIUM_WINDOW(widget);
+    double mins[3], maxs[3], size[3] = {32, 32, 56};
+    if (allium_collision_get_hull_box(self->collision, mins, maxs))
+        for (int k = 0; k < 3; k++) size[k] = MAX(maxs[k] - mins[k], ALLIUM_COLLISION_MIN_SIZE);
+    allium_box_size_dialog_show(GTK_WINDOW(self), size, box_size_chosen_cb, self);
+}
+
 /* Walk mode in the focused view when it is a 3D view, else in the first 3D view: from the
  * player start (win.walk) or from the camera (win.walk-here). */
 static void walk_action_cb(GtkWidget *widget, const char *action_name, GVariant *parameter)
@@ -408,6 +434,8 @@ void allium_window_class_add_actions(GtkWidgetClass *widget_class)
     gtk_widget_class_install_action(widget_class, "win.agents-reset", NULL, agents_action_cb);
     gtk_widget_class_install_action(widget_class, "win.test-hull", NULL, test_box_action_cb);
     gtk_widget_class_install_action(widget_class, "win.walk", NULL, walk_action_cb);
+    gtk_widget_class_install_action(widget_class, "win.test-box-size", NULL,
+                                    test_box_size_action_cb);
     gtk_widget_class_install_action(widget_class, "win.walk-here", NULL, walk_action_cb);
     gtk_widget_class_install_action(widget_class, "win.clear-test-boxes", NULL,
                                     test_box_action_cb);

@@ -5,6 +5,11 @@
  * two milliseconds, allium-bench agents) on the main loop, which keeps everything on one
  * thread: the world is read from the snapshot the collision object holds a reference to,
  * so an edit's new snapshot never frees a world in use.
+ *
+ * The timer asks for 60 calls a second, but a main loop busy drawing four views gets
+ * fewer; each call therefore runs as many fixed 1/60 s steps as the time since the last
+ * call holds (at most a quarter second's worth), so agents walk at their real speed
+ * whatever the frame rate.
  */
 #include "allium-config.h"
 
@@ -19,11 +24,13 @@
 #include <string.h>
 
 #define STEP_SECONDS (1.0 / 60.0)
+#define MAX_CATCH_UP 0.25  /* seconds of steps one timer call runs at most */
 #define NORMAL_LENGTH 24.0 /* units: the contact normal's arrow */
 #define DROP_DEPTH 8192.0  /* units: how far a box placed in the top view falls */
 
 typedef struct test_box {
-    char hull[AL_HULL_NAME_MAX];
+    char hull[AL_HULL_NAME_MAX]; /* "": a box of any size, SIZE */
+    double size[3];
     double origin[3];
     al_slide last;     /* the last drag */
     gboolean dragged;  /* LAST is meaningful */
@@ -37,8 +44,12 @@ struct _AlliumCollision {
     AlliumSnapshot *snapshot;
     GArray *boxes; /* test_box */
     al_agents *agents;
-    char hull[AL_HULL_NAME_MAX];
+    char hull[AL_HULL_NAME_MAX]; /* of new boxes; "": SIZE */
+    double size[3];
+    char hull_label[64];
     guint timer;
+    gint64 last_step_us; /* when the timer last ran */
+    double pending;      /* seconds not yet stepped */
 };
 
 G_DEFINE_FINAL_TYPE(AlliumCollision, allium_collision, G_TYPE_OBJECT)
@@ -64,10 +75,40 @@ static test_box *box_at(AlliumCollision *self, int i)
     return &g_array_index(self->boxes, test_box, i);
 }
 
+/* The box's shape in W: its compiled hull, or for a box of any size plane shifting around
+ * an origin at the box's centre; FALSE if W has no hull of that name. */
+static gboolean box_shape(const al_world *w, const char *hull, const double size[3],
+                          al_box_shape *shape)
+{
+    if (hull[0]) {
+        shape->hull = al_world_find_hull(w, hull);
+        if (shape->hull < 0) return FALSE;
+        memcpy(shape->mins, al_world_hull(w, shape->hull)->mins, sizeof shape->mins);
+        memcpy(shape->maxs, al_world_hull(w, shape->hull)->maxs, sizeof shape->maxs);
+        return TRUE;
+    }
+    shape->hull = -1;
+    for (int k = 0; k < 3; k++) {
+        shape->mins[k] = -size[k] / 2;
+        shape->maxs[k] = size[k] / 2;
+    }
+    return TRUE;
+}
+
+/* Whether SHAPE at P is inside solid: the onion tree's leaf for a compiled hull, a
+ * standing plane-shifted trace for any other box. */
+static gboolean shape_solid(const al_world *w, const al_box_shape *shape, const double p[3])
+{
+    if (shape->hull >= 0) return al_world_point_solid(w, shape->hull, p);
+    al_trace t;
+    al_world_trace_box(w, shape->mins, shape->maxs, p, p, &t);
+    return t.start_solid;
+}
+
 static void check_box(const al_world *w, test_box *b)
 {
-    int h = al_world_find_hull(w, b->hull);
-    b->solid = h >= 0 && al_world_point_solid(w, h, b->origin);
+    al_box_shape shape;
+    b->solid = box_shape(w, b->hull, b->size, &shape) && shape_solid(w, &shape, b->origin);
 }
 
 static void append_line(GArray *points, GArray *colours, const double a[3], const double b[3],
@@ -87,9 +128,23 @@ static void append_box(GArray *points, GArray *colours, const double lo[3], cons
     for (int i = 0; i < 24; i += 2) append_line(points, colours, edges[i], edges[i + 1], colour);
 }
 
+static void step_once(AlliumCollision *self, const al_world *w)
+{
+    al_move_params p;
+    al_move_default_params(&p);
+    al_agents_step(self->agents, w, &p, STEP_SECONDS, NULL);
+}
+
 static gboolean step_cb(gpointer data)
 {
-    allium_collision_step_agents(ALLIUM_COLLISION(data));
+    AlliumCollision *self = ALLIUM_COLLISION(data);
+    const al_world *w = current_world(self);
+    gint64 now = g_get_monotonic_time();
+    self->pending = MIN(self->pending + (double) (now - self->last_step_us) / 1e6, MAX_CATCH_UP);
+    self->last_step_us = now;
+    if (!self->agents || !w) return G_SOURCE_CONTINUE;
+    for (; self->pending >= STEP_SECONDS; self->pending -= STEP_SECONDS) step_once(self, w);
+    emit_changed(self);
     return G_SOURCE_CONTINUE;
 }
 
@@ -139,9 +194,17 @@ void allium_collision_set_snapshot(AlliumCollision *self, AlliumSnapshot *snapsh
     emit_changed(self);
 }
 
+/* "stand", or "40×40×64" for a box of any size. */
+static void format_hull(char *out, gsize size, const char *hull, const double box[3])
+{
+    if (hull[0]) g_strlcpy(out, hull, size);
+    else g_snprintf(out, size, "%g×%g×%g", box[0], box[1], box[2]);
+}
+
 const char *allium_collision_get_hull(AlliumCollision *self)
 {
-    return self->hull;
+    format_hull(self->hull_label, sizeof self->hull_label, self->hull, self->size);
+    return self->hull_label;
 }
 
 void allium_collision_next_hull(AlliumCollision *self)
@@ -149,7 +212,7 @@ void allium_collision_next_hull(AlliumCollision *self)
     const al_world *w = current_world(self);
     if (!w) return;
     int n = al_world_hull_count(w);
-    int h = al_world_find_hull(w, self->hull);
+    int h = self->hull[0] ? al_world_find_hull(w, self->hull) : 0;
     for (int k = 1; k <= n; k++) {
         int next = (h + k + n) % n;
         if (next == 0) continue; /* the point hull is not a box */
@@ -159,37 +222,55 @@ void allium_collision_next_hull(AlliumCollision *self)
     emit_changed(self);
 }
 
+gboolean allium_collision_set_box_size(AlliumCollision *self, const double size[3])
+{
+    for (int k = 0; k < 3; k++)
+        if (!(size[k] >= ALLIUM_COLLISION_MIN_SIZE && size[k] <= ALLIUM_COLLISION_MAX_SIZE))
+            return FALSE;
+    self->hull[0] = '\0';
+    memcpy(self->size, size, sizeof self->size);
+    emit_changed(self);
+    return TRUE;
+}
+
 gboolean allium_collision_get_hull_box(AlliumCollision *self, double mins[3], double maxs[3])
 {
     const al_world *w = current_world(self);
-    int h = w ? al_world_find_hull(w, self->hull) : -1;
-    if (h < 0) return FALSE;
-    memcpy(mins, al_world_hull(w, h)->mins, sizeof(double[3]));
-    memcpy(maxs, al_world_hull(w, h)->maxs, sizeof(double[3]));
+    al_box_shape shape;
+    if (!w || !box_shape(w, self->hull, self->size, &shape)) return FALSE;
+    memcpy(mins, shape.mins, sizeof shape.mins);
+    memcpy(maxs, shape.maxs, sizeof shape.maxs);
     return TRUE;
 }
 
 int allium_collision_add_box(AlliumCollision *self, const double at[3], gboolean drop)
 {
     const al_world *w = current_world(self);
-    if (!w) return -1;
-    int h = al_world_find_hull(w, self->hull);
-    if (h < 0) return -1;
+    al_box_shape shape;
+    if (!w || !box_shape(w, self->hull, self->size, &shape)) return -1;
     test_box b = {0};
     g_strlcpy(b.hull, self->hull, sizeof b.hull);
+    memcpy(b.size, self->size, sizeof b.size);
     memcpy(b.origin, at, sizeof b.origin);
     if (drop) {
         /* Down onto the floor below AT (if AT is free: a box placed inside solid stays,
          * and says so). */
         double below[3] = {at[0], at[1], at[2] - DROP_DEPTH};
         al_trace t;
-        al_world_trace(w, h, at, below, &t);
+        al_shape_trace(w, &shape, at, below, &t);
         if (t.hit && !t.start_solid) memcpy(b.origin, t.end, sizeof b.origin);
-    } else {
+    } else if (shape.hull >= 0) {
         /* On a floor within a unit, rest on it (al_mover_init's rule). */
         al_mover m;
-        al_mover_init(&m, w, h, h, at);
+        al_mover_init(&m, w, shape.hull, shape.hull, at);
         memcpy(b.origin, m.origin, sizeof b.origin);
+    } else {
+        /* A box of any size placed against a floor (its centre is half its height above
+         * the surface) is lifted by the skin, so that it starts out of the floor. */
+        double up[3] = {at[0], at[1], at[2] + 1};
+        al_trace t;
+        al_shape_trace(w, &shape, up, at, &t);
+        if (!t.start_solid) memcpy(b.origin, t.end, sizeof b.origin);
     }
     check_box(w, &b);
     g_array_append_val(self->boxes, b);
@@ -201,9 +282,8 @@ void allium_collision_drag_box(AlliumCollision *self, int box, const double targ
 {
     test_box *b = box_at(self, box);
     const al_world *w = current_world(self);
-    if (!b || !w) return;
-    al_box_shape shape = {.hull = al_world_find_hull(w, b->hull)};
-    if (shape.hull < 0) return;
+    al_box_shape shape;
+    if (!b || !w || !box_shape(w, b->hull, b->size, &shape)) return;
     double delta[3];
     for (int k = 0; k < 3; k++) delta[k] = target[k] - b->origin[k];
     al_slide_move(w, &shape, b->origin, delta, 1.0, &b->last);
@@ -233,10 +313,12 @@ gboolean allium_collision_get_box_bounds(AlliumCollision *self, int box, double 
 {
     test_box *b = box_at(self, box);
     const al_world *w = current_world(self);
-    int h = b && w ? al_world_find_hull(w, b->hull) : -1;
-    if (h < 0) return FALSE;
-    const al_hull_desc *d = al_world_hull(w, h);
-    for (int k = 0; k < 3; k++) mins[k] = b->origin[k] + d->mins[k], maxs[k] = b->origin[k] + d->maxs[k];
+    al_box_shape shape;
+    if (!b || !w || !box_shape(w, b->hull, b->size, &shape)) return FALSE;
+    for (int k = 0; k < 3; k++) {
+        mins[k] = b->origin[k] + shape.mins[k];
+        maxs[k] = b->origin[k] + shape.maxs[k];
+    }
     return TRUE;
 }
 
@@ -252,8 +334,12 @@ char *allium_collision_describe_box(AlliumCollision *self, int box)
     const al_world *w = current_world(self);
     if (!b || !w) return g_strdup("");
     GString *s = g_string_new(NULL);
-    g_string_append_printf(s, _("%s box at %.1f %.1f %.1f"), b->hull, b->origin[0], b->origin[1],
+    char name[64];
+    format_hull(name, sizeof name, b->hull, b->size);
+    g_string_append_printf(s, _("%s box at %.1f %.1f %.1f"), name, b->origin[0], b->origin[1],
                            b->origin[2]);
+    if (!b->hull[0])
+        g_string_append_printf(s, " · %s", b->solid ? _("inside solid") : _("free"));
     if (b->dragged) {
         const al_slide *l = &b->last;
         if (l->start_solid)
@@ -268,10 +354,18 @@ char *allium_collision_describe_box(AlliumCollision *self, int box)
             g_string_append(s, _(" · no contact"));
         }
     }
+    /* Every hull standing where this box stands: the same feet (the bottom of the box),
+     * so that "stand: solid, crouch: empty" reads as "only a crouching agent fits here". */
+    al_box_shape shape;
+    double feet = b->origin[2];
+    if (box_shape(w, b->hull, b->size, &shape)) feet += shape.mins[2];
     g_string_append(s, " ·");
-    for (int h = 1; h < al_world_hull_count(w); h++)
-        g_string_append_printf(s, "%s %s: %s", h > 1 ? "," : "", al_world_hull(w, h)->name,
-                               al_world_point_solid(w, h, b->origin) ? _("solid") : _("empty"));
+    for (int h = 1; h < al_world_hull_count(w); h++) {
+        const al_hull_desc *d = al_world_hull(w, h);
+        double p[3] = {b->origin[0], b->origin[1], feet - d->mins[2]};
+        g_string_append_printf(s, "%s %s: %s", h > 1 ? "," : "", d->name,
+                               al_world_point_solid(w, h, p) ? _("solid") : _("empty"));
+    }
     return g_string_free(s, FALSE);
 }
 
@@ -311,9 +405,12 @@ gboolean allium_collision_start_agents(AlliumCollision *self, GError **error)
 {
     g_return_val_if_fail(ALLIUM_IS_COLLISION(self), FALSE);
     if (!self->agents && !spawn_agents(self, error)) return FALSE;
-    if (!self->timer)
+    if (!self->timer) {
+        self->last_step_us = g_get_monotonic_time();
+        self->pending = 0;
         self->timer = g_timeout_add_full(G_PRIORITY_DEFAULT, (guint) (STEP_SECONDS * 1000), step_cb,
                                          self, NULL);
+    }
     emit_changed(self);
     return TRUE;
 }
@@ -348,9 +445,7 @@ void allium_collision_step_agents(AlliumCollision *self)
 {
     const al_world *w = current_world(self);
     if (!self->agents || !w) return;
-    al_move_params p;
-    al_move_default_params(&p);
-    al_agents_step(self->agents, w, &p, STEP_SECONDS, NULL);
+    step_once(self, w);
     emit_changed(self);
 }
 
@@ -371,11 +466,8 @@ void allium_collision_append_lines(AlliumCollision *self, GArray *points, GArray
                         agent[4] = {255, 120, 220, 255};
     for (guint i = 0; i < self->boxes->len; i++) {
         const test_box *b = &g_array_index(self->boxes, test_box, i);
-        int h = al_world_find_hull(w, b->hull);
-        if (h < 0) continue;
-        const al_hull_desc *d = al_world_hull(w, h);
         double lo[3], hi[3];
-        for (int k = 0; k < 3; k++) lo[k] = b->origin[k] + d->mins[k], hi[k] = b->origin[k] + d->maxs[k];
+        if (!allium_collision_get_box_bounds(self, (int) i, lo, hi)) continue;
         append_box(points, colours, lo, hi, b->solid ? red : cyan);
         if (!b->dragged) continue;
         const al_slide *l = &b->last;

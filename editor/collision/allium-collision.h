@@ -31,10 +31,19 @@ AlliumCollision *allium_collision_new(void);
 /* The newest snapshot (borrowed until the next call; NULL: none). Re-checks every box. */
 void allium_collision_set_snapshot(AlliumCollision *self, AlliumSnapshot *snapshot);
 
-/* The hull new test boxes take ("stand" by default), and the next hull of the map's list
+/* The hull new test boxes take ("stand" by default; "40×40×64" for a box of any size), and
+ * the next hull of the map's list
  * (the point hull left out) for the test-box tool's H key. */
 const char *allium_collision_get_hull(AlliumCollision *self);
 void allium_collision_next_hull(AlliumCollision *self);
+
+/* New test boxes become boxes of any SIZE (x, y, z extents, units, each within
+ * [ALLIUM_COLLISION_MIN_SIZE, ALLIUM_COLLISION_MAX_SIZE]; FALSE otherwise) around an origin at
+ * their centre, moved by dynamic plane shifting instead of a compiled hull; their name is
+ * "40×40×64". allium_collision_next_hull goes back to the map's hulls. */
+#define ALLIUM_COLLISION_MIN_SIZE 1.0
+#define ALLIUM_COLLISION_MAX_SIZE 4096.0
+gboolean allium_collision_set_box_size(AlliumCollision *self, const double size[3]);
 
 /* The current hull's box around the origin; FALSE without a world (or that hull). */
 gboolean allium_collision_get_hull_box(AlliumCollision *self, double mins[3], double maxs[3]);
@@ -57,8 +66,9 @@ gboolean allium_collision_get_box_bounds(AlliumCollision *self, int box, double 
 void allium_collision_clear_boxes(AlliumCollision *self);
 
 /* What the header shows about box BOX: the hull, the last drag (fraction, contact point
- * and normal, start in solid) and the solidity of its origin for every hull
- * ("stand: empty · crouch: empty · large: solid"). Free with g_free. */
+ * and normal, start in solid) and whether a box of every hull standing on the same feet
+ * (the box's bottom) is inside solid ("stand: solid, crouch: empty, large: solid"). Free
+ * with g_free. */
 char *allium_collision_describe_box(AlliumCollision *self, int box);
 
 /* Agents: spawns them from the snapshot's agent_start entities the first time (problems

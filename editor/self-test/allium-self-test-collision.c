@@ -9,6 +9,7 @@
 #include "al-move.h"
 #include "allium-collision.h"
 
+#include <glib/gi18n.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -73,6 +74,95 @@ gboolean step_test_box(SelfTest *t)
     }
     if (!settle(t)) return FALSE;
     shoot_and_compare(t, "test-box.png", NULL);
+    gtk_widget_activate_action(GTK_WIDGET(t->window), "win.tool", "s", "select");
+    return TRUE;
+}
+
+/* Collects the widgets of TYPE under WIDGET, in order. */
+static void collect(GtkWidget *widget, GType type, GPtrArray *out)
+{
+    if (G_TYPE_CHECK_INSTANCE_TYPE(widget, type)) g_ptr_array_add(out, widget);
+    for (GtkWidget *c = gtk_widget_get_first_child(widget); c; c = gtk_widget_get_next_sibling(c))
+        collect(c, type, out);
+}
+
+gboolean step_test_box_size(SelfTest *t)
+{
+    AlliumCollision *c = t->window->collision;
+    AlliumSnapshot *snap = current(t);
+    if (!t->step_begun) {
+        allium_collision_clear_boxes(c);
+        GList *before = gtk_window_list_toplevels();
+        check(t, gtk_widget_activate_action(GTK_WIDGET(t->window), "win.test-box-size", NULL),
+              "win.test-box-size activated");
+        GList *after = gtk_window_list_toplevels();
+        for (GList *l = after; l; l = l->next)
+            if (!g_list_find(before, l->data) && !ALLIUM_IS_WINDOW(l->data))
+                t->dialog = g_object_ref(l->data);
+        g_list_free(before);
+        g_list_free(after);
+        check(t, t->dialog != NULL, "it opened the Test Box Size dialog");
+        return t->dialog == NULL;
+    }
+    if (t->dialog) {
+        if (!gtk_widget_get_mapped(GTK_WIDGET(t->dialog)) || !settle(t)) return FALSE;
+        g_autoptr(GdkTexture) shot = screenshot(t, GTK_WIDGET(t->dialog), "test-box-size.png");
+        /* The designer types 40 × 40 × 20 (a crawling agent) and presses Use. */
+        g_autoptr(GPtrArray) spins = g_ptr_array_new();
+        g_autoptr(GPtrArray) buttons = g_ptr_array_new();
+        collect(GTK_WIDGET(t->dialog), GTK_TYPE_SPIN_BUTTON, spins);
+        collect(gtk_window_get_titlebar(t->dialog), GTK_TYPE_BUTTON, buttons);
+        check(t, spins->len == 3, "the dialog has three sizes (%u)", spins->len);
+        const double typed[3] = {40, 40, 20};
+        for (guint k = 0; k < spins->len && k < 3; k++)
+            gtk_editable_set_text(GTK_EDITABLE(spins->pdata[k]), k < 2 ? "40" : "20");
+        GtkWidget *use = NULL;
+        for (guint i = 0; i < buttons->len; i++)
+            if (g_strcmp0(gtk_button_get_label(buttons->pdata[i]), _("_Use")) == 0) use = buttons->pdata[i];
+        check(t, use != NULL, "it has a Use button");
+        if (use) g_signal_emit_by_name(use, "clicked");
+        else gtk_window_destroy(t->dialog);
+        g_clear_object(&t->dialog);
+        double lo[3], hi[3];
+        check(t, allium_collision_get_hull_box(c, lo, hi) && hi[0] - lo[0] == typed[0] &&
+                     hi[2] - lo[2] == typed[2],
+              "new test boxes are %s", allium_collision_get_hull(c));
+        return FALSE;
+    }
+    /* A box of that size dropped in the top view and dragged west into the wall: it stops
+     * where a plane-shifted sweep (the brute-force check) says a further unit would hit. */
+    AlliumView *top = view_of_kind(t, AL_VIEW_TOP);
+    double corner[3] = {96, 96, 0}, cx, cy;
+    if (!top || !to_widget(top, corner, &cx, &cy)) {
+        check(t, FALSE, "the point to place the box is in the top view");
+        return TRUE;
+    }
+    allium_view_simulate_drag(top, cx, cy, cx, cy, 0, 0);
+    check(t, allium_collision_box_count(c) == 1, "a click placed a box of that size");
+    double o[3];
+    if (!allium_collision_get_box(c, 0, o, NULL)) return TRUE;
+    double lo[3], hi[3];
+    allium_collision_get_hull_box(c, lo, hi);
+    al_trace down;
+    double below[3] = {o[0], o[1], o[2] - 1};
+    al_world_trace_box(snap->world, lo, hi, o, below, &down);
+    check(t, down.hit && !down.start_solid && down.normal[2] > 0.9,
+          "it rests on the floor (origin z %.2f)", o[2]);
+    double from[3] = {o[0], o[1], o[2]}, to[3] = {o[0] - 2000, o[1], o[2]};
+    double x0, y0, x1, y1;
+    if (!to_widget(top, from, &x0, &y0) || !to_widget(top, to, &x1, &y1)) return TRUE;
+    allium_view_simulate_drag(top, x0, y0, x1, y1, 8, 0);
+    double after[3];
+    allium_collision_get_box(c, 0, after, NULL);
+    al_trace west;
+    double further[3] = {after[0] - 1, after[1], after[2]};
+    al_world_trace_box(snap->world, lo, hi, after, further, &west);
+    check(t, after[0] < o[0] - 16 && !west.start_solid && west.hit && west.normal[0] > 0.9,
+          "the drag stopped it against the west wall (x %.2f, from %.2f)", after[0], o[0]);
+    g_autofree char *text = allium_collision_describe_box(c, 0);
+    check(t, strstr(text, "40×40×20 box") && strstr(text, "free"), "its readout: \"%s\"", text);
+    allium_collision_next_hull(c); /* back to the map's hulls */
+    allium_collision_clear_boxes(c);
     gtk_widget_activate_action(GTK_WIDGET(t->window), "win.tool", "s", "select");
     return TRUE;
 }

@@ -86,6 +86,7 @@ gboolean step_undo_editing(SelfTest *t);
 
 /* allium-self-test-collision.c */
 gboolean step_test_box(SelfTest *t);
+gboolean step_test_box_size(SelfTest *t);
 gboolean step_agents(SelfTest *t);
 gboolean step_walk(SelfTest *t);
 

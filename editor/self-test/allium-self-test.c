@@ -911,6 +911,7 @@ static const struct {
     {"rotate", step_rotate, 30000},
     {"place a light", step_place_light, 30000},
     {"collision test box", step_test_box, 10000},
+    {"test box of any size", step_test_box_size, 10000},
     {"agents", step_agents, 30000},
     {"walk mode", step_walk, 20000},
     {"undo the editing", step_undo_editing, 30000},
