@@ -196,6 +196,14 @@ static void update_light_status(AlliumWindow *self)
 
 static void update_selection_status(AlliumWindow *self)
 {
+    int agent = self->collision ? allium_collision_get_watched_agent(self->collision) : -1;
+    if (agent >= 0) {
+        /* A watched agent takes the place of the selection's count. */
+        g_autofree char *text = allium_collision_describe_agent(self->collision, agent);
+        if (g_strcmp0(gtk_label_get_text(self->selection_label), text) != 0)
+            gtk_label_set_text(self->selection_label, text);
+        return;
+    }
     guint brushes = 0, entities = 0;
     allium_selection_get_brushes(self->selection, &brushes);
     allium_selection_get_entities(self->selection, &entities);
@@ -265,6 +273,7 @@ static void document_changed_cb(AlliumDocument *document, AlliumWindow *self)
 static void selection_changed_cb(AlliumSelection *selection, AlliumWindow *self)
 {
     (void) selection;
+    allium_collision_watch_agent(self->collision, -1); /* selecting ends watching an agent */
     update_selection_status(self);
     allium_window_update_actions(self);
 }
@@ -398,7 +407,10 @@ static void allium_window_dispose(GObject *object)
     self->active_view = NULL;
     gtk_widget_dispose_template(GTK_WIDGET(self), ALLIUM_TYPE_WINDOW);
     g_clear_object(&self->selection);
-    if (self->collision) allium_collision_stop_agents(self->collision);
+    if (self->collision) {
+        g_signal_handlers_disconnect_by_data(self->collision, self);
+        allium_collision_stop_agents(self->collision);
+    }
     g_clear_object(&self->collision);
     G_OBJECT_CLASS(allium_window_parent_class)->dispose(object);
 }
@@ -547,6 +559,7 @@ static void allium_window_init(AlliumWindow *self)
     self->selection = allium_selection_new();
     self->collision = allium_collision_new();
     g_signal_connect(self->selection, "changed", G_CALLBACK(selection_changed_cb), self);
+    g_signal_connect_swapped(self->collision, "changed", G_CALLBACK(update_selection_status), self);
     for (int i = 0; i < ALLIUM_WINDOW_VIEW_COUNT; i++) {
         AlliumView *view = self->views[i];
         allium_view_set_kind(view, default_kinds[i]);

@@ -48,6 +48,7 @@ struct _AlliumCollision {
     double size[3];
     char hull_label[64];
     guint timer;
+    int watched;         /* the agent picked in a view, -1 none */
     gint64 last_step_us; /* when the timer last ran */
     double pending;      /* seconds not yet stepped */
 };
@@ -170,6 +171,7 @@ static void allium_collision_class_init(AlliumCollisionClass *klass)
 static void allium_collision_init(AlliumCollision *self)
 {
     self->boxes = g_array_new(FALSE, TRUE, sizeof(test_box));
+    self->watched = -1;
     g_strlcpy(self->hull, "stand", sizeof self->hull);
 }
 
@@ -378,6 +380,7 @@ static gboolean spawn_agents(AlliumCollision *self, GError **error)
         return FALSE;
     }
     al_agents_destroy(self->agents);
+    self->watched = -1;
     self->agents = al_agents_create(g_get_monotonic_time());
     if (!self->agents) {
         g_set_error_literal(error, G_IO_ERROR, G_IO_ERROR_NO_SPACE, _("Out of memory"));
@@ -427,6 +430,7 @@ void allium_collision_reset_agents(AlliumCollision *self)
     allium_collision_stop_agents(self);
     al_agents_destroy(self->agents);
     self->agents = NULL;
+    self->watched = -1;
     if (running) allium_collision_start_agents(self, NULL);
     emit_changed(self);
 }
@@ -457,13 +461,56 @@ gboolean allium_collision_get_agent(AlliumCollision *self, int i, double origin[
     return TRUE;
 }
 
+int allium_collision_pick_agent(AlliumCollision *self, const double origin[3],
+                                 const double dir[3], double max_t, double *t)
+{
+    const al_world *w = current_world(self);
+    if (!self->agents || !w) return -1;
+    return al_agents_pick(self->agents, w, origin, dir, max_t, t);
+}
+
+void allium_collision_watch_agent(AlliumCollision *self, int agent)
+{
+    if (!self->agents || agent < 0 || agent >= al_agents_count(self->agents)) agent = -1;
+    if (agent == self->watched) return;
+    self->watched = agent;
+    emit_changed(self);
+}
+
+int allium_collision_get_watched_agent(AlliumCollision *self)
+{
+    return self->watched;
+}
+
+char *allium_collision_describe_agent(AlliumCollision *self, int agent)
+{
+    const al_world *w = current_world(self);
+    const al_agent *g = self->agents && w ? al_agents_get(self->agents, agent) : NULL;
+    if (!g) return g_strdup("");
+    const al_mover *m = &g->mover;
+    const char *hull = al_world_hull(w, al_mover_hull(m))->name;
+    GString *s = g_string_new(NULL);
+    g_string_append_printf(s, _("Agent %d of %d: %s · %.0f units/s · %s"), agent + 1,
+                           al_agents_count(self->agents), hull,
+                           hypot(m->velocity[0], m->velocity[1]),
+                           m->on_ground ? _("on ground") : _("in the air"));
+    if (g->waypoint >= 0)
+        g_string_append_printf(s, _(" · to waypoint at %.0f %.0f %.0f"), g->goal[0], g->goal[1],
+                               g->goal[2]);
+    else
+        g_string_append_printf(s, _(" · wandering to %.0f %.0f %.0f"), g->goal[0], g->goal[1],
+                               g->goal[2]);
+    if (g->stuck) g_string_append(s, _(" · inside solid!"));
+    return g_string_free(s, FALSE);
+}
+
 void allium_collision_append_lines(AlliumCollision *self, GArray *points, GArray *colours)
 {
     const al_world *w = current_world(self);
     if (!w) return;
     static const guint8 cyan[4] = {60, 220, 255, 255}, red[4] = {255, 60, 60, 255},
                         path[4] = {160, 160, 255, 255}, normal[4] = {120, 255, 120, 255},
-                        agent[4] = {255, 120, 220, 255};
+                        agent[4] = {255, 120, 220, 255}, watched[4] = {255, 230, 60, 255};
     for (guint i = 0; i < self->boxes->len; i++) {
         const test_box *b = &g_array_index(self->boxes, test_box, i);
         double lo[3], hi[3];
@@ -484,6 +531,11 @@ void allium_collision_append_lines(AlliumCollision *self, GArray *points, GArray
         for (int i = 0; i < al_agents_count(self->agents); i++) {
             double lo[3], hi[3];
             al_agents_box(self->agents, w, i, lo, hi);
-            append_box(points, colours, lo, hi, agent);
+            append_box(points, colours, lo, hi, i == self->watched ? watched : agent);
+            if (i == self->watched) {
+                /* The watched agent's way to its goal. */
+                const al_agent *g = al_agents_get(self->agents, i);
+                append_line(points, colours, g->mover.origin, g->goal, watched);
+            }
         }
 }

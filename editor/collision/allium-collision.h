@@ -84,6 +84,19 @@ void allium_collision_step_agents(AlliumCollision *self);
 /* The origin of agent I; FALSE if there is none. */
 gboolean allium_collision_get_agent(AlliumCollision *self, int i, double origin[3]);
 
+/* The first agent the ray ORIGIN + t * DIR (0 <= t <= MAX_T) hits, through the agents'
+ * sphere tree, and its distance in *T; -1 if none. */
+int allium_collision_pick_agent(AlliumCollision *self, const double origin[3],
+                                const double dir[3], double max_t, double *t);
+/* The agent the designer picked: drawn in yellow with a line to its goal and described
+ * by allium_collision_describe_agent after every step ("changed"). -1: none. Spawning the
+ * agents again forgets it. */
+void allium_collision_watch_agent(AlliumCollision *self, int agent);
+int allium_collision_get_watched_agent(AlliumCollision *self);
+/* "Agent 3 of 20: stand · 245 units/s · on ground · to waypoint at 512 0 24". Free with
+ * g_free. */
+char *allium_collision_describe_agent(AlliumCollision *self, int agent);
+
 /* Appends the preview's lines (pairs of points, one RGBA colour per point) for drawing. */
 void allium_collision_append_lines(AlliumCollision *self, GArray *points, GArray *colours);
 

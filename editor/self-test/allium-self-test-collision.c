@@ -208,6 +208,19 @@ gboolean step_agents(SelfTest *t)
     check(t, moved > 64 && now[0] > t->agent_start[0], "the agent walked %.0f units towards its "
           "waypoint", moved);
     check(t, !al_world_point_solid(snap->world, stand, now), "and is not inside solid");
+    /* A click on the agent in the top view watches it: yellow, and described in the
+     * status bar. */
+    AlliumView *top = view_of_kind(t, AL_VIEW_TOP);
+    double ax, ay;
+    if (top && to_widget(top, now, &ax, &ay)) {
+        gtk_widget_activate_action(GTK_WIDGET(t->window), "win.tool", "s", "select");
+        allium_view_simulate_click(top, ax, ay, 0);
+        const char *status = gtk_label_get_text(t->window->selection_label);
+        check(t, allium_collision_get_watched_agent(c) == 0 && g_str_has_prefix(status, "Agent 1 of 1"),
+              "a click on it watches it: \"%s\"", status);
+    } else {
+        check(t, FALSE, "the agent is in the top view");
+    }
     shoot_and_compare(t, "agents.png", NULL);
     gtk_widget_activate_action(GTK_WIDGET(t->window), "win.agents-stop", NULL);
     check(t, !allium_collision_agents_running(c), "win.agents-stop stopped them");

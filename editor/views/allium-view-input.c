@@ -269,11 +269,14 @@ static void click_released_cb(GtkGestureClick *gesture, int n_press, double x, d
                               AlliumView *self)
 {
     (void) n_press;
-    GdkModifierType state = current_state(GTK_GESTURE(gesture));
-    /* GTK reports the release of a drag as a click too: a drag is not a click; and a click
-     * of the entity tool places an entity rather than selecting. */
-    if (self->walker || self->primary_dragged || self->tool == ALLIUM_TOOL_ENTITY ||
-        self->tool == ALLIUM_TOOL_TESTBOX)
+    /* GTK reports the release of a drag as a click too: a drag is not a click. */
+    if (!self->primary_dragged) allium_view_click(self, x, y, current_state(GTK_GESTURE(gesture)));
+}
+
+void allium_view_click(AlliumView *self, double x, double y, GdkModifierType state)
+{
+    /* A click of the entity tool places an entity rather than selecting (its drag does). */
+    if (self->walker || self->tool == ALLIUM_TOOL_ENTITY || self->tool == ALLIUM_TOOL_TESTBOX)
         return;
     if ((state & GDK_ALT_MASK) || !self->selection) return; /* Alt + left is orbit */
     AlliumSnapshot *snap = allium_view_get_snapshot(self);
@@ -282,7 +285,19 @@ static void click_released_cb(GtkGestureClick *gesture, int n_press, double x, d
     AlliumSelectMode mode = (state & (GDK_SHIFT_MASK | GDK_CONTROL_MASK)) ? ALLIUM_SELECT_TOGGLE
                                                                           : ALLIUM_SELECT_REPLACE;
     al_pick pick;
-    if (!allium_view_pick_at(self, x, y, &pick)) {
+    gboolean picked = allium_view_pick_at(self, x, y, &pick);
+    /* An agent under the pointer is watched instead (the selection stays): in 3D one in
+     * front of what else is there, in 2D any (the views draw agents over the brushes). */
+    if (self->collision) {
+        double origin[3], dir[3], t;
+        double scale = allium_view_scale(self);
+        al_camera_ray(&self->camera, x * scale, y * scale, origin, dir);
+        double max_t = picked && self->kind == AL_VIEW_3D ? pick.t : G_MAXDOUBLE;
+        int agent = allium_collision_pick_agent(self->collision, origin, dir, max_t, &t);
+        allium_collision_watch_agent(self->collision, agent);
+        if (agent >= 0) return;
+    }
+    if (!picked) {
         if (mode == ALLIUM_SELECT_REPLACE) allium_selection_clear(self->selection);
         return;
     }
@@ -389,10 +404,6 @@ static void primary_update_cb(GtkGestureDrag *gesture, double ox, double oy, All
     }
     double dx, dy;
     take_drag_delta(self, ox, oy, &dx, &dy);
-    if (self->walker) {
-        allium_view_walk_look(self, dx, dy);
-        return;
-    }
     if (self->kind == AL_VIEW_3D) {
         double k = look_step(self);
         al_camera_orbit(&self->camera, self->orbit_pivot, -dx * k, -dy * k * pitch_sign());

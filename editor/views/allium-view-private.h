@@ -102,6 +102,7 @@ struct _AlliumView {
     AlliumCollision *collision; /* owned reference */
     gulong collision_handler;
     int test_box;             /* the box being dragged */
+    gboolean showing_box;     /* the header reads out TEST_BOX after its drag */
     guint info_source;        /* idle that updates the header's statistics */
 
     /* walk mode (allium-view-walk.c) */
@@ -123,6 +124,9 @@ struct _AlliumView {
 /* allium-view-input.c */
 void allium_view_add_controllers(AlliumView *self);
 void allium_view_stop_flying(AlliumView *self);
+/* A left click at widget point (X, Y): picks an agent to watch, else selects what is
+ * under the pointer (Shift or Ctrl in STATE: toggles it). */
+void allium_view_click(AlliumView *self, double x, double y, GdkModifierType state);
 /* A key went down (PRESSED) or up: walking, flying, nudging; TRUE if it was used. */
 gboolean allium_view_handle_key(AlliumView *self, guint keyval, GdkModifierType state,
                                 gboolean pressed);
@@ -136,6 +140,8 @@ void allium_view_tool_update(AlliumView *self, double x, double y);
 void allium_view_tool_end(AlliumView *self, double x, double y);
 void allium_view_tool_cancel(AlliumView *self);
 gboolean allium_view_tool_active(AlliumView *self);
+/* The collision preview changed: the test box's readout follows (or goes with the box). */
+void allium_view_tool_collision_changed(AlliumView *self);
 /* Whether the drag under way completes on a plain click too (placing an entity). */
 gboolean allium_view_tool_places_on_click(AlliumView *self);
 

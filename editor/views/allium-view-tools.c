@@ -626,11 +626,23 @@ void allium_view_tool_end(AlliumView *self, double x, double y)
     case EDIT_ENTITY:
         commit_entity(self);
         break;
-    case EDIT_TESTBOX: /* the readout stays until the next drag */
+    case EDIT_TESTBOX: /* the readout stays, kept current, until the box goes */
         show_test_box(self);
+        self->showing_box = TRUE;
         break;
     default:
         break;
+    }
+}
+
+void allium_view_tool_collision_changed(AlliumView *self)
+{
+    if (!self->showing_box || self->edit != EDIT_NONE) return;
+    if (self->test_box < allium_collision_box_count(self->collision)) {
+        show_test_box(self); /* an edit or a new snapshot may have changed its readout */
+    } else {
+        self->showing_box = FALSE;
+        set_tool_info(self, "");
     }
 }
 

@@ -742,6 +742,7 @@ void allium_view_set_selection(AlliumView *self, AlliumSelection *selection)
 static void collision_changed_cb(AlliumCollision *collision, AlliumView *self)
 {
     (void) collision;
+    allium_view_tool_collision_changed(self);
     allium_view_queue_render(self);
 }
 
@@ -765,6 +766,8 @@ void allium_view_set_tool(AlliumView *self, AlliumTool tool)
 {
     g_return_if_fail(ALLIUM_IS_VIEW(self));
     allium_view_tool_cancel(self);
+    if (self->showing_box) self->tool_info[0] = '\0';
+    self->showing_box = FALSE;
     self->tool = tool;
 }
 
@@ -791,6 +794,12 @@ void allium_view_simulate_drag(AlliumView *self, double x0, double y0, double x1
         allium_view_tool_update(self, x0 + t * (x1 - x0), y0 + t * (y1 - y0));
     }
     allium_view_tool_end(self, x1, y1);
+}
+
+void allium_view_simulate_click(AlliumView *self, double x, double y, GdkModifierType state)
+{
+    g_return_if_fail(ALLIUM_IS_VIEW(self));
+    allium_view_click(self, x, y, state);
 }
 
 al_view_kind allium_view_get_kind(AlliumView *self)

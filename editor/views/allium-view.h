@@ -79,6 +79,9 @@ gboolean allium_view_get_selection_bounds(AlliumView *self, double mins[3], doub
  * grid step along the map axis nearest that direction. FALSE for an unknown direction. */
 gboolean allium_view_nudge_vector(AlliumView *self, const char *direction, double out[3]);
 
+/* Test hook: a left click at widget point (X, Y), through the code the click gesture runs. */
+void allium_view_simulate_click(AlliumView *self, double x, double y, GdkModifierType state);
+
 /* Test hook: a left drag from (X0, Y0) to (X1, Y1), widget points, through the same code
  * the pointer gestures run; STEPS intermediate updates. */
 void allium_view_simulate_drag(AlliumView *self, double x0, double y0, double x1, double y1,
