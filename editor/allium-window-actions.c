@@ -370,6 +370,16 @@ static void test_box_size_action_cb(GtkWidget *widget, const char *action_name,
     allium_box_size_dialog_show(GTK_WINDOW(self), size, box_size_chosen_cb, self);
 }
 
+/* F9: shows or hides the side panel (properties). */
+static void toggle_sidebar_action_cb(GtkWidget *widget, const char *action_name,
+                                     GVariant *parameter)
+{
+    (void) action_name;
+    (void) parameter;
+    AlliumWindow *self = ALLIUM_WINDOW(widget);
+    gtk_widget_set_visible(self->sidebar, !gtk_widget_get_visible(self->sidebar));
+}
+
 /* Walk mode in the focused view when it is a 3D view, else in the first 3D view: from the
  * player start (win.walk) or from the camera (win.walk-here). */
 static void walk_action_cb(GtkWidget *widget, const char *action_name, GVariant *parameter)
@@ -434,6 +444,8 @@ void allium_window_class_add_actions(GtkWidgetClass *widget_class)
     gtk_widget_class_install_action(widget_class, "win.agents-reset", NULL, agents_action_cb);
     gtk_widget_class_install_action(widget_class, "win.test-hull", NULL, test_box_action_cb);
     gtk_widget_class_install_action(widget_class, "win.walk", NULL, walk_action_cb);
+    gtk_widget_class_install_action(widget_class, "win.toggle-sidebar", NULL,
+                                    toggle_sidebar_action_cb);
     gtk_widget_class_install_action(widget_class, "win.test-box-size", NULL,
                                     test_box_size_action_cb);
     gtk_widget_class_install_action(widget_class, "win.walk-here", NULL, walk_action_cb);
@@ -484,6 +496,7 @@ void allium_window_class_add_actions(GtkWidgetClass *widget_class)
     gtk_widget_class_add_binding_action(widget_class, GDK_KEY_t, 0, "win.tool", "s", "testbox");
     gtk_widget_class_add_binding_action(widget_class, GDK_KEY_h, 0, "win.test-hull", NULL);
     gtk_widget_class_add_binding_action(widget_class, GDK_KEY_g, 0, "win.walk", NULL);
+    gtk_widget_class_add_binding_action(widget_class, GDK_KEY_F9, 0, "win.toggle-sidebar", NULL);
     gtk_widget_class_add_binding_action(widget_class, GDK_KEY_g, GDK_SHIFT_MASK, "win.walk-here", NULL);
     /* The arrow and page keys nudge (win.nudge) from the views' own key handlers, which
      * know their axes; elsewhere in the window they move the focus as usual. */

@@ -8,6 +8,8 @@
 #include "allium-collision.h"
 #include "allium-selection.h"
 
+#include "allium-inspector.h"
+
 G_BEGIN_DECLS
 
 struct _AlliumWindow {
@@ -22,6 +24,10 @@ struct _AlliumWindow {
     GtkWidget *banner;
     GtkImage *banner_icon;
     GtkLabel *banner_label;
+    GtkPaned *side_paned;
+    GtkWidget *sidebar;
+    GtkStack *sidebar_stack;
+    AlliumInspector *inspector;
     GtkPaned *outer_paned;
     GtkPaned *top_paned;
     GtkPaned *bottom_paned;

@@ -511,6 +511,7 @@ static void allium_window_class_init(AlliumWindowClass *klass)
     g_object_class_install_properties(object_class, N_PROPS, properties);
 
     g_type_ensure(ALLIUM_TYPE_VIEW);
+    g_type_ensure(ALLIUM_TYPE_INSPECTOR);
     gtk_widget_class_set_template_from_resource(widget_class,
                                                 "/org/allium/Allium/ui/allium-window.ui");
     gtk_widget_class_bind_template_child(widget_class, AlliumWindow, title_label);
@@ -521,6 +522,10 @@ static void allium_window_class_init(AlliumWindowClass *klass)
     gtk_widget_class_bind_template_child(widget_class, AlliumWindow, banner);
     gtk_widget_class_bind_template_child(widget_class, AlliumWindow, banner_icon);
     gtk_widget_class_bind_template_child(widget_class, AlliumWindow, banner_label);
+    gtk_widget_class_bind_template_child(widget_class, AlliumWindow, side_paned);
+    gtk_widget_class_bind_template_child(widget_class, AlliumWindow, sidebar);
+    gtk_widget_class_bind_template_child(widget_class, AlliumWindow, sidebar_stack);
+    gtk_widget_class_bind_template_child(widget_class, AlliumWindow, inspector);
     gtk_widget_class_bind_template_child(widget_class, AlliumWindow, outer_paned);
     gtk_widget_class_bind_template_child(widget_class, AlliumWindow, top_paned);
     gtk_widget_class_bind_template_child(widget_class, AlliumWindow, bottom_paned);
@@ -560,6 +565,7 @@ static void allium_window_init(AlliumWindow *self)
     self->collision = allium_collision_new();
     g_signal_connect(self->selection, "changed", G_CALLBACK(selection_changed_cb), self);
     g_signal_connect_swapped(self->collision, "changed", G_CALLBACK(update_selection_status), self);
+    allium_inspector_set_selection(self->inspector, self->selection);
     for (int i = 0; i < ALLIUM_WINDOW_VIEW_COUNT; i++) {
         AlliumView *view = self->views[i];
         allium_view_set_kind(view, default_kinds[i]);
@@ -651,6 +657,7 @@ void allium_window_set_document(AlliumWindow *self, AlliumDocument *document)
     if (snap && snap->world) allium_collision_set_snapshot(self->collision, snap);
     for (int i = 0; i < ALLIUM_WINDOW_VIEW_COUNT; i++)
         allium_view_set_document(self->views[i], document);
+    allium_inspector_set_document(self->inspector, document);
     update_title(self);
     update_compile_status(self);
     update_light_status(self);

@@ -417,6 +417,58 @@ gboolean step_place_light(SelfTest *t)
     return TRUE;
 }
 
+/* The light placed by the last step is still selected: the inspector edits it. */
+gboolean step_inspector(SelfTest *t)
+{
+    AlliumInspector *inspector = t->window->inspector;
+    AlliumSnapshot *snap = current(t);
+    int light = snap->input.input.entity_count - 1;
+    if (!t->step_begun) {
+        check(t, g_str_equal(allium_inspector_get_subject(inspector), "entity") &&
+                     g_strcmp0(allium_inspector_get_value(inspector, "light"), "300") == 0,
+              "the inspector shows the selected light (light \"%s\")",
+              allium_inspector_get_value(inspector, "light"));
+        /* Each refusal leaves its message under the list. */
+        gboolean written = allium_inspector_edit(inspector, "light", "bright");
+        const char *message = allium_inspector_get_message(inspector);
+        check(t, !written && strstr(message, "not a number"), "\"bright\" is refused for light: "
+              "\"%s\"", message);
+        written = allium_inspector_edit(inspector, "origin", NULL);
+        message = allium_inspector_get_message(inspector);
+        check(t, !written && strstr(message, "cannot be removed"),
+              "a point entity's origin cannot be removed: \"%s\"", message);
+        written = allium_inspector_edit(inspector, "_color", "1 0.5");
+        message = allium_inspector_get_message(inspector);
+        check(t, !written && strstr(message, "not a colour"), "a colour of two numbers is "
+              "refused: \"%s\"", message);
+        check(t, allium_inspector_edit(inspector, "light", "450"), "light 450 is written");
+        t->edits++;
+        return FALSE;
+    }
+    if (!compiled_current(t->window)) return FALSE;
+    if (g_strcmp0(allium_snapshot_entity_value(snap, light, "light"), "450") == 0 &&
+        !allium_snapshot_entity_value(snap, light, "_color")) {
+        check(t, g_strcmp0(allium_inspector_get_value(inspector, "light"), "450") == 0,
+              "the compiled map and the inspector have light 450");
+        check(t, allium_inspector_edit(inspector, "_color", "1 0.5 0.25"),
+              "a new property _color 1 0.5 0.25 is added");
+        t->edits++;
+        return FALSE;
+    }
+    if (!allium_snapshot_entity_value(snap, light, "_color") || !compiled_current(t->window))
+        return FALSE;
+    if (!settle(t)) return FALSE;
+    check(t, g_strcmp0(allium_inspector_get_value(inspector, "_color"), "1 0.5 0.25") == 0,
+          "the inspector shows the new _color row");
+    shoot_and_compare(t, "inspector.png", NULL);
+    /* Nothing selected: the map's own properties. */
+    allium_selection_clear(t->window->selection);
+    check(t, g_str_equal(allium_inspector_get_subject(inspector), "world") &&
+                 g_strcmp0(allium_inspector_get_value(inspector, "classname"), "worldspawn") == 0,
+          "with nothing selected it shows worldspawn");
+    return TRUE;
+}
+
 gboolean step_undo_editing(SelfTest *t)
 {
     AlliumDocument *doc = allium_window_get_document(t->window);

@@ -82,6 +82,7 @@ gboolean step_hollow(SelfTest *t);
 gboolean step_brush_on_surface(SelfTest *t);
 gboolean step_rotate(SelfTest *t);
 gboolean step_place_light(SelfTest *t);
+gboolean step_inspector(SelfTest *t);
 gboolean step_undo_editing(SelfTest *t);
 
 /* allium-self-test-collision.c */

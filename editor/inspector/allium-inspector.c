@@ -1,0 +1,677 @@
+/* AlliumInspector: properties of the selection (allium-inspector.h).
+ *
+ * The panel is rebuilt from scratch whenever what it shows changes: the selection, or the
+ * shown entity's properties in a new snapshot (a "fingerprint" of the content tells). Rows
+ * commit on Enter and when the focus leaves them, only if the text changed; a commit goes
+ * through allium_value_check and then allium_document_set_entity_property, whose compile
+ * brings the new snapshot that rebuilds the panel.
+ */
+#include "allium-config.h"
+
+#include "allium-inspector.h"
+
+#include <glib/gi18n.h>
+#include <math.h>
+#include <string.h>
+
+typedef struct {
+    AlliumInspector *owner;
+    char *key;
+    GtkEditable *entry;      /* NULL for the hull list */
+    GtkDropDown *hulls;      /* ALLIUM_VALUE_HULL */
+    GtkColorButton *colour;  /* ALLIUM_VALUE_COLOUR */
+} Row;
+
+struct _AlliumInspector {
+    GtkWidget parent_instance;
+
+    GtkWidget *scroller;
+    GtkLabel *title, *detail, *message;
+    GtkGrid *grid;
+    GtkWidget *add_box;
+    GtkEditable *new_key, *new_value;
+
+    AlliumDocument *document;
+    AlliumSelection *selection;
+    gulong compiled_handler, selection_handler;
+
+    gint64 entity_row;      /* the entity whose rows are shown; 0: none */
+    gboolean point_entity;  /* it has no brushes */
+    const char *subject;    /* static string: "entity", "brushes", "world", "none" */
+    char *fingerprint;
+    GPtrArray *rows;        /* Row*, owned */
+    gboolean rebuilding;    /* widgets are being replaced: ignore their signals */
+};
+
+G_DEFINE_FINAL_TYPE(AlliumInspector, allium_inspector, GTK_TYPE_WIDGET)
+
+/* --- values ------------------------------------------------------------------------ */
+
+static const char *const NUMBER_KEYS[] = {"light", "count", "speed", "angle", "wait", "delay",
+                                          "_cone", "_softangle", "_sunlight", "style",
+                                          "_luxel", "health", "lip", "dmg", NULL};
+static const char *const VECTOR_KEYS[] = {"origin", "mangle", "_sun_mangle", "angles", NULL};
+static const char *const COLOUR_KEYS[] = {"_color", "_sunlight_color", "color", "_colour",
+                                          NULL};
+
+static gboolean in_list(const char *const *list, const char *key)
+{
+    for (int i = 0; list[i]; i++)
+        if (g_ascii_strcasecmp(list[i], key) == 0) return TRUE;
+    return FALSE;
+}
+
+AlliumValueKind allium_value_kind_of(const char *key)
+{
+    if (in_list(NUMBER_KEYS, key)) return ALLIUM_VALUE_NUMBER;
+    if (in_list(VECTOR_KEYS, key)) return ALLIUM_VALUE_VECTOR;
+    if (in_list(COLOUR_KEYS, key)) return ALLIUM_VALUE_COLOUR;
+    if (g_ascii_strcasecmp(key, "hull") == 0) return ALLIUM_VALUE_HULL;
+    return ALLIUM_VALUE_TEXT;
+}
+
+/* Reads up to MAX finite numbers separated by spaces; the count, or -1 if anything else is
+ * in TEXT. */
+static int read_numbers(const char *text, double *out, int max)
+{
+    int n = 0;
+    const char *p = text;
+    for (;;) {
+        while (g_ascii_isspace(*p)) p++;
+        if (!*p) return n;
+        char *end;
+        double v = g_ascii_strtod(p, &end);
+        if (end == p || !isfinite(v) || n == max) return -1;
+        out[n++] = v;
+        p = end;
+        if (*p && !g_ascii_isspace(*p)) return -1;
+    }
+}
+
+gboolean allium_value_check(const char *key, const char *value, char **message)
+{
+    *message = NULL;
+    if (!key || !*key || strspn(key, " \t") == strlen(key)) {
+        *message = g_strdup(_("A property needs a name"));
+        return FALSE;
+    }
+    if (strchr(key, '"') || strchr(key, '\n')) {
+        *message = g_strdup_printf(_("%s: a name cannot hold quotes or line breaks"), key);
+        return FALSE;
+    }
+    if (!value) return TRUE;
+    if (strchr(value, '"') || strchr(value, '\n')) {
+        *message = g_strdup_printf(_("%s: a value cannot hold quotes or line breaks"), key);
+        return FALSE;
+    }
+    double v[3];
+    switch (allium_value_kind_of(key)) {
+    case ALLIUM_VALUE_NUMBER:
+        if (read_numbers(value, v, 1) != 1) {
+            *message = g_strdup_printf(_("%s: \"%s\" is not a number"), key, value);
+            return FALSE;
+        }
+        break;
+    case ALLIUM_VALUE_VECTOR:
+        if (read_numbers(value, v, 3) != 3) {
+            *message = g_strdup_printf(_("%s: \"%s\" is not three numbers (x y z)"), key, value);
+            return FALSE;
+        }
+        break;
+    case ALLIUM_VALUE_COLOUR:
+        if (read_numbers(value, v, 3) != 3 || v[0] < 0 || v[1] < 0 || v[2] < 0 || v[0] > 255 ||
+            v[1] > 255 || v[2] > 255) {
+            *message = g_strdup_printf(_("%s: \"%s\" is not a colour (three numbers, 0 to 1 or "
+                                         "0 to 255)"),
+                                       key, value);
+            return FALSE;
+        }
+        break;
+    case ALLIUM_VALUE_HULL:
+    case ALLIUM_VALUE_TEXT:
+        if (g_ascii_strcasecmp(key, "classname") == 0 && !*value) {
+            *message = g_strdup(_("classname: an entity needs a class"));
+            return FALSE;
+        }
+        break;
+    }
+    return TRUE;
+}
+
+/* A colour value as an RGBA (0..255 values scaled down). */
+static gboolean parse_colour(const char *text, GdkRGBA *out)
+{
+    double v[3];
+    if (!text || read_numbers(text, v, 3) != 3) return FALSE;
+    double scale = (v[0] > 1 || v[1] > 1 || v[2] > 1) ? 255.0 : 1.0;
+    out->red = (float) CLAMP(v[0] / scale, 0, 1);
+    out->green = (float) CLAMP(v[1] / scale, 0, 1);
+    out->blue = (float) CLAMP(v[2] / scale, 0, 1);
+    out->alpha = 1;
+    return TRUE;
+}
+
+/* --- static helpers ------------------------------------------------------------------ */
+
+static AlliumSnapshot *snapshot_of(AlliumInspector *self)
+{
+    return self->document ? allium_document_get_snapshot(self->document) : NULL;
+}
+
+static void row_free(gpointer data)
+{
+    Row *row = data;
+    g_free(row->key);
+    g_free(row);
+}
+
+static void set_message(AlliumInspector *self, const char *text)
+{
+    gtk_label_set_text(self->message, text ? text : "");
+    gtk_widget_set_visible(GTK_WIDGET(self->message), text && *text);
+}
+
+static const char *shown_value(AlliumInspector *self, const char *key)
+{
+    AlliumSnapshot *snap = snapshot_of(self);
+    int e = snap && self->entity_row ? allium_snapshot_entity_index(snap, self->entity_row) : -1;
+    return e >= 0 ? allium_snapshot_entity_value(snap, e, key) : NULL;
+}
+
+/* Writes KEY = VALUE (NULL: removes KEY) on the shown entity, after the checks. */
+static gboolean commit(AlliumInspector *self, const char *key, const char *value)
+{
+    if (!self->entity_row || !self->document) return FALSE;
+    g_autofree char *message = NULL;
+    if (!allium_value_check(key, value, &message)) {
+        set_message(self, message);
+        return FALSE;
+    }
+    if (!value && (g_ascii_strcasecmp(key, "classname") == 0 ||
+                   (self->point_entity && g_ascii_strcasecmp(key, "origin") == 0))) {
+        g_autofree char *why = g_strdup_printf(_("%s cannot be removed: the entity needs it"), key);
+        set_message(self, why);
+        return FALSE;
+    }
+    if (g_strcmp0(shown_value(self, key), value) == 0) return TRUE; /* nothing changes */
+    GError *error = NULL;
+    if (!allium_document_set_entity_property(self->document, self->entity_row, key, value,
+                                             &error)) {
+        set_message(self, error->message);
+        g_error_free(error);
+        return FALSE;
+    }
+    set_message(self, NULL);
+    return TRUE;
+}
+
+static void row_commit(Row *row)
+{
+    if (row->owner->rebuilding || !row->entry) return;
+    const char *text = gtk_editable_get_text(row->entry);
+    if (g_strcmp0(text, shown_value(row->owner, row->key)) == 0) return;
+    gboolean ok = commit(row->owner, row->key, text);
+    if (ok) gtk_widget_remove_css_class(GTK_WIDGET(row->entry), "error");
+    else gtk_widget_add_css_class(GTK_WIDGET(row->entry), "error");
+}
+
+static void entry_activate_cb(GtkEntry *entry, Row *row)
+{
+    (void) entry;
+    row_commit(row);
+}
+
+static void entry_leave_cb(GtkEventControllerFocus *focus, Row *row)
+{
+    (void) focus;
+    row_commit(row);
+}
+
+static void remove_clicked_cb(GtkButton *button, Row *row)
+{
+    (void) button;
+    commit(row->owner, row->key, NULL);
+}
+
+static void colour_set_cb(GtkColorButton *button, Row *row)
+{
+    if (row->owner->rebuilding) return;
+    GdkRGBA c;
+    gtk_color_chooser_get_rgba(GTK_COLOR_CHOOSER(button), &c);
+    /* Keep the scale the map used (Quake maps write 0..255 as often as 0..1). */
+    const char *before = shown_value(row->owner, row->key);
+    gboolean bytes = FALSE;
+    double v[3];
+    if (before && read_numbers(before, v, 3) == 3) bytes = v[0] > 1 || v[1] > 1 || v[2] > 1;
+    g_autofree char *text =
+        bytes ? g_strdup_printf("%.0f %.0f %.0f", c.red * 255.0, c.green * 255.0, c.blue * 255.0)
+              : g_strdup_printf("%.3g %.3g %.3g", c.red, c.green, c.blue);
+    gtk_editable_set_text(row->entry, text);
+    row_commit(row);
+}
+
+static void hull_selected_cb(GtkDropDown *dropdown, GParamSpec *pspec, Row *row)
+{
+    (void) pspec;
+    if (row->owner->rebuilding) return;
+    GtkStringObject *item = gtk_drop_down_get_selected_item(dropdown);
+    if (item) commit(row->owner, row->key, gtk_string_object_get_string(item));
+}
+
+static GtkWidget *make_entry(Row *row, const char *value)
+{
+    GtkWidget *entry = gtk_entry_new();
+    gtk_editable_set_text(GTK_EDITABLE(entry), value);
+    gtk_widget_set_hexpand(entry, TRUE);
+    gtk_editable_set_width_chars(GTK_EDITABLE(entry), 8);
+    g_signal_connect(entry, "activate", G_CALLBACK(entry_activate_cb), row);
+    GtkEventController *focus = gtk_event_controller_focus_new();
+    g_signal_connect(focus, "leave", G_CALLBACK(entry_leave_cb), row);
+    gtk_widget_add_controller(entry, focus);
+    row->entry = GTK_EDITABLE(entry);
+    return entry;
+}
+
+/* The value's editor for KEY: an entry, with a colour button for colours; a list of the
+ * world's hulls for "hull". */
+static GtkWidget *make_editor(AlliumInspector *self, Row *row, const char *value,
+                              const al_world *world)
+{
+    AlliumValueKind kind = allium_value_kind_of(row->key);
+    if (kind == ALLIUM_VALUE_HULL && world) {
+        GtkStringList *names = gtk_string_list_new(NULL);
+        guint selected = GTK_INVALID_LIST_POSITION;
+        for (int h = 0; h < al_world_hull_count(world); h++) {
+            const char *name = al_world_hull(world, h)->name;
+            if (g_strcmp0(name, value) == 0) selected = (guint) h;
+            gtk_string_list_append(names, name);
+        }
+        if (selected == GTK_INVALID_LIST_POSITION) {
+            /* Not one of the map's hulls: shown as it is, so it can be seen and fixed. */
+            gtk_string_list_append(names, value);
+            selected = (guint) al_world_hull_count(world);
+        }
+        GtkWidget *dropdown = gtk_drop_down_new(G_LIST_MODEL(names), NULL);
+        gtk_drop_down_set_selected(GTK_DROP_DOWN(dropdown), selected);
+        gtk_widget_set_hexpand(dropdown, TRUE);
+        g_signal_connect(dropdown, "notify::selected", G_CALLBACK(hull_selected_cb), row);
+        row->hulls = GTK_DROP_DOWN(dropdown);
+        return dropdown;
+    }
+    GtkWidget *entry = make_entry(row, value);
+    if (kind != ALLIUM_VALUE_COLOUR) return entry;
+    GtkWidget *box = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 4);
+    GdkRGBA c = {1, 1, 1, 1};
+    parse_colour(value, &c);
+    GtkWidget *button = gtk_color_button_new_with_rgba(&c);
+    gtk_color_chooser_set_use_alpha(GTK_COLOR_CHOOSER(button), FALSE);
+    g_signal_connect(button, "color-set", G_CALLBACK(colour_set_cb), row);
+    row->colour = GTK_COLOR_BUTTON(button);
+    gtk_box_append(GTK_BOX(box), entry);
+    gtk_box_append(GTK_BOX(box), button);
+    (void) self;
+    return box;
+}
+
+static void add_row(AlliumInspector *self, int at, const char *key, const char *value,
+                    const al_world *world)
+{
+    Row *row = g_new0(Row, 1);
+    row->owner = self;
+    row->key = g_strdup(key);
+    g_ptr_array_add(self->rows, row);
+
+    GtkWidget *label = gtk_label_new(key);
+    gtk_label_set_xalign(GTK_LABEL(label), 0);
+    gtk_label_set_ellipsize(GTK_LABEL(label), PANGO_ELLIPSIZE_END);
+    gtk_label_set_width_chars(GTK_LABEL(label), 8);
+    gtk_widget_set_tooltip_text(label, key);
+    gtk_grid_attach(self->grid, label, 0, at, 1, 1);
+    gtk_grid_attach(self->grid, make_editor(self, row, value, world), 1, at, 1, 1);
+    /* What the entity cannot lose has no remove button (commit refuses it as well). */
+    if (g_ascii_strcasecmp(key, "classname") == 0 ||
+        (self->point_entity && g_ascii_strcasecmp(key, "origin") == 0))
+        return;
+    GtkWidget *remove = gtk_button_new_from_icon_name("list-remove-symbolic");
+    gtk_widget_add_css_class(remove, "flat");
+    gtk_widget_set_tooltip_text(remove, _("Remove this property"));
+    g_signal_connect(remove, "clicked", G_CALLBACK(remove_clicked_cb), row);
+    gtk_grid_attach(self->grid, remove, 2, at, 1, 1);
+}
+
+static void clear_grid(AlliumInspector *self)
+{
+    GtkWidget *child;
+    while ((child = gtk_widget_get_first_child(GTK_WIDGET(self->grid))))
+        gtk_grid_remove(self->grid, child);
+    g_ptr_array_set_size(self->rows, 0);
+}
+
+/* Bounds, size and materials of the selected brushes, and whose they are. */
+static void describe_brushes(AlliumSnapshot *snap, const gint64 *rows, guint count,
+                             GString *text, int *entity)
+{
+    const al_input *in = &snap->input.input;
+    double lo[3] = {G_MAXDOUBLE, G_MAXDOUBLE, G_MAXDOUBLE};
+    double hi[3] = {-G_MAXDOUBLE, -G_MAXDOUBLE, -G_MAXDOUBLE};
+    g_autoptr(GPtrArray) materials = g_ptr_array_new();
+    *entity = -2;
+    int faces = 0;
+    for (guint i = 0; i < count; i++) {
+        int b = allium_snapshot_brush_index(snap, rows[i]);
+        if (b < 0) continue;
+        const al_brush_desc *brush = &in->brushes[b];
+        *entity = *entity == -2 || *entity == brush->entity ? brush->entity : -1;
+        double blo[3], bhi[3];
+        if (snap->scene && al_scene_brush_bounds(snap->scene, b, blo, bhi))
+            for (int k = 0; k < 3; k++) lo[k] = MIN(lo[k], blo[k]), hi[k] = MAX(hi[k], bhi[k]);
+        for (int f = 0; f < brush->face_count; f++) {
+            int m = in->faces[brush->first_face + f].material;
+            const char *name = m >= 0 ? in->materials[m].name : "";
+            if (!g_ptr_array_find_with_equal_func(materials, name, g_str_equal, NULL))
+                g_ptr_array_add(materials, (gpointer) name);
+            faces++;
+        }
+    }
+    if (lo[0] <= hi[0]) {
+        g_string_append_printf(text, _("From %g %g %g to %g %g %g\nSize %g × %g × %g"), lo[0],
+                               lo[1], lo[2], hi[0], hi[1], hi[2], hi[0] - lo[0], hi[1] - lo[1],
+                               hi[2] - lo[2]);
+        g_string_append_c(text, '\n');
+    }
+    g_string_append_printf(text, g_dngettext(GETTEXT_PACKAGE, "%d face", "%d faces", faces),
+                           faces);
+    g_string_append(text, " · ");
+    for (guint i = 0; i < materials->len && i < 8; i++)
+        g_string_append_printf(text, "%s%s", i ? ", " : "", (const char *) materials->pdata[i]);
+    if (materials->len > 8) g_string_append(text, ", …");
+}
+
+static gboolean entity_has_brushes(const al_input *in, int entity)
+{
+    for (int b = 0; b < in->brush_count; b++)
+        if (in->brushes[b].entity == entity) return TRUE;
+    return FALSE;
+}
+
+/* Works out what to show; rebuilds the panel if it differs from what is shown. */
+static void refresh(AlliumInspector *self)
+{
+    AlliumSnapshot *snap = snapshot_of(self);
+    guint brush_count = 0, entity_count = 0;
+    const gint64 *brushes = self->selection ? allium_selection_get_brushes(self->selection, &brush_count) : NULL;
+    const gint64 *entities = self->selection ? allium_selection_get_entities(self->selection, &entity_count) : NULL;
+
+    g_autoptr(GString) title = g_string_new(NULL);
+    g_autoptr(GString) detail = g_string_new(NULL);
+    int entity = -1;
+    const char *subject = "none";
+    if (!snap) {
+        g_string_append(title, _("No map"));
+    } else if (brush_count == 0 && entity_count == 1) {
+        entity = allium_snapshot_entity_index(snap, entities[0]);
+        subject = "entity";
+    } else if (brush_count == 0 && entity_count == 0) {
+        entity = allium_snapshot_entity_index(snap, allium_document_get_world_entity(self->document));
+        subject = "world";
+        g_string_append(detail, _("Nothing is selected: the map's own properties."));
+    } else if (entity_count == 0) {
+        subject = "brushes";
+        g_string_append_printf(title, g_dngettext(GETTEXT_PACKAGE, "%u brush", "%u brushes",
+                                                  brush_count),
+                               brush_count);
+        int owner;
+        describe_brushes(snap, brushes, brush_count, detail, &owner);
+        /* The brushes of one brush entity: its properties below. */
+        if (owner > 0) entity = owner;
+        else if (owner == 0) g_string_append(detail, _("\nPart of the world"));
+    } else {
+        g_string_append_printf(title, _("%u brushes and %u entities"), brush_count, entity_count);
+        g_string_append(detail, _("Select one entity to edit its properties."));
+    }
+    const al_input *in = snap ? &snap->input.input : NULL;
+    if (entity >= 0) {
+        const al_entity_desc *e = &in->entities[entity];
+        if (!title->len) g_string_append(title, e->classname ? e->classname : "");
+        else g_string_append_printf(detail, _("\nOf a %s"), e->classname ? e->classname : "");
+    }
+
+    /* The fingerprint: everything shown. */
+    g_autoptr(GString) print = g_string_new(subject);
+    g_string_append_printf(print, "\n%s\n%s\n", title->str, detail->str);
+    if (entity >= 0) {
+        const al_entity_desc *e = &in->entities[entity];
+        for (int p = 0; p < e->property_count; p++)
+            g_string_append_printf(print, "%s\n%s\n", e->properties[p].key, e->properties[p].value);
+    }
+    gint64 row = entity >= 0 && snap->input.entity_ids ? snap->input.entity_ids[entity] : 0;
+    g_string_append_printf(print, "%" G_GINT64_FORMAT, row);
+    if (self->fingerprint && g_str_equal(self->fingerprint, print->str)) return;
+    g_free(self->fingerprint);
+    self->fingerprint = g_strdup(print->str);
+
+    self->rebuilding = TRUE;
+    if (row != self->entity_row) set_message(self, NULL);
+    self->entity_row = row;
+    self->subject = subject;
+    self->point_entity = entity >= 0 && !entity_has_brushes(in, entity);
+    gtk_label_set_text(self->title, title->str);
+    gtk_label_set_text(self->detail, detail->str);
+    gtk_widget_set_visible(GTK_WIDGET(self->detail), detail->len > 0);
+    clear_grid(self);
+    if (entity >= 0) {
+        const al_entity_desc *e = &in->entities[entity];
+        int at = 0;
+        add_row(self, at++, "classname", e->classname ? e->classname : "", snap->world);
+        for (int p = 0; p < e->property_count; p++)
+            if (g_ascii_strcasecmp(e->properties[p].key, "classname") != 0)
+                add_row(self, at++, e->properties[p].key, e->properties[p].value, snap->world);
+    }
+    gtk_widget_set_visible(self->add_box, entity >= 0);
+    self->rebuilding = FALSE;
+}
+
+static void compiled_cb(AlliumDocument *document, AlliumInspector *self)
+{
+    (void) document;
+    refresh(self);
+}
+
+static void selection_changed_cb(AlliumSelection *selection, AlliumInspector *self)
+{
+    (void) selection;
+    refresh(self);
+}
+
+static void add_property(AlliumInspector *self)
+{
+    g_autofree char *key = g_strstrip(g_strdup(gtk_editable_get_text(self->new_key)));
+    const char *value = gtk_editable_get_text(self->new_value);
+    if (commit(self, key, value)) {
+        gtk_editable_set_text(self->new_key, "");
+        gtk_editable_set_text(self->new_value, "");
+        gtk_widget_grab_focus(GTK_WIDGET(self->new_key));
+    }
+}
+
+static void add_clicked_cb(GtkWidget *widget, AlliumInspector *self)
+{
+    (void) widget;
+    add_property(self);
+}
+
+static Row *find_row(AlliumInspector *self, const char *key)
+{
+    for (guint i = 0; i < self->rows->len; i++) {
+        Row *row = self->rows->pdata[i];
+        if (g_ascii_strcasecmp(row->key, key) == 0) return row;
+    }
+    return NULL;
+}
+
+/* --- overrides ----------------------------------------------------------------------- */
+
+static void allium_inspector_dispose(GObject *object)
+{
+    AlliumInspector *self = ALLIUM_INSPECTOR(object);
+    allium_inspector_set_document(self, NULL);
+    allium_inspector_set_selection(self, NULL);
+    g_clear_pointer(&self->scroller, gtk_widget_unparent);
+    G_OBJECT_CLASS(allium_inspector_parent_class)->dispose(object);
+}
+
+static void allium_inspector_finalize(GObject *object)
+{
+    AlliumInspector *self = ALLIUM_INSPECTOR(object);
+    g_ptr_array_unref(self->rows);
+    g_free(self->fingerprint);
+    G_OBJECT_CLASS(allium_inspector_parent_class)->finalize(object);
+}
+
+static void allium_inspector_class_init(AlliumInspectorClass *klass)
+{
+    G_OBJECT_CLASS(klass)->dispose = allium_inspector_dispose;
+    G_OBJECT_CLASS(klass)->finalize = allium_inspector_finalize;
+    gtk_widget_class_set_layout_manager_type(GTK_WIDGET_CLASS(klass), GTK_TYPE_BIN_LAYOUT);
+    gtk_widget_class_set_css_name(GTK_WIDGET_CLASS(klass), "allium-inspector");
+}
+
+static void allium_inspector_init(AlliumInspector *self)
+{
+    self->rows = g_ptr_array_new_with_free_func(row_free);
+    self->subject = "none";
+
+    GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 8);
+    gtk_widget_set_margin_start(box, 10);
+    gtk_widget_set_margin_end(box, 10);
+    gtk_widget_set_margin_top(box, 10);
+    gtk_widget_set_margin_bottom(box, 10);
+
+    self->title = GTK_LABEL(gtk_label_new(_("No map")));
+    gtk_label_set_xalign(self->title, 0);
+    gtk_widget_add_css_class(GTK_WIDGET(self->title), "heading");
+    gtk_box_append(GTK_BOX(box), GTK_WIDGET(self->title));
+    self->detail = GTK_LABEL(gtk_label_new(NULL));
+    gtk_label_set_xalign(self->detail, 0);
+    gtk_label_set_wrap(self->detail, TRUE);
+    gtk_label_set_selectable(self->detail, TRUE);
+    gtk_widget_add_css_class(GTK_WIDGET(self->detail), "dim-label");
+    gtk_box_append(GTK_BOX(box), GTK_WIDGET(self->detail));
+
+    self->grid = GTK_GRID(gtk_grid_new());
+    gtk_grid_set_row_spacing(self->grid, 4);
+    gtk_grid_set_column_spacing(self->grid, 6);
+    gtk_box_append(GTK_BOX(box), GTK_WIDGET(self->grid));
+
+    self->message = GTK_LABEL(gtk_label_new(NULL));
+    gtk_label_set_xalign(self->message, 0);
+    gtk_label_set_wrap(self->message, TRUE);
+    gtk_widget_add_css_class(GTK_WIDGET(self->message), "error");
+    gtk_widget_set_visible(GTK_WIDGET(self->message), FALSE);
+    gtk_box_append(GTK_BOX(box), GTK_WIDGET(self->message));
+
+    /* A new property: name, value, Add (Enter in the value adds too). */
+    self->add_box = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 4);
+    GtkWidget *key = gtk_entry_new();
+    gtk_entry_set_placeholder_text(GTK_ENTRY(key), _("New property"));
+    gtk_editable_set_width_chars(GTK_EDITABLE(key), 8);
+    GtkWidget *value = gtk_entry_new();
+    gtk_entry_set_placeholder_text(GTK_ENTRY(value), _("Value"));
+    gtk_editable_set_width_chars(GTK_EDITABLE(value), 8);
+    gtk_widget_set_hexpand(value, TRUE);
+    g_signal_connect(value, "activate", G_CALLBACK(add_clicked_cb), self);
+    GtkWidget *add = gtk_button_new_from_icon_name("list-add-symbolic");
+    gtk_widget_set_tooltip_text(add, _("Add the property"));
+    g_signal_connect(add, "clicked", G_CALLBACK(add_clicked_cb), self);
+    gtk_box_append(GTK_BOX(self->add_box), key);
+    gtk_box_append(GTK_BOX(self->add_box), value);
+    gtk_box_append(GTK_BOX(self->add_box), add);
+    self->new_key = GTK_EDITABLE(key);
+    self->new_value = GTK_EDITABLE(value);
+    gtk_widget_set_visible(self->add_box, FALSE);
+    gtk_box_append(GTK_BOX(box), self->add_box);
+
+    self->scroller = gtk_scrolled_window_new();
+    gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(self->scroller), GTK_POLICY_NEVER,
+                                   GTK_POLICY_AUTOMATIC);
+    gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(self->scroller), box);
+    gtk_widget_set_parent(self->scroller, GTK_WIDGET(self));
+}
+
+/* --- public API ---------------------------------------------------------------------- */
+
+GtkWidget *allium_inspector_new(void)
+{
+    return g_object_new(ALLIUM_TYPE_INSPECTOR, NULL);
+}
+
+void allium_inspector_set_document(AlliumInspector *self, AlliumDocument *document)
+{
+    g_return_if_fail(ALLIUM_IS_INSPECTOR(self));
+    if (self->document == document) return;
+    if (self->document) {
+        g_clear_signal_handler(&self->compiled_handler, self->document);
+        g_clear_object(&self->document);
+    }
+    if (document) {
+        self->document = g_object_ref(document);
+        self->compiled_handler = g_signal_connect(document, "compiled", G_CALLBACK(compiled_cb), self);
+    }
+    refresh(self);
+}
+
+void allium_inspector_set_selection(AlliumInspector *self, AlliumSelection *selection)
+{
+    g_return_if_fail(ALLIUM_IS_INSPECTOR(self));
+    if (self->selection == selection) return;
+    if (self->selection) {
+        g_clear_signal_handler(&self->selection_handler, self->selection);
+        g_clear_object(&self->selection);
+    }
+    if (selection) {
+        self->selection = g_object_ref(selection);
+        self->selection_handler =
+            g_signal_connect(selection, "changed", G_CALLBACK(selection_changed_cb), self);
+    }
+    refresh(self);
+}
+
+const char *allium_inspector_get_value(AlliumInspector *self, const char *key)
+{
+    g_return_val_if_fail(ALLIUM_IS_INSPECTOR(self), NULL);
+    Row *row = find_row(self, key);
+    if (!row) return NULL;
+    if (row->entry) return gtk_editable_get_text(row->entry);
+    GtkStringObject *item = gtk_drop_down_get_selected_item(row->hulls);
+    return item ? gtk_string_object_get_string(item) : NULL;
+}
+
+gboolean allium_inspector_edit(AlliumInspector *self, const char *key, const char *value)
+{
+    g_return_val_if_fail(ALLIUM_IS_INSPECTOR(self), FALSE);
+    Row *row = find_row(self, key);
+    if (!row) {
+        if (!value) return FALSE;
+        gtk_editable_set_text(self->new_key, key);
+        gtk_editable_set_text(self->new_value, value);
+        add_property(self);
+        return *gtk_editable_get_text(self->new_key) == '\0'; /* cleared when added */
+    }
+    if (!value) return commit(self, key, NULL);
+    if (!row->entry) return commit(self, key, value);
+    gtk_editable_set_text(row->entry, value);
+    row_commit(row);
+    return !gtk_widget_has_css_class(GTK_WIDGET(row->entry), "error");
+}
+
+const char *allium_inspector_get_message(AlliumInspector *self)
+{
+    g_return_val_if_fail(ALLIUM_IS_INSPECTOR(self), "");
+    return gtk_label_get_text(self->message);
+}
+
+const char *allium_inspector_get_subject(AlliumInspector *self)
+{
+    g_return_val_if_fail(ALLIUM_IS_INSPECTOR(self), "none");
+    return self->subject;
+}

@@ -1,0 +1,60 @@
+/* AlliumInspector: the properties of the selection, in the window's side panel.
+ *
+ * - One entity selected (or brushes of one brush entity): its key/value pairs, each
+ *   editable. Typed editors where the key says what the value is: colours (`_color`, a
+ *   colour button next to the text), numbers (`light`, `count`, `speed`, `angle`, ...),
+ *   vectors (`origin`, `mangle`, ...), and a list of the map's hulls for `hull`. A value
+ *   that does not fit its type is refused with a message under the list, and nothing is
+ *   written. Rows can be removed (not `classname`, nor a point entity's `origin`) and
+ *   added (a new key and its value). Every change is one undoable step of the document.
+ * - Brushes: how many, their bounds and size, the materials of their faces and the entity
+ *   they belong to.
+ * - Nothing: the map's own properties (worldspawn).
+ *
+ * The inspector follows the selection and the document's newest snapshot; a new snapshot
+ * rebuilds it only when what it shows changed, so typing is not interrupted by compiles.
+ */
+#pragma once
+
+#include "allium-document.h"
+#include "allium-selection.h"
+
+#include <gtk/gtk.h>
+
+G_BEGIN_DECLS
+
+#define ALLIUM_TYPE_INSPECTOR (allium_inspector_get_type())
+G_DECLARE_FINAL_TYPE(AlliumInspector, allium_inspector, ALLIUM, INSPECTOR, GtkWidget)
+
+GtkWidget *allium_inspector_new(void);
+
+void allium_inspector_set_document(AlliumInspector *self, AlliumDocument *document);
+void allium_inspector_set_selection(AlliumInspector *self, AlliumSelection *selection);
+
+/* The kind of value KEY holds, for the typed editors and their checks. */
+typedef enum {
+    ALLIUM_VALUE_TEXT,
+    ALLIUM_VALUE_NUMBER,
+    ALLIUM_VALUE_VECTOR, /* three numbers */
+    ALLIUM_VALUE_COLOUR, /* three numbers, 0..1 or 0..255 */
+    ALLIUM_VALUE_HULL,   /* the name of one of the map's hulls */
+} AlliumValueKind;
+
+AlliumValueKind allium_value_kind_of(const char *key);
+
+/* Whether VALUE is acceptable for KEY; if not, *MESSAGE (free with g_free) says why,
+ * naming the key ("speed: \"fast\" is not a number"). Values and keys may not hold a
+ * double quote (the .map format could not store them); keys may not be empty. */
+gboolean allium_value_check(const char *key, const char *value, char **message);
+
+/* Test hooks: the value shown for KEY (NULL: no such row), and the whole edit of one row,
+ * as typing VALUE and pressing Enter does (NULL VALUE: the row's remove button). Returns
+ * whether it was written; a refusal shows its message, see allium_inspector_get_message. */
+const char *allium_inspector_get_value(AlliumInspector *self, const char *key);
+gboolean allium_inspector_edit(AlliumInspector *self, const char *key, const char *value);
+/* The message under the list ("" when none). */
+const char *allium_inspector_get_message(AlliumInspector *self);
+/* What the inspector shows: "entity", "brushes", "world" or "none". */
+const char *allium_inspector_get_subject(AlliumInspector *self);
+
+G_END_DECLS
