@@ -8,6 +8,7 @@
 #include "allium-collision.h"
 #include "allium-selection.h"
 
+#include "allium-compile-panel.h"
 #include "allium-inspector.h"
 
 G_BEGIN_DECLS
@@ -28,6 +29,7 @@ struct _AlliumWindow {
     GtkWidget *sidebar;
     GtkStack *sidebar_stack;
     AlliumInspector *inspector;
+    AlliumCompilePanel *compile_panel;
     GtkPaned *outer_paned;
     GtkPaned *top_paned;
     GtkPaned *bottom_paned;

@@ -278,6 +278,26 @@ static void selection_changed_cb(AlliumSelection *selection, AlliumWindow *self)
     allium_window_update_actions(self);
 }
 
+/* A problem in the compile panel names a brush: select it and show it. */
+static void problem_select_cb(AlliumCompilePanel *panel, gint64 row, AlliumWindow *self)
+{
+    (void) panel;
+    allium_selection_select_brush(self->selection, row, ALLIUM_SELECT_REPLACE);
+    gtk_widget_activate_action(GTK_WIDGET(self), "win.frame", NULL);
+}
+
+/* A leak: every view frames its path (the leak overlay is turned on). */
+static void problem_frame_cb(AlliumCompilePanel *panel, gpointer bounds, AlliumWindow *self)
+{
+    (void) panel;
+    const double *b = bounds;
+    g_object_set(self, "show-leak", TRUE, NULL);
+    for (int i = 0; i < ALLIUM_WINDOW_VIEW_COUNT; i++) {
+        al_camera_frame(allium_view_get_camera(self->views[i]), b, b + 3);
+        allium_view_queue_render(self->views[i]);
+    }
+}
+
 static void grid_changed_cb(GObject *object, GParamSpec *pspec, AlliumWindow *self)
 {
     (void) object;
@@ -512,6 +532,7 @@ static void allium_window_class_init(AlliumWindowClass *klass)
 
     g_type_ensure(ALLIUM_TYPE_VIEW);
     g_type_ensure(ALLIUM_TYPE_INSPECTOR);
+    g_type_ensure(ALLIUM_TYPE_COMPILE_PANEL);
     gtk_widget_class_set_template_from_resource(widget_class,
                                                 "/org/allium/Allium/ui/allium-window.ui");
     gtk_widget_class_bind_template_child(widget_class, AlliumWindow, title_label);
@@ -526,6 +547,7 @@ static void allium_window_class_init(AlliumWindowClass *klass)
     gtk_widget_class_bind_template_child(widget_class, AlliumWindow, sidebar);
     gtk_widget_class_bind_template_child(widget_class, AlliumWindow, sidebar_stack);
     gtk_widget_class_bind_template_child(widget_class, AlliumWindow, inspector);
+    gtk_widget_class_bind_template_child(widget_class, AlliumWindow, compile_panel);
     gtk_widget_class_bind_template_child(widget_class, AlliumWindow, outer_paned);
     gtk_widget_class_bind_template_child(widget_class, AlliumWindow, top_paned);
     gtk_widget_class_bind_template_child(widget_class, AlliumWindow, bottom_paned);
@@ -566,6 +588,8 @@ static void allium_window_init(AlliumWindow *self)
     g_signal_connect(self->selection, "changed", G_CALLBACK(selection_changed_cb), self);
     g_signal_connect_swapped(self->collision, "changed", G_CALLBACK(update_selection_status), self);
     allium_inspector_set_selection(self->inspector, self->selection);
+    g_signal_connect(self->compile_panel, "select-brush", G_CALLBACK(problem_select_cb), self);
+    g_signal_connect(self->compile_panel, "frame", G_CALLBACK(problem_frame_cb), self);
     for (int i = 0; i < ALLIUM_WINDOW_VIEW_COUNT; i++) {
         AlliumView *view = self->views[i];
         allium_view_set_kind(view, default_kinds[i]);
@@ -658,6 +682,7 @@ void allium_window_set_document(AlliumWindow *self, AlliumDocument *document)
     for (int i = 0; i < ALLIUM_WINDOW_VIEW_COUNT; i++)
         allium_view_set_document(self->views[i], document);
     allium_inspector_set_document(self->inspector, document);
+    allium_compile_panel_set_document(self->compile_panel, document);
     update_title(self);
     update_compile_status(self);
     update_light_status(self);

@@ -30,7 +30,15 @@ struct _AlliumDocument {
     char *read_only_reason;    /* NULL when writable */
     AlliumSnapshot *snapshot;  /* the published one, or NULL */
     AlliumLightmap *lightmap;  /* the newest of snapshot's, or NULL */
-    AlliumLightJob *light_job; /* refining snapshot's light, or NULL */
+    AlliumLightJob *light_job; /* refining snapshot's light, or NULL; kept until its run
+                                * returns (jobs on one solver must not overlap) */
+    GArray *residuals;         /* AlliumResidualPoint of snapshot's lightmaps so far */
+
+    /* radiosity controls */
+    gboolean light_paused;     /* the designer steps the solver by hand */
+    double light_target;       /* the residual a run stops at */
+    gboolean plan_pending;     /* PLAN starts when the running job returns */
+    AlliumLightPlan plan;
 
     /* compile state */
     guint64 generation;        /* bumped per edit; a job carries the one it started for */
@@ -91,9 +99,11 @@ static void append_diags(GString *text, const al_diag_list *diags, al_severity s
 
 /* Cancels the light job: its snapshot is out of date, or the document closes. The job's
  * worker holds its own reference to the snapshot, so the solver is destroyed only after
- * its run has returned. */
+ * its run has returned; that solver is no longer the current one, so a new job may start
+ * at once. */
 static void stop_lighting(AlliumDocument *self)
 {
+    self->plan_pending = FALSE;
     if (!self->light_job) return;
     allium_light_job_cancel(self->light_job);
     g_clear_pointer(&self->light_job, allium_light_job_unref);
@@ -108,6 +118,8 @@ static void light_thread(GTask *task, gpointer source, gpointer data, GCancellab
     g_task_return_boolean(task, TRUE);
 }
 
+static void run_plan(AlliumDocument *self, const AlliumLightPlan *plan);
+
 static void light_done_cb(GObject *source, GAsyncResult *result, gpointer user_data)
 {
     (void) user_data;
@@ -115,8 +127,29 @@ static void light_done_cb(GObject *source, GAsyncResult *result, gpointer user_d
     AlliumLightJob *job = g_task_get_task_data(G_TASK(result));
     if (self->light_job == job) {
         g_clear_pointer(&self->light_job, allium_light_job_unref);
+        if (self->plan_pending) {
+            /* The designer asked for something while the job ran: now it may start. */
+            self->plan_pending = FALSE;
+            AlliumLightPlan plan = self->plan;
+            run_plan(self, &plan);
+        }
         g_object_notify_by_pspec(G_OBJECT(self), properties[PROP_LIGHTING]);
     }
+}
+
+static void add_residual(AlliumDocument *self, const AlliumLightmap *lightmap)
+{
+    AlliumResidualPoint p = {lightmap->stats.shots, lightmap->stats.residual};
+    if (self->residuals->len > 0) {
+        AlliumResidualPoint *last =
+            &g_array_index(self->residuals, AlliumResidualPoint, self->residuals->len - 1);
+        if (p.shots < last->shots) g_array_set_size(self->residuals, 0); /* a reset */
+        else if (p.shots == last->shots) {
+            last->residual = p.residual;
+            return;
+        }
+    }
+    g_array_append_val(self->residuals, p);
 }
 
 /* A newer lightmap from the light job (main thread). */
@@ -128,26 +161,44 @@ static void lightmap_delivered(GObject *owner, AlliumLightJob *job, AlliumLightm
     if (!self->doc || lightmap->snapshot != self->snapshot) return;
     g_clear_pointer(&self->lightmap, allium_lightmap_unref);
     self->lightmap = allium_lightmap_ref(lightmap);
+    add_residual(self, lightmap);
     g_signal_emit(self, signals[SIGNAL_LIT], 0);
 }
 
-/* Refines the current snapshot's light on a worker, unless the first lightmap is
- * already good enough. */
-static void start_lighting(AlliumDocument *self)
+/* Starts PLAN on the current snapshot's solver on a worker; if a job still runs on it,
+ * pauses that job and starts PLAN when it returns. */
+static void run_plan(AlliumDocument *self, const AlliumLightPlan *plan)
 {
-    stop_lighting(self);
     if (!self->doc || !self->snapshot || !self->snapshot->rad || !self->lightmap) return;
-    const al_rad_stats *st = &self->lightmap->stats;
-    if (st->converged || (st->direct_done && st->residual <= ALLIUM_LIGHT_RESIDUAL)) return;
-    self->light_job = allium_light_job_new(self->snapshot, G_OBJECT(self), lightmap_delivered);
+    if (self->light_job) {
+        allium_light_job_pause(self->light_job);
+        self->plan = *plan;
+        self->plan_pending = TRUE;
+        return;
+    }
+    self->light_job = allium_light_job_new(self->snapshot, G_OBJECT(self), lightmap_delivered, plan);
     /* The task keeps the document alive until it returns; closing it cancels the job. */
     GTask *task = g_task_new(self, NULL, light_done_cb, NULL);
-    g_task_set_source_tag(task, start_lighting);
+    g_task_set_source_tag(task, run_plan);
     g_task_set_task_data(task, allium_light_job_ref(self->light_job),
                          (GDestroyNotify) allium_light_job_unref);
     g_task_run_in_thread(task, light_thread);
     g_object_unref(task);
     g_object_notify_by_pspec(G_OBJECT(self), properties[PROP_LIGHTING]);
+}
+
+/* Refines a new snapshot's light on a worker, unless the designer paused the solver or the
+ * first lightmap is already good enough. */
+static void start_lighting(AlliumDocument *self)
+{
+    stop_lighting(self);
+    if (!self->doc || !self->snapshot || !self->snapshot->rad || !self->lightmap) return;
+    const al_rad_stats *st = &self->lightmap->stats;
+    if (self->light_paused || st->converged ||
+        (st->direct_done && st->residual <= self->light_target))
+        return;
+    AlliumLightPlan plan = {.residual = self->light_target};
+    run_plan(self, &plan);
 }
 
 /* --- the cache ----------------------------------------------------------------------- */
@@ -237,6 +288,8 @@ static void publish_snapshot(AlliumDocument *self, AlliumSnapshot *snapshot,
     g_clear_pointer(&self->snapshot, allium_snapshot_unref);
     self->snapshot = snapshot;
     self->lightmap = lightmap;
+    g_array_set_size(self->residuals, 0);
+    if (lightmap) add_residual(self, lightmap);
     g_signal_emit(self, signals[SIGNAL_COMPILED], 0);
     start_lighting(self);
     schedule_store(self);
@@ -341,6 +394,7 @@ static void allium_document_finalize(GObject *object)
     g_clear_pointer(&self->snapshot, allium_snapshot_unref);
     g_free(self->path);
     g_free(self->read_only_reason);
+    g_array_unref(self->residuals);
     G_OBJECT_CLASS(allium_document_parent_class)->finalize(object);
 }
 
@@ -405,7 +459,8 @@ static void allium_document_class_init(AlliumDocumentClass *klass)
 
 static void allium_document_init(AlliumDocument *self)
 {
-    (void) self;
+    self->residuals = g_array_new(FALSE, FALSE, sizeof(AlliumResidualPoint));
+    self->light_target = ALLIUM_LIGHT_RESIDUAL;
 }
 
 /* --- public API ---------------------------------------------------------------------- */
@@ -557,6 +612,64 @@ gboolean allium_document_get_compiling(AlliumDocument *self)
 {
     g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), FALSE);
     return self->job_running;
+}
+
+void allium_document_light_run(AlliumDocument *self)
+{
+    g_return_if_fail(ALLIUM_IS_DOCUMENT(self));
+    self->light_paused = FALSE;
+    AlliumLightPlan plan = {.residual = self->light_target};
+    run_plan(self, &plan);
+}
+
+void allium_document_light_pause(AlliumDocument *self)
+{
+    g_return_if_fail(ALLIUM_IS_DOCUMENT(self));
+    self->light_paused = TRUE;
+    self->plan_pending = FALSE;
+    if (self->light_job) allium_light_job_pause(self->light_job);
+    g_object_notify_by_pspec(G_OBJECT(self), properties[PROP_LIGHTING]);
+}
+
+void allium_document_light_step(AlliumDocument *self, int shots)
+{
+    g_return_if_fail(ALLIUM_IS_DOCUMENT(self));
+    self->light_paused = TRUE;
+    AlliumLightPlan plan = {.shots = MAX(shots, 1)};
+    run_plan(self, &plan);
+}
+
+void allium_document_light_reset(AlliumDocument *self)
+{
+    g_return_if_fail(ALLIUM_IS_DOCUMENT(self));
+    self->light_paused = TRUE;
+    AlliumLightPlan plan = {.reset = TRUE};
+    run_plan(self, &plan);
+}
+
+gboolean allium_document_get_light_paused(AlliumDocument *self)
+{
+    g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), FALSE);
+    return self->light_paused;
+}
+
+void allium_document_set_light_target(AlliumDocument *self, double residual)
+{
+    g_return_if_fail(ALLIUM_IS_DOCUMENT(self));
+    self->light_target = CLAMP(residual, 1e-5, 1.0);
+}
+
+double allium_document_get_light_target(AlliumDocument *self)
+{
+    g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), ALLIUM_LIGHT_RESIDUAL);
+    return self->light_target;
+}
+
+const AlliumResidualPoint *allium_document_get_residuals(AlliumDocument *self, guint *count)
+{
+    g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), NULL);
+    *count = self->residuals->len;
+    return (const AlliumResidualPoint *) (void *) self->residuals->data;
 }
 
 AlliumLightmap *allium_document_get_lightmap(AlliumDocument *self)

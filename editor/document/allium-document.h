@@ -70,6 +70,28 @@ gboolean allium_document_get_compiling(AlliumDocument *self);
 AlliumLightmap *allium_document_get_lightmap(AlliumDocument *self);
 /* Whether the solver is still refining the current snapshot's light. */
 gboolean allium_document_get_lighting(AlliumDocument *self);
+
+/* Radiosity controls. By default every new snapshot's light is refined until the residual
+ * is the target (run). Pause stops after the current shot and keeps the solver paused for
+ * later snapshots too (they show their direct light); step shoots SHOTS more and pauses;
+ * reset goes back to before the first shot (dark) and pauses; run goes on to the target.
+ * Every lightmap on the way arrives through "lit". */
+void allium_document_light_run(AlliumDocument *self);
+void allium_document_light_pause(AlliumDocument *self);
+void allium_document_light_step(AlliumDocument *self, int shots);
+void allium_document_light_reset(AlliumDocument *self);
+gboolean allium_document_get_light_paused(AlliumDocument *self);
+/* The residual runs stop at (unshot / emitted power; 0.01 unless set). */
+void allium_document_set_light_target(AlliumDocument *self, double residual);
+double allium_document_get_light_target(AlliumDocument *self);
+
+/* The residual after each lightmap of the current snapshot, oldest first (the compile
+ * panel's plot). */
+typedef struct {
+    gint64 shots;
+    double residual;
+} AlliumResidualPoint;
+const AlliumResidualPoint *allium_document_get_residuals(AlliumDocument *self, guint *count);
 /* Bumped by every edit: a snapshot of an older generation is out of date. */
 guint64 allium_document_get_generation(AlliumDocument *self);
 void allium_document_request_compile(AlliumDocument *self);

@@ -17,7 +17,9 @@ struct _AlliumLightJob {
     GWeakRef owner;           /* the document; only dereferenced on the main context */
 
     AlliumLightFunc func;
+    AlliumLightPlan plan;
     gint cancelled;          /* atomic */
+    gint paused;             /* atomic */
     gint in_flight;          /* atomic: a lightmap is on its way to the main context */
     gint64 last_post_us;     /* worker only */
     int64_t last_post_shots; /* worker only: the shots the last posted copy showed */
@@ -68,7 +70,7 @@ static bool progress_cb(void *context, const al_rad_stats *stats)
 {
     AlliumLightJob *job = context;
     (void) stats;
-    if (allium_light_job_is_cancelled(job)) return false;
+    if (allium_light_job_is_cancelled(job) || g_atomic_int_get(&job->paused)) return false;
     gint64 now = g_get_monotonic_time();
     if (!g_atomic_int_get(&job->in_flight) &&
         now - job->last_post_us >= ALLIUM_LIGHT_INTERVAL_MS * (gint64) 1000)
@@ -78,7 +80,8 @@ static bool progress_cb(void *context, const al_rad_stats *stats)
 
 /* --- public API ---------------------------------------------------------------------- */
 
-AlliumLightJob *allium_light_job_new(AlliumSnapshot *snapshot, GObject *owner, AlliumLightFunc func)
+AlliumLightJob *allium_light_job_new(AlliumSnapshot *snapshot, GObject *owner, AlliumLightFunc func,
+                                     const AlliumLightPlan *plan)
 {
     g_return_val_if_fail(snapshot != NULL && snapshot->rad != NULL, NULL);
     g_return_val_if_fail(G_IS_OBJECT(owner) && func != NULL, NULL);
@@ -87,6 +90,7 @@ AlliumLightJob *allium_light_job_new(AlliumSnapshot *snapshot, GObject *owner, A
     job->context = g_main_context_ref(g_main_context_default());
     g_weak_ref_init(&job->owner, owner);
     job->func = func;
+    job->plan = plan ? *plan : (AlliumLightPlan){.residual = ALLIUM_LIGHT_RESIDUAL};
     /* The compile job delivered the direct light just now. */
     job->last_post_us = g_get_monotonic_time();
     job->last_post_shots = -1;
@@ -112,22 +116,39 @@ void allium_light_job_unref(AlliumLightJob *job)
     if (job) g_atomic_rc_box_release_full(job, clear_job);
 }
 
+/* Shoots the plan's number of shots, a few at a time so that progress is posted as
+ * al_rad_run does; stops early when paused or cancelled (al_rad_cancel makes a step
+ * return). */
+static void step_shots(AlliumLightJob *job, al_rad *rad)
+{
+    gint64 left = job->plan.shots;
+    while (left > 0 && progress_cb(job, NULL)) {
+        gint64 done = al_rad_step(rad, MIN(left, 4));
+        if (done == 0) break; /* converged, or stopped by a pause or cancel */
+        left -= done;
+    }
+}
+
 void allium_light_job_run(AlliumLightJob *job)
 {
     g_return_if_fail(job != NULL);
     /* al_rad_run clears a cancel that came before it started: the flag covers that. */
     if (allium_light_job_is_cancelled(job)) return;
+    al_rad *rad = job->snapshot->rad;
     gint64 t0 = g_get_monotonic_time();
-    al_rad_stop stop = al_rad_run(job->snapshot->rad, ALLIUM_LIGHT_RESIDUAL, 0, progress_cb, job);
+    if (job->plan.reset) al_rad_reset(rad);
+    if (job->plan.shots > 0) step_shots(job, rad);
+    else if (job->plan.residual > 0 && !g_atomic_int_get(&job->paused))
+        al_rad_run(rad, job->plan.residual, 0, progress_cb, job);
     al_rad_stats stats;
-    al_rad_get_stats(job->snapshot->rad, &stats);
+    al_rad_get_stats(rad, &stats);
     g_debug("light %" G_GUINT64_FORMAT ": %s after %.0f ms, %" G_GINT64_FORMAT
             " shots, residual %.4f",
-            job->snapshot->generation, stop == AL_RAD_STOP_RESIDUAL ? "done" : "cancelled",
+            job->snapshot->generation, allium_light_job_is_cancelled(job) ? "cancelled" : "done",
             (double) (g_get_monotonic_time() - t0) / 1000.0, (gint64) stats.shots, stats.residual);
-    /* The last copy goes out even if one is still on its way: it is the one that stays. */
-    if (stop == AL_RAD_STOP_RESIDUAL && !allium_light_job_is_cancelled(job) &&
-        stats.shots != job->last_post_shots)
+    /* The last copy goes out even if one is still on its way: it is the one that stays.
+     * A pause delivers it too; only a cancel (an edit made it stale) drops it. */
+    if (!allium_light_job_is_cancelled(job) && (stats.shots != job->last_post_shots || job->plan.reset))
         post_lightmap(job);
 }
 
@@ -135,6 +156,13 @@ void allium_light_job_cancel(AlliumLightJob *job)
 {
     g_return_if_fail(job != NULL);
     g_atomic_int_set(&job->cancelled, 1);
+    al_rad_cancel(job->snapshot->rad);
+}
+
+void allium_light_job_pause(AlliumLightJob *job)
+{
+    g_return_if_fail(job != NULL);
+    g_atomic_int_set(&job->paused, 1);
     al_rad_cancel(job->snapshot->rad);
 }
 

@@ -29,10 +29,18 @@ typedef struct _AlliumLightJob AlliumLightJob;
  * allium_light_job_new) is alive and the job is not cancelled. */
 typedef void (*AlliumLightFunc)(GObject *owner, AlliumLightJob *job, AlliumLightmap *lightmap);
 
-/* A job for SNAPSHOT (which must have a solver) delivering to FUNC with OWNER. Main
- * thread. */
+/* What a job does: RESET the solver first (back to before the first shot), then shoot
+ * SHOTS times, or (SHOTS 0) until the residual is at most RESIDUAL (0: not at all). */
+typedef struct {
+    gboolean reset;
+    gint64 shots;
+    double residual;
+} AlliumLightPlan;
+
+/* A job for SNAPSHOT (which must have a solver) delivering to FUNC with OWNER, following
+ * PLAN (NULL: shoot until ALLIUM_LIGHT_RESIDUAL). Main thread. */
 AlliumLightJob *allium_light_job_new(AlliumSnapshot *snapshot, GObject *owner,
-                                     AlliumLightFunc func);
+                                     AlliumLightFunc func, const AlliumLightPlan *plan);
 
 AlliumLightJob *allium_light_job_ref(AlliumLightJob *job);
 
@@ -48,6 +56,9 @@ void allium_light_job_run(AlliumLightJob *job);
 void allium_light_job_cancel(AlliumLightJob *job);
 
 gboolean allium_light_job_is_cancelled(AlliumLightJob *job);
+/* Stops the run after its current shot, like cancel, but the state it stopped in is still
+ * delivered (a pause). Any thread. */
+void allium_light_job_pause(AlliumLightJob *job);
 
 /* The snapshot being lit (borrowed from the job). */
 AlliumSnapshot *allium_light_job_get_snapshot(AlliumLightJob *job);

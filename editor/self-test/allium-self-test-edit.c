@@ -469,6 +469,54 @@ gboolean step_inspector(SelfTest *t)
     return TRUE;
 }
 
+/* The compile panel: its problems, and radiosity reset, stepped and run by its buttons. */
+gboolean step_compile_panel(SelfTest *t)
+{
+    AlliumDocument *doc = allium_window_get_document(t->window);
+    AlliumCompilePanel *panel = t->window->compile_panel;
+    AlliumLightmap *lm = allium_document_get_lightmap(doc);
+    if (!t->step_begun) {
+        gtk_stack_set_visible_child_name(t->window->sidebar_stack, "compile");
+        int errors, warnings;
+        allium_snapshot_count_diags(current(t), &errors, &warnings);
+        check(t, allium_compile_panel_problem_count(panel) == errors + warnings,
+              "the panel lists the %d problems of the compile",
+              allium_compile_panel_problem_count(panel));
+        allium_document_light_reset(doc);
+        t->walk_phase = 0;
+        return FALSE;
+    }
+    if (allium_document_get_lighting(doc) || !lm) return FALSE;
+    if (t->walk_phase == 0) {
+        check(t, lm->stats.shots == 0 && lm->stats.residual == 1.0,
+              "Reset: no shot, residual 100%% (%" G_GINT64_FORMAT " shots, %.3f)",
+              (gint64) lm->stats.shots, lm->stats.residual);
+        allium_document_light_step(doc, 10);
+        t->walk_phase = 1;
+        return FALSE;
+    }
+    if (t->walk_phase == 1) {
+        if (lm->stats.shots == 0) return FALSE;
+        check(t, lm->stats.shots == 10 && allium_document_get_light_paused(doc),
+              "Step 10: ten shots, then paused (%" G_GINT64_FORMAT ", \"%s\")",
+              (gint64) lm->stats.shots, allium_compile_panel_get_light_text(panel));
+        guint n;
+        allium_document_get_residuals(doc, &n);
+        check(t, n >= 2, "the plot has the reset and the step (%u points)", n);
+        allium_document_light_run(doc);
+        t->walk_phase = 2;
+        return FALSE;
+    }
+    if (lm->stats.residual > allium_document_get_light_target(doc) && !lm->stats.converged)
+        return FALSE;
+    if (!settle(t)) return FALSE;
+    check(t, g_str_has_prefix(allium_compile_panel_get_light_text(panel), "done"),
+          "Run went on to the target: \"%s\"", allium_compile_panel_get_light_text(panel));
+    shoot_and_compare(t, "compile-panel.png", NULL);
+    gtk_stack_set_visible_child_name(t->window->sidebar_stack, "properties");
+    return TRUE;
+}
+
 gboolean step_undo_editing(SelfTest *t)
 {
     AlliumDocument *doc = allium_window_get_document(t->window);

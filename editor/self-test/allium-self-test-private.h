@@ -83,6 +83,7 @@ gboolean step_brush_on_surface(SelfTest *t);
 gboolean step_rotate(SelfTest *t);
 gboolean step_place_light(SelfTest *t);
 gboolean step_inspector(SelfTest *t);
+gboolean step_compile_panel(SelfTest *t);
 gboolean step_undo_editing(SelfTest *t);
 
 /* allium-self-test-collision.c */

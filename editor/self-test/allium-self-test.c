@@ -911,6 +911,7 @@ static const struct {
     {"rotate", step_rotate, 30000},
     {"place a light", step_place_light, 30000},
     {"inspector", step_inspector, 30000},
+    {"compile panel", step_compile_panel, 60000},
     {"collision test box", step_test_box, 10000},
     {"test box of any size", step_test_box_size, 10000},
     {"agents", step_agents, 30000},
