@@ -160,6 +160,10 @@ typedef struct al_trace {
     bool hit;
     bool start_solid; /* the move starts inside solid */
     bool all_solid;   /* the move never leaves solid */
+    bool end_empty;   /* al_world_trace met nothing and vouches that al_world_point_solid
+                         answers false at END (END lies on no plane of the trees within the
+                         trace's epsilon, where the two may disagree). False says nothing:
+                         ask al_world_point_solid. Always false from al_world_trace_box. */
     int model;        /* model hit: 0 world, k > 0 the k-th brush model; -1 none */
     int entity;       /* entity of that model, -1 none */
 } al_trace;

@@ -5,15 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-void al_cell_index_range(const al_cell_index *ix, const double mins[3], const double maxs[3],
-                         int lo[3], int hi[3])
-{
-    for (int k = 0; k < 3; k++) {
-        lo[k] = al_floor_clamp(mins[k] * ix->inv_cell - ix->origin[k], 0, ix->dims[k] - 1);
-        hi[k] = al_floor_clamp(maxs[k] * ix->inv_cell - ix->origin[k], 0, ix->dims[k] - 1);
-    }
-}
-
 bool al_cell_index_build(al_cell_index *ix, double cell, int count, al_cell_index_box_fn box,
                          void *context, long long max_cells)
 {

@@ -29,19 +29,27 @@ bool al_cell_index_build(al_cell_index *ix, double cell, int count, al_cell_inde
 
 void al_cell_index_free(al_cell_index *ix);
 
-/* The cells overlapped by the box [MINS, MAXS], clamped to the grid (so a box outside it
- * gets the edge cells, whose items it then tests). */
-void al_cell_index_range(const al_cell_index *ix, const double mins[3], const double maxs[3],
-                         int lo[3], int hi[3]);
-
 /* floor(X) clamped to [LO, HI], without a libm call (baseline x86-64 has no rounding
- * instruction, and grid lookups are on every trace's path). NaN gives LO. */
+ * instruction, and grid lookups are on every trace's path). NaN gives LO. With LO >= 0
+ * (every grid's case, a constant once inlined) X is not negative past the first test, so
+ * truncation is the floor and the correction drops out. */
 static inline int al_floor_clamp(double x, int lo, int hi)
 {
     if (!(x >= lo)) return lo;
     if (x >= hi) return hi;
     int i = (int) x;
-    return i - (x < i);
+    return lo >= 0 ? i : i - (x < i);
+}
+
+/* The cells overlapped by the box [MINS, MAXS], clamped to the grid (so a box outside it
+ * gets the edge cells, whose items it then tests). Inline: every trace asks it. */
+static inline void al_cell_index_range(const al_cell_index *ix, const double mins[3],
+                                       const double maxs[3], int lo[3], int hi[3])
+{
+    for (int k = 0; k < 3; k++) {
+        lo[k] = al_floor_clamp(mins[k] * ix->inv_cell - ix->origin[k], 0, ix->dims[k] - 1);
+        hi[k] = al_floor_clamp(maxs[k] * ix->inv_cell - ix->origin[k], 0, ix->dims[k] - 1);
+    }
 }
 
 static inline int al_cell_index_cell(const al_cell_index *ix, int x, int y, int z)

@@ -64,6 +64,13 @@ typedef struct tracework {
     uint32_t bit;
     double start[3];
     double delta[3];
+    /* The move's end point (the array every piece that ends there is given as P1), and a
+     * flag set when a node finds that point within TRACE_EPSILON of its plane, where the
+     * trace's band rule and a point query may classify it differently (see
+     * al_trace.end_empty). Set only on the band paths, so the common descent never
+     * writes it. */
+    const double *end;
+    bool *end_in_band;
 } tracework;
 
 static inline bool is_transition(int k)
@@ -160,7 +167,10 @@ static transition fft(const tracework *tw, const al_tree *tree, int32_t code, do
             continue;
         }
         /* One end in the plane's band counts as on the other end's side (the seed's
-         * classification); both ends in the band is the coplanar case. */
+         * classification); both ends in the band is the coplanar case. A straddle (below)
+         * has both ends outside the band, so only these cases can leave the move's end on
+         * this plane. */
+        if (p1 == tw->end && d1 >= -TRACE_EPSILON && d1 <= TRACE_EPSILON) *tw->end_in_band = true;
         double lo = min2(d0, d1), hi = max2(d0, d1);
         if (lo >= -TRACE_EPSILON && hi > TRACE_EPSILON) {
             code = n->child[0];
@@ -205,13 +215,13 @@ static transition fft(const tracework *tw, const al_tree *tree, int32_t code, do
  * onion tree when the segment lies inside that block (most short moves), else (BLOCK -1)
  * from the model's top tree. */
 static transition first_transition(const al_model *m, uint32_t bit, const double start[3],
-                                   const double delta[3], int block)
+                                   const double delta[3], int block, bool *end_in_band)
 {
-    tracework tw = {.model = m, .bit = bit};
-    al_copy(start, tw.start);
-    al_copy(delta, tw.delta);
     double end[3];
     al_add(start, delta, end);
+    tracework tw = {.model = m, .bit = bit, .end = end, .end_in_band = end_in_band};
+    al_copy(start, tw.start);
+    al_copy(delta, tw.delta);
     if (block >= 0)
         return fft(&tw, &m->blocks[block].onion, m->blocks[block].onion.root, 0, 1, start, end);
     return fft(&tw, &m->top, m->top.root, 0.0, 1.0, start, end);
@@ -233,6 +243,9 @@ static __attribute__((noinline)) model_hit resolve_start_solid(const al_model *m
                                                                 transition first)
 {
     model_hit r = {.hit = true, .start_solid = true, .fraction = 0};
+    /* These traces end near, not exactly at, the move's end: their band findings are not
+     * kept (trace_into counts the end as unsure whenever it comes here). */
+    bool ignored = false;
     double length = al_length(delta);
     if (length == 0) {
         r.all_solid = true;
@@ -241,7 +254,7 @@ static __attribute__((noinline)) model_hit resolve_start_solid(const al_model *m
     double back[3], longer[3];
     al_madd(start, delta, -TRACE_BACKOFF / length, back);
     al_scale(delta, (length + TRACE_BACKOFF) / length, longer);
-    transition u = first_transition(m, bit, back, longer, -1);
+    transition u = first_transition(m, bit, back, longer, -1, &ignored);
     double total = length + TRACE_BACKOFF;
     switch (kind_of(u)) {
     case RAY_E:
@@ -264,7 +277,7 @@ static __attribute__((noinline)) model_hit resolve_start_solid(const al_model *m
         double from[3], rest[3];
         al_madd(start, delta, f0, from);
         al_scale(delta, 1.0 - f0, rest);
-        transition v = first_transition(m, bit, from, rest, -1);
+        transition v = first_transition(m, bit, from, rest, -1, &ignored);
         r.hit = kind_of(v) == RAY_E2S;
         r.fraction = r.hit ? f0 + (1.0 - f0) * v.t : 1.0;
         r.at = v;
@@ -282,7 +295,8 @@ static void set_normal(transition t, double out[3])
     al_scale(node_of(t)->normal, near_of(t) == 0 ? 1.0 : -1.0, out);
 }
 
-void al_trace_finish(const double start[3], const double end[3], al_trace *out)
+/* al_trace_finish, inlined into al_world_trace: it runs once per trace. */
+static inline void finish(const double start[3], const double end[3], al_trace *out)
 {
     double delta[3];
     al_sub(end, start, delta);
@@ -299,6 +313,11 @@ void al_trace_finish(const double start[3], const double end[3], al_trace *out)
     al_madd(start, delta, f, out->end);
 }
 
+void al_trace_finish(const double start[3], const double end[3], al_trace *out)
+{
+    finish(start, end, out);
+}
+
 /* Keeps R if it is nearer than what OUT holds. */
 static void record(al_trace *out, const model_hit *r, transition *best, int m, int entity)
 {
@@ -313,16 +332,90 @@ static void record(al_trace *out, const model_hit *r, transition *best, int m, i
     }
 }
 
-/* Traces MODEL; common case inline, start-in-solid out of line. */
+/* Traces MODEL; common case inline, start-in-solid out of line. *END_IN_BAND is set when
+ * the move's end lies on one of the model's planes, or the model was not plain empty along
+ * the whole move. */
 static inline void trace_into(const al_model *model, int m, uint32_t bit, const double start[3],
-                              const double delta[3], int block, al_trace *out, transition *best)
+                              const double delta[3], int block, al_trace *out, transition *best,
+                              bool *end_in_band)
 {
-    transition t = first_transition(model, bit, start, delta, block);
+    transition t = first_transition(model, bit, start, delta, block, end_in_band);
     int kind = kind_of(t);
     if (kind == RAY_E) return;
+    *end_in_band = true;
     model_hit r = {.hit = true, .fraction = t.t, .at = t};
     if (kind != RAY_E2S) r = resolve_start_solid(model, bit, start, delta, t);
     record(out, &r, best, m, model->entity);
+}
+
+/* Whether the box [LO, HI] meets model M's reach for HULL. */
+static inline bool reaches(const al_world *world, int m, int hull, const double lo[3],
+                           const double hi[3])
+{
+    const double(*r)[3] = al_model_reach(world, m, hull);
+    return al_bounds_overlap(lo, hi, r[0], r[1], 0);
+}
+
+/* Traces for HULL the brush models near the segment START + t DELTA, whose box (grown by
+ * the trace's epsilon) is [LO, HI]: those listed in the cells of the model index that the
+ * box covers (each tested once), or all of them for a long move, if the box meets their
+ * reach for the hull. Results go to OUT, *BEST and *END_IN_BAND as trace_into's. */
+static void trace_brush_models(const al_world *world, int hull, const double start[3],
+                               const double delta[3], const double lo[3], const double hi[3],
+                               al_trace *out, transition *best, bool *end_in_band)
+{
+    uint32_t bit = 1u << hull;
+    const al_cell_index *cx = &world->model_index.cells;
+    int a[3], b[3];
+    al_cell_index_range(cx, lo, hi, a, b);
+    if (a[0] == b[0] && a[1] == b[1] && a[2] == b[2]) {
+        /* One cell, the usual short move: its models are each listed once, in the order
+         * the general case below would visit them. */
+        int c = al_cell_index_cell(cx, a[0], a[1], a[2]);
+        for (int j = cx->start[c]; j < cx->start[c + 1]; j++) {
+            int m = cx->items[j];
+            if (!reaches(world, m, hull, lo, hi)) continue;
+            const al_model *model = &world->models[m];
+            trace_into(model, m, bit, start, delta, al_model_box_block(model, lo, hi), out, best,
+                       end_in_band);
+        }
+        return;
+    }
+    int cells = (b[0] - a[0] + 1) * (b[1] - a[1] + 1) * (b[2] - a[2] + 1);
+    enum { MAX_SEEN = 64 };
+    int seen[MAX_SEEN], seen_count = 0;
+    bool overflow = cells > 8;
+    for (int z = a[2]; z <= b[2] && !overflow; z++)
+        for (int y = a[1]; y <= b[1] && !overflow; y++)
+            for (int x = a[0]; x <= b[0] && !overflow; x++) {
+                int c = al_cell_index_cell(cx, x, y, z);
+                for (int j = cx->start[c]; j < cx->start[c + 1]; j++) {
+                    int m = cx->items[j];
+                    if (!reaches(world, m, hull, lo, hi)) continue;
+                    bool again = false;
+                    for (int k = 0; k < seen_count; k++) again |= seen[k] == m;
+                    if (again) continue;
+                    if (seen_count == MAX_SEEN) {
+                        overflow = true;
+                        break;
+                    }
+                    seen[seen_count++] = m;
+                }
+            }
+    if (overflow) {
+        seen_count = 0;
+        for (int m = 1; m < world->model_count; m++)
+            if (reaches(world, m, hull, lo, hi)) {
+                const al_model *model = &world->models[m];
+                trace_into(model, m, bit, start, delta, al_model_box_block(model, lo, hi), out,
+                           best, end_in_band);
+            }
+    }
+    for (int k = 0; k < seen_count; k++) {
+        const al_model *model = &world->models[seen[k]];
+        trace_into(model, seen[k], bit, start, delta, al_model_box_block(model, lo, hi), out,
+                   best, end_in_band);
+    }
 }
 
 void al_world_trace(const al_world *world, int hull, const double start[3], const double end[3],
@@ -331,6 +424,7 @@ void al_world_trace(const al_world *world, int hull, const double start[3], cons
     out->fraction = 1.0;
     out->hit = out->start_solid = out->all_solid = false;
     out->model = out->entity = -1;
+    out->end_empty = false;
     al_set(0, 0, 0, out->normal);
     if (hull < 0 || hull >= world->hull_count || !al_is_finite3(start) || !al_is_finite3(end)) {
         al_copy(start, out->end);
@@ -345,57 +439,24 @@ void al_world_trace(const al_world *world, int hull, const double start[3], cons
         hi[k] = max2(start[k], end[k]) + TRACE_EPSILON;
     }
     transition best = {0, 0};
+    bool end_in_band = false;
     /* The world, from the segment's block when it lies in one. */
     const al_model *world_model = &world->models[0];
     if (world_model->brush_count > 0)
         trace_into(world_model, 0, bit, start, delta, al_model_box_block(world_model, lo, hi),
-                   out, &best);
-    /* Brush models near the segment: those listed in the cells of the model index that its
-     * box covers (each tested once), or all of them for a long move. */
-    if (world->model_count > 1) {
-        const al_model_index *ix = &world->model_index;
-        const al_cell_index *cx = &ix->cells;
-        int a[3], b[3];
-        al_cell_index_range(cx, lo, hi, a, b);
-        int cells = (b[0] - a[0] + 1) * (b[1] - a[1] + 1) * (b[2] - a[2] + 1);
-        enum { MAX_SEEN = 64 };
-        int seen[MAX_SEEN], seen_count = 0;
-        bool overflow = cells > 8;
-        for (int z = a[2]; z <= b[2] && !overflow; z++)
-            for (int y = a[1]; y <= b[1] && !overflow; y++)
-                for (int x = a[0]; x <= b[0] && !overflow; x++) {
-                    int c = al_cell_index_cell(cx, x, y, z);
-                    for (int j = cx->start[c]; j < cx->start[c + 1]; j++) {
-                        int m = cx->items[j];
-                        if (!al_bounds_overlap(lo, hi, ix->reach[m][0], ix->reach[m][1], 0))
-                            continue;
-                        bool again = false;
-                        for (int k = 0; k < seen_count; k++) again |= seen[k] == m;
-                        if (again) continue;
-                        if (seen_count == MAX_SEEN) {
-                            overflow = true;
-                            break;
-                        }
-                        seen[seen_count++] = m;
-                    }
-                }
-        if (overflow) {
-            seen_count = 0;
-            for (int m = 1; m < world->model_count; m++)
-                if (al_bounds_overlap(lo, hi, ix->reach[m][0], ix->reach[m][1], 0)) {
-                    const al_model *model = &world->models[m];
-                    trace_into(model, m, bit, start, delta, al_model_box_block(model, lo, hi),
-                               out, &best);
-                }
-        }
-        for (int k = 0; k < seen_count; k++) {
-            const al_model *model = &world->models[seen[k]];
-            trace_into(model, seen[k], bit, start, delta, al_model_box_block(model, lo, hi), out,
-                       &best);
-        }
-    }
+                   out, &best, &end_in_band);
+    /* Brush models near the segment. */
+    if (world->model_count > 1)
+        trace_brush_models(world, hull, start, delta, lo, hi, out, &best, &end_in_band);
     if (out->hit && best.bits) set_normal(best, out->normal);
-    al_trace_finish(start, end, out);
+    finish(start, end, out);
+    /* Every model the end point can lie in (point_solid tests a model only within its reach
+     * for the hull, which the segment's box then overlaps) was traced plain empty to the
+     * end, and no node's plane passed within TRACE_EPSILON of the end: the end's own
+     * descent, in the block find_block picks, takes the same side at every node as the
+     * trace's last piece, which ends in empty cells. (OUT->end is START + DELTA * 1, the
+     * very point the trace was given as its end.) */
+    out->end_empty = !out->hit && !out->start_solid && !out->all_solid && !end_in_band;
 }
 
 /* The block of MODEL containing P. */
@@ -414,16 +475,48 @@ static bool point_outside(const al_model *m, const double p[3])
     return false;
 }
 
-/* Point solidity in the onion trees, or in the hull's map trees (MAP_TREE). */
+/* P's descent of an onion TREE for the hull of BIT: as al_tree_point_bits, but ending at
+ * the first node uniform for the hull (the masks say every leaf below answers alike), as
+ * the trace does. Agents ask this a few times per step each. */
+static bool onion_point_solid(const al_tree *tree, uint32_t bit, const double p[3])
+{
+    int32_t i = tree->root;
+    while (i >= 0) {
+        const al_node *n = &tree->nodes[i];
+        if ((n->empty_mask | n->solid_mask) & bit) return (n->solid_mask & bit) != 0;
+        i = n->child[al_node_distance(n, p) >= 0 ? 0 : 1];
+    }
+    return (tree->leaves[-1 - i] & bit) != 0;
+}
+
+/* Whether P is solid in MODEL's trees for HULL (its onion tree, or the hull's map tree for
+ * MAP_TREE); the caller has found P within the model's reach. */
+static bool model_point_solid(const al_model *model, int hull, const double p[3],
+                              bool map_tree)
+{
+    const al_block *b = find_block(model, p);
+    return map_tree ? al_tree_point_bits(&b->map[hull], p) & 1u
+                    : onion_point_solid(&b->onion, 1u << hull, p);
+}
+
+/* Point solidity in the onion trees, or in the hull's map trees (MAP_TREE): the world
+ * model, then the brush models listed in P's cell of the model index whose reach for the
+ * hull holds P (the same models a trace ending at P tests). */
 static bool point_solid(const al_world *world, int hull, const double p[3], bool map_tree)
 {
     if (hull < 0 || hull >= world->hull_count) return false;
-    for (int m = 0; m < world->model_count; m++) {
-        const al_model *model = &world->models[m];
-        if (model->brush_count == 0 || point_outside(model, p)) continue;
-        const al_block *b = find_block(model, p);
-        if (map_tree ? al_tree_point_bits(&b->map[hull], p) & 1u
-                     : al_tree_point_bits(&b->onion, p) & (1u << hull))
+    const al_model *world_model = &world->models[0];
+    if (world_model->brush_count > 0 && !point_outside(world_model, p) &&
+        model_point_solid(world_model, hull, p, map_tree))
+        return true;
+    if (world->model_count <= 1) return false;
+    const al_cell_index *cx = &world->model_index.cells;
+    int a[3], b[3];
+    al_cell_index_range(cx, p, p, a, b);
+    int c = al_cell_index_cell(cx, a[0], a[1], a[2]);
+    for (int j = cx->start[c]; j < cx->start[c + 1]; j++) {
+        int m = cx->items[j];
+        if (reaches(world, m, hull, p, p) && model_point_solid(&world->models[m], hull, p, map_tree))
             return true;
     }
     return false;

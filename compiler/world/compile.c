@@ -131,11 +131,33 @@ static bool model_box(void *context, int m, double mins[3], double maxs[3])
 bool al_world_index_models(al_world *w)
 {
     al_model_index *ix = &w->model_index;
-    ix->reach = malloc((size_t) w->model_count * sizeof *ix->reach);
+    size_t entries = (size_t) w->model_count * (size_t) w->hull_count;
+    ix->reach = malloc((entries ? entries : 1) * sizeof *ix->reach);
     if (!ix->reach) return false;
+    /* A model's bounds are its brushes' grown by GROW_LO / GROW_HI, the most any hull grows
+     * them (as compile_world finds them); taking that back off and growing by one hull's
+     * box gives that hull's bounds. Rounding moves them by far less than the unit of
+     * reach. */
+    double grow_lo[3], grow_hi[3];
+    for (int k = 0; k < 3; k++) {
+        grow_lo[k] = grow_hi[k] = 0;
+        for (int h = 0; h < w->hull_count; h++) {
+            if (-w->hulls[h].maxs[k] < grow_lo[k]) grow_lo[k] = -w->hulls[h].maxs[k];
+            if (-w->hulls[h].mins[k] > grow_hi[k]) grow_hi[k] = -w->hulls[h].mins[k];
+        }
+    }
     for (int m = 0; m < w->model_count; m++) {
-        al_copy(w->models[m].reach_mins, ix->reach[m][0]);
-        al_copy(w->models[m].reach_maxs, ix->reach[m][1]);
+        const al_model *model = &w->models[m];
+        for (int h = 0; h < w->hull_count; h++) {
+            double(*r)[3] = ix->reach[(size_t) m * (size_t) w->hull_count + (size_t) h];
+            al_copy(model->reach_mins, r[0]);
+            al_copy(model->reach_maxs, r[1]);
+            if (model->brush_count == 0) continue;
+            for (int k = 0; k < 3; k++) {
+                r[0][k] = fmax(r[0][k], model->mins[k] - grow_lo[k] - w->hulls[h].maxs[k] - 1.0);
+                r[1][k] = fmin(r[1][k], model->maxs[k] - grow_hi[k] - w->hulls[h].mins[k] + 1.0);
+            }
+        }
     }
     return al_cell_index_build(&ix->cells, AL_MODEL_CELL, w->model_count, model_box, w,
                                16ll * 1024 * 1024);

@@ -64,7 +64,12 @@ typedef struct al_model {
 
 typedef struct al_model_index {
     al_cell_index cells;   /* items are model numbers (the world, model 0, is not listed) */
-    double (*reach)[2][3]; /* owned; per model: its reach box, packed for the loop */
+    /* Owned; per model and hull, at [model * hull_count + hull]: the model's reach for that
+     * hull alone, its brushes grown by the hull's box and by a unit, packed for the loop.
+     * Queries of the hull outside it cannot touch the model. The model's reach box (every
+     * hull's) holds them all, and can be much larger: a map's largest hull may grow a door
+     * by twice what a walking agent's does. */
+    double (*reach)[2][3];
 } al_model_index;
 
 struct al_world {
@@ -87,6 +92,12 @@ struct al_world {
     struct al_vis *vis; /* owned; portals, leak and PVS of the world model (vis/vis.h) */
 };
 
+/* Model M's reach for HULL (see al_model_index): [0] the mins, [1] the maxs. */
+static inline const double (*al_model_reach(const al_world *w, int m, int hull))[3]
+{
+    return w->model_index.reach[(size_t) m * (size_t) w->hull_count + (size_t) hull];
+}
+
 /* Block index of grid coordinates within MODEL. */
 static inline int al_model_block_index(const al_model *m, int x, int y, int z)
 {
@@ -101,10 +112,12 @@ static inline int al_model_grid_coord(const al_model *m, int axis, double x)
 }
 
 /* The block containing every point of the box [MINS, MAXS], or -1 if it spans several.
- * Block faces belong to both sides, so a box touching a grid plane spans two blocks. */
+ * Block faces belong to both sides, so a box touching a grid plane spans two blocks. A
+ * model of one block (most brush models) holds every box in it: the grid clamps. */
 static inline int al_model_box_block(const al_model *m, const double mins[3],
                                      const double maxs[3])
 {
+    if (m->block_count == 1) return 0;
     int c[3];
     for (int k = 0; k < 3; k++) {
         c[k] = al_model_grid_coord(m, k, mins[k]);

@@ -244,6 +244,78 @@ CHECK_TEST(shift_any_size, "/trace/shift/any-box-size-agrees-with-brute-force")
     scene_free(&s);
 }
 
+/* Traces of every hull of WORLD that end where point queries are touchy: anywhere, on the
+ * integer lattice (where the axial planes of whole-unit brushes and hull boxes lie), and
+ * grazing one of those planes from up to a few epsilons off it. Whenever a trace vouches
+ * for its end (al_trace.end_empty), the point query must find it empty. Adds to *VOUCHED
+ * and *DOUBTED the free ends vouched for and not. */
+static int vouched_ends_that_are_solid(const al_world *world, uint64_t seed, int count,
+                                       int *vouched, int *doubted)
+{
+    static const double offsets[] = {0, 1e-7, -1e-7, 1e-6, -1e-6, 3e-6, -3e-6, 1.0 / 32};
+    al_rng rng = {seed};
+    int bad = 0;
+    for (int h = 0; h < al_world_hull_count(world); h++)
+        for (int i = 0; i < count; i++) {
+            double p[3], e[3], d[3];
+            al_verify_random_point(world, &rng, p);
+            for (int k = 0; k < 3; k++) d[k] = (al_rng_uniform(&rng) - 0.5) * 64;
+            al_add(p, d, e);
+            int kind = i % 3;
+            if (kind > 0)
+                for (int k = 0; k < 3; k++) e[k] = floor(e[k] + 0.5);
+            if (kind == 2) {
+                /* Along the plane of one axis through E, from a little off it. */
+                int axis = (int) (al_rng_uniform(&rng) * 3);
+                double off = offsets[(int) (al_rng_uniform(&rng) * 8)];
+                for (int k = 0; k < 3; k++) p[k] = e[k] - d[k];
+                p[axis] = e[axis] + off;
+            }
+            al_trace t;
+            al_world_trace(world, h, p, e, &t);
+            if (t.hit || t.start_solid) CHECK(!t.end_empty);
+            if (t.hit || t.start_solid) continue;
+            if (!t.end_empty) {
+                (*doubted)++;
+                continue;
+            }
+            (*vouched)++;
+            if (al_world_point_solid(world, h, t.end) && bad++ == 0)
+                check_note("hull %d: %.17g %.17g %.17g -> %.17g %.17g %.17g vouched, but solid", h,
+                           p[0], p[1], p[2], e[0], e[1], e[2]);
+        }
+    return bad;
+}
+
+CHECK_TEST(end_empty, "/trace/an-end-the-trace-vouches-for-is-not-solid")
+{
+    const char *files[2] = {getenv("ALLIUM_GENERATED_MAP"), scene_shared_map("e1m1.map")};
+    int maps = 0;
+    for (int f = 0; f < 2; f++) {
+        if (!files[f]) continue;
+        scene s;
+        REQUIRE(scene_load_file(&s, files[f], NULL));
+        int vouched = 0, doubted = 0;
+        int bad = vouched_ends_that_are_solid(s.world, 500 + f, 30000, &vouched, &doubted);
+        check_note("%s: %d free ends vouched for, %d left to the point query", files[f],
+                   vouched, doubted);
+        CHECK_MSG(bad == 0, "%d vouched ends are solid", bad);
+        /* Most free ends are vouched for; ends on planes are not. */
+        CHECK(vouched > 10 * doubted && doubted > 0);
+        /* Plane shifting never vouches. */
+        const double mins[3] = {-10, -12, -20}, maxs[3] = {10, 12, 30};
+        double a[3] = {0, 0, 0}, b[3] = {1, 2, 3};
+        al_trace t;
+        al_verify_random_point(s.world, &(al_rng){9}, a);
+        al_add(a, b, b);
+        al_world_trace_box(s.world, mins, maxs, a, b, &t);
+        CHECK(!t.end_empty);
+        scene_free(&s);
+        maps++;
+    }
+    if (maps == 0) check_skip("neither the generated map nor e1m1.map is at hand");
+}
+
 int main(int argc, char **argv)
 {
     return check_main(argc, argv);
