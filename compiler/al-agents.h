@@ -90,8 +90,10 @@ typedef struct al_agents_step_stats {
 /* One physics step of DT seconds for every agent in WORLD: steering, the move
  * (al_move_step), then agent–agent contacts: pairs from the sphere tree, boxes that
  * overlap pushed apart along the line between their centres (the thesis's
- * "EndPosition += Direction * (R1 + R2 - Distance)", half to each) by a slide move, so a
- * push never enters a wall. STATS may be NULL. */
+ * "EndPosition += Direction * (R1 + R2 - Distance)", half to each). The pairs are taken in
+ * turn, each seeing where the earlier ones pushed its agents; then each pushed agent makes
+ * the sum of its pushes by one slide move, so a push never enters a wall. STATS may be
+ * NULL. */
 void al_agents_step(al_agents *agents, const al_world *world, const al_move_params *params,
                     double dt, al_agents_step_stats *stats);
 

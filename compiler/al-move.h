@@ -59,6 +59,9 @@ typedef struct al_slide {
     bool blocked;     /* stopped in a corner (or by running out of contacts) before the whole
                          move was used */
     double first_fraction; /* fraction of the straight move before the first contact (1: none) */
+    bool end_empty;   /* END is known to be out of solid for the shape's compiled hull (the
+                         last leg met nothing and its end was vouched for by the trace or
+                         checked); false says nothing */
 } al_slide;
 
 /* Moves SHAPE from START with VELOCITY for TIME seconds (for a drag: the displacement and

@@ -3,7 +3,8 @@
  * Workload: up to thousands of agents stepped at 60 Hz on the editor's agent thread (or in
  * a benchmark), each step one al_move_step per agent and one pass over the sphere tree's
  * pairs. The per-step cost is the movers' traces; steering and contacts are kept to a few
- * arithmetic operations per agent.
+ * arithmetic operations per agent. In a crowd most agents touch two or three others each
+ * step: their pushes are summed and made by one slide move per agent, not one per pair.
  *
  * Steering is deliberately simple, as the issue asks: head straight for the goal; on
  * arrival take the waypoint's target, or a random waypoint; an agent that makes no progress
@@ -44,6 +45,7 @@ typedef struct steer {
     double stalled;    /* seconds without progress */
     double crouching;  /* seconds left holding crouch */
     bool jump;
+    double push[3];    /* this step's pushes so far, not yet made (see push_apart) */
 } steer;
 
 struct al_agents {
@@ -420,8 +422,14 @@ static void steer_agent(al_agents *a, const al_world *world, int i, double dt,
                                g->mover.origin[1] + in->wish[1] * 48, g->mover.origin[2]};
             al_trace stand, crouch;
             al_world_trace(world, g->mover.stand_hull, g->mover.origin, ahead, &stand);
-            al_world_trace(world, g->mover.crouch_hull, g->mover.origin, ahead, &crouch);
-            if (crouch.fraction > stand.fraction + 0.25) s->crouching = CROUCH_SECONDS;
+            /* A fraction is at most 1: when the stand box gets within a quarter of the way,
+             * the crouch box cannot beat it by more, and its trace is not needed. */
+            bool crouch_helps = false;
+            if (stand.fraction + 0.25 < 1.0) {
+                al_world_trace(world, g->mover.crouch_hull, g->mover.origin, ahead, &crouch);
+                crouch_helps = crouch.fraction > stand.fraction + 0.25;
+            }
+            if (crouch_helps) s->crouching = CROUCH_SECONDS;
             else s->jump = true;
         }
     }
@@ -457,29 +465,38 @@ static double box_radius(const double mins[3], const double maxs[3], const doubl
 /* Moves agent G by PUSH, sliding along walls. Pushes are small, often a fraction of the
  * trace's skin, and mostly along walls an agent is pressed against: a move that ends on
  * a surface (where the trees may answer either way) is not made, so that pushes cannot
- * creep an agent into a wall. */
+ * creep an agent into a wall. The slide move already knows most ends to be empty (a free
+ * last leg); only the others are asked. */
 static void push_agent(const al_world *world, al_agent *g, const double push[3])
 {
     al_slide slide;
     al_box_shape shape = {.hull = al_mover_hull(&g->mover)};
     al_slide_move(world, &shape, g->mover.origin, push, 1, &slide);
-    if (!slide.start_solid && !al_world_point_solid(world, shape.hull, slide.end))
+    if (!slide.start_solid &&
+        (slide.end_empty || !al_world_point_solid(world, shape.hull, slide.end)))
         al_copy(slide.end, g->mover.origin);
 }
 
-/* Pushes apart agents X and Y if their boxes overlap; returns true if they did. */
+/* Pushes apart agents X and Y if their boxes overlap; returns true if they did. The boxes
+ * are where earlier pushes of this step put the agents; this push is added to theirs, to
+ * be made by one slide move each once all pairs are done (push_agent). */
 static bool push_apart(al_agents *a, const al_world *world, int x, int y)
 {
     double amin[3], amax[3], bmin[3], bmax[3];
     al_agents_box(a, world, x, amin, amax);
     al_agents_box(a, world, y, bmin, bmax);
+    steer *sa = &a->steer[x], *sb = &a->steer[y];
+    al_add(amin, sa->push, amin);
+    al_add(amax, sa->push, amax);
+    al_add(bmin, sb->push, bmin);
+    al_add(bmax, sb->push, bmax);
     for (int k = 0; k < 3; k++)
         if (amin[k] >= bmax[k] || bmin[k] >= amax[k]) return false;
     al_agent *ga = &a->agents[x], *gb = &a->agents[y];
     /* Apart horizontally (agents stand on floors; pushing one into the floor helps no one);
      * agents at the same spot part along a direction chosen by their indices. */
-    double d[3] = {gb->mover.origin[0] - ga->mover.origin[0],
-                   gb->mover.origin[1] - ga->mover.origin[1], 0};
+    double d[3] = {gb->mover.origin[0] + sb->push[0] - ga->mover.origin[0] - sa->push[0],
+                   gb->mover.origin[1] + sb->push[1] - ga->mover.origin[1] - sa->push[1], 0};
     double distance = al_length(d);
     if (distance < 1e-6) {
         double angle = (double) ((x * 7919 + y * 104729) % 360) * M_PI / 180;
@@ -493,9 +510,8 @@ static bool push_apart(al_agents *a, const al_world *world, int x, int y)
     if (overlap <= 0) return false;
     double push[3];
     al_scale(d, overlap / 2 + AL_TRACE_SKIN, push);
-    push_agent(world, gb, push);
-    al_scale(push, -1, push);
-    push_agent(world, ga, push);
+    al_add(sb->push, push, sb->push);
+    al_sub(sa->push, push, sa->push);
     ga->contacts++;
     gb->contacts++;
     return true;
@@ -538,11 +554,15 @@ void al_agents_step(al_agents *a, const al_world *world, const al_move_params *p
     for (int k = 0; k < a->pair_count; k++) {
         int x = a->pairs[k][0], y = a->pairs[k][1];
         if (a->agents[x].stuck || a->agents[y].stuck) continue;
-        if (push_apart(a, world, x, y)) {
-            st.contacts++;
-            update_sphere(a, world, x);
-            update_sphere(a, world, y);
-        }
+        if (push_apart(a, world, x, y)) st.contacts++;
+    }
+    /* Each pushed agent makes its pushes in one slide move; and the step's pairs are
+     * known, so the tree needs its sphere only for the queries after the step. */
+    for (int i = 0; i < a->count; i++) {
+        if (a->agents[i].contacts == 0) continue;
+        push_agent(world, &a->agents[i], a->steer[i].push);
+        al_set(0, 0, 0, a->steer[i].push);
+        update_sphere(a, world, i);
     }
     if (stats) *stats = st;
 }

@@ -71,11 +71,15 @@ static bool slide_velocity(const double original[3], const double (*planes)[3], 
  * a plane it grazes at a shallow angle, where the trees answer "solid": the next move
  * would then start inside, and one along that surface could not get out. Pull such an
  * end back along the move by the skin (or to its start). Only compiled hulls can be
- * asked; plane shifting keeps its answer. */
-static void settle_free_end(const al_world *world, const al_box_shape *shape,
-                            const double from[3], double end[3])
+ * asked; plane shifting keeps its answer. T is the trace that ended at END: when it
+ * vouches for its end (al_trace.end_empty, the usual case: the end lies on no plane) the
+ * point query is not needed. Returns true if END is known to be out of solid (vouched
+ * for or asked), false if it fell back to FROM or could not be asked. */
+static bool settle_free_end(const al_world *world, const al_box_shape *shape,
+                            const double from[3], const al_trace *t, double end[3])
 {
-    if (shape->hull < 0 || !al_world_point_solid(world, shape->hull, end)) return;
+    if (shape->hull < 0) return false;
+    if (t->end_empty || !al_world_point_solid(world, shape->hull, end)) return true;
     double d[3];
     al_sub(end, from, d);
     double length = al_length(d);
@@ -84,10 +88,11 @@ static void settle_free_end(const al_world *world, const al_box_shape *shape,
         al_madd(end, d, -AL_TRACE_SKIN / length, back);
         if (!al_world_point_solid(world, shape->hull, back)) {
             al_copy(back, end);
-            return;
+            return true;
         }
     }
     al_copy(from, end);
+    return false;
 }
 
 void al_slide_move(const al_world *world, const al_box_shape *shape, const double start[3],
@@ -119,7 +124,7 @@ void al_slide_move(const al_world *world, const al_box_shape *shape, const doubl
             break;
         }
         if (!t.hit) {
-            settle_free_end(world, shape, pos, t.end);
+            out->end_empty = settle_free_end(world, shape, pos, &t, t.end);
             al_copy(t.end, pos);
             left = 0;
             break;
@@ -185,14 +190,17 @@ int al_mover_hull(const al_mover *m)
 /* Looks for ground just under the mover and records it. */
 static void find_ground(const al_world *world, const al_move_params *p, al_mover *m)
 {
-    double below[3] = {m->origin[0], m->origin[1], m->origin[2] - GROUND_PROBE};
-    al_trace t;
-    al_world_trace(world, al_mover_hull(m), m->origin, below, &t);
-    /* Moving up fast (a jump) leaves the ground even when it is still within reach. */
-    m->on_ground = t.hit && !t.all_solid && t.normal[2] >= p->ground_normal_z &&
-                   m->velocity[2] <= 1.0;
+    m->on_ground = false;
+    /* Moving up fast (a jump) leaves the ground even when it is still within reach: then
+     * there is nothing to look for. */
+    if (m->velocity[2] <= 1.0) {
+        double below[3] = {m->origin[0], m->origin[1], m->origin[2] - GROUND_PROBE};
+        al_trace t;
+        al_world_trace(world, al_mover_hull(m), m->origin, below, &t);
+        m->on_ground = t.hit && !t.all_solid && t.normal[2] >= p->ground_normal_z;
+        if (m->on_ground) al_copy(t.normal, m->ground_normal);
+    }
     if (m->on_ground) {
-        al_copy(t.normal, m->ground_normal);
         if (m->velocity[2] < 0) m->velocity[2] = 0;
     } else {
         al_set(0, 0, 0, m->ground_normal);
@@ -287,9 +295,12 @@ static bool met_wall(const al_slide *s, const al_move_params *p)
 }
 
 /* The stepped move: up by the step height, the slide, down again onto ground. False if it
- * lands on no ground (a ledge) or starts blocked. */
+ * lands on no ground (a ledge), starts blocked, or gets no farther from the mover's origin
+ * horizontally than BEAT (a squared distance: the plain move's, plus its margin), when it
+ * would not be taken anyway. The last is known before the way down, which keeps x and y:
+ * against a wall (most stepped moves, never taken) the down trace is saved. */
 static bool stepped_move(const al_world *world, const al_move_params *p, const al_mover *m,
-                         const al_box_shape *shape, double dt, al_slide *out)
+                         const al_box_shape *shape, double dt, double beat, al_slide *out)
 {
     double up[3] = {m->origin[0], m->origin[1], m->origin[2] + p->step_height};
     al_trace t;
@@ -297,7 +308,7 @@ static bool stepped_move(const al_world *world, const al_move_params *p, const a
     if (t.all_solid || (t.start_solid && t.fraction == 0)) return false;
     double flat[3] = {m->velocity[0], m->velocity[1], 0};
     al_slide_move(world, shape, t.end, flat, dt, out);
-    if (out->start_solid) return false;
+    if (out->start_solid || !(horizontal_distance(m->origin, out->end) > beat)) return false;
     double risen = t.end[2] - m->origin[2];
     double down[3] = {out->end[0], out->end[1], out->end[2] - risen - GROUND_PROBE};
     al_shape_trace(world, shape, out->end, down, &t);
@@ -360,9 +371,8 @@ void al_move_step(const al_world *world, const al_move_params *p, const al_move_
     const al_slide *taken = &plain;
     al_slide stepped;
     if (was_on_ground && !jumped && met_wall(&plain, p) &&
-        stepped_move(world, p, m, &shape, dt, &stepped) &&
-        horizontal_distance(m->origin, stepped.end) >
-            horizontal_distance(m->origin, plain.end) + 1e-6)
+        stepped_move(world, p, m, &shape, dt, horizontal_distance(m->origin, plain.end) + 1e-6,
+                     &stepped))
         taken = &stepped;
     al_copy(taken->end, m->origin);
     al_copy(taken->velocity, m->velocity);
