@@ -12,8 +12,6 @@
 #include <math.h>
 #include <string.h>
 
-#define MIN_VOLUME 1e-3 /* cubic units; less than this is "no volume" */
-
 static const char *role_names[] = {"worldspawn", "func_group"};
 
 al_entity_role al_entity_role_of(const char *classname)
@@ -40,32 +38,41 @@ int al_default_hulls(const al_hull_desc **hulls)
     return (int) (sizeof defaults / sizeof defaults[0]);
 }
 
+int al_brush_face_points(const al_plane *planes, const int *indices, int count, int i,
+                         double (*out)[3])
+{
+    /* Clipped in two ping-pong buffers (OUT and one on the stack): a bevelled brush of 30
+     * planes would otherwise allocate 900 intermediate polygons. */
+    double work[AL_BRUSH_POLYGON_MAX][3];
+    double (*cur)[3] = out, (*next)[3] = work;
+    const al_plane *p = &planes[indices ? indices[i] : i];
+    al_points_base(p->normal, p->dist, (double (*)[3]) cur);
+    int n = 4;
+    for (int j = 0; j < count && n > 0; j++) {
+        if (j == i) continue;
+        const al_plane *q = &planes[indices ? indices[j] : j];
+        n = al_points_clip((const double (*)[3]) cur, n, q->normal, q->dist, AL_ON_EPSILON, false,
+                           next, AL_BRUSH_POLYGON_MAX);
+        double (*t)[3] = cur;
+        cur = next;
+        next = t;
+    }
+    if (n > 0 && cur != out) memcpy(out, cur, (size_t) n * sizeof *out);
+    return n;
+}
+
 int al_brush_windings(al_arena *arena, const al_plane_table *planes, const int *plane_indices,
                       int count, al_winding **windings)
 {
-    /* Each face is clipped in two ping-pong buffers and allocated once at the end: a
-     * bevelled brush of 30 planes would otherwise allocate 900 intermediate polygons. */
-    enum { MAX_POINTS = AL_BRUSH_MAX_FACES + 8 };
-    double a[MAX_POINTS][3], b[MAX_POINTS][3];
+    /* Each face is allocated once, at the end of its clips. */
+    double points[AL_BRUSH_POLYGON_MAX][3];
     int made = 0;
     for (int i = 0; i < count; i++) {
-        const al_plane *p = &planes->planes[plane_indices[i]];
-        double (*cur)[3] = a, (*next)[3] = b;
-        al_points_base(p->normal, p->dist, (double (*)[3]) cur);
-        int n = 4;
-        for (int j = 0; j < count && n > 0; j++) {
-            if (j == i) continue;
-            const al_plane *q = &planes->planes[plane_indices[j]];
-            n = al_points_clip((const double (*)[3]) cur, n, q->normal, q->dist, AL_ON_EPSILON,
-                               false, next, MAX_POINTS);
-            if (n < 0) return -1;
-            double (*t)[3] = cur;
-            cur = next;
-            next = t;
-        }
+        int n = al_brush_face_points(planes->planes, plane_indices, count, i, points);
+        if (n < 0) return -1;
         windings[i] = NULL;
         if (n >= 3) {
-            windings[i] = al_winding_from_points(arena, (const double (*)[3]) cur, n);
+            windings[i] = al_winding_from_points(arena, (const double (*)[3]) points, n);
             if (!windings[i]) return -1;
             made++;
         }
@@ -214,7 +221,7 @@ al_brush *al_brush_build(al_arena *arena, al_plane_table *planes, const al_input
         sides_tmp[kept++] = (al_side){plane_of[u], material, f, windings[u]};
     }
     double volume = al_brush_volume(planes, sides_tmp, kept);
-    if (!(volume >= MIN_VOLUME)) REJECT(-1, "has no volume (%.3g cubic units)", volume);
+    if (!(volume >= AL_BRUSH_MIN_VOLUME)) REJECT(-1, "has no volume (%.3g cubic units)", volume);
 
     al_brush *b = al_arena_calloc(arena, 1, sizeof *b);
     al_side *sides = al_arena_alloc(arena, (size_t) kept * sizeof *sides);

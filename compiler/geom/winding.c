@@ -218,17 +218,22 @@ al_winding *al_winding_clip(al_arena *arena, const al_winding *w, const double n
     return keep_front ? f : b;
 }
 
-double al_winding_area(const al_winding *w)
+double al_points_area(const double (*points)[3], int count)
 {
     double total[3] = {0, 0, 0};
-    for (int i = 2; i < w->count; i++) {
+    for (int i = 2; i < count; i++) {
         double a[3], b[3], c[3];
-        al_sub(w->points[i - 1], w->points[0], a);
-        al_sub(w->points[i], w->points[0], b);
+        al_sub(points[i - 1], points[0], a);
+        al_sub(points[i], points[0], b);
         al_cross(a, b, c);
         al_add(total, c, total);
     }
     return 0.5 * al_length(total);
+}
+
+double al_winding_area(const al_winding *w)
+{
+    return al_points_area((const double (*)[3]) w->points, w->count);
 }
 
 void al_winding_center(const al_winding *w, double center[3])

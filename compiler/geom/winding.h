@@ -66,6 +66,9 @@ void al_points_base(const double normal[3], double dist, double out[4][3]);
 al_winding *al_winding_from_points(al_arena *arena, const double (*points)[3], int count);
 
 double al_winding_area(const al_winding *w);
+
+/* Area of the convex polygon of COUNT POINTS (al_winding_area without a winding). */
+double al_points_area(const double (*points)[3], int count);
 void al_winding_center(const al_winding *w, double center[3]);
 void al_winding_bounds(const al_winding *w, double mins[3], double maxs[3]);
 

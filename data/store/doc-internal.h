@@ -6,6 +6,9 @@
 #include "document.h"
 #include "schema.h"
 
+#include "brush/brush.h"
+#include "geom/plane.h"
+
 #include <sqlite3.h>
 
 struct al_doc {
@@ -18,11 +21,12 @@ struct al_doc {
     int64_t step; /* step being recorded (in a group, or by the current edit), 0 if none */
     /* What the current edit or group changed, collected for al_doc_change. */
     al_doc_change pending;
-    /* Prepared statements by the address of their (static) SQL text. */
+    /* Prepared statements by the address of their (static) SQL text: about 90 in all (the
+     * edits' and the undo journal's), so the table is never more than half full. */
     struct {
         const char *sql;
         sqlite3_stmt *st;
-    } statements[64];
+    } statements[256];
     /* Scratch for computing brush bounds with the compiler's brush builder. */
     struct al_arena *arena;
     struct al_plane_table *planes;
@@ -33,6 +37,10 @@ int al_doc_exec(al_doc *doc, const char *sql);
 
 /* Prepares SQL (cached per document) or returns NULL and records the error. */
 sqlite3_stmt *al_doc_prepare(al_doc *doc, const char *sql);
+
+/* Runs SQL (a query with one id parameter) for ID: the first column of its first row, or
+ * -1 when it finds no row. */
+int64_t al_doc_query_id(al_doc *doc, const char *sql, int64_t id);
 
 /* Maps an SQLite result code to a status with a diagnostic naming what was being done. */
 al_status al_doc_sqlite_status(al_doc *doc, int rc, const char *doing, al_diag_list *diags);
@@ -72,5 +80,49 @@ bool al_doc_brush_bounds(al_doc *doc, int64_t brush, double mins[3], double maxs
                          al_diag_list *diags);
 
 double al_doc_now(void);
+
+/* Makes room for one more item in *ITEMS (COUNT of SIZE bytes, room for *CAPACITY),
+ * doubling it; false if memory runs out (the items are then untouched). */
+bool al_doc_grow(void **items, int *capacity, int count, size_t size);
+
+/* --- brushes, for the edits that rebuild them (edits.c) ------------------------------- */
+
+bool al_doc_brush_exists(al_doc *doc, int64_t brush);
+
+/* The entity BRUSH belongs to, or -1 if there is no such brush. */
+int64_t al_doc_brush_entity(al_doc *doc, int64_t brush);
+
+/* A new brush row in BRUSH's entity, after its last brush, with BRUSH's detail flag and no
+ * faces yet; its id in *COPY. */
+al_status al_doc_new_brush_like(al_doc *doc, int64_t brush, int64_t *copy);
+
+/* Deletes BRUSH's row (its faces go with it). The caller notes the brush before and after. */
+al_status al_doc_delete_brush_row(al_doc *doc, int64_t brush);
+
+/* Inserts a copy of face row SOURCE (material, texture parameters, surface) as the
+ * POSITION-th face of BRUSH, through POINTS. The points as the .map wrote them
+ * (points_text) are kept only when KEEP_TEXT: POINTS must then be SOURCE's own. */
+bool al_doc_copy_face(al_doc *doc, int64_t source, int64_t brush, int position,
+                      const double points[3][3], bool keep_text);
+
+/* --- brush geometry for the edits that cut brushes (csg.c) ---------------------------- */
+
+/* A face row of a brush with its plane. */
+typedef struct al_doc_brush_face {
+    int64_t id; /* faces.id; 0 for a face that is not stored */
+    int position;
+    double points[3][3];
+    al_plane plane; /* through the points (al_plane_from_points): the normal points out */
+} al_doc_brush_face;
+
+/* Reads BRUSH's faces in order into FACES (room for AL_BRUSH_MAX_FACES), leaving out faces
+ * whose points define no plane. Returns the count, or -1 if the faces cannot be read. */
+int al_doc_read_brush_faces(al_doc *doc, int64_t brush, al_doc_brush_face *faces);
+
+/* Whether plane J bounds the convex solid behind all COUNT PLANES (normals pointing out)
+ * with some area: its polygon (al_brush_face_points) has more than 1e-3 square units. A
+ * face that does not touches the solid at most along an edge, and the edits that cut
+ * brushes drop it. */
+bool al_doc_face_touches(const al_plane *planes, int count, int j);
 
 #endif

@@ -141,6 +141,16 @@ sqlite3_stmt *al_doc_prepare(al_doc *doc, const char *sql)
     return NULL; /* more distinct statements than slots: a programming error */
 }
 
+int64_t al_doc_query_id(al_doc *doc, const char *sql, int64_t id)
+{
+    sqlite3_stmt *st = al_doc_prepare(doc, sql);
+    if (!st) return -1;
+    sqlite3_bind_int64(st, 1, id);
+    int64_t value = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
+    sqlite3_reset(st);
+    return value;
+}
+
 al_status al_doc_sqlite_status(al_doc *doc, int rc, const char *doing, al_diag_list *diags)
 {
     int base = rc & 0xff;
@@ -526,26 +536,18 @@ void al_doc_change_clear(al_doc_change *change)
     memset(change, 0, sizeof *change);
 }
 
-al_status al_doc_list_brushes(al_doc *doc, int64_t entity, int64_t **ids, int *count)
+/* Steps ST (a query of one id column, bound) to its end, collecting the ids into *IDS
+ * (malloc'd, *COUNT of them; NULL and 0 on failure), and resets it. */
+static al_status read_ids(sqlite3_stmt *st, int64_t **ids, int *count)
 {
-    static const char *one = "SELECT id FROM brushes WHERE entity = ? ORDER BY position, id";
-    static const char *all = "SELECT id FROM brushes ORDER BY entity, position, id";
     *ids = NULL;
     *count = 0;
-    sqlite3_stmt *st = al_doc_prepare(doc, entity >= 0 ? one : all);
-    if (!st) return AL_ERR_IO;
-    if (entity >= 0) sqlite3_bind_int64(st, 1, entity);
     int capacity = 0, rc;
     al_status status = AL_OK;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (*count == capacity) {
-            capacity = capacity ? capacity * 2 : 256;
-            int64_t *grown = realloc(*ids, (size_t) capacity * sizeof **ids);
-            if (!grown) {
-                status = AL_ERR_NOMEM;
-                break;
-            }
-            *ids = grown;
+        if (!al_doc_grow((void **) ids, &capacity, *count, sizeof **ids)) {
+            status = AL_ERR_NOMEM;
+            break;
         }
         (*ids)[(*count)++] = sqlite3_column_int64(st, 0);
     }
@@ -557,6 +559,49 @@ al_status al_doc_list_brushes(al_doc *doc, int64_t entity, int64_t **ids, int *c
         *count = 0;
     }
     return status;
+}
+
+al_status al_doc_list_brushes(al_doc *doc, int64_t entity, int64_t **ids, int *count)
+{
+    static const char *one = "SELECT id FROM brushes WHERE entity = ? ORDER BY position, id";
+    static const char *all = "SELECT id FROM brushes ORDER BY entity, position, id";
+    *ids = NULL;
+    *count = 0;
+    sqlite3_stmt *st = al_doc_prepare(doc, entity >= 0 ? one : all);
+    if (!st) return AL_ERR_IO;
+    if (entity >= 0) sqlite3_bind_int64(st, 1, entity);
+    return read_ids(st, ids, count);
+}
+
+/* The ids SQL (a query of one id column with one text parameter) finds for NAME. */
+static al_status ids_by_name(al_doc *doc, const char *sql, const char *name, int64_t **ids,
+                             int *count)
+{
+    *ids = NULL;
+    *count = 0;
+    sqlite3_stmt *st = al_doc_prepare(doc, sql);
+    if (!st) return AL_ERR_IO;
+    sqlite3_bind_text(st, 1, name ? name : "", -1, SQLITE_TRANSIENT);
+    return read_ids(st, ids, count);
+}
+
+al_status al_doc_brushes_with_material(al_doc *doc, const char *material, int64_t **ids,
+                                       int *count)
+{
+    static const char *sql =
+        "SELECT b.id FROM brushes b WHERE EXISTS (SELECT 1 FROM faces f JOIN materials m "
+        "ON m.id = f.material WHERE f.brush = b.id AND m.name = ?) "
+        "ORDER BY b.entity, b.position, b.id";
+    return ids_by_name(doc, sql, material, ids, count);
+}
+
+al_status al_doc_entities_with_class(al_doc *doc, const char *classname, int64_t **ids,
+                                     int *count)
+{
+    /* The world first, then the map's order (al_doc_export_map). */
+    static const char *sql =
+        "SELECT id FROM entities WHERE classname = ? ORDER BY id != 0, position, id";
+    return ids_by_name(doc, sql, classname, ids, count);
 }
 
 bool al_doc_brush_box(al_doc *doc, int64_t brush, double mins[3], double maxs[3])

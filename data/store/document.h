@@ -117,6 +117,58 @@ al_status al_doc_hollow_brushes(al_doc *doc, const int64_t *ids, int count, doub
                                 int64_t **new_ids, int *new_count, al_doc_change *change,
                                 al_diag_list *diags);
 
+/* Which part of a clipped brush stays (al_doc_clip_brushes). */
+typedef enum al_doc_clip_keep {
+    AL_DOC_CLIP_FRONT, /* the part in front of the plane: on its normal's side */
+    AL_DOC_CLIP_BACK,  /* the part behind it */
+    AL_DOC_CLIP_BOTH,  /* both parts, as two brushes */
+} al_doc_clip_keep;
+
+/* Clips the brushes IDS by the plane through POINTS (its normal by the faces' rule,
+ * normalize((p0 - p1) x (p2 - p1))), keeping KEEP. A brush the plane crosses keeps its
+ * row for the back part (the front part when KEEP is AL_DOC_CLIP_FRONT); with
+ * AL_DOC_CLIP_BOTH the front part becomes a new brush after it in its entity. The new face
+ * lies on the plane with the material of the brush's face nearest in orientation and
+ * default texture parameters; faces that no longer touch a part are dropped. A brush
+ * entirely on the kept side (or on either side, for AL_DOC_CLIP_BOTH) stays as it is; one
+ * entirely on the other side is deleted. A part thinner than AL_ON_EPSILON or smaller
+ * than the compiler's least volume counts as nothing: the plane does not split the brush.
+ * The ids of the brushes that result go to NEW_IDS (malloc'd, *NEW_COUNT of them) when not
+ * NULL. AL_ERR_INVALID_ARGUMENT with a diagnostic for points that are not finite or define
+ * no plane, and for a brush that is not a valid solid; AL_ERR_NOT_FOUND with one for an
+ * unknown brush. */
+al_status al_doc_clip_brushes(al_doc *doc, const int64_t *ids, int count,
+                              const double points[3][3], al_doc_clip_keep keep,
+                              int64_t **new_ids, int *new_count, al_doc_change *change,
+                              al_diag_list *diags);
+
+/* Subtracts the brushes CUTTERS from the brushes TARGETS (CSG subtract). A target that
+ * overlaps a cutter with some volume is replaced by the convex pieces of it outside the
+ * cutter: for the cutter's faces f1..fn, piece i is the target in front of fi and behind
+ * f1..f(i-1); pieces thinner than AL_ON_EPSILON are left out. Several cutters cut the
+ * pieces in turn. The pieces keep the target's faces, entity and detail flag, the first
+ * piece the target's row; a face made from a cutter's plane takes that cutter face's
+ * material and texture. Cutters stay; a target left with nothing is deleted. The ids of
+ * the brushes that stand for the targets afterwards (unchanged targets and pieces) go to
+ * NEW_IDS (malloc'd, *NEW_COUNT of them) when not NULL. AL_ERR_INVALID_ARGUMENT with a
+ * diagnostic for a brush that is not a valid solid or is both target and cutter;
+ * AL_ERR_NOT_FOUND with one for an unknown brush. */
+al_status al_doc_subtract_brushes(al_doc *doc, const int64_t *targets, int target_count,
+                                  const int64_t *cutters, int cutter_count, int64_t **new_ids,
+                                  int *new_count, al_doc_change *change, al_diag_list *diags);
+
+/* Merges the brushes IDS (two or more, of one entity) into one convex brush, in the row of
+ * the first, when their union is convex. The merged brush is bounded by those of the
+ * brushes' face planes that have every corner of every brush behind them; it always holds
+ * the union, and equals it exactly when their volumes agree (the union's measured by
+ * cutting each brush by the ones before it, as al_doc_subtract_brushes does, within 1e-3
+ * units times the surface). Each face keeps the material and texture of the first
+ * brush's face on its plane. Otherwise AL_ERR_INVALID_ARGUMENT with the diagnostic "the
+ * brushes' union is not convex", and nothing changes; likewise (with their reasons) for
+ * fewer than two brushes, brushes of different entities and invalid solids. */
+al_status al_doc_merge_brushes(al_doc *doc, const int64_t *ids, int count, int64_t *merged_id,
+                               al_doc_change *change, al_diag_list *diags);
+
 /* Scales and moves BRUSH so that its bounds become [MINS, MAXS]. */
 al_status al_doc_resize_brush(al_doc *doc, int64_t brush, const double mins[3],
                               const double maxs[3], al_doc_change *change, al_diag_list *diags);
@@ -125,7 +177,8 @@ al_status al_doc_resize_brush(al_doc *doc, int64_t brush, const double mins[3],
 al_status al_doc_set_brush_faces(al_doc *doc, int64_t brush, const al_doc_face *faces, int count,
                                  al_doc_change *change, al_diag_list *diags);
 
-/* Sets the material of faces (FACE_INDICES within BRUSH; NULL: all of them). */
+/* Sets the material of faces (FACE_INDICES: indices among BRUSH's faces in order, as the
+ * compiler input has them; NULL: all of them). */
 al_status al_doc_set_face_material(al_doc *doc, int64_t brush, const int *face_indices,
                                    int count, const char *material, al_doc_change *change);
 
@@ -136,6 +189,25 @@ al_status al_doc_add_entity(al_doc *doc, const char *classname, const char *prop
 /* Deletes entities with their brushes (the world, entity 0's row, cannot be deleted). */
 al_status al_doc_delete_entities(al_doc *doc, const int64_t *ids, int count,
                                  al_doc_change *change);
+
+/* Moves the brushes IDS into ENTITY (0: the world), after its brushes. An entity other
+ * than the world that is left without brushes is deleted (it could not be picked any
+ * more). AL_ERR_NOT_FOUND for an unknown brush or entity; AL_ERR_INVALID_ARGUMENT for a
+ * point entity (one with an "origin" and no brushes). */
+al_status al_doc_move_brushes_to_entity(al_doc *doc, const int64_t *ids, int count,
+                                        int64_t entity, al_doc_change *change);
+
+/* Makes a new entity of class CLASSNAME (a brush entity: func_door, func_detail, ...) and
+ * moves the brushes IDS into it, as one step; its id in *ENTITY. AL_ERR_INVALID_ARGUMENT
+ * with a diagnostic for no brushes or a class that is empty or worldspawn. */
+al_status al_doc_brushes_to_entity(al_doc *doc, const int64_t *ids, int count,
+                                   const char *classname, int64_t *entity,
+                                   al_doc_change *change, al_diag_list *diags);
+
+/* Moves every brush of ENTITY to the world and deletes ENTITY, as one step.
+ * AL_ERR_INVALID_ARGUMENT for the world itself and for an entity without brushes;
+ * AL_ERR_NOT_FOUND for an unknown entity. */
+al_status al_doc_entity_to_world(al_doc *doc, int64_t entity, al_doc_change *change);
 
 /* Moves an entity: its "origin" and its brushes by DELTA. */
 al_status al_doc_move_entity(al_doc *doc, int64_t entity, const double delta[3],
@@ -152,6 +224,26 @@ al_status al_doc_set_hulls(al_doc *doc, const al_hull_desc *hulls, int count,
 /* Sets a map setting: "block_size", "luxel_size" (numbers, range-checked). */
 al_status al_doc_set_setting(al_doc *doc, const char *key, double value, al_doc_change *change,
                              al_diag_list *diags);
+
+/* A material's light: what faces of its name reflect and give off. Zeroed, it is black
+ * with the reflectance taken from the colour. */
+typedef struct al_doc_material {
+    const char *name;  /* 1 to 255 bytes; owned by the list from al_doc_list_materials */
+    double colour[3];  /* sRGB, 0..1 */
+    double reflectance; /* 0..1; negative: unset (the mean of the colour, al_material_desc) */
+    double emission[3]; /* light level given off, >= 0 */
+    /* Read by al_doc_list_materials, ignored by al_doc_set_material: */
+    uint32_t flags; /* AL_MATERIAL_*, from the name (Quake's conventions) */
+    int uses;       /* faces of that material */
+} al_doc_material;
+
+/* Sets the light of material M->name, adding the material if the map has none of that
+ * name (its flags then come from the name). Reports change->materials. Refuses with
+ * AL_ERR_INVALID_ARGUMENT and a diagnostic naming the field an empty or overlong name, a
+ * colour outside 0..1, a reflectance above 1, an emission below 0, and anything NaN or
+ * infinite. Setting what is already stored changes nothing and adds no step. */
+al_status al_doc_set_material(al_doc *doc, const al_doc_material *m, al_doc_change *change,
+                              al_diag_list *diags);
 
 /* Groups the edits up to al_doc_end_group into one transaction and one undoable step named
  * LABEL. A failed edit inside the group rolls back only itself. Groups do not nest.
@@ -196,6 +288,21 @@ void al_doc_input_free(al_doc_input *in);
 
 /* The ids of ENTITY's brushes (ENTITY < 0: every brush), in order, malloc'd into *IDS. */
 al_status al_doc_list_brushes(al_doc *doc, int64_t entity, int64_t **ids, int *count);
+
+/* The brushes with at least one face of MATERIAL, and the entities of class CLASSNAME, in
+ * the order al_doc_list_brushes (and the map) keep them, malloc'd into *IDS; none for an
+ * unknown name. */
+al_status al_doc_brushes_with_material(al_doc *doc, const char *material, int64_t **ids,
+                                       int *count);
+al_status al_doc_entities_with_class(al_doc *doc, const char *classname, int64_t **ids,
+                                     int *count);
+
+/* Every material of the map, sorted by name (bytewise), with the faces using each, into
+ * *OUT (malloc'd, *COUNT of them). Free with al_doc_materials_free. */
+al_status al_doc_list_materials(al_doc *doc, al_doc_material **out, int *count);
+
+/* Frees a list from al_doc_list_materials (COUNT materials). NULL is a no-op. */
+void al_doc_materials_free(al_doc_material *materials, int count);
 
 /* Bounds of BRUSH as stored; false if there is no such brush or it has none (invalid). */
 bool al_doc_brush_box(al_doc *doc, int64_t brush, double mins[3], double maxs[3]);

@@ -167,15 +167,10 @@ bool al_doc_insert_face(al_doc *doc, int64_t brush, int position, int64_t materi
     return sqlite3_step(st) == SQLITE_DONE;
 }
 
-/* Whether SQL (a query with one id parameter) finds a row for ID. */
+/* Whether SQL (a query of "SELECT 1" with one id parameter) finds a row for ID. */
 static bool row_exists(al_doc *doc, const char *sql, int64_t id)
 {
-    sqlite3_stmt *st = al_doc_prepare(doc, sql);
-    if (!st) return false;
-    sqlite3_bind_int64(st, 1, id);
-    bool found = sqlite3_step(st) == SQLITE_ROW;
-    sqlite3_reset(st);
-    return found;
+    return al_doc_query_id(doc, sql, id) == 1;
 }
 
 static const char *const entity_row = "SELECT 1 FROM entities WHERE id = ?";
@@ -186,9 +181,24 @@ static bool entity_exists(al_doc *doc, int64_t entity)
     return row_exists(doc, entity_row, entity);
 }
 
-static bool brush_exists(al_doc *doc, int64_t brush)
+bool al_doc_brush_exists(al_doc *doc, int64_t brush)
 {
     return row_exists(doc, brush_row, brush);
+}
+
+int64_t al_doc_brush_entity(al_doc *doc, int64_t brush)
+{
+    static const char *sql = "SELECT entity FROM brushes WHERE id = ?";
+    return al_doc_query_id(doc, sql, brush);
+}
+
+/* Runs SQL (a statement without result rows and with one id parameter) for ID. */
+static al_status run_with_id(al_doc *doc, const char *sql, int64_t id)
+{
+    sqlite3_stmt *s = al_doc_prepare(doc, sql);
+    if (!s) return AL_ERR_IO;
+    sqlite3_bind_int64(s, 1, id);
+    return sqlite3_step(s) == SQLITE_DONE ? AL_OK : AL_ERR_IO;
 }
 
 /* Inserts COUNT faces as BRUSH's, then checks the solid and stores its bounds. */
@@ -251,7 +261,7 @@ static al_status edit_brushes(al_doc *doc, const char *label, const int64_t *ids
     al_status st = al_doc_edit_begin(doc, label);
     if (st != AL_OK) return st;
     for (int i = 0; i < count && st == AL_OK; i++) {
-        if (!brush_exists(doc, ids[i])) {
+        if (!al_doc_brush_exists(doc, ids[i])) {
             st = AL_ERR_NOT_FOUND;
             break;
         }
@@ -262,14 +272,16 @@ static al_status edit_brushes(al_doc *doc, const char *label, const int64_t *ids
     return al_doc_edit_end(doc, st, change);
 }
 
+al_status al_doc_delete_brush_row(al_doc *doc, int64_t brush)
+{
+    static const char *sql = "DELETE FROM brushes WHERE id = ?";
+    return run_with_id(doc, sql, brush);
+}
+
 static al_status delete_brush(al_doc *doc, int64_t brush, const void *context)
 {
     (void) context;
-    static const char *sql = "DELETE FROM brushes WHERE id = ?";
-    sqlite3_stmt *s = al_doc_prepare(doc, sql);
-    if (!s) return AL_ERR_IO;
-    sqlite3_bind_int64(s, 1, brush);
-    return sqlite3_step(s) == SQLITE_DONE ? AL_OK : AL_ERR_IO;
+    return al_doc_delete_brush_row(doc, brush);
 }
 
 al_status al_doc_delete_brushes(al_doc *doc, const int64_t *ids, int count,
@@ -348,25 +360,51 @@ al_status al_doc_transform_brushes(al_doc *doc, const int64_t *ids, int count,
                         transform_op, matrix, change);
 }
 
-/* Copies BRUSH's row and faces into a new brush of the same entity; its id in *COPY. */
-static al_status copy_brush(al_doc *doc, int64_t brush, int64_t *copy)
+al_status al_doc_new_brush_like(al_doc *doc, int64_t brush, int64_t *copy)
 {
     static const char *row =
         "INSERT INTO brushes(entity, position, detail) SELECT entity, "
         "(SELECT max(position) + 1 FROM brushes AS b WHERE b.entity = brushes.entity), detail "
         "FROM brushes WHERE id = ?";
+    sqlite3_stmt *s = al_doc_prepare(doc, row);
+    if (!s) return AL_ERR_IO;
+    sqlite3_bind_int64(s, 1, brush);
+    if (sqlite3_step(s) != SQLITE_DONE) return AL_ERR_IO;
+    *copy = sqlite3_last_insert_rowid(doc->db);
+    return AL_OK;
+}
+
+bool al_doc_copy_face(al_doc *doc, int64_t source, int64_t brush, int position,
+                      const double points[3][3], bool keep_text)
+{
+    static const char *sql =
+        "INSERT INTO faces(brush, position, x0, y0, z0, x1, y1, z1, x2, y2, z2, material, "
+        "valve, ux, uy, uz, uoff, vx, vy, vz, voff, offx, offy, rotation, scalex, scaley, "
+        "surface, points_text) SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, material, valve, ux, uy, "
+        "uz, uoff, vx, vy, vz, voff, offx, offy, rotation, scalex, scaley, surface, "
+        "CASE WHEN ? THEN points_text END FROM faces WHERE id = ?";
+    sqlite3_stmt *s = al_doc_prepare(doc, sql);
+    if (!s) return false;
+    sqlite3_bind_int64(s, 1, brush);
+    sqlite3_bind_int(s, 2, position);
+    for (int i = 0; i < 9; i++) sqlite3_bind_double(s, 3 + i, points[i / 3][i % 3]);
+    sqlite3_bind_int(s, 12, keep_text);
+    sqlite3_bind_int64(s, 13, source);
+    return sqlite3_step(s) == SQLITE_DONE && sqlite3_changes(doc->db) == 1;
+}
+
+/* Copies BRUSH's row and faces into a new brush of the same entity; its id in *COPY. */
+static al_status copy_brush(al_doc *doc, int64_t brush, int64_t *copy)
+{
     static const char *faces =
         "INSERT INTO faces(brush, position, x0, y0, z0, x1, y1, z1, x2, y2, z2, material, valve, "
         "ux, uy, uz, uoff, vx, vy, vz, voff, offx, offy, rotation, scalex, scaley, surface, "
         "points_text) SELECT ?1, position, x0, y0, z0, x1, y1, z1, x2, y2, z2, material, "
         "valve, ux, uy, uz, uoff, vx, vy, vz, voff, offx, offy, rotation, scalex, scaley, "
         "surface, points_text FROM faces WHERE brush = ?2 ORDER BY position";
-    sqlite3_stmt *s = al_doc_prepare(doc, row);
-    if (!s) return AL_ERR_IO;
-    sqlite3_bind_int64(s, 1, brush);
-    if (sqlite3_step(s) != SQLITE_DONE) return AL_ERR_IO;
-    *copy = sqlite3_last_insert_rowid(doc->db);
-    s = al_doc_prepare(doc, faces);
+    al_status st = al_doc_new_brush_like(doc, brush, copy);
+    if (st != AL_OK) return st;
+    sqlite3_stmt *s = al_doc_prepare(doc, faces);
     if (!s) return AL_ERR_IO;
     sqlite3_bind_int64(s, 1, *copy);
     sqlite3_bind_int64(s, 2, brush);
@@ -384,7 +422,7 @@ al_status al_doc_duplicate_brushes(al_doc *doc, const int64_t *ids, int count,
     if (st != AL_OK) return st;
     for (int i = 0; i < count && st == AL_OK; i++) {
         int64_t copy = 0;
-        if (!brush_exists(doc, ids[i])) st = AL_ERR_NOT_FOUND;
+        if (!al_doc_brush_exists(doc, ids[i])) st = AL_ERR_NOT_FOUND;
         if (st == AL_OK) st = copy_brush(doc, ids[i], &copy);
         if (st == AL_OK) st = transform_brush(doc, copy, move, NULL);
         if (st == AL_OK) {
@@ -395,50 +433,20 @@ al_status al_doc_duplicate_brushes(al_doc *doc, const int64_t *ids, int count,
     return al_doc_edit_end(doc, st, change);
 }
 
-/* One face of a brush being hollowed: its row and plane. */
-typedef struct {
-    int64_t id;
-    int position;
-    double p[3][3];
-    double normal[3], dist;
-} hollow_face;
-
 /* Whether face J of the brush (its polygon: the face's plane cut by all the others) keeps
  * some area behind the plane NORMAL, DIST. */
-static bool face_reaches(const hollow_face *faces, int n, int j, const double normal[3],
+static bool face_reaches(const al_doc_brush_face *faces, int n, int j, const double normal[3],
                          double dist)
 {
-    enum { MAX = AL_BRUSH_MAX_FACES + 8 };
-    double a[MAX][3], b[MAX][3];
-    double(*in)[3] = a, (*out)[3] = b;
-    al_points_base(faces[j].normal, faces[j].dist, (double(*)[3]) in);
-    int count = 4;
-    for (int k = 0; k < n && count > 0; k++) {
-        if (k == j) continue;
-        count = al_points_clip((const double(*)[3]) in, count, faces[k].normal, faces[k].dist,
-                               AL_ON_EPSILON, false, out, MAX);
-        double(*t)[3] = in;
-        in = out;
-        out = t;
-    }
-    if (count > 0)
-        count = al_points_clip((const double(*)[3]) in, count, normal, dist, AL_ON_EPSILON,
-                               false, out, MAX);
-    if (count < 3) return false;
-    double total[3] = {0, 0, 0};
-    for (int i = 2; i < count; i++) {
-        double u[3], v[3], c[3];
-        for (int k = 0; k < 3; k++) u[k] = out[i - 1][k] - out[0][k], v[k] = out[i][k] - out[0][k];
-        c[0] = u[1] * v[2] - u[2] * v[1];
-        c[1] = u[2] * v[0] - u[0] * v[2];
-        c[2] = u[0] * v[1] - u[1] * v[0];
-        for (int k = 0; k < 3; k++) total[k] += c[k];
-    }
-    return 0.5 * sqrt(total[0] * total[0] + total[1] * total[1] + total[2] * total[2]) > 1e-3;
+    al_plane planes[AL_BRUSH_MAX_FACES + 1];
+    for (int k = 0; k < n; k++) planes[k] = faces[k].plane;
+    planes[n] = (al_plane){{normal[0], normal[1], normal[2]}, dist, al_plane_type(normal)};
+    return al_doc_face_touches(planes, n + 1, j);
 }
 
 /* Whether the brush reaches behind the plane NORMAL, DIST with some area of any face. */
-static bool face_reaches_any(const hollow_face *faces, int n, const double normal[3], double dist)
+static bool face_reaches_any(const al_doc_brush_face *faces, int n, const double normal[3],
+                             double dist)
 {
     for (int j = 0; j < n; j++)
         if (face_reaches(faces, n, j, normal, dist)) return true;
@@ -449,31 +457,15 @@ static bool face_reaches_any(const hollow_face *faces, int n, const double norma
 static al_status hollow_brush(al_doc *doc, int64_t brush, double t, int64_t **walls,
                               int *wall_count, al_diag_list *diags)
 {
-    static const char *select = "SELECT id, position, x0, y0, z0, x1, y1, z1, x2, y2, z2 "
-                                "FROM faces WHERE brush = ? ORDER BY position";
     static const char *drop = "DELETE FROM faces WHERE brush = ? AND position = ?";
-    static const char *inner =
-        "INSERT INTO faces(brush, position, x0, y0, z0, x1, y1, z1, x2, y2, z2, material, "
-        "valve, ux, uy, uz, uoff, vx, vy, vz, voff, offx, offy, rotation, scalex, scaley, "
-        "surface) SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, material, valve, ux, uy, uz, uoff, "
-        "vx, vy, vz, voff, offx, offy, rotation, scalex, scaley, surface FROM faces WHERE id = ?";
-    hollow_face faces[AL_BRUSH_MAX_FACES];
-    int n = 0;
-    sqlite3_stmt *s = al_doc_prepare(doc, select);
-    if (!s) return AL_ERR_IO;
-    sqlite3_bind_int64(s, 1, brush);
-    while (sqlite3_step(s) == SQLITE_ROW && n < AL_BRUSH_MAX_FACES) {
-        hollow_face *f = &faces[n];
-        f->id = sqlite3_column_int64(s, 0);
-        f->position = sqlite3_column_int(s, 1);
-        for (int i = 0; i < 9; i++) f->p[i / 3][i % 3] = sqlite3_column_double(s, 2 + i);
-        if (al_plane_from_points(f->p[0], f->p[1], f->p[2], f->normal, &f->dist)) n++;
-    }
-    sqlite3_reset(s);
+    al_doc_brush_face faces[AL_BRUSH_MAX_FACES];
+    int n = al_doc_read_brush_faces(doc, brush, faces);
+    if (n < 0) return AL_ERR_IO;
     /* Every face's inner plane must leave the brush something: thicker than two walls. */
     for (int i = 0; i < n; i++) {
         /* Some of the brush lies deeper than two walls behind each face. */
-        if (!face_reaches_any(faces, n, faces[i].normal, faces[i].dist - 2 * t - 0.01)) {
+        if (!face_reaches_any(faces, n, faces[i].plane.normal,
+                              faces[i].plane.dist - 2 * t - 0.01)) {
             al_diag_add(diags, AL_SEVERITY_ERROR, AL_DIAG_BAD_VALUE, -1, -1, -1, -1, -1,
                         "brush %lld is not thicker than two walls of %g units",
                         (long long) brush, t);
@@ -485,27 +477,26 @@ static al_status hollow_brush(al_doc *doc, int64_t brush, double t, int64_t **wa
         al_status st = copy_brush(doc, brush, &wall);
         if (st != AL_OK) return st;
         /* The wall: the brush behind the face's plane pushed in by T, turned around. */
-        double in_normal[3] = {-faces[i].normal[0], -faces[i].normal[1], -faces[i].normal[2]};
-        double in_dist = -(faces[i].dist - t);
+        const double *normal = faces[i].plane.normal;
+        double in_normal[3] = {-normal[0], -normal[1], -normal[2]};
+        double in_dist = -(faces[i].plane.dist - t);
         int last = 0;
         for (int j = 0; j < n; j++) {
             last = faces[j].position > last ? faces[j].position : last;
             if (face_reaches(faces, n, j, in_normal, in_dist)) continue;
-            if (!(s = al_doc_prepare(doc, drop))) return AL_ERR_IO;
+            sqlite3_stmt *s = al_doc_prepare(doc, drop);
+            if (!s) return AL_ERR_IO;
             sqlite3_bind_int64(s, 1, wall);
             sqlite3_bind_int(s, 2, faces[j].position);
             if (sqlite3_step(s) != SQLITE_DONE) return AL_ERR_IO;
         }
-        if (!(s = al_doc_prepare(doc, inner))) return AL_ERR_IO;
-        sqlite3_bind_int64(s, 1, wall);
-        sqlite3_bind_int(s, 2, last + 1);
         /* The face's points moved in by T, in the other order: the normal turns inward. */
+        double inner[3][3];
         for (int q = 0; q < 3; q++)
-            for (int k = 0; k < 3; k++)
-                sqlite3_bind_double(s, 3 + q * 3 + k,
-                                    faces[i].p[2 - q][k] - t * faces[i].normal[k]);
-        sqlite3_bind_int64(s, 12, faces[i].id);
-        if (sqlite3_step(s) != SQLITE_DONE) return AL_ERR_IO;
+            for (int k = 0; k < 3; k++) inner[q][k] = faces[i].points[2 - q][k] - t * normal[k];
+        if (!al_doc_copy_face(doc, faces[i].id, wall, last + 1, (const double (*)[3]) inner,
+                              false))
+            return AL_ERR_IO;
         if (!al_doc_update_bounds(doc, wall, diags)) return AL_ERR_INVALID_ARGUMENT;
         al_doc_note_brush_after(doc, wall);
         int64_t *grown = realloc(*walls, (size_t) (*wall_count + 1) * sizeof *grown);
@@ -533,7 +524,7 @@ al_status al_doc_hollow_brushes(al_doc *doc, const int64_t *ids, int count, doub
     al_status st = al_doc_edit_begin(doc, count == 1 ? "Hollow brush" : "Hollow brushes");
     if (st != AL_OK) return st;
     for (int i = 0; i < count && st == AL_OK; i++) {
-        if (!brush_exists(doc, ids[i])) st = AL_ERR_NOT_FOUND;
+        if (!al_doc_brush_exists(doc, ids[i])) st = AL_ERR_NOT_FOUND;
         else st = hollow_brush(doc, ids[i], thickness, &walls, &wall_count, diags);
     }
     st = al_doc_edit_end(doc, st, change);
@@ -560,7 +551,7 @@ al_status al_doc_resize_brush(al_doc *doc, int64_t brush, const double mins[3],
         }
     al_status st = al_doc_edit_begin(doc, "Resize brush");
     if (st != AL_OK) return st;
-    if (!brush_exists(doc, brush) || !al_doc_brush_bounds(doc, brush, om, ox, diags))
+    if (!al_doc_brush_exists(doc, brush) || !al_doc_brush_bounds(doc, brush, om, ox, diags))
         return al_doc_edit_end(doc, AL_ERR_NOT_FOUND, change);
     double m[3][4] = {{0}};
     for (int k = 0; k < 3; k++) {
@@ -580,7 +571,7 @@ al_status al_doc_set_brush_faces(al_doc *doc, int64_t brush, const al_doc_face *
     static const char *sql = "DELETE FROM faces WHERE brush = ?";
     al_status st = al_doc_edit_begin(doc, "Change brush planes");
     if (st != AL_OK) return st;
-    if (!brush_exists(doc, brush)) return al_doc_edit_end(doc, AL_ERR_NOT_FOUND, change);
+    if (!al_doc_brush_exists(doc, brush)) return al_doc_edit_end(doc, AL_ERR_NOT_FOUND, change);
     al_doc_note_brush_before(doc, brush);
     sqlite3_stmt *s = al_doc_prepare(doc, sql);
     if (!s) return al_doc_edit_end(doc, AL_ERR_IO, change);
@@ -595,11 +586,13 @@ al_status al_doc_set_face_material(al_doc *doc, int64_t brush, const int *face_i
                                    int count, const char *material, al_doc_change *change)
 {
     static const char *all = "UPDATE faces SET material = ? WHERE brush = ?";
-    static const char *one = "UPDATE faces SET material = ? WHERE brush = ? AND position = ?";
+    /* Positions may have gaps (hollowing drops faces): the index counts faces in order. */
+    static const char *one = "UPDATE faces SET material = ? WHERE id = (SELECT id FROM faces "
+                             "WHERE brush = ?2 ORDER BY position LIMIT 1 OFFSET ?3)";
     if (!material || !material[0] || strlen(material) > 255) return AL_ERR_INVALID_ARGUMENT;
     al_status st = al_doc_edit_begin(doc, "Set material");
     if (st != AL_OK) return st;
-    if (!brush_exists(doc, brush)) return al_doc_edit_end(doc, AL_ERR_NOT_FOUND, change);
+    if (!al_doc_brush_exists(doc, brush)) return al_doc_edit_end(doc, AL_ERR_NOT_FOUND, change);
     int64_t id = al_doc_material_id(doc, material);
     if (id < 0) return al_doc_edit_end(doc, AL_ERR_IO, change);
     al_doc_note_brush_before(doc, brush);
@@ -619,20 +612,42 @@ al_status al_doc_set_face_material(al_doc *doc, int64_t brush, const int *face_i
     return al_doc_edit_end(doc, st, change);
 }
 
-al_status al_doc_add_entity(al_doc *doc, const char *classname, const char *properties_json,
-                            int64_t *id, al_doc_change *change, al_diag_list *diags)
+/* Adds an entity row (after the others) with checked PROPS; its id in *ID if not NULL. */
+static al_status insert_entity(al_doc *doc, const char *classname, const char *props,
+                               int64_t *id)
 {
     static const char *sql = "INSERT INTO entities(position, classname, properties) VALUES "
                              "((SELECT coalesce(max(position), 0) + 1 FROM entities), ?, ?)";
+    sqlite3_stmt *s = al_doc_prepare(doc, sql);
+    if (!s) return AL_ERR_IO;
+    sqlite3_bind_text(s, 1, classname, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(s, 2, props, -1, SQLITE_TRANSIENT);
+    if (sqlite3_step(s) != SQLITE_DONE) return AL_ERR_IO;
+    int64_t e = sqlite3_last_insert_rowid(doc->db);
+    if (id) *id = e;
+    al_doc_note_entity(doc, e);
+    return AL_OK;
+}
+
+/* Whether CLASSNAME may be a new entity's class: not empty, not the world's. */
+static al_status check_new_class(const char *classname, al_diag_list *diags)
+{
     if (!classname || !classname[0] || strcmp(classname, "worldspawn") == 0) {
         al_diag_add(diags, AL_SEVERITY_ERROR, AL_DIAG_BAD_VALUE, -1, -1, -1, -1, -1,
                     "classname: an entity needs a class other than worldspawn");
         return AL_ERR_INVALID_ARGUMENT;
     }
+    return al_property_check("classname", classname, diags);
+}
+
+al_status al_doc_add_entity(al_doc *doc, const char *classname, const char *properties_json,
+                            int64_t *id, al_doc_change *change, al_diag_list *diags)
+{
+    al_status st = check_new_class(classname, diags);
+    if (st != AL_OK) return st;
     char *props = NULL;
     const char *json = properties_json ? properties_json : "{}";
-    al_status st = al_properties_check(json, strlen(json), &props, diags);
-    if (st == AL_OK) st = al_property_check("classname", classname, diags);
+    st = al_properties_check(json, strlen(json), &props, diags);
     if (st != AL_OK) {
         free(props);
         return st;
@@ -651,18 +666,7 @@ al_status al_doc_add_entity(al_doc *doc, const char *classname, const char *prop
         free(props);
         return st;
     }
-    sqlite3_stmt *s = al_doc_prepare(doc, sql);
-    if (!s) st = AL_ERR_IO;
-    else {
-        sqlite3_bind_text(s, 1, classname, -1, SQLITE_TRANSIENT);
-        sqlite3_bind_text(s, 2, props, -1, SQLITE_TRANSIENT);
-        if (sqlite3_step(s) != SQLITE_DONE) st = AL_ERR_IO;
-        else {
-            int64_t e = sqlite3_last_insert_rowid(doc->db);
-            if (id) *id = e;
-            al_doc_note_entity(doc, e);
-        }
-    }
+    st = insert_entity(doc, classname, props, id);
     free(props);
     return al_doc_edit_end(doc, st, change);
 }
@@ -670,7 +674,7 @@ al_status al_doc_add_entity(al_doc *doc, const char *classname, const char *prop
 /* The brushes of ENTITY, into a malloc'd array. */
 static int entity_brushes(al_doc *doc, int64_t entity, int64_t **out)
 {
-    static const char *sql = "SELECT id FROM brushes WHERE entity = ?";
+    static const char *sql = "SELECT id FROM brushes WHERE entity = ? ORDER BY position, id";
     *out = NULL;
     sqlite3_stmt *s = al_doc_prepare(doc, sql);
     if (!s) return -1;
@@ -820,6 +824,106 @@ al_status al_doc_move_entity(al_doc *doc, int64_t entity, const double delta[3],
         st = transform_brush(doc, brushes[b], (const double (*)[4]) m, NULL);
         al_doc_note_brush_after(doc, brushes[b]);
     }
+    free(brushes);
+    return al_doc_edit_end(doc, st, change);
+}
+
+/* Whether ENTITY is a point entity: one with an origin and no brushes. */
+static bool is_point_entity(al_doc *doc, int64_t entity)
+{
+    static const char *sql = "SELECT json_extract(properties, '$.origin') IS NOT NULL AND NOT "
+                             "EXISTS (SELECT 1 FROM brushes WHERE entity = ?1) "
+                             "FROM entities WHERE id = ?1";
+    return al_doc_query_id(doc, sql, entity) == 1;
+}
+
+/* Moves the brushes IDS into ENTITY, after its brushes, with the detail flag its class
+ * gives (as al_doc_add_brush does); deletes the entities other than the world that this
+ * leaves without brushes. Inside an edit; an unknown brush fails it with a diagnostic. */
+static al_status move_brushes(al_doc *doc, const int64_t *ids, int count, int64_t entity,
+                              al_diag_list *diags)
+{
+    static const char *move =
+        "UPDATE brushes SET entity = ?1, "
+        "position = (SELECT coalesce(max(position), 0) + 1 FROM brushes WHERE entity = ?1), "
+        "detail = (SELECT classname LIKE 'func_detail%' FROM entities WHERE id = ?1) "
+        "WHERE id = ?2";
+    static const char *empty = "DELETE FROM entities WHERE id = ?1 AND id != 0 AND NOT EXISTS "
+                               "(SELECT 1 FROM brushes WHERE entity = ?1)";
+    int64_t *left = malloc(((size_t) count + 1) * sizeof *left);
+    int left_count = 0;
+    al_status st = left ? AL_OK : AL_ERR_NOMEM;
+    for (int i = 0; i < count && st == AL_OK; i++) {
+        int64_t old = al_doc_brush_entity(doc, ids[i]);
+        if (old < 0) {
+            al_diag_add(diags, AL_SEVERITY_ERROR, AL_DIAG_BAD_VALUE, -1, -1, -1, -1, -1,
+                        "brush %lld does not exist", (long long) ids[i]);
+            st = AL_ERR_NOT_FOUND;
+        }
+        if (st != AL_OK || old == entity) continue;
+        al_doc_note_entity(doc, old);
+        al_doc_note_entity(doc, entity);
+        al_doc_note_brush_before(doc, ids[i]);
+        sqlite3_stmt *s = al_doc_prepare(doc, move);
+        if (!s) st = AL_ERR_IO;
+        else {
+            sqlite3_bind_int64(s, 1, entity);
+            sqlite3_bind_int64(s, 2, ids[i]);
+            if (sqlite3_step(s) != SQLITE_DONE) st = AL_ERR_IO;
+        }
+        al_doc_note_brush_after(doc, ids[i]);
+        bool known = false;
+        for (int k = 0; k < left_count; k++) known |= left[k] == old;
+        if (!known) left[left_count++] = old;
+    }
+    for (int k = 0; k < left_count && st == AL_OK; k++) st = run_with_id(doc, empty, left[k]);
+    free(left);
+    return st;
+}
+
+al_status al_doc_move_brushes_to_entity(al_doc *doc, const int64_t *ids, int count,
+                                        int64_t entity, al_doc_change *change)
+{
+    al_status st = al_doc_edit_begin(doc, entity == 0 ? "Move to world" : "Move to entity");
+    if (st != AL_OK) return st;
+    if (!entity_exists(doc, entity)) st = AL_ERR_NOT_FOUND;
+    else if (is_point_entity(doc, entity)) st = AL_ERR_INVALID_ARGUMENT;
+    else st = move_brushes(doc, ids, count, entity, NULL);
+    return al_doc_edit_end(doc, st, change);
+}
+
+al_status al_doc_brushes_to_entity(al_doc *doc, const int64_t *ids, int count,
+                                   const char *classname, int64_t *entity,
+                                   al_doc_change *change, al_diag_list *diags)
+{
+    al_status st = check_new_class(classname, diags);
+    if (st == AL_OK && count < 1) {
+        al_diag_add(diags, AL_SEVERITY_ERROR, AL_DIAG_BAD_VALUE, -1, -1, -1, -1, -1,
+                    "a new %s needs brushes; none are given", classname);
+        st = AL_ERR_INVALID_ARGUMENT;
+    }
+    if (st != AL_OK) return st;
+    st = al_doc_edit_begin(doc, "Brushes to entity");
+    if (st != AL_OK) return st;
+    int64_t made = 0;
+    st = insert_entity(doc, classname, "{}", &made);
+    if (st == AL_OK) st = move_brushes(doc, ids, count, made, diags);
+    st = al_doc_edit_end(doc, st, change);
+    if (st == AL_OK && entity) *entity = made;
+    return st;
+}
+
+al_status al_doc_entity_to_world(al_doc *doc, int64_t entity, al_doc_change *change)
+{
+    if (entity == 0) return AL_ERR_INVALID_ARGUMENT; /* the world is the world */
+    al_status st = al_doc_edit_begin(doc, "Move to world");
+    if (st != AL_OK) return st;
+    int64_t *brushes = NULL;
+    int n = 0;
+    if (!entity_exists(doc, entity)) st = AL_ERR_NOT_FOUND;
+    else if ((n = entity_brushes(doc, entity, &brushes)) < 0) st = AL_ERR_IO;
+    else if (n == 0) st = AL_ERR_INVALID_ARGUMENT; /* a point entity: nothing to move */
+    else st = move_brushes(doc, brushes, n, 0, NULL);
     free(brushes);
     return al_doc_edit_end(doc, st, change);
 }

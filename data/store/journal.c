@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool grow(void **items, int *capacity, int count, size_t size)
+bool al_doc_grow(void **items, int *capacity, int count, size_t size)
 {
     if (count < *capacity) return true;
     int c = *capacity ? *capacity * 2 : 8;
@@ -54,7 +54,7 @@ void al_doc_note_brush_before(al_doc *doc, int64_t brush)
     al_doc_change *c = &doc->pending;
     if (find_brush(c, brush)) return;
     int cap = brush_capacity(c);
-    if (!grow((void **) &c->brushes, &cap, c->brush_count, sizeof *c->brushes)) return;
+    if (!al_doc_grow((void **) &c->brushes, &cap, c->brush_count, sizeof *c->brushes)) return;
     al_doc_brush_change *b = &c->brushes[c->brush_count++];
     memset(b, 0, sizeof *b);
     b->brush = brush;
@@ -68,7 +68,7 @@ void al_doc_note_brush_after(al_doc *doc, int64_t brush)
         /* A brush that did not exist before. */
         al_doc_change *c = &doc->pending;
         int cap = brush_capacity(c);
-        if (!grow((void **) &c->brushes, &cap, c->brush_count, sizeof *c->brushes)) return;
+        if (!al_doc_grow((void **) &c->brushes, &cap, c->brush_count, sizeof *c->brushes)) return;
         b = &c->brushes[c->brush_count++];
         memset(b, 0, sizeof *b);
         b->brush = brush;
@@ -82,7 +82,7 @@ void al_doc_note_entity(al_doc *doc, int64_t entity)
     for (int i = 0; i < c->entity_count; i++)
         if (c->entities[i] == entity) return;
     int cap = entity_capacity(c);
-    if (!grow((void **) &c->entities, &cap, c->entity_count, sizeof *c->entities)) return;
+    if (!al_doc_grow((void **) &c->entities, &cap, c->entity_count, sizeof *c->entities)) return;
     c->entities[c->entity_count++] = entity;
 }
 
@@ -237,12 +237,7 @@ static void build_appliers(void)
 static int64_t face_brush(al_doc *doc, int64_t jid)
 {
     static const char *sql = "SELECT brush FROM jimg_faces WHERE jid = ? LIMIT 1";
-    sqlite3_stmt *st = al_doc_prepare(doc, sql);
-    if (!st) return -1;
-    sqlite3_bind_int64(st, 1, jid);
-    int64_t b = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
-    sqlite3_reset(st);
-    return b;
+    return al_doc_query_id(doc, sql, jid);
 }
 
 typedef struct record {
@@ -261,7 +256,7 @@ static al_status apply_step(al_doc *doc, int64_t step, bool undo)
     int count = 0, capacity = 0;
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (!grow((void **) &records, &capacity, count, sizeof *records)) {
+        if (!al_doc_grow((void **) &records, &capacity, count, sizeof *records)) {
             free(records);
             return AL_ERR_NOMEM;
         }

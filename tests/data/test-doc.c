@@ -9,6 +9,9 @@
 #include "store/map-doc.h"
 #include "mapfile/map-write.h"
 #include "verify/oracle.h"
+#include "brush/brush.h"
+#include "core/clock.h"
+#include "geom/plane.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -148,6 +151,29 @@ CHECK_TEST(duplicate, "/doc/duplicate-copies-every-face-parameter-and-moves-the-
     al_doc_close(doc);
 }
 
+/* A triangular prism along x: floor, a back wall and a slope, and its two ends, each
+ * given by its outward normal and a point on it. */
+static const double wedge_planes[5][2][3] = {
+    {{0, 0, -1}, {300, 0, 0}}, {{0, 1, 0}, {300, 200, 0}}, {{0, -1, 2}, {300, 0, 0}},
+    {{-1, 0, 0}, {300, 0, 0}}, {{1, 0, 0}, {400, 0, 0}},
+};
+
+/* Three points of the plane with normal N (any length) through P, in the faces' order:
+ * p1 = P, p0 = p1 + a and p2 = p1 + n x a with a across N, so (p0 - p1) x (p2 - p1) is
+ * N |a|^2. */
+static void plane_points(const double n[3], const double p[3], double out[3][3])
+{
+    double e[3] = {fabs(n[0]) < 0.5 * fabs(n[1]) + 0.5 * fabs(n[2]) ? 1 : 0,
+                   fabs(n[0]) < 0.5 * fabs(n[1]) + 0.5 * fabs(n[2]) ? 0 : 1, 0};
+    double a[3] = {n[1] * e[2] - n[2] * e[1], n[2] * e[0] - n[0] * e[2], n[0] * e[1] - n[1] * e[0]};
+    double b[3] = {n[1] * a[2] - n[2] * a[1], n[2] * a[0] - n[0] * a[2], n[0] * a[1] - n[1] * a[0]};
+    for (int k = 0; k < 3; k++) {
+        out[1][k] = p[k];
+        out[0][k] = p[k] + 64 * a[k];
+        out[2][k] = p[k] + 64 * b[k];
+    }
+}
+
 /* The world compiled from the document, and the count of its warnings. */
 static al_world *compile_doc(al_doc *doc, size_t *warnings)
 {
@@ -169,28 +195,10 @@ CHECK_TEST(hollow, "/doc/hollow-makes-walls-that-enclose-the-room-the-brush-was"
     fixture_box_faces(0, 0, 0, 128, 160, 96, "stone", f);
     int64_t box = 0;
     REQUIRE(al_doc_add_brush(doc, 0, f, 6, &box, NULL, NULL) == AL_OK);
-    /* A triangular prism along x: floor, a back wall and a slope, and its two ends, each
-     * given by its outward normal and a point on it. */
     al_doc_face prism[5];
     memcpy(prism, f, sizeof prism);
-    const double planes[5][2][3] = {
-        {{0, 0, -1}, {300, 0, 0}}, {{0, 1, 0}, {300, 200, 0}}, {{0, -1, 2}, {300, 0, 0}},
-        {{-1, 0, 0}, {300, 0, 0}}, {{1, 0, 0}, {400, 0, 0}},
-    };
-    for (int i = 0; i < 5; i++) {
-        /* p1 on the plane, p0 = p1 + a and p2 = p1 + n x a: (p0 - p1) x (p2 - p1) = n |a|^2. */
-        const double *n = planes[i][0], *p = planes[i][1];
-        double e[3] = {fabs(n[0]) < 0.5 ? 1 : 0, fabs(n[0]) < 0.5 ? 0 : 1, 0};
-        double a[3] = {n[1] * e[2] - n[2] * e[1], n[2] * e[0] - n[0] * e[2],
-                       n[0] * e[1] - n[1] * e[0]};
-        double b[3] = {n[1] * a[2] - n[2] * a[1], n[2] * a[0] - n[0] * a[2],
-                       n[0] * a[1] - n[1] * a[0]};
-        for (int k = 0; k < 3; k++) {
-            prism[i].points[1][k] = p[k];
-            prism[i].points[0][k] = p[k] + 64 * a[k];
-            prism[i].points[2][k] = p[k] + 64 * b[k];
-        }
-    }
+    for (int i = 0; i < 5; i++)
+        plane_points(wedge_planes[i][0], wedge_planes[i][1], prism[i].points);
     int64_t wedge = 0;
     al_diag_list d = {0};
     REQUIRE(al_doc_add_brush(doc, 0, prism, 5, &wedge, NULL, &d) == AL_OK);
@@ -231,6 +239,49 @@ CHECK_TEST(hollow, "/doc/hollow-makes-walls-that-enclose-the-room-the-brush-was"
     CHECK(al_doc_count(doc, "brushes") == 3);
     al_diag_list_clear(&d);
     al_doc_change_clear(&ch);
+    al_doc_close(doc);
+}
+
+/* Hollowing drops faces of each wall, leaving gaps in their positions: a face index still
+ * counts the brush's faces in order, as the compiler input lists them. */
+CHECK_TEST(face_index_gaps, "/doc/face-indices-count-faces-in-order-after-hollowing")
+{
+    al_doc *doc = new_doc("face-gaps.allium");
+    REQUIRE(doc);
+    al_doc_face f[6];
+    fixture_box_faces(0, 0, 0, 128, 160, 96, "stone", f);
+    int64_t box = 0, *walls = NULL;
+    int count = 0;
+    REQUIRE(al_doc_add_brush(doc, 0, f, 6, &box, NULL, NULL) == AL_OK);
+    REQUIRE(al_doc_hollow_brushes(doc, &box, 1, 16, &walls, &count, NULL, NULL) == AL_OK);
+    REQUIRE(count == 6);
+    al_doc_input in = {0};
+    REQUIRE(al_doc_build_input(doc, &in, NULL) == AL_OK);
+    int b = -1;
+    for (int i = 0; i < in.input.brush_count; i++)
+        if (in.brush_ids[i] == walls[0]) b = i;
+    REQUIRE(b >= 0);
+    int last = in.input.brushes[b].face_count - 1;
+    al_doc_input_free(&in);
+    REQUIRE(al_doc_set_face_material(doc, walls[0], &last, 1, "lava1", NULL) == AL_OK);
+    CHECK(al_doc_set_face_material(doc, walls[0], (int[]){last + 1}, 1, "lava1", NULL) ==
+          AL_ERR_NOT_FOUND);
+    REQUIRE(al_doc_build_input(doc, &in, NULL) == AL_OK);
+    int lava = 0;
+    for (int i = 0; i < in.input.brush_count; i++) {
+        if (in.brush_ids[i] != walls[0]) continue;
+        const al_brush_desc *bd = &in.input.brushes[i];
+        for (int k = 0; k < bd->face_count; k++) {
+            int m = in.input.faces[bd->first_face + k].material;
+            int is_lava = m >= 0 && strcmp(in.input.materials[m].name, "lava1") == 0;
+            CHECK_MSG(is_lava == (k == last), "face %d of %d is%s lava", k, bd->face_count,
+                      is_lava ? "" : " not");
+            lava += is_lava;
+        }
+    }
+    CHECK(lava == 1);
+    al_doc_input_free(&in);
+    free(walls);
     al_doc_close(doc);
 }
 
@@ -566,7 +617,7 @@ CHECK_TEST(change_oracle, "/doc/every-edit-undo-and-redo-reports-exactly-the-bru
     int checked = 0;
     for (int i = 0; i < 150; i++) {
         s = s * 6364136223846793005ull + 1442695040888963407ull;
-        int kind = (int) (s >> 59) % 11;
+        int kind = (int) (s >> 59) % 15;
         brush_box *before, *after;
         int nbefore = boxes_of(doc, &before);
         REQUIRE(nbefore >= 0);
@@ -598,6 +649,19 @@ CHECK_TEST(change_oracle, "/doc/every-edit-undo-and-redo-reports-exactly-the-bru
                                           (double[3]){0, 64, 0}, NULL, &change);
         } else if (kind == 10) {
             st = al_doc_hollow_brushes(doc, &pick, 1, 4, NULL, NULL, &change, NULL);
+        } else if (kind == 11) {
+            const double plane[3][3] = {{x + 12, 0, 0}, {x + 12, 0, 8}, {x + 4, 40, 8}};
+            st = al_doc_clip_brushes(doc, ids, count, plane, AL_DOC_CLIP_BOTH, NULL, NULL, &change,
+                                     NULL);
+        } else if (kind == 12) {
+            int64_t other = ids[(s >> 30) % (uint64_t) count];
+            st = al_doc_subtract_brushes(doc, &pick, 1, &other, other != pick, NULL, NULL, &change,
+                                         NULL);
+        } else if (kind == 13) {
+            st = al_doc_move_brushes_to_entity(doc, &pick, 1, (s >> 30) % 2 ? door : 0, &change);
+        } else if (kind == 14) {
+            int64_t pair[2] = {pick, ids[(s >> 30) % (uint64_t) count]};
+            st = al_doc_merge_brushes(doc, pair, 2, NULL, &change, NULL);
         } else {
             /* A group: move the door and add a brush to the world, one step. */
             REQUIRE(al_doc_begin_group(doc, "move and add") == AL_OK);
@@ -732,6 +796,850 @@ CHECK_TEST(input_equivalence, "/doc/document-input-compiles-like-the-map-file")
     al_doc_close(doc);
     scene_free(&from_map);
     mapgen_destroy(g);
+}
+
+/* --- cutting brushes: clip, subtract, merge ------------------------------------------- */
+
+/* The snapshot with the brushes' ids after it: undo must give back the rows themselves. */
+static char *state(al_doc *doc)
+{
+    char *text = snapshot(doc);
+    int64_t *ids = NULL;
+    int count = 0;
+    if (!text || al_doc_list_brushes(doc, -1, &ids, &count) != AL_OK) {
+        free(text);
+        return NULL;
+    }
+    size_t len = strlen(text), size = len + 24 * (size_t) count + 16;
+    char *out = realloc(text, size);
+    if (out)
+        for (int i = 0; i < count; i++)
+            len += (size_t) snprintf(out + len, size - len, " %lld", (long long) ids[i]);
+    free(ids);
+    return out;
+}
+
+/* Checks that undo gives back BEFORE exactly and redo gives back the state now, then undoes
+ * again (the edit is gone afterwards). An edit that changed nothing left no step. */
+static void check_undo_redo(al_doc *doc, const char *before, const char *what)
+{
+    char *after = state(doc);
+    if (after && before && strcmp(after, before) == 0) {
+        free(after);
+        return;
+    }
+    CHECK_MSG(al_doc_undo(doc, NULL) == AL_OK, "%s: undo", what);
+    char *undone = state(doc);
+    CHECK_MSG(undone && before && strcmp(undone, before) == 0, "%s: undo restores the brushes",
+              what);
+    CHECK_MSG(al_doc_redo(doc, NULL) == AL_OK, "%s: redo", what);
+    char *redone = state(doc);
+    CHECK_MSG(redone && after && strcmp(redone, after) == 0, "%s: redo applies it again", what);
+    CHECK_MSG(al_doc_undo(doc, NULL) == AL_OK, "%s: undo again", what);
+    free(after);
+    free(undone);
+    free(redone);
+}
+
+/* Whether the last diagnostic of D says SAYS (what it says instead is noted). */
+static bool last_says(const al_diag_list *d, const char *says)
+{
+    const char *said = d->count ? d->items[d->count - 1].message : "(no diagnostic)";
+    if (d->count && strstr(said, says)) return true;
+    check_note("expected a diagnostic saying \"%s\", got: %s", says, said);
+    return false;
+}
+
+/* Adds the box [X0, X1] x [Y0, Y1] x [Z0, Z1] of MATERIAL to ENTITY; its id, 0 if refused. */
+static int64_t add_box(al_doc *doc, int64_t entity, double x0, double y0, double z0, double x1,
+                       double y1, double z1, const char *material)
+{
+    al_doc_face f[6];
+    int64_t id = 0;
+    fixture_box_faces(x0, y0, z0, x1, y1, z1, material, f);
+    return al_doc_add_brush(doc, entity, f, 6, &id, NULL, NULL) == AL_OK ? id : 0;
+}
+
+/* The faces of MATERIAL in BRUSH (in every brush when BRUSH < 0), as the compiler input
+ * has them. */
+static int faces_of(al_doc *doc, int64_t brush, const char *material)
+{
+    al_doc_input in;
+    if (al_doc_build_input(doc, &in, NULL) != AL_OK) return -1;
+    int n = 0;
+    for (int b = 0; b < in.input.brush_count; b++) {
+        const al_brush_desc *d = &in.input.brushes[b];
+        if (brush >= 0 && in.brush_ids[b] != brush) continue;
+        for (int f = d->first_face; f < d->first_face + d->face_count; f++)
+            n += strcmp(in.input.materials[in.input.faces[f].material].name, material) == 0;
+    }
+    al_doc_input_free(&in);
+    return n;
+}
+
+/* A brush as the compiler input has it: the planes of its faces. */
+typedef struct plane_brush {
+    int count;
+    al_plane planes[AL_BRUSH_MAX_FACES];
+} plane_brush;
+
+/* The brushes IDS of DOC as plane sets into OUT; false if one is missing. */
+static bool read_planes(al_doc *doc, const int64_t *ids, int count, plane_brush *out)
+{
+    al_doc_input in;
+    if (al_doc_build_input(doc, &in, NULL) != AL_OK) return false;
+    bool found = true;
+    for (int i = 0; i < count; i++) {
+        int b = 0;
+        while (b < in.input.brush_count && in.brush_ids[b] != ids[i]) b++;
+        out[i].count = 0;
+        if (b == in.input.brush_count) {
+            found = false;
+            continue;
+        }
+        const al_brush_desc *d = &in.input.brushes[b];
+        for (int f = 0; f < d->face_count && out[i].count < AL_BRUSH_MAX_FACES; f++) {
+            const al_face_desc *face = &in.input.faces[d->first_face + f];
+            al_plane *p = &out[i].planes[out[i].count];
+            if (al_plane_from_points(face->points[0], face->points[1], face->points[2], p->normal,
+                                     &p->dist))
+                out[i].count++;
+        }
+    }
+    al_doc_input_free(&in);
+    return found;
+}
+
+/* Whether P lies in B (behind every plane): 1 inside, 0 outside, -1 within EPS of its
+ * surface (the oracles skip such points). */
+static int point_in(const plane_brush *b, const double p[3], double eps)
+{
+    bool near = false;
+    for (int k = 0; k < b->count; k++) {
+        const al_plane *q = &b->planes[k];
+        double d = q->normal[0] * p[0] + q->normal[1] * p[1] + q->normal[2] * p[2] - q->dist;
+        if (d > eps) return 0;
+        if (d > -eps) near = true;
+    }
+    return near ? -1 : 1;
+}
+
+/* How many of the COUNT brushes B hold P, or -1 if P is near the surface of one. */
+static int holders(const plane_brush *b, int count, const double p[3])
+{
+    int n = 0;
+    for (int i = 0; i < count; i++) {
+        int w = point_in(&b[i], p, 0.01);
+        if (w < 0) return -1;
+        n += w;
+    }
+    return n;
+}
+
+static double unit_random(uint64_t *s)
+{
+    *s = *s * 6364136223846793005ull + 1442695040888963407ull;
+    return (double) (*s >> 11) / 9007199254740992.0;
+}
+
+/* A random point of the box [MINS - PAD, MAXS + PAD]. */
+static void random_point(uint64_t *s, const double mins[3], const double maxs[3], double pad,
+                         double p[3])
+{
+    for (int k = 0; k < 3; k++)
+        p[k] = mins[k] - pad + (maxs[k] - mins[k] + 2 * pad) * unit_random(s);
+}
+
+/* A random unit normal. */
+static void random_normal(uint64_t *s, double n[3])
+{
+    double len = 0;
+    while (len < 0.1) {
+        for (int k = 0; k < 3; k++) n[k] = 2 * unit_random(s) - 1;
+        len = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+    }
+    for (int k = 0; k < 3; k++) n[k] /= len;
+}
+
+/* A box with a slanted face through its centre (normal N), as a brush of ENTITY. */
+static int64_t add_chamfered_box(al_doc *doc, int64_t entity, const double mins[3],
+                                 const double maxs[3], const double n[3], const char *material)
+{
+    al_doc_face f[7];
+    fixture_box_faces(mins[0], mins[1], mins[2], maxs[0], maxs[1], maxs[2], material, f);
+    f[6] = f[0];
+    double centre[3];
+    for (int k = 0; k < 3; k++) centre[k] = (mins[k] + maxs[k]) / 2;
+    plane_points(n, centre, f[6].points);
+    int64_t id = 0;
+    return al_doc_add_brush(doc, entity, f, 7, &id, NULL, NULL) == AL_OK ? id : 0;
+}
+
+/* A new document NAME (not durable: the oracles make hundreds of edits) holding the test
+ * brushes IDS: a box, a wedge and a chamfered box. NULL if one was refused. */
+static al_doc *new_cut_doc(const char *name, int64_t ids[3])
+{
+    al_doc *doc = new_doc(name);
+    if (!doc) return NULL;
+    al_doc_set_durable(doc, false);
+    al_doc_face f[6];
+    ids[0] = add_box(doc, 0, 0, 0, 0, 128, 96, 64, "stone");
+    fixture_box_faces(0, 0, 0, 1, 1, 1, "stone", f);
+    for (int i = 0; i < 5; i++) plane_points(wedge_planes[i][0], wedge_planes[i][1], f[i].points);
+    ids[1] = 0;
+    al_doc_add_brush(doc, 0, f, 5, &ids[1], NULL, NULL);
+    ids[2] = add_chamfered_box(doc, 0, (double[3]){-200, -40, 8}, (double[3]){-72, 88, 100},
+                               (double[3]){0.6, 0.48, 0.64}, "trim");
+    if (ids[0] && ids[1] && ids[2]) return doc;
+    al_doc_close(doc);
+    return NULL;
+}
+
+/* Oracle: for random planes, a clipped brush's parts are the brush's points on the kept
+ * side (both parts: all its points, each in one part), tested at thousands of points; two
+ * parts merge back into the brush. */
+CHECK_TEST(clip_oracle, "/doc/clip-keeps-exactly-the-brush-on-the-kept-side-of-the-plane")
+{
+    int64_t ids[3];
+    al_doc *doc = new_cut_doc("clip-oracle.allium", ids);
+    REQUIRE(doc);
+    uint64_t seed = 21, merge_seed = 5;
+    int points = 0, splits = 0, deleted = 0, merges = 0;
+    for (int trial = 0; trial < 24; trial++) {
+        int64_t brush = ids[trial % 3];
+        al_doc_clip_keep keep = (al_doc_clip_keep) (trial / 3 % 3);
+        plane_brush orig, parts[2];
+        double mins[3], maxs[3], n[3], at[3], pts[3][3], normal[3], dist;
+        REQUIRE(read_planes(doc, &brush, 1, &orig) && al_doc_brush_box(doc, brush, mins, maxs));
+        random_normal(&seed, n);
+        random_point(&seed, mins, maxs, 0, at);
+        plane_points(n, at, pts);
+        REQUIRE(al_plane_from_points(pts[0], pts[1], pts[2], normal, &dist));
+        char *before = state(doc);
+        int64_t *result = NULL;
+        int count = -1;
+        al_doc_change ch = {0};
+        REQUIRE(al_doc_clip_brushes(doc, &brush, 1, (const double(*)[3]) pts, keep, &result, &count,
+                                    &ch, NULL) == AL_OK);
+        REQUIRE(count >= 0 && count <= 2 && (count == 0 || result[0] == brush));
+        REQUIRE(read_planes(doc, result, count, parts));
+        splits += count >= 1 && ch.brush_count > 0;
+        deleted += count == 0;
+        int wrong = 0, overlap = 0, misplaced = 0;
+        for (int i = 0; i < 4000; i++) {
+            double p[3];
+            random_point(&seed, mins, maxs, 8, p);
+            double side = normal[0] * p[0] + normal[1] * p[1] + normal[2] * p[2] - dist;
+            int in = point_in(&orig, p, 0.01), held = holders(parts, count, p);
+            if (fabs(side) < 0.01 || in < 0 || held < 0) continue;
+            bool want =
+                in == 1 && (keep == AL_DOC_CLIP_BOTH || (keep == AL_DOC_CLIP_FRONT) == (side > 0));
+            wrong += (held > 0) != want;
+            overlap += held > 1;
+            /* With both parts, the brush's own row keeps the back part. */
+            if (count == 2) misplaced += point_in(&parts[0], p, 0.01) == 1 && side > 0;
+            points++;
+        }
+        CHECK_MSG(wrong == 0 && overlap == 0 && misplaced == 0,
+                  "trial %d (keep %d): %d points misjudged, %d in both parts, %d in the wrong "
+                  "part",
+                  trial, (int) keep, wrong, overlap, misplaced);
+        if (count == 2) {
+            /* The two parts merge back into the brush. */
+            int64_t merged = 0;
+            plane_brush whole;
+            REQUIRE(al_doc_merge_brushes(doc, result, 2, &merged, NULL, NULL) == AL_OK);
+            REQUIRE(merged == brush && read_planes(doc, &merged, 1, &whole));
+            for (int i = 0; i < 2000; i++) {
+                double p[3];
+                random_point(&merge_seed, mins, maxs, 8, p);
+                int in = point_in(&orig, p, 0.01), now = point_in(&whole, p, 0.01);
+                wrong += in >= 0 && now >= 0 && in != now;
+            }
+            CHECK_MSG(wrong == 0, "trial %d: the merged parts differ from the brush", trial);
+            REQUIRE(al_doc_undo(doc, NULL) == AL_OK);
+            merges++;
+        }
+        check_undo_redo(doc, before, "clip");
+        free(result);
+        free(before);
+        al_doc_change_clear(&ch);
+    }
+    check_note("%d points checked; %d clips split a brush, %d deleted one; %d merged back", points,
+               splits, deleted, merges);
+    CHECK(points > 40000 && splits > 6 && deleted > 0 && merges > 2);
+    al_doc_close(doc);
+}
+
+CHECK_TEST(clip_examples, "/doc/clip-splits-a-box-caps-it-and-refuses-bad-planes")
+{
+    al_doc *doc = new_doc("clip.allium");
+    REQUIRE(doc);
+    al_doc_face f[6];
+    fixture_box_faces(0, 0, 0, 128, 64, 32, "stone", f);
+    f[1].material = "side"; /* the +x face */
+    int64_t box = 0, other = 0;
+    REQUIRE(al_doc_add_brush(doc, 0, f, 6, &box, NULL, NULL) == AL_OK);
+    REQUIRE((other = add_box(doc, 0, 500, 0, 0, 564, 64, 32, "stone")));
+    /* x = 48, normal +x: the box splits at 48, the other box lies wholly in front. */
+    const double plane[3][3] = {{48, 0, 0}, {48, 0, 32}, {48, 64, 32}};
+    double n[3], dist;
+    REQUIRE(al_plane_from_points(plane[0], plane[1], plane[2], n, &dist) && n[0] == 1 &&
+            dist == 48);
+    char *before = state(doc);
+    al_doc_change ch = {0};
+    int64_t *ids = NULL;
+    int count = 0;
+    REQUIRE(al_doc_clip_brushes(doc, (int64_t[]){box, other}, 2, plane, AL_DOC_CLIP_BOTH, &ids,
+                                &count, &ch, NULL) == AL_OK);
+    REQUIRE(count == 3);
+    CHECK(ids[0] == box && ids[2] == other);
+    double mins[3], maxs[3];
+    CHECK(al_doc_brush_box(doc, box, mins, maxs) && mins[0] == 0 && maxs[0] == 48);
+    CHECK(al_doc_brush_box(doc, ids[1], mins, maxs) && mins[0] == 48 && maxs[0] == 128);
+    CHECK(ch.brush_count == 2); /* the other box did not change */
+    /* Each part has six faces; the back part's new face takes the material of the face
+     * nearest its direction (+x: "side"), the front part's too (-x: "stone"). */
+    CHECK(al_doc_count(doc, "faces") == 3 * 6);
+    CHECK(faces_of(doc, box, "side") == 1 && faces_of(doc, ids[1], "side") == 1);
+    CHECK(faces_of(doc, box, "stone") == 5 && faces_of(doc, ids[1], "stone") == 5);
+    check_undo_redo(doc, before, "clip both");
+    free(ids);
+    /* Keeping the front deletes what lies behind and keeps the row for the front part. */
+    REQUIRE(al_doc_clip_brushes(doc, (int64_t[]){box}, 1, plane, AL_DOC_CLIP_FRONT, &ids, &count,
+                                NULL, NULL) == AL_OK);
+    CHECK(count == 1 && ids[0] == box);
+    CHECK(al_doc_brush_box(doc, box, mins, maxs) && mins[0] == 48 && maxs[0] == 128);
+    free(ids);
+    REQUIRE(al_doc_undo(doc, NULL) == AL_OK);
+    const double behind_all[3][3] = {{600, 0, 0}, {600, 0, 32}, {600, 64, 32}};
+    REQUIRE(al_doc_clip_brushes(doc, (int64_t[]){box, other}, 2, behind_all, AL_DOC_CLIP_FRONT,
+                                &ids, &count, NULL, NULL) == AL_OK);
+    CHECK(count == 0 && al_doc_count(doc, "brushes") == 0);
+    free(ids);
+    REQUIRE(al_doc_undo(doc, NULL) == AL_OK);
+    /* A plane along a face does not split: no sliver, nothing changes. */
+    const double on_face[3][3] = {{128, 0, 0}, {128, 0, 32}, {128, 64, 32}};
+    REQUIRE(al_doc_clip_brushes(doc, &box, 1, on_face, AL_DOC_CLIP_BOTH, &ids, &count, &ch, NULL) ==
+            AL_OK);
+    CHECK(count == 1 && ch.brush_count == 0);
+    free(ids);
+
+    /* Bad input: refused with the reason, and the document stays as it was. */
+    char *now = state(doc);
+    CHECK(now && strcmp(now, before) == 0);
+    struct {
+        double points[3][3];
+        int64_t brush;
+        al_status status;
+        const char *says;
+    } bad[] = {
+        {{{0, 0, 0}, {1, 1, 1}, {2, 2, 2}}, box, AL_ERR_INVALID_ARGUMENT, "collinear"},
+        {{{0, 0, 0}, {0, NAN, 1}, {2, 0, 2}}, box, AL_ERR_INVALID_ARGUMENT, "finite"},
+        {{{0, 0, 0}, {0, 1e9, 1}, {2, 0, 2}}, box, AL_ERR_INVALID_ARGUMENT, "finite"},
+        {{{48, 0, 0}, {48, 0, 32}, {48, 64, 32}}, 9999, AL_ERR_NOT_FOUND, "brush 9999"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        al_diag_list d = {0};
+        ids = (int64_t *) &count; /* must come back NULL */
+        CHECK_MSG(al_doc_clip_brushes(doc, (int64_t[]){other, bad[i].brush}, 2,
+                                      (const double(*)[3]) bad[i].points, AL_DOC_CLIP_BOTH, &ids,
+                                      &count, NULL, &d) == bad[i].status,
+                  "case %zu", i);
+        CHECK_MSG(last_says(&d, bad[i].says), "case %zu", i);
+        CHECK(ids == NULL && count == 0);
+        al_diag_list_clear(&d);
+    }
+    CHECK(al_doc_clip_brushes(doc, &box, 1, plane, (al_doc_clip_keep) 7, NULL, NULL, NULL, NULL) ==
+          AL_ERR_INVALID_ARGUMENT);
+    char *after = state(doc);
+    CHECK(after && strcmp(after, before) == 0);
+    free(after);
+    free(now);
+    free(before);
+    al_doc_change_clear(&ch);
+    al_doc_close(doc);
+}
+
+/* Oracle: a point is in the pieces of a subtraction exactly when it is in the target and
+ * not in the cutter, and in one piece at most. */
+CHECK_TEST(subtract_oracle, "/doc/subtract-leaves-the-target-outside-the-cutter-in-disjoint-pieces")
+{
+    int64_t ids[3];
+    al_doc *doc = new_cut_doc("subtract-oracle.allium", ids);
+    REQUIRE(doc);
+    uint64_t seed = 77;
+    int points = 0, cuts = 0, pieces = 0;
+    for (int trial = 0; trial < 18; trial++) {
+        int64_t target = ids[trial % 3];
+        double mins[3], maxs[3];
+        REQUIRE(al_doc_brush_box(doc, target, mins, maxs));
+        /* One or two cutters: chamfered boxes about random points of the target's box. */
+        int ncut = trial % 4 == 3 ? 2 : 1;
+        int64_t cutters[2];
+        for (int c = 0; c < ncut; c++) {
+            double centre[3], half[3], n[3], lo[3], hi[3];
+            random_point(&seed, mins, maxs, 0, centre);
+            random_normal(&seed, n);
+            for (int k = 0; k < 3; k++) {
+                half[k] = 8 + 40 * unit_random(&seed);
+                lo[k] = centre[k] - half[k];
+                hi[k] = centre[k] + half[k];
+            }
+            cutters[c] = add_chamfered_box(doc, 0, lo, hi, n, "cutter");
+            REQUIRE(cutters[c]);
+        }
+        plane_brush t, c[2], *parts = calloc(64, sizeof *parts);
+        REQUIRE(parts && read_planes(doc, &target, 1, &t) && read_planes(doc, cutters, ncut, c));
+        char *before = state(doc);
+        int64_t *result = NULL;
+        int count = 0;
+        REQUIRE(al_doc_subtract_brushes(doc, &target, 1, cutters, ncut, &result, &count, NULL,
+                                        NULL) == AL_OK);
+        REQUIRE(count <= 64 && read_planes(doc, result, count, parts));
+        cuts += count != 1 || parts[0].count != t.count;
+        pieces += count;
+        int wrong = 0, overlap = 0;
+        for (int i = 0; i < 4000; i++) {
+            double p[3];
+            random_point(&seed, mins, maxs, 8, p);
+            int in = point_in(&t, p, 0.01), inside_cutter = holders(c, ncut, p);
+            int held = holders(parts, count, p);
+            if (in < 0 || inside_cutter < 0 || held < 0) continue;
+            wrong += (held > 0) != (in == 1 && inside_cutter == 0);
+            overlap += held > 1;
+            points++;
+        }
+        CHECK_MSG(wrong == 0 && overlap == 0, "trial %d: %d points misjudged, %d in two pieces",
+                  trial, wrong, overlap);
+        /* The cutters stay as they were. */
+        plane_brush again[2];
+        CHECK(read_planes(doc, cutters, ncut, again) && again[0].count == c[0].count);
+        check_undo_redo(doc, before, "subtract");
+        REQUIRE(al_doc_delete_brushes(doc, cutters, ncut, NULL) == AL_OK);
+        free(result);
+        free(before);
+        free(parts);
+    }
+    check_note("%d points checked; %d subtractions cut, into %d pieces", points, cuts, pieces);
+    CHECK(points > 30000 && cuts > 8);
+    al_doc_close(doc);
+}
+
+CHECK_TEST(subtract_examples, "/doc/subtract-carves-a-doorway-into-three-pieces-and-checks-input")
+{
+    al_doc *doc = new_doc("subtract.allium");
+    REQUIRE(doc);
+    int64_t wall = 0, door = 0, far = 0;
+    REQUIRE((wall = add_box(doc, 0, 0, 0, 0, 256, 16, 128, "brick")));
+    REQUIRE((door = add_box(doc, 0, 96, -8, -8, 160, 24, 96, "frame")));
+    REQUIRE((far = add_box(doc, 0, 1000, 0, 0, 1064, 64, 64, "brick")));
+    char *before = state(doc);
+    al_doc_change ch = {0};
+    int64_t *ids = NULL;
+    int count = 0;
+    REQUIRE(al_doc_subtract_brushes(doc, (int64_t[]){wall, far}, 2, &door, 1, &ids, &count, &ch,
+                                    NULL) == AL_OK);
+    /* Left of the doorway, right of it and the lintel above; the far brush is untouched. */
+    CHECK_MSG(count == 4, "%d brushes", count);
+    CHECK(ids[0] == wall && ids[count - 1] == far);
+    CHECK(ch.brush_count == 3);
+    CHECK(al_doc_count(doc, "brushes") == 5);
+    double volume = 0;
+    for (int i = 0; i < count - 1; i++) {
+        double mins[3], maxs[3];
+        REQUIRE(al_doc_brush_box(doc, ids[i], mins, maxs));
+        volume += (maxs[0] - mins[0]) * (maxs[1] - mins[1]) * (maxs[2] - mins[2]);
+    }
+    CHECK_NEAR(volume, 256.0 * 16 * 128 - 64.0 * 16 * 96, 1e-6);
+    /* Faces on the cutter's planes take its material: the cutter's own six, the side
+     * pieces' inner faces, and the lintel's underside and two ends (between it and the side
+     * pieces). */
+    int frames = faces_of(doc, -1, "frame");
+    CHECK_MSG(frames == 6 + 2 + 3, "%d faces of frame", frames);
+    check_undo_redo(doc, before, "subtract");
+    free(ids);
+    /* A cutter swallowing the target deletes it. */
+    REQUIRE(al_doc_subtract_brushes(doc, &door, 1, &wall, 1, &ids, &count, NULL, NULL) == AL_OK);
+    CHECK(count == 3); /* the doorway cut the door's box into three pieces too */
+    free(ids);
+    REQUIRE(al_doc_undo(doc, NULL) == AL_OK);
+    int64_t inner = add_box(doc, 0, 100, 0, 0, 120, 16, 20, "brick");
+    REQUIRE(inner);
+    REQUIRE(al_doc_subtract_brushes(doc, &inner, 1, &door, 1, &ids, &count, NULL, NULL) == AL_OK);
+    CHECK(count == 0 && !al_doc_brush_box(doc, inner, (double[3]){0}, (double[3]){0}));
+    free(ids);
+    REQUIRE(al_doc_undo(doc, NULL) == AL_OK);
+    REQUIRE(al_doc_undo(doc, NULL) == AL_OK); /* the inner brush */
+    /* Bad input changes nothing. */
+    al_diag_list d = {0};
+    CHECK(al_doc_subtract_brushes(doc, &wall, 1, (int64_t[]){door, wall}, 2, NULL, NULL, NULL,
+                                  &d) == AL_ERR_INVALID_ARGUMENT);
+    CHECK(last_says(&d, "both a target and a cutter"));
+    al_diag_list_clear(&d);
+    CHECK(al_doc_subtract_brushes(doc, &wall, 1, (int64_t[]){4242}, 1, NULL, NULL, NULL, &d) ==
+          AL_ERR_NOT_FOUND);
+    CHECK(last_says(&d, "brush 4242"));
+    al_diag_list_clear(&d);
+    char *after = state(doc);
+    CHECK(after && strcmp(after, before) == 0);
+    free(after);
+    free(before);
+    al_doc_change_clear(&ch);
+    al_doc_close(doc);
+}
+
+CHECK_TEST(merge, "/doc/merge-joins-a-convex-union-and-refuses-an-l-shape")
+{
+    al_doc *doc = new_doc("merge.allium");
+    REQUIRE(doc);
+    al_doc_face f[7];
+    int64_t base = 0, roof = 0, l_part = 0;
+    REQUIRE((base = add_box(doc, 0, 0, 0, 0, 64, 64, 32, "stone")));
+    /* On top: 64 x 64 x 32, its +x top edge bevelled by the plane x + z = 96. */
+    fixture_box_faces(0, 0, 32, 64, 64, 64, "stone", f);
+    f[6] = f[0];
+    f[6].material = "roof";
+    plane_points((double[3]){1, 0, 1}, (double[3]){64, 0, 32}, f[6].points);
+    REQUIRE(al_doc_add_brush(doc, 0, f, 7, &roof, NULL, NULL) == AL_OK);
+    REQUIRE((l_part = add_box(doc, 0, 64, 0, 0, 128, 32, 32, "stone")));
+    plane_brush orig[2];
+    REQUIRE(read_planes(doc, (int64_t[]){base, roof}, 2, orig));
+
+    /* The L-shape is refused and nothing changes (not even the history). */
+    char *before = state(doc), label[64] = "", label_after[64] = "";
+    al_doc_undo_label(doc, false, label, sizeof label);
+    al_diag_list d = {0};
+    int64_t merged = -1;
+    CHECK(al_doc_merge_brushes(doc, (int64_t[]){base, l_part}, 2, &merged, NULL, &d) ==
+          AL_ERR_INVALID_ARGUMENT);
+    CHECK(last_says(&d, "the brushes' union is not convex"));
+    CHECK(merged == -1);
+    al_doc_undo_label(doc, false, label_after, sizeof label_after);
+    char *now = state(doc);
+    CHECK(now && strcmp(now, before) == 0 && strcmp(label, label_after) == 0);
+    free(now);
+    al_diag_list_clear(&d);
+
+    /* The base and the bevelled top make one brush of seven faces. */
+    al_doc_change ch = {0};
+    REQUIRE(al_doc_merge_brushes(doc, (int64_t[]){base, roof}, 2, &merged, &ch, &d) == AL_OK);
+    CHECK(merged == base && al_doc_count(doc, "brushes") == 2);
+    CHECK(ch.brush_count == 2);
+    plane_brush joined;
+    REQUIRE(read_planes(doc, &merged, 1, &joined));
+    CHECK_MSG(joined.count == 7, "%d faces", joined.count);
+    uint64_t seed = 3;
+    int wrong = 0, points = 0;
+    for (int i = 0; i < 5000; i++) {
+        double p[3];
+        random_point(&seed, (double[3]){0, 0, 0}, (double[3]){64, 64, 64}, 8, p);
+        int in = holders(orig, 2, p), now_in = point_in(&joined, p, 0.01);
+        if (in < 0 || now_in < 0) continue;
+        wrong += (in > 0) != (now_in == 1);
+        points++;
+    }
+    CHECK_MSG(wrong == 0 && points > 4000, "%d of %d points misjudged", wrong, points);
+    CHECK(faces_of(doc, merged, "roof") == 1 && faces_of(doc, merged, "stone") == 6);
+    check_undo_redo(doc, before, "merge");
+
+    /* Three slabs make a box; other bad input is refused with its reason. */
+    int64_t slabs[3];
+    for (int i = 0; i < 3; i++) {
+        REQUIRE((slabs[i] = add_box(doc, 0, 300, 0, 16 * i, 364, 64, 16 * i + 16,
+                                    i == 1 ? "middle" : "slab")));
+    }
+    REQUIRE(al_doc_merge_brushes(doc, slabs, 3, &merged, NULL, NULL) == AL_OK);
+    double mins[3], maxs[3];
+    CHECK(merged == slabs[0] && al_doc_brush_box(doc, merged, mins, maxs) && maxs[2] == 48);
+    int64_t door = 0, in_door = 0;
+    REQUIRE(al_doc_add_entity(doc, "func_door", NULL, &door, NULL, NULL) == AL_OK);
+    REQUIRE((in_door = add_box(doc, door, 0, 0, 64, 64, 64, 80, "stone")));
+    free(before);
+    before = state(doc);
+    struct {
+        int64_t ids[2];
+        int count;
+        al_status status;
+        const char *says;
+    } bad[] = {
+        {{base, 0}, 1, AL_ERR_INVALID_ARGUMENT, "two brushes"},
+        {{base, base}, 2, AL_ERR_INVALID_ARGUMENT, "listed twice"},
+        {{base, in_door}, 2, AL_ERR_INVALID_ARGUMENT, "another entity"},
+        {{base, 31337}, 2, AL_ERR_NOT_FOUND, "brush 31337"},
+        {{base, slabs[0]}, 2, AL_ERR_INVALID_ARGUMENT, "not convex"}, /* apart */
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        al_diag_list_clear(&d);
+        CHECK_MSG(al_doc_merge_brushes(doc, bad[i].ids, bad[i].count, NULL, NULL, &d) ==
+                      bad[i].status,
+                  "case %zu", i);
+        CHECK_MSG(last_says(&d, bad[i].says), "case %zu", i);
+    }
+    now = state(doc);
+    CHECK(now && strcmp(now, before) == 0);
+    free(now);
+    free(before);
+    al_diag_list_clear(&d);
+    al_doc_change_clear(&ch);
+    al_doc_close(doc);
+}
+
+/* The total volume of the valid brushes of DOC, by the compiler's brush builder; their
+ * count in *VALID. */
+static double total_volume(al_doc *doc, int *valid)
+{
+    al_doc_input in;
+    *valid = 0;
+    if (al_doc_build_input(doc, &in, NULL) != AL_OK) return -1;
+    al_arena *arena = al_arena_create(1 << 20);
+    al_plane_table planes;
+    double volume = 0;
+    if (arena && al_plane_table_init(&planes)) {
+        for (int b = 0; b < in.input.brush_count; b++) {
+            bool nomem = false;
+            al_brush *brush = al_brush_build(arena, &planes, &in.input, b, NULL, &nomem);
+            if (!brush) continue;
+            volume += al_brush_volume(&planes, brush->sides, brush->side_count);
+            (*valid)++;
+        }
+        al_plane_table_free(&planes);
+    }
+    al_arena_destroy(arena);
+    al_doc_input_free(&in);
+    return volume;
+}
+
+CHECK_TEST(clip_real_map, "/doc/clipping-every-brush-of-e1m1-keeps-the-total-volume")
+{
+    const char *path = scene_shared_map("e1m1.map");
+    if (!path) {
+        check_skip("e1m1.map is not in the shared maps folder");
+        return;
+    }
+    al_map *map = NULL;
+    REQUIRE(al_map_read_file(path, &map, NULL) == AL_OK);
+    al_doc *doc = new_doc("clip-e1m1.allium");
+    REQUIRE(doc);
+    al_doc_set_durable(doc, false);
+    REQUIRE(al_doc_import_map(doc, map, NULL) == AL_OK);
+    al_map_destroy(map);
+    int64_t *ids = NULL, *valid_ids;
+    int count = 0, valid = 0, valid_after = 0;
+    REQUIRE(al_doc_list_brushes(doc, -1, &ids, &count) == AL_OK);
+    valid_ids = malloc((size_t) count * sizeof *valid_ids);
+    REQUIRE(valid_ids);
+    for (int i = 0; i < count; i++)
+        if (al_doc_brush_box(doc, ids[i], (double[3]){0}, (double[3]){0}))
+            valid_ids[valid++] = ids[i];
+    int counted = 0;
+    double volume = total_volume(doc, &counted);
+    CHECK(counted == valid);
+    char *before = state(doc);
+    /* A slanted plane through the middle of the map. */
+    double pts[3][3];
+    plane_points((double[3]){0.3, -0.5, 0.81}, (double[3]){600, 400, 40}, pts);
+    int64_t *result = NULL;
+    int result_count = 0;
+    uint64_t t0 = al_clock_ns();
+    REQUIRE(al_doc_clip_brushes(doc, valid_ids, valid, (const double(*)[3]) pts, AL_DOC_CLIP_BOTH,
+                                &result, &result_count, NULL, NULL) == AL_OK);
+    double ms = al_clock_ms_since(t0);
+    double after = total_volume(doc, &valid_after);
+    check_note("%d brushes (%d valid) became %d in %.0f ms; volume %.6g -> %.6g", count, valid,
+               result_count, ms, volume, after);
+    CHECK(result_count > valid + 50);
+    CHECK(valid_after == valid + (result_count - valid));
+    CHECK_NEAR(after, volume, 1e-9 * volume);
+    check_undo_redo(doc, before, "clip e1m1");
+    free(before);
+    free(result);
+    free(valid_ids);
+    free(ids);
+    al_doc_close(doc);
+}
+
+/* --- entities, materials and selections --------------------------------------------- */
+
+CHECK_TEST(brush_entities, "/doc/brushes-move-between-entities-in-one-step")
+{
+    al_doc *doc = new_doc("brush-entities.allium");
+    REQUIRE(doc);
+    int64_t b[3], light = 0;
+    for (int i = 0; i < 3; i++)
+        REQUIRE((b[i] = add_box(doc, 0, 100 * i, 0, 0, 100 * i + 64, 64, 64, "stone")));
+    REQUIRE(al_doc_add_entity(doc, "light", "{\"origin\": \"0 0 100\"}", &light, NULL, NULL) ==
+            AL_OK);
+    char *before = state(doc);
+    al_doc_change ch = {0};
+    al_diag_list d = {0};
+    int64_t door = 0, *ids = NULL;
+    int count = 0;
+    REQUIRE(al_doc_brushes_to_entity(doc, b, 2, "func_door", &door, &ch, &d) == AL_OK);
+    CHECK(door > 0 && ch.brush_count == 2 && ch.entity_count == 2); /* the door and the world */
+    REQUIRE(al_doc_list_brushes(doc, door, &ids, &count) == AL_OK);
+    CHECK(count == 2 && ids[0] == b[0] && ids[1] == b[1]);
+    free(ids);
+    /* The compiled map has the door as a model. */
+    al_doc_input in;
+    REQUIRE(al_doc_build_input(doc, &in, NULL) == AL_OK);
+    int in_door = 0;
+    for (int i = 0; i < in.input.brush_count; i++)
+        in_door +=
+            strcmp(in.input.entities[in.input.brushes[i].entity].classname, "func_door") == 0;
+    CHECK(in_door == 2);
+    al_doc_input_free(&in);
+    char label[64];
+    CHECK(al_doc_undo_label(doc, false, label, sizeof label) &&
+          strcmp(label, "Brushes to entity") == 0);
+    check_undo_redo(doc, before, "brushes to entity");
+    REQUIRE(al_doc_redo(doc, NULL) == AL_OK);
+
+    /* One brush back to the world; the door keeps the other. Then the last: the empty
+     * door goes. */
+    REQUIRE(al_doc_move_brushes_to_entity(doc, &b[0], 1, 0, &ch) == AL_OK);
+    CHECK(ch.brush_count == 1 && al_doc_count(doc, "entities") == 3);
+    REQUIRE(al_doc_move_brushes_to_entity(doc, &b[1], 1, 0, NULL) == AL_OK);
+    CHECK(al_doc_count(doc, "entities") == 2);
+    REQUIRE(al_doc_undo(doc, NULL) == AL_OK);
+    CHECK(al_doc_count(doc, "entities") == 3);
+    /* The world's brush into the door, then the whole door to the world in one step. */
+    REQUIRE(al_doc_move_brushes_to_entity(doc, &b[2], 1, door, NULL) == AL_OK);
+    free(before);
+    before = state(doc);
+    REQUIRE(al_doc_entity_to_world(doc, door, &ch) == AL_OK);
+    CHECK(ch.brush_count == 2 && al_doc_count(doc, "entities") == 2);
+    REQUIRE(al_doc_list_brushes(doc, 0, &ids, &count) == AL_OK);
+    CHECK(count == 3);
+    free(ids);
+    check_undo_redo(doc, before, "entity to world");
+
+    /* The world, point entities, classes and unknown rows are refused. */
+    CHECK(al_doc_entity_to_world(doc, 0, NULL) == AL_ERR_INVALID_ARGUMENT);
+    CHECK(al_doc_entity_to_world(doc, light, NULL) == AL_ERR_INVALID_ARGUMENT);
+    CHECK(al_doc_entity_to_world(doc, 777, NULL) == AL_ERR_NOT_FOUND);
+    CHECK(al_doc_move_brushes_to_entity(doc, &b[0], 1, light, NULL) == AL_ERR_INVALID_ARGUMENT);
+    CHECK(al_doc_move_brushes_to_entity(doc, &b[0], 1, 777, NULL) == AL_ERR_NOT_FOUND);
+    CHECK(al_doc_move_brushes_to_entity(doc, (int64_t[]){b[0], 555}, 2, 0, NULL) ==
+          AL_ERR_NOT_FOUND);
+    CHECK(al_doc_brushes_to_entity(doc, b, 1, "worldspawn", NULL, NULL, &d) ==
+          AL_ERR_INVALID_ARGUMENT);
+    CHECK(last_says(&d, "classname"));
+    CHECK(al_doc_brushes_to_entity(doc, b, 0, "func_wall", NULL, NULL, &d) ==
+          AL_ERR_INVALID_ARGUMENT);
+    CHECK(al_doc_brushes_to_entity(doc, (int64_t[]){555}, 1, "func_wall", NULL, NULL, &d) ==
+          AL_ERR_NOT_FOUND);
+    CHECK(last_says(&d, "brush 555"));
+    char *after = state(doc);
+    CHECK(after && strcmp(after, before) == 0);
+    free(after);
+    free(before);
+    al_diag_list_clear(&d);
+    al_doc_change_clear(&ch);
+    al_doc_close(doc);
+}
+
+CHECK_TEST(material_edits, "/doc/materials-are-listed-with-their-use-and-set-with-checks")
+{
+    al_doc *doc = new_doc("material-edits.allium");
+    REQUIRE(doc);
+    al_doc_face f[6];
+    fixture_box_faces(0, 0, 0, 64, 64, 64, "stone", f);
+    f[4].material = "*lava1";
+    int64_t b1 = 0, b2 = 0, door = 0;
+    REQUIRE(al_doc_add_brush(doc, 0, f, 6, &b1, NULL, NULL) == AL_OK);
+    REQUIRE(al_doc_add_entity(doc, "func_door", NULL, &door, NULL, NULL) == AL_OK);
+    REQUIRE((b2 = add_box(doc, door, 100, 0, 0, 164, 64, 64, "stone")));
+    al_doc_material *list = NULL;
+    int count = 0;
+    REQUIRE(al_doc_list_materials(doc, &list, &count) == AL_OK);
+    REQUIRE(count == 2);
+    CHECK(strcmp(list[0].name, "*lava1") == 0 && list[0].uses == 1);
+    CHECK(list[0].flags == AL_MATERIAL_LIQUID && list[0].reflectance < 0);
+    CHECK(strcmp(list[1].name, "stone") == 0 && list[1].uses == 11);
+    float rgb[3];
+    al_material_default_colour("stone", rgb);
+    CHECK_NEAR(list[1].colour[0], rgb[0], 1e-6);
+    al_doc_materials_free(list, count);
+
+    /* A new glowing material, then a change to stone; each reports materials. */
+    al_doc_change ch = {0};
+    al_diag_list d = {0};
+    al_doc_material glow = {
+        .name = "glow", .colour = {1, 0.5, 0.25}, .reflectance = -1, .emission = {4, 3, 0}};
+    REQUIRE(al_doc_set_material(doc, &glow, &ch, &d) == AL_OK);
+    CHECK(ch.materials && ch.brush_count == 0);
+    al_doc_material stone = {.name = "stone", .colour = {0.25, 0.5, 0.75}, .reflectance = 0.5};
+    REQUIRE(al_doc_set_material(doc, &stone, &ch, &d) == AL_OK);
+    CHECK(ch.materials);
+    al_doc_input in;
+    REQUIRE(al_doc_build_input(doc, &in, NULL) == AL_OK);
+    for (int m = 0; m < in.input.material_count; m++) {
+        const al_material_desc *md = &in.input.materials[m];
+        if (strcmp(md->name, "glow") == 0)
+            CHECK(md->emission[0] == 4 && md->emission[1] == 3 && md->reflectance == 0);
+        if (strcmp(md->name, "stone") == 0)
+            CHECK(md->colour[2] == 0.75f && md->reflectance == 0.5f &&
+                  in.material_colours[m][1] == 0.5f);
+    }
+    al_doc_input_free(&in);
+    REQUIRE(al_doc_list_materials(doc, &list, &count) == AL_OK);
+    CHECK(count == 3 && strcmp(list[1].name, "glow") == 0 && list[1].uses == 0);
+    CHECK(list[1].flags == 0 && list[2].reflectance == 0.5);
+    al_doc_materials_free(list, count);
+    /* Setting it again changes nothing: one undo takes stone back to its first colour. */
+    REQUIRE(al_doc_set_material(doc, &stone, &ch, &d) == AL_OK);
+    CHECK(!ch.materials);
+    REQUIRE(al_doc_undo(doc, &ch) == AL_OK);
+    CHECK(ch.materials);
+    REQUIRE(al_doc_list_materials(doc, &list, &count) == AL_OK);
+    CHECK(count == 3 && list[2].colour[0] == (double) rgb[0] && list[2].reflectance < 0);
+    al_doc_materials_free(list, count);
+
+    /* Bad values name their field and change nothing. */
+    char *before = state(doc);
+    struct {
+        al_doc_material m;
+        const char *says;
+    } bad[] = {
+        {{.name = "stone", .colour = {1.5, 0, 0}}, "colour red"},
+        {{.name = "stone", .colour = {0, NAN, 0}}, "colour green"},
+        {{.name = "stone", .reflectance = NAN}, "reflectance"},
+        {{.name = "stone", .reflectance = 2}, "reflectance"},
+        {{.name = "stone", .emission = {0, 0, -1}}, "emission blue"},
+        {{.name = "stone", .emission = {INFINITY, 0, 0}}, "emission red"},
+        {{.name = ""}, "name"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        al_diag_list_clear(&d);
+        CHECK_MSG(al_doc_set_material(doc, &bad[i].m, NULL, &d) == AL_ERR_INVALID_ARGUMENT,
+                  "case %zu", i);
+        CHECK_MSG(d.count == 1 && last_says(&d, bad[i].says), "case %zu", i);
+    }
+    char *after = state(doc);
+    CHECK(after && strcmp(after, before) == 0);
+    free(after);
+    free(before);
+
+    /* Selections by material and by class. */
+    int64_t *ids = NULL;
+    REQUIRE(al_doc_brushes_with_material(doc, "stone", &ids, &count) == AL_OK);
+    CHECK(count == 2 && ids[0] == b1 && ids[1] == b2);
+    free(ids);
+    REQUIRE(al_doc_brushes_with_material(doc, "*lava1", &ids, &count) == AL_OK);
+    CHECK(count == 1 && ids[0] == b1);
+    free(ids);
+    REQUIRE(al_doc_brushes_with_material(doc, "nothing", &ids, &count) == AL_OK);
+    CHECK(count == 0 && ids == NULL);
+    REQUIRE(al_doc_entities_with_class(doc, "func_door", &ids, &count) == AL_OK);
+    CHECK(count == 1 && ids[0] == door);
+    free(ids);
+    REQUIRE(al_doc_entities_with_class(doc, "worldspawn", &ids, &count) == AL_OK);
+    CHECK(count == 1 && ids[0] == 0);
+    free(ids);
+    al_diag_list_clear(&d);
+    al_doc_change_clear(&ch);
+    al_doc_close(doc);
 }
 
 int main(int argc, char **argv)
