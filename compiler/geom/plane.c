@@ -99,7 +99,7 @@ bool al_plane_table_load(al_plane_table *table, const al_plane *planes, int coun
         al_plane_table_free(table);
         return false;
     }
-    memcpy(table->planes, planes, (size_t) count * sizeof *planes);
+    if (count > 0) memcpy(table->planes, planes, (size_t) count * sizeof *planes);
     table->capacity = capacity;
     table->count = count;
     /* Chains as al_plane_table_add builds them: each new plane at the head of its bucket. */
