@@ -1,0 +1,98 @@
+#!/bin/sh
+# The German translation as a designer sees it: the editor runs on a virtual X display
+# with LANGUAGE=de and prints the text of the labels in its window (allium
+# --print-labels); the menu bar and the side panel (from the .ui templates) and the
+# views' projection and message (set by the C code) must read in German. The same run
+# without LANGUAGE must show them in English, so that the check cannot pass on a window
+# that shows neither.
+#
+#   gui-translation-test.sh ALLIUM LOCALEDIR OUT
+#
+# LOCALEDIR: the build's compiled catalogues (BUILD/po, which holds
+# de/LC_MESSAGES/allium.mo), given to the editor in ALLIUM_LOCALEDIR; empty when the build
+# has none (gettext's msgfmt was not found). Everything the editor writes stays in OUT.
+#
+# Exit status 0 when every check passed, 1 otherwise, 77 (skipped) without xvfb-run, the
+# C.UTF-8 locale, or compiled catalogues.
+set -u
+allium=$1
+localedir=$2
+out=$3
+
+if ! command -v xvfb-run >/dev/null 2>&1; then
+    echo "xvfb-run is not installed: GUI translation test skipped"
+    exit 77
+fi
+if [ -z "$localedir" ]; then
+    echo "the build has no compiled translations (msgfmt not found): GUI translation test skipped"
+    exit 77
+fi
+# gettext ignores LANGUAGE in the "C" locale, but not in C.UTF-8, glibc's built-in UTF-8
+# locale (in every Debian since 12), so the test needs no generated de_DE locale.
+if ! locale -a 2>/dev/null | grep -qix 'c\.utf-\{0,1\}8'; then
+    echo "the C.UTF-8 locale is not available: GUI translation test skipped"
+    exit 77
+fi
+
+rm -rf "$out"
+mkdir -p "$out/xdg/data" "$out/xdg/config" "$out/xdg/cache" "$out/xdg/runtime"
+chmod 700 "$out/xdg/runtime"
+export XDG_DATA_HOME="$out/xdg/data"
+export XDG_CONFIG_HOME="$out/xdg/config"
+export XDG_CACHE_HOME="$out/xdg/cache"
+export XDG_RUNTIME_DIR="$out/xdg/runtime"
+export LIBGL_ALWAYS_SOFTWARE=1
+export GDK_BACKEND=x11
+export GSETTINGS_BACKEND=memory
+export GTK_A11Y=none
+export ALLIUM_LOCALEDIR="$localedir"
+export LANG=C.UTF-8 LC_ALL=C.UTF-8
+unset LC_MESSAGES DBUS_SESSION_BUS_ADDRESS
+
+failures=0
+check() { # OK WHAT
+    if [ "$1" = 0 ]; then
+        echo "ok - $2"
+    else
+        echo "FAILED - $2"
+        failures=$((failures + 1))
+    fi
+}
+
+# Runs the editor with LANGUAGE=$1 (empty: unset); its labels go to $out/labels-NAME.
+print_labels() { # LANGUAGE NAME
+    if [ -n "$1" ]; then export LANGUAGE="$1"; else unset LANGUAGE; fi
+    xvfb-run -a -s "-screen 0 1600x1000x24" "$allium" --print-labels \
+        >"$out/labels-$2" 2>"$out/stderr-$2"
+    status=$?
+    check "$status" "allium --print-labels in $2 exits with 0 (it exited with $status)"
+    if [ "$status" != 0 ]; then cat "$out/stderr-$2"; fi
+}
+
+# Whether the run NAME printed LABEL (as a whole line).
+shows() { # NAME LABEL
+    grep -qxF -- "$2" "$out/labels-$1"
+}
+
+print_labels "" english
+print_labels de german
+
+# Each pair: the English label and its German translation (po/de.po), from the menu bar,
+# the side panel's pages, a view's projection menu and a view's message.
+for pair in "File|Datei" "Edit|Bearbeiten" "Properties|Eigenschaften" "Compile|Kompilieren" \
+            "Top (X/Y)|Oben (X/Y)" "No map open|Keine Map geöffnet"; do
+    english=${pair%%|*}
+    german=${pair#*|}
+    shows english "$english"
+    check $? "in English the window shows \"$english\""
+    shows german "$german"
+    check $? "with LANGUAGE=de the window shows \"$german\""
+    ! shows german "$english"
+    check $? "with LANGUAGE=de the window does not show \"$english\""
+done
+
+if [ "$failures" != 0 ]; then
+    echo "$failures checks FAILED; the labels are in $out/labels-english and $out/labels-german"
+    exit 1
+fi
+echo "all checks passed"
