@@ -621,6 +621,39 @@ bool al_doc_brush_box(al_doc *doc, int64_t brush, double mins[3], double maxs[3]
     return found;
 }
 
+al_status al_doc_face_texture(al_doc *doc, int64_t brush, int index, al_doc_texture *out)
+{
+    static const char *sql =
+        "SELECT m.name, f.valve, f.ux, f.uy, f.uz, f.uoff, f.vx, f.vy, f.vz, f.voff, f.offx, "
+        "f.offy, f.rotation, f.scalex, f.scaley FROM faces f JOIN materials m ON m.id = "
+        "f.material WHERE f.brush = ? ORDER BY f.position LIMIT 1 OFFSET ?";
+    memset(out, 0, sizeof *out);
+    if (index < 0) return AL_ERR_NOT_FOUND;
+    sqlite3_stmt *st = al_doc_prepare(doc, sql);
+    if (!st) return AL_ERR_IO;
+    sqlite3_bind_int64(st, 1, brush);
+    sqlite3_bind_int(st, 2, index);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        const char *name = (const char *) sqlite3_column_text(st, 0);
+        snprintf(out->material, sizeof out->material, "%s", name ? name : "");
+        out->valve = sqlite3_column_int(st, 1) != 0;
+        for (int k = 0; k < 3; k++) {
+            out->u_axis[k] = sqlite3_column_double(st, 2 + k);
+            out->v_axis[k] = sqlite3_column_double(st, 6 + k);
+        }
+        out->u_offset = sqlite3_column_double(st, 5);
+        out->v_offset = sqlite3_column_double(st, 9);
+        out->offset[0] = sqlite3_column_double(st, 10);
+        out->offset[1] = sqlite3_column_double(st, 11);
+        out->rotation = sqlite3_column_double(st, 12);
+        out->scale[0] = sqlite3_column_double(st, 13);
+        out->scale[1] = sqlite3_column_double(st, 14);
+    }
+    sqlite3_reset(st);
+    return rc == SQLITE_ROW ? AL_OK : rc == SQLITE_DONE ? AL_ERR_NOT_FOUND : AL_ERR_IO;
+}
+
 int al_doc_count(al_doc *doc, const char *table)
 {
     if (al_doc_table_index(table) < 0) return -1;

@@ -307,6 +307,18 @@ void al_doc_materials_free(al_doc_material *materials, int count);
 /* Bounds of BRUSH as stored; false if there is no such brush or it has none (invalid). */
 bool al_doc_brush_box(al_doc *doc, int64_t brush, double mins[3], double maxs[3]);
 
+/* A face's material and texture parameters, as stored. */
+typedef struct al_doc_texture {
+    char material[256];
+    bool valve; /* Valve 220: the axes and their offsets; otherwise offset, rotation */
+    double u_axis[3], u_offset, v_axis[3], v_offset;
+    double offset[2], rotation, scale[2];
+} al_doc_texture;
+
+/* The texture of face INDEX of BRUSH (counting its faces in order, as the compiler input
+ * does). AL_ERR_NOT_FOUND if there is no such face. */
+al_status al_doc_face_texture(al_doc *doc, int64_t brush, int index, al_doc_texture *out);
+
 /* Counts, for reports. */
 int al_doc_count(al_doc *doc, const char *table);
 

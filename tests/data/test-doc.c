@@ -281,6 +281,12 @@ CHECK_TEST(face_index_gaps, "/doc/face-indices-count-faces-in-order-after-hollow
     }
     CHECK(lava == 1);
     al_doc_input_free(&in);
+    /* The same face read back with its texture; one past the last is not there. */
+    al_doc_texture tex;
+    CHECK(al_doc_face_texture(doc, walls[0], last, &tex) == AL_OK &&
+          strcmp(tex.material, "lava1") == 0 && tex.scale[0] == 1 && tex.scale[1] == 1);
+    CHECK(al_doc_face_texture(doc, walls[0], last + 1, &tex) == AL_ERR_NOT_FOUND);
+    CHECK(al_doc_face_texture(doc, walls[0], 0, &tex) == AL_OK && strcmp(tex.material, "stone") == 0);
     free(walls);
     al_doc_close(doc);
 }
