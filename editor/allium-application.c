@@ -14,6 +14,7 @@
 #include "allium-map-files.h"
 #include "allium-preferences-window.h"
 #include "allium-preferences.h"
+#include "allium-print-labels.h"
 #include "allium-self-test.h"
 #include "allium-window-private.h"
 
@@ -31,6 +32,7 @@ struct _AlliumApplication {
     char *import_dir;     /* where .map files from read-only folders go; NULL: default */
     int benchmark_frames; /* --benchmark-frames N; 0: not benchmarking */
     int benchmark_edits;  /* --benchmark-edits N; 0: not benchmarking edits */
+    gboolean print_labels; /* --print-labels (the translation test) */
 
     /* borrowed references */
     GtkRecentManager *recent;
@@ -227,32 +229,38 @@ static void open_response_cb(GtkNativeDialog *dialog, int response, AlliumApplic
     g_object_unref(dialog);
 }
 
+gboolean allium_application_new_map(AlliumApplication *self, const char *path)
+{
+    AlliumWindow *origin = active_allium_window(self);
+    al_doc *doc = NULL;
+    al_diag_list diags = {0};
+    al_status st = path ? al_doc_create(path, &doc, &diags) : AL_ERR_IO;
+    al_doc_close(doc);
+    if (st == AL_OK) {
+        allium_application_open_document(self, path, origin, NULL);
+    } else {
+        /* Never replace an existing map, even when the chooser asked: it has history. */
+        GError *error = NULL;
+        g_autofree char *name = path ? g_filename_display_basename(path) : g_strdup("?");
+        allium_set_status_error(&error, st, &diags, name);
+        show_error(self, origin, error->message);
+        g_error_free(error);
+    }
+    al_diag_list_clear(&diags);
+    return st == AL_OK;
+}
+
 static void new_response_cb(GtkNativeDialog *dialog, int response, AlliumApplication *self)
 {
     if (response == GTK_RESPONSE_ACCEPT) {
         g_autoptr(GFile) file = gtk_file_chooser_get_file(GTK_FILE_CHOOSER(dialog));
         g_autofree char *path = file ? g_file_get_path(file) : NULL;
-        AlliumWindow *origin = active_allium_window(self);
         if (path && !g_str_has_suffix(path, ".allium")) {
             char *with_suffix = g_strconcat(path, ".allium", NULL);
             g_free(path);
             path = with_suffix;
         }
-        al_doc *doc = NULL;
-        al_diag_list diags = {0};
-        al_status st = path ? al_doc_create(path, &doc, &diags) : AL_ERR_IO;
-        al_doc_close(doc);
-        if (st == AL_OK) {
-            allium_application_open_document(self, path, origin, NULL);
-        } else {
-            /* Never replace an existing map, even when the chooser asked: it has history. */
-            GError *error = NULL;
-            g_autofree char *name = path ? g_filename_display_basename(path) : g_strdup("?");
-            allium_set_status_error(&error, st, &diags, name);
-            show_error(self, origin, error->message);
-            g_error_free(error);
-        }
-        al_diag_list_clear(&diags);
+        allium_application_new_map(self, path);
     }
     g_object_unref(dialog);
 }
@@ -354,7 +362,7 @@ static void about_action_cb(GSimpleAction *action, GVariant *parameter, gpointer
     (void) action;
     (void) parameter;
     AlliumApplication *self = data;
-    static const char *authors[] = {"The Allium developers", NULL};
+    const char *authors[] = {_("The Allium developers"), NULL};
     gtk_show_about_dialog(active_window(self), "program-name", _("Allium"), "version",
                           ALLIUM_VERSION, "logo-icon-name", ALLIUM_APP_ID, "comments",
                           _("A level editor for Quake-style brush maps in which the map is "
@@ -463,6 +471,7 @@ static gint allium_application_handle_local_options(GApplication *application,
         }
         self->benchmark_edits = edits;
     }
+    self->print_labels = g_variant_dict_contains(options, "print-labels");
     if (g_variant_dict_contains(options, "version")) {
         g_print("allium %s\n", ALLIUM_VERSION);
         return 0;
@@ -475,6 +484,8 @@ static void allium_application_activate(GApplication *application)
     AlliumApplication *self = ALLIUM_APPLICATION(application);
     if (self->self_test_dir) {
         allium_self_test_start(self, self->self_test_dir);
+    } else if (self->print_labels) {
+        allium_print_labels_start(self);
     } else if (self->benchmark_frames > 0 || self->benchmark_edits > 0) {
         g_printerr("%s\n", _("usage: allium --benchmark-frames N MAP, allium --benchmark-edits N MAP"));
         self->exit_status = 2;
@@ -535,6 +546,9 @@ static void allium_application_init(AlliumApplication *self)
             "frame showing it, as JSON"),
          N_("N")},
         {"version", 0, 0, G_OPTION_ARG_NONE, NULL, N_("Print the version and exit"), NULL},
+        /* For the translation test; not for users, so neither in --help nor translated. */
+        {"print-labels", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_NONE, NULL,
+         "Open an empty window, print the text of its labels and quit", NULL},
         {NULL, 0, 0, 0, NULL, NULL, NULL},
     };
     g_application_add_main_option_entries(G_APPLICATION(self), options);

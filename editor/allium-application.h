@@ -37,6 +37,10 @@ void allium_application_open_document(AlliumApplication *self, const char *path,
 /* The window showing the document at PATH, or NULL. */
 AlliumWindow *allium_application_find_window(AlliumApplication *self, const char *path);
 
+/* Creates a new, empty map at PATH (never over an existing file) and opens it in a new
+ * window; a failure is shown in the active window. */
+gboolean allium_application_new_map(AlliumApplication *self, const char *path);
+
 /* Where .map files from read-only folders are imported (NULL: the user's data folder). */
 void allium_application_set_import_dir(AlliumApplication *self, const char *dir);
 

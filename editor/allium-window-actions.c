@@ -11,6 +11,7 @@
 #include "allium-window-private.h"
 
 #include "allium-box-size-dialog.h"
+#include "allium-hulls-dialog.h"
 
 #include "allium-map-files.h"
 #include "allium-preferences.h"
@@ -260,7 +261,7 @@ static void transform_action_cb(GtkWidget *widget, const char *action_name, GVar
     const char *label;
     if (g_str_has_prefix(how, "flip-") && how[5] >= 'x' && how[5] <= 'z' && !how[6]) {
         m[how[5] - 'x'][how[5] - 'x'] = -1;
-        label = "Flip selection";
+        label = N_("Flip selection");
     } else if (g_str_equal(how, "cw") || g_str_equal(how, "ccw")) {
         /* The view's right and up axes: clockwise takes up to right. */
         int r, u, d;
@@ -269,7 +270,7 @@ static void transform_action_cb(GtkWidget *widget, const char *action_name, GVar
         m[r][r] = m[u][u] = 0;
         m[r][u] = -s;
         m[u][r] = s;
-        label = "Rotate selection";
+        label = N_("Rotate selection");
     } else {
         return;
     }
@@ -370,6 +371,15 @@ static void test_box_size_action_cb(GtkWidget *widget, const char *action_name,
     allium_box_size_dialog_show(GTK_WINDOW(self), size, box_size_chosen_cb, self);
 }
 
+/* Agent Hulls…: the map's list of agent boxes. */
+static void edit_hulls_action_cb(GtkWidget *widget, const char *action_name, GVariant *parameter)
+{
+    (void) action_name;
+    (void) parameter;
+    AlliumWindow *self = ALLIUM_WINDOW(widget);
+    if (self->document) allium_hulls_dialog_show(GTK_WINDOW(self), self->document);
+}
+
 /* F9: shows or hides the side panel (properties). */
 static void toggle_sidebar_action_cb(GtkWidget *widget, const char *action_name,
                                      GVariant *parameter)
@@ -424,6 +434,8 @@ static void test_box_action_cb(GtkWidget *widget, const char *action_name, GVari
 
 void allium_window_class_add_actions(GtkWidgetClass *widget_class)
 {
+    allium_window_class_add_select_actions(widget_class);
+    allium_window_class_add_csg_actions(widget_class);
     gtk_widget_class_install_action(widget_class, "win.export", NULL, export_action_cb);
     gtk_widget_class_install_action(widget_class, "win.undo", NULL, undo_action_cb);
     gtk_widget_class_install_action(widget_class, "win.redo", NULL, redo_action_cb);
@@ -449,6 +461,7 @@ void allium_window_class_add_actions(GtkWidgetClass *widget_class)
     gtk_widget_class_install_action(widget_class, "win.test-box-size", NULL,
                                     test_box_size_action_cb);
     gtk_widget_class_install_action(widget_class, "win.walk-here", NULL, walk_action_cb);
+    gtk_widget_class_install_action(widget_class, "win.edit-hulls", NULL, edit_hulls_action_cb);
     gtk_widget_class_install_action(widget_class, "win.clear-test-boxes", NULL,
                                     test_box_action_cb);
 
@@ -492,6 +505,7 @@ void allium_window_class_add_actions(GtkWidgetClass *widget_class)
                                             GDK_CONTROL_MASK | GDK_ALT_MASK, "win.transform", "s",
                                             flips[k]);
     gtk_widget_class_add_binding_action(widget_class, GDK_KEY_b, 0, "win.tool", "s", "brush");
+    gtk_widget_class_add_binding_action(widget_class, GDK_KEY_c, 0, "win.tool", "s", "clip");
     gtk_widget_class_add_binding_action(widget_class, GDK_KEY_v, 0, "win.tool", "s", "select");
     gtk_widget_class_add_binding_action(widget_class, GDK_KEY_t, 0, "win.tool", "s", "testbox");
     gtk_widget_class_add_binding_action(widget_class, GDK_KEY_h, 0, "win.test-hull", NULL);
@@ -526,6 +540,10 @@ void allium_window_update_actions(AlliumWindow *self)
     gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.duplicate", writable && brushes > 0);
     gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.hollow", writable && brushes > 0);
     gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.place-entity", writable);
+    gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.edit-hulls", doc != NULL);
+    allium_window_update_csg_actions(self, writable);
+    gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.select-same-material", selected);
+    gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.select-same-class", selected);
 
     g_autofree char *undo = can_undo ? allium_document_dup_undo_label(doc, FALSE) : NULL;
     g_autofree char *redo = can_redo ? allium_document_dup_undo_label(doc, TRUE) : NULL;

@@ -10,6 +10,7 @@
 
 #include "allium-compile-panel.h"
 #include "allium-inspector.h"
+#include "allium-material-browser.h"
 
 G_BEGIN_DECLS
 
@@ -30,6 +31,7 @@ struct _AlliumWindow {
     GtkStack *sidebar_stack;
     AlliumInspector *inspector;
     AlliumCompilePanel *compile_panel;
+    AlliumMaterialBrowser *material_browser;
     GtkPaned *outer_paned;
     GtkPaned *top_paned;
     GtkPaned *bottom_paned;
@@ -65,6 +67,11 @@ struct _AlliumWindow {
 
 /* allium-window-actions.c */
 void allium_window_class_add_actions(GtkWidgetClass *widget_class);
+/* allium-window-csg.c: subtract, merge, brush entity and back; enabled for the selection. */
+void allium_window_class_add_csg_actions(GtkWidgetClass *widget_class);
+void allium_window_update_csg_actions(AlliumWindow *self, gboolean writable);
+/* allium-window-select.c: select all, invert, select by material or class. */
+void allium_window_class_add_select_actions(GtkWidgetClass *widget_class);
 /* Enables and relabels undo, redo and export for the document's state. */
 void allium_window_update_actions(AlliumWindow *self);
 

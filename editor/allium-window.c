@@ -181,9 +181,11 @@ static void update_light_status(AlliumWindow *self)
         /* Rounded up: "0%" while it still runs would say it is done. */
         if (done) text = g_strdup(_("Lit"));
         else text = g_strdup_printf(_("Light %.0f%% residual"), ceil(st->residual * 100.0));
-        tip = g_strdup_printf(_("Radiosity: %d light sources, %d patches, %" G_GINT64_FORMAT
-                                " shots, residual %.4f%s"),
-                              st->lights, st->patches, (gint64) st->shots, st->residual,
+        /* TRANSLATORS: the number of shots is %lld (xgettext cannot read G_GINT64_FORMAT);
+         * the last %s is empty or " (lighting is off: View › Lighting)" */
+        tip = g_strdup_printf(_("Radiosity: %d light sources, %d patches, %lld shots, "
+                                "residual %.4f%s"),
+                              st->lights, st->patches, (long long) st->shots, st->residual,
                               self->lighting ? "" : _(" (lighting is off: View › Lighting)"));
     } else if (snap && snap->world && snap->lights == 0) {
         text = g_strdup(_("No lights"));
@@ -207,6 +209,8 @@ static void update_selection_status(AlliumWindow *self)
     guint brushes = 0, entities = 0;
     allium_selection_get_brushes(self->selection, &brushes);
     allium_selection_get_entities(self->selection, &entities);
+    guint faces = 0;
+    allium_selection_get_faces(self->selection, &faces);
     g_autofree char *text = NULL;
     if (brushes && entities)
         text = g_strdup_printf(_("%u brushes and %u entities selected"), brushes, entities);
@@ -218,6 +222,10 @@ static void update_selection_status(AlliumWindow *self)
         text = g_strdup_printf(g_dngettext(GETTEXT_PACKAGE, "%u entity selected",
                                            "%u entities selected", entities),
                                entities);
+    else if (faces)
+        text = g_strdup_printf(g_dngettext(GETTEXT_PACKAGE, "%u face selected",
+                                           "%u faces selected", faces),
+                               faces);
     gtk_label_set_text(self->selection_label, text ? text : "");
 }
 
@@ -456,6 +464,7 @@ static void allium_window_get_property(GObject *object, guint prop_id, GValue *v
         g_value_set_string(value, self->tool == ALLIUM_TOOL_BRUSH     ? "brush"
                                   : self->tool == ALLIUM_TOOL_ENTITY  ? "entity"
                                   : self->tool == ALLIUM_TOOL_TESTBOX ? "testbox"
+                                  : self->tool == ALLIUM_TOOL_CLIP    ? "clip"
                                                                       : "select");
     } else {
         G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
@@ -484,6 +493,7 @@ static void allium_window_set_property(GObject *object, guint prop_id, const GVa
         AlliumTool tool = g_strcmp0(name, "brush") == 0     ? ALLIUM_TOOL_BRUSH
                           : g_strcmp0(name, "entity") == 0  ? ALLIUM_TOOL_ENTITY
                           : g_strcmp0(name, "testbox") == 0 ? ALLIUM_TOOL_TESTBOX
+                          : g_strcmp0(name, "clip") == 0    ? ALLIUM_TOOL_CLIP
                                                             : ALLIUM_TOOL_SELECT;
         if (tool == self->tool) return;
         self->tool = tool;
@@ -494,6 +504,10 @@ static void allium_window_set_property(GObject *object, guint prop_id, const GVa
                 _("Click to place a %s test box, drag it through the map; H: next hull"),
                 allium_collision_get_hull(self->collision));
             gtk_label_set_text(self->pointer_label, text);
+        } else if (tool == ALLIUM_TOOL_CLIP) {
+            gtk_label_set_text(self->pointer_label,
+                               _("Clip: click two points in a 2D view (three on surfaces in 3D); "
+                                 "Tab: which side stays; Enter: clip the selected brushes"));
         }
         g_object_notify_by_pspec(object, pspec);
     } else {
@@ -533,6 +547,7 @@ static void allium_window_class_init(AlliumWindowClass *klass)
     g_type_ensure(ALLIUM_TYPE_VIEW);
     g_type_ensure(ALLIUM_TYPE_INSPECTOR);
     g_type_ensure(ALLIUM_TYPE_COMPILE_PANEL);
+    g_type_ensure(ALLIUM_TYPE_MATERIAL_BROWSER);
     gtk_widget_class_set_template_from_resource(widget_class,
                                                 "/org/allium/Allium/ui/allium-window.ui");
     gtk_widget_class_bind_template_child(widget_class, AlliumWindow, title_label);
@@ -548,6 +563,7 @@ static void allium_window_class_init(AlliumWindowClass *klass)
     gtk_widget_class_bind_template_child(widget_class, AlliumWindow, sidebar_stack);
     gtk_widget_class_bind_template_child(widget_class, AlliumWindow, inspector);
     gtk_widget_class_bind_template_child(widget_class, AlliumWindow, compile_panel);
+    gtk_widget_class_bind_template_child(widget_class, AlliumWindow, material_browser);
     gtk_widget_class_bind_template_child(widget_class, AlliumWindow, outer_paned);
     gtk_widget_class_bind_template_child(widget_class, AlliumWindow, top_paned);
     gtk_widget_class_bind_template_child(widget_class, AlliumWindow, bottom_paned);
@@ -588,6 +604,7 @@ static void allium_window_init(AlliumWindow *self)
     g_signal_connect(self->selection, "changed", G_CALLBACK(selection_changed_cb), self);
     g_signal_connect_swapped(self->collision, "changed", G_CALLBACK(update_selection_status), self);
     allium_inspector_set_selection(self->inspector, self->selection);
+    allium_material_browser_set_selection(self->material_browser, self->selection);
     g_signal_connect(self->compile_panel, "select-brush", G_CALLBACK(problem_select_cb), self);
     g_signal_connect(self->compile_panel, "frame", G_CALLBACK(problem_frame_cb), self);
     for (int i = 0; i < ALLIUM_WINDOW_VIEW_COUNT; i++) {
@@ -682,6 +699,7 @@ void allium_window_set_document(AlliumWindow *self, AlliumDocument *document)
     for (int i = 0; i < ALLIUM_WINDOW_VIEW_COUNT; i++)
         allium_view_set_document(self->views[i], document);
     allium_inspector_set_document(self->inspector, document);
+    allium_material_browser_set_document(self->material_browser, document);
     allium_compile_panel_set_document(self->compile_panel, document);
     update_title(self);
     update_compile_status(self);

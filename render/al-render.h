@@ -195,7 +195,9 @@ typedef struct al_draw_options {
     int selected_brush_count;
     const int32_t *selected_entities; /* point entities drawn highlighted */
     int selected_entity_count;
-    int selected_face_brush, selected_face; /* one face highlighted, brush -1: none */
+    const int32_t (*selected_faces)[2]; /* (input brush, face within it) pairs, drawn
+                                           highlighted in yellow */
+    int selected_face_count;
     double pvs_point[3]; /* where the PVS and cluster overlays look from (the 3D eye) */
     bool has_pvs_point;
     bool no_lightmap;    /* 3D: flat shading even where a lightmap is uploaded */
@@ -212,7 +214,7 @@ typedef struct al_draw_options {
     const uint8_t (*guide_colours)[4];
 } al_draw_options;
 
-/* Zero options with overlays = AL_OVERLAY_DEFAULT, grid 16, no selected face, and the
+/* Zero options with overlays = AL_OVERLAY_DEFAULT, grid 16, and the
  * default background (a dark grey, #1c1d21). */
 void al_draw_options_init(al_draw_options *opt);
 

@@ -204,7 +204,7 @@ static gboolean edit_cb(gpointer data)
     AlliumDocument *doc = allium_window_get_document(b->window);
     AlliumSnapshot *snap = doc ? allium_document_get_snapshot(doc) : NULL;
     if (!snap || !snap->world || snap->input.input.brush_count == 0) {
-        g_printerr("benchmark: the map has no compiled brushes to move\n");
+        g_printerr("benchmark: %s\n", _("the map has no compiled brushes to move"));
         quit(b, 1);
         return G_SOURCE_REMOVE;
     }
@@ -293,7 +293,8 @@ static gboolean watchdog_cb(gpointer data)
 {
     Bench *b = data;
     b->watchdog = 0;
-    g_printerr("benchmark: no result after %d s\n", BENCH_TIMEOUT_S);
+    g_autofree char *text = g_strdup_printf(_("no result after %d s"), BENCH_TIMEOUT_S);
+    g_printerr("benchmark: %s\n", text);
     quit(b, 1);
     return G_SOURCE_REMOVE;
 }

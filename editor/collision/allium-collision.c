@@ -351,7 +351,11 @@ char *allium_collision_describe_box(AlliumCollision *self, int box)
             g_string_append_printf(s, _(" · hit at %.2f, normal %.2f %.2f %.2f"), l->first_fraction,
                                    c->normal[0], c->normal[1], c->normal[2]);
             if (l->contact_count > 1)
-                g_string_append_printf(s, _(", slid along %d surfaces"), l->contact_count);
+                g_string_append_printf(s,
+                                       g_dngettext(GETTEXT_PACKAGE, ", slid along %d surface",
+                                                   ", slid along %d surfaces",
+                                                   (gulong) l->contact_count),
+                                       l->contact_count);
         } else if (!l->start_solid) {
             g_string_append(s, _(" · no contact"));
         }

@@ -77,8 +77,10 @@ static void update_light(AlliumCompilePanel *self)
                                                          allium_document_get_light_target(self->document)
                                 ? _("done")
                                 : paused ? _("paused") : _("waiting");
-        text = g_strdup_printf(_("%s · %" G_GINT64_FORMAT " shots · residual %.2f%% · %d patches"),
-                               state, (gint64) lm->stats.shots, 100.0 * lm->stats.residual,
+        /* TRANSLATORS: the radiosity stage: its state, shots so far (%lld, as xgettext
+         * cannot read G_GINT64_FORMAT), the residual in percent, and the patches */
+        text = g_strdup_printf(_("%s · %lld shots · residual %.2f%% · %d patches"), state,
+                               (long long) lm->stats.shots, 100.0 * lm->stats.residual,
                                lm->stats.patches);
     }
     gtk_label_set_text(self->light, text);
@@ -335,7 +337,8 @@ static void allium_compile_panel_init(AlliumCompilePanel *self)
     gtk_spin_button_set_digits(self->target, 2);
     gtk_spin_button_set_value(self->target, 1.0);
     gtk_widget_set_tooltip_text(GTK_WIDGET(self->target),
-                                _("Residual (unshot light, % of the emitted) where a run stops"));
+                                _("Residual where a run stops: the unshot share of the emitted "
+                                  "light, in percent"));
     g_signal_connect(self->target, "value-changed", G_CALLBACK(target_changed_cb), self);
     gtk_box_append(GTK_BOX(controls), GTK_WIDGET(self->run));
     gtk_box_append(GTK_BOX(controls), reset);

@@ -490,6 +490,14 @@ const char *allium_status_message(al_status status)
         return _("The file already exists");
     case AL_ERR_NOTHING_TO_DO:
         return _("Nothing to undo or redo");
+    case AL_ERR_INVALID_ARGUMENT:
+        return _("Invalid value");
+    case AL_ERR_LIMIT:
+        return _("A limit was exceeded");
+    case AL_ERR_CANCELLED:
+        return _("Cancelled");
+    case AL_ERR_NOT_FOUND:
+        return _("No such object");
     default:
         return al_status_message(status);
     }
@@ -717,12 +725,26 @@ gboolean allium_document_can_redo(AlliumDocument *self)
     return self->doc && !al_doc_read_only(self->doc) && al_doc_can_redo(self->doc);
 }
 
+/* The names of the undoable steps the data layer makes (data/store/edits.c), which knows
+ * no gettext: listed here so that they are translated. A map's history keeps its labels
+ * in English, so that it reads the same whoever opens it; they are translated when
+ * shown, and a label not listed is shown as it is. */
+static const char *const data_step_labels[] G_GNUC_UNUSED = {
+    N_("Add brush"),         N_("Delete brush"),        N_("Delete brushes"),
+    N_("Transform brush"),   N_("Transform brushes"),   N_("Duplicate brush"),
+    N_("Duplicate brushes"), N_("Hollow brush"),        N_("Hollow brushes"),
+    N_("Resize brush"),      N_("Change brush planes"), N_("Set material"),
+    N_("Add entity"),        N_("Delete entity"),       N_("Delete entities"),
+    N_("Set property"),      N_("Remove property"),     N_("Move entity"),
+    N_("Change hulls"),      N_("Change setting"),
+};
+
 char *allium_document_dup_undo_label(AlliumDocument *self, gboolean redo)
 {
     g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), NULL);
     char label[256];
     if (!self->doc || !al_doc_undo_label(self->doc, redo, label, sizeof label)) return NULL;
-    return g_strdup(label);
+    return g_strdup(_(label));
 }
 
 static gboolean step_history(AlliumDocument *self, gboolean redo, GError **error)
@@ -814,9 +836,10 @@ gboolean allium_document_move(AlliumDocument *self, const gint64 *brushes, guint
     if (brush_count + entity_count == 0) return TRUE;
     al_diag_list diags = {0};
     const double m[3][4] = {{1, 0, 0, delta[0]}, {0, 1, 0, delta[1]}, {0, 0, 1, delta[2]}};
-    al_status st = al_doc_begin_group(self->doc, brush_count + entity_count == 1
-                                                     ? (brush_count ? "Move brush" : "Move entity")
-                                                     : "Move selection");
+    al_status st =
+        al_doc_begin_group(self->doc, brush_count + entity_count == 1
+                                          ? (brush_count ? N_("Move brush") : N_("Move entity"))
+                                          : N_("Move selection"));
     if (st == AL_OK && brush_count)
         st = al_doc_transform_brushes(self->doc, brushes, (int) brush_count, m, NULL);
     for (guint i = 0; st == AL_OK && i < entity_count; i++)
@@ -838,7 +861,7 @@ gboolean allium_document_delete(AlliumDocument *self, const gint64 *brushes, gui
     g_autoptr(GArray) doomed = g_array_new(FALSE, FALSE, sizeof(gint64));
     for (guint i = 0; i < entity_count; i++)
         if (entities[i] != world) g_array_append_val(doomed, entities[i]);
-    al_status st = al_doc_begin_group(self->doc, "Delete selection");
+    al_status st = al_doc_begin_group(self->doc, N_("Delete selection"));
     if (st == AL_OK && doomed->len)
         st = al_doc_delete_entities(self->doc, (const int64_t *) (gpointer) doomed->data,
                                     (int) doomed->len, NULL);
@@ -946,6 +969,177 @@ gboolean allium_document_hollow(AlliumDocument *self, const gint64 *brushes, gui
     return finish_edit(self, st, &diags, _("Hollow"), error);
 }
 
+/* Hands the malloc'd IDS (COUNT) over as a g_malloc'd array. */
+static void take_ids(int64_t *ids, int count, gint64 **out, guint *out_count)
+{
+    if (out) *out = g_memdup2(ids, (gsize) count * sizeof *ids);
+    if (out_count) *out_count = (guint) count;
+    free(ids);
+}
+
+gboolean allium_document_clip(AlliumDocument *self, const gint64 *brushes, guint brush_count,
+                              const double points[3][3], al_doc_clip_keep keep, gint64 **pieces,
+                              guint *piece_count, GError **error)
+{
+    g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), FALSE);
+    *pieces = NULL;
+    *piece_count = 0;
+    if (!require_open(self, error)) return FALSE;
+    al_diag_list diags = {0};
+    int64_t *ids = NULL;
+    int count = 0;
+    al_status st = al_doc_clip_brushes(self->doc, brushes, (int) brush_count, points, keep, &ids,
+                                       &count, NULL, &diags);
+    if (st == AL_OK) take_ids(ids, count, pieces, piece_count);
+    else free(ids);
+    return finish_edit(self, st, &diags, _("Clip"), error);
+}
+
+gboolean allium_document_subtract(AlliumDocument *self, const gint64 *cutters,
+                                  guint cutter_count, gint64 **pieces, guint *piece_count,
+                                  GError **error)
+{
+    g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), FALSE);
+    *pieces = NULL;
+    *piece_count = 0;
+    if (!require_open(self, error)) return FALSE;
+    /* The targets: every other brush whose stored bounds overlap a cutter's (the document
+     * decides which really overlap). From the document, not the snapshot: a cutter just
+     * drawn may not be compiled yet. */
+    g_autoptr(GArray) targets = g_array_new(FALSE, FALSE, sizeof(gint64));
+    typedef struct {
+        double lo[3], hi[3];
+    } Box;
+    g_autofree Box *boxes = g_new0(Box, MAX(cutter_count, 1));
+    for (guint c = 0; c < cutter_count; c++)
+        if (!al_doc_brush_box(self->doc, cutters[c], boxes[c].lo, boxes[c].hi))
+            boxes[c].lo[0] = G_MAXDOUBLE; /* no bounds: overlaps nothing */
+    int64_t *all = NULL;
+    int all_count = 0;
+    if (al_doc_list_brushes(self->doc, -1, &all, &all_count) != AL_OK) all_count = 0;
+    for (int i = 0; i < all_count; i++) {
+        double lo[3], hi[3];
+        gboolean cutter = FALSE, near = FALSE;
+        for (guint c = 0; c < cutter_count && !cutter; c++) cutter = cutters[c] == all[i];
+        if (cutter || !al_doc_brush_box(self->doc, all[i], lo, hi)) continue;
+        for (guint c = 0; c < cutter_count && !near; c++) {
+            gboolean apart = FALSE;
+            for (int k = 0; k < 3; k++)
+                apart = apart || lo[k] >= boxes[c].hi[k] || boxes[c].lo[k] >= hi[k];
+            near = !apart;
+        }
+        if (near) g_array_append_val(targets, all[i]);
+    }
+    free(all);
+    if (targets->len == 0) {
+        g_set_error_literal(error, ALLIUM_DOCUMENT_ERROR, AL_ERR_INVALID_ARGUMENT,
+                            _("Subtract: the selected brushes overlap no other brush"));
+        return FALSE;
+    }
+    al_diag_list diags = {0};
+    int64_t *ids = NULL;
+    int count = 0;
+    al_status st = al_doc_subtract_brushes(self->doc, (const int64_t *) (gpointer) targets->data,
+                                           (int) targets->len, cutters, (int) cutter_count, &ids,
+                                           &count, NULL, &diags);
+    if (st == AL_OK) take_ids(ids, count, pieces, piece_count);
+    else free(ids);
+    return finish_edit(self, st, &diags, _("Subtract"), error);
+}
+
+gboolean allium_document_merge(AlliumDocument *self, const gint64 *brushes, guint brush_count,
+                               gint64 *merged, GError **error)
+{
+    g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), FALSE);
+    if (!require_open(self, error)) return FALSE;
+    al_diag_list diags = {0};
+    int64_t id = 0;
+    al_status st = al_doc_merge_brushes(self->doc, brushes, (int) brush_count, &id, NULL, &diags);
+    if (merged) *merged = id;
+    return finish_edit(self, st, &diags, _("Merge"), error);
+}
+
+gboolean allium_document_brushes_to_entity(AlliumDocument *self, const gint64 *brushes,
+                                           guint brush_count, const char *classname,
+                                           gint64 *entity, GError **error)
+{
+    g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), FALSE);
+    if (!require_open(self, error)) return FALSE;
+    al_diag_list diags = {0};
+    int64_t id = 0;
+    al_status st = al_doc_brushes_to_entity(self->doc, brushes, (int) brush_count, classname, &id,
+                                            NULL, &diags);
+    if (entity) *entity = id;
+    return finish_edit(self, st, &diags, _("Make brush entity"), error);
+}
+
+gboolean allium_document_entities_to_world(AlliumDocument *self, const gint64 *entities,
+                                           guint entity_count, GError **error)
+{
+    g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), FALSE);
+    if (!require_open(self, error)) return FALSE;
+    al_diag_list diags = {0};
+    al_status st = al_doc_begin_group(self->doc, "Move to world");
+    for (guint i = 0; st == AL_OK && i < entity_count; i++)
+        st = al_doc_entity_to_world(self->doc, entities[i], NULL);
+    if (st == AL_OK) st = al_doc_end_group(self->doc);
+    else al_doc_cancel_group(self->doc);
+    return finish_edit(self, st, &diags, _("Move to world"), error);
+}
+
+al_doc_material *allium_document_list_materials(AlliumDocument *self, int *count,
+                                                GError **error)
+{
+    g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), NULL);
+    *count = 0;
+    if (!require_open(self, error)) return NULL;
+    al_doc_material *list = NULL;
+    al_status st = al_doc_list_materials(self->doc, &list, count);
+    if (st != AL_OK) {
+        allium_set_status_error(error, st, NULL, _("Materials"));
+        return NULL;
+    }
+    return list;
+}
+
+gboolean allium_document_set_material(AlliumDocument *self, const al_doc_material *material,
+                                      GError **error)
+{
+    g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), FALSE);
+    if (!require_open(self, error)) return FALSE;
+    al_diag_list diags = {0};
+    al_status st = al_doc_set_material(self->doc, material, NULL, &diags);
+    return finish_edit(self, st, &diags, material->name, error);
+}
+
+gboolean allium_document_apply_material(AlliumDocument *self, const char *name,
+                                        const gint64 *brushes, guint brush_count,
+                                        const AlliumFaceRef *faces, guint face_count,
+                                        GError **error)
+{
+    g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), FALSE);
+    if (!require_open(self, error)) return FALSE;
+    al_diag_list diags = {0};
+    al_status st = al_doc_begin_group(self->doc, "Apply material");
+    for (guint i = 0; st == AL_OK && i < face_count; i++)
+        st = al_doc_set_face_material(self->doc, faces[i].brush, &faces[i].face, 1, name, NULL);
+    for (guint i = 0; st == AL_OK && face_count == 0 && i < brush_count; i++)
+        st = al_doc_set_face_material(self->doc, brushes[i], NULL, 0, name, NULL);
+    if (st == AL_OK) st = al_doc_end_group(self->doc);
+    else al_doc_cancel_group(self->doc);
+    return finish_edit(self, st, &diags, _("Apply material"), error);
+}
+
+gboolean allium_document_set_hulls(AlliumDocument *self, const al_hull_desc *hulls,
+                                   guint count, GError **error)
+{
+    g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), FALSE);
+    if (!require_open(self, error)) return FALSE;
+    al_diag_list diags = {0};
+    al_status st = al_doc_set_hulls(self->doc, hulls, (int) count, NULL, &diags);
+    return finish_edit(self, st, &diags, _("Hulls"), error);
+}
+
 gboolean allium_document_transform(AlliumDocument *self, const gint64 *brushes,
                                    guint brush_count, const gint64 *entities,
                                    guint entity_count, const double matrix[3][4],
@@ -973,5 +1167,5 @@ gboolean allium_document_transform(AlliumDocument *self, const gint64 *brushes,
     }
     if (st == AL_OK) st = al_doc_end_group(self->doc);
     else al_doc_cancel_group(self->doc);
-    return finish_edit(self, st, &diags, label, error);
+    return finish_edit(self, st, &diags, _(label), error);
 }

@@ -25,6 +25,7 @@
 #include <gio/gio.h>
 
 #include "allium-lightmap.h"
+#include "allium-selection.h"
 #include "store/document.h"
 
 G_BEGIN_DECLS
@@ -120,7 +121,8 @@ gboolean allium_document_move(AlliumDocument *self, const gint64 *brushes, guint
                               GError **error);
 
 /* Applies the affine map MATRIX (rows of a 3x4 matrix, as al_doc_transform_brushes) to
- * BRUSHES and to the origins of the point ENTITIES; LABEL names the undo step. */
+ * BRUSHES and to the origins of the point ENTITIES; LABEL names the undo step, in English
+ * and marked with N_() (the history keeps it so; it is translated when shown). */
 gboolean allium_document_transform(AlliumDocument *self, const gint64 *brushes,
                                    guint brush_count, const gint64 *entities,
                                    guint entity_count, const double matrix[3][4],
@@ -145,6 +147,50 @@ gboolean allium_document_add_box(AlliumDocument *self, const double mins[3],
 gboolean allium_document_hollow(AlliumDocument *self, const gint64 *brushes, guint brush_count,
                                 double thickness, gint64 **walls, guint *wall_count,
                                 GError **error);
+
+/* Cuts BRUSHES by the plane through POINTS (the .map rule for its normal), keeping KEEP
+ * (al_doc_clip_brushes); the rows of the brushes that result go to *PIECES (g_free). */
+gboolean allium_document_clip(AlliumDocument *self, const gint64 *brushes, guint brush_count,
+                              const double points[3][3], al_doc_clip_keep keep, gint64 **pieces,
+                              guint *piece_count, GError **error);
+
+/* CSG subtract: the selected CUTTERS cut every brush of the map they overlap (not
+ * themselves); the pieces' rows go to *PIECES (g_free). */
+gboolean allium_document_subtract(AlliumDocument *self, const gint64 *cutters,
+                                  guint cutter_count, gint64 **pieces, guint *piece_count,
+                                  GError **error);
+
+/* Merges BRUSHES into one convex brush (refused when their union is not convex); its row
+ * in *MERGED. */
+gboolean allium_document_merge(AlliumDocument *self, const gint64 *brushes, guint brush_count,
+                               gint64 *merged, GError **error);
+
+/* Makes BRUSHES a new brush entity of CLASSNAME (its row in *ENTITY), or gives every brush
+ * of the brush entities ENTITIES back to the world (the entities go). */
+gboolean allium_document_brushes_to_entity(AlliumDocument *self, const gint64 *brushes,
+                                           guint brush_count, const char *classname,
+                                           gint64 *entity, GError **error);
+gboolean allium_document_entities_to_world(AlliumDocument *self, const gint64 *entities,
+                                           guint entity_count, GError **error);
+
+/* The map's materials, sorted by name, with their use counts (al_doc_list_materials):
+ * *COUNT of them; free with al_doc_materials_free. NULL on error. */
+al_doc_material *allium_document_list_materials(AlliumDocument *self, int *count,
+                                                GError **error);
+/* Sets a material's colour, reflectance and emission (adding it if new). */
+gboolean allium_document_set_material(AlliumDocument *self, const al_doc_material *material,
+                                      GError **error);
+/* Gives FACES (or, with none, every face of BRUSHES) the material NAME: one step. */
+gboolean allium_document_apply_material(AlliumDocument *self, const char *name,
+                                        const gint64 *brushes, guint brush_count,
+                                        const AlliumFaceRef *faces, guint face_count,
+                                        GError **error);
+
+/* Replaces the map's list of agent boxes (hull 0, the point hull, first): one undoable
+ * step. A list the compiler would refuse (a duplicate name, an empty box, more than it
+ * holds) is refused with the compiler's reason. */
+gboolean allium_document_set_hulls(AlliumDocument *self, const al_hull_desc *hulls,
+                                   guint count, GError **error);
 
 /* Adds a point entity of CLASSNAME at ORIGIN, with the class's usual properties (a light
  * gets "light" 300); its row in *ID. */

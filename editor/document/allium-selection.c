@@ -12,6 +12,7 @@ struct _AlliumSelection {
     /* owned references */
     GArray *brushes;  /* gint64 row ids */
     GArray *entities; /* gint64 row ids */
+    GArray *faces;    /* AlliumFaceRef; never together with brushes or entities */
     guint64 serial;
     GArray *guides;   /* double[3] point pairs */
     guint64 guides_until;
@@ -37,10 +38,12 @@ static void emit_changed(AlliumSelection *self)
     g_signal_emit(self, signals[SIGNAL_CHANGED], 0);
 }
 
-/* Selects ROW in ROWS (OTHER, the other kind, is emptied on a replace). */
+/* Selects ROW in ROWS (OTHER, the other kind, is emptied on a replace). Selecting a brush
+ * or an entity ends a selection of faces. */
 static void select_row(AlliumSelection *self, GArray *rows, GArray *other, gint64 row,
                        AlliumSelectMode mode)
 {
+    g_array_set_size(self->faces, 0);
     int at = find_row(rows, row);
     if (mode == ALLIUM_SELECT_REPLACE) {
         if (at >= 0 && rows->len == 1 && other->len == 0) return; /* no change */
@@ -62,6 +65,7 @@ static void allium_selection_finalize(GObject *object)
     AlliumSelection *self = ALLIUM_SELECTION(object);
     g_array_unref(self->brushes);
     g_array_unref(self->entities);
+    g_array_unref(self->faces);
     g_array_unref(self->guides);
     G_OBJECT_CLASS(allium_selection_parent_class)->finalize(object);
 }
@@ -84,6 +88,7 @@ static void allium_selection_init(AlliumSelection *self)
 {
     self->brushes = g_array_new(FALSE, FALSE, sizeof(gint64));
     self->entities = g_array_new(FALSE, FALSE, sizeof(gint64));
+    self->faces = g_array_new(FALSE, FALSE, sizeof(AlliumFaceRef));
     self->guides = g_array_new(FALSE, FALSE, sizeof(double[3]));
 }
 
@@ -97,9 +102,10 @@ AlliumSelection *allium_selection_new(void)
 void allium_selection_clear(AlliumSelection *self)
 {
     g_return_if_fail(ALLIUM_IS_SELECTION(self));
-    if (self->brushes->len == 0 && self->entities->len == 0) return;
+    if (allium_selection_is_empty(self)) return;
     g_array_set_size(self->brushes, 0);
     g_array_set_size(self->entities, 0);
+    g_array_set_size(self->faces, 0);
     emit_changed(self);
 }
 
@@ -124,7 +130,7 @@ gboolean allium_selection_has_brush(AlliumSelection *self, gint64 brush)
 gboolean allium_selection_is_empty(AlliumSelection *self)
 {
     g_return_val_if_fail(ALLIUM_IS_SELECTION(self), TRUE);
-    return self->brushes->len == 0 && self->entities->len == 0;
+    return self->brushes->len == 0 && self->entities->len == 0 && self->faces->len == 0;
 }
 
 const gint64 *allium_selection_get_brushes(AlliumSelection *self, guint *count)
@@ -151,6 +157,7 @@ void allium_selection_select_brushes(AlliumSelection *self, const gint64 *rows, 
                                      AlliumSelectMode mode)
 {
     g_return_if_fail(ALLIUM_IS_SELECTION(self));
+    g_array_set_size(self->faces, 0);
     if (mode == ALLIUM_SELECT_REPLACE) {
         g_array_set_size(self->brushes, 0);
         g_array_set_size(self->entities, 0);
@@ -189,4 +196,59 @@ void allium_selection_snapshot_arrived(AlliumSelection *self, guint64 generation
     g_return_if_fail(ALLIUM_IS_SELECTION(self));
     if (self->guides_until && self->guides_until <= generation)
         allium_selection_set_guides(self, NULL, 0, 0);
+}
+
+void allium_selection_set_items(AlliumSelection *self, const gint64 *brushes, guint brush_count,
+                                const gint64 *entities, guint entity_count)
+{
+    g_return_if_fail(ALLIUM_IS_SELECTION(self));
+    g_array_set_size(self->faces, 0);
+    g_array_set_size(self->brushes, 0);
+    g_array_set_size(self->entities, 0);
+    for (guint i = 0; i < brush_count; i++)
+        if (find_row(self->brushes, brushes[i]) < 0) g_array_append_val(self->brushes, brushes[i]);
+    for (guint i = 0; i < entity_count; i++)
+        if (find_row(self->entities, entities[i]) < 0)
+            g_array_append_val(self->entities, entities[i]);
+    emit_changed(self);
+}
+
+void allium_selection_select_face(AlliumSelection *self, gint64 brush, int face,
+                                  AlliumSelectMode mode)
+{
+    g_return_if_fail(ALLIUM_IS_SELECTION(self));
+    g_array_set_size(self->brushes, 0);
+    g_array_set_size(self->entities, 0);
+    int at = -1;
+    for (guint i = 0; i < self->faces->len && at < 0; i++) {
+        const AlliumFaceRef *f = &g_array_index(self->faces, AlliumFaceRef, i);
+        if (f->brush == brush && f->face == face) at = (int) i;
+    }
+    AlliumFaceRef ref = {brush, face};
+    if (mode == ALLIUM_SELECT_REPLACE) {
+        g_array_set_size(self->faces, 0);
+        g_array_append_val(self->faces, ref);
+    } else if (at >= 0) {
+        g_array_remove_index(self->faces, (guint) at);
+    } else {
+        g_array_append_val(self->faces, ref);
+    }
+    emit_changed(self);
+}
+
+const AlliumFaceRef *allium_selection_get_faces(AlliumSelection *self, guint *count)
+{
+    g_return_val_if_fail(ALLIUM_IS_SELECTION(self), NULL);
+    *count = self->faces->len;
+    return (const AlliumFaceRef *) (gpointer) self->faces->data;
+}
+
+void allium_selection_set_faces(AlliumSelection *self, const AlliumFaceRef *faces, guint count)
+{
+    g_return_if_fail(ALLIUM_IS_SELECTION(self));
+    g_array_set_size(self->brushes, 0);
+    g_array_set_size(self->entities, 0);
+    g_array_set_size(self->faces, 0);
+    g_array_append_vals(self->faces, faces, count);
+    emit_changed(self);
 }

@@ -28,6 +28,27 @@ void allium_selection_clear(AlliumSelection *self);
 void allium_selection_select_brush(AlliumSelection *self, gint64 brush, AlliumSelectMode mode);
 void allium_selection_select_entity(AlliumSelection *self, gint64 entity, AlliumSelectMode mode);
 
+/* A face: its brush's row and its index among the brush's faces (the document's order,
+ * which is the compiler input's). */
+typedef struct {
+    gint64 brush;
+    int face;
+} AlliumFaceRef;
+
+/* Selects one face (REPLACE: only it; TOGGLE: adds or removes it). A selection holds
+ * either faces or brushes and entities: selecting a face drops brushes and entities, and
+ * selecting a brush or an entity drops the faces. */
+void allium_selection_select_face(AlliumSelection *self, gint64 brush, int face,
+                                  AlliumSelectMode mode);
+const AlliumFaceRef *allium_selection_get_faces(AlliumSelection *self, guint *count);
+/* Replaces the selection by the faces FACES. */
+void allium_selection_set_faces(AlliumSelection *self, const AlliumFaceRef *faces, guint count);
+
+/* Replaces the selection by BRUSHES and ENTITIES (select all, invert, select by material
+ * or class). */
+void allium_selection_set_items(AlliumSelection *self, const gint64 *brushes, guint brush_count,
+                                const gint64 *entities, guint entity_count);
+
 /* Selects the brushes ROWS (REPLACE: only them; TOGGLE: adds them). */
 void allium_selection_select_brushes(AlliumSelection *self, const gint64 *rows, guint count,
                                      AlliumSelectMode mode);

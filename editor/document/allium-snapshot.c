@@ -8,6 +8,8 @@
 
 #include "allium-snapshot.h"
 
+#include "allium-document.h"
+
 #include <glib/gi18n.h>
 #include <math.h>
 #include <stdio.h>
@@ -141,7 +143,8 @@ char *allium_snapshot_describe(const AlliumSnapshot *snapshot)
 {
     GString *text = g_string_new(NULL);
     if (!snapshot->world) {
-        g_string_append_printf(text, _("Compile failed: %s"), al_status_message(snapshot->status));
+        g_string_append_printf(text, _("Compile failed: %s"),
+                               allium_status_message(snapshot->status));
         /* The first error says more than the status code. */
         for (size_t i = 0; i < snapshot->diags.count; i++) {
             if (snapshot->diags.items[i].severity == AL_SEVERITY_ERROR) {

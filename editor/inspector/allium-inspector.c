@@ -10,6 +10,8 @@
 
 #include "allium-inspector.h"
 
+#include "geom/plane.h"
+
 #include <glib/gi18n.h>
 #include <math.h>
 #include <string.h>
@@ -387,6 +389,46 @@ static void describe_brushes(AlliumSnapshot *snap, const gint64 *rows, guint cou
     if (materials->len > 8) g_string_append(text, ", …");
 }
 
+/* The selected faces: each one's material and the way it faces (at most a few). */
+static void describe_faces(AlliumSnapshot *snap, const AlliumFaceRef *faces, guint count,
+                           GString *text)
+{
+    enum { SHOWN = 6 };
+    const al_input *in = &snap->input.input;
+    for (guint i = 0; i < count && i < SHOWN; i++) {
+        int b = allium_snapshot_brush_index(snap, faces[i].brush);
+        if (b < 0 || faces[i].face >= in->brushes[b].face_count) continue;
+        const al_face_desc *f = &in->faces[in->brushes[b].first_face + faces[i].face];
+        double n[3], d;
+        const char *name = f->material >= 0 ? in->materials[f->material].name : "";
+        if (i) g_string_append_c(text, '\n');
+        if (al_plane_from_points(f->points[0], f->points[1], f->points[2], n, &d))
+            g_string_append_printf(text, _("%s, facing %.2f %.2f %.2f"), name, n[0], n[1], n[2]);
+        else
+            g_string_append(text, name);
+    }
+    if (count > SHOWN) g_string_append(text, "\n…");
+}
+
+/* One face's texture parameters, as the document stores them. */
+static void describe_texture(AlliumDocument *document, const AlliumFaceRef *face, GString *text)
+{
+    al_doc_texture tex;
+    al_doc *doc = document ? allium_document_get_doc(document) : NULL;
+    if (!doc || al_doc_face_texture(doc, face->brush, face->face, &tex) != AL_OK) return;
+    if (tex.valve)
+        g_string_append_printf(text,
+                               _("\nTexture axes U %g %g %g (offset %g), V %g %g %g (offset "
+                                 "%g)\nScale %g %g · rotation %g"),
+                               tex.u_axis[0], tex.u_axis[1], tex.u_axis[2], tex.u_offset,
+                               tex.v_axis[0], tex.v_axis[1], tex.v_axis[2], tex.v_offset,
+                               tex.scale[0], tex.scale[1], tex.rotation);
+    else
+        g_string_append_printf(text, _("\nTexture offset %g %g · rotation %g · scale %g %g"),
+                               tex.offset[0], tex.offset[1], tex.rotation, tex.scale[0],
+                               tex.scale[1]);
+}
+
 static gboolean entity_has_brushes(const al_input *in, int entity)
 {
     for (int b = 0; b < in->brush_count; b++)
@@ -401,6 +443,9 @@ static void refresh(AlliumInspector *self)
     guint brush_count = 0, entity_count = 0;
     const gint64 *brushes = self->selection ? allium_selection_get_brushes(self->selection, &brush_count) : NULL;
     const gint64 *entities = self->selection ? allium_selection_get_entities(self->selection, &entity_count) : NULL;
+    guint face_count = 0;
+    const AlliumFaceRef *faces =
+        self->selection ? allium_selection_get_faces(self->selection, &face_count) : NULL;
 
     g_autoptr(GString) title = g_string_new(NULL);
     g_autoptr(GString) detail = g_string_new(NULL);
@@ -408,6 +453,13 @@ static void refresh(AlliumInspector *self)
     const char *subject = "none";
     if (!snap) {
         g_string_append(title, _("No map"));
+    } else if (face_count > 0) {
+        subject = "faces";
+        g_string_append_printf(title, g_dngettext(GETTEXT_PACKAGE, "%u face", "%u faces",
+                                                  face_count),
+                               face_count);
+        describe_faces(snap, faces, face_count, detail);
+        if (face_count == 1) describe_texture(self->document, faces, detail);
     } else if (brush_count == 0 && entity_count == 1) {
         entity = allium_snapshot_entity_index(snap, entities[0]);
         subject = "entity";

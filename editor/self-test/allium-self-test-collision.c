@@ -95,12 +95,7 @@ gboolean step_test_box_size(SelfTest *t)
         GList *before = gtk_window_list_toplevels();
         check(t, gtk_widget_activate_action(GTK_WIDGET(t->window), "win.test-box-size", NULL),
               "win.test-box-size activated");
-        GList *after = gtk_window_list_toplevels();
-        for (GList *l = after; l; l = l->next)
-            if (!g_list_find(before, l->data) && !ALLIUM_IS_WINDOW(l->data))
-                t->dialog = g_object_ref(l->data);
-        g_list_free(before);
-        g_list_free(after);
+        t->dialog = take_new_dialog(before);
         check(t, t->dialog != NULL, "it opened the Test Box Size dialog");
         return t->dialog == NULL;
     }

@@ -22,6 +22,7 @@ struct _SelfTest {
     char *sample_path;
     AlliumWindow *window;   /* owned: the sample's window */
     AlliumWindow *second;   /* owned: the second map's window */
+    AlliumWindow *built;    /* owned: the map built from an empty file */
     GtkWindow *dialog;      /* owned: the dialog being looked at */
     int step;
     gboolean step_begun;
@@ -43,7 +44,10 @@ struct _SelfTest {
     gint64 box_row;         /* the brush drawn with the brush tool */
     double box_mins[3], box_maxs[3]; /* where it should be now */
     int edits;              /* undoable steps they made */
-    int lights_before, entities_before, brushes_mark;
+    int lights_before, entities_before, brushes_mark, hulls_before;
+    int phase;              /* a step of several edits: which one is under way */
+    double mark_lo[3], mark_hi[3]; /* bounds a step expects */
+    char *material;         /* the material a step gave the box */
     double light_at[3];     /* where the placed light should be (x, y) */
     double agent_start[3];  /* where the agent was when the agents started */
     int walk_phase;         /* walk mode: what was pressed last */
@@ -70,6 +74,9 @@ void shoot_and_compare(SelfTest *t, const char *name, const char *change);
 gboolean settle(SelfTest *t);
 void mark_frames(SelfTest *t);
 gboolean new_frames(SelfTest *t);
+/* The window that is a toplevel now but was not in BEFORE (which it frees), other than an
+ * AlliumWindow: the dialog an action just opened, as a new reference; NULL if none. */
+GtkWindow *take_new_dialog(GList *before);
 /* Whether WINDOW's document has published the snapshot of its newest edit. */
 gboolean compiled_current(AlliumWindow *window);
 
@@ -85,6 +92,17 @@ gboolean step_place_light(SelfTest *t);
 gboolean step_inspector(SelfTest *t);
 gboolean step_compile_panel(SelfTest *t);
 gboolean step_undo_editing(SelfTest *t);
+/* allium-self-test-tools.c */
+gboolean step_select_all_invert(SelfTest *t);
+gboolean step_select_face(SelfTest *t);
+gboolean step_resize_handle(SelfTest *t);
+gboolean step_resize_3d(SelfTest *t);
+gboolean step_hulls_dialog(SelfTest *t);
+gboolean step_clip(SelfTest *t);
+/* allium-self-test-build.c */
+gboolean step_build_from_empty(SelfTest *t);
+gboolean step_subtract_merge(SelfTest *t);
+gboolean step_entity_material(SelfTest *t);
 
 /* allium-self-test-collision.c */
 gboolean step_test_box(SelfTest *t);

@@ -771,17 +771,24 @@ static gboolean step_damaged(SelfTest *t)
     return step_error(t, "damaged.allium", "damaged.allium", "08-error-damaged.png");
 }
 
+GtkWindow *take_new_dialog(GList *before)
+{
+    GtkWindow *dialog = NULL;
+    GList *after = gtk_window_list_toplevels();
+    for (GList *l = after; l && !dialog; l = l->next)
+        if (!g_list_find(before, l->data) && !ALLIUM_IS_WINDOW(l->data))
+            dialog = g_object_ref(l->data);
+    g_list_free(before);
+    g_list_free(after);
+    return dialog;
+}
+
 static gboolean step_dialog(SelfTest *t, const char *action, const char *shot)
 {
     if (!t->step_begun) {
         GList *before = gtk_window_list_toplevels();
         g_action_group_activate_action(G_ACTION_GROUP(t->app), action, NULL);
-        GList *after = gtk_window_list_toplevels();
-        for (GList *l = after; l; l = l->next)
-            if (!g_list_find(before, l->data) && !ALLIUM_IS_WINDOW(l->data))
-                t->dialog = g_object_ref(l->data);
-        g_list_free(before);
-        g_list_free(after);
+        t->dialog = take_new_dialog(before);
         check(t, t->dialog != NULL, "app.%s opened a window", action);
         return t->dialog == NULL;
     }
@@ -906,6 +913,13 @@ static const struct {
     {"move by dragging", step_move_drag, 30000},
     {"nudge, duplicate, delete", step_nudge_duplicate_delete, 30000},
     {"select in a rectangle", step_band_select, 10000},
+    {"select all, invert, same material and class", step_select_all_invert, 10000},
+    {"resize with a handle", step_resize_handle, 30000},
+    {"resize in 3D", step_resize_3d, 30000},
+    {"select a face", step_select_face, 10000},
+    {"clip", step_clip, 30000},
+    {"subtract and merge", step_subtract_merge, 60000},
+    {"brush entity, world, materials", step_entity_material, 60000},
     {"hollow", step_hollow, 30000},
     {"brush tool in 3D", step_brush_on_surface, 30000},
     {"rotate", step_rotate, 30000},
@@ -916,7 +930,9 @@ static const struct {
     {"test box of any size", step_test_box_size, 10000},
     {"agents", step_agents, 30000},
     {"walk mode", step_walk, 20000},
+    {"agent hulls", step_hulls_dialog, 60000},
     {"undo the editing", step_undo_editing, 30000},
+    {"build a sealed map from an empty file", step_build_from_empty, 120000},
     {"background colour", step_background, 10000},
 };
 
@@ -933,11 +949,13 @@ static void finish(SelfTest *t)
     }
     g_clear_object(&t->window);
     g_clear_object(&t->second);
+    g_clear_object(&t->built);
     g_clear_object(&t->previous);
     g_action_group_activate_action(G_ACTION_GROUP(t->app), "quit", NULL);
     g_object_unref(t->app);
     g_ptr_array_unref(t->failures);
     g_free(t->original_message);
+    g_free(t->material);
     al_doc_close(t->writer);
     g_free(t->sample_path);
     g_free(t->dir);

@@ -68,14 +68,13 @@ static const char *nudge_direction_of(guint keyval)
     }
 }
 
-static double look_step(AlliumView *self)
+double allium_view_look_step(void)
 {
-    (void) self;
     return LOOK_DEGREES_PER_PIXEL *
            allium_preferences_get_mouse_sensitivity(allium_preferences_get_default());
 }
 
-static double pitch_sign(void)
+double allium_view_pitch_sign(void)
 {
     return allium_preferences_get_invert_y(allium_preferences_get_default()) ? -1.0 : 1.0;
 }
@@ -278,12 +277,20 @@ void allium_view_click(AlliumView *self, double x, double y, GdkModifierType sta
     /* A click of the entity tool places an entity rather than selecting (its drag does). */
     if (self->walker || self->tool == ALLIUM_TOOL_ENTITY || self->tool == ALLIUM_TOOL_TESTBOX)
         return;
+    if (self->tool == ALLIUM_TOOL_CLIP) {
+        if (!(state & GDK_ALT_MASK)) allium_view_clip_click(self, x, y);
+        return;
+    }
     if ((state & GDK_ALT_MASK) || !self->selection) return; /* Alt + left is orbit */
     AlliumSnapshot *snap = allium_view_get_snapshot(self);
     if (!snap || !snap->scene) return;
 
-    AlliumSelectMode mode = (state & (GDK_SHIFT_MASK | GDK_CONTROL_MASK)) ? ALLIUM_SELECT_TOGGLE
-                                                                          : ALLIUM_SELECT_REPLACE;
+    /* In 3D, Ctrl picks faces (Ctrl+Shift adds to them); Shift adds brushes and entities.
+     * 2D views show no faces: there Ctrl adds, as Shift does. */
+    gboolean faces = self->kind == AL_VIEW_3D && (state & GDK_CONTROL_MASK);
+    AlliumSelectMode mode = (state & GDK_SHIFT_MASK) || (!faces && (state & GDK_CONTROL_MASK))
+                                ? ALLIUM_SELECT_TOGGLE
+                                : ALLIUM_SELECT_REPLACE;
     al_pick pick;
     gboolean picked = allium_view_pick_at(self, x, y, &pick);
     /* An agent under the pointer is watched instead (the selection stays): in 3D one in
@@ -301,7 +308,10 @@ void allium_view_click(AlliumView *self, double x, double y, GdkModifierType sta
         if (mode == ALLIUM_SELECT_REPLACE) allium_selection_clear(self->selection);
         return;
     }
-    if (pick.kind == AL_PICK_FACE && snap->input.brush_ids)
+    if (faces && pick.kind == AL_PICK_FACE && snap->input.brush_ids)
+        allium_selection_select_face(self->selection, snap->input.brush_ids[pick.brush],
+                                     pick.face, mode);
+    else if (pick.kind == AL_PICK_FACE && snap->input.brush_ids)
         allium_selection_select_brush(self->selection, snap->input.brush_ids[pick.brush], mode);
     else if (pick.kind == AL_PICK_ENTITY && snap->input.entity_ids)
         allium_selection_select_entity(self->selection, snap->input.entity_ids[pick.entity], mode);
@@ -338,8 +348,8 @@ static void secondary_update_cb(GtkGestureDrag *gesture, double ox, double oy, A
         return;
     }
     if (self->kind == AL_VIEW_3D) {
-        double k = look_step(self);
-        al_camera_look(&self->camera, -dx * k, -dy * k * pitch_sign());
+        double k = allium_view_look_step();
+        al_camera_look(&self->camera, -dx * k, -dy * k * allium_view_pitch_sign());
     } else {
         al_camera_pan(&self->camera, dx, dy);
     }
@@ -405,8 +415,8 @@ static void primary_update_cb(GtkGestureDrag *gesture, double ox, double oy, All
     double dx, dy;
     take_drag_delta(self, ox, oy, &dx, &dy);
     if (self->kind == AL_VIEW_3D) {
-        double k = look_step(self);
-        al_camera_orbit(&self->camera, self->orbit_pivot, -dx * k, -dy * k * pitch_sign());
+        double k = allium_view_look_step();
+        al_camera_orbit(&self->camera, self->orbit_pivot, -dx * k, -dy * k * allium_view_pitch_sign());
     } else {
         al_camera_pan(&self->camera, dx, dy);
     }
@@ -555,6 +565,7 @@ gboolean allium_view_handle_key(AlliumView *self, guint keyval, GdkModifierType 
         self->fly_keys &= ~fly_key_of(keyval);
         return FALSE;
     }
+    if (allium_view_clip_key(self, keyval)) return TRUE;
     if (keyval == GDK_KEY_Escape && allium_view_tool_active(self)) {
         allium_view_tool_cancel(self); /* the drag is dropped; nothing is edited */
         return TRUE;

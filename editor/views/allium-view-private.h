@@ -28,6 +28,7 @@ enum {
     EDIT_BAND, /* a selection rectangle (2D) */
     EDIT_ENTITY, /* placing a point entity */
     EDIT_TESTBOX, /* dragging a collision test box */
+    EDIT_RESIZE, /* pulling sides of the selection's bounds (a handle, or a face in 3D) */
 };
 
 typedef void (*AlliumViewPixelsFunc)(AlliumView *view, GdkTexture *pixels, gpointer user_data);
@@ -53,6 +54,7 @@ struct _AlliumView {
     char *gl_error;
     GArray *selected_brushes;  /* int32 input indices for the renderer */
     GArray *selected_entities;
+    GArray *selected_faces; /* int32[2] (input brush, face) pairs */
 
     /* borrowed references */
     gulong compiled_handler, compiling_handler, lit_handler, selection_handler;
@@ -97,6 +99,11 @@ struct _AlliumView {
     double edit_delta[3];     /* move: the offset, whole grid steps */
     double edit_mins[3], edit_maxs[3]; /* box or rectangle */
     gboolean edit_add;        /* Shift or Ctrl held: the rectangle adds to the selection */
+    int resize_side[3];       /* resize: per axis -1 (its min moves), +1 (its max), 0 */
+    double resize_mins[3], resize_maxs[3]; /* resize: the selection's bounds at the start */
+    double clip_points[3][3]; /* the clip tool's points, on the grid */
+    int clip_count;
+    int clip_keep;            /* al_doc_clip_keep */
     char tool_info[256];       /* the header's text while dragging, or "" */
     gulong guides_handler;
     AlliumCollision *collision; /* owned reference */
@@ -140,6 +147,17 @@ void allium_view_tool_update(AlliumView *self, double x, double y);
 void allium_view_tool_end(AlliumView *self, double x, double y);
 void allium_view_tool_cancel(AlliumView *self);
 gboolean allium_view_tool_active(AlliumView *self);
+/* allium-view-input.c: degrees of turn per pixel of mouse motion (the preferences'
+ * sensitivity), and -1 when the preferences invert Y, else 1. Walk mode uses them too. */
+double allium_view_look_step(void);
+double allium_view_pitch_sign(void);
+/* allium-view-clip.c: a click of the clip tool places a point; its keys (Tab, Enter,
+ * Escape) are taken when the tool is on; clearing forgets the points. */
+void allium_view_clip_click(AlliumView *self, double x, double y);
+gboolean allium_view_clip_key(AlliumView *self, guint keyval);
+void allium_view_clip_clear(AlliumView *self);
+/* Appends the selection's resize handles (2D views, Select tool) to the guide lines. */
+void allium_view_tool_append_handles(AlliumView *self, GArray *points, GArray *colours);
 /* The collision preview changed: the test box's readout follows (or goes with the box). */
 void allium_view_tool_collision_changed(AlliumView *self);
 /* Whether the drag under way completes on a plain click too (placing an entity). */

@@ -28,6 +28,9 @@
 #define MAX_GUIDE_POINTS 200000
 /* A new box's depth when nothing is selected, in grid steps. */
 #define DEFAULT_DEPTH_STEPS 8
+/* Half the edge of a resize handle, and how near the pointer must come, in pixels. */
+#define HANDLE_RADIUS 4.0
+#define HANDLE_REACH 7.0
 
 /* --- static helpers ------------------------------------------------------------------ */
 
@@ -422,6 +425,121 @@ static void commit_band(AlliumView *self)
 #undef INSIDE
 }
 
+/* --- resizing ------------------------------------------------------------------------ */
+
+/* The bounds the resize handles sit on: the selection's, in a 2D view with the Select tool,
+ * when brushes are selected in a document that may be edited. */
+static gboolean handle_bounds(AlliumView *self, double lo[3], double hi[3])
+{
+    if (self->kind == AL_VIEW_3D || self->tool != ALLIUM_TOOL_SELECT || !self->selection ||
+        !self->document || allium_document_get_read_only(self->document) || self->walker)
+        return FALSE;
+    guint brushes;
+    allium_selection_get_brushes(self->selection, &brushes);
+    return brushes > 0 && allium_view_selection_bounds(self, FALSE, lo, hi);
+}
+
+/* Handle H of eight (the corners and the middles of the sides of the bounds, on the view's
+ * two axes): its point in P and the sides of the bounds it pulls in SIDE. */
+static void handle_point(AlliumView *self, const double lo[3], const double hi[3], int h,
+                         double p[3], int side[3])
+{
+    static const int sides[8][2] = {{-1, -1}, {0, -1}, {1, -1}, {-1, 0},
+                                    {1, 0},   {-1, 1}, {0, 1},  {1, 1}};
+    int r, u, d;
+    al_view_axes(self->kind, &r, &u, &d);
+    side[r] = sides[h][0];
+    side[u] = sides[h][1];
+    side[d] = 0;
+    for (int k = 0; k < 3; k++)
+        p[k] = side[k] < 0 ? lo[k] : side[k] > 0 ? hi[k] : 0.5 * (lo[k] + hi[k]);
+    p[d] = self->camera.position[d];
+}
+
+/* The handle under widget point (X, Y), with the sides it pulls; -1 none. */
+static int handle_at(AlliumView *self, double x, double y, int side[3])
+{
+    double lo[3], hi[3], p[3], scale = allium_view_scale(self);
+    if (!handle_bounds(self, lo, hi)) return -1;
+    for (int h = 0; h < 8; h++) {
+        double px, py;
+        handle_point(self, lo, hi, h, p, side);
+        if (al_camera_project(&self->camera, p, &px, &py) && fabs(px / scale - x) <= HANDLE_REACH &&
+            fabs(py / scale - y) <= HANDLE_REACH)
+            return h;
+    }
+    return -1;
+}
+
+/* Starts pulling SIDE of the selection's bounds; the drag plane is already set up. */
+static gboolean begin_resize(AlliumView *self, const int side[3])
+{
+    if (!allium_view_selection_bounds(self, FALSE, self->resize_mins, self->resize_maxs))
+        return FALSE;
+    memcpy(self->resize_side, side, sizeof self->resize_side);
+    memcpy(self->edit_mins, self->resize_mins, sizeof self->edit_mins);
+    memcpy(self->edit_maxs, self->resize_maxs, sizeof self->edit_maxs);
+    self->edit = EDIT_RESIZE;
+    return TRUE;
+}
+
+static void update_resize(AlliumView *self, const double point[3])
+{
+    double grid = grid_size();
+    for (int k = 0; k < 3; k++) {
+        double lo = self->resize_mins[k], hi = self->resize_maxs[k];
+        double step = al_snap(point[k] - self->edit_from[k], grid);
+        /* A side stops a grid step short of the other (or at the size it had, if less). */
+        double least = MIN(grid, hi - lo);
+        if (self->resize_side[k] < 0) lo = MIN(lo + step, hi - least);
+        else if (self->resize_side[k] > 0) hi = MAX(hi + step, lo + least);
+        self->edit_mins[k] = lo;
+        self->edit_maxs[k] = hi;
+    }
+    g_autoptr(GArray) points = g_array_new(FALSE, FALSE, sizeof(double[3]));
+    static const double none[3] = {0, 0, 0};
+    add_box_edges(points, self->edit_mins, self->edit_maxs, none);
+    publish_guides(self, points, 0);
+    g_autofree char *text =
+        g_strdup_printf(_("Resize to %g × %g × %g"), self->edit_maxs[0] - self->edit_mins[0],
+                        self->edit_maxs[1] - self->edit_mins[1],
+                        self->edit_maxs[2] - self->edit_mins[2]);
+    set_tool_info(self, text);
+}
+
+/* Scales and moves the selection so that its bounds become the new ones: one affine map
+ * for all of it, so brushes keep their places within the whole. */
+static void commit_resize(AlliumView *self)
+{
+    double m[3][4] = {{0}};
+    gboolean same = TRUE;
+    for (int k = 0; k < 3; k++) {
+        double lo = self->resize_mins[k], size = self->resize_maxs[k] - lo;
+        double s = size > 0 ? (self->edit_maxs[k] - self->edit_mins[k]) / size : 1;
+        m[k][k] = s;
+        m[k][3] = self->edit_mins[k] - lo * s;
+        same = same && self->edit_mins[k] == lo && self->edit_maxs[k] == self->resize_maxs[k];
+    }
+    if (same) {
+        clear_guides(self);
+        return;
+    }
+    guint nb, ne;
+    const gint64 *brushes = allium_selection_get_brushes(self->selection, &nb);
+    const gint64 *entities = allium_selection_get_entities(self->selection, &ne);
+    GError *error = NULL;
+    if (!allium_document_transform(self->document, brushes, nb, entities, ne,
+                                   (const double(*)[4]) m, "Resize", &error)) {
+        clear_guides(self);
+        report_error(self, error);
+        return;
+    }
+    g_autoptr(GArray) points = g_array_new(FALSE, FALSE, sizeof(double[3]));
+    static const double none[3] = {0, 0, 0};
+    add_box_edges(points, self->edit_mins, self->edit_maxs, none);
+    publish_guides(self, points, allium_document_get_generation(self->document));
+}
+
 /* --- the test-box tool ----------------------------------------------------------------- */
 
 /* The test box under widget point (X, Y): in 3D the nearest one the pointer's ray enters, in
@@ -519,6 +637,8 @@ gboolean allium_view_tool_begin(AlliumView *self, double x, double y, GdkModifie
     self->edit = EDIT_NONE;
     AlliumSnapshot *snap = allium_view_get_snapshot(self);
     if (!snap || !self->document || !self->selection) return FALSE;
+    /* The clip tool places points by clicks; its drags do nothing. */
+    if (self->tool == ALLIUM_TOOL_CLIP) return FALSE;
     /* Test boxes are not edits of the map: read-only documents have them too. */
     if (self->tool == ALLIUM_TOOL_TESTBOX) return begin_test_box(self, x, y);
     if (allium_document_get_read_only(self->document) && self->tool != ALLIUM_TOOL_SELECT)
@@ -542,6 +662,19 @@ gboolean allium_view_tool_begin(AlliumView *self, double x, double y, GdkModifie
             self->edit_sign = pick.normal[a] >= 0 ? 1 : -1;
             self->edit_plane = al_snap(pick.point[a], grid_size());
             self->edit = EDIT_BOX;
+        } else if (pick_is_selected(self, snap, &pick) && (state & GDK_SHIFT_MASK) &&
+                   pick.kind == AL_PICK_FACE) {
+            /* Shift + drag on a face pulls that side of the selection along its axis. The
+             * drag plane holds the axis: the floor's for X and Y; for Z the wall across the
+             * horizontal axis the camera looks along most. */
+            int a = dominant_axis(pick.normal);
+            int side[3] = {0, 0, 0};
+            side[a] = pick.normal[a] >= 0 ? 1 : -1;
+            double f[3], r[3], u[3];
+            al_camera_basis(&self->camera, f, r, u);
+            self->edit_axis = a != 2 ? 2 : (fabs(f[0]) >= fabs(f[1]) ? 0 : 1);
+            self->edit_plane = pick.point[self->edit_axis];
+            if (!begin_resize(self, side)) return FALSE;
         } else if (pick_is_selected(self, snap, &pick)) {
             self->edit_axis = 2;
             self->edit_plane = pick.point[2];
@@ -560,15 +693,19 @@ gboolean allium_view_tool_begin(AlliumView *self, double x, double y, GdkModifie
         self->edit_sign = 1;
         if (!point_on_plane(self, x, y, d, self->camera.position[d], self->edit_from))
             return FALSE;
+        int side[3];
         if (self->tool == ALLIUM_TOOL_BRUSH) self->edit = EDIT_BOX;
-        else if (in_selection_2d(self, self->edit_from)) self->edit = EDIT_MOVE;
+        else if (handle_at(self, x, y, side) >= 0 && begin_resize(self, side)) {
+            /* the handle pulls its sides */
+        } else if (in_selection_2d(self, self->edit_from)) self->edit = EDIT_MOVE;
         else self->edit = EDIT_BAND;
         /* The floor of a box drawn with nothing selected: a grid step under the 3D
          * camera, when this view marks it (so the box is near what the designer looks
          * at). */
         self->edit_plane = self->has_eye ? al_snap(self->eye[d], grid_size()) - grid_size() : 0;
     }
-    if (self->edit == EDIT_MOVE && allium_document_get_read_only(self->document)) {
+    if ((self->edit == EDIT_MOVE || self->edit == EDIT_RESIZE) &&
+        allium_document_get_read_only(self->document)) {
         self->edit = EDIT_NONE;
         return FALSE;
     }
@@ -601,6 +738,9 @@ void allium_view_tool_update(AlliumView *self, double x, double y)
     case EDIT_TESTBOX:
         update_test_box(self, point);
         break;
+    case EDIT_RESIZE:
+        update_resize(self, point);
+        break;
     default:
         break;
     }
@@ -625,6 +765,9 @@ void allium_view_tool_end(AlliumView *self, double x, double y)
         break;
     case EDIT_ENTITY:
         commit_entity(self);
+        break;
+    case EDIT_RESIZE:
+        commit_resize(self);
         break;
     case EDIT_TESTBOX: /* the readout stays, kept current, until the box goes */
         show_test_box(self);
@@ -693,4 +836,32 @@ gboolean allium_view_nudge_vector(AlliumView *self, const char *direction, doubl
     else if (g_str_equal(direction, "lower")) out[depth] = -step;
     else return FALSE;
     return TRUE;
+}
+
+void allium_view_tool_append_handles(AlliumView *self, GArray *points, GArray *colours)
+{
+    double lo[3], hi[3];
+    if (self->edit == EDIT_RESIZE || self->edit == EDIT_MOVE || !handle_bounds(self, lo, hi))
+        return;
+    static const guint8 white[4] = {235, 235, 235, 255};
+    int r, u, d;
+    al_view_axes(self->kind, &r, &u, &d);
+    /* A square of HANDLE_RADIUS pixels around each handle's point, in map units. */
+    double half = HANDLE_RADIUS * allium_view_scale(self) / MAX(self->camera.zoom, 1e-9);
+    for (int h = 0; h < 8; h++) {
+        double p[3], c[4][3];
+        int side[3];
+        handle_point(self, lo, hi, h, p, side);
+        for (int i = 0; i < 4; i++) {
+            memcpy(c[i], p, sizeof c[i]);
+            c[i][r] += (i == 1 || i == 2) ? half : -half;
+            c[i][u] += i >= 2 ? half : -half;
+        }
+        for (int i = 0; i < 4; i++) {
+            g_array_append_vals(points, c[i], 1);
+            g_array_append_vals(points, c[(i + 1) % 4], 1);
+            g_array_append_vals(colours, white, 1);
+            g_array_append_vals(colours, white, 1);
+        }
+    }
 }

@@ -15,7 +15,6 @@
 
 #include "allium-view-private.h"
 
-#include "allium-preferences.h"
 
 #include <gio/gio.h>
 #include <glib/gi18n.h>
@@ -47,15 +46,6 @@ static AlliumWalkKeys walk_key_of(guint keyval)
     }
 }
 
-static double look_degrees_per_pixel(void)
-{
-    return 0.22 * allium_preferences_get_mouse_sensitivity(allium_preferences_get_default());
-}
-
-static double pitch_sign(void)
-{
-    return allium_preferences_get_invert_y(allium_preferences_get_default()) ? -1.0 : 1.0;
-}
 
 /* The camera at the walker's eye, and the overlay's text. */
 static void follow_walker(AlliumView *self)
@@ -109,8 +99,8 @@ gboolean allium_view_walk_key(AlliumView *self, guint keyval, gboolean pressed)
 void allium_view_walk_look(AlliumView *self, double dx, double dy)
 {
     if (!self->walker) return;
-    double k = look_degrees_per_pixel();
-    allium_walker_look(self->walker, -dx * k, -dy * k * pitch_sign());
+    double k = allium_view_look_step();
+    allium_walker_look(self->walker, -dx * k, -dy * k * allium_view_pitch_sign());
     follow_walker(self);
 }
 

@@ -111,6 +111,7 @@ static void update_selected_indices(AlliumView *self, const AlliumSnapshot *snap
     self->selection_serial = serial;
     g_array_set_size(self->selected_brushes, 0);
     g_array_set_size(self->selected_entities, 0);
+    g_array_set_size(self->selected_faces, 0);
     if (!snap || !self->selection) return;
 
     guint count;
@@ -123,6 +124,11 @@ static void update_selected_indices(AlliumView *self, const AlliumSnapshot *snap
     for (guint i = 0; i < count; i++) {
         int32_t index = allium_snapshot_entity_index(snap, rows[i]);
         if (index >= 0) g_array_append_val(self->selected_entities, index);
+    }
+    const AlliumFaceRef *faces = allium_selection_get_faces(self->selection, &count);
+    for (guint i = 0; i < count; i++) {
+        int32_t pair[2] = {allium_snapshot_brush_index(snap, faces[i].brush), faces[i].face};
+        if (pair[0] >= 0) g_array_append_val(self->selected_faces, pair);
     }
 }
 
@@ -160,10 +166,18 @@ static void update_info_label(AlliumView *self)
     } else if (self->kind == AL_VIEW_3D) {
         const al_draw_stats *s = &self->last_stats;
         if (s->camera_leaf >= 0)
-            g_snprintf(text, sizeof text, _("%d faces · %d culled by PVS · leaf %d"),
+            /* TRANSLATORS: the 3D view's overlay: faces drawn, faces the potentially
+             * visible set left out, and the BSP leaf the camera is in */
+            g_snprintf(text, sizeof text,
+                       g_dngettext(GETTEXT_PACKAGE, "%d face · %d culled by PVS · leaf %d",
+                                   "%d faces · %d culled by PVS · leaf %d",
+                                   (gulong) s->faces_drawn),
                        s->faces_drawn, s->faces_culled_pvs, s->camera_leaf);
         else
-            g_snprintf(text, sizeof text, _("%d faces · outside the map"), s->faces_drawn);
+            g_snprintf(text, sizeof text,
+                       g_dngettext(GETTEXT_PACKAGE, "%d face · outside the map",
+                                   "%d faces · outside the map", (gulong) s->faces_drawn),
+                       s->faces_drawn);
     } else {
         double grid = allium_preferences_get_grid_size(allium_preferences_get_default());
         double step = al_camera_grid_step(&self->camera, grid, 6.0);
@@ -296,6 +310,10 @@ static gboolean gl_render_cb(GtkGLArea *area, GdkGLContext *context, AlliumView 
     opt.selected_brush_count = (int) self->selected_brushes->len;
     opt.selected_entities = array_ints(self->selected_entities);
     opt.selected_entity_count = (int) self->selected_entities->len;
+    opt.selected_faces = self->selected_faces->len
+                             ? (const int32_t(*)[2])(gpointer) self->selected_faces->data
+                             : NULL;
+    opt.selected_face_count = (int) self->selected_faces->len;
     if (self->kind == AL_VIEW_3D) {
         memcpy(opt.pvs_point, self->camera.position, sizeof opt.pvs_point);
         opt.has_pvs_point = true;
@@ -314,6 +332,7 @@ static gboolean gl_render_cb(GtkGLArea *area, GdkGLContext *context, AlliumView 
         g_array_append_vals(guide_points, guides, count);
         for (guint i = 0; i < count; i++) g_array_append_vals(guide_colours, amber, 1);
     }
+    allium_view_tool_append_handles(self, guide_points, guide_colours);
     if (self->collision) allium_collision_append_lines(self->collision, guide_points, guide_colours);
     opt.guides = (const double(*)[3]) (gpointer) guide_points->data;
     opt.guide_colours = (const uint8_t(*)[4]) (gpointer) guide_colours->data;
@@ -430,6 +449,7 @@ static void allium_view_finalize(GObject *object)
     g_clear_pointer(&self->uploaded, allium_lightmap_unref);
     g_array_unref(self->selected_brushes);
     g_array_unref(self->selected_entities);
+    g_array_unref(self->selected_faces);
     g_free(self->gl_error);
     G_OBJECT_CLASS(allium_view_parent_class)->finalize(object);
 }
@@ -536,6 +556,7 @@ static void allium_view_init(AlliumView *self)
     self->overlays = AL_OVERLAY_DEFAULT;
     self->lighting = TRUE;
     self->selected_brushes = g_array_new(FALSE, FALSE, sizeof(int32_t));
+    self->selected_faces = g_array_new(FALSE, FALSE, sizeof(int32_t[2]));
     self->selected_entities = g_array_new(FALSE, FALSE, sizeof(int32_t));
 
     AlliumPreferences *prefs = allium_preferences_get_default();
@@ -766,6 +787,7 @@ void allium_view_set_tool(AlliumView *self, AlliumTool tool)
 {
     g_return_if_fail(ALLIUM_IS_VIEW(self));
     allium_view_tool_cancel(self);
+    if (tool != ALLIUM_TOOL_CLIP) allium_view_clip_clear(self);
     if (self->showing_box) self->tool_info[0] = '\0';
     self->showing_box = FALSE;
     self->tool = tool;

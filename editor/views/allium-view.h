@@ -42,6 +42,7 @@ typedef enum {
     ALLIUM_TOOL_BRUSH,  /* draw a box brush */
     ALLIUM_TOOL_ENTITY, /* place a point entity (allium_view_set_entity_class) */
     ALLIUM_TOOL_TESTBOX, /* place and drag collision test boxes (AlliumCollision) */
+    ALLIUM_TOOL_CLIP,    /* clicks place a clip plane's points (allium-view-clip.c) */
 } AlliumTool;
 
 /* Called after each frame drawn, with the time it took (GPU work included: the view
@@ -143,5 +144,13 @@ void allium_view_read_pixels(AlliumView *self, void (*callback)(AlliumView *view
                                                                 GdkTexture *pixels,
                                                                 gpointer user_data),
                              gpointer user_data);
+
+/* The clip tool (allium-view-clip.c): clips the selected brushes by this view's clip
+ * plane, keeping what allium_view_set_clip_keep chose (al_doc_clip_keep), and selects the
+ * result; FALSE with a reason when the plane or the selection is missing or the document
+ * refuses. */
+gboolean allium_view_clip_apply(AlliumView *self, GError **error);
+void allium_view_set_clip_keep(AlliumView *self, int keep);
+guint allium_view_get_clip_point_count(AlliumView *self);
 
 G_END_DECLS

@@ -67,8 +67,6 @@ void al_draw_options_init(al_draw_options *opt)
     memset(opt, 0, sizeof *opt);
     opt->overlays = AL_OVERLAY_DEFAULT;
     opt->grid = 16;
-    opt->selected_face_brush = -1;
-    opt->selected_face = -1;
     opt->background[0] = 0.11f;
     opt->background[1] = 0.115f;
     opt->background[2] = 0.13f;
@@ -648,11 +646,13 @@ static void draw_3d(al_renderer *r, const al_camera *cam, const al_draw_options 
     set_pass(r, 0, faint, red_line);
     draw_ranges(&r->edges, GL_LINES, &r->scratch);
     glEnable(GL_DEPTH_TEST);
-    int sf = al_scene_face_index(s, opt->selected_face_brush, opt->selected_face);
-    if (sf >= 0) {
+    if (opt->selected_face_count > 0) {
         static const float yellow[4] = {1.0f, 0.9f, 0.2f, 0.6f};
         r->scratch.n = 0;
-        ranges_add(&r->scratch, s->faces[sf].first_tri, s->faces[sf].tri_count);
+        for (int i = 0; i < opt->selected_face_count; i++) {
+            int sf = al_scene_face_index(s, opt->selected_faces[i][0], opt->selected_faces[i][1]);
+            if (sf >= 0) ranges_add(&r->scratch, s->faces[sf].first_tri, s->faces[sf].tri_count);
+        }
         set_pass(r, 1, half, yellow);
         draw_ranges(&r->faces, GL_TRIANGLES, &r->scratch);
     }
