@@ -465,7 +465,13 @@ gboolean step_subtract_merge(SelfTest *t)
         allium_selection_set_items(sel, l_shape, 2, NULL, 0);
         activate(t, "win.merge");
         allium_selection_get_brushes(sel, &nb);
-        check(t, nb == 2, "merging an L shape is refused: the selection stays");
+        GtkMessageType type;
+        const char *text = NULL;
+        check(t, nb == 2 && allium_window_get_banner(t->window, &type, &text) &&
+                     type == GTK_MESSAGE_ERROR && strstr(text, "not convex"),
+              "merging an L shape is refused, with the reason in the banner (\"%s\")",
+              text ? text : "");
+        allium_window_hide_banner(t->window);
         allium_selection_set_items(sel, rows3, 2, NULL, 0);
         activate(t, "win.merge");
         rows = allium_selection_get_brushes(sel, &nb);

@@ -837,6 +837,8 @@ static double colour_fraction(GdkTexture *texture, GtkWidget *widget, GtkWidget 
 static gboolean step_grid_layout(SelfTest *t)
 {
     if (!t->step_begun) {
+        /* The designer closes the last error's banner before editing. */
+        allium_window_hide_banner(t->window);
         gtk_widget_activate_action(GTK_WIDGET(t->window), "win.layout", "s", "grid");
         gtk_widget_activate_action(GTK_WIDGET(t->window), "win.show-portals", NULL);
         gtk_widget_activate_action(GTK_WIDGET(t->window), "win.wireframe", NULL);
