@@ -99,6 +99,7 @@ gboolean step_resize_handle(SelfTest *t);
 gboolean step_resize_3d(SelfTest *t);
 gboolean step_hulls_dialog(SelfTest *t);
 gboolean step_clip(SelfTest *t);
+gboolean step_clip_3d(SelfTest *t);
 /* allium-self-test-build.c */
 gboolean step_build_from_empty(SelfTest *t);
 gboolean step_subtract_merge(SelfTest *t);

@@ -589,3 +589,64 @@ gboolean step_entity_material(SelfTest *t)
     gtk_stack_set_visible_child_name(t->window->sidebar_stack, "properties");
     return TRUE;
 }
+
+gboolean step_clip_3d(SelfTest *t)
+{
+    double g = grid();
+    if (!t->step_begun) {
+        t->brushes_mark = current(t)->input.input.brush_count;
+        allium_selection_select_brush(t->window->selection, t->box_row, ALLIUM_SELECT_REPLACE);
+        g_object_set(t->window, "tool", "clip", NULL);
+        /* Looking along +Y from above: the box's top and its -Y side are in sight. Two
+         * points across the top's middle and one half way down the near side: a slanted
+         * plane through the box's top front edge. */
+        al_camera saved;
+        AlliumView *view = aim_at_box(t, &saved);
+        al_camera *camera = allium_view_get_camera(view);
+        camera->yaw = 90;
+        camera->pitch = -35;
+        al_camera_frame(camera, t->box_mins, t->box_maxs);
+        double ymid = 0.5 * (t->box_mins[1] + t->box_maxs[1]);
+        double xmid = 0.5 * (t->box_mins[0] + t->box_maxs[0]);
+        double p[3][3] = {{xmid - g, ymid, t->box_maxs[2]},
+                          {xmid + g, ymid, t->box_maxs[2]},
+                          {xmid, t->box_mins[1], 0.5 * (t->box_mins[2] + t->box_maxs[2])}};
+        gboolean ok = TRUE;
+        for (int i = 0; i < 3; i++) {
+            double x, y;
+            ok = ok && to_widget(view, p[i], &x, &y);
+            if (ok) allium_view_simulate_click(view, x, y, 0);
+        }
+        check(t, ok && allium_view_get_clip_point_count(view) == 3,
+              "three clicks on the box's surfaces in 3D place three clip points");
+        allium_view_set_clip_keep(view, AL_DOC_CLIP_BOTH);
+        GError *error = NULL;
+        gboolean clipped = ok && allium_view_clip_apply(view, &error);
+        check(t, clipped, "Return clips the box by their plane%s%s", error ? ": " : "",
+              error ? error->message : "");
+        g_clear_error(&error);
+        restore_camera(t, &saved);
+        g_object_set(t->window, "tool", "select", NULL);
+        return !clipped;
+    }
+    if (!compiled_current(t->window)) return FALSE;
+    if (!t->marked) {
+        guint nb;
+        const gint64 *rows = allium_selection_get_brushes(t->window->selection, &nb);
+        /* The top front edge is in one piece, the bottom back corner in the other. */
+        double edge[3] = {0.5 * (t->box_mins[0] + t->box_maxs[0]), t->box_mins[1] + 1,
+                          t->box_maxs[2] - 1};
+        double corner[3] = {edge[0], t->box_maxs[1] - 1, t->box_mins[2] + 1};
+        gboolean apart = nb == 2 && rows_holding(t, rows, 1, edge) + rows_holding(t, rows, 1, corner) == 1 &&
+                         rows_holding(t, rows + 1, 1, edge) + rows_holding(t, rows + 1, 1, corner) == 1 &&
+                         rows_holding(t, rows, nb, edge) == 1 && rows_holding(t, rows, nb, corner) == 1;
+        check(t, apart && current(t)->input.input.brush_count == t->brushes_mark + 1,
+              "the box is in two pieces along the slanted plane, its top front edge in one and "
+              "its bottom back corner in the other (%u selected)", nb);
+        activate(t, "win.undo");
+        t->marked = TRUE;
+        return FALSE;
+    }
+    check(t, current(t)->input.input.brush_count == t->brushes_mark, "undo gives the box back");
+    return TRUE;
+}

@@ -920,6 +920,7 @@ static const struct {
     {"resize in 3D", step_resize_3d, 30000},
     {"select a face", step_select_face, 10000},
     {"clip", step_clip, 30000},
+    {"clip in 3D", step_clip_3d, 30000},
     {"subtract and merge", step_subtract_merge, 60000},
     {"brush entity, world, materials", step_entity_material, 60000},
     {"hollow", step_hollow, 30000},
