@@ -160,9 +160,12 @@ def steps(run, proc):
     before = run.query("SELECT count(*) FROM brushes")
     run.check(before and before > 0, f"the map has brushes ({before})")
 
-    # The top view is the top right of the four; a box there, away from its header.
-    x0, y0 = wx + round(width * 0.70), wy + round(height * 0.30)
-    x1, y1 = x0 + 90, y0 + 60
+    # The top view is the top right of the four, left of the side panel (whose width
+    # depends on its pages): a box near the view's middle, away from its header and edges.
+    x0, y0 = wx + round(width * 0.52), wy + round(height * 0.30)
+    # Large, so that its middle stays well inside it (and away from the resize handles on
+    # its outline) should a banner come or go and move the views a little.
+    x1, y1 = x0 + 160, y0 + 120
     xdo("mousemove", x0, y0)  # the view under the pointer gets the keys
     key("b")
     drag(x0, y0, x1, y1)
