@@ -97,6 +97,7 @@ gboolean step_select_all_invert(SelfTest *t);
 gboolean step_select_face(SelfTest *t);
 gboolean step_resize_handle(SelfTest *t);
 gboolean step_resize_3d(SelfTest *t);
+gboolean step_resize_3d_handle(SelfTest *t);
 gboolean step_hulls_dialog(SelfTest *t);
 gboolean step_clip(SelfTest *t);
 gboolean step_clip_3d(SelfTest *t);

@@ -650,3 +650,38 @@ gboolean step_clip_3d(SelfTest *t)
     check(t, current(t)->input.input.brush_count == t->brushes_mark, "undo gives the box back");
     return TRUE;
 }
+
+gboolean step_resize_3d_handle(SelfTest *t)
+{
+    double g = grid();
+    if (!t->step_begun) {
+        allium_selection_select_brush(t->window->selection, t->box_row, ALLIUM_SELECT_REPLACE);
+        al_camera saved;
+        AlliumView *view = aim_at_box(t, &saved);
+        /* The handle in the middle of the box's top, dragged up three grid steps. */
+        double top[3] = {0.5 * (t->box_mins[0] + t->box_maxs[0]),
+                         0.5 * (t->box_mins[1] + t->box_maxs[1]), t->box_maxs[2]};
+        double higher[3] = {top[0], top[1], top[2] + 3.3 * g};
+        double x0, y0, x1, y1;
+        gboolean ok = to_widget(view, top, &x0, &y0) && to_widget(view, higher, &x1, &y1);
+        check(t, ok, "the top handle is in front of the 3D camera");
+        /* No Shift: the handle, not the face, does it. */
+        if (ok) allium_view_simulate_drag(view, x0, y0, x1, y1, 4, 0);
+        restore_camera(t, &saved);
+        return !ok;
+    }
+    if (!compiled_current(t->window)) return FALSE;
+    double mins[3] = {0}, maxs[3] = {0};
+    gboolean found = row_bounds(t, t->box_row, mins, maxs);
+    if (!t->marked) {
+        check(t, found && fabs(maxs[2] - t->box_maxs[2] - 3 * g) < 1e-6 &&
+                     fabs(mins[2] - t->box_mins[2]) < 1e-6 && fabs(maxs[0] - t->box_maxs[0]) < 1e-6,
+              "dragging the 3D view's top handle raised the top three grid steps (%g to %g)",
+              t->box_maxs[2], maxs[2]);
+        activate(t, "win.undo");
+        t->marked = TRUE;
+        return FALSE;
+    }
+    check(t, found && fabs(maxs[2] - t->box_maxs[2]) < 1e-6, "undo puts the top back");
+    return TRUE;
+}

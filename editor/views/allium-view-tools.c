@@ -4,7 +4,10 @@
  * item's outline) moves the selection (2D views in their plane, the 3D view horizontally,
  * at the height where the drag began), by whole
  * grid steps; a drag that starts anywhere else in a 2D view draws a rectangle and selects
- * the brushes and entities inside it (Shift: adds them). Brush tool: a drag in a 2D view
+ * the brushes and entities inside it (Shift: adds them). A drag that starts on a resize
+ * handle (2D: the corners and side middles of the selection's bounds; 3D: the middles of
+ * its faces, or Shift on any face of it) pulls those sides by whole grid steps, scaling
+ * the selection as one. Brush tool: a drag in a 2D view
  * draws a box on the grid, as deep as the selected brush (the one drawn last) or eight
  * grid steps; in the 3D view it draws the box on the surface where the drag began and
  * raises it by that depth. Entity tool: a click (or a drag, to aim) places a point entity
@@ -427,11 +430,11 @@ static void commit_band(AlliumView *self)
 
 /* --- resizing ------------------------------------------------------------------------ */
 
-/* The bounds the resize handles sit on: the selection's, in a 2D view with the Select tool,
- * when brushes are selected in a document that may be edited. */
+/* The bounds the resize handles sit on: the selection's, with the Select tool, when
+ * brushes are selected in a document that may be edited. */
 static gboolean handle_bounds(AlliumView *self, double lo[3], double hi[3])
 {
-    if (self->kind == AL_VIEW_3D || self->tool != ALLIUM_TOOL_SELECT || !self->selection ||
+    if (self->tool != ALLIUM_TOOL_SELECT || !self->selection ||
         !self->document || allium_document_get_read_only(self->document) || self->walker)
         return FALSE;
     guint brushes;
@@ -439,13 +442,26 @@ static gboolean handle_bounds(AlliumView *self, double lo[3], double hi[3])
     return brushes > 0 && allium_view_selection_bounds(self, FALSE, lo, hi);
 }
 
-/* Handle H of eight (the corners and the middles of the sides of the bounds, on the view's
- * two axes): its point in P and the sides of the bounds it pulls in SIDE. */
+/* Handles of a 2D view: the corners and the middles of the sides of the bounds on its two
+ * axes; of the 3D view: the middle of each face of the bounds. */
+static int handle_count(AlliumView *self)
+{
+    return self->kind == AL_VIEW_3D ? 6 : 8;
+}
+
+/* Handle H: its point in P and the sides of the bounds it pulls in SIDE. */
 static void handle_point(AlliumView *self, const double lo[3], const double hi[3], int h,
                          double p[3], int side[3])
 {
     static const int sides[8][2] = {{-1, -1}, {0, -1}, {1, -1}, {-1, 0},
                                     {1, 0},   {-1, 1}, {0, 1},  {1, 1}};
+    if (self->kind == AL_VIEW_3D) {
+        for (int k = 0; k < 3; k++) {
+            side[k] = k == h / 2 ? (h % 2 ? 1 : -1) : 0;
+            p[k] = side[k] < 0 ? lo[k] : side[k] > 0 ? hi[k] : 0.5 * (lo[k] + hi[k]);
+        }
+        return;
+    }
     int r, u, d;
     al_view_axes(self->kind, &r, &u, &d);
     side[r] = sides[h][0];
@@ -461,7 +477,7 @@ static int handle_at(AlliumView *self, double x, double y, int side[3])
 {
     double lo[3], hi[3], p[3], scale = allium_view_scale(self);
     if (!handle_bounds(self, lo, hi)) return -1;
-    for (int h = 0; h < 8; h++) {
+    for (int h = 0; h < handle_count(self); h++) {
         double px, py;
         handle_point(self, lo, hi, h, p, side);
         if (al_camera_project(&self->camera, p, &px, &py) && fabs(px / scale - x) <= HANDLE_REACH &&
@@ -469,6 +485,16 @@ static int handle_at(AlliumView *self, double x, double y, int side[3])
             return h;
     }
     return -1;
+}
+
+/* 3D: the axis the plane of a drag along axis A is perpendicular to: of the two others, the
+ * one the camera looks along most, so that the plane faces the camera. */
+static int drag_plane_axis(AlliumView *self, int a)
+{
+    double f[3], r[3], u[3];
+    al_camera_basis(&self->camera, f, r, u);
+    int b = (a + 1) % 3, c = (a + 2) % 3;
+    return fabs(f[b]) >= fabs(f[c]) ? b : c;
 }
 
 /* Starts pulling SIDE of the selection's bounds; the drag plane is already set up. */
@@ -654,8 +680,19 @@ gboolean allium_view_tool_begin(AlliumView *self, double x, double y, GdkModifie
     self->edit_add = (state & (GDK_SHIFT_MASK | GDK_CONTROL_MASK)) != 0;
 
     if (self->kind == AL_VIEW_3D) {
-        if (!picked) return FALSE;
-        if (self->tool == ALLIUM_TOOL_BRUSH) {
+        int side[3] = {0, 0, 0}, h = self->tool == ALLIUM_TOOL_SELECT ? handle_at(self, x, y, side) : -1;
+        if (h >= 0) {
+            /* A handle pulls its side of the selection along its axis, on a plane that
+             * holds the axis and faces the camera. */
+            double lo[3], hi[3], p[3];
+            handle_bounds(self, lo, hi);
+            handle_point(self, lo, hi, h, p, side);
+            self->edit_axis = drag_plane_axis(self, h / 2);
+            self->edit_plane = p[self->edit_axis];
+            if (!begin_resize(self, side)) return FALSE;
+        } else if (!picked) {
+            return FALSE;
+        } else if (self->tool == ALLIUM_TOOL_BRUSH) {
             /* On the surface: its dominant axis, at the grid line nearest the point. */
             int a = dominant_axis(pick.normal);
             self->edit_axis = a;
@@ -664,15 +701,12 @@ gboolean allium_view_tool_begin(AlliumView *self, double x, double y, GdkModifie
             self->edit = EDIT_BOX;
         } else if (pick_is_selected(self, snap, &pick) && (state & GDK_SHIFT_MASK) &&
                    pick.kind == AL_PICK_FACE) {
-            /* Shift + drag on a face pulls that side of the selection along its axis. The
-             * drag plane holds the axis: the floor's for X and Y; for Z the wall across the
-             * horizontal axis the camera looks along most. */
+            /* Shift + drag on a face pulls that side of the selection along its axis, as its
+             * handle does. */
             int a = dominant_axis(pick.normal);
-            int side[3] = {0, 0, 0};
+            memset(side, 0, sizeof side);
             side[a] = pick.normal[a] >= 0 ? 1 : -1;
-            double f[3], r[3], u[3];
-            al_camera_basis(&self->camera, f, r, u);
-            self->edit_axis = a != 2 ? 2 : (fabs(f[0]) >= fabs(f[1]) ? 0 : 1);
+            self->edit_axis = drag_plane_axis(self, a);
             self->edit_plane = pick.point[self->edit_axis];
             if (!begin_resize(self, side)) return FALSE;
         } else if (pick_is_selected(self, snap, &pick)) {
@@ -844,18 +878,30 @@ void allium_view_tool_append_handles(AlliumView *self, GArray *points, GArray *c
     if (self->edit == EDIT_RESIZE || self->edit == EDIT_MOVE || !handle_bounds(self, lo, hi))
         return;
     static const guint8 white[4] = {235, 235, 235, 255};
-    int r, u, d;
-    al_view_axes(self->kind, &r, &u, &d);
-    /* A square of HANDLE_RADIUS pixels around each handle's point, in map units. */
-    double half = HANDLE_RADIUS * allium_view_scale(self) / MAX(self->camera.zoom, 1e-9);
-    for (int h = 0; h < 8; h++) {
-        double p[3], c[4][3];
+    /* A square of HANDLE_RADIUS pixels around each handle's point, facing the camera. */
+    double f[3], right[3], up[3];
+    al_camera_basis(&self->camera, f, right, up);
+    double scale = allium_view_scale(self);
+    for (int h = 0; h < handle_count(self); h++) {
+        double p[3], c[4][3], half;
         int side[3];
         handle_point(self, lo, hi, h, p, side);
+        if (self->kind == AL_VIEW_3D) {
+            /* Map units per pixel at the handle's distance. */
+            double px, py, a[3], b[3], depth = 0;
+            for (int k = 0; k < 3; k++) depth += (p[k] - self->camera.position[k]) * f[k];
+            if (depth <= 1 || !al_camera_project(&self->camera, p, &px, &py)) continue;
+            al_camera_unproject(&self->camera, px, py, depth, a);
+            al_camera_unproject(&self->camera, px + 1, py, depth, b);
+            half = HANDLE_RADIUS * scale * sqrt((b[0] - a[0]) * (b[0] - a[0]) +
+                                                (b[1] - a[1]) * (b[1] - a[1]) +
+                                                (b[2] - a[2]) * (b[2] - a[2]));
+        } else {
+            half = HANDLE_RADIUS * scale / MAX(self->camera.zoom, 1e-9);
+        }
         for (int i = 0; i < 4; i++) {
-            memcpy(c[i], p, sizeof c[i]);
-            c[i][r] += (i == 1 || i == 2) ? half : -half;
-            c[i][u] += i >= 2 ? half : -half;
+            double sr = (i == 1 || i == 2) ? half : -half, su = i >= 2 ? half : -half;
+            for (int k = 0; k < 3; k++) c[i][k] = p[k] + sr * right[k] + su * up[k];
         }
         for (int i = 0; i < 4; i++) {
             g_array_append_vals(points, c[i], 1);
