@@ -81,6 +81,24 @@ static void restore_camera(SelfTest *t, const al_camera *saved)
     allium_view_queue_render(view);
 }
 
+/* Selects the box and drags up from the middle of its top in the 3D view (aimed at it) by
+ * STEPS grid steps, with the modifiers STATE. FALSE if the top is not in sight. */
+static gboolean drag_top_up(SelfTest *t, double steps, GdkModifierType state)
+{
+    allium_selection_select_brush(t->window->selection, t->box_row, ALLIUM_SELECT_REPLACE);
+    al_camera saved;
+    AlliumView *view = aim_at_box(t, &saved);
+    double top[3] = {0.5 * (t->box_mins[0] + t->box_maxs[0]),
+                     0.5 * (t->box_mins[1] + t->box_maxs[1]), t->box_maxs[2]};
+    double higher[3] = {top[0], top[1], top[2] + steps * grid()};
+    double x0, y0, x1, y1;
+    gboolean ok = to_widget(view, top, &x0, &y0) && to_widget(view, higher, &x1, &y1);
+    check(t, ok, "the box's top is in front of the 3D camera");
+    if (ok) allium_view_simulate_drag(view, x0, y0, x1, y1, 4, state);
+    restore_camera(t, &saved);
+    return ok;
+}
+
 /* --- steps --------------------------------------------------------------------------- */
 
 gboolean step_select_all_invert(SelfTest *t)
@@ -237,19 +255,8 @@ gboolean step_resize_3d(SelfTest *t)
 {
     double g = grid();
     if (!t->step_begun) {
-        al_camera saved;
-        AlliumView *view = aim_at_box(t, &saved);
-        allium_selection_select_brush(t->window->selection, t->box_row, ALLIUM_SELECT_REPLACE);
         /* Shift + drag up from the middle of the top face. */
-        double top[3] = {0.5 * (t->box_mins[0] + t->box_maxs[0]),
-                         0.5 * (t->box_mins[1] + t->box_maxs[1]), t->box_maxs[2]};
-        double higher[3] = {top[0], top[1], top[2] + 3 * g};
-        double x0, y0, x1, y1;
-        gboolean ok = to_widget(view, top, &x0, &y0) && to_widget(view, higher, &x1, &y1);
-        check(t, ok, "the box's top is in front of the 3D camera");
-        if (ok) allium_view_simulate_drag(view, x0, y0, x1, y1, 4, GDK_SHIFT_MASK);
-        restore_camera(t, &saved);
-        return !ok;
+        return !drag_top_up(t, 3, GDK_SHIFT_MASK);
     }
     if (!compiled_current(t->window)) return FALSE;
     double mins[3] = {0}, maxs[3] = {0};
@@ -655,20 +662,9 @@ gboolean step_resize_3d_handle(SelfTest *t)
 {
     double g = grid();
     if (!t->step_begun) {
-        allium_selection_select_brush(t->window->selection, t->box_row, ALLIUM_SELECT_REPLACE);
-        al_camera saved;
-        AlliumView *view = aim_at_box(t, &saved);
-        /* The handle in the middle of the box's top, dragged up three grid steps. */
-        double top[3] = {0.5 * (t->box_mins[0] + t->box_maxs[0]),
-                         0.5 * (t->box_mins[1] + t->box_maxs[1]), t->box_maxs[2]};
-        double higher[3] = {top[0], top[1], top[2] + 3.3 * g};
-        double x0, y0, x1, y1;
-        gboolean ok = to_widget(view, top, &x0, &y0) && to_widget(view, higher, &x1, &y1);
-        check(t, ok, "the top handle is in front of the 3D camera");
-        /* No Shift: the handle, not the face, does it. */
-        if (ok) allium_view_simulate_drag(view, x0, y0, x1, y1, 4, 0);
-        restore_camera(t, &saved);
-        return !ok;
+        /* The handle in the middle of the box's top, dragged up; no Shift: the handle, not
+         * the face, does it. */
+        return !drag_top_up(t, 3.3, 0);
     }
     if (!compiled_current(t->window)) return FALSE;
     double mins[3] = {0}, maxs[3] = {0};
