@@ -35,17 +35,6 @@ static AlliumSnapshot *current(SelfTest *t)
     return allium_document_get_snapshot(allium_window_get_document(t->window));
 }
 
-/* Bounds of the brush with document row ROW in the current snapshot. */
-static gboolean brush_bounds(SelfTest *t, gint64 row, double mins[3], double maxs[3])
-{
-    AlliumSnapshot *snap = current(t);
-    int b = snap ? allium_snapshot_brush_index(snap, row) : -1;
-    if (b < 0 || b >= snap->polys.brush_count) return FALSE;
-    if (snap->polys.brush_first[b] == snap->polys.brush_first[b + 1]) return FALSE;
-    memcpy(mins, snap->polys.brush_mins[b], 3 * sizeof(double));
-    memcpy(maxs, snap->polys.brush_maxs[b], 3 * sizeof(double));
-    return TRUE;
-}
 
 static gboolean same_box(const double a0[3], const double a1[3], const double b0[3],
                          const double b1[3])
@@ -124,7 +113,7 @@ gboolean step_brush_tool(SelfTest *t)
     if (!compiled_current(t->window)) return FALSE;
     if (!settle(t)) return FALSE;
     double mins[3] = {0}, maxs[3] = {0};
-    gboolean found = brush_bounds(t, t->box_row, mins, maxs);
+    gboolean found = row_bounds(t, t->box_row, mins, maxs);
     check(t, found, "the compiled map has the new brush");
     if (!found) return TRUE;
     double grid = allium_preferences_get_grid_size(allium_preferences_get_default());
@@ -166,7 +155,7 @@ gboolean step_move_drag(SelfTest *t)
     }
     if (!compiled_current(t->window)) return FALSE;
     double mins[3] = {0}, maxs[3] = {0};
-    check(t, brush_bounds(t, t->box_row, mins, maxs) &&
+    check(t, row_bounds(t, t->box_row, mins, maxs) &&
                  same_box(mins, maxs, t->box_mins, t->box_maxs),
           "dragging the selected brush moved it by whole grid steps (to %g %g %g)", mins[0],
           mins[1], mins[2]);
@@ -197,7 +186,7 @@ gboolean step_nudge_duplicate_delete(SelfTest *t)
     if (!t->marked) {
         if (!compiled_current(t->window)) return FALSE;
         double mins[3] = {0}, maxs[3] = {0};
-        check(t, brush_bounds(t, t->box_row, mins, maxs) &&
+        check(t, row_bounds(t, t->box_row, mins, maxs) &&
                      same_box(mins, maxs, t->box_mins, t->box_maxs),
               "the arrow key moved the brush one grid step right");
         guint nb;
@@ -205,7 +194,7 @@ gboolean step_nudge_duplicate_delete(SelfTest *t)
         double cmins[3], cmaxs[3], emins[3], emaxs[3];
         for (int k = 0; k < 3; k++) emins[k] = t->box_mins[k], emaxs[k] = t->box_maxs[k];
         emins[0] += grid, emaxs[0] += grid, emins[1] -= grid, emaxs[1] -= grid;
-        check(t, nb == 1 && brush_bounds(t, rows[0], cmins, cmaxs) &&
+        check(t, nb == 1 && row_bounds(t, rows[0], cmins, cmaxs) &&
                      same_box(cmins, cmaxs, emins, emaxs),
               "the copy lies a grid step right and down of the original");
         check(t, brush_count(t) == t->brushes_before + 2, "the map has the copy");
@@ -221,7 +210,7 @@ gboolean step_nudge_duplicate_delete(SelfTest *t)
     if (!compiled_current(t->window)) return FALSE;
     check(t, brush_count(t) == t->brushes_before + 1, "Delete removed the copy");
     double mins[3] = {0}, maxs[3] = {0};
-    check(t, brush_bounds(t, t->box_row, mins, maxs), "and left the original");
+    check(t, row_bounds(t, t->box_row, mins, maxs), "and left the original");
     check_incremental(t, "the deletion");
     return TRUE;
 }
@@ -248,7 +237,7 @@ gboolean step_band_select(SelfTest *t)
     gboolean inside = TRUE;
     for (guint i = 0; i < nb; i++) {
         double mins[3] = {0}, maxs[3] = {0};
-        if (!brush_bounds(t, rows[i], mins, maxs)) continue;
+        if (!row_bounds(t, rows[i], mins, maxs)) continue;
         inside = inside && mins[0] >= a[0] && maxs[0] <= b[0] && mins[1] >= a[1] && maxs[1] <= b[1];
     }
     check(t, inside, "every brush it selected (%u) lies inside it", nb);
@@ -280,7 +269,7 @@ gboolean step_hollow(SelfTest *t)
     gboolean inside = nb == 6;
     for (guint i = 0; i < nb; i++) {
         double mins[3] = {0}, maxs[3] = {0};
-        if (!brush_bounds(t, rows[i], mins, maxs)) {
+        if (!row_bounds(t, rows[i], mins, maxs)) {
             inside = FALSE;
             continue;
         }
@@ -332,7 +321,7 @@ gboolean step_brush_on_surface(SelfTest *t)
     if (!compiled_current(t->window)) return FALSE;
     double grid = allium_preferences_get_grid_size(allium_preferences_get_default());
     double mins[3] = {0}, maxs[3] = {0};
-    gboolean found = brush_bounds(t, t->box_row, mins, maxs);
+    gboolean found = row_bounds(t, t->box_row, mins, maxs);
     check(t, found && mins[2] == t->box_mins[2] && maxs[2] - mins[2] == 8 * grid,
           "it stands on the floor (z %g to %g, the floor's grid line is %g) eight grid steps "
           "high",
@@ -349,7 +338,7 @@ gboolean step_rotate(SelfTest *t)
 {
     if (!t->step_begun) {
         double mins[3] = {0}, maxs[3] = {0};
-        check(t, brush_bounds(t, t->box_row, mins, maxs), "the brush drawn in 3D is there");
+        check(t, row_bounds(t, t->box_row, mins, maxs), "the brush drawn in 3D is there");
         memcpy(t->box_mins, mins, sizeof mins);
         memcpy(t->box_maxs, maxs, sizeof maxs);
         allium_selection_select_brush(t->window->selection, t->box_row, ALLIUM_SELECT_REPLACE);
@@ -365,7 +354,7 @@ gboolean step_rotate(SelfTest *t)
     }
     if (!compiled_current(t->window)) return FALSE;
     double mins[3] = {0}, maxs[3] = {0};
-    gboolean found = brush_bounds(t, t->box_row, mins, maxs);
+    gboolean found = row_bounds(t, t->box_row, mins, maxs);
     double w0 = t->box_maxs[0] - t->box_mins[0], h0 = t->box_maxs[2] - t->box_mins[2];
     check(t, found && maxs[0] - mins[0] == h0 && maxs[2] - mins[2] == w0 &&
                  maxs[1] - mins[1] == t->box_maxs[1] - t->box_mins[1],
@@ -529,7 +518,7 @@ gboolean step_undo_editing(SelfTest *t)
     }
     if (!compiled_current(t->window)) return FALSE;
     double mins[3] = {0}, maxs[3] = {0};
-    check(t, brush_count(t) == t->brushes_before && !brush_bounds(t, t->box_row, mins, maxs),
+    check(t, brush_count(t) == t->brushes_before && !row_bounds(t, t->box_row, mins, maxs),
           "the map is back to its %d brushes", t->brushes_before);
     return TRUE;
 }

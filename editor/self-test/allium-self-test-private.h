@@ -61,6 +61,9 @@ void check(SelfTest *t, gboolean ok, const char *format, ...) G_GNUC_PRINTF(3, 4
 /* NAME in the test's folder; free with g_free. */
 char *dir_file(SelfTest *t, const char *name);
 AlliumView *view_3d(SelfTest *t);
+/* Bounds of the brush with document row ROW in the sample's current snapshot; FALSE if it
+ * has none there. */
+gboolean row_bounds(SelfTest *t, gint64 row, double mins[3], double maxs[3]);
 /* The sample window's first view of KIND, or NULL. */
 AlliumView *view_of_kind(SelfTest *t, al_view_kind kind);
 /* Widget coordinates of map point P in VIEW; FALSE if it is not in front of the camera. */

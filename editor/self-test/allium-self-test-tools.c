@@ -30,17 +30,6 @@ static double grid(void)
     return allium_preferences_get_grid_size(allium_preferences_get_default());
 }
 
-/* Bounds of the brush with row ROW in the current snapshot. */
-static gboolean row_bounds(SelfTest *t, gint64 row, double mins[3], double maxs[3])
-{
-    AlliumSnapshot *snap = current(t);
-    int b = snap ? allium_snapshot_brush_index(snap, row) : -1;
-    if (b < 0 || b >= snap->polys.brush_count) return FALSE;
-    if (snap->polys.brush_first[b] == snap->polys.brush_first[b + 1]) return FALSE;
-    memcpy(mins, snap->polys.brush_mins[b], 3 * sizeof(double));
-    memcpy(maxs, snap->polys.brush_maxs[b], 3 * sizeof(double));
-    return TRUE;
-}
 
 static gboolean activate(SelfTest *t, const char *action)
 {

@@ -75,6 +75,17 @@ gboolean to_widget(AlliumView *view, const double p[3], double *x, double *y)
     return TRUE;
 }
 
+gboolean row_bounds(SelfTest *t, gint64 row, double mins[3], double maxs[3])
+{
+    AlliumSnapshot *snap = allium_document_get_snapshot(allium_window_get_document(t->window));
+    int b = snap ? allium_snapshot_brush_index(snap, row) : -1;
+    if (b < 0 || b >= snap->polys.brush_count) return FALSE;
+    if (snap->polys.brush_first[b] == snap->polys.brush_first[b + 1]) return FALSE;
+    memcpy(mins, snap->polys.brush_mins[b], 3 * sizeof(double));
+    memcpy(maxs, snap->polys.brush_maxs[b], 3 * sizeof(double));
+    return TRUE;
+}
+
 AlliumView *view_3d(SelfTest *t)
 {
     return allium_window_get_view(t->window, 0);

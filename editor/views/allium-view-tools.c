@@ -293,6 +293,28 @@ static void commit_entity(AlliumView *self)
 
 /* --- the drags ------------------------------------------------------------------------ */
 
+/* The guides of the box or bounds being drawn or resized (edit_mins, edit_maxs), kept
+ * until generation UNTIL (publish_guides). */
+static void publish_edit_box(AlliumView *self, guint64 until)
+{
+    g_autoptr(GArray) points = g_array_new(FALSE, FALSE, sizeof(double[3]));
+    static const double none[3] = {0, 0, 0};
+    add_box_edges(points, self->edit_mins, self->edit_maxs, none);
+    publish_guides(self, points, until);
+}
+
+/* While dragging: the box's guides, and its size in the header ("Box" for a new brush,
+ * "Resize to" for the selection's new bounds). */
+static void show_edit_box(AlliumView *self, gboolean resizing)
+{
+    publish_edit_box(self, 0);
+    double w = self->edit_maxs[0] - self->edit_mins[0], d = self->edit_maxs[1] - self->edit_mins[1],
+           h = self->edit_maxs[2] - self->edit_mins[2];
+    g_autofree char *text = resizing ? g_strdup_printf(_("Resize to %g × %g × %g"), w, d, h)
+                                     : g_strdup_printf(_("Box %g × %g × %g"), w, d, h);
+    set_tool_info(self, text);
+}
+
 static void update_move(AlliumView *self, const double point[3])
 {
     double grid = grid_size();
@@ -319,15 +341,7 @@ static void update_box(AlliumView *self, const double point[3])
     }
     box_depth(self, axis, self->edit_plane, self->edit_sign, &self->edit_mins[axis],
               &self->edit_maxs[axis]);
-    g_autoptr(GArray) points = g_array_new(FALSE, FALSE, sizeof(double[3]));
-    static const double none[3] = {0, 0, 0};
-    add_box_edges(points, self->edit_mins, self->edit_maxs, none);
-    publish_guides(self, points, 0);
-    g_autofree char *text =
-        g_strdup_printf(_("Box %g × %g × %g"), self->edit_maxs[0] - self->edit_mins[0],
-                        self->edit_maxs[1] - self->edit_mins[1],
-                        self->edit_maxs[2] - self->edit_mins[2]);
-    set_tool_info(self, text);
+    show_edit_box(self, FALSE);
 }
 
 static void update_band(AlliumView *self, const double point[3])
@@ -391,10 +405,7 @@ static void commit_box(AlliumView *self)
         return;
     }
     allium_selection_select_brush(self->selection, row, ALLIUM_SELECT_REPLACE);
-    g_autoptr(GArray) points = g_array_new(FALSE, FALSE, sizeof(double[3]));
-    static const double none[3] = {0, 0, 0};
-    add_box_edges(points, self->edit_mins, self->edit_maxs, none);
-    publish_guides(self, points, allium_document_get_generation(self->document));
+    publish_edit_box(self, allium_document_get_generation(self->document));
 }
 
 static void commit_band(AlliumView *self)
@@ -522,15 +533,7 @@ static void update_resize(AlliumView *self, const double point[3])
         self->edit_mins[k] = lo;
         self->edit_maxs[k] = hi;
     }
-    g_autoptr(GArray) points = g_array_new(FALSE, FALSE, sizeof(double[3]));
-    static const double none[3] = {0, 0, 0};
-    add_box_edges(points, self->edit_mins, self->edit_maxs, none);
-    publish_guides(self, points, 0);
-    g_autofree char *text =
-        g_strdup_printf(_("Resize to %g × %g × %g"), self->edit_maxs[0] - self->edit_mins[0],
-                        self->edit_maxs[1] - self->edit_mins[1],
-                        self->edit_maxs[2] - self->edit_mins[2]);
-    set_tool_info(self, text);
+    show_edit_box(self, TRUE);
 }
 
 /* Scales and moves the selection so that its bounds become the new ones: one affine map
@@ -560,10 +563,7 @@ static void commit_resize(AlliumView *self)
         report_error(self, error);
         return;
     }
-    g_autoptr(GArray) points = g_array_new(FALSE, FALSE, sizeof(double[3]));
-    static const double none[3] = {0, 0, 0};
-    add_box_edges(points, self->edit_mins, self->edit_maxs, none);
-    publish_guides(self, points, allium_document_get_generation(self->document));
+    publish_edit_box(self, allium_document_get_generation(self->document));
 }
 
 /* --- the test-box tool ----------------------------------------------------------------- */
