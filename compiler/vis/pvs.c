@@ -185,46 +185,57 @@ static int cut(double (*p)[3], int count, const double n[3], double d)
 /* Appends to PLANES (room for MAX, COUNT used) the separating planes of A and B (see the
  * top of the file): planes through an edge of A and a corner of B with A behind and B in
  * front, each as {normal, dist}; FLIP turns them to keep the back instead. Returns the new
- * count. */
+ * count.
+ *
+ * Seen along an edge of A, the planes through the edge turn about it, and B's corners lie
+ * at angles around it. Only the two outermost corners can give a plane with all of B on
+ * one side, so one pass over B finds them (the sign of det(edge, b_c - a, b_k - a) says
+ * whether b_k lies further round than b_c); each is then checked whole, which also
+ * rejects the case where B wraps more than half way round the edge. Planes through inner
+ * corners cut B and are never separating, so nothing is lost against trying every pair. */
 static int find_separators(const double (*a)[3], int na, const double (*b)[3], int nb,
                            bool flip, double (*planes)[4], int count, int max)
 {
+    double centre[3] = {0, 0, 0};
+    for (int k = 0; k < na; k++) al_add(centre, a[k], centre);
+    al_scale(centre, 1.0 / na, centre);
+    double sign = flip ? -1.0 : 1.0;
     for (int i = 0; i < na && count < max; i++) {
         int l = i + 1 == na ? 0 : i + 1;
         double edge[3];
         al_sub(a[l], a[i], edge);
-        for (int j = 0; j < nb && count < max; j++) {
-            double v[3], n[3];
+        int corner[2] = {-1, -1}; /* the corners furthest round one way and the other */
+        double n[2][3];
+        for (int j = 0; j < nb; j++) {
+            double v[3], c[3];
             al_sub(b[j], a[i], v);
-            al_cross(edge, v, n);
-            double len = al_length(n);
-            if (len < 1e-6) continue;
-            al_scale(n, 1.0 / len, n);
-            double dist = al_dot(b[j], n);
-            /* Which side holds A? (A is planar and convex: all its points are on one side
-             * of a plane through one of its edges.) */
-            int side = 0;
-            for (int k = 0; k < na; k++) {
-                if (k == i || k == l) continue;
-                double d = al_dot(a[k], n) - dist;
-                if (d < -SIDE_EPSILON) {
-                    side = -1;
-                    break;
-                }
-                if (d > SIDE_EPSILON) {
-                    side = 1;
-                    break;
-                }
+            al_cross(edge, v, c);
+            if (al_dot(c, c) < 1e-12) continue; /* on the edge's line */
+            if (corner[0] < 0) {
+                corner[0] = corner[1] = j;
+                al_copy(c, n[0]);
+                al_copy(c, n[1]);
+                continue;
             }
-            if (side == 0) continue;
-            if (side > 0) {
-                al_scale(n, -1.0, n);
-                dist = -dist;
+            if (al_dot(n[0], v) > 0) {
+                corner[0] = j;
+                al_copy(c, n[0]);
+            } else if (al_dot(n[1], v) < 0) {
+                corner[1] = j;
+                al_copy(c, n[1]);
             }
+        }
+        if (corner[0] < 0) continue;
+        for (int e = 0; e < 2 && count < max; e++) {
+            if (e == 1 && corner[1] == corner[0]) break;
+            double p[3];
+            /* B lies behind n[0] and in front of n[1]: turn both to have B in front. */
+            al_scale(n[e], (e == 0 ? -1.0 : 1.0) / al_length(n[e]), p);
+            double dist = al_dot(b[corner[e]], p);
+            if (al_dot(centre, p) - dist >= -SIDE_EPSILON) continue; /* A must be behind */
             bool separating = true, front = false;
             for (int k = 0; k < nb; k++) {
-                if (k == j) continue;
-                double d = al_dot(b[k], n) - dist;
+                double d = al_dot(b[k], p) - dist;
                 if (d < -SIDE_EPSILON) {
                     separating = false;
                     break;
@@ -232,10 +243,9 @@ static int find_separators(const double (*a)[3], int na, const double (*b)[3], i
                 if (d > SIDE_EPSILON) front = true;
             }
             if (!separating || !front) continue;
-            double sign = flip ? -1.0 : 1.0;
-            planes[count][0] = sign * n[0];
-            planes[count][1] = sign * n[1];
-            planes[count][2] = sign * n[2];
+            planes[count][0] = sign * p[0];
+            planes[count][1] = sign * p[1];
+            planes[count][2] = sign * p[2];
             planes[count][3] = sign * dist;
             count++;
         }
