@@ -438,7 +438,7 @@ al_status al_scene_build(const al_scene_desc *desc, al_scene **out)
     build_entities(s, in, &etris, &elines, &radius);
     if (s->world) build_world_overlays(s, &ptris, &plines, &leak);
     if (tris.failed || edges.failed || etris.failed || elines.failed || ptris.failed ||
-        plines.failed || leak.failed || radius.failed)
+        plines.failed || leak.failed || radius.failed || !al_scene_bvh_build(s))
         goto fail;
     s->tris = tris.v, s->tri_count = tris.count;
     s->edges = edges.v, s->edge_count = edges.count;
@@ -470,7 +470,7 @@ void al_scene_destroy(al_scene *s)
     free(s->tris), free(s->edges), free(s->faces);
     free(s->brush_first_face), free(s->brush_entity), free(s->brush_flags);
     free(s->brush_mins), free(s->brush_maxs), free(s->brush_first_input_face);
-    free(s->face_of_input), free(s->entities);
+    free(s->face_of_input), free(s->entities), free(s->bvh), free(s->bvh_items);
     free(s->entity_tris), free(s->entity_lines);
     free(s->portal_tris), free(s->portal_lines), free(s->leak_lines), free(s->radius_lines);
     free(s);

@@ -41,6 +41,13 @@ typedef struct al_scene_entity {
     int32_t first_radius, radius_count; /* lights: their reach, in scene.radius_lines */
 } al_scene_entity;
 
+/* A node of the brushes' bounding-volume tree (scene/pick.c): COUNT > 0 is a leaf of
+ * bvh_items [FIRST, FIRST + COUNT); COUNT 0 has its children at FIRST and FIRST + 1. */
+typedef struct al_scene_bvh_node {
+    double mins[3], maxs[3];
+    int32_t first, count;
+} al_scene_bvh_node;
+
 struct al_scene {
     const al_world *world; /* borrowed */
     al_vertex *tris;       /* face triangles (opaque and tool faces) */
@@ -54,6 +61,9 @@ struct al_scene {
     uint32_t *brush_flags;     /* AL_FACE_TOOL if every face is a tool face */
     double (*brush_mins)[3], (*brush_maxs)[3];
     int32_t brush_count;
+    al_scene_bvh_node *bvh; /* the brushes with faces, for picking; node 0 is the root */
+    int32_t bvh_count;
+    int32_t *bvh_items; /* brush indices, grouped by leaf */
     int32_t *face_of_input;    /* input face index -> scene face, -1 if not drawn */
     int32_t input_face_count;
     int32_t *brush_first_input_face; /* input brush -> its first input face */
@@ -75,5 +85,13 @@ struct al_scene {
 
 /* The scene face of face FACE of input brush BRUSH, or -1. */
 int al_scene_face_index(const al_scene *scene, int brush, int face);
+
+/* Builds the picking tree of the brushes (after their faces and bounds); false if memory
+ * ran out. */
+bool al_scene_bvh_build(al_scene *scene);
+
+/* al_scene_pick without the tree: every brush in input order (the tests' reference). */
+bool al_scene_pick_scan(const al_scene *scene, const double origin[3], const double dir[3],
+                        unsigned flags, al_pick *out);
 
 #endif
