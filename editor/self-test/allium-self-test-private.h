@@ -109,6 +109,10 @@ gboolean step_build_from_empty(SelfTest *t);
 gboolean step_subtract_merge(SelfTest *t);
 gboolean step_entity_material(SelfTest *t);
 
+/* allium-self-test-files.c */
+gboolean step_open_dialog(SelfTest *t);
+gboolean step_new_dialog(SelfTest *t);
+
 /* allium-self-test-collision.c */
 gboolean step_test_box(SelfTest *t);
 gboolean step_test_box_size(SelfTest *t);

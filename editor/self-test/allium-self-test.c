@@ -921,6 +921,8 @@ static const struct {
     {"preferences", step_preferences, 10000},
     {"shortcuts", step_shortcuts, 10000},
     {"about", step_about, 10000},
+    {"open through the Open dialog", step_open_dialog, 30000},
+    {"new map through the New dialog", step_new_dialog, 30000},
     {"four views again", step_grid_layout, 10000},
     {"brush tool", step_brush_tool, 30000},
     {"move by dragging", step_move_drag, 30000},
