@@ -87,6 +87,8 @@ typedef struct al_vis {
     al_vis_stats stats;
 
     const int *cancel; /* while the PVS is built: nonzero asks it to stop (al_vis_pvs) */
+    bool flow_unpruned; /* the flow follows every arrival at a portal, dominated or not
+                         * (pvs.c; for the test that shows the pruning changes nothing) */
 } al_vis;
 
 /* What the compile knows about entities, for the flood and the entity lists. */
