@@ -1465,6 +1465,192 @@ CHECK_TEST(clip_real_map, "/doc/clipping-every-brush-of-e1m1-keeps-the-total-vol
     al_doc_close(doc);
 }
 
+/* A document with e1m1 imported (not durable), its brushes with a box in IDS (*COUNT);
+ * NULL when the map is not in the shared maps folder (the caller skips). */
+static al_doc *e1m1_doc(const char *name, int64_t **ids, int *count)
+{
+    const char *path = scene_shared_map("e1m1.map");
+    if (!path) return NULL;
+    al_map *map = NULL;
+    if (al_map_read_file(path, &map, NULL) != AL_OK) return NULL;
+    al_doc *doc = new_doc(name);
+    if (doc) {
+        al_doc_set_durable(doc, false);
+        if (al_doc_import_map(doc, map, NULL) != AL_OK) {
+            al_doc_close(doc);
+            doc = NULL;
+        }
+    }
+    al_map_destroy(map);
+    int64_t *all = NULL;
+    int n = 0;
+    if (!doc || al_doc_list_brushes(doc, -1, &all, &n) != AL_OK) {
+        al_doc_close(doc);
+        return NULL;
+    }
+    *count = 0;
+    for (int i = 0; i < n; i++)
+        if (al_doc_brush_box(doc, all[i], (double[3]){0}, (double[3]){0})) all[(*count)++] = all[i];
+    *ids = all;
+    return doc;
+}
+
+/* The subtract oracle above, with e1m1's own brushes (slanted, many-sided, as designers
+ * made them) as the targets. Each trial is undone, so the map stays as it was. */
+CHECK_TEST(subtract_real_map, "/doc/subtracting-from-e1m1-brushes-leaves-them-outside-the-cutter")
+{
+    int64_t *ids = NULL;
+    int count = 0;
+    al_doc *doc = e1m1_doc("subtract-e1m1.allium", &ids, &count);
+    if (!doc) {
+        check_skip("e1m1.map is not in the shared maps folder");
+        return;
+    }
+    uint64_t seed = 1234;
+    int points = 0, cut = 0, pieces = 0, slanted = 0;
+    for (int trial = 0; trial < 24; trial++) {
+        int64_t target = ids[(int) (unit_random(&seed) * count) % count];
+        double mins[3], maxs[3];
+        REQUIRE(al_doc_brush_box(doc, target, mins, maxs));
+        double centre[3], half[3], n[3], lo[3], hi[3];
+        random_point(&seed, mins, maxs, 0, centre);
+        random_normal(&seed, n);
+        for (int k = 0; k < 3; k++) {
+            half[k] = 4 + 0.4 * (maxs[k] - mins[k]) * unit_random(&seed);
+            lo[k] = centre[k] - half[k];
+            hi[k] = centre[k] + half[k];
+        }
+        int64_t cutter = add_chamfered_box(doc, 0, lo, hi, n, "cutter");
+        REQUIRE(cutter);
+        plane_brush t, c, *parts = calloc(64, sizeof *parts);
+        REQUIRE(parts && read_planes(doc, &target, 1, &t) && read_planes(doc, &cutter, 1, &c));
+        slanted += t.count != 6;
+        int64_t *result = NULL;
+        int n_result = 0;
+        REQUIRE(al_doc_subtract_brushes(doc, &target, 1, &cutter, 1, &result, &n_result, NULL,
+                                        NULL) == AL_OK);
+        REQUIRE(n_result <= 64 && read_planes(doc, result, n_result, parts));
+        cut += n_result != 1 || parts[0].count != t.count;
+        pieces += n_result;
+        int wrong = 0, overlap = 0;
+        for (int i = 0; i < 3000; i++) {
+            double p[3];
+            random_point(&seed, mins, maxs, 4, p);
+            int in = point_in(&t, p, 0.01), in_cutter = point_in(&c, p, 0.01);
+            int held = holders(parts, n_result, p);
+            if (in < 0 || in_cutter < 0 || held < 0) continue;
+            wrong += (held > 0) != (in == 1 && in_cutter == 0);
+            overlap += held > 1;
+            points++;
+        }
+        CHECK_MSG(wrong == 0 && overlap == 0, "trial %d (brush %lld): %d points misjudged, %d in two pieces",
+                  trial, (long long) target, wrong, overlap);
+        REQUIRE(al_doc_undo(doc, NULL) == AL_OK); /* the subtraction */
+        REQUIRE(al_doc_undo(doc, NULL) == AL_OK); /* the cutter */
+        plane_brush again;
+        CHECK(read_planes(doc, &target, 1, &again) && again.count == t.count);
+        free(result);
+        free(parts);
+    }
+    check_note("%d points checked; %d of 24 e1m1 brushes cut (%d not boxes), into %d pieces",
+               points, cut, slanted, pieces);
+    CHECK(points > 20000 && cut > 12);
+    free(ids);
+    al_doc_close(doc);
+}
+
+/* A random point of B (within its box, EPS inside its planes), by rejection; false if
+ * none was found. */
+static bool point_of(uint64_t *seed, al_doc *doc, int64_t id, const plane_brush *b, double p[3])
+{
+    double mins[3], maxs[3];
+    if (!al_doc_brush_box(doc, id, mins, maxs)) return false;
+    for (int tries = 0; tries < 200; tries++) {
+        random_point(seed, mins, maxs, 0, p);
+        if (point_in(b, p, 0.01) == 1) return true;
+    }
+    return false;
+}
+
+/* Merging pairs of touching e1m1 brushes: a merged brush holds exactly the points of the
+ * two; a refused pair is shown not convex by a witness, a point between a point of each
+ * brush that neither holds. Each merge is undone. */
+CHECK_TEST(merge_real_map, "/doc/merging-touching-e1m1-brushes-keeps-their-union-or-shows-a-notch")
+{
+    int64_t *ids = NULL;
+    int count = 0;
+    al_doc *doc = e1m1_doc("merge-e1m1.allium", &ids, &count);
+    if (!doc) {
+        check_skip("e1m1.map is not in the shared maps folder");
+        return;
+    }
+    double (*lo)[3] = malloc((size_t) count * sizeof *lo), (*hi)[3] = malloc((size_t) count * sizeof *hi);
+    REQUIRE(lo && hi);
+    for (int i = 0; i < count; i++) REQUIRE(al_doc_brush_box(doc, ids[i], lo[i], hi[i]));
+    uint64_t seed = 4321;
+    int merged = 0, refused = 0, witnessed = 0, points = 0, pairs = 0;
+    for (int i = 0; i < count && pairs < 60; i += 7) {
+        /* The first brush after i whose box touches or overlaps i's. */
+        int j = -1;
+        for (int c = i + 1; c < count && j < 0; c++) {
+            bool touch = true;
+            for (int k = 0; k < 3; k++) touch = touch && lo[c][k] <= hi[i][k] + 0.01 && hi[c][k] >= lo[i][k] - 0.01;
+            if (touch) j = c;
+        }
+        if (j < 0) continue;
+        pairs++;
+        plane_brush ab[2], m;
+        int64_t pair[2] = {ids[i], ids[j]};
+        REQUIRE(read_planes(doc, pair, 2, ab));
+        int64_t into = -1;
+        al_diag_list d = {0};
+        al_status st = al_doc_merge_brushes(doc, pair, 2, &into, NULL, &d);
+        if (st == AL_OK) {
+            merged++;
+            REQUIRE(read_planes(doc, &into, 1, &m));
+            double mins[3], maxs[3];
+            for (int k = 0; k < 3; k++) mins[k] = fmin(lo[i][k], lo[j][k]), maxs[k] = fmax(hi[i][k], hi[j][k]);
+            int wrong = 0;
+            for (int n = 0; n < 2000; n++) {
+                double p[3];
+                random_point(&seed, mins, maxs, 4, p);
+                int in = point_in(&m, p, 0.01), held = holders(ab, 2, p);
+                if (in < 0 || held < 0) continue;
+                wrong += (in == 1) != (held > 0);
+                points++;
+            }
+            CHECK_MSG(wrong == 0, "brushes %lld and %lld: %d points misjudged", (long long) pair[0],
+                      (long long) pair[1], wrong);
+            REQUIRE(al_doc_undo(doc, NULL) == AL_OK);
+        } else {
+            CHECK_MSG(st == AL_ERR_INVALID_ARGUMENT && last_says(&d, "not convex"),
+                      "brushes %lld and %lld: refused for another reason", (long long) pair[0],
+                      (long long) pair[1]);
+            refused++;
+            bool found = false;
+            for (int n = 0; n < 4000 && !found; n++) {
+                double a[3], b[3], p[3];
+                if (!point_of(&seed, doc, pair[0], &ab[0], a) || !point_of(&seed, doc, pair[1], &ab[1], b))
+                    break;
+                double t = unit_random(&seed);
+                for (int k = 0; k < 3; k++) p[k] = a[k] + t * (b[k] - a[k]);
+                found = point_in(&ab[0], p, 0.01) == 0 && point_in(&ab[1], p, 0.01) == 0;
+            }
+            witnessed += found;
+        }
+        al_diag_list_clear(&d);
+    }
+    check_note("%d touching pairs: %d merged (%d points checked), %d refused, %d of them with a "
+               "witness of their notch", pairs, merged, points, refused, witnessed);
+    CHECK(pairs >= 40 && merged > 0 && refused > 0);
+    CHECK_MSG(witnessed == refused, "%d of %d refused pairs without a witness", refused - witnessed,
+              refused);
+    free(lo);
+    free(hi);
+    free(ids);
+    al_doc_close(doc);
+}
+
 /* --- entities, materials and selections --------------------------------------------- */
 
 CHECK_TEST(brush_entities, "/doc/brushes-move-between-entities-in-one-step")
