@@ -3,6 +3,8 @@
 
 #include "allium-application.h"
 
+#include "core/diag.h"
+
 #include <glib/gi18n.h>
 #include <locale.h>
 #include <string.h>
@@ -32,6 +34,12 @@ static gint64 process_start_us(void)
     return age_us > 0 && age_us < 60 * G_USEC_PER_SEC ? now - age_us : now;
 }
 
+/* The compiler's and the document layer's messages in the designer's language. */
+static const char *translate_diag(const char *format)
+{
+    return g_dgettext(GETTEXT_PACKAGE, format);
+}
+
 int main(int argc, char **argv)
 {
     gint64 started_us = process_start_us();
@@ -43,6 +51,7 @@ int main(int argc, char **argv)
     bindtextdomain(GETTEXT_PACKAGE, localedir && *localedir ? localedir : LOCALEDIR);
     bind_textdomain_codeset(GETTEXT_PACKAGE, "UTF-8");
     textdomain(GETTEXT_PACKAGE);
+    al_diag_set_translator(translate_diag);
 
     AlliumApplication *app = allium_application_new(started_us);
     int status = g_application_run(G_APPLICATION(app), argc, argv);

@@ -140,7 +140,8 @@ al_brush *al_brush_build(al_arena *arena, al_plane_table *planes, const al_input
     if (desc->first_face < 0 || n < 0 || desc->first_face > input->face_count - n)
         REJECT(-1, "face range %d+%d is outside the input's %d faces", desc->first_face, n,
                input->face_count);
-    if (n < 4) REJECT(-1, "has %d face%s; a closed brush needs at least 4", n, n == 1 ? "" : "s");
+    if (n == 1) REJECT(-1, "has 1 face; a closed brush needs at least 4");
+    if (n < 4) REJECT(-1, "has %d faces; a closed brush needs at least 4", n);
     if (n > AL_BRUSH_MAX_FACES)
         REJECT(-1, "has %d faces; at most %d are supported", n, AL_BRUSH_MAX_FACES);
 

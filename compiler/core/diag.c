@@ -6,6 +6,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+static const char *(*translator)(const char *format);
+
+void al_diag_set_translator(const char *(*translate)(const char *format))
+{
+    translator = translate;
+}
+
+const char *al_diag_translate(const char *format)
+{
+    return translator && format && format[0] ? translator(format) : format;
+}
+
 void al_diag_addv(al_diag_list *list, al_severity severity, al_diag_kind kind, int entity,
                   int brush, int face, int line, int column, const char *format, va_list args)
 {
@@ -28,7 +40,7 @@ void al_diag_addv(al_diag_list *list, al_severity severity, al_diag_kind kind, i
     d->face = face;
     d->line = line;
     d->column = column;
-    vsnprintf(d->message, sizeof d->message, format, args);
+    vsnprintf(d->message, sizeof d->message, al_diag_translate(format), args);
 }
 
 void al_diag_add(al_diag_list *list, al_severity severity, al_diag_kind kind, int entity,
@@ -78,13 +90,15 @@ char *al_diag_format(const al_diag *d, char *out, size_t size)
             if (n_ > 0) used += (size_t) n_;                                               \
         }                                                                                  \
     } while (0)
+    /* Translations keep the ", " at the end of the entity, brush and face parts: the
+     * last one's becomes ": ". */
     if (d->line > 0 && d->column > 0)
-        APPEND("line %d, column %d: ", d->line, d->column);
+        APPEND(al_diag_translate(AL_N_("line %d, column %d: ")), d->line, d->column);
     else if (d->line > 0)
-        APPEND("line %d: ", d->line);
-    if (d->entity >= 0) APPEND("entity %d, ", d->entity);
-    if (d->brush >= 0) APPEND("brush %d, ", d->brush);
-    if (d->face >= 0) APPEND("face %d, ", d->face);
+        APPEND(al_diag_translate(AL_N_("line %d: ")), d->line);
+    if (d->entity >= 0) APPEND(al_diag_translate(AL_N_("entity %d, ")), d->entity);
+    if (d->brush >= 0) APPEND(al_diag_translate(AL_N_("brush %d, ")), d->brush);
+    if (d->face >= 0) APPEND(al_diag_translate(AL_N_("face %d, ")), d->face);
     if (used >= 2 && out[used - 2] == ',') {
         out[used - 2] = ':';
         out[used - 1] = ' ';

@@ -4,6 +4,12 @@
  * the editor turns it into its problems list. A diagnostic names as much of its origin as
  * is known; unknown fields are -1. Messages are plain English sentences without a trailing
  * period, short enough for one line of a problems list.
+ *
+ * Translation. The compiler itself only writes English, but a program may install a
+ * translator (the editor installs gettext's): every message format then goes through it
+ * before it is filled in, and so do the words of al_diag_format. The formats are found
+ * for the catalogue by xgettext, whose keywords (po/meson.build) name al_diag_add and the
+ * helpers that pass a format on to it; a format kept elsewhere is marked with AL_N_.
  */
 #ifndef AL_DIAG_H
 #define AL_DIAG_H
@@ -68,6 +74,18 @@ void al_diag_list_clear(al_diag_list *list);
 /* Formats D as "line 12, column 4: entity 3, brush 7: message" into OUT (always
  * NUL-terminated) and returns OUT. */
 char *al_diag_format(const al_diag *d, char *out, size_t size);
+
+/* Marks a message format for the translation catalogue; it stays as written here. */
+#define AL_N_(text) text
+
+/* Installs TRANSLATE (NULL: none) for message formats: it returns the translation of a
+ * format, or the format itself. Install it before any thread makes diagnostics; it is
+ * called from every thread that does. */
+void al_diag_set_translator(const char *(*translate)(const char *format));
+
+/* FORMAT through the installed translator, or FORMAT. For helpers that fill in a format
+ * themselves before passing the text to al_diag_add. */
+const char *al_diag_translate(const char *format);
 
 const char *al_severity_name(al_severity severity);
 const char *al_diag_kind_name(al_diag_kind kind);

@@ -24,7 +24,7 @@ static void warn(const reader *r, const char *format, const char *key, const cha
 {
     const al_entity_desc *e = &r->input->entities[r->entity];
     char message[160];
-    snprintf(message, sizeof message, format, key, value);
+    snprintf(message, sizeof message, al_diag_translate(format), key, value);
     al_diag_add(r->diags, AL_SEVERITY_WARNING, AL_DIAG_BAD_VALUE, r->entity, -1, -1, e->line, -1,
                 "%s %s; using %s", e->classname ? e->classname : "entity", message, fallback);
 }

@@ -116,7 +116,7 @@ static bool expect_char(reader *r, char want, const char *what)
         return true;
     }
     char buf[64];
-    error_at(r, here(r), AL_DIAG_SYNTAX, "expected %s, found '%s'", what,
+    error_at(r, here(r), AL_DIAG_SYNTAX, "expected %s, found '%s'", al_diag_translate(what),
              describe_next(r, buf, sizeof buf));
     return false;
 }
@@ -141,6 +141,7 @@ static bool read_word(reader *r, bool stop_at_brackets)
 
 static bool read_number(reader *r, double *out, const char *what)
 {
+    what = al_diag_translate(what);
     skip_space(r);
     token_pos at = here(r);
     if (!read_word(r, true)) {
@@ -176,6 +177,7 @@ static bool read_int(reader *r, int *out, const char *what)
 /* Reads a quoted string; the opening quote is the next character. Supports \" and \\. */
 static char *read_string(reader *r, const char *what)
 {
+    what = al_diag_translate(what);
     skip_space(r);
     token_pos at = here(r);
     if (peek_char(r) != '"') {
@@ -237,7 +239,8 @@ static char *read_string(reader *r, const char *what)
 static bool read_point(reader *r, double p[3], char *text, bool *shortest)
 {
     if (!expect_char(r, '(', "'(' to start a plane point")) return false;
-    static const char *names[3] = {"x coordinate", "y coordinate", "z coordinate"};
+    static const char *names[3] = {AL_N_("x coordinate"), AL_N_("y coordinate"),
+                                   AL_N_("z coordinate")};
     strcat(text, "( ");
     for (int k = 0; k < 3; k++) {
         if (!read_number(r, &p[k], names[k])) return false;
@@ -253,8 +256,8 @@ static bool read_point(reader *r, double p[3], char *text, bool *shortest)
 static bool read_axis(reader *r, double axis[3], double *offset, const char *what)
 {
     char open[64], close[64];
-    snprintf(open, sizeof open, "'[' to start the %s texture axis", what);
-    snprintf(close, sizeof close, "']' to end the %s texture axis", what);
+    snprintf(open, sizeof open, al_diag_translate(AL_N_("'[' to start the %s texture axis")), what);
+    snprintf(close, sizeof close, al_diag_translate(AL_N_("']' to end the %s texture axis")), what);
     if (!expect_char(r, '[', open)) return false;
     for (int k = 0; k < 3; k++)
         if (!read_number(r, &axis[k], "texture axis component")) return false;
@@ -430,7 +433,8 @@ static int read_brush(reader *r, al_map_brush *b, token_pos open)
             if (recovered && last) {
                 if (last->kind == AL_DIAG_SYNTAX) last->kind = AL_DIAG_INVALID_BRUSH;
                 size_t len = strlen(last->message);
-                snprintf(last->message + len, sizeof last->message - len, "; brush skipped");
+                snprintf(last->message + len, sizeof last->message - len, "%s",
+                         al_diag_translate(AL_N_("; brush skipped")));
             }
             return recovered ? 0 : -1;
         }

@@ -37,7 +37,7 @@ static void diag(al_diag_list *diags, const char *path, const char *format, ...)
     char message[160];
     va_list args;
     va_start(args, format);
-    vsnprintf(message, sizeof message, format, args);
+    vsnprintf(message, sizeof message, al_diag_translate(format), args);
     va_end(args);
     al_diag_add(diags, AL_SEVERITY_ERROR, AL_DIAG_BAD_VALUE, -1, -1, -1, -1, -1, "%s: %s", path,
                 message);

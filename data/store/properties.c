@@ -22,7 +22,7 @@ static al_status bad(al_diag_list *diags, const char *key, const char *format, .
     char why[160];
     va_list args;
     va_start(args, format);
-    vsnprintf(why, sizeof why, format, args);
+    vsnprintf(why, sizeof why, al_diag_translate(format), args);
     va_end(args);
     al_diag_add(diags, AL_SEVERITY_ERROR, AL_DIAG_BAD_VALUE, -1, -1, -1, -1, -1,
                 "property \"%.40s\": %s", key ? key : "", why);

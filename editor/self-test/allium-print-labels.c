@@ -9,10 +9,17 @@
  *
  * The window has no map (nothing to compile); the labels are read once it is mapped, so
  * that a label set when a widget is realized is read too. It takes well under a second.
+ * The window's banner shows what the map reader says about a map with a broken brush and
+ * a syntax error, as it would for a file the designer opened: the compiler's and the
+ * document layer's messages are translated too (al_diag_set_translator in main.c).
  */
 #include "allium-config.h"
 
 #include "allium-print-labels.h"
+
+#include "allium-document.h"
+#include "allium-window.h"
+#include "mapfile/map.h"
 
 #define SHOW_TIMEOUT_S 20
 
@@ -71,6 +78,17 @@ void allium_print_labels_start(AlliumApplication *app)
     p->app = g_object_ref(app);
     p->window = g_object_ref(GTK_WIDGET(allium_window_new(GTK_APPLICATION(app))));
     p->started_us = g_get_monotonic_time();
+    static const char broken[] = "{\n\"classname\" \"worldspawn\"\n{\n( 0 0 0 ) ( 0 1 0 ) oops\n}\n}\n"
+                                 "oops\n";
+    al_map *map = NULL;
+    al_diag_list diags = {0};
+    al_status st = al_map_read_buffer(broken, sizeof broken - 1, &map, &diags);
+    al_map_destroy(map);
+    GError *error = NULL;
+    allium_set_status_error(&error, st, &diags, "broken.map");
+    allium_window_show_banner(ALLIUM_WINDOW(p->window), GTK_MESSAGE_ERROR, error->message);
+    g_error_free(error);
+    al_diag_list_clear(&diags);
     gtk_window_present(GTK_WINDOW(p->window));
     g_timeout_add(50, poll_cb, p);
 }

@@ -91,6 +91,24 @@ for pair in "File|Datei" "Edit|Bearbeiten" "Properties|Eigenschaften" "Compile|K
     check $? "with LANGUAGE=de the window does not show \"$english\""
 done
 
+# The banner shows the map reader's messages about a broken map (allium-print-labels.c):
+# the compiler's and the document layer's messages go through gettext too.
+contains() { # NAME TEXT
+    grep -qF -- "$2" "$out/labels-$1"
+}
+for pair in "line 4, column 21: entity 0, brush 0: |Zeile 4, Spalte 21: Entity 0, Brush 0: " \
+            "expected '(' to start a plane point, found 'oops'; brush skipped|„(“ für den Beginn eines Ebenenpunkts erwartet, „oops“ gefunden; Brush übersprungen" \
+            "expected '{' to start an entity, found 'oops'|„{“ für den Beginn einer Entity erwartet, „oops“ gefunden"; do
+    english=${pair%%|*}
+    german=${pair#*|}
+    contains english "$english"
+    check $? "in English the banner says \"$english\""
+    contains german "$german"
+    check $? "with LANGUAGE=de the banner says \"$german\""
+    ! contains german "$english"
+    check $? "with LANGUAGE=de the banner does not say \"$english\""
+done
+
 if [ "$failures" != 0 ]; then
     echo "$failures checks FAILED; the labels are in $out/labels-english and $out/labels-german"
     exit 1
