@@ -115,16 +115,18 @@ static void report(Bench *b)
 {
     g_array_sort(b->ms, compare_double);
     g_array_sort(b->faces, compare_int);
+    g_array_sort(b->intervals, compare_double);
     int faces_median = b->faces->len ? g_array_index(b->faces, int, b->faces->len / 2) : 0;
     AlliumSnapshot *snap = allium_document_get_snapshot(allium_window_get_document(b->window));
     al_scene_stats stats = {0};
     if (snap && snap->scene) al_scene_get_stats(snap->scene, &stats);
     g_print("{\"open_ms\": %.1f, \"frame_ms\": {\"median\": %.3f, \"p95\": %.3f, \"max\": %.3f}, "
             "\"frames\": %u, \"faces_drawn_median\": %d, \"faces\": %d, \"compile_ms\": %.1f, "
-            "\"from_cache\": %s}\n",
+            "\"from_cache\": %s, \"frame_interval_ms\": {\"median\": %.1f, \"p95\": %.1f}}\n",
             b->open_ms, percentile(b->ms, 0.5), percentile(b->ms, 0.95),
             percentile(b->ms, 1.0), b->ms->len, faces_median, stats.faces,
-            snap ? snap->ms_total : 0.0, snap && snap->from_cache ? "true" : "false");
+            snap ? snap->ms_total : 0.0, snap && snap->from_cache ? "true" : "false",
+            percentile(b->intervals, 0.5), percentile(b->intervals, 0.95));
     fflush(stdout);
 }
 
@@ -283,13 +285,13 @@ static void frame_cb(AlliumView *view, double ms, const al_draw_stats *stats, gp
         b->tick = gtk_widget_add_tick_callback(GTK_WIDGET(view), turn_cb, b, NULL);
         return;
     }
+    gint64 now = g_get_monotonic_time();
+    if (b->last_frame_us) {
+        double gap = (double) (now - b->last_frame_us) / 1000.0;
+        g_array_append_val(b->intervals, gap);
+    }
+    b->last_frame_us = now;
     if (b->edits > 0) {
-        gint64 now = g_get_monotonic_time();
-        if (b->last_frame_us) {
-            double gap = (double) (now - b->last_frame_us) / 1000.0;
-            g_array_append_val(b->intervals, gap);
-        }
-        b->last_frame_us = now;
         if (!b->edit_compiled) return;
         double edit = (double) (g_get_monotonic_time() - b->edit_started_us) / 1000.0;
         g_array_append_val(b->edit_ms, edit);

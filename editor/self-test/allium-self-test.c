@@ -825,9 +825,12 @@ static gboolean step_about(SelfTest *t)
     return step_dialog(t, "about", "12-about.png");
 }
 
-/* The fraction of WIDGET's pixels in TEXTURE within 3 of the colour RGB (0xRRGGBB). */
+/* The fraction of WIDGET's pixels in TEXTURE within 3 of the colour RGB (0xRRGGBB), or,
+ * with ORANGE, of the 3D camera's orange mark (255 170 40) in any blend with a dark
+ * background: GTK's cairo renderer (used on software GL) may place a view's picture a
+ * fraction of a pixel off, which blends its one-pixel lines with their neighbours. */
 static double colour_fraction(GdkTexture *texture, GtkWidget *widget, GtkWidget *window,
-                              guint32 rgb)
+                              guint32 rgb, gboolean orange)
 {
     int width, height, x0, y0, x1, y1;
     guint32 *pixels = download(texture, &width, &height);
@@ -839,6 +842,8 @@ static double colour_fraction(GdkTexture *texture, GtkWidget *widget, GtkWidget 
             gboolean near = TRUE;
             for (int shift = 0; shift < 24; shift += 8)
                 near = near && ABS((int) ((p >> shift) & 255) - (int) ((rgb >> shift) & 255)) <= 3;
+            int r = (int) ((p >> 16) & 255), g = (int) ((p >> 8) & 255), b = (int) (p & 255);
+            if (orange) near = r > 120 && g > r * 45 / 100 && g < r * 80 / 100 && b < r * 35 / 100;
             same += near;
         }
     g_free(pixels);
@@ -863,7 +868,7 @@ static gboolean step_grid_layout(SelfTest *t)
     g_autoptr(GdkTexture) texture = screenshot(t, GTK_WIDGET(t->window), "13-four-views.png");
     if (texture) {
         GtkWidget *top = GTK_WIDGET(allium_window_get_view(t->window, 1));
-        double marker = colour_fraction(texture, top, GTK_WIDGET(t->window), 0xffaa28);
+        double marker = colour_fraction(texture, top, GTK_WIDGET(t->window), 0xffaa28, TRUE);
         check(t, marker > 0.0001, "the top view marks the 3D camera (%.3f%% orange)",
               marker * 100);
     }
@@ -883,7 +888,7 @@ static gboolean step_background(SelfTest *t)
     g_autoptr(GdkTexture) shot = screenshot(t, GTK_WIDGET(t->window), "14-background.png");
     if (shot) {
         GtkWidget *top = GTK_WIDGET(allium_window_get_view(t->window, 1));
-        double teal = colour_fraction(shot, top, GTK_WIDGET(t->window), 0x008080);
+        double teal = colour_fraction(shot, top, GTK_WIDGET(t->window), 0x008080, FALSE);
         check(t, teal > 0.3, "the background preference clears the top view (%.0f%% of it teal)",
               teal * 100);
     }

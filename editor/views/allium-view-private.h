@@ -69,6 +69,9 @@ struct _AlliumView {
     double eye[3], eye_forward[3]; /* 2D: the 3D camera to mark; 3D: the last one drawn */
     double eye_yaw, eye_pitch;   /* 3D: of the last camera drawn */
     gboolean has_eye;            /* 2D: a 3D camera is marked */
+    double drawn_mark[4];        /* 2D: the mark last drawn, in pixels: ring centre, arrow tip
+                                  * (drawn_mark_arrow: the arrow was drawn) */
+    gboolean drawn_mark_arrow, drawn_has_mark;
     double split_point[3];       /* where the splits overlay looks: the pointer's last point */
     gboolean has_split_point;    /* FALSE: the camera's position */
     gboolean splits_stale;       /* the point moved since the splits were uploaded */

@@ -270,6 +270,24 @@ static void update_splits(AlliumView *self, AlliumSnapshot *snap)
     al_block_splits_free(&sp);
 }
 
+/* Where this 2D view draws the 3D camera's mark (renderer's draw_eye), in pixels of the
+ * view plane: MARK[0..1] the ring's centre, MARK[2..3] the arrow's tip when *ARROW. TRUE
+ * if a camera is marked. */
+static gboolean eye_mark(const AlliumView *self, double mark[4], gboolean *arrow)
+{
+    int ax_r, ax_u, ax_d;
+    al_view_axes(self->camera.kind, &ax_r, &ax_u, &ax_d);
+    double z = self->camera.zoom;
+    double f[2] = {self->eye_forward[ax_r], self->eye_forward[ax_u]};
+    double len = hypot(f[0], f[1]);
+    mark[0] = self->eye[ax_r] * z;
+    mark[1] = self->eye[ax_u] * z;
+    *arrow = len > 0.1;
+    mark[2] = mark[0] + (*arrow ? 24 * f[0] / len : 0);
+    mark[3] = mark[1] + (*arrow ? 24 * f[1] / len : 0);
+    return self->has_eye;
+}
+
 static gboolean gl_render_cb(GtkGLArea *area, GdkGLContext *context, AlliumView *self)
 {
     (void) context;
@@ -321,6 +339,7 @@ static gboolean gl_render_cb(GtkGLArea *area, GdkGLContext *context, AlliumView 
         opt.has_eye = true;
         memcpy(opt.eye, self->eye, sizeof opt.eye);
         memcpy(opt.eye_forward, self->eye_forward, sizeof opt.eye_forward);
+        self->drawn_has_mark = eye_mark(self, self->drawn_mark, &self->drawn_mark_arrow);
     }
     /* The tool's guides, then the collision preview's lines in their own colours. */
     g_autoptr(GArray) guide_points = g_array_new(FALSE, FALSE, sizeof(double[3]));
@@ -940,5 +959,13 @@ void allium_view_set_eye(AlliumView *self, const al_camera *eye)
     memcpy(self->eye, eye->position, sizeof self->eye);
     al_camera_basis(eye, self->eye_forward, right, up);
     self->has_eye = TRUE;
-    allium_view_queue_render(self);
+    /* Flying turns and moves the 3D camera every frame; this view is drawn again only
+     * when its mark moved by a pixel, so flying does not draw four views a frame. */
+    double mark[4];
+    gboolean arrow;
+    eye_mark(self, mark, &arrow);
+    gboolean moved = !self->drawn_has_mark || arrow != self->drawn_mark_arrow;
+    for (int k = 0; k < (arrow ? 4 : 2) && !moved; k += 2)
+        moved = hypot(mark[k] - self->drawn_mark[k], mark[k + 1] - self->drawn_mark[k + 1]) >= 1.0;
+    if (moved) allium_view_queue_render(self);
 }

@@ -521,7 +521,8 @@ static void draw_2d(al_renderer *r, const al_camera *cam, const al_draw_options 
     set_pass(r, 0, NULL, NULL);
     draw_ranges(&r->edges, GL_LINES, edges);
     glEnable(GL_BLEND);
-    glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
+    /* The colour blends; the alpha stays 1, so the picture is opaque wherever GTK puts it. */
+    glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ZERO, GL_ONE);
     if (opt->overlays & AL_OVERLAY_ENTITIES) {
         static const float faint[4] = {1, 1, 1, 0.5f};
         set_pass(r, 0, faint, NULL);
@@ -599,7 +600,8 @@ static void draw_3d(al_renderer *r, const al_camera *cam, const al_draw_options 
         draw_ranges(&r->edges, GL_LINES, &r->opaque_edges);
     }
     glEnable(GL_BLEND);
-    glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
+    /* The colour blends; the alpha stays 1, so the picture is opaque wherever GTK puts it. */
+    glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ZERO, GL_ONE);
     if (opt->overlays & AL_OVERLAY_ENTITIES) {
         /* A box around the eye (the camera at a player start) would veil the whole view. */
         r->scratch.n = 0;
