@@ -123,11 +123,12 @@ static void compile_world(AlliumCompileJob *job, AlliumSnapshot *snap)
     snap->ms_compile = (double) (g_get_monotonic_time() - t0) / 1000.0;
 }
 
-/* Makes the solver of SNAP's world and shoots the light sources but the sky dome, so that
- * the map shows lit the moment it is published. Light entities' problems (a light in solid, a missing
- * target) join the snapshot's diagnostics. A map that emits no light gets no solver: an
- * all-black lightmap would only hide the map. */
-static void light_world(AlliumSnapshot *snap)
+/* Makes the solver of SNAP's world and, with SHOOT, shoots the light sources but the sky
+ * dome, so that the map shows lit the moment it is published. Light entities' problems (a
+ * light in solid, a missing target) join the snapshot's diagnostics. A map that emits no
+ * light gets no solver: an all-black lightmap would only hide the map. Without SHOOT the
+ * light job shoots them (the view shows the solver's ambient term until then). */
+static void light_world(AlliumSnapshot *snap, gboolean shoot)
 {
     if (!snap->world) return;
     gint64 t0 = g_get_monotonic_time();
@@ -146,9 +147,12 @@ static void light_world(AlliumSnapshot *snap)
     /* The sky dome's suns (64 rays a luxel) are left to the light job, unless they are all
      * the light there is. */
     int first = stats.lights - stats.dome_lights;
-    al_rad_step(snap->rad, first > 0 ? first : stats.lights);
-    al_rad_get_stats(snap->rad, &stats);
-    if (!(stats.emitted > 0)) g_clear_pointer(&snap->rad, al_rad_destroy);
+    if (shoot) {
+        al_rad_step(snap->rad, first > 0 ? first : stats.lights);
+        al_rad_get_stats(snap->rad, &stats);
+    }
+    if (!(stats.emitted > 0) && (shoot || stats.lights == 0))
+        g_clear_pointer(&snap->rad, al_rad_destroy);
     snap->ms_light = (double) (g_get_monotonic_time() - t0) / 1000.0;
 }
 
@@ -163,7 +167,7 @@ void allium_compile_job_run(AlliumCompileJob *job)
 
     compile_world(job, snap);
     gint64 t_world = g_get_monotonic_time();
-    light_world(snap);
+    light_world(snap, !job->light_later);
 
     /* Polygons and scene are built even when the compile failed: the designer still sees
      * the brushes, and the diagnostics say what is wrong. */
@@ -178,7 +182,9 @@ void allium_compile_job_run(AlliumCompileJob *job)
         if (al_scene_build(&desc, &snap->scene) != AL_OK) snap->scene = NULL;
     }
     allium_snapshot_index_rows(snap);
-    if (snap->rad && snap->scene) job->lightmap = allium_lightmap_new(snap);
+    /* Published before its light: drawn with the plain shading until the light job's
+     * first lightmap arrives. */
+    if (snap->rad && snap->scene && !job->light_later) job->lightmap = allium_lightmap_new(snap);
     gint64 t_end = g_get_monotonic_time();
     snap->ms_total = (double) (t_end - job->requested_us) / 1000.0;
     g_debug("compile %" G_GUINT64_FORMAT ": %.1f ms on the main thread and in the queue, "

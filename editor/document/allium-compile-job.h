@@ -35,6 +35,9 @@ typedef struct _AlliumCompileJob {
                                * incremental compile starts from; NULL: compile in full */
     gboolean store_now;      /* serialize a fresh world for the cache at once (the first
                               * compile); else the document stores it once edits pause */
+    gboolean light_later;    /* publish before shooting the light sources (the first compile
+                              * of an opened map: the map shows at once, lit moments later
+                              * by the light job); else the snapshot arrives lit */
 
     /* Out, filled on the worker. */
     AlliumSnapshot *snapshot; /* owned */

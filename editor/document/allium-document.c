@@ -190,7 +190,7 @@ static void lightmap_delivered(GObject *owner, AlliumLightJob *job, AlliumLightm
  * pauses that job and starts PLAN when it returns. */
 static void run_plan(AlliumDocument *self, const AlliumLightPlan *plan)
 {
-    if (!self->doc || !self->snapshot || !self->snapshot->rad || !self->lightmap) return;
+    if (!self->doc || !self->snapshot || !self->snapshot->rad) return;
     if (self->light_job) {
         allium_light_job_pause(self->light_job);
         self->plan = *plan;
@@ -213,10 +213,11 @@ static void run_plan(AlliumDocument *self, const AlliumLightPlan *plan)
 static void start_lighting(AlliumDocument *self)
 {
     stop_lighting(self);
-    if (!self->doc || !self->snapshot || !self->snapshot->rad || !self->lightmap) return;
-    const al_rad_stats *st = &self->lightmap->stats;
-    if (self->light_paused || st->converged ||
-        (st->direct_done && st->residual <= self->light_target))
+    if (!self->doc || !self->snapshot || !self->snapshot->rad) return;
+    /* No lightmap yet: the snapshot was published before its light sources were shot. */
+    const al_rad_stats *st = self->lightmap ? &self->lightmap->stats : NULL;
+    if (self->light_paused ||
+        (st && (st->converged || (st->direct_done && st->residual <= self->light_target))))
         return;
     AlliumLightPlan plan = {.residual = self->light_target};
     run_plan(self, &plan);
@@ -361,6 +362,7 @@ static void start_compile(AlliumDocument *self)
             job->cached_size = 0;
         }
         job->store_now = TRUE; /* a first compile: worth keeping at once */
+        job->light_later = TRUE;
     }
 
     /* The light being refined is of a state about to be replaced, and its worker would

@@ -137,6 +137,16 @@ void allium_light_job_run(AlliumLightJob *job)
     al_rad *rad = job->snapshot->rad;
     gint64 t0 = g_get_monotonic_time();
     if (job->plan.reset) al_rad_reset(rad);
+    al_rad_stats first;
+    al_rad_get_stats(rad, &first);
+    if (!job->plan.reset && job->plan.shots == 0 && first.shots == 0 &&
+        first.lights > first.dome_lights &&
+        !g_atomic_int_get(&job->paused)) {
+        /* A snapshot published before its light (an opened map): the light sources but
+         * the sky dome's suns first, shown at once, as a compile's own direct light is. */
+        al_rad_step(rad, first.lights - first.dome_lights);
+        if (!allium_light_job_is_cancelled(job)) post_lightmap(job);
+    }
     if (job->plan.shots > 0) step_shots(job, rad);
     else if (job->plan.residual > 0 && !g_atomic_int_get(&job->paused))
         al_rad_run(rad, job->plan.residual, 0, progress_cb, job);
