@@ -34,20 +34,11 @@ if ! locale -a 2>/dev/null | grep -qix 'c\.utf-\{0,1\}8'; then
     exit 77
 fi
 
-rm -rf "$out"
-mkdir -p "$out/xdg/data" "$out/xdg/config" "$out/xdg/cache" "$out/xdg/runtime"
-chmod 700 "$out/xdg/runtime"
-export XDG_DATA_HOME="$out/xdg/data"
-export XDG_CONFIG_HOME="$out/xdg/config"
-export XDG_CACHE_HOME="$out/xdg/cache"
-export XDG_RUNTIME_DIR="$out/xdg/runtime"
-export LIBGL_ALWAYS_SOFTWARE=1
-export GDK_BACKEND=x11
-export GSETTINGS_BACKEND=memory
-export GTK_A11Y=none
+. "$(dirname "$0")/gui-env.sh"
+gui_env "$out"
 export ALLIUM_LOCALEDIR="$localedir"
 export LANG=C.UTF-8 LC_ALL=C.UTF-8
-unset LC_MESSAGES DBUS_SESSION_BUS_ADDRESS
+unset LC_MESSAGES
 
 failures=0
 check() { # OK WHAT
