@@ -9,6 +9,7 @@
 #include "allium-config.h"
 
 #include "allium-inspector.h"
+#include "allium-error-label.h"
 
 #include "geom/plane.h"
 
@@ -169,8 +170,7 @@ static void row_free(gpointer data)
 
 static void set_message(AlliumInspector *self, const char *text)
 {
-    gtk_label_set_text(self->message, text ? text : "");
-    gtk_widget_set_visible(GTK_WIDGET(self->message), text && *text);
+    allium_error_label_set(self->message, text);
 }
 
 static const char *shown_value(AlliumInspector *self, const char *key)
@@ -615,11 +615,7 @@ static void allium_inspector_init(AlliumInspector *self)
     gtk_grid_set_column_spacing(self->grid, 6);
     gtk_box_append(GTK_BOX(box), GTK_WIDGET(self->grid));
 
-    self->message = GTK_LABEL(gtk_label_new(NULL));
-    gtk_label_set_xalign(self->message, 0);
-    gtk_label_set_wrap(self->message, TRUE);
-    gtk_widget_add_css_class(GTK_WIDGET(self->message), "error");
-    gtk_widget_set_visible(GTK_WIDGET(self->message), FALSE);
+    self->message = allium_error_label_new();
     gtk_box_append(GTK_BOX(box), GTK_WIDGET(self->message));
 
     /* A new property: name, value, Add (Enter in the value adds too). */

@@ -2,6 +2,7 @@
 #include "allium-config.h"
 
 #include "allium-material-browser.h"
+#include "allium-error-label.h"
 
 #include <glib/gi18n.h>
 #include <string.h>
@@ -44,8 +45,7 @@ G_DEFINE_TYPE(AlliumMaterialBrowser, allium_material_browser, GTK_TYPE_WIDGET)
 
 static void set_message(AlliumMaterialBrowser *self, const char *text)
 {
-    gtk_label_set_text(self->message, text ? text : "");
-    gtk_widget_set_visible(GTK_WIDGET(self->message), text && text[0]);
+    allium_error_label_set(self->message, text);
 }
 
 static const al_doc_material *find(AlliumMaterialBrowser *self, const char *name)
@@ -337,11 +337,7 @@ static void allium_material_browser_init(AlliumMaterialBrowser *self)
     g_signal_connect(self->apply, "clicked", G_CALLBACK(apply_clicked_cb), self);
     gtk_box_append(GTK_BOX(self->box), self->apply);
 
-    self->message = GTK_LABEL(gtk_label_new(NULL));
-    gtk_label_set_xalign(self->message, 0);
-    gtk_label_set_wrap(self->message, TRUE);
-    gtk_widget_add_css_class(GTK_WIDGET(self->message), "error");
-    gtk_widget_set_visible(GTK_WIDGET(self->message), FALSE);
+    self->message = allium_error_label_new();
     gtk_box_append(GTK_BOX(self->box), GTK_WIDGET(self->message));
 
     self->chosen_label = GTK_LABEL(gtk_label_new(NULL));
