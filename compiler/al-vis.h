@@ -37,6 +37,7 @@ typedef struct al_vis_stats {
     double avg_visible_coarse; /* vis leaves per row, over all rows */
     double avg_visible_tight;
     int threads;
+    bool pvs_stored; /* the rows came with a stored world: no pass ran */
 } al_vis_stats;
 
 void al_world_vis_stats(const al_world *world, al_vis_stats *out);

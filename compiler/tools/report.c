@@ -96,6 +96,7 @@ cJSON *al_report_json(const al_tool_map *m, const al_world *w, const al_world_st
                             vs.level == AL_PVS_TIGHT ? vs.avg_visible_tight : vs.avg_visible_coarse);
     cJSON_AddNumberToObject(pvs, "avg_visible_leaves_coarse", vs.avg_visible_coarse);
     cJSON_AddNumberToObject(pvs, "threads", vs.threads);
+    cJSON_AddBoolToObject(pvs, "stored", vs.pvs_stored);
     al_leak_info leak;
     if (al_world_leak(w, &leak)) {
         cJSON *o = cJSON_AddObjectToObject(root, "leak");

@@ -80,7 +80,14 @@ int al_vis_build(al_world *w, const al_vis_entity *entities, int entity_count,
         al_diag_add(&w->diags, AL_SEVERITY_NOTE, AL_DIAG_LEAK, vis->leak_entity, -1, -1, -1, -1,
                     "the map leaks, so the PVS is only the coarse pass until the leak is fixed");
     }
-    int r = al_vis_pvs(vis, level, threads);
+    /* A stored world's rows, if they are for these leaves and portals: used once. */
+    bool stored = w->stored_pvs && al_vis_load_pvs(vis, w->stored_pvs, level);
+    if (w->stored_pvs) {
+        al_stored_pvs_free(w->stored_pvs);
+        free(w->stored_pvs);
+        w->stored_pvs = NULL;
+    }
+    int r = stored ? 0 : al_vis_pvs(vis, level, threads);
     vis->cancel = NULL;
     return r;
 }

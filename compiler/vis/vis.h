@@ -91,6 +91,27 @@ typedef struct al_vis {
                          * (pvs.c; for the test that shows the pruning changes nothing) */
 } al_vis;
 
+/* A PVS as a stored world keeps it: every row's bytes (bit L of byte L / 8: vis leaf L),
+ * a zero byte followed by how many zero bytes it stands for (1..255), other bytes as they
+ * are (Quake's compression of visibility rows). */
+typedef struct al_stored_pvs {
+    al_pvs_level level;        /* AL_PVS_TIGHT or AL_PVS_COARSE */
+    int32_t clusters, portals; /* the vis leaves and portals the rows are for */
+    double avg_visible_coarse, avg_visible_tight;
+    unsigned char *bytes;      /* owned */
+    size_t size;
+} al_stored_pvs;
+
+/* VIS's rows coded into OUT (bytes owned by the caller); false if memory ran out or VIS
+ * has no PVS. */
+bool al_vis_store_pvs(const al_vis *vis, al_stored_pvs *out);
+
+/* Decodes STORED into VIS's rows if it is for VIS's vis leaves and portals and at least as
+ * tight as LEVEL; returns false (VIS unchanged) otherwise or if the bytes are damaged. */
+bool al_vis_load_pvs(al_vis *vis, const al_stored_pvs *stored, al_pvs_level level);
+
+void al_stored_pvs_free(al_stored_pvs *stored);
+
 /* What the compile knows about entities, for the flood and the entity lists. */
 typedef struct al_vis_entity {
     bool has_origin;

@@ -212,6 +212,10 @@ void al_world_destroy(al_world *world)
     }
     free(world->models);
     al_vis_destroy(world->vis);
+    if (world->stored_pvs) {
+        al_stored_pvs_free(world->stored_pvs);
+        free(world->stored_pvs);
+    }
     al_cell_index_free(&world->model_index.cells);
     free(world->model_index.reach);
     free(world->collision);

@@ -18,12 +18,14 @@
 #include "geom/epsilon.h"
 #include "geom/vec3.h"
 
+#include "vis/vis.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define MAGIC      "ALWORLD"
-#define VERSION    3u
+#define VERSION    4u
 #define ORDER_MARK 0x01020304u
 #define HEADER     32
 
@@ -166,6 +168,23 @@ al_status al_world_save(const al_world *w, void **data, size_t *size)
             }
         }
     }
+    /* The PVS, if the world has one: a later load skips the passes (al_world_build_vis). */
+    al_stored_pvs pvs = {0};
+    bool has_pvs = w->vis && al_vis_store_pvs(w->vis, &pvs);
+    /* Rows loaded with the world but not used yet are passed on as they came. */
+    const al_stored_pvs *keep =
+        has_pvs ? &pvs : (w->stored_pvs && w->stored_pvs->bytes ? w->stored_pvs : NULL);
+    put_i32(&o, keep ? (int32_t) keep->level : -1);
+    if (keep) {
+        const int32_t fields[] = {keep->clusters, keep->portals};
+        put(&o, fields, sizeof fields);
+        put(&o, &keep->avg_visible_coarse, sizeof keep->avg_visible_coarse);
+        put(&o, &keep->avg_visible_tight, sizeof keep->avg_visible_tight);
+        uint64_t coded = keep->size;
+        put(&o, &coded, sizeof coded);
+        put(&o, keep->bytes, keep->size);
+    }
+    if (has_pvs) al_stored_pvs_free(&pvs);
     if (o.failed) {
         free(o.data);
         return AL_ERR_NOMEM;
@@ -464,6 +483,35 @@ al_status al_world_load(const void *data, size_t size, al_world **out, al_diag_l
         for (int m = 0; m < n && !r.problem; m++) {
             w->model_count++;
             get_model(&r, w, &w->models[m]);
+        }
+    }
+    int32_t pvs_level = -1;
+    if (!r.problem && get(&r, &pvs_level, sizeof pvs_level) && pvs_level != -1) {
+        al_stored_pvs *p = calloc(1, sizeof *p);
+        int32_t fields[2];
+        uint64_t coded = 0;
+        if (!p) {
+            fail(&r, "memory ran out");
+        } else {
+            w->stored_pvs = p;
+            if (pvs_level != AL_PVS_TIGHT && pvs_level != AL_PVS_COARSE)
+                fail(&r, "the PVS level is wrong");
+            else if (get(&r, fields, sizeof fields) &&
+                     get(&r, &p->avg_visible_coarse, sizeof p->avg_visible_coarse) &&
+                     get(&r, &p->avg_visible_tight, sizeof p->avg_visible_tight) &&
+                     get(&r, &coded, sizeof coded)) {
+                if (fields[0] < 0 || fields[1] < 0 || coded > r.left) {
+                    fail(&r, "the PVS's size is wrong");
+                } else {
+                    p->level = (al_pvs_level) pvs_level;
+                    p->clusters = fields[0];
+                    p->portals = fields[1];
+                    p->size = (size_t) coded;
+                    p->bytes = malloc(p->size ? p->size : 1);
+                    if (!p->bytes) fail(&r, "memory ran out");
+                    else get(&r, p->bytes, p->size);
+                }
+            }
         }
     }
     if (!r.problem && r.left != 0) fail(&r, "bytes are left over");

@@ -90,6 +90,10 @@ struct al_world {
     al_diag_list diags;
     al_world_stats stats;
     struct al_vis *vis; /* owned; portals, leak and PVS of the world model (vis/vis.h) */
+    /* PVS rows read with a stored world (serialize.c): run-length coded, as saved, for
+     * the first al_world_build_vis, which uses them when its vis leaves and portals are
+     * the ones they were made for, and frees them. NULL: none. */
+    struct al_stored_pvs *stored_pvs;
 };
 
 /* Model M's reach for HULL (see al_model_index): [0] the mins, [1] the maxs. */

@@ -4,6 +4,8 @@
 #include "mapgen.h"
 #include "scene.h"
 #include "verify/oracle.h"
+#include "vis/vis.h"
+#include "world/world-internal.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -163,6 +165,61 @@ CHECK_TEST(damaged_behind_checksum,
     free(copy);
     free(small_bytes);
     scene_free(&small);
+}
+
+/* The PVS goes with the stored world: loading it and building visibility uses the stored
+ * rows, which must equal the rows computed at the compile; a stored PVS for other leaves
+ * or portals, or one coarser than asked for, is not used. */
+static void check_stored_pvs(const char *path)
+{
+    scene t;
+    scene_options o = {.pvs = true, .pvs_level = AL_PVS_TIGHT};
+    REQUIRE(scene_load_file(&t, path, &o));
+    void *data;
+    size_t data_size;
+    REQUIRE(al_world_save(t.world, &data, &data_size) == AL_OK);
+    al_vis_stats computed;
+    al_world_vis_stats(t.world, &computed);
+    int leaves = al_world_vis_leaf_count(t.world);
+    for (int level = AL_PVS_TIGHT; level <= AL_PVS_COARSE; level++) {
+        al_world *w = NULL;
+        REQUIRE(al_world_load(data, data_size, &w, NULL) == AL_OK);
+        REQUIRE(al_world_build_vis(w, &t.input.input, (al_pvs_level) level, 0) == AL_OK);
+        al_vis_stats st;
+        al_world_vis_stats(w, &st);
+        CHECK_MSG(st.pvs_stored && st.level == AL_PVS_TIGHT,
+                  "%s: asked for level %d, the stored tight rows were used", path, level);
+        int differ = 0;
+        REQUIRE(al_world_vis_leaf_count(w) == leaves);
+        for (int a = 0; a < leaves; a++)
+            for (int b = 0; b < leaves; b++)
+                differ += al_world_leaf_sees(w, a, b) != al_world_leaf_sees(t.world, a, b);
+        CHECK_MSG(differ == 0, "%s: %d pairs differ from the compile's PVS", path, differ);
+        CHECK(st.avg_visible_tight == computed.avg_visible_tight);
+        /* Used once: building again computes (here: the coarse pass). */
+        REQUIRE(al_world_build_vis(w, &t.input.input, AL_PVS_COARSE, 0) == AL_OK);
+        al_world_vis_stats(w, &st);
+        CHECK(!st.pvs_stored && st.level == AL_PVS_COARSE);
+        al_world_destroy(w);
+    }
+    al_stored_pvs coded;
+    REQUIRE(al_vis_store_pvs(t.world->vis, &coded));
+    size_t rows_bytes = (size_t) leaves * (size_t) ((leaves + 7) / 8);
+    check_note("%s: %d vis leaves; the PVS takes %zu bytes coded, %zu as plain rows", path,
+               leaves, coded.size, rows_bytes);
+    al_stored_pvs_free(&coded);
+    free(data);
+    scene_free(&t);
+}
+
+CHECK_TEST(stored_pvs, "/world-bytes/the-stored-pvs-is-used-on-load-and-equals-the-compiled-one")
+{
+    check_stored_pvs(getenv("ALLIUM_SAMPLE_MAP"));
+    const char *generated = getenv("ALLIUM_GENERATED_SMALL_MAP");
+    if (generated) check_stored_pvs(generated);
+    const char *real = scene_shared_map("lq-e3m4.map");
+    if (real) check_stored_pvs(real);
+    else check_skip("lq-e3m4.map is not in the shared maps folder");
 }
 
 int main(int argc, char **argv)
