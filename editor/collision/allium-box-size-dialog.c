@@ -2,6 +2,7 @@
 #include "allium-config.h"
 
 #include "allium-box-size-dialog.h"
+#include "allium-dialog.h"
 
 #include "allium-collision.h"
 
@@ -54,22 +55,10 @@ GtkWindow *allium_box_size_dialog_show(GtkWindow *parent, const double initial[3
     Dialog *d = g_new0(Dialog, 1);
     d->func = func;
     d->user_data = user_data;
-    d->window = GTK_WINDOW(gtk_window_new());
+    GtkWidget *cancel, *use;
+    d->window = allium_dialog_new(parent, _("Test Box Size"), _("_Use"), &cancel, &use);
     g_object_set_data_full(G_OBJECT(d->window), "allium-dialog", d, g_free);
-    gtk_window_set_title(d->window, _("Test Box Size"));
-    gtk_window_set_transient_for(d->window, parent);
-    gtk_window_set_modal(d->window, TRUE);
     gtk_window_set_resizable(d->window, FALSE);
-    gtk_window_set_hide_on_close(d->window, FALSE);
-
-    GtkWidget *header = gtk_header_bar_new();
-    gtk_header_bar_set_show_title_buttons(GTK_HEADER_BAR(header), FALSE);
-    GtkWidget *cancel = gtk_button_new_with_mnemonic(_("_Cancel"));
-    GtkWidget *use = gtk_button_new_with_mnemonic(_("_Use"));
-    gtk_widget_add_css_class(use, "suggested-action");
-    gtk_header_bar_pack_start(GTK_HEADER_BAR(header), cancel);
-    gtk_header_bar_pack_end(GTK_HEADER_BAR(header), use);
-    gtk_window_set_titlebar(d->window, header);
     g_signal_connect(cancel, "clicked", G_CALLBACK(cancel_cb), d);
     g_signal_connect(use, "clicked", G_CALLBACK(use_cb), d);
     gtk_window_set_default_widget(d->window, use);

@@ -5,6 +5,8 @@
 #include "allium-config.h"
 
 #include "allium-hulls-dialog.h"
+#include "allium-dialog.h"
+#include "allium-error-label.h"
 
 #include <glib/gi18n.h>
 #include <string.h>
@@ -61,8 +63,7 @@ static void read_rows(Dialog *d)
 
 static void set_message(Dialog *d, const char *text)
 {
-    gtk_label_set_text(d->message, text);
-    gtk_widget_set_visible(GTK_WIDGET(d->message), text[0] != '\0');
+    allium_error_label_set(d->message, text);
 }
 
 static void remove_cb(GtkButton *button, Dialog *d)
@@ -159,21 +160,9 @@ GtkWindow *allium_hulls_dialog_show(GtkWindow *parent, AlliumDocument *document)
     if (count == 0) count = al_default_hulls(&hulls);
     g_array_append_vals(d->hulls, hulls, (guint) count);
 
-    d->window = GTK_WINDOW(gtk_window_new());
+    GtkWidget *cancel, *apply;
+    d->window = allium_dialog_new(parent, _("Agent Hulls"), _("_Apply"), &cancel, &apply);
     g_object_set_data_full(G_OBJECT(d->window), "allium-hulls-dialog", d, dialog_free);
-    gtk_window_set_title(d->window, _("Agent Hulls"));
-    gtk_window_set_transient_for(d->window, parent);
-    gtk_window_set_modal(d->window, TRUE);
-    gtk_window_set_hide_on_close(d->window, FALSE);
-
-    GtkWidget *header = gtk_header_bar_new();
-    gtk_header_bar_set_show_title_buttons(GTK_HEADER_BAR(header), FALSE);
-    GtkWidget *cancel = gtk_button_new_with_mnemonic(_("_Cancel"));
-    GtkWidget *apply = gtk_button_new_with_mnemonic(_("_Apply"));
-    gtk_widget_add_css_class(apply, "suggested-action");
-    gtk_header_bar_pack_start(GTK_HEADER_BAR(header), cancel);
-    gtk_header_bar_pack_end(GTK_HEADER_BAR(header), apply);
-    gtk_window_set_titlebar(d->window, header);
     g_signal_connect(cancel, "clicked", G_CALLBACK(cancel_cb), d);
     g_signal_connect(apply, "clicked", G_CALLBACK(apply_cb), d);
     gtk_widget_set_sensitive(apply, !allium_document_get_read_only(document));
@@ -197,11 +186,7 @@ GtkWindow *allium_hulls_dialog_show(GtkWindow *parent, AlliumDocument *document)
     gtk_widget_set_halign(add, GTK_ALIGN_START);
     g_signal_connect(add, "clicked", G_CALLBACK(add_cb), d);
     gtk_box_append(GTK_BOX(box), add);
-    d->message = GTK_LABEL(gtk_label_new(""));
-    gtk_label_set_xalign(d->message, 0);
-    gtk_label_set_wrap(d->message, TRUE);
-    gtk_widget_add_css_class(GTK_WIDGET(d->message), "error");
-    gtk_widget_set_visible(GTK_WIDGET(d->message), FALSE);
+    d->message = allium_error_label_new();
     gtk_box_append(GTK_BOX(box), GTK_WIDGET(d->message));
     gtk_window_set_child(d->window, box);
     rebuild(d);
