@@ -60,45 +60,42 @@ print_labels() { # LANGUAGE NAME
     if [ "$status" != 0 ]; then cat "$out/stderr-$2"; fi
 }
 
-# Whether the run NAME printed LABEL (as a whole line).
-shows() { # NAME LABEL
-    grep -qxF -- "$2" "$out/labels-$1"
-}
-
 print_labels "" english
 print_labels de german
 
-# Each pair: the English label and its German translation (po/de.po), from the menu bar,
-# the side panel's pages, a view's projection menu and a view's message.
-for pair in "File|Datei" "Edit|Bearbeiten" "Properties|Eigenschaften" "Compile|Kompilieren" \
-            "Top (X/Y)|Oben (X/Y)" "No map open|Keine Map geöffnet"; do
-    english=${pair%%|*}
-    german=${pair#*|}
-    shows english "$english"
-    check $? "in English the window shows \"$english\""
-    shows german "$german"
-    check $? "with LANGUAGE=de the window shows \"$german\""
-    ! shows german "$english"
-    check $? "with LANGUAGE=de the window does not show \"$english\""
-done
+# Whether the run NAME printed LABEL as a whole line (MODE x) or TEXT within a line (MODE
+# s: the banner's text is one long line).
+printed() { # MODE NAME TEXT
+    if [ "$1" = x ]; then grep -qxF -- "$3" "$out/labels-$2"; else grep -qF -- "$3" "$out/labels-$2"; fi
+}
+
+# Each of PAIRS ("English|German") must be printed in English, in German with
+# LANGUAGE=de, and not in English then. WHERE names what shows it.
+check_pairs() { # MODE WHERE PAIRS...
+    mode=$1 where=$2
+    shift 2
+    for pair in "$@"; do
+        english=${pair%%|*}
+        german=${pair#*|}
+        printed "$mode" english "$english"
+        check $? "in English $where \"$english\""
+        printed "$mode" german "$german"
+        check $? "with LANGUAGE=de $where \"$german\""
+        ! printed "$mode" german "$english"
+        check $? "with LANGUAGE=de not \"$english\""
+    done
+}
+
+# The menu bar, the side panel's pages, a view's projection menu and a view's message.
+check_pairs x "the window shows" "File|Datei" "Edit|Bearbeiten" "Properties|Eigenschaften" \
+    "Compile|Kompilieren" "Top (X/Y)|Oben (X/Y)" "No map open|Keine Map geöffnet"
 
 # The banner shows the map reader's messages about a broken map (allium-print-labels.c):
 # the compiler's and the document layer's messages go through gettext too.
-contains() { # NAME TEXT
-    grep -qF -- "$2" "$out/labels-$1"
-}
-for pair in "line 4, column 21: entity 0, brush 0: |Zeile 4, Spalte 21: Entity 0, Brush 0: " \
-            "expected '(' to start a plane point, found 'oops'; brush skipped|„(“ für den Beginn eines Ebenenpunkts erwartet, „oops“ gefunden; Brush übersprungen" \
-            "expected '{' to start an entity, found 'oops'|„{“ für den Beginn einer Entity erwartet, „oops“ gefunden"; do
-    english=${pair%%|*}
-    german=${pair#*|}
-    contains english "$english"
-    check $? "in English the banner says \"$english\""
-    contains german "$german"
-    check $? "with LANGUAGE=de the banner says \"$german\""
-    ! contains german "$english"
-    check $? "with LANGUAGE=de the banner does not say \"$english\""
-done
+check_pairs s "the banner says" \
+    "line 4, column 21: entity 0, brush 0: |Zeile 4, Spalte 21: Entity 0, Brush 0: " \
+    "expected '(' to start a plane point, found 'oops'; brush skipped|„(“ für den Beginn eines Ebenenpunkts erwartet, „oops“ gefunden; Brush übersprungen" \
+    "expected '{' to start an entity, found 'oops'|„{“ für den Beginn einer Entity erwartet, „oops“ gefunden"
 
 if [ "$failures" != 0 ]; then
     echo "$failures checks FAILED; the labels are in $out/labels-english and $out/labels-german"
