@@ -52,6 +52,17 @@ static inline void al_cell_index_range(const al_cell_index *ix, const double min
     }
 }
 
+static inline int al_cell_index_cell(const al_cell_index *ix, int x, int y, int z);
+
+/* The cell holding point P, clamped to the grid. */
+static inline int al_cell_index_point_cell(const al_cell_index *ix, const double p[3])
+{
+    int c[3];
+    for (int k = 0; k < 3; k++)
+        c[k] = al_floor_clamp(p[k] * ix->inv_cell - ix->origin[k], 0, ix->dims[k] - 1);
+    return al_cell_index_cell(ix, c[0], c[1], c[2]);
+}
+
 static inline int al_cell_index_cell(const al_cell_index *ix, int x, int y, int z)
 {
     return (z * ix->dims[1] + y) * ix->dims[0] + x;

@@ -356,31 +356,66 @@ static inline bool reaches(const al_world *world, int m, int hull, const double 
     return al_bounds_overlap(lo, hi, r[0], r[1], 0);
 }
 
+/* Traces for HULL the models of chunk CH whose lanes are set in MEETS and whose exact
+ * reach the segment's box [LO, HI] meets, as trace_into. Out of line: few traces come
+ * here, and the common path stays small. */
+static __attribute__((noinline)) void trace_chunk(const al_world *world, int hull,
+                                                  const al_reach_chunk *ch, al_int4 meets,
+                                                  const double start[3], const double delta[3],
+                                                  const double lo[3], const double hi[3],
+                                                  al_trace *out, transition *best,
+                                                  bool *end_in_band)
+{
+    for (int lane = 0; lane < 4; lane++) {
+        int m = ch->model[lane];
+        if (!meets[lane] || !reaches(world, m, hull, lo, hi)) continue;
+        const al_model *model = &world->models[m];
+        trace_into(model, m, 1u << hull, start, delta, al_model_box_block(model, lo, hi), out,
+                   best, end_in_band);
+    }
+}
+
+/* Traces for HULL those of the models listed in SPAN whose reach for the hull the
+ * segment's box [LO, HI] meets, as trace_into: a chunk's four boxes are tested at once. */
+static inline void trace_span(const al_world *world, int hull, al_chunk_span span,
+                              const double start[3], const double delta[3], const double lo[3],
+                              const double hi[3], al_trace *out, transition *best,
+                              bool *end_in_band)
+{
+    const al_reach_chunk *ch = &world->model_index.chunks[span.first];
+    al_float4 flo[3], fhi[3];
+    for (int k = 0; k < 3; k++) {
+        flo[k] = (al_float4){0, 0, 0, 0} + (float) lo[k];
+        fhi[k] = (al_float4){0, 0, 0, 0} + (float) hi[k];
+    }
+    for (int left = span.count; left > 0; left--, ch++) {
+        al_int4 meets = (flo[0] <= ch->hi[0]) & (ch->lo[0] <= fhi[0]) & (flo[1] <= ch->hi[1]) &
+                        (ch->lo[1] <= fhi[1]) & (flo[2] <= ch->hi[2]) & (ch->lo[2] <= fhi[2]);
+        if (meets[0] | meets[1] | meets[2] | meets[3])
+            trace_chunk(world, hull, ch, meets, start, delta, lo, hi, out, best, end_in_band);
+    }
+}
+
 /* Traces for HULL the brush models near the segment START + t DELTA, whose box (grown by
- * the trace's epsilon) is [LO, HI]: those listed in the cells of the model index that the
- * box covers (each tested once), or all of them for a long move, if the box meets their
- * reach for the hull. Results go to OUT, *BEST and *END_IN_BAND as trace_into's. */
+ * the trace's epsilon) is [LO, HI] and spans several world blocks, if the box meets their
+ * reach for the hull. A box of at most AL_MODEL_NEAR a side finds them all in the cell of
+ * its start; a longer one collects those of every cell it covers (each tested once), or
+ * tests every model. Results go to OUT, *BEST and *END_IN_BAND as trace_into's. */
 static void trace_brush_models(const al_world *world, int hull, const double start[3],
                                const double delta[3], const double lo[3], const double hi[3],
                                al_trace *out, transition *best, bool *end_in_band)
 {
     uint32_t bit = 1u << hull;
-    const al_cell_index *cx = &world->model_index.cells;
-    int a[3], b[3];
-    al_cell_index_range(cx, lo, hi, a, b);
-    if (a[0] == b[0] && a[1] == b[1] && a[2] == b[2]) {
-        /* One cell, the usual short move: its models are each listed once, in the order
-         * the general case below would visit them. */
-        int c = al_cell_index_cell(cx, a[0], a[1], a[2]);
-        for (int j = cx->start[c]; j < cx->start[c + 1]; j++) {
-            int m = cx->items[j];
-            if (!reaches(world, m, hull, lo, hi)) continue;
-            const al_model *model = &world->models[m];
-            trace_into(model, m, bit, start, delta, al_model_box_block(model, lo, hi), out, best,
-                       end_in_band);
-        }
+    const al_cell_index *cx = &world->model_index.near[hull];
+    if (hi[0] - lo[0] <= AL_MODEL_NEAR && hi[1] - lo[1] <= AL_MODEL_NEAR &&
+        hi[2] - lo[2] <= AL_MODEL_NEAR) {
+        int c = al_cell_index_point_cell(cx, start);
+        trace_span(world, hull, world->model_index.near_span[hull][c], start, delta, lo, hi, out,
+                   best, end_in_band);
         return;
     }
+    int a[3], b[3];
+    al_cell_index_range(cx, lo, hi, a, b);
     int cells = (b[0] - a[0] + 1) * (b[1] - a[1] + 1) * (b[2] - a[2] + 1);
     enum { MAX_SEEN = 64 };
     int seen[MAX_SEEN], seen_count = 0;
@@ -442,12 +477,18 @@ void al_world_trace(const al_world *world, int hull, const double start[3], cons
     bool end_in_band = false;
     /* The world, from the segment's block when it lies in one. */
     const al_model *world_model = &world->models[0];
+    int block = al_model_box_block(world_model, lo, hi);
     if (world_model->brush_count > 0)
-        trace_into(world_model, 0, bit, start, delta, al_model_box_block(world_model, lo, hi),
-                   out, &best, &end_in_band);
-    /* Brush models near the segment. */
-    if (world->model_count > 1)
-        trace_brush_models(world, hull, start, delta, lo, hi, out, &best, &end_in_band);
+        trace_into(world_model, 0, bit, start, delta, block, out, &best, &end_in_band);
+    /* Brush models near the segment: those reaching into its block when it lies in one. */
+    if (world->model_count > 1) {
+        if (block >= 0 && world_model->block_count > 0)
+            trace_span(world, hull,
+                       world->model_index.block_span[block * world->hull_count + hull], start,
+                       delta, lo, hi, out, &best, &end_in_band);
+        else
+            trace_brush_models(world, hull, start, delta, lo, hi, out, &best, &end_in_band);
+    }
     if (out->hit && best.bits) set_normal(best, out->normal);
     finish(start, end, out);
     /* Every model the end point can lie in (point_solid tests a model only within its reach
@@ -510,10 +551,8 @@ static bool point_solid(const al_world *world, int hull, const double p[3], bool
         model_point_solid(world_model, hull, p, map_tree))
         return true;
     if (world->model_count <= 1) return false;
-    const al_cell_index *cx = &world->model_index.cells;
-    int a[3], b[3];
-    al_cell_index_range(cx, p, p, a, b);
-    int c = al_cell_index_cell(cx, a[0], a[1], a[2]);
+    const al_cell_index *cx = &world->model_index.near[hull];
+    int c = al_cell_index_point_cell(cx, p);
     for (int j = cx->start[c]; j < cx->start[c + 1]; j++) {
         int m = cx->items[j];
         if (reaches(world, m, hull, p, p) && model_point_solid(&world->models[m], hull, p, map_tree))

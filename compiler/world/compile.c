@@ -119,13 +119,122 @@ static void top_masks(al_model *m, int32_t code, uint32_t all, uint32_t *solid, 
     m->top.nodes[code].empty_mask = *empty;
 }
 
+typedef struct model_box_context {
+    const al_world *world;
+    int hull;
+} model_box_context;
+
+/* Model M's reach for the context's hull, grown by AL_MODEL_NEAR. */
 static bool model_box(void *context, int m, double mins[3], double maxs[3])
 {
-    const al_world *w = context;
-    if (m == 0 || w->models[m].brush_count == 0) return false;
-    al_copy(w->models[m].reach_mins, mins);
-    al_copy(w->models[m].reach_maxs, maxs);
+    const model_box_context *c = context;
+    if (m == 0 || c->world->models[m].brush_count == 0) return false;
+    const double(*r)[3] = al_model_reach(c->world, m, c->hull);
+    for (int k = 0; k < 3; k++) {
+        mins[k] = r[0][k] - AL_MODEL_NEAR;
+        maxs[k] = r[1][k] + AL_MODEL_NEAR;
+    }
     return true;
+}
+
+/* X rounded to a float at or below it by at least one float step (ABOVE: at or above),
+ * so that a query's box rounded to nearest still overlaps the float box wherever its exact
+ * box overlaps the exact one. Infinite reach stays infinite. */
+static float float_outward(double x, bool above)
+{
+    float f = (float) x;
+    float to = above ? INFINITY : -INFINITY;
+    if (above ? (double) f < x : (double) f > x) f = nextafterf(f, to);
+    return nextafterf(nextafterf(f, to), to);
+}
+
+/* Appends the COUNT models of LIST, with their reach for HULL, to the index's chunks;
+ * returns their span, or a span of count 0 if memory ran out. */
+static al_chunk_span pack_models(al_world *w, int hull, const int *list, int count)
+{
+    al_model_index *ix = &w->model_index;
+    al_chunk_span span = {0, 1};
+    if (count == 0) return span;
+    int need = (count + 3) / 4;
+    if (ix->chunk_count + need > ix->chunk_capacity) {
+        int capacity = 2 * (ix->chunk_count + need);
+        al_reach_chunk *grown = realloc(ix->chunks, (size_t) capacity * sizeof *grown);
+        if (!grown) return (al_chunk_span){0, 0};
+        ix->chunks = grown;
+        ix->chunk_capacity = capacity;
+    }
+    span = (al_chunk_span){ix->chunk_count, need};
+    for (int i = 0; i < need; i++)
+        for (int lane = 0; lane < 4; lane++) {
+            al_reach_chunk *ch = &ix->chunks[span.first + i];
+            int j = 4 * i + lane;
+            int m = j < count ? list[j] : 0;
+            ch->model[lane] = m;
+            const double(*r)[3] = al_model_reach(w, m, hull);
+            for (int k = 0; k < 3; k++) {
+                ch->lo[k][lane] = j < count ? float_outward(r[0][k], false) : INFINITY;
+                ch->hi[k][lane] = j < count ? float_outward(r[1][k], true) : -INFINITY;
+            }
+        }
+    ix->chunk_count += need;
+    return span;
+}
+
+/* The chunk lists of the model index: per hull, of each cell and of each world block. */
+static bool pack_model_lists(al_world *w)
+{
+    al_model_index *ix = &w->model_index;
+    ix->chunk_count = 0;
+    if (pack_models(w, 0, (const int[]){0}, 1).count == 0) return false; /* chunk 0 */
+    for (int lane = 0; lane < 4; lane++)
+        for (int k = 0; k < 3; k++) {
+            ix->chunks[0].lo[k][lane] = INFINITY;
+            ix->chunks[0].hi[k][lane] = -INFINITY;
+        }
+    int *list = malloc(((size_t) w->model_count + 1) * sizeof *list);
+    if (!list) return false;
+    bool ok = true;
+    const al_model *world = &w->models[0];
+    ix->block_span = malloc(((size_t) world->block_count * (size_t) w->hull_count + 1) *
+                            sizeof *ix->block_span);
+    ok = ix->block_span != NULL;
+    for (int h = 0; ok && h < w->hull_count; h++) {
+        const al_cell_index *cx = &ix->near[h];
+        int cells = cx->dims[0] * cx->dims[1] * cx->dims[2];
+        ix->near_span[h] = malloc((size_t) cells * sizeof *ix->near_span[h]);
+        if (!ix->near_span[h]) ok = false;
+        for (int c = 0; ok && c < cells; c++) {
+            ix->near_span[h][c] = pack_models(w, h, cx->items + cx->start[c],
+                                              cx->start[c + 1] - cx->start[c]);
+            ok = ix->near_span[h][c].count > 0;
+        }
+        for (int b = 0; ok && b < world->block_count; b++) {
+            const al_block *blk = &world->blocks[b];
+            int count = 0;
+            for (int m = 1; m < w->model_count; m++) {
+                if (w->models[m].brush_count == 0) continue;
+                const double(*r)[3] = al_model_reach(w, m, h);
+                if (al_bounds_overlap(r[0], r[1], blk->mins, blk->maxs, -1.0)) list[count++] = m;
+            }
+            al_chunk_span *span = &ix->block_span[(size_t) b * (size_t) w->hull_count + (size_t) h];
+            *span = pack_models(w, h, list, count);
+            ok = span->count > 0;
+        }
+    }
+    free(list);
+    return ok;
+}
+
+static void free_model_index(al_model_index *ix)
+{
+    for (int h = 0; h < AL_MAX_HULLS; h++) {
+        al_cell_index_free(&ix->near[h]);
+        free(ix->near_span[h]);
+    }
+    free(ix->block_span);
+    free(ix->chunks);
+    free(ix->reach);
+    memset(ix, 0, sizeof *ix);
 }
 
 bool al_world_index_models(al_world *w)
@@ -159,8 +268,13 @@ bool al_world_index_models(al_world *w)
             }
         }
     }
-    return al_cell_index_build(&ix->cells, AL_MODEL_CELL, w->model_count, model_box, w,
-                               16ll * 1024 * 1024);
+    for (int h = 0; h < w->hull_count; h++) {
+        model_box_context c = {w, h};
+        if (!al_cell_index_build(&ix->near[h], AL_MODEL_CELL, w->model_count, model_box, &c,
+                                 16ll * 1024 * 1024))
+            return false;
+    }
+    return pack_model_lists(w);
 }
 
 typedef struct block_job {
@@ -216,8 +330,7 @@ void al_world_destroy(al_world *world)
         al_stored_pvs_free(world->stored_pvs);
         free(world->stored_pvs);
     }
-    al_cell_index_free(&world->model_index.cells);
-    free(world->model_index.reach);
+    free_model_index(&world->model_index);
     free(world->collision);
     free(world->collision_hash);
     al_plane_table_free(&world->planes);

@@ -57,13 +57,42 @@ typedef struct al_model {
     double inv_block_size;
 } al_model;
 
-/* Brush models (doors, platforms) by 256-unit cells of the world, so that a short trace
- * tests only the few models near it. A cell lists every model whose bounds (grown by a
- * unit) overlap it. */
+/* Brush models (doors, platforms) near a trace, so that a short trace tests only the few
+ * it may touch. A trace inside one block of the world (most are) takes the models whose
+ * reach for its hull overlaps that block. Others take them from a grid of 256-unit cells,
+ * one per hull, which lists in a cell every model whose reach for that hull, grown by
+ * AL_MODEL_NEAR, overlaps the cell: a move whose box spans at most AL_MODEL_NEAR on each
+ * axis can only touch models listed in the cell of its start, one lookup however many
+ * cells the box covers. */
 #define AL_MODEL_CELL 256.0
+#define AL_MODEL_NEAR 128.0
+
+/* Four models of such a list with their reach for the hull in floats, rounded outward by
+ * more than a double's rounding to float can move a query's box: a trace tests all four
+ * with a few vector compares and branches only when one may touch it (most traces touch
+ * none). Unused lanes hold empty boxes. */
+typedef float al_float4 __attribute__((vector_size(16)));
+typedef int32_t al_int4 __attribute__((vector_size(16)));
+typedef struct al_reach_chunk {
+    al_float4 lo[3], hi[3];
+    int32_t model[4];
+} al_reach_chunk;
+
+/* A list of models as chunks [first, first + count), count at least 1 (empty lists point
+ * to chunk 0, which holds no model). */
+typedef struct al_chunk_span {
+    int32_t first, count;
+} al_chunk_span;
 
 typedef struct al_model_index {
-    al_cell_index cells;   /* items are model numbers (the world, model 0, is not listed) */
+    al_cell_index near[AL_MAX_HULLS]; /* per hull; items are model numbers (the world, model
+                                         0, is not listed) */
+    al_chunk_span *near_span[AL_MAX_HULLS]; /* owned; per hull, a cell's items as chunks */
+    al_chunk_span *block_span; /* owned; at [block * hull_count + hull], for every block of
+                                  the world model, the models whose reach for the hull
+                                  overlaps it */
+    al_reach_chunk *chunks;    /* owned */
+    int chunk_count, chunk_capacity;
     /* Owned; per model and hull, at [model * hull_count + hull]: the model's reach for that
      * hull alone, its brushes grown by the hull's box and by a unit, packed for the loop.
      * Queries of the hull outside it cannot touch the model. The model's reach box (every

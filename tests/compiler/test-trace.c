@@ -320,3 +320,59 @@ int main(int argc, char **argv)
 {
     return check_main(argc, argv);
 }
+
+/* Brush models are found by whichever lookup a trace takes: the models reaching into its
+ * block, the cell of its start (a move spanning blocks), the cells its box covers (a long
+ * move) or every model (a very long one). Small blocks make many moves span blocks, and
+ * pillars as close as these put more than four models in a list. Every kind of move must
+ * agree with the brute-force sweep, and must actually hit models. */
+CHECK_TEST(models_by_every_lookup, "/trace/brush-models-are-found-by-every-lookup")
+{
+    mapgen *g = mapgen_create(false);
+    mapgen_begin_entity(g, "worldspawn");
+    floor_and_room(g);
+    mapgen_end_entity(g);
+    for (int i = 0; i < 7; i++)
+        for (int j = 0; j < 7; j++) {
+            mapgen_begin_entity(g, "func_door");
+            double x = -420 + i * 140 + (j % 2) * 30, y = -420 + j * 140;
+            mapgen_box(g, x, y, 0, x + 24 + 8 * (i % 3), y + 16 + 8 * (j % 3), 96 + 16 * i,
+                       "door");
+            mapgen_end_entity(g);
+        }
+    scene_options small = {.block_size = 256};
+    scene s;
+    REQUIRE(scene_load_mapgen(&s, g, &small));
+    REQUIRE(al_world_model_count(s.world) == 50);
+    al_oracle *o = al_oracle_create(s.world);
+    REQUIRE(o);
+    const double lengths[] = {8, 48, 100, 200, 700, 1500};
+    for (int h = 0; h < al_world_hull_count(s.world); h++)
+        for (size_t l = 0; l < sizeof lengths / sizeof lengths[0]; l++) {
+            al_verify_counts c;
+            al_verify_traces(s.world, o, h, 1500, lengths[l], 400 + 10 * h + (int) l, &c);
+            CHECK_MSG(c.mismatches == 0 && c.normal_mismatches == 0 && c.checked > 1000,
+                      "hull %d, %g-unit moves: %lld mismatches, %lld normal mismatches of %lld",
+                      h, lengths[l], (long long) c.mismatches, (long long) c.normal_mismatches,
+                      (long long) c.checked);
+            /* The same moves hit doors (model > 0), so the lookups were put to work. */
+            al_rng rng = {77 + (uint64_t) l};
+            int model_hits = 0;
+            for (int i = 0; i < 1500; i++) {
+                double a[3], d[3], b[3];
+                for (int k = 0; k < 3; k++) a[k] = (al_rng_uniform(&rng) - 0.5) * 1000;
+                a[2] = 40 + 400 * al_rng_uniform(&rng);
+                for (int k = 0; k < 3; k++) d[k] = al_rng_uniform(&rng) - 0.5;
+                d[2] *= 0.2;
+                al_scale(d, lengths[l] / al_length(d), d);
+                al_add(a, d, b);
+                al_trace t;
+                al_world_trace(s.world, h, a, b, &t);
+                model_hits += t.hit && !t.start_solid && t.model > 0;
+            }
+            CHECK_MSG(model_hits > (lengths[l] < 20 ? 2 : 10), "hull %d, %g-unit moves: only %d hit a door", h,
+                      lengths[l], model_hits);
+        }
+    al_oracle_destroy(o);
+    scene_free(&s);
+}
