@@ -140,6 +140,18 @@ void al_rad_cancel(al_rad *rad);
 /* Back to the state before the first shot. */
 void al_rad_reset(al_rad *rad);
 
+/* The solver's state as bytes, for the map's cache of compiled results: the light every
+ * luxel has received and has still to shoot, and the energy books, with a fingerprint of
+ * the patches they belong to and a checksum. A consistent copy between two shots, taken
+ * without stopping a running solver. *BYTES is malloc'd. AL_ERR_NOMEM on failure. */
+al_status al_rad_save(al_rad *rad, void **bytes, size_t *size);
+
+/* Puts back a state al_rad_save made of a solver with the same patches (the same world,
+ * input and options), so that it goes on from there. Bytes of other patches, of another
+ * format, damaged or cut short give AL_ERR_CORRUPT and leave the solver as it was. Not
+ * while a step or run is in progress. */
+al_status al_rad_restore(al_rad *rad, const void *bytes, size_t size);
+
 /* The lightmap atlas: RGB light levels per texel, with a border of a texel around each
  * face's luxels (filled from the nearest luxel) so bilinear filtering does not bleed. */
 typedef struct al_rad_lightmap {

@@ -850,6 +850,160 @@ void al_rad_reset(al_rad *rad)
     atomic_store(&rad->cancel, false);
 }
 
+/* --- saved state ------------------------------------------------------------------- */
+
+/* Layout of al_rad_save's bytes (native byte order, as the cache is per machine):
+ * header, then incident and unshot as luxel_count x 3 floats each, the groups' and the
+ * panels' unshot power as doubles (kept as the solver summed them, so that the restored
+ * solver picks the same shooters), then a 64-bit FNV-1a checksum of everything before
+ * it. Bump RAD_STATE_VERSION when the solver's meaning of
+ * the state changes. */
+#define RAD_STATE_MAGIC "ALRADST"
+#define RAD_STATE_VERSION 1u
+
+typedef struct rad_state_header {
+    char magic[8];
+    uint32_t version;
+    int32_t luxel_count, group_count, panel_count, light_count, lights_shot;
+    uint64_t fingerprint;
+    int64_t shots, rays;
+    double emitted, absorbed, escaped, ms;
+} rad_state_header;
+
+static uint64_t fnv(uint64_t h, const void *data, size_t size)
+{
+    const unsigned char *p = data;
+    for (size_t i = 0; i < size; i++) h = (h ^ p[i]) * 1099511628211ull;
+    return h;
+}
+
+/* What the state belongs to: the luxels' places, areas, faces and emission. */
+static uint64_t patch_fingerprint(const al_rad *rad)
+{
+    uint64_t h = 14695981039346656037ull;
+    size_t n = (size_t) rad->luxel_count;
+    h = fnv(h, rad->point, n * sizeof *rad->point);
+    h = fnv(h, rad->area, n * sizeof *rad->area);
+    h = fnv(h, rad->luxel_face, n * sizeof *rad->luxel_face);
+    for (int32_t f = 0; f < rad->face_count; f++)
+        h = fnv(h, rad->faces[f].emission, sizeof rad->faces[f].emission);
+    return h;
+}
+
+/* The size of a saved state of RAD, and where its parts start. */
+static size_t state_layout(const al_rad *rad, size_t *values, size_t *powers)
+{
+    *values = (size_t) rad->luxel_count * 3 * sizeof(float);
+    *powers = ((size_t) rad->group_count + (size_t) rad->panel_count) * sizeof(double);
+    return sizeof(rad_state_header) + 2 * *values + *powers + sizeof(uint64_t);
+}
+
+al_status al_rad_save(al_rad *rad, void **bytes, size_t *size)
+{
+    size_t values, powers;
+    size_t total = state_layout(rad, &values, &powers);
+    unsigned char *out = malloc(total);
+    *bytes = NULL;
+    *size = 0;
+    if (!out) return AL_ERR_NOMEM;
+    rad_state_header h;
+    memset(&h, 0, sizeof h);
+    memcpy(h.magic, RAD_STATE_MAGIC, sizeof h.magic);
+    h.version = RAD_STATE_VERSION;
+    h.luxel_count = rad->luxel_count;
+    h.group_count = rad->group_count;
+    h.panel_count = rad->panel_count;
+    h.light_count = rad->light_count;
+    h.fingerprint = patch_fingerprint(rad);
+    pthread_mutex_lock(&rad->lock);
+    h.lights_shot = rad->lights_shot;
+    h.shots = rad->shots;
+    h.rays = rad->rays;
+    h.emitted = rad->emitted;
+    h.absorbed = rad->absorbed;
+    h.escaped = rad->escaped;
+    h.ms = rad->ms;
+    memcpy(out + sizeof h, rad->incident, values);
+    memcpy(out + sizeof h + values, rad->unshot, values);
+    unsigned char *p = out + sizeof h + 2 * values;
+    memcpy(p, rad->group_power, (size_t) rad->group_count * sizeof(double));
+    memcpy(p + (size_t) rad->group_count * sizeof(double), rad->panel_power,
+           (size_t) rad->panel_count * sizeof(double));
+    pthread_mutex_unlock(&rad->lock);
+    memcpy(out, &h, sizeof h);
+    uint64_t sum = fnv(14695981039346656037ull, out, total - sizeof sum);
+    memcpy(out + total - sizeof sum, &sum, sizeof sum);
+    *bytes = out;
+    *size = total;
+    return AL_OK;
+}
+
+static bool finite_floats(const float *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(v[i])) return false;
+    return true;
+}
+
+al_status al_rad_restore(al_rad *rad, const void *bytes, size_t size)
+{
+    size_t values, powers;
+    size_t total = state_layout(rad, &values, &powers);
+    const unsigned char *in = bytes;
+    if (!bytes || size != total) return AL_ERR_CORRUPT;
+    uint64_t sum;
+    memcpy(&sum, in + total - sizeof sum, sizeof sum);
+    if (sum != fnv(14695981039346656037ull, in, total - sizeof sum)) return AL_ERR_CORRUPT;
+    rad_state_header h;
+    memcpy(&h, in, sizeof h);
+    if (memcmp(h.magic, RAD_STATE_MAGIC, sizeof h.magic) != 0 ||
+        h.version != RAD_STATE_VERSION || h.luxel_count != rad->luxel_count ||
+        h.group_count != rad->group_count || h.panel_count != rad->panel_count ||
+        h.light_count != rad->light_count ||
+        h.lights_shot < 0 || h.lights_shot > rad->light_count || h.shots < 0 || h.rays < 0 ||
+        !isfinite(h.emitted) || !isfinite(h.absorbed) || !isfinite(h.escaped) ||
+        !isfinite(h.ms) || h.fingerprint != patch_fingerprint(rad))
+        return AL_ERR_CORRUPT;
+    float (*incident)[3] = malloc(values ? values : 1);
+    float (*unshot)[3] = malloc(values ? values : 1);
+    double *power = malloc(powers ? powers : 1);
+    if (!incident || !unshot || !power) {
+        free(incident);
+        free(unshot);
+        free(power);
+        return AL_ERR_NOMEM;
+    }
+    memcpy(incident, in + sizeof h, values);
+    memcpy(unshot, in + sizeof h + values, values);
+    memcpy(power, in + sizeof h + 2 * values, powers);
+    bool powers_ok = true;
+    for (size_t i = 0; i < powers / sizeof(double); i++) powers_ok &= isfinite(power[i]) != 0;
+    al_status st = AL_ERR_CORRUPT;
+    if (powers_ok && finite_floats(&incident[0][0], (size_t) rad->luxel_count * 3) &&
+        finite_floats(&unshot[0][0], (size_t) rad->luxel_count * 3)) {
+        pthread_mutex_lock(&rad->lock);
+        memcpy(rad->incident, incident, values);
+        memcpy(rad->unshot, unshot, values);
+        rad->lights_shot = h.lights_shot;
+        rad->shots = h.shots;
+        rad->rays = h.rays;
+        rad->emitted = h.emitted;
+        rad->absorbed = h.absorbed;
+        rad->escaped = h.escaped;
+        rad->ms = h.ms;
+        memcpy(rad->group_power, power, (size_t) rad->group_count * sizeof(double));
+        memcpy(rad->panel_power, power + rad->group_count,
+               (size_t) rad->panel_count * sizeof(double));
+        pthread_mutex_unlock(&rad->lock);
+        atomic_store(&rad->cancel, false);
+        st = AL_OK;
+    }
+    free(incident);
+    free(unshot);
+    free(power);
+    return st;
+}
+
 al_status al_rad_snapshot(al_rad *rad, al_rad_lightmap *out)
 {
     memset(out, 0, sizeof *out);

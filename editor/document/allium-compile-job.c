@@ -34,6 +34,7 @@ void allium_compile_job_free(AlliumCompileJob *job)
     al_doc_input_free(&job->input);
     al_diag_list_clear(&job->input_diags);
     free(job->cached);
+    free(job->cached_light);
     free(job->store);
     /* The lightmap holds the snapshot too. */
     allium_lightmap_unref(job->lightmap);
@@ -128,7 +129,8 @@ static void compile_world(AlliumCompileJob *job, AlliumSnapshot *snap)
  * light in solid, a missing target) join the snapshot's diagnostics. A map that emits no
  * light gets no solver: an all-black lightmap would only hide the map. Without SHOOT the
  * light job shoots them (the view shows the solver's ambient term until then). */
-static void light_world(AlliumSnapshot *snap, gboolean shoot)
+static void light_world(AlliumSnapshot *snap, gboolean shoot, const void *cached,
+                        size_t cached_size)
 {
     if (!snap->world) return;
     gint64 t0 = g_get_monotonic_time();
@@ -141,6 +143,12 @@ static void light_world(AlliumSnapshot *snap, gboolean shoot)
         snap->rad = NULL;
         return;
     }
+    /* The light this very input had when it was last lit: shown at once, and the light
+     * job goes on from it. Bytes of other patches are refused, and it is lit anew. */
+    if (cached && al_rad_restore(snap->rad, cached, cached_size) == AL_OK) {
+        snap->light_from_cache = TRUE;
+        shoot = FALSE;
+    }
     al_rad_stats stats;
     al_rad_get_stats(snap->rad, &stats);
     snap->lights = stats.lights;
@@ -151,7 +159,7 @@ static void light_world(AlliumSnapshot *snap, gboolean shoot)
         al_rad_step(snap->rad, first > 0 ? first : stats.lights);
         al_rad_get_stats(snap->rad, &stats);
     }
-    if (!(stats.emitted > 0) && (shoot || stats.lights == 0))
+    if (!(stats.emitted > 0) && (shoot || stats.lights == 0 || snap->light_from_cache))
         g_clear_pointer(&snap->rad, al_rad_destroy);
     snap->ms_light = (double) (g_get_monotonic_time() - t0) / 1000.0;
 }
@@ -163,11 +171,13 @@ void allium_compile_job_run(AlliumCompileJob *job)
     AlliumSnapshot *snap = allium_snapshot_new(&job->input, job->generation);
     al_diag_append(&snap->diags, &job->input_diags);
     g_strlcpy(snap->cache_key, job->key, sizeof snap->cache_key);
+    g_strlcpy(snap->light_key, job->light_key, sizeof snap->light_key);
     job->snapshot = snap;
 
     compile_world(job, snap);
     gint64 t_world = g_get_monotonic_time();
-    light_world(snap, !job->light_later);
+    light_world(snap, !job->light_later, job->cached_light, job->cached_light_size);
+    g_clear_pointer(&job->cached_light, free);
 
     /* Polygons and scene are built even when the compile failed: the designer still sees
      * the brushes, and the diagnostics say what is wrong. */
@@ -184,13 +194,14 @@ void allium_compile_job_run(AlliumCompileJob *job)
     allium_snapshot_index_rows(snap);
     /* Published before its light: drawn with the plain shading until the light job's
      * first lightmap arrives. */
-    if (snap->rad && snap->scene && !job->light_later) job->lightmap = allium_lightmap_new(snap);
+    if (snap->rad && snap->scene && (!job->light_later || snap->light_from_cache))
+        job->lightmap = allium_lightmap_new(snap);
     gint64 t_end = g_get_monotonic_time();
     snap->ms_total = (double) (t_end - job->requested_us) / 1000.0;
     g_debug("compile %" G_GUINT64_FORMAT ": %.1f ms on the main thread and in the queue, "
-            "world %.1f ms (%s), direct light %.1f ms, polygons and scene %.1f ms",
+            "world %.1f ms (%s), light %.1f ms (%s), polygons and scene %.1f ms",
             job->generation,
             (double) (t_world - job->requested_us) / 1000.0 - snap->ms_compile,
             snap->ms_compile, snap->from_cache ? "cache" : "compiled", snap->ms_light,
-            (double) (t_end - t_world) / 1000.0 - snap->ms_light);
+            snap->light_from_cache ? "cache" : "shot", (double) (t_end - t_world) / 1000.0 - snap->ms_light);
 }

@@ -21,6 +21,10 @@ G_BEGIN_DECLS
  * the command-line tools use, so that a map compiled by allium-compile opens instantly. */
 #define ALLIUM_COMPILE_SALT "split 0 0"
 
+/* The salt of the radiosity state's key: the solver options the editor uses (the
+ * defaults). The state also carries a fingerprint of its patches (al_rad_restore). */
+#define ALLIUM_LIGHT_SALT "split 0 0 light luxel 0"
+
 typedef struct _AlliumCompileJob {
     /* In, filled on the main thread. */
     guint64 generation;
@@ -30,6 +34,9 @@ typedef struct _AlliumCompileJob {
     char key[33];            /* cache key of input; "" when the cache is not used */
     void *cached;            /* owned: world bytes from the cache, or NULL */
     size_t cached_size;
+    char light_key[33];      /* cache key of the input's radiosity state */
+    void *cached_light;      /* owned: the radiosity state from the cache, or NULL */
+    size_t cached_light_size;
     gint64 requested_us;     /* g_get_monotonic_time() of the request */
     AlliumSnapshot *previous; /* owned reference: the current snapshot, whose world an
                                * incremental compile starts from; NULL: compile in full */

@@ -146,6 +146,14 @@ static void light_done_cb(GObject *source, GAsyncResult *result, gpointer user_d
     (void) user_data;
     AlliumDocument *self = ALLIUM_DOCUMENT(source);
     AlliumLightJob *job = g_task_get_task_data(G_TASK(result));
+    /* Keyed by content: right to store even if the map changed meanwhile. */
+    const char *key = allium_light_job_get_snapshot(job)->light_key;
+    void *state;
+    size_t state_size;
+    if (allium_light_job_take_state(job, &state, &state_size)) {
+        if (self->doc && key[0]) al_doc_cache_put(self->doc, key, "light", state, state_size);
+        free(state);
+    }
     if (self->light_job == job) {
         g_clear_pointer(&self->light_job, allium_light_job_unref);
         if (self->plan_pending) {
@@ -353,6 +361,7 @@ static void start_compile(AlliumDocument *self)
         return;
     }
     al_input_key(&job->input.input, ALLIUM_COMPILE_SALT, job->key);
+    al_input_key(&job->input.input, ALLIUM_LIGHT_SALT, job->light_key);
     if (self->snapshot && self->snapshot->world) {
         /* Update the current world: only the blocks the edit touched are built. */
         job->previous = allium_snapshot_ref(self->snapshot);
@@ -360,6 +369,11 @@ static void start_compile(AlliumDocument *self)
         if (al_doc_cache_get(self->doc, job->key, &job->cached, &job->cached_size) != AL_OK) {
             job->cached = NULL;
             job->cached_size = 0;
+        }
+        if (al_doc_cache_get(self->doc, job->light_key, &job->cached_light,
+                             &job->cached_light_size) != AL_OK) {
+            job->cached_light = NULL;
+            job->cached_light_size = 0;
         }
         job->store_now = TRUE; /* a first compile: worth keeping at once */
         job->light_later = TRUE;

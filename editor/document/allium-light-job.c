@@ -23,6 +23,9 @@ struct _AlliumLightJob {
     gint in_flight;          /* atomic: a lightmap is on its way to the main context */
     gint64 last_post_us;     /* worker only */
     int64_t last_post_shots; /* worker only: the shots the last posted copy showed */
+    void *state;             /* the solver's state after a run that was not cancelled
+                                (al_rad_save), for the map's cache; NULL until then */
+    size_t state_size;
 };
 
 typedef struct {
@@ -107,6 +110,7 @@ static void clear_job(gpointer data)
     AlliumLightJob *job = data;
     g_weak_ref_clear(&job->owner);
     g_main_context_unref(job->context);
+    free(job->state);
     /* May be the last reference: the solver goes with it, after its run returned. */
     allium_snapshot_unref(job->snapshot);
 }
@@ -160,6 +164,21 @@ void allium_light_job_run(AlliumLightJob *job)
      * A pause delivers it too; only a cancel (an edit made it stale) drops it. */
     if (!allium_light_job_is_cancelled(job) && (stats.shots != job->last_post_shots || job->plan.reset))
         post_lightmap(job);
+    /* What the map's cache keeps, so that the map opens lit as it is now. A cancelled run's
+     * light is of a state already replaced. */
+    if (!allium_light_job_is_cancelled(job) &&
+        al_rad_save(rad, &job->state, &job->state_size) != AL_OK) {
+        job->state = NULL;
+        job->state_size = 0;
+    }
+}
+
+gboolean allium_light_job_take_state(AlliumLightJob *job, void **bytes, size_t *size)
+{
+    g_return_val_if_fail(job != NULL, FALSE);
+    *bytes = g_steal_pointer(&job->state);
+    *size = job->state_size;
+    return *bytes != NULL;
 }
 
 void allium_light_job_cancel(AlliumLightJob *job)

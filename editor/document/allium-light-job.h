@@ -63,6 +63,10 @@ void allium_light_job_pause(AlliumLightJob *job);
 /* The snapshot being lit (borrowed from the job). */
 AlliumSnapshot *allium_light_job_get_snapshot(AlliumLightJob *job);
 
+/* After a run that was not cancelled: the solver's state as it ended (al_rad_save),
+ * handed over (free() it). FALSE when there is none. */
+gboolean allium_light_job_take_state(AlliumLightJob *job, void **bytes, size_t *size);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(AlliumLightJob, allium_light_job_unref)
 
 G_END_DECLS

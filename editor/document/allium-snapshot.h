@@ -44,6 +44,8 @@ typedef struct _AlliumSnapshot {
     int blocks, blocks_built; /* of all models; the rest were shared with the previous
                                * snapshot's world (0, 0 without a world) */
     char cache_key[33];   /* the input's key in the document's cache; "" when not cached */
+    char light_key[33];   /* its radiosity state's key; "" when not cached */
+    gboolean light_from_cache; /* the solver went on from the state the cache held */
     /* Document row id -> input index + 1, keys point into input's id arrays. */
     GHashTable *brush_rows;
     GHashTable *entity_rows;

@@ -8,6 +8,7 @@
 #include "verify/oracle.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -575,6 +576,105 @@ CHECK_TEST(snapshot_and_reset, "/rad/snapshots-atlas-faces-and-reset")
     al_rad_destroy(rad);
     al_diag_list_clear(&d);
     scene_free(&s);
+}
+
+/* Two rooms, a light in each, and a pillar: enough luxels and groups for the state to
+ * matter. */
+static bool load_lit_rooms(scene *s, double pillar_x)
+{
+    mapgen *g = mapgen_create(false);
+    mapgen_begin_entity(g, "worldspawn");
+    sealed_room(g, 0, 0, 256, 256, 128, "stone");
+    sealed_room(g, 400, 0, 656, 256, 128, "stone");
+    mapgen_box(g, pillar_x, 100, 0, pillar_x + 32, 132, 128, "stone");
+    mapgen_end_entity(g);
+    light(g, 64, 128, 64, NULL);
+    light(g, 500, 64, 100, "200");
+    return load(s, g);
+}
+
+static bool same_lightmaps(const al_rad_lightmap *a, const al_rad_lightmap *b)
+{
+    if (a->width != b->width || a->height != b->height || a->shots != b->shots ||
+        a->residual != b->residual)
+        return false;
+    return memcmp(a->texels, b->texels, (size_t) a->width * (size_t) a->height *
+                                            sizeof a->texels[0]) == 0;
+}
+
+/* A saved state put back into a new solver of the same map shows the same lightmaps and
+ * books, and goes on to the same light as the solver it came from (one thread, so both
+ * shoot alike). Bytes of another map, of another luxel size, damaged or cut short are
+ * refused and change nothing. */
+CHECK_TEST(save_restore, "/rad/a-saved-state-restores-the-same-light-and-bad-bytes-are-refused")
+{
+    scene s, other;
+    REQUIRE(load_lit_rooms(&s, 150));
+    REQUIRE(load_lit_rooms(&other, 120));
+    al_rad_options one = {.threads = 1};
+    al_rad *rad, *again, *moved, *coarse;
+    al_diag_list d = {0};
+    REQUIRE(al_rad_create(s.world, &s.input.input, &one, &rad, &d) == AL_OK);
+    al_rad_step(rad, 40);
+    void *bytes;
+    size_t size;
+    REQUIRE(al_rad_save(rad, &bytes, &size) == AL_OK);
+    REQUIRE(al_rad_create(s.world, &s.input.input, &one, &again, &d) == AL_OK);
+    REQUIRE(al_rad_restore(again, bytes, size) == AL_OK);
+    al_rad_stats sa, sb;
+    al_rad_get_stats(rad, &sa);
+    al_rad_get_stats(again, &sb);
+    CHECK(sa.shots == 40 && sb.shots == 40 && sa.rays == sb.rays);
+    CHECK(sa.residual == sb.residual && sa.emitted == sb.emitted && sa.absorbed == sb.absorbed &&
+          sa.escaped == sb.escaped && sa.direct_done && sb.direct_done);
+    al_rad_lightmap la, lb;
+    REQUIRE(al_rad_snapshot(rad, &la) == AL_OK && al_rad_snapshot(again, &lb) == AL_OK);
+    CHECK(same_lightmaps(&la, &lb));
+    al_rad_lightmap_free(&la);
+    al_rad_lightmap_free(&lb);
+    /* Both go on alike. */
+    al_rad_step(rad, 60);
+    al_rad_step(again, 60);
+    REQUIRE(al_rad_snapshot(rad, &la) == AL_OK && al_rad_snapshot(again, &lb) == AL_OK);
+    CHECK_MSG(same_lightmaps(&la, &lb), "after 60 more shots: residual %g against %g",
+              la.residual, lb.residual);
+    al_rad_lightmap_free(&la);
+    al_rad_lightmap_free(&lb);
+
+    /* Refused: another map's patches, another luxel size, damage anywhere, short bytes. */
+    REQUIRE(al_rad_create(other.world, &other.input.input, &one, &moved, &d) == AL_OK);
+    al_rad_options big = {.threads = 1, .luxel_size = 32};
+    REQUIRE(al_rad_create(s.world, &s.input.input, &big, &coarse, &d) == AL_OK);
+    CHECK(al_rad_restore(moved, bytes, size) == AL_ERR_CORRUPT);
+    CHECK(al_rad_restore(coarse, bytes, size) == AL_ERR_CORRUPT);
+    al_rad *fresh;
+    REQUIRE(al_rad_create(s.world, &s.input.input, &one, &fresh, &d) == AL_OK);
+    unsigned char *damaged = malloc(size);
+    REQUIRE(damaged);
+    int refused = 0, tried = 0;
+    for (size_t i = 0; i < size; i += 1 + size / 257) {
+        memcpy(damaged, bytes, size);
+        damaged[i] ^= 0x10;
+        refused += al_rad_restore(fresh, damaged, size) == AL_ERR_CORRUPT;
+        tried++;
+    }
+    CHECK_MSG(refused == tried, "%d of %d damaged copies refused", refused, tried);
+    CHECK(al_rad_restore(fresh, bytes, size - 1) == AL_ERR_CORRUPT);
+    CHECK(al_rad_restore(fresh, bytes, 0) == AL_ERR_CORRUPT);
+    CHECK(al_rad_restore(fresh, NULL, size) == AL_ERR_CORRUPT);
+    al_rad_stats sf;
+    al_rad_get_stats(fresh, &sf);
+    CHECK(sf.shots == 0 && sf.residual == 1);
+    free(damaged);
+    free(bytes);
+    al_rad_destroy(rad);
+    al_rad_destroy(again);
+    al_rad_destroy(moved);
+    al_rad_destroy(coarse);
+    al_rad_destroy(fresh);
+    al_diag_list_clear(&d);
+    scene_free(&s);
+    scene_free(&other);
 }
 
 int main(int argc, char **argv)
