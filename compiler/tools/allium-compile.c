@@ -12,7 +12,8 @@
  *
  * A document's compile is stored in the document, keyed by a content hash of everything
  * the compiler reads; compiling an unchanged document again loads it (the report says
- * "taken from the map's cache" and how long that took).
+ * "taken from the map's cache" and how long that took). So is the radiosity state a run
+ * ends in: the next run on the same input goes on from it (stages.rad.cache says "hit").
  *
  * Exit status: 0 when the map compiled (invalid brushes are reported, not fatal), 1 when
  * a file could not be read, written or compiled, 2 for a usage error.
@@ -154,19 +155,43 @@ typedef struct rad_result {
     al_rad_stats stats;
     al_rad_stop stop;
     double ms;
+    const char *cache;     /* documents: "hit", "miss", "refused", or NULL (not used) */
+    int64_t cached_shots;  /* the shots the cached state had made */
+    bool stored;           /* the state it ended in went into the cache */
 } rad_result;
 
-/* Lights the compiled map; diagnostics about lights join the map's. False if it could not
- * (out of memory, a bad luxel size). */
-static bool light(al_tool_map *m, const al_world *w, const rad_args *ra, int threads,
-                  rad_result *out)
+/* A document's cached radiosity state for M's input under OPTIONS and RA: put back into
+ * RAD if there is one for these very patches. */
+static void light_from_cache(al_tool_map *m, al_rad *rad, const char *key, rad_result *out)
+{
+    void *data = NULL;
+    size_t size = 0;
+    out->cache = "miss";
+    if (al_doc_cache_get(m->doc, key, &data, &size) != AL_OK) return;
+    if (al_rad_restore(rad, data, size) == AL_OK) {
+        al_rad_stats st;
+        al_rad_get_stats(rad, &st);
+        out->cache = "hit";
+        out->cached_shots = st.shots;
+    } else {
+        out->cache = "refused";
+    }
+    free(data);
+}
+
+/* Lights the compiled map; diagnostics about lights join the map's. A document's cache
+ * gives the state the last run ended in (the editor's too, which uses the same key), and
+ * keeps the state this one ends in. False if it could not (out of memory, a bad luxel
+ * size). */
+static bool light(al_tool_map *m, const al_world *w, const rad_args *ra,
+                  const al_tool_options *options, rad_result *out)
 {
     memset(out, 0, sizeof *out);
     if (ra->off) return true;
     uint64_t t0 = al_clock_ns();
     al_rad *rad = NULL;
     al_diag_list diags = {0};
-    al_rad_options o = {.luxel_size = ra->luxel, .threads = threads};
+    al_rad_options o = {.luxel_size = ra->luxel, .threads = options->threads};
     al_status st = al_rad_create(w, &m->input, &o, &rad, &diags);
     al_diag_append(&m->diags, &diags);
     al_diag_list_clear(&diags);
@@ -174,8 +199,24 @@ static bool light(al_tool_map *m, const al_world *w, const rad_args *ra, int thr
         fprintf(stderr, "%s: radiosity failed: %s\n", m->path, al_status_message(st));
         return false;
     }
+    char key[33] = "";
+    if (m->doc && options->use_cache) {
+        char salt[128];
+        snprintf(salt, sizeof salt, "split %d %.17g light luxel %.17g",
+                 options->split_candidates, options->split_balance, ra->luxel);
+        al_input_key(&m->input, salt, key);
+        light_from_cache(m, rad, key, out);
+    }
     out->stop = al_rad_run(rad, ra->residual, ra->seconds, NULL, NULL);
     al_rad_get_stats(rad, &out->stats);
+    if (key[0] && !al_doc_read_only(m->doc) &&
+        (strcmp(out->cache, "hit") != 0 || out->stats.shots != out->cached_shots)) {
+        void *data = NULL;
+        size_t size = 0;
+        out->stored = al_rad_save(rad, &data, &size) == AL_OK &&
+                      al_doc_cache_put(m->doc, key, "light", data, size) == AL_OK;
+        free(data);
+    }
     al_rad_destroy(rad);
     out->ms = al_clock_ms_since(t0);
     out->ran = true;
@@ -196,6 +237,11 @@ static void rad_json(cJSON *root, const rad_result *r)
     cJSON_AddNumberToObject(o, "residual", r->stats.residual);
     cJSON_AddNumberToObject(o, "rays", (double) r->stats.rays);
     cJSON_AddStringToObject(o, "stopped", r->stop == AL_RAD_STOP_TIME ? "time" : "residual");
+    if (r->cache) {
+        cJSON_AddStringToObject(o, "cache", r->cache);
+        cJSON_AddNumberToObject(o, "cached_shots", (double) r->cached_shots);
+        cJSON_AddBoolToObject(o, "stored", r->stored);
+    }
 }
 
 static bool parse_number(const char *flag, const char *v, double lo, double hi, double *out)
@@ -285,7 +331,7 @@ int main(int argc, char **argv)
         return 1;
     }
     rad_result rr;
-    if (!light(&m, w, &ra, options.threads, &rr)) {
+    if (!light(&m, w, &ra, &options, &rr)) {
         al_world_destroy(w);
         al_tool_map_free(&m);
         return 1;

@@ -168,6 +168,30 @@ CHECK_TEST(documents, "/tools/allium-compile-imports-compiles-from-cache-and-exp
                   "%s differs", k);
     CHECK(path(path(path(cold, "stages", NULL), "bsp", NULL), "nodes", NULL)->valuedouble ==
           path(path(path(warm, "stages", NULL), "bsp", NULL), "nodes", NULL)->valuedouble);
+    /* The light the last run ended in is kept too: the warm run goes on from it, and
+     * being at its residual already, shoots nothing more. A lower residual goes on from
+     * there and keeps the new state; another luxel size is other patches. */
+    cJSON *rad = path(path(warm, "stages", NULL), "rad", NULL);
+    REQUIRE(rad && path(rad, "cache", NULL));
+    CHECK(strcmp(path(rad, "cache", NULL)->valuestring, "hit") == 0);
+    double cached = path(rad, "cached_shots", NULL)->valuedouble;
+    CHECK(cached > 0 && path(rad, "shots", NULL)->valuedouble == cached);
+    cJSON *further = compile_report(doc, "--rad-residual 0.1");
+    REQUIRE(further);
+    rad = path(path(further, "stages", NULL), "rad", NULL);
+    CHECK(strcmp(path(rad, "cache", NULL)->valuestring, "hit") == 0);
+    CHECK(path(rad, "cached_shots", NULL)->valuedouble == cached);
+    CHECK(path(rad, "shots", NULL)->valuedouble > cached && cJSON_IsTrue(path(rad, "stored", NULL)));
+    double further_shots = path(rad, "shots", NULL)->valuedouble;
+    cJSON *resumed = compile_report(doc, "");
+    REQUIRE(resumed);
+    rad = path(path(resumed, "stages", NULL), "rad", NULL);
+    CHECK(path(rad, "cached_shots", NULL)->valuedouble == further_shots);
+    cJSON *finer = compile_report(doc, "--luxel 32");
+    REQUIRE(finer);
+    rad = path(path(finer, "stages", NULL), "rad", NULL);
+    CHECK(strcmp(path(rad, "cache", NULL)->valuestring, "hit") != 0);
+    cJSON_Delete(further), cJSON_Delete(resumed), cJSON_Delete(finer);
     /* Other options are another compile: not taken from the cache. */
     cJSON *other = compile_report(doc, "--block-size 512");
     REQUIRE(other);
