@@ -38,6 +38,7 @@ struct _SelfTest {
     char *original_message;
     al_doc *writer;         /* holds a map open for writing, as another program would */
     guint lightmaps;        /* "lit" emissions of the sample's document */
+    gint64 relit_shots;     /* the shots the first opening of relit.allium ended with */
 
     /* editing steps */
     int brushes_before;     /* the sample's brushes before them */

@@ -15,7 +15,7 @@
  * and a camera move each change the picture; undo with nothing to undo is harmless; an
  * edit through the document enables undo, and undoing it restores the map and the history
  * (and cancels the solver of the state it leaves); a second map opens in a
- * second window, and a .map dropped on the window in a third; a file that is not a map, and a damaged document, give an error banner
+ * second window; a map opened again arrives with the light it had when it was closed; and a .map dropped on the window in a third; a file that is not a map, and a damaged document, give an error banner
  * (and the window keeps its map); the preferences, shortcuts and about windows open; the
  * background colour preference clears the views.
  */
@@ -712,6 +712,62 @@ static gboolean step_second_map(SelfTest *t)
     return TRUE;
 }
 
+/* The light a map had is kept in its file: a copy of the sample, opened and lit until the
+ * solver stops, is closed and opened again, and arrives lit with that very light (the
+ * same shots) in its first snapshot, with no solver run. */
+static gboolean step_reopen_lit(SelfTest *t)
+{
+    g_autofree char *path = dir_file(t, "relit.allium");
+    if (!t->step_begun) {
+        static const char *sides[] = {"", "-wal", "-shm"};
+        for (guint i = 0; i < G_N_ELEMENTS(sides); i++) {
+            g_autofree char *side = g_strconcat(path, sides[i], NULL);
+            g_unlink(side);
+        }
+        GError *error = NULL;
+        gboolean ok = allium_prepare_sample(path, &error);
+        check(t, ok, "a copy of the sample in %s%s%s", path, error ? ": " : "",
+              error ? error->message : "");
+        g_clear_error(&error);
+        if (!ok) return TRUE;
+        allium_application_open_document(t->app, path, NULL, NULL);
+        t->phase = 0;
+        return FALSE;
+    }
+    if (t->phase == 1) {
+        allium_application_open_document(t->app, path, NULL, NULL);
+        t->phase = 2;
+        return FALSE;
+    }
+    AlliumWindow *window = allium_application_find_window(t->app, path);
+    if (!window || !compiled_current(window)) return FALSE;
+    AlliumDocument *doc = allium_window_get_document(window);
+    AlliumSnapshot *snap = allium_document_get_snapshot(doc);
+    AlliumLightmap *lightmap = allium_document_get_lightmap(doc);
+    if (!lightmap || allium_document_get_lighting(doc)) return FALSE;
+    const al_rad_stats *st = &lightmap->stats;
+    if (t->phase == 0) {
+        check(t, !snap->light_from_cache, "the copy's first opening lights it anew");
+        check(t, st->converged || st->residual <= allium_document_get_light_target(doc),
+              "and the solver stops at its target (residual %.4f, %" G_GINT64_FORMAT " shots)",
+              st->residual, (gint64) st->shots);
+        t->relit_shots = st->shots;
+        gtk_window_destroy(GTK_WINDOW(window));
+        t->phase = 1;
+        return FALSE;
+    }
+    if (!settle(t)) return FALSE;
+    check(t, snap->light_from_cache && st->shots == t->relit_shots,
+          "opened again, it arrives with the light it had (%" G_GINT64_FORMAT " shots, had %"
+          G_GINT64_FORMAT ")", (gint64) st->shots, (gint64) t->relit_shots);
+    al_draw_stats stats;
+    allium_view_get_last_stats(allium_window_get_view(window, 0), &stats);
+    check(t, stats.lightmapped, "and draws with it");
+    g_autoptr(GdkTexture) shot = screenshot(t, GTK_WIDGET(window), "06b-reopened-lit.png");
+    gtk_window_destroy(GTK_WINDOW(window));
+    return TRUE;
+}
+
 static gboolean step_error(SelfTest *t, const char *name, const char *expect, const char *shot)
 {
     if (!t->step_begun) {
@@ -919,6 +975,7 @@ static const struct {
     {"undo the edit", step_undo_edit, 30000},
     {"export", step_export, 10000},
     {"second map", step_second_map, 60000},
+    {"a map opens with the light it had", step_reopen_lit, 60000},
     {"drop a map on the window", step_drop, 60000},
     {"file that is not a map", step_not_a_map, 20000},
     {"damaged document", step_damaged, 20000},
