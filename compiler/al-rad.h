@@ -148,7 +148,8 @@ al_status al_rad_save(al_rad *rad, void **bytes, size_t *size);
 
 /* Puts back a state al_rad_save made of a solver with the same patches (the same world,
  * input and options), so that it goes on from there. Bytes of other patches, of another
- * format, damaged or cut short give AL_ERR_CORRUPT and leave the solver as it was. Not
+ * format, damaged or cut short, or with light levels no solver makes (negative, infinite,
+ * NaN) give AL_ERR_CORRUPT and leave the solver as it was. Not
  * while a step or run is in progress. */
 al_status al_rad_restore(al_rad *rad, const void *bytes, size_t size);
 

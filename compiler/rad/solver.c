@@ -31,6 +31,7 @@
 #include "vis/vis.h"
 #include "world/world-internal.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -938,10 +939,11 @@ al_status al_rad_save(al_rad *rad, void **bytes, size_t *size)
     return AL_OK;
 }
 
-static bool finite_floats(const float *v, size_t n)
+/* Light is never negative, nor infinite. */
+static bool light_levels(const float *v, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        if (!isfinite(v[i])) return false;
+        if (!(v[i] >= 0 && v[i] < FLT_MAX)) return false;
     return true;
 }
 
@@ -961,8 +963,10 @@ al_status al_rad_restore(al_rad *rad, const void *bytes, size_t size)
         h.group_count != rad->group_count || h.panel_count != rad->panel_count ||
         h.light_count != rad->light_count ||
         h.lights_shot < 0 || h.lights_shot > rad->light_count || h.shots < 0 || h.rays < 0 ||
-        !isfinite(h.emitted) || !isfinite(h.absorbed) || !isfinite(h.escaped) ||
-        !isfinite(h.ms) || h.fingerprint != patch_fingerprint(rad))
+        !(h.emitted >= 0 && h.emitted < DBL_MAX) || !(h.absorbed >= 0 && h.absorbed < DBL_MAX) ||
+        !isfinite(h.escaped) /* shot less received: may be below 0 by estimation */ ||
+        !(h.ms >= 0 && h.ms < DBL_MAX) ||
+        h.fingerprint != patch_fingerprint(rad))
         return AL_ERR_CORRUPT;
     float (*incident)[3] = malloc(values ? values : 1);
     float (*unshot)[3] = malloc(values ? values : 1);
@@ -977,10 +981,11 @@ al_status al_rad_restore(al_rad *rad, const void *bytes, size_t size)
     memcpy(unshot, in + sizeof h + values, values);
     memcpy(power, in + sizeof h + 2 * values, powers);
     bool powers_ok = true;
-    for (size_t i = 0; i < powers / sizeof(double); i++) powers_ok &= isfinite(power[i]) != 0;
+    for (size_t i = 0; i < powers / sizeof(double); i++)
+        powers_ok &= power[i] >= 0 && power[i] < DBL_MAX;
     al_status st = AL_ERR_CORRUPT;
-    if (powers_ok && finite_floats(&incident[0][0], (size_t) rad->luxel_count * 3) &&
-        finite_floats(&unshot[0][0], (size_t) rad->luxel_count * 3)) {
+    if (powers_ok && light_levels(&incident[0][0], (size_t) rad->luxel_count * 3) &&
+        light_levels(&unshot[0][0], (size_t) rad->luxel_count * 3)) {
         pthread_mutex_lock(&rad->lock);
         memcpy(rad->incident, incident, values);
         memcpy(rad->unshot, unshot, values);
