@@ -356,6 +356,17 @@ static inline bool reaches(const al_world *world, int m, int hull, const double 
     return al_bounds_overlap(lo, hi, r[0], r[1], 0);
 }
 
+/* Whether any lane of a vector compare's result is set: one instruction where there is
+ * SSE, else the plain reduction. */
+static inline bool any_lane(al_int4 m)
+{
+#if defined(__SSE__) && (defined(__GNUC__) || defined(__clang__))
+    return __builtin_ia32_movmskps((__attribute__((vector_size(16))) float) m) != 0;
+#else
+    return (m[0] | m[1] | m[2] | m[3]) != 0;
+#endif
+}
+
 /* Traces for HULL the models of chunk CH whose lanes are set in MEETS and whose exact
  * reach the segment's box [LO, HI] meets, as trace_into. Out of line: few traces come
  * here, and the common path stays small. */
@@ -382,16 +393,14 @@ static inline void trace_span(const al_world *world, int hull, al_chunk_span spa
                               const double hi[3], al_trace *out, transition *best,
                               bool *end_in_band)
 {
+    if (span.count == 0) return;
     const al_reach_chunk *ch = &world->model_index.chunks[span.first];
-    al_float4 flo[3], fhi[3];
-    for (int k = 0; k < 3; k++) {
-        flo[k] = (al_float4){0, 0, 0, 0} + (float) lo[k];
-        fhi[k] = (al_float4){0, 0, 0, 0} + (float) hi[k];
-    }
+    float x0 = (float) lo[0], y0 = (float) lo[1], z0 = (float) lo[2];
+    float x1 = (float) hi[0], y1 = (float) hi[1], z1 = (float) hi[2];
     for (int left = span.count; left > 0; left--, ch++) {
-        al_int4 meets = (flo[0] <= ch->hi[0]) & (ch->lo[0] <= fhi[0]) & (flo[1] <= ch->hi[1]) &
-                        (ch->lo[1] <= fhi[1]) & (flo[2] <= ch->hi[2]) & (ch->lo[2] <= fhi[2]);
-        if (meets[0] | meets[1] | meets[2] | meets[3])
+        al_int4 meets = (x0 <= ch->hi[0]) & (ch->lo[0] <= x1) & (y0 <= ch->hi[1]) &
+                        (ch->lo[1] <= y1) & (z0 <= ch->hi[2]) & (ch->lo[2] <= z1);
+        if (any_lane(meets))
             trace_chunk(world, hull, ch, meets, start, delta, lo, hi, out, best, end_in_band);
     }
 }

@@ -149,17 +149,20 @@ static float float_outward(double x, bool above)
 }
 
 /* Appends the COUNT models of LIST, with their reach for HULL, to the index's chunks;
- * returns their span, or a span of count 0 if memory ran out. */
-static al_chunk_span pack_models(al_world *w, int hull, const int *list, int count)
+ * returns their span, or sets *FAILED if memory ran out. */
+static al_chunk_span pack_models(al_world *w, int hull, const int *list, int count, bool *failed)
 {
     al_model_index *ix = &w->model_index;
-    al_chunk_span span = {0, 1};
+    al_chunk_span span = {0, 0};
     if (count == 0) return span;
     int need = (count + 3) / 4;
     if (ix->chunk_count + need > ix->chunk_capacity) {
         int capacity = 2 * (ix->chunk_count + need);
         al_reach_chunk *grown = realloc(ix->chunks, (size_t) capacity * sizeof *grown);
-        if (!grown) return (al_chunk_span){0, 0};
+        if (!grown) {
+            *failed = true;
+            return span;
+        }
         ix->chunks = grown;
         ix->chunk_capacity = capacity;
     }
@@ -185,30 +188,22 @@ static bool pack_model_lists(al_world *w)
 {
     al_model_index *ix = &w->model_index;
     ix->chunk_count = 0;
-    if (pack_models(w, 0, (const int[]){0}, 1).count == 0) return false; /* chunk 0 */
-    for (int lane = 0; lane < 4; lane++)
-        for (int k = 0; k < 3; k++) {
-            ix->chunks[0].lo[k][lane] = INFINITY;
-            ix->chunks[0].hi[k][lane] = -INFINITY;
-        }
     int *list = malloc(((size_t) w->model_count + 1) * sizeof *list);
     if (!list) return false;
-    bool ok = true;
+    bool failed = false;
     const al_model *world = &w->models[0];
     ix->block_span = malloc(((size_t) world->block_count * (size_t) w->hull_count + 1) *
                             sizeof *ix->block_span);
-    ok = ix->block_span != NULL;
-    for (int h = 0; ok && h < w->hull_count; h++) {
+    failed = ix->block_span == NULL;
+    for (int h = 0; !failed && h < w->hull_count; h++) {
         const al_cell_index *cx = &ix->near[h];
         int cells = cx->dims[0] * cx->dims[1] * cx->dims[2];
         ix->near_span[h] = malloc((size_t) cells * sizeof *ix->near_span[h]);
-        if (!ix->near_span[h]) ok = false;
-        for (int c = 0; ok && c < cells; c++) {
+        if (!ix->near_span[h]) failed = true;
+        for (int c = 0; !failed && c < cells; c++)
             ix->near_span[h][c] = pack_models(w, h, cx->items + cx->start[c],
-                                              cx->start[c + 1] - cx->start[c]);
-            ok = ix->near_span[h][c].count > 0;
-        }
-        for (int b = 0; ok && b < world->block_count; b++) {
+                                              cx->start[c + 1] - cx->start[c], &failed);
+        for (int b = 0; !failed && b < world->block_count; b++) {
             const al_block *blk = &world->blocks[b];
             int count = 0;
             for (int m = 1; m < w->model_count; m++) {
@@ -216,13 +211,12 @@ static bool pack_model_lists(al_world *w)
                 const double(*r)[3] = al_model_reach(w, m, h);
                 if (al_bounds_overlap(r[0], r[1], blk->mins, blk->maxs, -1.0)) list[count++] = m;
             }
-            al_chunk_span *span = &ix->block_span[(size_t) b * (size_t) w->hull_count + (size_t) h];
-            *span = pack_models(w, h, list, count);
-            ok = span->count > 0;
+            ix->block_span[(size_t) b * (size_t) w->hull_count + (size_t) h] =
+                pack_models(w, h, list, count, &failed);
         }
     }
     free(list);
-    return ok;
+    return !failed;
 }
 
 static void free_model_index(al_model_index *ix)

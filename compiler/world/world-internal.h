@@ -78,8 +78,7 @@ typedef struct al_reach_chunk {
     int32_t model[4];
 } al_reach_chunk;
 
-/* A list of models as chunks [first, first + count), count at least 1 (empty lists point
- * to chunk 0, which holds no model). */
+/* A list of models as chunks [first, first + count); an empty list has count 0. */
 typedef struct al_chunk_span {
     int32_t first, count;
 } al_chunk_span;
