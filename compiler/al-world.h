@@ -75,6 +75,10 @@ typedef struct al_vis_options {
     const int *cancel;      /* when *CANCEL turns nonzero (read atomically; the portal flow
                                checks at every step) the build stops with AL_ERR_CANCELLED
                                and the world gets no visibility */
+    int64_t *progress;      /* when not NULL, the tight pass's progress: PROGRESS[0] is set to
+                               its units of work (directed portals) as it starts and
+                               PROGRESS[1] counts those done (atomically; read them with
+                               atomic loads) */
     bool no_pvs_if_leaking; /* a leaking map gets no PVS (every vis leaf sees every other,
                                which is conservative): with the void's leaves in it even
                                the coarse pass takes seconds, for an answer of no use */

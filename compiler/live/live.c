@@ -50,6 +50,8 @@ struct al_live {
     char error_message[256];
     /* Read by the portal flow without the lock: nonzero when a newer input waits. */
     int cancel;
+    /* Written by the tight PVS pass without the lock: its portal flows, and those done. */
+    int64_t pvs_progress[2];
     /* The engine's own. */
     al_snapshot *base; /* the last collision snapshot: what the next update starts from */
 };
@@ -175,6 +177,11 @@ static void fail(al_live *live, al_status status, const al_diag_list *diags)
 static void run_vis(al_live *live, live_input *in, al_stage stage, al_pvs_level level)
 {
     uint64_t t0 = al_clock_ns();
+    if (stage == AL_STAGE_PVS) {
+        /* No progress until the tight pass says how much there is. */
+        __atomic_store_n(&live->pvs_progress[0], 0, __ATOMIC_RELEASE);
+        __atomic_store_n(&live->pvs_progress[1], 0, __ATOMIC_RELAXED);
+    }
     al_compile_options co = live->options.compile;
     co.no_vis = true;
     al_world *w = NULL;
@@ -185,6 +192,9 @@ static void run_vis(al_live *live, live_input *in, al_stage stage, al_pvs_level 
                                      &(al_vis_options){.level = level,
                                                        .threads = co.threads,
                                                        .cancel = &live->cancel,
+                                                       .progress = stage == AL_STAGE_PVS
+                                                                       ? live->pvs_progress
+                                                                       : NULL,
                                                        .no_pvs_if_leaking = true});
     if (st == AL_OK) {
         al_snapshot_release(publish(live, w, in, stage, al_clock_ms_since(t0)));
@@ -330,6 +340,13 @@ void al_live_status(al_live *live, al_stage_status out[AL_STAGE_COUNT])
     pthread_mutex_lock(&live->lock);
     memcpy(out, live->status, sizeof live->status);
     pthread_mutex_unlock(&live->lock);
+    int64_t total = __atomic_load_n(&live->pvs_progress[0], __ATOMIC_ACQUIRE);
+    int64_t done = __atomic_load_n(&live->pvs_progress[1], __ATOMIC_RELAXED);
+    for (int s = 0; s < AL_STAGE_COUNT; s++) {
+        out[s].progress = out[s].state == AL_STAGE_CURRENT ? 1.0 : 0.0;
+        if (s == AL_STAGE_PVS && out[s].state == AL_STAGE_RUNNING && total > 0)
+            out[s].progress = done < total ? (double) done / (double) total : 1.0;
+    }
 }
 
 al_status al_live_last_error(al_live *live, char *message, size_t size)

@@ -504,6 +504,7 @@ static void flow_job(void *context, int index, int worker)
     if (!ok) /* out of memory or a huge polygon: the coarse answer, still conservative */
         memcpy(d->vis, d->might, (size_t) s->words * sizeof(uint64_t));
     atomic_store_explicit(&d->done, 1, memory_order_release);
+    if (s->vis->progress) __atomic_add_fetch(&s->vis->progress[1], 1, __ATOMIC_RELAXED);
 }
 
 typedef struct order_key {
@@ -640,6 +641,10 @@ int al_vis_pvs(al_vis *vis, al_pvs_level level, int threads)
         qsort(keys, (size_t) n, sizeof *keys, compare_keys);
         for (int32_t i = 0; i < n; i++) s.order[i] = keys[i].index;
         free(keys);
+        if (vis->progress) {
+            __atomic_store_n(&vis->progress[1], 0, __ATOMIC_RELAXED);
+            __atomic_store_n(&vis->progress[0], (int64_t) n, __ATOMIC_RELEASE);
+        }
         al_parallel_for(n, threads, flow_job, &s);
         if (cancelled(&s)) {
             status = -2;

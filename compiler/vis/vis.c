@@ -32,12 +32,14 @@ void al_vis_destroy(al_vis *vis)
 }
 
 int al_vis_build(al_world *w, const al_vis_entity *entities, int entity_count,
-                 al_pvs_level level, int threads, const int *cancel, bool no_pvs_if_leaking)
+                 al_pvs_level level, int threads, const int *cancel, int64_t *progress,
+                 bool no_pvs_if_leaking)
 {
     al_vis *vis = calloc(1, sizeof *vis);
     if (!vis) return -1;
     w->vis = vis;
     vis->cancel = cancel;
+    vis->progress = progress;
     const al_model *m = &w->models[0];
     vis->stats.threads = threads;
     vis->leak_entity = -1;
@@ -89,6 +91,7 @@ int al_vis_build(al_world *w, const al_vis_entity *entities, int entity_count,
     }
     int r = stored ? 0 : al_vis_pvs(vis, level, threads);
     vis->cancel = NULL;
+    vis->progress = NULL;
     return r;
 }
 

@@ -87,6 +87,8 @@ typedef struct al_vis {
     al_vis_stats stats;
 
     const int *cancel; /* while the PVS is built: nonzero asks it to stop (al_vis_pvs) */
+    int64_t *progress; /* while the PVS is built, if not NULL: the tight pass's units of
+                          work and those done (al_vis_options.progress) */
     bool flow_unpruned; /* the flow follows every arrival at a portal, dominated or not
                          * (pvs.c; for the test that shows the pruning changes nothing) */
 } al_vis;
@@ -126,7 +128,8 @@ typedef struct al_vis_entity {
  * faces in leaves, entity lists, and the PVS up to LEVEL on THREADS threads. Returns 0, or
  * -1 if memory runs out. */
 int al_vis_build(al_world *w, const al_vis_entity *entities, int entity_count,
-                 al_pvs_level level, int threads, const int *cancel, bool no_pvs_if_leaking);
+                 al_pvs_level level, int threads, const int *cancel, int64_t *progress,
+                 bool no_pvs_if_leaking);
 
 void al_vis_destroy(al_vis *vis);
 

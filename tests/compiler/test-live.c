@@ -60,15 +60,32 @@ CHECK_TEST(stages, "/live/a-submitted-map-is-published-stage-by-stage")
     al_snapshot *first = al_live_current(live);
     REQUIRE(first);
     CHECK(al_snapshot_generation(first) == g);
-    REQUIRE(al_live_wait(live, g, AL_STAGE_PVS, 300));
+    /* The tight PVS's progress, watched while it runs: from 0 up to 1, never back. */
+    al_stage_status st[AL_STAGE_COUNT];
+    double seen = 0;
+    bool monotone = true;
+    int running = 0, between = 0;
+    uint64_t waited = al_clock_ns();
+    while (!al_live_wait(live, g, AL_STAGE_PVS, 0.002)) {
+        al_live_status(live, st);
+        double p = st[AL_STAGE_PVS].progress;
+        monotone &= p >= seen && p <= 1;
+        seen = p;
+        running += st[AL_STAGE_PVS].state == AL_STAGE_RUNNING;
+        between += p > 0 && p < 1;
+        REQUIRE(al_clock_ms_since(waited) < 300000);
+    }
+    CHECK_MSG(monotone, "the PVS progress went back or past 1");
+    check_note("PVS progress: %d samples while running, %d strictly between 0 and 1", running,
+               between);
     al_snapshot *last = al_live_current(live);
     REQUIRE(last);
     CHECK(al_snapshot_stage(last) == AL_STAGE_PVS);
     CHECK(al_world_vis_leaf_count(al_snapshot_world(last)) > 0);
-    al_stage_status st[AL_STAGE_COUNT];
     al_live_status(live, st);
     for (int i = 0; i < AL_STAGE_COUNT; i++) {
-        CHECK_MSG(st[i].state == AL_STAGE_CURRENT && st[i].generation == g && st[i].runs == 1,
+        CHECK_MSG(st[i].state == AL_STAGE_CURRENT && st[i].generation == g && st[i].runs == 1 &&
+                      st[i].progress == 1,
                   "%s: state %d generation %llu runs %lld", al_stage_name((al_stage) i),
                   st[i].state, (unsigned long long) st[i].generation, (long long) st[i].runs);
         check_note("%s: %.1f ms after the submission", al_stage_name((al_stage) i), st[i].last_ms);

@@ -230,6 +230,13 @@ CHECK_TEST(door, "/vis/rooms-through-a-door-see-each-other-and-hidden-corners-do
     al_vis_stats vs;
     al_world_vis_stats(s.world, &vs);
     CHECK(vs.avg_visible_tight <= vs.avg_visible_coarse);
+    /* Built again with a progress counter: every portal flow counted, once. */
+    int64_t progress[2] = {-1, -1};
+    REQUIRE(al_world_build_vis_with(s.world, &s.input.input,
+                                    &(al_vis_options){.level = AL_PVS_TIGHT, .threads = 2,
+                                                      .progress = progress}) == AL_OK);
+    CHECK_MSG(progress[0] > 0 && progress[1] == progress[0], "progress %lld of %lld",
+              (long long) progress[1], (long long) progress[0]);
     scene_free(&s);
 }
 
