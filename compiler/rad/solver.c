@@ -26,6 +26,7 @@
 #include "rad-internal.h"
 
 #include "core/clock.h"
+#include "core/hash.h"
 #include "core/parallel.h"
 #include "geom/vec3.h"
 #include "vis/vis.h"
@@ -871,23 +872,16 @@ typedef struct rad_state_header {
     double emitted, absorbed, escaped, ms;
 } rad_state_header;
 
-static uint64_t fnv(uint64_t h, const void *data, size_t size)
-{
-    const unsigned char *p = data;
-    for (size_t i = 0; i < size; i++) h = (h ^ p[i]) * 1099511628211ull;
-    return h;
-}
-
 /* What the state belongs to: the luxels' places, areas, faces and emission. */
 static uint64_t patch_fingerprint(const al_rad *rad)
 {
-    uint64_t h = 14695981039346656037ull;
+    uint64_t h = AL_FNV1A_SEED;
     size_t n = (size_t) rad->luxel_count;
-    h = fnv(h, rad->point, n * sizeof *rad->point);
-    h = fnv(h, rad->area, n * sizeof *rad->area);
-    h = fnv(h, rad->luxel_face, n * sizeof *rad->luxel_face);
+    h = al_fnv1a(h, rad->point, n * sizeof *rad->point);
+    h = al_fnv1a(h, rad->area, n * sizeof *rad->area);
+    h = al_fnv1a(h, rad->luxel_face, n * sizeof *rad->luxel_face);
     for (int32_t f = 0; f < rad->face_count; f++)
-        h = fnv(h, rad->faces[f].emission, sizeof rad->faces[f].emission);
+        h = al_fnv1a(h, rad->faces[f].emission, sizeof rad->faces[f].emission);
     return h;
 }
 
@@ -932,7 +926,7 @@ al_status al_rad_save(al_rad *rad, void **bytes, size_t *size)
            (size_t) rad->panel_count * sizeof(double));
     pthread_mutex_unlock(&rad->lock);
     memcpy(out, &h, sizeof h);
-    uint64_t sum = fnv(14695981039346656037ull, out, total - sizeof sum);
+    uint64_t sum = al_fnv1a(AL_FNV1A_SEED, out, total - sizeof sum);
     memcpy(out + total - sizeof sum, &sum, sizeof sum);
     *bytes = out;
     *size = total;
@@ -955,7 +949,7 @@ al_status al_rad_restore(al_rad *rad, const void *bytes, size_t size)
     if (!bytes || size != total) return AL_ERR_CORRUPT;
     uint64_t sum;
     memcpy(&sum, in + total - sizeof sum, sizeof sum);
-    if (sum != fnv(14695981039346656037ull, in, total - sizeof sum)) return AL_ERR_CORRUPT;
+    if (sum != al_fnv1a(AL_FNV1A_SEED, in, total - sizeof sum)) return AL_ERR_CORRUPT;
     rad_state_header h;
     memcpy(&h, in, sizeof h);
     if (memcmp(h.magic, RAD_STATE_MAGIC, sizeof h.magic) != 0 ||

@@ -15,6 +15,7 @@
  */
 #include "world-internal.h"
 
+#include "core/hash.h"
 #include "geom/epsilon.h"
 #include "geom/vec3.h"
 
@@ -75,10 +76,7 @@ static void put_tree(writer *o, const al_tree *t)
 
 static uint64_t checksum(const unsigned char *p, size_t n)
 {
-    /* FNV-1a, 64 bits: catches damaged bytes; the entry is not a security boundary. */
-    uint64_t h = 14695981039346656037u;
-    for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 1099511628211u;
-    return h;
+    return al_fnv1a(AL_FNV1A_SEED, p, n);
 }
 
 al_status al_world_save(const al_world *w, void **data, size_t *size)
