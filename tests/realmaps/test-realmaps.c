@@ -587,6 +587,32 @@ CHECK_TEST(radiosity, "/realmaps/radiosity-reaches-one-percent-with-its-books-ba
         solid += al_world_point_solid(s.world, 0, l.point);
     }
     CHECK_MSG(solid == 0, "%d sample points in solid", solid);
+    /* The state as the map's cache keeps it: a new solver of the same map put back to it
+     * shows the very same light and books; one of another luxel size refuses it. */
+    void *bytes = NULL;
+    size_t size = 0;
+    REQUIRE(al_rad_save(rad, &bytes, &size) == AL_OK);
+    al_rad *again = NULL, *other = NULL;
+    REQUIRE(al_rad_create(s.world, &s.input.input, &(al_rad_options){.luxel_size = luxel},
+                          &again, NULL) == AL_OK);
+    REQUIRE(al_rad_restore(again, bytes, size) == AL_OK);
+    al_rad_stats sa;
+    al_rad_get_stats(again, &sa);
+    CHECK(sa.shots == st.shots && sa.residual == st.residual && sa.emitted == st.emitted &&
+          sa.absorbed == st.absorbed && sa.escaped == st.escaped);
+    al_rad_lightmap restored;
+    REQUIRE(al_rad_snapshot(again, &restored) == AL_OK);
+    CHECK(restored.width == map.width && restored.height == map.height &&
+          memcmp(restored.texels, map.texels,
+                 (size_t) map.width * (size_t) map.height * sizeof map.texels[0]) == 0);
+    REQUIRE(al_rad_create(s.world, &s.input.input, &(al_rad_options){.luxel_size = 2 * luxel},
+                          &other, NULL) == AL_OK);
+    CHECK(al_rad_restore(other, bytes, size) == AL_ERR_CORRUPT);
+    check_note("%s: radiosity state %zu bytes", map_name, size);
+    al_rad_lightmap_free(&restored);
+    al_rad_destroy(again);
+    al_rad_destroy(other);
+    free(bytes);
     al_rad_lightmap_free(&map);
     al_rad_destroy(rad);
     al_diag_list_clear(&d);
