@@ -164,9 +164,9 @@ void allium_light_job_run(AlliumLightJob *job)
      * A pause delivers it too; only a cancel (an edit made it stale) drops it. */
     if (!allium_light_job_is_cancelled(job) && (stats.shots != job->last_post_shots || job->plan.reset))
         post_lightmap(job);
-    /* What the map's cache keeps, so that the map opens lit as it is now. A cancelled run's
-     * light is of a state already replaced. */
-    if (!allium_light_job_is_cancelled(job) &&
+    /* What the map's cache keeps, so that the map opens lit as it is now: when the run
+     * changed the light. A cancelled run's light is of a state already replaced. */
+    if (!allium_light_job_is_cancelled(job) && (stats.shots != first.shots || job->plan.reset) &&
         al_rad_save(rad, &job->state, &job->state_size) != AL_OK) {
         job->state = NULL;
         job->state_size = 0;
