@@ -15,13 +15,38 @@
 #define MAX_BRUSH_PLANES 256
 #define BEVEL_EPSILON    1e-6 /* an edge lies on a candidate plane if within this */
 
-static bool has_normal(const double (*normals)[3], int count, const double n[3])
+/* Normals closer than TOLERANCE on every axis count as one. */
+static bool has_normal(const double (*normals)[3], int count, const double n[3],
+                       double tolerance)
 {
     for (int i = 0; i < count; i++)
-        if (fabs(normals[i][0] - n[0]) < 1e-9 && fabs(normals[i][1] - n[1]) < 1e-9 &&
-            fabs(normals[i][2] - n[2]) < 1e-9)
+        if (fabs(normals[i][0] - n[0]) < tolerance && fabs(normals[i][1] - n[1]) < tolerance &&
+            fabs(normals[i][2] - n[2]) < tolerance)
             return true;
     return false;
+}
+
+/* An edge bevel's normal closer than this to an axis is that axis, and closer than this to
+ * a face or another bevel is that plane. The cross product of an edge that should be
+ * parallel to a plane picks up rounding noise (normals of 1e-9 to 1e-8 off an axis come out
+ * of thin cells clipped by planes a rounding apart). With a tolerance inside that band, the
+ * same cell would get a bevel or not depending on the noise, and two compiles of one map
+ * that only numbered their planes differently would build different trees. Genuine slopes
+ * are far above it: an edge between integer points within the world's coordinate range
+ * leans at least 1 / 262144 (about 4e-6) off an axis. */
+#define BEVEL_SAME_NORMAL 1e-6
+
+static void snap_bevel_normal(double n[3])
+{
+    for (int k = 0; k < 3; k++) {
+        int a = (k + 1) % 3, b = (k + 2) % 3;
+        if (fabs(n[a]) < BEVEL_SAME_NORMAL && fabs(n[b]) < BEVEL_SAME_NORMAL) {
+            n[a] = n[b] = 0.0;
+            n[k] = n[k] > 0 ? 1.0 : -1.0;
+            return;
+        }
+    }
+    al_plane_snap_normal(n);
 }
 
 int al_bevel_planes(const al_winding *const *windings, const double (*normals)[3], int count,
@@ -39,7 +64,7 @@ int al_bevel_planes(const al_winding *const *windings, const double (*normals)[3
         for (int dir = 0; dir < 2; dir++) {
             double n[3] = {0, 0, 0};
             n[axis] = dir ? -1.0 : 1.0;
-            if (has_normal(normals, count, n) || made >= max) continue;
+            if (has_normal(normals, count, n, 1e-9) || made >= max) continue;
             al_copy(n, out_normals[made]);
             out_dists[made++] = dir ? -mins[axis] : maxs[axis];
         }
@@ -60,7 +85,7 @@ int al_bevel_planes(const al_winding *const *windings, const double (*normals)[3
                 a[axis] = 1.0;
                 al_cross(u, a, n);
                 if (al_normalize(n, n) < 1e-6) continue; /* edge parallel to the axis */
-                al_plane_snap_normal(n);
+                snap_bevel_normal(n);
                 double e0 = al_dot(n, p), lo = e0, hi = e0;
                 for (int f = 0; f < count; f++) {
                     if (!windings[f]) continue;
@@ -79,7 +104,8 @@ int al_bevel_planes(const al_winding *const *windings, const double (*normals)[3
                 } else {
                     continue; /* the edge is not on the hull in this direction */
                 }
-                if (has_normal(normals, count, n) || has_normal(out_normals, made, n))
+                if (has_normal(normals, count, n, BEVEL_SAME_NORMAL) ||
+                    has_normal(out_normals, made, n, BEVEL_SAME_NORMAL))
                     continue;
                 if (made >= max) return made;
                 al_copy(n, out_normals[made]);

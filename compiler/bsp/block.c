@@ -1,10 +1,13 @@
-/* One block's trees: CSG per hull, a map tree per hull, then the onion tree.
+/* One block's trees. Its collision trees come from sub-cells (see al_subtree): per
+ * sub-cell CSG per hull, a map tree per hull, then the onion tree, joined under axial nodes
+ * on the sub-cell boundaries. Its vis and light trees are built whole.
  *
- * This is the unit of work of a compile (blocks build in parallel) and, later, of an
- * incremental rebuild. Its only inputs are the expanded brushes overlapping the block, so
- * rebuilding a block after an edit gives the same trees as a full compile.
+ * Sub-cells and vis trees are the units of work of a compile (they build in parallel) and
+ * of an incremental rebuild. Their only inputs are the expanded brushes overlapping them,
+ * so rebuilding after an edit gives the same trees as a full compile.
  */
 #include "bsp/csg.h"
+#include "geom/epsilon.h"
 #include "core/clock.h"
 #include "world/world-internal.h"
 
@@ -35,21 +38,26 @@ void al_block_free(al_block *block)
     al_tree_free(&block->vis);
     al_tree_free(&block->light);
     block->light_is_vis = false;
+    free(block->sub);
+    free(block->sub_stats);
+    block->sub = NULL;
+    block->sub_stats = NULL;
 }
 
 /* A map tree of the block from POLYS, the boundary of BRUSHES (whose inside decides the
  * root when there are no polygons at all). */
-static int build_map_tree(const al_world *w, al_block *block, al_brush *const *brushes,
+static int build_map_tree(const al_world *w, const double mins[3], const double maxs[3],
+                          al_brush *const *brushes,
                           int count, al_poly_vec *polys, bool bevel_chains, al_arena *arena,
                           al_build_scratch *scratch, al_tree *out, al_build_stats *stats)
 {
     double center[3];
-    for (int k = 0; k < 3; k++) center[k] = 0.5 * (block->mins[k] + block->maxs[k]);
+    for (int k = 0; k < 3; k++) center[k] = 0.5 * (mins[k] + maxs[k]);
     al_build_params params = {
         .mode = AL_BUILD_MAP_TREE,
         .planes = &w->planes,
-        .mins = block->mins,
-        .maxs = block->maxs,
+        .mins = mins,
+        .maxs = maxs,
         .root_solid = polys->count == 0 && al_csg_point_inside(&w->planes, brushes, count, center),
         .bevel_chains = bevel_chains,
     };
@@ -72,8 +80,8 @@ static int build_point_tree(const al_block_input *in, al_block *block, al_brush 
     int status = -1;
     if (al_csg_boundary(arena, &w->planes, brushes, count, block->mins, block->maxs, 0,
                         &polys) == 0)
-        status = build_map_tree(w, block, brushes, count, &polys, false, arena, scratch, out,
-                                &stats);
+        status = build_map_tree(w, block->mins, block->maxs, brushes, count, &polys, false,
+                                arena, scratch, out, &stats);
     al_poly_vec_free(&polys);
     return status;
 }
@@ -89,8 +97,45 @@ static int build_light_tree(const al_block_input *in, al_block *block, al_arena 
                             scratch);
 }
 
-int al_block_build(const al_block_input *in, al_block *block, al_arena *arena,
-                   al_build_scratch *scratch)
+void al_block_subcell_box(const al_block *block, double size, int s, double mins[3],
+                          double maxs[3])
+{
+    int n = block->subcells;
+    int c[3] = {s % n, s / n % n, s / (n * n)};
+    for (int k = 0; k < 3; k++) {
+        mins[k] = c[k] == 0 ? block->mins[k] : block->cell_mins[k] + c[k] * size;
+        maxs[k] = c[k] == n - 1 ? block->maxs[k] : block->cell_mins[k] + (c[k] + 1) * size;
+    }
+}
+
+void al_subcell_trees_free(al_subcell_trees *t)
+{
+    if (!t) return;
+    al_tree_free(&t->onion);
+    for (int h = 0; h < AL_MAX_HULLS; h++) al_tree_free(&t->map[h]);
+}
+
+/* The brushes of LIST whose bounds reach [MINS, MAXS] (with a margin: one that reaches
+ * no further than the margin adds nothing to the CSG inside the box). */
+static al_brush **pick_brushes(al_arena *arena, al_brush *const *list, int count,
+                               const double mins[3], const double maxs[3], int *picked)
+{
+    al_brush **out = al_arena_alloc(arena, ((size_t) count + 1) * sizeof *out);
+    *picked = 0;
+    if (!out) return NULL;
+    const double margin = 4 * AL_ON_EPSILON;
+    for (int i = 0; i < count; i++) {
+        const al_brush *b = list[i];
+        bool in = true;
+        for (int k = 0; k < 3 && in; k++)
+            in = b->mins[k] <= maxs[k] + margin && b->maxs[k] >= mins[k] - margin;
+        if (in) out[(*picked)++] = list[i];
+    }
+    return out;
+}
+
+int al_subcell_build(const al_block_input *in, const double mins[3], const double maxs[3],
+                     al_subcell_trees *out, al_arena *arena, al_build_scratch *scratch)
 {
     const al_world *w = in->world;
     int hulls = w->hull_count;
@@ -98,20 +143,25 @@ int al_block_build(const al_block_input *in, al_block *block, al_arena *arena,
     al_poly_vec polys[AL_MAX_HULLS];
     memset(polys, 0, sizeof polys);
     al_poly_vec all = {0};
+    al_brush **brushes[AL_MAX_HULLS];
+    int counts[AL_MAX_HULLS];
     int status = -1;
 
     uint64_t t0 = al_clock_ns();
     for (int h = 0; h < hulls; h++) {
-        if (al_csg_boundary(arena, &w->planes, in->expanded[h], in->expanded_count[h],
-                            block->mins, block->maxs, h, &polys[h]) < 0)
+        brushes[h] = pick_brushes(arena, in->expanded[h], in->expanded_count[h], mins, maxs,
+                                  &counts[h]);
+        if (!brushes[h] ||
+            al_csg_boundary(arena, &w->planes, brushes[h], counts[h], mins, maxs, h,
+                            &polys[h]) < 0)
             goto done;
-        block->stats.boundary_polys[h] = polys[h].count;
+        out->stats.boundary_polys[h] = polys[h].count;
     }
     uint64_t t1 = al_clock_ns();
 
     for (int h = 0; h < hulls; h++)
-        if (build_map_tree(w, block, in->expanded[h], in->expanded_count[h], &polys[h], h == 0,
-                           arena, scratch, &block->map[h], &block->stats.map) < 0)
+        if (build_map_tree(w, mins, maxs, brushes[h], counts[h], &polys[h], h == 0, arena,
+                           scratch, &out->map[h], &out->stats.map) < 0)
             goto done;
     uint64_t t2 = al_clock_ns();
 
@@ -123,32 +173,215 @@ int al_block_build(const al_block_input *in, al_block *block, al_arena *arena,
     al_build_params onion = {
         .mode = AL_BUILD_ONION,
         .planes = &w->planes,
-        .mins = block->mins,
-        .maxs = block->maxs,
-        .map_trees = block->map,
+        .mins = mins,
+        .maxs = maxs,
+        .map_trees = out->map,
         .hull_count = hulls,
     };
-    if (al_build_tree(arena, scratch, &onion, all.items, all.count, &block->onion,
-                      &block->stats.onion) < 0)
+    if (al_build_tree(arena, scratch, &onion, all.items, all.count, &out->onion,
+                      &out->stats.onion) < 0)
         goto done;
-    al_tree_compute_masks(&block->onion, hulls);
+    al_tree_compute_masks(&out->onion, hulls);
     uint64_t t3 = al_clock_ns();
-    if (in->build_vis &&
-        build_point_tree(in, block, in->vis, in->vis_count, &block->vis, arena, scratch) < 0)
-        goto done;
-    block->stats.ms_vis_tree = al_clock_ms_since(t3);
-    uint64_t t4 = al_clock_ns();
-    if (in->build_vis && build_light_tree(in, block, arena, scratch) < 0) goto done;
-    block->stats.ms_light_tree = al_clock_ms_since(t4);
-    block->stats.ms_csg = (double) (t1 - t0) / 1e6;
-    block->stats.ms_map_trees = (double) (t2 - t1) / 1e6;
-    block->stats.ms_onion = (double) (t3 - t2) / 1e6;
-    if (al_block_own(block)) status = 0;
+    out->ms_csg = (double) (t1 - t0) / 1e6;
+    out->ms_map_trees = (double) (t2 - t1) / 1e6;
+    out->ms_onion = (double) (t3 - t2) / 1e6;
+    status = 0;
 
 done:
     for (int h = 0; h < hulls; h++) al_poly_vec_free(&polys[h]);
     al_poly_vec_free(&all);
     al_arena_release(arena, mark);
-    if (status < 0) al_block_free(block);
+    if (status < 0) al_subcell_trees_free(out);
+    return status;
+}
+
+/* Assembly of one kind of tree. */
+typedef struct assembly {
+    al_tree *tree;
+    const al_block *block;
+    double size; /* of a sub-cell */
+    int n;       /* sub-cells per axis */
+    /* Per sub-cell: the root's code in the assembled tree, and its bits if it is a leaf. */
+    int32_t roots[AL_MAX_SUBCELLS];
+    bool leaf[AL_MAX_SUBCELLS];
+    uint32_t bits[AL_MAX_SUBCELLS];
+    int32_t used; /* joining nodes taken */
+    bool write;   /* false: only count them */
+} assembly;
+
+typedef struct joined {
+    int32_t code;
+    bool leaf;
+    uint32_t bits;
+} joined;
+
+/* The axial nodes over the sub-cell range [LO, HI), split like the model's top tree
+ * (longest range in half), numbered in pre-order from 0 (a child after its parent, as
+ * every tree is). Two leaf children with the same bits make one leaf: open space and
+ * solid rock get no useless splits. */
+static joined join(assembly *a, const int lo[3], const int hi[3])
+{
+    int axis = 0;
+    for (int k = 1; k < 3; k++)
+        if (hi[k] - lo[k] > hi[axis] - lo[axis]) axis = k;
+    if (hi[axis] - lo[axis] <= 1) {
+        int s = (lo[2] * a->n + lo[1]) * a->n + lo[0];
+        return (joined){a->roots[s], a->leaf[s], a->bits[s]};
+    }
+    int mid = (lo[axis] + hi[axis]) / 2;
+    int32_t index = a->used++;
+    int front_lo[3] = {lo[0], lo[1], lo[2]}, back_hi[3] = {hi[0], hi[1], hi[2]};
+    front_lo[axis] = mid;
+    back_hi[axis] = mid;
+    joined front = join(a, front_lo, hi);
+    joined back = join(a, lo, back_hi);
+    if (front.leaf && back.leaf && front.bits == back.bits) {
+        a->used--; /* the last node taken: nothing below it kept one */
+        return front;
+    }
+    if (a->write) {
+        al_node *node = &a->tree->nodes[index];
+        memset(node, 0, sizeof *node);
+        node->normal[axis] = 1.0;
+        node->dist = a->block->cell_mins[axis] + mid * a->size;
+        node->child[0] = front.code;
+        node->child[1] = back.code;
+    }
+    return (joined){index, false, 0};
+}
+
+/* Copies a sub-cell's tree, at RANGE in T (as built, or within a previous block's
+ * assembled tree), to the ends of TREE's arrays; fills OUT. */
+static void append_subtree(al_tree *tree, const al_tree *t, const al_subtree *range,
+                           al_subtree *out)
+{
+    out->node_first = tree->node_count;
+    out->node_count = range->node_count;
+    out->leaf_first = tree->leaf_count;
+    out->leaf_count = range->leaf_count;
+    int32_t node_shift = out->node_first - range->node_first;
+    int32_t leaf_shift = out->leaf_first - range->leaf_first;
+    for (int32_t i = 0; i < range->node_count; i++) {
+        al_node node = t->nodes[range->node_first + i];
+        for (int c = 0; c < 2; c++)
+            node.child[c] = node.child[c] >= 0 ? node.child[c] + node_shift
+                                               : node.child[c] - leaf_shift;
+        tree->nodes[tree->node_count++] = node;
+    }
+    memcpy(tree->leaves + tree->leaf_count, t->leaves + range->leaf_first,
+           (size_t) range->leaf_count * sizeof *t->leaves);
+    tree->leaf_count += range->leaf_count;
+    out->root = range->root >= 0 ? range->root + node_shift : range->root - leaf_shift;
+}
+
+static void add_build_stats(al_build_stats *sum, const al_build_stats *part)
+{
+    sum->polys_in += part->polys_in;
+    sum->splits += part->splits;
+    sum->degenerate += part->degenerate;
+    sum->bevel_nodes += part->bevel_nodes;
+    sum->candidates_evaluated += part->candidates_evaluated;
+}
+
+int al_block_assemble(al_block *block, int hull_count, double size,
+                      al_subcell_trees *const *fresh, const al_block *prev)
+{
+    int n = block->subcells, count = n * n * n;
+    int kinds = 1 + hull_count;
+    block->sub = calloc((size_t) (kinds * count), sizeof *block->sub);
+    block->sub_stats = calloc((size_t) count, sizeof *block->sub_stats);
+    if (!block->sub || !block->sub_stats) goto nomem;
+    /* Stats: sums over the sub-cells (the vis job's times are kept). */
+    double ms_vis = block->stats.ms_vis_tree, ms_light = block->stats.ms_light_tree;
+    memset(&block->stats, 0, sizeof block->stats);
+    block->stats.ms_vis_tree = ms_vis;
+    block->stats.ms_light_tree = ms_light;
+    for (int s = 0; s < count; s++) {
+        if (fresh[s]) {
+            block->sub_stats[s] = fresh[s]->stats;
+            block->stats.ms_csg += fresh[s]->ms_csg;
+            block->stats.ms_map_trees += fresh[s]->ms_map_trees;
+            block->stats.ms_onion += fresh[s]->ms_onion;
+        } else {
+            block->sub_stats[s] = prev->sub_stats[s];
+        }
+        const al_subcell_stats *st = &block->sub_stats[s];
+        for (int h = 0; h < hull_count; h++)
+            block->stats.boundary_polys[h] += st->boundary_polys[h];
+        add_build_stats(&block->stats.onion, &st->onion);
+        add_build_stats(&block->stats.map, &st->map);
+    }
+    for (int kind = 0; kind < kinds; kind++) {
+        al_tree *tree = kind == 0 ? &block->onion : &block->map[kind - 1];
+        /* The source of each sub-cell's tree and where it lies there. */
+        const al_tree *src[AL_MAX_SUBCELLS];
+        al_subtree range[AL_MAX_SUBCELLS];
+        int64_t nodes = count - 1, leaves = 0;
+        for (int s = 0; s < count; s++) {
+            if (fresh[s]) {
+                src[s] = kind == 0 ? &fresh[s]->onion : &fresh[s]->map[kind - 1];
+                range[s] = (al_subtree){src[s]->root, 0, src[s]->node_count, 0,
+                                        src[s]->leaf_count};
+            } else {
+                src[s] = kind == 0 ? &prev->onion : &prev->map[kind - 1];
+                range[s] = prev->sub[kind * count + s];
+            }
+            nodes += range[s].node_count;
+            leaves += range[s].leaf_count;
+        }
+        if (nodes >= INT32_MAX || leaves >= INT32_MAX) goto nomem;
+        tree->nodes = malloc(((size_t) nodes + 1) * sizeof *tree->nodes);
+        tree->leaves = malloc(((size_t) leaves + 1) * sizeof *tree->leaves);
+        if (!tree->nodes || !tree->leaves) goto nomem;
+        /* The joining nodes (counted first), then the sub-cells in order. */
+        assembly a = {.tree = tree, .block = block, .size = size, .n = n};
+        for (int s = 0; s < count; s++) {
+            a.leaf[s] = range[s].root < 0;
+            a.bits[s] = a.leaf[s] ? src[s]->leaves[al_tree_leaf_index(range[s].root)] : 0;
+        }
+        int lo[3] = {0, 0, 0}, hi[3] = {n, n, n};
+        join(&a, lo, hi);
+        tree->node_count = a.used;
+        tree->leaf_count = 0;
+        al_subtree *mine = &block->sub[kind * count];
+        for (int s = 0; s < count; s++) {
+            append_subtree(tree, src[s], &range[s], &mine[s]);
+            a.roots[s] = mine[s].root;
+        }
+        a.used = 0;
+        a.write = true;
+        tree->root = join(&a, lo, hi).code;
+        if (n > 1) al_tree_compute_masks(tree, kind == 0 ? hull_count : 1);
+    }
+    al_tree_depth(&block->onion, &block->onion_max_depth, &block->onion_mean_depth);
+    return 0;
+
+nomem:
+    al_tree_free(&block->onion);
+    for (int h = 0; h < AL_MAX_HULLS; h++) al_tree_free(&block->map[h]);
+    free(block->sub);
+    free(block->sub_stats);
+    block->sub = NULL;
+    block->sub_stats = NULL;
+    return -1;
+}
+
+int al_block_build_vis(const al_block_input *in, al_block *block, al_arena *arena,
+                       al_build_scratch *scratch)
+{
+    al_arena_mark mark = al_arena_get_mark(arena);
+    uint64_t t0 = al_clock_ns();
+    int status = build_point_tree(in, block, in->vis, in->vis_count, &block->vis, arena,
+                                  scratch);
+    block->stats.ms_vis_tree = al_clock_ms_since(t0);
+    uint64_t t1 = al_clock_ns();
+    if (status == 0) status = build_light_tree(in, block, arena, scratch);
+    block->stats.ms_light_tree = al_clock_ms_since(t1);
+    al_arena_release(arena, mark);
+    if (status < 0) {
+        al_tree_free(&block->vis);
+        al_tree_free(&block->light);
+    }
     return status;
 }

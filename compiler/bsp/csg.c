@@ -194,7 +194,7 @@ int al_csg_boundary(al_arena *arena, const al_plane_table *planes, al_brush *con
                 if (!al_bounds_overlap(wmins, wmaxs, b->mins, b->maxs, -AL_ON_EPSILON)) continue;
                 next.count = 0;
                 for (int p = 0; p < pieces.count; p++)
-                    if (!carve(arena, planes, pieces.items[p], face_plane, b, b->id > a->id,
+                    if (!carve(arena, planes, pieces.items[p], face_plane, b, adjacent[j] > i,
                                &next))
                         goto nomem_pieces;
                 piece_list t = pieces;

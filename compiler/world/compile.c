@@ -275,10 +275,23 @@ typedef struct block_job {
     al_model *model;
     int block;
     al_block_input input;
+    const al_block *prev; /* the block it replaces, lending its clean sub-cells; or NULL */
+    uint64_t dirty;       /* the sub-cells to build (all without PREV) */
+    int first_tree;       /* its sub-cells' trees: first_tree + rank among the dirty ones */
 } block_job;
+
+/* A unit of parallel work: one sub-cell of a block job (its trees go to trees[tree]), or
+ * (sub -1) the job's vis trees. */
+typedef struct work_item {
+    int job, sub, tree;
+} work_item;
 
 typedef struct compile_context {
     block_job *jobs;
+    work_item *work;
+    al_subcell_trees *trees; /* per work item */
+    double subcell_size;
+    int hull_count;
     al_arena **arenas;
     al_build_scratch *scratch;
     int failed;
@@ -299,18 +312,114 @@ static void block_list(al_block_input *in, int kind, int h, al_brush ****list, i
     }
 }
 
-static void run_block_job(void *context, int index, int worker)
+static void run_work_item(void *context, int index, int worker)
 {
     compile_context *c = context;
+    const work_item *item = &c->work[index];
+    block_job *job = &c->jobs[item->job];
+    al_block *block = &job->model->blocks[job->block];
+    int status;
+    if (item->sub < 0) {
+        status = al_block_build_vis(&job->input, block, c->arenas[worker], &c->scratch[worker]);
+    } else {
+        double mins[3], maxs[3];
+        al_block_subcell_box(block, c->subcell_size, item->sub, mins, maxs);
+        status = al_subcell_build(&job->input, mins, maxs, &c->trees[item->tree],
+                                  c->arenas[worker], &c->scratch[worker]);
+    }
+    if (status < 0) __atomic_store_n(&c->failed, 1, __ATOMIC_RELAXED);
+}
+
+static void run_assembly(void *context, int index, int worker)
+{
+    (void) worker;
+    compile_context *c = context;
     block_job *job = &c->jobs[index];
-    if (al_block_build(&job->input, &job->model->blocks[job->block], c->arenas[worker],
-                       &c->scratch[worker]) < 0)
+    al_block *block = &job->model->blocks[job->block];
+    int count = block->subcells * block->subcells * block->subcells;
+    al_subcell_trees *fresh[AL_MAX_SUBCELLS];
+    for (int s = 0, rank = 0; s < count; s++)
+        fresh[s] = job->dirty >> s & 1 ? &c->trees[job->first_tree + rank++] : NULL;
+    if (al_block_assemble(block, c->hull_count, c->subcell_size, fresh, job->prev) < 0 ||
+        !al_block_own(block))
         __atomic_store_n(&c->failed, 1, __ATOMIC_RELAXED);
+}
+
+/* Marks in SUB_DIRTY (per block of the world model) the sub-cells that brush B grown by
+ * [LO_GROW, HI_GROW] overlaps, with the on-plane epsilon, as brush_block_range does for
+ * blocks. */
+static void mark_subcells(const al_model *model, double block_size, const al_brush *b,
+                          const double lo_grow[3], const double hi_grow[3], uint64_t *sub_dirty)
+{
+    int n = AL_SUBCELLS;
+    double size = block_size / n;
+    int lo[3], hi[3];
+    for (int k = 0; k < 3; k++) {
+        int cells = model->grid_dims[k] * n;
+        lo[k] = (int) floor((b->mins[k] + lo_grow[k] - AL_ON_EPSILON) / size) -
+                model->grid_origin[k] * n;
+        hi[k] = (int) floor((b->maxs[k] + hi_grow[k] + AL_ON_EPSILON) / size) -
+                model->grid_origin[k] * n;
+        if (lo[k] < 0) lo[k] = 0;
+        if (hi[k] > cells - 1) hi[k] = cells - 1;
+    }
+    for (int z = lo[2]; z <= hi[2]; z++)
+        for (int y = lo[1]; y <= hi[1]; y++)
+            for (int x = lo[0]; x <= hi[0]; x++) {
+                int block = al_model_block_index(model, x / n, y / n, z / n);
+                int s = (z % n * n + y % n) * n + x % n;
+                sub_dirty[block] |= UINT64_C(1) << s;
+            }
+}
+
+void al_expanded_store_release(al_expanded_store *store)
+{
+    if (!store || __atomic_sub_fetch(&store->refs, 1, __ATOMIC_ACQ_REL) > 0) return;
+    al_arena_destroy(store->arena);
+    free(store);
+}
+
+/* Gives W the expanded brushes of PREV for the brushes it copied (FROM_OF: per input
+ * brush, its index among PREV's collision brushes, or -1) and the stores they live in,
+ * then STORE for its own. Takes STORE in any case. False if memory runs out. */
+static bool share_expanded(al_world *w, const al_world *prev, const int *from_of,
+                           al_expanded_store *store)
+{
+    bool shared = prev && prev->expanded && prev->store_count < AL_MAX_EXPANDED_STORES;
+    int count = shared ? prev->store_count + 1 : 1;
+    w->stores = malloc((size_t) count * sizeof *w->stores);
+    if (!w->stores) {
+        al_expanded_store_release(store);
+        return false;
+    }
+    if (shared)
+        for (int i = 0; i < prev->store_count; i++) {
+            __atomic_add_fetch(&prev->stores[i]->refs, 1, __ATOMIC_RELAXED);
+            w->stores[w->store_count++] = prev->stores[i];
+        }
+    w->stores[w->store_count++] = store;
+    if (!prev || !prev->expanded) return true;
+    int n = w->collision_count, pn = prev->collision_count;
+    for (int i = 0; i < n; i++) {
+        int from = from_of[w->collision[i]->id];
+        if (from < 0) continue;
+        for (int h = 0; h < w->hull_count; h++) {
+            al_brush *e = prev->expanded[(size_t) h * pn + from];
+            /* A hull without extent (the point hull) expands a brush to itself. */
+            if (e == prev->collision[from]) e = w->collision[i];
+            else if (e && !shared && !(e = al_brush_copy(store->arena, e))) return false;
+            w->expanded[(size_t) h * n + i] = e;
+        }
+    }
+    return true;
 }
 
 void al_world_destroy(al_world *world)
 {
     if (!world) return;
+    for (int i = 0; i < world->store_count; i++) al_expanded_store_release(world->stores[i]);
+    free(world->stores);
+    free(world->expanded);
     for (int m = 0; m < world->model_count; m++) {
         al_model *model = &world->models[m];
         for (int b = 0; b < model->block_count; b++) al_block_free(&model->blocks[b]);
@@ -569,9 +678,8 @@ static void sum_stats(al_world *w)
                 w->stats.boundary_polys[h] += blk->stats.boundary_polys[h];
             }
             if (m == 0) {
-                int max_depth;
-                double mean_depth;
-                al_tree_depth(&blk->onion, &max_depth, &mean_depth);
+                int max_depth = blk->onion_max_depth;
+                double mean_depth = blk->onion_mean_depth;
                 /* Depth counted from the model's root: add the top tree's levels. */
                 int top_depth = 0;
                 for (int k = 0; k < 3; k++) {
@@ -620,6 +728,8 @@ static al_status compile_world(const al_world *prev, const al_input *input,
         return AL_ERR_INVALID_ARGUMENT;
     }
     if (!prev_fits(prev, hulls, hull_count, block_size)) prev = NULL;
+    int subcells = block_size / AL_SUBCELLS >= AL_MIN_SUBCELL_SIZE ? AL_SUBCELLS : 1;
+    double subcell_size = block_size / subcells;
 
     al_world *w = calloc(1, sizeof *w);
     if (!w) return AL_ERR_NOMEM;
@@ -628,11 +738,13 @@ static al_status compile_world(const al_world *prev, const al_input *input,
     w->block_size = block_size;
     w->entity_count = input->entity_count;
     w->arena = al_arena_create(0);
-    al_arena *build_arena = al_arena_create(0);
+    al_expanded_store *store = calloc(1, sizeof *store);
+    if (store && (store->arena = al_arena_create(0))) store->refs = 1;
     int threads = options && options->threads > 0 ? options->threads : al_cpu_count();
     al_arena **arenas = calloc((size_t) threads, sizeof *arenas);
     al_build_scratch *scratch = calloc((size_t) threads, sizeof *scratch);
     al_brush **expanded = NULL;
+    int *from_of = NULL;
     block_job *jobs = NULL;
     int *model_of_entity = NULL;
     al_brush ***block_lists = NULL;
@@ -640,11 +752,15 @@ static al_status compile_world(const al_world *prev, const al_input *input,
     uint64_t *keys = NULL;
     int *job_of_block = NULL;
     bool *dirty = NULL, *prev_model_taken = NULL;
+    uint64_t *sub_dirty = NULL;
+    work_item *work = NULL;
+    al_subcell_trees *sub_trees = NULL;
+    int work_total = 0;
     int *prev_of_model = NULL;
     int (*build_box)[2][3] = NULL;
     prev_brushes reuse;
     bool reuse_ready = prev_brushes_init(&reuse, prev);
-    if (!w->arena || !build_arena || !arenas || !scratch || !reuse_ready) goto nomem;
+    if (!w->arena || !store || !store->arena || !arenas || !scratch || !reuse_ready) goto nomem;
     if (prev ? !al_plane_table_load(&w->planes, prev->planes.planes, prev->planes.count)
              : !al_plane_table_init(&w->planes))
         goto nomem;
@@ -658,9 +774,10 @@ static al_status compile_world(const al_world *prev, const al_input *input,
     uint64_t t_brushes = al_clock_ns();
     model_of_entity = malloc((size_t) (input->entity_count + 1) * sizeof *model_of_entity);
     keys = malloc((size_t) (input->brush_count + 1) * sizeof *keys);
+    from_of = malloc((size_t) (input->brush_count + 1) * sizeof *from_of);
     al_brush **valid = malloc((size_t) (input->brush_count + 1) * sizeof *valid);
     bool *fresh = calloc((size_t) input->brush_count + 1, sizeof *fresh);
-    if (!model_of_entity || !valid || !keys || !fresh) {
+    if (!model_of_entity || !valid || !keys || !fresh || !from_of) {
         free(valid);
         free(fresh);
         goto nomem;
@@ -680,6 +797,7 @@ static al_status compile_world(const al_world *prev, const al_input *input,
         bool nomem = false;
         al_brush *b = NULL;
         int from = prev_brushes_take(&reuse, keys[i]);
+        from_of[i] = from;
         if (from >= 0) {
             if (!(b = al_brush_copy(w->arena, prev->collision[from]))) nomem = true;
             else {
@@ -750,14 +868,18 @@ static al_status compile_world(const al_world *prev, const al_input *input,
     w->stats.ms_brushes = al_clock_ms_since(t_brushes);
 
     /* Expansion: one expanded copy per hull of a collision brush, all of them for a full
-     * compile, on demand (for the brushes of blocks to build) for an update. */
+     * compile, on demand (for the brushes of blocks to build) for an update, which takes
+     * those its predecessor has for the brushes it copied (see al_expanded_store). */
     uint64_t t_expand = al_clock_ns();
     int n = w->collision_count;
-    expanded = calloc((size_t) (n * hull_count + 1), sizeof *expanded);
-    if (!expanded) {
+    expanded = w->expanded = calloc((size_t) (n * hull_count + 1), sizeof *expanded);
+    bool shared = expanded && share_expanded(w, prev, from_of, store);
+    if (expanded) store = NULL; /* the world's now */
+    if (!shared) {
         free(fresh);
         goto nomem;
     }
+    al_arena *build_arena = w->stores[w->store_count - 1]->arena;
     if (!prev)
         for (int h = 0; h < hull_count; h++)
             for (int i = 0; i < n; i++) {
@@ -831,8 +953,10 @@ static al_status compile_world(const al_world *prev, const al_input *input,
                 for (int x = 0; x < model->grid_dims[0]; x++) {
                     al_block *b = &model->blocks[al_model_block_index(model, x, y, z)];
                     int c[3] = {x, y, z};
+                    b->subcells = m == 0 ? subcells : 1;
                     for (int k = 0; k < 3; k++) {
                         b->mins[k] = (model->grid_origin[k] + c[k]) * block_size;
+                        b->cell_mins[k] = b->mins[k];
                         b->maxs[k] = b->mins[k] + block_size;
                         if (c[k] == 0) b->mins[k] = -AL_MODEL_OUTER;
                         if (c[k] == model->grid_dims[k] - 1) b->maxs[k] = AL_MODEL_OUTER;
@@ -848,7 +972,8 @@ static al_status compile_world(const al_world *prev, const al_input *input,
      * only their brush lists changed. */
     dirty = malloc((size_t) (total_blocks + 1) * sizeof *dirty);
     prev_of_model = malloc((size_t) model_count * sizeof *prev_of_model);
-    if (!dirty || !prev_of_model) {
+    sub_dirty = calloc((size_t) w->models[0].block_count + 1, sizeof *sub_dirty);
+    if (!dirty || !prev_of_model || !sub_dirty) {
         free(fresh);
         goto nomem;
     }
@@ -871,12 +996,18 @@ static al_status compile_world(const al_world *prev, const al_input *input,
                     brush_block_range(m0, block_size, prev->collision[i], grow_lo, grow_hi, lo,
                                       hi);
                     mark_range(m0, lo, hi, dirty);
+                    if (subcells > 1)
+                        mark_subcells(m0, block_size, prev->collision[i], grow_lo, grow_hi,
+                                      sub_dirty);
                 }
             for (int i = 0; i < m0->brush_count; i++)
                 if (fresh[w->collision[i]->id]) {
                     brush_block_range(m0, block_size, w->collision[i], grow_lo, grow_hi, lo,
                                       hi);
                     mark_range(m0, lo, hi, dirty);
+                    if (subcells > 1)
+                        mark_subcells(m0, block_size, w->collision[i], grow_lo, grow_hi,
+                                      sub_dirty);
                 }
         }
         int base = w->models[0].block_count;
@@ -920,7 +1051,37 @@ static al_status compile_world(const al_world *prev, const al_input *input,
             jobs[j].block = b;
             jobs[j].input.world = w;
             jobs[j].input.build_vis = m == 0;
+            /* A world block whose predecessor has sub-cells lends the clean ones. */
+            const al_block *pb = m == 0 && prev_of_model[0] == 0 ? &prev->models[0].blocks[b]
+                                                                 : NULL;
+            int count = model->blocks[b].subcells * model->blocks[b].subcells *
+                        model->blocks[b].subcells;
+            uint64_t all_subs = count == 64 ? ~UINT64_C(0) : (UINT64_C(1) << count) - 1;
+            if (pb && pb->sub && pb->refs && pb->subcells == model->blocks[b].subcells) {
+                jobs[j].prev = pb;
+                jobs[j].dirty = sub_dirty[b] & all_subs;
+            } else {
+                jobs[j].dirty = all_subs;
+            }
+            jobs[j].first_tree = work_total;
+            work_total += __builtin_popcountll(jobs[j].dirty);
         }
+    }
+    /* Work items: the vis trees of world blocks first (each takes as long as many
+     * sub-cells: started last, one would finish alone), then the sub-cells. */
+    int sub_work = work_total, vis_work = 0;
+    for (int j = 0; j < job_total; j++) vis_work += jobs[j].input.build_vis;
+    work_total += vis_work;
+    work = calloc((size_t) work_total + 1, sizeof *work);
+    sub_trees = calloc((size_t) sub_work + 1, sizeof *sub_trees);
+    if (!work || !sub_trees) goto nomem;
+    for (int j = 0, v = 0; j < job_total; j++) {
+        for (int s = 0, rank = 0; s < AL_MAX_SUBCELLS; s++)
+            if (jobs[j].dirty >> s & 1) {
+                int tree = jobs[j].first_tree + rank++;
+                work[vis_work + tree] = (work_item){j, s, tree};
+            }
+        if (jobs[j].input.build_vis) work[v++] = (work_item){j, -1, -1};
     }
     /* Per model, the grid box around its blocks to build: brushes outside it are passed
      * over at once (an update builds a few blocks of thousands). */
@@ -1008,8 +1169,16 @@ static al_status compile_world(const al_world *prev, const al_input *input,
         }
     }
 
-    compile_context context = {.jobs = jobs, .arenas = arenas, .scratch = scratch};
-    al_parallel_for(job_total, threads, run_block_job, &context);
+    compile_context context = {.jobs = jobs,
+                               .work = work,
+                               .trees = sub_trees,
+                               .subcell_size = subcell_size,
+                               .hull_count = hull_count,
+                               .arenas = arenas,
+                               .scratch = scratch};
+    al_parallel_for(work_total, threads, run_work_item, &context);
+    if (!context.failed) al_parallel_for(job_total, threads, run_assembly, &context);
+    for (int i = 0; i < sub_work; i++) al_subcell_trees_free(&sub_trees[i]);
     if (context.failed) goto nomem;
     for (int j = 0; j < job_total; j++) {
         const al_block *blk = &jobs[j].model->blocks[jobs[j].block];
@@ -1061,11 +1230,14 @@ cleanup:
         free(block_lists);
     }
     free(jobs);
-    free(expanded);
+    free(from_of);
     free(model_of_entity);
     free(keys);
     free(job_of_block);
     free(dirty);
+    free(sub_dirty);
+    free(work);
+    free(sub_trees);
     free(prev_model_taken);
     free(prev_of_model);
     free(build_box);
@@ -1076,7 +1248,7 @@ cleanup:
     if (scratch)
         for (int t = 0; t < threads; t++) al_build_scratch_free(&scratch[t]);
     free(scratch);
-    al_arena_destroy(build_arena);
+    al_expanded_store_release(store);
     *out = w;
     return st;
 }

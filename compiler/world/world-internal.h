@@ -28,10 +28,50 @@ typedef struct al_block_stats {
     double ms_csg, ms_map_trees, ms_onion, ms_vis_tree, ms_light_tree;
 } al_block_stats;
 
+/* A world block's collision trees (onion and map trees) are assembled from a fixed grid of
+ * sub-cells, AL_SUBCELLS per axis: each sub-cell's trees are built only from the geometry
+ * overlapping it, as a block's are, and a few axial nodes on the sub-cell boundaries join
+ * them. An edit then rebuilds the sub-cells it touched and copies the others from the
+ * block it replaces: a 64-unit brush touches a few of 64 sub-cells, not a whole block.
+ * Brush models (doors) use one sub-cell per block: an edit of one rebuilds it all anyway.
+ * The vis and light trees are whole per block (sub-cell splits would only add leaves and
+ * portals to the PVS). */
+#define AL_SUBCELLS 4
+#define AL_MAX_SUBCELLS (AL_SUBCELLS * AL_SUBCELLS * AL_SUBCELLS)
+#define AL_MIN_SUBCELL_SIZE 256.0
+
+/* Where one sub-cell's tree lies in the block's assembled tree of that kind. */
+typedef struct al_subtree {
+    int32_t root; /* a node index, or -1 - leaf, in the assembled tree */
+    int32_t node_first, node_count, leaf_first, leaf_count;
+} al_subtree;
+
+typedef struct al_subcell_stats {
+    int boundary_polys[AL_MAX_HULLS];
+    al_build_stats onion;
+    al_build_stats map;
+} al_subcell_stats;
+
+/* The trees of one sub-cell, as built, before they join their block's. */
+typedef struct al_subcell_trees {
+    al_tree onion;
+    al_tree map[AL_MAX_HULLS];
+    al_subcell_stats stats;
+    double ms_csg, ms_map_trees, ms_onion;
+} al_subcell_trees;
+
 typedef struct al_block {
     double mins[3], maxs[3]; /* the box its trees partition */
+    double cell_mins[3];     /* the corner of its grid cell (mins, unless outermost) */
     al_tree onion;
     al_tree map[AL_MAX_HULLS]; /* map[0] carries bevel chains under its solid leaves */
+    int subcells; /* per axis: AL_SUBCELLS, or 1 */
+    /* Owned with the trees; NULL in a loaded block (which then cannot lend sub-cells).
+     * sub[kind * subcells³ + s]: kind 0 the onion tree, 1 + h the map tree of hull h. */
+    al_subtree *sub;
+    al_subcell_stats *sub_stats; /* per sub-cell */
+    int onion_max_depth; /* of the onion tree, from its root: kept for the world's stats */
+    double onion_mean_depth;
     al_tree vis; /* world model only: the point hull of the brushes that block sight
                     (structural, not clip), for portals and visibility (vis/) */
     al_tree light; /* world model only: the point hull of the brushes that block light
@@ -100,6 +140,23 @@ typedef struct al_model_index {
     double (*reach)[2][3];
 } al_model_index;
 
+/* Expanded brushes live in arenas that the worlds using them share. An update takes its
+ * predecessor's expanded brushes for the brushes it copied (by pointer: an expanded brush
+ * depends only on its brush and the hull, and a world's plane table extends its
+ * predecessor's) and holds a reference to every store it took one from; its own expansions
+ * go to a new store. A chain of edits would hold more and more stores, most of them with
+ * few brushes still in use, so past AL_MAX_EXPANDED_STORES an update copies the brushes it
+ * takes into its own store instead. */
+typedef struct al_expanded_store {
+    int refs;
+    al_arena *arena;
+} al_expanded_store;
+
+#define AL_MAX_EXPANDED_STORES 32
+
+/* Drops a reference to STORE, destroying it with the last. NULL is a no-op. */
+void al_expanded_store_release(al_expanded_store *store);
+
 struct al_world {
     al_hull_desc hulls[AL_MAX_HULLS];
     int hull_count;
@@ -111,6 +168,11 @@ struct al_world {
                                  world from al_world_load (al_world_update then compiles
                                  everything) */
     int collision_count;
+    /* Owned array, at [hull * collision_count + i]: collision brush i expanded by the hull,
+     * or NULL where it never was. The brushes live in STORES. NULL in a loaded world. */
+    al_brush **expanded;
+    al_expanded_store **stores; /* owned array of references */
+    int store_count;
     al_model *models; /* owned; models[0] is the world */
     int model_count;
     al_model_index model_index;
@@ -176,8 +238,29 @@ typedef struct al_block_input {
     int light_count;
 } al_block_input;
 
-int al_block_build(const al_block_input *in, al_block *block, al_arena *arena,
-                   al_build_scratch *scratch);
+/* Sub-cell S (x fastest) of BLOCK: its box. */
+void al_block_subcell_box(const al_block *block, double size, int s, double mins[3],
+                          double maxs[3]);
+
+/* Builds the collision trees of the sub-cell [MINS, MAXS] of a block from IN's expanded
+ * brushes (those overlapping it are picked out) into OUT, which must be zeroed. Returns 0,
+ * or -1 if memory runs out (OUT is then freed). */
+int al_subcell_build(const al_block_input *in, const double mins[3], const double maxs[3],
+                     al_subcell_trees *out, al_arena *arena, al_build_scratch *scratch);
+
+void al_subcell_trees_free(al_subcell_trees *t);
+
+/* Joins the sub-cells' trees (of SIZE units inside the block) into BLOCK's onion and map
+ * trees: FRESH[s] where not NULL
+ * (its trees are copied), else sub-cell s of PREV, which must have one. Fills BLOCK's sub
+ * tables and stats (the times of the fresh sub-cells). Returns 0, or -1 if memory runs
+ * out (BLOCK's collision trees are then freed). */
+int al_block_assemble(al_block *block, int hull_count, double size,
+                      al_subcell_trees *const *fresh, const al_block *prev);
+
+/* Builds BLOCK's vis and light trees (a world block). Returns 0 or -1 (out of memory). */
+int al_block_build_vis(const al_block_input *in, al_block *block, al_arena *arena,
+                       al_build_scratch *scratch);
 
 /* Fills OUT->contact and OUT->end from OUT->fraction, ->hit and ->normal (shared by both
  * trace kinds). */
