@@ -44,12 +44,12 @@ void al_block_free(al_block *block)
     block->sub_stats = NULL;
 }
 
-/* A map tree of the block from POLYS, the boundary of BRUSHES (whose inside decides the
- * root when there are no polygons at all). */
+/* A map tree of the box [MINS, MAXS] from POLYS, the boundary of BRUSHES (whose inside
+ * decides the root when there are no polygons at all). */
 static int build_map_tree(const al_world *w, const double mins[3], const double maxs[3],
-                          al_brush *const *brushes,
-                          int count, al_poly_vec *polys, bool bevel_chains, al_arena *arena,
-                          al_build_scratch *scratch, al_tree *out, al_build_stats *stats)
+                          al_brush *const *brushes, int count, al_poly_vec *polys,
+                          bool bevel_chains, al_arena *arena, al_build_scratch *scratch,
+                          al_tree *out, al_build_stats *stats)
 {
     double center[3];
     for (int k = 0; k < 3; k++) center[k] = 0.5 * (mins[k] + maxs[k]);
