@@ -16,32 +16,46 @@
 
 bool al_block_own(al_block *block)
 {
-    block->refs = malloc(sizeof *block->refs);
-    if (!block->refs) return false;
-    *block->refs = 1;
+    if (!block->refs) {
+        if (!(block->refs = malloc(sizeof *block->refs))) return false;
+        *block->refs = 1;
+    }
+    return al_block_own_vis(block);
+}
+
+bool al_block_own_vis(al_block *block)
+{
+    if (block->vis_refs || !al_block_has_vis(block)) return true;
+    if (!(block->vis_refs = malloc(sizeof *block->vis_refs))) return false;
+    *block->vis_refs = 1;
+    return true;
+}
+
+/* Drops a claim on a share of the block's trees: true if it was the last (or the share
+ * was never owned), so the trees are to be freed. */
+static bool release(int **refs)
+{
+    if (!*refs) return true;
+    if (__atomic_sub_fetch(*refs, 1, __ATOMIC_ACQ_REL) > 0) return false;
+    free(*refs);
+    *refs = NULL;
     return true;
 }
 
 void al_block_free(al_block *block)
 {
     if (!block) return;
-    if (block->refs) {
-        if (__atomic_sub_fetch(block->refs, 1, __ATOMIC_ACQ_REL) > 0) {
-            memset(block, 0, sizeof *block);
-            return;
-        }
-        free(block->refs);
-        block->refs = NULL;
+    if (release(&block->refs)) {
+        al_tree_free(&block->onion);
+        for (int h = 0; h < AL_MAX_HULLS; h++) al_tree_free(&block->map[h]);
+        free(block->sub);
+        free(block->sub_stats);
     }
-    al_tree_free(&block->onion);
-    for (int h = 0; h < AL_MAX_HULLS; h++) al_tree_free(&block->map[h]);
-    al_tree_free(&block->vis);
-    al_tree_free(&block->light);
-    block->light_is_vis = false;
-    free(block->sub);
-    free(block->sub_stats);
-    block->sub = NULL;
-    block->sub_stats = NULL;
+    if (release(&block->vis_refs)) {
+        al_tree_free(&block->vis);
+        al_tree_free(&block->light);
+    }
+    memset(block, 0, sizeof *block);
 }
 
 /* A map tree of the box [MINS, MAXS] from POLYS, the boundary of BRUSHES (whose inside

@@ -2,10 +2,12 @@
  *
  * One thread. It takes the newest submitted input (older ones it never started are
  * dropped), runs the stages in order and publishes a snapshot after each. The world of the
- * last collision stage is the base of the next update, so an edit costs the blocks it
+ * last collision stage is the base of the next update, so an edit costs the sub-cells it
  * touched. The portals and PVS stages work on their own copies of that world
  * (al_world_update with the same input: every brush copied, every block shared), because a
- * published world is never changed.
+ * published world is never changed. The collision stage builds no vis trees (the portals
+ * stage builds those of the blocks that lack them), so the portals world, once published,
+ * becomes the base in its place.
  */
 #include "al-live.h"
 
@@ -173,8 +175,8 @@ static void fail(al_live *live, al_status status, const al_diag_list *diags)
 }
 
 /* The visibility stages: a copy of the base world that shares its blocks, with visibility
- * up to LEVEL. */
-static void run_vis(al_live *live, live_input *in, al_stage stage, al_pvs_level level)
+ * up to LEVEL. Returns the snapshot published (a reference for the caller), or NULL. */
+static al_snapshot *run_vis(al_live *live, live_input *in, al_stage stage, al_pvs_level level)
 {
     uint64_t t0 = al_clock_ns();
     if (stage == AL_STAGE_PVS) {
@@ -196,14 +198,16 @@ static void run_vis(al_live *live, live_input *in, al_stage stage, al_pvs_level 
                                                                        ? live->pvs_progress
                                                                        : NULL,
                                                        .no_pvs_if_leaking = true});
+    al_snapshot *s = NULL;
     if (st == AL_OK) {
-        al_snapshot_release(publish(live, w, in, stage, al_clock_ms_since(t0)));
+        s = publish(live, w, in, stage, al_clock_ms_since(t0));
     } else {
         al_world_destroy(w);
         if (st == AL_ERR_CANCELLED) note_cancelled(live, stage);
         else fail(live, st, &diags);
     }
     al_diag_list_clear(&diags);
+    return s;
 }
 
 static void run(al_live *live, live_input *in)
@@ -233,13 +237,20 @@ static void run(al_live *live, live_input *in)
         note_cancelled(live, AL_STAGE_PORTALS);
         return;
     }
-    run_vis(live, in, AL_STAGE_PORTALS, AL_PVS_COARSE);
+    /* The collision stage leaves the vis and light trees of the blocks it built to the
+     * portals stage. Its world, which has them, becomes the base: the next edit and the
+     * PVS stage share them rather than build them again. */
+    al_snapshot *portals = run_vis(live, in, AL_STAGE_PORTALS, AL_PVS_COARSE);
+    if (portals) {
+        al_snapshot_release(live->base);
+        live->base = portals;
+    }
     if (last_stage(live) < AL_STAGE_PVS) return;
     if (stale(live)) {
         note_cancelled(live, AL_STAGE_PVS);
         return;
     }
-    run_vis(live, in, AL_STAGE_PVS, AL_PVS_TIGHT);
+    al_snapshot_release(run_vis(live, in, AL_STAGE_PVS, AL_PVS_TIGHT));
 }
 
 static void *engine_main(void *arg)

@@ -681,6 +681,14 @@ al_status al_rad_create(const al_world *world, const al_input *input, const al_r
                     "luxel size %g is not between 1 and 1024 units", o.luxel_size);
         return AL_ERR_INVALID_ARGUMENT;
     }
+    /* Its rays go through the world's light trees, which a compile with no_vis leaves to
+     * al_world_build_vis. */
+    for (int b = 0; b < world->models[0].block_count; b++)
+        if (!al_block_has_vis(&world->models[0].blocks[b])) {
+            al_diag_add(diags, AL_SEVERITY_ERROR, AL_DIAG_BAD_VALUE, -1, -1, -1, -1, -1,
+                        "the world has no light trees yet: build its visibility first");
+            return AL_ERR_INVALID_ARGUMENT;
+        }
     al_rad *rad = calloc(1, sizeof *rad);
     if (!rad) return AL_ERR_NOMEM;
     rad->world = world;

@@ -932,7 +932,8 @@ static int cmd_edit(const args *a)
         al_snapshot *s = al_live_current(live);
         al_world *full = NULL;
         al_compile_options co = lo.compile;
-        co.no_vis = true;
+        co.no_vis = false;
+        co.pvs = AL_PVS_NONE; /* the trees and portals, as the portals stage has them */
         if (s && al_world_compile(&e.input, &co, &full, NULL) == AL_OK)
             differences = al_world_tree_differences(al_snapshot_world(s), full, why, sizeof why);
         al_world_destroy(full);

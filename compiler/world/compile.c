@@ -507,12 +507,113 @@ al_status al_world_build_vis(al_world *w, const al_input *input, al_pvs_level le
     return al_world_build_vis_with(w, input, &o);
 }
 
+static void brush_block_range(const al_model *model, double block_size, const al_brush *b,
+                              const double lo_grow[3], const double hi_grow[3], int lo[3],
+                              int hi[3]);
+
+typedef struct vis_tree_context {
+    al_world *world;
+    al_block_input *inputs; /* per block of the world model; NULL for those that have trees */
+    al_arena **arenas;
+    al_build_scratch *scratch;
+    int failed;
+} vis_tree_context;
+
+static void run_vis_tree_job(void *context, int index, int worker)
+{
+    vis_tree_context *c = context;
+    al_block *block = &c->world->models[0].blocks[index];
+    if (!c->inputs[index].world) return;
+    if (al_block_build_vis(&c->inputs[index], block, c->arenas[worker], &c->scratch[worker]) < 0 ||
+        !al_block_own_vis(block))
+        __atomic_store_n(&c->failed, 1, __ATOMIC_RELAXED);
+}
+
+/* Builds the vis and light trees of the world blocks that have none (a compile with no_vis
+ * leaves them to this). Returns AL_OK or AL_ERR_NOMEM. */
+static al_status build_missing_vis_trees(al_world *w, int threads)
+{
+    al_model *m0 = &w->models[0];
+    int missing = 0;
+    for (int b = 0; b < m0->block_count; b++) missing += !al_block_has_vis(&m0->blocks[b]);
+    if (missing == 0) return AL_OK;
+    al_status st = AL_ERR_NOMEM;
+    al_block_input *inputs = calloc((size_t) m0->block_count, sizeof *inputs);
+    al_arena **arenas = calloc((size_t) threads, sizeof *arenas);
+    al_build_scratch *scratch = calloc((size_t) threads, sizeof *scratch);
+    if (!inputs || !arenas || !scratch) goto done;
+    for (int t = 0; t < threads; t++)
+        if (!(arenas[t] = al_arena_create(0))) goto done;
+    /* The brush lists: count, allocate, fill (the point hull's brushes are the collision
+     * brushes themselves). */
+    for (int pass = 0; pass < 2; pass++) {
+        for (int i = m0->first_brush; i < m0->first_brush + m0->brush_count; i++) {
+            al_brush *brush = w->collision[i];
+            bool sight = al_brush_blocks_sight(brush), light = al_brush_blocks_light(brush);
+            if (!sight && !light) continue;
+            const double zero[3] = {0, 0, 0};
+            int lo[3], hi[3];
+            brush_block_range(m0, w->block_size, brush, zero, zero, lo, hi);
+            for (int z = lo[2]; z <= hi[2]; z++)
+                for (int y = lo[1]; y <= hi[1]; y++)
+                    for (int x = lo[0]; x <= hi[0]; x++) {
+                        int b = al_model_block_index(m0, x, y, z);
+                        if (al_block_has_vis(&m0->blocks[b])) continue;
+                        al_block_input *in = &inputs[b];
+                        if (sight) {
+                            if (pass == 1) in->vis[in->vis_count] = brush;
+                            in->vis_count++;
+                        }
+                        if (light) {
+                            if (pass == 1) in->light[in->light_count] = brush;
+                            in->light_count++;
+                        }
+                    }
+        }
+        if (pass == 1) break;
+        for (int b = 0; b < m0->block_count; b++) {
+            if (al_block_has_vis(&m0->blocks[b])) continue;
+            al_block_input *in = &inputs[b];
+            in->world = w;
+            in->build_vis = true;
+            in->vis = malloc(((size_t) in->vis_count + 1) * sizeof *in->vis);
+            in->light = malloc(((size_t) in->light_count + 1) * sizeof *in->light);
+            if (!in->vis || !in->light) goto done;
+            in->vis_count = in->light_count = 0;
+        }
+    }
+    vis_tree_context c = {.world = w, .inputs = inputs, .arenas = arenas, .scratch = scratch};
+    al_parallel_for(m0->block_count, threads, run_vis_tree_job, &c);
+    if (!c.failed) st = AL_OK;
+
+done:
+    if (inputs)
+        for (int b = 0; b < m0->block_count; b++) {
+            free(inputs[b].vis);
+            free(inputs[b].light);
+        }
+    free(inputs);
+    if (arenas)
+        for (int t = 0; t < threads; t++) al_arena_destroy(arenas[t]);
+    free(arenas);
+    if (scratch)
+        for (int t = 0; t < threads; t++) al_build_scratch_free(&scratch[t]);
+    free(scratch);
+    return st;
+}
+
+al_status al_world_build_vis_trees(al_world *w, int threads)
+{
+    return build_missing_vis_trees(w, threads > 0 ? threads : al_cpu_count());
+}
+
 al_status al_world_build_vis_with(al_world *w, const al_input *input, const al_vis_options *o)
 {
     int threads = o->threads;
     al_vis_destroy(w->vis);
     w->vis = NULL;
     if (threads <= 0) threads = al_cpu_count();
+    if (build_missing_vis_trees(w, threads) != AL_OK) return AL_ERR_NOMEM;
     if (input->entity_count < 0 || (input->entity_count && !input->entities))
         return AL_ERR_INVALID_ARGUMENT;
     al_vis_entity *entities = vis_entities(w, input);
@@ -633,6 +734,7 @@ static bool block_share(al_block *dst, const al_block *src)
 {
     if (!src->refs) return false;
     __atomic_add_fetch(src->refs, 1, __ATOMIC_RELAXED);
+    if (src->vis_refs) __atomic_add_fetch(src->vis_refs, 1, __ATOMIC_RELAXED);
     *dst = *src;
     return true;
 }
@@ -680,6 +782,7 @@ static void sum_stats(al_world *w)
             if (m == 0) {
                 int max_depth = blk->onion_max_depth;
                 double mean_depth = blk->onion_mean_depth;
+                if (!blk->sub) al_tree_depth(&blk->onion, &max_depth, &mean_depth); /* loaded */
                 /* Depth counted from the model's root: add the top tree's levels. */
                 int top_depth = 0;
                 for (int k = 0; k < 3; k++) {
@@ -728,6 +831,8 @@ static al_status compile_world(const al_world *prev, const al_input *input,
         return AL_ERR_INVALID_ARGUMENT;
     }
     if (!prev_fits(prev, hulls, hull_count, block_size)) prev = NULL;
+    /* Without visibility the vis and light trees wait for al_world_build_vis too. */
+    bool want_vis = !(options && options->no_vis);
     int subcells = block_size / AL_SUBCELLS >= AL_MIN_SUBCELL_SIZE ? AL_SUBCELLS : 1;
     double subcell_size = block_size / subcells;
 
@@ -1050,7 +1155,7 @@ static al_status compile_world(const al_world *prev, const al_input *input,
             jobs[j].model = model;
             jobs[j].block = b;
             jobs[j].input.world = w;
-            jobs[j].input.build_vis = m == 0;
+            jobs[j].input.build_vis = m == 0 && want_vis;
             /* A world block whose predecessor has sub-cells lends the clean ones. */
             const al_block *pb = m == 0 && prev_of_model[0] == 0 ? &prev->models[0].blocks[b]
                                                                  : NULL;
@@ -1111,7 +1216,7 @@ static al_status compile_world(const al_world *prev, const al_input *input,
                 continue;
             }
             for (int h = 0; h < lists; h++)
-                for (int i = model->first_brush; i < model->first_brush + model->brush_count;
+                for (int i = model->first_brush; (h < hull_count || want_vis) && i < model->first_brush + model->brush_count;
                      i++) {
                     int kind = h - hull_count; /* 0: vis list, 1: light list, < 0: a hull */
                     if (kind == 0 && (m != 0 || !al_brush_blocks_sight(w->collision[i])))
@@ -1199,6 +1304,12 @@ static al_status compile_world(const al_world *prev, const al_input *input,
         model->top.node_count = used;
         uint32_t s, e;
         top_masks(model, model->top.root, all, &s, &e);
+    }
+    /* A store this compile expanded nothing into is dropped: a chain of updates that only
+     * copy brushes does not grow its list of stores. */
+    if (w->stats.expanded_planes == 0 && w->store_count > 1) {
+        al_expanded_store_release(w->stores[w->store_count - 1]);
+        w->store_count--;
     }
     if (!al_world_index_models(w)) goto nomem;
     w->stats.ms_blocks = al_clock_ms_since(t_blocks);

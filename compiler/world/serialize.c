@@ -158,8 +158,10 @@ al_status al_world_save(const al_world *w, void **data, size_t *size)
             put(&o, &block->stats, sizeof block->stats);
             put_tree(&o, &block->onion);
             for (int h = 0; h < w->hull_count; h++) put_tree(&o, &block->map[h]);
-            put_i32(&o, m == 0);
-            if (m == 0) {
+            /* A world block compiled without visibility may not have its vis trees yet. */
+            bool has_vis = m == 0 && al_block_has_vis(block);
+            put_i32(&o, has_vis);
+            if (has_vis) {
                 put_tree(&o, &block->vis);
                 put_i32(&o, block->light_is_vis);
                 if (!block->light_is_vis) put_tree(&o, &block->light);
@@ -374,7 +376,8 @@ static bool get_model(reader *r, al_world *w, al_model *m)
             if (!get_tree(r, &block->map[h], false, 0)) return false;
         int32_t has_vis;
         if (!get(r, &has_vis, sizeof has_vis)) return false;
-        if (has_vis != (m == w->models)) return fail(r, "a block's vis tree is missing");
+        if (has_vis != 0 && (has_vis != 1 || m != w->models))
+            return fail(r, "a block's vis tree is wrong");
         if (has_vis) {
             int32_t light_is_vis;
             if (!get_tree(r, &block->vis, false, 0) ||

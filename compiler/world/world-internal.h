@@ -79,8 +79,11 @@ typedef struct al_block {
                       equal the vis tree (a block without detail): see al_block_light */
     bool light_is_vis;
     al_block_stats stats;
-    int *refs; /* owners of the trees (worlds share unchanged blocks, al_world_update);
-                  malloc'd by whoever builds or loads the block, NULL until then */
+    int *refs; /* owners of the collision trees (worlds share unchanged blocks,
+                  al_world_update); malloc'd by whoever builds or loads the block, NULL
+                  until then */
+    int *vis_refs; /* the same for the vis and light trees, which a world may get after
+                      its collision trees (al_world_build_vis builds those missing) */
 } al_block;
 
 typedef struct al_model {
@@ -276,9 +279,23 @@ bool al_world_index_models(al_world *w);
  * swept trace's transition planes: the occlusion ray of radiosity. */
 double al_world_segment_hit(const al_world *world, const double a[3], const double b[3]);
 
-/* Gives BLOCK an owner count of one (after it was built or loaded); false if memory runs
- * out. */
+/* Gives BLOCK's trees an owner count of one (after they were built or loaded): those it
+ * has that have none yet. False if memory runs out. */
 bool al_block_own(al_block *block);
+
+/* The same for its vis and light trees alone. */
+bool al_block_own_vis(al_block *block);
+
+/* Whether BLOCK has its vis and light trees (a world block compiled with no_vis gets them
+ * from al_world_build_vis). */
+static inline bool al_block_has_vis(const al_block *block)
+{
+    return block->vis.leaves != NULL;
+}
+
+/* Builds the vis and light trees of the world blocks that lack them, as al_world_build_vis
+ * does first (THREADS 0: one per CPU). Returns AL_OK or AL_ERR_NOMEM. */
+al_status al_world_build_vis_trees(al_world *w, int threads);
 
 /* Drops BLOCK's claim on its trees, freeing them if it was their last owner. */
 void al_block_free(al_block *block);

@@ -41,11 +41,17 @@ static bool load_rooms(scene *s, const char *door_class)
     return ok;
 }
 
+/* Updates without visibility, then builds the vis trees the update left (as the live
+ * engine's portals stage does), so that they are compared too. */
 static al_world *update(const al_world *prev, const al_input *in)
 {
     al_compile_options co = {.no_vis = true};
     al_world *w = NULL;
     if (al_world_update(prev, in, &co, &w, NULL) != AL_OK) return NULL;
+    if (al_world_build_vis_trees(w, 0) != AL_OK) {
+        al_world_destroy(w);
+        return NULL;
+    }
     return w;
 }
 
@@ -54,6 +60,10 @@ static int differences(const al_world *a, const al_input *in)
     al_compile_options co = {.no_vis = true};
     al_world *full = NULL;
     if (al_world_compile(in, &co, &full, NULL) != AL_OK) return -1;
+    if (al_world_build_vis_trees(full, 0) != AL_OK) {
+        al_world_destroy(full);
+        return -1;
+    }
     char why[300];
     int d = al_world_tree_differences(a, full, why, sizeof why);
     if (d) check_note("%s", why);

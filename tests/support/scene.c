@@ -234,6 +234,10 @@ void scene_edit_check(const al_input *in, int edits, int batch, int points, int 
         al_diag_list d1 = {0}, d2 = {0};
         al_status s1 = al_world_update(current, &e.input, &co, &next, &d1);
         al_status s2 = al_world_compile(&e.input, &co, &full, &d2);
+        /* Without visibility the vis trees wait for al_world_build_vis; the live engine's
+         * portals stage builds those the update left, and so does this, to compare them. */
+        if (s1 == AL_OK) s1 = al_world_build_vis_trees(next, threads);
+        if (s2 == AL_OK) s2 = al_world_build_vis_trees(full, threads);
         out->batches++;
         if (s1 != s2 || s1 != AL_OK) {
             if (s1 != s2 && !out->failed_updates)
