@@ -44,7 +44,7 @@ static int32_t push_node(builder *b)
 {
     al_tree *t = b->out;
     if (t->node_count == b->node_capacity) {
-        int capacity = b->node_capacity ? b->node_capacity * 2 : 256;
+        int capacity = b->node_capacity ? b->node_capacity * 2 : 16;
         al_node *nodes = realloc(t->nodes, (size_t) capacity * sizeof *nodes);
         if (!nodes) {
             b->failed = true;
@@ -62,7 +62,7 @@ static int32_t push_leaf(builder *b, uint32_t bits)
 {
     al_tree *t = b->out;
     if (t->leaf_count == b->leaf_capacity) {
-        int capacity = b->leaf_capacity ? b->leaf_capacity * 2 : 256;
+        int capacity = b->leaf_capacity ? b->leaf_capacity * 2 : 16;
         uint32_t *leaves = realloc(t->leaves, (size_t) capacity * sizeof *leaves);
         if (!leaves) {
             b->failed = true;
@@ -247,10 +247,26 @@ int al_build_tree(al_arena *arena, al_build_scratch *scratch, const al_build_par
     stats->polys_in += count;
 
     al_arena_mark mark = al_arena_get_mark(arena);
-    bool need_cells = params->mode == AL_BUILD_ONION || params->bevel_chains;
-    al_cell *root_cell = NULL;
     double center[3];
     for (int k = 0; k < 3; k++) center[k] = 0.5 * (params->mins[k] + params->maxs[k]);
+    if (count == 0) {
+        /* One leaf, without the box's cell (many small boxes are wholly empty or solid):
+         * a box has no bevels beyond its own faces, and its interior point is the centre,
+         * the mean of its corners. */
+        uint32_t bits = 0;
+        if (params->mode == AL_BUILD_MAP_TREE) bits = params->root_solid ? 1u : 0u;
+        else
+            for (int h = 0; h < params->hull_count; h++)
+                if (al_tree_point_bits(&params->map_trees[h], center) & 1u) bits |= 1u << h;
+        out->root = push_leaf(&b, bits);
+        if (b.failed) {
+            al_tree_free(out);
+            return -1;
+        }
+        return 0;
+    }
+    bool need_cells = params->mode == AL_BUILD_ONION || params->bevel_chains;
+    al_cell *root_cell = NULL;
     if (need_cells) {
         root_cell = al_cell_box(arena, params->mins, params->maxs);
         if (!root_cell) {

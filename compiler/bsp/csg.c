@@ -173,12 +173,26 @@ int al_csg_boundary(al_arena *arena, const al_plane_table *planes, al_brush *con
             al_winding *w = a->sides[s].winding;
             int face_plane = a->sides[s].plane;
             bool dropped = false;
+            /* Clip to the box. The bounds decide the planes the face lies wholly on one
+             * side of, beyond the on-plane epsilon (most, in a small box: most faces of a
+             * brush miss it altogether); only the others split it. */
+            double fmins[3], fmaxs[3];
+            al_winding_bounds(w, fmins, fmaxs);
             for (int k = 0; k < 6 && w; k++) {
+                int axis = k / 2;
+                double lo = k % 2 ? -fmaxs[axis] : fmins[axis]; /* along the box normal */
+                double hi = k % 2 ? -fmins[axis] : fmaxs[axis];
+                if (lo > box_dists[k] + AL_ON_EPSILON) {
+                    w = NULL; /* wholly outside */
+                    break;
+                }
+                if (hi < box_dists[k] - AL_ON_EPSILON) continue; /* wholly inside */
                 al_winding *front, *back;
                 int side = al_winding_split(arena, w, box_normals[k], box_dists[k],
                                             AL_ON_EPSILON, &front, &back);
                 if (side < 0) goto nomem_pieces;
                 if (side == AL_SIDE_ON) dropped = true;
+                if (back && back != w) al_winding_bounds(back, fmins, fmaxs);
                 w = back;
             }
             if (!w || dropped) {

@@ -276,8 +276,11 @@ typedef struct block_job {
     int block;
     al_block_input input;
     const al_block *prev; /* the block it replaces, lending its clean sub-cells; or NULL */
-    uint64_t dirty;       /* the sub-cells to build (all without PREV) */
+    al_subcell_set dirty; /* the sub-cells to build (all without PREV) */
     int first_tree;       /* its sub-cells' trees: first_tree + rank among the dirty ones */
+    int left;             /* sub-cells not built yet: the worker that builds the last one
+                             joins the block's trees (so few sub-cells' trees are kept) */
+    bool assembled;
 } block_job;
 
 /* A unit of parallel work: one sub-cell of a block job (its trees go to trees[tree]), or
@@ -312,6 +315,22 @@ static void block_list(al_block_input *in, int kind, int h, al_brush ****list, i
     }
 }
 
+/* Joins JOB's block from its sub-cells, then frees their trees. */
+static void assemble(compile_context *c, block_job *job)
+{
+    al_block *block = &job->model->blocks[job->block];
+    int count = block->subcells * block->subcells * block->subcells;
+    al_subcell_trees *fresh[AL_MAX_SUBCELLS];
+    for (int s = 0, rank = 0; s < count; s++)
+        fresh[s] = al_subcell_set_has(&job->dirty, s) ? &c->trees[job->first_tree + rank++] : NULL;
+    job->assembled = true;
+    if (__atomic_load_n(&c->failed, __ATOMIC_ACQUIRE) ||
+        al_block_assemble(block, c->hull_count, c->subcell_size, fresh, job->prev) < 0 ||
+        !al_block_own_collision(block))
+        __atomic_store_n(&c->failed, 1, __ATOMIC_RELAXED);
+    for (int s = 0; s < count; s++) al_subcell_trees_free(fresh[s]);
+}
+
 static void run_work_item(void *context, int index, int worker)
 {
     compile_context *c = context;
@@ -321,6 +340,7 @@ static void run_work_item(void *context, int index, int worker)
     int status;
     if (item->sub < 0) {
         status = al_block_build_vis(&job->input, block, c->arenas[worker], &c->scratch[worker]);
+        if (status == 0 && !al_block_own_vis(block)) status = -1;
     } else {
         double mins[3], maxs[3];
         al_block_subcell_box(block, c->subcell_size, item->sub, mins, maxs);
@@ -328,28 +348,16 @@ static void run_work_item(void *context, int index, int worker)
                                   c->arenas[worker], &c->scratch[worker]);
     }
     if (status < 0) __atomic_store_n(&c->failed, 1, __ATOMIC_RELAXED);
-}
-
-static void run_assembly(void *context, int index, int worker)
-{
-    (void) worker;
-    compile_context *c = context;
-    block_job *job = &c->jobs[index];
-    al_block *block = &job->model->blocks[job->block];
-    int count = block->subcells * block->subcells * block->subcells;
-    al_subcell_trees *fresh[AL_MAX_SUBCELLS];
-    for (int s = 0, rank = 0; s < count; s++)
-        fresh[s] = job->dirty >> s & 1 ? &c->trees[job->first_tree + rank++] : NULL;
-    if (al_block_assemble(block, c->hull_count, c->subcell_size, fresh, job->prev) < 0 ||
-        !al_block_own(block))
-        __atomic_store_n(&c->failed, 1, __ATOMIC_RELAXED);
+    if (item->sub >= 0 && __atomic_sub_fetch(&job->left, 1, __ATOMIC_ACQ_REL) == 0)
+        assemble(c, job);
 }
 
 /* Marks in SUB_DIRTY (per block of the world model) the sub-cells that brush B grown by
  * [LO_GROW, HI_GROW] overlaps, with the on-plane epsilon, as brush_block_range does for
  * blocks. */
 static void mark_subcells(const al_model *model, double block_size, const al_brush *b,
-                          const double lo_grow[3], const double hi_grow[3], uint64_t *sub_dirty)
+                          const double lo_grow[3], const double hi_grow[3],
+                          al_subcell_set *sub_dirty)
 {
     int n = AL_SUBCELLS;
     double size = block_size / n;
@@ -368,7 +376,7 @@ static void mark_subcells(const al_model *model, double block_size, const al_bru
             for (int x = lo[0]; x <= hi[0]; x++) {
                 int block = al_model_block_index(model, x / n, y / n, z / n);
                 int s = (z % n * n + y % n) * n + x % n;
-                sub_dirty[block] |= UINT64_C(1) << s;
+                al_subcell_set_add(&sub_dirty[block], s);
             }
 }
 
@@ -857,7 +865,7 @@ static al_status compile_world(const al_world *prev, const al_input *input,
     uint64_t *keys = NULL;
     int *job_of_block = NULL;
     bool *dirty = NULL, *prev_model_taken = NULL;
-    uint64_t *sub_dirty = NULL;
+    al_subcell_set *sub_dirty = NULL;
     work_item *work = NULL;
     al_subcell_trees *sub_trees = NULL;
     int work_total = 0;
@@ -1161,15 +1169,15 @@ static al_status compile_world(const al_world *prev, const al_input *input,
                                                                  : NULL;
             int count = model->blocks[b].subcells * model->blocks[b].subcells *
                         model->blocks[b].subcells;
-            uint64_t all_subs = count == 64 ? ~UINT64_C(0) : (UINT64_C(1) << count) - 1;
             if (pb && pb->sub && pb->refs && pb->subcells == model->blocks[b].subcells) {
                 jobs[j].prev = pb;
-                jobs[j].dirty = sub_dirty[b] & all_subs;
+                jobs[j].dirty = sub_dirty[b];
             } else {
-                jobs[j].dirty = all_subs;
+                for (int s = 0; s < count; s++) al_subcell_set_add(&jobs[j].dirty, s);
             }
             jobs[j].first_tree = work_total;
-            work_total += __builtin_popcountll(jobs[j].dirty);
+            jobs[j].left = al_subcell_set_count(&jobs[j].dirty);
+            work_total += jobs[j].left;
         }
     }
     /* Work items: the vis trees of world blocks first (each takes as long as many
@@ -1182,7 +1190,7 @@ static al_status compile_world(const al_world *prev, const al_input *input,
     if (!work || !sub_trees) goto nomem;
     for (int j = 0, v = 0; j < job_total; j++) {
         for (int s = 0, rank = 0; s < AL_MAX_SUBCELLS; s++)
-            if (jobs[j].dirty >> s & 1) {
+            if (al_subcell_set_has(&jobs[j].dirty, s)) {
                 int tree = jobs[j].first_tree + rank++;
                 work[vis_work + tree] = (work_item){j, s, tree};
             }
@@ -1282,7 +1290,8 @@ static al_status compile_world(const al_world *prev, const al_input *input,
                                .arenas = arenas,
                                .scratch = scratch};
     al_parallel_for(work_total, threads, run_work_item, &context);
-    if (!context.failed) al_parallel_for(job_total, threads, run_assembly, &context);
+    for (int j = 0; j < job_total; j++) /* those with no sub-cell to build */
+        if (!jobs[j].assembled) assemble(&context, &jobs[j]);
     for (int i = 0; i < sub_work; i++) al_subcell_trees_free(&sub_trees[i]);
     if (context.failed) goto nomem;
     for (int j = 0; j < job_total; j++) {

@@ -36,9 +36,32 @@ typedef struct al_block_stats {
  * Brush models (doors) use one sub-cell per block: an edit of one rebuilds it all anyway.
  * The vis and light trees are whole per block (sub-cell splits would only add leaves and
  * portals to the PVS). */
-#define AL_SUBCELLS 4
+#define AL_SUBCELLS 8
 #define AL_MAX_SUBCELLS (AL_SUBCELLS * AL_SUBCELLS * AL_SUBCELLS)
-#define AL_MIN_SUBCELL_SIZE 256.0
+#define AL_MIN_SUBCELL_SIZE 128.0
+
+/* A set of a block's sub-cells. */
+typedef struct al_subcell_set {
+    uint64_t bits[(AL_MAX_SUBCELLS + 63) / 64];
+} al_subcell_set;
+
+static inline void al_subcell_set_add(al_subcell_set *set, int s)
+{
+    set->bits[s >> 6] |= UINT64_C(1) << (s & 63);
+}
+
+static inline bool al_subcell_set_has(const al_subcell_set *set, int s)
+{
+    return set->bits[s >> 6] >> (s & 63) & 1;
+}
+
+static inline int al_subcell_set_count(const al_subcell_set *set)
+{
+    int n = 0;
+    for (size_t i = 0; i < sizeof set->bits / sizeof set->bits[0]; i++)
+        n += __builtin_popcountll(set->bits[i]);
+    return n;
+}
 
 /* Where one sub-cell's tree lies in the block's assembled tree of that kind. */
 typedef struct al_subtree {
@@ -283,7 +306,8 @@ double al_world_segment_hit(const al_world *world, const double a[3], const doub
  * has that have none yet. False if memory runs out. */
 bool al_block_own(al_block *block);
 
-/* The same for its vis and light trees alone. */
+/* The same for its collision trees alone, and for its vis and light trees alone. */
+bool al_block_own_collision(al_block *block);
 bool al_block_own_vis(al_block *block);
 
 /* Whether BLOCK has its vis and light trees (a world block compiled with no_vis gets them
