@@ -56,6 +56,7 @@ typedef struct al_stage_status {
     int64_t runs;         /* results published */
     int64_t cancelled;    /* runs given up for a newer generation */
     int blocks_built;     /* collision: blocks built for its last result (the rest shared) */
+    int subcells_built;   /* collision: their sub-cells built (the rest copied) */
     double progress;      /* of the newest generation: 1 once its result is published; while
                              the tight PVS runs, the share of its portal flows done; 0 for
                              the other stages until they publish */

@@ -130,6 +130,7 @@ typedef struct al_world_stats {
     int planes;
     int blocks;
     int blocks_built;   /* the rest were shared with the previous world (al_world_update) */
+    int subcells_built; /* collision sub-cells of the blocks built; the rest were copied */
     int brushes_copied; /* from the previous world; the rest were built */
     /* onion trees, all models */
     int64_t onion_nodes, onion_leaves;

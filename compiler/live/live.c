@@ -141,6 +141,7 @@ static al_snapshot *publish(al_live *live, al_world *world, live_input *in, al_s
         al_world_stats ws;
         al_world_get_stats(world, &ws);
         st->blocks_built = ws.blocks_built;
+        st->subcells_built = ws.subcells_built;
     }
     st->state = in->generation == live->generation ? AL_STAGE_CURRENT : AL_STAGE_PENDING;
     if (stage < last_stage(live) && in->generation == live->generation)

@@ -35,7 +35,8 @@
  *       (collision), portals_ms (portals, leak and the coarse PVS, one publication, so
  *       pvs_ms is the same figure), pvs_tight_ms (the portal flow, over --tight-edits
  *       further edits), rad_first_ms (bsp_ms plus relighting the new world's direct light
- *       at --luxel, the editor's first lit frame), blocks_rebuilt; and whether the final
+ *       at --luxel, the editor's first lit frame), blocks_rebuilt and subcells_rebuilt
+ *       (collision sub-cells built, the rest copied); and whether the final
  *       world equals a full compile tree by tree
  *   allium-bench agents MAP [--count 1000] [--steps 600]
  *       a crowd walking between the map's point entities, one thread: {step_ms_median,
@@ -849,6 +850,7 @@ static int cmd_edit(const args *a)
     int n = a->edits;
     double *bsp = calloc((size_t) n, sizeof(double)), *portals = calloc((size_t) n, sizeof(double));
     double *rad_first = calloc((size_t) n, sizeof(double)), *blocks = calloc((size_t) n, sizeof(double));
+    double *subcells = calloc((size_t) n, sizeof(double));
     double *tight = calloc((size_t) a->tight_edits + 1, sizeof(double));
     if (!bsp || !portals || !rad_first || !blocks || !tight) return 1;
     al_live_options lo = {.compile = {.threads = a->options.threads,
@@ -910,6 +912,7 @@ static int cmd_edit(const args *a)
             break;
         }
         blocks[i] = st[AL_STAGE_COLLISION].blocks_built;
+        subcells[i] = st[AL_STAGE_COLLISION].subcells_built;
         al_leak_info leak;
         leaking += al_world_leak(al_snapshot_world(s), &leak);
         /* The first lit frame after the edit: the direct light of the new world. */
@@ -991,12 +994,13 @@ static int cmd_edit(const args *a)
     cJSON_AddNumberToObject(j, "rad_luxel", ro.luxel_size);
     cJSON *b = percentiles(blocks, n);
     cJSON_AddItemToObject(j, "blocks_rebuilt", b);
+    cJSON_AddItemToObject(j, "subcells_rebuilt", percentiles(subcells, n));
     cJSON_AddNumberToObject(j, "tree_differences_from_full_compile", differences);
     if (why[0]) cJSON_AddStringToObject(j, "first_difference", why);
     ok = al_report_print(j, stdout);
     al_edit_input_free(&e);
     al_tool_map_free(&m);
-    free(bsp), free(portals), free(rad_first), free(blocks), free(tight);
+    free(bsp), free(portals), free(rad_first), free(blocks), free(subcells), free(tight);
     return ok && differences == 0 ? 0 : 1;
 }
 

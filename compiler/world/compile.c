@@ -1183,6 +1183,7 @@ static al_status compile_world(const al_world *prev, const al_input *input,
     /* Work items: the vis trees of world blocks first (each takes as long as many
      * sub-cells: started last, one would finish alone), then the sub-cells. */
     int sub_work = work_total, vis_work = 0;
+    w->stats.subcells_built = sub_work;
     for (int j = 0; j < job_total; j++) vis_work += jobs[j].input.build_vis;
     work_total += vis_work;
     work = calloc((size_t) work_total + 1, sizeof *work);

@@ -26,7 +26,7 @@
 #include <string.h>
 
 #define MAGIC      "ALWORLD"
-#define VERSION    4u
+#define VERSION    5u
 #define ORDER_MARK 0x01020304u
 #define HEADER     32
 

@@ -140,6 +140,35 @@ CHECK_TEST(thin_wall, "/bsp/onion/one-unit-wall-stops-point-traces")
     scene_free(&s);
 }
 
+CHECK_TEST(uniform_cell, "/bsp/onion/a-cell-two-brushes-fill-is-solid-though-its-centre-is-on-their-faces")
+{
+    /* The cube [128, 256]^3 is exactly one 128-unit collision sub-cell, filled by two
+     * brushes meeting at x = 192, through its centre. Every face in it lies on its
+     * boundary or back to back, so no polygon crosses it: its solidity is that of one
+     * point, which must not be the centre (on the shared face, strictly inside neither). */
+    mapgen *g = mapgen_create(false);
+    mapgen_begin_entity(g, "worldspawn");
+    room(g, 0, 0, 512, 512, 512);
+    mapgen_box(g, 128, 128, 128, 192, 256, 256, "half");
+    mapgen_box(g, 192, 128, 128, 256, 256, 256, "half");
+    mapgen_end_entity(g);
+    scene s;
+    REQUIRE(load(&s, g, NULL));
+    int wrong = 0;
+    for (int i = 0; i < 7; i++)
+        for (int j = 0; j < 7; j++)
+            for (int k = 0; k < 7; k++) {
+                double p[3] = {112 + i * 27.0 + 0.5, 112 + j * 27.0 + 0.5, 112 + k * 27.0 + 0.5};
+                bool inside = true;
+                for (int a = 0; a < 3; a++) inside = inside && p[a] > 128 && p[a] < 256;
+                wrong += al_world_point_solid(s.world, 0, p) != inside;
+            }
+    CHECK_MSG(wrong == 0, "%d of 343 points wrong", wrong);
+    CHECK(solid(&s, "point", 192, 192, 192));
+    CHECK(solid(&s, "stand", 192, 192, 192 + 24 + 31));
+    scene_free(&s);
+}
+
 CHECK_TEST(block_size_independent, "/bsp/onion/solidity-does-not-depend-on-the-block-size")
 {
     double sizes[] = {64, 256, 1024, 8192};

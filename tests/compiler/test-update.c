@@ -151,6 +151,10 @@ CHECK_TEST(one_block, "/update/a-moved-crate-rebuilds-only-the-blocks-it-touches
     al_world_stats st;
     al_world_get_stats(w, &st);
     CHECK_MSG(st.blocks_built == 2, "%d of %d blocks built", st.blocks_built, st.blocks);
+    /* In them, the 128-unit sub-cells the crate's old and new boxes grown by the hulls
+     * (x 396..524, y 268..460, z -64..120) overlap: two along x, two along y, and one on
+     * each side of z = 0. The other sub-cells of both blocks are copied. */
+    CHECK_MSG(st.subcells_built == 8, "%d sub-cells built", st.subcells_built);
     CHECK(st.brushes_copied == st.valid_brushes - 1);
     CHECK(differences(w, &e.input) == 0);
     CHECK(al_world_point_solid(w, 0, (double[3]){460, 400, 50}));
