@@ -387,16 +387,16 @@ void al_expanded_store_release(al_expanded_store *store)
     free(store);
 }
 
-/* Gives W the expanded brushes of PREV for the brushes it copied (FROM_OF: per input
- * brush, its index among PREV's collision brushes, or -1) and the stores they live in,
- * then STORE for its own. Takes STORE in any case. False if memory runs out. */
-static bool share_expanded(al_world *w, const al_world *prev, const int *from_of,
-                           al_expanded_store *store)
+/* Gives W the stores of PREV, when it may share them (see al_expanded_store), then STORE
+ * for its own; takes STORE in any case. Returns whether PREV's were shared; sets *OK false
+ * if memory ran out. */
+static bool share_stores(al_world *w, const al_world *prev, al_expanded_store *store, bool *ok)
 {
     bool shared = prev && prev->expanded && prev->store_count < AL_MAX_EXPANDED_STORES;
     int count = shared ? prev->store_count + 1 : 1;
     w->stores = malloc((size_t) count * sizeof *w->stores);
-    if (!w->stores) {
+    *ok = w->stores != NULL;
+    if (!*ok) {
         al_expanded_store_release(store);
         return false;
     }
@@ -406,7 +406,16 @@ static bool share_expanded(al_world *w, const al_world *prev, const int *from_of
             w->stores[w->store_count++] = prev->stores[i];
         }
     w->stores[w->store_count++] = store;
+    return shared;
+}
+
+/* Gives W the expanded brushes of PREV for the brushes it copied (FROM_OF: per input
+ * brush, its index among PREV's collision brushes, or -1): by pointer if W SHARED PREV's
+ * stores, else copied into W's own. False if memory runs out. */
+static bool take_expanded(al_world *w, const al_world *prev, const int *from_of, bool shared)
+{
     if (!prev || !prev->expanded) return true;
+    al_arena *own = w->stores[w->store_count - 1]->arena;
     int n = w->collision_count, pn = prev->collision_count;
     for (int i = 0; i < n; i++) {
         int from = from_of[w->collision[i]->id];
@@ -415,7 +424,7 @@ static bool share_expanded(al_world *w, const al_world *prev, const int *from_of
             al_brush *e = prev->expanded[(size_t) h * pn + from];
             /* A hull without extent (the point hull) expands a brush to itself. */
             if (e == prev->collision[from]) e = w->collision[i];
-            else if (e && !shared && !(e = al_brush_copy(store->arena, e))) return false;
+            else if (e && !shared && !(e = al_brush_copy(own, e))) return false;
             w->expanded[(size_t) h * n + i] = e;
         }
     }
@@ -874,6 +883,13 @@ static al_status compile_world(const al_world *prev, const al_input *input,
     prev_brushes reuse;
     bool reuse_ready = prev_brushes_init(&reuse, prev);
     if (!w->arena || !store || !store->arena || !arenas || !scratch || !reuse_ready) goto nomem;
+    /* Brushes (their sides and windings) and expanded brushes live in stores: those of
+     * PREV when they may be shared, then this world's own. */
+    bool stores_ok;
+    bool shared = share_stores(w, prev, store, &stores_ok);
+    store = NULL; /* the world's now */
+    if (!stores_ok) goto nomem;
+    al_arena *own = w->stores[w->store_count - 1]->arena;
     if (prev ? !al_plane_table_load(&w->planes, prev->planes.planes, prev->planes.count)
              : !al_plane_table_init(&w->planes))
         goto nomem;
@@ -912,7 +928,11 @@ static al_status compile_world(const al_world *prev, const al_input *input,
         int from = prev_brushes_take(&reuse, keys[i]);
         from_of[i] = from;
         if (from >= 0) {
-            if (!(b = al_brush_copy(w->arena, prev->collision[from]))) nomem = true;
+            /* Sharing PREV's stores, the brush's sides are shared too: a copy of the
+             * record is enough. */
+            if (shared && (b = al_arena_alloc(w->arena, sizeof *b))) *b = *prev->collision[from];
+            else if (!shared) b = al_brush_copy(own, prev->collision[from]);
+            if (!b) nomem = true;
             else {
                 b->id = i;
                 b->entity = d->entity;
@@ -922,7 +942,7 @@ static al_status compile_world(const al_world *prev, const al_input *input,
             }
         } else {
             size_t before = w->diags.count;
-            b = al_brush_build(w->arena, &w->planes, input, i, &w->diags, &nomem);
+            b = al_brush_build(own, &w->planes, input, i, &w->diags, &nomem);
             if (b && w->diags.count != before) b->flags |= AL_BRUSH_WARNED;
             fresh[i] = true;
         }
@@ -986,13 +1006,11 @@ static al_status compile_world(const al_world *prev, const al_input *input,
     uint64_t t_expand = al_clock_ns();
     int n = w->collision_count;
     expanded = w->expanded = calloc((size_t) (n * hull_count + 1), sizeof *expanded);
-    bool shared = expanded && share_expanded(w, prev, from_of, store);
-    if (expanded) store = NULL; /* the world's now */
-    if (!shared) {
+    if (!expanded || !take_expanded(w, prev, from_of, shared)) {
         free(fresh);
         goto nomem;
     }
-    al_arena *build_arena = w->stores[w->store_count - 1]->arena;
+    al_arena *build_arena = own;
     if (!prev)
         for (int h = 0; h < hull_count; h++)
             for (int i = 0; i < n; i++) {
@@ -1315,9 +1333,9 @@ static al_status compile_world(const al_world *prev, const al_input *input,
         uint32_t s, e;
         top_masks(model, model->top.root, all, &s, &e);
     }
-    /* A store this compile expanded nothing into is dropped: a chain of updates that only
-     * copy brushes does not grow its list of stores. */
-    if (w->stats.expanded_planes == 0 && w->store_count > 1) {
+    /* A store this compile put nothing into is dropped: a chain of updates that only copy
+     * brushes does not grow its list of stores. */
+    if (al_arena_used(own) == 0 && w->store_count > 1) {
         al_expanded_store_release(w->stores[w->store_count - 1]);
         w->store_count--;
     }

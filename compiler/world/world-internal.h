@@ -166,13 +166,15 @@ typedef struct al_model_index {
     double (*reach)[2][3];
 } al_model_index;
 
-/* Expanded brushes live in arenas that the worlds using them share. An update takes its
- * predecessor's expanded brushes for the brushes it copied (by pointer: an expanded brush
- * depends only on its brush and the hull, and a world's plane table extends its
- * predecessor's) and holds a reference to every store it took one from; its own expansions
- * go to a new store. A chain of edits would hold more and more stores, most of them with
- * few brushes still in use, so past AL_MAX_EXPANDED_STORES an update copies the brushes it
- * takes into its own store instead. */
+/* Brushes' sides and windings, and expanded brushes, live in arenas that the worlds using
+ * them share. An update takes its predecessor's expanded brushes for the brushes it copied
+ * (by pointer: an expanded brush depends only on its brush and the hull, and a world's
+ * plane table extends its predecessor's), copies only the record of each brush it copies
+ * (its id, index and line change with the input; its sides do not), and holds a reference
+ * to every store of its predecessor; what it builds or expands goes to a new store. A
+ * chain of edits would hold more and more stores, most of them with few brushes still in
+ * use, so past AL_MAX_EXPANDED_STORES an update copies what it takes into its own store
+ * instead. A world from al_world_load has its brushes in its own arena and no stores. */
 typedef struct al_expanded_store {
     int refs;
     al_arena *arena;
