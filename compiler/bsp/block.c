@@ -206,13 +206,13 @@ int al_subcell_build(const al_block_input *in, const double mins[3], const doubl
             al_csg_boundary(arena, &w->planes, brushes[h], counts[h], mins, maxs, h,
                             &polys[h]) < 0)
             goto done;
-        out->stats.boundary_polys[h] = polys[h].count;
+        out->boundary_polys[h] = polys[h].count;
     }
     uint64_t t1 = al_clock_ns();
 
     for (int h = 0; h < hulls; h++)
         if (build_map_tree(w, mins, maxs, brushes[h], counts[h], &polys[h], h == 0, arena,
-                           scratch, &out->map[h], &out->stats.map) < 0)
+                           scratch, &out->map[h], &out->map_stats) < 0)
             goto done;
     uint64_t t2 = al_clock_ns();
 
@@ -230,7 +230,7 @@ int al_subcell_build(const al_block_input *in, const double mins[3], const doubl
         .hull_count = hulls,
     };
     if (al_build_tree(arena, scratch, &onion, all.items, all.count, &out->onion,
-                      &out->stats.onion) < 0)
+                      &out->onion_stats) < 0)
         goto done;
     al_tree_compute_masks(&out->onion, hulls);
     uint64_t t3 = al_clock_ns();
@@ -302,17 +302,19 @@ static joined join(assembly *a, const int lo[3], const int hi[3])
     return (joined){index, false, 0};
 }
 
+/* Where a sub-cell's tree lies in a tree: its root and its ranges of nodes and leaves. */
+typedef struct span {
+    int32_t root, node_first, node_count, leaf_first, leaf_count;
+} span;
+
 /* Copies a sub-cell's tree, at RANGE in T (as built, or within a previous block's
  * assembled tree), to the ends of TREE's arrays; fills OUT. */
-static void append_subtree(al_tree *tree, const al_tree *t, const al_subtree *range,
-                           al_subtree *out)
+static void append_subtree(al_tree *tree, const al_tree *t, const span *range, al_subtree *out)
 {
-    out->node_first = tree->node_count;
+    int32_t node_shift = tree->node_count - range->node_first;
+    int32_t leaf_shift = tree->leaf_count - range->leaf_first;
     out->node_count = range->node_count;
-    out->leaf_first = tree->leaf_count;
     out->leaf_count = range->leaf_count;
-    int32_t node_shift = out->node_first - range->node_first;
-    int32_t leaf_shift = out->leaf_first - range->leaf_first;
     for (int32_t i = 0; i < range->node_count; i++) {
         al_node node = t->nodes[range->node_first + i];
         for (int c = 0; c < 2; c++)
@@ -326,13 +328,16 @@ static void append_subtree(al_tree *tree, const al_tree *t, const al_subtree *ra
     out->root = range->root >= 0 ? range->root + node_shift : range->root - leaf_shift;
 }
 
-static void add_build_stats(al_build_stats *sum, const al_build_stats *part)
+static al_subcell_stats subcell_stats(const al_subcell_trees *t)
 {
-    sum->polys_in += part->polys_in;
-    sum->splits += part->splits;
-    sum->degenerate += part->degenerate;
-    sum->bevel_nodes += part->bevel_nodes;
-    sum->candidates_evaluated += part->candidates_evaluated;
+    al_subcell_stats st = {
+        .onion_polys = (int32_t) t->onion_stats.polys_in,
+        .onion_splits = (int32_t) t->onion_stats.splits,
+        .onion_degenerate = (int32_t) t->onion_stats.degenerate,
+        .bevel_nodes = (int32_t) t->map_stats.bevel_nodes,
+    };
+    for (int h = 0; h < AL_MAX_HULLS; h++) st.boundary_polys[h] = t->boundary_polys[h];
+    return st;
 }
 
 int al_block_assemble(al_block *block, int hull_count, double size,
@@ -350,7 +355,7 @@ int al_block_assemble(al_block *block, int hull_count, double size,
     block->stats.ms_light_tree = ms_light;
     for (int s = 0; s < count; s++) {
         if (fresh[s]) {
-            block->sub_stats[s] = fresh[s]->stats;
+            block->sub_stats[s] = subcell_stats(fresh[s]);
             block->stats.ms_csg += fresh[s]->ms_csg;
             block->stats.ms_map_trees += fresh[s]->ms_map_trees;
             block->stats.ms_onion += fresh[s]->ms_onion;
@@ -360,23 +365,36 @@ int al_block_assemble(al_block *block, int hull_count, double size,
         const al_subcell_stats *st = &block->sub_stats[s];
         for (int h = 0; h < hull_count; h++)
             block->stats.boundary_polys[h] += st->boundary_polys[h];
-        add_build_stats(&block->stats.onion, &st->onion);
-        add_build_stats(&block->stats.map, &st->map);
+        block->stats.onion.polys_in += st->onion_polys;
+        block->stats.onion.splits += st->onion_splits;
+        block->stats.onion.degenerate += st->onion_degenerate;
+        block->stats.map.bevel_nodes += st->bevel_nodes;
     }
     for (int kind = 0; kind < kinds; kind++) {
         al_tree *tree = kind == 0 ? &block->onion : &block->map[kind - 1];
         /* The source of each sub-cell's tree and where it lies there. */
         const al_tree *src[AL_MAX_SUBCELLS];
-        al_subtree range[AL_MAX_SUBCELLS];
+        span range[AL_MAX_SUBCELLS];
         int64_t nodes = count - 1, leaves = 0;
+        /* In PREV's tree the sub-cells follow its joining nodes. */
+        int32_t prev_node = 0, prev_leaf = 0;
+        if (prev) {
+            const al_tree *pt = kind == 0 ? &prev->onion : &prev->map[kind - 1];
+            prev_node = pt->node_count;
+            for (int s = 0; s < count; s++) prev_node -= prev->sub[kind * count + s].node_count;
+        }
         for (int s = 0; s < count; s++) {
+            if (prev) {
+                const al_subtree *p = &prev->sub[kind * count + s];
+                range[s] = (span){p->root, prev_node, p->node_count, prev_leaf, p->leaf_count};
+                prev_node += p->node_count;
+                prev_leaf += p->leaf_count;
+            }
             if (fresh[s]) {
                 src[s] = kind == 0 ? &fresh[s]->onion : &fresh[s]->map[kind - 1];
-                range[s] = (al_subtree){src[s]->root, 0, src[s]->node_count, 0,
-                                        src[s]->leaf_count};
+                range[s] = (span){src[s]->root, 0, src[s]->node_count, 0, src[s]->leaf_count};
             } else {
                 src[s] = kind == 0 ? &prev->onion : &prev->map[kind - 1];
-                range[s] = prev->sub[kind * count + s];
             }
             nodes += range[s].node_count;
             leaves += range[s].leaf_count;

@@ -63,23 +63,25 @@ static inline int al_subcell_set_count(const al_subcell_set *set)
     return n;
 }
 
-/* Where one sub-cell's tree lies in the block's assembled tree of that kind. */
+/* One sub-cell's tree in the block's assembled tree of that kind, where the sub-cells'
+ * trees follow the joining nodes in order (so where each starts is a running sum). */
 typedef struct al_subtree {
     int32_t root; /* a node index, or -1 - leaf, in the assembled tree */
-    int32_t node_first, node_count, leaf_first, leaf_count;
+    int32_t node_count, leaf_count;
 } al_subtree;
 
+/* What the world's statistics sum of one sub-cell's build. */
 typedef struct al_subcell_stats {
-    int boundary_polys[AL_MAX_HULLS];
-    al_build_stats onion;
-    al_build_stats map;
+    int32_t boundary_polys[AL_MAX_HULLS];
+    int32_t onion_polys, onion_splits, onion_degenerate, bevel_nodes;
 } al_subcell_stats;
 
 /* The trees of one sub-cell, as built, before they join their block's. */
 typedef struct al_subcell_trees {
     al_tree onion;
     al_tree map[AL_MAX_HULLS];
-    al_subcell_stats stats;
+    int boundary_polys[AL_MAX_HULLS];
+    al_build_stats onion_stats, map_stats;
     double ms_csg, ms_map_trees, ms_onion;
 } al_subcell_trees;
 
