@@ -1010,11 +1010,10 @@ static al_status compile_world(const al_world *prev, const al_input *input,
         free(fresh);
         goto nomem;
     }
-    al_arena *build_arena = own;
     if (!prev)
         for (int h = 0; h < hull_count; h++)
             for (int i = 0; i < n; i++) {
-                al_brush *e = al_brush_expand(build_arena, &w->planes, w->collision[i],
+                al_brush *e = al_brush_expand(own, &w->planes, w->collision[i],
                                               w->hulls[h].mins, w->hulls[h].maxs);
                 if (!e) {
                     free(fresh);
@@ -1271,7 +1270,7 @@ static al_status compile_world(const al_world *prev, const al_input *input,
                                 if (j < 0) continue;
                                 al_brush **e = &expanded[eh * n + i];
                                 if (!*e) {
-                                    *e = al_brush_expand(build_arena, &w->planes,
+                                    *e = al_brush_expand(own, &w->planes,
                                                          w->collision[i], w->hulls[eh].mins,
                                                          w->hulls[eh].maxs);
                                     if (!*e) goto nomem;
