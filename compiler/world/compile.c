@@ -528,6 +528,39 @@ static void brush_block_range(const al_model *model, double block_size, const al
                               const double lo_grow[3], const double hi_grow[3], int lo[3],
                               int hi[3]);
 
+/* Per worker thread of a build: an arena and the builder's scratch. */
+typedef struct build_workers {
+    al_arena **arenas;
+    al_build_scratch *scratch;
+    int threads;
+} build_workers;
+
+/* Creates THREADS workers' arenas and scratch (with OPTIONS' split settings, or the
+ * defaults). False if memory runs out (free them all the same). */
+static bool workers_init(build_workers *wk, int threads, const al_compile_options *options)
+{
+    wk->threads = threads;
+    wk->arenas = calloc((size_t) threads, sizeof *wk->arenas);
+    wk->scratch = calloc((size_t) threads, sizeof *wk->scratch);
+    if (!wk->arenas || !wk->scratch) return false;
+    for (int t = 0; t < threads; t++) {
+        if (!(wk->arenas[t] = al_arena_create(0))) return false;
+        wk->scratch[t].max_candidates = options ? options->split_candidates : 0;
+        wk->scratch[t].min_relation = options ? options->split_balance : 0;
+    }
+    return true;
+}
+
+static void workers_free(build_workers *wk)
+{
+    if (wk->arenas)
+        for (int t = 0; t < wk->threads; t++) al_arena_destroy(wk->arenas[t]);
+    free(wk->arenas);
+    if (wk->scratch)
+        for (int t = 0; t < wk->threads; t++) al_build_scratch_free(&wk->scratch[t]);
+    free(wk->scratch);
+}
+
 typedef struct vis_tree_context {
     al_world *world;
     al_block_input *inputs; /* per block of the world model; NULL for those that have trees */
@@ -556,11 +589,8 @@ static al_status build_missing_vis_trees(al_world *w, int threads)
     if (missing == 0) return AL_OK;
     al_status st = AL_ERR_NOMEM;
     al_block_input *inputs = calloc((size_t) m0->block_count, sizeof *inputs);
-    al_arena **arenas = calloc((size_t) threads, sizeof *arenas);
-    al_build_scratch *scratch = calloc((size_t) threads, sizeof *scratch);
-    if (!inputs || !arenas || !scratch) goto done;
-    for (int t = 0; t < threads; t++)
-        if (!(arenas[t] = al_arena_create(0))) goto done;
+    build_workers wk;
+    if (!workers_init(&wk, threads, NULL) || !inputs) goto done;
     /* The brush lists: count, allocate, fill (the point hull's brushes are the collision
      * brushes themselves). */
     for (int pass = 0; pass < 2; pass++) {
@@ -599,7 +629,8 @@ static al_status build_missing_vis_trees(al_world *w, int threads)
             in->vis_count = in->light_count = 0;
         }
     }
-    vis_tree_context c = {.world = w, .inputs = inputs, .arenas = arenas, .scratch = scratch};
+    vis_tree_context c = {.world = w, .inputs = inputs, .arenas = wk.arenas,
+                          .scratch = wk.scratch};
     al_parallel_for(m0->block_count, threads, run_vis_tree_job, &c);
     if (!c.failed) st = AL_OK;
 
@@ -610,12 +641,7 @@ done:
             free(inputs[b].light);
         }
     free(inputs);
-    if (arenas)
-        for (int t = 0; t < threads; t++) al_arena_destroy(arenas[t]);
-    free(arenas);
-    if (scratch)
-        for (int t = 0; t < threads; t++) al_build_scratch_free(&scratch[t]);
-    free(scratch);
+    workers_free(&wk);
     return st;
 }
 
@@ -863,8 +889,8 @@ static al_status compile_world(const al_world *prev, const al_input *input,
     al_expanded_store *store = calloc(1, sizeof *store);
     if (store && (store->arena = al_arena_create(0))) store->refs = 1;
     int threads = options && options->threads > 0 ? options->threads : al_cpu_count();
-    al_arena **arenas = calloc((size_t) threads, sizeof *arenas);
-    al_build_scratch *scratch = calloc((size_t) threads, sizeof *scratch);
+    build_workers wk;
+    bool workers_ready = workers_init(&wk, threads, options);
     al_brush **expanded = NULL;
     int *from_of = NULL;
     block_job *jobs = NULL;
@@ -882,7 +908,7 @@ static al_status compile_world(const al_world *prev, const al_input *input,
     int (*build_box)[2][3] = NULL;
     prev_brushes reuse;
     bool reuse_ready = prev_brushes_init(&reuse, prev);
-    if (!w->arena || !store || !store->arena || !arenas || !scratch || !reuse_ready) goto nomem;
+    if (!w->arena || !store || !store->arena || !workers_ready || !reuse_ready) goto nomem;
     /* Brushes (their sides and windings) and expanded brushes live in stores: those of
      * PREV when they may be shared, then this world's own. */
     bool stores_ok;
@@ -893,11 +919,6 @@ static al_status compile_world(const al_world *prev, const al_input *input,
     if (prev ? !al_plane_table_load(&w->planes, prev->planes.planes, prev->planes.count)
              : !al_plane_table_init(&w->planes))
         goto nomem;
-    for (int t = 0; t < threads; t++) {
-        if (!(arenas[t] = al_arena_create(0))) goto nomem;
-        scratch[t].max_candidates = options ? options->split_candidates : 0;
-        scratch[t].min_relation = options ? options->split_balance : 0;
-    }
 
     /* Brushes: copied from PREV when their key matches, else built. */
     uint64_t t_brushes = al_clock_ns();
@@ -1305,8 +1326,8 @@ static al_status compile_world(const al_world *prev, const al_input *input,
                                .trees = sub_trees,
                                .subcell_size = subcell_size,
                                .hull_count = hull_count,
-                               .arenas = arenas,
-                               .scratch = scratch};
+                               .arenas = wk.arenas,
+                               .scratch = wk.scratch};
     al_parallel_for(work_total, threads, run_work_item, &context);
     for (int j = 0; j < job_total; j++) /* those with no sub-cell to build */
         if (!jobs[j].assembled) assemble(&context, &jobs[j]);
@@ -1380,12 +1401,7 @@ cleanup:
     free(prev_of_model);
     free(build_box);
     prev_brushes_free(&reuse);
-    if (arenas)
-        for (int t = 0; t < threads; t++) al_arena_destroy(arenas[t]);
-    free(arenas);
-    if (scratch)
-        for (int t = 0; t < threads; t++) al_build_scratch_free(&scratch[t]);
-    free(scratch);
+    workers_free(&wk);
     al_expanded_store_release(store);
     *out = w;
     return st;
