@@ -563,7 +563,7 @@ static void workers_free(build_workers *wk)
 
 typedef struct vis_tree_context {
     al_world *world;
-    al_block_input *inputs; /* per block of the world model; NULL for those that have trees */
+    al_block_input *inputs; /* per block of the world model; world NULL where it has trees */
     al_arena **arenas;
     al_build_scratch *scratch;
     int failed;
@@ -590,7 +590,7 @@ static al_status build_missing_vis_trees(al_world *w, int threads)
     al_status st = AL_ERR_NOMEM;
     al_block_input *inputs = calloc((size_t) m0->block_count, sizeof *inputs);
     build_workers wk;
-    if (!workers_init(&wk, threads, NULL) || !inputs) goto done;
+    if (!workers_init(&wk, threads, &w->split) || !inputs) goto done;
     /* The brush lists: count, allocate, fill (the point hull's brushes are the collision
      * brushes themselves). */
     for (int pass = 0; pass < 2; pass++) {
@@ -884,6 +884,10 @@ static al_status compile_world(const al_world *prev, const al_input *input,
     w->hull_count = hull_count;
     memcpy(w->hulls, hulls, (size_t) hull_count * sizeof *hulls);
     w->block_size = block_size;
+    if (options) {
+        w->split.split_candidates = options->split_candidates;
+        w->split.split_balance = options->split_balance;
+    }
     w->entity_count = input->entity_count;
     w->arena = al_arena_create(0);
     al_expanded_store *store = calloc(1, sizeof *store);

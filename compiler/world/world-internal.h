@@ -191,6 +191,8 @@ struct al_world {
     al_hull_desc hulls[AL_MAX_HULLS];
     int hull_count;
     double block_size;
+    al_compile_options split; /* its split settings (al_compile_options), for the vis trees
+                                 al_world_build_vis builds later; zero in a loaded world */
     al_plane_table planes;
     al_arena *arena;        /* owned; brushes and their windings */
     al_brush **collision;   /* owned array; brushes solid for agents, grouped by model */
