@@ -95,6 +95,32 @@ al_status al_rad_create(const al_world *world, const al_input *input, const al_r
 
 void al_rad_destroy(al_rad *rad);
 
+/* The solver of WORLD (compiled from INPUT, the map after an edit) with the light of PREV
+ * (the solver of the map before it) carried over and corrected for the edit, instead of
+ * dark: faces the edit left as they were keep their luxels' light, and only light whose
+ * path crosses a brush the edit added, removed or changed is shot again, as the
+ * difference (negative where the edit now blocks light; rad/update.c says how).
+ *   - At once, in this call: light sources' direct light (added for new faces and lights
+ *     that stayed, taken back for lights that are gone; new lights are left unshot).
+ *   - In steps, before any further shot (al_rad_step and al_rad_run do them first; the
+ *     stats count them as corrections_left): the light panels have bounced, corrected
+ *     for the receivers whose view of them changed, gathered by new faces, and taken
+ *     back from panels that are gone.
+ * After the corrections the solver holds the light a solver of WORLD would have made had
+ * it shot what PREV shot, and shooting goes on from there (what an edit takes away goes
+ * on as negative light). PREV may still be running (its state is copied under its lock)
+ * and is not changed. PREV NULL: as al_rad_create. Until al_rad_base(*OUT) returns NULL,
+ * the solver it names, with its world and input, must stay alive: PREV, or PREV's own
+ * base when PREV still had corrections to do (they are then made again, together with
+ * this edit's). Errors as al_rad_create. */
+al_status al_rad_update(al_rad *prev, const al_world *world, const al_input *input,
+                        const al_rad_options *opts, al_rad **out, al_diag_list *diags);
+
+/* The solver whose light RAD is still correcting (see al_rad_update), or NULL once the
+ * corrections are done, were never needed, or were dropped by a reset or restore. Any
+ * thread. */
+const al_rad *al_rad_base(al_rad *rad);
+
 typedef struct al_rad_stats {
     int patches;       /* luxels taking part */
     int shooters;      /* shooter panels (up to 4 x 4 groups of 4 x 4 luxels) */
@@ -105,8 +131,11 @@ typedef struct al_rad_stats {
     double residual;   /* unshot / emitted; 1 before any light is shot */
     double emitted, absorbed, escaped, unshot; /* power, light level x area */
     double ms;         /* time spent shooting */
+    int lights_shot;   /* light sources shot (direct light in) */
+    int dome_lights_shot;
+    int64_t corrections_left; /* panels whose light an update has still to correct */
     bool direct_done;  /* every light source has been shot */
-    bool converged;    /* nothing left to shoot */
+    bool converged;    /* nothing left to shoot or correct */
 } al_rad_stats;
 
 void al_rad_get_stats(al_rad *rad, al_rad_stats *out);

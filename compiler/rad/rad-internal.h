@@ -124,7 +124,9 @@ struct al_rad {
     int32_t *luxel_cluster; /* vis leaf of the sample point, -1 if none */
     int32_t *luxel_group;
     float (*incident)[3]; /* light arrived (direct + shot), no ambient */
-    float (*unshot)[3];   /* exitance not yet shot */
+    float (*unshot)[3];   /* exitance not yet shot; below zero where an edit took light
+                             away that was reflected on (al_rad_update) */
+    float (*direct)[3];   /* the part of incident that came straight from light sources */
 
     /* receivers by cluster (CSR); cluster_count + 1 lists, the last for luxels in no
      * cluster, which every shot considers */
@@ -138,7 +140,13 @@ struct al_rad {
     int32_t *group_luxels;
     double (*group_points)[3];
     int32_t *group_clusters;
-    double *group_power; /* unshot power (mean of the channels x area) */
+    double (*group_unshot)[3]; /* per channel: its luxels' unshot exitance x area, summed */
+    double *group_power;       /* what picking and the residual go by: the mean over the
+                                  channels of |group_unshot| */
+    float (*sent)[3];          /* exitance each group has shot so far, as its receivers
+                                  got it (scaled down with the shot when it overshot): the
+                                  light a group gave is the kernel times this, which is what
+                                  lets an edit correct it (al_rad_update) */
     rad_panel *panels;
     int32_t panel_count;
     rad_panel *quads;
@@ -152,6 +160,8 @@ struct al_rad {
     int32_t light_count;
     int32_t dome_count; /* the last lights: the sky dome's */
     int32_t lights_shot;
+    uint8_t *light_shot; /* per light: its direct light is in (lights are shot in order, but
+                            after an update only the new ones are left) */
 
     /* special brushes for rays */
     rad_sky *skies;
@@ -178,10 +188,77 @@ struct al_rad {
     uint64_t *mask;    /* cluster bitset of the pass */
     int32_t *receivers;   /* receiver groups of the pass */
     int32_t *group_stamp; /* per group: the pass that listed it */
-    double *commit_kept;  /* per receiver group of a pass: power it keeps to shoot */
+    double (*commit_kept)[3]; /* per receiver group of a pass: power it keeps to shoot */
     uint8_t *group_rows;  /* per group: bit s set if row s of the pass's deltas reached it */
     int32_t stamp;
+
+    /* Corrections an update left to do (update.c); NULL when there are none. */
+    struct rad_fix *fix;
 };
+
+/* A panel being shot: its groups with the exitance each gives off. */
+typedef struct rad_shooter {
+    int32_t panel;
+    int group_count;
+    int32_t groups[AL_RAD_PANEL * AL_RAD_PANEL]; /* as the panel lists them */
+    float power[AL_RAD_PANEL * AL_RAD_PANEL][3]; /* per group, per channel */
+    float mean[3];         /* over the panel: its power / its area */
+    float quad_mean[4][3]; /* the same per quad */
+    uint64_t *mask;        /* union of its clusters' PVS rows, or NULL: sees everything */
+} rad_shooter;
+
+/* The light shooter SH gives receiver group R, into LOCAL[k] for the k-th luxel of R's
+ * list (added; LOCAL has room for R's luxels), and its power times area to *RECEIVED.
+ * Nothing if R is on the shooter's face or its PVS says R cannot see it. Returns the rays
+ * cast. The kernel is linear in the shooter's powers: what a group's shots gave in all is
+ * this for its summed exitance (rad.sent). */
+int64_t al_rad_panel_onto(const al_rad *rad, const rad_group *r, const rad_shooter *sh,
+                          float (*local)[3], double *received);
+
+/* Adds LOCAL (per luxel of R's list, as al_rad_panel_onto gives it) to ROW (per luxel of
+ * the solver); true if anything was not zero. */
+bool al_rad_add_local(const al_rad *rad, const rad_group *r, const float (*local)[3],
+                      float (*row)[3]);
+
+/* The group and panel powers anew from the luxels' unshot light. */
+void al_rad_recompute_powers(al_rad *rad);
+
+/* Fills SH with panel PANEL giving off the exitance EXITANCE[g] per group (rad.sent, or
+ * a copy), and MASK (room for the PVS row words, or NULL) as its PVS mask. False if the
+ * panel gives off nothing. */
+bool al_rad_shooter_of(const al_rad *rad, int32_t panel, const float (*exitance)[3],
+                       uint64_t *mask, rad_shooter *sh);
+
+/* The direct light light L (PVS row ROW, NULL: none) gives luxel J, into OUT; EXTENT is a
+ * length beyond the world (the reach of a sun ray). Returns the rays cast (0 or 1). */
+int al_rad_light_at(const al_rad *rad, const rad_light *l, const uint64_t *row, int32_t j,
+                    double extent, float out[3]);
+
+/* The PVS row of vis leaf CLUSTER of RAD's world, or NULL (no PVS, or no leaf). */
+const uint64_t *al_rad_pvs_row(const al_rad *rad, int32_t cluster);
+
+/* A length longer than any ray inside RAD's world: where sun rays end. */
+double al_rad_sun_reach(const al_rad *rad);
+
+/* Commits the per-worker delta rows 0 .. ROWS-1 (as group_rows marks them) to the
+ * luxels: incident and unshot light, group powers and the books (absorbed). The caller
+ * holds the lock. Returns the power received. */
+double al_rad_commit_rows(al_rad *rad, int rows, double scale);
+
+/* Worker threads the solver uses. */
+int al_rad_threads(const al_rad *rad);
+
+/* --- corrections after an edit (update.c) ---------------------------------------- */
+
+/* Does up to a few milliseconds of the corrections an update left (the lock is not held).
+ * Returns the corrections made, 0 if there were none left. */
+int64_t al_rad_fix_step(al_rad *rad);
+
+/* Corrections left (0 without any); the lock is held. */
+int64_t al_rad_fix_left(const al_rad *rad);
+
+/* Frees the corrections (the base is no longer needed). */
+void al_rad_fix_free(struct rad_fix *fix);
 
 /* Layout: faces, luxels, groups and the atlas (patches.c). Returns AL_OK or
  * AL_ERR_NOMEM. */

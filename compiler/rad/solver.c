@@ -50,6 +50,11 @@ static double mean3(const float v[3])
     return ((double) v[0] + v[1] + v[2]) / 3.0;
 }
 
+static bool nonzero3(const float v[3])
+{
+    return v[0] != 0 || v[1] != 0 || v[2] != 0;
+}
+
 static const uint64_t *pvs_row(const al_rad *rad, int32_t cluster)
 {
     const al_vis *vis = rad->world->vis;
@@ -57,17 +62,49 @@ static const uint64_t *pvs_row(const al_rad *rad, int32_t cluster)
     return al_vis_row(vis, cluster);
 }
 
+const uint64_t *al_rad_pvs_row(const al_rad *rad, int32_t cluster)
+{
+    return pvs_row(rad, cluster);
+}
+
+int al_rad_threads(const al_rad *rad)
+{
+    return rad->options.threads > 0 ? rad->options.threads : al_cpu_count();
+}
+
+static int threads_of(const al_rad *rad)
+{
+    return al_rad_threads(rad);
+}
+
 /* --- state ------------------------------------------------------------------------ */
+
+/* What picking and the residual go by: unshot light of either sign counts. */
+static double power_of(const double unshot[3])
+{
+    return (fabs(unshot[0]) + fabs(unshot[1]) + fabs(unshot[2])) / 3.0;
+}
 
 static void recompute_group_power(al_rad *rad, int32_t g)
 {
     const rad_group *gr = &rad->groups[g];
-    double p = 0;
+    double p[3] = {0, 0, 0};
     for (int32_t k = gr->first_luxel; k < gr->first_luxel + gr->luxel_count; k++) {
         int32_t l = rad->group_luxels[k];
-        p += mean3(rad->unshot[l]) * rad->area[l];
+        for (int c = 0; c < 3; c++) p[c] += rad->unshot[l][c] * (double) rad->area[l];
     }
-    rad->group_power[g] = p;
+    for (int c = 0; c < 3; c++) rad->group_unshot[g][c] = p[c];
+    rad->group_power[g] = power_of(p);
+}
+
+/* The group and panel powers from the luxels' unshot light. */
+void al_rad_recompute_powers(al_rad *rad)
+{
+    for (int32_t p = 0; p < rad->panel_count; p++) rad->panel_power[p] = 0;
+    for (int32_t g = 0; g < rad->group_count; g++) {
+        recompute_group_power(rad, g);
+        rad->panel_power[rad->group_panel[g]] += rad->group_power[g];
+    }
 }
 
 static void reset_state(al_rad *rad)
@@ -76,25 +113,37 @@ static void reset_state(al_rad *rad)
     rad->shots = rad->rays = 0;
     rad->ms = 0;
     rad->lights_shot = 0;
+    for (int32_t i = 0; i < rad->light_count; i++) rad->light_shot[i] = 0;
     for (int32_t l = 0; l < rad->luxel_count; l++) {
         const rad_face *f = &rad->faces[rad->luxel_face[l]];
         for (int k = 0; k < 3; k++) {
             rad->incident[l][k] = 0;
+            rad->direct[l][k] = 0;
             rad->unshot[l][k] = f->emission[k];
         }
         rad->emitted += mean3(f->emission) * rad->area[l];
     }
-    for (int32_t p = 0; p < rad->panel_count; p++) rad->panel_power[p] = 0;
-    for (int32_t g = 0; g < rad->group_count; g++) {
-        recompute_group_power(rad, g);
-        rad->panel_power[rad->group_panel[g]] += rad->group_power[g];
-    }
+    for (int32_t g = 0; g < rad->group_count; g++)
+        rad->sent[g][0] = rad->sent[g][1] = rad->sent[g][2] = 0;
+    al_rad_recompute_powers(rad);
+    al_rad_fix_free(rad->fix);
+    rad->fix = NULL;
 }
 
+/* Unshot power: what is left to shoot (either sign), for the residual. */
 static double unshot_power(const al_rad *rad)
 {
     double u = 0;
     for (int32_t g = 0; g < rad->group_count; g++) u += rad->group_power[g];
+    return u;
+}
+
+/* The same with its sign, for the books: light an edit took away counts against. */
+static double unshot_balance(const al_rad *rad)
+{
+    double u = 0;
+    for (int32_t g = 0; g < rad->group_count; g++)
+        u += (rad->group_unshot[g][0] + rad->group_unshot[g][1] + rad->group_unshot[g][2]) / 3.0;
     return u;
 }
 
@@ -106,26 +155,17 @@ static double residual_of(const al_rad *rad, double unshot)
 
 /* --- passes ------------------------------------------------------------------------ */
 
-/* A panel being shot: its groups with the unshot exitance each had. */
-typedef struct shooter {
-    int32_t panel;
-    int group_count;
-    int32_t groups[AL_RAD_PANEL * AL_RAD_PANEL]; /* as the panel lists them */
-    float power[AL_RAD_PANEL * AL_RAD_PANEL][3]; /* per group, per channel */
-    float mean[3];    /* over the panel: its power / its area */
-    float quad_mean[4][3]; /* the same per quad */
-    uint64_t *mask;  /* union of its clusters' PVS rows, or NULL: sees everything */
-} shooter;
-
 typedef struct pass {
     al_rad *rad;
     const int32_t *receivers; /* NULL: every luxel */
     int32_t count;
     /* lights */
-    int32_t first_light, light_count;
+    const int32_t *lights; /* the lights of the pass */
+    int32_t light_count;
     const uint64_t **light_rows;
+    double extent; /* the reach of sun rays */
     /* groups */
-    shooter shooters[AL_RAD_BATCH];
+    rad_shooter shooters[AL_RAD_BATCH];
     int shooter_count;
     double received[64][AL_RAD_BATCH]; /* per worker */
     int64_t rays[64];
@@ -136,6 +176,49 @@ static bool in_row(const uint64_t *row, int32_t cluster)
     return !row || cluster < 0 || al_bit_test(row, cluster);
 }
 
+double al_rad_sun_reach(const al_rad *rad)
+{
+    double lo[3], hi[3], extent = 0;
+    al_world_bounds(rad->world, lo, hi);
+    for (int k = 0; k < 3; k++) extent = fmax(extent, hi[k] - lo[k]);
+    return extent * 2 + 1024;
+}
+
+int al_rad_light_at(const al_rad *rad, const rad_light *l, const uint64_t *row, int32_t j,
+                    double extent, float out[3])
+{
+    out[0] = out[1] = out[2] = 0;
+    const double *x = rad->point[j];
+    double n[3] = {rad->normal[j][0], rad->normal[j][1], rad->normal[j][2]};
+    if (l->kind == RAD_SUN) {
+        double c = -al_dot(n, l->dir);
+        if (c <= 0) return 0;
+        double far_point[3];
+        al_madd(x, l->dir, -extent, far_point);
+        bool sky = false;
+        if (!al_rad_ray(rad, x, far_point, &sky)) return 1;
+        double v = l->level * (0.5 + 0.5 * c);
+        for (int k = 0; k < 3; k++) out[k] = (float) (v * l->colour[k]);
+        return 1;
+    }
+    if (!in_row(row, rad->luxel_cluster[j])) return 0;
+    double to[3];
+    al_sub(l->origin, x, to);
+    double d2 = al_dot(to, to);
+    if (d2 >= l->range * l->range) return 0;
+    double d = sqrt(d2);
+    if (d < 1e-6) return 0;
+    double c = al_dot(to, n) / d;
+    if (c <= 0) return 0;
+    double from_light[3];
+    al_scale(to, -1.0 / d, from_light);
+    double v = al_rad_light_value(l, d, c, from_light);
+    if (v <= 0) return 0;
+    if (!al_rad_ray(rad, x, l->origin, NULL)) return 1;
+    for (int k = 0; k < 3; k++) out[k] = (float) (v * l->colour[k]);
+    return 1;
+}
+
 static void light_job(void *context, int index, int worker)
 {
     pass *ps = context;
@@ -144,48 +227,13 @@ static void light_job(void *context, int index, int worker)
     /* A cancelled pass is dropped whole (shoot_lights), so the rest need not be done. */
     if (atomic_load(&rad->cancel)) return;
     int64_t rays = 0;
-    double far_point[3];
-    double extent = 0;
-    {
-        double lo[3], hi[3];
-        al_world_bounds(rad->world, lo, hi);
-        for (int k = 0; k < 3; k++) extent = fmax(extent, hi[k] - lo[k]);
-        extent = extent * 2 + 1024;
-    }
     for (int32_t r = a; r < b; r++) {
         int32_t j = ps->receivers ? ps->receivers[r] : r;
-        const double *x = rad->point[j];
-        double n[3] = {rad->normal[j][0], rad->normal[j][1], rad->normal[j][2]};
-        float sum[3] = {0, 0, 0};
+        float sum[3] = {0, 0, 0}, add[3];
         for (int32_t q = 0; q < ps->light_count; q++) {
-            const rad_light *l = &rad->lights[ps->first_light + q];
-            if (l->kind == RAD_SUN) {
-                double c = -al_dot(n, l->dir);
-                if (c <= 0) continue;
-                al_madd(x, l->dir, -extent, far_point);
-                bool sky = false;
-                rays++;
-                if (!al_rad_ray(rad, x, far_point, &sky)) continue;
-                double v = l->level * (0.5 + 0.5 * c);
-                for (int k = 0; k < 3; k++) sum[k] += (float) (v * l->colour[k]);
-                continue;
-            }
-            if (!in_row(ps->light_rows[q], rad->luxel_cluster[j])) continue;
-            double to[3];
-            al_sub(l->origin, x, to);
-            double d2 = al_dot(to, to);
-            if (d2 >= l->range * l->range) continue;
-            double d = sqrt(d2);
-            if (d < 1e-6) continue;
-            double c = al_dot(to, n) / d;
-            if (c <= 0) continue;
-            double from_light[3];
-            al_scale(to, -1.0 / d, from_light);
-            double v = al_rad_light_value(l, d, c, from_light);
-            if (v <= 0) continue;
-            rays++;
-            if (!al_rad_ray(rad, x, l->origin, NULL)) continue;
-            for (int k = 0; k < 3; k++) sum[k] += (float) (v * l->colour[k]);
+            rays += al_rad_light_at(rad, &rad->lights[ps->lights[q]], ps->light_rows[q], j,
+                                    ps->extent, add);
+            for (int k = 0; k < 3; k++) sum[k] += add[k];
         }
         for (int k = 0; k < 3; k++) rad->delta[j][k] = sum[k];
     }
@@ -239,6 +287,19 @@ static int group_sight(const al_rad *rad, const rad_group *r, const rad_group *g
     return seen == 0 ? 0 : seen == tried ? 2 : 1;
 }
 
+bool al_rad_add_local(const al_rad *rad, const rad_group *r, const float (*local)[3],
+                      float (*row)[3])
+{
+    bool any = false;
+    for (int32_t k = 0; k < r->luxel_count; k++) {
+        if (!nonzero3(local[k])) continue;
+        float *to = row[rad->group_luxels[r->first_luxel + k]];
+        for (int c = 0; c < 3; c++) to[c] += local[k][c];
+        any = true;
+    }
+    return any;
+}
+
 /* True if any cluster of group R is in MASK (NULL: everything). */
 static bool group_in(const al_rad *rad, const rad_group *r, const uint64_t *mask)
 {
@@ -249,13 +310,14 @@ static bool group_in(const al_rad *rad, const rad_group *r, const uint64_t *mask
 }
 
 /* The disc term: light from a far source of area AREA about CENTRE on the plane of face
- * SF, of exitance POWER, onto the luxels of receiver group R (their row ROW of deltas). */
+ * SF, of exitance POWER, onto the luxels of receiver group R (LOCAL, in the order of its
+ * list). */
 static void far_disc(const al_rad *rad, const rad_group *r, const rad_face *sf,
-                     const double centre[3], double area, const float power[3], float (*row)[3],
+                     const double centre[3], double area, const float power[3], float (*local)[3],
                      double *received)
 {
-    for (int32_t k = r->first_luxel; k < r->first_luxel + r->luxel_count; k++) {
-        int32_t j = rad->group_luxels[k];
+    for (int32_t k = 0; k < r->luxel_count; k++) {
+        int32_t j = rad->group_luxels[r->first_luxel + k];
         const double *x = rad->point[j];
         double height = al_dot(x, sf->normal) - sf->dist;
         if (height <= 1e-6) continue;
@@ -270,7 +332,7 @@ static void far_disc(const al_rad *rad, const rad_group *r, const rad_face *sf,
         float add[3];
         for (int c = 0; c < 3; c++) {
             add[c] = (float) (power[c] * ff);
-            row[j][c] += add[c];
+            local[k][c] += add[c];
         }
         *received += mean3(add) * rad->area[j];
     }
@@ -280,7 +342,7 @@ static void far_disc(const al_rad *rad, const rad_group *r, const rad_face *sf,
  * the visibility group_sight finds; between, Lambert per luxel behind one ray; far, the
  * disc behind one ray. */
 static int64_t group_onto(const al_rad *rad, const rad_group *r, const rad_group *g,
-                          const float power[3], float (*row)[3], double *received)
+                          const float power[3], float (*local)[3], double *received)
 {
     const rad_face *gf = &rad->faces[g->face];
     const rad_face *rf = &rad->faces[r->face];
@@ -295,8 +357,8 @@ static int64_t group_onto(const al_rad *rad, const rad_group *r, const rad_group
     if (d2 >= near * near && d2 < mid * mid) {
         /* Between: one ray between the groups decides, Lambert per luxel. */
         if (!al_rad_ray(rad, rad->point[r->target], rad->point[g->target], NULL)) return 1;
-        for (int32_t k = r->first_luxel; k < r->first_luxel + r->luxel_count; k++)
-            near_luxel(rad, g, power, rad->group_luxels[k], true, row[rad->group_luxels[k]],
+        for (int32_t k = 0; k < r->luxel_count; k++)
+            near_luxel(rad, g, power, rad->group_luxels[r->first_luxel + k], true, local[k],
                        received);
         return 1;
     }
@@ -304,22 +366,23 @@ static int64_t group_onto(const al_rad *rad, const rad_group *r, const rad_group
         /* A few rays between the groups first; rays per luxel only where they disagree. */
         int sight = group_sight(rad, r, g, &rays);
         if (sight == 0) return rays;
-        for (int32_t k = r->first_luxel; k < r->first_luxel + r->luxel_count; k++) {
-            int32_t j = rad->group_luxels[k];
-            rays += near_luxel(rad, g, power, j, sight == 2, row[j], received);
+        for (int32_t k = 0; k < r->luxel_count; k++) {
+            int32_t j = rad->group_luxels[r->first_luxel + k];
+            rays += near_luxel(rad, g, power, j, sight == 2, local[k], received);
         }
         return rays;
     }
     /* Far: one ray between the groups decides, the disc term per luxel. */
     if (al_rad_ray(rad, rad->point[r->target], rad->point[g->target], NULL))
-        far_disc(rad, r, gf, g->centre, g->area, power, row, received);
+        far_disc(rad, r, gf, g->centre, g->area, power, local, received);
     return 1;
 }
 
+
 /* Quad U of shooter SH onto receiver group R: one disc and one ray when far, else group
  * by group. */
-static int64_t quad_onto(const al_rad *rad, const rad_group *r, const shooter *sh, int u,
-                         float (*row)[3], double *received)
+static int64_t quad_onto(const al_rad *rad, const rad_group *r, const rad_shooter *sh, int u,
+                         float (*local)[3], double *received)
 {
     const rad_panel *p = &rad->panels[sh->panel];
     const rad_panel *qu = &rad->quads[p->first_quad + u];
@@ -329,17 +392,41 @@ static int64_t quad_onto(const al_rad *rad, const rad_group *r, const shooter *s
     double reach = qu->radius * QUAD_RADII + r->radius;
     if (qu->group_count > 1 && al_dot(d, d) >= reach * reach) {
         const float *m = sh->quad_mean[u];
-        if (m[0] > 0 || m[1] > 0 || m[2] > 0) {
+        if (nonzero3(m)) {
             if (al_rad_ray(rad, rad->point[r->target], rad->point[qu->target], NULL))
-                far_disc(rad, r, &rad->faces[qu->face], qu->centre, qu->area, m, row, received);
+                far_disc(rad, r, &rad->faces[qu->face], qu->centre, qu->area, m, local, received);
             return 1;
         }
         return 0;
     }
     int64_t rays = 0;
     for (int q = first; q < first + qu->group_count; q++)
-        if (sh->power[q][0] > 0 || sh->power[q][1] > 0 || sh->power[q][2] > 0)
-            rays += group_onto(rad, r, &rad->groups[sh->groups[q]], sh->power[q], row, received);
+        if (nonzero3(sh->power[q]))
+            rays += group_onto(rad, r, &rad->groups[sh->groups[q]], sh->power[q], local, received);
+    return rays;
+}
+
+int64_t al_rad_panel_onto(const al_rad *rad, const rad_group *r, const rad_shooter *sh,
+                          float (*local)[3], double *received)
+{
+    const rad_panel *p = &rad->panels[sh->panel];
+    const rad_face *rf = &rad->faces[r->face];
+    /* A face does not light itself. */
+    if (p->face == r->face || !group_in(rad, r, sh->mask)) return 0;
+    const rad_face *pf = &rad->faces[p->face];
+    if (al_dot(r->centre, pf->normal) - pf->dist < -r->radius) return 0;
+    double d[3];
+    al_sub(p->centre, r->centre, d);
+    if (al_dot(d, rf->normal) < -p->radius) return 0;
+    double reach = p->radius * PANEL_RADII + r->radius;
+    if (sh->group_count > 1 && al_dot(d, d) >= reach * reach) {
+        /* Far from the whole panel: one ray, one disc. */
+        if (al_rad_ray(rad, rad->point[r->target], rad->point[p->target], NULL))
+            far_disc(rad, r, pf, p->centre, p->area, sh->mean, local, received);
+        return 1;
+    }
+    int64_t rays = 0;
+    for (int u = 0; u < p->quad_count; u++) rays += quad_onto(rad, r, sh, u, local, received);
     return rays;
 }
 
@@ -350,34 +437,16 @@ static void group_job(void *context, int index, int worker)
     int32_t a = index * GROUP_CHUNK, b = a + GROUP_CHUNK < ps->count ? a + GROUP_CHUNK : ps->count;
     int64_t rays = 0;
     double received[AL_RAD_BATCH] = {0};
+    float local[AL_RAD_GROUP * AL_RAD_GROUP][3];
     for (int32_t i = a; i < b; i++) {
         int32_t ri = ps->receivers ? ps->receivers[i] : i;
         const rad_group *r = &rad->groups[ri];
-        const rad_face *rf = &rad->faces[r->face];
         for (int s = 0; s < ps->shooter_count; s++) {
-            const shooter *sh = &ps->shooters[s];
-            const rad_panel *p = &rad->panels[sh->panel];
-            /* A face does not light itself. */
-            if (p->face == r->face || !group_in(rad, r, sh->mask)) continue;
-            const rad_face *pf = &rad->faces[p->face];
-            if (al_dot(r->centre, pf->normal) - pf->dist < -r->radius) continue;
-            double d[3];
-            al_sub(p->centre, r->centre, d);
-            if (al_dot(d, rf->normal) < -p->radius) continue;
-            float (*row)[3] = rad->delta + (size_t) s * rad->luxel_count;
-            double reach = p->radius * PANEL_RADII + r->radius;
-            double before = received[s];
-            if (sh->group_count > 1 && al_dot(d, d) >= reach * reach) {
-                /* Far from the whole panel: one ray, one disc. */
-                rays++;
-                if (al_rad_ray(rad, rad->point[r->target], rad->point[p->target], NULL))
-                    far_disc(rad, r, pf, p->centre, p->area, sh->mean, row, &received[s]);
-            } else {
-                for (int u = 0; u < p->quad_count; u++)
-                    rays += quad_onto(rad, r, sh, u, row, &received[s]);
-            }
+            memset(local, 0, (size_t) r->luxel_count * sizeof local[0]);
+            rays += al_rad_panel_onto(rad, r, &ps->shooters[s], local, &received[s]);
             /* Light arrived: the row of this shooter holds something for the group. */
-            if (received[s] != before) rad->group_rows[ri] |= (uint8_t) (1u << s);
+            if (al_rad_add_local(rad, r, local, rad->delta + (size_t) s * rad->luxel_count))
+                rad->group_rows[ri] |= (uint8_t) (1u << s);
         }
     }
     for (int s = 0; s < ps->shooter_count; s++) ps->received[worker][s] += received[s];
@@ -408,11 +477,12 @@ static int32_t gather_groups(al_rad *rad, const uint64_t *mask, const int32_t **
 }
 
 /* Adds the pass's deltas (ROWS rows, row s scaled by SCALE[s]; only the rows the group's
- * bits in group_rows name hold anything) to the luxels of group G: incident light and
- * unshot exitance; the rows and bits are cleared. Returns the power received,
- * and adds what is absorbed to *ABSORBED and what is kept to be shot to *KEPT. */
-static double commit_group(al_rad *rad, int32_t g, const double *scale, int rows,
-                           double *absorbed, double *kept_power)
+ * bits in group_rows name hold anything) to the luxels of group G: incident light (and
+ * direct light with DIRECT) and unshot exitance; the rows and bits are cleared. Returns
+ * the power received, and adds what is absorbed to *ABSORBED and what is kept to be shot
+ * to KEPT, per channel. */
+static double commit_group(al_rad *rad, int32_t g, const double *scale, int rows, bool direct,
+                           double *absorbed, double kept_power[3])
 {
     const rad_group *gr = &rad->groups[g];
     const rad_face *f = &rad->faces[gr->face];
@@ -438,13 +508,14 @@ static double commit_group(al_rad *rad, int32_t g, const double *scale, int rows
         float kept[3], lost[3];
         for (int c = 0; c < 3; c++) {
             rad->incident[j][c] += dl[c];
+            if (direct) rad->direct[j][c] += dl[c];
             kept[c] = f->reflectance[c] * dl[c];
             lost[c] = dl[c] - kept[c];
             rad->unshot[j][c] += kept[c];
+            kept_power[c] += kept[c] * (double) rad->area[j];
         }
         received += mean3(dl) * rad->area[j];
         *absorbed += mean3(lost) * rad->area[j];
-        *kept_power += mean3(kept) * rad->area[j];
     }
     return received;
 }
@@ -455,7 +526,8 @@ typedef struct commit_pass {
     int32_t count;
     const double *scale;
     int rows;
-    double *kept; /* per list entry */
+    bool direct;
+    double (*kept)[3]; /* per list entry */
     double received[64], absorbed[64]; /* per worker */
 } commit_pass;
 
@@ -464,23 +536,21 @@ static void commit_job(void *context, int index, int worker)
     commit_pass *cp = context;
     int32_t a = index * GROUP_CHUNK, b = a + GROUP_CHUNK < cp->count ? a + GROUP_CHUNK : cp->count;
     for (int32_t i = a; i < b; i++) {
-        cp->kept[i] = 0;
+        cp->kept[i][0] = cp->kept[i][1] = cp->kept[i][2] = 0;
         cp->received[worker] +=
-            commit_group(cp->rad, cp->list ? cp->list[i] : i, cp->scale, cp->rows,
-                         &cp->absorbed[worker], &cp->kept[i]);
+            commit_group(cp->rad, cp->list ? cp->list[i] : i, cp->scale, cp->rows, cp->direct,
+                         &cp->absorbed[worker], cp->kept[i]);
     }
 }
-
-static int threads_of(const al_rad *rad);
 
 /* Commits a pass's deltas to the groups LIST (NULL: all COUNT groups), in parallel; the
  * caller holds the lock, so a snapshot sees all of it or none. Returns the power
  * received. */
 static double commit_groups(al_rad *rad, const int32_t *list, int32_t count,
-                            const double *scale, int rows)
+                            const double *scale, int rows, bool direct)
 {
     commit_pass cp = {.rad = rad, .list = list, .count = count, .scale = scale, .rows = rows,
-                      .kept = rad->commit_kept};
+                      .direct = direct, .kept = rad->commit_kept};
     al_parallel_for((count + GROUP_CHUNK - 1) / GROUP_CHUNK, threads_of(rad), commit_job, &cp);
     double received = 0;
     for (int w = 0; w < 64; w++) {
@@ -489,35 +559,47 @@ static double commit_groups(al_rad *rad, const int32_t *list, int32_t count,
     }
     for (int32_t i = 0; i < count; i++) {
         int32_t g = list ? list[i] : i;
-        rad->group_power[g] += cp.kept[i];
-        rad->panel_power[rad->group_panel[g]] += cp.kept[i];
+        double *k = cp.kept[i];
+        if (k[0] == 0 && k[1] == 0 && k[2] == 0) continue;
+        for (int c = 0; c < 3; c++) rad->group_unshot[g][c] += k[c];
+        double before = rad->group_power[g];
+        rad->group_power[g] = power_of(rad->group_unshot[g]);
+        rad->panel_power[rad->group_panel[g]] += rad->group_power[g] - before;
     }
     return received;
 }
 
-static int threads_of(const al_rad *rad)
+double al_rad_commit_rows(al_rad *rad, int rows, double scale)
 {
-    return rad->options.threads > 0 ? rad->options.threads : al_cpu_count();
+    double s[AL_RAD_BATCH];
+    for (int k = 0; k < AL_RAD_BATCH; k++) s[k] = scale;
+    return commit_groups(rad, NULL, rad->group_count, s, rows, false);
 }
 
-/* Shoots the next COUNT light sources in one pass over every luxel. A cancel during the
- * pass (the sky's suns take seconds on a large map) drops the pass: nothing is committed
- * and false is returned, so the solver stays as it was. */
+/* Shoots the next COUNT light sources not yet shot, in order, in one pass over every
+ * luxel. A cancel during the pass (the sky's suns take seconds on a large map) drops the
+ * pass: nothing is committed and false is returned, so the solver stays as it was. */
 static bool shoot_lights(al_rad *rad, int32_t count)
 {
     pass *ps = calloc(1, sizeof *ps);
     const uint64_t **rows = malloc(((size_t) count + 1) * sizeof *rows);
-    if (!ps || !rows) {
+    int32_t *list = malloc(((size_t) count + 1) * sizeof *list);
+    if (!ps || !rows || !list) {
         free(ps);
         free(rows);
+        free(list);
         return false;
     }
+    int32_t n = 0;
+    for (int32_t i = 0; i < rad->light_count && n < count; i++)
+        if (!rad->light_shot[i]) list[n++] = i;
     ps->rad = rad;
-    ps->first_light = rad->lights_shot;
-    ps->light_count = count;
+    ps->lights = list;
+    ps->light_count = n;
     ps->light_rows = rows;
-    for (int32_t q = 0; q < count; q++) {
-        const rad_light *l = &rad->lights[rad->lights_shot + q];
+    ps->extent = al_rad_sun_reach(rad);
+    for (int32_t q = 0; q < n; q++) {
+        const rad_light *l = &rad->lights[list[q]];
         /* A light in no vis leaf (in solid, or no PVS) is not pruned. */
         rows[q] = l->kind == RAD_SUN ? NULL : pvs_row(rad, l->cluster);
     }
@@ -526,6 +608,7 @@ static bool shoot_lights(al_rad *rad, int32_t count)
     al_parallel_for(chunks, threads_of(rad), light_job, ps);
     if (atomic_load(&rad->cancel)) {
         free(rows);
+        free(list);
         free(ps);
         return false;
     }
@@ -534,13 +617,15 @@ static bool shoot_lights(al_rad *rad, int32_t count)
     pthread_mutex_lock(&rad->lock);
     const double one = 1.0;
     memset(rad->group_rows, 1, (size_t) rad->group_count); /* row 0 of every group */
-    double received = commit_groups(rad, NULL, rad->group_count, &one, 1);
+    double received = commit_groups(rad, NULL, rad->group_count, &one, 1, true);
     rad->emitted += received;
-    rad->lights_shot += count;
-    rad->shots += count;
+    for (int32_t q = 0; q < n; q++) rad->light_shot[list[q]] = 1;
+    rad->lights_shot += n;
+    rad->shots += n;
     rad->rays += rays;
     pthread_mutex_unlock(&rad->lock);
     free(rows);
+    free(list);
     free(ps);
     return true;
 }
@@ -563,9 +648,25 @@ static int pick_panels(const al_rad *rad, int32_t *out, int max)
     return n;
 }
 
+/* Adds the PVS rows of group G's clusters to SH's mask (of WORDS words); a cluster
+ * without a row makes it see everything (mask NULL). */
+static void mask_group(const al_rad *rad, rad_shooter *sh, int32_t g, int words)
+{
+    const rad_group *gr = &rad->groups[g];
+    if (!sh->mask) return;
+    for (int32_t k = gr->first_cluster; k < gr->first_cluster + gr->cluster_count; k++) {
+        const uint64_t *row = pvs_row(rad, rad->group_clusters[k]);
+        if (!row) {
+            sh->mask = NULL;
+            return;
+        }
+        for (int w = 0; w < words; w++) sh->mask[w] |= row[w];
+    }
+}
+
 /* Takes the unshot light of group G into slot Q of SH (the lock is held), and adds its
  * clusters' PVS rows to the shooter's mask (of WORDS words). */
-static void take_group(al_rad *rad, shooter *sh, int q, int32_t g, int words, double sum[3])
+static void take_group(al_rad *rad, rad_shooter *sh, int q, int32_t g, int words, double sum[3])
 {
     const rad_group *gr = &rad->groups[g];
     double mine[3] = {0, 0, 0};
@@ -580,17 +681,45 @@ static void take_group(al_rad *rad, shooter *sh, int q, int32_t g, int words, do
     for (int c = 0; c < 3; c++) {
         sh->power[q][c] = (float) (mine[c] / gr->area);
         sum[c] += mine[c];
+        rad->group_unshot[g][c] = 0;
     }
     rad->group_power[g] = 0;
-    if (!sh->mask) return;
-    for (int32_t k = gr->first_cluster; k < gr->first_cluster + gr->cluster_count; k++) {
-        const uint64_t *row = pvs_row(rad, rad->group_clusters[k]);
-        if (!row) {
-            sh->mask = NULL;
-            return;
+    mask_group(rad, sh, g, words);
+}
+
+bool al_rad_shooter_of(const al_rad *rad, int32_t panel, const float (*exitance)[3],
+                       uint64_t *mask, rad_shooter *sh)
+{
+    const rad_panel *p = &rad->panels[panel];
+    const al_vis *vis = rad->world->vis;
+    int words = vis && vis->pvs ? vis->row_words : 0;
+    sh->panel = panel;
+    sh->group_count = p->group_count;
+    sh->mask = words && mask ? mask : NULL;
+    if (sh->mask) memset(sh->mask, 0, (size_t) words * sizeof *sh->mask);
+    bool any = false;
+    double sum[3] = {0, 0, 0};
+    for (int u = 0; u < p->quad_count; u++) {
+        const rad_panel *qu = &rad->quads[p->first_quad + u];
+        double quad_sum[3] = {0, 0, 0};
+        for (int32_t q = qu->first_group; q < qu->first_group + qu->group_count; q++) {
+            int32_t g = rad->panel_groups[q];
+            int slot = q - p->first_group;
+            sh->groups[slot] = g;
+            for (int c = 0; c < 3; c++) {
+                sh->power[slot][c] = exitance[g][c];
+                quad_sum[c] += exitance[g][c] * rad->groups[g].area;
+            }
+            any |= nonzero3(exitance[g]);
+            mask_group(rad, sh, g, words);
         }
-        for (int w = 0; w < words; w++) sh->mask[w] |= row[w];
+        for (int c = 0; c < 3; c++) {
+            sh->quad_mean[u][c] = (float) (quad_sum[c] / qu->area);
+            sum[c] += quad_sum[c];
+        }
     }
+    for (int c = 0; c < 3; c++) sh->mean[c] = (float) (sum[c] / p->area);
+    return any;
 }
 
 /* Shoots up to COUNT panels; returns how many were shot (0: nothing left). */
@@ -611,10 +740,10 @@ static int shoot_panels(al_rad *rad, int count)
     ps->rad = rad;
     bool all = words == 0;
     uint64_t *unite = masks ? masks + (size_t) words * n : NULL;
-    double shot_power[AL_RAD_BATCH];
+    double shot_power[AL_RAD_BATCH], shot_balance[AL_RAD_BATCH];
     pthread_mutex_lock(&rad->lock);
     for (int s = 0; s < n; s++) {
-        shooter *sh = &ps->shooters[s];
+        rad_shooter *sh = &ps->shooters[s];
         const rad_panel *p = &rad->panels[picked[s]];
         sh->panel = picked[s];
         sh->group_count = p->group_count;
@@ -632,6 +761,7 @@ static int shoot_panels(al_rad *rad, int count)
         }
         for (int c = 0; c < 3; c++) sh->mean[c] = (float) (sum[c] / p->area);
         shot_power[s] = rad->panel_power[picked[s]];
+        shot_balance[s] = (sum[0] + sum[1] + sum[2]) / 3.0;
         rad->panel_power[picked[s]] = 0;
         if (!sh->mask) all = true;
         else
@@ -648,18 +778,27 @@ static int shoot_panels(al_rad *rad, int count)
     /* Point sampling of the receivers errs both ways by a few percent; a shooter whose
      * receivers got more than 2% over what it shot is scaled down to that, so the residual
      * never grows (reflectance is at most 0.95). Clamping every overshoot would bias the
-     * solution dark: the furnace test shows it. */
+     * solution dark: the furnace test shows it. (Light an edit took away is shot as
+     * negative light: the same by magnitude.) */
     double scale[AL_RAD_BATCH];
     received = 0;
     for (int s = 0; s < n; s++) {
         double got = 0;
         for (int w = 0; w < 64; w++) got += ps->received[w][s];
-        scale[s] = got > OVERSHOOT * shot_power[s] ? OVERSHOOT * shot_power[s] / got : 1.0;
+        scale[s] = fabs(got) > OVERSHOOT * shot_power[s] ? OVERSHOOT * shot_power[s] / fabs(got)
+                                                          : 1.0;
         received += got * scale[s];
-        shot += shot_power[s];
+        shot += shot_balance[s];
     }
     pthread_mutex_lock(&rad->lock);
-    commit_groups(rad, ps->receivers, ps->count, scale, n);
+    commit_groups(rad, ps->receivers, ps->count, scale, n, false);
+    /* What each group has given, as its receivers got it. */
+    for (int s = 0; s < n; s++) {
+        const rad_shooter *sh = &ps->shooters[s];
+        for (int q = 0; q < sh->group_count; q++)
+            for (int c = 0; c < 3; c++)
+                rad->sent[sh->groups[q]][c] += (float) (sh->power[q][c] * scale[s]);
+    }
     rad->escaped += shot - received;
     rad->shots += n;
     rad->rays += rays;
@@ -720,7 +859,12 @@ al_status al_rad_create(const al_world *world, const al_input *input, const al_r
     rad->group_stamp = calloc((size_t) rad->group_count + 1, sizeof *rad->group_stamp);
     rad->commit_kept = malloc(((size_t) rad->group_count + 1) * sizeof *rad->commit_kept);
     rad->group_rows = calloc((size_t) rad->group_count + 1, 1);
-    if (!rad->receivers || !rad->group_stamp || !rad->commit_kept || !rad->group_rows) {
+    rad->direct = calloc((size_t) rad->luxel_count + 1, sizeof *rad->direct);
+    rad->sent = calloc((size_t) rad->group_count + 1, sizeof *rad->sent);
+    rad->group_unshot = calloc((size_t) rad->group_count + 1, sizeof *rad->group_unshot);
+    rad->light_shot = calloc((size_t) rad->light_count + 1, 1);
+    if (!rad->receivers || !rad->group_stamp || !rad->commit_kept || !rad->group_rows ||
+        !rad->direct || !rad->sent || !rad->group_unshot || !rad->light_shot) {
         al_rad_destroy(rad);
         return AL_ERR_NOMEM;
     }
@@ -744,6 +888,11 @@ void al_rad_destroy(al_rad *rad)
     free(rad->luxel_group);
     free(rad->incident);
     free(rad->unshot);
+    free(rad->direct);
+    free(rad->sent);
+    free(rad->group_unshot);
+    free(rad->light_shot);
+    al_rad_fix_free(rad->fix);
     free(rad->cluster_first);
     free(rad->cluster_luxels);
     free(rad->groups);
@@ -778,15 +927,20 @@ static void stats_locked(const al_rad *rad, al_rad_stats *out)
     out->lights = rad->light_count;
     out->shots = rad->shots;
     out->rays = rad->rays;
-    out->unshot = unshot_power(rad);
-    out->residual = residual_of(rad, out->unshot);
+    double left = unshot_power(rad);
+    out->unshot = unshot_balance(rad);
+    out->residual = residual_of(rad, left);
     out->emitted = rad->emitted;
     out->absorbed = rad->absorbed;
     out->escaped = rad->escaped;
     out->ms = rad->ms;
+    out->lights_shot = rad->lights_shot;
+    for (int32_t i = rad->light_count - rad->dome_count; i < rad->light_count; i++)
+        out->dome_lights_shot += rad->light_shot[i];
     out->direct_done = rad->lights_shot == rad->light_count;
     out->dome_lights = rad->dome_count;
-    out->converged = out->direct_done && !(out->unshot > 0);
+    out->corrections_left = al_rad_fix_left(rad);
+    out->converged = out->direct_done && out->corrections_left == 0 && !(left > 0);
 }
 
 void al_rad_get_stats(al_rad *rad, al_rad_stats *out)
@@ -808,6 +962,14 @@ int64_t al_rad_step(al_rad *rad, int64_t shots)
             done += k;
             continue;
         }
+        if (rad->fix) {
+            /* What an edit changed comes before more bounces. */
+            if (al_rad_fix_step(rad) > 0) {
+                done++;
+                continue;
+            }
+            if (rad->fix) break; /* cancelled */
+        }
         int64_t want = shots - done;
         int k = shoot_panels(rad, want < AL_RAD_BATCH ? (int) want : AL_RAD_BATCH);
         if (k == 0) break;
@@ -827,13 +989,16 @@ al_rad_stop al_rad_run(al_rad *rad, double residual, double seconds, al_rad_prog
     for (;;) {
         al_rad_stats st;
         al_rad_get_stats(rad, &st);
-        if (st.direct_done && (st.residual <= residual || st.converged)) {
+        if (st.direct_done && st.corrections_left == 0 &&
+            (st.residual <= residual || st.converged)) {
             if (progress) progress(context, &st);
             return AL_RAD_STOP_RESIDUAL;
         }
         if (atomic_load(&rad->cancel)) return AL_RAD_STOP_CANCELLED;
         if (seconds > 0 && al_clock_ms_since(start) >= seconds * 1000.0) return AL_RAD_STOP_TIME;
-        int64_t batch = st.direct_done ? AL_RAD_BATCH : st.lights;
+        int64_t batch = !st.direct_done ? st.lights - st.lights_shot
+                        : st.corrections_left > 0 ? 1
+                                                  : AL_RAD_BATCH;
         if (al_rad_step(rad, batch) == 0 && !atomic_load(&rad->cancel)) {
             al_rad_get_stats(rad, &st);
             if (progress) progress(context, &st);
@@ -862,14 +1027,18 @@ void al_rad_reset(al_rad *rad)
 
 /* --- saved state ------------------------------------------------------------------- */
 
-/* Layout of al_rad_save's bytes (native byte order, as the cache is per machine):
- * header, then incident and unshot as luxel_count x 3 floats each, the groups' and the
- * panels' unshot power as doubles (kept as the solver summed them, so that the restored
- * solver picks the same shooters), then a 64-bit FNV-1a checksum of everything before
- * it. Bump RAD_STATE_VERSION when the solver's meaning of
- * the state changes. */
+/* Layout of al_rad_save's bytes (native byte order, as the cache is per machine): the
+ * header, then per luxel incident, unshot and direct light (3 floats each), per group the
+ * exitance sent (3 floats) and the unshot power (3 doubles), per panel its unshot power
+ * (a double, kept as the solver summed it, so that the restored solver picks the same
+ * shooters), per light a byte saying it was shot, and last a 64-bit FNV-1a checksum of
+ * everything before it. Bump RAD_STATE_VERSION when the solver's meaning of the state
+ * changes. */
 #define RAD_STATE_MAGIC "ALRADST"
-#define RAD_STATE_VERSION 1u
+#define RAD_STATE_VERSION 2u
+
+/* Float rounding may leave light that an update took away a hair below zero. */
+#define RAD_STATE_SLACK 1.0f
 
 typedef struct rad_state_header {
     char magic[8];
@@ -893,21 +1062,33 @@ static uint64_t patch_fingerprint(const al_rad *rad)
     return h;
 }
 
-/* The size of a saved state of RAD, and where its parts start. */
-static size_t state_layout(const al_rad *rad, size_t *values, size_t *powers)
+/* Where the parts of a saved state of RAD start, and its size. */
+typedef struct state_parts {
+    size_t incident, unshot, direct, sent, group_unshot, panel_power, light_shot, sum, total;
+} state_parts;
+
+static state_parts state_layout(const al_rad *rad)
 {
-    *values = (size_t) rad->luxel_count * 3 * sizeof(float);
-    *powers = ((size_t) rad->group_count + (size_t) rad->panel_count) * sizeof(double);
-    return sizeof(rad_state_header) + 2 * *values + *powers + sizeof(uint64_t);
+    state_parts p;
+    size_t luxels = (size_t) rad->luxel_count * 3 * sizeof(float);
+    p.incident = sizeof(rad_state_header);
+    p.unshot = p.incident + luxels;
+    p.direct = p.unshot + luxels;
+    p.sent = p.direct + luxels;
+    p.group_unshot = p.sent + (size_t) rad->group_count * 3 * sizeof(float);
+    p.panel_power = p.group_unshot + (size_t) rad->group_count * 3 * sizeof(double);
+    p.light_shot = p.panel_power + (size_t) rad->panel_count * sizeof(double);
+    p.sum = p.light_shot + (size_t) rad->light_count;
+    p.total = p.sum + sizeof(uint64_t);
+    return p;
 }
 
 al_status al_rad_save(al_rad *rad, void **bytes, size_t *size)
 {
-    size_t values, powers;
-    size_t total = state_layout(rad, &values, &powers);
-    unsigned char *out = malloc(total);
+    state_parts p = state_layout(rad);
     *bytes = NULL;
     *size = 0;
+    unsigned char *out = malloc(p.total);
     if (!out) return AL_ERR_NOMEM;
     rad_state_header h;
     memset(&h, 0, sizeof h);
@@ -919,6 +1100,12 @@ al_status al_rad_save(al_rad *rad, void **bytes, size_t *size)
     h.light_count = rad->light_count;
     h.fingerprint = patch_fingerprint(rad);
     pthread_mutex_lock(&rad->lock);
+    if (rad->fix) {
+        /* Its light is not yet what its own world gives: nothing to keep. */
+        pthread_mutex_unlock(&rad->lock);
+        free(out);
+        return AL_ERR_INVALID_ARGUMENT;
+    }
     h.lights_shot = rad->lights_shot;
     h.shots = rad->shots;
     h.rays = rad->rays;
@@ -926,38 +1113,47 @@ al_status al_rad_save(al_rad *rad, void **bytes, size_t *size)
     h.absorbed = rad->absorbed;
     h.escaped = rad->escaped;
     h.ms = rad->ms;
-    memcpy(out + sizeof h, rad->incident, values);
-    memcpy(out + sizeof h + values, rad->unshot, values);
-    unsigned char *p = out + sizeof h + 2 * values;
-    memcpy(p, rad->group_power, (size_t) rad->group_count * sizeof(double));
-    memcpy(p + (size_t) rad->group_count * sizeof(double), rad->panel_power,
-           (size_t) rad->panel_count * sizeof(double));
+    memcpy(out + p.incident, rad->incident, p.unshot - p.incident);
+    memcpy(out + p.unshot, rad->unshot, p.direct - p.unshot);
+    memcpy(out + p.direct, rad->direct, p.sent - p.direct);
+    memcpy(out + p.sent, rad->sent, p.group_unshot - p.sent);
+    memcpy(out + p.group_unshot, rad->group_unshot, p.panel_power - p.group_unshot);
+    memcpy(out + p.panel_power, rad->panel_power, p.light_shot - p.panel_power);
+    memcpy(out + p.light_shot, rad->light_shot, p.sum - p.light_shot);
     pthread_mutex_unlock(&rad->lock);
     memcpy(out, &h, sizeof h);
-    uint64_t sum = al_fnv1a(AL_FNV1A_SEED, out, total - sizeof sum);
-    memcpy(out + total - sizeof sum, &sum, sizeof sum);
+    uint64_t sum = al_fnv1a(AL_FNV1A_SEED, out, p.sum);
+    memcpy(out + p.sum, &sum, sizeof sum);
     *bytes = out;
-    *size = total;
+    *size = p.total;
     return AL_OK;
 }
 
-/* Light is never negative, nor infinite. */
-static bool light_levels(const float *v, size_t n)
+/* Light levels a solver can hold: finite, and not below LOW. */
+static bool floats_within(const void *bytes, size_t n, float low)
 {
+    const float *v = bytes;
     for (size_t i = 0; i < n; i++)
-        if (!(v[i] >= 0 && v[i] < FLT_MAX)) return false;
+        if (!(v[i] >= low && v[i] < FLT_MAX)) return false;
+    return true;
+}
+
+static bool doubles_within(const void *bytes, size_t n, double low)
+{
+    const double *v = bytes;
+    for (size_t i = 0; i < n; i++)
+        if (!(v[i] >= low && v[i] < DBL_MAX)) return false;
     return true;
 }
 
 al_status al_rad_restore(al_rad *rad, const void *bytes, size_t size)
 {
-    size_t values, powers;
-    size_t total = state_layout(rad, &values, &powers);
+    state_parts p = state_layout(rad);
     const unsigned char *in = bytes;
-    if (!bytes || size != total) return AL_ERR_CORRUPT;
+    if (!bytes || size != p.total) return AL_ERR_CORRUPT;
     uint64_t sum;
-    memcpy(&sum, in + total - sizeof sum, sizeof sum);
-    if (sum != al_fnv1a(AL_FNV1A_SEED, in, total - sizeof sum)) return AL_ERR_CORRUPT;
+    memcpy(&sum, in + p.sum, sizeof sum);
+    if (sum != al_fnv1a(AL_FNV1A_SEED, in, p.sum)) return AL_ERR_CORRUPT;
     rad_state_header h;
     memcpy(&h, in, sizeof h);
     if (memcmp(h.magic, RAD_STATE_MAGIC, sizeof h.magic) != 0 ||
@@ -970,45 +1166,52 @@ al_status al_rad_restore(al_rad *rad, const void *bytes, size_t size)
         !(h.ms >= 0 && h.ms < DBL_MAX) ||
         h.fingerprint != patch_fingerprint(rad))
         return AL_ERR_CORRUPT;
-    float (*incident)[3] = malloc(values ? values : 1);
-    float (*unshot)[3] = malloc(values ? values : 1);
-    double *power = malloc(powers ? powers : 1);
-    if (!incident || !unshot || !power) {
-        free(incident);
-        free(unshot);
-        free(power);
-        return AL_ERR_NOMEM;
+    /* Everything is checked before anything is taken. The bytes may be unaligned: the
+     * checks read copies. */
+    unsigned char *copy = malloc(p.total);
+    if (!copy) return AL_ERR_NOMEM;
+    memcpy(copy, in, p.total);
+    size_t luxels = (size_t) rad->luxel_count * 3, groups = (size_t) rad->group_count * 3;
+    int32_t shot = 0;
+    bool flags_ok = true;
+    for (int32_t i = 0; i < rad->light_count; i++) {
+        flags_ok &= copy[p.light_shot + i] <= 1;
+        shot += copy[p.light_shot + i] == 1;
     }
-    memcpy(incident, in + sizeof h, values);
-    memcpy(unshot, in + sizeof h + values, values);
-    memcpy(power, in + sizeof h + 2 * values, powers);
-    bool powers_ok = true;
-    for (size_t i = 0; i < powers / sizeof(double); i++)
-        powers_ok &= power[i] >= 0 && power[i] < DBL_MAX;
-    al_status st = AL_ERR_CORRUPT;
-    if (powers_ok && light_levels(&incident[0][0], (size_t) rad->luxel_count * 3) &&
-        light_levels(&unshot[0][0], (size_t) rad->luxel_count * 3)) {
-        pthread_mutex_lock(&rad->lock);
-        memcpy(rad->incident, incident, values);
-        memcpy(rad->unshot, unshot, values);
-        rad->lights_shot = h.lights_shot;
-        rad->shots = h.shots;
-        rad->rays = h.rays;
-        rad->emitted = h.emitted;
-        rad->absorbed = h.absorbed;
-        rad->escaped = h.escaped;
-        rad->ms = h.ms;
-        memcpy(rad->group_power, power, (size_t) rad->group_count * sizeof(double));
-        memcpy(rad->panel_power, power + rad->group_count,
-               (size_t) rad->panel_count * sizeof(double));
-        pthread_mutex_unlock(&rad->lock);
-        atomic_store(&rad->cancel, false);
-        st = AL_OK;
+    bool ok = flags_ok && shot == h.lights_shot &&
+              floats_within(copy + p.incident, luxels, -RAD_STATE_SLACK) &&
+              floats_within(copy + p.unshot, luxels, -FLT_MAX) &&
+              floats_within(copy + p.direct, luxels, -RAD_STATE_SLACK) &&
+              floats_within(copy + p.sent, groups, -FLT_MAX) &&
+              doubles_within(copy + p.group_unshot, groups, -DBL_MAX) &&
+              doubles_within(copy + p.panel_power, (size_t) rad->panel_count, 0);
+    if (!ok) {
+        free(copy);
+        return AL_ERR_CORRUPT;
     }
-    free(incident);
-    free(unshot);
-    free(power);
-    return st;
+    pthread_mutex_lock(&rad->lock);
+    memcpy(rad->incident, copy + p.incident, p.unshot - p.incident);
+    memcpy(rad->unshot, copy + p.unshot, p.direct - p.unshot);
+    memcpy(rad->direct, copy + p.direct, p.sent - p.direct);
+    memcpy(rad->sent, copy + p.sent, p.group_unshot - p.sent);
+    memcpy(rad->group_unshot, copy + p.group_unshot, p.panel_power - p.group_unshot);
+    memcpy(rad->panel_power, copy + p.panel_power, p.light_shot - p.panel_power);
+    memcpy(rad->light_shot, copy + p.light_shot, p.sum - p.light_shot);
+    for (int32_t g = 0; g < rad->group_count; g++)
+        rad->group_power[g] = power_of(rad->group_unshot[g]);
+    rad->lights_shot = h.lights_shot;
+    rad->shots = h.shots;
+    rad->rays = h.rays;
+    rad->emitted = h.emitted;
+    rad->absorbed = h.absorbed;
+    rad->escaped = h.escaped;
+    rad->ms = h.ms;
+    al_rad_fix_free(rad->fix);
+    rad->fix = NULL;
+    pthread_mutex_unlock(&rad->lock);
+    atomic_store(&rad->cancel, false);
+    free(copy);
+    return AL_OK;
 }
 
 al_status al_rad_snapshot(al_rad *rad, al_rad_lightmap *out)
@@ -1032,9 +1235,10 @@ al_status al_rad_snapshot(al_rad *rad, al_rad_lightmap *out)
         for (int32_t l = 0; l < rad->luxel_count; l++)
             for (int k = 0; k < 3; k++) unshot[k] += rad->unshot[l][k] * rad->area[l];
     pthread_mutex_unlock(&rad->lock);
+    /* Light an edit took away (negative unshot) darkens nothing ahead of its shot. */
     for (int k = 0; k < 3; k++) {
         double r = 1.0 / (1.0 - rad->mean_reflectance[k]);
-        out->ambient[k] = rad->total_area > 0 ? r * unshot[k] / rad->total_area : 0;
+        out->ambient[k] = rad->total_area > 0 ? fmax(0.0, r * unshot[k] / rad->total_area) : 0;
     }
     for (size_t t = 0; t < texels; t++) {
         int32_t l = rad->texel_luxel[t];

@@ -1,0 +1,974 @@
+/* Carrying light across an edit: al_rad_update builds the solver of the edited map and
+ * corrects the light of the solver before it, instead of lighting the map anew.
+ *
+ * Why it can. A solver's light is linear in what it has shot: the light a luxel has
+ * received is its direct light plus, over every shooter group g, the kernel K(g, luxel)
+ * times g's exitance sent so far (rad.sent, kept as the receivers got it). An edit
+ * changes K only where a ray the kernel casts passes through what the edit changed, and
+ * changes the direct light only where a ray to a light source does. So:
+ *   - faces the edit left as they were keep their luxels' light (matched by geometry,
+ *     material and which luxels lie in solid), and groups keep what they have sent;
+ *   - direct light is recomputed only for luxel-light pairs whose ray crosses a changed
+ *     brush (old and new light alike: the difference is added), for luxels of new faces,
+ *     and taken back for lights that are gone (all at once, in the update: the first
+ *     corrected frame);
+ *   - the bounced light is corrected afterwards, in steps (al_rad_step does them before
+ *     any more shooting): for every panel that has sent light, the receivers whose rays
+ *     to it may cross a changed brush (a bounding-volume tree of the groups, tested
+ *     against the convex hull of panel and node) get K_new - K_old times what it sent,
+ *     which is negative where the edit now casts a shadow; new faces gather what every
+ *     panel has sent; panels that are gone take back all they gave.
+ * A luxel whose incident light changes by d keeps reflectance x d more (or less) to shoot,
+ * so the light an edit adds or takes away goes on bouncing through the ordinary shots,
+ * as negative light where it was taken away.
+ *
+ * The old kernel is evaluated in the old solver, on its world: it must stay alive until
+ * the corrections are done (al_rad_base). An update of a solver that still has
+ * corrections to do starts again from that solver's own base, so there is never more
+ * than one old world to keep.
+ *
+ * What is assumed: a ray that crosses no changed brush is blocked the same in both worlds.
+ * Trees rebuilt around an edit may classify a ray that grazes a surface within their
+ * epsilon differently; the changed brushes' boxes are grown by a unit for that, and the
+ * tests measure what is left (al-rad.h). Workload: the update itself costs the patch
+ * layout of the new world (lq-e3m4: about 130 ms) and the direct light of the pairs near
+ * the edit; the corrections cost rays in proportion to the receivers the edit shadows or
+ * uncovers.
+ */
+#include "rad-internal.h"
+
+#include "core/clock.h"
+#include "core/hash.h"
+#include "core/parallel.h"
+#include "geom/vec3.h"
+#include "vis/vis.h"
+#include "world/world-internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BOX_GROWTH   1.0  /* units a changed brush's box grows by (tree epsilons) */
+#define MAX_BOXES    64   /* more changed brushes than this: one box around them all */
+#define BVH_LEAF     4    /* groups per leaf of the receivers' tree */
+#define FIX_CHUNK    4    /* panels per parallel job of a correction step */
+#define FIX_STEP_MS  10.0 /* a correction step commits after about this long */
+
+typedef struct rad_box {
+    double lo[3], hi[3];
+} rad_box;
+
+typedef struct bvh_node {
+    double lo[3], hi[3];
+    int32_t first, count; /* a leaf when count > 0: order[first .. first+count); else the
+                             children are nodes first and first + 1 */
+} bvh_node;
+
+typedef struct rad_fix {
+    const al_rad *base;   /* borrowed: the solver whose light this one corrects */
+    int32_t *group_base;  /* per group of ours: the base's, -1 for a new one */
+    int32_t *base_group;  /* per base group: ours, -1 for one that is gone */
+    int32_t *panel_base;  /* per panel of ours: the base's, -1 */
+    float (*base_sent)[3]; /* the base's rad.sent when the update took its light */
+    rad_box *boxes;       /* where the edit changed the brushes, grown */
+    int box_count;
+    int32_t *new_groups; /* our groups on new faces: they gather */
+    int32_t new_group_count;
+    /* The work: a panel of ours that has sent light (>= 0), or -1 - p for a base panel p
+     * that is gone. */
+    int32_t *items;
+    int32_t item_count, done;
+    /* The receivers' tree: our groups that the base has too. */
+    bvh_node *nodes;
+    int32_t node_count;
+    int32_t *order;
+    /* per-worker scratch: PVS masks for both worlds */
+    uint64_t *masks;
+    int words, base_words, threads;
+    int64_t rays[AL_RAD_BATCH];
+    int64_t made; /* corrections committed */
+} rad_fix;
+
+void al_rad_fix_free(rad_fix *fix)
+{
+    if (!fix) return;
+    free(fix->group_base);
+    free(fix->base_group);
+    free(fix->panel_base);
+    free(fix->base_sent);
+    free(fix->boxes);
+    free(fix->new_groups);
+    free(fix->items);
+    free(fix->nodes);
+    free(fix->order);
+    free(fix->masks);
+    free(fix);
+}
+
+int64_t al_rad_fix_left(const al_rad *rad)
+{
+    return rad->fix ? rad->fix->item_count - rad->fix->done : 0;
+}
+
+const al_rad *al_rad_base(al_rad *rad)
+{
+    pthread_mutex_lock(&rad->lock);
+    const al_rad *base = rad->fix ? rad->fix->base : NULL;
+    pthread_mutex_unlock(&rad->lock);
+    return base;
+}
+
+/* --- geometry of the candidates ---------------------------------------------------- */
+
+/* Could a segment from a point of box A to a point of box B pass through box X? False
+ * only when an axis separates the convex hull of A and B from X: the three coordinate
+ * axes, and the three across the line between their centres. */
+static bool hull_meets(const double alo[3], const double ahi[3], const double blo[3],
+                       const double bhi[3], const rad_box *x)
+{
+    for (int k = 0; k < 3; k++)
+        if (fmax(ahi[k], bhi[k]) < x->lo[k] || fmin(alo[k], blo[k]) > x->hi[k]) return false;
+    double ca[3], cb[3], ha[3], hb[3], cx[3], hx[3], d[3];
+    for (int k = 0; k < 3; k++) {
+        ca[k] = 0.5 * (alo[k] + ahi[k]), ha[k] = 0.5 * (ahi[k] - alo[k]);
+        cb[k] = 0.5 * (blo[k] + bhi[k]), hb[k] = 0.5 * (bhi[k] - blo[k]);
+        cx[k] = 0.5 * (x->lo[k] + x->hi[k]), hx[k] = 0.5 * (x->hi[k] - x->lo[k]);
+        d[k] = cb[k] - ca[k];
+    }
+    for (int k = 0; k < 3; k++) {
+        double e[3] = {0, 0, 0}, v[3];
+        e[k] = 1;
+        al_cross(d, e, v);
+        if (al_dot(v, v) < 1e-12) continue;
+        double av = fabs(v[0]), bv = fabs(v[1]), cv = fabs(v[2]);
+        double ra = av * ha[0] + bv * ha[1] + cv * ha[2];
+        double rb = av * hb[0] + bv * hb[1] + cv * hb[2];
+        double rx = av * hx[0] + bv * hx[1] + cv * hx[2];
+        double pa = al_dot(ca, v), pb = al_dot(cb, v), px = al_dot(cx, v);
+        if (fmax(pa + ra, pb + rb) < px - rx || fmin(pa - ra, pb - rb) > px + rx) return false;
+    }
+    return true;
+}
+
+static bool hull_meets_any(const rad_fix *fix, const double alo[3], const double ahi[3],
+                           const double blo[3], const double bhi[3])
+{
+    for (int i = 0; i < fix->box_count; i++)
+        if (hull_meets(alo, ahi, blo, bhi, &fix->boxes[i])) return true;
+    return false;
+}
+
+/* Does the segment from P to Q touch box X? (Slabs.) */
+static bool segment_meets(const double p[3], const double q[3], const rad_box *x)
+{
+    double t0 = 0, t1 = 1;
+    for (int k = 0; k < 3; k++) {
+        double d = q[k] - p[k];
+        if (fabs(d) < 1e-12) {
+            if (p[k] < x->lo[k] || p[k] > x->hi[k]) return false;
+            continue;
+        }
+        double a = (x->lo[k] - p[k]) / d, b = (x->hi[k] - p[k]) / d;
+        if (a > b) {
+            double t = a;
+            a = b, b = t;
+        }
+        t0 = fmax(t0, a), t1 = fmin(t1, b);
+        if (t0 > t1) return false;
+    }
+    return true;
+}
+
+/* The box of a sphere grown by the sample offset and a unit: where the points a group's
+ * (or panel's) rays start from lie. */
+static void sphere_box(const double c[3], double r, double lo[3], double hi[3])
+{
+    r += AL_RAD_SAMPLE_OFFSET + 1.0;
+    for (int k = 0; k < 3; k++) lo[k] = c[k] - r, hi[k] = c[k] + r;
+}
+
+/* --- matching the base's faces, groups, panels and lights -------------------------- */
+
+static uint64_t face_key(const al_rad *rad, const rad_face *f)
+{
+    uint64_t h = AL_FNV1A_SEED;
+    h = al_fnv1a(h, f->normal, sizeof f->normal);
+    h = al_fnv1a(h, &f->dist, sizeof f->dist);
+    h = al_fnv1a(h, &f->luxel, sizeof f->luxel);
+    h = al_fnv1a(h, &f->u0, sizeof f->u0);
+    h = al_fnv1a(h, &f->v0, sizeof f->v0);
+    h = al_fnv1a(h, &f->live, sizeof f->live);
+    const al_face_polys *fp = &rad->polys;
+    for (int k = fp->brush_first[f->brush]; k < fp->brush_first[f->brush + 1]; k++)
+        if (fp->faces[k].face == f->face)
+            h = al_fnv1a(h, fp->points + fp->faces[k].first_point,
+                         (size_t) fp->faces[k].point_count * sizeof fp->points[0]);
+    return h;
+}
+
+static const al_face_poly *poly_of(const al_rad *rad, const rad_face *f)
+{
+    const al_face_polys *fp = &rad->polys;
+    for (int k = fp->brush_first[f->brush]; k < fp->brush_first[f->brush + 1]; k++)
+        if (fp->faces[k].face == f->face) return &fp->faces[k];
+    return NULL;
+}
+
+/* Whether face A of RA is face B of RB: same polygon, grid, material light and the same
+ * luxels out of solid (so their luxels, groups and panels come out the same). */
+static bool same_face(const al_rad *ra, const rad_face *a, const al_rad *rb, const rad_face *b)
+{
+    if (memcmp(a->normal, b->normal, sizeof a->normal) != 0 || a->dist != b->dist ||
+        a->luxel != b->luxel || a->u0 != b->u0 || a->v0 != b->v0 || a->w != b->w ||
+        a->h != b->h || a->live != b->live ||
+        memcmp(a->reflectance, b->reflectance, sizeof a->reflectance) != 0 ||
+        memcmp(a->emission, b->emission, sizeof a->emission) != 0)
+        return false;
+    const al_face_poly *pa = poly_of(ra, a), *pb = poly_of(rb, b);
+    if (!pa || !pb || pa->point_count != pb->point_count ||
+        memcmp(ra->polys.points + pa->first_point, rb->polys.points + pb->first_point,
+               (size_t) pa->point_count * sizeof ra->polys.points[0]) != 0)
+        return false;
+    for (int32_t s = 0; s < a->w * a->h; s++)
+        if ((ra->slots[a->first_slot + s] < 0) != (rb->slots[b->first_slot + s] < 0)) return false;
+    return true;
+}
+
+/* FACE_BASE[f] for each face of RAD: the base's face it is, or -1. */
+static bool match_faces(const al_rad *rad, const al_rad *base, int32_t *face_base)
+{
+    int32_t n = base->face_count, cap = 16;
+    while (cap < 2 * n) cap *= 2;
+    uint64_t *keys = malloc((size_t) cap * sizeof *keys);
+    int32_t *slot = malloc((size_t) cap * sizeof *slot);
+    int32_t *next = malloc(((size_t) n + 1) * sizeof *next);
+    uint8_t *taken = calloc((size_t) n + 1, 1);
+    if (!keys || !slot || !next || !taken) {
+        free(keys), free(slot), free(next), free(taken);
+        return false;
+    }
+    /* Open addressing on the key; equal keys chain through NEXT. */
+    for (int32_t i = 0; i < cap; i++) slot[i] = -1;
+    for (int32_t f = 0; f < n; f++) {
+        uint64_t k = face_key(base, &base->faces[f]);
+        uint32_t i = (uint32_t) (k & (uint64_t) (cap - 1));
+        while (slot[i] >= 0 && keys[i] != k) i = (i + 1) & (uint32_t) (cap - 1);
+        next[f] = slot[i];
+        keys[i] = k;
+        slot[i] = f;
+    }
+    for (int32_t f = 0; f < rad->face_count; f++) {
+        face_base[f] = -1;
+        const rad_face *mine = &rad->faces[f];
+        if (mine->live == 0) continue;
+        uint64_t k = face_key(rad, mine);
+        uint32_t i = (uint32_t) (k & (uint64_t) (cap - 1));
+        while (slot[i] >= 0 && keys[i] != k) i = (i + 1) & (uint32_t) (cap - 1);
+        for (int32_t b = slot[i]; b >= 0; b = next[b])
+            if (!taken[b] && same_face(rad, mine, base, &base->faces[b])) {
+                taken[b] = 1;
+                face_base[f] = b;
+                break;
+            }
+    }
+    free(keys), free(slot), free(next), free(taken);
+    return true;
+}
+
+/* FIRST[f] .. FIRST[f + 1]: the groups of each face (they are listed face by face), and
+ * the same for the panels. */
+static bool face_ranges(const al_rad *rad, int32_t **groups, int32_t **panels)
+{
+    *groups = calloc((size_t) rad->face_count + 2, sizeof **groups);
+    *panels = calloc((size_t) rad->face_count + 2, sizeof **panels);
+    if (!*groups || !*panels) return false;
+    for (int32_t g = 0; g < rad->group_count; g++) (*groups)[rad->groups[g].face + 1]++;
+    for (int32_t p = 0; p < rad->panel_count; p++) (*panels)[rad->panels[p].face + 1]++;
+    for (int32_t f = 0; f < rad->face_count; f++) {
+        (*groups)[f + 1] += (*groups)[f];
+        (*panels)[f + 1] += (*panels)[f];
+    }
+    return true;
+}
+
+static bool same_light(const rad_light *a, const rad_light *b)
+{
+    return a->kind == b->kind && a->level == b->level && a->wait == b->wait &&
+           a->delay == b->delay && a->dome == b->dome && a->range == b->range &&
+           a->cos_outer == b->cos_outer && a->cos_inner == b->cos_inner &&
+           memcmp(a->origin, b->origin, sizeof a->origin) == 0 &&
+           memcmp(a->dir, b->dir, sizeof a->dir) == 0 &&
+           memcmp(a->colour, b->colour, sizeof a->colour) == 0;
+}
+
+/* LIGHT_OF[l] for each base light: ours that is the same, or -1. Lights are few (lq-e3m4
+ * has 360), and mostly in the same order: each search starts after the last match. */
+static bool match_lights(const al_rad *rad, const al_rad *base, int32_t *light_of)
+{
+    uint8_t *taken = calloc((size_t) rad->light_count + 1, 1);
+    if (!taken) return false;
+    int32_t from = 0;
+    for (int32_t l = 0; l < base->light_count; l++) {
+        light_of[l] = -1;
+        for (int32_t i = 0; i < rad->light_count; i++) {
+            int32_t m = (from + i) % rad->light_count;
+            if (!taken[m] && same_light(&base->lights[l], &rad->lights[m])) {
+                light_of[l] = m;
+                taken[m] = 1;
+                from = m + 1;
+                break;
+            }
+        }
+    }
+    free(taken);
+    return true;
+}
+
+/* --- where the edit changed the brushes ------------------------------------------- */
+
+static uint64_t brush_key(const al_rad *rad, int32_t b)
+{
+    const al_face_polys *fp = &rad->polys;
+    const al_input *in = rad->input;
+    uint64_t h = AL_FNV1A_SEED;
+    const al_brush_desc *bd = &in->brushes[b];
+    const char *cls = bd->entity >= 0 && bd->entity < in->entity_count &&
+                              in->entities[bd->entity].classname
+                          ? in->entities[bd->entity].classname
+                          : "";
+    int role = (int) al_entity_role_of(cls);
+    h = al_fnv1a(h, &role, sizeof role);
+    for (int k = fp->brush_first[b]; k < fp->brush_first[b + 1]; k++) {
+        const al_face_poly *p = &fp->faces[k];
+        uint32_t flags = p->material >= 0 && p->material < in->material_count
+                             ? in->materials[p->material].flags : 0;
+        h = al_fnv1a(h, &flags, sizeof flags);
+        h = al_fnv1a(h, fp->points + p->first_point, (size_t) p->point_count * sizeof fp->points[0]);
+    }
+    return h;
+}
+
+static int compare_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
+    return x < y ? -1 : x > y;
+}
+
+static bool add_box(rad_box **boxes, int *count, int *cap, const double lo[3], const double hi[3])
+{
+    if (*count == *cap) {
+        int n = *cap ? *cap * 2 : 16;
+        rad_box *p = realloc(*boxes, (size_t) n * sizeof *p);
+        if (!p) return false;
+        *boxes = p;
+        *cap = n;
+    }
+    rad_box *b = &(*boxes)[(*count)++];
+    for (int k = 0; k < 3; k++) b->lo[k] = lo[k] - BOX_GROWTH, b->hi[k] = hi[k] + BOX_GROWTH;
+    return true;
+}
+
+/* The boxes of the brushes one input has and the other has not (by content: a brush that
+ * only moved in the list is no change). */
+static bool changed_boxes(const al_rad *rad, const al_rad *base, rad_fix *fix)
+{
+    const al_rad *side[2] = {base, rad};
+    int32_t count[2] = {base->polys.brush_count, rad->polys.brush_count};
+    uint64_t *keys[2] = {NULL, NULL};
+    bool ok = true;
+    for (int s = 0; s < 2 && ok; s++) {
+        keys[s] = malloc(((size_t) count[s] + 1) * 2 * sizeof(uint64_t));
+        ok = keys[s] != NULL;
+        for (int32_t b = 0; ok && b < count[s]; b++) {
+            keys[s][2 * b] = brush_key(side[s], b);
+            keys[s][2 * b + 1] = (uint64_t) b;
+        }
+        if (ok) qsort(keys[s], (size_t) count[s], 2 * sizeof(uint64_t), compare_u64);
+    }
+    int cap = 0;
+    int32_t i = 0, j = 0;
+    while (ok && (i < count[0] || j < count[1])) {
+        uint64_t a = i < count[0] ? keys[0][2 * i] : UINT64_MAX;
+        uint64_t b = j < count[1] ? keys[1][2 * j] : UINT64_MAX;
+        if (i < count[0] && j < count[1] && a == b) {
+            i++, j++;
+            continue;
+        }
+        int s = (j >= count[1] || (i < count[0] && a < b)) ? 0 : 1;
+        int32_t brush = (int32_t) keys[s][2 * (s == 0 ? i : j) + 1];
+        const al_face_polys *fp = &side[s]->polys;
+        if (fp->brush_first[brush] < fp->brush_first[brush + 1])
+            ok = add_box(&fix->boxes, &fix->box_count, &cap, fp->brush_mins[brush],
+                         fp->brush_maxs[brush]);
+        if (s == 0) i++;
+        else j++;
+    }
+    free(keys[0]);
+    free(keys[1]);
+    if (ok && fix->box_count > MAX_BOXES) {
+        rad_box all = fix->boxes[0];
+        for (int b = 1; b < fix->box_count; b++)
+            for (int k = 0; k < 3; k++) {
+                all.lo[k] = fmin(all.lo[k], fix->boxes[b].lo[k]);
+                all.hi[k] = fmax(all.hi[k], fix->boxes[b].hi[k]);
+            }
+        fix->boxes[0] = all;
+        fix->box_count = 1;
+    }
+    return ok;
+}
+
+/* --- the receivers' tree ----------------------------------------------------------- */
+
+typedef struct bvh_build {
+    const al_rad *rad;
+    rad_fix *fix;
+    int32_t cap;
+} bvh_build;
+
+static int32_t build_node(bvh_build *b, int32_t node, int32_t first, int32_t count)
+{
+    rad_fix *fix = b->fix;
+    const al_rad *rad = b->rad;
+    bvh_node *n = &fix->nodes[node];
+    double clo[3] = {INFINITY, INFINITY, INFINITY}, chi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (int k = 0; k < 3; k++) n->lo[k] = INFINITY, n->hi[k] = -INFINITY;
+    for (int32_t i = first; i < first + count; i++) {
+        const rad_group *g = &rad->groups[fix->order[i]];
+        double lo[3], hi[3];
+        sphere_box(g->centre, g->radius, lo, hi);
+        for (int k = 0; k < 3; k++) {
+            n->lo[k] = fmin(n->lo[k], lo[k]), n->hi[k] = fmax(n->hi[k], hi[k]);
+            clo[k] = fmin(clo[k], g->centre[k]), chi[k] = fmax(chi[k], g->centre[k]);
+        }
+    }
+    if (count <= BVH_LEAF) {
+        n->first = first;
+        n->count = count;
+        return node + 1;
+    }
+    int axis = 0;
+    for (int k = 1; k < 3; k++)
+        if (chi[k] - clo[k] > chi[axis] - clo[axis]) axis = k;
+    /* Split at the median centre along the axis (a partial selection). */
+    int32_t lo = first, hi = first + count - 1, mid = first + count / 2;
+    while (lo < hi) {
+        double pivot = rad->groups[fix->order[(lo + hi) / 2]].centre[axis];
+        int32_t i = lo, j = hi;
+        while (i <= j) {
+            while (rad->groups[fix->order[i]].centre[axis] < pivot) i++;
+            while (rad->groups[fix->order[j]].centre[axis] > pivot) j--;
+            if (i <= j) {
+                int32_t t = fix->order[i];
+                fix->order[i] = fix->order[j];
+                fix->order[j] = t;
+                i++, j--;
+            }
+        }
+        if (mid <= j) hi = j;
+        else if (mid >= i) lo = i;
+        else break;
+    }
+    int32_t left = fix->node_count;
+    fix->node_count += 2;
+    n->first = left;
+    n->count = 0;
+    build_node(b, left, first, mid - first);
+    build_node(b, left + 1, mid, first + count - mid);
+    return fix->node_count;
+}
+
+static bool build_bvh(const al_rad *rad, rad_fix *fix)
+{
+    int32_t n = 0;
+    fix->order = malloc(((size_t) rad->group_count + 1) * sizeof *fix->order);
+    fix->nodes = malloc(((size_t) 2 * rad->group_count + 2) * sizeof *fix->nodes);
+    if (!fix->order || !fix->nodes) return false;
+    for (int32_t g = 0; g < rad->group_count; g++)
+        if (fix->group_base[g] >= 0) fix->order[n++] = g;
+    fix->node_count = 1;
+    if (n == 0) {
+        fix->node_count = 0;
+        return true;
+    }
+    bvh_build b = {rad, fix, 0};
+    build_node(&b, 0, 0, n);
+    return true;
+}
+
+/* --- the direct light, corrected in the update ------------------------------------ */
+
+typedef struct light_pass {
+    al_rad *rad;
+    const al_rad *base;
+    const int32_t *face_base;
+    const int32_t *light_of;   /* per base light: ours, -1 */
+    const uint8_t *base_shot;  /* per base light, as the base had it */
+    const uint64_t **rows, **base_rows; /* PVS rows of our lights and of the base's */
+    const rad_fix *fix;
+    double extent, base_extent;
+    int64_t rays[64];
+} light_pass;
+
+/* The box of a face's sample points. */
+static void face_box(const al_rad *rad, const rad_face *f, double lo[3], double hi[3])
+{
+    for (int k = 0; k < 3; k++) lo[k] = INFINITY, hi[k] = -INFINITY;
+    for (int32_t s = f->first_slot; s < f->first_slot + f->w * f->h; s++) {
+        int32_t l = rad->slots[s];
+        if (l < 0) continue;
+        for (int k = 0; k < 3; k++)
+            lo[k] = fmin(lo[k], rad->point[l][k]), hi[k] = fmax(hi[k], rad->point[l][k]);
+    }
+}
+
+/* Where a ray from a luxel at X toward light L ends. */
+static void light_end(const rad_light *l, const double x[3], double extent, double end[3])
+{
+    if (l->kind == RAD_SUN) al_madd(x, l->dir, -extent, end);
+    else al_copy(l->origin, end);
+}
+
+/* May a ray from some point of the box [LO, HI] toward L cross a changed brush? */
+static bool face_light_crosses(const rad_fix *fix, const rad_light *l, const double lo[3],
+                               const double hi[3], double extent)
+{
+    double blo[3], bhi[3];
+    for (int k = 0; k < 3; k++) {
+        if (l->kind == RAD_SUN) {
+            blo[k] = lo[k] - l->dir[k] * extent;
+            bhi[k] = hi[k] - l->dir[k] * extent;
+        } else {
+            blo[k] = bhi[k] = l->origin[k];
+        }
+    }
+    if (l->kind != RAD_SUN && isfinite(l->range)) {
+        /* Out of its reach: nothing to change. */
+        double d2 = 0;
+        for (int k = 0; k < 3; k++) {
+            double e = fmax(fmax(lo[k] - l->origin[k], l->origin[k] - hi[k]), 0);
+            d2 += e * e;
+        }
+        if (d2 >= l->range * l->range) return false;
+    }
+    return hull_meets_any(fix, lo, hi, blo, bhi);
+}
+
+static void direct_job(void *context, int index, int worker)
+{
+    light_pass *lp = context;
+    al_rad *rad = lp->rad;
+    const al_rad *base = lp->base;
+    const rad_face *f = &rad->faces[index];
+    if (f->live == 0) return;
+    int32_t fb = lp->face_base[index];
+    int64_t rays = 0;
+    float add[3], old[3];
+    if (fb < 0) {
+        /* A new face: the direct light of every light already shot. */
+        for (int32_t s = f->first_slot; s < f->first_slot + f->w * f->h; s++) {
+            int32_t j = rad->slots[s];
+            if (j < 0) continue;
+            float sum[3] = {0, 0, 0};
+            for (int32_t m = 0; m < rad->light_count; m++) {
+                if (!rad->light_shot[m]) continue;
+                rays += al_rad_light_at(rad, &rad->lights[m], lp->rows[m], j, lp->extent, add);
+                for (int c = 0; c < 3; c++) sum[c] += add[c];
+            }
+            for (int c = 0; c < 3; c++) rad->direct[j][c] = sum[c];
+        }
+        lp->rays[worker] += rays;
+        return;
+    }
+    const rad_face *f0 = &base->faces[fb];
+    double lo[3], hi[3];
+    face_box(rad, f, lo, hi);
+    for (int32_t l = 0; l < base->light_count; l++) {
+        if (!lp->base_shot[l]) continue;
+        int32_t m = lp->light_of[l];
+        const rad_light *bl = &base->lights[l];
+        /* A light that is gone takes back all it gave; one that stayed, what it gave
+         * through a changed brush. */
+        if (m >= 0 && !face_light_crosses(lp->fix, bl, lo, hi, fmax(lp->extent, lp->base_extent)))
+            continue;
+        for (int32_t s = 0; s < f->w * f->h; s++) {
+            int32_t j = rad->slots[f->first_slot + s];
+            if (j < 0) continue;
+            int32_t j0 = base->slots[f0->first_slot + s];
+            if (m >= 0) {
+                double end[3];
+                bool crosses = false;
+                light_end(bl, rad->point[j], fmax(lp->extent, lp->base_extent), end);
+                for (int b = 0; b < lp->fix->box_count && !crosses; b++)
+                    crosses = segment_meets(rad->point[j], end, &lp->fix->boxes[b]);
+                if (!crosses) continue;
+                rays += al_rad_light_at(rad, &rad->lights[m], lp->rows[m], j, lp->extent, add);
+            } else {
+                add[0] = add[1] = add[2] = 0;
+            }
+            rays += al_rad_light_at(base, bl, lp->base_rows[l], j0, lp->base_extent, old);
+            for (int c = 0; c < 3; c++) rad->direct[j][c] += add[c] - old[c];
+        }
+    }
+    lp->rays[worker] += rays;
+}
+
+/* --- the corrections, in steps ------------------------------------------------------ */
+
+typedef struct fix_pass {
+    al_rad *rad;
+    rad_fix *fix;
+    int32_t first, count; /* items */
+} fix_pass;
+
+/* Adds SIGN x LOCAL (per luxel of group R) to worker W's row, marking the group. */
+static void add_row(al_rad *rad, int32_t r, const float (*local)[3], int w)
+{
+    if (al_rad_add_local(rad, &rad->groups[r], local, rad->delta + (size_t) w * rad->luxel_count))
+        __atomic_fetch_or(&rad->group_rows[r], (uint8_t) (1u << w), __ATOMIC_RELAXED);
+}
+
+/* A panel that stayed: what it sent, onto the groups whose rays to it may cross a changed
+ * brush (the kernel in both worlds, the difference), and onto the new groups (gathered). */
+static int64_t fix_kept_panel(al_rad *rad, rad_fix *fix, int32_t p, int w)
+{
+    const al_rad *base = fix->base;
+    uint64_t *mask = fix->masks + (size_t) w * (fix->words + fix->base_words);
+    rad_shooter sh, old;
+    if (!al_rad_shooter_of(rad, p, (const float (*)[3]) rad->sent, mask, &sh)) return 0;
+    al_rad_shooter_of(base, fix->panel_base[p], (const float (*)[3]) fix->base_sent,
+                      mask + fix->words, &old);
+    int64_t rays = 0;
+    float local[AL_RAD_GROUP * AL_RAD_GROUP][3], was[AL_RAD_GROUP * AL_RAD_GROUP][3];
+    double received = 0;
+    for (int32_t i = 0; i < fix->new_group_count; i++) {
+        int32_t r = fix->new_groups[i];
+        memset(local, 0, (size_t) rad->groups[r].luxel_count * sizeof local[0]);
+        rays += al_rad_panel_onto(rad, &rad->groups[r], &sh, local, &received);
+        add_row(rad, r, (const float (*)[3]) local, w);
+    }
+    if (fix->node_count == 0) return rays;
+    const rad_panel *pn = &rad->panels[p];
+    double plo[3], phi[3];
+    sphere_box(pn->centre, pn->radius, plo, phi);
+    int32_t stack[128];
+    int top = 0;
+    stack[top++] = 0;
+    while (top > 0) {
+        const bvh_node *n = &fix->nodes[stack[--top]];
+        if (!hull_meets_any(fix, plo, phi, n->lo, n->hi)) continue;
+        if (n->count == 0) {
+            /* Median splits keep the depth below 32, and the stack below that plus one. */
+            stack[top++] = n->first;
+            stack[top++] = n->first + 1;
+            continue;
+        }
+        for (int32_t i = n->first; i < n->first + n->count; i++) {
+            int32_t r = fix->order[i];
+            const rad_group *g = &rad->groups[r];
+            double glo[3], ghi[3];
+            sphere_box(g->centre, g->radius, glo, ghi);
+            if (!hull_meets_any(fix, plo, phi, glo, ghi)) continue;
+            const rad_group *g0 = &base->groups[fix->group_base[r]];
+            memset(local, 0, (size_t) g->luxel_count * sizeof local[0]);
+            memset(was, 0, (size_t) g->luxel_count * sizeof was[0]);
+            rays += al_rad_panel_onto(rad, g, &sh, local, &received);
+            rays += al_rad_panel_onto(base, g0, &old, was, &received);
+            for (int32_t k = 0; k < g->luxel_count; k++)
+                for (int c = 0; c < 3; c++) local[k][c] -= was[k][c];
+            add_row(rad, r, (const float (*)[3]) local, w);
+        }
+    }
+    return rays;
+}
+
+/* A base panel that is gone: all it gave to groups that stayed is taken back. */
+static int64_t fix_gone_panel(al_rad *rad, rad_fix *fix, int32_t p0, int w)
+{
+    const al_rad *base = fix->base;
+    uint64_t *mask = fix->masks + (size_t) w * (fix->words + fix->base_words) + fix->words;
+    rad_shooter old;
+    if (!al_rad_shooter_of(base, p0, (const float (*)[3]) fix->base_sent, mask, &old)) return 0;
+    int64_t rays = 0;
+    float was[AL_RAD_GROUP * AL_RAD_GROUP][3];
+    double received = 0;
+    for (int32_t r0 = 0; r0 < base->group_count; r0++) {
+        int32_t r = fix->base_group[r0];
+        if (r < 0) continue;
+        const rad_group *g0 = &base->groups[r0];
+        memset(was, 0, (size_t) g0->luxel_count * sizeof was[0]);
+        rays += al_rad_panel_onto(base, g0, &old, was, &received);
+        for (int32_t k = 0; k < g0->luxel_count; k++)
+            for (int c = 0; c < 3; c++) was[k][c] = -was[k][c];
+        add_row(rad, r, (const float (*)[3]) was, w);
+    }
+    return rays;
+}
+
+static void fix_job(void *context, int index, int worker)
+{
+    fix_pass *fp = context;
+    rad_fix *fix = fp->fix;
+    int32_t a = fp->first + index * FIX_CHUNK;
+    int32_t b = a + FIX_CHUNK < fp->first + fp->count ? a + FIX_CHUNK : fp->first + fp->count;
+    for (int32_t i = a; i < b; i++) {
+        int32_t item = fix->items[i];
+        fix->rays[worker] += item >= 0 ? fix_kept_panel(fp->rad, fix, item, worker)
+                                       : fix_gone_panel(fp->rad, fix, -1 - item, worker);
+    }
+}
+
+int64_t al_rad_fix_step(al_rad *rad)
+{
+    rad_fix *fix = rad->fix;
+    if (!fix) return 0;
+    uint64_t start = al_clock_ns();
+    int threads = fix->threads;
+    int32_t made = 0;
+    /* Rounds of a few panels per worker until the step's time is spent; then the rows
+     * are committed at once, so a snapshot sees whole rounds. */
+    while (fix->done + made < fix->item_count && !atomic_load(&rad->cancel)) {
+        int32_t left = fix->item_count - fix->done - made;
+        int32_t count = threads * FIX_CHUNK * 4 < left ? threads * FIX_CHUNK * 4 : left;
+        fix_pass fp = {rad, fix, fix->done + made, count};
+        al_parallel_for((count + FIX_CHUNK - 1) / FIX_CHUNK, threads, fix_job, &fp);
+        made += count;
+        if (al_clock_ms_since(start) >= FIX_STEP_MS) break;
+    }
+    if (made == 0) return 0;
+    int64_t rays = 0;
+    for (int w = 0; w < AL_RAD_BATCH; w++) {
+        rays += fix->rays[w];
+        fix->rays[w] = 0;
+    }
+    pthread_mutex_lock(&rad->lock);
+    double received = al_rad_commit_rows(rad, threads, 1.0);
+    /* Light moved between the receivers and what escaped. */
+    rad->escaped -= received;
+    rad->rays += rays;
+    fix->done += made;
+    fix->made += made;
+    if (fix->done == fix->item_count) {
+        al_rad_fix_free(fix);
+        rad->fix = NULL;
+    }
+    pthread_mutex_unlock(&rad->lock);
+    return made;
+}
+
+/* --- the update ----------------------------------------------------------------------- */
+
+/* Takes the base's light into RAD: luxels of faces that stayed keep theirs, groups keep
+ * what they sent, lights stay shot; the direct light is then corrected (light_pass) and
+ * the books summed anew. The base's lock is held while its state is read. */
+static al_status carry_light(al_rad *rad, const al_rad *base_c, rad_fix *fix,
+                             const int32_t *face_base)
+{
+    al_rad *base = (al_rad *) base_c; /* only its lock is taken */
+    int32_t *light_of = malloc(((size_t) base->light_count + 1) * sizeof *light_of);
+    uint8_t *base_shot = malloc((size_t) base->light_count + 1);
+    float (*was_direct)[3] = malloc(((size_t) rad->luxel_count + 1) * sizeof *was_direct);
+    const uint64_t **rows = malloc(((size_t) rad->light_count + 1) * sizeof *rows);
+    const uint64_t **base_rows = malloc(((size_t) base->light_count + 1) * sizeof *base_rows);
+    fix->base_sent = malloc(((size_t) base->group_count + 1) * sizeof *fix->base_sent);
+    if (!light_of || !base_shot || !was_direct || !rows || !base_rows || !fix->base_sent) {
+        free(light_of), free(base_shot), free(was_direct), free(rows), free(base_rows);
+        return AL_ERR_NOMEM;
+    }
+    if (!match_lights(rad, base, light_of)) {
+        free(light_of), free(base_shot), free(was_direct), free(rows), free(base_rows);
+        return AL_ERR_NOMEM;
+    }
+    pthread_mutex_lock(&base->lock);
+    memcpy(base_shot, base->light_shot, (size_t) base->light_count);
+    memcpy(fix->base_sent, base->sent, (size_t) base->group_count * sizeof *fix->base_sent);
+    rad->shots = base->shots;
+    rad->rays = base->rays;
+    rad->ms = base->ms;
+    for (int32_t f = 0; f < rad->face_count; f++) {
+        int32_t fb = face_base[f];
+        if (fb < 0) continue;
+        const rad_face *mine = &rad->faces[f], *theirs = &base->faces[fb];
+        for (int32_t s = 0; s < mine->w * mine->h; s++) {
+            int32_t j = rad->slots[mine->first_slot + s];
+            if (j < 0) continue;
+            int32_t j0 = base->slots[theirs->first_slot + s];
+            memcpy(rad->incident[j], base->incident[j0], sizeof rad->incident[j]);
+            memcpy(rad->unshot[j], base->unshot[j0], sizeof rad->unshot[j]);
+            memcpy(rad->direct[j], base->direct[j0], sizeof rad->direct[j]);
+        }
+    }
+    pthread_mutex_unlock(&base->lock);
+    for (int32_t g = 0; g < rad->group_count; g++) {
+        int32_t g0 = fix->group_base[g];
+        for (int c = 0; c < 3; c++) rad->sent[g][c] = g0 >= 0 ? fix->base_sent[g0][c] : 0;
+    }
+    /* Lights: the base's shot stay shot; new ones are left to shoot. */
+    rad->lights_shot = 0;
+    for (int32_t l = 0; l < base->light_count; l++) {
+        int32_t m = light_of[l];
+        if (m >= 0 && base_shot[l]) {
+            rad->light_shot[m] = 1;
+            rad->lights_shot++;
+        }
+        base_rows[l] = base->lights[l].kind == RAD_SUN ? NULL
+                                                       : al_rad_pvs_row(base, base->lights[l].cluster);
+    }
+    for (int32_t m = 0; m < rad->light_count; m++)
+        rows[m] = rad->lights[m].kind == RAD_SUN ? NULL : al_rad_pvs_row(rad, rad->lights[m].cluster);
+
+    memcpy(was_direct, rad->direct, (size_t) rad->luxel_count * sizeof *was_direct);
+    light_pass *lp = calloc(1, sizeof *lp);
+    if (!lp) {
+        free(light_of), free(base_shot), free(was_direct), free(rows), free(base_rows);
+        return AL_ERR_NOMEM;
+    }
+    *lp = (light_pass){.rad = rad, .base = base, .face_base = face_base, .light_of = light_of,
+                       .base_shot = base_shot, .rows = rows, .base_rows = base_rows, .fix = fix,
+                       .extent = al_rad_sun_reach(rad), .base_extent = al_rad_sun_reach(base)};
+    al_parallel_for(rad->face_count, al_rad_threads(rad), direct_job, lp);
+    for (int w = 0; w < 64; w++) rad->rays += lp->rays[w];
+    free(lp);
+
+    /* Incident light follows the direct light's change; new luxels have only their direct
+     * light until they gather (the corrections). Each keeps its reflectance of it. */
+    double emitted = 0, absorbed = 0;
+    for (int32_t j = 0; j < rad->luxel_count; j++) {
+        const rad_face *f = &rad->faces[rad->luxel_face[j]];
+        bool stayed = face_base[rad->luxel_face[j]] >= 0;
+        double e = 0, a = 0;
+        for (int c = 0; c < 3; c++) {
+            float d = stayed ? rad->direct[j][c] - was_direct[j][c] : rad->direct[j][c];
+            if (stayed) {
+                rad->incident[j][c] += d;
+                rad->unshot[j][c] += f->reflectance[c] * d;
+            } else {
+                rad->incident[j][c] = d;
+                rad->unshot[j][c] = f->emission[c] + f->reflectance[c] * d;
+            }
+            e += rad->direct[j][c] + f->emission[c];
+            a += (1.0 - f->reflectance[c]) * rad->incident[j][c];
+        }
+        emitted += e / 3.0 * rad->area[j];
+        absorbed += a / 3.0 * rad->area[j];
+    }
+    al_rad_recompute_powers(rad);
+    double balance = 0;
+    for (int32_t g = 0; g < rad->group_count; g++)
+        balance += (rad->group_unshot[g][0] + rad->group_unshot[g][1] + rad->group_unshot[g][2]) / 3.0;
+    rad->emitted = emitted;
+    rad->absorbed = absorbed;
+    rad->escaped = emitted - absorbed - balance;
+    free(light_of), free(base_shot), free(was_direct), free(rows), free(base_rows);
+    return AL_OK;
+}
+
+/* The maps between our groups and panels and the base's, and the new groups. */
+static al_status plan_fix_maps(al_rad *rad, const al_rad *base, rad_fix *fix,
+                               const int32_t *face_base)
+{
+    int32_t *gfirst = NULL, *pfirst = NULL, *bgfirst = NULL, *bpfirst = NULL;
+    fix->group_base = malloc(((size_t) rad->group_count + 1) * sizeof *fix->group_base);
+    fix->base_group = malloc(((size_t) base->group_count + 1) * sizeof *fix->base_group);
+    fix->panel_base = malloc(((size_t) rad->panel_count + 1) * sizeof *fix->panel_base);
+    fix->new_groups = malloc(((size_t) rad->group_count + 1) * sizeof *fix->new_groups);
+    if (!fix->group_base || !fix->base_group || !fix->panel_base || !fix->new_groups ||
+        !face_ranges(rad, &gfirst, &pfirst) || !face_ranges(base, &bgfirst, &bpfirst)) {
+        free(gfirst), free(pfirst), free(bgfirst), free(bpfirst);
+        return AL_ERR_NOMEM;
+    }
+    for (int32_t g = 0; g < base->group_count; g++) fix->base_group[g] = -1;
+    for (int32_t f = 0; f < rad->face_count; f++) {
+        int32_t fb = face_base[f];
+        for (int32_t g = gfirst[f]; g < gfirst[f + 1]; g++) {
+            int32_t g0 = fb >= 0 ? bgfirst[fb] + (g - gfirst[f]) : -1;
+            fix->group_base[g] = g0;
+            if (g0 >= 0) fix->base_group[g0] = g;
+            else fix->new_groups[fix->new_group_count++] = g;
+        }
+        for (int32_t p = pfirst[f]; p < pfirst[f + 1]; p++)
+            fix->panel_base[p] = fb >= 0 ? bpfirst[fb] + (p - pfirst[f]) : -1;
+    }
+    free(gfirst), free(pfirst), free(bgfirst), free(bpfirst);
+    return AL_OK;
+}
+
+/* The work: every panel that has sent light (ours, or the base's that is gone); scratch
+ * and the receivers' tree. */
+static al_status plan_fix_work(al_rad *rad, const al_rad *base, rad_fix *fix)
+{
+    uint8_t *base_panel_kept = calloc((size_t) base->panel_count + 1, 1);
+    fix->items = malloc(((size_t) rad->panel_count + (size_t) base->panel_count + 1) *
+                        sizeof *fix->items);
+    if (!fix->items || !base_panel_kept) {
+        free(base_panel_kept);
+        return AL_ERR_NOMEM;
+    }
+    for (int32_t p = 0; p < rad->panel_count; p++)
+        if (fix->panel_base[p] >= 0) base_panel_kept[fix->panel_base[p]] = 1;
+    for (int32_t p0 = 0; p0 < base->panel_count; p0++) {
+        if (base_panel_kept[p0]) continue;
+        const rad_panel *pn = &base->panels[p0];
+        bool sent = false;
+        for (int32_t q = pn->first_group; q < pn->first_group + pn->group_count && !sent; q++) {
+            const float *s = fix->base_sent[base->panel_groups[q]];
+            sent = s[0] != 0 || s[1] != 0 || s[2] != 0;
+        }
+        if (sent) fix->items[fix->item_count++] = -1 - p0;
+    }
+    free(base_panel_kept);
+    for (int32_t p = 0; p < rad->panel_count; p++) {
+        if (fix->panel_base[p] < 0) continue;
+        const rad_panel *pn = &rad->panels[p];
+        bool sent = false;
+        for (int32_t q = pn->first_group; q < pn->first_group + pn->group_count && !sent; q++) {
+            const float *s = rad->sent[rad->panel_groups[q]];
+            sent = s[0] != 0 || s[1] != 0 || s[2] != 0;
+        }
+        /* With no change near it and nothing new to light, a panel has nothing to do. */
+        if (sent && (fix->box_count > 0 || fix->new_group_count > 0))
+            fix->items[fix->item_count++] = p;
+    }
+    const al_vis *vis = rad->world->vis, *bvis = base->world->vis;
+    fix->words = vis && vis->pvs ? vis->row_words : 0;
+    fix->base_words = bvis && bvis->pvs ? bvis->row_words : 0;
+    fix->threads = al_rad_threads(rad);
+    if (fix->threads > AL_RAD_BATCH) fix->threads = AL_RAD_BATCH;
+    fix->masks = calloc((size_t) fix->threads * (size_t) (fix->words + fix->base_words) + 1,
+                        sizeof *fix->masks);
+    if (!fix->masks || !build_bvh(rad, fix)) return AL_ERR_NOMEM;
+    return AL_OK;
+}
+
+al_status al_rad_update(al_rad *prev, const al_world *world, const al_input *input,
+                        const al_rad_options *opts, al_rad **out, al_diag_list *diags)
+{
+    al_status st = al_rad_create(world, input, opts, out, diags);
+    if (st != AL_OK || !prev) return st;
+    al_rad *rad = *out;
+    /* The light to start from: PREV's, or if PREV is itself still correcting, the light
+     * PREV started from (its corrections are then done again, with ours). */
+    pthread_mutex_lock(&prev->lock);
+    const al_rad *base = prev->fix ? prev->fix->base : prev;
+    pthread_mutex_unlock(&prev->lock);
+    rad_fix *fix = calloc(1, sizeof *fix);
+    int32_t *face_base = malloc(((size_t) rad->face_count + 1) * sizeof *face_base);
+    st = fix && face_base ? AL_OK : AL_ERR_NOMEM;
+    if (st == AL_OK) fix->base = base;
+    if (st == AL_OK && !match_faces(rad, base, face_base)) st = AL_ERR_NOMEM;
+    if (st == AL_OK && !changed_boxes(rad, base, fix)) st = AL_ERR_NOMEM;
+    /* The group maps come first: carrying the light needs them. */
+    if (st == AL_OK) st = plan_fix_maps(rad, base, fix, face_base);
+    if (st == AL_OK) st = carry_light(rad, base, fix, face_base);
+    if (st == AL_OK) st = plan_fix_work(rad, base, fix);
+    free(face_base);
+    if (st != AL_OK) {
+        al_rad_fix_free(fix);
+        al_rad_destroy(rad);
+        *out = NULL;
+        return st;
+    }
+    if (fix->item_count == 0) al_rad_fix_free(fix);
+    else rad->fix = fix;
+    return AL_OK;
+}

@@ -1,0 +1,418 @@
+/* Radiosity across edits (al_rad_update): the light carried over and corrected must be the
+ * light a solver of the edited map holds for what was shot, checked against oracles that
+ * recompute it from nothing:
+ *   - direct light against a new solver of the edited map that shoots every light;
+ *   - bounced light against a gather, through the kernel in the edited world, of what
+ *     every panel has sent (the state's own definition, computed anew for every luxel);
+ *   - run on to a small residual, against a new solver of the edited map run alike.
+ */
+#include "al-live.h"
+#include "al-rad.h"
+#include "check.h"
+#include "geom/vec3.h"
+#include "mapgen.h"
+#include "rad/rad-internal.h"
+#include "scene.h"
+#include "verify/edits.h"
+#include "verify/oracle.h"
+#include "vis/vis.h"
+#include "world/world-internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* --- scenes ------------------------------------------------------------------------- */
+
+static void sealed_room(mapgen *g, double x0, double y0, double x1, double y1, double z1)
+{
+    mapgen_box(g, x0 - 16, y0 - 16, -16, x1 + 16, y1 + 16, 0, "stone");
+    mapgen_box(g, x0 - 16, y0 - 16, z1, x1 + 16, y1 + 16, z1 + 16, "stone");
+    mapgen_box(g, x0 - 16, y0 - 16, 0, x0, y1 + 16, z1, "stone");
+    mapgen_box(g, x1, y0 - 16, 0, x1 + 16, y1 + 16, z1, "stone");
+    mapgen_box(g, x0, y0 - 16, 0, x1, y0, z1, "stone");
+    mapgen_box(g, x0, y1, 0, x1, y1 + 16, z1, "stone");
+}
+
+static void light(mapgen *g, double x, double y, double z, const char *level)
+{
+    mapgen_begin_entity(g, "light");
+    mapgen_keyf(g, "origin", "%g %g %g", x, y, z);
+    if (level) mapgen_key(g, "light", level);
+    mapgen_end_entity(g);
+}
+
+/* A long room with a pillar at PILLAR_X (none if below 0), a crate, and two lights; the
+ * second light at LIGHT_X. Bright walls, so that bounces matter. */
+static bool load_room(scene *s, double pillar_x, double light_x)
+{
+    mapgen *g = mapgen_create(false);
+    mapgen_begin_entity(g, "worldspawn");
+    sealed_room(g, 0, 0, 512, 256, 160);
+    if (pillar_x >= 0) mapgen_box(g, pillar_x, 96, 0, pillar_x + 32, 160, 160, "stone");
+    mapgen_box(g, 400, 40, 0, 448, 88, 48, "crate");
+    mapgen_end_entity(g);
+    light(g, 64, 128, 120, "300");
+    light(g, light_x, 200, 100, "250");
+    scene_options o = {.pvs = true, .pvs_level = AL_PVS_TIGHT};
+    if (!scene_load_mapgen(s, g, &o)) return false;
+    for (int m = 0; m < s->input.input.material_count; m++) {
+        al_material_desc *md = &s->input.materials[m];
+        md->colour[0] = md->colour[1] = md->colour[2] = 0.8f;
+        md->reflectance = 0.6f;
+    }
+    return true;
+}
+
+/* --- oracles ------------------------------------------------------------------------ */
+
+/* The worst difference between a luxel's bounced light (incident - direct) and what all
+ * panels' sent exitance gives it through the kernel in RAD's own world, gathered anew,
+ * relative to the mean incident light; every STRIDE-th group is checked. */
+static double bounce_mismatch(al_rad *rad, int stride, int *checked, char *why, size_t size)
+{
+    const al_vis *vis = rad->world->vis;
+    int words = vis && vis->pvs ? vis->row_words : 0;
+    rad_shooter *shooters = malloc(((size_t) rad->panel_count + 1) * sizeof *shooters);
+    uint64_t *masks = calloc((size_t) (rad->panel_count + 1) * (size_t) (words + 1), sizeof *masks);
+    if (!shooters || !masks) {
+        free(shooters), free(masks);
+        return INFINITY;
+    }
+    int n = 0;
+    for (int32_t p = 0; p < rad->panel_count; p++)
+        if (al_rad_shooter_of(rad, p, (const float (*)[3]) rad->sent,
+                              masks + (size_t) n * (size_t) (words + 1), &shooters[n]))
+            n++;
+    double mean = 0;
+    for (int32_t j = 0; j < rad->luxel_count; j++)
+        mean += (rad->incident[j][0] + rad->incident[j][1] + rad->incident[j][2]) / 3.0;
+    mean /= rad->luxel_count > 0 ? rad->luxel_count : 1;
+    double worst = 0;
+    *checked = 0;
+    float want[AL_RAD_GROUP * AL_RAD_GROUP][3];
+    for (int32_t g = 0; g < rad->group_count; g += stride) {
+        const rad_group *r = &rad->groups[g];
+        memset(want, 0, sizeof want);
+        double received = 0;
+        for (int s = 0; s < n; s++) {
+            float local[AL_RAD_GROUP * AL_RAD_GROUP][3];
+            memset(local, 0, sizeof local);
+            al_rad_panel_onto(rad, r, &shooters[s], local, &received);
+            for (int k = 0; k < r->luxel_count; k++)
+                for (int c = 0; c < 3; c++) want[k][c] += local[k][c];
+        }
+        for (int k = 0; k < r->luxel_count; k++) {
+            int32_t j = rad->group_luxels[r->first_luxel + k];
+            for (int c = 0; c < 3; c++) {
+                double got = (double) rad->incident[j][c] - rad->direct[j][c];
+                double d = fabs(got - want[k][c]) / (mean > 0 ? mean : 1);
+                if (d > worst) {
+                    worst = d;
+                    snprintf(why, size, "luxel %d at (%.1f %.1f %.1f) channel %d: bounced %g, "
+                             "gathered %g (mean incident %g)", j, rad->point[j][0],
+                             rad->point[j][1], rad->point[j][2], c, got, want[k][c], mean);
+                }
+            }
+            (*checked)++;
+        }
+    }
+    free(shooters), free(masks);
+    return worst;
+}
+
+/* The worst difference between RAD's direct light and FRESH's (a solver of the same world
+ * that shot every light), relative to the mean direct light. */
+static double direct_mismatch(const al_rad *rad, const al_rad *fresh, char *why, size_t size)
+{
+    if (rad->luxel_count != fresh->luxel_count) {
+        snprintf(why, size, "%d luxels against %d", rad->luxel_count, fresh->luxel_count);
+        return INFINITY;
+    }
+    double mean = 0, worst = 0;
+    for (int32_t j = 0; j < fresh->luxel_count; j++)
+        mean += (fresh->direct[j][0] + fresh->direct[j][1] + fresh->direct[j][2]) / 3.0;
+    mean /= fresh->luxel_count > 0 ? fresh->luxel_count : 1;
+    for (int32_t j = 0; j < fresh->luxel_count; j++)
+        for (int c = 0; c < 3; c++) {
+            double d = fabs((double) rad->direct[j][c] - fresh->direct[j][c]) / (mean > 0 ? mean : 1);
+            if (d > worst) {
+                worst = d;
+                snprintf(why, size, "luxel %d at (%.1f %.1f %.1f): direct %g, anew %g", j,
+                         rad->point[j][0], rad->point[j][1], rad->point[j][2], rad->direct[j][c],
+                         fresh->direct[j][c]);
+            }
+        }
+    return worst;
+}
+
+/* Mean difference of two solvers' light (incident, ambient excluded) over their luxels,
+ * relative to the mean. */
+static double light_difference(const al_rad *a, const al_rad *b)
+{
+    if (a->luxel_count != b->luxel_count) return INFINITY;
+    double diff = 0, sum = 0;
+    for (int32_t j = 0; j < a->luxel_count; j++)
+        for (int c = 0; c < 3; c++) {
+            diff += fabs((double) a->incident[j][c] - b->incident[j][c]) * a->area[j];
+            sum += (double) b->incident[j][c] * b->area[j];
+        }
+    return sum > 0 ? diff / sum : 0;
+}
+
+static void finish_corrections(al_rad *rad)
+{
+    al_rad_stats st;
+    for (int i = 0; i < 100000; i++) {
+        al_rad_get_stats(rad, &st);
+        if (st.corrections_left == 0) break;
+        al_rad_step(rad, 1);
+    }
+}
+
+static void check_books(al_rad *rad, const char *when)
+{
+    al_rad_stats st;
+    al_rad_get_stats(rad, &st);
+    double sum = st.absorbed + st.escaped + st.unshot;
+    CHECK_MSG(fabs(sum - st.emitted) <= 1e-5 * st.emitted + 1e-9,
+              "%s: absorbed %g + escaped %g + unshot %g = %g, emitted %g", when, st.absorbed,
+              st.escaped, st.unshot, sum, st.emitted);
+}
+
+/* --- tests -------------------------------------------------------------------------- */
+
+CHECK_TEST(sent_is_what_arrived, "/rad/update/a-solvers-bounced-light-is-the-kernel-times-what-was-sent")
+{
+    scene s;
+    REQUIRE(load_room(&s, 200, 380));
+    al_rad *rad;
+    REQUIRE(al_rad_create(s.world, &s.input.input, NULL, &rad, NULL) == AL_OK);
+    al_rad_step(rad, 2 + 60);
+    int checked;
+    char why[256] = "";
+    double worst = bounce_mismatch(rad, 1, &checked, why, sizeof why);
+    CHECK_MSG(checked > 500 && worst < 1e-3, "%d luxels, worst %.2e: %s", checked, worst, why);
+    check_note("%d luxels checked, worst difference %.2e of the mean", checked, worst);
+    al_rad_destroy(rad);
+    scene_free(&s);
+}
+
+CHECK_TEST(unchanged, "/rad/update/an-unchanged-map-keeps-its-light-and-needs-no-corrections")
+{
+    scene s, again;
+    REQUIRE(load_room(&s, 200, 380));
+    REQUIRE(load_room(&again, 200, 380));
+    al_rad *rad, *next;
+    REQUIRE(al_rad_create(s.world, &s.input.input, NULL, &rad, NULL) == AL_OK);
+    al_rad_step(rad, 2 + 40);
+    REQUIRE(al_rad_update(rad, again.world, &again.input.input, NULL, &next, NULL) == AL_OK);
+    al_rad_stats a, b;
+    al_rad_get_stats(rad, &a);
+    al_rad_get_stats(next, &b);
+    CHECK(b.corrections_left == 0 && al_rad_base(next) == NULL);
+    CHECK(a.shots == b.shots && b.direct_done);
+    CHECK_MSG(fabs(a.residual - b.residual) < 1e-9 && fabs(a.emitted - b.emitted) < 1e-6 * a.emitted,
+              "residual %g / %g, emitted %g / %g", a.residual, b.residual, a.emitted, b.emitted);
+    CHECK(memcmp(rad->incident, next->incident, (size_t) rad->luxel_count * sizeof rad->incident[0]) == 0);
+    CHECK(memcmp(rad->sent, next->sent, (size_t) rad->group_count * sizeof rad->sent[0]) == 0);
+    check_books(next, "unchanged");
+    al_rad_destroy(next);
+    al_rad_destroy(rad);
+    scene_free(&s);
+    scene_free(&again);
+}
+
+/* The core oracle: after a pillar moves, the corrected solver's direct light is a new
+ * solver's, and its bounced light is the kernel of the new world times what was sent. */
+static void check_edit(double pillar_from, double pillar_to, double light_from, double light_to,
+                       int panels_shot, const char *what)
+{
+    scene s, t;
+    REQUIRE(load_room(&s, pillar_from, light_from));
+    REQUIRE(load_room(&t, pillar_to, light_to));
+    al_rad *rad, *next, *fresh;
+    REQUIRE(al_rad_create(s.world, &s.input.input, NULL, &rad, NULL) == AL_OK);
+    al_rad_step(rad, 2 + panels_shot);
+    REQUIRE(al_rad_update(rad, t.world, &t.input.input, NULL, &next, NULL) == AL_OK);
+    REQUIRE(al_rad_create(t.world, &t.input.input, NULL, &fresh, NULL) == AL_OK);
+    al_rad_stats st;
+    al_rad_get_stats(next, &st);
+    /* Lights that stayed are in; a moved light is a new one, left to shoot. */
+    al_rad_step(fresh, st.lights_shot);
+    al_rad_stats fs;
+    al_rad_get_stats(fresh, &fs);
+    CHECK_MSG(fs.lights_shot == st.lights_shot, "%s: %d lights shot, %d anew", what,
+              st.lights_shot, fs.lights_shot);
+    char why[256] = "";
+    double d = direct_mismatch(next, fresh, why, sizeof why);
+    CHECK_MSG(d < 1e-4, "%s: direct light off by %.2e: %s", what, d, why);
+    CHECK_MSG(panels_shot == 0 || st.corrections_left > 0 || al_rad_base(next) == NULL,
+              "%s: corrections", what);
+    check_books(next, what);
+    finish_corrections(next);
+    CHECK(al_rad_base(next) == NULL);
+    int checked;
+    double worst = bounce_mismatch(next, 1, &checked, why, sizeof why);
+    CHECK_MSG(worst < 1e-3, "%s: bounced light off by %.2e of the mean (%d luxels): %s", what,
+              worst, checked, why);
+    check_books(next, what);
+    check_note("%s: %lld corrections, direct %.1e, bounced %.1e of the mean (%d luxels)", what,
+               (long long) st.corrections_left, d, worst, checked);
+    al_rad_destroy(fresh);
+    al_rad_destroy(next);
+    al_rad_destroy(rad);
+    scene_free(&s);
+    scene_free(&t);
+}
+
+CHECK_TEST(pillar_moved, "/rad/update/a-moved-pillar-gives-the-light-of-the-new-world-for-what-was-shot")
+{
+    check_edit(200, 232, 380, 380, 60, "pillar moved");
+}
+
+CHECK_TEST(pillar_added, "/rad/update/an-added-and-a-removed-pillar-are-corrected-alike")
+{
+    check_edit(-1, 200, 380, 380, 60, "pillar added");
+    check_edit(200, -1, 380, 380, 60, "pillar removed");
+}
+
+CHECK_TEST(light_moved, "/rad/update/a-moved-light-takes-its-light-back-and-is-shot-anew")
+{
+    check_edit(200, 200, 380, 300, 40, "light moved");
+    check_edit(200, 232, 380, 300, 0, "direct light only");
+}
+
+CHECK_TEST(chained, "/rad/update/an-update-before-the-last-was-corrected-starts-from-its-base")
+{
+    scene s, t, u;
+    REQUIRE(load_room(&s, 200, 380));
+    REQUIRE(load_room(&t, 232, 380));
+    REQUIRE(load_room(&u, 264, 380));
+    al_rad *rad, *mid, *last;
+    REQUIRE(al_rad_create(s.world, &s.input.input, NULL, &rad, NULL) == AL_OK);
+    al_rad_step(rad, 2 + 60);
+    REQUIRE(al_rad_update(rad, t.world, &t.input.input, NULL, &mid, NULL) == AL_OK);
+    CHECK(al_rad_base(mid) == rad);
+    /* Its light is not yet its world's: it cannot be stored. */
+    void *bytes = NULL;
+    size_t size = 0;
+    CHECK(al_rad_save(mid, &bytes, &size) == AL_ERR_INVALID_ARGUMENT && bytes == NULL);
+    REQUIRE(al_rad_update(mid, u.world, &u.input.input, NULL, &last, NULL) == AL_OK);
+    CHECK(al_rad_base(last) == rad);
+    al_rad_destroy(mid); /* not needed by LAST */
+    finish_corrections(last);
+    CHECK(al_rad_base(last) == NULL);
+    int checked;
+    char why[256] = "";
+    double worst = bounce_mismatch(last, 1, &checked, why, sizeof why);
+    CHECK_MSG(worst < 1e-3, "bounced light off by %.2e: %s", worst, why);
+    CHECK(al_rad_save(last, &bytes, &size) == AL_OK);
+    free(bytes);
+    al_rad_destroy(last);
+    al_rad_destroy(rad);
+    scene_free(&s);
+    scene_free(&t);
+    scene_free(&u);
+}
+
+CHECK_TEST(converges, "/rad/update/run-on-it-reaches-the-light-of-a-new-solve")
+{
+    scene s, t;
+    REQUIRE(load_room(&s, 200, 380));
+    REQUIRE(load_room(&t, 264, 380));
+    al_rad *rad, *next, *fresh;
+    REQUIRE(al_rad_create(s.world, &s.input.input, NULL, &rad, NULL) == AL_OK);
+    REQUIRE(al_rad_run(rad, 0.002, 60, NULL, NULL) == AL_RAD_STOP_RESIDUAL);
+    REQUIRE(al_rad_update(rad, t.world, &t.input.input, NULL, &next, NULL) == AL_OK);
+    al_rad_stats st;
+    al_rad_get_stats(next, &st);
+    double at_update = st.residual;
+    REQUIRE(al_rad_run(next, 0.002, 60, NULL, NULL) == AL_RAD_STOP_RESIDUAL);
+    REQUIRE(al_rad_create(t.world, &t.input.input, NULL, &fresh, NULL) == AL_OK);
+    REQUIRE(al_rad_run(fresh, 0.002, 60, NULL, NULL) == AL_RAD_STOP_RESIDUAL);
+    al_rad_stats a, b;
+    al_rad_get_stats(next, &a);
+    al_rad_get_stats(fresh, &b);
+    double d = light_difference(next, fresh);
+    /* Two runs to the same residual differ by about what is left unshot, spread unevenly. */
+    CHECK_MSG(d < 0.01, "mean difference %.4f", d);
+    check_books(next, "converged");
+    check_note("residual %.4f after the update; %lld shots on to 0.2%% (a new solve: %lld); mean "
+               "difference %.4f", at_update, (long long) (a.shots - st.shots),
+               (long long) b.shots, d);
+    al_rad_destroy(fresh);
+    al_rad_destroy(next);
+    al_rad_destroy(rad);
+    scene_free(&s);
+    scene_free(&t);
+}
+
+/* Random edits of the generated map, as the editor makes them: each update from the last,
+ * checked by both oracles on every edit. */
+CHECK_TEST(random_edits, "/rad/update/random-edits-of-a-generated-map-stay-exact")
+{
+    const char *path = getenv("ALLIUM_GENERATED_SMALL_MAP");
+    REQUIRE(path);
+    scene s;
+    REQUIRE(scene_load_file(&s, path, &(scene_options){.pvs = true, .pvs_level = AL_PVS_COARSE}));
+    al_rad_options o = {.luxel_size = 32};
+    al_rad *rad;
+    REQUIRE(al_rad_create(s.world, &s.input.input, &o, &rad, NULL) == AL_OK);
+    al_rad_run(rad, 0.05, 30, NULL, NULL);
+    al_edit_input e;
+    REQUIRE(al_edit_input_init(&e, &s.input.input));
+    al_rng rng = {11};
+    al_world *world = NULL;
+    al_input *inputs[8] = {0};
+    const al_world *prev_world = s.world;
+    al_world *worlds[8] = {0};
+    double worst_direct = 0, worst_bounce = 0;
+    int edits = 6;
+    for (int i = 0; i < edits; i++) {
+        al_edit edit;
+        REQUIRE(al_edit_random(&e, &rng, 8, &edit));
+        inputs[i] = al_input_clone(&e.input);
+        REQUIRE(inputs[i]);
+        al_compile_options co = {.pvs = AL_PVS_COARSE};
+        REQUIRE(al_world_update(prev_world, inputs[i], &co, &world, NULL) == AL_OK);
+        worlds[i] = world;
+        prev_world = world;
+        al_rad *next, *fresh;
+        REQUIRE(al_rad_update(rad, world, inputs[i], &o, &next, NULL) == AL_OK);
+        REQUIRE(al_rad_create(world, inputs[i], &o, &fresh, NULL) == AL_OK);
+        al_rad_step(fresh, fresh->light_count);
+        char why[256] = "";
+        double d = direct_mismatch(next, fresh, why, sizeof why);
+        CHECK_MSG(d < 1e-3, "edit %d (%s): direct light off by %.2e: %s", i,
+                  al_edit_kind_name(edit.kind), d, why);
+        finish_corrections(next);
+        int checked;
+        double b = bounce_mismatch(next, 3, &checked, why, sizeof why);
+        CHECK_MSG(b < 2e-3, "edit %d (%s): bounced light off by %.2e: %s", i,
+                  al_edit_kind_name(edit.kind), b, why);
+        check_books(next, "random edit");
+        worst_direct = fmax(worst_direct, d);
+        worst_bounce = fmax(worst_bounce, b);
+        al_rad_destroy(fresh);
+        al_rad_destroy(rad);
+        rad = next;
+        /* Shoot on a little, as the editor does between edits. */
+        al_rad_step(rad, 16);
+    }
+    check_note("%d edits: direct light off by at most %.1e, bounced %.1e of the mean", edits,
+               worst_direct, worst_bounce);
+    al_rad_destroy(rad);
+    for (int i = 0; i < edits; i++) {
+        al_world_destroy(worlds[i]);
+        free(inputs[i]);
+    }
+    al_edit_input_free(&e);
+    scene_free(&s);
+}
+
+int main(int argc, char **argv)
+{
+    return check_main(argc, argv);
+}
