@@ -27,17 +27,25 @@
  *       ms_to_residual_10pct, ms_to_residual_1pct (from the start, patches included),
  *       mrays_per_s_per_thread (--count occlusion rays between luxels that may see each
  *       other, on one thread), patches, ...}; times are medians of the runs
- *   allium-bench edit MAP [--edits 200] [--tight-edits 3] [--luxel 16] [--leaks] [options]
+ *   allium-bench edit MAP [--edits 200] [--tight-edits 3] [--luxel 16] [--rad-residual 0.1]
+ *                         [--leaks] [options]
  *       live compilation (al-live.h): random single-brush moves, resizes, deletes and
  *       copies, each submitted to the engine and waited for (an edit that opens a leak is
  *       taken back and not counted, unless --leaks); for each stage the time from
  *       the submission to the snapshot that includes the edit, {median, p95}: bsp_ms
  *       (collision), portals_ms (portals, leak and the coarse PVS, one publication, so
  *       pvs_ms is the same figure), pvs_tight_ms (the portal flow, over --tight-edits
- *       further edits), rad_first_ms (bsp_ms plus relighting the new world's direct light
- *       at --luxel, the editor's first lit frame), blocks_rebuilt and subcells_rebuilt
- *       (collision sub-cells built, the rest copied); and whether the final
- *       world equals a full compile tree by tree
+ *       further edits), blocks_rebuilt and subcells_rebuilt (collision sub-cells built,
+ *       the rest copied); and whether the final world equals a full compile tree by tree.
+ *       Radiosity at --luxel, lit to --rad-residual before the first edit and carried
+ *       across every edit by al_rad_update: rad_first_ms (portals_ms, whose world has the
+ *       light trees and PVS the light needs, plus the update: the first corrected frame),
+ *       rad_update_ms (the update alone), rad_corrected_ms (rad_first_ms plus the
+ *       corrections of the bounced light), rad_corrections (panels corrected),
+ *       rad_new_solver_ms (for comparison, on the first five edits: a new solver's patches
+ *       and direct light, what relighting without the update costs); at the end the
+ *       light is run on to --rad-residual and compared with a new solve of the final map
+ *       run alike: rad_difference_from_full (mean difference over the luxels, relative)
  *   allium-bench agents MAP [--count 1000] [--steps 600]
  *       a crowd walking between the map's point entities, one thread: {step_ms_median,
  *       step_ms_p95, us_per_agent, pairs_per_step, contacts_per_step, ...} (cmd_agents)
@@ -94,6 +102,7 @@ typedef struct args {
     const char *out;
     const char *scratch;
     int edits, tight_edits;
+    double rad_residual; /* edit: the light's residual before the edits and at the end */
     bool leaks;
     bool count_given;
     int steps;     /* spheretree, agents */
@@ -111,7 +120,8 @@ static int usage(void)
             "       allium-bench slice MAP --z HEIGHT [--scale UNITS] -o FILE.png\n"
             "       allium-bench document MAP.map [--runs N] [--count EDITS] [--scratch DIR]\n"
             "       allium-bench rad MAP [--luxel UNITS] [--runs N] [--count RAYS]\n"
-            "       allium-bench edit MAP [--edits N] [--tight-edits N] [--luxel UNITS] [--leaks]\n"
+            "       allium-bench edit MAP [--edits N] [--tight-edits N] [--luxel UNITS]\n"
+            "                             [--rad-residual R] [--leaks]\n"
             "       allium-bench spheretree [--count N] [--steps N] [--margin UNITS]\n"
             "       allium-bench agents MAP [--count N] [--steps N]\n"
             "options for all: --hull NAME=minx,miny,minz,maxx,maxy,maxz (compiled hulls),\n"
@@ -143,6 +153,7 @@ static int parse_args(int argc, char **argv, args *a)
     a->seed = 1;
     a->edits = 200;
     a->tight_edits = 3;
+    a->rad_residual = 0.1;
     a->steps = 300;
     a->margin = -1;
     if (argc < 2) return -1;
@@ -205,6 +216,9 @@ static int parse_args(int argc, char **argv, args *a)
             } else if (strcmp(arg, "--edits") == 0) {
                 a->edits = (int) strtol(v, &end, 10);
                 if (*end || a->edits < 1 || a->edits > 1000000) goto bad;
+            } else if (strcmp(arg, "--rad-residual") == 0) {
+                a->rad_residual = strtod(v, &end);
+                if (*end || !(a->rad_residual > 0 && a->rad_residual <= 1)) goto bad;
             } else if (strcmp(arg, "--tight-edits") == 0) {
                 a->tight_edits = (int) strtol(v, &end, 10);
                 if (*end || a->tight_edits < 0 || a->tight_edits > 1000) goto bad;
@@ -841,6 +855,20 @@ static double submit_and_wait(al_live *live, const al_input *in, al_stage stage)
     return st[stage].last_ms;
 }
 
+/* Mean difference of two solvers' light over their luxels (the same layout), relative to
+ * B's mean. */
+static double rad_light_difference(const al_rad *a, const al_rad *b)
+{
+    if (a->luxel_count != b->luxel_count) return -1;
+    double diff = 0, sum = 0;
+    for (int32_t j = 0; j < a->luxel_count; j++)
+        for (int c = 0; c < 3; c++) {
+            diff += fabs((double) a->incident[j][c] - b->incident[j][c]) * a->area[j];
+            sum += (double) b->incident[j][c] * b->area[j];
+        }
+    return sum > 0 ? diff / sum : 0;
+}
+
 static int cmd_edit(const args *a)
 {
     al_tool_map m;
@@ -870,6 +898,19 @@ static int cmd_edit(const args *a)
     int kinds[4] = {0}, leaking = 0;
     bool ok = true;
     al_rad_options ro = {.luxel_size = a->luxel > 0 ? a->luxel : 16, .threads = a->options.threads};
+    /* The light before the edits, lit to the residual; its snapshot stays while the light
+     * is carried on from it. */
+    al_snapshot *lit = al_live_current(live);
+    al_rad *rad = NULL;
+    double *rad_update = calloc((size_t) n, sizeof(double)), *rad_fixed = calloc((size_t) n, sizeof(double));
+    double *rad_fixes = calloc((size_t) n, sizeof(double)), *rad_new = calloc(5, sizeof(double));
+    int new_count = 0;
+    if (!rad_update || !rad_fixed || !rad_fixes || !rad_new || !lit ||
+        al_rad_create(al_snapshot_world(lit), al_snapshot_input(lit), &ro, &rad, NULL) != AL_OK) {
+        fprintf(stderr, "error: the map could not be lit\n");
+        return 1;
+    }
+    al_rad_run(rad, a->rad_residual, 0, NULL, NULL);
     /* Edits that open a leak are taken back (not timed) unless --leaks: a designer's map is
      * sealed nearly all the time, and a leaking map gets no PVS at all. */
     int reverted = 0;
@@ -915,18 +956,52 @@ static int cmd_edit(const args *a)
         subcells[i] = st[AL_STAGE_COLLISION].subcells_built;
         al_leak_info leak;
         leaking += al_world_leak(al_snapshot_world(s), &leak);
-        /* The first lit frame after the edit: the direct light of the new world. */
+        /* The light carried over to the new world: the first corrected frame, then the
+         * bounced light corrected. */
         uint64_t t0 = al_clock_ns();
-        al_rad *rad = NULL;
-        if (al_rad_create(al_snapshot_world(s), al_snapshot_input(s), &ro, &rad, NULL) == AL_OK) {
-            al_rad_stats rs;
-            al_rad_get_stats(rad, &rs);
-            al_rad_step(rad, rs.lights);
+        al_rad *next = NULL;
+        if (al_rad_update(rad, al_snapshot_world(s), al_snapshot_input(s), &ro, &next, NULL) != AL_OK) {
+            fprintf(stderr, "error: edit %d could not be lit\n", i);
+            al_snapshot_release(s);
+            ok = false;
+            break;
         }
-        rad_first[i] = bsp[i] + al_clock_ms_since(t0);
+        rad_update[i] = al_clock_ms_since(t0);
+        rad_first[i] = portals[i] + rad_update[i];
+        al_rad_stats rs;
+        al_rad_get_stats(next, &rs);
+        rad_fixes[i] = (double) rs.corrections_left;
+        while (rs.corrections_left > 0 && al_rad_step(next, 1) > 0) al_rad_get_stats(next, &rs);
+        rad_fixed[i] = portals[i] + al_clock_ms_since(t0);
         al_rad_destroy(rad);
-        al_snapshot_release(s);
+        al_snapshot_release(lit);
+        rad = next;
+        lit = s;
+        if (new_count < 5) {
+            /* What relighting from nothing would cost: patches and direct light. */
+            t0 = al_clock_ns();
+            al_rad *fresh = NULL;
+            if (al_rad_create(al_snapshot_world(s), al_snapshot_input(s), &ro, &fresh, NULL) == AL_OK) {
+                al_rad_get_stats(fresh, &rs);
+                al_rad_step(fresh, rs.lights);
+            }
+            rad_new[new_count++] = al_clock_ms_since(t0);
+            al_rad_destroy(fresh);
+        }
     }
+    /* The carried light run on, against a new solve of the final map run alike. */
+    double rad_difference = -1;
+    if (ok) {
+        al_rad *fresh = NULL;
+        al_rad_run(rad, a->rad_residual, 0, NULL, NULL);
+        if (al_rad_create(al_snapshot_world(lit), al_snapshot_input(lit), &ro, &fresh, NULL) == AL_OK) {
+            al_rad_run(fresh, a->rad_residual, 0, NULL, NULL);
+            rad_difference = rad_light_difference(rad, fresh);
+        }
+        al_rad_destroy(fresh);
+    }
+    al_rad_destroy(rad);
+    al_snapshot_release(lit);
     al_edit_input_free(&saved);
     /* Does the last world equal a full compile of the last input? */
     int differences = -1;
@@ -991,6 +1066,12 @@ static int cmd_edit(const args *a)
     cJSON_AddItemToObject(j, "pvs_tight_ms", percentiles(tight, tight_count));
     cJSON_AddNumberToObject(j, "pvs_tight_edits", tight_count);
     cJSON_AddItemToObject(j, "rad_first_ms", percentiles(rad_first, n));
+    cJSON_AddItemToObject(j, "rad_update_ms", percentiles(rad_update, n));
+    cJSON_AddItemToObject(j, "rad_corrected_ms", percentiles(rad_fixed, n));
+    cJSON_AddItemToObject(j, "rad_corrections", percentiles(rad_fixes, n));
+    cJSON_AddItemToObject(j, "rad_new_solver_ms", percentiles(rad_new, new_count));
+    cJSON_AddNumberToObject(j, "rad_residual", a->rad_residual);
+    cJSON_AddNumberToObject(j, "rad_difference_from_full", rad_difference);
     cJSON_AddNumberToObject(j, "rad_luxel", ro.luxel_size);
     cJSON *b = percentiles(blocks, n);
     cJSON_AddItemToObject(j, "blocks_rebuilt", b);
@@ -1001,6 +1082,7 @@ static int cmd_edit(const args *a)
     al_edit_input_free(&e);
     al_tool_map_free(&m);
     free(bsp), free(portals), free(rad_first), free(blocks), free(subcells), free(tight);
+    free(rad_update), free(rad_fixed), free(rad_fixes), free(rad_new);
     return ok && differences == 0 ? 0 : 1;
 }
 
