@@ -114,12 +114,35 @@ typedef struct layout_job {
     bool has_vis;
 } layout_job;
 
+/* A face an edit left as it was, away from what it changed: its slots are the base's,
+ * only their vis leaves are looked up anew (the leaves are numbered per world). */
+static void copy_face(layout_job *job, const rad_face *f, int32_t from)
+{
+    al_rad *rad = job->rad;
+    const al_rad *base = rad->reuse->base;
+    const rad_face *b = &base->faces[from];
+    for (int32_t s = 0; s < f->w * f->h; s++) {
+        slot_info *si = &job->info[f->first_slot + s];
+        int32_t l = base->slots[b->first_slot + s];
+        si->live = l >= 0;
+        si->cluster = -1;
+        if (!si->live) continue;
+        al_copy(base->point[l], si->point);
+        si->area = base->area[l];
+        if (job->has_vis) si->cluster = al_world_vis_leaf_at(rad->world, si->point);
+    }
+}
+
 static void layout_face(void *context, int index, int worker)
 {
     (void) worker;
     layout_job *job = context;
     al_rad *rad = job->rad;
     rad_face *f = &rad->faces[index];
+    if (rad->reuse && rad->reuse->face[index] >= 0) {
+        copy_face(job, f, rad->reuse->face[index]);
+        return;
+    }
     const al_face_poly *fp = NULL;
     int first = rad->polys.brush_first[f->brush], last = rad->polys.brush_first[f->brush + 1];
     for (int k = first; k < last; k++)
@@ -274,6 +297,8 @@ static al_status choose_faces(al_rad *rad, al_diag_list *diags)
     free(listed);
     free(entity_size);
 
+    /* Faces whose slots an edit cannot have changed are taken from the solver before it. */
+    if (rad->reuse && !al_rad_reuse_faces(rad)) return AL_ERR_NOMEM;
     /* Sample every slot (both cores), then number the live luxels. */
     slot_info *info = malloc(((size_t) slots + 1) * sizeof *info);
     rad->slots = malloc(((size_t) slots + 1) * sizeof *rad->slots);

@@ -194,7 +194,14 @@ struct al_rad {
 
     /* Corrections an update left to do (update.c); NULL when there are none. */
     struct rad_fix *fix;
+    struct rad_reuse *reuse; /* borrowed, only while an update lays out the patches */
 };
+
+/* The first half of al_rad_create: checks, the solver and the face polygons (rad.polys).
+ * The second lays out the patches and the lights; on failure the caller destroys RAD. */
+al_status al_rad_begin(const al_world *world, const al_input *input, const al_rad_options *opts,
+                       al_rad **out, al_diag_list *diags);
+al_status al_rad_finish(al_rad *rad, al_diag_list *diags);
 
 /* A panel being shot: its groups with the exitance each gives off. */
 typedef struct rad_shooter {
@@ -259,6 +266,25 @@ int64_t al_rad_fix_left(const al_rad *rad);
 
 /* Frees the corrections (the base is no longer needed). */
 void al_rad_fix_free(struct rad_fix *fix);
+
+/* A box of space an edit changed (a brush's bounds, grown). */
+typedef struct rad_box {
+    double lo[3], hi[3];
+} rad_box;
+
+/* What a solver built by al_rad_update may take from the one before it when laying out its
+ * patches (update.c): faces whose grid and polygon are the base's and that no changed
+ * brush comes near keep the base's luxels. */
+typedef struct rad_reuse {
+    const al_rad *base;
+    const rad_box *boxes;
+    int box_count;
+    int32_t *face; /* per face of the new solver: the base's face to copy, -1 (update.c) */
+} rad_reuse;
+
+/* Fills rad.reuse->face once the faces' grids are laid (before their slots are sampled).
+ * False if memory runs out. */
+bool al_rad_reuse_faces(al_rad *rad);
 
 /* Layout: faces, luxels, groups and the atlas (patches.c). Returns AL_OK or
  * AL_ERR_NOMEM. */

@@ -810,8 +810,8 @@ static int shoot_panels(al_rad *rad, int count)
 
 /* --- the API ------------------------------------------------------------------------ */
 
-al_status al_rad_create(const al_world *world, const al_input *input, const al_rad_options *opts,
-                        al_rad **out, al_diag_list *diags)
+al_status al_rad_begin(const al_world *world, const al_input *input, const al_rad_options *opts,
+                       al_rad **out, al_diag_list *diags)
 {
     *out = NULL;
     al_rad_options o = opts ? *opts : (al_rad_options){0};
@@ -836,17 +836,24 @@ al_status al_rad_create(const al_world *world, const al_input *input, const al_r
     pthread_mutex_init(&rad->lock, NULL);
     atomic_init(&rad->cancel, false);
     al_status st = al_face_polys_build(input, &rad->polys);
-    if (st == AL_OK) st = al_rad_layout(rad, diags);
-    if (st == AL_OK && !al_rad_index_skies(rad)) st = AL_ERR_NOMEM;
-    if (st == AL_OK) {
-        rad->light_count = al_rad_parse_lights(world, input, &rad->lights, diags);
-        if (rad->light_count < 0) st = AL_ERR_NOMEM;
-        for (int32_t i = 0; i < rad->light_count; i++) rad->dome_count += rad->lights[i].dome;
-    }
     if (st != AL_OK) {
         al_rad_destroy(rad);
         return st;
     }
+    *out = rad;
+    return AL_OK;
+}
+
+al_status al_rad_finish(al_rad *rad, al_diag_list *diags)
+{
+    al_status st = al_rad_layout(rad, diags);
+    if (st == AL_OK && !al_rad_index_skies(rad)) st = AL_ERR_NOMEM;
+    if (st == AL_OK) {
+        rad->light_count = al_rad_parse_lights(rad->world, rad->input, &rad->lights, diags);
+        if (rad->light_count < 0) st = AL_ERR_NOMEM;
+        for (int32_t i = 0; i < rad->light_count; i++) rad->dome_count += rad->lights[i].dome;
+    }
+    if (st != AL_OK) return st;
     double refl[3] = {0, 0, 0};
     for (int32_t l = 0; l < rad->luxel_count; l++) {
         rad->total_area += rad->area[l];
@@ -864,13 +871,23 @@ al_status al_rad_create(const al_world *world, const al_input *input, const al_r
     rad->group_unshot = calloc((size_t) rad->group_count + 1, sizeof *rad->group_unshot);
     rad->light_shot = calloc((size_t) rad->light_count + 1, 1);
     if (!rad->receivers || !rad->group_stamp || !rad->commit_kept || !rad->group_rows ||
-        !rad->direct || !rad->sent || !rad->group_unshot || !rad->light_shot) {
-        al_rad_destroy(rad);
+        !rad->direct || !rad->sent || !rad->group_unshot || !rad->light_shot)
         return AL_ERR_NOMEM;
-    }
     reset_state(rad);
-    *out = rad;
     return AL_OK;
+}
+
+al_status al_rad_create(const al_world *world, const al_input *input, const al_rad_options *opts,
+                        al_rad **out, al_diag_list *diags)
+{
+    al_status st = al_rad_begin(world, input, opts, out, diags);
+    if (st != AL_OK) return st;
+    st = al_rad_finish(*out, diags);
+    if (st != AL_OK) {
+        al_rad_destroy(*out);
+        *out = NULL;
+    }
+    return st;
 }
 
 void al_rad_destroy(al_rad *rad)

@@ -54,10 +54,6 @@
 #define FIX_CHUNK    4    /* panels per parallel job of a correction step */
 #define FIX_STEP_MS  10.0 /* a correction step commits after about this long */
 
-typedef struct rad_box {
-    double lo[3], hi[3];
-} rad_box;
-
 typedef struct bvh_node {
     double lo[3], hi[3];
     int32_t first, count; /* a leaf when count > 0: order[first .. first+count); else the
@@ -189,6 +185,7 @@ static void sphere_box(const double c[3], double r, double lo[3], double hi[3])
 
 /* --- matching the base's faces, groups, panels and lights -------------------------- */
 
+/* A face's grid and polygon: what its slots are made from. */
 static uint64_t face_key(const al_rad *rad, const rad_face *f)
 {
     uint64_t h = AL_FNV1A_SEED;
@@ -197,7 +194,6 @@ static uint64_t face_key(const al_rad *rad, const rad_face *f)
     h = al_fnv1a(h, &f->luxel, sizeof f->luxel);
     h = al_fnv1a(h, &f->u0, sizeof f->u0);
     h = al_fnv1a(h, &f->v0, sizeof f->v0);
-    h = al_fnv1a(h, &f->live, sizeof f->live);
     const al_face_polys *fp = &rad->polys;
     for (int k = fp->brush_first[f->brush]; k < fp->brush_first[f->brush + 1]; k++)
         if (fp->faces[k].face == f->face)
@@ -214,64 +210,133 @@ static const al_face_poly *poly_of(const al_rad *rad, const rad_face *f)
     return NULL;
 }
 
-/* Whether face A of RA is face B of RB: same polygon, grid, material light and the same
- * luxels out of solid (so their luxels, groups and panels come out the same). */
-static bool same_face(const al_rad *ra, const rad_face *a, const al_rad *rb, const rad_face *b)
+/* Whether faces A of RA and B of RB have the same grid and polygon, so the same slots. */
+static bool same_grid(const al_rad *ra, const rad_face *a, const al_rad *rb, const rad_face *b)
 {
     if (memcmp(a->normal, b->normal, sizeof a->normal) != 0 || a->dist != b->dist ||
-        a->luxel != b->luxel || a->u0 != b->u0 || a->v0 != b->v0 || a->w != b->w ||
-        a->h != b->h || a->live != b->live ||
-        memcmp(a->reflectance, b->reflectance, sizeof a->reflectance) != 0 ||
-        memcmp(a->emission, b->emission, sizeof a->emission) != 0)
+        a->luxel != b->luxel || a->u0 != b->u0 || a->v0 != b->v0 || a->w != b->w || a->h != b->h)
         return false;
     const al_face_poly *pa = poly_of(ra, a), *pb = poly_of(rb, b);
-    if (!pa || !pb || pa->point_count != pb->point_count ||
-        memcmp(ra->polys.points + pa->first_point, rb->polys.points + pb->first_point,
-               (size_t) pa->point_count * sizeof ra->polys.points[0]) != 0)
+    return pa && pb && pa->point_count == pb->point_count &&
+           memcmp(ra->polys.points + pa->first_point, rb->polys.points + pb->first_point,
+                  (size_t) pa->point_count * sizeof ra->polys.points[0]) == 0;
+}
+
+/* Whether face A of RA is face B of RB: the same grid, material light and luxels out of
+ * solid (so their luxels, groups and panels come out the same). */
+static bool same_face(const al_rad *ra, const rad_face *a, const al_rad *rb, const rad_face *b)
+{
+    if (!same_grid(ra, a, rb, b) || a->live != b->live ||
+        memcmp(a->reflectance, b->reflectance, sizeof a->reflectance) != 0 ||
+        memcmp(a->emission, b->emission, sizeof a->emission) != 0)
         return false;
     for (int32_t s = 0; s < a->w * a->h; s++)
         if ((ra->slots[a->first_slot + s] < 0) != (rb->slots[b->first_slot + s] < 0)) return false;
     return true;
 }
 
-/* FACE_BASE[f] for each face of RAD: the base's face it is, or -1. */
-static bool match_faces(const al_rad *rad, const al_rad *base, int32_t *face_base)
+/* The base's faces by key: open addressing, faces of equal keys chained through next. */
+typedef struct face_table {
+    uint64_t *keys;
+    int32_t *slot, *next;
+    uint8_t *taken;
+    uint32_t mask;
+} face_table;
+
+static void face_table_free(face_table *t)
+{
+    free(t->keys), free(t->slot), free(t->next), free(t->taken);
+}
+
+static bool face_table_build(face_table *t, const al_rad *base)
 {
     int32_t n = base->face_count, cap = 16;
     while (cap < 2 * n) cap *= 2;
-    uint64_t *keys = malloc((size_t) cap * sizeof *keys);
-    int32_t *slot = malloc((size_t) cap * sizeof *slot);
-    int32_t *next = malloc(((size_t) n + 1) * sizeof *next);
-    uint8_t *taken = calloc((size_t) n + 1, 1);
-    if (!keys || !slot || !next || !taken) {
-        free(keys), free(slot), free(next), free(taken);
+    t->keys = malloc((size_t) cap * sizeof *t->keys);
+    t->slot = malloc((size_t) cap * sizeof *t->slot);
+    t->next = malloc(((size_t) n + 1) * sizeof *t->next);
+    t->taken = calloc((size_t) n + 1, 1);
+    t->mask = (uint32_t) cap - 1;
+    if (!t->keys || !t->slot || !t->next || !t->taken) {
+        face_table_free(t);
         return false;
     }
-    /* Open addressing on the key; equal keys chain through NEXT. */
-    for (int32_t i = 0; i < cap; i++) slot[i] = -1;
+    for (int32_t i = 0; i < cap; i++) t->slot[i] = -1;
     for (int32_t f = 0; f < n; f++) {
         uint64_t k = face_key(base, &base->faces[f]);
-        uint32_t i = (uint32_t) (k & (uint64_t) (cap - 1));
-        while (slot[i] >= 0 && keys[i] != k) i = (i + 1) & (uint32_t) (cap - 1);
-        next[f] = slot[i];
-        keys[i] = k;
-        slot[i] = f;
+        uint32_t i = (uint32_t) k & t->mask;
+        while (t->slot[i] >= 0 && t->keys[i] != k) i = (i + 1) & t->mask;
+        t->next[f] = t->slot[i];
+        t->keys[i] = k;
+        t->slot[i] = f;
     }
+    return true;
+}
+
+/* The first base face of key K (then t->next), or -1. */
+static int32_t face_table_find(const face_table *t, uint64_t k)
+{
+    uint32_t i = (uint32_t) k & t->mask;
+    while (t->slot[i] >= 0 && t->keys[i] != k) i = (i + 1) & t->mask;
+    return t->slot[i];
+}
+
+/* FACE_BASE[f] for each face of RAD: the base's face it is, or -1. */
+static bool match_faces(const al_rad *rad, const al_rad *base, int32_t *face_base)
+{
+    face_table t;
+    if (!face_table_build(&t, base)) return false;
     for (int32_t f = 0; f < rad->face_count; f++) {
         face_base[f] = -1;
         const rad_face *mine = &rad->faces[f];
         if (mine->live == 0) continue;
-        uint64_t k = face_key(rad, mine);
-        uint32_t i = (uint32_t) (k & (uint64_t) (cap - 1));
-        while (slot[i] >= 0 && keys[i] != k) i = (i + 1) & (uint32_t) (cap - 1);
-        for (int32_t b = slot[i]; b >= 0; b = next[b])
-            if (!taken[b] && same_face(rad, mine, base, &base->faces[b])) {
-                taken[b] = 1;
+        for (int32_t b = face_table_find(&t, face_key(rad, mine)); b >= 0; b = t.next[b])
+            if (!t.taken[b] && same_face(rad, mine, base, &base->faces[b])) {
+                t.taken[b] = 1;
                 face_base[f] = b;
                 break;
             }
     }
-    free(keys), free(slot), free(next), free(taken);
+    face_table_free(&t);
+    return true;
+}
+
+bool al_rad_reuse_faces(al_rad *rad)
+{
+    rad_reuse *ru = rad->reuse;
+    const al_rad *base = ru->base;
+    face_table t;
+    ru->face = malloc(((size_t) rad->face_count + 1) * sizeof *ru->face);
+    if (!ru->face || !face_table_build(&t, base)) return false;
+    const al_face_polys *fp = &rad->polys;
+    for (int32_t f = 0; f < rad->face_count; f++) {
+        ru->face[f] = -1;
+        const rad_face *mine = &rad->faces[f];
+        const al_face_poly *p = poly_of(rad, mine);
+        if (!p) continue;
+        /* Its sample points lie within a unit and the offset of its polygon: no changed
+         * brush may come that near, or a luxel may have gone into solid or out of it. */
+        double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+        for (int q = 0; q < p->point_count; q++)
+            for (int k = 0; k < 3; k++) {
+                lo[k] = fmin(lo[k], fp->points[p->first_point + q][k] - AL_RAD_SAMPLE_OFFSET - 1);
+                hi[k] = fmax(hi[k], fp->points[p->first_point + q][k] + AL_RAD_SAMPLE_OFFSET + 1);
+            }
+        bool near = false;
+        for (int b = 0; b < ru->box_count && !near; b++)
+            for (int k = 0; k < 3; k++) {
+                near = hi[k] >= ru->boxes[b].lo[k] && lo[k] <= ru->boxes[b].hi[k];
+                if (!near) break;
+            }
+        if (near) continue;
+        for (int32_t b = face_table_find(&t, face_key(rad, mine)); b >= 0; b = t.next[b])
+            if (!t.taken[b] && same_grid(rad, mine, base, &base->faces[b])) {
+                t.taken[b] = 1;
+                ru->face[f] = b;
+                break;
+            }
+    }
+    face_table_free(&t);
     return true;
 }
 
@@ -503,7 +568,9 @@ typedef struct light_pass {
     const al_rad *base;
     const int32_t *face_base;
     const int32_t *light_of;   /* per base light: ours, -1 */
-    const uint8_t *base_shot;  /* per base light, as the base had it */
+    const int32_t *relevant;   /* base lights shot whose light the edit may change: gone,
+                                  or reaching a changed brush */
+    int32_t relevant_count;
     const uint64_t **rows, **base_rows; /* PVS rows of our lights and of the base's */
     const rad_fix *fix;
     double extent, base_extent;
@@ -529,6 +596,18 @@ static void light_end(const rad_light *l, const double x[3], double extent, doub
     else al_copy(l->origin, end);
 }
 
+/* Whether the box [LO, HI] lies beyond L's reach: it lights nothing there. */
+static bool out_of_reach(const rad_light *l, const double lo[3], const double hi[3])
+{
+    if (l->kind == RAD_SUN || !isfinite(l->range)) return false;
+    double d2 = 0;
+    for (int k = 0; k < 3; k++) {
+        double e = fmax(fmax(lo[k] - l->origin[k], l->origin[k] - hi[k]), 0);
+        d2 += e * e;
+    }
+    return d2 >= l->range * l->range;
+}
+
 /* May a ray from some point of the box [LO, HI] toward L cross a changed brush? */
 static bool face_light_crosses(const rad_fix *fix, const rad_light *l, const double lo[3],
                                const double hi[3], double extent)
@@ -542,16 +621,7 @@ static bool face_light_crosses(const rad_fix *fix, const rad_light *l, const dou
             blo[k] = bhi[k] = l->origin[k];
         }
     }
-    if (l->kind != RAD_SUN && isfinite(l->range)) {
-        /* Out of its reach: nothing to change. */
-        double d2 = 0;
-        for (int k = 0; k < 3; k++) {
-            double e = fmax(fmax(lo[k] - l->origin[k], l->origin[k] - hi[k]), 0);
-            d2 += e * e;
-        }
-        if (d2 >= l->range * l->range) return false;
-    }
-    return hull_meets_any(fix, lo, hi, blo, bhi);
+    return !out_of_reach(l, lo, hi) && hull_meets_any(fix, lo, hi, blo, bhi);
 }
 
 static void direct_job(void *context, int index, int worker)
@@ -583,13 +653,14 @@ static void direct_job(void *context, int index, int worker)
     const rad_face *f0 = &base->faces[fb];
     double lo[3], hi[3];
     face_box(rad, f, lo, hi);
-    for (int32_t l = 0; l < base->light_count; l++) {
-        if (!lp->base_shot[l]) continue;
+    for (int32_t i = 0; i < lp->relevant_count; i++) {
+        int32_t l = lp->relevant[i];
         int32_t m = lp->light_of[l];
         const rad_light *bl = &base->lights[l];
         /* A light that is gone takes back all it gave; one that stayed, what it gave
          * through a changed brush. */
-        if (m >= 0 && !face_light_crosses(lp->fix, bl, lo, hi, fmax(lp->extent, lp->base_extent)))
+        if (m >= 0 ? !face_light_crosses(lp->fix, bl, lo, hi, fmax(lp->extent, lp->base_extent))
+                   : out_of_reach(bl, lo, hi))
             continue;
         for (int32_t s = 0; s < f->w * f->h; s++) {
             int32_t j = rad->slots[f->first_slot + s];
@@ -725,6 +796,16 @@ int64_t al_rad_fix_step(al_rad *rad)
     uint64_t start = al_clock_ns();
     int threads = fix->threads;
     int32_t made = 0;
+    /* The receivers' tree is built by the first step, not by the update: the first
+     * corrected frame does not wait for it. Without memory for it the corrections are
+     * given up (the light stays as the update left it). */
+    if (!fix->nodes && !build_bvh(rad, fix)) {
+        pthread_mutex_lock(&rad->lock);
+        al_rad_fix_free(fix);
+        rad->fix = NULL;
+        pthread_mutex_unlock(&rad->lock);
+        return 0;
+    }
     /* Rounds of a few panels per worker until the step's time is spent; then the rows
      * are committed at once, so a snapshot sees whole rounds. */
     while (fix->done + made < fix->item_count && !atomic_load(&rad->cancel)) {
@@ -766,17 +847,19 @@ static al_status carry_light(al_rad *rad, const al_rad *base_c, rad_fix *fix,
 {
     al_rad *base = (al_rad *) base_c; /* only its lock is taken */
     int32_t *light_of = malloc(((size_t) base->light_count + 1) * sizeof *light_of);
+    int32_t *relevant = malloc(((size_t) base->light_count + 1) * sizeof *relevant);
     uint8_t *base_shot = malloc((size_t) base->light_count + 1);
     float (*was_direct)[3] = malloc(((size_t) rad->luxel_count + 1) * sizeof *was_direct);
     const uint64_t **rows = malloc(((size_t) rad->light_count + 1) * sizeof *rows);
     const uint64_t **base_rows = malloc(((size_t) base->light_count + 1) * sizeof *base_rows);
     fix->base_sent = malloc(((size_t) base->group_count + 1) * sizeof *fix->base_sent);
-    if (!light_of || !base_shot || !was_direct || !rows || !base_rows || !fix->base_sent) {
-        free(light_of), free(base_shot), free(was_direct), free(rows), free(base_rows);
+    if (!light_of || !relevant || !base_shot || !was_direct || !rows || !base_rows ||
+        !fix->base_sent) {
+        free(light_of), free(relevant), free(base_shot), free(was_direct), free(rows), free(base_rows);
         return AL_ERR_NOMEM;
     }
     if (!match_lights(rad, base, light_of)) {
-        free(light_of), free(base_shot), free(was_direct), free(rows), free(base_rows);
+        free(light_of), free(relevant), free(base_shot), free(was_direct), free(rows), free(base_rows);
         return AL_ERR_NOMEM;
     }
     pthread_mutex_lock(&base->lock);
@@ -803,14 +886,21 @@ static al_status carry_light(al_rad *rad, const al_rad *base_c, rad_fix *fix,
         int32_t g0 = fix->group_base[g];
         for (int c = 0; c < 3; c++) rad->sent[g][c] = g0 >= 0 ? fix->base_sent[g0][c] : 0;
     }
-    /* Lights: the base's shot stay shot; new ones are left to shoot. */
+    /* Lights: the base's shot stay shot; new ones are left to shoot. The lights whose light
+     * the edit may change: those gone, and those whose reach meets a changed brush (a ray
+     * through it ends within the light's range of the luxel). */
     rad->lights_shot = 0;
+    int32_t relevant_count = 0;
     for (int32_t l = 0; l < base->light_count; l++) {
         int32_t m = light_of[l];
         if (m >= 0 && base_shot[l]) {
             rad->light_shot[m] = 1;
             rad->lights_shot++;
         }
+        bool reaches = false;
+        for (int b = 0; b < fix->box_count && !reaches; b++)
+            reaches = !out_of_reach(&base->lights[l], fix->boxes[b].lo, fix->boxes[b].hi);
+        if (base_shot[l] && (m < 0 || reaches)) relevant[relevant_count++] = l;
         base_rows[l] = base->lights[l].kind == RAD_SUN ? NULL
                                                        : al_rad_pvs_row(base, base->lights[l].cluster);
     }
@@ -820,11 +910,12 @@ static al_status carry_light(al_rad *rad, const al_rad *base_c, rad_fix *fix,
     memcpy(was_direct, rad->direct, (size_t) rad->luxel_count * sizeof *was_direct);
     light_pass *lp = calloc(1, sizeof *lp);
     if (!lp) {
-        free(light_of), free(base_shot), free(was_direct), free(rows), free(base_rows);
+        free(light_of), free(relevant), free(base_shot), free(was_direct), free(rows), free(base_rows);
         return AL_ERR_NOMEM;
     }
     *lp = (light_pass){.rad = rad, .base = base, .face_base = face_base, .light_of = light_of,
-                       .base_shot = base_shot, .rows = rows, .base_rows = base_rows, .fix = fix,
+                       .relevant = relevant, .relevant_count = relevant_count,
+                       .rows = rows, .base_rows = base_rows, .fix = fix,
                        .extent = al_rad_sun_reach(rad), .base_extent = al_rad_sun_reach(base)};
     al_parallel_for(rad->face_count, al_rad_threads(rad), direct_job, lp);
     for (int w = 0; w < 64; w++) rad->rays += lp->rays[w];
@@ -859,7 +950,7 @@ static al_status carry_light(al_rad *rad, const al_rad *base_c, rad_fix *fix,
     rad->emitted = emitted;
     rad->absorbed = absorbed;
     rad->escaped = emitted - absorbed - balance;
-    free(light_of), free(base_shot), free(was_direct), free(rows), free(base_rows);
+    free(light_of), free(relevant), free(base_shot), free(was_direct), free(rows), free(base_rows);
     return AL_OK;
 }
 
@@ -936,15 +1027,15 @@ static al_status plan_fix_work(al_rad *rad, const al_rad *base, rad_fix *fix)
     if (fix->threads > AL_RAD_BATCH) fix->threads = AL_RAD_BATCH;
     fix->masks = calloc((size_t) fix->threads * (size_t) (fix->words + fix->base_words) + 1,
                         sizeof *fix->masks);
-    if (!fix->masks || !build_bvh(rad, fix)) return AL_ERR_NOMEM;
-    return AL_OK;
+    return fix->masks ? AL_OK : AL_ERR_NOMEM;
 }
 
 al_status al_rad_update(al_rad *prev, const al_world *world, const al_input *input,
                         const al_rad_options *opts, al_rad **out, al_diag_list *diags)
 {
-    al_status st = al_rad_create(world, input, opts, out, diags);
-    if (st != AL_OK || !prev) return st;
+    if (!prev) return al_rad_create(world, input, opts, out, diags);
+    al_status st = al_rad_begin(world, input, opts, out, diags);
+    if (st != AL_OK) return st;
     al_rad *rad = *out;
     /* The light to start from: PREV's, or if PREV is itself still correcting, the light
      * PREV started from (its corrections are then done again, with ours). */
@@ -952,11 +1043,23 @@ al_status al_rad_update(al_rad *prev, const al_world *world, const al_input *inp
     const al_rad *base = prev->fix ? prev->fix->base : prev;
     pthread_mutex_unlock(&prev->lock);
     rad_fix *fix = calloc(1, sizeof *fix);
-    int32_t *face_base = malloc(((size_t) rad->face_count + 1) * sizeof *face_base);
-    st = fix && face_base ? AL_OK : AL_ERR_NOMEM;
+    int32_t *face_base = NULL;
+    st = fix ? AL_OK : AL_ERR_NOMEM;
     if (st == AL_OK) fix->base = base;
-    if (st == AL_OK && !match_faces(rad, base, face_base)) st = AL_ERR_NOMEM;
+    /* What changed first: the patches away from it are the base's. */
     if (st == AL_OK && !changed_boxes(rad, base, fix)) st = AL_ERR_NOMEM;
+    if (st == AL_OK) {
+        rad_reuse reuse = {.base = base, .boxes = fix->boxes, .box_count = fix->box_count};
+        rad->reuse = &reuse;
+        st = al_rad_finish(rad, diags);
+        rad->reuse = NULL;
+        free(reuse.face);
+    }
+    if (st == AL_OK) {
+        face_base = malloc(((size_t) rad->face_count + 1) * sizeof *face_base);
+        if (!face_base) st = AL_ERR_NOMEM;
+    }
+    if (st == AL_OK && !match_faces(rad, base, face_base)) st = AL_ERR_NOMEM;
     /* The group maps come first: carrying the light needs them. */
     if (st == AL_OK) st = plan_fix_maps(rad, base, fix, face_base);
     if (st == AL_OK) st = carry_light(rad, base, fix, face_base);
