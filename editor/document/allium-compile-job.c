@@ -40,6 +40,7 @@ void allium_compile_job_free(AlliumCompileJob *job)
     allium_lightmap_unref(job->lightmap);
     allium_snapshot_unref(job->snapshot);
     allium_snapshot_unref(job->previous);
+    allium_snapshot_unref(job->previous_base);
     g_free(job);
 }
 
@@ -106,8 +107,6 @@ static void compile_world(AlliumCompileJob *job, AlliumSnapshot *snap)
             job->store_size = 0;
         }
     }
-    /* The previous world is not needed any longer; its shared blocks live on in ours. */
-    g_clear_pointer(&job->previous, allium_snapshot_unref);
     if (snap->world) {
         al_diag_append(&snap->diags, al_world_diagnostics(snap->world));
         al_world_stats stats;
@@ -125,18 +124,23 @@ static void compile_world(AlliumCompileJob *job, AlliumSnapshot *snap)
 }
 
 /* Makes the solver of SNAP's world and, with SHOOT, shoots the light sources but the sky
- * dome, so that the map shows lit the moment it is published. Light entities' problems (a
- * light in solid, a missing target) join the snapshot's diagnostics. A map that emits no
- * light gets no solver: an all-black lightmap would only hide the map. Without SHOOT the
- * light job shoots them (the view shows the solver's ambient term until then). */
-static void light_world(AlliumSnapshot *snap, gboolean shoot, const void *cached,
-                        size_t cached_size)
+ * dome, so that the map shows lit the moment it is published. After an edit the solver
+ * carries the previous snapshot's light on (al_rad_update): its direct light is corrected
+ * here, and the light job corrects the bounced light before it shoots any further; the
+ * snapshot whose solver that reads is kept in light_base meanwhile. Light entities'
+ * problems (a light in solid, a missing target) join the snapshot's diagnostics. A map
+ * that emits no light gets no solver: an all-black lightmap would only hide the map.
+ * Without SHOOT the light job shoots them (the view shows the solver's ambient term until
+ * then). */
+static void light_world(AlliumCompileJob *job, AlliumSnapshot *snap, gboolean shoot,
+                        const void *cached, size_t cached_size)
 {
     if (!snap->world) return;
     gint64 t0 = g_get_monotonic_time();
     al_diag_list diags = {0};
     al_rad_options options = {0};
-    al_status st = al_rad_create(snap->world, &snap->input.input, &options, &snap->rad, &diags);
+    al_rad *prev = job->previous && !cached ? job->previous->rad : NULL;
+    al_status st = al_rad_update(prev, snap->world, &snap->input.input, &options, &snap->rad, &diags);
     al_diag_append(&snap->diags, &diags);
     al_diag_list_clear(&diags);
     if (st != AL_OK) {
@@ -153,14 +157,23 @@ static void light_world(AlliumSnapshot *snap, gboolean shoot, const void *cached
     al_rad_get_stats(snap->rad, &stats);
     snap->lights = stats.lights;
     /* The sky dome's suns (64 rays a luxel) are left to the light job, unless they are all
-     * the light there is. */
-    int first = stats.lights - stats.dome_lights;
-    if (shoot) {
-        al_rad_step(snap->rad, first > 0 ? first : stats.lights);
+     * the light there is. A carried-on solver has only new lights left to shoot. */
+    int first = (stats.lights - stats.dome_lights) - (stats.lights_shot - stats.dome_lights_shot);
+    int left = stats.lights - stats.lights_shot;
+    if (shoot && left > 0) {
+        al_rad_step(snap->rad, first > 0 ? first : left);
         al_rad_get_stats(snap->rad, &stats);
     }
     if (!(stats.emitted > 0) && (shoot || stats.lights == 0 || snap->light_from_cache))
         g_clear_pointer(&snap->rad, al_rad_destroy);
+    /* Whichever solver the corrections read stays alive with its snapshot. */
+    const al_rad *base = snap->rad ? al_rad_base(snap->rad) : NULL;
+    if (base && job->previous && base == job->previous->rad)
+        snap->light_base = allium_snapshot_ref(job->previous);
+    else if (base && job->previous_base && base == job->previous_base->rad)
+        snap->light_base = allium_snapshot_ref(job->previous_base);
+    else
+        g_assert(base == NULL);
     snap->ms_light = (double) (g_get_monotonic_time() - t0) / 1000.0;
 }
 
@@ -176,8 +189,12 @@ void allium_compile_job_run(AlliumCompileJob *job)
 
     compile_world(job, snap);
     gint64 t_world = g_get_monotonic_time();
-    light_world(snap, !job->light_later, job->cached_light, job->cached_light_size);
+    light_world(job, snap, !job->light_later, job->cached_light, job->cached_light_size);
     g_clear_pointer(&job->cached_light, free);
+    /* The previous world is not needed any longer: its shared blocks live on in ours, and
+     * light_base keeps what the light still reads. */
+    g_clear_pointer(&job->previous, allium_snapshot_unref);
+    g_clear_pointer(&job->previous_base, allium_snapshot_unref);
 
     /* Polygons and scene are built even when the compile failed: the designer still sees
      * the brushes, and the diagnostics say what is wrong. */

@@ -39,7 +39,11 @@ typedef struct _AlliumCompileJob {
     size_t cached_light_size;
     gint64 requested_us;     /* g_get_monotonic_time() of the request */
     AlliumSnapshot *previous; /* owned reference: the current snapshot, whose world an
-                               * incremental compile starts from; NULL: compile in full */
+                               * incremental compile starts from and whose light the new
+                               * solver carries on (al_rad_update); NULL: compile in full */
+    AlliumSnapshot *previous_base; /* owned reference: previous's light_base, taken with it
+                               * on the main thread (the solver may start from that one's
+                               * light instead), or NULL */
     gboolean store_now;      /* serialize a fresh world for the cache at once (the first
                               * compile); else the document stores it once edits pause */
     gboolean light_later;    /* publish before shooting the light sources (the first compile

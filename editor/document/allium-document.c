@@ -154,6 +154,10 @@ static void light_done_cb(GObject *source, GAsyncResult *result, gpointer user_d
         if (self->doc && key[0]) al_doc_cache_put(self->doc, key, "light", state, state_size);
         free(state);
     }
+    /* Once the light an edit changed is corrected, the solver it came from may go. */
+    AlliumSnapshot *lit = allium_light_job_get_snapshot(job);
+    if (lit->light_base && (!lit->rad || !al_rad_base(lit->rad)))
+        g_clear_pointer(&lit->light_base, allium_snapshot_unref);
     if (self->light_job == job) {
         g_clear_pointer(&self->light_job, allium_light_job_unref);
         if (self->plan_pending) {
@@ -224,10 +228,14 @@ static void start_lighting(AlliumDocument *self)
     if (!self->doc || !self->snapshot || !self->snapshot->rad) return;
     /* No lightmap yet: the snapshot was published before its light sources were shot. */
     const al_rad_stats *st = self->lightmap ? &self->lightmap->stats : NULL;
-    if (self->light_paused ||
-        (st && (st->converged || (st->direct_done && st->residual <= self->light_target))))
+    gboolean corrections = st && st->corrections_left > 0;
+    if ((self->light_paused && !corrections) ||
+        (st && (st->converged ||
+                (st->direct_done && !corrections && st->residual <= self->light_target))))
         return;
-    AlliumLightPlan plan = {.residual = self->light_target};
+    /* Paused, an edit's corrections are still made: a shadow must not stay where a brush
+     * was. They come before any shot in any case. */
+    AlliumLightPlan plan = {.residual = self->light_target, .corrections_only = self->light_paused};
     run_plan(self, &plan);
 }
 
@@ -363,8 +371,11 @@ static void start_compile(AlliumDocument *self)
     al_input_key(&job->input.input, ALLIUM_COMPILE_SALT, job->key);
     al_input_key(&job->input.input, ALLIUM_LIGHT_SALT, job->light_key);
     if (self->snapshot && self->snapshot->world) {
-        /* Update the current world: only the blocks the edit touched are built. */
+        /* Update the current world: only the blocks the edit touched are built; its light
+         * is carried on. */
         job->previous = allium_snapshot_ref(self->snapshot);
+        if (self->snapshot->light_base)
+            job->previous_base = allium_snapshot_ref(self->snapshot->light_base);
     } else {
         if (al_doc_cache_get(self->doc, job->key, &job->cached, &job->cached_size) != AL_OK) {
             job->cached = NULL;

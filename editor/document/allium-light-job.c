@@ -133,6 +133,17 @@ static void step_shots(AlliumLightJob *job, al_rad *rad)
     }
 }
 
+/* The corrections an edit left (al_rad_update), and no shot. */
+static void correct_only(AlliumLightJob *job, al_rad *rad)
+{
+    al_rad_stats st;
+    al_rad_get_stats(rad, &st);
+    while (st.corrections_left > 0 && progress_cb(job, NULL)) {
+        if (al_rad_step(rad, 1) == 0) break; /* stopped by a pause or cancel */
+        al_rad_get_stats(rad, &st);
+    }
+}
+
 void allium_light_job_run(AlliumLightJob *job)
 {
     g_return_if_fail(job != NULL);
@@ -151,7 +162,8 @@ void allium_light_job_run(AlliumLightJob *job)
         al_rad_step(rad, first.lights - first.dome_lights);
         if (!allium_light_job_is_cancelled(job)) post_lightmap(job);
     }
-    if (job->plan.shots > 0) step_shots(job, rad);
+    if (job->plan.corrections_only) correct_only(job, rad);
+    else if (job->plan.shots > 0) step_shots(job, rad);
     else if (job->plan.residual > 0 && !g_atomic_int_get(&job->paused))
         al_rad_run(rad, job->plan.residual, 0, progress_cb, job);
     al_rad_stats stats;

@@ -30,11 +30,14 @@ typedef struct _AlliumLightJob AlliumLightJob;
 typedef void (*AlliumLightFunc)(GObject *owner, AlliumLightJob *job, AlliumLightmap *lightmap);
 
 /* What a job does: RESET the solver first (back to before the first shot), then shoot
- * SHOTS times, or (SHOTS 0) until the residual is at most RESIDUAL (0: not at all). */
+ * SHOTS times, or (SHOTS 0) until the residual is at most RESIDUAL (0: not at all). The
+ * corrections of an edit (al_rad_update) come before any shot; CORRECTIONS_ONLY makes
+ * them all it does (the solver is paused). */
 typedef struct {
     gboolean reset;
     gint64 shots;
     double residual;
+    gboolean corrections_only;
 } AlliumLightPlan;
 
 /* A job for SNAPSHOT (which must have a solver) delivering to FUNC with OWNER, following

@@ -24,6 +24,8 @@ static void clear_snapshot(gpointer data)
      * they go first. */
     al_scene_destroy(s->scene);
     al_rad_destroy(s->rad);
+    /* Only the solver read the base's. */
+    allium_snapshot_unref(s->light_base);
     al_world_destroy(s->world);
     al_face_polys_free(&s->polys);
     g_clear_pointer(&s->brush_rows, g_hash_table_unref);

@@ -33,6 +33,10 @@ typedef struct _AlliumSnapshot {
                            * without a world, without light sources, or out of memory.
                            * Only a light job steps it; others may take copies and stats */
     int lights;           /* light sources the solver found; -1: no solver was made */
+    struct _AlliumSnapshot *light_base; /* owned reference, main thread only: the snapshot
+                           * whose solver rad's light was carried from, while rad still
+                           * corrects it (al_rad_base); NULL once the corrections are done,
+                           * or when rad was lit from nothing */
     al_scene *scene;      /* owned, borrows world, lightmap coordinates from rad; NULL
                            * only when memory ran out */
     al_status status;     /* of the compile */

@@ -17,6 +17,7 @@
 #include "allium-config.h"
 
 #include "allium-self-test-private.h"
+#include "allium-light-job.h"
 
 #include "allium-preferences.h"
 
@@ -163,6 +164,87 @@ gboolean step_move_drag(SelfTest *t)
           "it is still selected");
     check_incremental(t, "the move");
     return TRUE;
+}
+
+/* Mean difference of two lightmaps' texels, relative to A's mean; -1 if their atlases
+ * differ. */
+static double lightmap_difference(const AlliumLightmap *a, const AlliumLightmap *b)
+{
+    if (a->width != b->width || a->height != b->height) return -1;
+    double diff = 0, sum = 0;
+    for (size_t i = 0; i < (size_t) a->width * a->height * 4; i++) {
+        if (i % 4 == 3) continue;
+        diff += abs((int) a->rgba[i] - (int) b->rgba[i]);
+        sum += a->rgba[i];
+    }
+    return sum > 0 ? diff / sum : 0;
+}
+
+/* The converged light goes on across edits: the box is nudged up, and the snapshot
+ * arrives with the light shot so far (carried, not lit anew) and corrections to make;
+ * once they are made and the light has converged again, the box goes back down, and the
+ * light ends as it was. */
+gboolean step_light_carried(SelfTest *t)
+{
+    AlliumDocument *doc = allium_window_get_document(t->window);
+    if (!t->step_begun) {
+        t->phase = 0;
+        g_clear_pointer(&t->light_mark, allium_lightmap_unref);
+        return FALSE;
+    }
+    AlliumLightmap *lightmap = allium_document_get_lightmap(doc);
+    AlliumSnapshot *snap = allium_document_get_snapshot(doc);
+    /* The current snapshot's light is done (or not being refined). */
+    gboolean settled_light = compiled_current(t->window) && !allium_document_get_lighting(doc) &&
+                             lightmap && lightmap->snapshot == snap;
+    switch (t->phase) {
+    case 0:
+        if (!settled_light) return FALSE;
+        t->light_mark = allium_lightmap_ref(lightmap);
+        t->shots_mark = lightmap->stats.shots;
+        g_signal_emit_by_name(top_view(t), "activated");
+        check(t, gtk_widget_activate_action(GTK_WIDGET(t->window), "win.nudge", "s", "up"),
+              "win.nudge('up') activated");
+        t->edits++;
+        t->phase = 1;
+        return FALSE;
+    case 1: {
+        if (!compiled_current(t->window) || !snap->rad) return FALSE;
+        al_rad_stats st;
+        al_rad_get_stats(snap->rad, &st);
+        check(t, st.shots >= t->shots_mark && t->shots_mark > st.lights,
+              "the edited map's solver goes on from the light shot so far (%" G_GINT64_FORMAT
+              " shots, %" G_GINT64_FORMAT " before the edit, %d lights)",
+              (gint64) st.shots, (gint64) t->shots_mark, st.lights);
+        check(t, st.corrections_left > 0 || snap->light_base == NULL,
+              "it arrives with the bounced light to correct (%" G_GINT64_FORMAT " panels)",
+              (gint64) st.corrections_left);
+        t->phase = 2;
+        return FALSE;
+    }
+    case 2:
+        if (!settled_light) return FALSE;
+        check(t, lightmap->stats.corrections_left == 0 && snap->light_base == NULL,
+              "its corrections are made and the solver it came from is released (%" G_GINT64_FORMAT
+              " left)", (gint64) lightmap->stats.corrections_left);
+        check(t, lightmap->stats.converged || lightmap->stats.residual <= ALLIUM_LIGHT_RESIDUAL,
+              "its light converged again (residual %.4f)", lightmap->stats.residual);
+        check(t, gtk_widget_activate_action(GTK_WIDGET(t->window), "win.nudge", "s", "down"),
+              "win.nudge('down') activated");
+        t->edits++;
+        t->phase = 3;
+        return FALSE;
+    default: {
+        if (!settled_light || !settle(t)) return FALSE;
+        double d = lightmap_difference(t->light_mark, lightmap);
+        check(t, d >= 0 && d < 0.02,
+              "back where it was, the box has the light it had (texels differ by %.2f%%)",
+              d * 100);
+        g_clear_pointer(&t->light_mark, allium_lightmap_unref);
+        shoot_and_compare(t, "31b-light-carried.png", NULL);
+        return TRUE;
+    }
+    }
 }
 
 gboolean step_nudge_duplicate_delete(SelfTest *t)

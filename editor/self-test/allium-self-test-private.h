@@ -55,6 +55,8 @@ struct _SelfTest {
     gint64 walk_phase_us;   /* when */
     double walk_from[3];    /* the walker's origin then */
     double walk_top;        /* the highest its origin was since */
+    AlliumLightmap *light_mark; /* owned: the light a step compares with, or NULL */
+    gint64 shots_mark;      /* its shots */
 };
 
 /* Counts a check and prints it; a failed one is listed at the end. */
@@ -87,6 +89,7 @@ gboolean compiled_current(AlliumWindow *window);
 /* allium-self-test-edit.c */
 gboolean step_brush_tool(SelfTest *t);
 gboolean step_move_drag(SelfTest *t);
+gboolean step_light_carried(SelfTest *t);
 gboolean step_nudge_duplicate_delete(SelfTest *t);
 gboolean step_band_select(SelfTest *t);
 gboolean step_hollow(SelfTest *t);

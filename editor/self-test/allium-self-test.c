@@ -988,6 +988,7 @@ static const struct {
     {"four views again", step_grid_layout, 10000},
     {"brush tool", step_brush_tool, 30000},
     {"move by dragging", step_move_drag, 30000},
+    {"the light is carried across edits", step_light_carried, 60000},
     {"nudge, duplicate, delete", step_nudge_duplicate_delete, 30000},
     {"select in a rectangle", step_band_select, 10000},
     {"select all, invert, same material and class", step_select_all_invert, 10000},
@@ -1035,6 +1036,7 @@ static void finish(SelfTest *t)
     g_ptr_array_unref(t->failures);
     g_free(t->original_message);
     g_free(t->material);
+    g_clear_pointer(&t->light_mark, allium_lightmap_unref);
     al_doc_close(t->writer);
     g_free(t->sample_path);
     g_free(t->dir);
