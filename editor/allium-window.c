@@ -167,8 +167,9 @@ static void update_compile_status(AlliumWindow *self)
     }
 }
 
-/* "Light 12% residual" while the solver refines the current snapshot, "Lit" once it is
- * done, "No lights" for a map without light sources. */
+/* "Light 12% residual" while the solver refines the current snapshot, "Correcting light"
+ * while it corrects the light an edit changed, "Lit" once it is done, "No lights" for a
+ * map without light sources. */
 static void update_light_status(AlliumWindow *self)
 {
     AlliumDocument *doc = self->document;
@@ -177,9 +178,11 @@ static void update_light_status(AlliumWindow *self)
     g_autofree char *text = NULL, *tip = NULL;
     if (lightmap) {
         const al_rad_stats *st = &lightmap->stats;
-        gboolean done = st->converged || (st->direct_done && st->residual <= ALLIUM_LIGHT_RESIDUAL);
+        gboolean done = st->converged || (st->direct_done && st->corrections_left == 0 &&
+                                          st->residual <= ALLIUM_LIGHT_RESIDUAL);
         /* Rounded up: "0%" while it still runs would say it is done. */
         if (done) text = g_strdup(_("Lit"));
+        else if (st->corrections_left > 0) text = g_strdup(_("Correcting light"));
         else text = g_strdup_printf(_("Light %.0f%% residual"), ceil(st->residual * 100.0));
         /* TRANSLATORS: the number of shots is %lld (xgettext cannot read G_GINT64_FORMAT);
          * the last %s is empty or " (lighting is off: View › Lighting)" */

@@ -72,7 +72,9 @@ static void update_light(AlliumCompilePanel *self)
     if (!lm) {
         text = g_strdup(_("no light sources"));
     } else {
-        const char *state = running ? _("running")
+        const char *state = lm->stats.corrections_left > 0 ? (running ? _("correcting the edit")
+                                                                      : _("edit to correct"))
+                            : running ? _("running")
                             : lm->stats.converged || lm->stats.residual <=
                                                          allium_document_get_light_target(self->document)
                                 ? _("done")
