@@ -1045,11 +1045,11 @@ void al_rad_reset(al_rad *rad)
 /* --- saved state ------------------------------------------------------------------- */
 
 /* Layout of al_rad_save's bytes (native byte order, as the cache is per machine): the
- * header, then per luxel incident, unshot and direct light (3 floats each), per group the
- * exitance sent (3 floats) and the unshot power (3 doubles), per panel its unshot power
- * (a double, kept as the solver summed it, so that the restored solver picks the same
- * shooters), per light a byte saying it was shot, and last a 64-bit FNV-1a checksum of
- * everything before it. Bump RAD_STATE_VERSION when the solver's meaning of the state
+ * header, then per group its unshot power (3 doubles), per panel its unshot power (a
+ * double, kept as the solver summed it, so that the restored solver picks the same
+ * shooters), per luxel incident, unshot and direct light (3 floats each), per group the
+ * exitance sent (3 floats), per light a byte saying it was shot, and last a 64-bit FNV-1a
+ * checksum of everything before it. Bump RAD_STATE_VERSION when the solver's meaning of the state
  * changes. */
 #define RAD_STATE_MAGIC "ALRADST"
 #define RAD_STATE_VERSION 2u
@@ -1058,13 +1058,14 @@ void al_rad_reset(al_rad *rad)
 #define RAD_STATE_SLACK 1.0f
 
 typedef struct rad_state_header {
-    char magic[8];
+    char magic[8]; /* the header is 88 bytes: what follows starts 8-aligned */
     uint32_t version;
     int32_t luxel_count, group_count, panel_count, light_count, lights_shot;
     uint64_t fingerprint;
     int64_t shots, rays;
     double emitted, absorbed, escaped, ms;
 } rad_state_header;
+_Static_assert(sizeof(rad_state_header) % 8 == 0, "the state's doubles follow the header");
 
 /* What the state belongs to: the luxels' places, areas, faces and emission. */
 static uint64_t patch_fingerprint(const al_rad *rad)
@@ -1082,19 +1083,27 @@ static uint64_t patch_fingerprint(const al_rad *rad)
 /* Where the parts of a saved state of RAD start, and its size. */
 typedef struct state_parts {
     size_t incident, unshot, direct, sent, group_unshot, panel_power, light_shot, sum, total;
+    size_t luxels, groups, group_powers, panel_powers, lights; /* sizes of the parts */
 } state_parts;
 
 static state_parts state_layout(const al_rad *rad)
 {
     state_parts p;
     size_t luxels = (size_t) rad->luxel_count * 3 * sizeof(float);
-    p.incident = sizeof(rad_state_header);
+    p.luxels = luxels;
+    p.groups = (size_t) rad->group_count * 3 * sizeof(float);
+    p.group_powers = (size_t) rad->group_count * 3 * sizeof(double);
+    p.panel_powers = (size_t) rad->panel_count * sizeof(double);
+    p.lights = (size_t) rad->light_count;
+    /* Doubles first, right after the header (a multiple of 8 bytes), so that a copy in
+     * malloc'd memory reads them aligned. */
+    p.group_unshot = sizeof(rad_state_header);
+    p.panel_power = p.group_unshot + (size_t) rad->group_count * 3 * sizeof(double);
+    p.incident = p.panel_power + (size_t) rad->panel_count * sizeof(double);
     p.unshot = p.incident + luxels;
     p.direct = p.unshot + luxels;
     p.sent = p.direct + luxels;
-    p.group_unshot = p.sent + (size_t) rad->group_count * 3 * sizeof(float);
-    p.panel_power = p.group_unshot + (size_t) rad->group_count * 3 * sizeof(double);
-    p.light_shot = p.panel_power + (size_t) rad->panel_count * sizeof(double);
+    p.light_shot = p.sent + (size_t) rad->group_count * 3 * sizeof(float);
     p.sum = p.light_shot + (size_t) rad->light_count;
     p.total = p.sum + sizeof(uint64_t);
     return p;
@@ -1130,13 +1139,13 @@ al_status al_rad_save(al_rad *rad, void **bytes, size_t *size)
     h.absorbed = rad->absorbed;
     h.escaped = rad->escaped;
     h.ms = rad->ms;
-    memcpy(out + p.incident, rad->incident, p.unshot - p.incident);
-    memcpy(out + p.unshot, rad->unshot, p.direct - p.unshot);
-    memcpy(out + p.direct, rad->direct, p.sent - p.direct);
-    memcpy(out + p.sent, rad->sent, p.group_unshot - p.sent);
-    memcpy(out + p.group_unshot, rad->group_unshot, p.panel_power - p.group_unshot);
-    memcpy(out + p.panel_power, rad->panel_power, p.light_shot - p.panel_power);
-    memcpy(out + p.light_shot, rad->light_shot, p.sum - p.light_shot);
+    memcpy(out + p.incident, rad->incident, p.luxels);
+    memcpy(out + p.unshot, rad->unshot, p.luxels);
+    memcpy(out + p.direct, rad->direct, p.luxels);
+    memcpy(out + p.sent, rad->sent, p.groups);
+    memcpy(out + p.group_unshot, rad->group_unshot, p.group_powers);
+    memcpy(out + p.panel_power, rad->panel_power, p.panel_powers);
+    memcpy(out + p.light_shot, rad->light_shot, p.lights);
     pthread_mutex_unlock(&rad->lock);
     memcpy(out, &h, sizeof h);
     uint64_t sum = al_fnv1a(AL_FNV1A_SEED, out, p.sum);
@@ -1207,13 +1216,13 @@ al_status al_rad_restore(al_rad *rad, const void *bytes, size_t size)
         return AL_ERR_CORRUPT;
     }
     pthread_mutex_lock(&rad->lock);
-    memcpy(rad->incident, copy + p.incident, p.unshot - p.incident);
-    memcpy(rad->unshot, copy + p.unshot, p.direct - p.unshot);
-    memcpy(rad->direct, copy + p.direct, p.sent - p.direct);
-    memcpy(rad->sent, copy + p.sent, p.group_unshot - p.sent);
-    memcpy(rad->group_unshot, copy + p.group_unshot, p.panel_power - p.group_unshot);
-    memcpy(rad->panel_power, copy + p.panel_power, p.light_shot - p.panel_power);
-    memcpy(rad->light_shot, copy + p.light_shot, p.sum - p.light_shot);
+    memcpy(rad->incident, copy + p.incident, p.luxels);
+    memcpy(rad->unshot, copy + p.unshot, p.luxels);
+    memcpy(rad->direct, copy + p.direct, p.luxels);
+    memcpy(rad->sent, copy + p.sent, p.groups);
+    memcpy(rad->group_unshot, copy + p.group_unshot, p.group_powers);
+    memcpy(rad->panel_power, copy + p.panel_power, p.panel_powers);
+    memcpy(rad->light_shot, copy + p.light_shot, p.lights);
     for (int32_t g = 0; g < rad->group_count; g++)
         rad->group_power[g] = power_of(rad->group_unshot[g]);
     rad->lights_shot = h.lights_shot;

@@ -11,6 +11,7 @@
 #include "check.h"
 #include "geom/vec3.h"
 #include "mapgen.h"
+#include "rad-check.h"
 #include "rad/rad-internal.h"
 #include "scene.h"
 #include "verify/edits.h"
@@ -65,112 +66,6 @@ static bool load_room(scene *s, double pillar_x, double light_x)
     return true;
 }
 
-/* --- oracles ------------------------------------------------------------------------ */
-
-/* The worst difference between a luxel's bounced light (incident - direct) and what all
- * panels' sent exitance gives it through the kernel in RAD's own world, gathered anew,
- * relative to the mean incident light; every STRIDE-th group is checked. */
-static double bounce_mismatch(al_rad *rad, int stride, int *checked, char *why, size_t size)
-{
-    const al_vis *vis = rad->world->vis;
-    int words = vis && vis->pvs ? vis->row_words : 0;
-    rad_shooter *shooters = malloc(((size_t) rad->panel_count + 1) * sizeof *shooters);
-    uint64_t *masks = calloc((size_t) (rad->panel_count + 1) * (size_t) (words + 1), sizeof *masks);
-    if (!shooters || !masks) {
-        free(shooters), free(masks);
-        return INFINITY;
-    }
-    int n = 0;
-    for (int32_t p = 0; p < rad->panel_count; p++)
-        if (al_rad_shooter_of(rad, p, (const float (*)[3]) rad->sent,
-                              masks + (size_t) n * (size_t) (words + 1), &shooters[n]))
-            n++;
-    double mean = 0;
-    for (int32_t j = 0; j < rad->luxel_count; j++)
-        mean += (rad->incident[j][0] + rad->incident[j][1] + rad->incident[j][2]) / 3.0;
-    mean /= rad->luxel_count > 0 ? rad->luxel_count : 1;
-    double worst = 0;
-    *checked = 0;
-    float want[AL_RAD_GROUP * AL_RAD_GROUP][3];
-    for (int32_t g = 0; g < rad->group_count; g += stride) {
-        const rad_group *r = &rad->groups[g];
-        memset(want, 0, sizeof want);
-        double received = 0;
-        for (int s = 0; s < n; s++) {
-            float local[AL_RAD_GROUP * AL_RAD_GROUP][3];
-            memset(local, 0, sizeof local);
-            al_rad_panel_onto(rad, r, &shooters[s], local, &received);
-            for (int k = 0; k < r->luxel_count; k++)
-                for (int c = 0; c < 3; c++) want[k][c] += local[k][c];
-        }
-        for (int k = 0; k < r->luxel_count; k++) {
-            int32_t j = rad->group_luxels[r->first_luxel + k];
-            for (int c = 0; c < 3; c++) {
-                double got = (double) rad->incident[j][c] - rad->direct[j][c];
-                double d = fabs(got - want[k][c]) / (mean > 0 ? mean : 1);
-                if (d > worst) {
-                    worst = d;
-                    snprintf(why, size, "luxel %d at (%.1f %.1f %.1f) channel %d: bounced %g, "
-                             "gathered %g (mean incident %g)", j, rad->point[j][0],
-                             rad->point[j][1], rad->point[j][2], c, got, want[k][c], mean);
-                }
-            }
-            (*checked)++;
-        }
-    }
-    free(shooters), free(masks);
-    return worst;
-}
-
-/* The worst difference between RAD's direct light and FRESH's (a solver of the same world
- * that shot every light), relative to the mean direct light. */
-static double direct_mismatch(const al_rad *rad, const al_rad *fresh, char *why, size_t size)
-{
-    if (rad->luxel_count != fresh->luxel_count) {
-        snprintf(why, size, "%d luxels against %d", rad->luxel_count, fresh->luxel_count);
-        return INFINITY;
-    }
-    double mean = 0, worst = 0;
-    for (int32_t j = 0; j < fresh->luxel_count; j++)
-        mean += (fresh->direct[j][0] + fresh->direct[j][1] + fresh->direct[j][2]) / 3.0;
-    mean /= fresh->luxel_count > 0 ? fresh->luxel_count : 1;
-    for (int32_t j = 0; j < fresh->luxel_count; j++)
-        for (int c = 0; c < 3; c++) {
-            double d = fabs((double) rad->direct[j][c] - fresh->direct[j][c]) / (mean > 0 ? mean : 1);
-            if (d > worst) {
-                worst = d;
-                snprintf(why, size, "luxel %d at (%.1f %.1f %.1f): direct %g, anew %g", j,
-                         rad->point[j][0], rad->point[j][1], rad->point[j][2], rad->direct[j][c],
-                         fresh->direct[j][c]);
-            }
-        }
-    return worst;
-}
-
-/* Mean difference of two solvers' light (incident, ambient excluded) over their luxels,
- * relative to the mean. */
-static double light_difference(const al_rad *a, const al_rad *b)
-{
-    if (a->luxel_count != b->luxel_count) return INFINITY;
-    double diff = 0, sum = 0;
-    for (int32_t j = 0; j < a->luxel_count; j++)
-        for (int c = 0; c < 3; c++) {
-            diff += fabs((double) a->incident[j][c] - b->incident[j][c]) * a->area[j];
-            sum += (double) b->incident[j][c] * b->area[j];
-        }
-    return sum > 0 ? diff / sum : 0;
-}
-
-static void finish_corrections(al_rad *rad)
-{
-    al_rad_stats st;
-    for (int i = 0; i < 100000; i++) {
-        al_rad_get_stats(rad, &st);
-        if (st.corrections_left == 0) break;
-        al_rad_step(rad, 1);
-    }
-}
-
 static void check_books(al_rad *rad, const char *when)
 {
     al_rad_stats st;
@@ -192,7 +87,7 @@ CHECK_TEST(sent_is_what_arrived, "/rad/update/a-solvers-bounced-light-is-the-ker
     al_rad_step(rad, 2 + 60);
     int checked;
     char why[256] = "";
-    double worst = bounce_mismatch(rad, 1, &checked, why, sizeof why);
+    double worst = rad_check_bounce(rad, 1, &checked, why, sizeof why);
     CHECK_MSG(checked > 500 && worst < 1e-3, "%d luxels, worst %.2e: %s", checked, worst, why);
     check_note("%d luxels checked, worst difference %.2e of the mean", checked, worst);
     al_rad_destroy(rad);
@@ -246,15 +141,17 @@ static void check_edit(double pillar_from, double pillar_to, double light_from, 
     CHECK_MSG(fs.lights_shot == st.lights_shot, "%s: %d lights shot, %d anew", what,
               st.lights_shot, fs.lights_shot);
     char why[256] = "";
-    double d = direct_mismatch(next, fresh, why, sizeof why);
-    CHECK_MSG(d < 1e-4, "%s: direct light off by %.2e: %s", what, d, why);
+    int ties;
+    double d = rad_check_direct(next, fresh, &ties, why, sizeof why);
+    CHECK_MSG(d < 1e-4 && ties == 0, "%s: direct light off by %.2e (%d ties): %s", what, d, ties,
+              why);
     CHECK_MSG(panels_shot == 0 || st.corrections_left > 0 || al_rad_base(next) == NULL,
               "%s: corrections", what);
     check_books(next, what);
-    finish_corrections(next);
+    rad_check_finish_corrections(next);
     CHECK(al_rad_base(next) == NULL);
     int checked;
-    double worst = bounce_mismatch(next, 1, &checked, why, sizeof why);
+    double worst = rad_check_bounce(next, 1, &checked, why, sizeof why);
     CHECK_MSG(worst < 1e-3, "%s: bounced light off by %.2e of the mean (%d luxels): %s", what,
               worst, checked, why);
     check_books(next, what);
@@ -302,11 +199,11 @@ CHECK_TEST(chained, "/rad/update/an-update-before-the-last-was-corrected-starts-
     REQUIRE(al_rad_update(mid, u.world, &u.input.input, NULL, &last, NULL) == AL_OK);
     CHECK(al_rad_base(last) == rad);
     al_rad_destroy(mid); /* not needed by LAST */
-    finish_corrections(last);
+    rad_check_finish_corrections(last);
     CHECK(al_rad_base(last) == NULL);
     int checked;
     char why[256] = "";
-    double worst = bounce_mismatch(last, 1, &checked, why, sizeof why);
+    double worst = rad_check_bounce(last, 1, &checked, why, sizeof why);
     CHECK_MSG(worst < 1e-3, "bounced light off by %.2e: %s", worst, why);
     CHECK(al_rad_save(last, &bytes, &size) == AL_OK);
     free(bytes);
@@ -335,7 +232,7 @@ CHECK_TEST(converges, "/rad/update/run-on-it-reaches-the-light-of-a-new-solve")
     al_rad_stats a, b;
     al_rad_get_stats(next, &a);
     al_rad_get_stats(fresh, &b);
-    double d = light_difference(next, fresh);
+    double d = rad_check_difference(next, fresh);
     /* Two runs to the same residual differ by about what is left unshot, spread unevenly. */
     CHECK_MSG(d < 0.01, "mean difference %.4f", d);
     check_books(next, "converged");
@@ -384,12 +281,13 @@ CHECK_TEST(random_edits, "/rad/update/random-edits-of-a-generated-map-stay-exact
         REQUIRE(al_rad_create(world, inputs[i], &o, &fresh, NULL) == AL_OK);
         al_rad_step(fresh, fresh->light_count);
         char why[256] = "";
-        double d = direct_mismatch(next, fresh, why, sizeof why);
-        CHECK_MSG(d < 1e-3, "edit %d (%s): direct light off by %.2e: %s", i,
-                  al_edit_kind_name(edit.kind), d, why);
-        finish_corrections(next);
+        int ties;
+        double d = rad_check_direct(next, fresh, &ties, why, sizeof why);
+        CHECK_MSG(d < 1e-3 && ties == 0, "edit %d (%s): direct light off by %.2e (%d ties): %s",
+                  i, al_edit_kind_name(edit.kind), d, ties, why);
+        rad_check_finish_corrections(next);
         int checked;
-        double b = bounce_mismatch(next, 3, &checked, why, sizeof why);
+        double b = rad_check_bounce(next, 3, &checked, why, sizeof why);
         CHECK_MSG(b < 2e-3, "edit %d (%s): bounced light off by %.2e: %s", i,
                   al_edit_kind_name(edit.kind), b, why);
         check_books(next, "random edit");

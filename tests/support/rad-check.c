@@ -1,0 +1,146 @@
+/* Oracles for radiosity carried across edits (see rad-check.h). They read the solver's
+ * own arrays (rad/rad-internal.h) and evaluate its kernel afresh, pair by pair. */
+#include "rad-check.h"
+
+#include "rad/rad-internal.h"
+#include "vis/vis.h"
+#include "world/world-internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+double rad_check_bounce(al_rad *rad, int stride, int *checked, char *why, size_t size)
+{
+    const al_vis *vis = rad->world->vis;
+    int words = vis && vis->pvs ? vis->row_words : 0;
+    rad_shooter *shooters = malloc(((size_t) rad->panel_count + 1) * sizeof *shooters);
+    uint64_t *masks = calloc((size_t) (rad->panel_count + 1) * (size_t) (words + 1), sizeof *masks);
+    if (!shooters || !masks) {
+        free(shooters), free(masks);
+        return INFINITY;
+    }
+    int n = 0;
+    for (int32_t p = 0; p < rad->panel_count; p++)
+        if (al_rad_shooter_of(rad, p, (const float (*)[3]) rad->sent,
+                              masks + (size_t) n * (size_t) (words + 1), &shooters[n]))
+            n++;
+    double mean = 0;
+    for (int32_t j = 0; j < rad->luxel_count; j++)
+        mean += (rad->incident[j][0] + rad->incident[j][1] + rad->incident[j][2]) / 3.0;
+    mean /= rad->luxel_count > 0 ? rad->luxel_count : 1;
+    double worst = 0;
+    *checked = 0;
+    float want[AL_RAD_GROUP * AL_RAD_GROUP][3];
+    for (int32_t g = 0; g < rad->group_count; g += stride) {
+        const rad_group *r = &rad->groups[g];
+        memset(want, 0, sizeof want);
+        double received = 0;
+        for (int s = 0; s < n; s++) {
+            float local[AL_RAD_GROUP * AL_RAD_GROUP][3];
+            memset(local, 0, sizeof local);
+            al_rad_panel_onto(rad, r, &shooters[s], local, &received);
+            for (int k = 0; k < r->luxel_count; k++)
+                for (int c = 0; c < 3; c++) want[k][c] += local[k][c];
+        }
+        for (int k = 0; k < r->luxel_count; k++) {
+            int32_t j = rad->group_luxels[r->first_luxel + k];
+            for (int c = 0; c < 3; c++) {
+                double got = (double) rad->incident[j][c] - rad->direct[j][c];
+                double d = fabs(got - want[k][c]) / (mean > 0 ? mean : 1);
+                if (d > worst) {
+                    worst = d;
+                    snprintf(why, size, "luxel %d at (%.1f %.1f %.1f) channel %d: bounced %g, "
+                             "gathered %g (mean incident %g)", j, rad->point[j][0],
+                             rad->point[j][1], rad->point[j][2], c, got, want[k][c], mean);
+                }
+            }
+            (*checked)++;
+        }
+    }
+    free(shooters), free(masks);
+    return worst;
+}
+
+/* FRESH's direct light on luxel J with no PVS pruning: only rays decide. */
+static void direct_unpruned(const al_rad *fresh, int32_t j, double out[3])
+{
+    double extent = al_rad_sun_reach(fresh);
+    out[0] = out[1] = out[2] = 0;
+    for (int32_t m = 0; m < fresh->light_count; m++) {
+        if (!fresh->light_shot[m]) continue;
+        float add[3];
+        al_rad_light_at(fresh, &fresh->lights[m], NULL, j, extent, add);
+        for (int c = 0; c < 3; c++) out[c] += add[c];
+    }
+}
+
+double rad_check_direct(const al_rad *rad, const al_rad *fresh, int *ties, char *why, size_t size)
+{
+    *ties = 0;
+    if (rad->luxel_count != fresh->luxel_count) {
+        snprintf(why, size, "%d luxels against %d", rad->luxel_count, fresh->luxel_count);
+        return INFINITY;
+    }
+    double mean = 0, worst = 0;
+    for (int32_t j = 0; j < fresh->luxel_count; j++)
+        mean += (fresh->direct[j][0] + fresh->direct[j][1] + fresh->direct[j][2]) / 3.0;
+    mean /= fresh->luxel_count > 0 ? fresh->luxel_count : 1;
+    double scale = mean > 0 ? mean : 1;
+    for (int32_t j = 0; j < fresh->luxel_count; j++) {
+        double d = 0;
+        int channel = 0;
+        for (int c = 0; c < 3; c++) {
+            double e = fabs((double) rad->direct[j][c] - fresh->direct[j][c]) / scale;
+            if (e > d) d = e, channel = c;
+        }
+        if (d < 1e-4) continue;
+        /* A ray that passes where the PVS says the leaves cannot see each other touches a
+         * surface exactly (an edge two brushes share, say): the light trees let it through,
+         * the portals have no opening there. Either answer is right for such a ray; the
+         * carried light may hold the other one. */
+        double unpruned[3];
+        direct_unpruned(fresh, j, unpruned);
+        bool tie = true;
+        for (int c = 0; c < 3; c++)
+            tie &= fabs((double) rad->direct[j][c] - unpruned[c]) / scale < 1e-4;
+        if (tie) {
+            (*ties)++;
+            continue;
+        }
+        if (d > worst) {
+            worst = d;
+            snprintf(why, size, "luxel %d at (%.1f %.1f %.1f): direct %g, anew %g", j,
+                     rad->point[j][0], rad->point[j][1], rad->point[j][2],
+                     rad->direct[j][channel], fresh->direct[j][channel]);
+        }
+    }
+    return worst;
+}
+
+double rad_check_difference(const al_rad *a, const al_rad *b)
+{
+    if (a->luxel_count != b->luxel_count) return -1;
+    double diff = 0, sum = 0;
+    for (int32_t j = 0; j < a->luxel_count; j++)
+        for (int c = 0; c < 3; c++) {
+            diff += fabs((double) a->incident[j][c] - b->incident[j][c]) * a->area[j];
+            sum += (double) b->incident[j][c] * b->area[j];
+        }
+    return sum > 0 ? diff / sum : 0;
+}
+
+int rad_check_stride(const al_rad *rad, int groups)
+{
+    return groups > 0 ? rad->group_count / groups + 1 : 1;
+}
+
+void rad_check_finish_corrections(al_rad *rad)
+{
+    al_rad_stats st;
+    for (;;) {
+        al_rad_get_stats(rad, &st);
+        if (st.corrections_left == 0 || al_rad_step(rad, 1) == 0) break;
+    }
+}
