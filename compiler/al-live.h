@@ -11,6 +11,12 @@
  *   portals    portals, leak and the coarse PVS (the flood pass, conservative), on a copy
  *              of that world that shares all its blocks. A leaking map gets no PVS (every
  *              leaf sees every other) until the leak is fixed.
+ *   light      (with options.light) radiosity on the portals world: the last light
+ *              snapshot's solver carried over to the edited map (al_rad_update), published
+ *              as soon as its direct light is corrected (the first corrected frame); then
+ *              its bounced light is corrected and, with light_residual, shot on until the
+ *              residual is that small. Before the tight PVS, which takes seconds on a large
+ *              map: the light needs only the coarse one.
  *   pvs        the tight PVS (portal flow), again on a sharing copy.
  *
  * Every submission gets the next edit generation. A newer submission cancels stale work at
@@ -20,12 +26,12 @@
  * swap), and a snapshot stays valid until its last reader releases it.
  *
  * Not yet incremental: portals and the PVS are built again for the whole world model after
- * each edit (the coarse pass takes tens of milliseconds on the real maps); radiosity is
- * not part of the engine (the editor's light job relights a published snapshot).
+ * each edit (the coarse pass takes tens of milliseconds on the real maps).
  */
 #ifndef AL_LIVE_H
 #define AL_LIVE_H
 
+#include "al-rad.h"
 #include "al-world.h"
 
 #include <stdbool.h>
@@ -37,6 +43,7 @@ typedef struct al_snapshot al_snapshot;
 typedef enum al_stage {
     AL_STAGE_COLLISION,
     AL_STAGE_PORTALS,
+    AL_STAGE_LIGHT,
     AL_STAGE_PVS,
     AL_STAGE_COUNT
 } al_stage;
@@ -57,16 +64,29 @@ typedef struct al_stage_status {
     int64_t cancelled;    /* runs given up for a newer generation */
     int blocks_built;     /* collision: blocks built for its last result (the rest shared) */
     int subcells_built;   /* collision: their sub-cells built (the rest copied) */
-    double progress;      /* of the newest generation: 1 once its result is published; while
-                             the tight PVS runs, the share of its portal flows done; 0 for
-                             the other stages until they publish */
+    double progress;      /* of the newest generation: 1 once its result is published (the
+                             light: once its work is done); while the tight PVS runs, the
+                             share of its portal flows done; while the light is corrected,
+                             the share of the corrections made; 0 for the other stages until
+                             they publish */
+    /* The light stage goes on after it publishes: */
+    uint64_t done_generation; /* of its last result whose corrections (and shots to
+                                 light_residual) were all made */
+    double last_corrected_ms; /* from the submission until its corrections were made */
+    double last_done_ms;  /* from the submission until then */
+    int64_t corrections;  /* panels its last result had to correct */
 } al_stage_status;
 
 typedef struct al_live_options {
     al_compile_options compile; /* threads, split options; no_vis and pvs are the engine's */
-    al_pvs_level pvs;           /* the last PVS stage to run: AL_PVS_TIGHT (0) runs all three
-                                   stages, AL_PVS_COARSE stops after portals, AL_PVS_NONE
-                                   after collision */
+    al_pvs_level pvs;           /* the last PVS stage to run: AL_PVS_TIGHT (0) runs the
+                                   tight PVS stage, AL_PVS_COARSE stops after portals (and
+                                   the light), AL_PVS_NONE after collision */
+    bool light;                 /* run the light stage (not with AL_PVS_NONE) */
+    al_rad_options rad;         /* the light's solver */
+    double light_residual;      /* after its corrections, shoot until the residual is this
+                                   small; 0: no further shot (the light sources are shot
+                                   in any case) */
     /* Called on the engine's thread after each publication (may be NULL). It must not call
      * back into the engine except al_live_current and al_snapshot_*. */
     void (*published)(void *user, al_stage stage, uint64_t generation);
@@ -92,9 +112,10 @@ al_snapshot *al_live_current(al_live *live);
 /* Status of every stage, into OUT[AL_STAGE_COUNT]. */
 void al_live_status(al_live *live, al_stage_status out[AL_STAGE_COUNT]);
 
-/* Waits until STAGE has published a result for GENERATION or a later one, or until the
- * engine has nothing left to do for STAGE (a stage beyond options.pvs, or a failed
- * compile), or TIMEOUT_S seconds pass. True if the result is there. */
+/* Waits until STAGE has published a result for GENERATION or a later one (the light:
+ * and made its corrections and shots), or until the engine has nothing left to do for
+ * STAGE (a stage the options leave out, or a failed compile), or TIMEOUT_S seconds pass.
+ * True if the result is there. */
 bool al_live_wait(al_live *live, uint64_t generation, al_stage stage, double timeout_s);
 
 /* Diagnostics of the last failed compile (a compile that failed publishes nothing). */
@@ -109,8 +130,16 @@ const al_world *al_snapshot_world(const al_snapshot *s);
 uint64_t al_snapshot_generation(const al_snapshot *s);
 
 /* The stage that made it: AL_STAGE_COLLISION (no visibility: every vis query answers "no
- * leaves"), AL_STAGE_PORTALS (portals, leak and the coarse PVS) or AL_STAGE_PVS (tight). */
+ * leaves"), AL_STAGE_PORTALS (portals, leak and the coarse PVS), AL_STAGE_LIGHT (the
+ * portals world with its light) or AL_STAGE_PVS (tight). */
 al_stage al_snapshot_stage(const al_snapshot *s);
+
+/* The radiosity solver of a light snapshot, and of the PVS snapshot after it; NULL for the
+ * others. Its world is the light snapshot's (the portals world), not the PVS one. The
+ * engine steps it until the light stage has finished with its generation (al_live_wait);
+ * until then take only copies and stats (al_rad_snapshot, al_rad_get_stats). After that
+ * one thread at a time may step it, and the engine carries its light to the next edit. */
+al_rad *al_snapshot_rad(const al_snapshot *s);
 
 /* The input it was compiled from (owned by the snapshot). */
 const al_input *al_snapshot_input(const al_snapshot *s);

@@ -37,15 +37,16 @@
  *       pvs_ms is the same figure), pvs_tight_ms (the portal flow, over --tight-edits
  *       further edits), blocks_rebuilt and subcells_rebuilt (collision sub-cells built,
  *       the rest copied); and whether the final world equals a full compile tree by tree.
- *       Radiosity at --luxel, lit to --rad-residual before the first edit and carried
- *       across every edit by al_rad_update: rad_first_ms (portals_ms, whose world has the
- *       light trees and PVS the light needs, plus the update: the first corrected frame),
- *       rad_update_ms (the update alone), rad_corrected_ms (rad_first_ms plus the
- *       corrections of the bounced light), rad_corrections (panels corrected),
+ *       The engine's light stage at --luxel, lit to --rad-residual before the first edit
+ *       and after each (al_rad_update carries the light across): rad_first_ms (from the
+ *       edit to the light snapshot, the first corrected frame: the portals world with
+ *       the direct light corrected), rad_update_ms (the light stage's own work for it),
+ *       rad_corrected_ms (until the bounced light is corrected too), rad_settled_ms (until
+ *       the residual is back to --rad-residual), rad_corrections (panels corrected),
  *       rad_new_solver_ms (for comparison, on the first five edits: a new solver's patches
- *       and direct light, what relighting without the update costs); at the end the
- *       light is run on to --rad-residual and compared with a new solve of the final map
- *       run alike: rad_difference_from_full (mean difference over the luxels, relative)
+ *       and direct light, what relighting without the update costs); and the final light
+ *       against a new solve of the final map run alike: rad_difference_from_full (mean
+ *       difference over the luxels, relative)
  *   allium-bench agents MAP [--count 1000] [--steps 600]
  *       a crowd walking between the map's point entities, one thread: {step_ms_median,
  *       step_ms_p95, us_per_agent, pairs_per_step, contacts_per_step, ...} (cmd_agents)
@@ -881,14 +882,18 @@ static int cmd_edit(const args *a)
     double *subcells = calloc((size_t) n, sizeof(double));
     double *tight = calloc((size_t) a->tight_edits + 1, sizeof(double));
     if (!bsp || !portals || !rad_first || !blocks || !tight) return 1;
+    al_rad_options ro = {.luxel_size = a->luxel > 0 ? a->luxel : 16, .threads = a->options.threads};
     al_live_options lo = {.compile = {.threads = a->options.threads,
                                       .split_candidates = a->options.split_candidates,
                                       .split_balance = a->options.split_balance},
-                          .pvs = AL_PVS_COARSE};
+                          .pvs = AL_PVS_COARSE,
+                          .light = true,
+                          .rad = ro,
+                          .light_residual = a->rad_residual};
     al_live *live = al_live_create(&lo);
     if (!live) return 1;
     al_rng rng = {a->seed};
-    double first_ms = submit_and_wait(live, &e.input, AL_STAGE_PORTALS);
+    double first_ms = submit_and_wait(live, &e.input, AL_STAGE_LIGHT);
     if (first_ms < 0) {
         char why[256];
         al_live_last_error(live, why, sizeof why);
@@ -897,20 +902,11 @@ static int cmd_edit(const args *a)
     }
     int kinds[4] = {0}, leaking = 0;
     bool ok = true;
-    al_rad_options ro = {.luxel_size = a->luxel > 0 ? a->luxel : 16, .threads = a->options.threads};
-    /* The light before the edits, lit to the residual; its snapshot stays while the light
-     * is carried on from it. */
-    al_snapshot *lit = al_live_current(live);
-    al_rad *rad = NULL;
     double *rad_update = calloc((size_t) n, sizeof(double)), *rad_fixed = calloc((size_t) n, sizeof(double));
     double *rad_fixes = calloc((size_t) n, sizeof(double)), *rad_new = calloc(5, sizeof(double));
+    double *rad_settled = calloc((size_t) n, sizeof(double));
     int new_count = 0;
-    if (!rad_update || !rad_fixed || !rad_fixes || !rad_new || !lit ||
-        al_rad_create(al_snapshot_world(lit), al_snapshot_input(lit), &ro, &rad, NULL) != AL_OK) {
-        fprintf(stderr, "error: the map could not be lit\n");
-        return 1;
-    }
-    al_rad_run(rad, a->rad_residual, 0, NULL, NULL);
+    if (!rad_update || !rad_fixed || !rad_fixes || !rad_new || !rad_settled) return 1;
     /* Edits that open a leak are taken back (not timed) unless --leaks: a designer's map is
      * sealed nearly all the time, and a leaking map gets no PVS at all. */
     int reverted = 0;
@@ -923,7 +919,7 @@ static int cmd_edit(const args *a)
             ok = false;
             break;
         }
-        portals[i] = submit_and_wait(live, &e.input, AL_STAGE_PORTALS);
+        portals[i] = submit_and_wait(live, &e.input, AL_STAGE_LIGHT);
         if (!a->leaks && portals[i] >= 0) {
             al_snapshot *s = al_live_current(live);
             al_leak_info leak;
@@ -933,7 +929,7 @@ static int cmd_edit(const args *a)
                 al_edit_input_free(&e);
                 e = saved;
                 memset(&saved, 0, sizeof saved);
-                submit_and_wait(live, &e.input, AL_STAGE_PORTALS);
+                submit_and_wait(live, &e.input, AL_STAGE_LIGHT);
                 reverted++;
                 i--;
                 continue;
@@ -943,6 +939,12 @@ static int cmd_edit(const args *a)
         al_stage_status st[AL_STAGE_COUNT];
         al_live_status(live, st);
         bsp[i] = st[AL_STAGE_COLLISION].last_ms;
+        portals[i] = st[AL_STAGE_PORTALS].last_ms;
+        rad_first[i] = st[AL_STAGE_LIGHT].last_ms;
+        rad_update[i] = st[AL_STAGE_LIGHT].last_work_ms;
+        rad_fixed[i] = st[AL_STAGE_LIGHT].last_corrected_ms;
+        rad_settled[i] = st[AL_STAGE_LIGHT].last_done_ms;
+        rad_fixes[i] = (double) st[AL_STAGE_LIGHT].corrections;
         al_snapshot *s = al_live_current(live);
         if (portals[i] < 0 || !s) {
             char why[256];
@@ -956,51 +958,32 @@ static int cmd_edit(const args *a)
         subcells[i] = st[AL_STAGE_COLLISION].subcells_built;
         al_leak_info leak;
         leaking += al_world_leak(al_snapshot_world(s), &leak);
-        /* The light carried over to the new world: the first corrected frame, then the
-         * bounced light corrected. */
-        uint64_t t0 = al_clock_ns();
-        al_rad *next = NULL;
-        if (al_rad_update(rad, al_snapshot_world(s), al_snapshot_input(s), &ro, &next, NULL) != AL_OK) {
-            fprintf(stderr, "error: edit %d could not be lit\n", i);
-            al_snapshot_release(s);
-            ok = false;
-            break;
-        }
-        rad_update[i] = al_clock_ms_since(t0);
-        rad_first[i] = portals[i] + rad_update[i];
-        al_rad_stats rs;
-        al_rad_get_stats(next, &rs);
-        rad_fixes[i] = (double) rs.corrections_left;
-        while (rs.corrections_left > 0 && al_rad_step(next, 1) > 0) al_rad_get_stats(next, &rs);
-        rad_fixed[i] = portals[i] + al_clock_ms_since(t0);
-        al_rad_destroy(rad);
-        al_snapshot_release(lit);
-        rad = next;
-        lit = s;
         if (new_count < 5) {
             /* What relighting from nothing would cost: patches and direct light. */
-            t0 = al_clock_ns();
+            uint64_t t0 = al_clock_ns();
             al_rad *fresh = NULL;
             if (al_rad_create(al_snapshot_world(s), al_snapshot_input(s), &ro, &fresh, NULL) == AL_OK) {
+                al_rad_stats rs;
                 al_rad_get_stats(fresh, &rs);
                 al_rad_step(fresh, rs.lights);
             }
             rad_new[new_count++] = al_clock_ms_since(t0);
             al_rad_destroy(fresh);
         }
+        al_snapshot_release(s);
     }
-    /* The carried light run on, against a new solve of the final map run alike. */
+    /* The carried light (run on to the residual by the engine) against a new solve of the
+     * final map run alike. */
     double rad_difference = -1;
-    if (ok) {
+    al_snapshot *lit = ok ? al_live_current(live) : NULL;
+    if (lit && al_snapshot_rad(lit)) {
         al_rad *fresh = NULL;
-        al_rad_run(rad, a->rad_residual, 0, NULL, NULL);
         if (al_rad_create(al_snapshot_world(lit), al_snapshot_input(lit), &ro, &fresh, NULL) == AL_OK) {
             al_rad_run(fresh, a->rad_residual, 0, NULL, NULL);
-            rad_difference = rad_light_difference(rad, fresh);
+            rad_difference = rad_light_difference(al_snapshot_rad(lit), fresh);
         }
         al_rad_destroy(fresh);
     }
-    al_rad_destroy(rad);
     al_snapshot_release(lit);
     al_edit_input_free(&saved);
     /* Does the last world equal a full compile of the last input? */
@@ -1022,6 +1005,7 @@ static int cmd_edit(const args *a)
     int tight_count = 0;
     if (ok && a->tight_edits > 0) {
         lo.pvs = AL_PVS_TIGHT;
+        lo.light = false; /* the PVS alone */
         live = al_live_create(&lo);
         if (live && submit_and_wait(live, &e.input, AL_STAGE_PVS) >= 0)
             for (int i = 0; i < a->tight_edits; i++) {
@@ -1068,6 +1052,7 @@ static int cmd_edit(const args *a)
     cJSON_AddItemToObject(j, "rad_first_ms", percentiles(rad_first, n));
     cJSON_AddItemToObject(j, "rad_update_ms", percentiles(rad_update, n));
     cJSON_AddItemToObject(j, "rad_corrected_ms", percentiles(rad_fixed, n));
+    cJSON_AddItemToObject(j, "rad_settled_ms", percentiles(rad_settled, n));
     cJSON_AddItemToObject(j, "rad_corrections", percentiles(rad_fixes, n));
     cJSON_AddItemToObject(j, "rad_new_solver_ms", percentiles(rad_new, new_count));
     cJSON_AddNumberToObject(j, "rad_residual", a->rad_residual);
@@ -1082,7 +1067,7 @@ static int cmd_edit(const args *a)
     al_edit_input_free(&e);
     al_tool_map_free(&m);
     free(bsp), free(portals), free(rad_first), free(blocks), free(subcells), free(tight);
-    free(rad_update), free(rad_fixed), free(rad_fixes), free(rad_new);
+    free(rad_update), free(rad_fixed), free(rad_fixes), free(rad_new), free(rad_settled);
     return ok && differences == 0 ? 0 : 1;
 }
 

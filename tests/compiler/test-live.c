@@ -4,6 +4,7 @@
 #include "al-live.h"
 #include "check.h"
 #include "core/clock.h"
+#include "rad-check.h"
 #include "scene.h"
 #include "verify/edits.h"
 
@@ -45,13 +46,37 @@ static int full_differences(const al_snapshot *s, const al_input *in)
     return d;
 }
 
+/* RAD's light against the oracles: its direct light a new solver's of the same world, its
+ * bounced light the kernel times what was sent (rad-check.h). */
+static void check_light(al_rad *rad, const al_input *input, const char *when)
+{
+    al_rad_stats st;
+    al_rad_get_stats(rad, &st);
+    CHECK_MSG(st.direct_done && st.corrections_left == 0, "%s: direct %d, %lld corrections left",
+              when, st.direct_done, (long long) st.corrections_left);
+    (void) input;
+    al_rad *fresh = NULL;
+    REQUIRE(rad_check_fresh(rad, &fresh) == AL_OK);
+    al_rad_step(fresh, st.lights);
+    char why[256] = "";
+    int ties = 0, checked = 0;
+    double d = rad_check_direct(rad, fresh, &ties, why, sizeof why);
+    CHECK_MSG(d < 1e-3 && ties == 0, "%s: direct light off by %.2e (%d ties): %s", when, d, ties, why);
+    double b = rad_check_bounce(rad, rad_check_stride(rad, 200), &checked, why, sizeof why);
+    CHECK_MSG(b < 2e-3, "%s: bounced light off by %.2e: %s", when, b, why);
+    check_note("%s: %lld shots, direct light off by %.1e, bounced %.1e (%d luxels)", when,
+               (long long) st.shots, d, b, checked);
+    al_rad_destroy(fresh);
+}
+
 CHECK_TEST(stages, "/live/a-submitted-map-is-published-stage-by-stage")
 {
     const char *path = generated();
     if (!path) return;
     scene s;
     REQUIRE(scene_load_file(&s, path, NULL));
-    al_live *live = al_live_create(&(al_live_options){.pvs = AL_PVS_TIGHT});
+    al_live *live = al_live_create(&(al_live_options){.pvs = AL_PVS_TIGHT, .light = true,
+                                                      .rad = {.luxel_size = 64}});
     REQUIRE(live);
     CHECK(al_live_current(live) == NULL);
     uint64_t g = al_live_submit(live, &s.input.input);
@@ -82,6 +107,7 @@ CHECK_TEST(stages, "/live/a-submitted-map-is-published-stage-by-stage")
     REQUIRE(last);
     CHECK(al_snapshot_stage(last) == AL_STAGE_PVS);
     CHECK(al_world_vis_leaf_count(al_snapshot_world(last)) > 0);
+    CHECK(al_snapshot_rad(last) != NULL && al_snapshot_rad(first) == NULL);
     al_live_status(live, st);
     for (int i = 0; i < AL_STAGE_COUNT; i++) {
         CHECK_MSG(st[i].state == AL_STAGE_CURRENT && st[i].generation == g && st[i].runs == 1 &&
@@ -100,6 +126,52 @@ CHECK_TEST(stages, "/live/a-submitted-map-is-published-stage-by-stage")
     double p[3] = {0, 0, 0};
     (void) al_world_point_solid(al_snapshot_world(last), 0, p);
     al_snapshot_release(last);
+    scene_free(&s);
+}
+
+CHECK_TEST(light_settles, "/live/the-light-carried-across-edits-is-the-new-worlds")
+{
+    const char *path = generated();
+    if (!path) return;
+    scene s;
+    REQUIRE(scene_load_file(&s, path, NULL));
+    al_edit_input e;
+    REQUIRE(al_edit_input_init(&e, &s.input.input));
+    al_live *live = al_live_create(&(al_live_options){
+        .pvs = AL_PVS_COARSE, .light = true, .rad = {.luxel_size = 64}, .light_residual = 0.05});
+    REQUIRE(live);
+    uint64_t g = al_live_submit(live, &e.input);
+    REQUIRE(al_live_wait(live, g, AL_STAGE_LIGHT, 120));
+    al_rng rng = {17};
+    for (int batch = 0; batch < 4; batch++) {
+        /* Edits in quick succession: each light update may start from one that had not
+         * made its corrections yet. */
+        for (int i = 0; i < 1 + batch; i++) {
+            al_edit edit;
+            REQUIRE(al_edit_random(&e, &rng, 8, &edit));
+            g = al_live_submit(live, &e.input);
+        }
+        REQUIRE(al_live_wait(live, g, AL_STAGE_LIGHT, 120));
+        al_snapshot *snap = al_live_current(live);
+        REQUIRE(snap && al_snapshot_generation(snap) == g && al_snapshot_rad(snap));
+        char when[32];
+        snprintf(when, sizeof when, "batch %d", batch);
+        check_light(al_snapshot_rad(snap), al_snapshot_input(snap), when);
+        al_rad_stats rs;
+        al_rad_get_stats(al_snapshot_rad(snap), &rs);
+        CHECK_MSG(rs.residual <= 0.05 || rs.converged, "%s: residual %g", when, rs.residual);
+        al_snapshot_release(snap);
+    }
+    al_stage_status st[AL_STAGE_COUNT];
+    al_live_status(live, st);
+    CHECK(st[AL_STAGE_LIGHT].state == AL_STAGE_CURRENT && st[AL_STAGE_LIGHT].done_generation == g &&
+          st[AL_STAGE_LIGHT].progress == 1);
+    check_note("last edit: light published %.1f ms after it (corrections: %lld panels), done at "
+               "%.1f ms; %lld light runs, %lld given up", st[AL_STAGE_LIGHT].last_ms,
+               (long long) st[AL_STAGE_LIGHT].corrections, st[AL_STAGE_LIGHT].last_done_ms,
+               (long long) st[AL_STAGE_LIGHT].runs, (long long) st[AL_STAGE_LIGHT].cancelled);
+    al_live_destroy(live);
+    al_edit_input_free(&e);
     scene_free(&s);
 }
 
@@ -147,7 +219,7 @@ CHECK_TEST(edits_settle, "/live/edits-settle-into-what-a-full-compile-gives")
 typedef struct reader {
     al_live *live;
     int stop;
-    long long reads, solid;
+    long long reads, solid, lit;
 } reader;
 
 static void *read_loop(void *arg)
@@ -165,6 +237,13 @@ static void *read_loop(void *arg)
         }
         int32_t leaves[8];
         (void) al_world_leaves_visible_from(al_snapshot_world(s), mins, leaves, 8);
+        /* The light as the renderer takes it, while the engine may still correct it. */
+        al_rad *rad = al_snapshot_rad(s);
+        al_rad_lightmap map;
+        if (rad && al_rad_snapshot(rad, &map) == AL_OK) {
+            r->lit++;
+            al_rad_lightmap_free(&map);
+        }
         r->reads++;
         al_snapshot_release(s);
     }
@@ -184,7 +263,8 @@ CHECK_TEST(storm, "/live/a-storm-of-edits-ends-in-the-state-of-the-last-edit")
     REQUIRE(scene_load_file(&s, path, NULL));
     al_edit_input e;
     REQUIRE(al_edit_input_init(&e, &s.input.input));
-    al_live *live = al_live_create(&(al_live_options){.pvs = AL_PVS_TIGHT});
+    al_live *live = al_live_create(&(al_live_options){.pvs = AL_PVS_TIGHT, .light = true,
+                                                      .rad = {.luxel_size = 64}});
     REQUIRE(live);
     reader r = {.live = live};
     pthread_t thread;
@@ -218,11 +298,17 @@ CHECK_TEST(storm, "/live/a-storm-of-edits-ends-in-the-state-of-the-last-edit")
     CHECK(full_differences(last, &e.input) == 0);
     CHECK(st[AL_STAGE_COLLISION].runs < edits); /* most edits were overtaken */
     CHECK(r.reads > 0);
-    check_note("%lld edits in %.0f s; compiled %lld (collision), %lld (portals), %lld (pvs); "
-               "cancelled %lld portals and %lld pvs runs; %lld reads",
-               edits, seconds, (long long) st[0].runs, (long long) st[1].runs,
-               (long long) st[2].runs, (long long) st[1].cancelled, (long long) st[2].cancelled,
+    check_note("%lld edits in %.0f s; compiled %lld (collision), %lld (portals), %lld (light), "
+               "%lld (pvs); cancelled %lld portals, %lld light and %lld pvs runs; %lld reads",
+               edits, seconds, (long long) st[AL_STAGE_COLLISION].runs,
+               (long long) st[AL_STAGE_PORTALS].runs, (long long) st[AL_STAGE_LIGHT].runs,
+               (long long) st[AL_STAGE_PVS].runs, (long long) st[AL_STAGE_PORTALS].cancelled,
+               (long long) st[AL_STAGE_LIGHT].cancelled, (long long) st[AL_STAGE_PVS].cancelled,
                r.reads);
+    /* The light of the last edit: carried through the storm, it is the new world's. */
+    al_rad *rad = al_snapshot_rad(last);
+    CHECK(rad != NULL);
+    if (rad) check_light(rad, al_snapshot_input(last), "after the storm");
     al_snapshot_release(last);
     al_live_destroy(live);
     al_edit_input_free(&e);

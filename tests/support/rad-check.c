@@ -131,6 +131,11 @@ double rad_check_difference(const al_rad *a, const al_rad *b)
     return sum > 0 ? diff / sum : 0;
 }
 
+al_status rad_check_fresh(const al_rad *rad, al_rad **out)
+{
+    return al_rad_create(rad->world, rad->input, &rad->options, out, NULL);
+}
+
 int rad_check_stride(const al_rad *rad, int groups)
 {
     return groups > 0 ? rad->group_count / groups + 1 : 1;

@@ -26,6 +26,9 @@ double rad_check_direct(const al_rad *rad, const al_rad *fresh, int *ties, char 
  * (the same layout), relative to B's mean; -1 if their layouts differ. */
 double rad_check_difference(const al_rad *a, const al_rad *b);
 
+/* A new solver of RAD's world and input with its options (nothing shot). */
+al_status rad_check_fresh(const al_rad *rad, al_rad **out);
+
 /* The stride for rad_check_bounce that checks about GROUPS of RAD's groups. */
 int rad_check_stride(const al_rad *rad, int groups);
 
