@@ -38,6 +38,8 @@ typedef struct al_vis_stats {
     double avg_visible_tight;
     int threads;
     bool pvs_stored; /* the rows came with a stored world: no pass ran */
+    int portal_blocks_copied; /* blocks whose portals came from the previous world
+                                 (al_vis_options.previous) */
 } al_vis_stats;
 
 void al_world_vis_stats(const al_world *world, al_vis_stats *out);

@@ -82,6 +82,11 @@ typedef struct al_vis_options {
     bool no_pvs_if_leaking; /* a leaking map gets no PVS (every vis leaf sees every other,
                                which is conservative): with the void's leaves in it even
                                the coarse pass takes seconds, for an answer of no use */
+    const al_world *previous; /* a world with visibility that this one shares blocks with
+                                 (the one it was updated from), or NULL: the portals of
+                                 every block whose vis tree, and its lower neighbours', is
+                                 the previous world's are copied from it, not built again
+                                 (only read; it must stay alive during the call) */
 } al_vis_options;
 
 al_status al_world_build_vis_with(al_world *w, const al_input *input, const al_vis_options *o);

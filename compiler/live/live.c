@@ -67,6 +67,8 @@ struct al_live {
     /* The engine's own. */
     al_snapshot *base; /* the last collision snapshot: what the next update starts from */
     al_snapshot *lit;  /* the last light snapshot: what the next light starts from */
+    al_snapshot *seen; /* the last snapshot with portals: the next copies its unchanged
+                          blocks' portals */
 };
 
 static void input_release(live_input *in)
@@ -222,7 +224,8 @@ static void fail(al_live *live, al_status status, const al_diag_list *diags)
 }
 
 /* The visibility stages: a copy of the base world that shares its blocks, with visibility
- * up to LEVEL. Returns the snapshot published (a reference for the caller), or NULL. */
+ * up to LEVEL; the portals of blocks the last snapshot with portals shares come from it.
+ * Returns the snapshot published (a reference for the caller), or NULL. */
 static al_snapshot *run_vis(al_live *live, live_input *in, al_stage stage, al_pvs_level level)
 {
     uint64_t t0 = al_clock_ns();
@@ -244,10 +247,15 @@ static al_snapshot *run_vis(al_live *live, live_input *in, al_stage stage, al_pv
                                                        .progress = stage == AL_STAGE_PVS
                                                                        ? live->pvs_progress
                                                                        : NULL,
-                                                       .no_pvs_if_leaking = true});
+                                                       .no_pvs_if_leaking = true,
+                                                       .previous = live->seen
+                                                                       ? live->seen->world
+                                                                       : NULL});
     al_snapshot *s = NULL;
     if (st == AL_OK) {
         s = publish(live, w, in, stage, al_clock_ms_since(t0), NULL, NULL);
+        al_snapshot_release(live->seen);
+        live->seen = al_snapshot_ref(s);
     } else {
         al_world_destroy(w);
         if (st == AL_ERR_CANCELLED) note_cancelled(live, stage);
@@ -458,6 +466,7 @@ void al_live_destroy(al_live *live)
     al_snapshot_release(live->current);
     al_snapshot_release(live->base);
     al_snapshot_release(live->lit);
+    al_snapshot_release(live->seen);
     pthread_cond_destroy(&live->wake);
     pthread_cond_destroy(&live->published);
     pthread_mutex_destroy(&live->lock);

@@ -2,6 +2,9 @@
  *
  * Workload: e1m1 has about 40 blocks and a few thousand portals; blocks run in parallel,
  * each into its own list, merged in block order so the result does not depend on timing.
+ * After an edit, a block whose vis tree and whose lower neighbours' are the previous
+ * world's (shared, al_world_update) has the same portals: they are copied, their leaves
+ * renumbered, and only the other blocks are built.
  */
 #include "vis.h"
 
@@ -60,6 +63,7 @@ typedef struct block_result {
     al_portal *portals;
     int portal_count, portal_capacity;
     al_vis_fragments border; /* leaf: global; winding: the piece of the outer box */
+    bool copied;             /* from the previous world: its leaves' border marks too */
     bool failed;
 } block_result;
 
@@ -69,6 +73,8 @@ typedef struct portal_job {
     const int32_t *leaf_base;
     block_result *results;
     al_arena **scratch; /* per worker */
+    const al_vis *previous;   /* with its blocks' portal ranges, or NULL */
+    const uint8_t *copy;      /* per block: copy its portals from PREVIOUS */
 } portal_job;
 
 static bool add_portal(block_result *r, int block, int32_t front_leaf, int32_t back_leaf,
@@ -201,12 +207,53 @@ static al_winding *box_face(al_arena *arena, const al_block *b, int axis, int si
     return al_winding_from_points(arena, (const double (*)[3]) buffer[cur], count);
 }
 
+/* Whether two blocks' vis trees are one (shared between worlds). */
+static bool same_tree(const al_tree *a, const al_tree *b)
+{
+    return a->nodes == b->nodes && a->leaves == b->leaves && a->node_count == b->node_count &&
+           a->leaf_count == b->leaf_count && a->root == b->root;
+}
+
+/* The block of leaf L of PREV's numbering (leaf_base is ascending). */
+static int leaf_block(const al_vis *prev, int32_t l)
+{
+    int lo = 0, hi = prev->block_count - 1;
+    while (lo < hi) {
+        int mid = (lo + hi + 1) / 2;
+        if (prev->leaf_base[mid] <= l) lo = mid;
+        else hi = mid - 1;
+    }
+    return lo;
+}
+
+/* Block INDEX's portals copied from the previous world, leaves renumbered. */
+static bool copy_block(portal_job *job, int index, block_result *r)
+{
+    const al_vis *prev = job->previous;
+    for (int32_t i = prev->block_portal_first[index]; i < prev->block_portal_first[index + 1]; i++) {
+        const al_portal *p = &prev->portals[i];
+        int32_t leaf[2];
+        for (int s = 0; s < 2; s++) {
+            int blk = leaf_block(prev, p->leaf[s]);
+            leaf[s] = job->leaf_base[blk] + (p->leaf[s] - prev->leaf_base[blk]);
+        }
+        if (!add_portal(r, index, leaf[0], leaf[1], p->normal, p->dist, p->winding)) return false;
+    }
+    r->copied = true;
+    return true;
+}
+
 static void run_block(void *context, int index, int worker)
 {
     portal_job *job = context;
     const al_model *m = job->model;
     const al_block *b = &m->blocks[index];
     block_result *r = &job->results[index];
+    if (job->copy && job->copy[index]) {
+        r->arena = al_arena_create(64 * 1024);
+        if (!r->arena || !copy_block(job, index, r)) r->failed = true;
+        return;
+    }
     al_arena *arena = job->scratch[worker];
     al_arena_mark mark = al_arena_get_mark(arena);
     r->arena = al_arena_create(64 * 1024);
@@ -268,20 +315,58 @@ static void run_block(void *context, int index, int worker)
     if (!ok) r->failed = true;
 }
 
-int al_vis_portals(al_world *w, al_vis *vis)
+/* Which blocks of W can take their portals from PREVIOUS (into COPY): those whose vis
+ * tree and whose lower neighbours' are PREVIOUS's, in the same grid. Returns how many. */
+static int plan_copies(const al_world *w, const al_world *previous, uint8_t *copy)
+{
+    const al_model *m = &w->models[0];
+    memset(copy, 0, (size_t) m->block_count);
+    if (!previous || !previous->vis || !previous->vis->block_portal_first) return 0;
+    const al_model *pm = &previous->models[0];
+    if (pm->block_count != m->block_count || previous->vis->block_count != m->block_count ||
+        memcmp(pm->grid_dims, m->grid_dims, sizeof m->grid_dims) != 0 ||
+        memcmp(pm->grid_origin, m->grid_origin, sizeof m->grid_origin) != 0)
+        return 0;
+    int n = 0;
+    for (int b = 0; b < m->block_count; b++) {
+        if (!same_tree(&m->blocks[b].vis, &pm->blocks[b].vis)) continue;
+        int grid[3], rest = b;
+        grid[0] = rest % m->grid_dims[0];
+        rest /= m->grid_dims[0];
+        grid[1] = rest % m->grid_dims[1];
+        grid[2] = rest / m->grid_dims[1];
+        bool same = true;
+        for (int axis = 0; axis < 3 && same; axis++) {
+            if (grid[axis] == 0) continue;
+            int lower[3] = {grid[0], grid[1], grid[2]};
+            lower[axis]--;
+            int nb = al_model_block_index(m, lower[0], lower[1], lower[2]);
+            same = same_tree(&m->blocks[nb].vis, &pm->blocks[nb].vis);
+        }
+        copy[b] = same;
+        n += same;
+    }
+    return n;
+}
+
+int al_vis_portals(al_world *w, al_vis *vis, const al_world *previous)
 {
     const al_model *m = &w->models[0];
     int blocks = m->block_count;
     int threads = vis->stats.threads > 0 ? vis->stats.threads : al_cpu_count();
     block_result *results = calloc((size_t) blocks, sizeof *results);
     al_arena **scratch = calloc((size_t) threads, sizeof *scratch);
+    uint8_t *copy = malloc((size_t) blocks + 1);
     int status = -1;
-    if (!results || !scratch) goto done;
+    if (!results || !scratch || !copy) goto done;
     for (int t = 0; t < threads; t++)
         if (!(scratch[t] = al_arena_create(0))) goto done;
 
+    vis->blocks_copied = plan_copies(w, previous, copy);
+    vis->stats.portal_blocks_copied = vis->blocks_copied;
     portal_job job = {.world = w, .model = m, .leaf_base = vis->leaf_base, .results = results,
-                      .scratch = scratch};
+                      .scratch = scratch, .previous = vis->blocks_copied ? previous->vis : NULL,
+                      .copy = vis->blocks_copied ? copy : NULL};
     al_parallel_for(blocks, threads, run_block, &job);
 
     int64_t total = 0;
@@ -291,12 +376,24 @@ int al_vis_portals(al_world *w, al_vis *vis)
     }
     if (total > INT32_MAX / 2) goto done;
     vis->portals = malloc((size_t) (total + 1) * sizeof *vis->portals);
-    if (!vis->portals) goto done;
+    vis->block_portal_first = malloc(((size_t) blocks + 1) * sizeof *vis->block_portal_first);
+    if (!vis->portals || !vis->block_portal_first) goto done;
     for (int b = 0; b < blocks; b++) {
+        vis->block_portal_first[b] = vis->portal_count;
         if (results[b].portal_count)
             memcpy(vis->portals + vis->portal_count, results[b].portals,
                    (size_t) results[b].portal_count * sizeof *vis->portals);
         vis->portal_count += results[b].portal_count;
+        if (results[b].copied) {
+            /* Its leaves touch the outer box where they did. */
+            const al_vis *pv = previous->vis;
+            for (int32_t l = 0; l < m->blocks[b].vis.leaf_count; l++) {
+                int32_t pl = pv->leaf_base[b] + l, nl = vis->leaf_base[b] + l;
+                if (!(pv->leaf_flags[pl] & AL_VLEAF_BORDER)) continue;
+                vis->leaf_flags[nl] |= AL_VLEAF_BORDER;
+                memcpy(vis->border_point[nl], pv->border_point[pl], sizeof vis->border_point[nl]);
+            }
+        }
         for (int i = 0; i < results[b].border.count; i++) {
             const al_vis_fragment *f = &results[b].border.items[i];
             if (!(vis->leaf_flags[f->leaf] & AL_VLEAF_BORDER))
@@ -304,6 +401,7 @@ int al_vis_portals(al_world *w, al_vis *vis)
             vis->leaf_flags[f->leaf] |= AL_VLEAF_BORDER;
         }
     }
+    vis->block_portal_first[blocks] = vis->portal_count;
     /* Windings stay in the blocks' arenas, which the vis keeps. */
     vis->block_arenas = malloc((size_t) blocks * sizeof *vis->block_arenas);
     if (!vis->block_arenas) goto done;
@@ -339,5 +437,6 @@ done:
     if (scratch)
         for (int t = 0; t < threads; t++) al_arena_destroy(scratch[t]);
     free(scratch);
+    free(copy);
     return status;
 }

@@ -20,6 +20,7 @@ void al_vis_destroy(al_vis *vis)
     free(vis->leaf_cluster);
     free(vis->border_point);
     free(vis->portals);
+    free(vis->block_portal_first);
     free(vis->leaf_portal_first);
     free(vis->leaf_portals);
     free(vis->cluster_leaf);
@@ -33,7 +34,7 @@ void al_vis_destroy(al_vis *vis)
 
 int al_vis_build(al_world *w, const al_vis_entity *entities, int entity_count,
                  al_pvs_level level, int threads, const int *cancel, int64_t *progress,
-                 bool no_pvs_if_leaking)
+                 bool no_pvs_if_leaking, const al_world *previous)
 {
     al_vis *vis = calloc(1, sizeof *vis);
     if (!vis) return -1;
@@ -67,7 +68,7 @@ int al_vis_build(al_world *w, const al_vis_entity *entities, int entity_count,
     }
 
     uint64_t t0 = al_clock_ns();
-    if (al_vis_portals(w, vis) < 0) return -1;
+    if (al_vis_portals(w, vis, previous) < 0) return -1;
     if (al_vis_flood(w, vis, entities, entity_count) < 0) return -1;
     vis->stats.ms_portals = al_clock_ms_since(t0);
     if (al_vis_leaf_faces(w, vis, entities, entity_count) < 0) return -1;

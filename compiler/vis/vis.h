@@ -57,7 +57,9 @@ typedef struct al_vis {
     double (*border_point)[3]; /* per leaf: a point on the outer box, for BORDER leaves */
 
     int32_t portal_count;
-    al_portal *portals;
+    al_portal *portals;          /* block by block, in the order of their owners */
+    int32_t *block_portal_first; /* block_count + 1: the portals each block owns */
+    int32_t blocks_copied;       /* blocks whose portals came from the previous world */
     int32_t *leaf_portal_first; /* leaf_count + 1: portals touching each leaf (CSR) */
     int32_t *leaf_portals;
 
@@ -129,12 +131,13 @@ typedef struct al_vis_entity {
  * -1 if memory runs out. */
 int al_vis_build(al_world *w, const al_vis_entity *entities, int entity_count,
                  al_pvs_level level, int threads, const int *cancel, int64_t *progress,
-                 bool no_pvs_if_leaking);
+                 bool no_pvs_if_leaking, const al_world *previous);
 
 void al_vis_destroy(al_vis *vis);
 
-/* Steps of al_vis_build, in order. */
-int al_vis_portals(al_world *w, al_vis *vis);
+/* Steps of al_vis_build, in order. PREVIOUS (may be NULL): a world whose portals of the
+ * blocks W shares with it (vis trees, and those of the lower neighbours) are copied. */
+int al_vis_portals(al_world *w, al_vis *vis, const al_world *previous);
 int al_vis_flood(al_world *w, al_vis *vis, const al_vis_entity *entities, int entity_count);
 int al_vis_leaf_faces(const al_world *w, al_vis *vis, const al_vis_entity *entities,
                       int entity_count);

@@ -664,7 +664,7 @@ al_status al_world_build_vis_with(al_world *w, const al_input *input, const al_v
     /* A world from the cache already holds its compile's diagnostics: keep one copy. */
     size_t before = w->diags.count;
     int r = al_vis_build(w, entities, input->entity_count, o->level, threads, o->cancel,
-                         o->progress, o->no_pvs_if_leaking);
+                         o->progress, o->no_pvs_if_leaking, o->previous);
     free(entities);
     size_t kept = before;
     for (size_t i = before; i < w->diags.count; i++) {

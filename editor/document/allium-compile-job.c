@@ -46,13 +46,15 @@ void allium_compile_job_free(AlliumCompileJob *job)
 
 /* Portals, leak and coarse PVS; a map that leaks gets no PVS: with the void's leaves in
  * it even the coarse pass takes e1m1 from 70 to 600 ms, for an answer of no use (its
- * rows would be everything). */
+ * rows would be everything). The portals of blocks the edit left alone come from the
+ * previous world. */
 static al_status build_vis(AlliumCompileJob *job, al_world *world, const al_input *input)
 {
     al_vis_options vis = {
         .level = job->options.pvs,
         .threads = job->options.threads,
         .no_pvs_if_leaking = TRUE,
+        .previous = job->previous ? job->previous->world : NULL,
     };
     return al_world_build_vis_with(world, input, &vis);
 }

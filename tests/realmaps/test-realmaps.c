@@ -715,10 +715,12 @@ CHECK_TEST(incremental, "/realmaps/incremental-compiles-equal-full-compiles")
               r.failed_updates, r.tree_differences, r.why);
     CHECK_MSG(r.solidity_mismatches == 0, "%lld of %lld points disagree with the oracle",
               (long long) r.solidity_mismatches, (long long) r.solidity_checked);
+    CHECK_MSG(r.portal_differences == 0, "%d batches' portals differ from a full compile's: %s",
+              r.portal_differences, r.why);
     check_note("%s: %d edits in %d batches: %.1f of %.0f blocks built, %.0f brushes copied "
-               "per update",
+               "per update, the portals of %.1f blocks copied (all equal a full compile's)",
                map_name, r.edits, r.batches, r.blocks_built_mean, r.blocks_mean,
-               r.brushes_copied_mean);
+               r.brushes_copied_mean, r.portal_blocks_copied_mean);
 }
 
 int main(int argc, char **argv)

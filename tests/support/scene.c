@@ -205,6 +205,68 @@ int scene_split_errors(const al_world *world, const double p[3], int *count, cha
     return bad;
 }
 
+/* A world's portals as al_world_portal gives them, copied (the world's vis may go). */
+typedef struct portal_list {
+    al_portal_info *items;
+    double (*points)[3];
+    int count;
+} portal_list;
+
+static bool portal_list_take(const al_world *w, portal_list *out)
+{
+    int n = al_world_portal_count(w), points = 0;
+    out->count = n;
+    out->items = malloc(((size_t) n + 1) * sizeof *out->items);
+    if (!out->items) return false;
+    for (int i = 0; i < n; i++) {
+        al_world_portal(w, i, &out->items[i]);
+        points += out->items[i].point_count;
+    }
+    out->points = malloc(((size_t) points + 1) * sizeof *out->points);
+    if (!out->points) return false;
+    points = 0;
+    for (int i = 0; i < n; i++) {
+        memcpy(out->points + points, out->items[i].points,
+               (size_t) out->items[i].point_count * sizeof out->points[0]);
+        out->items[i].points = (const double (*)[3]) out->points + points;
+        points += out->items[i].point_count;
+    }
+    return true;
+}
+
+static void portal_list_free(portal_list *l)
+{
+    free(l->items);
+    free(l->points);
+}
+
+/* Whether A's portals are B's, in the same order: the same vis leaves, and planes and
+ * polygons within TOLERANCE (0: exactly). WHAT names B. */
+static bool same_portals(const portal_list *a, const portal_list *b, double tolerance,
+                         const char *what, char *why, size_t size)
+{
+    if (a->count != b->count) {
+        snprintf(why, size, "%d portals, %s %d", a->count, what, b->count);
+        return false;
+    }
+    for (int i = 0; i < a->count; i++) {
+        const al_portal_info *p = &a->items[i], *q = &b->items[i];
+        bool same = p->leaf[0] == q->leaf[0] && p->leaf[1] == q->leaf[1] &&
+                    p->point_count == q->point_count && fabs(p->dist - q->dist) <= tolerance;
+        for (int k = 0; k < 3 && same; k++) same = fabs(p->normal[k] - q->normal[k]) <= tolerance;
+        for (int j = 0; j < p->point_count && same; j++)
+            for (int k = 0; k < 3 && same; k++)
+                same = fabs(p->points[j][k] - q->points[j][k]) <= tolerance;
+        if (!same) {
+            snprintf(why, size, "portal %d: leaves %d/%d against %s's %d/%d, %d points against %d",
+                     i, p->leaf[0], p->leaf[1], what, q->leaf[0], q->leaf[1], p->point_count,
+                     q->point_count);
+            return false;
+        }
+    }
+    return true;
+}
+
 void scene_edit_check(const al_input *in, int edits, int batch, int points, int threads,
                       uint64_t seed, scene_edit_report *out)
 {
@@ -217,9 +279,12 @@ void scene_edit_check(const al_input *in, int edits, int batch, int points, int 
         return;
     }
     al_world *current = NULL;
-    if (al_world_compile(&e.input, &co, &current, NULL) != AL_OK) {
+    al_vis_options vo = {.level = AL_PVS_NONE, .threads = threads};
+    if (al_world_compile(&e.input, &co, &current, NULL) != AL_OK ||
+        al_world_build_vis_with(current, &e.input, &vo) != AL_OK) {
         out->failed_updates = 1;
         snprintf(out->why, sizeof out->why, "the first compile failed");
+        al_world_destroy(current);
         al_edit_input_free(&e);
         return;
     }
@@ -238,6 +303,17 @@ void scene_edit_check(const al_input *in, int edits, int batch, int points, int 
          * portals stage builds those the update left, and so does this, to compare them. */
         if (s1 == AL_OK) s1 = al_world_build_vis_trees(next, threads);
         if (s2 == AL_OK) s2 = al_world_build_vis_trees(full, threads);
+        /* Portals: the update's built in full, then again taking those of the blocks it
+         * shares from CURRENT (the two must be one), and the full compile's. */
+        portal_list anew = {0}, copied = {0}, whole = {0};
+        al_vis_options vn = vo;
+        vn.previous = current;
+        if (s1 == AL_OK) s1 = al_world_build_vis_with(next, &e.input, &vo);
+        if (s1 == AL_OK && !portal_list_take(next, &anew)) s1 = AL_ERR_NOMEM;
+        if (s1 == AL_OK) s1 = al_world_build_vis_with(next, &e.input, &vn);
+        if (s1 == AL_OK && !portal_list_take(next, &copied)) s1 = AL_ERR_NOMEM;
+        if (s2 == AL_OK) s2 = al_world_build_vis_with(full, &e.input, &vo);
+        if (s2 == AL_OK && !portal_list_take(full, &whole)) s2 = AL_ERR_NOMEM;
         out->batches++;
         if (s1 != s2 || s1 != AL_OK) {
             if (s1 != s2 && !out->failed_updates)
@@ -250,6 +326,18 @@ void scene_edit_check(const al_input *in, int edits, int batch, int points, int 
             if (differ && !out->tree_differences)
                 snprintf(out->why, sizeof out->why, "after %d edits: %s", out->edits, why);
             out->tree_differences += differ;
+            /* The trees of an update and of a full compile may differ in a plane's last
+             * bits (al_world_tree_differences allows the plane table's merge tolerance),
+             * so their portals agree to within a little more. */
+            if (!same_portals(&copied, &anew, 0, "its own built in full", why, sizeof why) ||
+                !same_portals(&copied, &whole, 1e-6, "a full compile", why, sizeof why)) {
+                if (!out->portal_differences)
+                    snprintf(out->why, sizeof out->why, "after %d edits: %s", out->edits, why);
+                out->portal_differences++;
+            }
+            al_vis_stats vs;
+            al_world_vis_stats(next, &vs);
+            out->portal_blocks_copied_mean += vs.portal_blocks_copied;
             if (al_world_diagnostics(next)->count != al_world_diagnostics(full)->count &&
                 !out->why[0])
                 snprintf(out->why, sizeof out->why, "after %d edits: %zu diagnostics, full %zu",
@@ -272,6 +360,9 @@ void scene_edit_check(const al_input *in, int edits, int batch, int points, int 
                 al_oracle_destroy(oracle);
             }
         }
+        portal_list_free(&anew);
+        portal_list_free(&copied);
+        portal_list_free(&whole);
         al_world_destroy(full);
         al_diag_list_clear(&d1);
         al_diag_list_clear(&d2);
@@ -284,6 +375,7 @@ void scene_edit_check(const al_input *in, int edits, int batch, int points, int 
         out->blocks_built_mean /= out->batches;
         out->blocks_mean /= out->batches;
         out->brushes_copied_mean /= out->batches;
+        out->portal_blocks_copied_mean /= out->batches;
     }
     al_world_destroy(current);
     al_edit_input_free(&e);

@@ -65,12 +65,17 @@ int scene_split_errors(const al_world *world, const double p[3], int *count, cha
 /* Incremental against full compiles: starting from a full compile of IN (without
  * visibility), applies EDITS random edits (verify/edits.h) in batches of BATCH; after each
  * batch the world updated from the previous one (al_world_update) must equal a full
- * compile of the edited input tree by tree, and its onion tree must agree with the
- * brute-force oracle at POINTS random points per hull. THREADS 0: all CPUs. */
+ * compile of the edited input tree by tree, its portals (the unchanged blocks' taken from
+ * the previous world) must equal the full compile's one by one, and its onion tree must
+ * agree with the brute-force oracle at POINTS random points per hull. THREADS 0: all
+ * CPUs. */
 typedef struct scene_edit_report {
     int batches, edits;
     int failed_updates;
     int tree_differences;     /* trees that differ, summed over batches */
+    int portal_differences;   /* batches whose portals (built with the previous world's,
+                                 al_vis_options.previous) differ from a full compile's */
+    double portal_blocks_copied_mean; /* per update */
     int64_t solidity_checked, solidity_mismatches;
     double blocks_built_mean, blocks_mean; /* per update */
     double brushes_copied_mean;
