@@ -40,6 +40,9 @@ typedef struct al_vis_stats {
     bool pvs_stored; /* the rows came with a stored world: no pass ran */
     int portal_blocks_copied; /* blocks whose portals came from the previous world
                                  (al_vis_options.previous) */
+    int dportals;             /* directed portals the PVS is made from */
+    int dportals_reused_coarse; /* of those, whose might-see set (coarse pass) and */
+    int dportals_reused_tight;  /* visible set (tight pass) came from the previous world */
 } al_vis_stats;
 
 void al_world_vis_stats(const al_world *world, al_vis_stats *out);

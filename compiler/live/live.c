@@ -68,7 +68,8 @@ struct al_live {
     al_snapshot *base; /* the last collision snapshot: what the next update starts from */
     al_snapshot *lit;  /* the last light snapshot: what the next light starts from */
     al_snapshot *seen; /* the last snapshot with portals: the next copies its unchanged
-                          blocks' portals */
+                          blocks' portals and takes its unchanged portals' PVS sets */
+    al_snapshot *seen_tight; /* the same with the tight PVS, for the next tight PVS */
 };
 
 static void input_release(live_input *in)
@@ -238,6 +239,10 @@ static al_snapshot *run_vis(al_live *live, live_input *in, al_stage stage, al_pv
     co.no_vis = true;
     al_world *w = NULL;
     al_diag_list diags = {0};
+    /* The tight pass takes the visible sets of the last tight PVS, the coarse the might-see
+     * sets of the last snapshot with portals. */
+    const al_snapshot *previous = stage == AL_STAGE_PVS && live->seen_tight ? live->seen_tight
+                                                                            : live->seen;
     al_status st = al_world_update(live->base->world, in->input, &co, &w, &diags);
     if (st == AL_OK)
         st = al_world_build_vis_with(w, in->input,
@@ -248,14 +253,18 @@ static al_snapshot *run_vis(al_live *live, live_input *in, al_stage stage, al_pv
                                                                        ? live->pvs_progress
                                                                        : NULL,
                                                        .no_pvs_if_leaking = true,
-                                                       .previous = live->seen
-                                                                       ? live->seen->world
+                                                       .previous = previous
+                                                                       ? previous->world
                                                                        : NULL});
     al_snapshot *s = NULL;
     if (st == AL_OK) {
         s = publish(live, w, in, stage, al_clock_ms_since(t0), NULL, NULL);
         al_snapshot_release(live->seen);
         live->seen = al_snapshot_ref(s);
+        if (stage == AL_STAGE_PVS) {
+            al_snapshot_release(live->seen_tight);
+            live->seen_tight = al_snapshot_ref(s);
+        }
     } else {
         al_world_destroy(w);
         if (st == AL_ERR_CANCELLED) note_cancelled(live, stage);
@@ -467,6 +476,7 @@ void al_live_destroy(al_live *live)
     al_snapshot_release(live->base);
     al_snapshot_release(live->lit);
     al_snapshot_release(live->seen);
+    al_snapshot_release(live->seen_tight);
     pthread_cond_destroy(&live->wake);
     pthread_cond_destroy(&live->published);
     pthread_mutex_destroy(&live->lock);

@@ -364,6 +364,7 @@ int al_vis_portals(al_world *w, al_vis *vis, const al_world *previous)
 
     vis->blocks_copied = plan_copies(w, previous, copy);
     vis->stats.portal_blocks_copied = vis->blocks_copied;
+    vis->block_copied = copy;
     portal_job job = {.world = w, .model = m, .leaf_base = vis->leaf_base, .results = results,
                       .scratch = scratch, .previous = vis->blocks_copied ? previous->vis : NULL,
                       .copy = vis->blocks_copied ? copy : NULL};
@@ -437,6 +438,6 @@ done:
     if (scratch)
         for (int t = 0; t < threads; t++) al_arena_destroy(scratch[t]);
     free(scratch);
-    free(copy);
+    if (!vis->block_copied) free(copy);
     return status;
 }

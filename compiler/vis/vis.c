@@ -21,6 +21,10 @@ void al_vis_destroy(al_vis *vis)
     free(vis->border_point);
     free(vis->portals);
     free(vis->block_portal_first);
+    free(vis->block_copied);
+    free(vis->dportal_might);
+    free(vis->dportal_vis);
+    free(vis->portal_dportal);
     free(vis->leaf_portal_first);
     free(vis->leaf_portals);
     free(vis->cluster_leaf);
@@ -90,7 +94,9 @@ int al_vis_build(al_world *w, const al_vis_entity *entities, int entity_count,
         free(w->stored_pvs);
         w->stored_pvs = NULL;
     }
+    vis->previous = previous ? previous->vis : NULL;
     int r = stored ? 0 : al_vis_pvs(vis, level, threads);
+    vis->previous = NULL;
     vis->cancel = NULL;
     vis->progress = NULL;
     return r;

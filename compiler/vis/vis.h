@@ -60,6 +60,7 @@ typedef struct al_vis {
     al_portal *portals;          /* block by block, in the order of their owners */
     int32_t *block_portal_first; /* block_count + 1: the portals each block owns */
     int32_t blocks_copied;       /* blocks whose portals came from the previous world */
+    uint8_t *block_copied;       /* per block: its portals are the previous world's */
     int32_t *leaf_portal_first; /* leaf_count + 1: portals touching each leaf (CSR) */
     int32_t *leaf_portals;
 
@@ -76,6 +77,17 @@ typedef struct al_vis {
     /* PVS rows, cluster_count rows of row_words 64-bit words; NULL at AL_PVS_NONE. */
     int32_t row_words;
     uint64_t *pvs;
+
+    /* What the PVS was made of, kept for the next world's (pvs.c): per directed portal
+     * (two per portal between vis leaves, in portal order: 2 k + 0 into leaf[0]) its
+     * might-see set and, after the tight pass, its visible set (row_words each); and per
+     * portal its first directed portal, -1 if it is not between two vis leaves. */
+    int32_t dportal_count;
+    uint64_t *dportal_might, *dportal_vis; /* NULL: not kept (no PVS, or a stored one) */
+    int32_t *portal_dportal;
+    const struct al_vis *previous; /* while the PVS is built: the previous world's, whose
+                                      unchanged sets are taken (al_vis_options.previous) */
+    int32_t dportals_reused[2];    /* might-see and visible sets taken from it */
 
     /* Faces in leaves (CSR over vis leaves). */
     int32_t *cluster_face_first;

@@ -4,6 +4,7 @@
 #include "geom/vec3.h"
 #include "mapgen.h"
 #include "scene.h"
+#include "verify/edits.h"
 #include "verify/oracle.h"
 #include "vis/vis.h"
 #include "world/world-internal.h"
@@ -385,6 +386,97 @@ static void check_pruning_changes_nothing(const char *path)
                path, vis->cluster_count, tight, vis->stats.avg_visible_tight);
     free(pruned);
     scene_free(&s);
+}
+
+/* After an edit the PVS takes the sets of the portals the edit cannot have changed from
+ * the previous world (al_vis_options.previous): the coarse rows must be a full build's,
+ * bit for bit; the tight rows must hold every line of sight, and lie within the coarse. */
+static void check_incremental_pvs(const char *path, int edits, uint64_t seed)
+{
+    scene s;
+    REQUIRE(scene_load_file(&s, path, NULL));
+    al_edit_input e;
+    REQUIRE(al_edit_input_init(&e, &s.input.input));
+    al_world *cur = NULL;
+    al_compile_options co = {.no_vis = true};
+    REQUIRE(al_world_compile(&e.input, &co, &cur, NULL) == AL_OK);
+    REQUIRE(al_world_build_vis_with(cur, &e.input,
+                                    &(al_vis_options){.level = AL_PVS_TIGHT}) == AL_OK);
+    al_rng rng = {seed};
+    int checked = 0, coarse_differ = 0, tight_wider = 0;
+    int64_t misses = 0, segments = 0, reused[2] = {0, 0}, dportals = 0;
+    for (int i = 0; i < edits; i++) {
+        al_edit edit;
+        REQUIRE(al_edit_random(&e, &rng, 8, &edit));
+        al_world *next = NULL;
+        REQUIRE(al_world_update(cur, &e.input, &co, &next, NULL) == AL_OK);
+        /* The coarse rows built in full, then taking what CUR still gives. */
+        REQUIRE(al_world_build_vis_with(next, &e.input,
+                                        &(al_vis_options){.level = AL_PVS_COARSE}) == AL_OK);
+        al_vis *vis = next->vis;
+        size_t words = vis->pvs ? (size_t) vis->cluster_count * (size_t) vis->row_words : 0;
+        uint64_t *full = malloc((words + 1) * sizeof *full);
+        REQUIRE(full);
+        if (words) memcpy(full, vis->pvs, words * sizeof *full);
+        REQUIRE(al_world_build_vis_with(next, &e.input,
+                                        &(al_vis_options){.level = AL_PVS_COARSE,
+                                                          .previous = cur}) == AL_OK);
+        vis = next->vis;
+        if (words && (!vis->pvs || memcmp(full, vis->pvs, words * sizeof *full) != 0))
+            coarse_differ++;
+        al_vis_stats vs;
+        al_world_vis_stats(next, &vs);
+        reused[0] += vs.dportals_reused_coarse;
+        /* The tight rows, taking what CUR's walks found. */
+        REQUIRE(al_world_build_vis_with(next, &e.input,
+                                        &(al_vis_options){.level = AL_PVS_TIGHT,
+                                                          .previous = cur}) == AL_OK);
+        vis = next->vis;
+        al_world_vis_stats(next, &vs);
+        reused[1] += vs.dportals_reused_tight;
+        dportals += vs.dportals;
+        if (words && vis->pvs)
+            for (size_t w = 0; w < words; w++) tight_wider += (vis->pvs[w] & ~full[w]) != 0;
+        al_oracle *sight = al_oracle_create_sight(next);
+        REQUIRE(sight);
+        al_verify_counts c;
+        al_verify_pvs(next, sight, 4000, seed + (uint64_t) i, &c);
+        misses += c.mismatches;
+        segments += c.checked;
+        al_oracle_destroy(sight);
+        free(full);
+        checked++;
+        al_world_destroy(cur);
+        cur = next;
+    }
+    CHECK_MSG(coarse_differ == 0, "%s: %d of %d coarse PVSs differ from a full build", path,
+              coarse_differ, checked);
+    CHECK_MSG(tight_wider == 0, "%s: %d tight row words hold leaves the coarse rows do not",
+              path, tight_wider);
+    CHECK_MSG(misses == 0, "%s: %lld of %lld lines of sight missing from the PVS", path,
+              (long long) misses, (long long) segments);
+    CHECK_MSG(reused[0] > 0 && reused[1] > 0, "%s: nothing taken (%lld, %lld)", path,
+              (long long) reused[0], (long long) reused[1]);
+    check_note("%s: %d edits; of %lld directed portals, %lld might-see and %lld visible sets "
+               "taken from the previous world; %lld lines of sight checked", path, checked,
+               (long long) dportals, (long long) reused[0], (long long) reused[1],
+               (long long) segments);
+    al_world_destroy(cur);
+    al_edit_input_free(&e);
+    scene_free(&s);
+}
+
+CHECK_TEST(incremental, "/vis/after-an-edit-the-pvs-takes-what-the-edit-did-not-change")
+{
+    const char *generated = getenv("ALLIUM_GENERATED_SMALL_MAP");
+    if (!generated) {
+        check_skip("ALLIUM_GENERATED_SMALL_MAP not set");
+        return;
+    }
+    check_incremental_pvs(generated, 8, 41);
+    const char *real = scene_shared_map("lq-e3m4.map");
+    if (real) check_incremental_pvs(real, 2, 43);
+    else check_skip("lq-e3m4.map is not in the shared maps folder");
 }
 
 CHECK_TEST(pruning, "/vis/dominated-arrivals-pruned-from-the-flow-change-no-row")
