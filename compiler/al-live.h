@@ -25,8 +25,8 @@
  * snapshot at any time without waiting for the compiler (a mutex guards only a pointer
  * swap), and a snapshot stays valid until its last reader releases it.
  *
- * Not yet incremental: portals and the PVS are built again for the whole world model after
- * each edit (the coarse pass takes tens of milliseconds on the real maps).
+ * Portals and PVS sets the edit cannot have changed are taken from the last snapshot with
+ * portals (the tight pass: from the last tight one); see al_vis_options.previous.
  */
 #ifndef AL_LIVE_H
 #define AL_LIVE_H
