@@ -212,6 +212,12 @@ bool al_rad_face(const al_rad *rad, int brush, int face, al_rad_face_map *out);
 /* Atlas size (fixed for the al_rad's life). */
 void al_rad_atlas_size(const al_rad *rad, int *width, int *height);
 
+/* How far apart the light of two solvers of the same patches is: the mean over their
+ * luxels of the difference of incident light (ambient left out, area weighted, all
+ * channels), relative to B's mean; -1 if their patches differ in number. For comparing a
+ * solver carried across edits with a new one. Takes each solver's lock in turn. */
+double al_rad_light_difference(al_rad *a, al_rad *b);
+
 /* Per-luxel values for tests and tools: luxel I's sample point, normal, area, incident
  * light (without ambient) and exitance (emission + reflectance x incident). I in
  * [0, patches). */

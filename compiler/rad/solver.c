@@ -1323,6 +1323,27 @@ void al_rad_atlas_size(const al_rad *rad, int *width, int *height)
     *height = rad->atlas_h;
 }
 
+double al_rad_light_difference(al_rad *a, al_rad *b)
+{
+    if (a->luxel_count != b->luxel_count) return -1;
+    size_t n = (size_t) a->luxel_count;
+    float (*copy)[3] = malloc((n + 1) * sizeof *copy);
+    if (!copy) return -1;
+    pthread_mutex_lock(&a->lock);
+    memcpy(copy, a->incident, n * sizeof *copy);
+    pthread_mutex_unlock(&a->lock);
+    double diff = 0, sum = 0;
+    pthread_mutex_lock(&b->lock);
+    for (size_t j = 0; j < n; j++)
+        for (int c = 0; c < 3; c++) {
+            diff += fabs((double) copy[j][c] - b->incident[j][c]) * a->area[j];
+            sum += (double) b->incident[j][c] * b->area[j];
+        }
+    pthread_mutex_unlock(&b->lock);
+    free(copy);
+    return sum > 0 ? diff / sum : 0;
+}
+
 bool al_rad_luxel_get(al_rad *rad, int i, al_rad_luxel *out)
 {
     if (i < 0 || i >= rad->luxel_count) return false;

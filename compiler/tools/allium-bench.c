@@ -856,20 +856,6 @@ static double submit_and_wait(al_live *live, const al_input *in, al_stage stage)
     return st[stage].last_ms;
 }
 
-/* Mean difference of two solvers' light over their luxels (the same layout), relative to
- * B's mean. */
-static double rad_light_difference(const al_rad *a, const al_rad *b)
-{
-    if (a->luxel_count != b->luxel_count) return -1;
-    double diff = 0, sum = 0;
-    for (int32_t j = 0; j < a->luxel_count; j++)
-        for (int c = 0; c < 3; c++) {
-            diff += fabs((double) a->incident[j][c] - b->incident[j][c]) * a->area[j];
-            sum += (double) b->incident[j][c] * b->area[j];
-        }
-    return sum > 0 ? diff / sum : 0;
-}
-
 static int cmd_edit(const args *a)
 {
     al_tool_map m;
@@ -981,7 +967,7 @@ static int cmd_edit(const args *a)
         al_rad_run(al_snapshot_rad(lit), final_residual, 0, NULL, NULL);
         if (al_rad_create(al_snapshot_world(lit), al_snapshot_input(lit), &ro, &fresh, NULL) == AL_OK) {
             al_rad_run(fresh, final_residual, 0, NULL, NULL);
-            rad_difference = rad_light_difference(al_snapshot_rad(lit), fresh);
+            rad_difference = al_rad_light_difference(al_snapshot_rad(lit), fresh);
         }
         al_rad_destroy(fresh);
     }

@@ -214,18 +214,6 @@ static bool same_tree(const al_tree *a, const al_tree *b)
            a->leaf_count == b->leaf_count && a->root == b->root;
 }
 
-/* The block of leaf L of PREV's numbering (leaf_base is ascending). */
-static int leaf_block(const al_vis *prev, int32_t l)
-{
-    int lo = 0, hi = prev->block_count - 1;
-    while (lo < hi) {
-        int mid = (lo + hi + 1) / 2;
-        if (prev->leaf_base[mid] <= l) lo = mid;
-        else hi = mid - 1;
-    }
-    return lo;
-}
-
 /* Block INDEX's portals copied from the previous world, leaves renumbered. */
 static bool copy_block(portal_job *job, int index, block_result *r)
 {
@@ -234,7 +222,7 @@ static bool copy_block(portal_job *job, int index, block_result *r)
         const al_portal *p = &prev->portals[i];
         int32_t leaf[2];
         for (int s = 0; s < 2; s++) {
-            int blk = leaf_block(prev, p->leaf[s]);
+            int blk = al_vis_block_of_leaf(prev, p->leaf[s]);
             leaf[s] = job->leaf_base[blk] + (p->leaf[s] - prev->leaf_base[blk]);
         }
         if (!add_portal(r, index, leaf[0], leaf[1], p->normal, p->dist, p->winding)) return false;

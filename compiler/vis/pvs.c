@@ -534,18 +534,6 @@ static int compare_keys(const void *a, const void *b)
 
 /* --- sets taken from the previous world ------------------------------------------- */
 
-/* The block of leaf L of VIS's numbering (leaf_base is ascending). */
-static int block_of_leaf(const al_vis *vis, int32_t l)
-{
-    int lo = 0, hi = vis->block_count - 1;
-    while (lo < hi) {
-        int mid = (lo + hi + 1) / 2;
-        if (vis->leaf_base[mid] <= l) lo = mid;
-        else hi = mid - 1;
-    }
-    return lo;
-}
-
 /* For each of our N directed portals, the previous world's whose sets hold for it
  * (FROM[d], -1 if none), and the map from the previous world's clusters to ours (MAP, -1
  * for a cluster a changed portal touches). False if nothing can be taken. */
@@ -573,14 +561,14 @@ static bool plan_reuse(const pvs_state *s, int32_t *from, int32_t *map)
             al_bit_set(mask, c);
             continue;
         }
-        int b = block_of_leaf(prev, l);
+        int b = al_vis_block_of_leaf(prev, l);
         map[c] = vis->leaf_cluster[vis->leaf_base[b] + (l - prev->leaf_base[b])];
     }
     /* An unchanged leaf that went into or out of the void changes which portals are vis
      * portals: then nothing is taken. */
     for (int32_t l = 0; ok && l < prev->leaf_count; l++) {
         if (dirty[l]) continue;
-        int b = block_of_leaf(prev, l);
+        int b = al_vis_block_of_leaf(prev, l);
         int32_t nl = vis->leaf_base[b] + (l - prev->leaf_base[b]);
         ok = (prev->leaf_cluster[l] >= 0) == (vis->leaf_cluster[nl] >= 0);
     }

@@ -181,6 +181,18 @@ typedef struct al_tree al_tree;
 bool al_vis_push(al_arena *arena, const al_tree *tree, int32_t code, al_winding *w,
                  const double toward[3], al_vis_fragments *out);
 
+/* The block of leaf L (global numbering: leaf_base is ascending). */
+static inline int al_vis_block_of_leaf(const al_vis *vis, int32_t l)
+{
+    int lo = 0, hi = vis->block_count - 1;
+    while (lo < hi) {
+        int mid = (lo + hi + 1) / 2;
+        if (vis->leaf_base[mid] <= l) lo = mid;
+        else hi = mid - 1;
+    }
+    return lo;
+}
+
 /* Row of cluster C. */
 static inline const uint64_t *al_vis_row(const al_vis *vis, int c)
 {

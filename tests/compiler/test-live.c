@@ -46,6 +46,17 @@ static int full_differences(const al_snapshot *s, const al_input *in)
     return d;
 }
 
+/* The generated map loaded into S and an editable copy of its input in E; false (the test
+ * skipped or failed) without them. */
+static bool open_generated(scene *s, al_edit_input *e)
+{
+    const char *path = generated();
+    if (!path || !scene_load_file(s, path, NULL)) return false;
+    if (al_edit_input_init(e, &s->input.input)) return true;
+    scene_free(s);
+    return false;
+}
+
 /* RAD's light against the oracles: its direct light a new solver's of the same world, its
  * bounced light the kernel times what was sent (rad-check.h). */
 static void check_light(al_rad *rad, const al_input *input, const char *when)
@@ -131,12 +142,9 @@ CHECK_TEST(stages, "/live/a-submitted-map-is-published-stage-by-stage")
 
 CHECK_TEST(light_settles, "/live/the-light-carried-across-edits-is-the-new-worlds")
 {
-    const char *path = generated();
-    if (!path) return;
     scene s;
-    REQUIRE(scene_load_file(&s, path, NULL));
     al_edit_input e;
-    REQUIRE(al_edit_input_init(&e, &s.input.input));
+    if (!open_generated(&s, &e)) return;
     al_live *live = al_live_create(&(al_live_options){
         .pvs = AL_PVS_COARSE, .light = true, .rad = {.luxel_size = 64}, .light_residual = 0.05});
     REQUIRE(live);
@@ -177,12 +185,9 @@ CHECK_TEST(light_settles, "/live/the-light-carried-across-edits-is-the-new-world
 
 CHECK_TEST(edits_settle, "/live/edits-settle-into-what-a-full-compile-gives")
 {
-    const char *path = generated();
-    if (!path) return;
     scene s;
-    REQUIRE(scene_load_file(&s, path, NULL));
     al_edit_input e;
-    REQUIRE(al_edit_input_init(&e, &s.input.input));
+    if (!open_generated(&s, &e)) return;
     al_live *live = al_live_create(&(al_live_options){.pvs = AL_PVS_COARSE});
     REQUIRE(live);
     REQUIRE(al_live_wait(live, al_live_submit(live, &e.input), AL_STAGE_PORTALS, 120));

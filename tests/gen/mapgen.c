@@ -236,6 +236,14 @@ void mapgen_stairs(mapgen *g, double x0, double y0, double z0, int axis, int ste
     }
 }
 
+void mapgen_light(mapgen *g, double x, double y, double z, const char *level)
+{
+    mapgen_begin_entity(g, "light");
+    mapgen_keyf(g, "origin", "%g %g %g", x, y, z);
+    if (level) mapgen_key(g, "light", level);
+    mapgen_end_entity(g);
+}
+
 void mapgen_room(mapgen *g, double x0, double y0, double z0, double x1, double y1, double z1,
                  double thick, const char *material)
 {

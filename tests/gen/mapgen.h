@@ -45,6 +45,9 @@ void mapgen_box(mapgen *g, double x0, double y0, double z0, double x1, double y1
 void mapgen_room(mapgen *g, double x0, double y0, double z0, double x1, double y1, double z1,
                  double thick, const char *material);
 
+/* A light entity at (X, Y, Z) with key "light" LEVEL (NULL: none, Quake's 300). */
+void mapgen_light(mapgen *g, double x, double y, double z, const char *level);
+
 /* A convex polygon (X, Y, counter-clockwise seen from above) extruded from Z0 to Z1. */
 void mapgen_prism(mapgen *g, int count, const double (*xy)[2], double z0, double z1,
                   const char *material);

@@ -2,7 +2,9 @@
  * own arrays (rad/rad-internal.h) and evaluate its kernel afresh, pair by pair. */
 #include "rad-check.h"
 
+#include "al-live.h"
 #include "rad/rad-internal.h"
+#include "verify/edits.h"
 #include "vis/vis.h"
 #include "world/world-internal.h"
 
@@ -119,16 +121,14 @@ double rad_check_direct(const al_rad *rad, const al_rad *fresh, int *ties, char 
     return worst;
 }
 
-double rad_check_difference(const al_rad *a, const al_rad *b)
+double rad_check_books(al_rad *rad, char *why, size_t size)
 {
-    if (a->luxel_count != b->luxel_count) return -1;
-    double diff = 0, sum = 0;
-    for (int32_t j = 0; j < a->luxel_count; j++)
-        for (int c = 0; c < 3; c++) {
-            diff += fabs((double) a->incident[j][c] - b->incident[j][c]) * a->area[j];
-            sum += (double) b->incident[j][c] * b->area[j];
-        }
-    return sum > 0 ? diff / sum : 0;
+    al_rad_stats st;
+    al_rad_get_stats(rad, &st);
+    double sum = st.absorbed + st.escaped + st.unshot;
+    snprintf(why, size, "absorbed %g + escaped %g + unshot %g = %g, emitted %g", st.absorbed,
+             st.escaped, st.unshot, sum, st.emitted);
+    return st.emitted > 0 ? fabs(sum - st.emitted) / st.emitted : fabs(sum);
 }
 
 al_status rad_check_fresh(const al_rad *rad, al_rad **out)
@@ -139,6 +139,75 @@ al_status rad_check_fresh(const al_rad *rad, al_rad **out)
 int rad_check_stride(const al_rad *rad, int groups)
 {
     return groups > 0 ? rad->group_count / groups + 1 : 1;
+}
+
+void rad_check_edits(const al_input *input, const al_world *world, const al_rad_options *o,
+                     double residual, int edits, uint64_t seed, int groups, rad_edit_report *out)
+{
+    memset(out, 0, sizeof *out);
+    al_rad *rad = NULL;
+    al_edit_input e;
+    if (al_rad_create(world, input, o, &rad, NULL) != AL_OK || !al_edit_input_init(&e, input)) {
+        al_rad_destroy(rad);
+        out->failed = 1;
+        return;
+    }
+    al_rad_run(rad, residual, 0, NULL, NULL);
+    al_rng rng = {seed};
+    al_world **worlds = calloc((size_t) edits + 1, sizeof *worlds);
+    al_input **inputs = calloc((size_t) edits + 1, sizeof *inputs);
+    const al_world *prev = world;
+    for (int i = 0; worlds && inputs && i < edits; i++) {
+        al_edit edit;
+        al_compile_options co = {.pvs = AL_PVS_COARSE};
+        al_rad *next = NULL, *fresh = NULL;
+        if (!al_edit_random(&e, &rng, 8, &edit) || !(inputs[i] = al_input_clone(&e.input)) ||
+            al_world_update(prev, inputs[i], &co, &worlds[i], NULL) != AL_OK ||
+            al_rad_update(rad, worlds[i], inputs[i], o, &next, NULL) != AL_OK ||
+            al_rad_create(worlds[i], inputs[i], o, &fresh, NULL) != AL_OK) {
+            al_rad_destroy(next);
+            out->failed++;
+            break;
+        }
+        prev = worlds[i];
+        out->edits++;
+        al_rad_stats st;
+        al_rad_get_stats(next, &st);
+        out->corrections += st.corrections_left;
+        al_rad_step(fresh, st.lights_shot);
+        char why[256] = "";
+        int ties = 0, checked = 0;
+        double d = rad_check_direct(next, fresh, &ties, why, sizeof why);
+        if (d > out->worst_direct) {
+            out->worst_direct = d;
+            snprintf(out->why, sizeof out->why, "edit %d (%s), direct: %s", i,
+                     al_edit_kind_name(edit.kind), why);
+        }
+        out->ties += ties;
+        out->luxels += st.patches;
+        rad_check_finish_corrections(next);
+        double b = rad_check_bounce(next, rad_check_stride(next, groups), &checked, why, sizeof why);
+        if (b > out->worst_bounce) {
+            out->worst_bounce = b;
+            if (b > out->worst_direct)
+                snprintf(out->why, sizeof out->why, "edit %d (%s), bounced: %s", i,
+                         al_edit_kind_name(edit.kind), why);
+        }
+        out->checked += checked;
+        out->books_off += rad_check_books(next, why, sizeof why) > 1e-5;
+        al_rad_destroy(fresh);
+        al_rad_destroy(rad);
+        rad = next;
+        al_rad_step(rad, 16);
+    }
+    al_rad_destroy(rad);
+    for (int i = 0; worlds && inputs && i < edits; i++) {
+        al_world_destroy(worlds[i]);
+        free(inputs[i]);
+    }
+    free(worlds);
+    free(inputs);
+    al_edit_input_free(&e);
 }
 
 void rad_check_finish_corrections(al_rad *rad)

@@ -22,9 +22,10 @@ double rad_check_bounce(al_rad *rad, int stride, int *checked, char *why, size_t
 double rad_check_direct(const al_rad *rad, const al_rad *fresh, int *ties, char *why,
                         size_t size);
 
-/* Mean difference of two solvers' light (incident, ambient left out) over their luxels
- * (the same layout), relative to B's mean; -1 if their layouts differ. */
-double rad_check_difference(const al_rad *a, const al_rad *b);
+
+/* How far RAD's books are off: |absorbed + escaped + unshot - emitted| / emitted (0 with
+ * nothing emitted), described in WHY. */
+double rad_check_books(al_rad *rad, char *why, size_t size);
 
 /* A new solver of RAD's world and input with its options (nothing shot). */
 al_status rad_check_fresh(const al_rad *rad, al_rad **out);
@@ -34,5 +35,28 @@ int rad_check_stride(const al_rad *rad, int groups);
 
 /* Steps RAD until no correction is left (al_rad_update's). */
 void rad_check_finish_corrections(al_rad *rad);
+
+/* Light carried across random edits: INPUT and WORLD (compiled from it, with visibility)
+ * lit with OPTIONS to RESIDUAL, then EDITS random edits (verify/edits.h), each world
+ * updated from the last (coarse PVS) and its solver from the last; after each, the direct
+ * light against a new solver's (rad_check_direct) and, once corrected, the bounced light
+ * against a gather of about GROUPS groups (rad_check_bounce), and the books. Between edits
+ * the solver shoots 16 more times, as the editor would. */
+typedef struct rad_edit_report {
+    int edits, failed;
+    double worst_direct, worst_bounce; /* relative to the mean */
+    int ties;                          /* rad_check_direct's, summed */
+    long long luxels;                  /* whose direct light was compared, summed */
+    int books_off;                     /* edits whose books did not balance */
+    long long corrections;             /* panels corrected, summed */
+    int checked;                       /* luxels gathered anew, summed */
+    char why[256];                     /* the worst difference */
+} rad_edit_report;
+
+struct al_input;
+struct al_world;
+void rad_check_edits(const struct al_input *input, const struct al_world *world,
+                     const al_rad_options *options, double residual, int edits, uint64_t seed,
+                     int groups, rad_edit_report *out);
 
 #endif
