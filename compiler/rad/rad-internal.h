@@ -214,13 +214,19 @@ typedef struct rad_shooter {
     uint64_t *mask;        /* union of its clusters' PVS rows, or NULL: sees everything */
 } rad_shooter;
 
+/* What a shooter gave a receiver group. */
+typedef struct rad_gain {
+    double power; /* the light received times area, summed */
+    bool wrote;   /* anything was added to the receiver's luxels */
+} rad_gain;
+
 /* The light shooter SH gives receiver group R, into LOCAL[k] for the k-th luxel of R's
- * list (added; LOCAL has room for R's luxels), and its power times area to *RECEIVED.
- * Nothing if R is on the shooter's face or its PVS says R cannot see it. Returns the rays
- * cast. The kernel is linear in the shooter's powers: what a group's shots gave in all is
- * this for its summed exitance (rad.sent). */
+ * list (added; LOCAL has room for R's luxels), and its power times area to GAIN (whose
+ * WROTE is set if anything was added). Nothing if R is on the shooter's face or its PVS
+ * says R cannot see it. Returns the rays cast. The kernel is linear in the shooter's
+ * powers: what a group's shots gave in all is this for its summed exitance (rad.sent). */
 int64_t al_rad_panel_onto(const al_rad *rad, const rad_group *r, const rad_shooter *sh,
-                          float (*local)[3], double *received);
+                          float (*local)[3], rad_gain *gain);
 
 /* Adds LOCAL (per luxel of R's list, as al_rad_panel_onto gives it) to ROW (per luxel of
  * the solver); true if anything was not zero. */

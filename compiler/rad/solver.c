@@ -184,12 +184,12 @@ double al_rad_sun_reach(const al_rad *rad)
     return extent * 2 + 1024;
 }
 
-int al_rad_light_at(const al_rad *rad, const rad_light *l, const uint64_t *row, int32_t j,
-                    double extent, float out[3])
+/* Adds the direct light of L (PVS row ROW) at a luxel at X with normal N in vis leaf
+ * CLUSTER to SUM; returns the rays cast. */
+static inline int light_add(const al_rad *rad, const rad_light *l, const uint64_t *row,
+                            const double x[3], const double n[3], int32_t cluster,
+                            double extent, float sum[3])
 {
-    out[0] = out[1] = out[2] = 0;
-    const double *x = rad->point[j];
-    double n[3] = {rad->normal[j][0], rad->normal[j][1], rad->normal[j][2]};
     if (l->kind == RAD_SUN) {
         double c = -al_dot(n, l->dir);
         if (c <= 0) return 0;
@@ -198,10 +198,10 @@ int al_rad_light_at(const al_rad *rad, const rad_light *l, const uint64_t *row, 
         bool sky = false;
         if (!al_rad_ray(rad, x, far_point, &sky)) return 1;
         double v = l->level * (0.5 + 0.5 * c);
-        for (int k = 0; k < 3; k++) out[k] = (float) (v * l->colour[k]);
+        for (int k = 0; k < 3; k++) sum[k] += (float) (v * l->colour[k]);
         return 1;
     }
-    if (!in_row(row, rad->luxel_cluster[j])) return 0;
+    if (!in_row(row, cluster)) return 0;
     double to[3];
     al_sub(l->origin, x, to);
     double d2 = al_dot(to, to);
@@ -215,8 +215,16 @@ int al_rad_light_at(const al_rad *rad, const rad_light *l, const uint64_t *row, 
     double v = al_rad_light_value(l, d, c, from_light);
     if (v <= 0) return 0;
     if (!al_rad_ray(rad, x, l->origin, NULL)) return 1;
-    for (int k = 0; k < 3; k++) out[k] = (float) (v * l->colour[k]);
+    for (int k = 0; k < 3; k++) sum[k] += (float) (v * l->colour[k]);
     return 1;
+}
+
+int al_rad_light_at(const al_rad *rad, const rad_light *l, const uint64_t *row, int32_t j,
+                    double extent, float out[3])
+{
+    out[0] = out[1] = out[2] = 0;
+    double n[3] = {rad->normal[j][0], rad->normal[j][1], rad->normal[j][2]};
+    return light_add(rad, l, row, rad->point[j], n, rad->luxel_cluster[j], extent, out);
 }
 
 static void light_job(void *context, int index, int worker)
@@ -229,12 +237,13 @@ static void light_job(void *context, int index, int worker)
     int64_t rays = 0;
     for (int32_t r = a; r < b; r++) {
         int32_t j = ps->receivers ? ps->receivers[r] : r;
-        float sum[3] = {0, 0, 0}, add[3];
-        for (int32_t q = 0; q < ps->light_count; q++) {
-            rays += al_rad_light_at(rad, &rad->lights[ps->lights[q]], ps->light_rows[q], j,
-                                    ps->extent, add);
-            for (int k = 0; k < 3; k++) sum[k] += add[k];
-        }
+        const double *x = rad->point[j];
+        double n[3] = {rad->normal[j][0], rad->normal[j][1], rad->normal[j][2]};
+        int32_t cluster = rad->luxel_cluster[j];
+        float sum[3] = {0, 0, 0};
+        for (int32_t q = 0; q < ps->light_count; q++)
+            rays += light_add(rad, &rad->lights[ps->lights[q]], ps->light_rows[q], x, n, cluster,
+                              ps->extent, sum);
         for (int k = 0; k < 3; k++) rad->delta[j][k] = sum[k];
     }
     ps->rays[worker] += rays;
@@ -244,7 +253,7 @@ static void light_job(void *context, int index, int worker)
  * visibility from rays to the shooter's aim points, or whole when SEES_ALL. Returns the
  * rays cast. */
 static int near_luxel(const al_rad *rad, const rad_group *g, const float power[3], int32_t j,
-                      bool sees_all, float sum[3], double *received)
+                      bool sees_all, float sum[3], rad_gain *gain)
 {
     const rad_face *gf = &rad->faces[g->face];
     const double *x = rad->point[j];
@@ -268,7 +277,8 @@ static int near_luxel(const al_rad *rad, const rad_group *g, const float power[3
         add[k] = (float) (power[k] * f);
         sum[k] += add[k];
     }
-    *received += mean3(add) * rad->area[j];
+    gain->power += mean3(add) * rad->area[j];
+    gain->wrote = true;
     return sees_all ? 0 : g->aim_count;
 }
 
@@ -314,7 +324,7 @@ static bool group_in(const al_rad *rad, const rad_group *r, const uint64_t *mask
  * list). */
 static void far_disc(const al_rad *rad, const rad_group *r, const rad_face *sf,
                      const double centre[3], double area, const float power[3], float (*local)[3],
-                     double *received)
+                     rad_gain *gain)
 {
     for (int32_t k = 0; k < r->luxel_count; k++) {
         int32_t j = rad->group_luxels[r->first_luxel + k];
@@ -334,7 +344,8 @@ static void far_disc(const al_rad *rad, const rad_group *r, const rad_face *sf,
             add[c] = (float) (power[c] * ff);
             local[k][c] += add[c];
         }
-        *received += mean3(add) * rad->area[j];
+        gain->power += mean3(add) * rad->area[j];
+    gain->wrote = true;
     }
 }
 
@@ -342,7 +353,7 @@ static void far_disc(const al_rad *rad, const rad_group *r, const rad_face *sf,
  * the visibility group_sight finds; between, Lambert per luxel behind one ray; far, the
  * disc behind one ray. */
 static int64_t group_onto(const al_rad *rad, const rad_group *r, const rad_group *g,
-                          const float power[3], float (*local)[3], double *received)
+                          const float power[3], float (*local)[3], rad_gain *gain)
 {
     const rad_face *gf = &rad->faces[g->face];
     const rad_face *rf = &rad->faces[r->face];
@@ -359,7 +370,7 @@ static int64_t group_onto(const al_rad *rad, const rad_group *r, const rad_group
         if (!al_rad_ray(rad, rad->point[r->target], rad->point[g->target], NULL)) return 1;
         for (int32_t k = 0; k < r->luxel_count; k++)
             near_luxel(rad, g, power, rad->group_luxels[r->first_luxel + k], true, local[k],
-                       received);
+                       gain);
         return 1;
     }
     if (d2 < near * near) {
@@ -368,13 +379,13 @@ static int64_t group_onto(const al_rad *rad, const rad_group *r, const rad_group
         if (sight == 0) return rays;
         for (int32_t k = 0; k < r->luxel_count; k++) {
             int32_t j = rad->group_luxels[r->first_luxel + k];
-            rays += near_luxel(rad, g, power, j, sight == 2, local[k], received);
+            rays += near_luxel(rad, g, power, j, sight == 2, local[k], gain);
         }
         return rays;
     }
     /* Far: one ray between the groups decides, the disc term per luxel. */
     if (al_rad_ray(rad, rad->point[r->target], rad->point[g->target], NULL))
-        far_disc(rad, r, gf, g->centre, g->area, power, local, received);
+        far_disc(rad, r, gf, g->centre, g->area, power, local, gain);
     return 1;
 }
 
@@ -382,7 +393,7 @@ static int64_t group_onto(const al_rad *rad, const rad_group *r, const rad_group
 /* Quad U of shooter SH onto receiver group R: one disc and one ray when far, else group
  * by group. */
 static int64_t quad_onto(const al_rad *rad, const rad_group *r, const rad_shooter *sh, int u,
-                         float (*local)[3], double *received)
+                         float (*local)[3], rad_gain *gain)
 {
     const rad_panel *p = &rad->panels[sh->panel];
     const rad_panel *qu = &rad->quads[p->first_quad + u];
@@ -394,7 +405,7 @@ static int64_t quad_onto(const al_rad *rad, const rad_group *r, const rad_shoote
         const float *m = sh->quad_mean[u];
         if (nonzero3(m)) {
             if (al_rad_ray(rad, rad->point[r->target], rad->point[qu->target], NULL))
-                far_disc(rad, r, &rad->faces[qu->face], qu->centre, qu->area, m, local, received);
+                far_disc(rad, r, &rad->faces[qu->face], qu->centre, qu->area, m, local, gain);
             return 1;
         }
         return 0;
@@ -402,12 +413,12 @@ static int64_t quad_onto(const al_rad *rad, const rad_group *r, const rad_shoote
     int64_t rays = 0;
     for (int q = first; q < first + qu->group_count; q++)
         if (nonzero3(sh->power[q]))
-            rays += group_onto(rad, r, &rad->groups[sh->groups[q]], sh->power[q], local, received);
+            rays += group_onto(rad, r, &rad->groups[sh->groups[q]], sh->power[q], local, gain);
     return rays;
 }
 
 int64_t al_rad_panel_onto(const al_rad *rad, const rad_group *r, const rad_shooter *sh,
-                          float (*local)[3], double *received)
+                          float (*local)[3], rad_gain *gain)
 {
     const rad_panel *p = &rad->panels[sh->panel];
     const rad_face *rf = &rad->faces[r->face];
@@ -422,11 +433,11 @@ int64_t al_rad_panel_onto(const al_rad *rad, const rad_group *r, const rad_shoot
     if (sh->group_count > 1 && al_dot(d, d) >= reach * reach) {
         /* Far from the whole panel: one ray, one disc. */
         if (al_rad_ray(rad, rad->point[r->target], rad->point[p->target], NULL))
-            far_disc(rad, r, pf, p->centre, p->area, sh->mean, local, received);
+            far_disc(rad, r, pf, p->centre, p->area, sh->mean, local, gain);
         return 1;
     }
     int64_t rays = 0;
-    for (int u = 0; u < p->quad_count; u++) rays += quad_onto(rad, r, sh, u, local, received);
+    for (int u = 0; u < p->quad_count; u++) rays += quad_onto(rad, r, sh, u, local, gain);
     return rays;
 }
 
@@ -437,16 +448,21 @@ static void group_job(void *context, int index, int worker)
     int32_t a = index * GROUP_CHUNK, b = a + GROUP_CHUNK < ps->count ? a + GROUP_CHUNK : ps->count;
     int64_t rays = 0;
     double received[AL_RAD_BATCH] = {0};
+    /* Kept zero between receivers; written only where light arrives. */
     float local[AL_RAD_GROUP * AL_RAD_GROUP][3];
+    memset(local, 0, sizeof local);
     for (int32_t i = a; i < b; i++) {
         int32_t ri = ps->receivers ? ps->receivers[i] : i;
         const rad_group *r = &rad->groups[ri];
         for (int s = 0; s < ps->shooter_count; s++) {
-            memset(local, 0, (size_t) r->luxel_count * sizeof local[0]);
-            rays += al_rad_panel_onto(rad, r, &ps->shooters[s], local, &received[s]);
+            rad_gain gain = {0};
+            rays += al_rad_panel_onto(rad, r, &ps->shooters[s], local, &gain);
+            if (!gain.wrote) continue;
+            received[s] += gain.power;
             /* Light arrived: the row of this shooter holds something for the group. */
             if (al_rad_add_local(rad, r, local, rad->delta + (size_t) s * rad->luxel_count))
                 rad->group_rows[ri] |= (uint8_t) (1u << s);
+            memset(local, 0, (size_t) r->luxel_count * sizeof local[0]);
         }
     }
     for (int s = 0; s < ps->shooter_count; s++) ps->received[worker][s] += received[s];

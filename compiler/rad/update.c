@@ -711,7 +711,7 @@ static int64_t fix_kept_panel(al_rad *rad, rad_fix *fix, int32_t p, int w)
                       mask + fix->words, &old);
     int64_t rays = 0;
     float local[AL_RAD_GROUP * AL_RAD_GROUP][3], was[AL_RAD_GROUP * AL_RAD_GROUP][3];
-    double received = 0;
+    rad_gain received = {0};
     for (int32_t i = 0; i < fix->new_group_count; i++) {
         int32_t r = fix->new_groups[i];
         memset(local, 0, (size_t) rad->groups[r].luxel_count * sizeof local[0]);
@@ -762,7 +762,7 @@ static int64_t fix_gone_panel(al_rad *rad, rad_fix *fix, int32_t p0, int w)
     if (!al_rad_shooter_of(base, p0, (const float (*)[3]) fix->base_sent, mask, &old)) return 0;
     int64_t rays = 0;
     float was[AL_RAD_GROUP * AL_RAD_GROUP][3];
-    double received = 0;
+    rad_gain received = {0};
     for (int32_t r0 = 0; r0 < base->group_count; r0++) {
         int32_t r = fix->base_group[r0];
         if (r < 0) continue;

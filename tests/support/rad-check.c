@@ -38,7 +38,7 @@ double rad_check_bounce(al_rad *rad, int stride, int *checked, char *why, size_t
     for (int32_t g = 0; g < rad->group_count; g += stride) {
         const rad_group *r = &rad->groups[g];
         memset(want, 0, sizeof want);
-        double received = 0;
+        rad_gain received = {0};
         for (int s = 0; s < n; s++) {
             float local[AL_RAD_GROUP * AL_RAD_GROUP][3];
             memset(local, 0, sizeof local);
