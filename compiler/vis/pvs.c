@@ -84,9 +84,9 @@ typedef struct dportal {
 
 typedef struct pvs_state {
     al_vis *vis;
-    const int32_t *todo; /* directed portals a pass computes (the rest were taken); NULL:
-                            all */
-    int32_t todo_count;
+    const int32_t *flooded; /* the directed portals the coarse pass floods (the others'
+                               sets were taken from the previous world); NULL: all */
+    int32_t flood_count;
     int32_t clusters;
     int32_t words;
     dportal *portals;
@@ -131,7 +131,7 @@ static bool might_follow(const dportal *d, const dportal *e)
 static void coarse_job(void *context, int index, int worker)
 {
     pvs_state *s = context;
-    dportal *d = &s->portals[s->todo ? s->todo[index] : index];
+    dportal *d = &s->portals[s->flooded ? s->flooded[index] : index];
     int32_t *stack = s->stack[worker];
     int top = 0;
     al_bit_set(d->might, d->dst);
@@ -668,7 +668,7 @@ int al_vis_pvs(al_vis *vis, al_pvs_level level, int threads)
     uint64_t *might_bits = calloc(words + 1, sizeof *might_bits);
     uint64_t *vis_bits = calloc(words + 1, sizeof *vis_bits);
     int32_t *portal_dportal = malloc(((size_t) vis->portal_count + 1) * sizeof *portal_dportal);
-    int32_t *from = NULL, *map = NULL, *todo = NULL;
+    int32_t *from = NULL, *map = NULL, *flooded = NULL;
     vis->pvs = calloc((size_t) s.clusters * (size_t) s.words + 1, sizeof *vis->pvs);
     double (*points)[3] = NULL;
     s.stack = calloc((size_t) threads, sizeof *s.stack);
@@ -743,12 +743,12 @@ int al_vis_pvs(al_vis *vis, al_pvs_level level, int threads)
     vis->portal_dportal = portal_dportal;
     portal_dportal = NULL;
     from = malloc(((size_t) n + 1) * sizeof *from);
-    todo = malloc(((size_t) n + 1) * sizeof *todo);
+    flooded = malloc(((size_t) n + 1) * sizeof *flooded);
     const al_vis *prev = vis->previous;
     map = prev ? malloc(((size_t) prev->cluster_count + 1) * sizeof *map) : NULL;
-    if (!from || !todo || (prev && !map)) goto done;
+    if (!from || !flooded || (prev && !map)) goto done;
     bool reuse = prev && plan_reuse(&s, from, map);
-    int32_t todo_count = 0;
+    int32_t flood_count = 0;
     for (int32_t i = 0; i < n; i++) {
         if (reuse && from[i] >= 0) {
             dportal *d = &s.portals[i];
@@ -756,12 +756,12 @@ int al_vis_pvs(al_vis *vis, al_pvs_level level, int threads)
                                        prev->row_words, map, d->might, s.words);
             vis->dportals_reused[0]++;
         } else {
-            todo[todo_count++] = i;
+            flooded[flood_count++] = i;
         }
     }
-    s.todo = todo;
-    s.todo_count = todo_count;
-    al_parallel_for(todo_count, threads, coarse_job, &s);
+    s.flooded = flooded;
+    s.flood_count = flood_count;
+    al_parallel_for(flood_count, threads, coarse_job, &s);
     vis->stats.avg_visible_coarse = make_rows(&s, false);
     vis->stats.ms_coarse = al_clock_ms_since(t0);
     if (level == AL_PVS_TIGHT) {
@@ -830,7 +830,7 @@ done:
     free(portal_dportal);
     free(from);
     free(map);
-    free(todo);
+    free(flooded);
     free(points);
     for (int t = 0; t < threads; t++) {
         if (s.stack) free(s.stack[t]);
