@@ -256,7 +256,7 @@ double al_rad_sun_reach(const al_rad *rad);
 /* Commits the per-worker delta rows 0 .. ROWS-1 (as group_rows marks them) to the
  * luxels: incident and unshot light, group powers and the books (absorbed). The caller
  * holds the lock. Returns the power received. */
-double al_rad_commit_rows(al_rad *rad, int rows, double scale);
+double al_rad_commit_rows(al_rad *rad, int rows);
 
 /* Worker threads the solver uses. */
 int al_rad_threads(const al_rad *rad);

@@ -585,11 +585,10 @@ static double commit_groups(al_rad *rad, const int32_t *list, int32_t count,
     return received;
 }
 
-double al_rad_commit_rows(al_rad *rad, int rows, double scale)
+double al_rad_commit_rows(al_rad *rad, int rows)
 {
-    double s[AL_RAD_BATCH];
-    for (int k = 0; k < AL_RAD_BATCH; k++) s[k] = scale;
-    return commit_groups(rad, NULL, rad->group_count, s, rows, false);
+    const double ones[AL_RAD_BATCH] = {1, 1, 1, 1, 1, 1, 1, 1};
+    return commit_groups(rad, NULL, rad->group_count, ones, rows, false);
 }
 
 /* Shoots the next COUNT light sources not yet shot, in order, in one pass over every

@@ -82,7 +82,6 @@ typedef struct rad_fix {
     uint64_t *masks;
     int words, base_words, threads;
     int64_t rays[AL_RAD_BATCH];
-    int64_t made; /* corrections committed */
 } rad_fix;
 
 void al_rad_fix_free(rad_fix *fix)
@@ -488,10 +487,9 @@ static bool changed_boxes(const al_rad *rad, const al_rad *base, rad_fix *fix)
 typedef struct bvh_build {
     const al_rad *rad;
     rad_fix *fix;
-    int32_t cap;
 } bvh_build;
 
-static int32_t build_node(bvh_build *b, int32_t node, int32_t first, int32_t count)
+static void build_node(bvh_build *b, int32_t node, int32_t first, int32_t count)
 {
     rad_fix *fix = b->fix;
     const al_rad *rad = b->rad;
@@ -510,7 +508,7 @@ static int32_t build_node(bvh_build *b, int32_t node, int32_t first, int32_t cou
     if (count <= BVH_LEAF) {
         n->first = first;
         n->count = count;
-        return node + 1;
+        return;
     }
     int axis = 0;
     for (int k = 1; k < 3; k++)
@@ -540,7 +538,6 @@ static int32_t build_node(bvh_build *b, int32_t node, int32_t first, int32_t cou
     n->count = 0;
     build_node(b, left, first, mid - first);
     build_node(b, left + 1, mid, first + count - mid);
-    return fix->node_count;
 }
 
 static bool build_bvh(const al_rad *rad, rad_fix *fix)
@@ -556,7 +553,7 @@ static bool build_bvh(const al_rad *rad, rad_fix *fix)
         fix->node_count = 0;
         return true;
     }
-    bvh_build b = {rad, fix, 0};
+    bvh_build b = {rad, fix};
     build_node(&b, 0, 0, n);
     return true;
 }
@@ -692,7 +689,7 @@ typedef struct fix_pass {
     int32_t first, count; /* items */
 } fix_pass;
 
-/* Adds SIGN x LOCAL (per luxel of group R) to worker W's row, marking the group. */
+/* Adds LOCAL (per luxel of group R) to worker W's row, marking the group. */
 static void add_row(al_rad *rad, int32_t r, const float (*local)[3], int w)
 {
     if (al_rad_add_local(rad, &rad->groups[r], local, rad->delta + (size_t) w * rad->luxel_count))
@@ -823,12 +820,11 @@ int64_t al_rad_fix_step(al_rad *rad)
         fix->rays[w] = 0;
     }
     pthread_mutex_lock(&rad->lock);
-    double received = al_rad_commit_rows(rad, threads, 1.0);
+    double received = al_rad_commit_rows(rad, threads);
     /* Light moved between the receivers and what escaped. */
     rad->escaped -= received;
     rad->rays += rays;
     fix->done += made;
-    fix->made += made;
     if (fix->done == fix->item_count) {
         al_rad_fix_free(fix);
         rad->fix = NULL;
