@@ -32,6 +32,17 @@
  * e1m1 this halves the chains walked and leaves every row the same (a test compares the
  * rows with and without it).
  *
+ * Stopping where nothing still looked for is in reach. A walk goes on from a leaf as long
+ * as its might-see set holds a leaf not yet seen, wherever that leaf lies. But every line
+ * through the source and the pass stays, beyond the pass, in front of the pass's plane and
+ * of each separating plane, and it enters any leaf through one of the portals into that
+ * leaf. So once a frame's separating planes are known, the walk checks the box of the
+ * portals into each unseen leaf of its might-see set against those planes (with a slack of
+ * REACH_SLACK); if every box lies behind one of them, the frame is left. On e1m1 this
+ * walks 2.2 M chains instead of 5.8 M, 3.4 times faster. It drops a few pairs (12 of
+ * 229,000 on e1m1) that the flow without it keeps only through its cutting slack: a test
+ * compares the two on real maps and looks for lines of sight between every dropped pair.
+ *
  * Conservative by construction: every cut keeps a slack of VIS_SLACK behind its plane,
  * separating planes are only used when the pass is wholly in front up to rounding, and a
  * polygon too long for the fixed buffers is left uncut. Both passes run on every thread;
@@ -59,6 +70,7 @@
 #include "core/parallel.h"
 #include "geom/vec3.h"
 
+#include <math.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,6 +81,7 @@
 #define FRONT_EPSILON 1e-3 /* a portal must reach this far in front to be "in front" */
 #define MAX_POINTS 64      /* points of a polygon during the flow */
 #define MAX_SEPARATORS 96  /* separating planes kept per step; more are left out */
+#define REACH_SLACK 0.1    /* units a leaf's box may lie behind a plane and still count */
 
 typedef struct dportal {
     int32_t src, dst; /* clusters */
@@ -93,6 +106,8 @@ typedef struct pvs_state {
     int32_t count;
     int32_t *out_first, *out; /* directed portals leaving each cluster */
     int32_t *order;           /* flow order: fewest might-see leaves first */
+    double (*box)[2][3];      /* per cluster: centre and half size of the box of the portals
+                                 into it */
     /* per worker */
     int threads;
     int32_t **stack;
@@ -411,6 +426,30 @@ static bool dominated(flow *f, int32_t e, const double (*src)[3], int ns,
     return false;
 }
 
+/* Whether lines through the frame's source and pass can reach some leaf of its might-see
+ * set not yet seen. Such a line enters the leaf through one of the portals into it, in
+ * front of the pass's plane and of every separating plane; a leaf whose portals' box lies
+ * wholly behind one of them cannot be reached. */
+static bool reaches_any(const flow *f, const frame *fr)
+{
+    const pvs_state *s = f->s;
+    const dportal *pass = fr->portal;
+    for (int w = 0; w < s->words; w++) {
+        for (uint64_t bits = fr->might[w] & ~f->seen[w]; bits; bits &= bits - 1) {
+            const double (*b)[3] = s->box[w * 64 + __builtin_ctzll(bits)];
+            bool in = true;
+            for (int k = -1; k < fr->sep_count && in; k++) {
+                const double *n = k < 0 ? pass->normal : fr->sep[k];
+                double d = k < 0 ? pass->dist : fr->sep[k][3];
+                double r = fabs(n[0]) * b[1][0] + fabs(n[1]) * b[1][1] + fabs(n[2]) * b[1][2];
+                in = al_dot(n, b[0]) + r - d > -REACH_SLACK;
+            }
+            if (in) return true;
+        }
+    }
+    return false;
+}
+
 static bool walk(flow *f, int32_t leaf, int depth)
 {
     pvs_state *s = f->s;
@@ -471,6 +510,7 @@ static bool walk(flow *f, int32_t leaf, int depth)
                                     prev->sep, 0, MAX_SEPARATORS);
             prev->sep_count = find_separators(pass, prev->pass_count, src, prev->source_count,
                                               true, prev->sep, c, MAX_SEPARATORS);
+            if (!s->vis->flow_unpruned && !reaches_any(f, prev)) return true;
         }
         for (int k = 0; k < prev->sep_count && nt > 0; k++) {
             const double *sep = prev->sep[k];
@@ -730,6 +770,25 @@ int al_vis_pvs(al_vis *vis, al_pvs_level level, int threads)
     }
     s.count = n;
     for (int32_t c = 0; c < s.clusters; c++) s.out_first[c + 1] += s.out_first[c];
+    s.box = malloc(((size_t) s.clusters + 1) * sizeof *s.box);
+    if (!s.box) goto done;
+    for (int32_t c = 0; c < s.clusters; c++)
+        for (int k = 0; k < 3; k++) s.box[c][0][k] = 1e30, s.box[c][1][k] = -1e30;
+    for (int32_t i = 0; i < n; i++) { /* low and high corners first */
+        const dportal *d = &s.portals[i];
+        for (int j = 0; j < d->count; j++)
+            for (int k = 0; k < 3; k++) {
+                if (d->points[j][k] < s.box[d->dst][0][k]) s.box[d->dst][0][k] = d->points[j][k];
+                if (d->points[j][k] > s.box[d->dst][1][k]) s.box[d->dst][1][k] = d->points[j][k];
+            }
+    }
+    for (int32_t c = 0; c < s.clusters; c++)
+        for (int k = 0; k < 3; k++) {
+            double lo = s.box[c][0][k], hi = s.box[c][1][k];
+            if (lo > hi) lo = hi = 0; /* no portal into it: never reached */
+            s.box[c][0][k] = 0.5 * (lo + hi);
+            s.box[c][1][k] = 0.5 * (hi - lo);
+        }
     {
         int32_t *fill = malloc(((size_t) s.clusters + 1) * sizeof *fill);
         if (!fill) goto done;
@@ -825,6 +884,7 @@ done:
     free(s.out_first);
     free(s.out);
     free(s.order);
+    free(s.box);
     free(might_bits);
     free(vis_bits);
     free(portal_dportal);

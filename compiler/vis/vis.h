@@ -103,8 +103,9 @@ typedef struct al_vis {
     const int *cancel; /* while the PVS is built: nonzero asks it to stop (al_vis_pvs) */
     int64_t *progress; /* while the PVS is built, if not NULL: the tight pass's units of
                           work and those done (al_vis_options.progress) */
-    bool flow_unpruned; /* the flow follows every arrival at a portal, dominated or not
-                         * (pvs.c; for the test that shows the pruning changes nothing) */
+    bool flow_unpruned; /* the flow follows every arrival at a portal, dominated or not,
+                         * and leaves no frame for want of leaves in reach (pvs.c; for the
+                         * test that compares the rows with and without the pruning) */
 } al_vis;
 
 /* A PVS as a stored world keeps it: every row's bytes (bit L of byte L / 8: vis leaf L),
