@@ -430,7 +430,7 @@ static bool dominated(flow *f, int32_t e, const double (*src)[3], int ns,
  * set not yet seen. Such a line enters the leaf through one of the portals into it, in
  * front of the pass's plane and of every separating plane; a leaf whose portals' box lies
  * wholly behind one of them cannot be reached. */
-static bool reaches_any(const flow *f, const frame *fr)
+static bool reaches_any(const flow *f, const frame *fr, const frame *planes)
 {
     const pvs_state *s = f->s;
     const dportal *pass = fr->portal;
@@ -438,9 +438,9 @@ static bool reaches_any(const flow *f, const frame *fr)
         for (uint64_t bits = fr->might[w] & ~f->seen[w]; bits; bits &= bits - 1) {
             const double (*b)[3] = s->box[w * 64 + __builtin_ctzll(bits)];
             bool in = true;
-            for (int k = -1; k < fr->sep_count && in; k++) {
-                const double *n = k < 0 ? pass->normal : fr->sep[k];
-                double d = k < 0 ? pass->dist : fr->sep[k][3];
+            for (int k = -1; k < planes->sep_count && in; k++) {
+                const double *n = k < 0 ? pass->normal : planes->sep[k];
+                double d = k < 0 ? pass->dist : planes->sep[k][3];
                 double r = fabs(n[0]) * b[1][0] + fabs(n[1]) * b[1][1] + fabs(n[2]) * b[1][2];
                 in = al_dot(n, b[0]) + r - d > -REACH_SLACK;
             }
@@ -504,13 +504,18 @@ static bool walk(flow *f, int32_t leaf, int depth)
         int ns = cut(next->source, prev->source_count, back, -e->dist);
         if (ns == 0) continue;
         if (prev->sep_count < 0) {
+            /* Lines through this frame also pass the frame before: its planes are free. */
+            if (depth > 1 && !s->vis->flow_unpruned) {
+                const frame *before = &s->frames[f->worker][depth - 1];
+                if (before->sep_count > 0 && !reaches_any(f, prev, before)) return true;
+            }
             const double (*src)[3] = (const double (*)[3]) prev->source;
             const double (*pass)[3] = (const double (*)[3]) prev->pass;
             int c = find_separators(src, prev->source_count, pass, prev->pass_count, false,
                                     prev->sep, 0, MAX_SEPARATORS);
             prev->sep_count = find_separators(pass, prev->pass_count, src, prev->source_count,
                                               true, prev->sep, c, MAX_SEPARATORS);
-            if (!s->vis->flow_unpruned && !reaches_any(f, prev)) return true;
+            if (!s->vis->flow_unpruned && !reaches_any(f, prev, prev)) return true;
         }
         for (int k = 0; k < prev->sep_count && nt > 0; k++) {
             const double *sep = prev->sep[k];
@@ -551,6 +556,7 @@ static void flow_job(void *context, int index, int worker)
         memcpy(head->source, d->points, (size_t) d->count * sizeof head->source[0]);
         head->source_count = d->count;
         head->pass_count = 0;
+        head->sep_count = 0; /* no pass, no separating planes */
         head->portal = d;
         memcpy(head->might, d->might, (size_t) s->words * sizeof(uint64_t));
         ok = walk(&f, d->dst, 0);
