@@ -289,21 +289,29 @@ static int find_separators(const double (*a)[3], int na, const double (*b)[3], i
         if (corner[0] < 0) continue;
         for (int e = 0; e < 2 && count < max; e++) {
             if (e == 1 && corner[1] == corner[0]) break;
+            /* B lies behind n[0] and in front of n[1]: turn both to have B in front. The
+             * tests run on the plane before it is made unit length (d < -eps |p| as
+             * d < 0 and d^2 > eps^2 |p|^2), so a rejected plane costs no root. */
             double p[3];
-            /* B lies behind n[0] and in front of n[1]: turn both to have B in front. */
-            al_scale(n[e], (e == 0 ? -1.0 : 1.0) / al_length(n[e]), p);
+            al_scale(n[e], e == 0 ? -1.0 : 1.0, p);
+            double len2 = al_dot(p, p), eps2 = SIDE_EPSILON * SIDE_EPSILON * len2;
             double dist = al_dot(b[corner[e]], p);
-            if (al_dot(centre, p) - dist >= -SIDE_EPSILON) continue; /* A must be behind */
+            double dc = al_dot(centre, p) - dist;
+            if (dc >= 0 || dc * dc <= eps2) continue; /* A must be behind */
             bool separating = true, front = false;
             for (int k = 0; k < nb; k++) {
                 double d = al_dot(b[k], p) - dist;
-                if (d < -SIDE_EPSILON) {
+                if (d * d <= eps2) continue;
+                if (d < 0) {
                     separating = false;
                     break;
                 }
-                if (d > SIDE_EPSILON) front = true;
+                front = true;
             }
             if (!separating || !front) continue;
+            double unit = 1.0 / sqrt(len2);
+            al_scale(p, unit, p);
+            dist *= unit;
             planes[count][0] = sign * p[0];
             planes[count][1] = sign * p[1];
             planes[count][2] = sign * p[2];
