@@ -30,6 +30,7 @@ typedef struct al_vis_stats {
     int vis_leaves;
     int all_leaves; /* of the vis trees, solid and outside ones included */
     int outside_leaves; /* dropped because the void reaches them (sealed maps) */
+    int seams;          /* knife-edge seams the outside flood may cross (vis/seams.c) */
     al_pvs_level level;
     double ms_portals;  /* portals and the outside flood */
     double ms_coarse;   /* the flood pass */

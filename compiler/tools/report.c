@@ -85,6 +85,7 @@ cJSON *al_report_json(const al_tool_map *m, const al_world *w, const al_world_st
     cJSON_AddNumberToObject(portals, "leaves", vs.vis_leaves);
     cJSON_AddNumberToObject(portals, "all_leaves", vs.all_leaves);
     cJSON_AddNumberToObject(portals, "outside_leaves", vs.outside_leaves);
+    cJSON_AddNumberToObject(portals, "seams", vs.seams);
     cJSON *pvs = cJSON_AddObjectToObject(stages, "pvs");
     cJSON_AddStringToObject(pvs, "pass", vs.level == AL_PVS_TIGHT    ? "tight"
                                          : vs.level == AL_PVS_COARSE ? "coarse"

@@ -1,10 +1,10 @@
 /* The outside flood, leaks and vis leaves (see vis.h).
  *
- * Breadth-first from every leaf that touches the outer box, so each leaf's parent link
- * leads back to the void by the fewest portals: the leak path is that chain, through the
- * centres of the portals, from the entity's origin out to the map's bounds. Consecutive
- * points lie on the boundary of one convex leaf, so every segment of the path is in empty
- * space.
+ * Breadth-first from every leaf that touches the outer box, through portals and
+ * knife-edge seams, so each leaf's parent link leads back to the void by the fewest
+ * steps: the leak path is that chain, through the centres of the portals and the seams'
+ * points, from the entity's origin out to the map's bounds. Consecutive points lie on the
+ * boundary of one convex leaf, so every segment of the path is in empty space.
  */
 #include "vis.h"
 
@@ -32,13 +32,26 @@ static void exit_point(const double p[3], const double q[3], const double mins[3
     al_lerp(p, q, t, out);
 }
 
+/* A leaf's parent link: the portal (>= 0) or the seam (-2 - seam) it was reached
+ * through, -1 for a leaf of the void. Steps to the other leaf and gives the point. */
+static int32_t step_back(const al_vis *vis, int32_t link, int32_t l, double point[3])
+{
+    if (link >= 0) {
+        const al_portal *p = &vis->portals[link];
+        if (point) al_winding_center(p->winding, point);
+        return p->leaf[0] == l ? p->leaf[1] : p->leaf[0];
+    }
+    const al_vis_seam *s = &vis->seams[-2 - link];
+    if (point) al_copy(s->point, point);
+    return s->leaf[0] == l ? s->leaf[1] : s->leaf[0];
+}
+
 static bool leak_path(al_world *w, al_vis *vis, const int32_t *parent, int32_t leaf,
                       const double origin[3])
 {
     int count = 2;
-    for (int32_t l = leaf; parent[l] >= 0;) {
-        const al_portal *p = &vis->portals[parent[l]];
-        l = p->leaf[0] == l ? p->leaf[1] : p->leaf[0];
+    for (int32_t l = leaf; parent[l] != -1;) {
+        l = step_back(vis, parent[l], l, NULL);
         count++;
     }
     vis->leak_points = al_arena_alloc(vis->arena, (size_t) count * sizeof *vis->leak_points);
@@ -46,10 +59,9 @@ static bool leak_path(al_world *w, al_vis *vis, const int32_t *parent, int32_t l
     int n = 0;
     al_copy(origin, vis->leak_points[n++]);
     int32_t l = leaf;
-    while (parent[l] >= 0) {
-        const al_portal *p = &vis->portals[parent[l]];
-        al_winding_center(p->winding, vis->leak_points[n++]);
-        l = p->leaf[0] == l ? p->leaf[1] : p->leaf[0];
+    while (parent[l] != -1) {
+        l = step_back(vis, parent[l], l, vis->leak_points[n]);
+        n++;
     }
     double mins[3], maxs[3];
     for (int k = 0; k < 3; k++) {
@@ -68,8 +80,20 @@ int al_vis_flood(al_world *w, al_vis *vis, const al_vis_entity *entities, int en
     int32_t *parent = malloc((size_t) (leaves + 1) * sizeof *parent);
     int32_t *queue = malloc((size_t) (leaves + 1) * sizeof *queue);
     uint8_t *reached = calloc((size_t) leaves + 1, 1);
+    /* Seams touching each leaf (CSR). */
+    int32_t *seam_first = calloc((size_t) leaves + 2, sizeof *seam_first);
+    int32_t *seam_list = malloc(((size_t) vis->seam_count * 2 + 1) * sizeof *seam_list);
     int status = -1;
-    if (!parent || !queue || !reached) goto done;
+    if (!parent || !queue || !reached || !seam_first || !seam_list) goto done;
+    for (int32_t i = 0; i < vis->seam_count; i++) {
+        seam_first[vis->seams[i].leaf[0] + 1]++;
+        seam_first[vis->seams[i].leaf[1] + 1]++;
+    }
+    for (int32_t l = 0; l < leaves; l++) seam_first[l + 1] += seam_first[l];
+    for (int32_t i = 0; i < vis->seam_count; i++)
+        for (int k = 0; k < 2; k++) seam_list[seam_first[vis->seams[i].leaf[k]]++] = i;
+    for (int32_t l = leaves; l > 0; l--) seam_first[l] = seam_first[l - 1];
+    seam_first[0] = 0;
 
     int head = 0, tail = 0;
     for (int32_t l = 0; l < leaves; l++) {
@@ -89,6 +113,14 @@ int al_vis_flood(al_world *w, al_vis *vis, const al_vis_entity *entities, int en
             parent[next] = vis->leaf_portals[i];
             queue[tail++] = next;
         }
+        for (int32_t i = seam_first[l]; i < seam_first[l + 1]; i++) {
+            const al_vis_seam *sm = &vis->seams[seam_list[i]];
+            int32_t next = sm->leaf[0] == l ? sm->leaf[1] : sm->leaf[0];
+            if (reached[next]) continue;
+            reached[next] = 1;
+            parent[next] = -2 - seam_list[i];
+            queue[tail++] = next;
+        }
     }
 
     /* Entities with an origin tell the inside from the outside. */
@@ -105,12 +137,23 @@ int al_vis_flood(al_world *w, al_vis *vis, const al_vis_entity *entities, int en
             snprintf(vis->leak_classname, sizeof vis->leak_classname, "%s",
                      ent->classname ? ent->classname : "");
             if (!leak_path(w, vis, parent, l, ent->origin)) goto done;
-            al_diag_add(&w->diags, AL_SEVERITY_WARNING, AL_DIAG_LEAK, e, -1, -1, ent->line, -1,
-                        "leak: the void outside the map reaches this %s at (%g %g %g); "
-                        "the path to the outside has %d points",
-                        vis->leak_classname[0] ? vis->leak_classname : "entity",
-                        ent->origin[0], ent->origin[1], ent->origin[2],
-                        (int) vis->leak_point_count);
+            int seams = 0;
+            double at[3] = {0, 0, 0};
+            for (int32_t k = l; parent[k] != -1; k = step_back(vis, parent[k], k, NULL))
+                if (parent[k] < -1 && seams++ == 0) al_copy(vis->seams[-2 - parent[k]].point, at);
+            const char *name = vis->leak_classname[0] ? vis->leak_classname : "entity";
+            if (seams == 0)
+                al_diag_add(&w->diags, AL_SEVERITY_WARNING, AL_DIAG_LEAK, e, -1, -1, ent->line, -1,
+                            "leak: the void outside the map reaches this %s at (%g %g %g); "
+                            "the path to the outside has %d points",
+                            name, ent->origin[0], ent->origin[1], ent->origin[2],
+                            (int) vis->leak_point_count);
+            else /* brushes that meet only along a sharp edge (seams.c) */
+                al_diag_add(&w->diags, AL_SEVERITY_WARNING, AL_DIAG_LEAK, e, -1, -1, ent->line, -1,
+                            "leak: the void reaches this %s at (%g %g %g) through a knife-edge "
+                            "seam at (%g %g %g); the path out has %d points",
+                            name, ent->origin[0], ent->origin[1], ent->origin[2], at[0], at[1],
+                            at[2], (int) vis->leak_point_count);
         }
     }
     if (placed == 0 && leaves > 0)
@@ -149,5 +192,7 @@ done:
     free(parent);
     free(queue);
     free(reached);
+    free(seam_first);
+    free(seam_list);
     return status;
 }

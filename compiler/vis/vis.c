@@ -20,6 +20,7 @@ void al_vis_destroy(al_vis *vis)
     free(vis->leaf_cluster);
     free(vis->border_point);
     free(vis->portals);
+    free(vis->seams);
     free(vis->block_portal_first);
     free(vis->block_copied);
     free(vis->dportal_might);
@@ -73,6 +74,7 @@ int al_vis_build(al_world *w, const al_vis_entity *entities, int entity_count,
 
     uint64_t t0 = al_clock_ns();
     if (al_vis_portals(w, vis, previous) < 0) return -1;
+    if (al_vis_seams(w, vis) < 0) return -1;
     if (al_vis_flood(w, vis, entities, entity_count) < 0) return -1;
     vis->stats.ms_portals = al_clock_ms_since(t0);
     if (al_vis_leaf_faces(w, vis, entities, entity_count) < 0) return -1;

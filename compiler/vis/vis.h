@@ -15,6 +15,8 @@
  * the empty leaves they reach are the void. A breadth-first flood from them through the
  * portals finds every leaf the void reaches; an entity whose origin lies in one is a leak,
  * and the flood's parent links give the shortest path (in portals) from it to the void.
+ * The flood also crosses knife-edge seams (seams.c): empty leaves that meet only along an
+ * edge two brushes share, which Quake's tools count as a crack in the map.
  * A sealed map drops the void's leaves from visibility; the rest are the vis leaves.
  *
  * PVS (pvs.c): a coarse flood pass, then portal flow with separating planes.
@@ -45,6 +47,12 @@ typedef struct al_portal {
     al_winding *winding; /* faces along normal; in al_vis.arena */
 } al_portal;
 
+/* Two empty leaves that meet only along an edge two brushes share (seams.c). */
+typedef struct al_vis_seam {
+    int32_t leaf[2];
+    double point[3]; /* on the edge */
+} al_vis_seam;
+
 typedef struct al_vis {
     al_arena *arena;         /* leak path */
     al_arena **block_arenas; /* per block: its portals' windings */
@@ -63,6 +71,8 @@ typedef struct al_vis {
     uint8_t *block_copied;       /* per block: its portals are the previous world's */
     int32_t *leaf_portal_first; /* leaf_count + 1: portals touching each leaf (CSR) */
     int32_t *leaf_portals;
+    int32_t seam_count;
+    al_vis_seam *seams; /* knife-edge seams, which the outside flood crosses */
 
     int32_t cluster_count;
     int32_t *cluster_leaf;
@@ -151,6 +161,7 @@ void al_vis_destroy(al_vis *vis);
 /* Steps of al_vis_build, in order. PREVIOUS (may be NULL): a world whose portals of the
  * blocks W shares with it (vis trees, and those of the lower neighbours) are copied. */
 int al_vis_portals(al_world *w, al_vis *vis, const al_world *previous);
+int al_vis_seams(const al_world *w, al_vis *vis);
 int al_vis_flood(al_world *w, al_vis *vis, const al_vis_entity *entities, int entity_count);
 int al_vis_leaf_faces(const al_world *w, al_vis *vis, const al_vis_entity *entities,
                       int entity_count);

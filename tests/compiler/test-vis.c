@@ -176,6 +176,81 @@ CHECK_TEST(leaking_room, "/vis/leaking-room-reports-the-entity-and-a-path-to-the
     scene_free(&s);
 }
 
+/* A 256-unit room whose wall at y = 256 is two brushes meeting along the vertical edge at
+ * x = 128: two slivers (7 degrees at the edge, the void in the wedge behind them) or two
+ * boxes corner to corner (right angles). */
+static void knife_edge_room(mapgen *g, bool slivers)
+{
+    mapgen_begin_entity(g, "worldspawn");
+    mapgen_box(g, -16, -16, -16, 272, 272, 0, "floor");
+    mapgen_box(g, -16, -16, 128, 272, 272, 144, "ceiling");
+    mapgen_box(g, -16, -16, 0, 0, 272, 128, "wall");
+    mapgen_box(g, 256, -16, 0, 272, 272, 128, "wall");
+    mapgen_box(g, 0, -16, 0, 256, 0, 128, "wall");
+    if (slivers) {
+        const double a[3][2] = {{0, 256}, {128, 256}, {0, 272}};
+        const double b[3][2] = {{128, 256}, {256, 256}, {256, 272}};
+        mapgen_prism(g, 3, a, 0, 128, "wall");
+        mapgen_prism(g, 3, b, 0, 128, "wall");
+    } else {
+        mapgen_box(g, 0, 256, 0, 128, 272, 128, "wall");
+        mapgen_box(g, 128, 240, 0, 256, 256, 128, "wall");
+    }
+    mapgen_end_entity(g);
+    mapgen_point_entity(g, "info_player_start", 64, 64, 32);
+}
+
+CHECK_TEST(knife_edge, "/vis/slivers-meeting-at-an-edge-leak-and-right-angled-corners-do-not")
+{
+    /* Slivers: the void reaches the start through the seam, and the path says where. */
+    mapgen *g = mapgen_create(false);
+    knife_edge_room(g, true);
+    scene s;
+    REQUIRE(load(&s, g, AL_PVS_TIGHT));
+    al_vis_stats vs;
+    al_world_vis_stats(s.world, &vs);
+    CHECK_MSG(vs.seams >= 1, "%d seams", vs.seams);
+    al_leak_info leak;
+    REQUIRE(al_world_leak(s.world, &leak));
+    CHECK(strcmp(leak.classname, "info_player_start") == 0);
+    bool at_seam = false;
+    al_oracle *sight = al_oracle_create_sight(s.world);
+    REQUIRE(sight);
+    const double zero[3] = {0, 0, 0};
+    for (int i = 0; i < leak.point_count; i++) {
+        const double *p = leak.points[i];
+        at_seam |= fabs(p[0] - 128) < 1e-6 && fabs(p[1] - 256) < 1e-6 && p[2] > 0 && p[2] < 128;
+        if (i + 1 == leak.point_count) break;
+        /* Every leg runs through empty space (its ends may touch brushes). */
+        for (int k = 1; k < 8; k++) {
+            double q[3];
+            al_lerp(p, leak.points[i + 1], k / 8.0, q);
+            CHECK_MSG(al_oracle_point_margin(sight, zero, zero, q) > -1e-6,
+                      "leg %d of the leak path passes (%g %g %g), inside a brush", i, q[0], q[1],
+                      q[2]);
+        }
+    }
+    CHECK_MSG(at_seam, "the leak path does not pass the seam at (128 256 z)");
+    bool named = false;
+    const al_diag_list *d = al_world_diagnostics(s.world);
+    for (size_t i = 0; i < d->count; i++)
+        named |= d->items[i].kind == AL_DIAG_LEAK && strstr(d->items[i].message, "knife-edge");
+    CHECK(named);
+    al_oracle_destroy(sight);
+    scene_free(&s);
+
+    /* Boxes corner to corner: sealed, as Quake's compilers have it. */
+    g = mapgen_create(false);
+    knife_edge_room(g, false);
+    REQUIRE(load(&s, g, AL_PVS_TIGHT));
+    al_world_vis_stats(s.world, &vs);
+    CHECK_MSG(vs.seams == 0, "%d seams", vs.seams);
+    CHECK(!al_world_leak(s.world, &leak));
+    CHECK(vs.outside_leaves > 0);
+    check_pvs(&s, 5000);
+    scene_free(&s);
+}
+
 CHECK_TEST(two_rooms, "/vis/two-rooms-whose-door-the-other-wall-closes-do-not-see-each-other")
 {
     mapgen *g = mapgen_create(false);
