@@ -176,17 +176,25 @@ CHECK_TEST(leaking_room, "/vis/leaking-room-reports-the-entity-and-a-path-to-the
     scene_free(&s);
 }
 
+/* Floor, ceiling and walls 16 thick around [0, SIZE] x [0, SIZE] x [0, 128]; the wall at
+ * y = SIZE only if FAR_WALL. */
+static void shell(mapgen *g, double size, bool far_wall)
+{
+    mapgen_box(g, -16, -16, -16, size + 16, size + 16, 0, "floor");
+    mapgen_box(g, -16, -16, 128, size + 16, size + 16, 144, "ceiling");
+    mapgen_box(g, -16, -16, 0, 0, size + 16, 128, "wall");
+    mapgen_box(g, size, -16, 0, size + 16, size + 16, 128, "wall");
+    mapgen_box(g, 0, -16, 0, size, 0, 128, "wall");
+    if (far_wall) mapgen_box(g, 0, size, 0, size, size + 16, 128, "wall");
+}
+
 /* A 256-unit room whose wall at y = 256 is two brushes meeting along the vertical edge at
  * x = 128: two slivers (7 degrees at the edge, the void in the wedge behind them) or two
  * boxes corner to corner (right angles). */
 static void knife_edge_room(mapgen *g, bool slivers)
 {
     mapgen_begin_entity(g, "worldspawn");
-    mapgen_box(g, -16, -16, -16, 272, 272, 0, "floor");
-    mapgen_box(g, -16, -16, 128, 272, 272, 144, "ceiling");
-    mapgen_box(g, -16, -16, 0, 0, 272, 128, "wall");
-    mapgen_box(g, 256, -16, 0, 272, 272, 128, "wall");
-    mapgen_box(g, 0, -16, 0, 256, 0, 128, "wall");
+    shell(g, 256, false);
     if (slivers) {
         const double a[3][2] = {{0, 256}, {128, 256}, {0, 272}};
         const double b[3][2] = {{128, 256}, {256, 256}, {256, 272}};
@@ -286,12 +294,7 @@ CHECK_TEST(door, "/vis/rooms-through-a-door-see-each-other-and-hidden-corners-do
     mapgen_begin_entity(g, "worldspawn");
     /* One hall [0,512] x [0,512] split by a wall at y in [240,272] with a door at x in
      * [224,288]. */
-    mapgen_box(g, -16, -16, -16, 528, 528, 0, "floor");
-    mapgen_box(g, -16, -16, 128, 528, 528, 144, "ceiling");
-    mapgen_box(g, -16, -16, 0, 0, 528, 128, "wall");
-    mapgen_box(g, 512, -16, 0, 528, 528, 128, "wall");
-    mapgen_box(g, 0, -16, 0, 512, 0, 128, "wall");
-    mapgen_box(g, 0, 512, 0, 512, 528, 128, "wall");
+    shell(g, 512, true);
     mapgen_box(g, 0, 240, 0, 224, 272, 128, "wall");
     mapgen_box(g, 288, 240, 0, 512, 272, 128, "wall");
     mapgen_end_entity(g);
