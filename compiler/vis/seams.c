@@ -209,7 +209,7 @@ int al_vis_seams(const al_world *w, al_vis *vis)
     edge *edges = NULL;
     int64_t count = collect_edges(w, &edges);
     if (count < 0) return -1;
-    qsort(edges, (size_t) count, sizeof *edges, compare_edges);
+    if (count > 0) qsort(edges, (size_t) count, sizeof *edges, compare_edges);
     int32_t cap = 0;
     int status = 0;
     for (int64_t i = 0; i < count && status == 0;) {
