@@ -40,7 +40,7 @@
 typedef struct edge {
     int64_t key[6]; /* both end points on the grid, the smaller first */
     int32_t brush;
-    bool thin; /* the brush's faces meet at it at a sharp angle (SEAM_THIN_DEGREES) */
+    bool shared; /* another brush has this edge too */
     double a[3], b[3];
 } edge;
 
@@ -51,12 +51,18 @@ static double al_sub_length(const double a[3], const double b[3])
     return al_length(d);
 }
 
+static int compare_keys(const int64_t p[6], const int64_t q[6])
+{
+    for (int k = 0; k < 6; k++)
+        if (p[k] != q[k]) return p[k] < q[k] ? -1 : 1;
+    return 0;
+}
+
 static int compare_edges(const void *x, const void *y)
 {
     const edge *p = x, *q = y;
-    for (int k = 0; k < 6; k++)
-        if (p->key[k] != q->key[k]) return p->key[k] < q->key[k] ? -1 : 1;
-    return (p->brush > q->brush) - (p->brush < q->brush);
+    int c = compare_keys(p->key, q->key);
+    return c ? c : (p->brush > q->brush) - (p->brush < q->brush);
 }
 
 static bool point_less(const int64_t a[3], const int64_t b[3])
@@ -66,68 +72,96 @@ static bool point_less(const int64_t a[3], const int64_t b[3])
     return false;
 }
 
-/* The brushes' edges, each once per brush (it is on two sides, once each way round).
- * Returns the count, -1 if memory ran out; *OUT is malloc'ed. */
-static int64_t collect_edges(const al_world *w, edge **out)
+/* Calls VISIT for each edge of each brush that blocks sight, once per brush (an edge is
+ * on two sides, once each way round: it is taken from the side that walks it from the
+ * smaller end), skipping edges shorter than SEAM_MIN_LENGTH. Stops when VISIT returns
+ * false, and returns false then. */
+typedef bool (*edge_visit)(void *context, const al_world *w, int brush, int side,
+                           const double a[3], const double b[3], const int64_t key[6]);
+
+static bool each_edge(const al_world *w, edge_visit visit, void *context)
 {
-    int64_t count = 0, cap = 0;
-    edge *edges = NULL;
-    for (int i = 0; i < w->collision_count; i++) {
-        const al_brush *br = w->collision[i];
+    for (int brush = 0; brush < w->collision_count; brush++) {
+        const al_brush *br = w->collision[brush];
         if (!al_brush_blocks_sight(br)) continue;
-        for (int s = 0; s < br->side_count; s++) {
-            const al_winding *wd = br->sides[s].winding;
+        for (int side = 0; side < br->side_count; side++) {
+            const al_winding *wd = br->sides[side].winding;
             if (!wd) continue;
             for (int k = 0; k < wd->count; k++) {
                 const double *a = wd->points[k], *b = wd->points[k + 1 == wd->count ? 0 : k + 1];
-                int64_t ka[3], kb[3];
+                int64_t key[6];
                 for (int c = 0; c < 3; c++) {
-                    ka[c] = llround(a[c] * SEAM_GRID);
-                    kb[c] = llround(b[c] * SEAM_GRID);
+                    key[c] = llround(a[c] * SEAM_GRID);
+                    key[3 + c] = llround(b[c] * SEAM_GRID);
                 }
-                /* Each edge is kept from the side that walks it from the smaller end. */
-                if (!point_less(ka, kb)) continue;
+                if (!point_less(key, key + 3)) continue;
                 double ab[3];
                 al_sub(b, a, ab);
                 if (al_length(ab) < SEAM_MIN_LENGTH) continue;
-                if (count == cap) {
-                    int64_t c = cap ? 2 * cap : 4096;
-                    edge *g = realloc(edges, (size_t) c * sizeof *g);
-                    if (!g) {
-                        free(edges);
-                        return -1;
-                    }
-                    edges = g, cap = c;
-                }
-                edge *e = &edges[count++];
-                memcpy(e->key, ka, sizeof ka);
-                memcpy(e->key + 3, kb, sizeof kb);
-                e->brush = i;
-                e->thin = false;
-                /* The other side along the edge: their outward normals turn by more than
-                 * 180 degrees less the brush's angle at the edge. */
-                const double *n = w->planes.planes[br->sides[s].plane].normal;
-                for (int o = 0; o < br->side_count; o++) {
-                    const al_winding *ow = br->sides[o].winding;
-                    if (o == s || !ow) continue;
-                    bool has = false;
-                    for (int q = 0; q < ow->count && !has; q++) {
-                        const double *c = ow->points[q];
-                        const double *d = ow->points[q + 1 == ow->count ? 0 : q + 1];
-                        has = al_sub_length(c, b) < 1e-3 && al_sub_length(d, a) < 1e-3;
-                    }
-                    if (!has) continue;
-                    const double *m = w->planes.planes[br->sides[o].plane].normal;
-                    e->thin = al_dot(n, m) < -cos(SEAM_THIN_DEGREES * 1.2 * M_PI / 180);
-                    break;
-                }
-                al_copy(a, e->a);
-                al_copy(b, e->b);
+                if (!visit(context, w, brush, side, a, b, key)) return false;
             }
         }
     }
-    *out = edges;
-    return count;
+    return true;
+}
+
+/* Whether the brush's other side along edge A-B (walked B to A there) turns from SIDE's
+ * normal by so much that the brush is a sliver at the edge. */
+static bool sliver_at(const al_world *w, const al_brush *br, int side, const double a[3],
+                      const double b[3])
+{
+    const double *n = w->planes.planes[br->sides[side].plane].normal;
+    for (int o = 0; o < br->side_count; o++) {
+        const al_winding *ow = br->sides[o].winding;
+        if (o == side || !ow) continue;
+        const double *m = w->planes.planes[br->sides[o].plane].normal;
+        /* Outward normals turn by 180 degrees less the brush's angle at the edge. */
+        if (al_dot(n, m) >= -cos(SEAM_THIN_DEGREES * 1.2 * M_PI / 180)) continue;
+        for (int q = 0; q < ow->count; q++) {
+            const double *c = ow->points[q], *d = ow->points[q + 1 == ow->count ? 0 : q + 1];
+            if (al_sub_length(c, b) < 1e-3 && al_sub_length(d, a) < 1e-3) return true;
+        }
+    }
+    return false;
+}
+
+typedef struct edge_list {
+    edge *edges;
+    int64_t count, cap;
+} edge_list;
+
+static bool keep_sliver(void *context, const al_world *w, int brush, int side,
+                        const double a[3], const double b[3], const int64_t key[6])
+{
+    edge_list *l = context;
+    if (!sliver_at(w, w->collision[brush], side, a, b)) return true;
+    if (l->count == l->cap) {
+        int64_t c = l->cap ? 2 * l->cap : 256;
+        edge *g = realloc(l->edges, (size_t) c * sizeof *g);
+        if (!g) return false;
+        l->edges = g, l->cap = c;
+    }
+    edge *e = &l->edges[l->count++];
+    memcpy(e->key, key, sizeof e->key);
+    e->brush = brush;
+    e->shared = false;
+    al_copy(a, e->a);
+    al_copy(b, e->b);
+    return true;
+}
+
+/* The first sliver edge with KEY, or -1. */
+static int64_t find_key(const edge *edges, int64_t count, const int64_t key[6])
+{
+    int64_t lo = 0, hi = count;
+    while (lo < hi) {
+        int64_t mid = (lo + hi) / 2;
+        if (compare_keys(edges[mid].key, key) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < count && compare_keys(edges[lo].key, key) == 0 ? lo : -1;
 }
 
 static bool add_seam(al_vis *vis, int32_t a, int32_t b, const double p[3], int32_t *cap)
@@ -201,29 +235,44 @@ static bool probe_edge(const al_world *w, al_vis *vis, const double a[3], const 
     return true;
 }
 
+/* Marks the sliver edges that another brush has too. */
+static bool mark_shared(void *context, const al_world *w, int brush, int side,
+                        const double a[3], const double b[3], const int64_t key[6])
+{
+    (void) w, (void) side, (void) a, (void) b;
+    edge_list *l = context;
+    for (int64_t f = find_key(l->edges, l->count, key);
+         f >= 0 && f < l->count && compare_keys(l->edges[f].key, key) == 0; f++)
+        if (l->edges[f].brush != brush) l->edges[f].shared = true;
+    return true;
+}
+
 int al_vis_seams(const al_world *w, al_vis *vis)
 {
     free(vis->seams);
     vis->seams = NULL;
     vis->seam_count = 0;
-    edge *edges = NULL;
-    int64_t count = collect_edges(w, &edges);
-    if (count < 0) return -1;
-    if (count > 0) qsort(edges, (size_t) count, sizeof *edges, compare_edges);
+    vis->stats.seams = 0;
+    edge_list l = {0};
+    if (!each_edge(w, keep_sliver, &l)) {
+        free(l.edges);
+        return -1;
+    }
+    if (l.count > 0) {
+        qsort(l.edges, (size_t) l.count, sizeof *l.edges, compare_edges);
+        each_edge(w, mark_shared, &l);
+    }
     int32_t cap = 0;
     int status = 0;
-    for (int64_t i = 0; i < count && status == 0;) {
+    for (int64_t i = 0; i < l.count && status == 0;) {
         int64_t j = i + 1;
-        while (j < count && memcmp(edges[j].key, edges[i].key, sizeof edges[i].key) == 0) j++;
-        bool shared = false, thin = false;
-        for (int64_t k = i; k < j; k++) {
-            shared |= edges[k].brush != edges[i].brush;
-            thin |= edges[k].thin;
-        }
-        if (shared && thin && !probe_edge(w, vis, edges[i].a, edges[i].b, &cap)) status = -1;
+        bool shared = l.edges[i].shared;
+        for (; j < l.count && compare_keys(l.edges[j].key, l.edges[i].key) == 0; j++)
+            shared |= l.edges[j].shared;
+        if (shared && !probe_edge(w, vis, l.edges[i].a, l.edges[i].b, &cap)) status = -1;
         i = j;
     }
-    free(edges);
+    free(l.edges);
     vis->stats.seams = vis->seam_count;
     return status;
 }
