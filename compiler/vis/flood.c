@@ -137,12 +137,12 @@ int al_vis_flood(al_world *w, al_vis *vis, const al_vis_entity *entities, int en
             snprintf(vis->leak_classname, sizeof vis->leak_classname, "%s",
                      ent->classname ? ent->classname : "");
             if (!leak_path(w, vis, parent, l, ent->origin)) goto done;
-            int seams = 0;
-            double at[3] = {0, 0, 0};
-            for (int32_t k = l; parent[k] != -1; k = step_back(vis, parent[k], k, NULL))
-                if (parent[k] < -1 && seams++ == 0) al_copy(vis->seams[-2 - parent[k]].point, at);
+            /* The first knife-edge seam on the path, if any, is named. */
+            const double *at = NULL;
+            for (int32_t k = l; parent[k] != -1 && !at; k = step_back(vis, parent[k], k, NULL))
+                if (parent[k] < -1) at = vis->seams[-2 - parent[k]].point;
             const char *name = vis->leak_classname[0] ? vis->leak_classname : "entity";
-            if (seams == 0)
+            if (!at)
                 al_diag_add(&w->diags, AL_SEVERITY_WARNING, AL_DIAG_LEAK, e, -1, -1, ent->line, -1,
                             "leak: the void outside the map reaches this %s at (%g %g %g); "
                             "the path to the outside has %d points",

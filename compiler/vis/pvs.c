@@ -29,8 +29,8 @@
  * planes' worth of lines. So an arrival whose source, target and might-see set lie inside
  * those of an earlier arrival at E (in the same walk) can find nothing the earlier one did
  * not, and is skipped. Up to MEMO_KEEP arrivals per portal are kept to compare with. On
- * e1m1 this halves the chains walked and leaves every row the same (a test compares the
- * rows with and without it).
+ * e1m1 this halves the chains walked and leaves every row the same (the test of the pruning
+ * compares the rows with and without it and the next pruning below).
  *
  * Stopping where nothing still looked for is in reach. A walk goes on from a leaf as long
  * as its might-see set holds a leaf not yet seen, wherever that leaf lies. But every line
@@ -439,9 +439,11 @@ static bool dominated(flow *f, int32_t e, const double (*src)[3], int ns,
 }
 
 /* Whether lines through the frame's source and pass can reach some leaf of its might-see
- * set not yet seen; the unseen leaves they cannot reach are struck from that set. Such a line enters the leaf through one of the portals into it, in
- * front of the pass's plane and of every separating plane; a leaf whose portals' box lies
- * wholly behind one of them cannot be reached. */
+ * set not yet seen (PLANES: this frame's separating planes, or an earlier frame's); the
+ * unseen leaves they cannot reach are struck from that set. Such a line enters the leaf
+ * through one of the portals into it, in front of the pass's plane and of every
+ * separating plane; a leaf whose portals' box lies wholly behind one of them cannot be
+ * reached. */
 static bool reaches_any(const flow *f, frame *fr, const frame *planes)
 {
     const pvs_state *s = f->s;

@@ -31,10 +31,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SEAM_GRID 16.0     /* end points are matched on this many steps per unit */
-#define SEAM_RADIUS 0.25   /* units from the edge at which it is probed */
-#define SEAM_PROBES 96     /* points on the circle */
-#define SEAM_MIN_LENGTH 1.0 /* shorter edges are left alone */
+#define SEAM_GRID         16.0 /* end points are matched on this many steps per unit */
+#define SEAM_RADIUS       0.25 /* units from the edge at which it is probed */
+#define SEAM_PROBES       96   /* points on the circle */
+#define SEAM_MIN_LENGTH   1.0  /* shorter edges are left alone */
 #define SEAM_THIN_DEGREES 30.0 /* a brush's angle at an edge that makes it a sliver */
 
 typedef struct edge {
@@ -44,7 +44,7 @@ typedef struct edge {
     double a[3], b[3];
 } edge;
 
-static double al_sub_length(const double a[3], const double b[3])
+static double distance(const double a[3], const double b[3])
 {
     double d[3];
     al_sub(a, b, d);
@@ -76,8 +76,8 @@ static bool point_less(const int64_t a[3], const int64_t b[3])
  * on two sides, once each way round: it is taken from the side that walks it from the
  * smaller end), skipping edges shorter than SEAM_MIN_LENGTH. Stops when VISIT returns
  * false, and returns false then. */
-typedef bool (*edge_visit)(void *context, const al_world *w, int brush, int side,
-                           const double a[3], const double b[3], const int64_t key[6]);
+typedef bool (*edge_visit)(void *context, const al_world *w, int brush, int side, const double a[3],
+                           const double b[3], const int64_t key[6]);
 
 static bool each_edge(const al_world *w, edge_visit visit, void *context)
 {
@@ -119,7 +119,7 @@ static bool sliver_at(const al_world *w, const al_brush *br, int side, const dou
         if (al_dot(n, m) >= -cos(SEAM_THIN_DEGREES * 1.2 * M_PI / 180)) continue;
         for (int q = 0; q < ow->count; q++) {
             const double *c = ow->points[q], *d = ow->points[q + 1 == ow->count ? 0 : q + 1];
-            if (al_sub_length(c, b) < 1e-3 && al_sub_length(d, a) < 1e-3) return true;
+            if (distance(c, b) < 1e-3 && distance(d, a) < 1e-3) return true;
         }
     }
     return false;
@@ -130,8 +130,8 @@ typedef struct edge_list {
     int64_t count, cap;
 } edge_list;
 
-static bool keep_sliver(void *context, const al_world *w, int brush, int side,
-                        const double a[3], const double b[3], const int64_t key[6])
+static bool keep_sliver(void *context, const al_world *w, int brush, int side, const double a[3],
+                        const double b[3], const int64_t key[6])
 {
     edge_list *l = context;
     if (!sliver_at(w, w->collision[brush], side, a, b)) return true;
@@ -204,8 +204,8 @@ static bool probe_edge(const al_world *w, al_vis *vis, const double a[3], const 
         if (leaf[i] < 0 && solid_at < 0) solid_at = i;
     }
     if (solid_at < 0) return true; /* no solid around it at all */
-    /* Walk once round from a solid probe: the first empty leaf of each empty run, and the
-     * length of the solid run before it. */
+    /* Walk once round from a solid probe, ending on it: the first empty leaf of each empty
+     * run, and the length of the solid run before it (the first run's wraps round). */
     int32_t runs[SEAM_PROBES];
     int solid_len[SEAM_PROBES];
     int run_count = 0, solid = 0;
@@ -217,7 +217,7 @@ static bool probe_edge(const al_world *w, al_vis *vis, const double a[3], const 
         }
         int before = (solid_at + j - 1) % SEAM_PROBES;
         if (leaf[before] < 0) {
-            solid_len[run_count] = solid + (run_count == 0); /* the first solid probe */
+            solid_len[run_count] = solid;
             runs[run_count++] = leaf[i];
             solid = 0;
         }
@@ -228,7 +228,8 @@ static bool probe_edge(const al_world *w, al_vis *vis, const double a[3], const 
         int32_t x = runs[r], y = runs[(r + 1) % run_count];
         if (run_count == 2 && r == 1) break; /* two runs: one seam */
         /* Only where a solid between them is a thin wedge. */
-        bool sharp = solid_len[(r + 1) % run_count] <= thin || (run_count == 2 && solid_len[r] <= thin);
+        bool sharp =
+            solid_len[(r + 1) % run_count] <= thin || (run_count == 2 && solid_len[r] <= thin);
         if (!sharp) continue;
         if (x != y && !add_seam(vis, x, y, mid, cap)) return false;
     }
@@ -236,8 +237,8 @@ static bool probe_edge(const al_world *w, al_vis *vis, const double a[3], const 
 }
 
 /* Marks the sliver edges that another brush has too. */
-static bool mark_shared(void *context, const al_world *w, int brush, int side,
-                        const double a[3], const double b[3], const int64_t key[6])
+static bool mark_shared(void *context, const al_world *w, int brush, int side, const double a[3],
+                        const double b[3], const int64_t key[6])
 {
     (void) w, (void) side, (void) a, (void) b;
     edge_list *l = context;
