@@ -5,6 +5,7 @@
 
 #include "al-vis.h"
 #include "al-world.h"
+#include "core/clock.h"
 #include "core/entity-keys.h"
 #include "core/parallel.h"
 #include "geom/vec3.h"
@@ -762,10 +763,99 @@ static int sky_at(const al_rad *rad, const double p[3])
     return -1;
 }
 
+/* --- the ray log -------------------------------------------------------------------- */
+
+/* Rays are logged in runs of this many in a row from one thread, so that the log keeps
+ * each worker's rays in the order it cast them. */
+#define RAY_LOG_RUN 1024
+
+struct al_ray_log {
+    double (*from)[3], (*to)[3];
+    uint8_t *used; /* per slot: a ray is in it (a worker may leave the end of a run empty) */
+    int64_t capacity;
+    int64_t every;     /* one run in this many is kept */
+    atomic_llong runs; /* runs handed out */
+};
+
+/* The run this thread is in, of which log; SLOT is where its next ray goes, or -1 when the
+ * run is not kept. */
+static _Thread_local struct {
+    const al_ray_log *log;
+    int64_t slot, left;
+} ray_log_cursor;
+
+static void log_ray(al_ray_log *log, const double a[3], const double b[3])
+{
+    if (ray_log_cursor.log != log || ray_log_cursor.left == 0) {
+        int64_t run = atomic_fetch_add_explicit(&log->runs, 1, memory_order_relaxed);
+        int64_t first = run / log->every * RAY_LOG_RUN;
+        ray_log_cursor.log = log;
+        ray_log_cursor.left = RAY_LOG_RUN;
+        ray_log_cursor.slot = run % log->every == 0 && first < log->capacity ? first : -1;
+    }
+    ray_log_cursor.left--;
+    int64_t i = ray_log_cursor.slot;
+    if (i < 0 || i >= log->capacity) return;
+    ray_log_cursor.slot++;
+    memcpy(log->from[i], a, sizeof log->from[i]);
+    memcpy(log->to[i], b, sizeof log->to[i]);
+    log->used[i] = 1;
+}
+
+bool al_rad_log_rays(al_rad *rad, int64_t capacity, int64_t expected)
+{
+    al_ray_log *log = calloc(1, sizeof *log);
+    if (!log || capacity < 1) {
+        free(log);
+        return false;
+    }
+    log->every = expected > capacity ? (expected + capacity - 1) / capacity : 1;
+    atomic_init(&log->runs, 0);
+    log->from = malloc((size_t) capacity * sizeof *log->from);
+    log->to = malloc((size_t) capacity * sizeof *log->to);
+    log->used = calloc((size_t) capacity, 1);
+    log->capacity = capacity;
+    if (!log->from || !log->to || !log->used) {
+        free(log->from), free(log->to), free(log->used), free(log);
+        return false;
+    }
+    al_ray_log_free(rad->ray_log);
+    rad->ray_log = log;
+    return true;
+}
+
+void al_ray_log_free(al_ray_log *log)
+{
+    if (!log) return;
+    free(log->from), free(log->to), free(log->used), free(log);
+}
+
+double al_rad_time_logged_rays(al_rad *rad, int64_t *count, int64_t *blocked)
+{
+    *count = *blocked = 0;
+    al_ray_log *log = rad->ray_log;
+    if (!log) return 0;
+    rad->ray_log = NULL; /* the replay is not logged */
+    int64_t n = 0, hits = 0;
+    uint64_t start = al_clock_ns();
+    for (int64_t i = 0; i < log->capacity; i++)
+        if (log->used[i]) {
+            hits += !al_rad_ray(rad, log->from[i], log->to[i], NULL);
+            n++;
+        }
+    double ns = n > 0 ? (double) (al_clock_ns() - start) / (double) n : 0;
+    rad->ray_log = log;
+    *count = n;
+    *blocked = hits;
+    return ns;
+}
+
+/* --- rays -------------------------------------------------------------------------- */
 
 bool al_rad_ray(const al_rad *rad, const double a[3], const double b[3], bool *sky_hit)
 {
-    double t = al_world_segment_hit(rad->world, a, b);
+    if (rad->ray_log && !sky_hit) log_ray(rad->ray_log, a, b);
+    double t = al_ray_hit(&rad->ray_tree, a, b);
     if (t >= 1.0) return sky_hit == NULL;
     if (!sky_hit) return false;
     /* A sun ray: did it end on sky? */

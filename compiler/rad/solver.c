@@ -850,7 +850,8 @@ al_status al_rad_begin(const al_world *world, const al_input *input, const al_ra
     rad->options = o;
     pthread_mutex_init(&rad->lock, NULL);
     atomic_init(&rad->cancel, false);
-    al_status st = al_face_polys_build(input, &rad->polys);
+    al_status st = al_ray_tree_build(world, &rad->ray_tree) ? AL_OK : AL_ERR_NOMEM;
+    if (st == AL_OK) st = al_face_polys_build(input, &rad->polys);
     if (st != AL_OK) {
         al_rad_destroy(rad);
         return st;
@@ -908,6 +909,8 @@ al_status al_rad_create(const al_world *world, const al_input *input, const al_r
 void al_rad_destroy(al_rad *rad)
 {
     if (!rad) return;
+    al_ray_tree_free(&rad->ray_tree);
+    al_ray_log_free(rad->ray_log);
     al_face_polys_free(&rad->polys);
     free(rad->faces);
     free(rad->face_of_poly);

@@ -4,7 +4,9 @@
 #include "geom/vec3.h"
 #include "mapgen.h"
 #include "scene.h"
+#include "trace/rays.h"
 #include "verify/oracle.h"
+#include "world/world-internal.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -375,4 +377,113 @@ CHECK_TEST(models_by_every_lookup, "/trace/brush-models-are-found-by-every-looku
         }
     al_oracle_destroy(o);
     scene_free(&s);
+}
+
+/* --- occlusion rays (trace/rays.h) ---------------------------------------------------- */
+
+/* COUNT segments of S's world: random ones across it, ones lying in an axial plane through
+ * their start (which may be a brush plane: along a wall), and ones ending where they first
+ * meet a surface. Through the flat ray tree and through the light trees they must give the
+ * same answer, to the bit; those the brute-force sweep over the brushes that block light
+ * can judge (not grazing, not starting in solid) must be blocked as it says. */
+static void check_rays_against_light_trees(scene *s, uint64_t seed, int count)
+{
+    al_ray_tree tree;
+    REQUIRE(al_ray_tree_build(s->world, &tree));
+    al_oracle *light = al_oracle_create_light(s->world);
+    REQUIRE(light != NULL);
+    al_rng rng = {seed};
+    const double zero[3] = {0, 0, 0}, hair[3] = {0.05, 0.05, 0.05},
+                 nhair[3] = {-0.05, -0.05, -0.05};
+    int differ = 0, wrong = 0, blocked = 0, open = 0, judged = 0;
+    for (int i = 0; i < count; i++) {
+        double a[3], b[3];
+        al_verify_random_point(s->world, &rng, a);
+        al_verify_random_point(s->world, &rng, b);
+        if (i % 4 == 1) b[i / 4 % 3] = a[i / 4 % 3]; /* in an axial plane through A */
+        if (i % 4 == 2) {
+            /* Ending where a first ray stopped: on a surface. */
+            double t = al_world_segment_hit(s->world, a, b);
+            if (t < 1) al_lerp(a, b, t, b);
+        }
+        double flat = al_ray_hit(&tree, a, b), trees = al_world_segment_hit(s->world, a, b);
+        if (!(flat == trees) && differ++ == 0)
+            check_note("(%.17g %.17g %.17g) to (%.17g %.17g %.17g): flat %.17g, trees %.17g", a[0],
+                       a[1], a[2], b[0], b[1], b[2], flat, trees);
+        al_oracle_hit thin, fat;
+        al_oracle_sweep(light, zero, zero, a, b, &thin);
+        al_oracle_sweep(light, nhair, hair, a, b, &fat);
+        double span[3];
+        al_sub(b, a, span);
+        double length = al_length(span);
+        if (thin.start_inside || fat.start_inside || thin.hit != fat.hit || length < 0.1 ||
+            (thin.hit && (thin.fraction * length < 0.05 || (1 - thin.fraction) * length < 0.05)))
+            continue;
+        judged++;
+        bool hit = flat < 1.0;
+        blocked += hit;
+        open += !hit;
+        if (hit != thin.hit && wrong++ == 0)
+            check_note("(%.17g %.17g %.17g) to (%.17g %.17g %.17g): flat %d, sweep %d", a[0], a[1],
+                       a[2], b[0], b[1], b[2], hit, thin.hit);
+    }
+    check_note("%d segments: %d judged by the sweep, %d blocked, %d open", count, judged, blocked,
+               open);
+    CHECK_MSG(differ == 0, "%d of %d segments differ from the light trees", differ, count);
+    CHECK_MSG(wrong == 0, "%d of %d segments disagree with the sweep", wrong, judged);
+    CHECK(judged > count / 2 && blocked > judged / 20 && open > judged / 20);
+    al_oracle_destroy(light);
+    al_ray_tree_free(&tree);
+}
+
+CHECK_TEST(rays_flat_tree, "/trace/rays/the-flat-tree-gives-the-light-trees-answers")
+{
+    /* Small blocks, so that rays cross many; a slanted detail slab, so that the light
+     * trees differ from the vis trees and hold general planes. */
+    mapgen *g = mapgen_create(false);
+    mapgen_begin_entity(g, "worldspawn");
+    floor_and_room(g);
+    for (int i = -3; i <= 3; i++) mapgen_box(g, i * 128 - 4, -300, 0, i * 128 + 4, 300, 200, "fin");
+    mapgen_ramp(g, -400, -400, -100, -100, 0, 150, 0, 1, "ramp");
+    mapgen_end_entity(g);
+    mapgen_begin_entity(g, "func_detail");
+    const double slab[4][2] = {{0, 300}, {100, 340}, {60, 440}, {-40, 400}};
+    mapgen_prism(g, 4, slab, 40, 72, "crate");
+    mapgen_end_entity(g);
+    scene s;
+    REQUIRE(scene_load_mapgen(&s, g, &(scene_options){.block_size = 128}));
+    check_rays_against_light_trees(&s, 11, 20000);
+    scene_free(&s);
+    const char *file = getenv("ALLIUM_GENERATED_MAP");
+    if (!file) {
+        check_skip("ALLIUM_GENERATED_MAP not set");
+        return;
+    }
+    REQUIRE(scene_load_file(&s, file, NULL));
+    check_rays_against_light_trees(&s, 12, 20000);
+    scene_free(&s);
+}
+
+/* A tree made by hand whose one path holds more pieces than the walk's stack: planes
+ * x = N, N - 1, ..., 1, each with the next node behind it and empty space in front, but
+ * solid in front of the first. A segment along x crosses every plane, leaving a piece
+ * waiting at each. */
+CHECK_TEST(rays_deep_path, "/trace/rays/a-path-deeper-than-the-stack-is-walked-whole")
+{
+    enum { N = 300 };
+    al_ray_node nodes[N];
+    for (int i = 0; i < N; i++)
+        nodes[i] = (al_ray_node){
+            .dist = N - i,
+            .axis = 0,
+            .child = {i == 0 ? AL_RAY_SOLID : AL_RAY_EMPTY, i + 1 < N ? i + 1 : AL_RAY_EMPTY}};
+    al_ray_tree tree = {.nodes = nodes, .node_count = N, .root = 0};
+    const double a[3] = {0.5, 3, 4}, far[3] = {N + 0.5, 3, 4}, short_of[3] = {N - 0.25, 3, 4};
+    CHECK_NEAR(al_ray_hit(&tree, a, far), (N - 0.5) / N, 1e-12);
+    CHECK(al_ray_hit(&tree, a, short_of) == INFINITY);
+    /* From the solid side back: blocked at once. */
+    CHECK(al_ray_hit(&tree, far, a) == 0.0);
+    /* Ending exactly on the solid's plane only touches it. */
+    const double touch[3] = {N, 3, 4};
+    CHECK(al_ray_hit(&tree, a, touch) == INFINITY);
 }
