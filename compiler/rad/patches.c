@@ -775,21 +775,24 @@ struct al_ray_log {
     int64_t capacity;
     int64_t every;     /* one run in this many is kept */
     atomic_llong runs; /* runs handed out */
+    uint64_t id;       /* unique per log made: a thread's cursor names the log it is in */
 };
 
-/* The run this thread is in, of which log; SLOT is where its next ray goes, or -1 when the
- * run is not kept. */
+static atomic_ullong ray_log_ids = 1;
+
+/* The run this thread is in, of which log (by id: a new log may reuse a freed one's
+ * address); SLOT is where its next ray goes, or -1 when the run is not kept. */
 static _Thread_local struct {
-    const al_ray_log *log;
+    uint64_t log;
     int64_t slot, left;
 } ray_log_cursor;
 
 static void log_ray(al_ray_log *log, const double a[3], const double b[3])
 {
-    if (ray_log_cursor.log != log || ray_log_cursor.left == 0) {
+    if (ray_log_cursor.log != log->id || ray_log_cursor.left == 0) {
         int64_t run = atomic_fetch_add_explicit(&log->runs, 1, memory_order_relaxed);
         int64_t first = run / log->every * RAY_LOG_RUN;
-        ray_log_cursor.log = log;
+        ray_log_cursor.log = log->id;
         ray_log_cursor.left = RAY_LOG_RUN;
         ray_log_cursor.slot = run % log->every == 0 && first < log->capacity ? first : -1;
     }
@@ -811,6 +814,7 @@ bool al_rad_log_rays(al_rad *rad, int64_t capacity, int64_t expected)
     }
     log->every = expected > capacity ? (expected + capacity - 1) / capacity : 1;
     atomic_init(&log->runs, 0);
+    log->id = atomic_fetch_add(&ray_log_ids, 1);
     log->from = malloc((size_t) capacity * sizeof *log->from);
     log->to = malloc((size_t) capacity * sizeof *log->to);
     log->used = calloc((size_t) capacity, 1);

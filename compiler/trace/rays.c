@@ -25,6 +25,7 @@
 #include "world/world-internal.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,6 +44,7 @@ typedef struct builder {
 static bool reserve(void **items, int32_t count, int32_t *capacity, size_t size)
 {
     if (count < *capacity) return true;
+    if (*capacity > INT32_MAX / 2) return false;
     int32_t grown = *capacity ? *capacity * 2 : 1024;
     void *more = realloc(*items, (size_t) grown * size);
     if (!more) return false;
