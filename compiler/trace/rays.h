@@ -2,10 +2,10 @@
  *
  * Radiosity casts tens of millions of rays between sample points and asks of each only
  * whether something that blocks light lies between its ends (and, for a sun ray, where).
- * The world's own light trees answer that (al_world_segment_hit), but their walk pays for
- * being general: it steps from the top tree of blocks into each block's tree, checks each
- * node for a subtree uniform for the point hull, and reads 48-byte nodes with full plane
- * equations although five planes in six are axial.
+ * The world's own light trees could answer that (al_verify_light_trees_hit walks them for
+ * the tests), but that walk pays for being general: it steps from the top tree of blocks
+ * into each block's tree, checks each node for a subtree uniform for the point hull, and
+ * reads 48-byte nodes with full plane equations although five planes in six are axial.
  *
  * An al_ray_tree is a flat copy of the world model's light trees made for that walk: one
  * array for the top tree and every block's tree, uniform subtrees turned into leaves, and
@@ -49,7 +49,7 @@ void al_ray_tree_free(al_ray_tree *tree);
 
 /* Where the segment FROM -> TO (t from 0 to 1) first enters a solid leaf, or INFINITY if
  * it never does. A segment that only touches solid is not blocked there. The same answer
- * as al_world_segment_hit gives. */
+ * as al_verify_light_trees_hit gives. */
 double al_ray_hit(const al_ray_tree *tree, const double from[3], const double to[3]);
 
 #endif

@@ -581,3 +581,97 @@ void al_verify_pvs(const al_world *w, al_oracle *sight, int64_t count, uint64_t 
     }
     out->skipped = attempts - out->checked;
 }
+
+/* --- the light trees' own walk ---------------------------------------------------------
+ *
+ * Radiosity casts its rays through a flat copy of the light trees (trace/rays.c). This is
+ * the walk of the trees themselves, block by block, that the copy replaced: the tests hold
+ * the copy to its answers, to the bit. */
+
+/* A piece of the segment still to test: the subtree CODE of TREE over [T0, T1]. */
+typedef struct light_piece {
+    const al_tree *tree;
+    int32_t code;
+    double t0, t1;
+} light_piece;
+
+#define LIGHT_STACK 64
+
+/* Where A + t D, t in [T0, T1], first touches a solid leaf of the light trees below CODE
+ * of TREE: the start of the first solid piece, or INFINITY. Pieces are visited
+ * near first, so the first solid one found is the first along the segment. */
+static double light_first_solid(const al_model *m, const double a[3], const double d[3],
+                                const al_tree *tree, int32_t code, double t0, double t1)
+{
+    light_piece stack[LIGHT_STACK];
+    int top = 0;
+    for (;;) {
+        /* Descend the piece: down one child when it lies on one side, near child first
+         * (the far one waits on the stack) when it crosses the plane. */
+        for (;;) {
+            if (code < 0) {
+                if (tree == &m->top) {
+                    tree = al_block_light(&m->blocks[-1 - code]);
+                    code = tree->root;
+                    continue;
+                }
+                if (tree->leaves[-1 - code] & 1u) return t0;
+                break;
+            }
+            const al_node *n = &tree->nodes[code];
+            /* (The top tree's masks come from the onion trees, clip included.) */
+            if (tree != &m->top && ((n->empty_mask | n->solid_mask) & 1u)) {
+                if (n->solid_mask & 1u) return t0;
+                break;
+            }
+            double base = al_dot(n->normal, a) - n->dist, rate = al_dot(n->normal, d);
+            double d0 = base + rate * t0, d1 = base + rate * t1;
+            if (d0 >= 0 && d1 >= 0) {
+                code = n->child[0];
+                continue;
+            }
+            if (d0 < 0 && d1 < 0) {
+                code = n->child[1];
+                continue;
+            }
+            double tm = -base / rate; /* rate is not 0: the ends differ in sign */
+            int near = d0 >= 0 ? 0 : 1;
+            /* A piece that would be a single point is left out: the segment only touches
+             * the other side there, and touching is not blocking. */
+            if (tm <= t0) {
+                code = n->child[near ^ 1];
+                continue;
+            }
+            if (tm >= t1) {
+                code = n->child[near];
+                continue;
+            }
+            if (top == LIGHT_STACK) {
+                /* Deeper than the stack: finish the near part here, the far by a call. */
+                double t = light_first_solid(m, a, d, tree, n->child[near], t0, tm);
+                if (t < INFINITY) return t;
+                code = n->child[near ^ 1];
+                t0 = tm;
+                continue;
+            }
+            stack[top++] = (light_piece){tree, n->child[near ^ 1], tm, t1};
+            code = n->child[near];
+            t1 = tm;
+        }
+        if (top == 0) return INFINITY;
+        light_piece p = stack[--top];
+        tree = p.tree;
+        code = p.code;
+        t0 = p.t0;
+        t1 = p.t1;
+    }
+}
+
+double al_verify_light_trees_hit(const al_world *world, const double a[3], const double b[3])
+{
+    const al_model *m = &world->models[0];
+    if (m->brush_count == 0) return INFINITY;
+    double d[3];
+    al_sub(b, a, d);
+    return light_first_solid(m, a, d, &m->top, m->top.root, 0.0, 1.0);
+}

@@ -106,4 +106,10 @@ void al_verify_pvs(const al_world *world, al_oracle *sight, int64_t count, uint6
 /* A random point for HULL: half uniformly in the world's bounds, half near a brush. */
 void al_verify_random_point(const al_world *world, al_rng *rng, double p[3]);
 
+/* Where the segment A -> B (t from 0 to 1) first touches a brush that blocks light in the
+ * world model alone (brush models are left out; clip lets light through, sky does not): t
+ * in [0, 1], or INFINITY if it never does, by a walk of the light trees block by block.
+ * The reference for the flat copy radiosity casts its rays through (trace/rays.h). */
+double al_verify_light_trees_hit(const al_world *world, const double a[3], const double b[3]);
+
 #endif

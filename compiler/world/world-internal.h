@@ -302,13 +302,6 @@ void al_trace_finish(const double start[3], const double end[3], al_trace *out);
  * an absurd area get one cell: every trace then tests every model. */
 bool al_world_index_models(al_world *w);
 
-/* Where the segment A -> B (t from 0 to 1) first touches a brush that blocks light in the
- * world model alone (brush models are left out; clip lets light through, sky does not): t
- * in [0, 1], or INFINITY if it never does. A lean walk of the light trees, without the
- * swept trace's transition planes. Radiosity casts its rays through a flat copy of these
- * trees instead (trace/rays.h), which the tests hold to this walk's answers. */
-double al_world_segment_hit(const al_world *world, const double a[3], const double b[3]);
-
 /* Gives BLOCK's trees an owner count of one (after they were built or loaded): those it
  * has that have none yet. False if memory runs out. */
 bool al_block_own(al_block *block);

@@ -142,12 +142,18 @@ CHECK_TEST(start_solid, "/trace/start-inside-solid-is-reported-and-may-move-out"
     scene_free(&s);
 }
 
+/* The room with seven fins across it, 128 units apart. */
+static void room_with_fins(mapgen *g)
+{
+    floor_and_room(g);
+    for (int i = -3; i <= 3; i++) mapgen_box(g, i * 128 - 4, -300, 0, i * 128 + 4, 300, 200, "fin");
+}
+
 CHECK_TEST(crossing_blocks, "/trace/long-traces-cross-blocks-and-hit-the-same-walls")
 {
     mapgen *g = mapgen_create(false);
     mapgen_begin_entity(g, "worldspawn");
-    floor_and_room(g);
-    for (int i = -3; i <= 3; i++) mapgen_box(g, i * 128 - 4, -300, 0, i * 128 + 4, 300, 200, "fin");
+    room_with_fins(g);
     mapgen_end_entity(g);
     size_t len;
     const char *text = mapgen_text(g, &len);
@@ -403,10 +409,10 @@ static void check_rays_against_light_trees(scene *s, uint64_t seed, int count)
         if (i % 4 == 1) b[i / 4 % 3] = a[i / 4 % 3]; /* in an axial plane through A */
         if (i % 4 == 2) {
             /* Ending where a first ray stopped: on a surface. */
-            double t = al_world_segment_hit(s->world, a, b);
+            double t = al_verify_light_trees_hit(s->world, a, b);
             if (t < 1) al_lerp(a, b, t, b);
         }
-        double flat = al_ray_hit(&tree, a, b), trees = al_world_segment_hit(s->world, a, b);
+        double flat = al_ray_hit(&tree, a, b), trees = al_verify_light_trees_hit(s->world, a, b);
         if (!(flat == trees) && differ++ == 0)
             check_note("(%.17g %.17g %.17g) to (%.17g %.17g %.17g): flat %.17g, trees %.17g", a[0],
                        a[1], a[2], b[0], b[1], b[2], flat, trees);
@@ -442,8 +448,7 @@ CHECK_TEST(rays_flat_tree, "/trace/rays/the-flat-tree-gives-the-light-trees-answ
      * trees differ from the vis trees and hold general planes. */
     mapgen *g = mapgen_create(false);
     mapgen_begin_entity(g, "worldspawn");
-    floor_and_room(g);
-    for (int i = -3; i <= 3; i++) mapgen_box(g, i * 128 - 4, -300, 0, i * 128 + 4, 300, 200, "fin");
+    room_with_fins(g);
     mapgen_ramp(g, -400, -400, -100, -100, 0, 150, 0, 1, "ramp");
     mapgen_end_entity(g);
     mapgen_begin_entity(g, "func_detail");

@@ -515,7 +515,7 @@ CHECK_TEST(light_rays, "/realmaps/light-rays-agree-with-a-sweep-through-the-brus
         al_rad_luxel_get(rad, (int32_t) (al_rng_uniform(&rng) * st.patches), &b);
         /* The solver's flat copy of the light trees answers as they do, to the bit, even
          * where the sweep cannot judge. */
-        double t = al_world_segment_hit(s.world, a.point, b.point),
+        double t = al_verify_light_trees_hit(s.world, a.point, b.point),
                flat = al_ray_hit(&tree, a.point, b.point);
         if (!(flat == t) && differ++ == 0)
             check_note("flat tree %.17g, light trees %.17g", flat, t);
@@ -528,7 +528,7 @@ CHECK_TEST(light_rays, "/realmaps/light-rays-agree-with-a-sweep-through-the-brus
         double length = al_length(span);
         if (thin.hit && (thin.fraction * length < 0.05 || (1 - thin.fraction) * length < 0.05))
             continue;
-        bool hit = al_world_segment_hit(s.world, a.point, b.point) < 1.0;
+        bool hit = al_verify_light_trees_hit(s.world, a.point, b.point) < 1.0;
         checked++;
         blocked += thin.hit;
         if (hit != thin.hit && wrong++ == 0)
