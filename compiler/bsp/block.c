@@ -55,6 +55,7 @@ void al_block_free(al_block *block)
         for (int h = 0; h < AL_MAX_HULLS; h++) al_tree_free(&block->map[h]);
         free(block->sub);
         free(block->sub_stats);
+        free(block->open);
     }
     if (release(&block->vis_refs)) {
         al_tree_free(&block->vis);
@@ -431,8 +432,10 @@ nomem:
     for (int h = 0; h < AL_MAX_HULLS; h++) al_tree_free(&block->map[h]);
     free(block->sub);
     free(block->sub_stats);
+    free(block->open);
     block->sub = NULL;
     block->sub_stats = NULL;
+    block->open = NULL;
     return -1;
 }
 

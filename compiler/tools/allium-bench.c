@@ -431,7 +431,8 @@ static int cmd_verify(const args *a)
     al_world *w = al_tool_compile(&m, &a->options);
     if (!w) return 1;
     al_oracle *oracle = al_oracle_create(w);
-    if (!oracle) return 1;
+    al_oracle *world_oracle = al_oracle_create_world(w);
+    if (!oracle || !world_oracle) return 1;
     cJSON *r = cJSON_CreateObject();
     cJSON_AddStringToObject(r, "input", a->path);
     cJSON_AddNumberToObject(r, "points", (double) a->points);
@@ -455,6 +456,17 @@ static int cmd_verify(const args *a)
         al_verify_plane_shift(w, oracle, h, a->traces, 0, seed + 47, &c);
         total += c.mismatches + c.normal_mismatches;
         cJSON_AddItemToObject(o, "plane_shift", counts_json(&c));
+        int64_t extra;
+        al_verify_open_cells(w, world_oracle, h, a->points / 10, seed + 53, &c, &extra);
+        total += c.mismatches;
+        cJSON *oc = counts_json(&c);
+        cJSON_AddNumberToObject(oc, "clear_but_closed", (double) extra);
+        cJSON_AddItemToObject(o, "open_cells", oc);
+        al_verify_open_traces(w, oracle, h, a->traces, 64, seed + 59, &c, &extra);
+        total += c.mismatches;
+        cJSON *ot = counts_json(&c);
+        cJSON_AddNumberToObject(ot, "answered_open", (double) extra);
+        cJSON_AddItemToObject(o, "open_traces", ot);
         cJSON_AddItemToArray(hulls, o);
     }
     al_oracle *sight = al_oracle_create_sight(w);
@@ -479,6 +491,7 @@ static int cmd_verify(const args *a)
     cJSON_AddNumberToObject(r, "ms", al_clock_ms_since(t0));
     al_report_print(r, stdout);
     al_oracle_destroy(oracle);
+    al_oracle_destroy(world_oracle);
     al_world_destroy(w);
     al_tool_map_free(&m);
     return total == 0 ? 0 : 3;

@@ -11,6 +11,12 @@
  *
  * A start point on a boundary can classify as solid through rounding; as the seed says,
  * the trace is then repeated from a point moved back along the move by TRACE_BACKOFF.
+ *
+ * Before any of that, a move through the world model is placed on its grid of open cells
+ * (open.c), at the cost of a few multiplies: a move whose box lies in open cells for its hull
+ * meets only empty leaves, and needs no descent (most moves an agent makes in a room). One
+ * that does descend starts at the node where its eighth, quarter or half of the block first
+ * meets a plane, past the axial nodes that join the block's sub-cells.
  */
 #include "geom/vec3.h"
 #include "world/world-internal.h"
@@ -212,10 +218,11 @@ static transition fft(const tracework *tw, const al_tree *tree, int32_t code, do
 }
 
 /* The first transition along START + t DELTA, t in [0, 1], through model M: from BLOCK's
- * onion tree when the segment lies inside that block (most short moves), else (BLOCK -1)
- * from the model's top tree. */
+ * onion tree when the segment lies inside that block (most short moves), from its node FROM
+ * unless that is AL_NO_START, else (BLOCK -1) from the model's top tree. */
 static transition first_transition(const al_model *m, uint32_t bit, const double start[3],
-                                   const double delta[3], int block, bool *end_in_band)
+                                   const double delta[3], int block, int32_t from,
+                                   bool *end_in_band)
 {
     double end[3];
     al_add(start, delta, end);
@@ -223,7 +230,8 @@ static transition first_transition(const al_model *m, uint32_t bit, const double
     al_copy(start, tw.start);
     al_copy(delta, tw.delta);
     if (block >= 0)
-        return fft(&tw, &m->blocks[block].onion, m->blocks[block].onion.root, 0, 1, start, end);
+        return fft(&tw, &m->blocks[block].onion,
+                   from != AL_NO_START ? from : m->blocks[block].onion.root, 0, 1, start, end);
     return fft(&tw, &m->top, m->top.root, 0.0, 1.0, start, end);
 }
 
@@ -254,7 +262,7 @@ static __attribute__((noinline)) model_hit resolve_start_solid(const al_model *m
     double back[3], longer[3];
     al_madd(start, delta, -TRACE_BACKOFF / length, back);
     al_scale(delta, (length + TRACE_BACKOFF) / length, longer);
-    transition u = first_transition(m, bit, back, longer, -1, &ignored);
+    transition u = first_transition(m, bit, back, longer, -1, AL_NO_START, &ignored);
     double total = length + TRACE_BACKOFF;
     switch (kind_of(u)) {
     case RAY_E:
@@ -277,7 +285,7 @@ static __attribute__((noinline)) model_hit resolve_start_solid(const al_model *m
         double from[3], rest[3];
         al_madd(start, delta, f0, from);
         al_scale(delta, 1.0 - f0, rest);
-        transition v = first_transition(m, bit, from, rest, -1, &ignored);
+        transition v = first_transition(m, bit, from, rest, -1, AL_NO_START, &ignored);
         r.hit = kind_of(v) == RAY_E2S;
         r.fraction = r.hit ? f0 + (1.0 - f0) * v.t : 1.0;
         r.at = v;
@@ -336,16 +344,121 @@ static void record(al_trace *out, const model_hit *r, transition *best, int m, i
  * the move's end lies on one of the model's planes, or the model was not plain empty along
  * the whole move. */
 static inline void trace_into(const al_model *model, int m, uint32_t bit, const double start[3],
-                              const double delta[3], int block, al_trace *out, transition *best,
-                              bool *end_in_band)
+                              const double delta[3], int block, int32_t from, al_trace *out,
+                              transition *best, bool *end_in_band)
 {
-    transition t = first_transition(model, bit, start, delta, block, end_in_band);
+    transition t = first_transition(model, bit, start, delta, block, from, end_in_band);
     int kind = kind_of(t);
     if (kind == RAY_E) return;
     *end_in_band = true;
     model_hit r = {.hit = true, .fraction = t.t, .at = t};
     if (kind != RAY_E2S) r = resolve_start_solid(model, bit, start, delta, t);
     record(out, &r, best, m, model->entity);
+}
+
+/* Rows of a box's cells checked at most, across y and z: a move of up to three cells. */
+#define OPEN_SPAN 3
+
+/* Whether the cells [A, B] of the world model's grid of open cells (over all its blocks),
+ * in blocks side by side (at most two on x), are open for HULL. Each block's open cells come
+ * from its own tree, which the trace's pieces in that block descend: the top tree's planes
+ * are block faces. Out of line: few moves span blocks. */
+static __attribute__((noinline)) bool open_across(const al_model *m, int hull, const unsigned a[3],
+                                                  const unsigned b[3])
+{
+    enum { SHIFT = AL_OPEN_SHIFT, LOW = AL_OPEN_CELLS - 1 };
+    if (b[0] - a[0] >= AL_OPEN_CELLS || b[1] - a[1] > OPEN_SPAN || b[2] - a[2] > OPEN_SPAN)
+        return false;
+    size_t skip = (size_t) hull * AL_OPEN_CELLS * AL_OPEN_CELLS;
+    for (unsigned z = a[2]; z <= b[2]; z++)
+        for (unsigned y = a[1]; y <= b[1]; y++)
+            for (unsigned x = a[0] >> SHIFT; x <= b[0] >> SHIFT; x++) {
+                const al_open_row *rows = m->open_rows[al_model_block_index(
+                    m, (int) x, (int) (y >> SHIFT), (int) (z >> SHIFT))];
+                if (!rows) return false;
+                unsigned x0 = x == a[0] >> SHIFT ? a[0] & LOW : 0;
+                unsigned x1 = x == b[0] >> SHIFT ? b[0] & LOW : LOW;
+                al_open_row mask = al_open_span(x0, x1);
+                if ((rows[skip + (z & LOW) * AL_OPEN_CELLS + (y & LOW)] & mask) != mask)
+                    return false;
+            }
+    return true;
+}
+
+/* Where a move lies in the world model: its block (-1: it spans several, or leaves the grid;
+ * as al_model_box_block says), the node of that block's onion tree its descent starts from
+ * (AL_NO_START: the root), and whether its box lies in open cells (open.c). */
+typedef struct world_place {
+    int block;
+    int32_t start;
+    bool open;
+} world_place;
+
+/* Fills *P with the place of the box [LO, HI] in the world model M for HULL. The grid coordinates
+ * all three need are computed once: a coordinate in blocks scaled by AL_OPEN_CELLS gives the cell,
+ * the cell shifted by AL_OPEN_SHIFT the block, and by less the eighth, quarter or half of the block
+ * whose start node (AL_OPEN_STARTS) skips the nodes above it. */
+static inline void place_in_world(const al_model *m, int hull, const double lo[3],
+                                  const double hi[3], world_place *p)
+{
+    enum { SHIFT = AL_OPEN_SHIFT, LOW = AL_OPEN_CELLS - 1 };
+    p->start = AL_NO_START;
+    p->open = false;
+    if (!m->open_rows) {
+        p->block = al_model_box_block(m, lo, hi);
+        return;
+    }
+    double u[3], v[3];
+    bool inside = true;
+    for (int k = 0; k < 3; k++) {
+        u[k] = (lo[k] * m->inv_block_size - m->grid_origin[k]) * AL_OPEN_CELLS;
+        v[k] = (hi[k] * m->inv_block_size - m->grid_origin[k]) * AL_OPEN_CELLS;
+        inside &= (u[k] >= 0) & (v[k] < m->open_limit[k]);
+    }
+    if (!inside) { /* beyond the grid (or not finite): the outer blocks reach there */
+        p->block = al_model_box_block(m, lo, hi);
+        return;
+    }
+    unsigned a[3], b[3], diff = 0;
+    for (int k = 0; k < 3; k++) {
+        a[k] = (unsigned) u[k];
+        b[k] = (unsigned) v[k];
+        diff |= a[k] ^ b[k];
+    }
+    if (diff >= AL_OPEN_CELLS) {
+        p->block = -1;
+        p->open = open_across(m, hull, a, b);
+        return;
+    }
+    p->block = al_model_block_index(m, (int) (a[0] >> SHIFT), (int) (a[1] >> SHIFT),
+                                    (int) (a[2] >> SHIFT));
+    const int32_t *starts = m->open_starts + (size_t) p->block * AL_OPEN_STARTS;
+    for (unsigned level = 0; level < 3; level++) {
+        unsigned shift = SHIFT - 3 + level, side = 8u >> level;
+        if (diff >> shift) {
+            starts += side * side * side;
+            continue;
+        }
+        unsigned x = (a[0] & LOW) >> shift, y = (a[1] & LOW) >> shift, z = (a[2] & LOW) >> shift;
+        p->start = starts[(z * side + y) * side + x];
+        break;
+    }
+    const al_open_row *rows = m->open_rows[p->block];
+    unsigned y0 = a[1] & LOW, y1 = b[1] & LOW, z0 = a[2] & LOW, z1 = b[2] & LOW;
+    if (!rows || y1 - y0 > OPEN_SPAN || z1 - z0 > OPEN_SPAN) return;
+    rows += (size_t) hull * AL_OPEN_CELLS * AL_OPEN_CELLS;
+    al_open_row all = AL_OPEN_ALL;
+    for (unsigned z = z0; z <= z1; z++)
+        for (unsigned y = y0; y <= y1; y++) all &= rows[z * AL_OPEN_CELLS + y];
+    al_open_row mask = al_open_span(a[0] & LOW, b[0] & LOW);
+    p->open = (all & mask) == mask;
+}
+
+bool al_world_box_open(const al_world *w, int hull, const double lo[3], const double hi[3])
+{
+    world_place p;
+    place_in_world(&w->models[0], hull, lo, hi, &p);
+    return p.open;
 }
 
 /* Whether the box [LO, HI] meets model M's reach for HULL. */
@@ -381,8 +494,8 @@ static __attribute__((noinline)) void trace_chunk(const al_world *world, int hul
         int m = ch->model[lane];
         if (!meets[lane] || !reaches(world, m, hull, lo, hi)) continue;
         const al_model *model = &world->models[m];
-        trace_into(model, m, 1u << hull, start, delta, al_model_box_block(model, lo, hi), out,
-                   best, end_in_band);
+        trace_into(model, m, 1u << hull, start, delta, al_model_box_block(model, lo, hi),
+                   AL_NO_START, out, best, end_in_band);
     }
 }
 
@@ -451,14 +564,14 @@ static void trace_brush_models(const al_world *world, int hull, const double sta
         for (int m = 1; m < world->model_count; m++)
             if (reaches(world, m, hull, lo, hi)) {
                 const al_model *model = &world->models[m];
-                trace_into(model, m, bit, start, delta, al_model_box_block(model, lo, hi), out,
-                           best, end_in_band);
+                trace_into(model, m, bit, start, delta, al_model_box_block(model, lo, hi),
+                           AL_NO_START, out, best, end_in_band);
             }
     }
     for (int k = 0; k < seen_count; k++) {
         const al_model *model = &world->models[seen[k]];
-        trace_into(model, seen[k], bit, start, delta, al_model_box_block(model, lo, hi), out,
-                   best, end_in_band);
+        trace_into(model, seen[k], bit, start, delta, al_model_box_block(model, lo, hi),
+                   AL_NO_START, out, best, end_in_band);
     }
 }
 
@@ -484,11 +597,15 @@ void al_world_trace(const al_world *world, int hull, const double start[3], cons
     }
     transition best = {0, 0};
     bool end_in_band = false;
-    /* The world, from the segment's block when it lies in one. */
+    /* The world, from the segment's block when it lies in one (from the node where its
+     * part of the block starts), unless it lies in open cells (open.c): it then meets only
+     * empty leaves of the world. */
     const al_model *world_model = &world->models[0];
-    int block = al_model_box_block(world_model, lo, hi);
-    if (world_model->brush_count > 0)
-        trace_into(world_model, 0, bit, start, delta, block, out, &best, &end_in_band);
+    world_place place;
+    place_in_world(world_model, hull, lo, hi, &place);
+    int block = place.block;
+    if (world_model->brush_count > 0 && !place.open)
+        trace_into(world_model, 0, bit, start, delta, block, place.start, out, &best, &end_in_band);
     /* Brush models near the segment: those reaching into its block when it lies in one. */
     if (world->model_count > 1) {
         if (block >= 0 && world_model->block_count > 0)

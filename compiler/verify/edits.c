@@ -251,6 +251,37 @@ static int compare_tree(const al_tree *a, const al_tree *b, const char *what, in
     return 0;
 }
 
+/* The open cells of blocks A and B (trace/open.c), and where traces start in them (the
+ * nodes of their onion trees: equal subtrees, wherever they lie). */
+static int compare_open(const al_model *ma, const al_model *mb, int hull_count, int model,
+                        int block, char *why, size_t why_size, int *found)
+{
+    const al_block *a = &ma->blocks[block], *b = &mb->blocks[block];
+    const char *what = NULL;
+    char detail[200] = "";
+    size_t rows = (size_t) hull_count * AL_OPEN_CELLS * AL_OPEN_CELLS;
+    if (!a->open != !b->open)
+        what = "present in one world only";
+    else if (a->open && memcmp(a->open, b->open, rows * sizeof *a->open) != 0)
+        what = "cells differ";
+    else if (!ma->open_starts != !mb->open_starts)
+        what = "start nodes in one world only";
+    else if (ma->open_starts) {
+        const int32_t *sa = ma->open_starts + (size_t) block * AL_OPEN_STARTS;
+        const int32_t *sb = mb->open_starts + (size_t) block * AL_OPEN_STARTS;
+        for (int i = 0; i < AL_OPEN_STARTS && !what; i++) {
+            if (sa[i] == sb[i]) continue;
+            if (sa[i] == AL_NO_START || sb[i] == AL_NO_START ||
+                !same_subtree(&a->onion, sa[i], &b->onion, sb[i], 0, detail, sizeof detail))
+                what = "start nodes differ";
+        }
+    }
+    if (!what) return 0;
+    if (why && (*found)++ == 0)
+        snprintf(why, why_size, "model %d block %d, open cells: %s", model, block, what);
+    return 1;
+}
+
 int al_world_tree_differences(const al_world *a, const al_world *b, char *why, size_t why_size)
 {
     int found = 0, differ = 0;
@@ -285,6 +316,7 @@ int al_world_tree_differences(const al_world *a, const al_world *b, char *why, s
             differ += compare_tree(&ba->vis, &bb->vis, "vis", m, k, why, why_size, &found);
             differ += compare_tree(al_block_light(ba), al_block_light(bb), "light", m, k, why,
                                    why_size, &found);
+            differ += compare_open(ma, mb, a->hull_count, m, k, why, why_size, &found);
         }
     }
     return differ;

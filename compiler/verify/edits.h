@@ -49,8 +49,9 @@ const char *al_edit_kind_name(al_edit_kind kind);
 
 /* Structural differences between two compiled worlds (models, block grids, and every tree
  * node by node: planes within the plane table's merge tolerance, a plane flipped with its
- * children swapped counting as equal, and leaf bits). Returns the number of trees that differ, describing the first in
- * WHY (may be NULL). */
+ * children swapped counting as equal, and leaf bits), and the world blocks' open cells and
+ * trace start nodes. Returns the number of trees (or blocks' open cells) that differ,
+ * describing the first in WHY (may be NULL). */
 typedef struct al_world al_world;
 int al_world_tree_differences(const al_world *a, const al_world *b, char *why,
                               size_t why_size);

@@ -108,13 +108,15 @@ static bool brush_box(void *context, int i, double mins[3], double maxs[3])
     return true;
 }
 
-typedef enum oracle_kind { ORACLE_COLLISION, ORACLE_SIGHT, ORACLE_LIGHT } oracle_kind;
+typedef enum oracle_kind { ORACLE_COLLISION, ORACLE_WORLD, ORACLE_SIGHT, ORACLE_LIGHT } oracle_kind;
 
 static bool takes(oracle_kind kind, const al_brush *b)
 {
     switch (kind) {
     case ORACLE_SIGHT: return al_brush_blocks_sight(b);
     case ORACLE_LIGHT: return al_brush_blocks_light(b);
+    case ORACLE_WORLD:
+        return b->model == 0;
     default: return true;
     }
 }
@@ -142,6 +144,11 @@ fail:
 al_oracle *al_oracle_create(const al_world *world)
 {
     return create(world, ORACLE_COLLISION);
+}
+
+al_oracle *al_oracle_create_world(const al_world *world)
+{
+    return create(world, ORACLE_WORLD);
 }
 
 al_oracle *al_oracle_create_sight(const al_world *world)
@@ -464,6 +471,114 @@ void al_verify_traces(const al_world *w, al_oracle *o, int hull, int64_t count, 
         }
         compare_hits(out, t.hit, t.fraction, t.normal, &b, len, start, end);
     }
+}
+
+void al_verify_open_cells(const al_world *w, al_oracle *world_oracle, int hull, int64_t count,
+                          uint64_t seed, al_verify_counts *out, int64_t *clear_but_closed)
+{
+    memset(out, 0, sizeof *out);
+    *clear_but_closed = 0;
+    const al_model *m = &w->models[0];
+    if (!m->open_rows) return;
+    const al_hull_desc *h = &w->hulls[hull];
+    double size = w->block_size / AL_OPEN_CELLS;
+    al_rng rng = {seed};
+    int64_t cells = (int64_t) m->block_count * AL_OPEN_CELLS * AL_OPEN_CELLS * AL_OPEN_CELLS;
+    int64_t n = count > 0 ? count : cells;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t c = count > 0 ? (int64_t) (al_rng_uniform(&rng) * (double) cells) : i;
+        int b = (int) (c / (AL_OPEN_CELLS * AL_OPEN_CELLS * AL_OPEN_CELLS));
+        const al_open_row *rows = m->open_rows[b];
+        if (!rows) continue;
+        int rest = (int) (c % (AL_OPEN_CELLS * AL_OPEN_CELLS * AL_OPEN_CELLS));
+        int x = rest % AL_OPEN_CELLS, y = rest / AL_OPEN_CELLS % AL_OPEN_CELLS,
+            z = rest / (AL_OPEN_CELLS * AL_OPEN_CELLS);
+        bool open =
+            rows[((size_t) hull * AL_OPEN_CELLS + (size_t) z) * AL_OPEN_CELLS + (size_t) y] >> x &
+            1;
+        /* The agent's box anywhere in the cell. */
+        double lo[3], hi[3], origin[3] = {0, 0, 0};
+        int cell[3] = {x, y, z};
+        for (int k = 0; k < 3; k++) {
+            double corner = m->blocks[b].cell_mins[k] + cell[k] * size;
+            lo[k] = corner + h->mins[k];
+            hi[k] = corner + size + h->maxs[k];
+        }
+        double margin = al_oracle_point_margin(world_oracle, lo, hi, origin);
+        out->checked++;
+        if (open && margin < -AL_SURFACE_EPSILON) {
+            double at[3];
+            for (int k = 0; k < 3; k++) at[k] = m->blocks[b].cell_mins[k] + cell[k] * size;
+            note_mismatch(out, at, NULL, -margin);
+            out->mismatches++;
+        }
+        if (!open && margin > 1.0) (*clear_but_closed)++;
+    }
+}
+
+/* W as a trace sees it without open cells: a shallow copy whose world model has none. Only
+ * its models array is its own (free it alone). */
+static al_world *without_open_cells(const al_world *w, al_world *copy)
+{
+    *copy = *w;
+    al_model *models = malloc((size_t) w->model_count * sizeof *models);
+    if (!models) return NULL;
+    memcpy(models, w->models, (size_t) w->model_count * sizeof *models);
+    models[0].open_rows = NULL;
+    models[0].open_starts = NULL;
+    copy->models = models;
+    return copy;
+}
+
+static bool same_trace(const al_trace *a, const al_trace *b)
+{
+    return a->hit == b->hit && a->start_solid == b->start_solid && a->all_solid == b->all_solid &&
+           a->fraction == b->fraction && a->model == b->model && a->entity == b->entity &&
+           memcmp(a->normal, b->normal, sizeof a->normal) == 0 &&
+           memcmp(a->end, b->end, sizeof a->end) == 0 &&
+           memcmp(a->contact, b->contact, sizeof a->contact) == 0;
+}
+
+void al_verify_open_traces(const al_world *w, al_oracle *o, int hull, int64_t count, double length,
+                           uint64_t seed, al_verify_counts *out, int64_t *answered_open)
+{
+    memset(out, 0, sizeof *out);
+    *answered_open = 0;
+    al_world copy;
+    if (!without_open_cells(w, &copy)) return;
+    al_rng rng = {seed};
+    const al_hull_desc *h = &w->hulls[hull];
+    for (int64_t i = 0; i < count; i++) {
+        double start[3], end[3];
+        double len = random_move(w, o, h, &rng, length, start, end);
+        if (len == 0) break;
+        if (i % 4 == 3) {
+            /* Along an axis, from the lattice point the sampler may have chosen: moves in a
+             * block face, a cell face or a wall's plane. */
+            int axis = (int) (al_rng_uniform(&rng) * 3);
+            al_copy(start, end);
+            end[axis] += al_rng_uniform(&rng) < 0.5 ? -len : len;
+        }
+        double lo[3], hi[3];
+        for (int k = 0; k < 3; k++) {
+            lo[k] = fmin(start[k], end[k]) - 1e-6;
+            hi[k] = fmax(start[k], end[k]) + 1e-6;
+        }
+        *answered_open += al_world_box_open(w, hull, lo, hi);
+        al_trace fast, full;
+        al_world_trace(w, hull, start, end, &fast);
+        al_world_trace(&copy, hull, start, end, &full);
+        out->checked++;
+        /* The open cells may know an end is empty where the descent was unsure; then a
+         * point query must agree. */
+        bool ends_agree = fast.end_empty == full.end_empty ||
+                          (fast.end_empty && !al_world_point_solid(w, hull, end));
+        if (!same_trace(&fast, &full) || !ends_agree) {
+            note_mismatch(out, start, end, fabs(fast.fraction - full.fraction) * len);
+            out->mismatches++;
+        }
+    }
+    free(copy.models);
 }
 
 void al_verify_plane_shift(const al_world *w, al_oracle *o, int hull, int64_t count,

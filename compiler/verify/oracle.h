@@ -25,6 +25,10 @@ typedef struct al_oracle al_oracle;
 al_oracle *al_oracle_create(const al_world *world);
 void al_oracle_destroy(al_oracle *oracle);
 
+/* Oracle over the world model's collision brushes alone (no brush models), for the world's
+ * open cells. */
+al_oracle *al_oracle_create_world(const al_world *world);
+
 /* Oracle over the brushes that block sight only (those the vis trees are built from), for
  * the PVS verifier. */
 al_oracle *al_oracle_create_sight(const al_world *world);
@@ -83,6 +87,23 @@ void al_verify_map_trees(const al_world *world, al_oracle *oracle, int hull, int
  * surface the oracle does not touch at that fraction. */
 void al_verify_traces(const al_world *world, al_oracle *oracle, int hull, int64_t count,
                       double length, uint64_t seed, al_verify_counts *out);
+
+/* The world model's open cells for HULL (trace/open.c) against WORLD_ORACLE (from
+ * al_oracle_create_world): COUNT random cells of its blocks, or every cell if COUNT is 0. A
+ * mismatch is an open cell where HULL's box would overlap a brush by more than
+ * AL_SURFACE_EPSILON. *CLEAR_BUT_CLOSED counts closed cells whose box stays more than a unit
+ * clear of every brush (allowed: the cells are conservative near slanted planes). */
+void al_verify_open_cells(const al_world *world, al_oracle *world_oracle, int hull, int64_t count,
+                          uint64_t seed, al_verify_counts *out, int64_t *clear_but_closed);
+
+/* Traces of HULL with and without the world's open cells: COUNT moves of LENGTH units (0:
+ * random up to 256) from random empty points, every fourth along an axis. A mismatch is any
+ * difference in the result, but for an end the open cells know empty where the full descent
+ * was unsure (a point query must then find it empty). *ANSWERED_OPEN counts the moves the
+ * open cells answered for the world. */
+void al_verify_open_traces(const al_world *world, al_oracle *oracle, int hull, int64_t count,
+                           double length, uint64_t seed, al_verify_counts *out,
+                           int64_t *answered_open);
 
 /* Plane-shifting traces with HULL's box against onion traces of HULL. */
 void al_verify_plane_shift(const al_world *world, al_oracle *oracle, int hull, int64_t count,

@@ -233,6 +233,7 @@ static void free_model_index(al_model_index *ix)
 
 bool al_world_index_models(al_world *w)
 {
+    if (w->model_count > 0 && !al_model_index_open(&w->models[0])) return false;
     al_model_index *ix = &w->model_index;
     size_t entries = (size_t) w->model_count * (size_t) w->hull_count;
     ix->reach = malloc((entries ? entries : 1) * sizeof *ix->reach);
@@ -326,6 +327,9 @@ static void assemble(compile_context *c, block_job *job)
     job->assembled = true;
     if (__atomic_load_n(&c->failed, __ATOMIC_ACQUIRE) ||
         al_block_assemble(block, c->hull_count, c->subcell_size, fresh, job->prev) < 0 ||
+        (job->model == job->input.world->models &&
+         al_block_open_cells(block, c->hull_count, block->cell_mins,
+                             c->subcell_size * block->subcells, job->prev, &job->dirty) < 0) ||
         !al_block_own_collision(block))
         __atomic_store_n(&c->failed, 1, __ATOMIC_RELAXED);
     for (int s = 0; s < count; s++) al_subcell_trees_free(fresh[s]);
@@ -441,6 +445,8 @@ void al_world_destroy(al_world *world)
         al_model *model = &world->models[m];
         for (int b = 0; b < model->block_count; b++) al_block_free(&model->blocks[b]);
         free(model->blocks);
+        free(model->open_rows);
+        free(model->open_starts);
         al_tree_free(&model->top);
 
     }

@@ -85,6 +85,27 @@ typedef struct al_subcell_trees {
     double ms_csg, ms_map_trees, ms_onion;
 } al_subcell_trees;
 
+/* Open cells per axis of a block's grid cell (a power of two): a row of them along x is
+ * an al_open_row. */
+#define AL_OPEN_SHIFT 5
+#define AL_OPEN_CELLS (1 << AL_OPEN_SHIFT)
+typedef uint32_t al_open_row;
+#define AL_OPEN_ALL ((al_open_row) -1)
+_Static_assert(AL_OPEN_CELLS == 8 * sizeof(al_open_row) && AL_OPEN_SHIFT >= 3,
+               "a row of open cells is one word, and a block's eighths are whole cells");
+
+/* Where a trace whose box lies in one eighth, quarter or half of a block (on every axis)
+ * starts its descent: 8³ + 4³ + 2³ nodes per block. */
+#define AL_OPEN_STARTS (512 + 64 + 8)
+#define AL_NO_START    INT32_MIN /* a start that is the block's root */
+
+/* The row bits of cells X0 to X1. */
+static inline al_open_row al_open_span(unsigned x0, unsigned x1)
+{
+    return (al_open_row) (AL_OPEN_ALL >> (AL_OPEN_CELLS - 1 - x1)) &
+           (al_open_row) (AL_OPEN_ALL << x0);
+}
+
 typedef struct al_block {
     double mins[3], maxs[3]; /* the box its trees partition */
     double cell_mins[3];     /* the corner of its grid cell (mins, unless outermost) */
@@ -103,6 +124,13 @@ typedef struct al_block {
                       (detail too, not clip), for radiosity's rays; empty when it would
                       equal the vis tree (a block without detail): see al_block_light */
     bool light_is_vis;
+    /* Open cells (trace/open.c), owned with the collision trees: per hull h, the rows
+     * open[(h * AL_OPEN_CELLS + z) * AL_OPEN_CELLS + y], bit x set when cell (x, y, z) of
+     * the grid of AL_OPEN_CELLS³ over the block's grid cell, from OPEN_ORIGIN, is open for
+     * h. NULL: none known (a brush model's block, or a world block too small for
+     * sub-cells). */
+    al_open_row *open;
+    int32_t *open_starts; /* AL_OPEN_STARTS, in OPEN's allocation: see al_model.open_starts */
     al_block_stats stats;
     int *refs; /* owners of the collision trees (worlds share unchanged blocks,
                   al_world_update); malloc'd by whoever builds or loads the block, NULL
@@ -123,6 +151,11 @@ typedef struct al_model {
     al_tree top; /* owned; leaves are blocks: child -1 - b is blocks[b] */
     int first_brush, brush_count; /* into al_world.collision */
     double inv_block_size;
+    /* Owned; per block, its open cells (blocks[b].open), kept together for the trace's
+     * lookup; NULL where no block has any (al_world_index_models). */
+    const al_open_row **open_rows;
+    int32_t *open_starts; /* AL_OPEN_STARTS per block */
+    double open_limit[3]; /* grid_dims * AL_OPEN_CELLS: cells of the grid per axis */
 } al_model;
 
 /* Brush models (doors, platforms) near a trace, so that a short trace tests only the few
@@ -302,6 +335,10 @@ void al_trace_finish(const double start[3], const double end[3], al_trace *out);
  * an absurd area get one cell: every trace then tests every model. */
 bool al_world_index_models(al_world *w);
 
+/* Fills the world model's open_rows from its blocks (called by al_world_index_models). False
+ * if memory runs out. */
+bool al_model_index_open(al_model *m);
+
 /* Gives BLOCK's trees an owner count of one (after they were built or loaded): those it
  * has that have none yet. False if memory runs out. */
 bool al_block_own(al_block *block);
@@ -320,6 +357,19 @@ static inline bool al_block_has_vis(const al_block *block)
 /* Builds the vis and light trees of the world blocks that lack them, as al_world_build_vis
  * does first (THREADS 0: one per CPU). Returns AL_OK or AL_ERR_NOMEM. */
 al_status al_world_build_vis_trees(al_world *w, int threads);
+
+/* Fills BLOCK's open cells and start nodes from its onion tree (HULL_COUNT hulls), over the
+ * grid cell from CELL_MINS with sides of BLOCK_SIZE; BLOCK->open is NULL before. Given
+ * PREV, the block it replaces, whose sub-cells outside DIRTY it took, only the cells near
+ * the DIRTY sub-cells are found again. Returns 0, or -1 if memory runs out (BLOCK->open is
+ * then NULL). */
+int al_block_open_cells(al_block *block, int hull_count, const double cell_mins[3],
+                        double block_size, const al_block *prev, const al_subcell_set *dirty);
+
+/* Whether the box [LO, HI] lies in open cells of the world model's blocks for HULL (as
+ * the trace finds them; the box must lie in one block): every leaf of that block's onion
+ * tree within its reach is then empty for the hull. */
+bool al_world_box_open(const al_world *w, int hull, const double lo[3], const double hi[3]);
 
 /* Drops BLOCK's claim on its trees, freeing them if it was their last owner. */
 void al_block_free(al_block *block);

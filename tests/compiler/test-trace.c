@@ -492,3 +492,155 @@ CHECK_TEST(rays_deep_path, "/trace/rays/a-path-deeper-than-the-stack-is-walked-w
     const double touch[3] = {N, 3, 4};
     CHECK(al_ray_hit(&tree, a, touch) == INFINITY);
 }
+
+/* --- open cells (trace/open.c) ----------------------------------------------------------- */
+
+/* The room with fins, a ramp and a slanted prism (general planes), in 1024-unit blocks: the
+ * room spans eight, so moves cross blocks too; a door, which open cells leave out. */
+static void load_open_room(scene *s)
+{
+    mapgen *g = mapgen_create(false);
+    mapgen_begin_entity(g, "worldspawn");
+    room_with_fins(g);
+    mapgen_ramp(g, -400, -400, -100, -100, 0, 150, 0, 1, "ramp");
+    const double prism[4][2] = {{0, 300}, {100, 340}, {60, 440}, {-40, 400}};
+    mapgen_prism(g, 4, prism, 40, 72, "crate");
+    mapgen_end_entity(g);
+    mapgen_begin_entity(g, "func_door");
+    mapgen_box(g, 200, -450, 0, 216, -350, 128, "door");
+    mapgen_end_entity(g);
+    REQUIRE(scene_load_mapgen(s, g, NULL));
+}
+
+/* Every cell of every block, for every hull: an open cell is one where the hull's box
+ * overlaps no world brush. In a room of axial brushes the cells are exact: every cell whose
+ * box stays a unit clear of the brushes is open. */
+CHECK_TEST(open_cells, "/trace/open/cells-are-open-only-where-no-brush-reaches")
+{
+    scene s;
+    load_open_room(&s);
+    al_oracle *o = al_oracle_create_world(s.world);
+    REQUIRE(o);
+    int64_t open_total = 0;
+    for (int h = 0; h < al_world_hull_count(s.world); h++) {
+        al_verify_counts c;
+        int64_t clear_but_closed;
+        al_verify_open_cells(s.world, o, h, 0, 1, &c, &clear_but_closed);
+        CHECK_MSG(c.mismatches == 0,
+                  "hull %d: %lld of %lld cells open but not clear, first at "
+                  "(%g %g %g)",
+                  h, (long long) c.mismatches, (long long) c.checked, c.example[0][0],
+                  c.example[0][1], c.example[0][2]);
+        CHECK(c.checked == (int64_t) s.world->models[0].block_count * AL_OPEN_CELLS *
+                               AL_OPEN_CELLS * AL_OPEN_CELLS);
+        check_note("hull %d: %lld closed cells clear by more than a unit (near slanted planes)", h,
+                   (long long) clear_but_closed);
+        const al_model *m = &s.world->models[0];
+        for (int b = 0; b < m->block_count; b++)
+            for (int i = 0; i < AL_OPEN_CELLS * AL_OPEN_CELLS; i++)
+                open_total += __builtin_popcountll(
+                    (unsigned long long)
+                        m->open_rows[b][(size_t) h * AL_OPEN_CELLS * AL_OPEN_CELLS + (size_t) i]);
+    }
+    CHECK(open_total > 0);
+    al_oracle_destroy(o);
+    scene_free(&s);
+
+    mapgen *g = mapgen_create(false);
+    mapgen_begin_entity(g, "worldspawn");
+    room_with_fins(g);
+    mapgen_end_entity(g);
+    REQUIRE(scene_load_mapgen(&s, g, NULL));
+    o = al_oracle_create_world(s.world);
+    REQUIRE(o);
+    for (int h = 0; h < al_world_hull_count(s.world); h++) {
+        al_verify_counts c;
+        int64_t clear_but_closed;
+        al_verify_open_cells(s.world, o, h, 0, 2, &c, &clear_but_closed);
+        CHECK(c.mismatches == 0);
+        CHECK_MSG(clear_but_closed == 0, "hull %d: %lld clear cells closed among axial brushes", h,
+                  (long long) clear_but_closed);
+    }
+    al_oracle_destroy(o);
+    scene_free(&s);
+}
+
+/* Moves of every length through open cells, across blocks, along axes and block faces: the
+ * trace gives what the full descent gives, to the bit. */
+static void check_open_traces(scene *s, uint64_t seed, int count)
+{
+    al_oracle *o = al_oracle_create(s->world);
+    REQUIRE(o);
+    const double lengths[] = {4, 24, 64, 100, 0};
+    for (int h = 0; h < al_world_hull_count(s->world); h++)
+        for (size_t l = 0; l < sizeof lengths / sizeof lengths[0]; l++) {
+            al_verify_counts c;
+            int64_t answered;
+            al_verify_open_traces(s->world, o, h, count, lengths[l], seed + 10 * (uint64_t) h + l,
+                                  &c, &answered);
+            CHECK_MSG(c.mismatches == 0,
+                      "hull %d, %g-unit moves: %lld of %lld differ from the full descent, first "
+                      "(%.17g %.17g %.17g) to (%.17g %.17g %.17g)",
+                      h, lengths[l], (long long) c.mismatches, (long long) c.checked,
+                      c.example[0][0], c.example[0][1], c.example[0][2], c.example[1][0],
+                      c.example[1][1], c.example[1][2]);
+            CHECK(c.checked == count);
+            /* Short moves are mostly answered by the cells: the path is exercised. */
+            if (lengths[l] > 0 && lengths[l] <= 64)
+                CHECK_MSG(answered > count / 10, "hull %d, %g-unit moves: %lld of %d open", h,
+                          lengths[l], (long long) answered, count);
+        }
+    al_oracle_destroy(o);
+}
+
+CHECK_TEST(open_traces, "/trace/open/traces-through-open-cells-equal-the-full-descent")
+{
+    scene s;
+    load_open_room(&s);
+    check_open_traces(&s, 20, 4000);
+    scene_free(&s);
+    const char *file = getenv("ALLIUM_GENERATED_MAP");
+    if (!file) {
+        check_skip("ALLIUM_GENERATED_MAP not set");
+        return;
+    }
+    REQUIRE(scene_load_file(&s, file, NULL));
+    check_open_traces(&s, 30, 4000);
+    scene_free(&s);
+}
+
+/* The checks above can fail: a block whose cells all claim to be open is caught by both. */
+CHECK_TEST(open_sabotage, "/trace/open/a-cell-wrongly-open-is-caught")
+{
+    scene s;
+    load_open_room(&s);
+    al_model *m = &s.world->models[0];
+    /* The block holding the fins' middle. */
+    int b = -1;
+    for (int i = 0; i < m->block_count; i++)
+        if (m->blocks[i].cell_mins[0] == 0 && m->blocks[i].cell_mins[1] == -1024 &&
+            m->blocks[i].cell_mins[2] == 0)
+            b = i;
+    REQUIRE(b >= 0 && m->blocks[b].open);
+    size_t rows = (size_t) al_world_hull_count(s.world) * AL_OPEN_CELLS * AL_OPEN_CELLS;
+    al_open_row *saved = malloc(rows * sizeof *saved);
+    REQUIRE(saved);
+    memcpy(saved, m->blocks[b].open, rows * sizeof *saved);
+    for (size_t i = 0; i < rows; i++) m->blocks[b].open[i] = AL_OPEN_ALL;
+    al_oracle *world = al_oracle_create_world(s.world), *o = al_oracle_create(s.world);
+    REQUIRE(world && o);
+    int stand = scene_hull(&s, "stand");
+    al_verify_counts c;
+    int64_t extra;
+    al_verify_open_cells(s.world, world, stand, 0, 3, &c, &extra);
+    CHECK_MSG(c.mismatches > 1000, "%lld cells caught", (long long) c.mismatches);
+    al_verify_open_traces(s.world, o, stand, 4000, 64, 4, &c, &extra);
+    CHECK_MSG(c.mismatches > 50, "%lld traces caught", (long long) c.mismatches);
+    memcpy(m->blocks[b].open, saved, rows * sizeof *saved);
+    free(saved);
+    al_verify_open_traces(s.world, o, stand, 4000, 64, 4, &c, &extra);
+    CHECK(c.mismatches == 0);
+    al_oracle_destroy(world);
+    al_oracle_destroy(o);
+    scene_free(&s);
+}

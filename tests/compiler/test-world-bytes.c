@@ -3,6 +3,7 @@
 #include "check.h"
 #include "mapgen.h"
 #include "scene.h"
+#include "verify/edits.h"
 #include "verify/oracle.h"
 #include "vis/vis.h"
 #include "world/world-internal.h"
@@ -65,6 +66,9 @@ CHECK_TEST(same_answers, "/world-bytes/a-loaded-world-answers-as-the-compiled-on
     al_diag_list d = {0};
     REQUIRE(al_world_load(bytes, size, &w, &d) == AL_OK);
     CHECK(differences(s.world, w, 40000, 7) == 0);
+    /* Its trees are the same, and so are the open cells it computed again from them. */
+    char why[300];
+    CHECK_MSG(al_world_tree_differences(s.world, w, why, sizeof why) == 0, "%s", why);
     al_world_stats a, b;
     al_world_get_stats(s.world, &a);
     al_world_get_stats(w, &b);
