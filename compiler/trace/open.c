@@ -113,7 +113,7 @@ static void mark(open_work *w, int32_t code, uint32_t pending, const int lo[3], 
          * would break every grid-aligned plane's layer down to single cells.) */
         int axial = -1;
         for (int k = 0; k < 3; k++)
-            if (n->normal[k] == 1.0 || n->normal[k] == -1.0) axial = k;
+            if (n->normal[(k + 1) % 3] == 0 && n->normal[(k + 2) % 3] == 0) axial = k;
         if (axial >= 0) {
             split_axial(w, n, axial, pending, lo, hi);
             return;

@@ -666,14 +666,35 @@ static bool model_point_solid(const al_model *model, int hull, const double p[3]
                     : onion_point_solid(&b->onion, 1u << hull, p);
 }
 
-/* Point solidity in the onion trees, or in the hull's map trees (MAP_TREE): the world
- * model, then the brush models listed in P's cell of the model index whose reach for the
- * hull holds P (the same models a trace ending at P tests). */
+/* Whether P lies in an open cell of the world model M for HULL (open.c): its leaf is then
+ * empty for the hull. */
+static inline bool point_open(const al_model *m, int hull, const double p[3])
+{
+    enum { SHIFT = AL_OPEN_SHIFT, LOW = AL_OPEN_CELLS - 1 };
+    if (!m->open_rows) return false;
+    unsigned c[3];
+    for (int k = 0; k < 3; k++) {
+        double u = (p[k] * m->inv_block_size - m->grid_origin[k]) * AL_OPEN_CELLS;
+        if (!(u >= 0 && u < m->open_limit[k])) return false;
+        c[k] = (unsigned) u;
+    }
+    const al_open_row *rows = m->open_rows[al_model_block_index(
+        m, (int) (c[0] >> SHIFT), (int) (c[1] >> SHIFT), (int) (c[2] >> SHIFT))];
+    if (!rows) return false;
+    size_t row = ((size_t) hull * AL_OPEN_CELLS + (c[2] & LOW)) * AL_OPEN_CELLS + (c[1] & LOW);
+    return rows[row] >> (c[0] & LOW) & 1;
+}
+
+/* Point solidity in the onion trees, or in the hull's map trees (MAP_TREE): the world model
+ * (for the onion trees, not where its open cells say it is empty), then the brush models
+ * listed in P's cell of the model index whose reach for the hull holds P (the same models a
+ * trace ending at P tests). */
 static bool point_solid(const al_world *world, int hull, const double p[3], bool map_tree)
 {
     if (hull < 0 || hull >= world->hull_count) return false;
     const al_model *world_model = &world->models[0];
     if (world_model->brush_count > 0 && !point_outside(world_model, p) &&
+        (map_tree || !point_open(world_model, hull, p)) &&
         model_point_solid(world_model, hull, p, map_tree))
         return true;
     if (world->model_count <= 1) return false;

@@ -484,9 +484,31 @@ void al_verify_open_cells(const al_world *w, al_oracle *world_oracle, int hull, 
     double size = w->block_size / AL_OPEN_CELLS;
     al_rng rng = {seed};
     int64_t cells = (int64_t) m->block_count * AL_OPEN_CELLS * AL_OPEN_CELLS * AL_OPEN_CELLS;
-    int64_t n = count > 0 ? count : cells;
+    int64_t n = count > 0 ? count : cells, misses = 0;
     for (int64_t i = 0; i < n; i++) {
-        int64_t c = count > 0 ? (int64_t) (al_rng_uniform(&rng) * (double) cells) : i;
+        int64_t c = i;
+        if (count > 0) {
+            /* The cell of a random point (half of them near a brush), in the grid. */
+            double p[3];
+            al_verify_random_point(w, &rng, p);
+            int g[3];
+            bool inside = true;
+            for (int k = 0; k < 3; k++) {
+                double u = (p[k] * m->inv_block_size - m->grid_origin[k]) * AL_OPEN_CELLS;
+                inside &= u >= 0 && u < (double) m->grid_dims[k] * AL_OPEN_CELLS;
+                g[k] = inside ? (int) u : 0;
+            }
+            if (!inside) {
+                if (++misses < 100 * count) i--; /* draw again: every sample a cell */
+                continue;
+            }
+            int block = al_model_block_index(m, g[0] / AL_OPEN_CELLS, g[1] / AL_OPEN_CELLS,
+                                             g[2] / AL_OPEN_CELLS);
+            c = (((int64_t) block * AL_OPEN_CELLS + g[2] % AL_OPEN_CELLS) * AL_OPEN_CELLS +
+                 g[1] % AL_OPEN_CELLS) *
+                    AL_OPEN_CELLS +
+                g[0] % AL_OPEN_CELLS;
+        }
         int b = (int) (c / (AL_OPEN_CELLS * AL_OPEN_CELLS * AL_OPEN_CELLS));
         const al_open_row *rows = m->open_rows[b];
         if (!rows) continue;

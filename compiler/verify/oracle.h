@@ -89,7 +89,8 @@ void al_verify_traces(const al_world *world, al_oracle *oracle, int hull, int64_
                       double length, uint64_t seed, al_verify_counts *out);
 
 /* The world model's open cells for HULL (trace/open.c) against WORLD_ORACLE (from
- * al_oracle_create_world): COUNT random cells of its blocks, or every cell if COUNT is 0. A
+ * al_oracle_create_world): the cells of COUNT random points in its grid (half of them near
+ * a brush, as al_verify_random_point draws them), or every cell if COUNT is 0. A
  * mismatch is an open cell where HULL's box would overlap a brush by more than
  * AL_SURFACE_EPSILON. *CLEAR_BUT_CLOSED counts closed cells whose box stays more than a unit
  * clear of every brush (allowed: the cells are conservative near slanted planes). */
