@@ -14,6 +14,7 @@
  * a point of an open cell lies more than OPEN_MARGIN from every plane the descent would
  * cross on the way to a solid leaf.
  */
+#include "core/parallel.h"
 #include "world/world-internal.h"
 
 #include <stdlib.h>
@@ -76,8 +77,34 @@ static void split_axial(open_work *w, const al_node *n, int axis, uint32_t pendi
  * for them. Where a node's plane passes through the range's box (grown by OPEN_MARGIN),
  * an axial plane splits it in layers (split_axial); by another the range is halved and each
  * half goes on from that node, and a single cell goes down both sides. */
+/* PENDING without the hulls for which every cell of [LO, HI] is closed already: nothing
+ * below can change them. Only small ranges are looked at (a big one is rarely all closed). */
+static uint32_t still_open(const open_work *w, uint32_t pending, const int lo[3], const int hi[3])
+{
+    if ((hi[1] - lo[1] + 1) * (hi[2] - lo[2] + 1) > 16) return pending;
+    al_open_row mask = al_open_span((unsigned) lo[0], (unsigned) hi[0]);
+    uint32_t left = pending;
+    for (int h = 0; left; h++, left >>= 1) {
+        if (!(left & 1)) continue;
+        const al_open_row *rows = w->rows + (size_t) h * AL_OPEN_CELLS * AL_OPEN_CELLS;
+        al_open_row any = 0;
+        for (int z = lo[2]; z <= hi[2]; z++)
+            for (int y = lo[1]; y <= hi[1]; y++) any |= rows[z * AL_OPEN_CELLS + y];
+        if (!(any & mask)) pending &= ~(1u << h);
+    }
+    return pending;
+}
+
 static void mark(open_work *w, int32_t code, uint32_t pending, const int lo[3], const int hi[3])
 {
+    pending = still_open(w, pending, lo, hi);
+    if (!pending) return;
+    /* The range's box, grown by the margin. */
+    double box_lo[3], box_hi[3];
+    for (int k = 0; k < 3; k++) {
+        box_lo[k] = w->origin[k] + lo[k] * w->cell - OPEN_MARGIN;
+        box_hi[k] = w->origin[k] + (hi[k] + 1) * w->cell + OPEN_MARGIN;
+    }
     for (;;) {
         if (code < 0) {
             uint32_t solid = w->tree->leaves[al_tree_leaf_index(code)] & pending;
@@ -94,9 +121,7 @@ static void mark(open_work *w, int32_t code, uint32_t pending, const int lo[3], 
         /* The grown box's least and greatest distance from the plane. */
         double dmin = -n->dist, dmax = -n->dist;
         for (int k = 0; k < 3; k++) {
-            double a = w->origin[k] + lo[k] * w->cell - OPEN_MARGIN;
-            double b = w->origin[k] + (hi[k] + 1) * w->cell + OPEN_MARGIN;
-            double na = n->normal[k] * a, nb = n->normal[k] * b;
+            double na = n->normal[k] * box_lo[k], nb = n->normal[k] * box_hi[k];
             dmin += na < nb ? na : nb;
             dmax += na < nb ? nb : na;
         }
@@ -226,6 +251,34 @@ int al_block_open_cells(al_block *block, int hull_count, const double cell_mins[
     block->open = rows;
     block->open_starts = starts;
     return 0;
+}
+
+typedef struct model_job {
+    al_model *model;
+    int hull_count;
+    double block_size;
+    int failed;
+} model_job;
+
+static void block_open_cells(void *context, int b, int worker)
+{
+    (void) worker;
+    model_job *job = context;
+    al_model *m = job->model;
+    al_block *block = &m->blocks[b];
+    int plane = m->grid_dims[0] * m->grid_dims[1];
+    int c[3] = {b % plane % m->grid_dims[0], b % plane / m->grid_dims[0], b / plane};
+    for (int k = 0; k < 3; k++) block->cell_mins[k] = (m->grid_origin[k] + c[k]) * job->block_size;
+    if (al_block_open_cells(block, job->hull_count, block->cell_mins, job->block_size, NULL, NULL) <
+        0)
+        __atomic_store_n(&job->failed, 1, __ATOMIC_RELAXED);
+}
+
+bool al_model_open_cells(al_model *m, int hull_count, double block_size)
+{
+    model_job job = {.model = m, .hull_count = hull_count, .block_size = block_size};
+    al_parallel_for(m->block_count, 0, block_open_cells, &job);
+    return !job.failed;
 }
 
 bool al_model_index_open(al_model *m)

@@ -388,19 +388,11 @@ static bool get_model(reader *r, al_world *w, al_model *m)
             block->light_is_vis = light_is_vis;
             if (!light_is_vis && !get_tree(r, &block->light, false, 0)) return false;
         }
-        if (m == w->models) {
-            /* Open cells are not stored: they come from the onion tree. */
-            int z = b / (m->grid_dims[0] * m->grid_dims[1]),
-                rest = b % (m->grid_dims[0] * m->grid_dims[1]);
-            int c[3] = {rest % m->grid_dims[0], rest / m->grid_dims[0], z};
-            for (int k = 0; k < 3; k++)
-                block->cell_mins[k] = (m->grid_origin[k] + c[k]) * w->block_size;
-            if (al_block_open_cells(block, w->hull_count, block->cell_mins, w->block_size, NULL,
-                                    NULL) < 0)
-                return fail(r, "memory ran out");
-        }
         if (!al_block_own(block)) return fail(r, "memory ran out");
     }
+    /* Open cells are not stored: they come from the onion trees. */
+    if (m == w->models && !al_model_open_cells(m, w->hull_count, w->block_size))
+        return fail(r, "memory ran out");
     return true;
 }
 

@@ -366,6 +366,10 @@ al_status al_world_build_vis_trees(al_world *w, int threads);
 int al_block_open_cells(al_block *block, int hull_count, const double cell_mins[3],
                         double block_size, const al_block *prev, const al_subcell_set *dirty);
 
+/* Fills the open cells of every block of M, a model loaded without them (which sets each
+ * block's cell_mins from the grid), on all CPUs. False if memory runs out. */
+bool al_model_open_cells(al_model *m, int hull_count, double block_size);
+
 /* Whether the box [LO, HI] lies in open cells of the world model's blocks for HULL (as
  * the trace finds them; the box must lie in one block): every leaf of that block's onion
  * tree within its reach is then empty for the hull. */
