@@ -432,10 +432,8 @@ nomem:
     for (int h = 0; h < AL_MAX_HULLS; h++) al_tree_free(&block->map[h]);
     free(block->sub);
     free(block->sub_stats);
-    free(block->open);
     block->sub = NULL;
     block->sub_stats = NULL;
-    block->open = NULL;
     return -1;
 }
 

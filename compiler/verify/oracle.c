@@ -476,17 +476,17 @@ void al_verify_traces(const al_world *w, al_oracle *o, int hull, int64_t count, 
 void al_verify_open_cells(const al_world *w, al_oracle *world_oracle, int hull, int64_t count,
                           uint64_t seed, al_verify_counts *out, int64_t *clear_but_closed)
 {
+    enum { CELLS = AL_OPEN_CELLS };
     memset(out, 0, sizeof *out);
     *clear_but_closed = 0;
     const al_model *m = &w->models[0];
     if (!m->open_rows) return;
     const al_hull_desc *h = &w->hulls[hull];
-    double size = w->block_size / AL_OPEN_CELLS;
+    double size = w->block_size / CELLS;
     al_rng rng = {seed};
-    int64_t cells = (int64_t) m->block_count * AL_OPEN_CELLS * AL_OPEN_CELLS * AL_OPEN_CELLS;
-    int64_t n = count > 0 ? count : cells, misses = 0;
+    int64_t n = count > 0 ? count : (int64_t) m->block_count * CELLS * CELLS * CELLS, misses = 0;
     for (int64_t i = 0; i < n; i++) {
-        int64_t c = i;
+        int b, cell[3];
         if (count > 0) {
             /* The cell of a random point (half of them near a brush), in the grid. */
             double p[3];
@@ -494,43 +494,38 @@ void al_verify_open_cells(const al_world *w, al_oracle *world_oracle, int hull, 
             int g[3];
             bool inside = true;
             for (int k = 0; k < 3; k++) {
-                double u = (p[k] * m->inv_block_size - m->grid_origin[k]) * AL_OPEN_CELLS;
-                inside &= u >= 0 && u < (double) m->grid_dims[k] * AL_OPEN_CELLS;
+                double u = (p[k] * m->inv_block_size - m->grid_origin[k]) * CELLS;
+                inside &= u >= 0 && u < (double) m->grid_dims[k] * CELLS;
                 g[k] = inside ? (int) u : 0;
             }
             if (!inside) {
                 if (++misses < 100 * count) i--; /* draw again: every sample a cell */
                 continue;
             }
-            int block = al_model_block_index(m, g[0] / AL_OPEN_CELLS, g[1] / AL_OPEN_CELLS,
-                                             g[2] / AL_OPEN_CELLS);
-            c = (((int64_t) block * AL_OPEN_CELLS + g[2] % AL_OPEN_CELLS) * AL_OPEN_CELLS +
-                 g[1] % AL_OPEN_CELLS) *
-                    AL_OPEN_CELLS +
-                g[0] % AL_OPEN_CELLS;
+            b = al_model_block_index(m, g[0] / CELLS, g[1] / CELLS, g[2] / CELLS);
+            for (int k = 0; k < 3; k++) cell[k] = g[k] % CELLS;
+        } else {
+            /* Every cell of every block in turn. */
+            b = (int) (i / (CELLS * CELLS * CELLS));
+            int rest = (int) (i % (CELLS * CELLS * CELLS));
+            cell[0] = rest % CELLS;
+            cell[1] = rest / CELLS % CELLS;
+            cell[2] = rest / (CELLS * CELLS);
         }
-        int b = (int) (c / (AL_OPEN_CELLS * AL_OPEN_CELLS * AL_OPEN_CELLS));
         const al_open_row *rows = m->open_rows[b];
         if (!rows) continue;
-        int rest = (int) (c % (AL_OPEN_CELLS * AL_OPEN_CELLS * AL_OPEN_CELLS));
-        int x = rest % AL_OPEN_CELLS, y = rest / AL_OPEN_CELLS % AL_OPEN_CELLS,
-            z = rest / (AL_OPEN_CELLS * AL_OPEN_CELLS);
-        bool open =
-            rows[((size_t) hull * AL_OPEN_CELLS + (size_t) z) * AL_OPEN_CELLS + (size_t) y] >> x &
-            1;
+        size_t row = ((size_t) hull * CELLS + (size_t) cell[2]) * CELLS + (size_t) cell[1];
+        bool open = rows[row] >> cell[0] & 1;
         /* The agent's box anywhere in the cell. */
-        double lo[3], hi[3], origin[3] = {0, 0, 0};
-        int cell[3] = {x, y, z};
+        double lo[3], hi[3], at[3], origin[3] = {0, 0, 0};
         for (int k = 0; k < 3; k++) {
-            double corner = m->blocks[b].cell_mins[k] + cell[k] * size;
-            lo[k] = corner + h->mins[k];
-            hi[k] = corner + size + h->maxs[k];
+            at[k] = m->blocks[b].cell_mins[k] + cell[k] * size;
+            lo[k] = at[k] + h->mins[k];
+            hi[k] = at[k] + size + h->maxs[k];
         }
         double margin = al_oracle_point_margin(world_oracle, lo, hi, origin);
         out->checked++;
         if (open && margin < -AL_SURFACE_EPSILON) {
-            double at[3];
-            for (int k = 0; k < 3; k++) at[k] = m->blocks[b].cell_mins[k] + cell[k] * size;
             note_mismatch(out, at, NULL, -margin);
             out->mismatches++;
         }

@@ -126,9 +126,8 @@ typedef struct al_block {
     bool light_is_vis;
     /* Open cells (trace/open.c), owned with the collision trees: per hull h, the rows
      * open[(h * AL_OPEN_CELLS + z) * AL_OPEN_CELLS + y], bit x set when cell (x, y, z) of
-     * the grid of AL_OPEN_CELLS³ over the block's grid cell, from OPEN_ORIGIN, is open for
-     * h. NULL: none known (a brush model's block, or a world block too small for
-     * sub-cells). */
+     * the grid of AL_OPEN_CELLS³ over the block's grid cell (from cell_mins) is open for
+     * h. NULL: none known (a brush model's block, or a block without a tree). */
     al_open_row *open;
     int32_t *open_starts; /* AL_OPEN_STARTS, in OPEN's allocation: see al_model.open_starts */
     al_block_stats stats;
@@ -335,8 +334,8 @@ void al_trace_finish(const double start[3], const double end[3], al_trace *out);
  * an absurd area get one cell: every trace then tests every model. */
 bool al_world_index_models(al_world *w);
 
-/* Fills the world model's open_rows from its blocks (called by al_world_index_models). False
- * if memory runs out. */
+/* Fills the world model's open_rows and open_starts from its blocks (called by
+ * al_world_index_models). False if memory runs out. */
 bool al_model_index_open(al_model *m);
 
 /* Gives BLOCK's trees an owner count of one (after they were built or loaded): those it
@@ -370,9 +369,9 @@ int al_block_open_cells(al_block *block, int hull_count, const double cell_mins[
  * block's cell_mins from the grid), on all CPUs. False if memory runs out. */
 bool al_model_open_cells(al_model *m, int hull_count, double block_size);
 
-/* Whether the box [LO, HI] lies in open cells of the world model's blocks for HULL (as
- * the trace finds them; the box must lie in one block): every leaf of that block's onion
- * tree within its reach is then empty for the hull. */
+/* Whether the box [LO, HI] lies in open cells of the world model's blocks for HULL, as the
+ * trace finds them (in one block, or in blocks side by side, at most two on each axis):
+ * every leaf of those blocks' onion trees within its reach is then empty for the hull. */
 bool al_world_box_open(const al_world *w, int hull, const double lo[3], const double hi[3]);
 
 /* Drops BLOCK's claim on its trees, freeing them if it was their last owner. */
