@@ -41,6 +41,18 @@ static void close_cells(open_work *w, uint32_t hulls, const int lo[3], const int
     }
 }
 
+/* The least and greatest distance of the box [LO, HI] from N's plane. */
+static inline void box_distances(const al_node *n, const double lo[3], const double hi[3],
+                                 double *dmin, double *dmax)
+{
+    *dmin = *dmax = -n->dist;
+    for (int k = 0; k < 3; k++) {
+        double na = n->normal[k] * lo[k], nb = n->normal[k] * hi[k];
+        *dmin += na < nb ? na : nb;
+        *dmax += na < nb ? nb : na;
+    }
+}
+
 static void mark(open_work *w, int32_t code, uint32_t pending, const int lo[3], const int hi[3]);
 
 /* The range [LO, HI] split by N's plane, normal +-1 on AXIS: runs of layers across AXIS
@@ -118,13 +130,8 @@ static void mark(open_work *w, int32_t code, uint32_t pending, const int lo[3], 
             pending &= ~decided;
             if (!pending) return;
         }
-        /* The grown box's least and greatest distance from the plane. */
-        double dmin = -n->dist, dmax = -n->dist;
-        for (int k = 0; k < 3; k++) {
-            double na = n->normal[k] * box_lo[k], nb = n->normal[k] * box_hi[k];
-            dmin += na < nb ? na : nb;
-            dmax += na < nb ? nb : na;
-        }
+        double dmin, dmax;
+        box_distances(n, box_lo, box_hi, &dmin, &dmax);
         if (dmin > 0) {
             code = n->child[0];
             continue;
@@ -169,12 +176,8 @@ static int32_t start_node(const al_tree *tree, const double lo[3], const double 
     int32_t code = tree->root;
     while (code >= 0) {
         const al_node *n = &tree->nodes[code];
-        double dmin = -n->dist, dmax = -n->dist;
-        for (int k = 0; k < 3; k++) {
-            double na = n->normal[k] * lo[k], nb = n->normal[k] * hi[k];
-            dmin += na < nb ? na : nb;
-            dmax += na < nb ? nb : na;
-        }
+        double dmin, dmax;
+        box_distances(n, lo, hi, &dmin, &dmax);
         if (dmin >= 0)
             code = n->child[0];
         else if (dmax <= 0)

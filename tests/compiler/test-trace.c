@@ -177,17 +177,28 @@ CHECK_TEST(crossing_blocks, "/trace/long-traces-cross-blocks-and-hit-the-same-wa
     scene_free(&b);
 }
 
-/* The oracles on a generated map (rooms, stairs, tunnels, ramps, pillars, crates). */
-CHECK_TEST(oracle_generated, "/trace/oracle/generated-map-agrees-with-brute-force")
+/* The generated map (built by allium-genmap in the build tree, see tests/meson.build) into
+ * S; false after a visible skip when the suite did not name it, or a failure when it does
+ * not load. */
+static bool load_generated(scene *s)
 {
-    /* Built by allium-genmap in the build tree (see tests/meson.build). */
     const char *file = getenv("ALLIUM_GENERATED_MAP");
     if (!file) {
         check_skip("ALLIUM_GENERATED_MAP not set");
-        return;
+        return false;
     }
+    if (!scene_load_file(s, file, NULL)) {
+        check_fail(__FILE__, __LINE__, "%s did not load", file);
+        return false;
+    }
+    return true;
+}
+
+/* The oracles on a generated map (rooms, stairs, tunnels, ramps, pillars, crates). */
+CHECK_TEST(oracle_generated, "/trace/oracle/generated-map-agrees-with-brute-force")
+{
     scene s;
-    REQUIRE(scene_load_file(&s, file, NULL));
+    if (!load_generated(&s)) return;
     al_oracle *o = al_oracle_create(s.world);
     REQUIRE(o);
     for (int h = 0; h < al_world_hull_count(s.world); h++) {
@@ -212,13 +223,8 @@ CHECK_TEST(oracle_generated, "/trace/oracle/generated-map-agrees-with-brute-forc
 /* Plane shifting with a box that is not a compiled hull, against the brute-force sweep. */
 CHECK_TEST(shift_any_size, "/trace/shift/any-box-size-agrees-with-brute-force")
 {
-    const char *file = getenv("ALLIUM_GENERATED_MAP");
-    if (!file) {
-        check_skip("ALLIUM_GENERATED_MAP not set");
-        return;
-    }
     scene s;
-    REQUIRE(scene_load_file(&s, file, NULL));
+    if (!load_generated(&s)) return;
     al_oracle *o = al_oracle_create(s.world);
     REQUIRE(o);
     const double boxes[3][2][3] = {{{-10, -10, -20}, {10, 10, 20}},
@@ -459,12 +465,7 @@ CHECK_TEST(rays_flat_tree, "/trace/rays/the-flat-tree-gives-the-light-trees-answ
     REQUIRE(scene_load_mapgen(&s, g, &(scene_options){.block_size = 128}));
     check_rays_against_light_trees(&s, 11, 20000);
     scene_free(&s);
-    const char *file = getenv("ALLIUM_GENERATED_MAP");
-    if (!file) {
-        check_skip("ALLIUM_GENERATED_MAP not set");
-        return;
-    }
-    REQUIRE(scene_load_file(&s, file, NULL));
+    if (!load_generated(&s)) return;
     check_rays_against_light_trees(&s, 12, 20000);
     scene_free(&s);
 }
@@ -599,12 +600,7 @@ CHECK_TEST(open_traces, "/trace/open/traces-through-open-cells-equal-the-full-de
     load_open_room(&s);
     check_open_traces(&s, 20, 4000);
     scene_free(&s);
-    const char *file = getenv("ALLIUM_GENERATED_MAP");
-    if (!file) {
-        check_skip("ALLIUM_GENERATED_MAP not set");
-        return;
-    }
-    REQUIRE(scene_load_file(&s, file, NULL));
+    if (!load_generated(&s)) return;
     check_open_traces(&s, 30, 4000);
     scene_free(&s);
 }
