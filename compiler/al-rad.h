@@ -166,6 +166,11 @@ al_rad_stop al_rad_run(al_rad *rad, double residual, double seconds, al_rad_prog
  * again by the next call. Safe from any thread. */
 void al_rad_cancel(al_rad *rad);
 
+/* Clears a cancel, so that the next al_rad_step shoots again (a step leaves a cancel set:
+ * it returns at once until this or al_rad_run, which clears it as it starts, or
+ * al_rad_reset). Safe from any thread. */
+void al_rad_resume(al_rad *rad);
+
 /* Back to the state before the first shot. */
 void al_rad_reset(al_rad *rad);
 

@@ -1,38 +1,47 @@
 /* The live-compile engine (see al-live.h).
  *
- * One thread. It takes the newest submitted input (older ones it never started are
- * dropped), runs the stages in order and publishes a snapshot after each. The world of the
- * last collision stage is the base of the next update, so an edit costs the sub-cells it
- * touched. The portals and PVS stages work on their own copies of that world
- * (al_world_update with the same input: every brush copied, every block shared), because a
- * published world is never changed. The collision stage builds no vis trees (the portals
- * stage builds those of the blocks that lack them), so the portals world, once published,
- * becomes the base in its place. The light stage's snapshot shares the portals world (it
- * holds the portals snapshot) and adds the solver; the last one is what the next light
- * update starts from, and while its solver still corrects light it holds the snapshot
- * whose solver it reads (al_rad_base).
+ * One thread. Changes queue up under the lock (each a copy, live_change_copy); the thread
+ * takes them all, applies them in order to its map (model.c), flattens the result into
+ * the input of the newest generation, runs the stages in order and publishes a snapshot
+ * after each. The world of the last collision stage is the base of the next update, so an
+ * edit costs the sub-cells it touched. The portals and PVS stages work on their own copies
+ * of that world (al_world_update with the same input: every brush copied, every block
+ * shared), because a published world is never changed. The collision stage builds no vis
+ * trees (the portals stage builds those of the blocks that lack them), so the portals
+ * world, once published, becomes the base in its place. The light stage's snapshot shares
+ * the portals world (it holds the portals snapshot) and adds the solver; the last one is
+ * what the next light update starts from, and while its solver still corrects light it
+ * holds the snapshot whose solver it reads (al_rad_base).
+ *
+ * Between changes the thread does what is left, in this order: the stages of the newest
+ * generation, a world for the cache once changes have paused, then the light work the
+ * controls ask for. Light work and the cache's store give way to a new change at the next
+ * shot; the light controls interrupt the shot in progress (al_rad_cancel) and the thread
+ * picks up the new order.
  */
 #include "al-live.h"
 
 #include "core/clock.h"
+#include "model.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-/* A submitted input, shared by the snapshots made from it. */
+/* A generation's input, shared by the snapshots made from it. */
 typedef struct live_input {
     int refs;
     uint64_t generation;
-    uint64_t submitted_ns;
-    al_input *input; /* al_input_clone */
+    uint64_t submitted_ns; /* when its last change was applied */
+    live_map *map;
 } live_input;
 
 struct al_snapshot {
     int refs;
-    al_world *world;  /* owned, or the parent's */
+    al_world *world;  /* owned, or the parent's; NULL for an input snapshot */
     uint64_t generation;
     al_stage stage;
     live_input *input;
@@ -41,7 +50,27 @@ struct al_snapshot {
     al_snapshot *light;  /* a later stage's: the light snapshot of its generation, or NULL */
     al_snapshot *light_base; /* a light snapshot's, engine thread only: the snapshot whose
                                 solver rad's corrections read, until they are made */
+    al_rad_lightmap lightmap; /* a light snapshot's first copy (width 0: none) */
+    al_status status;
+    al_diag_list diags;
+    bool from_cache;
 };
+
+struct al_live_lightmap {
+    int refs;
+    uint64_t serial;
+    al_rad_lightmap map;           /* its own copy, or empty */
+    const al_rad_lightmap *texels; /* MAP, or the snapshot's copy */
+    al_rad_stats stats;
+    al_snapshot *snapshot; /* the light snapshot whose solver it copies */
+};
+
+/* A change waiting for the engine. */
+typedef struct queued_change {
+    al_live_change *change; /* live_change_copy */
+    uint64_t generation;
+    uint64_t applied_ns;
+} queued_change;
 
 struct al_live {
     al_live_options options;
@@ -50,32 +79,70 @@ struct al_live {
     pthread_cond_t wake;      /* the engine waits for work */
     pthread_cond_t published; /* al_live_wait waits for results */
     /* Under lock. */
-    live_input *pending;      /* the newest input not yet taken */
-    uint64_t generation;      /* of the newest submission */
-    bool busy;                /* the engine is working on a generation */
+    queued_change *queue;
+    int queue_count, queue_cap;
+    uint64_t generation;      /* of the newest change */
+    uint64_t taken;           /* of the newest change the engine has taken */
+    bool busy;                /* the engine is working */
     bool quit;
     al_snapshot *current;
+    al_live_lightmap *lightmap; /* the newest copy */
+    uint64_t lightmap_serial;
     al_stage_status status[AL_STAGE_COUNT];
     al_status error;
     char error_message[256];
-    /* Read by the portal flow without the lock: nonzero when a newer input waits. */
+    al_rad *shooting;          /* the solver the engine may be shooting, for a cancel */
+    al_light_mode light_mode;
+    double light_residual;     /* AL_LIGHT_RUN's target */
+    int64_t light_steps;       /* shots asked for and not yet made */
+    bool light_reset;          /* a reset asked for */
+    bool light_dark;           /* since a reset and until a step or run: the light sources
+                                  are not shot either */
+    bool light_idle;           /* nothing left to do on the light as the controls say */
+    /* Read by the portal flow and the light work without the lock: nonzero when a newer
+     * change waits. */
     int cancel;
+    /* Set by the light controls, read by the light work without the lock. */
+    int light_interrupt;
     /* Written by the tight PVS pass without the lock: its portal flows, and those done. */
     int64_t pvs_progress[2];
     /* Written by the light stage: its corrections, and those made. */
     int64_t light_progress[2];
     /* The engine's own. */
+    live_model *model;
     al_snapshot *base; /* the last collision snapshot: what the next update starts from */
     al_snapshot *lit;  /* the last light snapshot: what the next light starts from */
     al_snapshot *seen; /* the last snapshot with portals: the next copies its unchanged
                           blocks' portals and takes its unchanged portals' PVS sets */
     al_snapshot *seen_tight; /* the same with the tight PVS, for the next tight PVS */
+    char stored_world[33];   /* the key of the world last stored in or loaded from the cache */
+    uint64_t store_due_ns;   /* when the base's world is to be stored; 0: nothing to store */
+    uint64_t last_copy_ns;   /* of the last lightmap copy */
+    const al_rad *stored_rad; /* the solver whose state the cache got last, and its shots */
+    int64_t stored_shots;
 };
+
+static int lightmap_interval_ms(const al_live *live)
+{
+    return live->options.lightmap_interval_ms > 0 ? live->options.lightmap_interval_ms : 250;
+}
+
+static int store_delay_ms(const al_live *live)
+{
+    return live->options.cache.store_delay_ms > 0 ? live->options.cache.store_delay_ms : 2000;
+}
+
+static bool cache_on(const al_live *live)
+{
+    return live->options.cache.get != NULL;
+}
+
+/* --- snapshots and copies ---------------------------------------------------------------- */
 
 static void input_release(live_input *in)
 {
     if (in && __atomic_sub_fetch(&in->refs, 1, __ATOMIC_ACQ_REL) == 0) {
-        free(in->input);
+        live_map_release(in->map);
         free(in);
     }
 }
@@ -91,10 +158,12 @@ void al_snapshot_release(al_snapshot *s)
     if (!s || __atomic_sub_fetch(&s->refs, 1, __ATOMIC_ACQ_REL) > 0) return;
     /* The solver points into the world and input, and its corrections into its base's. */
     al_rad_destroy(s->rad);
+    al_rad_lightmap_free(&s->lightmap);
     al_snapshot_release(s->light_base);
     al_snapshot_release(s->light);
     if (s->parent) al_snapshot_release(s->parent);
     else al_world_destroy(s->world);
+    al_diag_list_clear(&s->diags);
     input_release(s->input);
     free(s);
 }
@@ -109,6 +178,11 @@ al_rad *al_snapshot_rad(const al_snapshot *s)
     return s->rad ? s->rad : s->light ? s->light->rad : NULL;
 }
 
+const al_rad_lightmap *al_snapshot_lightmap(const al_snapshot *s)
+{
+    return s->lightmap.width > 0 ? &s->lightmap : NULL;
+}
+
 uint64_t al_snapshot_generation(const al_snapshot *s)
 {
     return s->generation;
@@ -119,21 +193,130 @@ al_stage al_snapshot_stage(const al_snapshot *s)
     return s->stage;
 }
 
+bool al_snapshot_from_cache(const al_snapshot *s)
+{
+    return s->from_cache;
+}
+
+al_status al_snapshot_status(const al_snapshot *s)
+{
+    return s->status;
+}
+
+const al_diag_list *al_snapshot_diagnostics(const al_snapshot *s)
+{
+    return &s->diags;
+}
+
 const al_input *al_snapshot_input(const al_snapshot *s)
 {
-    return s->input->input;
+    return &s->input->map->input;
+}
+
+static bool brush_in_range(const al_snapshot *s, int brush)
+{
+    return brush >= 0 && brush < s->input->map->input.brush_count;
+}
+
+static bool entity_in_range(const al_snapshot *s, int entity)
+{
+    return entity >= 0 && entity < s->input->map->input.entity_count;
+}
+
+int64_t al_snapshot_brush_id(const al_snapshot *s, int brush)
+{
+    return brush_in_range(s, brush) ? s->input->map->brush_ids[brush] : -1;
+}
+
+int64_t al_snapshot_entity_id(const al_snapshot *s, int entity)
+{
+    return entity_in_range(s, entity) ? s->input->map->entity_ids[entity] : -1;
+}
+
+uint64_t al_snapshot_brush_version(const al_snapshot *s, int brush)
+{
+    return brush_in_range(s, brush) ? s->input->map->brush_versions[brush] : 0;
+}
+
+uint64_t al_snapshot_entity_version(const al_snapshot *s, int entity)
+{
+    return entity_in_range(s, entity) ? s->input->map->entity_versions[entity] : 0;
+}
+
+uint64_t al_snapshot_materials_version(const al_snapshot *s)
+{
+    return s->input->map->materials_version;
+}
+
+const int64_t *al_snapshot_brush_ids(const al_snapshot *s)
+{
+    return s->input->map->brush_ids;
+}
+
+const int64_t *al_snapshot_entity_ids(const al_snapshot *s)
+{
+    return s->input->map->entity_ids;
+}
+
+int al_snapshot_find_brush(const al_snapshot *s, int64_t id)
+{
+    const live_map *m = s->input->map;
+    return live_map_find(m->brush_index, m->input.brush_count, id);
+}
+
+int al_snapshot_find_entity(const al_snapshot *s, int64_t id)
+{
+    const live_map *m = s->input->map;
+    return live_map_find(m->entity_index, m->input.entity_count, id);
 }
 
 const char *al_stage_name(al_stage stage)
 {
-    static const char *names[] = {"collision", "portals", "light", "pvs"};
+    static const char *names[] = {"input", "collision", "portals", "light", "pvs"};
     return stage >= 0 && stage < AL_STAGE_COUNT ? names[stage] : "?";
 }
+
+al_live_lightmap *al_live_lightmap_ref(al_live_lightmap *l)
+{
+    if (l) __atomic_add_fetch(&l->refs, 1, __ATOMIC_RELAXED);
+    return l;
+}
+
+void al_live_lightmap_release(al_live_lightmap *l)
+{
+    if (!l || __atomic_sub_fetch(&l->refs, 1, __ATOMIC_ACQ_REL) > 0) return;
+    al_rad_lightmap_free(&l->map);
+    al_snapshot_release(l->snapshot);
+    free(l);
+}
+
+const al_rad_lightmap *al_live_lightmap_texels(const al_live_lightmap *l)
+{
+    return l->texels;
+}
+
+const al_rad_stats *al_live_lightmap_stats(const al_live_lightmap *l)
+{
+    return &l->stats;
+}
+
+const al_snapshot *al_live_lightmap_snapshot(const al_live_lightmap *l)
+{
+    return l->snapshot;
+}
+
+uint64_t al_live_lightmap_serial(const al_live_lightmap *l)
+{
+    return l->serial;
+}
+
+/* --- stages ------------------------------------------------------------------------------- */
 
 /* Whether the options ask for STAGE. */
 static bool stage_on(const al_live *live, al_stage stage)
 {
     switch (stage) {
+    case AL_STAGE_INPUT: return true;
     case AL_STAGE_COLLISION: return true;
     case AL_STAGE_PORTALS: return live->options.pvs != AL_PVS_NONE;
     case AL_STAGE_LIGHT: return live->options.light && live->options.pvs != AL_PVS_NONE;
@@ -150,11 +333,50 @@ static al_stage next_stage(const al_live *live, al_stage stage)
     return (al_stage) s;
 }
 
-/* Makes a snapshot of WORLD (taking it; a light snapshot borrows its parent's) and
- * publishes it as the current one. A light snapshot's stage is not done with the
- * publication (light_done says when it is). */
+static bool stale(al_live *live)
+{
+    return __atomic_load_n(&live->cancel, __ATOMIC_ACQUIRE) != 0;
+}
+
+/* Copies the lightmaps of LIT's solver as the newest copy and tells the caller; with
+ * FIRST, the copy LIT was published with stands for it. Engine thread. */
+static void copy_lightmap(al_live *live, al_snapshot *lit, bool first)
+{
+    al_live_lightmap *l = calloc(1, sizeof *l);
+    if (!l) return;
+    if (first && lit->lightmap.width > 0) {
+        l->texels = &lit->lightmap;
+    } else if (al_rad_snapshot(lit->rad, &l->map) == AL_OK) {
+        l->texels = &l->map;
+    } else {
+        free(l);
+        return;
+    }
+    al_rad_get_stats(lit->rad, &l->stats);
+    if (first) {
+        /* The stats of what the snapshot's copy shows. */
+        l->stats.shots = lit->lightmap.shots;
+        l->stats.residual = lit->lightmap.residual;
+    }
+    l->refs = 1;
+    l->snapshot = al_snapshot_ref(lit);
+    live->last_copy_ns = al_clock_ns();
+    pthread_mutex_lock(&live->lock);
+    l->serial = ++live->lightmap_serial;
+    al_live_lightmap *old = live->lightmap;
+    live->lightmap = l;
+    pthread_mutex_unlock(&live->lock);
+    al_live_lightmap_release(old);
+    if (live->options.lightmap) live->options.lightmap(live->options.user, lit->generation);
+}
+
+/* Makes a snapshot of WORLD (taking it; a light snapshot borrows its parent's, an input
+ * snapshot has none) and publishes it as the current one. DIAGS (may be NULL) are added to
+ * the world's. A light snapshot's stage is not done with the publication (light_done says
+ * when it is). */
 static al_snapshot *publish(al_live *live, al_world *world, live_input *in, al_stage stage,
-                            double work_ms, al_snapshot *parent, al_rad *rad)
+                            double work_ms, al_snapshot *parent, al_rad *rad,
+                            const al_diag_list *diags, al_status status, bool from_cache)
 {
     al_snapshot *s = calloc(1, sizeof *s);
     if (!s) {
@@ -169,6 +391,17 @@ static al_snapshot *publish(al_live *live, al_world *world, live_input *in, al_s
     s->input = in;
     s->parent = al_snapshot_ref(parent);
     s->rad = rad;
+    s->status = status;
+    s->from_cache = from_cache;
+    if (world) al_diag_append(&s->diags, al_world_diagnostics(world));
+    if (diags) al_diag_append(&s->diags, diags);
+    if (in->map->dropped_brushes > 0)
+        al_diag_add(&s->diags, AL_SEVERITY_WARNING, AL_DIAG_BRUSH_WARNING, -1, -1, -1, -1, -1,
+                    "%d brushes belong to no entity of the map and were left out",
+                    in->map->dropped_brushes);
+    /* A light snapshot comes with its light, so that the two are shown together. */
+    if (rad && al_rad_snapshot(rad, &s->lightmap) != AL_OK)
+        memset(&s->lightmap, 0, sizeof s->lightmap);
     /* A later stage of the same edit carries its light on. */
     if (stage > AL_STAGE_LIGHT && live->lit && live->lit->generation == in->generation)
         s->light = al_snapshot_ref(live->lit);
@@ -189,7 +422,7 @@ static al_snapshot *publish(al_live *live, al_world *world, live_input *in, al_s
     }
     if (stage == AL_STAGE_LIGHT) {
         st->state = AL_STAGE_RUNNING;
-    } else {
+    } else if (stage != AL_STAGE_INPUT) {
         st->state = in->generation == live->generation ? AL_STAGE_CURRENT : AL_STAGE_PENDING;
         al_stage next = next_stage(live, stage);
         if (next < AL_STAGE_COUNT && in->generation == live->generation)
@@ -200,11 +433,6 @@ static al_snapshot *publish(al_live *live, al_world *world, live_input *in, al_s
     al_snapshot_release(old);
     if (live->options.published) live->options.published(live->options.user, stage, in->generation);
     return s;
-}
-
-static bool stale(al_live *live)
-{
-    return __atomic_load_n(&live->cancel, __ATOMIC_ACQUIRE) != 0;
 }
 
 static void note_cancelled(al_live *live, al_stage stage)
@@ -218,9 +446,11 @@ static void fail(al_live *live, al_status status, const al_diag_list *diags)
 {
     pthread_mutex_lock(&live->lock);
     live->error = status;
-    snprintf(live->error_message, sizeof live->error_message, "%s",
-             diags && diags->count ? diags->items[diags->count - 1].message
-                                   : al_status_message(status));
+    const char *why = al_status_message(status);
+    /* The last error says most; warnings come before it. */
+    for (size_t i = 0; diags && i < diags->count; i++)
+        if (diags->items[i].severity == AL_SEVERITY_ERROR) why = diags->items[i].message;
+    snprintf(live->error_message, sizeof live->error_message, "%s", why);
     pthread_mutex_unlock(&live->lock);
 }
 
@@ -243,9 +473,10 @@ static al_snapshot *run_vis(al_live *live, live_input *in, al_stage stage, al_pv
      * sets of the last snapshot with portals. */
     const al_snapshot *previous = stage == AL_STAGE_PVS && live->seen_tight ? live->seen_tight
                                                                             : live->seen;
-    al_status st = al_world_update(live->base->world, in->input, &co, &w, &diags);
+    const al_input *input = &in->map->input;
+    al_status st = al_world_update(live->base->world, input, &co, &w, &diags);
     if (st == AL_OK)
-        st = al_world_build_vis_with(w, in->input,
+        st = al_world_build_vis_with(w, input,
                                      &(al_vis_options){.level = level,
                                                        .threads = co.threads,
                                                        .cancel = &live->cancel,
@@ -258,7 +489,8 @@ static al_snapshot *run_vis(al_live *live, live_input *in, al_stage stage, al_pv
                                                                        : NULL});
     al_snapshot *s = NULL;
     if (st == AL_OK) {
-        s = publish(live, w, in, stage, al_clock_ms_since(t0), NULL, NULL);
+        s = publish(live, w, in, stage, al_clock_ms_since(t0), NULL, NULL, NULL, AL_OK,
+                    live->base->from_cache);
         al_snapshot_release(live->seen);
         live->seen = al_snapshot_ref(s);
         if (stage == AL_STAGE_PVS) {
@@ -274,8 +506,8 @@ static al_snapshot *run_vis(al_live *live, live_input *in, al_stage stage, al_pv
     return s;
 }
 
-/* The light stage has finished with generation IN (its corrections made, and its shots to
- * the residual), or given up on it for a newer one (DONE false). */
+/* The light stage has finished with generation IN (its corrections made, or the solver
+ * paused), or given up on it for a newer one (DONE false). */
 static void light_done(al_live *live, live_input *in, bool done)
 {
     pthread_mutex_lock(&live->lock);
@@ -294,33 +526,75 @@ static void light_done(al_live *live, live_input *in, bool done)
     pthread_mutex_unlock(&live->lock);
 }
 
-static bool light_progress(void *context, const al_rad_stats *stats)
+/* Makes RAD the solver a cancel reaches (NULL: none), clearing a cancel left on it. */
+static void set_shooting(al_live *live, al_rad *rad)
 {
-    (void) stats;
-    return !stale(context);
+    pthread_mutex_lock(&live->lock);
+    live->shooting = rad;
+    pthread_mutex_unlock(&live->lock);
+    if (rad) al_rad_resume(rad);
 }
 
-/* The light stage: the last light carried to PORTALS's world and published, then its
- * bounced light corrected and shot on; a newer input stops it between steps (the next
- * light then starts from this one, or from the one it corrects). Returns false if it was
- * stopped or failed. */
+/* The controls' mode; *DARK: whether a reset asks that not even the light sources be
+ * shot. */
+static al_light_mode light_mode(al_live *live, bool *dark)
+{
+    pthread_mutex_lock(&live->lock);
+    al_light_mode mode = live->light_mode;
+    if (dark) *dark = live->light_dark;
+    pthread_mutex_unlock(&live->lock);
+    return mode;
+}
+
+/* The solver state for IN from the cache, put into RAD; true if it was there and fitted. */
+static bool restore_light(al_live *live, live_input *in, al_rad *rad)
+{
+    const al_live_cache *c = &live->options.cache;
+    if (!cache_on(live) || !c->light_salt) return false;
+    char key[33];
+    al_input_key(&in->map->input, c->light_salt, key);
+    void *bytes = NULL;
+    size_t size = 0;
+    if (!c->get(c->user, "light", key, &bytes, &size)) return false;
+    bool ok = al_rad_restore(rad, bytes, size) == AL_OK;
+    free(bytes);
+    if (ok) {
+        /* The cache holds this state already. */
+        al_rad_stats st;
+        al_rad_get_stats(rad, &st);
+        live->stored_rad = rad;
+        live->stored_shots = st.shots;
+    }
+    return ok;
+}
+
+/* The light stage: the last light carried to PORTALS's world, its new light sources shot
+ * (not when paused) and published; then its bounced light corrected (not when paused). A
+ * newer change stops it between shots (the next light then starts from this one, or from
+ * the one it corrects). Returns false if it was stopped or failed. */
 static bool run_light(al_live *live, live_input *in, al_snapshot *portals)
 {
     uint64_t t0 = al_clock_ns();
     al_rad *prev = live->lit ? live->lit->rad : NULL;
     al_rad *rad = NULL;
     al_diag_list diags = {0};
-    al_status st = al_rad_update(prev, portals->world, in->input, &live->options.rad, &rad, &diags);
+    al_status st = al_rad_update(prev, portals->world, &in->map->input, &live->options.rad, &rad,
+                                 &diags);
     if (st != AL_OK) {
         fail(live, st, &diags);
         al_diag_list_clear(&diags);
         return false;
     }
-    al_diag_list_clear(&diags);
-    /* The lights a new solver (or new lights) need first: the first corrected frame. */
+    if (!prev) (void) restore_light(live, in, rad);
+    bool dark;
+    al_light_mode mode = light_mode(live, &dark);
+    /* The light sources a new solver (or new lights) need first: the first corrected
+     * frame. */
+    set_shooting(live, rad);
     al_rad_stats rs;
     al_rad_get_stats(rad, &rs);
-    if (!rs.direct_done) al_rad_step(rad, rs.lights - rs.lights_shot);
+    if (!rs.direct_done && mode != AL_LIGHT_PAUSED && !dark && !stale(live))
+        al_rad_step(rad, rs.lights - rs.lights_shot);
     al_rad_get_stats(rad, &rs);
     const al_rad *base = al_rad_base(rad);
     al_snapshot *keep = NULL;
@@ -329,15 +603,27 @@ static bool run_light(al_live *live, live_input *in, al_snapshot *portals)
         keep = live->lit->light_base;
     if (base && !keep) {
         /* Cannot happen: al_rad_update reads PREV or PREV's base only. */
+        set_shooting(live, NULL);
         al_rad_destroy(rad);
+        al_diag_list_clear(&diags);
         fail(live, AL_ERR_INVALID_ARGUMENT, NULL);
         return false;
     }
     __atomic_store_n(&live->light_progress[0], rs.corrections_left, __ATOMIC_RELEASE);
     __atomic_store_n(&live->light_progress[1], 0, __ATOMIC_RELEASE);
+    al_diag_list all = {0};
+    al_diag_append(&all, al_snapshot_diagnostics(portals));
+    al_diag_append(&all, &diags);
+    al_diag_list_clear(&diags);
+    /* The world's diagnostics are the portals snapshot's, already in ALL. */
     al_snapshot *s = publish(live, portals->world, in, AL_STAGE_LIGHT, al_clock_ms_since(t0),
-                             portals, rad);
-    if (!s) {
+                             portals, rad, NULL, AL_OK, portals->from_cache);
+    if (s) {
+        al_diag_list_clear(&s->diags);
+        s->diags = all;
+    } else {
+        al_diag_list_clear(&all);
+        set_shooting(live, NULL);
         fail(live, AL_ERR_NOMEM, NULL);
         return false;
     }
@@ -345,17 +631,25 @@ static bool run_light(al_live *live, live_input *in, al_snapshot *portals)
     pthread_mutex_lock(&live->lock);
     live->status[AL_STAGE_LIGHT].corrections = rs.corrections_left;
     pthread_mutex_unlock(&live->lock);
-    al_snapshot_release(live->lit);
+    pthread_mutex_lock(&live->lock);
+    al_snapshot *old = live->lit;
     live->lit = s;
-    /* The bounced light: corrected first, then shot on. */
-    while (rs.corrections_left > 0 && !stale(live)) {
+    pthread_mutex_unlock(&live->lock);
+    al_snapshot_release(old);
+    /* The copy the snapshot came with is the newest copy too. */
+    copy_lightmap(live, s, true);
+    int64_t corrections = rs.corrections_left;
+    /* The bounced light, corrected before anything else is shot. */
+    while (rs.corrections_left > 0 && mode != AL_LIGHT_PAUSED && !stale(live)) {
         if (al_rad_step(rad, 1) == 0) break;
         al_rad_get_stats(rad, &rs);
         __atomic_store_n(&live->light_progress[1],
                          __atomic_load_n(&live->light_progress[0], __ATOMIC_RELAXED) -
                              rs.corrections_left,
                          __ATOMIC_RELEASE);
+        mode = light_mode(live, NULL);
     }
+    set_shooting(live, NULL);
     if (rs.corrections_left == 0) {
         al_snapshot_release(s->light_base);
         s->light_base = NULL;
@@ -363,35 +657,86 @@ static bool run_light(al_live *live, live_input *in, al_snapshot *portals)
         live->status[AL_STAGE_LIGHT].last_corrected_ms = al_clock_ms_since(in->submitted_ns);
         pthread_mutex_unlock(&live->lock);
     }
-    if (!stale(live) && live->options.light_residual > 0)
-        al_rad_run(rad, live->options.light_residual, 0, light_progress, live);
-    bool done = !stale(live) && rs.corrections_left == 0;
+    bool done = !stale(live) && (rs.corrections_left == 0 || mode == AL_LIGHT_PAUSED);
+    if (done && corrections > rs.corrections_left) copy_lightmap(live, s, false);
     light_done(live, in, done);
     return done;
+}
+
+/* Whether IN's hull list or block size differ from the base's (or there is no base): the
+ * world is then compiled whole, which takes a while on a large map. */
+static bool needs_full_compile(const al_live *live, const live_input *in)
+{
+    if (!live->base) return true;
+    const al_input *a = al_snapshot_input(live->base), *b = &in->map->input;
+    if (a->block_size != b->block_size || a->hull_count != b->hull_count) return true;
+    for (int i = 0; i < a->hull_count; i++)
+        if (memcmp(&a->hulls[i], &b->hulls[i], sizeof a->hulls[i]) != 0) return true;
+    return false;
+}
+
+/* The world of IN from the cache, ready to be updated from; NULL if the cache has none
+ * (or damaged bytes: the world is then compiled and stored anew). */
+static al_world *load_cached_world(al_live *live, live_input *in)
+{
+    const al_live_cache *c = &live->options.cache;
+    if (!cache_on(live) || !c->world_salt) return NULL;
+    char key[33];
+    al_input_key(&in->map->input, c->world_salt, key);
+    void *bytes = NULL;
+    size_t size = 0;
+    if (!c->get(c->user, "world", key, &bytes, &size)) return NULL;
+    al_world *w = NULL;
+    al_diag_list why = {0};
+    al_status st = al_world_load(bytes, size, &w, &why);
+    al_diag_list_clear(&why);
+    free(bytes);
+    if (st == AL_OK && al_world_adopt_input(w, &in->map->input) != AL_OK) {
+        al_world_destroy(w);
+        return NULL;
+    }
+    if (st != AL_OK) return NULL;
+    memcpy(live->stored_world, key, sizeof key);
+    return w;
 }
 
 static void run(al_live *live, live_input *in)
 {
     uint64_t t0 = al_clock_ns();
+    const al_input *input = &in->map->input;
+    /* A map compiled whole is shown before it is compiled. */
+    if (needs_full_compile(live, in))
+        al_snapshot_release(publish(live, NULL, in, AL_STAGE_INPUT, 0, NULL, NULL, NULL, AL_OK, false));
     al_compile_options co = live->options.compile;
     co.no_vis = true;
-    al_world *w = NULL;
+    al_world *w = live->base ? NULL : load_cached_world(live, in);
+    bool from_cache = w != NULL;
     al_diag_list diags = {0};
-    al_status st = live->base ? al_world_update(live->base->world, in->input, &co, &w, &diags)
-                              : al_world_compile(in->input, &co, &w, &diags);
+    al_status st = AL_OK;
+    if (!w)
+        st = live->base ? al_world_update(live->base->world, input, &co, &w, &diags)
+                        : al_world_compile(input, &co, &w, &diags);
     if (st != AL_OK) {
         fail(live, st, &diags);
+        /* The map as it is, with why it does not compile. */
+        al_snapshot_release(publish(live, NULL, in, AL_STAGE_INPUT, 0, NULL, NULL, &diags, st, false));
         al_diag_list_clear(&diags);
         return;
     }
     al_diag_list_clear(&diags);
-    al_snapshot *s = publish(live, w, in, AL_STAGE_COLLISION, al_clock_ms_since(t0), NULL, NULL);
+    al_snapshot *s = publish(live, w, in, AL_STAGE_COLLISION, al_clock_ms_since(t0), NULL, NULL,
+                             NULL, AL_OK, from_cache);
     if (!s) {
         fail(live, AL_ERR_NOMEM, NULL);
         return;
     }
     al_snapshot_release(live->base);
     live->base = s;
+    if (cache_on(live) && live->options.cache.put) {
+        pthread_mutex_lock(&live->lock);
+        live->store_due_ns = al_clock_ns() + (uint64_t) store_delay_ms(live) * 1000000u;
+        pthread_mutex_unlock(&live->lock);
+    }
     if (!stage_on(live, AL_STAGE_PORTALS)) return;
     if (stale(live)) {
         note_cancelled(live, AL_STAGE_PORTALS);
@@ -409,6 +754,10 @@ static void run(al_live *live, live_input *in)
             note_cancelled(live, AL_STAGE_LIGHT);
             return;
         }
+        /* A new light snapshot: the controls' orders apply to it afresh. */
+        pthread_mutex_lock(&live->lock);
+        live->light_idle = false;
+        pthread_mutex_unlock(&live->lock);
         if (!run_light(live, in, portals)) return;
     }
     if (!stage_on(live, AL_STAGE_PVS)) return;
@@ -419,23 +768,199 @@ static void run(al_live *live, live_input *in)
     al_snapshot_release(run_vis(live, in, AL_STAGE_PVS, AL_PVS_TIGHT));
 }
 
+/* --- work between changes ------------------------------------------------------------------ */
+
+/* Whether the light controls ask for work on the last light snapshot. Under lock. */
+static bool light_work_wanted(const al_live *live)
+{
+    if (!live->lit || live->lit->generation != live->generation || live->queue_count) return false;
+    /* The stages of the newest generation come first. */
+    if (live->busy) return false;
+    if (live->light_reset) return true;
+    return !live->light_idle && live->light_mode != AL_LIGHT_PAUSED;
+}
+
+static bool store_due(const al_live *live)
+{
+    return live->store_due_ns && al_clock_ns() >= live->store_due_ns;
+}
+
+/* Stops light work: a newer change, a new order from the controls, or the cache's turn. */
+static bool light_should_stop(al_live *live)
+{
+    return stale(live) || __atomic_load_n(&live->light_interrupt, __ATOMIC_ACQUIRE) ||
+           store_due(live);
+}
+
+/* From al_rad_run, every few milliseconds. */
+static bool light_progress(void *context, const al_rad_stats *stats)
+{
+    (void) stats;
+    al_live *live = context;
+    if (light_should_stop(live)) return false;
+    if (al_clock_ms_since(live->last_copy_ns) >= lightmap_interval_ms(live))
+        copy_lightmap(live, live->lit, false);
+    return true;
+}
+
+/* Hands the solver's state to the cache, keyed by the input it lights. */
+static void store_light(al_live *live, al_snapshot *lit)
+{
+    const al_live_cache *c = &live->options.cache;
+    if (!c->put || !c->light_salt) return;
+    void *bytes = NULL;
+    size_t size = 0;
+    if (al_rad_save(lit->rad, &bytes, &size) != AL_OK) return;
+    char key[33];
+    al_input_key(al_snapshot_input(lit), c->light_salt, key);
+    c->put(c->user, "light", key, bytes, size);
+}
+
+/* The light work the controls ask for, on the last light snapshot's solver, until it is
+ * done or something else comes first (light_should_stop). */
+static void light_work(al_live *live)
+{
+    al_snapshot *lit = live->lit;
+    al_rad *rad = lit->rad;
+    pthread_mutex_lock(&live->lock);
+    bool reset = live->light_reset;
+    live->light_reset = false;
+    al_light_mode mode = live->light_mode;
+    double residual = live->light_residual;
+    bool dark = live->light_dark;
+    __atomic_store_n(&live->light_interrupt, 0, __ATOMIC_RELEASE);
+    live->shooting = rad;
+    pthread_mutex_unlock(&live->lock);
+    al_rad_resume(rad);
+    al_rad_stats st;
+    al_rad_get_stats(rad, &st);
+    int64_t shots = st.shots;
+    if (reset) {
+        al_rad_reset(rad);
+        copy_lightmap(live, lit, false);
+    }
+    if (mode == AL_LIGHT_RUN && residual > 0) {
+        al_rad_run(rad, residual, 0, light_progress, live);
+    } else if (mode != AL_LIGHT_PAUSED) {
+        /* The light sources and an edit's corrections, then the shots asked for. */
+        for (;;) {
+            al_rad_get_stats(rad, &st);
+            bool owed = (!st.direct_done && !dark) || st.corrections_left > 0;
+            pthread_mutex_lock(&live->lock);
+            int64_t want = owed ? 1 : live->light_steps < 4 ? live->light_steps : 4;
+            pthread_mutex_unlock(&live->lock);
+            if (want <= 0 || light_should_stop(live)) break;
+            int64_t done = al_rad_step(rad, want);
+            if (done == 0) break;
+            if (!owed) {
+                pthread_mutex_lock(&live->lock);
+                live->light_steps -= done < live->light_steps ? done : live->light_steps;
+                pthread_mutex_unlock(&live->lock);
+            }
+            if (al_clock_ms_since(live->last_copy_ns) >= lightmap_interval_ms(live))
+                copy_lightmap(live, lit, false);
+        }
+    }
+    pthread_mutex_lock(&live->lock);
+    live->shooting = NULL;
+    /* Nothing left for these orders, unless they changed or a change came meanwhile. */
+    bool finished = !stale(live) && !__atomic_load_n(&live->light_interrupt, __ATOMIC_ACQUIRE) &&
+                    !store_due(live) && !live->light_reset;
+    if (finished) live->light_idle = true;
+    pthread_mutex_unlock(&live->lock);
+    al_rad_get_stats(rad, &st);
+    if (st.shots != shots || reset) copy_lightmap(live, lit, false);
+    if (finished && (lit->rad != live->stored_rad || st.shots != live->stored_shots)) {
+        store_light(live, lit);
+        live->stored_rad = lit->rad;
+        live->stored_shots = st.shots;
+    }
+    if (st.corrections_left == 0 && lit->light_base) {
+        al_snapshot_release(lit->light_base);
+        lit->light_base = NULL;
+    }
+}
+
+/* Hands the base's world to the cache, unless it holds it already. */
+static void store_world(al_live *live)
+{
+    pthread_mutex_lock(&live->lock);
+    live->store_due_ns = 0;
+    pthread_mutex_unlock(&live->lock);
+    const al_live_cache *c = &live->options.cache;
+    if (!live->base || !c->put || !c->world_salt) return;
+    char key[33];
+    al_input_key(al_snapshot_input(live->base), c->world_salt, key);
+    if (strcmp(key, live->stored_world) == 0) return;
+    void *bytes = NULL;
+    size_t size = 0;
+    if (al_world_save(live->base->world, &bytes, &size) != AL_OK) return;
+    c->put(c->user, "world", key, bytes, size);
+    memcpy(live->stored_world, key, sizeof key);
+}
+
+/* Applies the queued changes to the map and returns its input, or NULL (memory). */
+static live_input *take_changes(al_live *live, queued_change *changes, int count)
+{
+    bool ok = true;
+    for (int i = 0; i < count; i++) {
+        ok = ok && live_model_apply(live->model, changes[i].change, changes[i].generation);
+        free(changes[i].change);
+    }
+    live_input *in = ok ? calloc(1, sizeof *in) : NULL;
+    if (in) in->map = live_model_flatten(live->model);
+    if (!in || !in->map) {
+        free(in);
+        /* The map may be half changed: start it again from the next full change. */
+        live_model_destroy(live->model);
+        live->model = live_model_create();
+        fail(live, AL_ERR_NOMEM, NULL);
+        return NULL;
+    }
+    in->refs = 1;
+    in->generation = changes[count - 1].generation;
+    in->submitted_ns = changes[count - 1].applied_ns;
+    return in;
+}
+
 static void *engine_main(void *arg)
 {
     al_live *live = arg;
     pthread_mutex_lock(&live->lock);
     for (;;) {
-        while (!live->pending && !live->quit) pthread_cond_wait(&live->wake, &live->lock);
+        while (!live->quit && !live->queue_count && !light_work_wanted(live) && !store_due(live)) {
+            if (!live->store_due_ns) {
+                pthread_cond_wait(&live->wake, &live->lock);
+                continue;
+            }
+            struct timespec until = {(time_t) (live->store_due_ns / 1000000000u),
+                                     (long) (live->store_due_ns % 1000000000u)};
+            pthread_cond_timedwait(&live->wake, &live->lock, &until);
+        }
         if (live->quit) break;
-        live_input *in = live->pending;
-        live->pending = NULL;
-        __atomic_store_n(&live->cancel, 0, __ATOMIC_RELEASE);
         live->busy = true;
-        live->status[AL_STAGE_COLLISION].state = AL_STAGE_RUNNING;
-        for (int s = AL_STAGE_PORTALS; s < AL_STAGE_COUNT; s++)
-            if (stage_on(live, (al_stage) s)) live->status[s].state = AL_STAGE_PENDING;
-        pthread_mutex_unlock(&live->lock);
-        run(live, in);
-        input_release(in);
+        if (live->queue_count) {
+            int count = live->queue_count;
+            queued_change *changes = live->queue;
+            live->queue = NULL;
+            live->queue_count = live->queue_cap = 0;
+            live->taken = changes[count - 1].generation;
+            __atomic_store_n(&live->cancel, 0, __ATOMIC_RELEASE);
+            live->status[AL_STAGE_INPUT].state = AL_STAGE_CURRENT;
+            live->status[AL_STAGE_COLLISION].state = AL_STAGE_RUNNING;
+            for (int s = AL_STAGE_PORTALS; s < AL_STAGE_COUNT; s++)
+                if (stage_on(live, (al_stage) s)) live->status[s].state = AL_STAGE_PENDING;
+            pthread_mutex_unlock(&live->lock);
+            live_input *in = take_changes(live, changes, count);
+            free(changes);
+            if (in) run(live, in);
+            input_release(in);
+        } else {
+            bool store = store_due(live);
+            pthread_mutex_unlock(&live->lock);
+            if (store) store_world(live);
+            else light_work(live);
+        }
         pthread_mutex_lock(&live->lock);
         live->busy = false;
         pthread_cond_broadcast(&live->published);
@@ -444,15 +969,25 @@ static void *engine_main(void *arg)
     return NULL;
 }
 
+/* --- public API ----------------------------------------------------------------------------- */
+
 al_live *al_live_create(const al_live_options *options)
 {
     al_live *live = calloc(1, sizeof *live);
     if (!live) return NULL;
     if (options) live->options = *options;
+    live->model = live_model_create();
+    live->light_mode = AL_LIGHT_RUN;
+    live->light_residual = live->options.light_residual;
     pthread_mutex_init(&live->lock, NULL);
-    pthread_cond_init(&live->wake, NULL);
+    pthread_condattr_t attr;
+    pthread_condattr_init(&attr);
+    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC); /* the store's deadline */
+    pthread_cond_init(&live->wake, &attr);
+    pthread_condattr_destroy(&attr);
     pthread_cond_init(&live->published, NULL);
-    if (pthread_create(&live->thread, NULL, engine_main, live) != 0) {
+    if (!live->model || pthread_create(&live->thread, NULL, engine_main, live) != 0) {
+        live_model_destroy(live->model);
         pthread_cond_destroy(&live->wake);
         pthread_cond_destroy(&live->published);
         pthread_mutex_destroy(&live->lock);
@@ -468,43 +1003,101 @@ void al_live_destroy(al_live *live)
     pthread_mutex_lock(&live->lock);
     live->quit = true;
     __atomic_store_n(&live->cancel, 1, __ATOMIC_RELEASE);
+    if (live->shooting) al_rad_cancel(live->shooting);
     pthread_cond_broadcast(&live->wake);
     pthread_mutex_unlock(&live->lock);
     pthread_join(live->thread, NULL);
-    input_release(live->pending);
+    for (int i = 0; i < live->queue_count; i++) free(live->queue[i].change);
+    free(live->queue);
+    al_live_lightmap_release(live->lightmap);
     al_snapshot_release(live->current);
     al_snapshot_release(live->base);
     al_snapshot_release(live->lit);
     al_snapshot_release(live->seen);
     al_snapshot_release(live->seen_tight);
+    live_model_destroy(live->model);
     pthread_cond_destroy(&live->wake);
     pthread_cond_destroy(&live->published);
     pthread_mutex_destroy(&live->lock);
     free(live);
 }
 
-uint64_t al_live_submit(al_live *live, const al_input *input)
+/* Stops the shot in progress for an order of the controls or a change. Under lock. */
+static void interrupt_light(al_live *live)
 {
-    live_input *in = calloc(1, sizeof *in);
-    if (!in) return 0;
-    if (!(in->input = al_input_clone(input))) {
-        free(in);
-        return 0;
-    }
-    in->refs = 1;
-    in->submitted_ns = al_clock_ns();
+    __atomic_store_n(&live->light_interrupt, 1, __ATOMIC_RELEASE);
+    if (live->shooting) al_rad_cancel(live->shooting);
+}
+
+uint64_t al_live_apply(al_live *live, const al_live_change *change)
+{
+    al_live_change *copy = live_change_copy(change);
+    if (!copy) return 0;
     pthread_mutex_lock(&live->lock);
-    in->generation = ++live->generation;
-    live_input *dropped = live->pending;
-    live->pending = in;
+    if (live->queue_count == live->queue_cap) {
+        int cap = live->queue_cap ? live->queue_cap * 2 : 8;
+        queued_change *q = realloc(live->queue, (size_t) cap * sizeof *q);
+        if (!q) {
+            pthread_mutex_unlock(&live->lock);
+            free(copy);
+            return 0;
+        }
+        live->queue = q;
+        live->queue_cap = cap;
+    }
+    uint64_t generation = ++live->generation;
+    live->queue[live->queue_count++] = (queued_change){copy, generation, al_clock_ns()};
     __atomic_store_n(&live->cancel, 1, __ATOMIC_RELEASE);
+    if (live->shooting) al_rad_cancel(live->shooting);
     for (int s = 0; s < AL_STAGE_COUNT; s++)
         if (stage_on(live, (al_stage) s) && live->status[s].state != AL_STAGE_RUNNING)
             live->status[s].state = AL_STAGE_PENDING;
     pthread_cond_signal(&live->wake);
-    uint64_t generation = in->generation;
     pthread_mutex_unlock(&live->lock);
-    input_release(dropped);
+    return generation;
+}
+
+uint64_t al_live_submit(al_live *live, const al_input *in)
+{
+    /* The input as a whole-map change whose ids are its indices. */
+    int32_t n_ent = in->entity_count > 0 ? in->entity_count : 0;
+    int32_t n_brush = in->brush_count > 0 ? in->brush_count : 0;
+    int32_t n_face = in->face_count > 0 ? in->face_count : 0;
+    int32_t n_mat = in->material_count > 0 ? in->material_count : 0;
+    al_live_entity *ents = calloc((size_t) n_ent + 1, sizeof *ents);
+    al_live_brush *brushes = calloc((size_t) n_brush + 1, sizeof *brushes);
+    al_live_face *faces = calloc((size_t) n_face + 1, sizeof *faces);
+    int64_t *mat_ids = calloc((size_t) n_mat + 1, sizeof *mat_ids);
+    uint64_t generation = 0;
+    if (ents && brushes && faces && mat_ids) {
+        for (int32_t e = 0; e < n_ent; e++)
+            ents[e] = (al_live_entity){.id = e, .order = e,
+                                       .classname = in->entities[e].classname,
+                                       .properties = in->entities[e].properties,
+                                       .property_count = in->entities[e].property_count};
+        for (int32_t f = 0; f < n_face; f++) {
+            memcpy(faces[f].points, in->faces[f].points, sizeof faces[f].points);
+            faces[f].material = in->faces[f].material;
+            faces[f].luxel_size = in->faces[f].luxel_size;
+        }
+        for (int32_t b = 0; b < n_brush; b++)
+            brushes[b] = (al_live_brush){.id = b, .entity = in->brushes[b].entity, .order = b,
+                                         .faces = faces + in->brushes[b].first_face,
+                                         .face_count = in->brushes[b].face_count};
+        for (int32_t m = 0; m < n_mat; m++) mat_ids[m] = m;
+        generation = al_live_apply(
+            live, &(al_live_change){.replace = true, .entities = ents, .entity_count = n_ent,
+                                    .brushes = brushes, .brush_count = n_brush,
+                                    .set_materials = true, .materials = in->materials,
+                                    .material_ids = mat_ids, .material_count = n_mat,
+                                    .set_hulls = true, .hulls = in->hulls,
+                                    .hull_count = in->hull_count, .set_block_size = true,
+                                    .block_size = in->block_size});
+    }
+    free(ents);
+    free(brushes);
+    free(faces);
+    free(mat_ids);
     return generation;
 }
 
@@ -514,6 +1107,14 @@ al_snapshot *al_live_current(al_live *live)
     al_snapshot *s = al_snapshot_ref(live->current);
     pthread_mutex_unlock(&live->lock);
     return s;
+}
+
+al_live_lightmap *al_live_current_lightmap(al_live *live)
+{
+    pthread_mutex_lock(&live->lock);
+    al_live_lightmap *l = al_live_lightmap_ref(live->lightmap);
+    pthread_mutex_unlock(&live->lock);
+    return l;
 }
 
 void al_live_status(al_live *live, al_stage_status out[AL_STAGE_COUNT])
@@ -545,23 +1146,98 @@ al_status al_live_last_error(al_live *live, char *message, size_t size)
     return st;
 }
 
-bool al_live_wait(al_live *live, uint64_t generation, al_stage stage, double timeout_s)
+/* TIMEOUT_S from now on the realtime clock, for the published condition. */
+static struct timespec deadline(double timeout_s)
 {
     struct timespec until;
     clock_gettime(CLOCK_REALTIME, &until);
     double whole = (double) until.tv_sec + until.tv_nsec * 1e-9 + timeout_s;
     until.tv_sec = (time_t) whole;
     until.tv_nsec = (long) ((whole - (double) until.tv_sec) * 1e9);
+    return until;
+}
+
+bool al_live_wait(al_live *live, uint64_t generation, al_stage stage, double timeout_s)
+{
+    struct timespec until = deadline(timeout_s);
     pthread_mutex_lock(&live->lock);
     bool done;
     for (;;) {
         bool on = stage >= 0 && stage < AL_STAGE_COUNT && stage_on(live, stage);
         const al_stage_status *st = on ? &live->status[stage] : NULL;
-        done = on && (stage == AL_STAGE_LIGHT ? st->done_generation : st->generation) >= generation;
-        bool idle = !live->busy && !live->pending;
-        if (done || !on || (idle && live->generation >= generation)) break;
+        uint64_t reached = !on                       ? 0
+                           : stage == AL_STAGE_INPUT ? live->taken
+                           : stage == AL_STAGE_LIGHT ? st->done_generation
+                                                     : st->generation;
+        done = on && reached >= generation;
+        bool idle = !live->busy && !live->queue_count;
+        if (done || !on || (idle && live->taken >= generation)) break;
         if (pthread_cond_timedwait(&live->published, &live->lock, &until) != 0) break;
     }
     pthread_mutex_unlock(&live->lock);
     return done;
+}
+
+bool al_live_wait_idle(al_live *live, double timeout_s)
+{
+    struct timespec until = deadline(timeout_s);
+    pthread_mutex_lock(&live->lock);
+    bool idle;
+    for (;;) {
+        idle = !live->busy && !live->queue_count && !light_work_wanted(live) &&
+               !live->store_due_ns;
+        if (idle) break;
+        if (pthread_cond_timedwait(&live->published, &live->lock, &until) != 0) break;
+    }
+    pthread_mutex_unlock(&live->lock);
+    return idle;
+}
+
+/* --- light controls ---------------------------------------------------------------------- */
+
+static void set_light_orders(al_live *live, al_light_mode mode, double residual, int64_t steps,
+                             bool reset)
+{
+    pthread_mutex_lock(&live->lock);
+    live->light_mode = mode;
+    if (residual > 0) live->light_residual = residual;
+    if (mode != AL_LIGHT_MANUAL) live->light_steps = 0;
+    live->light_steps += steps;
+    live->light_reset = live->light_reset || reset;
+    /* A reset leaves the map dark until the next step or run. */
+    if (reset) live->light_dark = true;
+    else if (mode != AL_LIGHT_PAUSED) live->light_dark = false;
+    live->light_idle = false;
+    interrupt_light(live);
+    pthread_cond_signal(&live->wake);
+    pthread_mutex_unlock(&live->lock);
+}
+
+void al_live_light_run(al_live *live, double residual)
+{
+    set_light_orders(live, AL_LIGHT_RUN, residual, 0, false);
+}
+
+void al_live_light_pause(al_live *live)
+{
+    set_light_orders(live, AL_LIGHT_PAUSED, 0, 0, false);
+}
+
+void al_live_light_step(al_live *live, int64_t shots)
+{
+    set_light_orders(live, AL_LIGHT_MANUAL, 0, shots > 0 ? shots : 0, false);
+}
+
+void al_live_light_reset(al_live *live)
+{
+    set_light_orders(live, AL_LIGHT_MANUAL, 0, 0, true);
+}
+
+al_light_mode al_live_light_mode(al_live *live, double *residual)
+{
+    pthread_mutex_lock(&live->lock);
+    al_light_mode mode = live->light_mode;
+    if (residual) *residual = live->light_residual;
+    pthread_mutex_unlock(&live->lock);
+    return mode;
 }

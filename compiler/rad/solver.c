@@ -1052,6 +1052,11 @@ void al_rad_cancel(al_rad *rad)
     atomic_store(&rad->cancel, true);
 }
 
+void al_rad_resume(al_rad *rad)
+{
+    atomic_store(&rad->cancel, false);
+}
+
 void al_rad_reset(al_rad *rad)
 {
     pthread_mutex_lock(&rad->lock);

@@ -47,6 +47,10 @@ bool al_edit_random(al_edit_input *e, al_rng *rng, int min_brushes, al_edit *out
 
 const char *al_edit_kind_name(al_edit_kind kind);
 
+/* A deep copy of IN (arrays and strings) in one allocation, freed with free(); NULL if
+ * memory runs out. For tests that keep the versions of an edited input. */
+al_input *al_input_clone(const al_input *in);
+
 /* Structural differences between two compiled worlds (models, block grids, and every tree
  * node by node: planes within the plane table's merge tolerance, a plane flipped with its
  * children swapped counting as equal, and leaf bits), and the world blocks' open cells and

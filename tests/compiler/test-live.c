@@ -1,6 +1,8 @@
-/* The live-compile engine (al-live.h): stages and snapshots, edits that settle into what a
- * full compile gives, a storm of edits faster than compiles finish, and snapshots that
- * outlive the engine. The ThreadSanitizer run of the suite covers its threads. */
+/* The live-compile engine (al-live.h): stages and snapshots, edits by id that settle into
+ * what a full compile gives, a storm of edits faster than compiles finish, previews of a
+ * drag and their cancel, the light controls (no order leaves the light of an edit
+ * uncorrected unless the solver is paused), the cache, and snapshots that outlive the
+ * engine. The ThreadSanitizer run of the suite covers its threads. */
 #include "al-live.h"
 #include "check.h"
 #include "core/clock.h"
@@ -25,7 +27,9 @@ static const char *generated(void)
 static int full_differences(const al_snapshot *s, const al_input *in)
 {
     al_world *full = NULL;
-    al_compile_options co = {.pvs = AL_PVS_COARSE};
+    /* The collision stage builds no visibility, vis trees included. */
+    al_compile_options co = {.pvs = AL_PVS_COARSE,
+                             .no_vis = al_snapshot_stage(s) < AL_STAGE_PORTALS};
     if (al_world_compile(in, &co, &full, NULL) != AL_OK) return -1;
     char why[400];
     int d = al_world_tree_differences(al_snapshot_world(s), full, why, sizeof why);
@@ -80,6 +84,142 @@ static void check_light(al_rad *rad, const al_input *input, const char *when)
     al_rad_destroy(fresh);
 }
 
+/* A map kept by ids, as the editor keeps the document's rows: an editable input and the id
+ * of each of its brushes (entities and materials are named by their indices). */
+typedef struct id_map {
+    al_edit_input e;
+    int64_t *ids;
+    int64_t next_id;
+    int cap;
+} id_map;
+
+static bool id_map_init(id_map *m, const al_input *in)
+{
+    memset(m, 0, sizeof *m);
+    if (!al_edit_input_init(&m->e, in)) return false;
+    m->cap = in->brush_count + 64;
+    m->ids = malloc((size_t) m->cap * sizeof *m->ids);
+    if (!m->ids) return false;
+    for (int b = 0; b < in->brush_count; b++) m->ids[b] = 1000 + b;
+    m->next_id = 1000 + in->brush_count;
+    return true;
+}
+
+static void id_map_free(id_map *m)
+{
+    al_edit_input_free(&m->e);
+    free(m->ids);
+}
+
+/* Brush B of M as a change (faces into FACES, room for its faces). */
+static al_live_brush live_brush(const id_map *m, int b, al_live_face *faces)
+{
+    const al_brush_desc *d = &m->e.input.brushes[b];
+    for (int f = 0; f < d->face_count; f++) {
+        const al_face_desc *fd = &m->e.input.faces[d->first_face + f];
+        memcpy(faces[f].points, fd->points, sizeof faces[f].points);
+        faces[f].material = fd->material;
+        faces[f].luxel_size = fd->luxel_size;
+    }
+    return (al_live_brush){.id = m->ids[b], .entity = d->entity, .order = (double) m->ids[b],
+                           .faces = faces, .face_count = d->face_count};
+}
+
+/* The whole map of M as a change. */
+static uint64_t apply_whole(al_live *live, const id_map *m)
+{
+    const al_input *in = &m->e.input;
+    al_live_entity *ents = calloc((size_t) in->entity_count + 1, sizeof *ents);
+    al_live_brush *brushes = calloc((size_t) in->brush_count + 1, sizeof *brushes);
+    al_live_face *faces = calloc((size_t) in->face_count + 1, sizeof *faces);
+    int64_t *mat_ids = calloc((size_t) in->material_count + 1, sizeof *mat_ids);
+    uint64_t g = 0;
+    if (ents && brushes && faces && mat_ids) {
+        for (int e = 0; e < in->entity_count; e++)
+            ents[e] = (al_live_entity){.id = e, .order = e,
+                                       .classname = in->entities[e].classname,
+                                       .properties = in->entities[e].properties,
+                                       .property_count = in->entities[e].property_count};
+        int f = 0;
+        for (int b = 0; b < in->brush_count; b++) {
+            brushes[b] = live_brush(m, b, faces + f);
+            f += brushes[b].face_count;
+        }
+        for (int i = 0; i < in->material_count; i++) mat_ids[i] = i;
+        g = al_live_apply(live, &(al_live_change){
+                                    .replace = true, .entities = ents,
+                                    .entity_count = in->entity_count, .brushes = brushes,
+                                    .brush_count = in->brush_count, .set_materials = true,
+                                    .materials = in->materials, .material_ids = mat_ids,
+                                    .material_count = in->material_count, .set_hulls = true,
+                                    .hulls = in->hulls, .hull_count = in->hull_count});
+    }
+    free(ents), free(brushes), free(faces), free(mat_ids);
+    return g;
+}
+
+/* One random edit of M, handed to LIVE as what it changed; its brush's id in *ID. */
+static uint64_t apply_random_edit(al_live *live, id_map *m, al_rng *rng, int64_t *id)
+{
+    al_edit edit;
+    int before = m->e.input.brush_count;
+    int64_t doomed = -1;
+    /* A delete names the brush before it goes. */
+    al_edit_input *e = &m->e;
+    if (!al_edit_random(e, rng, 8, &edit)) return 0;
+    if (edit.kind == AL_EDIT_DELETE) {
+        doomed = m->ids[edit.brush];
+        memmove(&m->ids[edit.brush], &m->ids[edit.brush + 1],
+                (size_t) (before - edit.brush - 1) * sizeof *m->ids);
+        *id = doomed;
+        return al_live_apply(live, &(al_live_change){
+                                       .brushes = &(al_live_brush){.id = doomed, .removed = true},
+                                       .brush_count = 1});
+    }
+    if (edit.kind == AL_EDIT_ADD) {
+        if (m->e.input.brush_count > m->cap) {
+            m->cap *= 2;
+            m->ids = realloc(m->ids, (size_t) m->cap * sizeof *m->ids);
+            if (!m->ids) return 0;
+        }
+        m->ids[edit.brush] = m->next_id++;
+    }
+    al_live_face faces[AL_MAX_HULLS * 8];
+    if (m->e.input.brushes[edit.brush].face_count > (int) (sizeof faces / sizeof faces[0]))
+        return 0;
+    al_live_brush b = live_brush(m, edit.brush, faces);
+    *id = b.id;
+    return al_live_apply(live, &(al_live_change){.brushes = &b, .brush_count = 1});
+}
+
+/* Brushes of S's input that differ from M's brush of the same id (or that M lacks, or the
+ * other way round); describes the first in WHY. */
+static int input_differences(const al_snapshot *s, const id_map *m, char *why, size_t size)
+{
+    const al_input *a = al_snapshot_input(s), *b = &m->e.input;
+    int d = 0;
+    if (a->brush_count != b->brush_count) {
+        snprintf(why, size, "%d brushes, the map has %d", a->brush_count, b->brush_count);
+        d++;
+    }
+    for (int i = 0; i < b->brush_count; i++) {
+        int j = al_snapshot_find_brush(s, m->ids[i]);
+        const al_brush_desc *bb = &b->brushes[i];
+        bool same = j >= 0 && a->brushes[j].face_count == bb->face_count &&
+                    a->brushes[j].entity == bb->entity;
+        for (int f = 0; same && f < bb->face_count; f++) {
+            const al_face_desc *fa = &a->faces[a->brushes[j].first_face + f];
+            const al_face_desc *fb = &b->faces[bb->first_face + f];
+            same = memcmp(fa->points, fb->points, sizeof fa->points) == 0 &&
+                   fa->material == fb->material;
+        }
+        if (!same && d++ == 0)
+            snprintf(why, size, "brush %lld (index %d) is not the map's",
+                     (long long) m->ids[i], j);
+    }
+    return d;
+}
+
 CHECK_TEST(stages, "/live/a-submitted-map-is-published-stage-by-stage")
 {
     const char *path = generated();
@@ -121,6 +261,7 @@ CHECK_TEST(stages, "/live/a-submitted-map-is-published-stage-by-stage")
     CHECK(al_snapshot_rad(last) != NULL && al_snapshot_rad(first) == NULL);
     al_live_status(live, st);
     for (int i = 0; i < AL_STAGE_COUNT; i++) {
+        /* The input stage publishes a first compile's map before it is compiled. */
         CHECK_MSG(st[i].state == AL_STAGE_CURRENT && st[i].generation == g && st[i].runs == 1 &&
                       st[i].progress == 1,
                   "%s: state %d generation %llu runs %lld", al_stage_name((al_stage) i),
@@ -131,12 +272,40 @@ CHECK_TEST(stages, "/live/a-submitted-map-is-published-stage-by-stage")
     CHECK(al_snapshot_stage(first) == AL_STAGE_COLLISION);
     CHECK(al_world_vis_leaf_count(al_snapshot_world(first)) == 0);
     CHECK(full_differences(last, &s.input.input) == 0);
+    /* Its ids are the input's indices. */
+    CHECK(al_snapshot_find_brush(last, 3) == 3 && al_snapshot_brush_id(last, 3) == 3);
+    /* An edit that leaves the hulls as they were publishes no input snapshot. */
+    al_input moved = s.input.input;
+    uint64_t g2 = al_live_submit(live, &moved);
+    REQUIRE(al_live_wait(live, g2, AL_STAGE_COLLISION, 120));
+    al_live_status(live, st);
+    CHECK(st[AL_STAGE_INPUT].runs == 1);
     al_snapshot_release(first);
     /* A snapshot outlives its engine. */
     al_live_destroy(live);
     double p[3] = {0, 0, 0};
     (void) al_world_point_solid(al_snapshot_world(last), 0, p);
     al_snapshot_release(last);
+    scene_free(&s);
+}
+
+CHECK_TEST(input_first, "/live/a-first-compile-publishes-the-map-before-compiling-it")
+{
+    const char *path = generated();
+    if (!path) return;
+    scene s;
+    REQUIRE(scene_load_file(&s, path, NULL));
+    al_live *live = al_live_create(&(al_live_options){.pvs = AL_PVS_NONE});
+    REQUIRE(live);
+    uint64_t g = al_live_submit(live, &s.input.input);
+    REQUIRE(al_live_wait(live, g, AL_STAGE_COLLISION, 120));
+    al_stage_status st[AL_STAGE_COUNT];
+    al_live_status(live, st);
+    CHECK(st[AL_STAGE_INPUT].runs == 1 && st[AL_STAGE_INPUT].generation == g);
+    CHECK(st[AL_STAGE_INPUT].last_ms <= st[AL_STAGE_COLLISION].last_ms);
+    check_note("map shown %.2f ms, compiled %.1f ms after the submission",
+               st[AL_STAGE_INPUT].last_ms, st[AL_STAGE_COLLISION].last_ms);
+    al_live_destroy(live);
     scene_free(&s);
 }
 
@@ -160,6 +329,7 @@ CHECK_TEST(light_settles, "/live/the-light-carried-across-edits-is-the-new-world
             g = al_live_submit(live, &e.input);
         }
         REQUIRE(al_live_wait(live, g, AL_STAGE_LIGHT, 120));
+        REQUIRE(al_live_wait_idle(live, 300));
         al_snapshot *snap = al_live_current(live);
         REQUIRE(snap && al_snapshot_generation(snap) == g && al_snapshot_rad(snap));
         char when[32];
@@ -168,6 +338,14 @@ CHECK_TEST(light_settles, "/live/the-light-carried-across-edits-is-the-new-world
         al_rad_stats rs;
         al_rad_get_stats(al_snapshot_rad(snap), &rs);
         CHECK_MSG(rs.residual <= 0.05 || rs.converged, "%s: residual %g", when, rs.residual);
+        /* The newest copy of the lightmaps shows where the solver stopped. */
+        al_live_lightmap *l = al_live_current_lightmap(live);
+        REQUIRE(l);
+        CHECK(al_live_lightmap_snapshot(l) == snap || al_snapshot_rad(al_live_lightmap_snapshot(l)) ==
+                                                          al_snapshot_rad(snap));
+        CHECK_MSG(al_live_lightmap_stats(l)->shots == rs.shots, "%s: copy of shot %lld, solver at %lld",
+                  when, (long long) al_live_lightmap_stats(l)->shots, (long long) rs.shots);
+        al_live_lightmap_release(l);
         al_snapshot_release(snap);
     }
     al_stage_status st[AL_STAGE_COUNT];
@@ -219,6 +397,88 @@ CHECK_TEST(edits_settle, "/live/edits-settle-into-what-a-full-compile-gives")
     scene_free(&s);
 }
 
+CHECK_TEST(changes_by_id, "/live/changes-by-id-keep-the-map-and-settle-into-a-full-compile")
+{
+    const char *path = generated();
+    if (!path) return;
+    scene s;
+    REQUIRE(scene_load_file(&s, path, NULL));
+    id_map m;
+    REQUIRE(id_map_init(&m, &s.input.input));
+    al_live *live = al_live_create(&(al_live_options){.pvs = AL_PVS_COARSE});
+    REQUIRE(live);
+    uint64_t g = apply_whole(live, &m);
+    REQUIRE(al_live_wait(live, g, AL_STAGE_PORTALS, 120));
+    al_snapshot *before = al_live_current(live);
+    REQUIRE(before);
+    al_rng rng = {31};
+    int differ = 0, checked = 0, versions_off = 0;
+    char why[200] = "";
+    for (int batch = 0; batch < 8; batch++) {
+        int64_t changed[4];
+        for (int i = 0; i < 4; i++) REQUIRE((g = apply_random_edit(live, &m, &rng, &changed[i])));
+        REQUIRE(al_live_wait(live, g, AL_STAGE_PORTALS, 120));
+        al_snapshot *snap = al_live_current(live);
+        REQUIRE(snap && al_snapshot_generation(snap) == g);
+        int d = input_differences(snap, &m, why, sizeof why);
+        CHECK_MSG(d == 0, "batch %d: %d brushes differ from the map: %s", batch, d, why);
+        differ += full_differences(snap, al_snapshot_input(snap)) != 0;
+        checked++;
+        /* Only the brushes the batch changed have a newer version. */
+        for (int b = 0; b < al_snapshot_input(snap)->brush_count; b++) {
+            int64_t id = al_snapshot_brush_id(snap, b);
+            bool edited = false;
+            for (int i = 0; i < 4; i++) edited |= changed[i] == id;
+            int old = al_snapshot_find_brush(before, id);
+            uint64_t v = al_snapshot_brush_version(snap, b);
+            bool newer = old < 0 || v != al_snapshot_brush_version(before, old);
+            versions_off += newer != edited;
+        }
+        al_snapshot_release(before);
+        before = snap;
+    }
+    CHECK_MSG(differ == 0, "%d of %d states differ from a full compile of their input", differ,
+              checked);
+    CHECK_MSG(versions_off == 0, "%d brushes with a version that does not tell their change",
+              versions_off);
+    /* The whole map again, unchanged: nothing gets a new version. */
+    g = apply_whole(live, &m);
+    REQUIRE(al_live_wait(live, g, AL_STAGE_COLLISION, 120));
+    al_snapshot *again = al_live_current(live);
+    REQUIRE(again);
+    int renewed = 0;
+    for (int b = 0; b < al_snapshot_input(again)->brush_count; b++)
+        renewed += al_snapshot_brush_version(again, b) == g;
+    CHECK_MSG(renewed == 0, "%d unchanged brushes got a new version", renewed);
+    /* An entity that goes takes its brushes with it. */
+    int entity = -1;
+    for (int b = 0; b < al_snapshot_input(again)->brush_count && entity < 0; b++)
+        if (al_snapshot_input(again)->brushes[b].entity > 0)
+            entity = al_snapshot_input(again)->brushes[b].entity;
+    if (entity > 0) {
+        int64_t id = al_snapshot_entity_id(again, entity);
+        g = al_live_apply(live, &(al_live_change){
+                                    .entities = &(al_live_entity){.id = id, .removed = true},
+                                    .entity_count = 1});
+        REQUIRE(al_live_wait(live, g, AL_STAGE_COLLISION, 120));
+        al_snapshot *gone = al_live_current(live);
+        REQUIRE(gone);
+        CHECK(al_snapshot_find_entity(gone, id) < 0);
+        int left = 0;
+        for (int b = 0; b < al_snapshot_input(gone)->brush_count; b++)
+            left += al_snapshot_input(gone)->brushes[b].entity >= al_snapshot_input(gone)->entity_count;
+        CHECK(left == 0);
+        CHECK(al_snapshot_input(gone)->entity_count == al_snapshot_input(again)->entity_count - 1);
+        CHECK(full_differences(gone, al_snapshot_input(gone)) == 0);
+        al_snapshot_release(gone);
+    }
+    al_snapshot_release(again);
+    al_snapshot_release(before);
+    al_live_destroy(live);
+    id_map_free(&m);
+    scene_free(&s);
+}
+
 /* A reader thread: takes the current snapshot again and again and queries it, as the
  * renderer and the agents do. */
 typedef struct reader {
@@ -233,21 +493,25 @@ static void *read_loop(void *arg)
     while (!__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE)) {
         al_snapshot *s = al_live_current(r->live);
         if (!s) continue;
+        const al_world *w = al_snapshot_world(s);
+        if (!w) { /* the map before its first compile */
+            al_snapshot_release(s);
+            continue;
+        }
         double mins[3], maxs[3];
-        al_world_bounds(al_snapshot_world(s), mins, maxs);
+        al_world_bounds(w, mins, maxs);
         for (int i = 0; i < 64; i++) {
             double p[3];
             for (int k = 0; k < 3; k++) p[k] = mins[k] + (maxs[k] - mins[k]) * ((i * 37 + k * 11) % 64) / 64.0;
-            r->solid += al_world_point_solid(al_snapshot_world(s), 1, p);
+            r->solid += al_world_point_solid(w, 1, p);
         }
         int32_t leaves[8];
-        (void) al_world_leaves_visible_from(al_snapshot_world(s), mins, leaves, 8);
+        (void) al_world_leaves_visible_from(w, mins, leaves, 8);
         /* The light as the renderer takes it, while the engine may still correct it. */
-        al_rad *rad = al_snapshot_rad(s);
-        al_rad_lightmap map;
-        if (rad && al_rad_snapshot(rad, &map) == AL_OK) {
-            r->lit++;
-            al_rad_lightmap_free(&map);
+        al_live_lightmap *l = al_live_current_lightmap(r->live);
+        if (l) {
+            r->lit += al_live_lightmap_texels(l)->width > 0;
+            al_live_lightmap_release(l);
         }
         r->reads++;
         al_snapshot_release(s);
@@ -320,6 +584,266 @@ CHECK_TEST(storm, "/live/a-storm-of-edits-ends-in-the-state-of-the-last-edit")
     scene_free(&s);
 }
 
+CHECK_TEST(drag, "/live/a-drag-previews-every-step-and-escape-restores-the-map")
+{
+    const char *path = generated();
+    if (!path) return;
+    scene s;
+    REQUIRE(scene_load_file(&s, path, NULL));
+    id_map m;
+    REQUIRE(id_map_init(&m, &s.input.input));
+    al_live *live = al_live_create(&(al_live_options){.pvs = AL_PVS_COARSE, .light = true,
+                                                      .rad = {.luxel_size = 64}});
+    REQUIRE(live);
+    reader r = {.live = live};
+    pthread_t thread;
+    REQUIRE(pthread_create(&thread, NULL, read_loop, &r) == 0);
+    uint64_t g = apply_whole(live, &m);
+    REQUIRE(al_live_wait(live, g, AL_STAGE_LIGHT, 120));
+    al_snapshot *committed = al_live_current(live);
+    REQUIRE(committed);
+    /* A brush dragged 200 steps of 4 units, one preview per step, as fast as they come. */
+    int b = m.e.input.brush_count / 2;
+    al_live_face faces[64];
+    REQUIRE(m.e.input.brushes[b].face_count <= 64);
+    al_live_brush dragged = live_brush(&m, b, faces);
+    al_live_face original[64];
+    memcpy(original, faces, sizeof original);
+    int caught_up = 0;
+    for (int step = 1; step <= 200; step++) {
+        for (int f = 0; f < dragged.face_count; f++)
+            for (int i = 0; i < 3; i++) faces[f].points[i][0] = original[f].points[i][0] + 4.0 * step;
+        g = al_live_apply(live, &(al_live_change){.brushes = &dragged, .brush_count = 1});
+        REQUIRE(g);
+        if (step % 50 == 0) {
+            /* The collision of the newest preview comes within a few frames' time. */
+            caught_up += al_live_wait(live, g, AL_STAGE_COLLISION, 10);
+            al_snapshot *p = al_live_current(live);
+            REQUIRE(p);
+            int i = al_snapshot_find_brush(p, dragged.id);
+            const al_input *in = al_snapshot_input(p);
+            CHECK(i >= 0 && in->faces[in->brushes[i].first_face].points[0][0] ==
+                                faces[0].points[0][0]);
+            al_snapshot_release(p);
+        }
+    }
+    CHECK(caught_up == 4);
+    /* Escape: the brush as it was. */
+    memcpy(faces, original, sizeof original);
+    g = al_live_apply(live, &(al_live_change){.brushes = &dragged, .brush_count = 1});
+    REQUIRE(al_live_wait(live, g, AL_STAGE_LIGHT, 120));
+    al_snapshot *back = al_live_current(live);
+    REQUIRE(back);
+    CHECK(full_differences(back, &m.e.input) == 0);
+    char why[200] = "";
+    CHECK_MSG(input_differences(back, &m, why, sizeof why) == 0, "%s", why);
+    __atomic_store_n(&r.stop, 1, __ATOMIC_RELEASE);
+    pthread_join(thread, NULL);
+    al_stage_status st[AL_STAGE_COUNT];
+    al_live_status(live, st);
+    check_note("200 previews: %lld collision runs, %lld portals runs (%lld cancelled), %lld light "
+               "(%lld cancelled); %lld reads",
+               (long long) st[AL_STAGE_COLLISION].runs, (long long) st[AL_STAGE_PORTALS].runs,
+               (long long) st[AL_STAGE_PORTALS].cancelled, (long long) st[AL_STAGE_LIGHT].runs,
+               (long long) st[AL_STAGE_LIGHT].cancelled, r.reads);
+    al_snapshot_release(back);
+    al_snapshot_release(committed);
+    al_live_destroy(live);
+    id_map_free(&m);
+    scene_free(&s);
+}
+
+/* The light stats of the newest light snapshot, once the engine is idle. */
+static al_rad_stats idle_light(al_live *live)
+{
+    al_rad_stats rs = {0};
+    CHECK(al_live_wait_idle(live, 300));
+    al_snapshot *snap = al_live_current(live);
+    if (snap && al_snapshot_rad(snap)) al_rad_get_stats(al_snapshot_rad(snap), &rs);
+    al_snapshot_release(snap);
+    return rs;
+}
+
+/* Moves brush B of M by 32 units along X and hands the engine the change. */
+static uint64_t nudge(al_live *live, id_map *m, int b)
+{
+    const al_brush_desc *d = &m->e.input.brushes[b];
+    for (int f = 0; f < d->face_count; f++)
+        for (int i = 0; i < 3; i++) m->e.faces[d->first_face + f].points[i][0] += 32;
+    al_live_face faces[64];
+    al_live_brush lb = live_brush(m, b, faces);
+    return al_live_apply(live, &(al_live_change){.brushes = &lb, .brush_count = 1});
+}
+
+CHECK_TEST(light_orders, "/live/no-light-order-leaves-an-edit-uncorrected-but-a-pause")
+{
+    const char *path = generated();
+    if (!path) return;
+    scene s;
+    REQUIRE(scene_load_file(&s, path, NULL));
+    id_map m;
+    REQUIRE(id_map_init(&m, &s.input.input));
+    al_live *live = al_live_create(&(al_live_options){.pvs = AL_PVS_COARSE, .light = true,
+                                                      .rad = {.luxel_size = 64},
+                                                      .light_residual = 0.2});
+    REQUIRE(live);
+    uint64_t g = apply_whole(live, &m);
+    al_rad_stats rs = idle_light(live);
+    CHECK_MSG(rs.residual <= 0.2 || rs.converged, "run: residual %g", rs.residual);
+    int b = m.e.input.brush_count / 3;
+    /* Reset: dark, and waiting. */
+    al_live_light_reset(live);
+    rs = idle_light(live);
+    CHECK(rs.shots == 0 && rs.residual == 1);
+    CHECK(al_live_light_mode(live, NULL) == AL_LIGHT_MANUAL);
+    /* Step: the light sources and ten shots; then nothing more. */
+    al_live_light_step(live, 10);
+    rs = idle_light(live);
+    CHECK_MSG(rs.direct_done && rs.shots == rs.lights + 10, "step: %lld shots for %d lights",
+              (long long) rs.shots, rs.lights);
+    double stepped = rs.residual;
+    al_live_light_step(live, 5);
+    rs = idle_light(live);
+    CHECK_MSG(rs.residual <= stepped, "the residual rose after a step: %g to %g", stepped,
+              rs.residual);
+    /* After the steps an edit is corrected, and nothing further is shot. */
+    int64_t shots = rs.shots;
+    g = nudge(live, &m, b);
+    REQUIRE(al_live_wait(live, g, AL_STAGE_LIGHT, 120));
+    rs = idle_light(live);
+    CHECK_MSG(rs.corrections_left == 0, "after steps: %lld corrections left",
+              (long long) rs.corrections_left);
+    CHECK(rs.shots >= shots);
+
+    /* A pause: the next edit is not corrected, and the status says the light is done. */
+    al_live_light_pause(live);
+    g = nudge(live, &m, b);
+    REQUIRE(al_live_wait(live, g, AL_STAGE_LIGHT, 120));
+    rs = idle_light(live);
+    al_stage_status st[AL_STAGE_COUNT];
+    al_live_status(live, st);
+    CHECK(st[AL_STAGE_LIGHT].done_generation == g);
+    CHECK_MSG(rs.corrections_left > 0, "paused, yet the edit was corrected");
+    /* Run: the corrections, then on to the target. */
+    al_live_light_run(live, 0.2);
+    rs = idle_light(live);
+    CHECK(rs.corrections_left == 0 && (rs.residual <= 0.2 || rs.converged));
+    /* The orders of the field report: reset, step, run, then an edit: corrected, and run
+     * on to the target (not left at "correcting"). */
+    al_live_light_reset(live);
+    al_live_light_step(live, 3);
+    al_live_light_run(live, 0.2);
+    g = nudge(live, &m, b);
+    REQUIRE(al_live_wait(live, g, AL_STAGE_LIGHT, 120));
+    rs = idle_light(live);
+    CHECK(rs.corrections_left == 0 && (rs.residual <= 0.2 || rs.converged));
+    al_snapshot *snap = al_live_current(live);
+    REQUIRE(snap && al_snapshot_rad(snap));
+    check_light(al_snapshot_rad(snap), al_snapshot_input(snap), "after reset, step, run, edit");
+    al_snapshot_release(snap);
+    al_live_destroy(live);
+    id_map_free(&m);
+    scene_free(&s);
+}
+
+/* A cache in memory: one entry per kind, as the document keeps it. */
+typedef struct memory_cache {
+    pthread_mutex_t lock;
+    char key[2][33];
+    void *bytes[2];
+    size_t size[2];
+    int gets, hits, puts;
+} memory_cache;
+
+static int kind_slot(const char *kind)
+{
+    return strcmp(kind, "world") == 0 ? 0 : 1;
+}
+
+static bool cache_get(void *user, const char *kind, const char *key, void **bytes, size_t *size)
+{
+    memory_cache *c = user;
+    pthread_mutex_lock(&c->lock);
+    int k = kind_slot(kind);
+    bool hit = c->bytes[k] && strcmp(c->key[k], key) == 0;
+    c->gets++;
+    if (hit) {
+        *bytes = malloc(c->size[k]);
+        memcpy(*bytes, c->bytes[k], c->size[k]);
+        *size = c->size[k];
+        c->hits++;
+    }
+    pthread_mutex_unlock(&c->lock);
+    return hit;
+}
+
+static void cache_put(void *user, const char *kind, const char *key, void *bytes, size_t size)
+{
+    memory_cache *c = user;
+    pthread_mutex_lock(&c->lock);
+    int k = kind_slot(kind);
+    free(c->bytes[k]);
+    c->bytes[k] = bytes;
+    c->size[k] = size;
+    snprintf(c->key[k], sizeof c->key[k], "%s", key);
+    c->puts++;
+    pthread_mutex_unlock(&c->lock);
+}
+
+CHECK_TEST(cache, "/live/a-map-opened-again-comes-from-the-cache-with-its-light")
+{
+    const char *path = generated();
+    if (!path) return;
+    scene s;
+    REQUIRE(scene_load_file(&s, path, NULL));
+    memory_cache mc = {.lock = PTHREAD_MUTEX_INITIALIZER};
+    al_live_options o = {.pvs = AL_PVS_COARSE, .light = true, .rad = {.luxel_size = 64},
+                         .light_residual = 0.2,
+                         .cache = {.get = cache_get, .put = cache_put, .user = &mc,
+                                   .world_salt = "test", .light_salt = "test light",
+                                   .store_delay_ms = 20}};
+    al_live *live = al_live_create(&o);
+    REQUIRE(live);
+    uint64_t g = al_live_submit(live, &s.input.input);
+    REQUIRE(al_live_wait(live, g, AL_STAGE_LIGHT, 120));
+    al_rad_stats lit = idle_light(live);
+    al_snapshot *first = al_live_current(live);
+    REQUIRE(first);
+    CHECK(!al_snapshot_from_cache(first));
+    al_live_destroy(live);
+    CHECK_MSG(mc.puts == 2 && mc.bytes[0] && mc.bytes[1], "%d puts", mc.puts);
+    /* Opened again: the world and the light come from the cache. */
+    live = al_live_create(&o);
+    REQUIRE(live);
+    g = al_live_submit(live, &s.input.input);
+    REQUIRE(al_live_wait(live, g, AL_STAGE_LIGHT, 120));
+    al_snapshot *again = al_live_current(live);
+    REQUIRE(again);
+    CHECK(al_snapshot_from_cache(again));
+    CHECK(full_differences(again, &s.input.input) == 0);
+    const al_rad_lightmap *map = al_snapshot_lightmap(again);
+    CHECK_MSG(map && map->shots == lit.shots, "the light was not restored: %lld shots, %lld before",
+              map ? (long long) map->shots : -1LL, (long long) lit.shots);
+    check_note("cache: %d gets, %d hits, %d puts", mc.gets, mc.hits, mc.puts);
+    /* Damaged bytes: compiled anew, never a failure. */
+    al_live_destroy(live);
+    memset(mc.bytes[0], 0x5a, mc.size[0] / 2);
+    live = al_live_create(&o);
+    REQUIRE(live);
+    g = al_live_submit(live, &s.input.input);
+    REQUIRE(al_live_wait(live, g, AL_STAGE_COLLISION, 120));
+    al_snapshot *anew = al_live_current(live);
+    REQUIRE(anew && al_snapshot_world(anew));
+    CHECK(!al_snapshot_from_cache(anew));
+    al_snapshot_release(anew);
+    al_live_destroy(live);
+    al_snapshot_release(first);
+    al_snapshot_release(again);
+    free(mc.bytes[0]);
+    free(mc.bytes[1]);
+    scene_free(&s);
+}
+
 CHECK_TEST(bad_input, "/live/a-map-that-does-not-compile-reports-why-and-keeps-the-last-world")
 {
     const char *path = generated();
@@ -337,12 +861,24 @@ CHECK_TEST(bad_input, "/live/a-map-that-does-not-compile-reports-why-and-keeps-t
     char why[256];
     CHECK(al_live_last_error(live, why, sizeof why) == AL_ERR_INVALID_ARGUMENT);
     CHECK(strstr(why, "block size") != NULL);
+    /* The map is shown as it is, with why it does not compile. */
     al_snapshot *snap = al_live_current(live);
     REQUIRE(snap);
-    CHECK(al_snapshot_generation(snap) == g);
+    CHECK(al_snapshot_generation(snap) == g2 && al_snapshot_stage(snap) == AL_STAGE_INPUT);
+    CHECK(al_snapshot_world(snap) == NULL);
+    CHECK(al_snapshot_status(snap) == AL_ERR_INVALID_ARGUMENT);
+    const al_diag_list *d = al_snapshot_diagnostics(snap);
+    CHECK(d->count > 0 && strstr(d->items[d->count - 1].message, "block size") != NULL);
     al_snapshot_release(snap);
     /* Stages beyond the options' last are not waited for. */
     CHECK(!al_live_wait(live, g, AL_STAGE_PVS, 1));
+    /* Fixed: compiled from the world kept. */
+    uint64_t g3 = al_live_submit(live, &s.input.input);
+    REQUIRE(al_live_wait(live, g3, AL_STAGE_COLLISION, 120));
+    snap = al_live_current(live);
+    REQUIRE(snap && al_snapshot_world(snap));
+    CHECK(full_differences(snap, &s.input.input) == 0);
+    al_snapshot_release(snap);
     al_live_destroy(live);
     scene_free(&s);
 }
