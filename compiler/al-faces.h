@@ -6,8 +6,8 @@
  * what is drawn is what is compiled. Invalid brushes get no faces (the compile reports
  * why); a brush that is valid has one polygon per face that touches its solid.
  *
- * Expected workload: the whole map once per edit batch (lq-e3m4, 9,000 brushes: a few
- * milliseconds); later a brush at a time.
+ * Expected workload: the whole map once (lq-e3m4, 3,441 brushes: a few milliseconds), and
+ * then the brushes an edit changed, one at a time (al_face_builder).
  */
 #ifndef AL_FACES_H
 #define AL_FACES_H
@@ -43,6 +43,22 @@ typedef struct al_face_polys {
 /* Builds the polygons of every brush of INPUT into OUT (zeroed first). Returns AL_OK, or
  * AL_ERR_NOMEM with OUT empty. */
 al_status al_face_polys_build(const al_input *input, al_face_polys *out);
+
+/* Builds the polygons of brushes one at a time (the editor's scene builds those an edit
+ * changed). One plane table serves every brush a builder builds, so a map built brush by
+ * brush in input order gets the polygons al_face_polys_build gives. */
+typedef struct al_face_builder al_face_builder;
+
+al_face_builder *al_face_builder_create(void); /* NULL if memory runs out */
+void al_face_builder_destroy(al_face_builder *fb); /* NULL is a no-op */
+
+/* The polygons of brush BRUSH of INPUT into OUT (whatever OUT held is freed first): one
+ * brush, OUT->brush_first[0..1], its bounds in brush_mins[0] / brush_maxs[0], and its faces'
+ * brush field BRUSH. An invalid brush has no faces (OUT->invalid_brushes 1). AL_OK,
+ * AL_ERR_INVALID_ARGUMENT (no such brush) or AL_ERR_NOMEM (OUT empty). OUT must start
+ * zeroed or from an earlier call. */
+al_status al_face_builder_brush(al_face_builder *fb, const al_input *input, int brush,
+                                al_face_polys *out);
 
 /* Frees what al_face_polys_build allocated; OUT is left empty. NULL is a no-op. */
 void al_face_polys_free(al_face_polys *polys);

@@ -132,8 +132,8 @@ typedef struct al_live_options {
                                    this long; 0: 250 */
     al_live_cache cache;        /* no get: no cache */
     /* Called on the engine's thread after each publication (may be NULL). It must not call
-     * back into the engine except al_live_current, al_live_current_lightmap and
-     * al_snapshot_* / al_live_lightmap_*. */
+     * back into the engine except al_live_current, al_live_current_lightmap,
+     * al_live_status and al_snapshot_* / al_live_lightmap_*. */
     void (*published)(void *user, al_stage stage, uint64_t generation);
     /* Called on the engine's thread after each new lightmap copy (may be NULL); the same
      * rules. */
@@ -242,8 +242,10 @@ uint64_t al_snapshot_generation(const al_snapshot *s);
  * PVS), AL_STAGE_LIGHT (the portals world with its light) or AL_STAGE_PVS (tight). */
 al_stage al_snapshot_stage(const al_snapshot *s);
 
-/* Whether its world came from the cache rather than a compile. */
+/* Whether its world came from the cache rather than a compile, and (from the light stage
+ * on) whether its solver went on from a state the cache held. */
 bool al_snapshot_from_cache(const al_snapshot *s);
+bool al_snapshot_light_from_cache(const al_snapshot *s);
 
 /* The status of its compile (AL_OK but for an input snapshot of a failed compile) and its
  * diagnostics: the world's, the light sources' (from the light stage on) and, for a failed
@@ -293,6 +295,9 @@ void al_live_light_step(al_live *live, int64_t shots);
 /* Back to before the first shot (dark), then waits as after a step. */
 void al_live_light_reset(al_live *live);
 al_light_mode al_live_light_mode(al_live *live, double *residual);
+/* Whether the engine is still working on the light: correcting an edit, or shooting as the
+ * controls ask. */
+bool al_live_light_busy(al_live *live);
 
 /* The newest copy of the lightmaps, with a reference the caller must release; NULL before
  * the first light snapshot. Its snapshot (the light snapshot whose solver it is of, so

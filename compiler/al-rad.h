@@ -209,6 +209,10 @@ void al_rad_lightmap_free(al_rad_lightmap *map);
 typedef struct al_rad_face_map {
     double s_axis[3], s_offset;
     double t_axis[3], t_offset;
+    /* The same in texels (s * width, t * height): these stay the same while the face keeps
+     * its place, even when the atlas grows around it (see al_rad_update). */
+    double s_texel_axis[3], s_texel_offset;
+    double t_texel_axis[3], t_texel_offset;
     int x, y, width, height; /* its rectangle of texels in the atlas, border included */
 } al_rad_face_map;
 

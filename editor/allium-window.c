@@ -10,7 +10,7 @@
 #include "allium-window-private.h"
 
 #include "allium-application.h"
-#include "allium-light-job.h"
+#include "allium-lightmap.h"
 #include "allium-preferences.h"
 
 #include <glib/gi18n.h>
@@ -158,7 +158,7 @@ static void update_compile_status(AlliumWindow *self)
     gtk_label_set_text(self->compile_label, text);
     gtk_widget_remove_css_class(GTK_WIDGET(self->compile_label), "error");
     gtk_widget_remove_css_class(GTK_WIDGET(self->compile_label), "warning");
-    if (snap && !snap->world) {
+    if (snap && !snap->world && snap->status != AL_OK) {
         gtk_widget_add_css_class(GTK_WIDGET(self->compile_label), "error");
     } else if (snap) {
         int errors, warnings;
@@ -250,8 +250,9 @@ static void document_compiled_cb(AlliumDocument *document, AlliumWindow *self)
     if (snap) allium_selection_snapshot_arrived(self->selection, snap->generation);
     /* Test boxes and agents go on in the newest world. */
     if (snap && snap->world) allium_collision_set_snapshot(self->collision, snap);
-    /* A failed compile is worth more than a line in the status bar. */
-    if (snap && !snap->world) {
+    /* A failed compile is worth more than a line in the status bar (a map shown before
+     * its first compile is not one). */
+    if (snap && !snap->world && snap->status != AL_OK) {
         g_autofree char *text = allium_snapshot_describe(snap);
         allium_window_show_banner(self, GTK_MESSAGE_ERROR, text);
     } else if (self->banner_type == GTK_MESSAGE_ERROR &&

@@ -107,14 +107,28 @@ double al_snap(double v, double grid);
 
 /* --- scenes -------------------------------------------------------------------------- */
 
+/* A scene is immutable once built, and made of one mesh per brush and per point entity.
+ * A scene built from the scene before it (al_scene_desc.previous) takes that scene's mesh
+ * of every brush and entity whose key is the same, and builds only the others: after an
+ * edit, the brushes it changed. A renderer that had the previous scene uploads only the
+ * meshes it has not seen (al_renderer_set_scene). */
 typedef struct al_scene_desc {
     const al_input *input;       /* required */
-    const al_face_polys *polys;  /* required: al_face_polys_build(input) */
     const al_world *world;       /* may be NULL: no portals, leak or PVS */
-    const float (*material_colours)[3]; /* per input material, sRGB 0..1; NULL: grey */
-    const al_rad *rad; /* may be NULL: no lightmaps. Else built from world and input: every
-                        * face al_rad_face maps gets lightmap coordinates in its atlas
-                        * (read while building only; the scene keeps no pointer to it) */
+    const float (*material_colours)[3]; /* per input material, sRGB 0..1; NULL: the input's
+                                           materials' colours */
+    const al_rad *rad; /* may be NULL: no lightmaps (or, with PREVIOUS, the lightmap places
+                        * of PREVIOUS's meshes, kept). Else built from world and input: every
+                        * face al_rad_face maps gets lightmap coordinates in its atlas (read
+                        * while building only; the scene keeps no pointer to it) */
+    /* Building from a previous scene. */
+    const struct al_scene *previous;
+    const int64_t *brush_ids;   /* per input brush: its id, how PREVIOUS's mesh is found */
+    const uint64_t *brush_keys; /* per input brush: a key of what its mesh is made of but
+                                   lightmaps (its faces, its entity's class, the
+                                   materials): equal keys, equal meshes */
+    const int64_t *entity_ids;  /* the same for the entities */
+    const uint64_t *entity_keys;
 } al_scene_desc;
 
 typedef struct al_scene al_scene;
@@ -127,14 +141,18 @@ typedef struct al_scene_stats {
     int portals;
     int leak_points;
     int lit_faces;    /* with lightmap coordinates (desc.rad) */
+    int meshes_built; /* brushes and entities whose mesh was built for this scene */
+    int meshes_kept;  /* those taken from the previous scene */
     double ms_build;
 } al_scene_stats;
 
 /* Builds the meshes of DESC into a new scene. The scene copies what it needs: DESC and
  * what it points to may be freed afterwards, except DESC->world, which must outlive the
- * scene (its PVS is asked every frame). Returns AL_ERR_NOMEM or AL_OK. */
+ * scene (its PVS is asked every frame), and DESC->previous, which may go at once (the
+ * meshes are shared, not borrowed). Any thread. Returns AL_ERR_NOMEM or AL_OK. */
 al_status al_scene_build(const al_scene_desc *desc, al_scene **out);
 
+/* Any thread; the meshes it shares stay with the scenes that still hold them. */
 void al_scene_destroy(al_scene *scene);
 
 void al_scene_get_stats(const al_scene *scene, al_scene_stats *out);
@@ -146,6 +164,13 @@ bool al_scene_bounds(const al_scene *scene, double mins[3], double maxs[3]);
 bool al_scene_brush_bounds(const al_scene *scene, int brush, double mins[3], double maxs[3]);
 bool al_scene_entity_bounds(const al_scene *scene, int entity, double mins[3],
                             double maxs[3]);
+
+/* The polygons of brush BRUSH: how many faces it draws, and face I's points (clockwise seen
+ * from the front) with their count in *COUNT and its face index within the brush in *FACE
+ * (may be NULL). NULL for no such face. */
+int al_scene_brush_face_count(const al_scene *scene, int brush);
+const double (*al_scene_brush_face(const al_scene *scene, int brush, int i, int *count,
+                                   int *face))[3];
 
 typedef enum al_pick_kind {
     AL_PICK_NONE,
@@ -241,9 +266,13 @@ void al_renderer_destroy(al_renderer *r);
  * memory runs out (then none are drawn). */
 bool al_renderer_set_splits(al_renderer *renderer, const al_block_splits *splits);
 
-/* Uploads SCENE (NULL: nothing to draw). The renderer borrows SCENE for culling and
- * selection until the next call: keep it alive until then. The lightmap uploaded before
- * is not used with the new scene (its atlas may be another's): set the scene's next. */
+/* Uploads SCENE (NULL: nothing to draw): the meshes it shares with scenes given before
+ * stay where they are, only the new ones are uploaded, and those no longer drawn give up
+ * their room. The renderer borrows SCENE for culling and selection until the next call:
+ * keep it alive until then. The lightmap uploaded before stays in use while its size is
+ * the new scene's atlas size: a scene built from the one before keeps the lightmap places
+ * of the faces it kept (al-rad.h), so set a new scene and the lightmap of its solver
+ * together (between two frames). */
 void al_renderer_set_scene(al_renderer *r, const al_scene *scene);
 
 /* Converts the light levels of MAP to the texels the renderer uploads: RGBA8, WIDTH *

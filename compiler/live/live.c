@@ -54,6 +54,7 @@ struct al_snapshot {
     al_status status;
     al_diag_list diags;
     bool from_cache;
+    bool light_from_cache; /* a light snapshot: its solver's state came from the cache */
 };
 
 struct al_live_lightmap {
@@ -118,6 +119,7 @@ struct al_live {
     char stored_world[33];   /* the key of the world last stored in or loaded from the cache */
     uint64_t store_due_ns;   /* when the base's world is to be stored; 0: nothing to store */
     uint64_t last_copy_ns;   /* of the last lightmap copy */
+    bool light_from_cache;    /* the light snapshot being published went on from the cache */
     const al_rad *stored_rad; /* the solver whose state the cache got last, and its shots */
     int64_t stored_shots;
 };
@@ -196,6 +198,11 @@ al_stage al_snapshot_stage(const al_snapshot *s)
 bool al_snapshot_from_cache(const al_snapshot *s)
 {
     return s->from_cache;
+}
+
+bool al_snapshot_light_from_cache(const al_snapshot *s)
+{
+    return s->rad ? s->light_from_cache : s->light ? s->light->light_from_cache : false;
 }
 
 al_status al_snapshot_status(const al_snapshot *s)
@@ -393,6 +400,7 @@ static al_snapshot *publish(al_live *live, al_world *world, live_input *in, al_s
     s->rad = rad;
     s->status = status;
     s->from_cache = from_cache;
+    s->light_from_cache = rad && live->light_from_cache;
     if (world) al_diag_append(&s->diags, al_world_diagnostics(world));
     if (diags) al_diag_append(&s->diags, diags);
     if (in->map->dropped_brushes > 0)
@@ -585,7 +593,7 @@ static bool run_light(al_live *live, live_input *in, al_snapshot *portals)
         al_diag_list_clear(&diags);
         return false;
     }
-    if (!prev) (void) restore_light(live, in, rad);
+    live->light_from_cache = !prev && restore_light(live, in, rad);
     bool dark;
     al_light_mode mode = light_mode(live, &dark);
     /* The light sources a new solver (or new lights) need first: the first corrected
@@ -827,7 +835,6 @@ static void light_work(al_live *live)
     live->light_reset = false;
     al_light_mode mode = live->light_mode;
     double residual = live->light_residual;
-    bool dark = live->light_dark;
     __atomic_store_n(&live->light_interrupt, 0, __ATOMIC_RELEASE);
     live->shooting = rad;
     pthread_mutex_unlock(&live->lock);
@@ -845,7 +852,8 @@ static void light_work(al_live *live)
         /* The light sources and an edit's corrections, then the shots asked for. */
         for (;;) {
             al_rad_get_stats(rad, &st);
-            bool owed = (!st.direct_done && !dark) || st.corrections_left > 0;
+            /* Light sources count as shots of a step, as al_rad_step counts them. */
+            bool owed = st.corrections_left > 0;
             pthread_mutex_lock(&live->lock);
             int64_t want = owed ? 1 : live->light_steps < 4 ? live->light_steps : 4;
             pthread_mutex_unlock(&live->lock);
@@ -1231,6 +1239,16 @@ void al_live_light_step(al_live *live, int64_t shots)
 void al_live_light_reset(al_live *live)
 {
     set_light_orders(live, AL_LIGHT_MANUAL, 0, 0, true);
+}
+
+bool al_live_light_busy(al_live *live)
+{
+    pthread_mutex_lock(&live->lock);
+    bool busy = light_work_wanted(live) || live->light_reset ||
+                live->status[AL_STAGE_LIGHT].state == AL_STAGE_RUNNING ||
+                (live->busy && live->shooting != NULL);
+    pthread_mutex_unlock(&live->lock);
+    return busy;
 }
 
 al_light_mode al_live_light_mode(al_live *live, double *residual)

@@ -1331,6 +1331,10 @@ bool al_rad_face(const al_rad *rad, int brush, int face, al_rad_face_map *out)
         out->s_offset = (-f->u0 / f->luxel + 1 + f->atlas_x) / w;
         out->t_axis[f->axis_v] = 1.0 / (f->luxel * h);
         out->t_offset = (-f->v0 / f->luxel + 1 + f->atlas_y) / h;
+        out->s_texel_axis[f->axis_u] = 1.0 / f->luxel;
+        out->s_texel_offset = -f->u0 / f->luxel + 1 + f->atlas_x;
+        out->t_texel_axis[f->axis_v] = 1.0 / f->luxel;
+        out->t_texel_offset = -f->v0 / f->luxel + 1 + f->atlas_y;
         out->x = f->atlas_x;
         out->y = f->atlas_y;
         out->width = f->w + 2;

@@ -1,5 +1,6 @@
 /* The document as the compiler's input, its content key, and the compiled-results cache
- * (see document.h).
+ * (see document.h). The rows' readers here (materials, properties, hulls) serve the live
+ * engine's reads of single rows too (doc-live.c).
  *
  * Workload: lq-e3m4 (1,301 entities, 3,441 brushes, 22,180 faces) reads in about 60 ms.
  * Everything the input points to lives in one allocation, sized by a first pass of counts.
@@ -48,6 +49,81 @@ static int count_rows(al_doc *doc, const char *sql, int64_t *bytes)
     return n;
 }
 
+const char *const al_doc_material_select =
+    "SELECT id, name, flags, red, green, blue, reflectance, emit_red, emit_green, emit_blue "
+    "FROM materials ORDER BY id";
+
+void al_doc_material_row(sqlite3_stmt *st, al_material_desc *m, float colour[3])
+{
+    m->flags = (uint32_t) sqlite3_column_int64(st, 2);
+    for (int k = 0; k < 3; k++) {
+        colour[k] = (float) sqlite3_column_double(st, 3 + k);
+        m->colour[k] = colour[k];
+        m->emission[k] = (float) sqlite3_column_double(st, 7 + k); /* NULL reads 0 */
+    }
+    m->reflectance = (float) sqlite3_column_double(st, 6); /* NULL: 0, from colour */
+}
+
+const char *const al_doc_hull_select =
+    "SELECT name, minx, miny, minz, maxx, maxy, maxz FROM hulls ORDER BY position";
+
+void al_doc_hull_row(sqlite3_stmt *st, al_hull_desc *h)
+{
+    snprintf(h->name, sizeof h->name, "%s", (const char *) sqlite3_column_text(st, 0));
+    for (int k = 0; k < 3; k++) {
+        h->mins[k] = sqlite3_column_double(st, 1 + k);
+        h->maxs[k] = sqlite3_column_double(st, 4 + k);
+    }
+}
+
+double al_doc_block_size(al_doc *doc)
+{
+    sqlite3_stmt *st;
+    double block_size = 0;
+    if (sqlite3_prepare_v2(doc->db, "SELECT value FROM settings WHERE key = 'block_size'", -1, &st,
+                           NULL) != SQLITE_OK)
+        return 0;
+    if (sqlite3_step(st) == SQLITE_ROW) block_size = sqlite3_column_double(st, 0);
+    sqlite3_finalize(st);
+    return block_size;
+}
+
+int al_doc_parse_properties(const char *json, void (*each)(void *user, const char *key, const char *value),
+                            void *user)
+{
+    cJSON *root = cJSON_Parse(json ? json : "");
+    if (!cJSON_IsObject(root)) {
+        cJSON_Delete(root);
+        return -1;
+    }
+    int n = 0;
+    for (cJSON *item = root->child; item; item = item->next) {
+        if (!cJSON_IsString(item)) continue;
+        each(user, item->string, item->valuestring);
+        n++;
+    }
+    cJSON_Delete(root);
+    return n;
+}
+
+/* Where al_doc_build_input's property parse puts an entity's properties. */
+typedef struct property_sink {
+    store *s;
+    al_property *props;
+    int *next, cap;
+    al_entity_desc *entity;
+} property_sink;
+
+static void add_property(void *user, const char *key, const char *value)
+{
+    property_sink *k = user;
+    if (*k->next >= k->cap) return;
+    k->props[*k->next].key = take_string(k->s, key);
+    k->props[*k->next].value = take_string(k->s, value);
+    (*k->next)++;
+    k->entity->property_count++;
+}
+
 void al_doc_input_free(al_doc_input *in)
 {
     if (!in) return;
@@ -84,6 +160,7 @@ al_status al_doc_build_input(al_doc *doc, al_doc_input *out, al_diag_list *diags
              (size_t) brushes * sizeof(al_brush_desc) + (size_t) faces * sizeof(al_face_desc) +
              (size_t) hulls * sizeof(al_hull_desc) + (size_t) brushes * sizeof(int64_t) +
              (size_t) entities * sizeof(int64_t) + (size_t) materials * sizeof(float[3]) +
+             (size_t) (brushes + entities) * sizeof(double) + (size_t) materials * sizeof(int64_t) +
              4096;
     s.base = calloc(1, s.size);
     al_material_desc *mats = take(&s, (size_t) materials * sizeof *mats + 1);
@@ -95,6 +172,9 @@ al_status al_doc_build_input(al_doc *doc, al_doc_input *out, al_diag_list *diags
     int64_t *brush_rows = take(&s, (size_t) brushes * sizeof *brush_rows + 1);
     int64_t *entity_rows = take(&s, (size_t) entities * sizeof *entity_rows + 1);
     float (*colours)[3] = take(&s, (size_t) materials * sizeof *colours + 1);
+    double *brush_order = take(&s, (size_t) brushes * sizeof *brush_order + 1);
+    double *entity_order = take(&s, (size_t) entities * sizeof *entity_order + 1);
+    int64_t *material_rows = take(&s, (size_t) materials * sizeof *material_rows + 1);
     int64_t *material_ids = malloc(((size_t) materials + 1) * sizeof *material_ids);
     int64_t *entity_ids = malloc(((size_t) entities + 1) * sizeof *entity_ids);
     al_status status = AL_OK;
@@ -105,44 +185,36 @@ al_status al_doc_build_input(al_doc *doc, al_doc_input *out, al_diag_list *diags
 
     sqlite3_stmt *st;
     /* Materials, by id (ids map to indices with a binary search below). */
-    sqlite3_prepare_v2(doc->db, "SELECT id, name, flags, red, green, blue, reflectance, emit_red, emit_green, emit_blue "
-                       "FROM materials ORDER BY id", -1, &st, NULL);
+    sqlite3_prepare_v2(doc->db, al_doc_material_select, -1, &st, NULL);
     int m = 0;
     while (sqlite3_step(st) == SQLITE_ROW && m < materials) {
-        material_ids[m] = sqlite3_column_int64(st, 0);
+        material_ids[m] = material_rows[m] = sqlite3_column_int64(st, 0);
         mats[m].name = take_string(&s, (const char *) sqlite3_column_text(st, 1));
-        mats[m].flags = (uint32_t) sqlite3_column_int64(st, 2);
-        for (int k = 0; k < 3; k++) {
-            colours[m][k] = (float) sqlite3_column_double(st, 3 + k);
-            mats[m].colour[k] = colours[m][k];
-            mats[m].emission[k] = (float) sqlite3_column_double(st, 7 + k); /* NULL reads 0 */
-        }
-        mats[m].reflectance = (float) sqlite3_column_double(st, 6); /* NULL: 0, from colour */
+        al_doc_material_row(st, &mats[m], colours[m]);
         m++;
     }
     sqlite3_finalize(st);
 
     /* Entities in file order; the world first. */
     sqlite3_prepare_v2(doc->db,
-                       "SELECT id, classname, properties FROM entities ORDER BY id != 0, position, id",
+                       "SELECT id, classname, properties, position FROM entities "
+                       "ORDER BY id != 0, position, id",
                        -1, &st, NULL);
     int e = 0, p = 0;
     while (sqlite3_step(st) == SQLITE_ROW && e < entities) {
         entity_ids[e] = sqlite3_column_int64(st, 0);
         entity_rows[e] = entity_ids[e];
+        entity_order[e] = sqlite3_column_double(st, 3);
         ents[e].property_count = 0;
         ents[e].classname = take_string(&s, (const char *) sqlite3_column_text(st, 1));
         ents[e].line = -1;
         ents[e].properties = props + p;
-        cJSON *root = cJSON_Parse((const char *) sqlite3_column_text(st, 2));
-        for (cJSON *item = root ? root->child : NULL; item && p < properties; item = item->next) {
-            if (!cJSON_IsString(item)) continue;
-            props[p].key = take_string(&s, item->string);
-            props[p].value = take_string(&s, item->valuestring);
-            p++;
-            ents[e].property_count++;
-        }
-        cJSON_Delete(root);
+        property_sink sink = {&s, props, &p, properties, &ents[e]};
+        if (al_doc_parse_properties((const char *) sqlite3_column_text(st, 2), add_property,
+                                    &sink) < 0)
+            al_diag_add(diags, AL_SEVERITY_WARNING, AL_DIAG_ENTITY, e, -1, -1, -1, -1,
+                        "entity %lld (%s): its properties are not a JSON object and were left out",
+                        (long long) entity_ids[e], ents[e].classname);
         e++;
     }
     sqlite3_finalize(st);
@@ -150,7 +222,7 @@ al_status al_doc_build_input(al_doc *doc, al_doc_input *out, al_diag_list *diags
     /* Brushes and faces, grouped by entity in the entities' order. */
     sqlite3_prepare_v2(doc->db,
                        "SELECT b.id, b.entity, f.x0, f.y0, f.z0, f.x1, f.y1, f.z1, f.x2, f.y2, f.z2, "
-                       "f.material FROM brushes b JOIN entities e ON e.id = b.entity "
+                       "f.material, b.position FROM brushes b JOIN entities e ON e.id = b.entity "
                        "JOIN faces f ON f.brush = b.id "
                        "ORDER BY e.id != 0, e.position, e.id, b.position, b.id, f.position",
                        -1, &st, NULL);
@@ -173,6 +245,7 @@ al_status al_doc_build_input(al_doc *doc, al_doc_input *out, al_diag_list *diags
             brs[b] = (al_brush_desc){.entity = entity_index, .index = index_in_entity++,
                                      .first_face = f, .face_count = 0, .line = -1};
             brush_rows[b] = brush;
+            brush_order[b] = sqlite3_column_double(st, 12);
             last_brush = brush;
         }
         for (int i = 0; i < 9; i++)
@@ -194,24 +267,11 @@ al_status al_doc_build_input(al_doc *doc, al_doc_input *out, al_diag_list *diags
     }
     sqlite3_finalize(st);
 
-    sqlite3_prepare_v2(doc->db,
-                       "SELECT name, minx, miny, minz, maxx, maxy, maxz FROM hulls ORDER BY position",
-                       -1, &st, NULL);
+    sqlite3_prepare_v2(doc->db, al_doc_hull_select, -1, &st, NULL);
     int h = 0;
-    while (sqlite3_step(st) == SQLITE_ROW && h < hulls) {
-        snprintf(hls[h].name, sizeof hls[h].name, "%s", (const char *) sqlite3_column_text(st, 0));
-        for (int k = 0; k < 3; k++) {
-            hls[h].mins[k] = sqlite3_column_double(st, 1 + k);
-            hls[h].maxs[k] = sqlite3_column_double(st, 4 + k);
-        }
-        h++;
-    }
+    while (sqlite3_step(st) == SQLITE_ROW && h < hulls) al_doc_hull_row(st, &hls[h++]);
     sqlite3_finalize(st);
-
-    double block_size = 0;
-    sqlite3_prepare_v2(doc->db, "SELECT value FROM settings WHERE key = 'block_size'", -1, &st, NULL);
-    if (sqlite3_step(st) == SQLITE_ROW) block_size = sqlite3_column_double(st, 0);
-    sqlite3_finalize(st);
+    double block_size = al_doc_block_size(doc);
 
     out->storage = s.base;
     s.base = NULL;
@@ -222,6 +282,9 @@ al_status al_doc_build_input(al_doc *doc, al_doc_input *out, al_diag_list *diags
     out->brush_ids = brush_rows;
     out->entity_ids = entity_rows;
     out->material_colours = (const float (*)[3]) colours;
+    out->brush_order = brush_order;
+    out->entity_order = entity_order;
+    out->material_ids = material_rows;
 done:
     al_doc_exec(doc, "COMMIT");
     free(s.base);
@@ -276,13 +339,13 @@ al_status al_doc_cache_put(al_doc *doc, const char *key, const char *kind, const
     return AL_ERR_IO;
 }
 
-al_status al_doc_cache_get(al_doc *doc, const char *key, void **data, size_t *size)
+static const char *const cache_select = "SELECT data FROM cache WHERE key = ?";
+
+/* KEY's data by ST (the cache's select, prepared), which is reset after. */
+static al_status cache_fetch(sqlite3_stmt *st, const char *key, void **data, size_t *size)
 {
-    static const char *sql = "SELECT data FROM cache WHERE key = ?";
     *data = NULL;
     *size = 0;
-    sqlite3_stmt *st = al_doc_prepare(doc, sql);
-    if (!st) return AL_ERR_IO;
     sqlite3_bind_text(st, 1, key, -1, SQLITE_TRANSIENT);
     al_status status = AL_ERR_NOT_FOUND;
     if (sqlite3_step(st) == SQLITE_ROW) {
@@ -298,4 +361,52 @@ al_status al_doc_cache_get(al_doc *doc, const char *key, void **data, size_t *si
     }
     sqlite3_reset(st);
     return status;
+}
+
+al_status al_doc_cache_get(al_doc *doc, const char *key, void **data, size_t *size)
+{
+    sqlite3_stmt *st = al_doc_prepare(doc, cache_select);
+    if (!st) {
+        *data = NULL;
+        *size = 0;
+        return AL_ERR_IO;
+    }
+    return cache_fetch(st, key, data, size);
+}
+
+struct al_doc_cache_reader {
+    sqlite3 *db;
+    sqlite3_stmt *select;
+};
+
+al_status al_doc_cache_reader_open(const char *path, al_doc_cache_reader **out)
+{
+    *out = NULL;
+    al_doc_cache_reader *r = calloc(1, sizeof *r);
+    if (!r) return AL_ERR_NOMEM;
+    if (sqlite3_open_v2(path, &r->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) !=
+            SQLITE_OK ||
+        sqlite3_prepare_v3(r->db, cache_select, -1, SQLITE_PREPARE_PERSISTENT, &r->select, NULL) !=
+            SQLITE_OK) {
+        al_doc_cache_reader_close(r);
+        return AL_ERR_IO;
+    }
+    /* The document's writer holds its lock a moment at a time. */
+    sqlite3_busy_timeout(r->db, 2000);
+    *out = r;
+    return AL_OK;
+}
+
+al_status al_doc_cache_reader_get(al_doc_cache_reader *r, const char *key, void **data,
+                                  size_t *size)
+{
+    return cache_fetch(r->select, key, data, size);
+}
+
+void al_doc_cache_reader_close(al_doc_cache_reader *r)
+{
+    if (!r) return;
+    sqlite3_finalize(r->select);
+    sqlite3_close(r->db);
+    free(r);
 }

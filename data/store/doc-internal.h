@@ -81,6 +81,27 @@ bool al_doc_brush_bounds(al_doc *doc, int64_t brush, double mins[3], double maxs
 
 double al_doc_now(void);
 
+/* Row readers shared by the whole-map read (doc-input.c) and the live engine's reads of
+ * single rows (doc-live.c). */
+
+/* SELECT of every material (id, name, then the columns al_doc_material_row reads), by id. */
+extern const char *const al_doc_material_select;
+/* Flags, colour (also into COLOUR), reflectance and emission of a row of that SELECT. */
+void al_doc_material_row(sqlite3_stmt *st, al_material_desc *m, float colour[3]);
+
+/* SELECT of the hulls in order, and one row of it. */
+extern const char *const al_doc_hull_select;
+void al_doc_hull_row(sqlite3_stmt *st, al_hull_desc *h);
+
+/* The block_size setting (0: none, the default). */
+double al_doc_block_size(al_doc *doc);
+
+/* Calls EACH for every string member of the JSON object JSON, in order; returns how many,
+ * or -1 if JSON is not a JSON object (a damaged document). */
+int al_doc_parse_properties(const char *json,
+                            void (*each)(void *user, const char *key, const char *value),
+                            void *user);
+
 /* Makes room for one more item in *ITEMS (COUNT of SIZE bytes, room for *CAPACITY),
  * doubling it; false if memory runs out (the items are then untouched). */
 bool al_doc_grow(void **items, int *capacity, int count, size_t size);

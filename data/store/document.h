@@ -17,6 +17,7 @@
 #define AL_DOCUMENT_H
 
 #include "al-input.h"
+#include "al-live.h"
 #include "core/diag.h"
 #include "core/status.h"
 
@@ -100,6 +101,12 @@ al_status al_doc_delete_brushes(al_doc *doc, const int64_t *ids, int count,
  * plane points. A map that mirrors (negative determinant) keeps the faces pointing out. */
 al_status al_doc_transform_brushes(al_doc *doc, const int64_t *ids, int count,
                                    const double matrix[3][4], al_doc_change *change);
+
+/* The points of a face under the affine map M, as al_doc_transform_brushes moves them (a
+ * map that mirrors swaps two of them so that the face still points out). OUT may not
+ * alias IN. */
+void al_doc_transform_face(const double m[3][4], const double in[3][3], double out[3][3]);
+double al_doc_matrix_determinant(const double m[3][4]);
 
 /* Copies the brushes IDS (into the same entity, with every face parameter) and moves the
  * copies by DELTA; the copies' ids go to NEW_IDS (room for COUNT) when not NULL. */
@@ -246,10 +253,11 @@ al_status al_doc_set_material(al_doc *doc, const al_doc_material *m, al_doc_chan
                               al_diag_list *diags);
 
 /* Groups the edits up to al_doc_end_group into one transaction and one undoable step named
- * LABEL. A failed edit inside the group rolls back only itself. Groups do not nest.
- * al_doc_cancel_group rolls the whole group back. */
+ * LABEL. A failed edit inside the group rolls back only itself. Groups do not nest. The
+ * edits inside report nothing; al_doc_end_group reports what the whole group changed in
+ * CHANGE (may be NULL). al_doc_cancel_group rolls the whole group back. */
 al_status al_doc_begin_group(al_doc *doc, const char *label);
-al_status al_doc_end_group(al_doc *doc);
+al_status al_doc_end_group(al_doc *doc, al_doc_change *change);
 void al_doc_cancel_group(al_doc *doc);
 
 /* --- history -------------------------------------------------------------------------- */
@@ -280,11 +288,39 @@ typedef struct al_doc_input {
     const int64_t *brush_ids;
     const int64_t *entity_ids;
     const float (*material_colours)[3]; /* per input material: its colour, sRGB 0..1 */
+    /* Where each brush and entity stands in the document's order (its position: brushes
+     * of an entity, and entities but the world, are in the order of (position, id)), and
+     * each material's row id (materials are in the order of their ids). */
+    const double *brush_order, *entity_order;
+    const int64_t *material_ids;
     void *storage; /* owned; one allocation holding the arrays and strings */
 } al_doc_input;
 
 al_status al_doc_build_input(al_doc *doc, al_doc_input *out, al_diag_list *diags);
 void al_doc_input_free(al_doc_input *in);
+
+/* --- handing the map to the live engine (al-live.h) ------------------------------------ */
+
+/* A change for the live engine, owning what it points to. Ids are the document's rows. */
+typedef struct al_doc_live {
+    al_live_change change;
+    void *storage; /* owned */
+} al_doc_live;
+
+/* What CHANGE (reported by an edit, undo or redo) names, as the document holds it now:
+ * the brushes and entities with their content, those that are gone as removals, and the
+ * materials, hull list and block size when it says they changed. With CHANGE NULL, the
+ * whole map (a replace: what opening hands the engine). Problems with rows (properties
+ * that are not JSON) become warnings in DIAGS (may be NULL). AL_ERR_NOMEM or AL_ERR_IO
+ * (OUT then empty). Free with al_doc_live_free. */
+al_status al_doc_live_read(al_doc *doc, const al_doc_change *change, al_doc_live *out,
+                           al_diag_list *diags);
+void al_doc_live_free(al_doc_live *live); /* NULL is a no-op */
+
+/* What the document would hold after al_doc_transform_brushes of LIVE's brushes by M and
+ * the move of its point entities' origins to M applied to them (the editor's preview of a
+ * drag): LIVE's brushes and entities changed in place. */
+void al_doc_live_transform(al_doc_live *live, const double m[3][4]);
 
 /* The ids of ENTITY's brushes (ENTITY < 0: every brush), in order, malloc'd into *IDS. */
 al_status al_doc_list_brushes(al_doc *doc, int64_t entity, int64_t **ids, int *count);
@@ -334,5 +370,16 @@ al_status al_doc_cache_put(al_doc *doc, const char *key, const char *kind, const
 
 /* Fetches KEY's data (malloc'd copy into *DATA); AL_ERR_NOT_FOUND if absent. */
 al_status al_doc_cache_get(al_doc *doc, const char *key, void **data, size_t *size);
+
+/* A read-only connection to the cache of the document at PATH, for a thread other than
+ * the document's (the live engine's): a reader is used by one thread at a time, and reads
+ * while the document writes (SQLite's WAL). Open it after the document, whose checks it
+ * relies on. AL_ERR_IO if the file cannot be opened. */
+typedef struct al_doc_cache_reader al_doc_cache_reader;
+al_status al_doc_cache_reader_open(const char *path, al_doc_cache_reader **out);
+/* As al_doc_cache_get. */
+al_status al_doc_cache_reader_get(al_doc_cache_reader *reader, const char *key, void **data,
+                                  size_t *size);
+void al_doc_cache_reader_close(al_doc_cache_reader *reader); /* NULL is a no-op */
 
 #endif

@@ -291,8 +291,30 @@ al_status al_doc_delete_brushes(al_doc *doc, const int64_t *ids, int count,
                         delete_brush, NULL, change);
 }
 
-/* Applies M to every face point of BRUSH (mirroring maps swap two points of each face so
- * that its normal still points out) and updates the bounds. */
+double al_doc_matrix_determinant(const double m[3][4])
+{
+    return m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) -
+           m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) +
+           m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
+}
+
+void al_doc_transform_face(const double m[3][4], const double in[3][3], double out[3][3])
+{
+    double q[3][3];
+    for (int p = 0; p < 3; p++)
+        for (int r = 0; r < 3; r++)
+            q[p][r] = m[r][0] * in[p][0] + m[r][1] * in[p][1] + m[r][2] * in[p][2] + m[r][3];
+    /* A mirror turns the winding: two points swap so that the normal still points out. */
+    bool mirror = al_doc_matrix_determinant(m) < 0;
+    for (int r = 0; r < 3; r++) {
+        out[0][r] = mirror ? q[2][r] : q[0][r];
+        out[1][r] = q[1][r];
+        out[2][r] = mirror ? q[0][r] : q[2][r];
+    }
+}
+
+/* Applies M to every face point of BRUSH (al_doc_transform_face) and updates the
+ * bounds. */
 static al_status transform_brush(al_doc *doc, int64_t brush, const double m[3][4],
                                  al_diag_list *diags)
 {
@@ -300,9 +322,7 @@ static al_status transform_brush(al_doc *doc, int64_t brush, const double m[3][4
                                 "WHERE brush = ?";
     static const char *update = "UPDATE faces SET x0 = ?, y0 = ?, z0 = ?, x1 = ?, y1 = ?, "
                                 "z1 = ?, x2 = ?, y2 = ?, z2 = ?, points_text = NULL WHERE id = ?";
-    double det = m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) -
-                 m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) +
-                 m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
+    double det = al_doc_matrix_determinant(m);
     if (!(fabs(det) > 1e-12)) {
         al_diag_add(diags, AL_SEVERITY_ERROR, AL_DIAG_BAD_VALUE, -1, -1, -1, -1, -1,
                     "the transform flattens the brush (its determinant is %g)", det);
@@ -326,16 +346,7 @@ static al_status transform_brush(al_doc *doc, int64_t brush, const double m[3][4
     sqlite3_reset(s);
     for (int f = 0; f < n; f++) {
         double q[3][3];
-        for (int p = 0; p < 3; p++)
-            for (int r = 0; r < 3; r++)
-                q[p][r] = m[r][0] * faces[f].p[p][0] + m[r][1] * faces[f].p[p][1] +
-                          m[r][2] * faces[f].p[p][2] + m[r][3];
-        if (det < 0)
-            for (int r = 0; r < 3; r++) {
-                double t = q[0][r];
-                q[0][r] = q[2][r];
-                q[2][r] = t;
-            }
+        al_doc_transform_face(m, (const double (*)[3]) faces[f].p, q);
         sqlite3_stmt *u = al_doc_prepare(doc, update);
         if (!u) return AL_ERR_IO;
         for (int i = 0; i < 9; i++) sqlite3_bind_double(u, 1 + i, q[i / 3][i % 3]);

@@ -130,8 +130,9 @@ static al_status end_step(al_doc *doc)
 al_status al_doc_edit_begin(al_doc *doc, const char *label)
 {
     if (doc->read_only) return AL_ERR_READ_ONLY;
-    al_doc_change_clear(&doc->pending);
+    /* A group collects what all its edits change. */
     if (doc->in_group) return al_doc_exec(doc, "SAVEPOINT edit") == SQLITE_OK ? AL_OK : AL_ERR_IO;
+    al_doc_change_clear(&doc->pending);
     if (al_doc_exec(doc, "BEGIN IMMEDIATE") != SQLITE_OK) return AL_ERR_LOCKED;
     al_status st = begin_step(doc, label);
     if (st != AL_OK) {
@@ -144,9 +145,14 @@ al_status al_doc_edit_begin(al_doc *doc, const char *label)
 al_status al_doc_edit_end(al_doc *doc, al_status ok, al_doc_change *change)
 {
     if (doc->in_group) {
+        /* What a failed edit of the group noted stays noted: reading a row it left as it
+         * was hands the engine the same content again, which changes nothing. */
         if (ok != AL_OK) al_doc_exec(doc, "ROLLBACK TO edit");
         al_doc_exec(doc, "RELEASE edit");
-    } else if (ok == AL_OK) {
+        if (change) al_doc_change_clear(change);
+        return ok;
+    }
+    if (ok == AL_OK) {
         ok = end_step(doc);
         if (ok == AL_OK && al_doc_exec(doc, "COMMIT") != SQLITE_OK) ok = AL_ERR_IO;
         if (ok != AL_OK) al_doc_exec(doc, "ROLLBACK");
@@ -173,11 +179,11 @@ al_status al_doc_begin_group(al_doc *doc, const char *label)
     return st;
 }
 
-al_status al_doc_end_group(al_doc *doc)
+al_status al_doc_end_group(al_doc *doc, al_doc_change *change)
 {
     if (!doc->in_group) return AL_ERR_INVALID_ARGUMENT;
     doc->in_group = false;
-    return al_doc_edit_end(doc, AL_OK, NULL);
+    return al_doc_edit_end(doc, AL_OK, change);
 }
 
 void al_doc_cancel_group(al_doc *doc)

@@ -250,7 +250,7 @@ static void compiled_cb(AlliumDocument *doc, Bench *b)
 {
     AlliumSnapshot *snap = allium_document_get_snapshot(doc);
     if (!b->edit_generation || !snap || snap->generation != b->edit_generation) return;
-    double world = snap->ms_compile, light = snap->ms_light, built = snap->blocks_built;
+    double world = snap->ms_work, light = 0, built = snap->blocks_built;
     g_array_append_val(b->world_ms, world);
     g_array_append_val(b->light_ms, light);
     g_array_append_val(b->blocks_built, built);

@@ -27,6 +27,7 @@ struct _AlliumCompilePanel {
 
     AlliumDocument *document;
     gboolean updating; /* the run button is being set from the document */
+    double last_emitted, last_residual; /* of the lightmap shown before */
     int problem_count;
 };
 
@@ -42,53 +43,103 @@ static AlliumSnapshot *snapshot_of(AlliumCompilePanel *self)
     return self->document ? allium_document_get_snapshot(self->document) : NULL;
 }
 
+/* A stage's state in words. */
+static const char *stage_state(const al_stage_status *st)
+{
+    switch (st->state) {
+    case AL_STAGE_CURRENT: return _("current");
+    case AL_STAGE_PENDING: return _("waiting");
+    case AL_STAGE_RUNNING: return _("compiling");
+    default: return _("waiting");
+    }
+}
+
 static void update_stages(AlliumCompilePanel *self)
 {
     AlliumSnapshot *snap = snapshot_of(self);
-    gboolean compiling = self->document && allium_document_get_compiling(self->document);
-    const char *state = compiling ? _("compiling") : _("current");
+    al_stage_status st[AL_STAGE_COUNT];
+    if (self->document) allium_document_get_stages(self->document, st);
+    else memset(st, 0, sizeof st);
     if (!snap || !snap->world) {
-        gtk_label_set_text(self->collision, snap ? _("failed: see the problems") : _("waiting"));
+        gtk_label_set_text(self->collision, snap && snap->status != AL_OK
+                                                ? _("failed: see the problems")
+                                                : _("compiling"));
         gtk_label_set_text(self->vis, "");
         return;
     }
-    g_autofree char *c = g_strdup_printf(_("%s · %d of %d blocks rebuilt · %.0f ms"), state,
-                                         snap->blocks_built, snap->blocks, snap->ms_compile);
-    gtk_label_set_text(self->collision, c);
+    const al_stage_status *c = &st[AL_STAGE_COLLISION];
+    g_autofree char *ct = g_strdup_printf(_("%s · %d of %d blocks rebuilt · %.0f ms"),
+                                          stage_state(c), c->blocks_built, snap->blocks,
+                                          c->last_work_ms);
+    gtk_label_set_text(self->collision, ct);
     al_vis_stats vis;
     al_world_vis_stats(snap->world, &vis);
-    g_autofree char *v = g_strdup_printf(
-        _("%s · %d portals · %d leaves · portals %.0f ms, PVS %.0f + %.0f ms"), state,
-        vis.portals, vis.vis_leaves, vis.ms_portals, vis.ms_coarse, vis.ms_tight);
+    const al_stage_status *p = &st[AL_STAGE_PORTALS], *t = &st[AL_STAGE_PVS];
+    g_autofree char *tight =
+        t->state == AL_STAGE_RUNNING
+            ? g_strdup_printf(_("exact PVS %.0f%% done"), 100.0 * t->progress)
+            : g_strdup_printf(_("exact PVS %s, %.0f ms"), stage_state(t), t->last_work_ms);
+    g_autofree char *v = g_strdup_printf(_("%s · %d portals · %d leaves · %.0f ms · %s"),
+                                         stage_state(p), vis.portals, vis.vis_leaves,
+                                         p->last_work_ms, tight);
     gtk_label_set_text(self->vis, v);
+}
+
+/* What the solver is doing, in words, for the mode the controls set. */
+static char *light_state(AlliumCompilePanel *self, const AlliumLightmap *lm)
+{
+    al_light_mode mode = allium_document_get_light_mode(self->document);
+    gboolean busy = allium_document_get_lighting(self->document);
+    double target = allium_document_get_light_target(self->document);
+    const al_rad_stats *st = &lm->stats;
+    gboolean reached = st->converged || (st->direct_done && st->residual <= target);
+    if (mode == AL_LIGHT_PAUSED)
+        return g_strdup(st->corrections_left > 0
+                            ? _("paused: the light the last edits changed is not corrected "
+                                "until Run or Step")
+                            : _("paused"));
+    if (st->corrections_left > 0)
+        return g_strdup(busy ? _("correcting the edit") : _("edit to correct"));
+    if (mode == AL_LIGHT_RUN)
+        return g_strdup_printf(reached || !busy ? _("done: residual at most %.2f%%")
+                                                : _("running to %.2f%%"),
+                               100.0 * target);
+    return g_strdup(busy ? _("stepping") : _("waiting for Step or Run"));
 }
 
 static void update_light(AlliumCompilePanel *self)
 {
     AlliumLightmap *lm = self->document ? allium_document_get_lightmap(self->document) : NULL;
-    gboolean running = self->document && allium_document_get_lighting(self->document);
-    gboolean paused = self->document && allium_document_get_light_paused(self->document);
+    al_light_mode mode = self->document ? allium_document_get_light_mode(self->document)
+                                        : AL_LIGHT_PAUSED;
     g_autofree char *text = NULL;
+    AlliumSnapshot *snap = snapshot_of(self);
     if (!lm) {
-        text = g_strdup(_("no light sources"));
+        text = g_strdup(snap && snap->world && snap->lights == 0 ? _("no light sources")
+                                                                  : _("waiting for the compile"));
     } else {
-        const char *state = lm->stats.corrections_left > 0 ? (running ? _("correcting the edit")
-                                                                      : _("edit to correct"))
-                            : running ? _("running")
-                            : lm->stats.converged || lm->stats.residual <=
-                                                         allium_document_get_light_target(self->document)
-                                ? _("done")
-                                : paused ? _("paused") : _("waiting");
+        g_autofree char *state = light_state(self, lm);
         /* TRANSLATORS: the radiosity stage: its state, shots so far (%lld, as xgettext
          * cannot read G_GINT64_FORMAT), the residual in percent, and the patches */
         text = g_strdup_printf(_("%s · %lld shots · residual %.2f%% · %d patches"), state,
                                (long long) lm->stats.shots, 100.0 * lm->stats.residual,
                                lm->stats.patches);
+        /* Shots never raise the residual; an edit that adds light does (more is emitted,
+         * and all of it is unshot at first). */
+        if (lm->stats.emitted > self->last_emitted * (1 + 1e-9) && self->last_emitted > 0 &&
+            lm->stats.residual > self->last_residual) {
+            g_autofree char *why = g_strdup_printf(
+                "%s\n%s", text, _("The residual rose: an edit added light, which is unshot until it is shot"));
+            g_free(text);
+            text = g_steal_pointer(&why);
+        }
+        self->last_emitted = lm->stats.emitted;
+        self->last_residual = lm->stats.residual;
     }
     gtk_label_set_text(self->light, text);
     self->updating = TRUE;
-    gtk_toggle_button_set_active(self->run, running && !paused);
-    gtk_button_set_label(GTK_BUTTON(self->run), running && !paused ? _("Pause") : _("Run"));
+    gtk_toggle_button_set_active(self->run, mode == AL_LIGHT_RUN);
+    gtk_button_set_label(GTK_BUTTON(self->run), mode == AL_LIGHT_RUN ? _("Pause") : _("Run"));
     self->updating = FALSE;
     gtk_widget_queue_draw(GTK_WIDGET(self->plot));
 }
@@ -163,47 +214,75 @@ static void problem_activated_cb(GtkListBox *box, GtkListBoxRow *row, AlliumComp
         g_signal_emit(self, signals[SIGNAL_SELECT_BRUSH], 0, (gint64) snap->input.brush_ids[b]);
 }
 
-/* The residual over the shots, log scale from 100% down to 0.01%, the target dashed. */
+/* The residual over the shots, log scale from 100% down to 0.01%, with its axes: the
+ * decades on the left, the shots along the bottom; the target dashed. One point (a map
+ * opened lit from its cache) is a dot. */
 static void draw_plot(GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer data)
 {
-    (void) area;
     AlliumCompilePanel *self = data;
+    GtkWidget *widget = GTK_WIDGET(area);
     cairo_set_source_rgba(cr, 0, 0, 0, 0.25);
     cairo_paint(cr);
     if (!self->document) return;
     guint n;
     const AlliumResidualPoint *pts = allium_document_get_residuals(self->document, &n);
+    const double left = 44, right = 8, top_margin = 8, bottom_margin = 20;
+    double w = MAX(width - left - right, 1), h = MAX(height - top_margin - bottom_margin, 1);
     double top = 0, bottom = -4; /* log10 of the residual */
-    double y_of = height / (top - bottom);
+    double y_of = h / (top - bottom);
+#define PLOT_Y(r) (top_margin + (top - (r)) * y_of)
+    /* The decades and their labels. */
+    PangoLayout *layout = gtk_widget_create_pango_layout(widget, NULL);
     cairo_set_line_width(cr, 1);
-    cairo_set_source_rgba(cr, 1, 1, 1, 0.15);
-    for (int decade = -1; decade >= -3; decade--) {
-        double y = (top - decade) * y_of;
-        cairo_move_to(cr, 0, y);
-        cairo_line_to(cr, width, y);
+    static const char *labels[] = {"100%", "10%", "1%", "0.1%", "0.01%"};
+    for (int decade = 0; decade >= -4; decade--) {
+        double y = PLOT_Y(decade);
+        cairo_set_source_rgba(cr, 1, 1, 1, decade == 0 || decade == -4 ? 0.3 : 0.12);
+        cairo_move_to(cr, left, y);
+        cairo_line_to(cr, left + w, y);
+        cairo_stroke(cr);
+        pango_layout_set_text(layout, labels[-decade], -1);
+        int tw, th;
+        pango_layout_get_pixel_size(layout, &tw, &th);
+        cairo_set_source_rgba(cr, 1, 1, 1, 0.6);
+        cairo_move_to(cr, left - 4 - tw, y - th / 2.0);
+        pango_cairo_show_layout(cr, layout);
     }
-    cairo_stroke(cr);
+    double last = n > 0 ? MAX((double) pts[n - 1].shots, 1.0) : 1.0;
+    g_autofree char *shots = g_strdup_printf(_("%lld shots"), (long long) last);
+    pango_layout_set_text(layout, shots, -1);
+    int tw, th;
+    pango_layout_get_pixel_size(layout, &tw, &th);
+    cairo_move_to(cr, left + w - tw, top_margin + h + 3);
+    pango_cairo_show_layout(cr, layout);
+    pango_layout_set_text(layout, "0", -1);
+    cairo_move_to(cr, left, top_margin + h + 3);
+    pango_cairo_show_layout(cr, layout);
+    g_object_unref(layout);
     double target = log10(allium_document_get_light_target(self->document));
-    double ty = (top - target) * y_of;
     double dash[] = {4, 3};
     cairo_set_dash(cr, dash, 2, 0);
     cairo_set_source_rgba(cr, 0.5, 0.9, 0.5, 0.8);
-    cairo_move_to(cr, 0, ty);
-    cairo_line_to(cr, width, ty);
+    cairo_move_to(cr, left, PLOT_Y(target));
+    cairo_line_to(cr, left + w, PLOT_Y(target));
     cairo_stroke(cr);
     cairo_set_dash(cr, NULL, 0, 0);
-    if (n == 0) return;
-    double last = MAX((double) pts[n - 1].shots, 1.0);
     cairo_set_source_rgb(cr, 1.0, 0.8, 0.3);
     cairo_set_line_width(cr, 1.5);
     for (guint i = 0; i < n; i++) {
-        double x = (double) pts[i].shots / last * (width - 2) + 1;
-        double r = CLAMP(log10(MAX(pts[i].residual, 1e-6)), bottom, top);
-        double y = (top - r) * y_of;
-        if (i == 0) cairo_move_to(cr, x, y);
-        else cairo_line_to(cr, x, y);
+        double x = left + (double) pts[i].shots / last * w;
+        double y = PLOT_Y(CLAMP(log10(MAX(pts[i].residual, 1e-6)), bottom, top));
+        if (n == 1) {
+            cairo_arc(cr, x, y, 3, 0, 2 * G_PI);
+            cairo_fill(cr);
+        } else if (i == 0) {
+            cairo_move_to(cr, x, y);
+        } else {
+            cairo_line_to(cr, x, y);
+        }
     }
     cairo_stroke(cr);
+#undef PLOT_Y
 }
 
 static void step_clicked_cb(GtkButton *button, AlliumCompilePanel *self)
@@ -312,9 +391,12 @@ static void allium_compile_panel_init(AlliumCompilePanel *self)
     gtk_box_append(GTK_BOX(box), heading(_("Stages")));
     self->collision = stage_label(box, _("Collision"));
     self->vis = stage_label(box, _("Portals and PVS"));
-    self->light = stage_label(box, _("Radiosity"));
 
-    /* Radiosity controls. */
+    /* Radiosity: the controls first, so that a status text of more lines moves nothing
+     * the pointer is on. */
+    GtkWidget *radiosity = gtk_label_new(_("Radiosity"));
+    gtk_label_set_xalign(GTK_LABEL(radiosity), 0);
+    gtk_box_append(GTK_BOX(box), radiosity);
     GtkWidget *steps = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 0);
     gtk_widget_add_css_class(steps, "linked");
     static const int shots[] = {1, 10, 100};
@@ -322,17 +404,20 @@ static void allium_compile_panel_init(AlliumCompilePanel *self)
         g_autofree char *label = g_strdup_printf(_("Step %d"), shots[i]);
         GtkWidget *button = gtk_button_new_with_label(label);
         g_object_set_data(G_OBJECT(button), "shots", GINT_TO_POINTER(shots[i]));
-        gtk_widget_set_tooltip_text(button, _("Shoot that many more times, then pause"));
+        gtk_widget_set_tooltip_text(button, _("Shoot that many more times, then wait; later "
+                                              "edits are still corrected"));
         g_signal_connect(button, "clicked", G_CALLBACK(step_clicked_cb), self);
         gtk_box_append(GTK_BOX(steps), button);
     }
     gtk_box_append(GTK_BOX(box), steps);
     GtkWidget *controls = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
     self->run = GTK_TOGGLE_BUTTON(gtk_toggle_button_new_with_label(_("Run")));
-    gtk_widget_set_tooltip_text(GTK_WIDGET(self->run), _("Shoot until the target residual"));
+    gtk_widget_set_tooltip_text(GTK_WIDGET(self->run),
+                                _("Shoot until the target residual, and after every edit; "
+                                  "Pause stops all work on the light"));
     g_signal_connect(self->run, "toggled", G_CALLBACK(run_toggled_cb), self);
     GtkWidget *reset = gtk_button_new_with_label(_("Reset"));
-    gtk_widget_set_tooltip_text(reset, _("Back to before the first shot"));
+    gtk_widget_set_tooltip_text(reset, _("Back to before the first shot, then wait"));
     g_signal_connect(reset, "clicked", G_CALLBACK(reset_clicked_cb), self);
     GtkWidget *target_label = gtk_label_new(_("Target"));
     self->target = GTK_SPIN_BUTTON(gtk_spin_button_new_with_range(0.01, 50, 0.1));
@@ -348,8 +433,15 @@ static void allium_compile_panel_init(AlliumCompilePanel *self)
     gtk_box_append(GTK_BOX(controls), GTK_WIDGET(self->target));
     gtk_box_append(GTK_BOX(controls), gtk_label_new("%"));
     gtk_box_append(GTK_BOX(box), controls);
+    GtkWidget *light = gtk_label_new("");
+    gtk_label_set_xalign(GTK_LABEL(light), 0);
+    gtk_label_set_wrap(GTK_LABEL(light), TRUE);
+    gtk_widget_add_css_class(light, "dim-label");
+    gtk_widget_set_margin_start(light, 8);
+    gtk_box_append(GTK_BOX(box), light);
+    self->light = GTK_LABEL(light);
     self->plot = GTK_DRAWING_AREA(gtk_drawing_area_new());
-    gtk_drawing_area_set_content_height(self->plot, 90);
+    gtk_drawing_area_set_content_height(self->plot, 160);
     gtk_drawing_area_set_draw_func(self->plot, draw_plot, self, NULL);
     gtk_widget_set_tooltip_text(GTK_WIDGET(self->plot),
                                 _("Residual over the shots (log scale, 100% to 0.01%); dashed: "

@@ -1,22 +1,26 @@
-/* AlliumDocument (see allium-document.h): an open map document, its history and its
- * compile on a worker thread.
+/* AlliumDocument (see allium-document.h): an open map document, its history, and its
+ * live engine.
  *
- * Threads: everything here runs on the main thread, which owns the al_doc. A compile
- * builds the compiler input and fetches the cached world on the main thread (a few
- * milliseconds), then hands an AlliumCompileJob to a GTask worker; the result comes back
- * to the main thread in the task's callback, where the cache is written and the snapshot
- * published if no newer request was made meanwhile. A published snapshot with a solver is
- * then lit further by a light job on another worker, whose lightmaps come back the same
- * way; the next compile request cancels it.
+ * Threads. Everything but the engine's callbacks runs on the main thread, which owns the
+ * al_doc. An edit commits on the main thread and hands the engine the rows it changed
+ * (hand_over): reading them back costs a few indexed queries. The engine calls back on its
+ * own thread when it publishes a snapshot or copies the lightmaps; there the document makes
+ * the AlliumSnapshot (its scene from the one before) or the AlliumLightmap (converted for
+ * upload), leaves it in a one-place mailbox, and asks the main thread to take it
+ * (deliver_cb). A newer one replaces one not yet taken, so the main thread only ever sees
+ * the newest, and a light snapshot is handed over together with its first lightmap so
+ * that no frame shows the new scene with the old light.
+ *
+ * Cache. The engine reads the document's cache of compiled results through a read-only
+ * connection of its own (al_doc_cache_reader); what it stores is written by the main
+ * thread, which owns the writing connection.
  */
 #include "allium-config.h"
 
 #include "allium-document.h"
 
-#include "allium-compile-job.h"
-#include "allium-light-job.h"
-
 #include <glib/gi18n.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +30,12 @@
 #include <unistd.h>
 #endif
 
-/* The nice value of the threads that compile, light and store. */
+/* The compile options in the cache keys: the same text as the command-line tools use, so
+ * that a map compiled by allium-compile opens instantly. */
+#define COMPILE_SALT "split 0 0"
+#define LIGHT_SALT "split 0 0 light luxel 0"
+
+/* The nice value of the engine's thread (and the workers it starts). */
 #define BACKGROUND_NICE 10
 
 struct _AlliumDocument {
@@ -36,31 +45,29 @@ struct _AlliumDocument {
     al_doc *doc;               /* NULL once closed */
     char *path;
     char *read_only_reason;    /* NULL when writable */
-    AlliumSnapshot *snapshot;  /* the published one, or NULL */
-    AlliumLightmap *lightmap;  /* the newest of snapshot's, or NULL */
-    AlliumLightJob *light_job; /* refining snapshot's light, or NULL; kept until its run
-                                * returns (jobs on one solver must not overlap) */
-    GArray *residuals;         /* AlliumResidualPoint of snapshot's lightmaps so far */
+    al_live *live;             /* NULL once closed */
+    al_doc_cache_reader *cache; /* the engine thread's, NULL without */
+    al_diag_list doc_diags;    /* problems reading the document, shown with every snapshot */
+    AlliumSnapshot *snapshot;  /* the current one, or NULL */
+    AlliumLightmap *lightmap;  /* the newest, or NULL */
+    GArray *residuals;         /* AlliumResidualPoint of the lightmaps so far */
+    double light_target;
 
-    /* radiosity controls */
-    gboolean light_paused;     /* the designer steps the solver by hand */
-    double light_target;       /* the residual a run stops at */
-    gboolean plan_pending;     /* PLAN starts when the running job returns */
-    AlliumLightPlan plan;
+    /* edits and previews */
+    guint64 generation;        /* of the newest change handed to the engine */
+    GArray *preview_brushes, *preview_entities; /* gint64 rows the preview shows moved */
 
-    /* compile state */
-    guint64 generation;        /* bumped per edit; a job carries the one it started for */
-    gboolean job_running;
-    gboolean compile_pending;  /* a request came while a job ran */
+    /* the mailbox from the engine's thread, under LOCK */
+    GMutex lock;
+    AlliumSnapshot *incoming;
+    AlliumLightmap *incoming_lightmap;
+    guint64 awaiting_light; /* a light snapshot waits in INCOMING for its first lightmap */
+    gboolean delivery_queued;
 
-    /* cache: a world is stored once edits pause, not after every edit */
-    char stored_key[33];       /* the key of the world last stored or loaded */
-    guint store_source;        /* the pause's timeout, or 0 */
-    gboolean storing;          /* a world is being serialized on a worker */
+    /* the engine's thread only */
+    AlliumSnapshot *built;  /* the last snapshot made: the next scene is built from its */
+    gboolean niced;         /* the engine's thread has been made background */
 };
-
-/* How long edits must pause before the current world goes into the cache. */
-#define STORE_DELAY_MS 2000
 
 G_DEFINE_TYPE(AlliumDocument, allium_document, G_TYPE_OBJECT)
 
@@ -84,8 +91,6 @@ static guint signals[N_SIGNALS];
 
 /* --- static helpers ------------------------------------------------------------------ */
 
-static void schedule_store(AlliumDocument *self);
-
 static void assert_main_thread(void)
 {
     /* g_application_run holds the default context for the main thread. */
@@ -105,69 +110,15 @@ static void append_diags(GString *text, const al_diag_list *diags, al_severity s
     }
 }
 
-/* Cancels the light job: its snapshot is out of date, or the document closes. The job's
- * worker holds its own reference to the snapshot, so the solver is destroyed only after
- * its run has returned; that solver is no longer the current one, so a new job may start
- * at once. */
-static void stop_lighting(AlliumDocument *self)
-{
-    self->plan_pending = FALSE;
-    if (!self->light_job) return;
-    allium_light_job_cancel(self->light_job);
-    g_clear_pointer(&self->light_job, allium_light_job_unref);
-    g_object_notify_by_pspec(G_OBJECT(self), properties[PROP_LIGHTING]);
-}
-
-/* Background work gives way to the interface. On two cores a compile and the light job
- * (with the workers they start) fill both, and the main thread, drawing and taking input,
- * would get a third of a core: a drag runs at 13 frames a second instead of 60. Linux keeps
- * a nice value per thread, and the threads these start inherit it. GTask's pool threads
- * keep it for whatever they run next; that is only more background work. */
+/* Background work gives way to the interface. On two cores the engine and the workers it
+ * starts fill both, and the main thread, drawing and taking input, would get a third of a
+ * core: a drag runs at 13 frames a second instead of 60. Linux keeps a nice value per
+ * thread, and the threads the engine starts inherit it. */
 static void yield_to_interface(void)
 {
 #ifdef __linux__
     setpriority(PRIO_PROCESS, (id_t) syscall(SYS_gettid), BACKGROUND_NICE);
 #endif
-}
-
-static void light_thread(GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
-{
-    (void) source;
-    (void) cancellable;
-    yield_to_interface();
-    allium_light_job_run(data);
-    g_task_return_boolean(task, TRUE);
-}
-
-static void run_plan(AlliumDocument *self, const AlliumLightPlan *plan);
-
-static void light_done_cb(GObject *source, GAsyncResult *result, gpointer user_data)
-{
-    (void) user_data;
-    AlliumDocument *self = ALLIUM_DOCUMENT(source);
-    AlliumLightJob *job = g_task_get_task_data(G_TASK(result));
-    /* Keyed by content: right to store even if the map changed meanwhile. */
-    const char *key = allium_light_job_get_snapshot(job)->light_key;
-    void *state;
-    size_t state_size;
-    if (allium_light_job_take_state(job, &state, &state_size)) {
-        if (self->doc && key[0]) al_doc_cache_put(self->doc, key, "light", state, state_size);
-        free(state);
-    }
-    /* Once the light an edit changed is corrected, the solver it came from may go. */
-    AlliumSnapshot *lit = allium_light_job_get_snapshot(job);
-    if (lit->light_base && (!lit->rad || !al_rad_base(lit->rad)))
-        g_clear_pointer(&lit->light_base, allium_snapshot_unref);
-    if (self->light_job == job) {
-        g_clear_pointer(&self->light_job, allium_light_job_unref);
-        if (self->plan_pending) {
-            /* The designer asked for something while the job ran: now it may start. */
-            self->plan_pending = FALSE;
-            AlliumLightPlan plan = self->plan;
-            run_plan(self, &plan);
-        }
-        g_object_notify_by_pspec(G_OBJECT(self), properties[PROP_LIGHTING]);
-    }
 }
 
 static void add_residual(AlliumDocument *self, const AlliumLightmap *lightmap)
@@ -185,266 +136,295 @@ static void add_residual(AlliumDocument *self, const AlliumLightmap *lightmap)
     g_array_append_val(self->residuals, p);
 }
 
-/* A newer lightmap from the light job (main thread). */
-static void lightmap_delivered(GObject *owner, AlliumLightJob *job, AlliumLightmap *lightmap)
+/* --- from the engine's thread ----------------------------------------------------------- */
+
+static gboolean deliver_cb(gpointer data);
+
+/* Asks the main thread to take what the mailbox holds. Under LOCK. */
+static void queue_delivery(AlliumDocument *self)
 {
-    (void) job;
-    AlliumDocument *self = ALLIUM_DOCUMENT(owner);
-    assert_main_thread();
-    if (!self->doc || lightmap->snapshot != self->snapshot) return;
-    g_clear_pointer(&self->lightmap, allium_lightmap_unref);
-    self->lightmap = allium_lightmap_ref(lightmap);
-    add_residual(self, lightmap);
-    g_signal_emit(self, signals[SIGNAL_LIT], 0);
+    if (self->delivery_queued) return;
+    self->delivery_queued = TRUE;
+    /* Before the next frame is drawn (GTK draws at a lower priority). */
+    g_main_context_invoke_full(g_main_context_default(), G_PRIORITY_DEFAULT, deliver_cb,
+                               g_object_ref(self), g_object_unref);
 }
 
-/* Starts PLAN on the current snapshot's solver on a worker; if a job still runs on it,
- * pauses that job and starts PLAN when it returns. */
-static void run_plan(AlliumDocument *self, const AlliumLightPlan *plan)
+static void make_background(AlliumDocument *self)
 {
-    if (!self->doc || !self->snapshot || !self->snapshot->rad) return;
-    if (self->light_job) {
-        allium_light_job_pause(self->light_job);
-        self->plan = *plan;
-        self->plan_pending = TRUE;
-        return;
+    if (self->niced) return;
+    self->niced = TRUE;
+    yield_to_interface();
+}
+
+/* The engine published STAGE of GENERATION (engine thread). */
+static void published_cb(void *user, al_stage stage, uint64_t generation)
+{
+    (void) generation;
+    AlliumDocument *self = user;
+    make_background(self);
+    al_snapshot *engine = al_live_current(self->live);
+    if (!engine) return;
+    AlliumSnapshot *snap = allium_snapshot_new(engine, &self->doc_diags);
+    al_snapshot_release(engine);
+    al_stage_status st[AL_STAGE_COUNT];
+    al_live_status(self->live, st);
+    snap->ms_total = st[snap->stage].last_ms;
+    snap->ms_work = st[snap->stage].last_work_ms;
+    allium_snapshot_build_scene(snap, self->built);
+    g_clear_pointer(&self->built, allium_snapshot_unref);
+    self->built = allium_snapshot_ref(snap);
+    g_mutex_lock(&self->lock);
+    g_clear_pointer(&self->incoming, allium_snapshot_unref);
+    self->incoming = snap;
+    /* A light snapshot goes with its light: the engine's copy comes next. */
+    if (stage == AL_STAGE_LIGHT && snap->rad) self->awaiting_light = snap->generation;
+    else {
+        self->awaiting_light = 0;
+        queue_delivery(self);
     }
-    self->light_job = allium_light_job_new(self->snapshot, G_OBJECT(self), lightmap_delivered, plan);
-    /* The task keeps the document alive until it returns; closing it cancels the job. */
-    GTask *task = g_task_new(self, NULL, light_done_cb, NULL);
-    g_task_set_source_tag(task, run_plan);
-    g_task_set_task_data(task, allium_light_job_ref(self->light_job),
-                         (GDestroyNotify) allium_light_job_unref);
-    g_task_run_in_thread(task, light_thread);
-    g_object_unref(task);
-    g_object_notify_by_pspec(G_OBJECT(self), properties[PROP_LIGHTING]);
+    g_mutex_unlock(&self->lock);
 }
 
-/* Refines a new snapshot's light on a worker, unless the designer paused the solver or the
- * first lightmap is already good enough. */
-static void start_lighting(AlliumDocument *self)
+/* The engine copied the lightmaps (engine thread). */
+static void lightmap_cb(void *user, uint64_t generation)
 {
-    stop_lighting(self);
-    if (!self->doc || !self->snapshot || !self->snapshot->rad) return;
-    /* No lightmap yet: the snapshot was published before its light sources were shot. */
-    const al_rad_stats *st = self->lightmap ? &self->lightmap->stats : NULL;
-    gboolean corrections = st && st->corrections_left > 0;
-    if ((self->light_paused && !corrections) ||
-        (st && (st->converged ||
-                (st->direct_done && !corrections && st->residual <= self->light_target))))
-        return;
-    /* Paused, an edit's corrections are still made: a shadow must not stay where a brush
-     * was. They come before any shot in any case. */
-    AlliumLightPlan plan = {.residual = self->light_target, .corrections_only = self->light_paused};
-    run_plan(self, &plan);
+    (void) generation;
+    AlliumDocument *self = user;
+    al_live_lightmap *copy = al_live_current_lightmap(self->live);
+    if (!copy) return;
+    AlliumLightmap *lightmap = allium_lightmap_new(copy);
+    al_live_lightmap_release(copy);
+    if (!lightmap) return;
+    g_mutex_lock(&self->lock);
+    g_clear_pointer(&self->incoming_lightmap, allium_lightmap_unref);
+    self->incoming_lightmap = lightmap;
+    if (self->awaiting_light && lightmap->light_generation >= self->awaiting_light)
+        self->awaiting_light = 0;
+    if (!self->awaiting_light) queue_delivery(self);
+    g_mutex_unlock(&self->lock);
 }
 
-/* --- the cache ----------------------------------------------------------------------- */
+static bool cache_get_cb(void *user, const char *kind, const char *key, void **bytes,
+                         size_t *size)
+{
+    (void) kind;
+    AlliumDocument *self = user;
+    return self->cache && al_doc_cache_reader_get(self->cache, key, bytes, size) == AL_OK;
+}
 
 typedef struct {
-    AlliumSnapshot *snapshot; /* owned reference */
-    void *bytes;              /* out: the world serialized, or NULL */
+    AlliumDocument *self; /* owned reference */
+    char kind[16], key[33];
+    void *bytes;
     size_t size;
-} StoreJob;
+} CacheStore;
 
-static void store_job_free(StoreJob *job)
+static gboolean cache_store_cb(gpointer data)
 {
-    allium_snapshot_unref(job->snapshot);
-    free(job->bytes);
-    g_free(job);
-}
-
-static void store_thread(GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
-{
-    (void) source;
-    (void) cancellable;
-    yield_to_interface();
-    StoreJob *job = data;
-    if (al_world_save(job->snapshot->world, &job->bytes, &job->size) != AL_OK) {
-        job->bytes = NULL;
-        job->size = 0;
-    }
-    g_task_return_boolean(task, TRUE);
-}
-
-static void store_done_cb(GObject *source, GAsyncResult *result, gpointer user_data)
-{
-    (void) user_data;
-    AlliumDocument *self = ALLIUM_DOCUMENT(source);
-    StoreJob *job = g_task_get_task_data(G_TASK(result));
-    self->storing = FALSE;
-    /* Keyed by content: right to store even if the map changed meanwhile. */
-    if (self->doc && job->bytes &&
-        al_doc_cache_put(self->doc, job->snapshot->cache_key, "world", job->bytes, job->size) ==
-            AL_OK)
-        g_strlcpy(self->stored_key, job->snapshot->cache_key, sizeof self->stored_key);
-    /* Edits may have come while it ran. */
-    schedule_store(self);
-}
-
-static gboolean store_timeout_cb(gpointer data)
-{
-    AlliumDocument *self = data;
-    self->store_source = 0;
-    AlliumSnapshot *snap = self->snapshot;
-    if (!self->doc || !snap || !snap->world || !snap->cache_key[0] ||
-        strcmp(snap->cache_key, self->stored_key) == 0)
-        return G_SOURCE_REMOVE;
-    if (self->job_running || self->storing) {
-        schedule_store(self); /* still busy: wait for the next pause */
-        return G_SOURCE_REMOVE;
-    }
-    StoreJob *job = g_new0(StoreJob, 1);
-    job->snapshot = allium_snapshot_ref(snap);
-    self->storing = TRUE;
-    GTask *task = g_task_new(self, NULL, store_done_cb, NULL);
-    g_task_set_source_tag(task, store_timeout_cb);
-    g_task_set_task_data(task, job, (GDestroyNotify) store_job_free);
-    g_task_run_in_thread(task, store_thread);
-    g_object_unref(task);
+    CacheStore *c = data;
+    if (c->self->doc) al_doc_cache_put(c->self->doc, c->key, c->kind, c->bytes, c->size);
     return G_SOURCE_REMOVE;
 }
 
-/* Stores the current world in the cache once edits have paused for STORE_DELAY_MS
- * (restarting the wait), unless it is there already. Serializing a large map's world takes
- * tens of milliseconds and writing it to the file more, so it is not done per edit. */
-static void schedule_store(AlliumDocument *self)
+static void cache_store_free(gpointer data)
 {
-    g_clear_handle_id(&self->store_source, g_source_remove);
-    AlliumSnapshot *snap = self->snapshot;
-    if (!self->doc || !snap || !snap->world || !snap->cache_key[0] ||
-        strcmp(snap->cache_key, self->stored_key) == 0)
+    CacheStore *c = data;
+    free(c->bytes);
+    g_object_unref(c->self);
+    g_free(c);
+}
+
+/* The engine hands over a world or solver state to keep: the main thread writes it. */
+static void cache_put_cb(void *user, const char *kind, const char *key, void *bytes, size_t size)
+{
+    CacheStore *c = g_new0(CacheStore, 1);
+    c->self = g_object_ref(user);
+    g_strlcpy(c->kind, kind, sizeof c->kind);
+    g_strlcpy(c->key, key, sizeof c->key);
+    c->bytes = bytes;
+    c->size = size;
+    g_main_context_invoke_full(g_main_context_default(), G_PRIORITY_LOW, cache_store_cb, c,
+                               cache_store_free);
+}
+
+/* --- on the main thread --------------------------------------------------------------- */
+
+/* Takes what the engine's thread left in the mailbox. */
+static gboolean deliver_cb(gpointer data)
+{
+    AlliumDocument *self = data;
+    g_mutex_lock(&self->lock);
+    AlliumSnapshot *snap = g_steal_pointer(&self->incoming);
+    AlliumLightmap *lightmap = g_steal_pointer(&self->incoming_lightmap);
+    /* A light snapshot still waiting for its light stays until it comes. */
+    if (snap && self->awaiting_light) {
+        self->incoming = snap;
+        snap = NULL;
+    }
+    self->delivery_queued = FALSE;
+    g_mutex_unlock(&self->lock);
+    if (!self->doc) {
+        allium_snapshot_unref(snap);
+        allium_lightmap_unref(lightmap);
+        return G_SOURCE_REMOVE;
+    }
+    if (snap) {
+        g_clear_pointer(&self->snapshot, allium_snapshot_unref);
+        self->snapshot = snap;
+    }
+    if (lightmap) {
+        g_clear_pointer(&self->lightmap, allium_lightmap_unref);
+        self->lightmap = lightmap;
+        add_residual(self, lightmap);
+    }
+    if (snap) g_signal_emit(self, signals[SIGNAL_COMPILED], 0);
+    if (lightmap) g_signal_emit(self, signals[SIGNAL_LIT], 0);
+    g_object_notify_by_pspec(G_OBJECT(self), properties[PROP_COMPILING]);
+    g_object_notify_by_pspec(G_OBJECT(self), properties[PROP_LIGHTING]);
+    return G_SOURCE_REMOVE;
+}
+
+/* Hands the engine CHANGE's rows as the document holds them now (NULL: the whole map). */
+static void hand_over(AlliumDocument *self, const al_doc_change *change)
+{
+    if (!self->doc || !self->live) return;
+    al_doc_live live;
+    al_diag_list diags = {0};
+    al_status st = al_doc_live_read(self->doc, change, &live, &diags);
+    if (!change) {
+        /* The document's own problems go with every snapshot. */
+        g_mutex_lock(&self->lock);
+        al_diag_list_clear(&self->doc_diags);
+        al_diag_append(&self->doc_diags, &diags);
+        g_mutex_unlock(&self->lock);
+    }
+    al_diag_list_clear(&diags);
+    if (st != AL_OK) {
+        g_warning("the map could not be read for its compile: %s", allium_status_message(st));
         return;
-    self->store_source = g_timeout_add(STORE_DELAY_MS, store_timeout_cb, self);
+    }
+    guint64 g = al_live_apply(self->live, &live.change);
+    if (g) self->generation = g;
+    al_doc_live_free(&live);
 }
 
-/* SNAPSHOT (owned) and its first LIGHTMAP (owned, may be NULL) become current. */
-static void publish_snapshot(AlliumDocument *self, AlliumSnapshot *snapshot,
-                             AlliumLightmap *lightmap)
+/* The rows a preview moved, added to CHANGE (so that what the document holds replaces
+ * the preview); the preview is over. */
+static void end_preview_into(AlliumDocument *self, al_doc_change *change)
 {
-    stop_lighting(self);
-    g_clear_pointer(&self->lightmap, allium_lightmap_unref);
-    g_clear_pointer(&self->snapshot, allium_snapshot_unref);
-    self->snapshot = snapshot;
-    self->lightmap = lightmap;
-    g_array_set_size(self->residuals, 0);
-    if (lightmap) add_residual(self, lightmap);
-    g_signal_emit(self, signals[SIGNAL_COMPILED], 0);
-    start_lighting(self);
-    schedule_store(self);
+    if (self->preview_brushes->len + self->preview_entities->len == 0) return;
+    GArray *b = self->preview_brushes, *e = self->preview_entities;
+    for (guint i = 0; i < b->len; i++) {
+        gint64 id = g_array_index(b, gint64, i);
+        gboolean listed = FALSE;
+        for (int k = 0; k < change->brush_count && !listed; k++) listed = change->brushes[k].brush == id;
+        if (listed) continue;
+        al_doc_brush_change *grown =
+            realloc(change->brushes, (size_t) (change->brush_count + 1) * sizeof *grown);
+        if (!grown) continue;
+        change->brushes = grown;
+        change->brushes[change->brush_count++] = (al_doc_brush_change){.brush = id};
+    }
+    for (guint i = 0; i < e->len; i++) {
+        gint64 id = g_array_index(e, gint64, i);
+        gboolean listed = FALSE;
+        for (int k = 0; k < change->entity_count && !listed; k++) listed = change->entities[k] == id;
+        if (listed) continue;
+        int64_t *grown = realloc(change->entities, (size_t) (change->entity_count + 1) * sizeof *grown);
+        if (!grown) continue;
+        change->entities = grown;
+        change->entities[change->entity_count++] = id;
+    }
+    g_array_set_size(b, 0);
+    g_array_set_size(e, 0);
 }
 
-/* After an edit, undo or redo: history state and a compile of the new contents. */
-static void contents_changed(AlliumDocument *self)
+/* After an edit, undo or redo: history state, and the engine gets what CHANGE names (and
+ * what a preview showed otherwise). */
+static void contents_changed(AlliumDocument *self, al_doc_change *change)
 {
+    end_preview_into(self, change);
+    hand_over(self, change);
     g_object_notify_by_pspec(G_OBJECT(self), properties[PROP_CAN_UNDO]);
     g_object_notify_by_pspec(G_OBJECT(self), properties[PROP_CAN_REDO]);
     g_signal_emit(self, signals[SIGNAL_CHANGED], 0);
-    allium_document_request_compile(self);
-}
-
-static void compile_thread(GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
-{
-    (void) source;
-    (void) cancellable;
-    yield_to_interface();
-    allium_compile_job_run(data);
-    g_task_return_boolean(task, TRUE);
-}
-
-static void compile_done_cb(GObject *source, GAsyncResult *result, gpointer user_data);
-
-static void start_compile(AlliumDocument *self)
-{
-    assert_main_thread();
-    AlliumCompileJob *job = allium_compile_job_new(self->generation);
-    al_status st = al_doc_build_input(self->doc, &job->input, &job->input_diags);
-    if (st != AL_OK) {
-        /* Nothing to compile: publish a snapshot that says why. */
-        AlliumSnapshot *failed = allium_snapshot_new(NULL, self->generation);
-        failed->status = st;
-        al_diag_append(&failed->diags, &job->input_diags);
-        allium_compile_job_free(job);
-        publish_snapshot(self, failed, NULL);
-        return;
-    }
-    al_input_key(&job->input.input, ALLIUM_COMPILE_SALT, job->key);
-    al_input_key(&job->input.input, ALLIUM_LIGHT_SALT, job->light_key);
-    if (self->snapshot && self->snapshot->world) {
-        /* Update the current world: only the blocks the edit touched are built; its light
-         * is carried on. */
-        job->previous = allium_snapshot_ref(self->snapshot);
-        if (self->snapshot->light_base)
-            job->previous_base = allium_snapshot_ref(self->snapshot->light_base);
-    } else {
-        if (al_doc_cache_get(self->doc, job->key, &job->cached, &job->cached_size) != AL_OK) {
-            job->cached = NULL;
-            job->cached_size = 0;
-        }
-        if (al_doc_cache_get(self->doc, job->light_key, &job->cached_light,
-                             &job->cached_light_size) != AL_OK) {
-            job->cached_light = NULL;
-            job->cached_light_size = 0;
-        }
-        job->store_now = TRUE; /* a first compile: worth keeping at once */
-        job->light_later = TRUE;
-    }
-
-    /* The light being refined is of a state about to be replaced, and its worker would
-     * take the cores the compile needs (e1m1: 0.9 s instead of 0.25 s per edit). */
-    stop_lighting(self);
-    self->job_running = TRUE;
     g_object_notify_by_pspec(G_OBJECT(self), properties[PROP_COMPILING]);
-    GTask *task = g_task_new(self, NULL, compile_done_cb, NULL);
-    g_task_set_source_tag(task, start_compile);
-    g_task_set_task_data(task, job, (GDestroyNotify) allium_compile_job_free);
-    g_task_run_in_thread(task, compile_thread);
-    g_object_unref(task);
 }
 
-/* --- callbacks ----------------------------------------------------------------------- */
-
-static void compile_done_cb(GObject *source, GAsyncResult *result, gpointer user_data)
+/* Finishes an edit: reports a failure in ERROR (with PREFIX), or hands CHANGE over. */
+static gboolean finish_edit(AlliumDocument *self, al_status st, al_doc_change *change,
+                            al_diag_list *diags, const char *prefix, GError **error)
 {
-    (void) user_data;
-    AlliumDocument *self = ALLIUM_DOCUMENT(source);
-    AlliumCompileJob *job = g_task_get_task_data(G_TASK(result));
-    self->job_running = FALSE;
+    if (st != AL_OK) allium_set_status_error(error, st, diags, prefix);
+    al_diag_list_clear(diags);
+    if (st == AL_OK) contents_changed(self, change);
+    al_doc_change_clear(change);
+    return st == AL_OK;
+}
 
-    if (self->doc) {
-        /* Keyed by content, so storing is right even if the map changed meanwhile. */
-        if (job->store &&
-            al_doc_cache_put(self->doc, job->key, "world", job->store, job->store_size) == AL_OK)
-            g_strlcpy(self->stored_key, job->key, sizeof self->stored_key);
-        if (job->snapshot && job->snapshot->from_cache)
-            g_strlcpy(self->stored_key, job->key, sizeof self->stored_key);
-        if (job->generation == self->generation) {
-            AlliumLightmap *lightmap = g_steal_pointer(&job->lightmap);
-            publish_snapshot(self, g_steal_pointer(&job->snapshot), lightmap);
-        }
-        if (self->compile_pending) {
-            self->compile_pending = FALSE;
-            start_compile(self);
-        }
-    }
-    g_object_notify_by_pspec(G_OBJECT(self), properties[PROP_COMPILING]);
+static gboolean require_open(AlliumDocument *self, GError **error)
+{
+    if (self->doc) return TRUE;
+    allium_set_status_error(error, AL_ERR_NOT_FOUND, NULL, NULL);
+    return FALSE;
+}
+
+/* Stops the engine and empties the mailbox; the snapshot shown stays. */
+static void stop_engine(AlliumDocument *self)
+{
+    g_clear_pointer(&self->live, al_live_destroy);
+    g_clear_pointer(&self->cache, al_doc_cache_reader_close);
+    g_mutex_lock(&self->lock);
+    g_clear_pointer(&self->incoming, allium_snapshot_unref);
+    g_clear_pointer(&self->incoming_lightmap, allium_lightmap_unref);
+    self->awaiting_light = 0;
+    g_mutex_unlock(&self->lock);
+    g_clear_pointer(&self->built, allium_snapshot_unref);
+}
+
+static gboolean start_engine(AlliumDocument *self)
+{
+    if (al_doc_cache_reader_open(self->path, &self->cache) != AL_OK) self->cache = NULL;
+    al_live_options options = {
+        .pvs = AL_PVS_TIGHT,
+        .light = TRUE,
+        .light_residual = self->light_target,
+        .cache = {.get = cache_get_cb, .put = cache_put_cb, .user = self,
+                  .world_salt = COMPILE_SALT, .light_salt = LIGHT_SALT},
+        .published = published_cb,
+        .lightmap = lightmap_cb,
+        .user = self,
+    };
+    /* A read-only document keeps nothing. */
+    if (al_doc_read_only(self->doc)) options.cache.put = NULL;
+    self->live = al_live_create(&options);
+    return self->live != NULL;
 }
 
 /* --- overrides ----------------------------------------------------------------------- */
 
+static void allium_document_dispose(GObject *object)
+{
+    AlliumDocument *self = ALLIUM_DOCUMENT(object);
+    /* The engine calls back with the document: it stops before the document goes. */
+    stop_engine(self);
+    G_OBJECT_CLASS(allium_document_parent_class)->dispose(object);
+}
+
 static void allium_document_finalize(GObject *object)
 {
     AlliumDocument *self = ALLIUM_DOCUMENT(object);
-    /* A running light task holds a reference: there is none by now, but be safe. */
-    if (self->light_job) allium_light_job_cancel(self->light_job);
-    g_clear_pointer(&self->light_job, allium_light_job_unref);
-    g_clear_handle_id(&self->store_source, g_source_remove);
     al_doc_close(self->doc);
     g_clear_pointer(&self->lightmap, allium_lightmap_unref);
     g_clear_pointer(&self->snapshot, allium_snapshot_unref);
+    al_diag_list_clear(&self->doc_diags);
     g_free(self->path);
     g_free(self->read_only_reason);
     g_array_unref(self->residuals);
+    g_array_unref(self->preview_brushes);
+    g_array_unref(self->preview_entities);
+    g_mutex_clear(&self->lock);
     G_OBJECT_CLASS(allium_document_parent_class)->finalize(object);
 }
 
@@ -466,10 +446,10 @@ static void allium_document_get_property(GObject *object, guint prop_id, GValue 
         g_value_set_boolean(value, allium_document_can_redo(self));
         break;
     case PROP_COMPILING:
-        g_value_set_boolean(value, self->job_running);
+        g_value_set_boolean(value, allium_document_get_compiling(self));
         break;
     case PROP_LIGHTING:
-        g_value_set_boolean(value, self->light_job != NULL);
+        g_value_set_boolean(value, allium_document_get_lighting(self));
         break;
     default:
         G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
@@ -481,6 +461,7 @@ static void allium_document_get_property(GObject *object, guint prop_id, GValue 
 static void allium_document_class_init(AlliumDocumentClass *klass)
 {
     GObjectClass *object_class = G_OBJECT_CLASS(klass);
+    object_class->dispose = allium_document_dispose;
     object_class->finalize = allium_document_finalize;
     object_class->get_property = allium_document_get_property;
 
@@ -510,7 +491,10 @@ static void allium_document_class_init(AlliumDocumentClass *klass)
 static void allium_document_init(AlliumDocument *self)
 {
     self->residuals = g_array_new(FALSE, FALSE, sizeof(AlliumResidualPoint));
+    self->preview_brushes = g_array_new(FALSE, FALSE, sizeof(gint64));
+    self->preview_entities = g_array_new(FALSE, FALSE, sizeof(gint64));
     self->light_target = ALLIUM_LIGHT_RESIDUAL;
+    g_mutex_init(&self->lock);
 }
 
 /* --- public API ---------------------------------------------------------------------- */
@@ -571,6 +555,7 @@ void allium_set_status_error(GError **error, al_status status, const al_diag_lis
     g_string_free(text, TRUE);
 }
 
+
 AlliumDocument *allium_document_open(const char *path, GError **error)
 {
     g_return_val_if_fail(path != NULL, NULL);
@@ -601,18 +586,22 @@ AlliumDocument *allium_document_open(const char *path, GError **error)
     self->read_only_reason = reason;
     if (!self->read_only_reason && al_doc_read_only(doc))
         self->read_only_reason = g_strdup(allium_status_message(AL_ERR_READ_ONLY));
-    allium_document_request_compile(self);
+    if (!start_engine(self)) {
+        allium_set_status_error(error, AL_ERR_NOMEM, NULL, NULL);
+        g_object_unref(self);
+        return NULL;
+    }
+    /* The whole map: the engine shows it at once and compiles it (or loads it from the
+     * cache). */
+    hand_over(self, NULL);
     return self;
 }
 
 void allium_document_close(AlliumDocument *self)
 {
     g_return_if_fail(ALLIUM_IS_DOCUMENT(self));
-    g_clear_handle_id(&self->store_source, g_source_remove);
+    stop_engine(self);
     g_clear_pointer(&self->doc, al_doc_close);
-    self->compile_pending = FALSE;
-    self->generation++; /* a running job's result is now stale */
-    stop_lighting(self);
 }
 
 const char *allium_document_get_path(AlliumDocument *self)
@@ -666,55 +655,87 @@ AlliumSnapshot *allium_document_get_snapshot(AlliumDocument *self)
     return self->snapshot;
 }
 
+void allium_document_get_stages(AlliumDocument *self, al_stage_status out[AL_STAGE_COUNT])
+{
+    g_return_if_fail(ALLIUM_IS_DOCUMENT(self));
+    if (self->live) al_live_status(self->live, out);
+    else memset(out, 0, AL_STAGE_COUNT * sizeof *out);
+}
+
 gboolean allium_document_get_compiling(AlliumDocument *self)
 {
     g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), FALSE);
-    return self->job_running;
+    if (!self->live) return FALSE;
+    al_stage_status st[AL_STAGE_COUNT];
+    al_live_status(self->live, st);
+    for (int s = AL_STAGE_COLLISION; s < AL_STAGE_COUNT; s++)
+        if (st[s].state == AL_STAGE_PENDING || st[s].state == AL_STAGE_RUNNING) return TRUE;
+    /* Published by the engine but not yet taken here. */
+    return !self->snapshot || self->snapshot->generation < self->generation;
+}
+
+AlliumLightmap *allium_document_get_lightmap(AlliumDocument *self)
+{
+    g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), NULL);
+    AlliumSnapshot *snap = self->snapshot;
+    if (!self->lightmap || !snap || !snap->light_generation ||
+        self->lightmap->light_generation != snap->light_generation)
+        return NULL;
+    return self->lightmap;
+}
+
+gboolean allium_document_get_lighting(AlliumDocument *self)
+{
+    g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), FALSE);
+    return self->live && al_live_light_busy(self->live);
 }
 
 void allium_document_light_run(AlliumDocument *self)
 {
     g_return_if_fail(ALLIUM_IS_DOCUMENT(self));
-    self->light_paused = FALSE;
-    AlliumLightPlan plan = {.residual = self->light_target};
-    run_plan(self, &plan);
+    if (self->live) al_live_light_run(self->live, self->light_target);
+    g_object_notify_by_pspec(G_OBJECT(self), properties[PROP_LIGHTING]);
 }
 
 void allium_document_light_pause(AlliumDocument *self)
 {
     g_return_if_fail(ALLIUM_IS_DOCUMENT(self));
-    self->light_paused = TRUE;
-    self->plan_pending = FALSE;
-    if (self->light_job) allium_light_job_pause(self->light_job);
+    if (self->live) al_live_light_pause(self->live);
     g_object_notify_by_pspec(G_OBJECT(self), properties[PROP_LIGHTING]);
 }
 
 void allium_document_light_step(AlliumDocument *self, int shots)
 {
     g_return_if_fail(ALLIUM_IS_DOCUMENT(self));
-    self->light_paused = TRUE;
-    AlliumLightPlan plan = {.shots = MAX(shots, 1)};
-    run_plan(self, &plan);
+    if (self->live) al_live_light_step(self->live, MAX(shots, 1));
+    g_object_notify_by_pspec(G_OBJECT(self), properties[PROP_LIGHTING]);
 }
 
 void allium_document_light_reset(AlliumDocument *self)
 {
     g_return_if_fail(ALLIUM_IS_DOCUMENT(self));
-    self->light_paused = TRUE;
-    AlliumLightPlan plan = {.reset = TRUE};
-    run_plan(self, &plan);
+    if (self->live) al_live_light_reset(self->live);
+    g_object_notify_by_pspec(G_OBJECT(self), properties[PROP_LIGHTING]);
+}
+
+al_light_mode allium_document_get_light_mode(AlliumDocument *self)
+{
+    g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), AL_LIGHT_RUN);
+    return self->live ? al_live_light_mode(self->live, NULL) : AL_LIGHT_PAUSED;
 }
 
 gboolean allium_document_get_light_paused(AlliumDocument *self)
 {
-    g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), FALSE);
-    return self->light_paused;
+    return allium_document_get_light_mode(self) != AL_LIGHT_RUN;
 }
 
 void allium_document_set_light_target(AlliumDocument *self, double residual)
 {
     g_return_if_fail(ALLIUM_IS_DOCUMENT(self));
     self->light_target = CLAMP(residual, 1e-5, 1.0);
+    /* A run in progress heads for the new target. */
+    if (self->live && al_live_light_mode(self->live, NULL) == AL_LIGHT_RUN)
+        al_live_light_run(self->live, self->light_target);
 }
 
 double allium_document_get_light_target(AlliumDocument *self)
@@ -730,37 +751,65 @@ const AlliumResidualPoint *allium_document_get_residuals(AlliumDocument *self, g
     return (const AlliumResidualPoint *) (void *) self->residuals->data;
 }
 
-AlliumLightmap *allium_document_get_lightmap(AlliumDocument *self)
-{
-    g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), NULL);
-    if (!self->lightmap || self->lightmap->snapshot != self->snapshot) return NULL;
-    return self->lightmap;
-}
-
-gboolean allium_document_get_lighting(AlliumDocument *self)
-{
-    g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), FALSE);
-    return self->light_job != NULL;
-}
-
 guint64 allium_document_get_generation(AlliumDocument *self)
 {
     g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), 0);
     return self->generation;
 }
 
-void allium_document_request_compile(AlliumDocument *self)
+/* --- previews -------------------------------------------------------------------------- */
+
+static void remember_rows(GArray *rows, const gint64 *ids, guint count)
+{
+    for (guint i = 0; i < count; i++) {
+        gboolean known = FALSE;
+        for (guint k = 0; k < rows->len && !known; k++) known = g_array_index(rows, gint64, k) == ids[i];
+        if (!known) g_array_append_val(rows, ids[i]);
+    }
+}
+
+void allium_document_preview_transform(AlliumDocument *self, const gint64 *brushes,
+                                       guint brush_count, const gint64 *entities,
+                                       guint entity_count, const double matrix[3][4])
 {
     g_return_if_fail(ALLIUM_IS_DOCUMENT(self));
-    if (!self->doc) return;
-    self->generation++;
-    /* The light being refined is for contents that are gone: the CPU is the compile's. */
-    stop_lighting(self);
-    if (self->job_running) {
-        self->compile_pending = TRUE;
-        return;
-    }
-    start_compile(self);
+    if (!self->doc || !self->live || brush_count + entity_count == 0) return;
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 4; c++)
+            if (!isfinite(matrix[r][c])) return;
+    if (fabs(al_doc_matrix_determinant(matrix)) <= 1e-12) return; /* the commit refuses it */
+    /* What the document holds, moved: the rows read as an edit would leave them. */
+    g_autofree al_doc_brush_change *b = g_new0(al_doc_brush_change, brush_count + 1);
+    for (guint i = 0; i < brush_count; i++) b[i].brush = brushes[i];
+    al_doc_change rows = {.brushes = b, .brush_count = (int) brush_count,
+                          .entities = (int64_t *) entities, .entity_count = (int) entity_count};
+    al_doc_live live;
+    if (al_doc_live_read(self->doc, &rows, &live, NULL) != AL_OK) return;
+    al_doc_live_transform(&live, matrix);
+    guint64 g = al_live_apply(self->live, &live.change);
+    al_doc_live_free(&live);
+    if (!g) return;
+    self->generation = g;
+    remember_rows(self->preview_brushes, brushes, brush_count);
+    remember_rows(self->preview_entities, entities, entity_count);
+    g_object_notify_by_pspec(G_OBJECT(self), properties[PROP_COMPILING]);
+}
+
+void allium_document_preview_end(AlliumDocument *self)
+{
+    g_return_if_fail(ALLIUM_IS_DOCUMENT(self));
+    if (!allium_document_get_previewing(self)) return;
+    al_doc_change change = {0};
+    end_preview_into(self, &change);
+    hand_over(self, &change);
+    al_doc_change_clear(&change);
+    g_object_notify_by_pspec(G_OBJECT(self), properties[PROP_COMPILING]);
+}
+
+gboolean allium_document_get_previewing(AlliumDocument *self)
+{
+    g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), FALSE);
+    return self->preview_brushes->len + self->preview_entities->len > 0;
 }
 
 gboolean allium_document_can_undo(AlliumDocument *self)
@@ -804,14 +853,9 @@ static gboolean step_history(AlliumDocument *self, gboolean redo, GError **error
         return FALSE;
     }
     al_doc_change change = {0};
+    al_diag_list diags = {0};
     al_status st = redo ? al_doc_redo(self->doc, &change) : al_doc_undo(self->doc, &change);
-    al_doc_change_clear(&change);
-    if (st != AL_OK) {
-        allium_set_status_error(error, st, NULL, redo ? _("Redo") : _("Undo"));
-        return FALSE;
-    }
-    contents_changed(self);
-    return TRUE;
+    return finish_edit(self, st, &change, &diags, redo ? _("Redo") : _("Undo"), error);
 }
 
 gboolean allium_document_undo(AlliumDocument *self, GError **error)
@@ -829,10 +873,8 @@ gboolean allium_document_redo(AlliumDocument *self, GError **error)
 gint64 allium_document_get_world_entity(AlliumDocument *self)
 {
     g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), -1);
-    if (!self->snapshot || !self->snapshot->input.entity_ids ||
-        self->snapshot->input.input.entity_count < 1)
-        return -1;
-    return self->snapshot->input.entity_ids[0];
+    /* The world is the document's row 0 (al_doc_create, the .map import). */
+    return self->doc ? 0 : -1;
 }
 
 gboolean allium_document_set_entity_property(AlliumDocument *self, gint64 entity,
@@ -848,33 +890,7 @@ gboolean allium_document_set_entity_property(AlliumDocument *self, gint64 entity
     al_doc_change change = {0};
     al_diag_list diags = {0};
     al_status st = al_doc_set_property(self->doc, entity, key, value, &change, &diags);
-    al_doc_change_clear(&change);
-    if (st != AL_OK) {
-        allium_set_status_error(error, st, &diags, key);
-        al_diag_list_clear(&diags);
-        return FALSE;
-    }
-    al_diag_list_clear(&diags);
-    contents_changed(self);
-    return TRUE;
-}
-
-/* Finishes an edit: reports a failure in ERROR (with PREFIX), or announces the change. */
-static gboolean finish_edit(AlliumDocument *self, al_status st, al_diag_list *diags,
-                            const char *prefix, GError **error)
-{
-    if (st != AL_OK) allium_set_status_error(error, st, diags, prefix);
-    al_diag_list_clear(diags);
-    if (st != AL_OK) return FALSE;
-    contents_changed(self);
-    return TRUE;
-}
-
-static gboolean require_open(AlliumDocument *self, GError **error)
-{
-    if (self->doc) return TRUE;
-    allium_set_status_error(error, AL_ERR_NOT_FOUND, NULL, NULL);
-    return FALSE;
+    return finish_edit(self, st, &change, &diags, key, error);
 }
 
 gboolean allium_document_move(AlliumDocument *self, const gint64 *brushes, guint brush_count,
@@ -894,9 +910,10 @@ gboolean allium_document_move(AlliumDocument *self, const gint64 *brushes, guint
         st = al_doc_transform_brushes(self->doc, brushes, (int) brush_count, m, NULL);
     for (guint i = 0; st == AL_OK && i < entity_count; i++)
         st = al_doc_move_entity(self->doc, entities[i], delta, NULL);
-    if (st == AL_OK) st = al_doc_end_group(self->doc);
+    al_doc_change change = {0};
+    if (st == AL_OK) st = al_doc_end_group(self->doc, &change);
     else al_doc_cancel_group(self->doc);
-    return finish_edit(self, st, &diags, _("Move"), error);
+    return finish_edit(self, st, &change, &diags, _("Move"), error);
 }
 
 gboolean allium_document_delete(AlliumDocument *self, const gint64 *brushes, guint brush_count,
@@ -930,9 +947,10 @@ gboolean allium_document_delete(AlliumDocument *self, const gint64 *brushes, gui
                                        (int) left->len, NULL);
         free(ids);
     }
-    if (st == AL_OK) st = al_doc_end_group(self->doc);
+    al_doc_change change = {0};
+    if (st == AL_OK) st = al_doc_end_group(self->doc, &change);
     else al_doc_cancel_group(self->doc);
-    return finish_edit(self, st, &diags, _("Delete"), error);
+    return finish_edit(self, st, &change, &diags, _("Delete"), error);
 }
 
 gboolean allium_document_duplicate(AlliumDocument *self, const gint64 *brushes,
@@ -943,9 +961,10 @@ gboolean allium_document_duplicate(AlliumDocument *self, const gint64 *brushes,
     if (!require_open(self, error)) return FALSE;
     if (brush_count == 0) return TRUE;
     al_diag_list diags = {0};
+    al_doc_change change = {0};
     al_status st = al_doc_duplicate_brushes(self->doc, brushes, (int) brush_count, delta, copies,
-                                            NULL);
-    return finish_edit(self, st, &diags, _("Duplicate"), error);
+                                            &change);
+    return finish_edit(self, st, &change, &diags, _("Duplicate"), error);
 }
 
 gboolean allium_document_add_box(AlliumDocument *self, const double mins[3],
@@ -971,9 +990,10 @@ gboolean allium_document_add_box(AlliumDocument *self, const double mins[3],
     }
     al_diag_list diags = {0};
     int64_t row = 0;
-    al_status st = al_doc_add_brush(self->doc, 0, faces, 6, &row, NULL, &diags);
+    al_doc_change change = {0};
+    al_status st = al_doc_add_brush(self->doc, 0, faces, 6, &row, &change, &diags);
     if (st == AL_OK && id) *id = row;
-    return finish_edit(self, st, &diags, _("Add brush"), error);
+    return finish_edit(self, st, &change, &diags, _("Add brush"), error);
 }
 
 gboolean allium_document_add_point_entity(AlliumDocument *self, const char *classname,
@@ -991,10 +1011,11 @@ gboolean allium_document_add_point_entity(AlliumDocument *self, const char *clas
     g_string_append_c(json, '}');
     al_diag_list diags = {0};
     int64_t row = 0;
-    al_status st = al_doc_add_entity(self->doc, classname, json->str, &row, NULL, &diags);
+    al_doc_change change = {0};
+    al_status st = al_doc_add_entity(self->doc, classname, json->str, &row, &change, &diags);
     g_string_free(json, TRUE);
     if (st == AL_OK && id) *id = row;
-    return finish_edit(self, st, &diags, classname, error);
+    return finish_edit(self, st, &change, &diags, classname, error);
 }
 
 gboolean allium_document_hollow(AlliumDocument *self, const gint64 *brushes, guint brush_count,
@@ -1009,14 +1030,15 @@ gboolean allium_document_hollow(AlliumDocument *self, const gint64 *brushes, gui
     al_diag_list diags = {0};
     int64_t *ids = NULL;
     int count = 0;
+    al_doc_change change = {0};
     al_status st = al_doc_hollow_brushes(self->doc, brushes, (int) brush_count, thickness, &ids,
-                                         &count, NULL, &diags);
+                                         &count, &change, &diags);
     if (st == AL_OK) {
         *walls = g_memdup2(ids, (gsize) count * sizeof *ids);
         *wall_count = (guint) count;
     }
     free(ids);
-    return finish_edit(self, st, &diags, _("Hollow"), error);
+    return finish_edit(self, st, &change, &diags, _("Hollow"), error);
 }
 
 /* Hands the malloc'd IDS (COUNT) over as a g_malloc'd array. */
@@ -1038,11 +1060,12 @@ gboolean allium_document_clip(AlliumDocument *self, const gint64 *brushes, guint
     al_diag_list diags = {0};
     int64_t *ids = NULL;
     int count = 0;
+    al_doc_change change = {0};
     al_status st = al_doc_clip_brushes(self->doc, brushes, (int) brush_count, points, keep, &ids,
-                                       &count, NULL, &diags);
+                                       &count, &change, &diags);
     if (st == AL_OK) take_ids(ids, count, pieces, piece_count);
     else free(ids);
-    return finish_edit(self, st, &diags, _("Clip"), error);
+    return finish_edit(self, st, &change, &diags, _("Clip"), error);
 }
 
 gboolean allium_document_subtract(AlliumDocument *self, const gint64 *cutters,
@@ -1089,12 +1112,13 @@ gboolean allium_document_subtract(AlliumDocument *self, const gint64 *cutters,
     al_diag_list diags = {0};
     int64_t *ids = NULL;
     int count = 0;
+    al_doc_change change = {0};
     al_status st = al_doc_subtract_brushes(self->doc, (const int64_t *) (gpointer) targets->data,
                                            (int) targets->len, cutters, (int) cutter_count, &ids,
-                                           &count, NULL, &diags);
+                                           &count, &change, &diags);
     if (st == AL_OK) take_ids(ids, count, pieces, piece_count);
     else free(ids);
-    return finish_edit(self, st, &diags, _("Subtract"), error);
+    return finish_edit(self, st, &change, &diags, _("Subtract"), error);
 }
 
 gboolean allium_document_merge(AlliumDocument *self, const gint64 *brushes, guint brush_count,
@@ -1104,9 +1128,10 @@ gboolean allium_document_merge(AlliumDocument *self, const gint64 *brushes, guin
     if (!require_open(self, error)) return FALSE;
     al_diag_list diags = {0};
     int64_t id = 0;
-    al_status st = al_doc_merge_brushes(self->doc, brushes, (int) brush_count, &id, NULL, &diags);
+    al_doc_change change = {0};
+    al_status st = al_doc_merge_brushes(self->doc, brushes, (int) brush_count, &id, &change, &diags);
     if (merged) *merged = id;
-    return finish_edit(self, st, &diags, _("Merge"), error);
+    return finish_edit(self, st, &change, &diags, _("Merge"), error);
 }
 
 gboolean allium_document_brushes_to_entity(AlliumDocument *self, const gint64 *brushes,
@@ -1117,10 +1142,11 @@ gboolean allium_document_brushes_to_entity(AlliumDocument *self, const gint64 *b
     if (!require_open(self, error)) return FALSE;
     al_diag_list diags = {0};
     int64_t id = 0;
+    al_doc_change change = {0};
     al_status st = al_doc_brushes_to_entity(self->doc, brushes, (int) brush_count, classname, &id,
-                                            NULL, &diags);
+                                            &change, &diags);
     if (entity) *entity = id;
-    return finish_edit(self, st, &diags, _("Make brush entity"), error);
+    return finish_edit(self, st, &change, &diags, _("Make brush entity"), error);
 }
 
 gboolean allium_document_entities_to_world(AlliumDocument *self, const gint64 *entities,
@@ -1132,9 +1158,10 @@ gboolean allium_document_entities_to_world(AlliumDocument *self, const gint64 *e
     al_status st = al_doc_begin_group(self->doc, "Move to world");
     for (guint i = 0; st == AL_OK && i < entity_count; i++)
         st = al_doc_entity_to_world(self->doc, entities[i], NULL);
-    if (st == AL_OK) st = al_doc_end_group(self->doc);
+    al_doc_change change = {0};
+    if (st == AL_OK) st = al_doc_end_group(self->doc, &change);
     else al_doc_cancel_group(self->doc);
-    return finish_edit(self, st, &diags, _("Move to world"), error);
+    return finish_edit(self, st, &change, &diags, _("Move to world"), error);
 }
 
 al_doc_material *allium_document_list_materials(AlliumDocument *self, int *count,
@@ -1158,8 +1185,9 @@ gboolean allium_document_set_material(AlliumDocument *self, const al_doc_materia
     g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), FALSE);
     if (!require_open(self, error)) return FALSE;
     al_diag_list diags = {0};
-    al_status st = al_doc_set_material(self->doc, material, NULL, &diags);
-    return finish_edit(self, st, &diags, material->name, error);
+    al_doc_change change = {0};
+    al_status st = al_doc_set_material(self->doc, material, &change, &diags);
+    return finish_edit(self, st, &change, &diags, material->name, error);
 }
 
 gboolean allium_document_apply_material(AlliumDocument *self, const char *name,
@@ -1175,9 +1203,10 @@ gboolean allium_document_apply_material(AlliumDocument *self, const char *name,
         st = al_doc_set_face_material(self->doc, faces[i].brush, &faces[i].face, 1, name, NULL);
     for (guint i = 0; st == AL_OK && face_count == 0 && i < brush_count; i++)
         st = al_doc_set_face_material(self->doc, brushes[i], NULL, 0, name, NULL);
-    if (st == AL_OK) st = al_doc_end_group(self->doc);
+    al_doc_change change = {0};
+    if (st == AL_OK) st = al_doc_end_group(self->doc, &change);
     else al_doc_cancel_group(self->doc);
-    return finish_edit(self, st, &diags, _("Apply material"), error);
+    return finish_edit(self, st, &change, &diags, _("Apply material"), error);
 }
 
 gboolean allium_document_set_hulls(AlliumDocument *self, const al_hull_desc *hulls,
@@ -1186,8 +1215,9 @@ gboolean allium_document_set_hulls(AlliumDocument *self, const al_hull_desc *hul
     g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), FALSE);
     if (!require_open(self, error)) return FALSE;
     al_diag_list diags = {0};
-    al_status st = al_doc_set_hulls(self->doc, hulls, (int) count, NULL, &diags);
-    return finish_edit(self, st, &diags, _("Hulls"), error);
+    al_doc_change change = {0};
+    al_status st = al_doc_set_hulls(self->doc, hulls, (int) count, &change, &diags);
+    return finish_edit(self, st, &change, &diags, _("Hulls"), error);
 }
 
 gboolean allium_document_transform(AlliumDocument *self, const gint64 *brushes,
@@ -1198,24 +1228,31 @@ gboolean allium_document_transform(AlliumDocument *self, const gint64 *brushes,
     g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), FALSE);
     if (!require_open(self, error)) return FALSE;
     if (brush_count + entity_count == 0) return TRUE;
-    AlliumSnapshot *snap = self->snapshot;
     al_diag_list diags = {0};
-    al_status st = al_doc_begin_group(self->doc, label);
+    /* The entities' origins as the document holds them (the snapshot may show a preview). */
+    al_doc_live now = {0};
+    al_doc_change rows = {.entities = (int64_t *) entities, .entity_count = (int) entity_count};
+    al_status st = al_doc_live_read(self->doc, &rows, &now, NULL);
+    if (st == AL_OK) st = al_doc_begin_group(self->doc, label);
     if (st == AL_OK && brush_count)
         st = al_doc_transform_brushes(self->doc, brushes, (int) brush_count, matrix, NULL);
     /* A point entity moves where the map takes its origin. */
-    for (guint i = 0; st == AL_OK && i < entity_count; i++) {
-        int e = snap ? allium_snapshot_entity_index(snap, entities[i]) : -1;
-        const char *origin = e >= 0 ? allium_snapshot_entity_value(snap, e, "origin") : NULL;
+    for (int i = 0; st == AL_OK && i < now.change.entity_count; i++) {
+        const al_live_entity *e = &now.change.entities[i];
+        const char *origin = NULL;
+        for (int p = 0; !e->removed && p < e->property_count; p++)
+            if (strcmp(e->properties[p].key, "origin") == 0) origin = e->properties[p].value;
         double o[3];
         if (!origin || sscanf(origin, "%lf %lf %lf", &o[0], &o[1], &o[2]) != 3) continue;
         double delta[3];
         for (int r = 0; r < 3; r++)
             delta[r] = matrix[r][0] * o[0] + matrix[r][1] * o[1] + matrix[r][2] * o[2] +
                        matrix[r][3] - o[r];
-        st = al_doc_move_entity(self->doc, entities[i], delta, NULL);
+        st = al_doc_move_entity(self->doc, e->id, delta, NULL);
     }
-    if (st == AL_OK) st = al_doc_end_group(self->doc);
+    al_doc_live_free(&now);
+    al_doc_change change = {0};
+    if (st == AL_OK) st = al_doc_end_group(self->doc, &change);
     else al_doc_cancel_group(self->doc);
-    return finish_edit(self, st, &diags, _(label), error);
+    return finish_edit(self, st, &change, &diags, _(label), error);
 }

@@ -1,21 +1,25 @@
 /* AlliumDocument: an open map document (.allium) and its live compile.
  *
- * Owns the al_doc (SQLite, main thread only) and the current AlliumSnapshot. Every edit,
- * undo and redo is committed by the document layer at once (there is no Save) and asks
- * for a compile; compiles run on a worker thread one at a time, and a request made while
- * one runs is coalesced into one more compile of the newest state. A result that is older
- * than the newest request is dropped, never shown.
+ * Owns the al_doc (SQLite, main thread only), the live engine that compiles it (al-live.h)
+ * and the current AlliumSnapshot. Every edit, undo and redo is committed by the document
+ * layer at once (there is no Save) and hands the engine what it changed: the rows it
+ * touched, read back with their content (al_doc_live_read); opening hands it the whole
+ * map. While a drag goes on, the engine compiles previews of where the selection would go
+ * (allium_document_preview_transform) that are never written; the release commits one
+ * undoable step, Escape (allium_document_preview_end) shows the map as it is again.
  *
- * Lighting: a snapshot arrives with its direct light; a light job (allium-light-job.h)
- * then refines it on another worker until the residual is 1%, and each newer lightmap
- * becomes the document's current one. A new compile request cancels the light job.
+ * The engine publishes a snapshot after each stage on its own thread; the document makes
+ * an AlliumSnapshot of it there (its scene built from the one before: only what changed)
+ * and hands it to the main thread, newest first: a snapshot that a newer one overtook on
+ * the way is never shown. Lightmaps come the same way, as the engine copies them.
+ *
+ * Lighting: the engine carries the light across edits and corrects what an edit changed;
+ * the controls (run to a target, step, pause, reset) are the engine's (al_live_light_*).
  *
  * Signals:
  *   "changed"   the document's contents or history changed (after an edit, undo, redo)
- *   "compiled"  a new snapshot is current (allium_document_get_snapshot), with its first
- *               lightmap if it is lit
- *   "lit"       a newer lightmap of the current snapshot is current
- *               (allium_document_get_lightmap)
+ *   "compiled"  a new snapshot is current (allium_document_get_snapshot)
+ *   "lit"       a newer lightmap is current (allium_document_get_lightmap)
  *
  * Errors are GErrors in ALLIUM_DOCUMENT_ERROR whose code is the al_status and whose
  * message is translated and carries the diagnostics (file line and column, brush, ...).
@@ -62,40 +66,59 @@ const char *allium_document_get_read_only_reason(AlliumDocument *self);
 /* The al_doc, for the document's own helpers (export). Main thread; NULL once closed. */
 al_doc *allium_document_get_doc(AlliumDocument *self);
 
-/* The current snapshot (borrowed; take a reference to keep it), NULL before the first
- * compile has finished. */
+/* The current snapshot (borrowed; take a reference to keep it), NULL before the engine
+ * published the first. */
 AlliumSnapshot *allium_document_get_snapshot(AlliumDocument *self);
+/* Whether the engine still works on the stages of the newest edit. */
 gboolean allium_document_get_compiling(AlliumDocument *self);
-/* The newest lightmap of the current snapshot (borrowed; take a reference to keep it), or
- * NULL when it is not lit (no world, no light sources). */
+/* The status of the engine's stages, into OUT[AL_STAGE_COUNT]. */
+void allium_document_get_stages(AlliumDocument *self, al_stage_status out[AL_STAGE_COUNT]);
+/* The newest lightmap that fits the current snapshot's scene (borrowed; take a reference
+ * to keep it), or NULL when it is not lit (no world yet, no light sources). */
 AlliumLightmap *allium_document_get_lightmap(AlliumDocument *self);
-/* Whether the solver is still refining the current snapshot's light. */
+/* Whether the engine is still working on the light (correcting an edit, or shooting). */
 gboolean allium_document_get_lighting(AlliumDocument *self);
 
-/* Radiosity controls. By default every new snapshot's light is refined until the residual
- * is the target (run). Pause stops after the current shot and keeps the solver paused for
- * later snapshots too (they show their direct light); step shoots SHOTS more and pauses;
- * reset goes back to before the first shot (dark) and pauses; run goes on to the target.
- * Every lightmap on the way arrives through "lit". */
+/* The residual a run stops at by default: 1% of the emitted light left unshot. */
+#define ALLIUM_LIGHT_RESIDUAL 0.01
+
+/* Radiosity controls (al_live_light_*). By default the solver runs: after every edit it
+ * corrects the light the edit changed, then shoots until the residual is the target.
+ * Step shoots SHOTS more and then waits (edits are still corrected); reset goes back to
+ * before the first shot (dark) and waits; pause stops all work on the light, corrections
+ * included, until run or step; run goes on to the target. Every lightmap on the way
+ * arrives through "lit". */
 void allium_document_light_run(AlliumDocument *self);
 void allium_document_light_pause(AlliumDocument *self);
 void allium_document_light_step(AlliumDocument *self, int shots);
 void allium_document_light_reset(AlliumDocument *self);
+al_light_mode allium_document_get_light_mode(AlliumDocument *self);
 gboolean allium_document_get_light_paused(AlliumDocument *self);
 /* The residual runs stop at (unshot / emitted power; 0.01 unless set). */
 void allium_document_set_light_target(AlliumDocument *self, double residual);
 double allium_document_get_light_target(AlliumDocument *self);
 
-/* The residual after each lightmap of the current snapshot, oldest first (the compile
- * panel's plot). */
+/* The residual after each lightmap, oldest first (the compile panel's plot); a reset or a
+ * new solver's first light starts it again. */
 typedef struct {
     gint64 shots;
     double residual;
 } AlliumResidualPoint;
 const AlliumResidualPoint *allium_document_get_residuals(AlliumDocument *self, guint *count);
-/* Bumped by every edit: a snapshot of an older generation is out of date. */
+/* Bumped by every edit and preview: a snapshot of an older generation is out of date. */
 guint64 allium_document_get_generation(AlliumDocument *self);
-void allium_document_request_compile(AlliumDocument *self);
+
+/* --- previews of a drag: compiled, never written ------------------------------------- */
+
+/* Shows BRUSHES and the point ENTITIES as the transform MATRIX (rows of a 3x4 affine map,
+ * as allium_document_transform) would leave them: the engine compiles it like an edit, the
+ * document is not touched. A later preview replaces it. An edit, undo or redo ends it; so
+ * does allium_document_preview_end, which shows the document's map again (Escape). */
+void allium_document_preview_transform(AlliumDocument *self, const gint64 *brushes,
+                                       guint brush_count, const gint64 *entities,
+                                       guint entity_count, const double matrix[3][4]);
+void allium_document_preview_end(AlliumDocument *self);
+gboolean allium_document_get_previewing(AlliumDocument *self);
 
 gboolean allium_document_can_undo(AlliumDocument *self);
 gboolean allium_document_can_redo(AlliumDocument *self);

@@ -1,8 +1,8 @@
 /* AlliumLightmap (see allium-lightmap.h): a copy of a solver's lightmaps, converted for
  * upload.
  *
- * Workload: one copy after the direct light and then at most four a second while the
- * solver runs; lq-e3m4's atlas (1024 x 660) takes a few milliseconds to copy and convert.
+ * Workload: one copy with each light snapshot and then at most four a second while the
+ * solver runs; lq-e3m4's atlas (about 1024 x 700) takes a few milliseconds to convert.
  */
 #include "allium-config.h"
 
@@ -14,33 +14,26 @@ static void clear_lightmap(gpointer data)
 {
     AlliumLightmap *lightmap = data;
     g_free(lightmap->rgba);
-    allium_snapshot_unref(lightmap->snapshot);
 }
 
-AlliumLightmap *allium_lightmap_new(AlliumSnapshot *snapshot)
+AlliumLightmap *allium_lightmap_new(const al_live_lightmap *copy)
 {
-    g_return_val_if_fail(snapshot != NULL, NULL);
-    if (!snapshot->rad) return NULL;
-    al_rad_lightmap map;
-    if (al_rad_snapshot(snapshot->rad, &map) != AL_OK) return NULL;
-    gsize bytes = (gsize) map.width * (gsize) map.height * 4;
+    g_return_val_if_fail(copy != NULL, NULL);
+    const al_rad_lightmap *map = al_live_lightmap_texels(copy);
+    gsize bytes = (gsize) map->width * (gsize) map->height * 4;
     guint8 *rgba = bytes ? g_try_malloc(bytes) : NULL;
-    if (!rgba) {
-        al_rad_lightmap_free(&map);
-        return NULL;
-    }
-    al_lightmap_to_rgba8(&map, rgba);
-
+    if (!rgba) return NULL;
+    al_lightmap_to_rgba8(map, rgba);
     AlliumLightmap *lightmap = g_atomic_rc_box_new0(AlliumLightmap);
-    lightmap->snapshot = allium_snapshot_ref(snapshot);
-    lightmap->width = map.width;
-    lightmap->height = map.height;
+    lightmap->light_generation = al_snapshot_generation(al_live_lightmap_snapshot(copy));
+    lightmap->serial = al_live_lightmap_serial(copy);
+    lightmap->width = map->width;
+    lightmap->height = map->height;
     lightmap->rgba = rgba;
-    al_rad_get_stats(snapshot->rad, &lightmap->stats);
+    lightmap->stats = *al_live_lightmap_stats(copy);
     /* The copy, not the solver a moment later, is what the texels show. */
-    lightmap->stats.shots = map.shots;
-    lightmap->stats.residual = map.residual;
-    al_rad_lightmap_free(&map);
+    lightmap->stats.shots = map->shots;
+    lightmap->stats.residual = map->residual;
     return lightmap;
 }
 

@@ -1,11 +1,12 @@
-/* AlliumLightmap: one copy of a snapshot's lightmap atlas as the views upload it.
+/* AlliumLightmap: one copy of a solver's lightmap atlas as the views upload it.
  *
- * The radiosity solver of a snapshot (AlliumSnapshot.rad) keeps refining after the
- * snapshot is published; each copy of its lightmaps it hands to the views is one of
- * these: the atlas already converted to the renderer's RGBA8 texels (on the worker, so
- * the main thread only uploads), the solver's statistics when it was taken, and a
- * reference to the snapshot whose scene it fits. Immutable once made, reference counted
- * (atomically): a view keeps the one it uploaded until it uploads the next.
+ * The live engine's solver keeps refining the light after its snapshot is published, and
+ * copies its lightmaps at a steady rate (al_live_current_lightmap); each copy the views
+ * get is one of these: the atlas already converted to the renderer's RGBA8 texels (on the
+ * engine's thread, so the main thread only uploads), the solver's statistics when it was
+ * taken, and the generation of the solver's snapshot. A scene whose lightmap places are
+ * that solver's (AlliumSnapshot.light_generation) draws it. Immutable once made, reference
+ * counted (atomically): a view keeps the one it uploaded until it uploads the next.
  */
 #pragma once
 
@@ -16,7 +17,8 @@ G_BEGIN_DECLS
 #define ALLIUM_TYPE_LIGHTMAP (allium_lightmap_get_type())
 
 typedef struct _AlliumLightmap {
-    AlliumSnapshot *snapshot; /* owned reference: its scene has this atlas's coordinates */
+    guint64 light_generation; /* of the light snapshot whose solver it copies */
+    guint64 serial;           /* the engine's copy number: later copies have larger ones */
     int width, height;        /* the atlas, in texels */
     guint8 *rgba;             /* owned: width * height * 4 bytes (al_lightmap_to_rgba8) */
     al_rad_stats stats;       /* the solver's, as the copy shows it */
@@ -24,9 +26,8 @@ typedef struct _AlliumLightmap {
 
 GType allium_lightmap_get_type(void) G_GNUC_CONST;
 
-/* Copies the lightmaps of SNAPSHOT's solver as they are now (al_rad_snapshot: it does
- * not stop a running solver). Any thread. NULL without a solver or when memory ran out. */
-AlliumLightmap *allium_lightmap_new(AlliumSnapshot *snapshot);
+/* The engine's copy COPY, converted. Any thread. NULL when memory ran out. */
+AlliumLightmap *allium_lightmap_new(const al_live_lightmap *copy);
 
 AlliumLightmap *allium_lightmap_ref(AlliumLightmap *lightmap);
 

@@ -1,9 +1,9 @@
-/* AlliumSnapshot (see allium-snapshot.h): ownership of one compiled state of a map, the
- * look-ups the views need from it (document rows to input indices, entity properties)
- * and its one-line description for the status bar.
+/* AlliumSnapshot (see allium-snapshot.h): ownership of one compiled state of a map, its
+ * scene, the look-ups the views need from it (document rows to input indices, entity
+ * properties) and its one-line description for the status bar.
  *
- * Workload: one snapshot per compile; the look-ups run per click and per frame, so rows
- * are indexed by hash tables built once on the compile thread. */
+ * Workload: one snapshot per stage the engine publishes; the look-ups run per click and
+ * per frame (rows to indices: a binary search in the engine snapshot's table). */
 #include "allium-config.h"
 
 #include "allium-snapshot.h"
@@ -20,43 +20,41 @@ G_DEFINE_BOXED_TYPE(AlliumSnapshot, allium_snapshot, allium_snapshot_ref, allium
 static void clear_snapshot(gpointer data)
 {
     AlliumSnapshot *s = data;
-    /* The scene and the solver point into the world (the solver into the input too):
-     * they go first. */
+    /* The scene borrows the engine snapshot's world: it goes first. */
     al_scene_destroy(s->scene);
-    al_rad_destroy(s->rad);
-    /* Only the solver read the base's. */
-    allium_snapshot_unref(s->light_base);
-    al_world_destroy(s->world);
-    al_face_polys_free(&s->polys);
-    g_clear_pointer(&s->brush_rows, g_hash_table_unref);
-    g_clear_pointer(&s->entity_rows, g_hash_table_unref);
-    al_doc_input_free(&s->input);
+    al_snapshot_release(s->engine);
     al_diag_list_clear(&s->diags);
 }
 
-static GHashTable *index_rows(const int64_t *rows, int count)
-{
-    GHashTable *table = g_hash_table_new(g_int64_hash, g_int64_equal);
-    for (int i = 0; rows && i < count; i++)
-        g_hash_table_insert(table, (gpointer) &rows[i], GINT_TO_POINTER(i + 1));
-    return table;
-}
-
-static int lookup_row(GHashTable *table, gint64 row)
-{
-    if (!table) return -1;
-    return GPOINTER_TO_INT(g_hash_table_lookup(table, &row)) - 1;
-}
-
-AlliumSnapshot *allium_snapshot_new(al_doc_input *input, guint64 generation)
+AlliumSnapshot *allium_snapshot_new(al_snapshot *engine, const al_diag_list *doc_diags)
 {
     AlliumSnapshot *s = g_atomic_rc_box_new0(AlliumSnapshot);
-    s->generation = generation;
     s->status = AL_OK;
     s->lights = -1;
-    if (input) {
-        s->input = *input;
-        memset(input, 0, sizeof *input);
+    if (doc_diags) al_diag_append(&s->diags, doc_diags);
+    if (!engine) return s;
+    s->engine = al_snapshot_ref(engine);
+    s->generation = al_snapshot_generation(engine);
+    s->stage = al_snapshot_stage(engine);
+    s->input.input = *al_snapshot_input(engine);
+    s->input.brush_ids = al_snapshot_brush_ids(engine);
+    s->input.entity_ids = al_snapshot_entity_ids(engine);
+    s->world = al_snapshot_world(engine);
+    s->rad = s->world ? al_snapshot_rad(engine) : NULL;
+    s->status = al_snapshot_status(engine);
+    s->from_cache = al_snapshot_from_cache(engine);
+    s->light_from_cache = al_snapshot_light_from_cache(engine);
+    al_diag_append(&s->diags, al_snapshot_diagnostics(engine));
+    if (s->rad) {
+        al_rad_stats st;
+        al_rad_get_stats(s->rad, &st);
+        s->lights = st.lights;
+    }
+    if (s->world) {
+        al_world_stats ws;
+        al_world_get_stats(s->world, &ws);
+        s->blocks = ws.blocks;
+        s->blocks_built = ws.blocks_built;
     }
     return s;
 }
@@ -71,23 +69,61 @@ void allium_snapshot_unref(AlliumSnapshot *snapshot)
     if (snapshot) g_atomic_rc_box_release_full(snapshot, clear_snapshot);
 }
 
-void allium_snapshot_index_rows(AlliumSnapshot *snapshot)
+/* A key of what brush B's mesh is made of, lightmaps aside: its faces (their version), its
+ * entity's class (which colours its outline) and the materials' colours. */
+static guint64 mesh_key(guint64 own, guint64 entity, guint64 materials)
 {
-    g_clear_pointer(&snapshot->brush_rows, g_hash_table_unref);
-    g_clear_pointer(&snapshot->entity_rows, g_hash_table_unref);
-    snapshot->brush_rows = index_rows(snapshot->input.brush_ids, snapshot->input.input.brush_count);
-    snapshot->entity_rows =
-        index_rows(snapshot->input.entity_ids, snapshot->input.input.entity_count);
+    guint64 k = own * 0x9E3779B97F4A7C15ull;
+    k ^= (entity + 0x632BE59BD9B4E019ull) * 0xC2B2AE3D27D4EB4Full;
+    k ^= (materials + 0x165667B19E3779F9ull) * 0x27D4EB2F165667C5ull;
+    return k;
+}
+
+gboolean allium_snapshot_build_scene(AlliumSnapshot *s, const AlliumSnapshot *previous)
+{
+    g_return_val_if_fail(s->scene == NULL, FALSE);
+    if (!s->engine) return TRUE;
+    const al_input *in = &s->input.input;
+    guint64 materials = al_snapshot_materials_version(s->engine);
+    g_autofree guint64 *brush_keys = g_new(guint64, in->brush_count + 1);
+    g_autofree guint64 *entity_keys = g_new(guint64, in->entity_count + 1);
+    for (int e = 0; e < in->entity_count; e++)
+        entity_keys[e] = mesh_key(al_snapshot_entity_version(s->engine, e), 0, 0);
+    for (int b = 0; b < in->brush_count; b++)
+        brush_keys[b] = mesh_key(al_snapshot_brush_version(s->engine, b),
+                                 al_snapshot_entity_version(s->engine, in->brushes[b].entity),
+                                 materials);
+    const al_scene *before = previous ? previous->scene : NULL;
+    /* A later stage of the same light keeps the places its scene has. */
+    const al_rad *rad = before && previous->rad == s->rad ? NULL : s->rad;
+    al_scene_desc desc = {
+        .input = in,
+        .world = s->world,
+        .rad = rad,
+        .previous = before,
+        .brush_ids = s->input.brush_ids,
+        .brush_keys = brush_keys,
+        .entity_ids = s->input.entity_ids,
+        .entity_keys = entity_keys,
+    };
+    if (al_scene_build(&desc, &s->scene) != AL_OK) {
+        s->scene = NULL;
+        return FALSE;
+    }
+    /* The lightmap places: this solver's, or kept from the scene before. */
+    if (rad) s->light_generation = s->generation;
+    else if (before) s->light_generation = previous->light_generation;
+    return TRUE;
 }
 
 int allium_snapshot_brush_index(const AlliumSnapshot *snapshot, gint64 row)
 {
-    return lookup_row(snapshot->brush_rows, row);
+    return snapshot->engine ? al_snapshot_find_brush(snapshot->engine, row) : -1;
 }
 
 int allium_snapshot_entity_index(const AlliumSnapshot *snapshot, gint64 row)
 {
-    return lookup_row(snapshot->entity_rows, row);
+    return snapshot->engine ? al_snapshot_find_entity(snapshot->engine, row) : -1;
 }
 
 const char *allium_snapshot_entity_value(const AlliumSnapshot *snapshot, int entity,
@@ -144,6 +180,16 @@ void allium_snapshot_count_diags(const AlliumSnapshot *snapshot, int *errors, in
 char *allium_snapshot_describe(const AlliumSnapshot *snapshot)
 {
     GString *text = g_string_new(NULL);
+    if (!snapshot->world && snapshot->status == AL_OK) {
+        /* The map as it is, shown while its first compile runs. */
+        int brushes = snapshot->input.input.brush_count;
+        g_string_append(text, _("Compiling…"));
+        g_string_append(text, " · ");
+        g_string_append_printf(text, g_dngettext(GETTEXT_PACKAGE, "%d brush", "%d brushes",
+                                                 (gulong) brushes),
+                               brushes);
+        return g_string_free(text, FALSE);
+    }
     if (!snapshot->world) {
         g_string_append_printf(text, _("Compile failed: %s"),
                                allium_status_message(snapshot->status));

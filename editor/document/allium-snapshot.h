@@ -1,21 +1,22 @@
-/* AlliumSnapshot: one compiled state of a map document, immutable once published.
+/* AlliumSnapshot: one compiled state of a map document as the editor shows it, immutable
+ * once published.
  *
- * A snapshot is what every view draws and picks from: the compiler input the document
- * produced, the polygons of every brush, the compiled world, its radiosity solver and the
- * renderer's scene (with the solver's lightmap coordinates). It is built on the compile
- * thread and handed to the main thread whole; after that nobody changes it, so any thread
- * may read it, with one exception: the solver goes on shooting on a light job's worker
- * (allium-light-job.h), and reaches the views only as AlliumLightmap copies. It is
- * reference counted (atomically): a view keeps the snapshot it gave its renderer alive
- * until it gives it the next one, so a new compile never frees a scene that a renderer
- * still borrows, and a light job keeps the one it lights, so a solver never outlives the
- * world and input it points to.
+ * A snapshot is what every view draws and picks from: a published snapshot of the live
+ * engine (al-live.h: the map as compiler input with the document's row ids, the compiled
+ * world, its radiosity solver) and the renderer's scene for it. Snapshots are made on the
+ * engine's thread, one per stage the engine publishes, the scene of each built from the
+ * one before (only the meshes of brushes that changed are built), and handed to the main
+ * thread whole; after that nobody changes them, so any thread may read them. The solver
+ * goes on shooting on the engine's thread and reaches the views only as AlliumLightmap
+ * copies. Reference counted (atomically): a view keeps the snapshot it gave its renderer
+ * alive until it gives it the next, so a newer snapshot never frees a scene that a
+ * renderer still borrows.
  */
 #pragma once
 
 #include <glib-object.h>
 
-#include "al-faces.h"
+#include "al-live.h"
 #include "al-render.h"
 #include "al-world.h"
 #include "store/document.h"
@@ -25,49 +26,48 @@ G_BEGIN_DECLS
 #define ALLIUM_TYPE_SNAPSHOT (allium_snapshot_get_type())
 
 typedef struct _AlliumSnapshot {
-    guint64 generation;   /* the document edit generation this was compiled for */
-    al_doc_input input;   /* owned: the compiler input, with document row ids */
-    al_face_polys polys;  /* owned: polygons of every brush, for drawing and picking */
-    al_world *world;      /* owned; NULL when the compile failed (see diags) */
-    al_rad *rad;          /* owned, points at world and input; direct light shot. NULL
-                           * without a world, without light sources, or out of memory.
-                           * Only a light job steps it; others may take copies and stats */
-    int lights;           /* light sources the solver found; -1: no solver was made */
-    struct _AlliumSnapshot *light_base; /* owned reference, main thread only: the snapshot
-                           * whose solver rad's light was carried from, while rad still
-                           * corrects it (al_rad_base); NULL once the corrections are done,
-                           * or when rad was lit from nothing */
-    al_scene *scene;      /* owned, borrows world, lightmap coordinates from rad; NULL
-                           * only when memory ran out */
+    al_snapshot *engine;  /* owned reference; NULL when the document could not be read */
+    guint64 generation;   /* the edit generation it shows */
+    al_stage stage;       /* the engine's stage that made it */
+    /* The compiler input with the document's row ids (borrowed from ENGINE: storage is
+     * NULL; material_colours NULL, the materials' own colours are the document's). */
+    al_doc_input input;
+    const al_world *world; /* NULL before the first compile or when it failed (see diags) */
+    al_rad *rad;          /* the solver, from the light stage on; NULL before, without light
+                           * sources, or without a world. Only the engine steps it; take
+                           * copies and stats */
+    int lights;           /* light sources the solver found; -1: no solver */
+    al_scene *scene;      /* owned, borrows world; NULL only when memory ran out */
+    guint64 light_generation; /* the generation of the solver whose atlas the scene's
+                               * lightmap places are (kept from the snapshot before for
+                               * faces that did not change); 0: none */
     al_status status;     /* of the compile */
-    al_diag_list diags;   /* owned: input and compile diagnostics */
+    al_diag_list diags;   /* owned: the document's and the compile's diagnostics */
     gboolean from_cache;  /* the world came from the document's cache */
-    double ms_compile;    /* compiling, or loading from the cache and building vis */
-    double ms_light;      /* the solver's patches and the direct light */
-    double ms_total;      /* from the request to the snapshot being ready */
+    gboolean light_from_cache; /* the solver went on from a state the cache held */
+    double ms_total;      /* from the edit to the engine's publication */
+    double ms_work;       /* the stage's own work */
     int blocks, blocks_built; /* of all models; the rest were shared with the previous
-                               * snapshot's world (0, 0 without a world) */
-    char cache_key[33];   /* the input's key in the document's cache; "" when not cached */
-    char light_key[33];   /* its radiosity state's key; "" when not cached */
-    gboolean light_from_cache; /* the solver went on from the state the cache held */
-    /* Document row id -> input index + 1, keys point into input's id arrays. */
-    GHashTable *brush_rows;
-    GHashTable *entity_rows;
+                               * world (0, 0 without a world) */
 } AlliumSnapshot;
 
 GType allium_snapshot_get_type(void) G_GNUC_CONST;
 
-/* A new, empty snapshot owning INPUT (moved in: the caller's copy is zeroed). */
-AlliumSnapshot *allium_snapshot_new(al_doc_input *input, guint64 generation);
+/* A snapshot of ENGINE (a reference is taken; NULL: an empty one for a document that
+ * could not be read) showing generation GENERATION, without a scene yet. DOC_DIAGS (may be
+ * NULL) are the document's own problems, shown with the compile's. Any thread. */
+AlliumSnapshot *allium_snapshot_new(al_snapshot *engine, const al_diag_list *doc_diags);
 
 AlliumSnapshot *allium_snapshot_ref(AlliumSnapshot *snapshot);
 
-/* Drops a reference; the last one frees the scene and the solver before the world they
- * point to. Any thread. NULL is a no-op. */
+/* Drops a reference; the last one frees the scene before the engine snapshot it points
+ * into. Any thread. NULL is a no-op. */
 void allium_snapshot_unref(AlliumSnapshot *snapshot);
 
-/* Fills the row id tables. Any thread; called once while building. */
-void allium_snapshot_index_rows(AlliumSnapshot *snapshot);
+/* Builds the snapshot's scene from PREVIOUS's (may be NULL: built whole): the meshes of
+ * brushes and entities whose content did not change are taken over. False if memory ran
+ * out (the snapshot then has no scene). Any thread; called once while making it. */
+gboolean allium_snapshot_build_scene(AlliumSnapshot *snapshot, const AlliumSnapshot *previous);
 
 /* Input index of the brush (or entity) with document row id ROW, or -1. */
 int allium_snapshot_brush_index(const AlliumSnapshot *snapshot, gint64 row);

@@ -118,8 +118,10 @@ gboolean step_build_from_empty(SelfTest *t)
         return FALSE;
     }
     case BUILD_BOX: {
-        double *lo = in->brush_count == 1 ? snap->polys.brush_mins[0] : NULL;
-        double *hi = in->brush_count == 1 ? snap->polys.brush_maxs[0] : NULL;
+        double box_lo[3], box_hi[3];
+        gboolean one = in->brush_count == 1 && snap->scene &&
+                       al_scene_brush_bounds(snap->scene, 0, box_lo, box_hi);
+        double *lo = one ? box_lo : NULL, *hi = one ? box_hi : NULL;
         check(t, lo && fabs(lo[0] + ROOM_HALF) < 1e-6 && fabs(hi[1] - ROOM_HALF) < 1e-6 &&
                      hi[2] - lo[2] >= 4 * g,
               "the brush tool drew the 512 × 512 box (%d brushes)", in->brush_count);
@@ -153,8 +155,10 @@ gboolean step_build_from_empty(SelfTest *t)
         check_room(t, "built");
         double floor_z = G_MAXDOUBLE, ceiling_z = -G_MAXDOUBLE;
         for (int b = 0; b < in->brush_count; b++) {
-            floor_z = MIN(floor_z, snap->polys.brush_mins[b][2]);
-            ceiling_z = MAX(ceiling_z, snap->polys.brush_maxs[b][2]);
+            double lo[3], hi[3];
+            if (!snap->scene || !al_scene_brush_bounds(snap->scene, b, lo, hi)) continue;
+            floor_z = MIN(floor_z, lo[2]);
+            ceiling_z = MAX(ceiling_z, hi[2]);
         }
         for (int e = 1; e < in->entity_count; e++) {
             double o[3] = {0, 0, 0};

@@ -105,18 +105,16 @@ static void selection_guides(AlliumView *self, const double offset[3], GArray *p
 {
     AlliumSnapshot *snap = allium_view_get_snapshot(self);
     if (!snap || !snap->scene || !self->selection) return;
-    const al_face_polys *polys = &snap->polys;
     guint count;
     const gint64 *rows = allium_selection_get_brushes(self->selection, &count);
     for (guint i = 0; i < count && points->len < MAX_GUIDE_POINTS; i++) {
         int b = allium_snapshot_brush_index(snap, rows[i]);
-        if (b < 0 || b >= polys->brush_count) continue;
-        for (int f = polys->brush_first[b]; f < polys->brush_first[b + 1]; f++) {
-            const al_face_poly *fp = &polys->faces[f];
-            for (int k = 0; k < fp->point_count; k++) {
+        for (int f = 0; f < al_scene_brush_face_count(snap->scene, b); f++) {
+            int n;
+            const double (*poly)[3] = al_scene_brush_face(snap->scene, b, f, &n, NULL);
+            for (int k = 0; k < n; k++) {
                 double a[3], z[3];
-                const double *p = polys->points[fp->first_point + k];
-                const double *q = polys->points[fp->first_point + (k + 1) % fp->point_count];
+                const double *p = poly[k], *q = poly[(k + 1) % n];
                 for (int j = 0; j < 3; j++) a[j] = p[j] + offset[j], z[j] = q[j] + offset[j];
                 add_segment(points, a, z);
             }
@@ -420,10 +418,9 @@ static void commit_band(AlliumView *self)
     ((lo)[r] >= self->edit_mins[r] && (hi)[r] <= self->edit_maxs[r] &&                         \
      (lo)[u] >= self->edit_mins[u] && (hi)[u] <= self->edit_maxs[u])
     g_autoptr(GArray) brushes = g_array_new(FALSE, FALSE, sizeof(gint64));
-    const al_face_polys *polys = &snap->polys;
-    for (int b = 0; b < polys->brush_count && snap->input.brush_ids; b++) {
-        if (polys->brush_first[b] == polys->brush_first[b + 1]) continue;
-        if (INSIDE(polys->brush_mins[b], polys->brush_maxs[b]))
+    for (int b = 0; b < snap->input.input.brush_count && snap->input.brush_ids; b++) {
+        double lo[3], hi[3];
+        if (al_scene_brush_bounds(snap->scene, b, lo, hi) && INSIDE(lo, hi))
             g_array_append_val(brushes, snap->input.brush_ids[b]);
     }
     AlliumSelectMode mode = self->edit_add ? ALLIUM_SELECT_TOGGLE : ALLIUM_SELECT_REPLACE;

@@ -138,8 +138,9 @@ static void update_selected_indices(AlliumView *self, const AlliumSnapshot *snap
 static void update_lightmap(AlliumView *self, AlliumSnapshot *snap)
 {
     if (self->kind != AL_VIEW_3D) return;
+    (void) snap;
+    /* The document's lightmap is the one whose atlas the current scene's places are in. */
     AlliumLightmap *lightmap = self->document ? allium_document_get_lightmap(self->document) : NULL;
-    if (lightmap && lightmap->snapshot != snap) lightmap = NULL;
     if (lightmap == self->uploaded) return;
     g_clear_pointer(&self->uploaded, allium_lightmap_unref);
     if (!lightmap) {
@@ -303,8 +304,7 @@ static gboolean gl_render_cb(GtkGLArea *area, GdkGLContext *context, AlliumView 
         al_renderer_set_scene(self->renderer, snap ? snap->scene : NULL);
         g_clear_pointer(&self->drawn, allium_snapshot_unref);
         self->drawn = snap ? allium_snapshot_ref(snap) : NULL;
-        /* A new scene drops the renderer's lightmap. */
-        g_clear_pointer(&self->uploaded, allium_lightmap_unref);
+        /* The lightmap uploaded stays: the new scene keeps the places of what it kept. */
     }
     update_lightmap(self, snap);
     update_splits(self, snap);

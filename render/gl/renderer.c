@@ -1,5 +1,6 @@
-/* The GL renderer (al-render.h): uploads a scene's meshes once, then per frame decides
- * which faces to draw and issues a handful of draw calls.
+/* The GL renderer (al-render.h): keeps the meshes of the scenes it is given in its mesh
+ * store (uploading only those it has not seen: after an edit, the brushes it changed),
+ * then per frame decides which faces to draw and issues a handful of draw calls.
  *
  * Culling, 3D views: the faces the vis leaves list are drawn only if one of the leaves in
  * the PVS of the eye's leaf lists them (a stamp per face marks them, so nothing is cleared
@@ -20,8 +21,7 @@
  * variant, unchanged from before lightmaps. Snapshots of a running solver replace the
  * texels in place.
  * All functions need the renderer's GL context current. */
-#include "gl/shaders.h"
-#include "scene/scene.h"
+#include "gl/mesh-store.h"
 
 #include <cglm/cglm.h>
 #include <math.h>
@@ -43,9 +43,14 @@ typedef struct range_list {
 struct al_renderer {
     al_program plain, lightmapped; /* the two variants of the program */
     const al_program *prog;        /* the one this frame uses */
-    gl_buffer faces, edges, entity_tris, entity_lines, portal_tris, portal_lines, leak, grid,
-        radius, splits, marker, guides;
+    gl_mesh_store store;           /* brush and entity meshes */
+    gl_buffer portal_tris, portal_lines, leak, grid, splits, marker, guides;
+    bool portals_made;             /* for the current scene (made when first drawn) */
     const al_scene *scene; /* borrowed, see al_renderer_set_scene */
+    /* Where the current scene's meshes are, by input brush and by entity mesh: the first
+     * vertex in the store's buffers (-1: not drawn). */
+    int32_t *brush_tri, *brush_line;
+    int32_t *entity_tri, *entity_line, *entity_radius;
     uint32_t *stamp;       /* per scene face: the frame that found it in the PVS */
     uint32_t *leaf_stamp;  /* per scene face: the frame that found it in the eye's leaf */
     uint32_t frame;
@@ -76,21 +81,7 @@ static void buffer_init(gl_buffer *b)
 {
     glGenVertexArrays(1, &b->vao);
     glGenBuffers(1, &b->vbo);
-    glBindVertexArray(b->vao);
-    glBindBuffer(GL_ARRAY_BUFFER, b->vbo);
-    glEnableVertexAttribArray(AL_ATTR_POS);
-    glVertexAttribPointer(AL_ATTR_POS, 3, GL_FLOAT, GL_FALSE, sizeof(al_vertex),
-                          (void *) offsetof(al_vertex, pos));
-    glEnableVertexAttribArray(AL_ATTR_NORMAL);
-    glVertexAttribPointer(AL_ATTR_NORMAL, 3, GL_FLOAT, GL_FALSE, sizeof(al_vertex),
-                          (void *) offsetof(al_vertex, normal));
-    glEnableVertexAttribArray(AL_ATTR_COLOUR);
-    glVertexAttribPointer(AL_ATTR_COLOUR, 4, GL_UNSIGNED_BYTE, GL_TRUE, sizeof(al_vertex),
-                          (void *) offsetof(al_vertex, colour));
-    glEnableVertexAttribArray(AL_ATTR_LIGHTMAP);
-    glVertexAttribPointer(AL_ATTR_LIGHTMAP, 2, GL_FLOAT, GL_FALSE, sizeof(al_vertex),
-                          (void *) offsetof(al_vertex, lightmap));
-    glBindVertexArray(0);
+    gl_vertex_layout(b->vao, b->vbo);
     b->count = 0;
 }
 
@@ -169,20 +160,22 @@ al_renderer *al_renderer_create(char *error, size_t error_size)
         return NULL;
     }
     r->prog = &r->plain;
-    gl_buffer *all[] = {&r->faces,        &r->edges,        &r->entity_tris, &r->entity_lines,
-                        &r->portal_tris,  &r->portal_lines, &r->leak,        &r->grid,
-                        &r->radius,       &r->splits,       &r->marker,      &r->guides};
+    gl_buffer *all[] = {&r->portal_tris, &r->portal_lines, &r->leak,  &r->grid,
+                        &r->splits,      &r->marker,       &r->guides};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) buffer_init(all[i]);
+    gl_mesh_store_init(&r->store);
     return r;
 }
 
 void al_renderer_destroy(al_renderer *r)
 {
     if (!r) return;
-    gl_buffer *all[] = {&r->faces,        &r->edges,        &r->entity_tris, &r->entity_lines,
-                        &r->portal_tris,  &r->portal_lines, &r->leak,        &r->grid,
-                        &r->radius,       &r->splits,       &r->marker,      &r->guides};
+    gl_buffer *all[] = {&r->portal_tris, &r->portal_lines, &r->leak,  &r->grid,
+                        &r->splits,      &r->marker,       &r->guides};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) buffer_destroy(all[i]);
+    gl_mesh_store_free(&r->store);
+    free(r->brush_tri), free(r->brush_line);
+    free(r->entity_tri), free(r->entity_line), free(r->entity_radius);
     if (r->lightmap) glDeleteTextures(1, &r->lightmap);
     free(r->lightmap_bytes);
     al_program_destroy(&r->plain);
@@ -228,10 +221,24 @@ bool al_renderer_set_splits(al_renderer *r, const al_block_splits *s)
     return true;
 }
 
+/* Room for the current scene's mesh places; false if memory ran out. */
+static bool place_tables(al_renderer *r, const al_scene *s)
+{
+    free(r->brush_tri), free(r->brush_line);
+    free(r->entity_tri), free(r->entity_line), free(r->entity_radius);
+    size_t nb = (size_t) s->brush_count + 1, ne = (size_t) s->entity_count + 1;
+    r->brush_tri = malloc(nb * sizeof *r->brush_tri);
+    r->brush_line = malloc(nb * sizeof *r->brush_line);
+    r->entity_tri = malloc(ne * sizeof *r->entity_tri);
+    r->entity_line = malloc(ne * sizeof *r->entity_line);
+    r->entity_radius = malloc(ne * sizeof *r->entity_radius);
+    return r->brush_tri && r->brush_line && r->entity_tri && r->entity_line && r->entity_radius;
+}
+
 void al_renderer_set_scene(al_renderer *r, const al_scene *s)
 {
     r->scene = s;
-    r->lightmap_valid = false; /* the texture stays, to be refilled in place */
+    r->portals_made = false;
     free(r->stamp);
     free(r->leaf_stamp);
     free(r->leaves);
@@ -239,21 +246,28 @@ void al_renderer_set_scene(al_renderer *r, const al_scene *s)
     r->leaves = NULL;
     r->leaf_cap = 0;
     r->frame = 0;
+    /* The meshes the scene shares with the last one stay where they are. */
+    gl_mesh_store_begin(&r->store);
+    if (s && !place_tables(r, s)) s = r->scene = NULL;
+    for (int32_t b = 0; s && b < s->brush_count; b++) {
+        const gl_mesh_slot *slot = s->brushes[b] ? gl_mesh_store_take(&r->store, s->brushes[b]) : NULL;
+        r->brush_tri[b] = slot ? slot->tri : -1;
+        r->brush_line[b] = slot ? slot->line : -1;
+    }
+    for (int32_t e = 0; s && e < s->entity_count; e++) {
+        const gl_mesh_slot *slot = gl_mesh_store_take(&r->store, s->entities[e]);
+        r->entity_tri[e] = slot ? slot->tri : -1;
+        r->entity_line[e] = slot ? slot->line : -1;
+        r->entity_radius[e] = slot ? slot->radius : -1;
+    }
+    gl_mesh_store_finish(&r->store);
+    buffer_upload(&r->portal_tris, NULL, 0, GL_STATIC_DRAW);
+    buffer_upload(&r->portal_lines, NULL, 0, GL_STATIC_DRAW);
     if (!s) {
-        gl_buffer *all[] = {&r->faces,       &r->edges,        &r->entity_tris,
-                            &r->entity_lines, &r->portal_tris, &r->portal_lines, &r->leak,
-                            &r->radius};
-        for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) buffer_upload(all[i], NULL, 0, GL_STATIC_DRAW);
+        buffer_upload(&r->leak, NULL, 0, GL_STATIC_DRAW);
         return;
     }
-    buffer_upload(&r->faces, s->tris, s->tri_count, GL_STATIC_DRAW);
-    buffer_upload(&r->edges, s->edges, s->edge_count, GL_STATIC_DRAW);
-    buffer_upload(&r->entity_tris, s->entity_tris, s->entity_tri_count, GL_STATIC_DRAW);
-    buffer_upload(&r->entity_lines, s->entity_lines, s->entity_line_count, GL_STATIC_DRAW);
-    buffer_upload(&r->portal_tris, s->portal_tris, s->portal_tri_count, GL_STATIC_DRAW);
-    buffer_upload(&r->portal_lines, s->portal_lines, s->portal_line_count, GL_STATIC_DRAW);
     buffer_upload(&r->leak, s->leak_lines, s->leak_line_count, GL_STATIC_DRAW);
-    buffer_upload(&r->radius, s->radius_lines, s->radius_line_count, GL_STATIC_DRAW);
     r->stamp = calloc((size_t) s->face_count + 1, sizeof *r->stamp);
     r->leaf_stamp = calloc((size_t) s->face_count + 1, sizeof *r->leaf_stamp);
     if (s->world) {
@@ -261,6 +275,22 @@ void al_renderer_set_scene(al_renderer *r, const al_scene *s)
         r->leaves = malloc(((size_t) r->leaf_cap + 1) * sizeof *r->leaves);
         if (!r->leaves) r->leaf_cap = 0;
     }
+}
+
+/* The portals of the scene's world, made the first time a frame draws them. */
+static void make_portals(al_renderer *r)
+{
+    if (r->portals_made || !r->scene) return;
+    r->portals_made = true;
+    al_vertex *tris = NULL, *lines = NULL;
+    int32_t tri_count = 0, line_count = 0;
+    if (r->scene->world &&
+        al_scene_portal_mesh(r->scene->world, &tris, &tri_count, &lines, &line_count)) {
+        buffer_upload(&r->portal_tris, tris, tri_count, GL_STATIC_DRAW);
+        buffer_upload(&r->portal_lines, lines, line_count, GL_STATIC_DRAW);
+    }
+    free(tris);
+    free(lines);
 }
 
 /* The six planes of the view frustum from MVP (column-major), as a x + b y + c z + d >= 0
@@ -286,6 +316,13 @@ static bool box_outside(const float planes[6][4], const float mn[3], const float
     return false;
 }
 
+static bool box_outside_d(const float planes[6][4], const double mn[3], const double mx[3])
+{
+    const float lo[3] = {(float) mn[0], (float) mn[1], (float) mn[2]};
+    const float hi[3] = {(float) mx[0], (float) mx[1], (float) mx[2]};
+    return box_outside(planes, lo, hi);
+}
+
 static void set_pass(al_renderer *r, float lit, const float tint[4], const float over[4])
 {
     static const float one[4] = {1, 1, 1, 1}, none[4] = {0, 0, 0, 0};
@@ -296,10 +333,10 @@ static void set_pass(al_renderer *r, float lit, const float tint[4], const float
     glUniform4fv(r->prog->u_over, 1, over ? over : none);
 }
 
-static void draw_ranges(const gl_buffer *b, GLenum mode, const range_list *l)
+static void draw_ranges(const gl_arena *a, GLenum mode, const range_list *l)
 {
-    if (l->n == 0 || b->count == 0) return;
-    glBindVertexArray(b->vao);
+    if (l->n == 0 || a->end == 0) return;
+    glBindVertexArray(a->vao);
     glMultiDrawArrays(mode, l->first, l->count, l->n);
 }
 
@@ -324,28 +361,33 @@ static int stamp_pvs(al_renderer *r, const double eye[3])
         int count;
         const al_leaf_face *lf = al_world_leaf_faces(s->world, r->leaves[i], &count);
         for (int j = 0; j < count; j++) {
-            int f = al_scene_face_index(s, lf[j].brush, lf[j].face);
+            int f = al_scene_face_index(s, lf[j].brush, lf[j].face, NULL);
             if (f >= 0) r->stamp[f] = r->frame;
         }
     }
     int count;
     const al_leaf_face *lf = al_world_leaf_faces(s->world, leaf, &count);
     for (int j = 0; j < count; j++) {
-        int f = al_scene_face_index(s, lf[j].brush, lf[j].face);
+        int f = al_scene_face_index(s, lf[j].brush, lf[j].face, NULL);
         if (f >= 0) r->leaf_stamp[f] = r->frame;
     }
     return leaf;
 }
 
 /* Ranges of the triangles (EDGES false) or outlines of brush B's faces. */
-static void add_brush(range_list *l, const al_scene *s, int b, bool edges)
+static void add_brush(range_list *l, const al_renderer *r, int b, bool edges)
 {
-    if (b < 0 || b >= s->brush_count) return;
-    int f0 = s->brush_first_face[b], f1 = s->brush_first_face[b + 1];
-    if (f0 == f1) return;
-    const al_scene_face *a = &s->faces[f0], *z = &s->faces[f1 - 1];
-    if (edges) ranges_add(l, a->first_edge, z->first_edge + z->edge_count - a->first_edge);
-    else ranges_add(l, a->first_tri, z->first_tri + z->tri_count - a->first_tri);
+    const al_scene *s = r->scene;
+    if (b < 0 || b >= s->brush_count || !s->brushes[b] || r->brush_tri[b] < 0) return;
+    const al_mesh *m = s->brushes[b];
+    if (edges) ranges_add(l, r->brush_line[b], m->line_count);
+    else ranges_add(l, r->brush_tri[b], m->tri_count);
+}
+
+/* The entity mesh of input entity E, or -1. */
+static int entity_mesh(const al_scene *s, int e)
+{
+    return e >= 0 && e < s->input_entity_count ? s->mesh_of_entity[e] : -1;
 }
 
 static void selection_ranges(al_renderer *r, const al_draw_options *opt, bool edges,
@@ -354,14 +396,13 @@ static void selection_ranges(al_renderer *r, const al_draw_options *opt, bool ed
     const al_scene *s = r->scene;
     brushes->n = 0;
     for (int i = 0; i < opt->selected_brush_count; i++)
-        add_brush(brushes, s, opt->selected_brushes[i], edges);
+        add_brush(brushes, r, opt->selected_brushes[i], edges);
     entities->n = 0;
     for (int i = 0; i < opt->selected_entity_count; i++) {
-        for (int e = 0; e < s->entity_count; e++) {
-            if (s->entities[e].entity != opt->selected_entities[i]) continue;
-            if (edges) ranges_add(entities, s->entities[e].first_line, s->entities[e].line_count);
-            else ranges_add(entities, s->entities[e].first_tri, s->entities[e].tri_count);
-        }
+        int e = entity_mesh(s, opt->selected_entities[i]);
+        if (e < 0 || r->entity_tri[e] < 0) continue;
+        if (edges) ranges_add(entities, r->entity_line[e], s->entities[e]->line_count);
+        else ranges_add(entities, r->entity_tri[e], s->entities[e]->tri_count);
     }
 }
 
@@ -370,10 +411,33 @@ static void radius_ranges(al_renderer *r, const al_draw_options *opt, range_list
 {
     const al_scene *s = r->scene;
     l->n = 0;
-    for (int i = 0; i < opt->selected_entity_count; i++)
-        for (int e = 0; e < s->entity_count; e++)
-            if (s->entities[e].entity == opt->selected_entities[i])
-                ranges_add(l, s->entities[e].first_radius, s->entities[e].radius_count);
+    for (int i = 0; i < opt->selected_entity_count; i++) {
+        int e = entity_mesh(s, opt->selected_entities[i]);
+        if (e >= 0 && r->entity_radius[e] >= 0)
+            ranges_add(l, r->entity_radius[e], s->entities[e]->radius_count);
+    }
+}
+
+/* Every entity mesh's triangles (except those around the eye), lines or reach. */
+static void entity_ranges(al_renderer *r, int kind, const double *eye, range_list *l)
+{
+    const al_scene *s = r->scene;
+    l->n = 0;
+    for (int e = 0; e < s->entity_count; e++) {
+        const al_mesh *m = s->entities[e];
+        if (r->entity_tri[e] < 0) continue;
+        if (kind == 0) {
+            /* A box around the eye (the camera at a player start) would veil the whole view. */
+            bool around = eye != NULL;
+            for (int k = 0; around && k < 3; k++)
+                around = eye[k] >= m->mins[k] && eye[k] <= m->maxs[k];
+            if (!around) ranges_add(l, r->entity_tri[e], m->tri_count);
+        } else if (kind == 1) {
+            ranges_add(l, r->entity_line[e], m->line_count);
+        } else {
+            ranges_add(l, r->entity_radius[e], m->radius_count);
+        }
+    }
 }
 
 /* Room for NEED vertices in the per-frame line scratch; NULL when memory ran out. */
@@ -508,36 +572,50 @@ static void draw_2d(al_renderer *r, const al_camera *cam, const al_draw_options 
     if (!s) return;
     range_list *edges = &r->opaque_edges;
     edges->n = 0;
-    for (int f = 0; f < s->face_count; f++) {
-        const al_scene_face *sf = &s->faces[f];
-        if ((sf->flags & AL_FACE_TOOL) && !(opt->overlays & AL_OVERLAY_TOOLS)) continue;
-        if (box_outside(planes, sf->mins, sf->maxs)) {
-            st->faces_culled_frustum++;
+    for (int b = 0; b < s->brush_count; b++) {
+        const al_mesh *m = s->brushes[b];
+        if (!m || r->brush_line[b] < 0) continue;
+        if ((m->flags & AL_FACE_TOOL) && !(opt->overlays & AL_OVERLAY_TOOLS)) continue;
+        if (box_outside_d(planes, m->mins, m->maxs)) {
+            st->faces_culled_frustum += m->face_count;
             continue;
         }
-        st->faces_drawn++;
-        ranges_add(edges, sf->first_edge, sf->edge_count);
+        for (int i = 0; i < m->face_count; i++) {
+            const al_mesh_face *sf = &m->faces[i];
+            if ((sf->flags & AL_FACE_TOOL) && !(opt->overlays & AL_OVERLAY_TOOLS)) continue;
+            if (box_outside(planes, sf->mins, sf->maxs)) {
+                st->faces_culled_frustum++;
+                continue;
+            }
+            st->faces_drawn++;
+            ranges_add(edges, r->brush_line[b] + sf->first_edge, sf->edge_count);
+        }
     }
     set_pass(r, 0, NULL, NULL);
-    draw_ranges(&r->edges, GL_LINES, edges);
+    draw_ranges(&r->store.lines, GL_LINES, edges);
     glEnable(GL_BLEND);
     /* The colour blends; the alpha stays 1, so the picture is opaque wherever GTK puts it. */
     glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ZERO, GL_ONE);
     if (opt->overlays & AL_OVERLAY_ENTITIES) {
         static const float faint[4] = {1, 1, 1, 0.5f};
         set_pass(r, 0, faint, NULL);
-        draw_all(&r->radius, GL_LINES);
+        entity_ranges(r, 2, NULL, &r->scratch);
+        draw_ranges(&r->store.radius, GL_LINES, &r->scratch);
         set_pass(r, 0, NULL, NULL);
-        draw_all(&r->entity_lines, GL_LINES);
+        entity_ranges(r, 1, NULL, &r->scratch);
+        draw_ranges(&r->store.lines, GL_LINES, &r->scratch);
     }
-    if (opt->overlays & AL_OVERLAY_PORTALS) draw_all(&r->portal_lines, GL_LINES);
+    if (opt->overlays & AL_OVERLAY_PORTALS) {
+        make_portals(r);
+        draw_all(&r->portal_lines, GL_LINES);
+    }
     if (opt->overlays & AL_OVERLAY_LEAK) draw_all(&r->leak, GL_LINES);
     if (opt->overlays & AL_OVERLAY_SPLITS) draw_all(&r->splits, GL_LINES);
     static const float red[4] = {1.0f, 0.25f, 0.2f, 1.0f};
     selection_ranges(r, opt, true, &r->pvs, &r->scratch);
     set_pass(r, 0, NULL, red);
-    draw_ranges(&r->edges, GL_LINES, &r->pvs);
-    draw_ranges(&r->entity_lines, GL_LINES, &r->scratch);
+    draw_ranges(&r->store.lines, GL_LINES, &r->pvs);
+    draw_ranges(&r->store.lines, GL_LINES, &r->scratch);
     if (opt->has_eye) draw_eye(r, cam, opt);
     draw_guides(r, cam, opt);
     glDisable(GL_BLEND);
@@ -552,32 +630,41 @@ static void draw_3d(al_renderer *r, const al_camera *cam, const al_draw_options 
     const double *look_from = opt->has_pvs_point ? opt->pvs_point : cam->position;
     int leaf = stamp_pvs(r, look_from);
     st->camera_leaf = leaf;
-    bool pvs_cull = leaf >= 0 && !opt->no_cull;
+    bool pvs_cull = leaf >= 0 && !opt->no_cull && s->in_leaves;
     r->opaque.n = r->opaque_edges.n = r->tools.n = r->pvs.n = r->cluster.n = 0;
-    for (int f = 0; f < s->face_count; f++) {
-        const al_scene_face *sf = &s->faces[f];
-        bool tool = sf->flags & AL_FACE_TOOL;
-        if (tool && !(opt->overlays & AL_OVERLAY_TOOLS)) continue;
-        bool in_pvs = !(sf->flags & AL_FACE_IN_LEAVES) || r->stamp[f] == r->frame;
-        if (pvs_cull && !in_pvs) {
-            st->faces_culled_pvs++;
-            continue;
-        }
-        if (!opt->no_cull && box_outside(planes, sf->mins, sf->maxs)) {
-            st->faces_culled_frustum++;
-            continue;
-        }
-        st->faces_drawn++;
-        if (tool) {
-            ranges_add(&r->tools, sf->first_tri, sf->tri_count);
-            continue;
-        }
-        ranges_add(&r->opaque, sf->first_tri, sf->tri_count);
-        ranges_add(&r->opaque_edges, sf->first_edge, sf->edge_count);
-        if (leaf >= 0 && (sf->flags & AL_FACE_IN_LEAVES)) {
-            if (r->stamp[f] == r->frame) ranges_add(&r->pvs, sf->first_tri, sf->tri_count);
-            if (r->leaf_stamp[f] == r->frame)
-                ranges_add(&r->cluster, sf->first_tri, sf->tri_count);
+    for (int b = 0; b < s->brush_count; b++) {
+        const al_mesh *m = s->brushes[b];
+        if (!m || r->brush_tri[b] < 0) continue;
+        if ((m->flags & AL_FACE_TOOL) && !(opt->overlays & AL_OVERLAY_TOOLS)) continue;
+        int32_t tri = r->brush_tri[b], line = r->brush_line[b];
+        int32_t f0 = s->brush_first_face[b];
+        for (int i = 0; i < m->face_count; i++) {
+            const al_mesh_face *sf = &m->faces[i];
+            int32_t f = f0 + i;
+            bool tool = sf->flags & AL_FACE_TOOL;
+            if (tool && !(opt->overlays & AL_OVERLAY_TOOLS)) continue;
+            bool listed = s->in_leaves && s->in_leaves[f];
+            bool in_pvs = !listed || r->stamp[f] == r->frame;
+            if (pvs_cull && !in_pvs) {
+                st->faces_culled_pvs++;
+                continue;
+            }
+            if (!opt->no_cull && box_outside(planes, sf->mins, sf->maxs)) {
+                st->faces_culled_frustum++;
+                continue;
+            }
+            st->faces_drawn++;
+            if (tool) {
+                ranges_add(&r->tools, tri + sf->first_tri, sf->tri_count);
+                continue;
+            }
+            ranges_add(&r->opaque, tri + sf->first_tri, sf->tri_count);
+            ranges_add(&r->opaque_edges, line + sf->first_edge, sf->edge_count);
+            if (leaf >= 0 && listed) {
+                if (r->stamp[f] == r->frame) ranges_add(&r->pvs, tri + sf->first_tri, sf->tri_count);
+                if (r->leaf_stamp[f] == r->frame)
+                    ranges_add(&r->cluster, tri + sf->first_tri, sf->tri_count);
+            }
         }
     }
 
@@ -590,44 +677,37 @@ static void draw_3d(al_renderer *r, const al_camera *cam, const al_draw_options 
     glEnable(GL_POLYGON_OFFSET_FILL);
     glPolygonOffset(1.0f, 1.0f);
     set_pass(r, 1, NULL, NULL);
-    draw_ranges(&r->faces, GL_TRIANGLES, &r->opaque);
+    draw_ranges(&r->store.tris, GL_TRIANGLES, &r->opaque);
     glDisable(GL_POLYGON_OFFSET_FILL);
     glDisable(GL_CULL_FACE);
 
     if (opt->wireframe) {
         static const float dark[4] = {0.08f, 0.08f, 0.08f, 0.8f};
         set_pass(r, 0, NULL, dark);
-        draw_ranges(&r->edges, GL_LINES, &r->opaque_edges);
+        draw_ranges(&r->store.lines, GL_LINES, &r->opaque_edges);
     }
     glEnable(GL_BLEND);
     /* The colour blends; the alpha stays 1, so the picture is opaque wherever GTK puts it. */
     glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ZERO, GL_ONE);
     if (opt->overlays & AL_OVERLAY_ENTITIES) {
-        /* A box around the eye (the camera at a player start) would veil the whole view. */
-        r->scratch.n = 0;
-        for (int i = 0; i < s->entity_count; i++) {
-            const al_scene_entity *e = &s->entities[i];
-            bool around = true;
-            for (int k = 0; k < 3; k++)
-                around = around && cam->position[k] >= e->mins[k] && cam->position[k] <= e->maxs[k];
-            if (!around) ranges_add(&r->scratch, e->first_tri, e->tri_count);
-        }
+        entity_ranges(r, 0, cam->position, &r->scratch);
         set_pass(r, 1, NULL, NULL);
-        draw_ranges(&r->entity_tris, GL_TRIANGLES, &r->scratch);
+        draw_ranges(&r->store.tris, GL_TRIANGLES, &r->scratch);
+        entity_ranges(r, 1, NULL, &r->scratch);
         set_pass(r, 0, NULL, NULL);
-        draw_all(&r->entity_lines, GL_LINES);
+        draw_ranges(&r->store.lines, GL_LINES, &r->scratch);
     }
     if (opt->overlays & AL_OVERLAY_PVS) {
         static const float green[4] = {0.2f, 1.0f, 0.35f, 0.3f};
         static const float half[4] = {1, 1, 1, 0.6f};
         set_pass(r, 1, half, green);
-        draw_ranges(&r->faces, GL_TRIANGLES, &r->pvs);
+        draw_ranges(&r->store.tris, GL_TRIANGLES, &r->pvs);
     }
     if (opt->overlays & AL_OVERLAY_CLUSTER) {
         static const float amber[4] = {1.0f, 0.75f, 0.1f, 0.5f};
         static const float half[4] = {1, 1, 1, 0.7f};
         set_pass(r, 1, half, amber);
-        draw_ranges(&r->faces, GL_TRIANGLES, &r->cluster);
+        draw_ranges(&r->store.tris, GL_TRIANGLES, &r->cluster);
     }
 
     /* Selection: tinted faces, red outlines, faintly through what hides them. */
@@ -635,35 +715,39 @@ static void draw_3d(al_renderer *r, const al_camera *cam, const al_draw_options 
     static const float faint[4] = {1, 1, 1, 0.35f}, half[4] = {1, 1, 1, 0.5f};
     selection_ranges(r, opt, false, &r->scratch, &r->cluster);
     set_pass(r, 1, half, red);
-    draw_ranges(&r->faces, GL_TRIANGLES, &r->scratch);
-    draw_ranges(&r->entity_tris, GL_TRIANGLES, &r->cluster);
+    draw_ranges(&r->store.tris, GL_TRIANGLES, &r->scratch);
+    draw_ranges(&r->store.tris, GL_TRIANGLES, &r->cluster);
     selection_ranges(r, opt, true, &r->scratch, &r->cluster);
     set_pass(r, 0, NULL, red_line);
-    draw_ranges(&r->edges, GL_LINES, &r->scratch);
-    draw_ranges(&r->entity_lines, GL_LINES, &r->cluster);
+    draw_ranges(&r->store.lines, GL_LINES, &r->scratch);
+    draw_ranges(&r->store.lines, GL_LINES, &r->cluster);
     radius_ranges(r, opt, &r->cluster);
     set_pass(r, 0, NULL, NULL);
-    draw_ranges(&r->radius, GL_LINES, &r->cluster);
+    draw_ranges(&r->store.radius, GL_LINES, &r->cluster);
     glDisable(GL_DEPTH_TEST);
     set_pass(r, 0, faint, red_line);
-    draw_ranges(&r->edges, GL_LINES, &r->scratch);
+    draw_ranges(&r->store.lines, GL_LINES, &r->scratch);
     glEnable(GL_DEPTH_TEST);
     if (opt->selected_face_count > 0) {
         static const float yellow[4] = {1.0f, 0.9f, 0.2f, 0.6f};
         r->scratch.n = 0;
         for (int i = 0; i < opt->selected_face_count; i++) {
-            int sf = al_scene_face_index(s, opt->selected_faces[i][0], opt->selected_faces[i][1]);
-            if (sf >= 0) ranges_add(&r->scratch, s->faces[sf].first_tri, s->faces[sf].tri_count);
+            int b = opt->selected_faces[i][0];
+            const al_mesh_face *mf;
+            if (al_scene_face_index(s, b, opt->selected_faces[i][1], &mf) >= 0 &&
+                r->brush_tri[b] >= 0)
+                ranges_add(&r->scratch, r->brush_tri[b] + mf->first_tri, mf->tri_count);
         }
         set_pass(r, 1, half, yellow);
-        draw_ranges(&r->faces, GL_TRIANGLES, &r->scratch);
+        draw_ranges(&r->store.tris, GL_TRIANGLES, &r->scratch);
     }
 
     /* Translucent layers: no depth writes, so they do not hide each other. */
     glDepthMask(GL_FALSE);
     set_pass(r, 1, NULL, NULL);
-    draw_ranges(&r->faces, GL_TRIANGLES, &r->tools);
+    draw_ranges(&r->store.tris, GL_TRIANGLES, &r->tools);
     if (opt->overlays & AL_OVERLAY_PORTALS) {
+        make_portals(r);
         set_pass(r, 0, NULL, NULL);
         draw_all(&r->portal_tris, GL_TRIANGLES);
         draw_all(&r->portal_lines, GL_LINES);
@@ -721,6 +805,8 @@ void al_renderer_draw(al_renderer *r, const al_camera *cam, const al_draw_option
     if (r->lightmap_on) {
         glActiveTexture(GL_TEXTURE0 + AL_LIGHTMAP_UNIT);
         glBindTexture(GL_TEXTURE_2D, r->lightmap);
+        glUniform2f(r->prog->u_lightmap_scale, 1.0f / (float) r->lightmap_w,
+                    1.0f / (float) r->lightmap_h);
     }
     if (cam->kind == AL_VIEW_3D) draw_3d(r, cam, opt, (const float (*)[4]) planes, &st);
     else draw_2d(r, cam, opt, (const float (*)[4]) planes, &st);

@@ -23,6 +23,7 @@ static const char *vertex_source =
     "out vec4 v_colour;\n"
     "#ifdef LIGHTMAP\n"
     "layout(location = 3) in vec2 lightmap_st;\n"
+    "uniform vec2 lightmap_scale;\n"
     "out vec4 v_material;\n"
     "out vec2 v_st;\n"
     "#endif\n"
@@ -37,7 +38,8 @@ static const char *vertex_source =
     "    v_colour = vec4(rgb, colour.a) * tint;\n"
     "#ifdef LIGHTMAP\n"
     "    v_material = colour;\n"
-    "    v_st = lightmap_st;\n"
+    "    /* Texels of the atlas, scaled to its size; the marker stays negative. */\n"
+    "    v_st = lightmap_st.x > -0.5 ? lightmap_st * lightmap_scale : vec2(-1.0);\n"
     "#endif\n"
     "}\n";
 
@@ -117,6 +119,7 @@ bool al_program_build(al_program *p, bool lightmap, char *error, size_t error_si
     p->u_over = glGetUniformLocation(id, "over");
     p->u_use_lightmap = glGetUniformLocation(id, "use_lightmap");
     p->u_lightmap = glGetUniformLocation(id, "lightmap");
+    p->u_lightmap_scale = glGetUniformLocation(id, "lightmap_scale");
     if (lightmap) {
         glUseProgram(id);
         glUniform1i(p->u_lightmap, AL_LIGHTMAP_UNIT);

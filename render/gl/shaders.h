@@ -21,6 +21,7 @@ typedef struct al_program {
     GLint u_use_lightmap; /* float: 1 lights faces with lightmap coordinates from the atlas;
                            * -1 (no such uniform) in the plain variant */
     GLint u_lightmap;     /* sampler2D: the atlas, on AL_LIGHTMAP_UNIT */
+    GLint u_lightmap_scale; /* vec2: 1 / the atlas size (vertices carry texels) */
 } al_program;
 
 /* Compiles and links the program every pass uses: the plain variant, or with LIGHTMAP the

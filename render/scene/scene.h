@@ -1,45 +1,68 @@
 /* Inside a scene (al-render.h): the CPU meshes the renderer uploads and the tables it and
- * the picking code use. Vertex arrays are grouped so that what is culled or highlighted
- * together is one contiguous range: the triangles and outline segments of a face are
- * contiguous, and the faces of a brush are contiguous (brushes in input order). */
+ * the picking code use.
+ *
+ * A scene is a list of meshes, one per brush (in input order) and one per point entity,
+ * each with its own vertex arrays. Meshes are immutable and reference counted, so the
+ * scene built after an edit shares every mesh the edit left alone with the scene before
+ * it; a renderer keys what it uploaded by the mesh's serial. Faces are numbered across the
+ * scene, brush after brush (brush_first_face), for the renderer's per-face stamps. */
 #ifndef AL_RENDER_SCENE_H
 #define AL_RENDER_SCENE_H
 
 #include "al-render.h"
 
 /* One vertex format for everything (36 bytes): lines have a zero normal and are drawn
- * unlit; only faces with a lightmap have lightmap coordinates. */
+ * unlit; only faces with a lightmap have lightmap coordinates, in texels of the atlas (the
+ * renderer scales them by the atlas size, so they stay put when the atlas grows). */
 typedef struct al_vertex {
     float pos[3];
     float normal[3];
     uint8_t colour[4]; /* sRGB, alpha */
-    float lightmap[2]; /* atlas s, t in [0, 1]; AL_NO_LIGHTMAP: drawn with the fixed shading */
+    float lightmap[2]; /* atlas s, t in texels; AL_NO_LIGHTMAP: drawn with the fixed shading */
 } al_vertex;
 
 #define AL_NO_LIGHTMAP (-1.0f)
 
 enum {
     AL_FACE_TOOL = 1u << 0,     /* clip, trigger, hint, skip: translucent, optional */
-    AL_FACE_IN_LEAVES = 1u << 1, /* listed by some vis leaf: culled by the PVS */
     AL_FACE_SKY = 1u << 2,
+    AL_FACE_LIT = 1u << 3,      /* has lightmap coordinates */
 };
 
-typedef struct al_scene_face {
-    int32_t first_tri, tri_count;   /* vertices in scene.tris (3 per triangle) */
-    int32_t first_edge, edge_count; /* vertices in scene.edges (2 per segment) */
-    int32_t brush, face;            /* input brush and face index within it */
+/* A face of a brush mesh. */
+typedef struct al_mesh_face {
+    int32_t first_tri, tri_count;   /* vertices in the mesh's tris (3 per triangle) */
+    int32_t first_edge, edge_count; /* vertices in the mesh's lines (2 per segment) */
+    int32_t first_point, point_count; /* its polygon in the mesh's points */
+    int32_t face;                   /* index of the face within its brush */
     uint32_t flags;                 /* AL_FACE_* */
     float mins[3], maxs[3];
     double normal[3], dist;         /* the face's plane, normal out of the brush */
-} al_scene_face;
+    double lightmap[8];             /* s axis, s offset, t axis, t offset in texels (LIT) */
+} al_mesh_face;
 
-typedef struct al_scene_entity {
-    int32_t entity;
-    double mins[3], maxs[3]; /* the box drawn and picked, in map units */
-    int32_t first_tri, tri_count;
-    int32_t first_line, line_count; /* in scene.entity_lines */
-    int32_t first_radius, radius_count; /* lights: their reach, in scene.radius_lines */
-} al_scene_entity;
+/* The mesh of one brush or point entity. */
+typedef struct al_mesh {
+    int refs;        /* atomic */
+    uint64_t serial; /* unique in the process: the renderer's upload key */
+    int64_t id;      /* the brush's or entity's id (al_scene_desc) */
+    uint64_t key;    /* its al_scene_desc key */
+    al_vertex *tris;
+    int32_t tri_count;
+    al_vertex *lines; /* outlines, or an entity's box edges */
+    int32_t line_count;
+    al_vertex *radius; /* a light's reach */
+    int32_t radius_count;
+    al_mesh_face *faces; /* a brush's; none for an entity */
+    int32_t face_count;
+    int16_t *face_local; /* per face of the brush (input order): its index in FACES, -1 */
+    int32_t input_face_count;
+    double (*points)[3];
+    double mins[3], maxs[3];
+    bool has_bounds;
+    uint32_t flags; /* AL_FACE_TOOL if every face is a tool face */
+    int lit_faces;
+} al_mesh;
 
 /* A node of the brushes' bounding-volume tree (scene/pick.c): COUNT > 0 is a leaf of
  * bvh_items [FIRST, FIRST + COUNT); COUNT 0 has its children at FIRST and FIRST + 1. */
@@ -48,50 +71,59 @@ typedef struct al_scene_bvh_node {
     int32_t first, count;
 } al_scene_bvh_node;
 
+/* The picking tree, shared by scenes whose brushes are the same list (refitted). */
+typedef struct al_scene_bvh {
+    int refs;
+    al_scene_bvh_node *nodes;
+    int32_t count;
+    int32_t *items;  /* brush indices, grouped by leaf */
+    int32_t *parent; /* per node, -1 for the root (for refitting) */
+    int refits;      /* since it was built: a tree refitted too often is built again */
+} al_scene_bvh;
+
 struct al_scene {
     const al_world *world; /* borrowed */
-    al_vertex *tris;       /* face triangles (opaque and tool faces) */
-    int32_t tri_count;     /* vertices */
-    al_vertex *edges;      /* face outlines */
-    int32_t edge_count;
-    al_scene_face *faces;
-    int32_t face_count;
+    al_mesh **brushes;     /* per input brush (NULL: no faces: invalid, or out of memory) */
+    int32_t brush_count;
+    int64_t *brush_ids;    /* per input brush, from the desc; NULL without */
     int32_t *brush_first_face; /* brush_count + 1 entries */
     int32_t *brush_entity;
-    uint32_t *brush_flags;     /* AL_FACE_TOOL if every face is a tool face */
-    double (*brush_mins)[3], (*brush_maxs)[3];
-    int32_t brush_count;
-    al_scene_bvh_node *bvh; /* the brushes with faces, for picking; node 0 is the root */
-    int32_t bvh_count;
-    int32_t *bvh_items; /* brush indices, grouped by leaf */
-    int32_t *face_of_input;    /* input face index -> scene face, -1 if not drawn */
-    int32_t input_face_count;
-    int32_t *brush_first_input_face; /* input brush -> its first input face */
-    al_scene_entity *entities;       /* point entities with a box */
+    int32_t face_count;
+    al_mesh **entities;        /* the point entities with a box */
+    int32_t *entity_index;     /* their input indices */
     int32_t entity_count;
-    al_vertex *entity_tris, *entity_lines;
-    int32_t entity_tri_count, entity_line_count;
-    al_vertex *portal_tris, *portal_lines;
-    int32_t portal_tri_count, portal_line_count;
+    int32_t *mesh_of_entity;   /* per input entity: its index in ENTITIES, or -1 */
+    int32_t input_entity_count;
+    uint8_t *in_leaves;        /* per face: some vis leaf lists it (culled by the PVS); NULL
+                                  without visibility */
+    al_scene_bvh *bvh;
     al_vertex *leak_lines;
     int32_t leak_line_count;
-    al_vertex *radius_lines; /* lights' reach: drawn in 2D views and for selected lights */
-    int32_t radius_line_count;
     double mins[3], maxs[3];
     bool has_bounds;
-    int lightmap_width, lightmap_height; /* the atlas of desc.rad in texels; 0: none */
+    int lightmap_width, lightmap_height; /* the atlas in texels; 0: none */
     al_scene_stats stats;
 };
 
-/* The scene face of face FACE of input brush BRUSH, or -1. */
-int al_scene_face_index(const al_scene *scene, int brush, int face);
+al_mesh *al_mesh_ref(al_mesh *m);
+void al_mesh_release(al_mesh *m); /* NULL is a no-op; any thread */
 
-/* Builds the picking tree of the brushes (after their faces and bounds); false if memory
- * ran out. */
-bool al_scene_bvh_build(al_scene *scene);
+/* The scene face number of face FACE of input brush BRUSH, or -1; *MESH_FACE (may be NULL)
+ * gets the mesh face. */
+int al_scene_face_index(const al_scene *scene, int brush, int face, const al_mesh_face **mesh_face);
+
+/* The picking tree of the scene's brushes: PREVIOUS's refitted when its brushes are the
+ * same list, else built; false if memory ran out. */
+bool al_scene_bvh_build(al_scene *scene, const al_scene *previous);
+void al_scene_bvh_release(al_scene_bvh *bvh);
 
 /* al_scene_pick without the tree: every brush in input order (the tests' reference). */
 bool al_scene_pick_scan(const al_scene *scene, const double origin[3], const double dir[3],
                         unsigned flags, al_pick *out);
+
+/* The portals of WORLD as translucent triangles and outlines (malloc'd; the renderer makes
+ * them when the overlay is on). False if memory ran out. */
+bool al_scene_portal_mesh(const al_world *world, al_vertex **tris, int32_t *tri_count,
+                          al_vertex **lines, int32_t *line_count);
 
 #endif

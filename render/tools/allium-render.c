@@ -241,7 +241,6 @@ int main(int argc, char **argv)
         return 1;
     }
     int status = 1;
-    al_face_polys polys = {0};
     al_scene *scene = NULL;
     al_offscreen *off = NULL;
     al_renderer *r = NULL;
@@ -249,7 +248,7 @@ int main(int argc, char **argv)
     al_rad_lightmap lightmap = {0};
     rad_report rep = {0};
     float (*colours)[3] = calloc((size_t) m.input.material_count + 1, sizeof *colours);
-    if (!colours || al_face_polys_build(&m.input, &polys) != AL_OK) goto done;
+    if (!colours) goto done;
     for (int i = 0; i < m.input.material_count; i++) {
         if (m.doc) memcpy(colours[i], m.doc_input.material_colours[i], sizeof colours[i]);
         else al_material_default_colour(m.input.materials[i].name, colours[i]);
@@ -260,7 +259,7 @@ int main(int argc, char **argv)
                         &lightmap, &rep);
         if (!rad) goto done;
     }
-    al_scene_desc desc = {.input = &m.input, .polys = &polys, .world = world,
+    al_scene_desc desc = {.input = &m.input, .world = world,
                           .material_colours = (const float (*)[3]) colours, .rad = rad};
     if (al_scene_build(&desc, &scene) != AL_OK) {
         fprintf(stderr, "allium-render: out of memory building the scene\n");
@@ -371,7 +370,6 @@ done:
     al_scene_destroy(scene);
     al_rad_lightmap_free(&lightmap);
     al_rad_destroy(rad);
-    al_face_polys_free(&polys);
     free(colours);
     al_world_destroy(world);
     al_tool_map_free(&m);

@@ -89,7 +89,7 @@ static al_status add_step(al_doc *doc, int tag)
         s = al_doc_add_brush(doc, entity, faces, 6, NULL, NULL, NULL);
     }
     if (s == AL_OK) s = al_doc_set_property(doc, 0, "allium_tag", value, NULL, NULL);
-    if (s == AL_OK) return al_doc_end_group(doc);
+    if (s == AL_OK) return al_doc_end_group(doc, NULL);
     al_doc_cancel_group(doc);
     return s;
 }

@@ -41,7 +41,7 @@ static bool load_path(loaded *l, const char *path, al_pvs_level level)
     for (int i = 0; i < in->material_count; i++)
         al_material_default_colour(in->materials[i].name, l->colours[i]);
     if (al_face_polys_build(in, &l->polys) != AL_OK) return false;
-    al_scene_desc d = {.input = in, .polys = &l->polys, .world = l->sc.world,
+    al_scene_desc d = {.input = in, .world = l->sc.world,
                        .material_colours = (const float (*)[3]) l->colours};
     if (al_scene_build(&d, &l->scene) != AL_OK) return false;
     al_renderer_set_scene(renderer, l->scene);
@@ -409,7 +409,7 @@ CHECK_TEST(leak, "/render/a-leak-path-is-drawn-in-red")
     memset(&l, 0, sizeof l);
     REQUIRE(scene_load_text(&l.sc, text, strlen(text), NULL));
     REQUIRE(al_face_polys_build(&l.sc.input.input, &l.polys) == AL_OK);
-    al_scene_desc d = {.input = &l.sc.input.input, .polys = &l.polys, .world = l.sc.world};
+    al_scene_desc d = {.input = &l.sc.input.input, .world = l.sc.world};
     REQUIRE(al_scene_build(&d, &l.scene) == AL_OK);
     al_renderer_set_scene(renderer, l.scene);
     al_scene_stats ss;

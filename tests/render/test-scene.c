@@ -26,7 +26,7 @@ static bool load(loaded *l, const char *path)
     memset(l, 0, sizeof *l);
     if (!scene_load_file(&l->sc, path, NULL)) return false;
     if (al_face_polys_build(&l->sc.input.input, &l->polys) != AL_OK) return false;
-    al_scene_desc d = {.input = &l->sc.input.input, .polys = &l->polys, .world = l->sc.world};
+    al_scene_desc d = {.input = &l->sc.input.input, .world = l->sc.world};
     return al_scene_build(&d, &l->scene) == AL_OK;
 }
 
@@ -113,7 +113,7 @@ static void check_tree_equals_scan(loaded *l, const double (*rays)[6], int count
     }
     CHECK_MSG(differ == 0, "%d of %d picks differ between the tree and the scan", differ, 4 * count);
     check_note("%d brushes, %d tree nodes: %.0f ns per pick with the tree, %.0f ns scanning",
-               l->scene->brush_count, l->scene->bvh_count, 1e9 * tree_s / (4 * count),
+               l->scene->brush_count, l->scene->bvh->count, 1e9 * tree_s / (4 * count),
                1e9 * scan_s / (4 * count));
 }
 
@@ -185,17 +185,18 @@ CHECK_TEST(box, "/scene/one-box-has-six-faces-twelve-triangles-twelve-edges-each
     REQUIRE(scene_load_text(&l.sc, text, strlen(text), NULL));
     REQUIRE(al_face_polys_build(&l.sc.input.input, &l.polys) == AL_OK);
     float colours[2][3] = {{0.5f, 0.25f, 1.0f}, {0, 0, 0}};
-    al_scene_desc d = {.input = &l.sc.input.input, .polys = &l.polys, .world = l.sc.world,
+    al_scene_desc d = {.input = &l.sc.input.input, .world = l.sc.world,
                        .material_colours = (const float (*)[3]) colours};
     REQUIRE(al_scene_build(&d, &l.scene) == AL_OK);
     al_scene_stats st;
     al_scene_get_stats(l.scene, &st);
     CHECK(st.faces == 6 && st.triangles == 12 && st.edges == 24 && st.entities == 1);
     int tools = 0;
-    for (int f = 0; f < l.scene->face_count; f++) tools += (l.scene->faces[f].flags & AL_FACE_TOOL) != 0;
+    const al_mesh *m = l.scene->brushes[0];
+    for (int f = 0; f < m->face_count; f++) tools += (m->faces[f].flags & AL_FACE_TOOL) != 0;
     CHECK(tools == 1);
     int stone = l.sc.input.input.faces[0].material;
-    const al_vertex *v = &l.scene->tris[l.scene->faces[0].first_tri];
+    const al_vertex *v = &m->tris[m->faces[0].first_tri];
     CHECK(v->colour[0] == lrintf(colours[stone][0] * 255) && v->colour[2] == lrintf(colours[stone][2] * 255));
     double mn[3], mx[3];
     REQUIRE(al_scene_bounds(l.scene, mn, mx));

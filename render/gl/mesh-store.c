@@ -1,0 +1,256 @@
+/* The renderer's mesh store (see mesh-store.h). */
+#include "gl/mesh-store.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void gl_vertex_layout(GLuint vao, GLuint vbo)
+{
+    glBindVertexArray(vao);
+    glBindBuffer(GL_ARRAY_BUFFER, vbo);
+    glEnableVertexAttribArray(AL_ATTR_POS);
+    glVertexAttribPointer(AL_ATTR_POS, 3, GL_FLOAT, GL_FALSE, sizeof(al_vertex),
+                          (void *) offsetof(al_vertex, pos));
+    glEnableVertexAttribArray(AL_ATTR_NORMAL);
+    glVertexAttribPointer(AL_ATTR_NORMAL, 3, GL_FLOAT, GL_FALSE, sizeof(al_vertex),
+                          (void *) offsetof(al_vertex, normal));
+    glEnableVertexAttribArray(AL_ATTR_COLOUR);
+    glVertexAttribPointer(AL_ATTR_COLOUR, 4, GL_UNSIGNED_BYTE, GL_TRUE, sizeof(al_vertex),
+                          (void *) offsetof(al_vertex, colour));
+    glEnableVertexAttribArray(AL_ATTR_LIGHTMAP);
+    glVertexAttribPointer(AL_ATTR_LIGHTMAP, 2, GL_FLOAT, GL_FALSE, sizeof(al_vertex),
+                          (void *) offsetof(al_vertex, lightmap));
+    glBindVertexArray(0);
+}
+
+/* --- ranges of a buffer ------------------------------------------------------------------ */
+
+static void arena_init(gl_arena *a)
+{
+    memset(a, 0, sizeof *a);
+    glGenVertexArrays(1, &a->vao);
+    glGenBuffers(1, &a->vbo);
+    gl_vertex_layout(a->vao, a->vbo);
+}
+
+static void arena_free(gl_arena *a)
+{
+    if (a->vbo) glDeleteBuffers(1, &a->vbo);
+    if (a->vao) glDeleteVertexArrays(1, &a->vao);
+    free(a->free);
+    memset(a, 0, sizeof *a);
+}
+
+/* Room for NEED vertices: a bigger buffer, with what the old one held copied over on the
+ * GPU (the ranges keep their places). */
+static bool arena_grow(gl_arena *a, int32_t need)
+{
+    int32_t cap = a->capacity ? a->capacity : 16384;
+    while (cap < need) {
+        if (cap > INT32_MAX / 2) return false;
+        cap *= 2;
+    }
+    GLuint vbo;
+    glGenBuffers(1, &vbo);
+    glBindBuffer(GL_COPY_WRITE_BUFFER, vbo);
+    glBufferData(GL_COPY_WRITE_BUFFER, (GLsizeiptr) cap * (GLsizeiptr) sizeof(al_vertex), NULL,
+                 GL_DYNAMIC_DRAW);
+    if (a->end > 0) {
+        glBindBuffer(GL_COPY_READ_BUFFER, a->vbo);
+        glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0,
+                            (GLsizeiptr) a->end * (GLsizeiptr) sizeof(al_vertex));
+    }
+    glBindBuffer(GL_COPY_READ_BUFFER, 0);
+    glBindBuffer(GL_COPY_WRITE_BUFFER, 0);
+    glDeleteBuffers(1, &a->vbo);
+    a->vbo = vbo;
+    a->capacity = cap;
+    gl_vertex_layout(a->vao, a->vbo);
+    return true;
+}
+
+/* A range of COUNT vertices (first fit among the free ones, else at the end); -1 if
+ * memory ran out. */
+static int32_t arena_alloc(gl_arena *a, int32_t count)
+{
+    if (count <= 0) return 0;
+    for (int i = 0; i < a->free_count; i++) {
+        gl_range *r = &a->free[i];
+        if (r->count < count) continue;
+        int32_t first = r->first;
+        r->first += count;
+        r->count -= count;
+        if (r->count == 0) {
+            memmove(r, r + 1, (size_t) (a->free_count - i - 1) * sizeof *r);
+            a->free_count--;
+        }
+        return first;
+    }
+    if (a->end + count > a->capacity && !arena_grow(a, a->end + count)) return -1;
+    int32_t first = a->end;
+    a->end += count;
+    return first;
+}
+
+/* Gives [FIRST, FIRST + COUNT) back, merged with the free ranges it touches. */
+static void arena_release(gl_arena *a, int32_t first, int32_t count)
+{
+    if (count <= 0) return;
+    int i = 0;
+    while (i < a->free_count && a->free[i].first < first) i++;
+    bool before = i > 0 && a->free[i - 1].first + a->free[i - 1].count == first;
+    bool after = i < a->free_count && first + count == a->free[i].first;
+    if (before && after) {
+        a->free[i - 1].count += count + a->free[i].count;
+        memmove(&a->free[i], &a->free[i + 1], (size_t) (a->free_count - i - 1) * sizeof *a->free);
+        a->free_count--;
+        i--;
+    } else if (before) {
+        a->free[--i].count += count;
+    } else if (after) {
+        a->free[i].first = first;
+        a->free[i].count += count;
+    } else {
+        if (a->free_count == a->free_cap) {
+            int cap = a->free_cap ? a->free_cap * 2 : 64;
+            gl_range *f = realloc(a->free, (size_t) cap * sizeof *f);
+            if (!f) return; /* the range is lost until the buffer is rebuilt */
+            a->free = f;
+            a->free_cap = cap;
+        }
+        memmove(&a->free[i + 1], &a->free[i], (size_t) (a->free_count - i) * sizeof *a->free);
+        a->free[i] = (gl_range){first, count};
+        a->free_count++;
+    }
+    /* A free range that reaches the end moves the end back. */
+    if (i == a->free_count - 1 && a->free[i].first + a->free[i].count == a->end) {
+        a->end = a->free[i].first;
+        a->free_count--;
+    }
+}
+
+static void arena_upload(gl_arena *a, int32_t first, const al_vertex *v, int32_t count)
+{
+    if (count <= 0) return;
+    glBindBuffer(GL_ARRAY_BUFFER, a->vbo);
+    glBufferSubData(GL_ARRAY_BUFFER, (GLintptr) first * (GLintptr) sizeof(al_vertex),
+                    (GLsizeiptr) count * (GLsizeiptr) sizeof(al_vertex), v);
+}
+
+/* --- the slots ------------------------------------------------------------------------------ */
+
+void gl_mesh_store_init(gl_mesh_store *st)
+{
+    memset(st, 0, sizeof *st);
+    arena_init(&st->tris);
+    arena_init(&st->lines);
+    arena_init(&st->radius);
+}
+
+void gl_mesh_store_free(gl_mesh_store *st)
+{
+    arena_free(&st->tris);
+    arena_free(&st->lines);
+    arena_free(&st->radius);
+    free(st->slots);
+    memset(st, 0, sizeof *st);
+}
+
+static size_t slot_hash(uint64_t serial, size_t mask)
+{
+    uint64_t z = serial * 0x9E3779B97F4A7C15ull;
+    return (size_t) (z ^ (z >> 29)) & mask;
+}
+
+/* The slot of SERIAL, or where it would go. */
+static gl_mesh_slot *slot_find(gl_mesh_store *st, uint64_t serial)
+{
+    size_t i = slot_hash(serial, st->mask);
+    while (st->slots[i].serial && st->slots[i].serial != serial) i = (i + 1) & st->mask;
+    return &st->slots[i];
+}
+
+/* Copies the slots that MARK (all of them when MARK is 0) into a table of CAP slots. */
+static bool slots_rehash(gl_mesh_store *st, size_t cap, uint32_t mark)
+{
+    gl_mesh_slot *old = st->slots;
+    size_t old_cap = old ? st->mask + 1 : 0;
+    gl_mesh_slot *slots = calloc(cap, sizeof *slots);
+    if (!slots) return false;
+    st->slots = slots;
+    st->mask = cap - 1;
+    st->count = 0;
+    for (size_t i = 0; i < old_cap; i++) {
+        if (!old[i].serial || (mark && old[i].mark != mark)) continue;
+        *slot_find(st, old[i].serial) = old[i];
+        st->count++;
+    }
+    free(old);
+    return true;
+}
+
+void gl_mesh_store_begin(gl_mesh_store *st)
+{
+    st->mark++;
+    if (st->mark == 0) st->mark = 1; /* 0 means "every slot" to slots_rehash */
+}
+
+const gl_mesh_slot *gl_mesh_store_take(gl_mesh_store *st, const al_mesh *m)
+{
+    if (!st->slots && !slots_rehash(st, 1024, 0)) return NULL;
+    gl_mesh_slot *s = slot_find(st, m->serial);
+    if (s->serial) {
+        s->mark = st->mark;
+        return s;
+    }
+    if ((st->count + 1) * 2 > st->mask + 1) {
+        if (!slots_rehash(st, (st->mask + 1) * 2, 0)) return NULL;
+        s = slot_find(st, m->serial);
+    }
+    gl_mesh_slot n = {.serial = m->serial, .tri_count = m->tri_count,
+                      .line_count = m->line_count, .radius_count = m->radius_count,
+                      .mark = st->mark};
+    n.tri = arena_alloc(&st->tris, m->tri_count);
+    n.line = arena_alloc(&st->lines, m->line_count);
+    n.radius = arena_alloc(&st->radius, m->radius_count);
+    if (n.tri < 0 || n.line < 0 || n.radius < 0) {
+        if (n.tri >= 0) arena_release(&st->tris, n.tri, m->tri_count);
+        if (n.line >= 0) arena_release(&st->lines, n.line, m->line_count);
+        if (n.radius >= 0) arena_release(&st->radius, n.radius, m->radius_count);
+        st->failed = true;
+        return NULL;
+    }
+    arena_upload(&st->tris, n.tri, m->tris, m->tri_count);
+    arena_upload(&st->lines, n.line, m->lines, m->line_count);
+    arena_upload(&st->radius, n.radius, m->radius, m->radius_count);
+    st->uploaded += m->tri_count + m->line_count + m->radius_count;
+    *s = n;
+    st->count++;
+    return s;
+}
+
+void gl_mesh_store_finish(gl_mesh_store *st)
+{
+    if (!st->slots) return;
+    for (size_t i = 0; i <= st->mask; i++) {
+        gl_mesh_slot *s = &st->slots[i];
+        if (!s->serial || s->mark == st->mark) continue;
+        arena_release(&st->tris, s->tri, s->tri_count);
+        arena_release(&st->lines, s->line, s->line_count);
+        arena_release(&st->radius, s->radius, s->radius_count);
+    }
+    /* Keep the table at most four times what it holds. */
+    size_t cap = 1024;
+    while (cap < st->count * 2) cap *= 2;
+    if (!slots_rehash(st, cap, st->mark)) {
+        /* Memory ran out: the stale slots stay, holding nothing, so that they are never
+         * given back twice. */
+        st->failed = true;
+        for (size_t i = 0; i <= st->mask; i++) {
+            gl_mesh_slot *s = &st->slots[i];
+            if (!s->serial || s->mark == st->mark) continue;
+            s->tri_count = s->line_count = s->radius_count = 0;
+            s->mark = st->mark;
+        }
+    }
+}
