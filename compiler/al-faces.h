@@ -45,8 +45,10 @@ typedef struct al_face_polys {
 al_status al_face_polys_build(const al_input *input, al_face_polys *out);
 
 /* Builds the polygons of brushes one at a time (the editor's scene builds those an edit
- * changed). One plane table serves every brush a builder builds, so a map built brush by
- * brush in input order gets the polygons al_face_polys_build gives. */
+ * changed). Each brush is built on its own: its planes snap and merge among its own only
+ * (al_face_polys_build shares them across the map, as a compile does), so a brush's
+ * polygons depend on the brush alone, whatever was built before it. The two agree within
+ * the planes' merge tolerance. */
 typedef struct al_face_builder al_face_builder;
 
 al_face_builder *al_face_builder_create(void); /* NULL if memory runs out */

@@ -275,6 +275,10 @@ bool al_renderer_set_splits(al_renderer *renderer, const al_block_splits *splits
  * together (between two frames). */
 void al_renderer_set_scene(al_renderer *r, const al_scene *scene);
 
+/* Vertices the renderer has uploaded to its mesh store so far (for tests and
+ * benchmarks: a scene built from the one before uploads only its new meshes). */
+int64_t al_renderer_uploaded_vertices(const al_renderer *r);
+
 /* Converts the light levels of MAP to the texels the renderer uploads: RGBA8, WIDTH *
  * HEIGHT * 4 bytes into RGBA, byte = clamp(level / 2, 0, 255), rounded (255 is level 510;
  * level 128 shows a material's colour as is), alpha 255. Any thread: the editor converts

@@ -1,9 +1,10 @@
 /* Face polygons of brushes (al-faces.h).
  *
  * Each brush is built with al_brush_build into a scratch arena that is released after the
- * brush, so memory stays proportional to one brush plus the output; the plane table is
- * shared across the brushes built, so that the planes snap and deduplicate exactly as in
- * a compile. */
+ * brush, so memory stays proportional to one brush plus the output. A whole map shares one
+ * plane table, so that the planes snap and deduplicate exactly as in a compile; a brush
+ * built alone (al_face_builder_brush) has a table of its own, so that its polygons do not
+ * depend on what was built before. */
 #include "al-faces.h"
 
 #include "brush/brush.h"
@@ -103,6 +104,8 @@ al_status al_face_builder_brush(al_face_builder *fb, const al_input *input, int 
 {
     al_face_polys_free(out);
     if (brush < 0 || brush >= input->brush_count) return AL_ERR_INVALID_ARGUMENT;
+    /* A brush's polygons depend on the brush alone: its planes snap among its own. */
+    al_plane_table_reset(&fb->planes);
     out->brush_count = 1;
     out->brush_first = calloc(2, sizeof *out->brush_first);
     out->brush_mins = calloc(1, sizeof *out->brush_mins);

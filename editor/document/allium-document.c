@@ -171,6 +171,12 @@ static void published_cb(void *user, al_stage stage, uint64_t generation)
     al_live_status(self->live, st);
     snap->ms_total = st[snap->stage].last_ms;
     snap->ms_work = st[snap->stage].last_work_ms;
+    /* What the status bar tells of every stage of an edit is its collision's. */
+    const al_stage_status *c = &st[AL_STAGE_COLLISION];
+    if (snap->world && c->generation == snap->generation) {
+        snap->collision_ms = c->last_ms;
+        snap->blocks_built = c->blocks_built;
+    }
     allium_snapshot_build_scene(snap, self->built);
     g_clear_pointer(&self->built, allium_snapshot_unref);
     self->built = allium_snapshot_ref(snap);

@@ -204,13 +204,13 @@ char *allium_snapshot_describe(const AlliumSnapshot *snapshot)
     }
 
     if (snapshot->from_cache)
-        g_string_append_printf(text, _("Loaded from cache in %.0f ms"), snapshot->ms_total);
+        g_string_append_printf(text, _("Loaded from cache in %.0f ms"), snapshot->collision_ms);
     else if (snapshot->blocks_built < snapshot->blocks)
         /* TRANSLATORS: after an edit: only the blocks it touched were compiled again */
         g_string_append_printf(text, _("Updated in %.0f ms (%d of %d blocks)"),
-                               snapshot->ms_total, snapshot->blocks_built, snapshot->blocks);
+                               snapshot->collision_ms, snapshot->blocks_built, snapshot->blocks);
     else
-        g_string_append_printf(text, _("Compiled in %.0f ms"), snapshot->ms_total);
+        g_string_append_printf(text, _("Compiled in %.0f ms"), snapshot->collision_ms);
 
     al_world_stats stats;
     al_world_get_stats(snapshot->world, &stats);

@@ -46,9 +46,10 @@ typedef struct _AlliumSnapshot {
     gboolean from_cache;  /* the world came from the document's cache */
     gboolean light_from_cache; /* the solver went on from a state the cache held */
     double ms_total;      /* from the edit to the engine's publication */
+    double collision_ms;  /* from the edit to its collision (every stage of it) */
     double ms_work;       /* the stage's own work */
     int blocks, blocks_built; /* of all models; the rest were shared with the previous
-                               * world (0, 0 without a world) */
+                               * world by the edit's collision (0, 0 without a world) */
 } AlliumSnapshot;
 
 GType allium_snapshot_get_type(void) G_GNUC_CONST;

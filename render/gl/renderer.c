@@ -277,6 +277,11 @@ void al_renderer_set_scene(al_renderer *r, const al_scene *s)
     }
 }
 
+int64_t al_renderer_uploaded_vertices(const al_renderer *r)
+{
+    return r->store.uploaded;
+}
+
 /* The portals of the scene's world, made the first time a frame draws them. */
 static void make_portals(al_renderer *r)
 {

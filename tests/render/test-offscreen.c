@@ -11,6 +11,7 @@
 #include "check.h"
 #include "materials/material-defaults.h"
 #include "scene.h"
+#include "scene/scene.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -390,6 +391,98 @@ CHECK_TEST(culling_e1m1, "/render/culling-never-changes-the-picture/e1m1")
     CHECK(distinct_colours() >= 12);
     CHECK(count_pixels(is_background) < W * H / 50);
     check_reference("e1m1-3d");
+    unload(&l);
+}
+
+
+CHECK_TEST(incremental, "/render/a-scene-built-from-the-one-before-uploads-its-new-meshes-only")
+{
+    loaded l;
+    REQUIRE(load_path(&l, getenv("ALLIUM_SAMPLE_MAP"), AL_PVS_TIGHT));
+    const al_input *in = &l.sc.input.input;
+    /* Ids and keys as the editor gives them; brush MOVED is moved 16 units up. */
+    int n = in->brush_count, moved = n / 2;
+    int64_t *ids = malloc((size_t) n * sizeof *ids);
+    uint64_t *keys = malloc((size_t) n * sizeof *keys);
+    al_face_desc *faces = malloc((size_t) in->face_count * sizeof *faces);
+    REQUIRE(ids && keys && faces);
+    for (int b = 0; b < n; b++) ids[b] = 100 + b, keys[b] = 1;
+    int64_t *entity_ids = malloc(((size_t) in->entity_count + 1) * sizeof *entity_ids);
+    uint64_t *entity_keys = calloc((size_t) in->entity_count + 1, sizeof *entity_keys);
+    REQUIRE(entity_ids && entity_keys);
+    for (int e = 0; e < in->entity_count; e++) entity_ids[e] = e;
+    memcpy(faces, in->faces, (size_t) in->face_count * sizeof *faces);
+    al_input edited = *in;
+    edited.faces = faces;
+    al_scene_desc d = {.input = in, .material_colours = (const float (*)[3]) l.colours,
+                       .brush_ids = ids, .brush_keys = keys, .entity_ids = entity_ids,
+                       .entity_keys = entity_keys};
+    al_scene *before = NULL, *after = NULL;
+    REQUIRE(al_scene_build(&d, &before) == AL_OK);
+    const al_brush_desc *bd = &in->brushes[moved];
+    for (int f = bd->first_face; f < bd->first_face + bd->face_count; f++)
+        for (int p = 0; p < 3; p++) faces[f].points[p][2] += 16;
+    keys[moved] = 2;
+    d.input = &edited;
+    d.previous = before;
+    REQUIRE(al_scene_build(&d, &after) == AL_OK);
+    al_camera cam;
+    camera_at_start(&l, &cam);
+    al_draw_options opt;
+    al_draw_options_init(&opt);
+    al_renderer_set_scene(renderer, before);
+    draw(&cam, &opt, NULL);
+    int64_t uploaded = al_renderer_uploaded_vertices(renderer);
+    al_renderer_set_scene(renderer, after);
+    draw(&cam, &opt, NULL);
+    static uint8_t incremental[W * H * 4];
+    memcpy(incremental, pixels, sizeof incremental);
+    const al_mesh *m = after->brushes[moved];
+    REQUIRE(m);
+    int64_t expected = m->tri_count + m->line_count;
+    CHECK_MSG(al_renderer_uploaded_vertices(renderer) - uploaded == expected,
+              "%lld vertices uploaded for a scene that changed one brush of %d vertices",
+              (long long) (al_renderer_uploaded_vertices(renderer) - uploaded), (int) expected);
+    /* Drawn by a renderer that never saw the scene before: the same picture. */
+    char error[256];
+    al_renderer *fresh = al_renderer_create(error, sizeof error);
+    REQUIRE(fresh);
+    al_renderer_set_scene(fresh, after);
+    al_renderer_draw(fresh, &cam, &opt, NULL);
+    REQUIRE(al_offscreen_read(off, pixels));
+    CHECK_MSG(memcmp(incremental, pixels, sizeof pixels) == 0,
+              "the scene drawn after the one before differs from it drawn fresh");
+    al_renderer_destroy(fresh);
+    /* And after many such scenes the store holds what the last one draws. */
+    al_scene *prev = after;
+    after = NULL;
+    for (int i = 0; i < 30; i++) {
+        int b = (moved + 7 * i) % n;
+        const al_brush_desc *e = &in->brushes[b];
+        for (int f = e->first_face; f < e->first_face + e->face_count; f++)
+            for (int p = 0; p < 3; p++) faces[f].points[p][0] += (i % 2 ? -8 : 8);
+        keys[b] += 1;
+        d.previous = prev;
+        al_scene *next = NULL;
+        REQUIRE(al_scene_build(&d, &next) == AL_OK);
+        al_renderer_set_scene(renderer, next);
+        draw(&cam, &opt, NULL);
+        al_scene_destroy(prev);
+        prev = next;
+    }
+    memcpy(incremental, pixels, sizeof incremental);
+    fresh = al_renderer_create(error, sizeof error);
+    REQUIRE(fresh);
+    al_renderer_set_scene(fresh, prev);
+    al_renderer_draw(fresh, &cam, &opt, NULL);
+    REQUIRE(al_offscreen_read(off, pixels));
+    CHECK_MSG(memcmp(incremental, pixels, sizeof pixels) == 0,
+              "after 30 scenes the store draws otherwise than a fresh renderer");
+    al_renderer_destroy(fresh);
+    al_renderer_set_scene(renderer, NULL);
+    al_scene_destroy(prev);
+    al_scene_destroy(before);
+    free(ids), free(keys), free(faces), free(entity_ids), free(entity_keys);
     unload(&l);
 }
 

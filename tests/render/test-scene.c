@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "verify/edits.h"
+
 typedef struct loaded {
     scene sc;
     al_face_polys polys;
@@ -264,6 +266,152 @@ CHECK_TEST(real, "/scene/real-maps-picks-match-brute-force")
         unload(&l);
     }
     if (!found) check_skip("no real maps in the shared maps folder");
+}
+
+
+/* Two meshes with the same faces, vertices and bounds. */
+static bool same_mesh(const al_mesh *a, const al_mesh *b, char *why, size_t size)
+{
+    if (!a || !b) {
+        snprintf(why, size, "a mesh is missing (%p, %p)", (const void *) a, (const void *) b);
+        return a == b;
+    }
+    if (a->face_count != b->face_count || a->tri_count != b->tri_count ||
+        a->line_count != b->line_count || a->radius_count != b->radius_count ||
+        a->flags != b->flags) {
+        snprintf(why, size, "%d/%d faces, %d/%d triangle vertices", a->face_count, b->face_count,
+                 a->tri_count, b->tri_count);
+        return false;
+    }
+    if (memcmp(a->tris, b->tris, (size_t) a->tri_count * sizeof *a->tris) ||
+        memcmp(a->lines, b->lines, (size_t) a->line_count * sizeof *a->lines) ||
+        (a->radius_count && memcmp(a->radius, b->radius, (size_t) a->radius_count * sizeof *a->radius)) ||
+        memcmp(a->mins, b->mins, sizeof a->mins) || memcmp(a->maxs, b->maxs, sizeof a->maxs)) {
+        snprintf(why, size, "vertices or bounds differ");
+        return false;
+    }
+    for (int f = 0; f < a->face_count; f++)
+        if (a->faces[f].face != b->faces[f].face || a->faces[f].first_tri != b->faces[f].first_tri) {
+            snprintf(why, size, "face %d differs", f);
+            return false;
+        }
+    return true;
+}
+
+/* Scenes A and B draw the same: mesh by mesh, face numbering, bounds. */
+static int scene_differences(const al_scene *a, const al_scene *b, char *why, size_t size)
+{
+    int d = 0;
+    if (a->brush_count != b->brush_count || a->entity_count != b->entity_count ||
+        a->face_count != b->face_count) {
+        snprintf(why, size, "%d/%d brushes, %d/%d entities, %d/%d faces", a->brush_count,
+                 b->brush_count, a->entity_count, b->entity_count, a->face_count, b->face_count);
+        return 1;
+    }
+    char one[160];
+    for (int i = 0; i < a->brush_count; i++)
+        if (!same_mesh(a->brushes[i], b->brushes[i], one, sizeof one) && d++ == 0)
+            snprintf(why, size, "brush %d: %s", i, one);
+    for (int i = 0; i < a->entity_count; i++)
+        if ((a->entity_index[i] != b->entity_index[i] ||
+             !same_mesh(a->entities[i], b->entities[i], one, sizeof one)) &&
+            d++ == 0)
+            snprintf(why, size, "entity mesh %d: %s", i, one);
+    if (memcmp(a->brush_first_face, b->brush_first_face,
+               ((size_t) a->brush_count + 1) * sizeof *a->brush_first_face) != 0 && d++ == 0)
+        snprintf(why, size, "the faces are numbered otherwise");
+    return d;
+}
+
+CHECK_TEST(incremental, "/scene/a-scene-built-from-the-one-before-equals-one-built-whole")
+{
+    const char *path = getenv("ALLIUM_GENERATED_MAP");
+    if (!path) {
+        check_skip("ALLIUM_GENERATED_MAP not set");
+        return;
+    }
+    scene sc;
+    REQUIRE(scene_load_file(&sc, path, NULL));
+    al_edit_input e;
+    REQUIRE(al_edit_input_init(&e, &sc.input.input));
+    /* Ids and versions, as the live engine keeps them: an edited brush gets a new version. */
+    int cap = e.input.brush_count + 256;
+    int64_t *ids = malloc((size_t) cap * sizeof *ids);
+    uint64_t *keys = malloc((size_t) cap * sizeof *keys);
+    int64_t *entity_ids = malloc(((size_t) e.input.entity_count + 1) * sizeof *entity_ids);
+    uint64_t *entity_keys = calloc((size_t) e.input.entity_count + 1, sizeof *entity_keys);
+    REQUIRE(ids && keys && entity_ids && entity_keys);
+    for (int b = 0; b < e.input.brush_count; b++) ids[b] = b, keys[b] = 1;
+    for (int i = 0; i < e.input.entity_count; i++) entity_ids[i] = i;
+    int64_t next_id = e.input.brush_count;
+    al_scene_desc d = {.input = &e.input, .brush_ids = ids, .brush_keys = keys,
+                       .entity_ids = entity_ids, .entity_keys = entity_keys};
+    al_scene *prev = NULL;
+    REQUIRE(al_scene_build(&d, &prev) == AL_OK);
+    al_rng rng = {77};
+    int differ = 0, built_off = 0, picks_off = 0, edits = 40;
+    double ms_inc = 0, ms_whole = 0;
+    char why[200] = "";
+    for (int i = 0; i < edits; i++) {
+        al_edit edit;
+        int before = e.input.brush_count;
+        REQUIRE(al_edit_random(&e, &rng, 8, &edit));
+        if (edit.kind == AL_EDIT_DELETE) {
+            memmove(&ids[edit.brush], &ids[edit.brush + 1], (size_t) (before - edit.brush - 1) * sizeof *ids);
+            memmove(&keys[edit.brush], &keys[edit.brush + 1], (size_t) (before - edit.brush - 1) * sizeof *keys);
+        } else {
+            REQUIRE(e.input.brush_count < cap);
+            if (edit.kind == AL_EDIT_ADD) ids[edit.brush] = next_id++;
+            keys[edit.brush] = (uint64_t) i + 2;
+        }
+        d.input = &e.input;
+        d.previous = prev;
+        al_scene *inc = NULL, *whole = NULL;
+        REQUIRE(al_scene_build(&d, &inc) == AL_OK);
+        al_scene_desc fresh = d;
+        fresh.previous = NULL;
+        REQUIRE(al_scene_build(&fresh, &whole) == AL_OK);
+        if (scene_differences(inc, whole, why, sizeof why) && differ++ == 0)
+            check_note("edit %d (%s): %s", i, al_edit_kind_name(edit.kind), why);
+        al_scene_stats st;
+        al_scene_get_stats(inc, &st);
+        ms_inc += st.ms_build;
+        al_scene_stats wst;
+        al_scene_get_stats(whole, &wst);
+        ms_whole += wst.ms_build;
+        /* Only the edited brush's mesh is built again. */
+        int expected = edit.kind == AL_EDIT_DELETE ? 0 : 1;
+        if (st.meshes_built > expected && built_off++ == 0)
+            check_note("edit %d (%s) built %d meshes", i, al_edit_kind_name(edit.kind), st.meshes_built);
+        /* The picking tree (refitted after moves and resizes) against the scan. */
+        double mn[3], mx[3];
+        REQUIRE(al_scene_bounds(inc, mn, mx));
+        for (int r = 0; r < 50; r++) {
+            double o[3], dir[3], len = 0;
+            for (int k = 0; k < 3; k++) {
+                o[k] = mn[k] + (mx[k] - mn[k]) * al_rng_uniform(&rng);
+                dir[k] = al_rng_uniform(&rng) - 0.5;
+                len += dir[k] * dir[k];
+            }
+            for (int k = 0; k < 3; k++) dir[k] /= sqrt(len);
+            al_pick a, b;
+            bool ha = al_scene_pick(inc, o, dir, 0, &a), hb = al_scene_pick_scan(inc, o, dir, 0, &b);
+            picks_off += ha != hb || (ha && (a.brush != b.brush || a.face != b.face || a.t != b.t));
+        }
+        al_scene_destroy(whole);
+        al_scene_destroy(prev);
+        prev = inc;
+    }
+    CHECK_MSG(differ == 0, "%d of %d scenes built from the one before differ from whole ones",
+              differ, edits);
+    CHECK_MSG(built_off == 0, "%d edits built more meshes than they changed", built_off);
+    CHECK_MSG(picks_off == 0, "%d picks of the kept or refitted tree differ from the scan", picks_off);
+    check_note("%d edits of %d brushes: %.2f ms a scene from the one before, %.2f ms whole", edits,
+               e.input.brush_count, ms_inc / edits, ms_whole / edits);
+    al_scene_destroy(prev);
+    free(ids), free(keys), free(entity_ids), free(entity_keys);
+    al_edit_input_free(&e);
+    scene_free(&sc);
 }
 
 int main(int argc, char **argv)
