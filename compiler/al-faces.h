@@ -2,8 +2,10 @@
  *
  * The compiled world keeps only what collision and visibility need; the editor also draws
  * triggers, liquids, clip and hint brushes, so it asks for every brush's polygons here. The
- * brushes are built exactly as al_world_compile builds them (same planes, same checks), so
- * what is drawn is what is compiled. Invalid brushes get no faces (the compile reports
+ * brushes are built as al_world_compile builds them (the same checks), each on its own: its
+ * planes snap and merge among its own only, where a compile merges them across the map, so
+ * a brush's polygons depend on the brush alone and agree with the compile's within the
+ * planes' merge tolerance. Invalid brushes get no faces (the compile reports
  * why); a brush that is valid has one polygon per face that touches its solid.
  *
  * Expected workload: the whole map once (lq-e3m4, 3,441 brushes: a few milliseconds), and
@@ -45,10 +47,7 @@ typedef struct al_face_polys {
 al_status al_face_polys_build(const al_input *input, al_face_polys *out);
 
 /* Builds the polygons of brushes one at a time (the editor's scene builds those an edit
- * changed). Each brush is built on its own: its planes snap and merge among its own only
- * (al_face_polys_build shares them across the map, as a compile does), so a brush's
- * polygons depend on the brush alone, whatever was built before it. The two agree within
- * the planes' merge tolerance. */
+ * changed), as al_face_polys_build builds each. */
 typedef struct al_face_builder al_face_builder;
 
 al_face_builder *al_face_builder_create(void); /* NULL if memory runs out */

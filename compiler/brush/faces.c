@@ -1,10 +1,10 @@
 /* Face polygons of brushes (al-faces.h).
  *
  * Each brush is built with al_brush_build into a scratch arena that is released after the
- * brush, so memory stays proportional to one brush plus the output. A whole map shares one
- * plane table, so that the planes snap and deduplicate exactly as in a compile; a brush
- * built alone (al_face_builder_brush) has a table of its own, so that its polygons do not
- * depend on what was built before. */
+ * brush, so memory stays proportional to one brush plus the output. Each brush's planes
+ * snap and merge among its own only (the plane table is emptied between brushes), so that
+ * a brush's polygons depend on the brush alone: an edit elsewhere never changes them, and
+ * the editor's scene and the radiosity's patches keep what an edit left alone. */
 #include "al-faces.h"
 
 #include "brush/brush.h"
@@ -133,6 +133,7 @@ al_status al_face_polys_build(const al_input *input, al_face_polys *out)
     bool ok = fb && out->brush_first && out->brush_mins && out->brush_maxs;
     for (int32_t i = 0; ok && i < n; i++) {
         out->brush_first[i] = out->face_count;
+        al_plane_table_reset(&fb->planes);
         ok = append_brush(fb, input, i, i, out, &face_cap, &point_cap);
     }
     if (ok) out->brush_first[n] = out->face_count;

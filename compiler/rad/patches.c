@@ -604,42 +604,116 @@ static int by_height(const void *a, const void *b, void *ctx)
     return *(const int32_t *) a - *(const int32_t *) b;
 }
 
+/* Puts face F (its rectangle W x H with the border) on the first shelf that has room and
+ * is not much higher than it, or on a new shelf below the others (the atlas grows
+ * downwards). False if memory ran out. */
+static bool place_on_shelf(al_rad *rad, rad_face *f, int *cap)
+{
+    int w = f->w + 2, h = f->h + 2;
+    for (int32_t i = 0; i < rad->shelf_count; i++) {
+        rad_shelf *sh = &rad->shelves[i];
+        if (sh->height < h || sh->height > 2 * h + 2 || sh->x_end + w > rad->atlas_w) continue;
+        f->atlas_x = sh->x_end;
+        f->atlas_y = sh->y;
+        sh->x_end += w;
+        return true;
+    }
+    if (rad->shelf_count == *cap) {
+        int n = *cap ? *cap * 2 : 64;
+        rad_shelf *grown = realloc(rad->shelves, (size_t) n * sizeof *grown);
+        if (!grown) return false;
+        rad->shelves = grown;
+        *cap = n;
+    }
+    int y = 0;
+    for (int32_t i = 0; i < rad->shelf_count; i++)
+        if (rad->shelves[i].y + rad->shelves[i].height > y) y = rad->shelves[i].y + rad->shelves[i].height;
+    rad->shelves[rad->shelf_count++] = (rad_shelf){y, h, w};
+    f->atlas_x = 0;
+    f->atlas_y = y;
+    return true;
+}
+
+/* Packs the faces of RAD whose place is not set (atlas_x < 0), tallest first, onto its
+ * shelves. False if memory ran out. */
+static bool pack_new_faces(al_rad *rad, int *cap)
+{
+    int32_t *order = malloc(((size_t) rad->face_count + 1) * sizeof *order);
+    if (!order) return false;
+    int32_t n = 0;
+    for (int32_t i = 0; i < rad->face_count; i++)
+        if (rad->faces[i].live > 0 && rad->faces[i].atlas_x < 0) order[n++] = i;
+    qsort_r(order, (size_t) n, sizeof *order, by_height, rad->faces);
+    bool ok = true;
+    for (int32_t k = 0; ok && k < n; k++) ok = place_on_shelf(rad, &rad->faces[order[k]], cap);
+    free(order);
+    return ok;
+}
+
+/* After an update: the faces with the grid of a face of the base keep its place, so that
+ * what is drawn of them stays as it was (the editor's scene keeps their meshes); the new
+ * ones go where there is room. False when that would waste too much of the atlas (more
+ * than half of it empty, or the atlas twice as high as wide): the caller packs anew. */
+static bool keep_places(al_rad *rad, int64_t texels, int *cap)
+{
+    const rad_reuse *ru = rad->reuse;
+    const al_rad *base = ru ? ru->base : NULL;
+    if (!base || !base->shelves || !ru->place) return false;
+    rad->atlas_w = base->atlas_w;
+    rad->shelves = malloc(((size_t) base->shelf_count + 1) * sizeof *rad->shelves);
+    if (!rad->shelves) return false;
+    memcpy(rad->shelves, base->shelves, (size_t) base->shelf_count * sizeof *rad->shelves);
+    rad->shelf_count = base->shelf_count;
+    *cap = base->shelf_count + 1;
+    for (int32_t i = 0; i < rad->face_count; i++) {
+        rad_face *f = &rad->faces[i];
+        if (f->live == 0 || ru->place[i] < 0) continue;
+        const rad_face *b = &base->faces[ru->place[i]];
+        if (b->atlas_x < 0) continue; /* it had no luxels then */
+        f->atlas_x = b->atlas_x;
+        f->atlas_y = b->atlas_y;
+    }
+    if (!pack_new_faces(rad, cap)) return false;
+    int height = 0;
+    for (int32_t i = 0; i < rad->shelf_count; i++)
+        if (rad->shelves[i].y + rad->shelves[i].height > height)
+            height = rad->shelves[i].y + rad->shelves[i].height;
+    rad->atlas_h = (height + 3) & ~3;
+    if (rad->atlas_h < 4) rad->atlas_h = 4;
+    int64_t area = (int64_t) rad->atlas_w * rad->atlas_h;
+    return area <= 2 * texels + 65536 && rad->atlas_h <= 2 * rad->atlas_w;
+}
+
 static al_status pack_atlas(al_rad *rad)
 {
     int64_t texels = 0;
     int max_w = 1;
-    int32_t *order = malloc(((size_t) rad->face_count + 1) * sizeof *order);
-    if (!order) return AL_ERR_NOMEM;
-    int32_t lit = 0;
     for (int32_t i = 0; i < rad->face_count; i++) {
         rad_face *f = &rad->faces[i];
         f->atlas_x = f->atlas_y = -1;
         if (f->live == 0) continue;
-        order[lit++] = i;
         texels += (int64_t) (f->w + 2) * (f->h + 2);
         if (f->w + 2 > max_w) max_w = f->w + 2;
     }
-    qsort_r(order, (size_t) lit, sizeof *order, by_height, rad->faces);
-    int width = 256;
-    while ((int64_t) width * width < texels * 5 / 4 || width < max_w) width *= 2;
-    int x = 0, y = 0, shelf = 0;
-    for (int32_t k = 0; k < lit; k++) {
-        rad_face *f = &rad->faces[order[k]];
-        int w = f->w + 2, h = f->h + 2;
-        if (x + w > width) {
-            y += shelf;
-            x = 0;
-            shelf = 0;
-        }
-        f->atlas_x = x;
-        f->atlas_y = y;
-        x += w;
-        if (h > shelf) shelf = h;
+    int shelf_cap = 0;
+    if (!keep_places(rad, texels, &shelf_cap)) {
+        /* Anew: every face on shelves from the top, in an atlas sized to hold them. */
+        free(rad->shelves);
+        rad->shelves = NULL;
+        rad->shelf_count = 0;
+        shelf_cap = 0;
+        for (int32_t i = 0; i < rad->face_count; i++) rad->faces[i].atlas_x = rad->faces[i].atlas_y = -1;
+        int width = 256;
+        while ((int64_t) width * width < texels * 5 / 4 || width < max_w) width *= 2;
+        rad->atlas_w = width;
+        if (!pack_new_faces(rad, &shelf_cap)) return AL_ERR_NOMEM;
+        int height = 0;
+        for (int32_t i = 0; i < rad->shelf_count; i++)
+            if (rad->shelves[i].y + rad->shelves[i].height > height)
+                height = rad->shelves[i].y + rad->shelves[i].height;
+        rad->atlas_h = (height + 3) & ~3;
+        if (rad->atlas_h < 4) rad->atlas_h = 4;
     }
-    free(order);
-    rad->atlas_w = width;
-    rad->atlas_h = (y + shelf + 3) & ~3;
-    if (rad->atlas_h < 4) rad->atlas_h = 4;
     size_t count = (size_t) rad->atlas_w * (size_t) rad->atlas_h;
     rad->texel_luxel = malloc(count * sizeof *rad->texel_luxel);
     if (!rad->texel_luxel) return AL_ERR_NOMEM;

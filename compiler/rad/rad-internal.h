@@ -176,6 +176,8 @@ struct al_rad {
     /* atlas */
     int atlas_w, atlas_h;
     int32_t *texel_luxel; /* per texel: the luxel it shows, -1 for none */
+    struct rad_shelf *shelves; /* rows of the atlas faces are packed into (patches.c) */
+    int32_t shelf_count;
 
     /* totals */
     double emitted, absorbed, escaped;
@@ -290,8 +292,17 @@ typedef struct rad_reuse {
     const al_rad *base;
     const rad_box *boxes;
     int box_count;
-    int32_t *face; /* per face of the new solver: the base's face to copy, -1 (update.c) */
+    int32_t *face;  /* per face of the new solver: the base's face to copy, -1 (update.c) */
+    int32_t *place; /* per face: a base face with the same grid, whose place in the atlas it
+                       takes over (near an edit too: its luxels may change, not its size);
+                       -1 (update.c) */
 } rad_reuse;
+
+/* A row of the atlas: faces of at most HEIGHT texels are packed side by side along it,
+ * up to X_END. */
+typedef struct rad_shelf {
+    int y, height, x_end;
+} rad_shelf;
 
 /* Fills rad.reuse->face once the faces' grids are laid (before their slots are sampled).
  * False if memory runs out. */

@@ -944,6 +944,7 @@ void al_rad_destroy(al_rad *rad)
     free(rad->skies);
     al_cell_index_free(&rad->sky_index);
     free(rad->texel_luxel);
+    free(rad->shelves);
     free(rad->delta);
     free(rad->mask);
     free(rad->receivers);

@@ -306,11 +306,31 @@ bool al_rad_reuse_faces(al_rad *rad)
     const al_rad *base = ru->base;
     face_table t;
     ru->face = malloc(((size_t) rad->face_count + 1) * sizeof *ru->face);
-    if (!ru->face || !face_table_build(&t, base)) return false;
+    ru->place = malloc(((size_t) rad->face_count + 1) * sizeof *ru->place);
+    if (!ru->face || !ru->place || !face_table_build(&t, base)) return false;
+    /* Per base face: its place was taken by a face of ours. */
+    uint8_t *placed = calloc((size_t) base->face_count + 1, 1);
+    if (!placed) {
+        face_table_free(&t);
+        return false;
+    }
     const al_face_polys *fp = &rad->polys;
     for (int32_t f = 0; f < rad->face_count; f++) {
-        ru->face[f] = -1;
+        ru->face[f] = ru->place[f] = -1;
         const rad_face *mine = &rad->faces[f];
+        /* The same grid keeps its place in the atlas, near the edit or not; of faces alike
+         * (a brush and its copy in place), the one of the same brush and face number. */
+        int32_t pick = -1;
+        for (int32_t b = face_table_find(&t, face_key(rad, mine)); b >= 0; b = t.next[b]) {
+            const rad_face *theirs = &base->faces[b];
+            if (placed[b] || !same_grid(rad, mine, base, theirs)) continue;
+            if (pick < 0 || (theirs->brush == mine->brush && theirs->face == mine->face)) pick = b;
+            if (theirs->brush == mine->brush && theirs->face == mine->face) break;
+        }
+        if (pick >= 0) {
+            placed[pick] = 1;
+            ru->place[f] = pick;
+        }
         const al_face_poly *p = poly_of(rad, mine);
         if (!p) continue;
         /* Its sample points lie within a unit and the offset of its polygon: no changed
@@ -335,6 +355,7 @@ bool al_rad_reuse_faces(al_rad *rad)
                 break;
             }
     }
+    free(placed);
     face_table_free(&t);
     return true;
 }
@@ -1050,6 +1071,7 @@ al_status al_rad_update(al_rad *prev, const al_world *world, const al_input *inp
         st = al_rad_finish(rad, diags);
         rad->reuse = NULL;
         free(reuse.face);
+        free(reuse.place);
     }
     if (st == AL_OK) {
         face_base = malloc(((size_t) rad->face_count + 1) * sizeof *face_base);

@@ -245,6 +245,89 @@ CHECK_TEST(random_edits, "/rad/update/random-edits-of-a-generated-map-stay-exact
     scene_free(&s);
 }
 
+
+CHECK_TEST(atlas_places, "/rad/update/faces-an-edit-left-keep-their-places-in-the-atlas")
+{
+    const char *path = getenv("ALLIUM_GENERATED_SMALL_MAP");
+    REQUIRE(path);
+    scene s;
+    REQUIRE(scene_load_file(&s, path, &(scene_options){.pvs = true, .pvs_level = AL_PVS_COARSE}));
+    al_edit_input e;
+    REQUIRE(al_edit_input_init(&e, &s.input.input));
+    al_rad_options o = {.luxel_size = 32};
+    al_rad *rad = NULL;
+    REQUIRE(al_rad_create(s.world, &e.input, &o, &rad, NULL) == AL_OK);
+    al_rng rng = {41};
+    const al_world *prev = s.world;
+    al_world *worlds[40] = {0};
+    al_input *inputs[40] = {0};
+    int moved_places = 0, kept = 0, edits = 40, repacks = 0;
+    for (int i = 0; i < edits; i++) {
+        /* Moves and resizes only: the brushes keep their indices, so faces compare by them. */
+        al_edit edit;
+        do {
+            al_edit_input copy;
+            REQUIRE(al_edit_input_init(&copy, &e.input));
+            REQUIRE(al_edit_random(&copy, &rng, 8, &edit));
+            if (edit.kind == AL_EDIT_MOVE || edit.kind == AL_EDIT_RESIZE) {
+                al_edit_input_free(&e);
+                e = copy;
+                break;
+            }
+            al_edit_input_free(&copy);
+        } while (true);
+        REQUIRE((inputs[i] = al_input_clone(&e.input)));
+        REQUIRE(al_world_update(prev, inputs[i], &(al_compile_options){.pvs = AL_PVS_COARSE},
+                                &worlds[i], NULL) == AL_OK);
+        al_rad *next = NULL;
+        REQUIRE(al_rad_update(rad, worlds[i], inputs[i], &o, &next, NULL) == AL_OK);
+        int w0, h0, w1, h1;
+        al_rad_atlas_size(rad, &w0, &h0);
+        al_rad_atlas_size(next, &w1, &h1);
+        int changed = 0, same = 0;
+        for (int b = 0; b < inputs[i]->brush_count; b++) {
+            if (b == edit.brush) continue;
+            for (int f = 0; f < inputs[i]->brushes[b].face_count; f++) {
+                al_rad_face_map a, c;
+                if (!al_rad_face(rad, b, f, &a) || !al_rad_face(next, b, f, &c)) continue;
+                if (a.width != c.width || a.height != c.height) continue; /* another grid */
+                if (a.x == c.x && a.y == c.y && a.s_texel_offset == c.s_texel_offset) same++;
+                else {
+                    changed++;
+                    if (getenv("DEBUG_PLACES"))
+                        check_note("edit %d (%s %d): brush %d face %d %d,%d %dx%d -> %d,%d %dx%d s %g %g", i,
+                                   al_edit_kind_name(edit.kind), edit.brush, b, f, a.x, a.y,
+                                   a.width, a.height, c.x, c.y, c.width, c.height,
+                                   a.s_texel_offset, c.s_texel_offset);
+                }
+            }
+        }
+        /* A repack moves everything; that may happen, rarely, when the atlas is wasted. */
+        if (changed > same) repacks++;
+        else moved_places += changed, kept += same;
+        /* The atlas stays no bigger than twice what its faces need. */
+        al_rad_stats st;
+        al_rad_get_stats(next, &st);
+        CHECK_MSG((int64_t) w1 * h1 <= 4 * (int64_t) w0 * h0 + 65536,
+                  "edit %d: the atlas grew from %dx%d to %dx%d", i, w0, h0, w1, h1);
+        rad_check_finish_corrections(next);
+        al_rad_destroy(rad);
+        rad = next;
+        prev = worlds[i];
+    }
+    CHECK_MSG(moved_places == 0, "%d unchanged faces moved in the atlas (%d kept), %d repacks",
+              moved_places, kept, repacks);
+    CHECK(repacks <= 2);
+    check_note("%d edits: %d unchanged faces kept their places, %d repacks", edits, kept, repacks);
+    al_rad_destroy(rad);
+    for (int i = 0; i < edits; i++) {
+        al_world_destroy(worlds[i]);
+        free(inputs[i]);
+    }
+    al_edit_input_free(&e);
+    scene_free(&s);
+}
+
 int main(int argc, char **argv)
 {
     return check_main(argc, argv);
