@@ -14,7 +14,7 @@
  */
 #include "al-live.h"
 
-#include "core/clock.h"
+#include "al-clock.h"
 
 #include <pthread.h>
 #include <stdio.h>

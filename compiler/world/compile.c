@@ -5,10 +5,10 @@
  * the shared plane table); block builds, which only read it, run on every core.
  */
 #include "brush/expand.h"
-#include "core/clock.h"
-#include "core/parallel.h"
-#include "geom/epsilon.h"
-#include "geom/vec3.h"
+#include "al-clock.h"
+#include "al-parallel.h"
+#include "al-epsilon.h"
+#include "al-vec3.h"
 #include "vis/vis.h"
 #include "world-internal.h"
 

@@ -17,8 +17,8 @@
 #define AL_DOCUMENT_H
 
 #include "al-input.h"
-#include "core/diag.h"
-#include "core/status.h"
+#include "al-diag.h"
+#include "al-status.h"
 
 #include <stdbool.h>
 #include <stdint.h>

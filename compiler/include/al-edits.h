@@ -12,7 +12,7 @@
 #define AL_EDITS_H
 
 #include "al-input.h"
-#include "verify/oracle.h"
+#include "al-oracle.h"
 
 #include <stdbool.h>
 
