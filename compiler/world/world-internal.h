@@ -335,6 +335,9 @@ void al_trace_finish(const double start[3], const double end[3], al_trace *out);
  * an absurd area get one cell: every trace then tests every model. */
 bool al_world_index_models(al_world *w);
 
+/* Frees what the index holds and leaves it empty. */
+void al_model_index_free(al_model_index *ix);
+
 /* Fills the world model's open_rows and open_starts from its blocks (called by
  * al_world_index_models). False if memory runs out. */
 bool al_model_index_open(al_model *m);
