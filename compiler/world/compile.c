@@ -736,7 +736,7 @@ typedef struct compile_state {
     int model_count;
 
     /* Grids (lay_out_grids). */
-    double grow_lo[3], grow_hi[3]; /* every hull's box, mirrored: brush + grow = reach */
+    double grow_lo[3], grow_hi[3]; /* how far the hulls grow a brush (al_world_hull_growth) */
     int total_blocks;              /* all models' blocks, numbered model after model */
 
     /* Blocks to build (choose_blocks). */
@@ -979,14 +979,7 @@ static al_status lay_out_grids(compile_state *c)
     uint64_t t0 = al_clock_ns();
     al_world *w = c->world;
     double block_size = c->block_size;
-    for (int k = 0; k < 3; k++) {
-        c->grow_lo[k] = c->grow_hi[k] = 0;
-        for (int h = 0; h < c->hull_count; h++) {
-            /* An agent at P overlaps the brush when P is in brush - box. */
-            if (-w->hulls[h].maxs[k] < c->grow_lo[k]) c->grow_lo[k] = -w->hulls[h].maxs[k];
-            if (-w->hulls[h].mins[k] > c->grow_hi[k]) c->grow_hi[k] = -w->hulls[h].mins[k];
-        }
-    }
+    al_world_hull_growth(w, c->grow_lo, c->grow_hi);
     for (int m = 0; m < w->model_count; m++) {
         al_model *model = &w->models[m];
         al_bounds_clear(model->mins, model->maxs);

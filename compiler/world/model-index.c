@@ -136,17 +136,11 @@ bool al_world_index_models(al_world *w)
     ix->reach = malloc((entries ? entries : 1) * sizeof *ix->reach);
     if (!ix->reach) return false;
     /* A model's bounds are its brushes' grown by GROW_LO / GROW_HI, the most any hull grows
-     * them (as compile_world finds them); taking that back off and growing by one hull's
-     * box gives that hull's bounds. Rounding moves them by far less than the unit of
-     * reach. */
+     * them (al_world_hull_growth, as the compile finds them); taking that back off and
+     * growing by one hull's box gives that hull's bounds. Rounding moves them by far less
+     * than the unit of reach. */
     double grow_lo[3], grow_hi[3];
-    for (int k = 0; k < 3; k++) {
-        grow_lo[k] = grow_hi[k] = 0;
-        for (int h = 0; h < w->hull_count; h++) {
-            if (-w->hulls[h].maxs[k] < grow_lo[k]) grow_lo[k] = -w->hulls[h].maxs[k];
-            if (-w->hulls[h].mins[k] > grow_hi[k]) grow_hi[k] = -w->hulls[h].mins[k];
-        }
-    }
+    al_world_hull_growth(w, grow_lo, grow_hi);
     for (int m = 0; m < w->model_count; m++) {
         const al_model *model = &w->models[m];
         for (int h = 0; h < w->hull_count; h++) {

@@ -251,6 +251,20 @@ struct al_world {
     struct al_stored_pvs *stored_pvs;
 };
 
+/* How far W's hulls grow a brush, every hull's at once: an agent at P overlaps a brush
+ * when P is in the brush minus its box, so a model's bounds are its brushes' from LO to HI
+ * beyond their own. */
+static inline void al_world_hull_growth(const al_world *w, double lo[3], double hi[3])
+{
+    for (int k = 0; k < 3; k++) {
+        lo[k] = hi[k] = 0;
+        for (int h = 0; h < w->hull_count; h++) {
+            if (-w->hulls[h].maxs[k] < lo[k]) lo[k] = -w->hulls[h].maxs[k];
+            if (-w->hulls[h].mins[k] > hi[k]) hi[k] = -w->hulls[h].mins[k];
+        }
+    }
+}
+
 /* Model M's reach for HULL (see al_model_index): [0] the mins, [1] the maxs. */
 static inline const double (*al_model_reach(const al_world *w, int m, int hull))[3]
 {
