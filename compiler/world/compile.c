@@ -944,6 +944,20 @@ static al_status build_brushes(compile_state *c)
     return AL_OK;
 }
 
+/* Collision brush I expanded by hull H: the world's copy, made now if it has none yet.
+ * NULL if memory runs out. */
+static al_brush *expanded_brush(compile_state *c, int h, int i)
+{
+    al_world *w = c->world;
+    al_brush **e = &w->expanded[(size_t) h * (size_t) w->collision_count + (size_t) i];
+    if (!*e) {
+        *e = al_brush_expand(c->own, &w->planes, w->collision[i], w->hulls[h].mins,
+                             w->hulls[h].maxs);
+        if (*e) w->stats.expanded_planes += (*e)->side_count;
+    }
+    return *e;
+}
+
 /* Stage: one expanded copy per hull of each collision brush: all of them for a full
  * compile; for an update, those PREV has for the brushes it copied (see
  * al_expanded_store), the others when a block to build needs them (fill_block_lists).
@@ -958,13 +972,8 @@ static al_status expand_brushes(compile_state *c)
     if (!w->expanded || !take_expanded(w, c->prev, c->from_of, c->shared)) return AL_ERR_NOMEM;
     if (!c->prev)
         for (int h = 0; h < c->hull_count; h++)
-            for (int i = 0; i < n; i++) {
-                al_brush *e = al_brush_expand(c->own, &w->planes, w->collision[i], w->hulls[h].mins,
-                                              w->hulls[h].maxs);
-                if (!e) return AL_ERR_NOMEM;
-                w->expanded[h * n + i] = e;
-                w->stats.expanded_planes += e->side_count;
-            }
+            for (int i = 0; i < n; i++)
+                if (!expanded_brush(c, h, i)) return AL_ERR_NOMEM;
     w->stats.ms_expand = al_clock_ms_since(t0);
     return AL_OK;
 }
@@ -1208,7 +1217,7 @@ static al_status fill_block_lists(compile_state *c)
 {
     uint64_t t0 = al_clock_ns();
     al_world *w = c->world;
-    int hull_count = c->hull_count, n = w->collision_count;
+    int hull_count = c->hull_count;
     int lists = hull_count + 2;
     c->block_lists = calloc((size_t) c->job_total * lists + 1, sizeof *c->block_lists);
     if (!c->block_lists) return AL_ERR_NOMEM;
@@ -1249,17 +1258,12 @@ static al_status fill_block_lists(compile_state *c)
                                 int j = c->job_of_block[block_base +
                                                         al_model_block_index(model, x, y, z)];
                                 if (j < 0) continue;
-                                al_brush **e = &w->expanded[eh * n + i];
-                                if (!*e) {
-                                    *e = al_brush_expand(c->own, &w->planes, w->collision[i],
-                                                         w->hulls[eh].mins, w->hulls[eh].maxs);
-                                    if (!*e) return AL_ERR_NOMEM;
-                                    w->stats.expanded_planes += (*e)->side_count;
-                                }
+                                al_brush *e = expanded_brush(c, eh, i);
+                                if (!e) return AL_ERR_NOMEM;
                                 al_brush ***list;
                                 int *count;
                                 block_list(&c->jobs[j].input, kind, h, &list, &count);
-                                if (pass == 1) (*list)[*count] = *e;
+                                if (pass == 1) (*list)[*count] = e;
                                 (*count)++;
                             }
                 }
