@@ -53,10 +53,12 @@ al_brush_builder *al_brush_builder_create(void);
 /* Frees the builder. NULL is a no-op. */
 void al_brush_builder_destroy(al_brush_builder *builder);
 
-/* Builds brush INDEX of INPUT exactly as a compile does and measures it into OUT. Returns
+/* Builds brush INDEX of INPUT with the compile's own builder and measures it into OUT
+ * (alone: a compile's plane table may merge its planes with other brushes'). Returns
  * false if the brush is invalid (with an error diagnostic naming its entity, brush, face
- * and line in DIAGS, which may be NULL) or if memory runs out (*OUT_OF_MEMORY is then set).
- * Nothing of the brush is kept after the call. */
+ * and line in DIAGS, which may be NULL) or if memory runs out (*OUT_OF_MEMORY is then set);
+ * faces ignored in a valid brush are warnings in DIAGS. Nothing of the brush is kept after
+ * the call. */
 bool al_brush_builder_measure(al_brush_builder *builder, const al_input *input, int index,
                               al_brush_measure *out, al_diag_list *diags, bool *out_of_memory);
 
