@@ -3,7 +3,7 @@
 
 #include "allium-application.h"
 
-#include "core/diag.h"
+#include "al-diag.h"
 
 #include <glib/gi18n.h>
 #include <locale.h>

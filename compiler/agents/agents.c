@@ -14,8 +14,8 @@
 #include "al-agents.h"
 
 #include "al-spheretree.h"
-#include "core/entity-keys.h"
-#include "geom/vec3.h"
+#include "al-entity-keys.h"
+#include "al-vec3.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -7,7 +7,7 @@
  */
 #include "al-move.h"
 
-#include "geom/vec3.h"
+#include "al-vec3.h"
 
 #include <math.h>
 #include <string.h>

@@ -51,7 +51,7 @@
  */
 #include "al-spheretree.h"
 
-#include "geom/vec3.h"
+#include "al-vec3.h"
 
 #include <limits.h>
 #include <math.h>

@@ -1,4 +1,5 @@
-/* Brush construction and validation (see brush.h).
+/* Brush construction and validation (see brush.h), and the builder other folders measure
+ * brushes with (see al-brush.h).
  *
  * Each face's plane starts as a huge square (AL_WORLD_EXTENT) and is clipped by every other
  * plane of the brush; what remains is that face's polygon. A brush of n faces costs O(n^2)
@@ -6,10 +7,11 @@
  */
 #include "brush.h"
 
-#include "geom/epsilon.h"
-#include "geom/vec3.h"
+#include "al-epsilon.h"
+#include "al-vec3.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *role_names[] = {"worldspawn", "func_group"};
@@ -249,4 +251,47 @@ nomem:
                 "out of memory while building the brush");
     return NULL;
 #undef REJECT
+}
+
+/* The scratch of al_brush_builder_measure: an arena and a plane table, emptied after every
+ * brush. */
+struct al_brush_builder {
+    al_arena *arena;
+    al_plane_table planes;
+};
+
+al_brush_builder *al_brush_builder_create(void)
+{
+    al_brush_builder *builder = calloc(1, sizeof *builder);
+    if (!builder) return NULL;
+    builder->arena = al_arena_create(1 << 16);
+    if (!builder->arena || !al_plane_table_init(&builder->planes)) {
+        al_brush_builder_destroy(builder);
+        return NULL;
+    }
+    return builder;
+}
+
+void al_brush_builder_destroy(al_brush_builder *builder)
+{
+    if (!builder) return;
+    al_arena_destroy(builder->arena);
+    al_plane_table_free(&builder->planes);
+    free(builder);
+}
+
+bool al_brush_builder_measure(al_brush_builder *builder, const al_input *input, int index,
+                              al_brush_measure *out, al_diag_list *diags, bool *out_of_memory)
+{
+    al_arena_mark mark = al_arena_get_mark(builder->arena);
+    al_brush *b =
+        al_brush_build(builder->arena, &builder->planes, input, index, diags, out_of_memory);
+    if (b) {
+        memcpy(out->mins, b->mins, sizeof out->mins);
+        memcpy(out->maxs, b->maxs, sizeof out->maxs);
+        out->volume = al_brush_volume(&builder->planes, b->sides, b->side_count);
+    }
+    al_arena_release(builder->arena, mark);
+    al_plane_table_reset(&builder->planes);
+    return b != NULL;
 }

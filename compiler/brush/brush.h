@@ -6,14 +6,16 @@
  * coordinates, unbounded, no volume). Faces whose plane does not touch the solid are
  * dropped with a warning, as other tools do.
  *
- * Bevels and Minkowski expansion by agent boxes are in expand.c.
+ * Bevels and Minkowski expansion by agent boxes are in expand.c. Other folders build and
+ * measure brushes through al-brush.h.
  */
 #ifndef AL_BRUSH_H
 #define AL_BRUSH_H
 
+#include "al-brush.h"
 #include "al-input.h"
 #include "core/arena.h"
-#include "core/diag.h"
+#include "al-diag.h"
 #include "geom/plane.h"
 #include "geom/winding.h"
 
@@ -25,12 +27,6 @@ typedef struct al_side {
     int face;            /* index of the input face within its brush, -1 for bevels */
     al_winding *winding; /* the face polygon; NULL for a bevel that touches only an edge */
 } al_side;
-
-/* More faces than this in one brush is rejected (real brushes have 4 to 30). */
-#define AL_BRUSH_MAX_FACES 128
-
-/* Less volume than this (cubic units) is "no volume": such a brush is rejected. */
-#define AL_BRUSH_MIN_VOLUME 1e-3
 
 enum {
     AL_BRUSH_DETAIL = 1u << 0, /* from a detail entity: collides, does not split visibility */
@@ -75,17 +71,6 @@ al_brush *al_brush_build(al_arena *arena, al_plane_table *planes, const al_input
 /* A copy of B (its sides and windings) in ARENA; NULL if memory runs out. Plane indices are
  * kept, so the copy belongs with B's plane table or a copy of it. */
 al_brush *al_brush_copy(al_arena *arena, const al_brush *b);
-
-/* Room for the points of one face polygon of a brush (a clip adds at most one point). */
-#define AL_BRUSH_POLYGON_MAX (AL_BRUSH_MAX_FACES + 8)
-
-/* The polygon of face I of the convex solid behind COUNT planes (normals pointing out):
- * PLANES[INDICES[k]], or PLANES[k] when INDICES is NULL. Its plane is cut by every other
- * one (al_points_clip with AL_ON_EPSILON) into OUT (room for AL_BRUSH_POLYGON_MAX points).
- * Returns the point count, fewer than 3 when the plane does not touch the solid, or -1 if
- * the polygon would not fit. */
-int al_brush_face_points(const al_plane *planes, const int *indices, int count, int i,
-                         double (*out)[3]);
 
 /* Windings of the convex solid bounded by PLANE_INDICES (outward), into WINDINGS (NULL for a
  * plane that does not touch the solid). Returns the number of non-NULL windings, or -1 if

@@ -6,8 +6,8 @@
  */
 #include "expand.h"
 
-#include "geom/epsilon.h"
-#include "geom/vec3.h"
+#include "al-epsilon.h"
+#include "al-vec3.h"
 
 #include <math.h>
 #include <string.h>

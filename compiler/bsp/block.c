@@ -7,8 +7,8 @@
  * so rebuilding after an edit gives the same trees as a full compile.
  */
 #include "bsp/csg.h"
-#include "geom/epsilon.h"
-#include "core/clock.h"
+#include "al-epsilon.h"
+#include "al-clock.h"
 #include "world/world-internal.h"
 
 #include <math.h>

@@ -8,8 +8,8 @@
 #include "build.h"
 
 #include "brush/expand.h"
-#include "geom/epsilon.h"
-#include "geom/vec3.h"
+#include "al-epsilon.h"
+#include "al-vec3.h"
 #include "split.h"
 
 #include <stdlib.h>

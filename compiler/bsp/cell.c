@@ -1,8 +1,8 @@
 /* Convex cells split plane by plane (see cell.h). */
 #include "cell.h"
 
-#include "geom/epsilon.h"
-#include "geom/vec3.h"
+#include "al-epsilon.h"
+#include "al-vec3.h"
 
 #include <string.h>
 

@@ -5,8 +5,8 @@
  */
 #include "csg.h"
 
-#include "geom/epsilon.h"
-#include "geom/vec3.h"
+#include "al-epsilon.h"
+#include "al-vec3.h"
 
 #include <stdlib.h>
 #include <string.h>

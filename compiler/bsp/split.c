@@ -7,8 +7,8 @@
  */
 #include "split.h"
 
-#include "geom/epsilon.h"
-#include "geom/vec3.h"
+#include "al-epsilon.h"
+#include "al-vec3.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,9 +1,10 @@
 /* Compiled BSP trees: flat arrays with integer indices (Quake III's cm_* layout).
  *
- * A node holds its plane inline (one 48-byte record, so a trace touches one cache line per
- * node). child[i] >= 0 is a node index, child[i] < 0 is the leaf -1 - child[i]; child[0] is
- * the front (dot(normal, x) > dist), child[1] the back. A leaf is one uint32_t of solidity
- * bits, bit h set when the leaf is solid for hull h. Map trees use bit 0 only.
+ * A node (al_node, in al-world-trees.h, where code outside the compiler reads it too) holds
+ * its plane inline (one 48-byte record, so a trace touches one cache line per node).
+ * child[i] >= 0 is a node index, child[i] < 0 is the leaf -1 - child[i]; child[0] is the
+ * front (dot(normal, x) > dist), child[1] the back. A leaf is one uint32_t of solidity bits,
+ * bit h set when the leaf is solid for hull h. Map trees use bit 0 only.
  *
  * solid_mask / empty_mask say for which hulls every leaf under the node is solid / empty,
  * so a query for one hull stops at the first node that is uniform for it: the onion tree
@@ -11,6 +12,8 @@
  */
 #ifndef AL_TREE_H
 #define AL_TREE_H
+
+#include "al-world-trees.h" /* al_node */
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -20,21 +23,6 @@
  * behind. So it is solid (bit 0) for point queries, and empty for plane shifting, where the
  * front of a bevel is outside the expanded cell (trace/shift.c tests this flag). */
 #define AL_LEAF_BEVEL_FRONT 0x80000000u
-
-typedef struct al_node {
-    double normal[3];
-    double dist;
-    int32_t child[2];
-    uint32_t solid_mask;
-    uint32_t empty_mask;
-} al_node;
-
-/* Signed distance of P from the node's plane. (A shortcut for axial planes was measured
- * slower: the type test mispredicts more than the two multiplies it saves.) */
-static inline double al_node_distance(const al_node *n, const double p[3])
-{
-    return n->normal[0] * p[0] + n->normal[1] * p[1] + n->normal[2] * p[2] - n->dist;
-}
 
 typedef struct al_tree {
     al_node *nodes; /* owned */

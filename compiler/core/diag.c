@@ -1,6 +1,6 @@
-/* Diagnostics list (see diag.h). Small and append-only: a compile of a real map produces at
+/* Diagnostics list (see al-diag.h). Small and append-only: a compile of a real map produces at
  * most a few hundred entries. */
-#include "diag.h"
+#include "al-diag.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
-/* Reading entity keys (entity-keys.h). */
-#include "core/entity-keys.h"
+/* Reading entity keys (al-entity-keys.h). */
+#include "al-entity-keys.h"
 
 #include <ctype.h>
 #include <math.h>

@@ -1,5 +1,5 @@
-/* al_parallel_for (see parallel.h). */
-#include "parallel.h"
+/* al_parallel_for (see al-parallel.h). */
+#include "al-parallel.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

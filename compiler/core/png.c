@@ -1,6 +1,6 @@
-/* PNG writer (see png.h): signature, IHDR, one IDAT of stored (uncompressed) deflate blocks,
+/* PNG writer (see al-png.h): signature, IHDR, one IDAT of stored (uncompressed) deflate blocks,
  * IEND. Files are larger than compressed ones, which is fine for occasional pictures. */
-#include "core/png.h"
+#include "al-png.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
-/* Messages and names of the status codes in status.h. */
-#include "status.h"
+/* Messages and names of the status codes in al-status.h. */
+#include "al-status.h"
 
 const char *al_status_message(al_status status)
 {

@@ -1,4 +1,4 @@
-/* Planes and the deduplicating plane table (see plane.h).
+/* Planes (see al-plane.h) and the deduplicating plane table (see plane.h).
  *
  * Workload: a few thousand brushes give tens of thousands of planes once every hull's
  * bevels and expansions are added; lookups hash the distance (floor(dist)) and compare
@@ -7,8 +7,8 @@
  */
 #include "plane.h"
 
-#include "epsilon.h"
-#include "vec3.h"
+#include "al-epsilon.h"
+#include "al-vec3.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,10 +1,7 @@
-/* Planes and the plane table.
- *
- * A plane is {normal, dist}: the points x with dot(normal, x) == dist; the front is where
- * dot(normal, x) > dist. Brush planes point out of the brush.
+/* The plane table (planes themselves are in al-plane.h).
  *
  * Every plane the compiler uses lives in one table, deduplicated with AL_NORMAL_EPSILON and
- * AL_DIST_EPSILON (epsilon.h), so that "the same plane" is an integer comparison. Planes are
+ * AL_DIST_EPSILON (al-epsilon.h), so that "the same plane" is an integer comparison. Planes are
  * stored in pairs: index 2k is the canonical orientation (largest normal component
  * positive), 2k+1 its flip, so al_plane_flip(i) == i ^ 1 and i >> 1 names the geometric
  * plane whichever way it faces (Quake's convention).
@@ -15,21 +12,10 @@
 #ifndef AL_PLANE_H
 #define AL_PLANE_H
 
+#include "al-plane.h"
+
 #include <stdbool.h>
 #include <stdint.h>
-
-enum {
-    AL_PLANE_X = 0, /* normal is +-X */
-    AL_PLANE_Y = 1,
-    AL_PLANE_Z = 2,
-    AL_PLANE_ANY = 3, /* not axial */
-};
-
-typedef struct al_plane {
-    double normal[3];
-    double dist;
-    int type; /* AL_PLANE_X/Y/Z or AL_PLANE_ANY */
-} al_plane;
 
 typedef struct al_plane_table {
     al_plane *planes; /* owned; count entries, always an even number */
@@ -42,28 +28,6 @@ typedef struct al_plane_table {
 static inline int al_plane_flip(int index)
 {
     return index ^ 1;
-}
-
-/* Plane through three points, oriented as the .map format does: the normal is
- * normalize((p0 - p1) x (p2 - p1)). Snaps a nearly axial normal to its axis. Returns false if
- * the points are (nearly) collinear or not finite; NORMAL and DIST are then untouched. */
-bool al_plane_from_points(const double p0[3], const double p1[3], const double p2[3],
-                          double normal[3], double *dist);
-
-/* Zeroes normal components below AL_AXIAL_EPSILON when the other two are both below it, and
- * renormalizes. Returns the plane type. */
-int al_plane_snap_normal(double normal[3]);
-
-/* Type of a unit normal: AL_PLANE_X/Y/Z if exactly axial, else AL_PLANE_ANY. */
-int al_plane_type(const double normal[3]);
-
-/* Signed distance of P from PLANE (positive in front). */
-static inline double al_plane_distance(const al_plane *plane, const double p[3])
-{
-    if (plane->type < AL_PLANE_ANY)
-        return plane->normal[plane->type] * p[plane->type] - plane->dist;
-    return plane->normal[0] * p[0] + plane->normal[1] * p[1] + plane->normal[2] * p[2] -
-           plane->dist;
 }
 
 /* Zero-initialised is not enough: call init. Returns false if memory runs out. */

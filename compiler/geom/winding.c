@@ -7,9 +7,9 @@
  */
 #include "winding.h"
 
-#include "epsilon.h"
+#include "al-epsilon.h"
 #include "plane.h"
-#include "vec3.h"
+#include "al-vec3.h"
 
 #include <math.h>
 #include <string.h>

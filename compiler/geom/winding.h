@@ -8,6 +8,7 @@
 #ifndef AL_WINDING_H
 #define AL_WINDING_H
 
+#include "al-plane.h"
 #include "core/arena.h"
 
 #include <stdbool.h>
@@ -65,10 +66,9 @@ void al_points_base(const double normal[3], double dist, double out[4][3]);
 /* A winding holding copies of COUNT points. */
 al_winding *al_winding_from_points(al_arena *arena, const double (*points)[3], int count);
 
+/* Area of W (al_points_area in al-plane.h measures a polygon without a winding). */
 double al_winding_area(const al_winding *w);
 
-/* Area of the convex polygon of COUNT POINTS (al_winding_area without a winding). */
-double al_points_area(const double (*points)[3], int count);
 void al_winding_center(const al_winding *w, double center[3]);
 void al_winding_bounds(const al_winding *w, double mins[3], double maxs[3]);
 

@@ -21,8 +21,8 @@
  */
 #include "al-live.h"
 
-#include "core/clock.h"
-#include "model.h"
+#include "al-clock.h"
+#include "live/model.h"
 
 #include <errno.h>
 #include <pthread.h>

@@ -10,7 +10,7 @@
  */
 #include "rad-internal.h"
 
-#include "geom/vec3.h"
+#include "al-vec3.h"
 
 #include <math.h>
 

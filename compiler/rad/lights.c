@@ -3,8 +3,8 @@
 
 #include "al-vis.h"
 #include "al-world.h"
-#include "core/entity-keys.h"
-#include "geom/vec3.h"
+#include "al-entity-keys.h"
+#include "al-vec3.h"
 
 #include <ctype.h>
 #include <math.h>

@@ -5,10 +5,10 @@
 
 #include "al-vis.h"
 #include "al-world.h"
-#include "core/clock.h"
-#include "core/entity-keys.h"
-#include "core/parallel.h"
-#include "geom/vec3.h"
+#include "al-clock.h"
+#include "al-entity-keys.h"
+#include "al-parallel.h"
+#include "al-vec3.h"
 #include "world/world-internal.h"
 
 #include <math.h>

@@ -320,22 +320,7 @@ bool al_rad_index_skies(al_rad *rad);
  * the first thing it meets is a sky brush (then *SKY_HIT is set). */
 bool al_rad_ray(const al_rad *rad, const double a[3], const double b[3], bool *sky_hit);
 
-/* Makes RAD keep up to CAPACITY of the rays it casts from now on (sun rays left out), for
- * al_rad_time_logged_rays: runs of rays one worker cast in a row, the first of every so
- * many, so that EXPECTED rays (0: unknown; a previous solve's count) give about CAPACITY
- * spread over the whole solve. False if memory runs out. */
-bool al_rad_log_rays(al_rad *rad, int64_t capacity, int64_t expected);
-
+/* Frees a log of al_rad_log_rays (al-rad.h). */
 void al_ray_log_free(al_ray_log *log);
-
-/* Casts the logged rays again on the calling thread, in the order logged; returns
- * nanoseconds per ray, and the rays and how many were blocked in *COUNT and *BLOCKED. */
-double al_rad_time_logged_rays(al_rad *rad, int64_t *count, int64_t *blocked);
-
-/* Times COUNT occlusion rays on the calling thread between random pairs of luxels whose
- * clusters see each other: long rays, each unlike the last, which makes them slower than
- * the runs of alike rays the solver casts. Returns nanoseconds per ray and the number
- * blocked in *BLOCKED. For allium-bench. */
-double al_rad_time_rays(al_rad *rad, int64_t count, uint64_t seed, int64_t *blocked);
 
 #endif

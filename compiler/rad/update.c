@@ -37,10 +37,10 @@
  */
 #include "rad-internal.h"
 
-#include "core/clock.h"
+#include "al-clock.h"
 #include "core/hash.h"
-#include "core/parallel.h"
-#include "geom/vec3.h"
+#include "al-parallel.h"
+#include "al-vec3.h"
 #include "vis/vis.h"
 #include "world/world-internal.h"
 

@@ -14,7 +14,7 @@
  * a point of an open cell lies more than OPEN_MARGIN from every plane the descent would
  * cross on the way to a solid leaf.
  */
-#include "core/parallel.h"
+#include "al-parallel.h"
 #include "world/world-internal.h"
 
 #include <stdlib.h>

@@ -21,7 +21,7 @@
  */
 #include "trace/rays.h"
 
-#include "geom/vec3.h"
+#include "al-vec3.h"
 #include "world/world-internal.h"
 
 #include <math.h>

@@ -16,7 +16,7 @@
  * bsp/build.c), so the result equals the onion trace of a compiled hull of the same size.
  */
 #include "brush/expand.h"
-#include "geom/vec3.h"
+#include "al-vec3.h"
 #include "world/world-internal.h"
 
 #include <math.h>

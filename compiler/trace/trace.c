@@ -18,7 +18,7 @@
  * that does descend starts at the node where its eighth, quarter or half of the block first
  * meets a plane, past the axial nodes that join the block's sub-cells.
  */
-#include "geom/vec3.h"
+#include "al-vec3.h"
 #include "world/world-internal.h"
 
 #include <math.h>

@@ -1,7 +1,7 @@
-/* Random edits and the structural comparison of worlds (see edits.h). */
-#include "edits.h"
+/* Random edits and the structural comparison of worlds (see al-edits.h). */
+#include "al-edits.h"
 
-#include "geom/epsilon.h"
+#include "al-epsilon.h"
 #include "world/world-internal.h"
 
 #include <math.h>
@@ -184,7 +184,7 @@ bool al_edit_random(al_edit_input *e, al_rng *rng, int min_brushes, al_edit *out
 
 /* Tree comparison. */
 
-/* Planes are equal within what the plane table's merging can move them (geom/epsilon.h):
+/* Planes are equal within what the plane table's merging can move them (al-epsilon.h):
  * an update adds its planes to a copy of the previous table, where a plane may merge with
  * an entry made from a slightly different one. */
 #define SAME_NORMAL 1e-8

@@ -1,15 +1,15 @@
-/* Brute-force oracles and the verifiers (see oracle.h).
+/* Brute-force oracles and the verifiers (see al-oracle.h).
  *
  * Workload: a million points against e1m1 in about a second: the grid (128-unit cells)
  * leaves a handful of brushes per query.
  */
-#include "oracle.h"
+#include "al-oracle.h"
 
 #include "al-move.h"
 
 #include "core/cell-index.h"
-#include "geom/epsilon.h"
-#include "geom/vec3.h"
+#include "al-epsilon.h"
+#include "al-vec3.h"
 #include "world/world-internal.h"
 
 #include <math.h>

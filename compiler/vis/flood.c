@@ -8,7 +8,7 @@
  */
 #include "vis.h"
 
-#include "geom/vec3.h"
+#include "al-vec3.h"
 #include "world/world-internal.h"
 
 #include <stdio.h>

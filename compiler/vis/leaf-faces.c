@@ -11,8 +11,8 @@
  */
 #include "vis.h"
 
-#include "geom/epsilon.h"
-#include "geom/vec3.h"
+#include "al-epsilon.h"
+#include "al-vec3.h"
 #include "world/world-internal.h"
 
 #include <stdlib.h>

@@ -8,9 +8,9 @@
  */
 #include "vis.h"
 
-#include "core/parallel.h"
-#include "geom/epsilon.h"
-#include "geom/vec3.h"
+#include "al-parallel.h"
+#include "al-epsilon.h"
+#include "al-vec3.h"
 #include "world/world-internal.h"
 
 #include <stdlib.h>

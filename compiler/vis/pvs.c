@@ -70,9 +70,9 @@
  */
 #include "vis.h"
 
-#include "core/clock.h"
-#include "core/parallel.h"
-#include "geom/vec3.h"
+#include "al-clock.h"
+#include "al-parallel.h"
+#include "al-vec3.h"
 
 #include <math.h>
 #include <stdatomic.h>

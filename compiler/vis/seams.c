@@ -24,7 +24,7 @@
 #include "vis.h"
 
 #include "brush/brush.h"
-#include "geom/vec3.h"
+#include "al-vec3.h"
 #include "world/world-internal.h"
 
 #include <math.h>

@@ -1,8 +1,8 @@
 /* Building visibility and answering the queries of al-vis.h. */
 #include "vis.h"
 
-#include "core/clock.h"
-#include "geom/vec3.h"
+#include "al-clock.h"
+#include "al-vec3.h"
 #include "world/world-internal.h"
 
 #include <stdlib.h>

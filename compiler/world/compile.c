@@ -5,10 +5,10 @@
  * the shared plane table); block builds, which only read it, run on every core.
  */
 #include "brush/expand.h"
-#include "core/clock.h"
-#include "core/parallel.h"
-#include "geom/epsilon.h"
-#include "geom/vec3.h"
+#include "al-clock.h"
+#include "al-parallel.h"
+#include "al-epsilon.h"
+#include "al-vec3.h"
 #include "vis/vis.h"
 #include "world-internal.h"
 
@@ -117,159 +117,6 @@ static void top_masks(al_model *m, int32_t code, uint32_t all, uint32_t *solid, 
     *empty = e0 & e1;
     m->top.nodes[code].solid_mask = *solid;
     m->top.nodes[code].empty_mask = *empty;
-}
-
-typedef struct model_box_context {
-    const al_world *world;
-    int hull;
-} model_box_context;
-
-/* Model M's reach for the context's hull, grown by AL_MODEL_NEAR. */
-static bool model_box(void *context, int m, double mins[3], double maxs[3])
-{
-    const model_box_context *c = context;
-    if (m == 0 || c->world->models[m].brush_count == 0) return false;
-    const double(*r)[3] = al_model_reach(c->world, m, c->hull);
-    for (int k = 0; k < 3; k++) {
-        mins[k] = r[0][k] - AL_MODEL_NEAR;
-        maxs[k] = r[1][k] + AL_MODEL_NEAR;
-    }
-    return true;
-}
-
-/* X rounded to a float at or below it by at least one float step (ABOVE: at or above),
- * so that a query's box rounded to nearest still overlaps the float box wherever its exact
- * box overlaps the exact one. Infinite reach stays infinite. */
-static float float_outward(double x, bool above)
-{
-    float f = (float) x;
-    float to = above ? INFINITY : -INFINITY;
-    if (above ? (double) f < x : (double) f > x) f = nextafterf(f, to);
-    return nextafterf(nextafterf(f, to), to);
-}
-
-/* Appends the COUNT models of LIST, with their reach for HULL, to the index's chunks;
- * returns their span, or sets *FAILED if memory ran out. */
-static al_chunk_span pack_models(al_world *w, int hull, const int *list, int count, bool *failed)
-{
-    al_model_index *ix = &w->model_index;
-    al_chunk_span span = {0, 0};
-    if (count == 0) return span;
-    int need = (count + 3) / 4;
-    if (ix->chunk_count + need > ix->chunk_capacity) {
-        int capacity = 2 * (ix->chunk_count + need);
-        al_reach_chunk *grown = realloc(ix->chunks, (size_t) capacity * sizeof *grown);
-        if (!grown) {
-            *failed = true;
-            return span;
-        }
-        ix->chunks = grown;
-        ix->chunk_capacity = capacity;
-    }
-    span = (al_chunk_span){ix->chunk_count, need};
-    for (int i = 0; i < need; i++)
-        for (int lane = 0; lane < 4; lane++) {
-            al_reach_chunk *ch = &ix->chunks[span.first + i];
-            int j = 4 * i + lane;
-            int m = j < count ? list[j] : 0;
-            ch->model[lane] = m;
-            const double(*r)[3] = al_model_reach(w, m, hull);
-            for (int k = 0; k < 3; k++) {
-                ch->lo[k][lane] = j < count ? float_outward(r[0][k], false) : INFINITY;
-                ch->hi[k][lane] = j < count ? float_outward(r[1][k], true) : -INFINITY;
-            }
-        }
-    ix->chunk_count += need;
-    return span;
-}
-
-/* The chunk lists of the model index: per hull, of each cell and of each world block. */
-static bool pack_model_lists(al_world *w)
-{
-    al_model_index *ix = &w->model_index;
-    ix->chunk_count = 0;
-    int *list = malloc(((size_t) w->model_count + 1) * sizeof *list);
-    if (!list) return false;
-    bool failed = false;
-    const al_model *world = &w->models[0];
-    ix->block_span = malloc(((size_t) world->block_count * (size_t) w->hull_count + 1) *
-                            sizeof *ix->block_span);
-    failed = ix->block_span == NULL;
-    for (int h = 0; !failed && h < w->hull_count; h++) {
-        const al_cell_index *cx = &ix->near[h];
-        int cells = cx->dims[0] * cx->dims[1] * cx->dims[2];
-        ix->near_span[h] = malloc((size_t) cells * sizeof *ix->near_span[h]);
-        if (!ix->near_span[h]) failed = true;
-        for (int c = 0; !failed && c < cells; c++)
-            ix->near_span[h][c] = pack_models(w, h, cx->items + cx->start[c],
-                                              cx->start[c + 1] - cx->start[c], &failed);
-        for (int b = 0; !failed && b < world->block_count; b++) {
-            const al_block *blk = &world->blocks[b];
-            int count = 0;
-            for (int m = 1; m < w->model_count; m++) {
-                if (w->models[m].brush_count == 0) continue;
-                const double(*r)[3] = al_model_reach(w, m, h);
-                if (al_bounds_overlap(r[0], r[1], blk->mins, blk->maxs, -1.0)) list[count++] = m;
-            }
-            ix->block_span[(size_t) b * (size_t) w->hull_count + (size_t) h] =
-                pack_models(w, h, list, count, &failed);
-        }
-    }
-    free(list);
-    return !failed;
-}
-
-static void free_model_index(al_model_index *ix)
-{
-    for (int h = 0; h < AL_MAX_HULLS; h++) {
-        al_cell_index_free(&ix->near[h]);
-        free(ix->near_span[h]);
-    }
-    free(ix->block_span);
-    free(ix->chunks);
-    free(ix->reach);
-    memset(ix, 0, sizeof *ix);
-}
-
-bool al_world_index_models(al_world *w)
-{
-    if (w->model_count > 0 && !al_model_index_open(&w->models[0])) return false;
-    al_model_index *ix = &w->model_index;
-    size_t entries = (size_t) w->model_count * (size_t) w->hull_count;
-    ix->reach = malloc((entries ? entries : 1) * sizeof *ix->reach);
-    if (!ix->reach) return false;
-    /* A model's bounds are its brushes' grown by GROW_LO / GROW_HI, the most any hull grows
-     * them (as compile_world finds them); taking that back off and growing by one hull's
-     * box gives that hull's bounds. Rounding moves them by far less than the unit of
-     * reach. */
-    double grow_lo[3], grow_hi[3];
-    for (int k = 0; k < 3; k++) {
-        grow_lo[k] = grow_hi[k] = 0;
-        for (int h = 0; h < w->hull_count; h++) {
-            if (-w->hulls[h].maxs[k] < grow_lo[k]) grow_lo[k] = -w->hulls[h].maxs[k];
-            if (-w->hulls[h].mins[k] > grow_hi[k]) grow_hi[k] = -w->hulls[h].mins[k];
-        }
-    }
-    for (int m = 0; m < w->model_count; m++) {
-        const al_model *model = &w->models[m];
-        for (int h = 0; h < w->hull_count; h++) {
-            double(*r)[3] = ix->reach[(size_t) m * (size_t) w->hull_count + (size_t) h];
-            al_copy(model->reach_mins, r[0]);
-            al_copy(model->reach_maxs, r[1]);
-            if (model->brush_count == 0) continue;
-            for (int k = 0; k < 3; k++) {
-                r[0][k] = fmax(r[0][k], model->mins[k] - grow_lo[k] - w->hulls[h].maxs[k] - 1.0);
-                r[1][k] = fmin(r[1][k], model->maxs[k] - grow_hi[k] - w->hulls[h].mins[k] + 1.0);
-            }
-        }
-    }
-    for (int h = 0; h < w->hull_count; h++) {
-        model_box_context c = {w, h};
-        if (!al_cell_index_build(&ix->near[h], AL_MODEL_CELL, w->model_count, model_box, &c,
-                                 16ll * 1024 * 1024))
-            return false;
-    }
-    return pack_model_lists(w);
 }
 
 typedef struct block_job {
@@ -456,7 +303,7 @@ void al_world_destroy(al_world *world)
         al_stored_pvs_free(world->stored_pvs);
         free(world->stored_pvs);
     }
-    free_model_index(&world->model_index);
+    al_model_index_free(&world->model_index);
     free(world->collision);
     free(world->collision_hash);
     al_plane_table_free(&world->planes);
@@ -851,18 +698,74 @@ static void sum_stats(al_world *w)
     }
 }
 
-/* The pipeline of al_world_compile and al_world_update: with PREV, brushes whose content
- * key matches one of PREV's are copied instead of built, and blocks none of whose brush
- * lists changed are shared with PREV instead of built. */
-static al_status compile_world(const al_world *prev, const al_input *input,
-                               const al_compile_options *options, al_world **out,
-                               al_diag_list *diags)
-{
-    uint64_t t_start = al_clock_ns();
-    *out = NULL;
-    const al_hull_desc *hulls;
+/* What the stages of one compile share. The pipeline (compile_world) zeroes it, runs the
+ * stages in order and frees what they made; each stage says which fields it reads and
+ * which it writes. */
+typedef struct compile_state {
+    /* The call. */
+    const al_input *input;
+    const al_compile_options *options; /* may be NULL */
+    const al_world *prev; /* the world updated from; NULL for a full compile, or when its
+                             hulls or block size differ (check_input) */
+    uint64_t t_start;     /* al_clock_ns when the compile started */
+
+    /* Settings (check_input). */
+    const al_hull_desc *hulls; /* the input's, or the defaults */
     int hull_count;
-    al_status st = check_hulls(input, diags, &hulls, &hull_count);
+    double block_size;
+    int subcells;        /* per axis of a world block: AL_SUBCELLS, or 1 for small blocks */
+    double subcell_size; /* units */
+    bool want_vis;       /* build the vis and light trees with the blocks, then visibility */
+    int threads;
+
+    /* The world and its memory (start_world). */
+    al_world *world;          /* the result; destroyed by the pipeline on failure */
+    al_expanded_store *store; /* the world's own store until the world takes it */
+    bool shared;              /* the world shares PREV's stores (al_expanded_store) */
+    al_arena *own;            /* the arena of the world's own store */
+    build_workers workers;
+    prev_brushes reuse; /* PREV's brushes by content key */
+
+    /* Brushes, per input brush (build_brushes). */
+    uint64_t *keys;   /* al_brush_desc_key */
+    int *from_of;     /* index among PREV's collision brushes of the brush copied, or -1 */
+    bool *fresh;      /* built, not copied */
+    al_brush **valid; /* the valid brushes, in input order */
+    int valid_count;
+    int *model_of_entity; /* per entity: its model, or -1 */
+    int model_count;
+
+    /* Grids (lay_out_grids). */
+    double grow_lo[3], grow_hi[3]; /* how far the hulls grow a brush (al_world_hull_growth) */
+    int total_blocks;              /* all models' blocks, numbered model after model */
+
+    /* Blocks to build (choose_blocks). */
+    bool *dirty;               /* per block: to build */
+    al_subcell_set *sub_dirty; /* per world block: the sub-cells to build */
+    int *prev_of_model;        /* per model: PREV's model whose blocks serve it, or -1 */
+    bool *prev_model_taken;    /* per model of PREV */
+
+    /* Jobs (share_clean_blocks, plan_jobs). */
+    int *job_of_block; /* per block: its job, or -1 for a block shared with PREV */
+    int job_total;
+    block_job *jobs;
+    work_item *work; /* the vis trees' items first, then the sub-cells' */
+    int work_total, sub_work;
+    al_subcell_trees *sub_trees; /* per sub-cell work item */
+
+    /* The jobs' brush lists (fill_block_lists). */
+    al_brush ***block_lists; /* per job, hull_count + 2 lists (see block_list) */
+    int list_count;
+    int (*build_box)[2][3]; /* per model: grid box around its blocks to build */
+} compile_state;
+
+/* Stage: are the hulls, the block size and the input's arrays usable? Reads the input and
+ * the options; writes the settings, and drops PREV if it was compiled with other hulls or
+ * another block size. AL_ERR_INVALID_ARGUMENT, described in DIAGS, if they are not usable. */
+static al_status check_input(compile_state *c, al_diag_list *diags)
+{
+    const al_input *input = c->input;
+    al_status st = check_hulls(input, diags, &c->hulls, &c->hull_count);
     if (st != AL_OK) return st;
     double block_size = input->block_size == 0 ? AL_DEFAULT_BLOCK_SIZE : input->block_size;
     if (!(block_size >= MIN_BLOCK_SIZE && block_size <= MAX_BLOCK_SIZE)) {
@@ -879,203 +782,223 @@ static al_status compile_world(const al_world *prev, const al_input *input,
                     "the compiler input's counts and arrays do not match");
         return AL_ERR_INVALID_ARGUMENT;
     }
-    if (!prev_fits(prev, hulls, hull_count, block_size)) prev = NULL;
+    if (!prev_fits(c->prev, c->hulls, c->hull_count, block_size)) c->prev = NULL;
+    c->block_size = block_size;
     /* Without visibility the vis and light trees wait for al_world_build_vis too. */
-    bool want_vis = !(options && options->no_vis);
-    int subcells = block_size / AL_SUBCELLS >= AL_MIN_SUBCELL_SIZE ? AL_SUBCELLS : 1;
-    double subcell_size = block_size / subcells;
+    c->want_vis = !(c->options && c->options->no_vis);
+    c->subcells = block_size / AL_SUBCELLS >= AL_MIN_SUBCELL_SIZE ? AL_SUBCELLS : 1;
+    c->subcell_size = block_size / c->subcells;
+    c->threads = c->options && c->options->threads > 0 ? c->options->threads : al_cpu_count();
+    return AL_OK;
+}
 
-    al_world *w = calloc(1, sizeof *w);
+/* Stage: an empty world and the memory of the build. Reads the settings and PREV; writes
+ * the world (hulls, block size, split settings, arena, stores, and its plane table, a copy
+ * of PREV's so that the brushes copied from PREV keep their plane indices), the store
+ * fields, the workers and the index of PREV's brushes. */
+static al_status start_world(compile_state *c)
+{
+    al_world *w = c->world = calloc(1, sizeof *w);
     if (!w) return AL_ERR_NOMEM;
-    w->hull_count = hull_count;
-    memcpy(w->hulls, hulls, (size_t) hull_count * sizeof *hulls);
-    w->block_size = block_size;
-    if (options) {
-        w->split.split_candidates = options->split_candidates;
-        w->split.split_balance = options->split_balance;
+    w->hull_count = c->hull_count;
+    memcpy(w->hulls, c->hulls, (size_t) c->hull_count * sizeof *c->hulls);
+    w->block_size = c->block_size;
+    if (c->options) {
+        w->split.split_candidates = c->options->split_candidates;
+        w->split.split_balance = c->options->split_balance;
     }
-    w->entity_count = input->entity_count;
+    w->entity_count = c->input->entity_count;
     w->arena = al_arena_create(0);
-    al_expanded_store *store = calloc(1, sizeof *store);
+    al_expanded_store *store = c->store = calloc(1, sizeof *store);
     if (store && (store->arena = al_arena_create(0))) store->refs = 1;
-    int threads = options && options->threads > 0 ? options->threads : al_cpu_count();
-    build_workers wk;
-    bool workers_ready = workers_init(&wk, threads, options);
-    al_brush **expanded = NULL;
-    int *from_of = NULL;
-    block_job *jobs = NULL;
-    int *model_of_entity = NULL;
-    al_brush ***block_lists = NULL;
-    int list_count = 0;
-    uint64_t *keys = NULL;
-    int *job_of_block = NULL;
-    bool *dirty = NULL, *prev_model_taken = NULL;
-    al_subcell_set *sub_dirty = NULL;
-    work_item *work = NULL;
-    al_subcell_trees *sub_trees = NULL;
-    int work_total = 0;
-    int *prev_of_model = NULL;
-    int (*build_box)[2][3] = NULL;
-    prev_brushes reuse;
-    bool reuse_ready = prev_brushes_init(&reuse, prev);
-    if (!w->arena || !store || !store->arena || !workers_ready || !reuse_ready) goto nomem;
+    bool workers_ready = workers_init(&c->workers, c->threads, c->options);
+    bool reuse_ready = prev_brushes_init(&c->reuse, c->prev);
+    if (!w->arena || !store || !store->arena || !workers_ready || !reuse_ready) return AL_ERR_NOMEM;
     /* Brushes (their sides and windings) and expanded brushes live in stores: those of
      * PREV when they may be shared, then this world's own. */
     bool stores_ok;
-    bool shared = share_stores(w, prev, store, &stores_ok);
-    store = NULL; /* the world's now */
-    if (!stores_ok) goto nomem;
-    al_arena *own = w->stores[w->store_count - 1]->arena;
-    if (prev ? !al_plane_table_load(&w->planes, prev->planes.planes, prev->planes.count)
-             : !al_plane_table_init(&w->planes))
-        goto nomem;
+    c->shared = share_stores(w, c->prev, store, &stores_ok);
+    c->store = NULL; /* the world's now */
+    if (!stores_ok) return AL_ERR_NOMEM;
+    c->own = w->stores[w->store_count - 1]->arena;
+    if (c->prev ? !al_plane_table_load(&w->planes, c->prev->planes.planes, c->prev->planes.count)
+                : !al_plane_table_init(&w->planes))
+        return AL_ERR_NOMEM;
+    return AL_OK;
+}
 
-    /* Brushes: copied from PREV when their key matches, else built. */
-    uint64_t t_brushes = al_clock_ns();
-    model_of_entity = malloc((size_t) (input->entity_count + 1) * sizeof *model_of_entity);
-    keys = malloc((size_t) (input->brush_count + 1) * sizeof *keys);
-    from_of = malloc((size_t) (input->brush_count + 1) * sizeof *from_of);
-    al_brush **valid = malloc((size_t) (input->brush_count + 1) * sizeof *valid);
-    bool *fresh = calloc((size_t) input->brush_count + 1, sizeof *fresh);
-    if (!model_of_entity || !valid || !keys || !fresh || !from_of) {
-        free(valid);
-        free(fresh);
-        goto nomem;
+/* Input brush I, valid, into *OUT (NULL if invalid: counted and diagnosed): copied from
+ * PREV when its key matches one of PREV's brushes, else built; given its model, numbering
+ * the brush entities' models as they come. False if memory runs out. */
+static bool take_brush(compile_state *c, int i, al_brush **out)
+{
+    const al_input *input = c->input;
+    const al_world *prev = c->prev;
+    al_world *w = c->world;
+    const al_brush_desc *d = &input->brushes[i];
+    *out = NULL;
+    if (d->entity < 0 || d->entity >= input->entity_count) {
+        al_diag_add(&w->diags, AL_SEVERITY_ERROR, AL_DIAG_INVALID_BRUSH, d->entity, d->index, -1,
+                    d->line, -1, "belongs to entity %d, which does not exist", d->entity);
+        w->stats.invalid_brushes++;
+        return true;
     }
-    for (int e = 0; e < input->entity_count; e++) model_of_entity[e] = -1;
-    int model_count = 1, valid_count = 0;
-    for (int i = 0; i < input->brush_count; i++) {
-        const al_brush_desc *d = &input->brushes[i];
-        if (d->entity < 0 || d->entity >= input->entity_count) {
-            al_diag_add(&w->diags, AL_SEVERITY_ERROR, AL_DIAG_INVALID_BRUSH, d->entity,
-                        d->index, -1, d->line, -1, "belongs to entity %d, which does not exist",
-                        d->entity);
-            w->stats.invalid_brushes++;
-            continue;
-        }
-        keys[i] = al_brush_desc_key(input, i);
-        bool nomem = false;
-        al_brush *b = NULL;
-        int from = prev_brushes_take(&reuse, keys[i]);
-        from_of[i] = from;
-        if (from >= 0) {
-            /* Sharing PREV's stores, the brush's sides are shared too: a copy of the
-             * record is enough. */
-            if (shared && (b = al_arena_alloc(w->arena, sizeof *b))) *b = *prev->collision[from];
-            else if (!shared) b = al_brush_copy(own, prev->collision[from]);
-            if (!b) nomem = true;
-            else {
-                b->id = i;
-                b->entity = d->entity;
-                b->index = d->index;
-                b->line = d->line;
-                w->stats.brushes_copied++;
-            }
+    c->keys[i] = al_brush_desc_key(input, i);
+    bool nomem = false;
+    al_brush *b = NULL;
+    int from = prev_brushes_take(&c->reuse, c->keys[i]);
+    c->from_of[i] = from;
+    if (from >= 0) {
+        /* Sharing PREV's stores, the brush's sides are shared too: a copy of the record is
+         * enough. */
+        if (c->shared) {
+            b = al_arena_alloc(w->arena, sizeof *b);
+            if (b) *b = *prev->collision[from];
         } else {
-            size_t before = w->diags.count;
-            b = al_brush_build(own, &w->planes, input, i, &w->diags, &nomem);
-            if (b && w->diags.count != before) b->flags |= AL_BRUSH_WARNED;
-            fresh[i] = true;
+            b = al_brush_copy(c->own, prev->collision[from]);
         }
-        if (nomem) {
-            free(valid);
-            free(fresh);
-            goto nomem;
+        if (!b)
+            nomem = true;
+        else {
+            b->id = i;
+            b->entity = d->entity;
+            b->index = d->index;
+            b->line = d->line;
+            w->stats.brushes_copied++;
         }
-        if (!b) {
-            w->stats.invalid_brushes++;
-            continue;
+    } else {
+        size_t before = w->diags.count;
+        b = al_brush_build(c->own, &w->planes, input, i, &w->diags, &nomem);
+        if (b && w->diags.count != before) b->flags |= AL_BRUSH_WARNED;
+        c->fresh[i] = true;
+    }
+    if (nomem) return false;
+    if (!b) {
+        w->stats.invalid_brushes++;
+        return true;
+    }
+    const char *classname = input->entities[d->entity].classname;
+    al_entity_role role = d->entity == 0 ? AL_ROLE_WORLD : al_entity_role_of(classname);
+    if (role == AL_ROLE_DETAIL) b->flags |= AL_BRUSH_DETAIL;
+    bool solid =
+        role != AL_ROLE_NONSOLID &&
+        !(b->material_flags & (AL_MATERIAL_LIQUID | AL_MATERIAL_NONSOLID | AL_MATERIAL_HINT));
+    b->model = -1;
+    if (solid) {
+        if (role == AL_ROLE_MODEL) {
+            if (c->model_of_entity[d->entity] < 0) c->model_of_entity[d->entity] = c->model_count++;
+            b->model = c->model_of_entity[d->entity];
+        } else {
+            b->model = 0;
         }
-        const char *classname = input->entities[d->entity].classname;
-        al_entity_role role = d->entity == 0 ? AL_ROLE_WORLD : al_entity_role_of(classname);
-        if (role == AL_ROLE_DETAIL) b->flags |= AL_BRUSH_DETAIL;
-        bool solid = role != AL_ROLE_NONSOLID &&
-                     !(b->material_flags &
-                       (AL_MATERIAL_LIQUID | AL_MATERIAL_NONSOLID | AL_MATERIAL_HINT));
-        b->model = -1;
-        if (solid) {
-            if (role == AL_ROLE_MODEL) {
-                if (model_of_entity[d->entity] < 0) model_of_entity[d->entity] = model_count++;
-                b->model = model_of_entity[d->entity];
-            } else {
-                b->model = 0;
-            }
-        }
-        valid[valid_count++] = b;
+    }
+    *out = b;
+    return true;
+}
+
+/* Stage: the brushes, and the collision brushes grouped by model (stably, so input order
+ * is kept within a model). Reads the input, PREV and its index; writes the brush fields,
+ * the world's collision brushes, their keys, its models' brush ranges and entities, its
+ * plane table (the planes of the brushes built), its diagnostics and brush counts. */
+static al_status build_brushes(compile_state *c)
+{
+    uint64_t t0 = al_clock_ns();
+    const al_input *input = c->input;
+    al_world *w = c->world;
+    c->model_of_entity = malloc((size_t) (input->entity_count + 1) * sizeof *c->model_of_entity);
+    c->keys = malloc((size_t) (input->brush_count + 1) * sizeof *c->keys);
+    c->from_of = malloc((size_t) (input->brush_count + 1) * sizeof *c->from_of);
+    c->valid = malloc((size_t) (input->brush_count + 1) * sizeof *c->valid);
+    c->fresh = calloc((size_t) input->brush_count + 1, sizeof *c->fresh);
+    if (!c->model_of_entity || !c->valid || !c->keys || !c->fresh || !c->from_of)
+        return AL_ERR_NOMEM;
+    for (int e = 0; e < input->entity_count; e++) c->model_of_entity[e] = -1;
+    c->model_count = 1;
+    for (int i = 0; i < input->brush_count; i++) {
+        al_brush *b;
+        if (!take_brush(c, i, &b)) return AL_ERR_NOMEM;
+        if (b) c->valid[c->valid_count++] = b;
     }
     w->stats.input_brushes = input->brush_count;
-    w->stats.valid_brushes = valid_count;
+    w->stats.valid_brushes = c->valid_count;
 
-    /* Collision brushes grouped by model (stable, so input order is kept within a model). */
-    w->collision = malloc((size_t) (valid_count + 1) * sizeof *w->collision);
-    w->collision_hash = malloc((size_t) (valid_count + 1) * sizeof *w->collision_hash);
+    int model_count = c->model_count;
+    w->collision = malloc((size_t) (c->valid_count + 1) * sizeof *w->collision);
+    w->collision_hash = malloc((size_t) (c->valid_count + 1) * sizeof *w->collision_hash);
     w->models = calloc((size_t) model_count, sizeof *w->models);
-    if (!w->collision || !w->collision_hash || !w->models) {
-        free(valid);
-        free(fresh);
-        goto nomem;
-    }
+    if (!w->collision || !w->collision_hash || !w->models) return AL_ERR_NOMEM;
     w->model_count = model_count;
     for (int m = 0; m < model_count; m++) {
         w->models[m].first_brush = w->collision_count;
-        for (int i = 0; i < valid_count; i++)
-            if (valid[i]->model == m) {
-                w->collision_hash[w->collision_count] = keys[valid[i]->id];
-                w->collision[w->collision_count++] = valid[i];
+        for (int i = 0; i < c->valid_count; i++)
+            if (c->valid[i]->model == m) {
+                w->collision_hash[w->collision_count] = c->keys[c->valid[i]->id];
+                w->collision[w->collision_count++] = c->valid[i];
             }
         w->models[m].brush_count = w->collision_count - w->models[m].first_brush;
     }
     for (int e = 0; e < input->entity_count; e++)
-        if (model_of_entity[e] > 0) w->models[model_of_entity[e]].entity = e;
-    free(valid);
+        if (c->model_of_entity[e] > 0) w->models[c->model_of_entity[e]].entity = e;
     w->stats.collision_brushes = w->collision_count;
-    w->stats.ms_brushes = al_clock_ms_since(t_brushes);
+    w->stats.ms_brushes = al_clock_ms_since(t0);
+    return AL_OK;
+}
 
-    /* Expansion: one expanded copy per hull of a collision brush, all of them for a full
-     * compile, on demand (for the brushes of blocks to build) for an update, which takes
-     * those its predecessor has for the brushes it copied (see al_expanded_store). */
-    uint64_t t_expand = al_clock_ns();
+/* Collision brush I expanded by hull H: the world's copy, made now if it has none yet.
+ * NULL if memory runs out. */
+static al_brush *expanded_brush(compile_state *c, int h, int i)
+{
+    al_world *w = c->world;
+    al_brush **e = &w->expanded[(size_t) h * (size_t) w->collision_count + (size_t) i];
+    if (!*e) {
+        *e = al_brush_expand(c->own, &w->planes, w->collision[i], w->hulls[h].mins,
+                             w->hulls[h].maxs);
+        if (*e) w->stats.expanded_planes += (*e)->side_count;
+    }
+    return *e;
+}
+
+/* Stage: one expanded copy per hull of each collision brush: all of them for a full
+ * compile; for an update, those PREV has for the brushes it copied (see
+ * al_expanded_store), the others when a block to build needs them (fill_block_lists).
+ * Reads the collision brushes, PREV and from_of; writes the world's expanded brushes and
+ * planes. */
+static al_status expand_brushes(compile_state *c)
+{
+    uint64_t t0 = al_clock_ns();
+    al_world *w = c->world;
     int n = w->collision_count;
-    expanded = w->expanded = calloc((size_t) (n * hull_count + 1), sizeof *expanded);
-    if (!expanded || !take_expanded(w, prev, from_of, shared)) {
-        free(fresh);
-        goto nomem;
-    }
-    if (!prev)
-        for (int h = 0; h < hull_count; h++)
-            for (int i = 0; i < n; i++) {
-                al_brush *e = al_brush_expand(own, &w->planes, w->collision[i],
-                                              w->hulls[h].mins, w->hulls[h].maxs);
-                if (!e) {
-                    free(fresh);
-                    goto nomem;
-                }
-                expanded[h * n + i] = e;
-                w->stats.expanded_planes += e->side_count;
-            }
-    w->stats.ms_expand = al_clock_ms_since(t_expand);
+    w->expanded = calloc((size_t) (n * c->hull_count + 1), sizeof *w->expanded);
+    if (!w->expanded || !take_expanded(w, c->prev, c->from_of, c->shared)) return AL_ERR_NOMEM;
+    if (!c->prev)
+        for (int h = 0; h < c->hull_count; h++)
+            for (int i = 0; i < n; i++)
+                if (!expanded_brush(c, h, i)) return AL_ERR_NOMEM;
+    w->stats.ms_expand = al_clock_ms_since(t0);
+    return AL_OK;
+}
 
-    /* Grids. A model's bounds are its brushes' grown by the hull boxes (brush minus box):
-     * exactly the bounds of the expanded brushes, without expanding them. */
-    uint64_t t_blocks = al_clock_ns();
-    double grow_lo[3], grow_hi[3];
-    for (int k = 0; k < 3; k++) {
-        grow_lo[k] = grow_hi[k] = 0;
-        for (int h = 0; h < hull_count; h++) {
-            /* An agent at P overlaps the brush when P is in brush - box. */
-            if (-w->hulls[h].maxs[k] < grow_lo[k]) grow_lo[k] = -w->hulls[h].maxs[k];
-            if (-w->hulls[h].mins[k] > grow_hi[k]) grow_hi[k] = -w->hulls[h].mins[k];
-        }
-    }
-    int total_blocks = 0;
-    for (int m = 0; m < model_count; m++) {
+/* Stage: each model's bounds and grid of blocks. A model's bounds are its brushes' grown
+ * by the hull boxes (brush minus box): exactly the bounds of the expanded brushes, without
+ * expanding them. Reads the collision brushes and the settings; writes grow_lo, grow_hi,
+ * total_blocks and the models' bounds, reach, grids and (empty) blocks. AL_ERR_LIMIT, with
+ * a diagnostic in the world's, for a model of more than MAX_BLOCKS blocks. */
+static al_status lay_out_grids(compile_state *c)
+{
+    uint64_t t0 = al_clock_ns();
+    al_world *w = c->world;
+    double block_size = c->block_size;
+    al_world_hull_growth(w, c->grow_lo, c->grow_hi);
+    for (int m = 0; m < w->model_count; m++) {
         al_model *model = &w->models[m];
         al_bounds_clear(model->mins, model->maxs);
         for (int i = model->first_brush; i < model->first_brush + model->brush_count; i++) {
             const al_brush *b = w->collision[i];
             for (int k = 0; k < 3; k++) {
-                if (b->mins[k] + grow_lo[k] < model->mins[k]) model->mins[k] = b->mins[k] + grow_lo[k];
-                if (b->maxs[k] + grow_hi[k] > model->maxs[k]) model->maxs[k] = b->maxs[k] + grow_hi[k];
+                if (b->mins[k] + c->grow_lo[k] < model->mins[k])
+                    model->mins[k] = b->mins[k] + c->grow_lo[k];
+                if (b->maxs[k] + c->grow_hi[k] > model->maxs[k])
+                    model->maxs[k] = b->maxs[k] + c->grow_hi[k];
             }
         }
         if (model->brush_count == 0) al_set(0, 0, 0, model->mins), al_set(0, 0, 0, model->maxs);
@@ -1093,193 +1016,229 @@ static al_status compile_world(const al_world *prev, const al_input *input,
             cells *= hi - lo;
         }
         if (cells > MAX_BLOCKS) {
-            al_diag_add(&w->diags, AL_SEVERITY_ERROR, AL_DIAG_LIMIT, model->entity, -1, -1, -1,
-                        -1, "the model needs %lld blocks of %g units; at most %d are supported",
-                        cells, block_size, MAX_BLOCKS);
-            free(fresh);
-            al_world_destroy(w);
-            w = NULL;
-            st = AL_ERR_LIMIT;
-            goto cleanup;
+            al_diag_add(&w->diags, AL_SEVERITY_ERROR, AL_DIAG_LIMIT, model->entity, -1, -1, -1, -1,
+                        "the model needs %lld blocks of %g units; at most %d are supported", cells,
+                        block_size, MAX_BLOCKS);
+            return AL_ERR_LIMIT;
         }
         model->block_count = (int) cells;
         model->inv_block_size = 1.0 / block_size;
         model->blocks = calloc((size_t) cells, sizeof *model->blocks);
-        if (!model->blocks) {
-            free(fresh);
-            goto nomem;
-        }
+        if (!model->blocks) return AL_ERR_NOMEM;
         for (int z = 0; z < model->grid_dims[2]; z++)
             for (int y = 0; y < model->grid_dims[1]; y++)
                 for (int x = 0; x < model->grid_dims[0]; x++) {
                     al_block *b = &model->blocks[al_model_block_index(model, x, y, z)];
-                    int c[3] = {x, y, z};
-                    b->subcells = m == 0 ? subcells : 1;
+                    int g[3] = {x, y, z};
+                    b->subcells = m == 0 ? c->subcells : 1;
                     for (int k = 0; k < 3; k++) {
-                        b->mins[k] = (model->grid_origin[k] + c[k]) * block_size;
+                        b->mins[k] = (model->grid_origin[k] + g[k]) * block_size;
                         b->cell_mins[k] = b->mins[k];
                         b->maxs[k] = b->mins[k] + block_size;
-                        if (c[k] == 0) b->mins[k] = -AL_MODEL_OUTER;
-                        if (c[k] == model->grid_dims[k] - 1) b->maxs[k] = AL_MODEL_OUTER;
+                        if (g[k] == 0) b->mins[k] = -AL_MODEL_OUTER;
+                        if (g[k] == model->grid_dims[k] - 1) b->maxs[k] = AL_MODEL_OUTER;
                     }
                 }
-        total_blocks += (int) cells;
+        c->total_blocks += (int) cells;
     }
-    w->stats.blocks = total_blocks;
+    w->stats.blocks = c->total_blocks;
+    w->stats.ms_blocks += al_clock_ms_since(t0);
+    return AL_OK;
+}
 
-    /* Which blocks to build. Without PREV, all. With it: a brush model whose brushes are
-     * unchanged keeps all its blocks; the world model, if its grid is unchanged, rebuilds
-     * only the blocks that a removed or a new brush (grown by every hull) overlaps, since
-     * only their brush lists changed. */
-    dirty = malloc((size_t) (total_blocks + 1) * sizeof *dirty);
-    prev_of_model = malloc((size_t) model_count * sizeof *prev_of_model);
-    sub_dirty = calloc((size_t) w->models[0].block_count + 1, sizeof *sub_dirty);
-    if (!dirty || !prev_of_model || !sub_dirty) {
-        free(fresh);
-        goto nomem;
-    }
-    for (int b = 0; b < total_blocks; b++) dirty[b] = true;
-    for (int m = 0; m < model_count; m++) prev_of_model[m] = -1;
+/* Marks as dirty the world blocks, and their sub-cells, that brush B of the world model
+ * (this compile's or PREV's) overlaps grown by every hull. */
+static void mark_brush_dirty(compile_state *c, const al_brush *b)
+{
+    const al_model *m0 = &c->world->models[0];
+    int lo[3], hi[3];
+    brush_block_range(m0, c->block_size, b, c->grow_lo, c->grow_hi, lo, hi);
+    mark_range(m0, lo, hi, c->dirty);
+    if (c->subcells > 1) mark_subcells(m0, c->block_size, b, c->grow_lo, c->grow_hi, c->sub_dirty);
+}
+
+/* Stage: which blocks to build. Without PREV, all. With it: a brush model whose brushes
+ * are unchanged keeps all its blocks; the world model, if its grid is unchanged, rebuilds
+ * only the blocks that a removed or a new brush (grown by every hull) overlaps, since only
+ * their brush lists changed, and of those only the sub-cells such a brush overlaps. Reads
+ * the grids, the brushes, PREV and which of its brushes were taken; writes dirty,
+ * sub_dirty, prev_of_model and prev_model_taken. */
+static al_status choose_blocks(compile_state *c)
+{
+    uint64_t t0 = al_clock_ns();
+    al_world *w = c->world;
+    const al_world *prev = c->prev;
+    c->dirty = malloc((size_t) (c->total_blocks + 1) * sizeof *c->dirty);
+    c->prev_of_model = malloc((size_t) w->model_count * sizeof *c->prev_of_model);
+    c->sub_dirty = calloc((size_t) w->models[0].block_count + 1, sizeof *c->sub_dirty);
+    if (!c->dirty || !c->prev_of_model || !c->sub_dirty) return AL_ERR_NOMEM;
+    for (int b = 0; b < c->total_blocks; b++) c->dirty[b] = true;
+    for (int m = 0; m < w->model_count; m++) c->prev_of_model[m] = -1;
     if (prev) {
-        prev_model_taken = calloc((size_t) prev->model_count, sizeof *prev_model_taken);
-        if (!prev_model_taken) {
-            free(fresh);
-            goto nomem;
-        }
+        c->prev_model_taken = calloc((size_t) prev->model_count, sizeof *c->prev_model_taken);
+        if (!c->prev_model_taken) return AL_ERR_NOMEM;
         const al_model *m0 = &w->models[0], *p0 = &prev->models[0];
         if (memcmp(m0->grid_origin, p0->grid_origin, sizeof m0->grid_origin) == 0 &&
             memcmp(m0->grid_dims, p0->grid_dims, sizeof m0->grid_dims) == 0) {
-            prev_of_model[0] = 0;
-            for (int b = 0; b < m0->block_count; b++) dirty[b] = false;
-            int lo[3], hi[3];
+            c->prev_of_model[0] = 0;
+            for (int b = 0; b < m0->block_count; b++) c->dirty[b] = false;
             for (int i = 0; i < prev->models[0].brush_count; i++)
-                if (!reuse.taken[i]) {
-                    brush_block_range(m0, block_size, prev->collision[i], grow_lo, grow_hi, lo,
-                                      hi);
-                    mark_range(m0, lo, hi, dirty);
-                    if (subcells > 1)
-                        mark_subcells(m0, block_size, prev->collision[i], grow_lo, grow_hi,
-                                      sub_dirty);
-                }
+                if (!c->reuse.taken[i]) mark_brush_dirty(c, prev->collision[i]);
             for (int i = 0; i < m0->brush_count; i++)
-                if (fresh[w->collision[i]->id]) {
-                    brush_block_range(m0, block_size, w->collision[i], grow_lo, grow_hi, lo,
-                                      hi);
-                    mark_range(m0, lo, hi, dirty);
-                    if (subcells > 1)
-                        mark_subcells(m0, block_size, w->collision[i], grow_lo, grow_hi,
-                                      sub_dirty);
-                }
+                if (c->fresh[w->collision[i]->id]) mark_brush_dirty(c, w->collision[i]);
         }
         int base = w->models[0].block_count;
-        for (int m = 1; m < model_count; m++) {
-            prev_of_model[m] = matching_prev_model(w, m, prev, prev_model_taken);
-            if (prev_of_model[m] >= 0)
-                for (int b = 0; b < w->models[m].block_count; b++) dirty[base + b] = false;
+        for (int m = 1; m < w->model_count; m++) {
+            c->prev_of_model[m] = matching_prev_model(w, m, prev, c->prev_model_taken);
+            if (c->prev_of_model[m] >= 0)
+                for (int b = 0; b < w->models[m].block_count; b++) c->dirty[base + b] = false;
             base += w->models[m].block_count;
         }
     }
-    free(fresh);
+    w->stats.ms_blocks += al_clock_ms_since(t0);
+    return AL_OK;
+}
 
-    /* Share what stays; number the jobs of what is built. */
-    job_of_block = malloc((size_t) (total_blocks + 1) * sizeof *job_of_block);
-    if (!job_of_block) goto nomem;
-    int job_total = 0;
-    for (int m = 0, base = 0; m < model_count; base += w->models[m].block_count, m++) {
+/* Stage: the blocks that stay are shared with PREV, the others numbered as jobs. Reads
+ * dirty and prev_of_model; writes the shared blocks, job_of_block, job_total and the
+ * count of blocks built (a block PREV cannot share is built after all). */
+static al_status share_clean_blocks(compile_state *c)
+{
+    uint64_t t0 = al_clock_ns();
+    al_world *w = c->world;
+    c->job_of_block = malloc((size_t) (c->total_blocks + 1) * sizeof *c->job_of_block);
+    if (!c->job_of_block) return AL_ERR_NOMEM;
+    for (int m = 0, base = 0; m < w->model_count; base += w->models[m].block_count, m++) {
         al_model *model = &w->models[m];
         for (int b = 0; b < model->block_count; b++) {
-            if (!dirty[base + b] &&
-                !block_share(&model->blocks[b], &prev->models[prev_of_model[m]].blocks[b]))
-                dirty[base + b] = true;
-            job_of_block[base + b] = dirty[base + b] ? job_total++ : -1;
+            if (!c->dirty[base + b] &&
+                !block_share(&model->blocks[b], &c->prev->models[c->prev_of_model[m]].blocks[b]))
+                c->dirty[base + b] = true;
+            c->job_of_block[base + b] = c->dirty[base + b] ? c->job_total++ : -1;
         }
     }
-    w->stats.blocks_built = job_total;
+    w->stats.blocks_built = c->job_total;
+    w->stats.ms_blocks += al_clock_ms_since(t0);
+    return AL_OK;
+}
 
-    /* Per block to build, one list per hull, and for the world model's point-hull trees one
-     * of the brushes that block sight and one of those that block light. */
-    int lists = hull_count + 2;
-    jobs = calloc((size_t) job_total + 1, sizeof *jobs);
-    block_lists = calloc((size_t) job_total * lists + 1, sizeof *block_lists);
-    if (!jobs || !block_lists) goto nomem;
-    list_count = job_total * lists;
-    for (int m = 0, base = 0; m < model_count; base += w->models[m].block_count, m++) {
+/* Stage: the jobs and their work items. A world block whose predecessor has sub-cells
+ * builds only its dirty ones and takes the others from it. Work items: the vis trees of
+ * world blocks first (each takes as long as many sub-cells: started last, one would finish
+ * alone), then the sub-cells. Reads job_of_block, sub_dirty and PREV; writes jobs (without
+ * their brush lists), work, work_total, sub_work, sub_trees and the count of sub-cells
+ * built. */
+static al_status plan_jobs(compile_state *c)
+{
+    uint64_t t0 = al_clock_ns();
+    al_world *w = c->world;
+    const al_world *prev = c->prev;
+    c->jobs = calloc((size_t) c->job_total + 1, sizeof *c->jobs);
+    if (!c->jobs) return AL_ERR_NOMEM;
+    for (int m = 0, base = 0; m < w->model_count; base += w->models[m].block_count, m++) {
         al_model *model = &w->models[m];
         for (int b = 0; b < model->block_count; b++) {
-            int j = job_of_block[base + b];
+            int j = c->job_of_block[base + b];
             if (j < 0) continue;
-            jobs[j].model = model;
-            jobs[j].block = b;
-            jobs[j].input.world = w;
-            jobs[j].input.build_vis = m == 0 && want_vis;
+            block_job *job = &c->jobs[j];
+            job->model = model;
+            job->block = b;
+            job->input.world = w;
+            job->input.build_vis = m == 0 && c->want_vis;
             /* A world block whose predecessor has sub-cells lends the clean ones. */
-            const al_block *pb = m == 0 && prev_of_model[0] == 0 ? &prev->models[0].blocks[b]
-                                                                 : NULL;
-            int count = model->blocks[b].subcells * model->blocks[b].subcells *
-                        model->blocks[b].subcells;
+            const al_block *pb =
+                m == 0 && c->prev_of_model[0] == 0 ? &prev->models[0].blocks[b] : NULL;
+            int count =
+                model->blocks[b].subcells * model->blocks[b].subcells * model->blocks[b].subcells;
             if (pb && pb->sub && pb->refs && pb->subcells == model->blocks[b].subcells) {
-                jobs[j].prev = pb;
-                jobs[j].dirty = sub_dirty[b];
+                job->prev = pb;
+                job->dirty = c->sub_dirty[b];
             } else {
-                for (int s = 0; s < count; s++) al_subcell_set_add(&jobs[j].dirty, s);
+                for (int s = 0; s < count; s++) al_subcell_set_add(&job->dirty, s);
             }
-            jobs[j].first_tree = work_total;
-            jobs[j].left = al_subcell_set_count(&jobs[j].dirty);
-            work_total += jobs[j].left;
+            job->first_tree = c->work_total;
+            job->left = al_subcell_set_count(&job->dirty);
+            c->work_total += job->left;
         }
     }
-    /* Work items: the vis trees of world blocks first (each takes as long as many
-     * sub-cells: started last, one would finish alone), then the sub-cells. */
-    int sub_work = work_total, vis_work = 0;
-    w->stats.subcells_built = sub_work;
-    for (int j = 0; j < job_total; j++) vis_work += jobs[j].input.build_vis;
-    work_total += vis_work;
-    work = calloc((size_t) work_total + 1, sizeof *work);
-    sub_trees = calloc((size_t) sub_work + 1, sizeof *sub_trees);
-    if (!work || !sub_trees) goto nomem;
-    for (int j = 0, v = 0; j < job_total; j++) {
+    int vis_work = 0;
+    c->sub_work = c->work_total;
+    w->stats.subcells_built = c->sub_work;
+    for (int j = 0; j < c->job_total; j++) vis_work += c->jobs[j].input.build_vis;
+    c->work_total += vis_work;
+    c->work = calloc((size_t) c->work_total + 1, sizeof *c->work);
+    c->sub_trees = calloc((size_t) c->sub_work + 1, sizeof *c->sub_trees);
+    if (!c->work || !c->sub_trees) return AL_ERR_NOMEM;
+    for (int j = 0, v = 0; j < c->job_total; j++) {
         for (int s = 0, rank = 0; s < AL_MAX_SUBCELLS; s++)
-            if (al_subcell_set_has(&jobs[j].dirty, s)) {
-                int tree = jobs[j].first_tree + rank++;
-                work[vis_work + tree] = (work_item){j, s, tree};
+            if (al_subcell_set_has(&c->jobs[j].dirty, s)) {
+                int tree = c->jobs[j].first_tree + rank++;
+                c->work[vis_work + tree] = (work_item){j, s, tree};
             }
-        if (jobs[j].input.build_vis) work[v++] = (work_item){j, -1, -1};
+        if (c->jobs[j].input.build_vis) c->work[v++] = (work_item){j, -1, -1};
     }
-    /* Per model, the grid box around its blocks to build: brushes outside it are passed
-     * over at once (an update builds a few blocks of thousands). */
-    build_box = malloc(((size_t) model_count + 1) * sizeof *build_box);
-    if (!build_box) goto nomem;
-    for (int m = 0, base = 0; m < model_count; base += w->models[m].block_count, m++) {
+    w->stats.ms_blocks += al_clock_ms_since(t0);
+    return AL_OK;
+}
+
+/* Per model, the grid box around its blocks to build into c->build_box: brushes outside it
+ * are passed over at once (an update builds a few blocks of thousands). An empty box has
+ * [1][0] < 0. */
+static bool find_build_boxes(compile_state *c)
+{
+    const al_world *w = c->world;
+    c->build_box = malloc(((size_t) w->model_count + 1) * sizeof *c->build_box);
+    if (!c->build_box) return false;
+    for (int m = 0, base = 0; m < w->model_count; base += w->models[m].block_count, m++) {
         const al_model *model = &w->models[m];
-        for (int k = 0; k < 3; k++) build_box[m][0][k] = INT32_MAX, build_box[m][1][k] = -1;
+        int(*box)[3] = c->build_box[m];
+        for (int k = 0; k < 3; k++) box[0][k] = INT32_MAX, box[1][k] = -1;
         for (int z = 0; z < model->grid_dims[2]; z++)
             for (int y = 0; y < model->grid_dims[1]; y++)
                 for (int x = 0; x < model->grid_dims[0]; x++) {
-                    if (job_of_block[base + al_model_block_index(model, x, y, z)] < 0) continue;
-                    int c[3] = {x, y, z};
+                    if (c->job_of_block[base + al_model_block_index(model, x, y, z)] < 0) continue;
+                    int g[3] = {x, y, z};
                     for (int k = 0; k < 3; k++) {
-                        if (c[k] < build_box[m][0][k]) build_box[m][0][k] = c[k];
-                        if (c[k] > build_box[m][1][k]) build_box[m][1][k] = c[k];
+                        if (g[k] < box[0][k]) box[0][k] = g[k];
+                        if (g[k] > box[1][k]) box[1][k] = g[k];
                     }
                 }
     }
-    /* Fill the lists: count, allocate, fill. */
+    return true;
+}
+
+/* Stage: per job, one brush list per hull, and for the world model's point-hull trees one
+ * of the brushes that block sight and one of those that block light: the expanded brushes
+ * that overlap the job's block, expanded now where the world has no copy yet. Counted in
+ * a first pass, filled in a second. Reads the grids, job_of_block and the collision
+ * brushes; writes build_box, block_lists, list_count, the jobs' lists and the world's
+ * expanded brushes and planes. */
+static al_status fill_block_lists(compile_state *c)
+{
+    uint64_t t0 = al_clock_ns();
+    al_world *w = c->world;
+    int hull_count = c->hull_count;
+    int lists = hull_count + 2;
+    c->block_lists = calloc((size_t) c->job_total * lists + 1, sizeof *c->block_lists);
+    if (!c->block_lists) return AL_ERR_NOMEM;
+    c->list_count = c->job_total * lists;
+    if (!find_build_boxes(c)) return AL_ERR_NOMEM;
     for (int pass = 0; pass < 2; pass++) {
         int block_base = 0;
-        for (int m = 0; m < model_count; m++) {
+        for (int m = 0; m < w->model_count; m++) {
             al_model *model = &w->models[m];
-            if (build_box[m][1][0] < 0) {
+            const int(*box)[3] = (const int(*)[3]) c->build_box[m];
+            if (box[1][0] < 0) {
                 block_base += model->block_count;
                 continue;
             }
             for (int h = 0; h < lists; h++)
-                for (int i = model->first_brush; (h < hull_count || want_vis) && i < model->first_brush + model->brush_count;
+                for (int i = model->first_brush;
+                     (h < hull_count || c->want_vis) && i < model->first_brush + model->brush_count;
                      i++) {
                     int kind = h - hull_count; /* 0: vis list, 1: light list, < 0: a hull */
-                    if (kind == 0 && (m != 0 || !al_brush_blocks_sight(w->collision[i])))
-                        continue;
-                    if (kind == 1 && (m != 0 || !al_brush_blocks_light(w->collision[i])))
-                        continue;
+                    if (kind == 0 && (m != 0 || !al_brush_blocks_sight(w->collision[i]))) continue;
+                    if (kind == 1 && (m != 0 || !al_brush_blocks_light(w->collision[i]))) continue;
                     int eh = kind >= 0 ? 0 : h;
                     int lo[3], hi[3];
                     double lo_grow[3], hi_grow[3];
@@ -1287,138 +1246,195 @@ static al_status compile_world(const al_world *prev, const al_input *input,
                         lo_grow[k] = -w->hulls[eh].maxs[k];
                         hi_grow[k] = -w->hulls[eh].mins[k];
                     }
-                    brush_block_range(model, block_size, w->collision[i], lo_grow, hi_grow, lo,
+                    brush_block_range(model, c->block_size, w->collision[i], lo_grow, hi_grow, lo,
                                       hi);
                     for (int k = 0; k < 3; k++) {
-                        if (lo[k] < build_box[m][0][k]) lo[k] = build_box[m][0][k];
-                        if (hi[k] > build_box[m][1][k]) hi[k] = build_box[m][1][k];
+                        if (lo[k] < box[0][k]) lo[k] = box[0][k];
+                        if (hi[k] > box[1][k]) hi[k] = box[1][k];
                     }
                     for (int z = lo[2]; z <= hi[2]; z++)
                         for (int y = lo[1]; y <= hi[1]; y++)
                             for (int x = lo[0]; x <= hi[0]; x++) {
-                                int j = job_of_block[block_base +
-                                                     al_model_block_index(model, x, y, z)];
+                                int j = c->job_of_block[block_base +
+                                                        al_model_block_index(model, x, y, z)];
                                 if (j < 0) continue;
-                                al_brush **e = &expanded[eh * n + i];
-                                if (!*e) {
-                                    *e = al_brush_expand(own, &w->planes,
-                                                         w->collision[i], w->hulls[eh].mins,
-                                                         w->hulls[eh].maxs);
-                                    if (!*e) goto nomem;
-                                    w->stats.expanded_planes += (*e)->side_count;
-                                }
+                                al_brush *e = expanded_brush(c, eh, i);
+                                if (!e) return AL_ERR_NOMEM;
                                 al_brush ***list;
                                 int *count;
-                                block_list(&jobs[j].input, kind, h, &list, &count);
-                                if (pass == 1) (*list)[*count] = *e;
+                                block_list(&c->jobs[j].input, kind, h, &list, &count);
+                                if (pass == 1) (*list)[*count] = e;
                                 (*count)++;
                             }
                 }
             block_base += model->block_count;
         }
         if (pass == 0) {
-            for (int j = 0; j < job_total; j++)
+            for (int j = 0; j < c->job_total; j++)
                 for (int h = 0; h < lists; h++) {
                     al_brush ***list;
                     int *count;
-                    block_list(&jobs[j].input, h - hull_count, h, &list, &count);
+                    block_list(&c->jobs[j].input, h - hull_count, h, &list, &count);
                     al_brush **items = malloc((size_t) (*count + 1) * sizeof(al_brush *));
-                    if (!items) goto nomem;
-                    block_lists[j * lists + h] = items;
+                    if (!items) return AL_ERR_NOMEM;
+                    c->block_lists[j * lists + h] = items;
                     *list = items;
                     *count = 0;
                 }
         }
     }
+    w->stats.ms_blocks += al_clock_ms_since(t0);
+    return AL_OK;
+}
 
-    compile_context context = {.jobs = jobs,
-                               .work = work,
-                               .trees = sub_trees,
-                               .subcell_size = subcell_size,
-                               .hull_count = hull_count,
-                               .arenas = wk.arenas,
-                               .scratch = wk.scratch};
-    al_parallel_for(work_total, threads, run_work_item, &context);
-    for (int j = 0; j < job_total; j++) /* those with no sub-cell to build */
-        if (!jobs[j].assembled) assemble(&context, &jobs[j]);
-    for (int i = 0; i < sub_work; i++) al_subcell_trees_free(&sub_trees[i]);
-    if (context.failed) goto nomem;
-    for (int j = 0; j < job_total; j++) {
-        const al_block *blk = &jobs[j].model->blocks[jobs[j].block];
+/* Stage: the work items on every worker, each job's block joined from its sub-cells by the
+ * worker that built the last of them (or here, for a job with none to build). Reads the
+ * jobs, work and the workers' scratch; writes the blocks' trees and open cells, and the
+ * world's summed CPU times. */
+static al_status build_blocks(compile_state *c)
+{
+    uint64_t t0 = al_clock_ns();
+    al_world *w = c->world;
+    compile_context context = {.jobs = c->jobs,
+                               .work = c->work,
+                               .trees = c->sub_trees,
+                               .subcell_size = c->subcell_size,
+                               .hull_count = c->hull_count,
+                               .arenas = c->workers.arenas,
+                               .scratch = c->workers.scratch};
+    al_parallel_for(c->work_total, c->threads, run_work_item, &context);
+    for (int j = 0; j < c->job_total; j++) /* those with no sub-cell to build */
+        if (!c->jobs[j].assembled) assemble(&context, &c->jobs[j]);
+    for (int i = 0; i < c->sub_work; i++) al_subcell_trees_free(&c->sub_trees[i]);
+    if (context.failed) return AL_ERR_NOMEM;
+    for (int j = 0; j < c->job_total; j++) {
+        const al_block *blk = &c->jobs[j].model->blocks[c->jobs[j].block];
         w->stats.ms_csg_cpu += blk->stats.ms_csg;
         w->stats.ms_map_trees_cpu += blk->stats.ms_map_trees;
         w->stats.ms_onion_cpu += blk->stats.ms_onion;
     }
+    w->stats.ms_blocks += al_clock_ms_since(t0);
+    return AL_OK;
+}
 
-    /* Top trees and masks. */
-    uint32_t all = hull_count >= 32 ? 0xffffffffu : (1u << hull_count) - 1u;
-    for (int m = 0; m < model_count; m++) {
+/* Stage: each model's top tree over its blocks with every node's masks, and the index of
+ * brush models for traces; the world's own store is dropped if this compile put nothing
+ * into it (a chain of updates that only copy brushes then does not grow its list of
+ * stores). Reads the blocks; writes the models' top trees, the world's stores and its
+ * model index. */
+static al_status join_models(compile_state *c)
+{
+    uint64_t t0 = al_clock_ns();
+    al_world *w = c->world;
+    uint32_t all = c->hull_count >= 32 ? 0xffffffffu : (1u << c->hull_count) - 1u;
+    for (int m = 0; m < w->model_count; m++) {
         al_model *model = &w->models[m];
         model->top.nodes = calloc((size_t) model->block_count, sizeof *model->top.nodes);
-        if (!model->top.nodes) goto nomem;
+        if (!model->top.nodes) return AL_ERR_NOMEM;
         int32_t used = 0;
         int lo[3] = {0, 0, 0};
-        model->top.root = build_top(model, block_size, lo, model->grid_dims, &used);
+        model->top.root = build_top(model, c->block_size, lo, model->grid_dims, &used);
         model->top.node_count = used;
         uint32_t s, e;
         top_masks(model, model->top.root, all, &s, &e);
     }
-    /* A store this compile put nothing into is dropped: a chain of updates that only copy
-     * brushes does not grow its list of stores. */
-    if (al_arena_used(own) == 0 && w->store_count > 1) {
+    if (al_arena_used(c->own) == 0 && w->store_count > 1) {
         al_expanded_store_release(w->stores[w->store_count - 1]);
         w->store_count--;
     }
-    if (!al_world_index_models(w)) goto nomem;
-    w->stats.ms_blocks = al_clock_ms_since(t_blocks);
+    if (!al_world_index_models(w)) return AL_ERR_NOMEM;
+    w->stats.ms_blocks += al_clock_ms_since(t0);
+    return AL_OK;
+}
 
-    /* Visibility of the world model. */
-    if (!(options && options->no_vis) &&
-        al_world_build_vis(w, input, options ? options->pvs : AL_PVS_TIGHT, threads) != AL_OK)
-        goto nomem;
+/* Stage: the world model's portals, leak and PVS, unless the options ask for none. Reads
+ * the input and the world; writes the world's visibility. */
+static al_status build_visibility(compile_state *c)
+{
+    if (!c->want_vis) return AL_OK;
+    al_pvs_level level = c->options ? c->options->pvs : AL_PVS_TIGHT;
+    return al_world_build_vis(c->world, c->input, level, c->threads) == AL_OK ? AL_OK
+                                                                              : AL_ERR_NOMEM;
+}
 
-    /* Statistics. */
-    w->stats.entities = input->entity_count;
-    w->stats.models = model_count;
+/* Stage: the world's remaining statistics (sums over its trees, the total time). */
+static al_status finish_stats(compile_state *c)
+{
+    al_world *w = c->world;
+    w->stats.entities = c->input->entity_count;
+    w->stats.models = w->model_count;
     w->stats.planes = w->planes.count;
     sum_stats(w);
-    w->stats.ms_total = al_clock_ms_since(t_start);
-    st = AL_OK;
-    goto cleanup;
+    w->stats.ms_total = al_clock_ms_since(c->t_start);
+    return AL_OK;
+}
 
-nomem:
-    st = AL_ERR_NOMEM;
-    al_diag_add(diags, AL_SEVERITY_ERROR, AL_DIAG_LIMIT, -1, -1, -1, -1, -1,
-                "out of memory while compiling");
-    al_world_destroy(w);
-    w = NULL;
-
-cleanup:
-    if (block_lists) {
-        for (int i = 0; i < list_count; i++) free(block_lists[i]);
-        free(block_lists);
+/* Frees what the stages made for the build (not the world). */
+static void free_compile_state(compile_state *c)
+{
+    if (c->block_lists) {
+        for (int i = 0; i < c->list_count; i++) free(c->block_lists[i]);
+        free(c->block_lists);
     }
-    free(jobs);
-    free(from_of);
-    free(model_of_entity);
-    free(keys);
-    free(job_of_block);
-    free(dirty);
-    free(sub_dirty);
-    free(work);
-    free(sub_trees);
-    free(prev_model_taken);
-    free(prev_of_model);
-    free(build_box);
-    prev_brushes_free(&reuse);
-    workers_free(&wk);
-    al_expanded_store_release(store);
-    *out = w;
+    free(c->jobs);
+    free(c->from_of);
+    free(c->model_of_entity);
+    free(c->keys);
+    free(c->valid);
+    free(c->fresh);
+    free(c->job_of_block);
+    free(c->dirty);
+    free(c->sub_dirty);
+    free(c->work);
+    free(c->sub_trees);
+    free(c->prev_model_taken);
+    free(c->prev_of_model);
+    free(c->build_box);
+    prev_brushes_free(&c->reuse);
+    workers_free(&c->workers);
+    al_expanded_store_release(c->store);
+}
+
+/* The pipeline of al_world_compile and al_world_update: with PREV, brushes whose content
+ * key matches one of PREV's are copied instead of built, and blocks none of whose brush
+ * lists changed are shared with PREV instead of built. It runs the stages in order, stops
+ * at the first that fails, and frees what they made; a failed compile's world is
+ * destroyed. */
+static al_status compile_world(const al_world *prev, const al_input *input,
+                               const al_compile_options *options, al_world **out,
+                               al_diag_list *diags)
+{
+    compile_state c = {.input = input, .options = options, .prev = prev, .t_start = al_clock_ns()};
+    *out = NULL;
+    al_status st = check_input(&c, diags);
+    if (st != AL_OK) return st;
+    st = start_world(&c);
+    if (st == AL_OK) st = build_brushes(&c);
+    if (st == AL_OK) st = expand_brushes(&c);
+    if (st == AL_OK) st = lay_out_grids(&c);
+    if (st == AL_OK) st = choose_blocks(&c);
+    if (st == AL_OK) st = share_clean_blocks(&c);
+    if (st == AL_OK) st = plan_jobs(&c);
+    if (st == AL_OK) st = fill_block_lists(&c);
+    if (st == AL_OK) st = build_blocks(&c);
+    if (st == AL_OK) st = join_models(&c);
+    if (st == AL_OK) st = build_visibility(&c);
+    if (st == AL_OK) st = finish_stats(&c);
+    if (st != AL_OK) {
+        /* Running out of memory is a diagnostic too, once there is a world. */
+        if (st == AL_ERR_NOMEM && c.world)
+            al_diag_add(diags, AL_SEVERITY_ERROR, AL_DIAG_LIMIT, -1, -1, -1, -1, -1,
+                        "out of memory while compiling");
+        al_world_destroy(c.world);
+        c.world = NULL;
+    }
+    free_compile_state(&c);
+    *out = c.world;
     return st;
 }
 
-al_status al_world_compile(const al_input *input, const al_compile_options *options,
-                           al_world **out, al_diag_list *diags)
+al_status al_world_compile(const al_input *input, const al_compile_options *options, al_world **out,
+                           al_diag_list *diags)
 {
     return compile_world(NULL, input, options, out, diags);
 }

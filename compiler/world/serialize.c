@@ -16,8 +16,8 @@
 #include "world-internal.h"
 
 #include "core/hash.h"
-#include "geom/epsilon.h"
-#include "geom/vec3.h"
+#include "al-epsilon.h"
+#include "al-vec3.h"
 
 #include "vis/vis.h"
 

@@ -10,6 +10,7 @@
 #define AL_WORLD_INTERNAL_H
 
 #include "al-world.h"
+#include "al-world-trees.h"
 #include "brush/brush.h"
 #include "bsp/build.h"
 #include "bsp/tree.h"
@@ -250,6 +251,20 @@ struct al_world {
     struct al_stored_pvs *stored_pvs;
 };
 
+/* How far W's hulls grow a brush, every hull's at once: an agent at P overlaps a brush
+ * when P is in the brush minus its box, so a model's bounds are its brushes' from LO to HI
+ * beyond their own. */
+static inline void al_world_hull_growth(const al_world *w, double lo[3], double hi[3])
+{
+    for (int k = 0; k < 3; k++) {
+        lo[k] = hi[k] = 0;
+        for (int h = 0; h < w->hull_count; h++) {
+            if (-w->hulls[h].maxs[k] < lo[k]) lo[k] = -w->hulls[h].maxs[k];
+            if (-w->hulls[h].mins[k] > hi[k]) hi[k] = -w->hulls[h].mins[k];
+        }
+    }
+}
+
 /* Model M's reach for HULL (see al_model_index): [0] the mins, [1] the maxs. */
 static inline const double (*al_model_reach(const al_world *w, int m, int hull))[3]
 {
@@ -334,6 +349,9 @@ void al_trace_finish(const double start[3], const double end[3], al_trace *out);
  * an absurd area get one cell: every trace then tests every model. */
 bool al_world_index_models(al_world *w);
 
+/* Frees what the index holds and leaves it empty. */
+void al_model_index_free(al_model_index *ix);
+
 /* Fills the world model's open_rows and open_starts from its blocks (called by
  * al_world_index_models). False if memory runs out. */
 bool al_model_index_open(al_model *m);
@@ -353,10 +371,6 @@ static inline bool al_block_has_vis(const al_block *block)
     return block->vis.leaves != NULL;
 }
 
-/* Builds the vis and light trees of the world blocks that lack them, as al_world_build_vis
- * does first (THREADS 0: one per CPU). Returns AL_OK or AL_ERR_NOMEM. */
-al_status al_world_build_vis_trees(al_world *w, int threads);
-
 /* Fills BLOCK's open cells and start nodes from its onion tree (HULL_COUNT hulls), over the
  * grid cell from CELL_MINS with sides of BLOCK_SIZE; BLOCK->open is NULL before. Given
  * PREV, the block it replaces, whose sub-cells outside DIRTY it took, only the cells near
@@ -368,11 +382,6 @@ int al_block_open_cells(al_block *block, int hull_count, const double cell_mins[
 /* Fills the open cells of every block of M, a model loaded without them (which sets each
  * block's cell_mins from the grid), on all CPUs. False if memory runs out. */
 bool al_model_open_cells(al_model *m, int hull_count, double block_size);
-
-/* Whether the box [LO, HI] lies in open cells of the world model's blocks for HULL, as the
- * trace finds them (in one block, or in blocks side by side, at most two on each axis):
- * every leaf of those blocks' onion trees within its reach is then empty for the hull. */
-bool al_world_box_open(const al_world *w, int hull, const double lo[3], const double hi[3]);
 
 /* Drops BLOCK's claim on its trees, freeing them if it was their last owner. */
 void al_block_free(al_block *block);

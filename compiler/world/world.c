@@ -1,5 +1,5 @@
-/* Accessors of a compiled world (see al-world.h). */
-#include "geom/vec3.h"
+/* Accessors of a compiled world (see al-world.h and al-world-trees.h). */
+#include "al-vec3.h"
 #include "world-internal.h"
 
 #include <string.h>
@@ -47,4 +47,37 @@ void al_world_bounds(const al_world *world, double mins[3], double maxs[3])
 {
     al_copy(world->models[0].mins, mins);
     al_copy(world->models[0].maxs, maxs);
+}
+
+/* Read-only views of the world model's trees (see al-world-trees.h). */
+
+static void view_tree(const al_tree *tree, al_tree_view *out)
+{
+    *out =
+        (al_tree_view){tree->nodes, tree->node_count, tree->leaves, tree->leaf_count, tree->root};
+}
+
+int al_world_block_count(const al_world *world)
+{
+    return world->models[0].block_count;
+}
+
+void al_world_top_tree(const al_world *world, al_tree_view *out)
+{
+    view_tree(&world->models[0].top, out);
+}
+
+void al_world_block_onion_tree(const al_world *world, int block, al_tree_view *out)
+{
+    view_tree(&world->models[0].blocks[block].onion, out);
+}
+
+void al_world_block_map_tree(const al_world *world, int block, int hull, al_tree_view *out)
+{
+    view_tree(&world->models[0].blocks[block].map[hull], out);
+}
+
+int al_world_box_block(const al_world *world, const double lo[3], const double hi[3])
+{
+    return al_model_box_block(&world->models[0], lo, hi);
 }

@@ -2,7 +2,7 @@
 #include "map-write.h"
 #include "texture.h"
 
-#include "geom/vec3.h"
+#include "al-vec3.h"
 
 #include <math.h>
 #include <stdarg.h>

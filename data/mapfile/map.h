@@ -10,8 +10,8 @@
 #ifndef AL_MAP_H
 #define AL_MAP_H
 
-#include "core/diag.h"
-#include "core/status.h"
+#include "al-diag.h"
+#include "al-status.h"
 
 #include <stdbool.h>
 #include <stddef.h>

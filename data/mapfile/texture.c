@@ -1,7 +1,7 @@
 /* Texture projection (see texture.h). */
 #include "texture.h"
 
-#include "geom/vec3.h"
+#include "al-vec3.h"
 
 #include <math.h>
 

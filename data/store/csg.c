@@ -17,8 +17,8 @@
  */
 #include "doc-internal.h"
 
-#include "geom/epsilon.h"
-#include "geom/vec3.h"
+#include "al-epsilon.h"
+#include "al-vec3.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -6,8 +6,7 @@
 #include "document.h"
 #include "schema.h"
 
-#include "brush/brush.h"
-#include "geom/plane.h"
+#include "al-brush.h"
 
 #include <sqlite3.h>
 
@@ -27,9 +26,8 @@ struct al_doc {
         const char *sql;
         sqlite3_stmt *st;
     } statements[256];
-    /* Scratch for computing brush bounds with the compiler's brush builder. */
-    struct al_arena *arena;
-    struct al_plane_table *planes;
+    /* Owned; the compiler's brush builder, for brush bounds (made on first use). */
+    al_brush_builder *brushes;
 };
 
 /* Runs SQL with no result rows. */

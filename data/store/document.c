@@ -6,8 +6,6 @@
  */
 #include "doc-internal.h"
 
-#include "core/arena.h"
-#include "geom/plane.h"
 #include "materials/material-defaults.h"
 
 #include <errno.h>
@@ -232,9 +230,7 @@ void al_doc_close(al_doc *doc)
     }
     if (doc->lock_fd >= 0) close(doc->lock_fd);
     al_doc_change_clear(&doc->pending);
-    al_arena_destroy(doc->arena);
-    if (doc->planes) al_plane_table_free(doc->planes);
-    free(doc->planes);
+    al_brush_builder_destroy(doc->brushes);
     free(doc->path);
     free(doc);
 }

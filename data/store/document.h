@@ -17,9 +17,9 @@
 #define AL_DOCUMENT_H
 
 #include "al-input.h"
+#include "al-diag.h"
 #include "al-live.h"
-#include "core/diag.h"
-#include "core/status.h"
+#include "al-status.h"
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -8,10 +8,7 @@
 #include "properties.h"
 
 #include "al-world.h"
-#include "brush/brush.h"
-#include "geom/epsilon.h"
-#include "core/arena.h"
-#include "geom/plane.h"
+#include "al-epsilon.h"
 #include "materials/material-defaults.h"
 
 #include <math.h>
@@ -58,26 +55,19 @@ bool al_doc_brush_bounds(al_doc *doc, int64_t brush, double mins[3], double maxs
         faces[n++].material = -1;
     }
     sqlite3_reset(st);
-    if (!doc->arena) doc->arena = al_arena_create(1 << 16);
-    if (!doc->planes) {
-        doc->planes = calloc(1, sizeof *doc->planes);
-        if (doc->planes && !al_plane_table_init(doc->planes)) {
-            free(doc->planes);
-            doc->planes = NULL;
-        }
-    }
-    if (!doc->arena || !doc->planes) return false;
-    al_arena_mark mark = al_arena_get_mark(doc->arena);
+    if (!doc->brushes) doc->brushes = al_brush_builder_create();
+    if (!doc->brushes) return false;
     al_entity_desc entity = {.classname = "worldspawn"};
     al_brush_desc desc = {.entity = 0, .index = -1, .first_face = 0, .face_count = n, .line = -1};
     al_input in = {.entities = &entity, .entity_count = 1, .brushes = &desc, .brush_count = 1,
                    .faces = faces, .face_count = n};
     bool nomem = false;
     al_diag_list local = {0};
-    al_brush *b = al_brush_build(doc->arena, doc->planes, &in, 0, &local, &nomem);
-    if (b) {
-        memcpy(mins, b->mins, sizeof b->mins);
-        memcpy(maxs, b->maxs, sizeof b->maxs);
+    al_brush_measure measure;
+    bool valid = al_brush_builder_measure(doc->brushes, &in, 0, &measure, &local, &nomem);
+    if (valid) {
+        memcpy(mins, measure.mins, sizeof measure.mins);
+        memcpy(maxs, measure.maxs, sizeof measure.maxs);
     } else {
         for (size_t i = 0; i < local.count; i++)
             if (local.items[i].severity == AL_SEVERITY_ERROR) {
@@ -87,9 +77,7 @@ bool al_doc_brush_bounds(al_doc *doc, int64_t brush, double mins[3], double maxs
             }
     }
     al_diag_list_clear(&local);
-    al_arena_release(doc->arena, mark);
-    al_plane_table_reset(doc->planes);
-    return b != NULL;
+    return valid;
 }
 
 bool al_doc_update_bounds(al_doc *doc, int64_t brush, al_diag_list *diags)

@@ -1,7 +1,7 @@
 /* Entity property checks (see properties.h), with cJSON. */
 #include "properties.h"
 
-#include "geom/epsilon.h"
+#include "al-epsilon.h"
 
 #include <cjson/cJSON.h>
 #include <stdarg.h>

@@ -10,8 +10,8 @@
 #ifndef AL_PROPERTIES_H
 #define AL_PROPERTIES_H
 
-#include "core/diag.h"
-#include "core/status.h"
+#include "al-diag.h"
+#include "al-status.h"
 
 #include <stddef.h>
 

@@ -11,7 +11,7 @@
 #include "allium-inspector.h"
 #include "allium-error-label.h"
 
-#include "geom/plane.h"
+#include "al-plane.h"
 
 #include <glib/gi18n.h>
 #include <math.h>

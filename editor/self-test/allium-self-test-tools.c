@@ -14,7 +14,7 @@
 
 #include "allium-hulls-dialog.h"
 #include "allium-material-browser.h"
-#include "geom/plane.h"
+#include "al-plane.h"
 #include "allium-preferences.h"
 
 #include <math.h>

@@ -14,7 +14,7 @@
 #include "allium-view-private.h"
 
 #include "allium-preferences.h"
-#include "geom/plane.h"
+#include "al-plane.h"
 
 #include <glib/gi18n.h>
 #include <math.h>

@@ -3,7 +3,7 @@
  * context made current without a surface, and a framebuffer object to draw into. */
 #include "al-offscreen.h"
 
-#include "core/png.h"
+#include "al-png.h"
 
 #include <epoxy/egl.h>
 #include <epoxy/gl.h>

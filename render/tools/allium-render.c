@@ -25,7 +25,7 @@
 #include "al-offscreen.h"
 #include "al-render.h"
 #include "load.h"
-#include "core/clock.h"
+#include "al-clock.h"
 #include "materials/material-defaults.h"
 
 #include <epoxy/gl.h>

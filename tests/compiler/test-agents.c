@@ -2,10 +2,10 @@
  * map's agent_start and waypoint entities, contacts pushed apart, picking by ray. */
 #include "al-agents.h"
 #include "check.h"
-#include "core/entity-keys.h"
-#include "geom/epsilon.h"
-#include "geom/vec3.h"
-#include "verify/oracle.h"
+#include "al-entity-keys.h"
+#include "al-epsilon.h"
+#include "al-vec3.h"
+#include "al-oracle.h"
 #include "mapgen.h"
 #include "scene.h"
 

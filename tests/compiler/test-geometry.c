@@ -1,9 +1,9 @@
 /* Geometry kernel: planes, the plane table, windings. */
 #include "check.h"
 #include "core/arena.h"
-#include "geom/epsilon.h"
+#include "al-epsilon.h"
 #include "geom/plane.h"
-#include "geom/vec3.h"
+#include "al-vec3.h"
 #include "geom/winding.h"
 
 #include <math.h>

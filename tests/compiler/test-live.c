@@ -5,10 +5,10 @@
  * engine. The ThreadSanitizer run of the suite covers its threads. */
 #include "al-live.h"
 #include "check.h"
-#include "core/clock.h"
+#include "al-clock.h"
 #include "rad-check.h"
 #include "scene.h"
-#include "verify/edits.h"
+#include "al-edits.h"
 
 #include <pthread.h>
 #include <stdio.h>

@@ -2,11 +2,11 @@
  * names, and the brute-force sweep oracle on generated and real maps. */
 #include "al-move.h"
 #include "check.h"
-#include "geom/epsilon.h"
-#include "geom/vec3.h"
+#include "al-epsilon.h"
+#include "al-vec3.h"
 #include "mapgen.h"
 #include "scene.h"
-#include "verify/oracle.h"
+#include "al-oracle.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,9 +1,9 @@
 /* The onion BSP on small scenes: solidity per hull, blocks, models. */
 #include "check.h"
-#include "geom/vec3.h"
+#include "al-vec3.h"
 #include "mapgen.h"
 #include "scene.h"
-#include "verify/oracle.h"
+#include "al-oracle.h"
 
 #include <math.h>
 #include <stdio.h>

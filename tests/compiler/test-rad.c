@@ -2,11 +2,11 @@
  * light and shadow against independent traces through the brushes. */
 #include "al-rad.h"
 #include "check.h"
-#include "geom/vec3.h"
+#include "al-vec3.h"
 #include "mapgen.h"
 #include "rad-check.h"
 #include "scene.h"
-#include "verify/oracle.h"
+#include "al-oracle.h"
 
 #include <math.h>
 #include <stdlib.h>

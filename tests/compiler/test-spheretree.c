@@ -6,8 +6,8 @@
  */
 #include "al-spheretree.h"
 #include "check.h"
-#include "geom/vec3.h"
-#include "verify/oracle.h"
+#include "al-vec3.h"
+#include "al-oracle.h"
 
 #include <math.h>
 #include <stdio.h>

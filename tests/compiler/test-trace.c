@@ -1,11 +1,11 @@
 /* Swept-box traces: closed-form examples, edge cases, and the oracles. */
 #include "check.h"
-#include "geom/epsilon.h"
-#include "geom/vec3.h"
+#include "al-epsilon.h"
+#include "al-vec3.h"
 #include "mapgen.h"
 #include "scene.h"
 #include "trace/rays.h"
-#include "verify/oracle.h"
+#include "al-oracle.h"
 #include "world/world-internal.h"
 
 #include <math.h>

@@ -1,11 +1,11 @@
 /* Incremental compiles (al_world_update): what an update shares and rebuilds, and that it
  * equals a full compile of the same input, tree by tree. */
 #include "check.h"
-#include "geom/vec3.h"
+#include "al-vec3.h"
 #include "mapgen.h"
 #include "scene.h"
-#include "verify/edits.h"
-#include "verify/oracle.h"
+#include "al-edits.h"
+#include "al-oracle.h"
 #include "world/world-internal.h"
 
 #include <math.h>

@@ -1,11 +1,11 @@
 /* Portals, leaks and the PVS on small scenes written here, each checked against the sight
  * oracle (brute-force segments against the brushes) as well as by example. */
 #include "check.h"
-#include "geom/vec3.h"
+#include "al-vec3.h"
 #include "mapgen.h"
 #include "scene.h"
-#include "verify/edits.h"
-#include "verify/oracle.h"
+#include "al-edits.h"
+#include "al-oracle.h"
 #include "vis/vis.h"
 #include "world/world-internal.h"
 

@@ -3,8 +3,8 @@
 #include "check.h"
 #include "mapgen.h"
 #include "scene.h"
-#include "verify/edits.h"
-#include "verify/oracle.h"
+#include "al-edits.h"
+#include "al-oracle.h"
 #include "vis/vis.h"
 #include "world/world-internal.h"
 

@@ -8,10 +8,9 @@
 #include "store/document.h"
 #include "store/map-doc.h"
 #include "mapfile/map-write.h"
-#include "verify/oracle.h"
-#include "brush/brush.h"
-#include "core/clock.h"
-#include "geom/plane.h"
+#include "al-oracle.h"
+#include "al-brush.h"
+#include "al-clock.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -1392,20 +1391,16 @@ static double total_volume(al_doc *doc, int *valid)
     al_doc_input in;
     *valid = 0;
     if (al_doc_build_input(doc, &in, NULL) != AL_OK) return -1;
-    al_arena *arena = al_arena_create(1 << 20);
-    al_plane_table planes;
+    al_brush_builder *builder = al_brush_builder_create();
     double volume = 0;
-    if (arena && al_plane_table_init(&planes)) {
-        for (int b = 0; b < in.input.brush_count; b++) {
-            bool nomem = false;
-            al_brush *brush = al_brush_build(arena, &planes, &in.input, b, NULL, &nomem);
-            if (!brush) continue;
-            volume += al_brush_volume(&planes, brush->sides, brush->side_count);
-            (*valid)++;
-        }
-        al_plane_table_free(&planes);
+    for (int b = 0; builder && b < in.input.brush_count; b++) {
+        bool nomem = false;
+        al_brush_measure measure;
+        if (!al_brush_builder_measure(builder, &in.input, b, &measure, NULL, &nomem)) continue;
+        volume += measure.volume;
+        (*valid)++;
     }
-    al_arena_destroy(arena);
+    al_brush_builder_destroy(builder);
     al_doc_input_free(&in);
     return volume;
 }

@@ -12,13 +12,13 @@
 #include "mapfile/map-write.h"
 #include "mapfile/texture.h"
 #include "store/map-doc.h"
-#include "geom/epsilon.h"
-#include "geom/vec3.h"
+#include "al-epsilon.h"
+#include "al-vec3.h"
 #include "rad-check.h"
 #include "scene.h"
 #include "trace/rays.h"
-#include "verify/edits.h"
-#include "verify/oracle.h"
+#include "al-edits.h"
+#include "al-oracle.h"
 #include "world/world-internal.h"
 
 #include <math.h>

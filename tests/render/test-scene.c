@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "verify/edits.h"
+#include "al-edits.h"
 
 typedef struct loaded {
     scene sc;

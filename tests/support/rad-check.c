@@ -4,7 +4,7 @@
 
 #include "al-live.h"
 #include "rad/rad-internal.h"
-#include "verify/edits.h"
+#include "al-edits.h"
 #include "vis/vis.h"
 #include "world/world-internal.h"
 

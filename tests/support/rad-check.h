@@ -37,7 +37,7 @@ int rad_check_stride(const al_rad *rad, int groups);
 void rad_check_finish_corrections(al_rad *rad);
 
 /* Light carried across random edits: INPUT and WORLD (compiled from it, with visibility)
- * lit with OPTIONS to RESIDUAL, then EDITS random edits (verify/edits.h), each world
+ * lit with OPTIONS to RESIDUAL, then EDITS random edits (al-edits.h), each world
  * updated from the last (coarse PVS) and its solver from the last; after each, the direct
  * light against a new solver's (rad_check_direct) and, once corrected, the bounced light
  * against a gather of about GROUPS groups (rad_check_bounce), and the books. Between edits

@@ -3,8 +3,8 @@
 
 #include "mapgen.h"
 
-#include "verify/edits.h"
-#include "world/world-internal.h"
+#include "al-edits.h"
+#include "al-world-trees.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -157,7 +157,7 @@ int scene_face_polys_errors(const al_input *input, const al_face_polys *polys, c
 
 /* True if a node at DEPTH below CODE holds C in its cell and has every point of POLY on
  * its plane. Where C lies on a plane (within EPS) both sides are searched. */
-static bool split_node_found(const al_tree *tree, int32_t code, int level, int depth,
+static bool split_node_found(const al_tree_view *tree, int32_t code, int level, int depth,
                              const double c[3], const double (*poly)[3], int n, double eps)
 {
     if (code < 0) return false;
@@ -180,7 +180,8 @@ int scene_split_errors(const al_world *world, const double p[3], int *count, cha
     al_block_splits sp;
     *count = 0;
     if (al_world_block_splits(world, p, &sp) != AL_OK || sp.block < 0) return -1;
-    const al_tree *tree = &world->models[0].blocks[sp.block].onion;
+    al_tree_view tree;
+    al_world_block_onion_tree(world, sp.block, &tree);
     *count = sp.count;
     int bad = 0;
     for (int i = 0; i < sp.count; i++) {
@@ -193,14 +194,14 @@ int scene_split_errors(const al_world *world, const double p[3], int *count, cha
                 c[a] += poly[k][a] / n;
                 inside = inside && poly[k][a] >= sp.mins[a] - 1e-3 && poly[k][a] <= sp.maxs[a] + 1e-3;
             }
-        bool found = inside && split_node_found(tree, tree->root, 0, sp.depth[i], c, poly, n, 1e-3);
+        bool found = inside && split_node_found(&tree, tree.root, 0, sp.depth[i], c, poly, n, 1e-3);
         if (!found && bad++ == 0)
             snprintf(why, why_size, "polygon %d (depth %d, %d points, centre %g %g %g) %s", i,
                      sp.depth[i], n, c[0], c[1], c[2],
                      inside ? "is on no node's plane at its depth" : "leaves the block");
     }
-    if (sp.count > tree->node_count && bad++ == 0)
-        snprintf(why, why_size, "%d polygons from %d nodes", sp.count, tree->node_count);
+    if (sp.count > tree.node_count && bad++ == 0)
+        snprintf(why, why_size, "%d polygons from %d nodes", sp.count, tree.node_count);
     al_block_splits_free(&sp);
     return bad;
 }

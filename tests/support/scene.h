@@ -63,7 +63,7 @@ int scene_split_errors(const al_world *world, const double p[3], int *count, cha
 #endif
 
 /* Incremental against full compiles: starting from a full compile of IN (without
- * visibility), applies EDITS random edits (verify/edits.h) in batches of BATCH; after each
+ * visibility), applies EDITS random edits (al-edits.h) in batches of BATCH; after each
  * batch the world updated from the previous one (al_world_update) must equal a full
  * compile of the edited input tree by tree, its portals (the unchanged blocks' taken from
  * the previous world) must equal the full compile's one by one, and its onion tree must

@@ -15,8 +15,8 @@
 
 #include "al-input.h"
 #include "al-vis.h"
-#include "core/diag.h"
-#include "core/status.h"
+#include "al-diag.h"
+#include "al-status.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -90,6 +90,12 @@ typedef struct al_vis_options {
 } al_vis_options;
 
 al_status al_world_build_vis_with(al_world *w, const al_input *input, const al_vis_options *o);
+
+/* Builds the vis and light trees of the world blocks that lack them (a world compiled with
+ * no_vis, or updated from one), as al_world_build_vis does first: a caller that builds the
+ * portals later may build these trees earlier. THREADS 0: one per CPU. Returns AL_OK or
+ * AL_ERR_NOMEM. */
+al_status al_world_build_vis_trees(al_world *w, int threads);
 
 /* Frees the world. NULL is a no-op. */
 void al_world_destroy(al_world *world);

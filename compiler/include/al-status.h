@@ -1,7 +1,7 @@
 /* Status codes shared by every Allium library.
  *
  * Library code never exits or aborts on bad input: it returns one of these codes and, where
- * a brush, entity or file line is to blame, records a diagnostic (see diag.h). The list is
+ * a brush, entity or file line is to blame, records a diagnostic (see al-diag.h). The list is
  * one X-macro so that the code, its name and its message cannot drift apart (sokol style).
  */
 #ifndef AL_STATUS_H

@@ -68,8 +68,8 @@
 #define AL_RAD_H
 
 #include "al-input.h"
-#include "core/diag.h"
-#include "core/status.h"
+#include "al-diag.h"
+#include "al-status.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -241,6 +241,24 @@ typedef struct al_rad_luxel {
 } al_rad_luxel;
 
 bool al_rad_luxel_get(al_rad *rad, int i, al_rad_luxel *out);
+
+/* --- the solver's rays, timed for allium-bench rad ---------------------------------- */
+
+/* Makes RAD keep up to CAPACITY of the rays it casts from now on (sun rays left out), for
+ * al_rad_time_logged_rays: runs of rays one worker cast in a row, the first of every so
+ * many, so that EXPECTED rays (0: unknown; a previous solve's count) give about CAPACITY
+ * spread over the whole solve. False if memory runs out. */
+bool al_rad_log_rays(al_rad *rad, int64_t capacity, int64_t expected);
+
+/* Casts the logged rays again on the calling thread, in the order logged; returns
+ * nanoseconds per ray, and the rays and how many were blocked in *COUNT and *BLOCKED. */
+double al_rad_time_logged_rays(al_rad *rad, int64_t *count, int64_t *blocked);
+
+/* Times COUNT occlusion rays on the calling thread between random pairs of luxels whose
+ * clusters see each other: long rays, each unlike the last, which makes them slower than
+ * the runs of alike rays the solver casts. Returns nanoseconds per ray and the number
+ * blocked in *BLOCKED. For allium-bench. */
+double al_rad_time_rays(al_rad *rad, int64_t count, uint64_t seed, int64_t *blocked);
 
 /* --- the kernel, exposed for its closed-form tests ---------------------------------- */
 

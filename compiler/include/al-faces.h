@@ -15,7 +15,7 @@
 #define AL_FACES_H
 
 #include "al-input.h"
-#include "core/status.h"
+#include "al-status.h"
 
 #include <stdint.h>
 

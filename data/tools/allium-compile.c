@@ -19,7 +19,7 @@
  * a file could not be read, written or compiled, 2 for a usage error.
  */
 #include "al-rad.h"
-#include "core/clock.h"
+#include "al-clock.h"
 #include "load.h"
 #include "mapfile/map-write.h"
 #include "mapfile/texture.h"

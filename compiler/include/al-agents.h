@@ -26,8 +26,8 @@
 
 #include "al-move.h"
 #include "al-world.h"
-#include "core/diag.h"
-#include "core/status.h"
+#include "al-diag.h"
+#include "al-status.h"
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -66,23 +66,23 @@
  *       pairs must equal the tree's: pairs_equal_brute)
  * [options] are --hull NAME=minx,miny,minz,maxx,maxy,maxz, --block-size N, --threads N.
  */
-#include "core/clock.h"
-#include "geom/epsilon.h"
-#include "geom/vec3.h"
+#include "al-clock.h"
+#include "al-epsilon.h"
+#include "al-vec3.h"
 #include "load.h"
-#include "core/parallel.h"
-#include "core/png.h"
+#include "al-parallel.h"
+#include "al-png.h"
 #include "quake-trace.h"
-#include "rad/rad-internal.h"
+#include "al-rad.h"
 #include "report.h"
 #include "store/map-doc.h"
 #include "al-live.h"
 #include "al-agents.h"
 #include "al-spheretree.h"
-#include "core/entity-keys.h"
-#include "verify/edits.h"
-#include "verify/oracle.h"
-#include "world/world-internal.h"
+#include "al-entity-keys.h"
+#include "al-edits.h"
+#include "al-oracle.h"
+#include "al-world-trees.h"
 
 #include <sys/stat.h>
 #include <sys/vfs.h>

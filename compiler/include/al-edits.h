@@ -7,12 +7,14 @@
  * copy of another, moved). Edits keep the input valid as an input (counts and ranges);
  * whether the brushes stay valid solids is the compiler's business, as it is for a
  * designer's edits.
+ *
+ * Part of the verify library (compiler/verify, verify_dep), as the oracles are.
  */
 #ifndef AL_EDITS_H
 #define AL_EDITS_H
 
 #include "al-input.h"
-#include "verify/oracle.h"
+#include "al-oracle.h"
 
 #include <stdbool.h>
 

@@ -10,6 +10,9 @@
  * The verifiers sample random points and segments (half uniformly in the world's bounds,
  * half near brush surfaces) and count disagreements; allium-bench verify and the test suite
  * run them on any map.
+ *
+ * They are the verify library (compiler/verify, verify_dep), which the compiler itself
+ * does not link.
  */
 #ifndef AL_ORACLE_H
 #define AL_ORACLE_H

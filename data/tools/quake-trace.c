@@ -1,43 +1,50 @@
 /* Quake-style hull check on a map tree (see quake-trace.h). */
 #include "quake-trace.h"
 
-#include "geom/vec3.h"
-#include "world/world-internal.h"
+#include "al-vec3.h"
+#include "al-world-trees.h"
 
 #define DIST_EPSILON (1.0 / 32.0)
 
 typedef struct qwork {
-    const al_model *model;
+    const al_world *world;
+    al_tree_view top; /* the world model's top tree (its leaves are blocks), when the
+                         segment spans blocks */
     int hull;
     double fraction;
     bool allsolid;
 } qwork;
 
-/* The tree and node to continue in: block leaves of the top tree lead into the block's map
- * tree of the hull. */
-static const al_tree *enter(const qwork *q, const al_tree *tree, int32_t *code)
+/* The tree and node to continue in: a block leaf of the top tree leads into the block's
+ * map tree of the hull, whose view is put in BLOCK (the caller's, so that every frame of
+ * the recursion keeps the tree it walks). */
+static const al_tree_view *enter(const qwork *q, const al_tree_view *tree, int32_t *code,
+                                 al_tree_view *block)
 {
-    if (*code < 0 && tree == &q->model->top) {
-        tree = &q->model->blocks[-1 - *code].map[q->hull];
+    if (*code < 0 && tree == &q->top) {
+        al_world_block_map_tree(q->world, -1 - *code, q->hull, block);
+        tree = block;
         *code = tree->root;
     }
     return tree;
 }
 
-static bool solid_at(const qwork *q, const al_tree *tree, int32_t code, const double p[3])
+static bool solid_at(const qwork *q, const al_tree_view *tree, int32_t code, const double p[3])
 {
+    al_tree_view block;
     for (;;) {
-        tree = enter(q, tree, &code);
+        tree = enter(q, tree, &code, &block);
         if (code < 0) return tree->leaves[-1 - code] & 1;
         const al_node *n = &tree->nodes[code];
         code = n->child[al_dot(n->normal, p) - n->dist < 0];
     }
 }
 
-static bool check(qwork *q, const al_tree *tree, int32_t code, double p1f, double p2f,
+static bool check(qwork *q, const al_tree_view *tree, int32_t code, double p1f, double p2f,
                   const double p1[3], const double p2[3])
 {
-    tree = enter(q, tree, &code);
+    al_tree_view block;
+    tree = enter(q, tree, &code, &block);
     if (code < 0) {
         if (!(tree->leaves[-1 - code] & 1)) q->allsolid = false;
         return true;
@@ -62,20 +69,21 @@ static bool check(qwork *q, const al_tree *tree, int32_t code, double p1f, doubl
 
 double al_quake_trace(const al_world *world, int hull, const double start[3], const double end[3])
 {
-    const al_model *m = &world->models[0];
-    qwork q = {.model = m, .hull = hull, .fraction = 1.0, .allsolid = true};
+    qwork q = {.world = world, .hull = hull, .fraction = 1.0, .allsolid = true};
     double lo[3], hi[3];
     for (int k = 0; k < 3; k++) {
         lo[k] = start[k] < end[k] ? start[k] : end[k];
         hi[k] = start[k] < end[k] ? end[k] : start[k];
     }
     /* Like the onion trace, start in the segment's block when it lies in one. */
-    int b = al_model_box_block(m, lo, hi);
+    int b = al_world_box_block(world, lo, hi);
     if (b >= 0) {
-        const al_tree *t = &m->blocks[b].map[hull];
-        check(&q, t, t->root, 0, 1, start, end);
+        al_tree_view t;
+        al_world_block_map_tree(world, b, hull, &t);
+        check(&q, &t, t.root, 0, 1, start, end);
     } else {
-        check(&q, &m->top, m->top.root, 0, 1, start, end);
+        al_world_top_tree(world, &q.top);
+        check(&q, &q.top, q.top.root, 0, 1, start, end);
     }
     return q.fraction;
 }

@@ -1,7 +1,7 @@
 /* Loading maps for the command-line tools (see load.h). */
 #include "load.h"
 
-#include "core/clock.h"
+#include "al-clock.h"
 #include "settings/hull-spec.h"
 
 #include <stdio.h>

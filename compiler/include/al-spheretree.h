@@ -28,7 +28,7 @@
 #ifndef AL_SPHERETREE_H
 #define AL_SPHERETREE_H
 
-#include "core/status.h"
+#include "al-status.h"
 
 #include <stdbool.h>
 #include <stddef.h>

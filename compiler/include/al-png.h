@@ -1,6 +1,6 @@
 /* Minimal PNG writer (8-bit RGB, stored deflate blocks): no zlib needed for a picture. */
-#ifndef AL_CORE_PNG_H
-#define AL_CORE_PNG_H
+#ifndef AL_PNG_H
+#define AL_PNG_H
 
 #include <stdbool.h>
 #include <stdint.h>
