@@ -55,7 +55,7 @@ struct _SelfTest {
     gint64 walk_phase_us;   /* when */
     double walk_from[3];    /* the walker's origin then */
     double walk_top;        /* the highest its origin was since */
-    AlliumLightmap *light_mark; /* owned: the light a step compares with, or NULL */
+    GHashTable *face_light_mark; /* owned: the faces' light a step compares with, or NULL */
     gint64 shots_mark;      /* its shots */
 };
 

@@ -1026,7 +1026,7 @@ static void finish(SelfTest *t)
     g_ptr_array_unref(t->failures);
     g_free(t->original_message);
     g_free(t->material);
-    g_clear_pointer(&t->light_mark, allium_lightmap_unref);
+    g_clear_pointer(&t->face_light_mark, g_hash_table_unref);
     al_doc_close(t->writer);
     g_free(t->sample_path);
     g_free(t->dir);
