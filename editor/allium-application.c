@@ -31,8 +31,8 @@ struct _AlliumApplication {
     GMenu *recent_menu;   /* the "Open Recent" items, shared by every window */
     char *self_test_dir;  /* --self-test DIR */
     char *import_dir;     /* where .map files from read-only folders go; NULL: default */
-    int benchmark_frames; /* --benchmark-frames N; 0: not benchmarking */
-    int benchmark_edits;  /* --benchmark-edits N; 0: not benchmarking edits */
+    int benchmark_count;  /* --benchmark-frames, -edits or -drag N; 0: not benchmarking */
+    AlliumBenchmarkKind benchmark_kind;
     gboolean print_labels; /* --print-labels (the translation test) */
 
     /* borrowed references */
@@ -484,21 +484,21 @@ static gint allium_application_handle_local_options(GApplication *application,
     const char *dir = NULL;
     if (g_variant_dict_lookup(options, "self-test", "^&ay", &dir))
         self->self_test_dir = g_canonicalize_filename(dir, NULL);
-    int frames = 0;
-    if (g_variant_dict_lookup(options, "benchmark-frames", "i", &frames)) {
-        if (frames < 1) {
-            g_printerr("%s\n", _("--benchmark-frames needs a positive number of frames"));
+    static const struct {
+        const char *option;
+        AlliumBenchmarkKind kind;
+    } benchmarks[] = {{"benchmark-frames", ALLIUM_BENCHMARK_FRAMES},
+                      {"benchmark-edits", ALLIUM_BENCHMARK_EDITS},
+                      {"benchmark-drag", ALLIUM_BENCHMARK_DRAG}};
+    for (guint i = 0; i < G_N_ELEMENTS(benchmarks); i++) {
+        int count = 0;
+        if (!g_variant_dict_lookup(options, benchmarks[i].option, "i", &count)) continue;
+        if (count < 1) {
+            g_printerr(_("--%s needs a positive number\n"), benchmarks[i].option);
             return 2;
         }
-        self->benchmark_frames = frames;
-    }
-    int edits = 0;
-    if (g_variant_dict_lookup(options, "benchmark-edits", "i", &edits)) {
-        if (edits < 1) {
-            g_printerr("%s\n", _("--benchmark-edits needs a positive number of edits"));
-            return 2;
-        }
-        self->benchmark_edits = edits;
+        self->benchmark_kind = benchmarks[i].kind;
+        self->benchmark_count = count;
     }
     self->print_labels = g_variant_dict_contains(options, "print-labels");
     if (g_variant_dict_contains(options, "version")) {
@@ -515,8 +515,9 @@ static void allium_application_activate(GApplication *application)
         allium_self_test_start(self, self->self_test_dir);
     } else if (self->print_labels) {
         allium_print_labels_start(self);
-    } else if (self->benchmark_frames > 0 || self->benchmark_edits > 0) {
-        g_printerr("%s\n", _("usage: allium --benchmark-frames N MAP, allium --benchmark-edits N MAP"));
+    } else if (self->benchmark_count > 0) {
+        g_printerr("%s\n", _("usage: allium --benchmark-frames N MAP, allium --benchmark-edits N "
+                             "MAP, allium --benchmark-drag N MAP"));
         self->exit_status = 2;
     } else {
         open_default(self);
@@ -528,8 +529,8 @@ static void allium_application_open(GApplication *application, GFile **files, gi
 {
     (void) hint;
     AlliumApplication *self = ALLIUM_APPLICATION(application);
-    if (self->benchmark_frames > 0 || self->benchmark_edits > 0) {
-        allium_benchmark_start(self, self->benchmark_frames, self->benchmark_edits, files[0]);
+    if (self->benchmark_count > 0) {
+        allium_benchmark_start(self, self->benchmark_kind, self->benchmark_count, files[0]);
         return;
     }
     if (self->self_test_dir) {
@@ -572,7 +573,11 @@ static void allium_application_init(AlliumApplication *self)
          N_("Open MAP, draw N frames in the 3D view and print the timings as JSON"), N_("N")},
         {"benchmark-edits", 0, 0, G_OPTION_ARG_INT, NULL,
          N_("Open MAP, move N brushes one at a time and print the time from each edit to the "
-            "frame showing it, as JSON"),
+            "frames showing its collision and its light, as JSON"),
+         N_("N")},
+        {"benchmark-drag", 0, 0, G_OPTION_ARG_INT, NULL,
+         N_("Open MAP, drag a brush for N frames and print how far the collision shown lags "
+            "behind the pointer, as JSON"),
          N_("N")},
         {"version", 0, 0, G_OPTION_ARG_NONE, NULL, N_("Print the version and exit"), NULL},
         /* For the translation test; not for users, so neither in --help nor translated. */

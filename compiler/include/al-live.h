@@ -92,6 +92,8 @@ typedef struct al_stage_status {
     uint64_t done_generation; /* of its last result whose corrections were all made */
     double last_corrected_ms; /* from the submission until its corrections were made */
     double last_done_ms;  /* from the submission until then */
+    double last_settled_ms; /* from the submission until the light work the controls ask
+                               for was finished (a run: the residual reached) */
     int64_t corrections;  /* panels its last result had to correct */
 } al_stage_status;
 
@@ -131,12 +133,18 @@ typedef struct al_live_options {
     int lightmap_interval_ms;   /* copies of the lightmaps while shooting: at most one in
                                    this long; 0: 250 */
     al_live_cache cache;        /* no get: no cache */
-    /* Called on the engine's thread after each publication (may be NULL). It must not call
-     * back into the engine except al_live_current, al_live_current_lightmap,
-     * al_live_status and al_snapshot_* / al_live_lightmap_*. */
+    /* Called after each publication (may be NULL), on the engine's thread or its
+     * background thread (never on both at once). It must not call back into the engine
+     * except al_live_current, al_live_current_lightmap, al_live_status and al_snapshot_* /
+     * al_live_lightmap_*. */
     void (*published)(void *user, al_stage stage, uint64_t generation);
-    /* Called on the engine's thread after each new lightmap copy (may be NULL); the same
-     * rules. */
+    /* Called on the engine's background thread as it starts (may be NULL): the caller may
+     * lower its priority there. The long work runs on it (the light's corrections and
+     * shots, the tight PVS, the cache's store) while the engine's thread waits, so that
+     * the stages an edit waits for (collision, portals, the light's first frame) keep the
+     * engine's own priority. */
+    void (*background_started)(void *user);
+    /* Called after each new lightmap copy (may be NULL); the same threads and rules. */
     void (*lightmap)(void *user, uint64_t generation);
     void *user;
 } al_live_options;

@@ -122,6 +122,14 @@ struct al_live {
     bool light_from_cache;    /* the light snapshot being published went on from the cache */
     const al_rad *stored_rad; /* the solver whose state the cache got last, and its shots */
     int64_t stored_shots;
+    /* The background thread: runs the long work for the engine's thread, which waits. */
+    pthread_t background;
+    bool background_started;
+    pthread_mutex_t job_lock;
+    pthread_cond_t job_cond;
+    void (*job)(al_live *live, void *arg); /* the job to run, NULL when there is none */
+    void *job_arg;
+    bool job_done, job_quit;
 };
 
 static int lightmap_interval_ms(const al_live *live)
@@ -315,6 +323,52 @@ const al_snapshot *al_live_lightmap_snapshot(const al_live_lightmap *l)
 uint64_t al_live_lightmap_serial(const al_live_lightmap *l)
 {
     return l->serial;
+}
+
+/* --- the background thread ----------------------------------------------------------------- */
+
+/* The background thread runs the engine's long work (the light's corrections and shots,
+ * the tight PVS, the cache's store) while the engine's thread waits: the engine stays one
+ * line of work, but that work runs on a thread the caller may give a lower priority
+ * (al_live_options.background_started), so that it never slows the stages an edit is
+ * waiting for (on Linux, a thread's priority can be lowered but never raised back).
+ * A newer change stops the work as it stops any, at its next check. */
+static void *background_main(void *arg)
+{
+    al_live *live = arg;
+    if (live->options.background_started) live->options.background_started(live->options.user);
+    pthread_mutex_lock(&live->job_lock);
+    for (;;) {
+        while (!live->job && !live->job_quit) pthread_cond_wait(&live->job_cond, &live->job_lock);
+        if (!live->job) break;
+        void (*job)(al_live *, void *) = live->job;
+        void *job_arg = live->job_arg;
+        pthread_mutex_unlock(&live->job_lock);
+        job(live, job_arg);
+        pthread_mutex_lock(&live->job_lock);
+        live->job = NULL;
+        live->job_done = true;
+        pthread_cond_broadcast(&live->job_cond);
+    }
+    pthread_mutex_unlock(&live->job_lock);
+    return NULL;
+}
+
+/* Runs JOB(LIVE, ARG) on the background thread and waits for it; on this thread when there
+ * is none. Engine thread. */
+static void run_in_background(al_live *live, void (*job)(al_live *, void *), void *arg)
+{
+    if (!live->background_started) {
+        job(live, arg);
+        return;
+    }
+    pthread_mutex_lock(&live->job_lock);
+    live->job = job;
+    live->job_arg = arg;
+    live->job_done = false;
+    pthread_cond_broadcast(&live->job_cond);
+    while (!live->job_done) pthread_cond_wait(&live->job_cond, &live->job_lock);
+    pthread_mutex_unlock(&live->job_lock);
 }
 
 /* --- stages ------------------------------------------------------------------------------- */
@@ -576,6 +630,27 @@ static bool restore_light(al_live *live, live_input *in, al_rad *rad)
     return ok;
 }
 
+/* The bounced light's corrections of a light stage, on the background thread. */
+typedef struct correction_job {
+    al_rad *rad;
+    al_rad_stats *stats;
+    al_light_mode *mode;
+} correction_job;
+
+static void run_corrections(al_live *live, void *arg)
+{
+    correction_job *j = arg;
+    while (j->stats->corrections_left > 0 && *j->mode != AL_LIGHT_PAUSED && !stale(live)) {
+        if (al_rad_step(j->rad, 1) == 0) break;
+        al_rad_get_stats(j->rad, j->stats);
+        __atomic_store_n(&live->light_progress[1],
+                         __atomic_load_n(&live->light_progress[0], __ATOMIC_RELAXED) -
+                             j->stats->corrections_left,
+                         __ATOMIC_RELEASE);
+        *j->mode = light_mode(live, NULL);
+    }
+}
+
 /* The light stage: the last light carried to PORTALS's world, its new light sources shot
  * (not when paused) and published; then its bounced light corrected (not when paused). A
  * newer change stops it between shots (the next light then starts from this one, or from
@@ -648,15 +723,9 @@ static bool run_light(al_live *live, live_input *in, al_snapshot *portals)
     copy_lightmap(live, s, true);
     int64_t corrections = rs.corrections_left;
     /* The bounced light, corrected before anything else is shot. */
-    while (rs.corrections_left > 0 && mode != AL_LIGHT_PAUSED && !stale(live)) {
-        if (al_rad_step(rad, 1) == 0) break;
-        al_rad_get_stats(rad, &rs);
-        __atomic_store_n(&live->light_progress[1],
-                         __atomic_load_n(&live->light_progress[0], __ATOMIC_RELAXED) -
-                             rs.corrections_left,
-                         __ATOMIC_RELEASE);
-        mode = light_mode(live, NULL);
-    }
+    correction_job job = {rad, &rs, &mode};
+    if (rs.corrections_left > 0 && mode != AL_LIGHT_PAUSED)
+        run_in_background(live, run_corrections, &job);
     set_shooting(live, NULL);
     if (rs.corrections_left == 0) {
         al_snapshot_release(s->light_base);
@@ -669,6 +738,11 @@ static bool run_light(al_live *live, live_input *in, al_snapshot *portals)
     if (done && corrections > rs.corrections_left) copy_lightmap(live, s, false);
     light_done(live, in, done);
     return done;
+}
+
+static void run_tight_pvs(al_live *live, void *arg)
+{
+    al_snapshot_release(run_vis(live, arg, AL_STAGE_PVS, AL_PVS_TIGHT));
 }
 
 /* Whether IN's hull list or block size differ from the base's (or there is no base): the
@@ -711,6 +785,7 @@ static al_world *load_cached_world(al_live *live, live_input *in)
 static void run(al_live *live, live_input *in)
 {
     uint64_t t0 = al_clock_ns();
+
     const al_input *input = &in->map->input;
     /* A map compiled whole is shown before it is compiled. */
     if (needs_full_compile(live, in))
@@ -773,7 +848,7 @@ static void run(al_live *live, live_input *in)
         note_cancelled(live, AL_STAGE_PVS);
         return;
     }
-    al_snapshot_release(run_vis(live, in, AL_STAGE_PVS, AL_PVS_TIGHT));
+    run_in_background(live, run_tight_pvs, in);
 }
 
 /* --- work between changes ------------------------------------------------------------------ */
@@ -874,7 +949,10 @@ static void light_work(al_live *live)
     /* Nothing left for these orders, unless they changed or a change came meanwhile. */
     bool finished = !stale(live) && !__atomic_load_n(&live->light_interrupt, __ATOMIC_ACQUIRE) &&
                     !store_due(live) && !live->light_reset;
-    if (finished) live->light_idle = true;
+    if (finished) {
+        live->light_idle = true;
+        live->status[AL_STAGE_LIGHT].last_settled_ms = al_clock_ms_since(lit->input->submitted_ns);
+    }
     pthread_mutex_unlock(&live->lock);
     al_rad_get_stats(rad, &st);
     if (st.shots != shots || reset) copy_lightmap(live, lit, false);
@@ -905,6 +983,18 @@ static void store_world(al_live *live)
     if (al_world_save(live->base->world, &bytes, &size) != AL_OK) return;
     c->put(c->user, "world", key, bytes, size);
     memcpy(live->stored_world, key, sizeof key);
+}
+
+static void store_world_job(al_live *live, void *arg)
+{
+    (void) arg;
+    store_world(live);
+}
+
+static void light_work_job(al_live *live, void *arg)
+{
+    (void) arg;
+    light_work(live);
 }
 
 /* Applies the queued changes to the map and returns its input, or NULL (memory). */
@@ -966,8 +1056,7 @@ static void *engine_main(void *arg)
         } else {
             bool store = store_due(live);
             pthread_mutex_unlock(&live->lock);
-            if (store) store_world(live);
-            else light_work(live);
+            run_in_background(live, store ? store_world_job : light_work_job, NULL);
         }
         pthread_mutex_lock(&live->lock);
         live->busy = false;
@@ -978,6 +1067,20 @@ static void *engine_main(void *arg)
 }
 
 /* --- public API ----------------------------------------------------------------------------- */
+
+static void stop_background(al_live *live)
+{
+    if (live->background_started) {
+        pthread_mutex_lock(&live->job_lock);
+        live->job_quit = true;
+        pthread_cond_broadcast(&live->job_cond);
+        pthread_mutex_unlock(&live->job_lock);
+        pthread_join(live->background, NULL);
+        live->background_started = false;
+    }
+    pthread_cond_destroy(&live->job_cond);
+    pthread_mutex_destroy(&live->job_lock);
+}
 
 al_live *al_live_create(const al_live_options *options)
 {
@@ -994,7 +1097,12 @@ al_live *al_live_create(const al_live_options *options)
     pthread_cond_init(&live->wake, &attr);
     pthread_condattr_destroy(&attr);
     pthread_cond_init(&live->published, NULL);
+    pthread_mutex_init(&live->job_lock, NULL);
+    pthread_cond_init(&live->job_cond, NULL);
+    /* Without the background thread its work runs on the engine's (at its priority). */
+    live->background_started = pthread_create(&live->background, NULL, background_main, live) == 0;
     if (!live->model || pthread_create(&live->thread, NULL, engine_main, live) != 0) {
+        stop_background(live);
         live_model_destroy(live->model);
         pthread_cond_destroy(&live->wake);
         pthread_cond_destroy(&live->published);
@@ -1015,6 +1123,7 @@ void al_live_destroy(al_live *live)
     pthread_cond_broadcast(&live->wake);
     pthread_mutex_unlock(&live->lock);
     pthread_join(live->thread, NULL);
+    stop_background(live);
     for (int i = 0; i < live->queue_count; i++) free(live->queue[i].change);
     free(live->queue);
     al_live_lightmap_release(live->lightmap);

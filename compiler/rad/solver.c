@@ -445,6 +445,8 @@ static void group_job(void *context, int index, int worker)
 {
     pass *ps = context;
     al_rad *rad = ps->rad;
+    /* A cancel drops the pass (shoot_panels): the chunks left are not worth shooting. */
+    if (atomic_load(&rad->cancel)) return;
     int32_t a = index * GROUP_CHUNK, b = a + GROUP_CHUNK < ps->count ? a + GROUP_CHUNK : ps->count;
     int64_t rays = 0;
     double received[AL_RAD_BATCH] = {0};
@@ -738,6 +740,93 @@ bool al_rad_shooter_of(const al_rad *rad, int32_t panel, const float (*exitance)
 }
 
 /* Shoots up to COUNT panels; returns how many were shot (0: nothing left). */
+/* The unshot light a pass takes from its shooters' groups, kept so that a dropped pass can
+ * give it back (a cancel in the middle of a pass: on a large map a pass takes tens of
+ * milliseconds, and an edit waits for it). */
+typedef struct taken_light {
+    int32_t *groups, group_count;
+    double (*group_unshot)[3], *group_power;
+    int32_t *luxels, luxel_count;
+    float (*unshot)[3];
+    int32_t panels[AL_RAD_BATCH];
+    double panel_power[AL_RAD_BATCH];
+    int panel_count;
+} taken_light;
+
+static void taken_free(taken_light *t)
+{
+    free(t->groups), free(t->group_unshot), free(t->group_power), free(t->luxels), free(t->unshot);
+    memset(t, 0, sizeof *t);
+}
+
+/* Keeps what the N PICKED panels' groups hold before a pass takes it; false if memory ran
+ * out (the pass then cannot be dropped). Under the lock. */
+static bool keep_taken(const al_rad *rad, const int32_t *picked, int n, taken_light *t)
+{
+    int32_t groups = 0, luxels = 0;
+    for (int s = 0; s < n; s++) {
+        const rad_panel *p = &rad->panels[picked[s]];
+        groups += p->group_count;
+        for (int32_t q = p->first_group; q < p->first_group + p->group_count; q++)
+            luxels += rad->groups[rad->panel_groups[q]].luxel_count;
+    }
+    t->groups = malloc(((size_t) groups + 1) * sizeof *t->groups);
+    t->group_unshot = malloc(((size_t) groups + 1) * sizeof *t->group_unshot);
+    t->group_power = malloc(((size_t) groups + 1) * sizeof *t->group_power);
+    t->luxels = malloc(((size_t) luxels + 1) * sizeof *t->luxels);
+    t->unshot = malloc(((size_t) luxels + 1) * sizeof *t->unshot);
+    if (!t->groups || !t->group_unshot || !t->group_power || !t->luxels || !t->unshot) {
+        taken_free(t);
+        return false;
+    }
+    for (int s = 0; s < n; s++) {
+        const rad_panel *p = &rad->panels[picked[s]];
+        t->panels[s] = picked[s];
+        t->panel_power[s] = rad->panel_power[picked[s]];
+        for (int32_t q = p->first_group; q < p->first_group + p->group_count; q++) {
+            int32_t g = rad->panel_groups[q];
+            t->groups[t->group_count] = g;
+            memcpy(t->group_unshot[t->group_count], rad->group_unshot[g], sizeof(double[3]));
+            t->group_power[t->group_count++] = rad->group_power[g];
+            const rad_group *gr = &rad->groups[g];
+            for (int32_t k = gr->first_luxel; k < gr->first_luxel + gr->luxel_count; k++) {
+                int32_t l = rad->group_luxels[k];
+                t->luxels[t->luxel_count] = l;
+                memcpy(t->unshot[t->luxel_count++], rad->unshot[l], sizeof(float[3]));
+            }
+        }
+    }
+    t->panel_count = n;
+    return true;
+}
+
+/* Puts back what keep_taken kept. Under the lock. */
+static void give_back(al_rad *rad, const taken_light *t)
+{
+    for (int32_t i = 0; i < t->luxel_count; i++)
+        memcpy(rad->unshot[t->luxels[i]], t->unshot[i], sizeof(float[3]));
+    for (int32_t i = 0; i < t->group_count; i++) {
+        memcpy(rad->group_unshot[t->groups[i]], t->group_unshot[i], sizeof(double[3]));
+        rad->group_power[t->groups[i]] = t->group_power[i];
+    }
+    for (int s = 0; s < t->panel_count; s++) rad->panel_power[t->panels[s]] = t->panel_power[s];
+}
+
+/* Clears the deltas a dropped pass of ROWS shooters left for group G. */
+static void clear_rows(al_rad *rad, int32_t g, int rows)
+{
+    unsigned mask = rad->group_rows[g];
+    if (mask == 0) return;
+    rad->group_rows[g] = 0;
+    const rad_group *gr = &rad->groups[g];
+    for (int s = 0; s < rows; s++) {
+        if (!(mask & (1u << s))) continue;
+        for (int32_t k = gr->first_luxel; k < gr->first_luxel + gr->luxel_count; k++)
+            memset(rad->delta[(size_t) s * rad->luxel_count + rad->group_luxels[k]], 0,
+                   sizeof(float[3]));
+    }
+}
+
 static int shoot_panels(al_rad *rad, int count)
 {
     int32_t picked[AL_RAD_BATCH];
@@ -756,7 +845,9 @@ static int shoot_panels(al_rad *rad, int count)
     bool all = words == 0;
     uint64_t *unite = masks ? masks + (size_t) words * n : NULL;
     double shot_power[AL_RAD_BATCH], shot_balance[AL_RAD_BATCH];
+    taken_light taken = {0};
     pthread_mutex_lock(&rad->lock);
+    bool kept = keep_taken(rad, picked, n, &taken);
     for (int s = 0; s < n; s++) {
         rad_shooter *sh = &ps->shooters[s];
         const rad_panel *p = &rad->panels[picked[s]];
@@ -787,6 +878,19 @@ static int shoot_panels(al_rad *rad, int count)
     ps->count = gather_groups(rad, all ? NULL : unite, &ps->receivers);
     int chunks = (ps->count + GROUP_CHUNK - 1) / GROUP_CHUNK;
     al_parallel_for(chunks, threads_of(rad), group_job, ps);
+    if (atomic_load(&rad->cancel) && kept) {
+        /* Dropped: what the receivers got is cleared, and the shooters' light given back,
+         * so that the solver is as it was before the pass. */
+        pthread_mutex_lock(&rad->lock);
+        for (int32_t i = 0; i < ps->count; i++) clear_rows(rad, ps->receivers ? ps->receivers[i] : i, n);
+        give_back(rad, &taken);
+        pthread_mutex_unlock(&rad->lock);
+        taken_free(&taken);
+        free(masks);
+        free(ps);
+        return 0;
+    }
+    taken_free(&taken);
     int64_t rays = 0;
     double received = 0, shot = 0;
     for (int w = 0; w < 64; w++) rays += ps->rays[w];

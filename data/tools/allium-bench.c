@@ -918,11 +918,13 @@ static cJSON *percentiles(double *v, int n)
     return o;
 }
 
-/* Submits E's input to LIVE and waits for STAGE; the stage's time from submission, or -1. */
+/* Submits E's input to LIVE and waits for STAGE; the stage's time from submission, or -1.
+ * Then waits until the engine is idle (the light shot on to the residual asked for), so
+ * that the next edit is timed from an engine with nothing else to do. */
 static double submit_and_wait(al_live *live, const al_input *in, al_stage stage)
 {
     uint64_t g = al_live_submit(live, in);
-    if (!g || !al_live_wait(live, g, stage, 600)) return -1;
+    if (!g || !al_live_wait(live, g, stage, 600) || !al_live_wait_idle(live, 600)) return -1;
     al_stage_status st[AL_STAGE_COUNT];
     al_live_status(live, st);
     return st[stage].last_ms;
@@ -1001,7 +1003,7 @@ static int cmd_edit(const args *a)
         rad_first[i] = st[AL_STAGE_LIGHT].last_ms;
         rad_update[i] = st[AL_STAGE_LIGHT].last_work_ms;
         rad_fixed[i] = st[AL_STAGE_LIGHT].last_corrected_ms;
-        rad_settled[i] = st[AL_STAGE_LIGHT].last_done_ms;
+        rad_settled[i] = st[AL_STAGE_LIGHT].last_settled_ms;
         rad_fixes[i] = (double) st[AL_STAGE_LIGHT].corrections;
         al_snapshot *s = al_live_current(live);
         if (portals[i] < 0 || !s) {
@@ -1036,6 +1038,9 @@ static int cmd_edit(const args *a)
     al_snapshot *lit = ok ? al_live_current(live) : NULL;
     if (lit && al_snapshot_rad(lit)) {
         al_rad *fresh = NULL;
+        /* The engine leaves the light alone from here. */
+        al_live_light_pause(live);
+        al_live_wait_idle(live, 600);
         al_rad_run(al_snapshot_rad(lit), final_residual, 0, NULL, NULL);
         if (al_rad_create(al_snapshot_world(lit), al_snapshot_input(lit), &ro, &fresh, NULL) == AL_OK) {
             al_rad_run(fresh, final_residual, 0, NULL, NULL);

@@ -1,35 +1,48 @@
-/* The editor's benchmarks.
+/* The editor's benchmarks: what a designer sees, measured in the editor itself.
  *
- * Frames: allium --benchmark-frames N MAP.
+ * Frames: allium --benchmark-frames N MAP. Opens MAP in a 1280x720 window showing only the
+ * 3D view (the camera where a designer's would be: at the player start, or over the whole
+ * map), waits for the compile, then turns the camera a full circle over N frames, one
+ * frame per frame-clock tick. Each frame is timed in the view's render handler from the
+ * start of drawing to the end of glFinish, so the GPU's (or llvmpipe's) work is in it.
+ * Prints one JSON object:
  *
- * Opens MAP in a 1280x720 window showing only the 3D view (the camera where a designer's
- * would be: at the player start, or over the whole map), waits for the compile, then
- * turns the camera a full circle over N frames, one frame per frame-clock tick. Each
- * frame is timed in the view's render handler from the start of drawing to the end of
- * glFinish, so the GPU's (or llvmpipe's) work is in it. Prints one JSON object:
+ *   {"open_ms": ..., "lit_ms": ..., "frame_ms": {"median": ..., "p95": ..., "max": ...},
+ *    "frames": N, "faces_drawn_median": ..., "faces": ..., "collision_ms": ...,
+ *    "from_cache": ..., "frame_interval_ms": {...}}
  *
- *   {"open_ms": ..., "frame_ms": {"median": ..., "p95": ..., "max": ...}, "frames": N,
- *    "faces_drawn_median": ..., "faces": ...}
+ * open_ms runs from the process's start to the first frame drawn with the map (before its
+ * first compile the map is drawn as it is); compiled_ms to the first frame with its
+ * collision; lit_ms to the first frame drawn with a lightmap, or -1 if none came.
  *
- * open_ms runs from the process's start to the first frame drawn with the compiled map;
- * lit_ms to the first frame drawn with a lightmap (an opened map is published before its
- * light sources are shot, and the light job delivers them), or -1 if none came.
  * Edits: allium --benchmark-edits N MAP. Opens MAP the same way, then moves a random brush
- * (a fixed sequence) one grid step (16 units) along a random axis, waits for the frame that
- * shows the edit compiled, and goes on with the next, N times; the light job refines each
- * state meanwhile, as it would while a designer works. Prints
+ * (a fixed sequence) one grid step (16 units) along a random axis through the document, as
+ * the arrow keys do, and waits for the frame that shows the edit lit, N times; meanwhile
+ * the camera turns half a degree every frame, and the solver runs to its target between
+ * edits as it does while a designer works. Prints
  *
- *   {"edits": N, "edit_to_frame_ms": {"median": ..., "p95": ...}, "world_ms": {...},
- *    "light_ms": {...}, "blocks_built": {"median": ...}, "blocks": ...,
- *    "frame_interval_ms": {...}}
+ *   {"edits": N, "collision_frame_ms": {"median", "p95"}, "lit_frame_ms": {...},
+ *    "engine_collision_ms": {...}, "blocks_built": {"median"}, "blocks": ...,
+ *    "frame_interval_ms": {"median", "p95", "max", "frames"}, "lit_missing": ...}
  *
- * edit_to_frame_ms runs from the edit's call to the end of the first frame drawn with its
- * snapshot; world_ms is the world's update in it (onion trees, portals, coarse PVS),
- * light_ms the solver's patches and direct light. Meanwhile the camera turns half a degree
- * every frame, and frame_interval_ms ({"median", "p95", "max", "frames"}) is the time
- * between frames drawn: what a designer dragging or flying sees while everything
- * recompiles (a compile that held the main thread would show as a long interval). The
- * edits are undone at the end.
+ * collision_frame_ms runs from the edit's call (its commit included) to the end of the
+ * first frame drawn with a snapshot that has the edit's collision; lit_frame_ms to the end
+ * of the first frame drawn with a lightmap of the edit's solver (its direct light
+ * corrected); engine_collision_ms is the engine's part of the first (from the hand-over to
+ * the publication), to compare with allium-bench edit's bsp_ms; commit_ms the edit's call
+ * (the document's transaction and the hand-over). An edit whose light does
+ * not come within 10 s counts in lit_missing. The edits are undone at the end.
+ *
+ * Drag: allium --benchmark-drag N MAP. Opens MAP the same way, selects a brush and drags
+ * it, as the move tool does: every frame the preview moves 8 units on (back and forth
+ * along x), for N frames, then Escape drops it. Prints
+ *
+ *   {"frames": N, "snapshot_lag_frames": {"median", "p95", "max"},
+ *    "frame_interval_ms": {...}, "previews": ..., "collision_runs": ...}
+ *
+ * snapshot_lag_frames is, for each frame, how many frames before it the preview it shows
+ * the collision of was made (0: this frame's own); a frame that shows no preview yet counts
+ * the frames since the drag began.
  *
  * A .map is imported into the user's cache folder once (again when the .map is newer),
  * so that later runs measure opening a document with a warm compile cache.
@@ -45,27 +58,37 @@
 #include <glib/gstdio.h>
 #include <stdlib.h>
 
-#define BENCH_TIMEOUT_S 300
+#define BENCH_TIMEOUT_S 600
+#define LIT_TIMEOUT_US (10 * G_USEC_PER_SEC)
 
 typedef struct {
     AlliumApplication *app; /* owned */
     AlliumWindow *window;   /* borrowed: the window owns this struct */
     AlliumView *view;       /* borrowed: the window's 3D view */
-    int frames;             /* to measure */
-    int edits;              /* to make (frames 0) */
-    GArray *edit_ms, *world_ms, *light_ms, *blocks_built; /* double per edit */
-    int blocks;
+    AlliumBenchmarkKind kind;
+    int count;              /* frames, edits or drag frames */
     guint32 seed;
+    /* edits */
+    GArray *collision_ms, *lit_ms, *engine_ms, *blocks_built, *commit_ms; /* per edit */
+    int blocks, lit_missing;
     gint64 edit_started_us;
     guint64 edit_generation; /* of the edit waited for; 0: none */
-    gboolean edit_compiled;  /* its snapshot is published: the next frame shows it */
+    gboolean collision_seen;
     int edits_made;
+    /* drag */
+    gint64 drag_row;
+    int drag_frames;
+    GArray *lag;             /* double per drag frame */
+    GArray *preview_frame;   /* guint64 generation of each frame's preview, by frame */
+    guint64 first_preview;
+    int64_t collision_runs_before;
+    /* frames */
     GArray *ms;             /* double per measured frame */
-    GArray *intervals;      /* edits: ms between frames while the camera turns */
-    gint64 last_frame_us;
     GArray *faces;          /* int per measured frame */
-    double open_ms;         /* < 0 until the first frame with the map */
-    double lit_ms;          /* < 0 until the first frame with a lightmap */
+    GArray *intervals;      /* ms between frames */
+    gint64 last_frame_us;
+    double open_ms, compiled_ms, lit_ms_open;
+    gboolean started;
     guint tick;
     guint watchdog;
     guint poll;
@@ -93,6 +116,16 @@ static double percentile(GArray *sorted, double p)
     return g_array_index(sorted, double, MIN(i, sorted->len - 1));
 }
 
+/* "NAME": {"median": ..., "p95": ...} of VALUES (sorted here). */
+static void print_spread(GString *out, const char *name, GArray *values, gboolean max)
+{
+    g_array_sort(values, compare_double);
+    g_string_append_printf(out, "\"%s\": {\"median\": %.1f, \"p95\": %.1f", name,
+                           percentile(values, 0.5), percentile(values, 0.95));
+    if (max) g_string_append_printf(out, ", \"max\": %.1f", percentile(values, 1.0));
+    g_string_append(out, "}");
+}
+
 static gboolean quit_cb(gpointer data)
 {
     g_action_group_activate_action(G_ACTION_GROUP(data), "quit", NULL);
@@ -114,7 +147,12 @@ static void quit(Bench *b, int status)
     g_idle_add_full(G_PRIORITY_DEFAULT, quit_cb, g_object_ref(b->app), g_object_unref);
 }
 
-static void report(Bench *b)
+static double since_start_ms(Bench *b)
+{
+    return (double) (g_get_monotonic_time() - allium_application_get_started_us(b->app)) / 1000.0;
+}
+
+static void report_frames(Bench *b)
 {
     g_array_sort(b->ms, compare_double);
     g_array_sort(b->faces, compare_int);
@@ -123,46 +161,69 @@ static void report(Bench *b)
     AlliumSnapshot *snap = allium_document_get_snapshot(allium_window_get_document(b->window));
     al_scene_stats stats = {0};
     if (snap && snap->scene) al_scene_get_stats(snap->scene, &stats);
-    g_print("{\"open_ms\": %.1f, \"lit_ms\": %.1f, \"frame_ms\": {\"median\": %.3f, \"p95\": %.3f, \"max\": %.3f}, "
-            "\"frames\": %u, \"faces_drawn_median\": %d, \"faces\": %d, \"compile_ms\": %.1f, "
+    g_print("{\"open_ms\": %.1f, \"compiled_ms\": %.1f, \"lit_ms\": %.1f, "
+            "\"frame_ms\": {\"median\": %.3f, \"p95\": %.3f, \"max\": %.3f}, "
+            "\"frames\": %u, \"faces_drawn_median\": %d, \"faces\": %d, \"collision_ms\": %.1f, "
             "\"from_cache\": %s, \"frame_interval_ms\": {\"median\": %.1f, \"p95\": %.1f}}\n",
-            b->open_ms, b->lit_ms, percentile(b->ms, 0.5), percentile(b->ms, 0.95),
-            percentile(b->ms, 1.0), b->ms->len, faces_median, stats.faces,
-            snap ? snap->ms_total : 0.0, snap && snap->from_cache ? "true" : "false",
-            percentile(b->intervals, 0.5), percentile(b->intervals, 0.95));
+            b->open_ms, b->compiled_ms, b->lit_ms_open, percentile(b->ms, 0.5),
+            percentile(b->ms, 0.95), percentile(b->ms, 1.0), b->ms->len, faces_median,
+            stats.faces, snap ? snap->collision_ms : 0.0,
+            snap && snap->from_cache ? "true" : "false", percentile(b->intervals, 0.5),
+            percentile(b->intervals, 0.95));
     fflush(stdout);
 }
 
 static void report_edits(Bench *b)
 {
-    GArray *all[] = {b->edit_ms, b->world_ms, b->light_ms, b->blocks_built, b->intervals};
-    for (guint i = 0; i < G_N_ELEMENTS(all); i++) g_array_sort(all[i], compare_double);
-    g_print("{\"edits\": %u, \"edit_to_frame_ms\": {\"median\": %.1f, \"p95\": %.1f}, "
-            "\"world_ms\": {\"median\": %.1f, \"p95\": %.1f}, "
-            "\"light_ms\": {\"median\": %.1f, \"p95\": %.1f}, "
-            "\"blocks_built\": {\"median\": %.0f}, \"blocks\": %d, \"open_ms\": %.1f, "
-            "\"frame_interval_ms\": {\"median\": %.1f, \"p95\": %.1f, \"max\": %.1f, "
-            "\"frames\": %u}}\n",
-            b->edit_ms->len, percentile(b->edit_ms, 0.5), percentile(b->edit_ms, 0.95),
-            percentile(b->world_ms, 0.5), percentile(b->world_ms, 0.95),
-            percentile(b->light_ms, 0.5), percentile(b->light_ms, 0.95),
-            percentile(b->blocks_built, 0.5), b->blocks, b->open_ms,
-            percentile(b->intervals, 0.5), percentile(b->intervals, 0.95),
-            b->intervals->len ? g_array_index(b->intervals, double, b->intervals->len - 1) : 0.0,
-            b->intervals->len);
+    GString *out = g_string_new(NULL);
+    g_string_append_printf(out, "{\"edits\": %u, ", b->collision_ms->len);
+    print_spread(out, "collision_frame_ms", b->collision_ms, FALSE);
+    g_string_append(out, ", ");
+    print_spread(out, "lit_frame_ms", b->lit_ms, FALSE);
+    g_string_append(out, ", ");
+    print_spread(out, "engine_collision_ms", b->engine_ms, FALSE);
+    g_string_append(out, ", ");
+    print_spread(out, "commit_ms", b->commit_ms, FALSE);
+    g_array_sort(b->blocks_built, compare_double);
+    g_string_append_printf(out, ", \"blocks_built\": {\"median\": %.0f}, \"blocks\": %d, "
+                                "\"lit_missing\": %d, \"open_ms\": %.1f, ",
+                           percentile(b->blocks_built, 0.5), b->blocks, b->lit_missing,
+                           b->open_ms);
+    g_array_sort(b->intervals, compare_double);
+    g_string_append_printf(out, "\"frame_interval_ms\": {\"median\": %.1f, \"p95\": %.1f, "
+                                "\"max\": %.1f, \"frames\": %u}}",
+                           percentile(b->intervals, 0.5), percentile(b->intervals, 0.95),
+                           percentile(b->intervals, 1.0), b->intervals->len);
+    g_print("%s\n", out->str);
+    g_string_free(out, TRUE);
+    fflush(stdout);
+}
+
+static void report_drag(Bench *b)
+{
+    AlliumDocument *doc = allium_window_get_document(b->window);
+    al_stage_status st[AL_STAGE_COUNT];
+    allium_document_get_stages(doc, st);
+    GString *out = g_string_new(NULL);
+    g_string_append_printf(out, "{\"frames\": %u, ", b->lag->len);
+    print_spread(out, "snapshot_lag_frames", b->lag, TRUE);
+    g_string_append(out, ", ");
+    print_spread(out, "frame_interval_ms", b->intervals, TRUE);
+    g_string_append_printf(out, ", \"previews\": %d, \"collision_runs\": %lld, \"open_ms\": %.1f}",
+                           b->drag_frames,
+                           (long long) (st[AL_STAGE_COLLISION].runs - b->collision_runs_before),
+                           b->open_ms);
+    g_print("%s\n", out->str);
+    g_string_free(out, TRUE);
     fflush(stdout);
 }
 
 static void bench_free(gpointer data)
 {
     Bench *b = data;
-    g_array_unref(b->edit_ms);
-    g_array_unref(b->world_ms);
-    g_array_unref(b->light_ms);
-    g_array_unref(b->blocks_built);
-    g_array_unref(b->ms);
-    g_array_unref(b->intervals);
-    g_array_unref(b->faces);
+    GArray *all[] = {b->collision_ms, b->lit_ms, b->engine_ms, b->blocks_built, b->commit_ms, b->lag,
+                     b->preview_frame, b->ms, b->faces, b->intervals};
+    for (guint i = 0; i < G_N_ELEMENTS(all); i++) g_array_unref(all[i]);
     g_clear_handle_id(&b->watchdog, g_source_remove);
     g_clear_handle_id(&b->poll, g_source_remove);
     g_object_unref(b->app);
@@ -195,6 +256,12 @@ static char *document_for(const char *path, GError **error)
     return target;
 }
 
+static guint32 next_random(Bench *b)
+{
+    b->seed = b->seed * 1664525u + 1013904223u;
+    return b->seed >> 8;
+}
+
 /* --- callbacks ----------------------------------------------------------------------- */
 
 static gboolean turn_cb(GtkWidget *widget, GdkFrameClock *clock, gpointer data)
@@ -203,17 +270,11 @@ static gboolean turn_cb(GtkWidget *widget, GdkFrameClock *clock, gpointer data)
     (void) clock;
     Bench *b = data;
     al_camera *camera = allium_view_get_camera(b->view);
-    /* Frames: a full turn over the frames measured; edits: half a degree a frame, so that
+    /* Frames: a full turn over the frames measured; else half a degree a frame, so that
      * every frame is drawn while the edits compile and light. */
-    camera->yaw += b->frames > 0 ? 360.0 / b->frames : 0.5;
+    camera->yaw += b->kind == ALLIUM_BENCHMARK_FRAMES ? 360.0 / b->count : 0.5;
     allium_view_queue_render(b->view);
     return G_SOURCE_CONTINUE;
-}
-
-static guint32 next_random(Bench *b)
-{
-    b->seed = b->seed * 1664525u + 1013904223u;
-    return b->seed >> 8;
 }
 
 /* Moves a random brush one grid step (from an idle callback: not inside a frame). */
@@ -233,7 +294,7 @@ static gboolean edit_cb(gpointer data)
     guint32 r = next_random(b);
     delta[r % 3] = (r & 8) ? 16 : -16;
     b->edit_started_us = g_get_monotonic_time();
-    b->edit_compiled = FALSE;
+    b->collision_seen = FALSE;
     GError *error = NULL;
     if (!allium_document_move(doc, &row, 1, NULL, 0, delta, &error)) {
         g_printerr("benchmark: %s\n", error->message);
@@ -243,20 +304,9 @@ static gboolean edit_cb(gpointer data)
     }
     b->edits_made++;
     b->edit_generation = allium_document_get_generation(doc);
+    double commit = (double) (g_get_monotonic_time() - b->edit_started_us) / 1000.0;
+    g_array_append_val(b->commit_ms, commit);
     return G_SOURCE_REMOVE;
-}
-
-static void compiled_cb(AlliumDocument *doc, Bench *b)
-{
-    AlliumSnapshot *snap = allium_document_get_snapshot(doc);
-    if (!b->edit_generation || !snap || snap->generation != b->edit_generation) return;
-    double world = snap->ms_work, light = 0, built = snap->blocks_built;
-    g_array_append_val(b->world_ms, world);
-    g_array_append_val(b->light_ms, light);
-    g_array_append_val(b->blocks_built, built);
-    b->blocks = snap->blocks;
-    b->edit_compiled = TRUE;
-    allium_view_queue_render(b->view);
 }
 
 /* Undoes the benchmark's edits, so that the imported document is as it was, and quits
@@ -270,51 +320,169 @@ static gboolean finish_edits_cb(gpointer data)
     return G_SOURCE_REMOVE;
 }
 
+/* The edit's frames: the first with its collision, then the first with its light. */
+static void edit_frame(Bench *b, double now_ms)
+{
+    if (!b->edit_generation) return;
+    AlliumSnapshot *drawn = allium_view_get_drawn_snapshot(b->view);
+    AlliumLightmap *lit = allium_view_get_drawn_lightmap(b->view);
+    double since = now_ms - (double) b->edit_started_us / 1000.0;
+    if (!b->collision_seen && drawn && drawn->world && drawn->generation >= b->edit_generation) {
+        b->collision_seen = TRUE;
+        g_array_append_val(b->collision_ms, since);
+        double engine = drawn->collision_ms, built = drawn->blocks_built;
+        g_array_append_val(b->engine_ms, engine);
+        g_array_append_val(b->blocks_built, built);
+        b->blocks = drawn->blocks;
+    }
+    gboolean lit_now = b->collision_seen && lit && lit->light_generation >= b->edit_generation;
+    gboolean given_up = b->collision_seen && since * 1000 > LIT_TIMEOUT_US;
+    if (!lit_now && !given_up) return;
+    if (lit_now) g_array_append_val(b->lit_ms, since);
+    else b->lit_missing++;
+    b->edit_generation = 0;
+    if ((int) b->collision_ms->len >= b->count) {
+        report_edits(b);
+        g_idle_add_full(G_PRIORITY_DEFAULT, finish_edits_cb, b, NULL);
+    } else {
+        g_idle_add_full(G_PRIORITY_DEFAULT, edit_cb, b, NULL);
+    }
+}
+
+/* Each frame of a drag: the preview moves on. */
+static gboolean drag_tick_cb(GtkWidget *widget, GdkFrameClock *clock, gpointer data)
+{
+    (void) widget;
+    (void) clock;
+    Bench *b = data;
+    if (b->done || b->drag_frames >= b->count) return G_SOURCE_CONTINUE;
+    AlliumDocument *doc = allium_window_get_document(b->window);
+    /* Back and forth, 8 units a frame, 32 frames each way. */
+    int step = b->drag_frames % 64;
+    double x = 8.0 * (step < 32 ? step + 1 : 63 - step);
+    const double m[3][4] = {{1, 0, 0, x}, {0, 1, 0, 0}, {0, 0, 1, 0}};
+    allium_document_preview_transform(doc, &b->drag_row, 1, NULL, 0, m);
+    guint64 g = allium_document_get_generation(doc);
+    if (!b->first_preview) b->first_preview = g;
+    g_array_append_val(b->preview_frame, g);
+    b->drag_frames++;
+    allium_view_queue_render(b->view);
+    return G_SOURCE_CONTINUE;
+}
+
+static gboolean finish_drag_cb(gpointer data)
+{
+    Bench *b = data;
+    AlliumDocument *doc = allium_window_get_document(b->window);
+    if (doc) allium_document_preview_end(doc);
+    quit(b, 0);
+    return G_SOURCE_REMOVE;
+}
+
+/* A drag frame: how old the preview it shows is. */
+static void drag_frame(Bench *b)
+{
+    if (b->drag_frames == 0) return;
+    AlliumSnapshot *drawn = allium_view_get_drawn_snapshot(b->view);
+    guint frame = b->preview_frame->len - 1; /* this frame's own preview */
+    double lag = (double) frame + 1; /* no preview shown yet: since the drag began */
+    if (drawn && drawn->world && drawn->generation >= b->first_preview) {
+        /* The frame whose preview made the generation shown (or a later one). */
+        for (guint i = b->preview_frame->len; i-- > 0;)
+            if (g_array_index(b->preview_frame, guint64, i) <= drawn->generation) {
+                lag = (double) (frame - i);
+                break;
+            }
+    }
+    g_array_append_val(b->lag, lag);
+    if ((int) b->lag->len >= b->count) {
+        report_drag(b);
+        g_idle_add_full(G_PRIORITY_DEFAULT, finish_drag_cb, b, NULL);
+    }
+}
+
+/* Starts the drag: the brush nearest the middle of the map of a moderate size. */
+static void start_drag(Bench *b)
+{
+    AlliumDocument *doc = allium_window_get_document(b->window);
+    AlliumSnapshot *snap = allium_document_get_snapshot(doc);
+    double mn[3], mx[3], best = G_MAXDOUBLE;
+    if (!snap || !snap->scene || !al_scene_bounds(snap->scene, mn, mx)) {
+        g_printerr("benchmark: %s\n", _("the map has no compiled brushes to move"));
+        quit(b, 1);
+        return;
+    }
+    b->drag_row = -1;
+    for (int i = 0; i < snap->input.input.brush_count; i++) {
+        double lo[3], hi[3];
+        if (!al_scene_brush_bounds(snap->scene, i, lo, hi)) continue;
+        double d = 0, size = 0;
+        for (int k = 0; k < 3; k++) {
+            double c = 0.5 * (lo[k] + hi[k]) - 0.5 * (mn[k] + mx[k]);
+            d += c * c;
+            size = MAX(size, hi[k] - lo[k]);
+        }
+        if (size < 32 || size > 512 || d >= best) continue;
+        best = d;
+        b->drag_row = snap->input.brush_ids[i];
+    }
+    if (b->drag_row < 0) {
+        g_printerr("benchmark: %s\n", _("the map has no brush to drag"));
+        quit(b, 1);
+        return;
+    }
+    allium_selection_select_brush(b->window->selection, b->drag_row,
+                                  ALLIUM_SELECT_REPLACE);
+    al_stage_status st[AL_STAGE_COUNT];
+    allium_document_get_stages(doc, st);
+    b->collision_runs_before = st[AL_STAGE_COLLISION].runs;
+    b->tick = gtk_widget_add_tick_callback(GTK_WIDGET(b->view), drag_tick_cb, b, NULL);
+}
+
 static void frame_cb(AlliumView *view, double ms, const al_draw_stats *stats, gpointer data)
 {
     Bench *b = data;
     if (b->done) return;
-    if (b->lit_ms < 0 && allium_document_get_lightmap(allium_window_get_document(b->window)))
-        b->lit_ms = (double) (g_get_monotonic_time() - allium_application_get_started_us(b->app)) / 1000.0;
-    if (b->open_ms < 0) {
-        if (allium_view_get_frames_drawn(view) == 0) return; /* no map yet */
-        b->open_ms = (double) (g_get_monotonic_time() - allium_application_get_started_us(b->app)) / 1000.0;
-        if (b->edits > 0) {
-            g_signal_connect(allium_window_get_document(b->window), "compiled",
-                             G_CALLBACK(compiled_cb), b);
-            g_idle_add_full(G_PRIORITY_DEFAULT, edit_cb, b, NULL);
-            b->tick = gtk_widget_add_tick_callback(GTK_WIDGET(view), turn_cb, b, NULL);
+    AlliumSnapshot *drawn = allium_view_get_drawn_snapshot(view);
+    if (b->open_ms < 0 && drawn && drawn->scene) b->open_ms = since_start_ms(b);
+    if (b->compiled_ms < 0 && drawn && drawn->world) b->compiled_ms = since_start_ms(b);
+    if (b->lit_ms_open < 0 && allium_view_get_drawn_lightmap(view)) b->lit_ms_open = since_start_ms(b);
+    gint64 now = g_get_monotonic_time();
+    if (!b->started) {
+        /* Measuring starts once the map is compiled (and, for edits, lit). */
+        AlliumDocument *doc = allium_window_get_document(b->window);
+        gboolean ready = drawn && drawn->world &&
+                         (b->kind == ALLIUM_BENCHMARK_FRAMES || allium_document_get_lightmap(doc) ||
+                          (drawn->lights == 0));
+        if (!ready) return;
+        b->started = TRUE;
+        b->last_frame_us = now;
+        if (b->kind == ALLIUM_BENCHMARK_DRAG) {
+            start_drag(b);
             return;
         }
-        /* That first frame also uploaded the scene: it is not one of the measured ones. */
         b->tick = gtk_widget_add_tick_callback(GTK_WIDGET(view), turn_cb, b, NULL);
+        if (b->kind == ALLIUM_BENCHMARK_EDITS) g_idle_add_full(G_PRIORITY_DEFAULT, edit_cb, b, NULL);
         return;
     }
-    gint64 now = g_get_monotonic_time();
-    if (b->last_frame_us) {
-        double gap = (double) (now - b->last_frame_us) / 1000.0;
-        g_array_append_val(b->intervals, gap);
-    }
+    double gap = (double) (now - b->last_frame_us) / 1000.0;
+    g_array_append_val(b->intervals, gap);
     b->last_frame_us = now;
-    if (b->edits > 0) {
-        if (!b->edit_compiled) return;
-        double edit = (double) (g_get_monotonic_time() - b->edit_started_us) / 1000.0;
-        g_array_append_val(b->edit_ms, edit);
-        b->edit_compiled = FALSE;
-        b->edit_generation = 0;
-        if ((int) b->edit_ms->len >= b->edits) {
-            report_edits(b);
-            g_idle_add_full(G_PRIORITY_DEFAULT, finish_edits_cb, b, NULL);
-        } else {
-            g_idle_add_full(G_PRIORITY_DEFAULT, edit_cb, b, NULL);
+    switch (b->kind) {
+    case ALLIUM_BENCHMARK_EDITS:
+        edit_frame(b, (double) now / 1000.0);
+        break;
+    case ALLIUM_BENCHMARK_DRAG:
+        drag_frame(b);
+        break;
+    case ALLIUM_BENCHMARK_FRAMES:
+        g_array_append_val(b->ms, ms);
+        g_array_append_val(b->faces, stats->faces_drawn);
+        if ((int) b->ms->len >= b->count) {
+            report_frames(b);
+            quit(b, 0);
         }
-        return;
-    }
-    g_array_append_val(b->ms, ms);
-    g_array_append_val(b->faces, stats->faces_drawn);
-    if ((int) b->ms->len >= b->frames) {
-        report(b);
-        quit(b, 0);
+        break;
     }
 }
 
@@ -348,7 +516,7 @@ static gboolean poll_failure_cb(gpointer data)
         quit(b, 1);
         return G_SOURCE_REMOVE;
     }
-    if (b->open_ms >= 0) {
+    if (b->started) {
         b->poll = 0;
         return G_SOURCE_REMOVE;
     }
@@ -357,22 +525,21 @@ static gboolean poll_failure_cb(gpointer data)
 
 /* --- public API ---------------------------------------------------------------------- */
 
-void allium_benchmark_start(AlliumApplication *app, int frames, int edits, GFile *map)
+void allium_benchmark_start(AlliumApplication *app, AlliumBenchmarkKind kind, int count,
+                            GFile *map)
 {
     Bench *b = g_new0(Bench, 1);
     b->app = g_object_ref(app);
-    b->frames = frames;
-    b->edits = frames > 0 ? 0 : edits;
+    b->kind = kind;
+    b->count = count;
     b->seed = 12345;
-    b->edit_ms = g_array_new(FALSE, FALSE, sizeof(double));
-    b->world_ms = g_array_new(FALSE, FALSE, sizeof(double));
-    b->light_ms = g_array_new(FALSE, FALSE, sizeof(double));
-    b->blocks_built = g_array_new(FALSE, FALSE, sizeof(double));
-    b->open_ms = -1;
-    b->lit_ms = -1;
-    b->ms = g_array_new(FALSE, FALSE, sizeof(double));
+    GArray **doubles[] = {&b->collision_ms, &b->lit_ms, &b->engine_ms, &b->blocks_built, &b->commit_ms,
+                          &b->lag, &b->ms, &b->intervals};
+    for (guint i = 0; i < G_N_ELEMENTS(doubles); i++)
+        *doubles[i] = g_array_new(FALSE, FALSE, sizeof(double));
+    b->preview_frame = g_array_new(FALSE, FALSE, sizeof(guint64));
     b->faces = g_array_new(FALSE, FALSE, sizeof(int));
-    b->intervals = g_array_new(FALSE, FALSE, sizeof(double));
+    b->open_ms = b->compiled_ms = b->lit_ms_open = -1;
     b->window = allium_window_new(GTK_APPLICATION(app));
     g_object_set_data_full(G_OBJECT(b->window), "allium-benchmark", b, bench_free);
     gtk_window_set_default_size(GTK_WINDOW(b->window), 1280, 720);

@@ -35,7 +35,7 @@
 #define COMPILE_SALT "split 0 0"
 #define LIGHT_SALT "split 0 0 light luxel 0"
 
-/* The nice value of the engine's thread (and the workers it starts). */
+/* The nice value of the engine's background thread (and the workers it starts). */
 #define BACKGROUND_NICE 10
 
 struct _AlliumDocument {
@@ -64,9 +64,8 @@ struct _AlliumDocument {
     guint64 awaiting_light; /* a light snapshot waits in INCOMING for its first lightmap */
     gboolean delivery_queued;
 
-    /* the engine's thread only */
+    /* the engine's threads only (never both at once) */
     AlliumSnapshot *built;  /* the last snapshot made: the next scene is built from its */
-    gboolean niced;         /* the engine's thread has been made background */
 };
 
 G_DEFINE_TYPE(AlliumDocument, allium_document, G_TYPE_OBJECT)
@@ -110,10 +109,11 @@ static void append_diags(GString *text, const al_diag_list *diags, al_severity s
     }
 }
 
-/* Background work gives way to the interface. On two cores the engine and the workers it
- * starts fill both, and the main thread, drawing and taking input, would get a third of a
- * core: a drag runs at 13 frames a second instead of 60. Linux keeps a nice value per
- * thread, and the threads the engine starts inherit it. */
+/* Background work gives way to the interface. On two cores the light's shots and the
+ * exact PVS with the workers they start fill both, and the main thread, drawing and taking
+ * input, would get a third of a core. Linux keeps a nice value per thread, and the threads
+ * a thread starts inherit it. The engine's own thread keeps the interface's priority: an
+ * edit's collision is waited for. */
 static void yield_to_interface(void)
 {
 #ifdef __linux__
@@ -150,10 +150,11 @@ static void queue_delivery(AlliumDocument *self)
                                g_object_ref(self), g_object_unref);
 }
 
-static void make_background(AlliumDocument *self)
+/* The engine's background thread: its work (the light's shots, the exact PVS) gives way
+ * to the interface and to the stages an edit waits for. */
+static void background_started_cb(void *user)
 {
-    if (self->niced) return;
-    self->niced = TRUE;
+    (void) user;
     yield_to_interface();
 }
 
@@ -162,7 +163,6 @@ static void published_cb(void *user, al_stage stage, uint64_t generation)
 {
     (void) generation;
     AlliumDocument *self = user;
-    make_background(self);
     al_snapshot *engine = al_live_current(self->live);
     if (!engine) return;
     AlliumSnapshot *snap = allium_snapshot_new(engine, &self->doc_diags);
@@ -177,7 +177,12 @@ static void published_cb(void *user, al_stage stage, uint64_t generation)
         snap->collision_ms = c->last_ms;
         snap->blocks_built = c->blocks_built;
     }
+    gint64 t0 = g_get_monotonic_time();
     allium_snapshot_build_scene(snap, self->built);
+    g_debug("engine: %s of generation %" G_GUINT64_FORMAT " published %.1f ms after the change "
+            "(its own work %.1f ms); scene %.2f ms",
+            al_stage_name(stage), snap->generation, snap->ms_total, snap->ms_work,
+            (double) (g_get_monotonic_time() - t0) / 1000.0);
     g_clear_pointer(&self->built, allium_snapshot_unref);
     self->built = allium_snapshot_ref(snap);
     g_mutex_lock(&self->lock);
@@ -400,6 +405,7 @@ static gboolean start_engine(AlliumDocument *self)
                   .world_salt = COMPILE_SALT, .light_salt = LIGHT_SALT},
         .published = published_cb,
         .lightmap = lightmap_cb,
+        .background_started = background_started_cb,
         .user = self,
     };
     /* A read-only document keeps nothing. */

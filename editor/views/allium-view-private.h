@@ -100,6 +100,9 @@ struct _AlliumView {
     double edit_sign;         /* 3D box: +1 or -1, the way the surface faces */
     double edit_from[3];      /* the drag's start on the plane */
     double edit_delta[3];     /* move: the offset, whole grid steps */
+    gboolean previewing;      /* a move or resize has the engine compile where it goes */
+    AlliumSnapshot *drag_snapshot; /* owned: the snapshot a drag began on, or NULL */
+    double preview_matrix[3][4]; /* the map of that preview */
     double edit_mins[3], edit_maxs[3]; /* box or rectangle */
     gboolean edit_add;        /* Shift or Ctrl held: the rectangle adds to the selection */
     int resize_side[3];       /* resize: per axis -1 (its min moves), +1 (its max), 0 */

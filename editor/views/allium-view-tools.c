@@ -103,7 +103,9 @@ static int dominant_axis(const double n[3])
  * much to draw each frame). */
 static void selection_guides(AlliumView *self, const double offset[3], GArray *points)
 {
-    AlliumSnapshot *snap = allium_view_get_snapshot(self);
+    /* While a drag previews, the current snapshot shows the selection moved already: the
+     * guides are made from the snapshot the drag started on. */
+    AlliumSnapshot *snap = self->drag_snapshot ? self->drag_snapshot : allium_view_get_snapshot(self);
     if (!snap || !snap->scene || !self->selection) return;
     guint count;
     const gint64 *rows = allium_selection_get_brushes(self->selection, &count);
@@ -313,6 +315,28 @@ static void show_edit_box(AlliumView *self, gboolean resizing)
     set_tool_info(self, text);
 }
 
+/* Shows the selection under the affine map M in the compiled map while the drag goes on
+ * (the engine compiles the preview; nothing is written), unless that is what it shows. */
+static void preview(AlliumView *self, const double m[3][4])
+{
+    if (self->previewing && memcmp(self->preview_matrix, m, sizeof self->preview_matrix) == 0)
+        return;
+    guint nb, ne;
+    const gint64 *brushes = allium_selection_get_brushes(self->selection, &nb);
+    const gint64 *entities = allium_selection_get_entities(self->selection, &ne);
+    allium_document_preview_transform(self->document, brushes, nb, entities, ne, m);
+    memcpy(self->preview_matrix, m, sizeof self->preview_matrix);
+    self->previewing = TRUE;
+}
+
+/* The drag is over without an edit: the compiled map shows the document again. */
+static void end_preview(AlliumView *self)
+{
+    if (!self->previewing) return;
+    self->previewing = FALSE;
+    if (self->document) allium_document_preview_end(self->document);
+}
+
 static void update_move(AlliumView *self, const double point[3])
 {
     double grid = grid_size();
@@ -325,6 +349,9 @@ static void update_move(AlliumView *self, const double point[3])
     g_autofree char *text = g_strdup_printf(_("Move %g %g %g"), self->edit_delta[0],
                                             self->edit_delta[1], self->edit_delta[2]);
     set_tool_info(self, text);
+    const double *d = self->edit_delta;
+    const double m[3][4] = {{1, 0, 0, d[0]}, {0, 1, 0, d[1]}, {0, 0, 1, d[2]}};
+    preview(self, m);
 }
 
 static void update_box(AlliumView *self, const double point[3])
@@ -365,8 +392,11 @@ static void commit_move(AlliumView *self)
 {
     if (self->edit_delta[0] == 0 && self->edit_delta[1] == 0 && self->edit_delta[2] == 0) {
         clear_guides(self);
+        end_preview(self);
         return;
     }
+    /* The edit replaces the preview (the document hands the engine both at once). */
+    self->previewing = FALSE;
     guint nb, ne;
     const gint64 *brushes = allium_selection_get_brushes(self->selection, &nb);
     const gint64 *entities = allium_selection_get_entities(self->selection, &ne);
@@ -374,6 +404,7 @@ static void commit_move(AlliumView *self)
     if (!allium_document_move(self->document, brushes, nb, entities, ne, self->edit_delta,
                               &error)) {
         clear_guides(self);
+        allium_document_preview_end(self->document);
         report_error(self, error);
         return;
     }
@@ -517,6 +548,23 @@ static gboolean begin_resize(AlliumView *self, const int side[3])
     return TRUE;
 }
 
+/* The affine map that takes the selection's bounds to the resized ones (edit_mins,
+ * edit_maxs): one map for all of it, so brushes keep their places within the whole. False
+ * when the bounds are as they were. */
+static gboolean resize_matrix(AlliumView *self, double m[3][4])
+{
+    memset(m, 0, 12 * sizeof(double));
+    gboolean same = TRUE;
+    for (int k = 0; k < 3; k++) {
+        double lo = self->resize_mins[k], size = self->resize_maxs[k] - lo;
+        double s = size > 0 ? (self->edit_maxs[k] - self->edit_mins[k]) / size : 1;
+        m[k][k] = s;
+        m[k][3] = self->edit_mins[k] - lo * s;
+        same = same && self->edit_mins[k] == lo && self->edit_maxs[k] == self->resize_maxs[k];
+    }
+    return !same;
+}
+
 static void update_resize(AlliumView *self, const double point[3])
 {
     double grid = grid_size();
@@ -531,25 +579,22 @@ static void update_resize(AlliumView *self, const double point[3])
         self->edit_maxs[k] = hi;
     }
     show_edit_box(self, TRUE);
+    double m[3][4];
+    if (resize_matrix(self, m)) preview(self, (const double(*)[4]) m);
+    else end_preview(self);
 }
 
 /* Scales and moves the selection so that its bounds become the new ones: one affine map
  * for all of it, so brushes keep their places within the whole. */
 static void commit_resize(AlliumView *self)
 {
-    double m[3][4] = {{0}};
-    gboolean same = TRUE;
-    for (int k = 0; k < 3; k++) {
-        double lo = self->resize_mins[k], size = self->resize_maxs[k] - lo;
-        double s = size > 0 ? (self->edit_maxs[k] - self->edit_mins[k]) / size : 1;
-        m[k][k] = s;
-        m[k][3] = self->edit_mins[k] - lo * s;
-        same = same && self->edit_mins[k] == lo && self->edit_maxs[k] == self->resize_maxs[k];
-    }
-    if (same) {
+    double m[3][4];
+    if (!resize_matrix(self, m)) {
         clear_guides(self);
+        end_preview(self);
         return;
     }
+    self->previewing = FALSE;
     guint nb, ne;
     const gint64 *brushes = allium_selection_get_brushes(self->selection, &nb);
     const gint64 *entities = allium_selection_get_entities(self->selection, &ne);
@@ -557,6 +602,7 @@ static void commit_resize(AlliumView *self)
     if (!allium_document_transform(self->document, brushes, nb, entities, ne,
                                    (const double(*)[4]) m, "Resize", &error)) {
         clear_guides(self);
+        allium_document_preview_end(self->document);
         report_error(self, error);
         return;
     }
@@ -741,6 +787,8 @@ gboolean allium_view_tool_begin(AlliumView *self, double x, double y, GdkModifie
         return FALSE;
     }
     memset(self->edit_delta, 0, sizeof self->edit_delta);
+    g_clear_pointer(&self->drag_snapshot, allium_snapshot_unref);
+    self->drag_snapshot = allium_snapshot_ref(snap);
     allium_view_tool_update(self, x, y);
     return TRUE;
 }
@@ -784,6 +832,7 @@ void allium_view_tool_end(AlliumView *self, double x, double y)
     int edit = self->edit;
     self->edit = EDIT_NONE;
     set_tool_info(self, "");
+    g_clear_pointer(&self->drag_snapshot, allium_snapshot_unref);
     switch (edit) {
     case EDIT_MOVE:
         commit_move(self);
@@ -831,6 +880,8 @@ void allium_view_tool_cancel(AlliumView *self)
     self->edit = EDIT_NONE;
     set_tool_info(self, "");
     clear_guides(self);
+    end_preview(self); /* Escape: the map as it is, in the engine too */
+    g_clear_pointer(&self->drag_snapshot, allium_snapshot_unref);
 }
 
 gboolean allium_view_tool_active(AlliumView *self)

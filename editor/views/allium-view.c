@@ -465,6 +465,7 @@ static void allium_view_finalize(GObject *object)
 {
     AlliumView *self = ALLIUM_VIEW(object);
     g_clear_pointer(&self->drawn, allium_snapshot_unref);
+    g_clear_pointer(&self->drag_snapshot, allium_snapshot_unref);
     g_clear_pointer(&self->uploaded, allium_lightmap_unref);
     g_array_unref(self->selected_brushes);
     g_array_unref(self->selected_entities);
@@ -907,6 +908,18 @@ void allium_view_frame_selection(AlliumView *self)
     if (!allium_view_selection_bounds(self, TRUE, mins, maxs)) return;
     al_camera_frame(&self->camera, mins, maxs);
     allium_view_queue_render(self);
+}
+
+AlliumSnapshot *allium_view_get_drawn_snapshot(AlliumView *self)
+{
+    g_return_val_if_fail(ALLIUM_IS_VIEW(self), NULL);
+    return self->drawn;
+}
+
+AlliumLightmap *allium_view_get_drawn_lightmap(AlliumView *self)
+{
+    g_return_val_if_fail(ALLIUM_IS_VIEW(self), NULL);
+    return self->uploaded;
 }
 
 guint allium_view_get_frames_drawn(AlliumView *self)

@@ -131,6 +131,10 @@ void allium_view_frame_selection(AlliumView *self);
 
 /* Frames drawn with a compiled map; the statistics of the last one. */
 guint allium_view_get_frames_drawn(AlliumView *self);
+
+/* What the last frame drew: its snapshot and lightmap (borrowed; NULL for none). */
+AlliumSnapshot *allium_view_get_drawn_snapshot(AlliumView *self);
+AlliumLightmap *allium_view_get_drawn_lightmap(AlliumView *self);
 void allium_view_get_last_stats(AlliumView *self, al_draw_stats *stats);
 
 /* Whether the renderer could not be created (then a message says why in the view). */

@@ -482,6 +482,7 @@ CHECK_TEST(cancel_direct, "/rad/a-cancel-during-the-direct-light-drops-the-pass-
     scene_free(&s);
 }
 
+
 CHECK_TEST(bad_light_keys, "/rad/bad-light-keys-give-diagnostics-naming-entity-and-line")
 {
     mapgen *g = mapgen_create(false);
@@ -668,6 +669,69 @@ CHECK_TEST(save_restore, "/rad/a-saved-state-restores-the-same-light-and-bad-byt
     scene_free(&s);
     scene_free(&other);
 }
+
+
+/* Cancels RAD again and again while a thread runs it, a millisecond apart. */
+typedef struct run_args {
+    al_rad *rad;
+    double residual;
+    int stop;
+} run_args;
+
+static void *run_thread(void *arg)
+{
+    run_args *a = arg;
+    while (!__atomic_load_n(&a->stop, __ATOMIC_ACQUIRE)) {
+        al_rad_stats st;
+        al_rad_get_stats(a->rad, &st);
+        if (st.residual <= a->residual || st.converged) break;
+        al_rad_resume(a->rad);
+        al_rad_run(a->rad, a->residual, 0, NULL, NULL);
+    }
+    return NULL;
+}
+
+CHECK_TEST(cancel_panels, "/rad/a-cancel-during-a-pass-of-panels-drops-it-and-the-light-comes-out-the-same")
+{
+    scene s;
+    REQUIRE(load_lit_rooms(&s, 200));
+    al_rad *calm, *stirred;
+    al_rad_options o = {.no_ambient = true, .threads = 2};
+    REQUIRE(al_rad_create(s.world, &s.input.input, &o, &calm, NULL) == AL_OK);
+    REQUIRE(al_rad_create(s.world, &s.input.input, &o, &stirred, NULL) == AL_OK);
+    al_rad_run(calm, 0.02, 0, NULL, NULL);
+    al_rad_stats a, b;
+    al_rad_get_stats(calm, &a);
+    /* The same, with a cancel every millisecond: passes are dropped and shot again. */
+    run_args args = {stirred, 0.02, 0};
+    pthread_t thread;
+    REQUIRE(pthread_create(&thread, NULL, run_thread, &args) == 0);
+    int cancels = 0;
+    for (;;) {
+        al_rad_get_stats(stirred, &b);
+        if (b.residual <= 0.02 || b.converged || cancels > 20000) break;
+        nanosleep(&(struct timespec){0, 1000 * 1000}, NULL);
+        al_rad_cancel(stirred);
+        cancels++;
+    }
+    __atomic_store_n(&args.stop, 1, __ATOMIC_RELEASE);
+    al_rad_cancel(stirred);
+    pthread_join(thread, NULL);
+    al_rad_resume(stirred);
+    al_rad_run(stirred, 0.02, 0, NULL, NULL);
+    al_rad_get_stats(stirred, &b);
+    check_note("%d cancels; %lld shots either way (%lld)", cancels, (long long) a.shots,
+               (long long) b.shots);
+    CHECK_MSG(a.shots == b.shots, "%lld shots calm, %lld stirred", (long long) a.shots,
+              (long long) b.shots);
+    double d = al_rad_light_difference(calm, stirred);
+    CHECK_MSG(d >= 0 && d < 1e-6, "the light differs by %g", d);
+    check_books(stirred, "after the cancels");
+    al_rad_destroy(calm);
+    al_rad_destroy(stirred);
+    scene_free(&s);
+}
+
 
 int main(int argc, char **argv)
 {
