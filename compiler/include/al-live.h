@@ -81,6 +81,8 @@ typedef struct al_stage_status {
     double last_work_ms;  /* the stage's own work for it */
     int64_t runs;         /* results published */
     int64_t cancelled;    /* runs given up for a newer generation */
+    double last_wait_ms;  /* collision: how long its last change waited for the engine to
+                             take it (the work in progress finishing or giving way) */
     int blocks_built;     /* collision: blocks built for its last result (the rest shared) */
     int subcells_built;   /* collision: their sub-cells built (the rest copied) */
     double progress;      /* of the newest generation: 1 once its result is published (the

@@ -19,6 +19,7 @@
  * shot; the light controls interrupt the shot in progress (al_rad_cancel) and the thread
  * picks up the new order.
  */
+#define _GNU_SOURCE /* pthread_setname_np */
 #include "al-live.h"
 
 #include "al-clock.h"
@@ -333,9 +334,20 @@ uint64_t al_live_lightmap_serial(const al_live_lightmap *l)
  * (al_live_options.background_started), so that it never slows the stages an edit is
  * waiting for (on Linux, a thread's priority can be lowered but never raised back).
  * A newer change stops the work as it stops any, at its next check. */
+/* Names the calling thread, for debuggers and profilers. */
+static void name_thread(const char *name)
+{
+#ifdef __linux__
+    pthread_setname_np(pthread_self(), name);
+#else
+    (void) name;
+#endif
+}
+
 static void *background_main(void *arg)
 {
     al_live *live = arg;
+    name_thread("al-live-bg");
     if (live->options.background_started) live->options.background_started(live->options.user);
     pthread_mutex_lock(&live->job_lock);
     for (;;) {
@@ -1024,6 +1036,7 @@ static live_input *take_changes(al_live *live, queued_change *changes, int count
 static void *engine_main(void *arg)
 {
     al_live *live = arg;
+    name_thread("al-live");
     pthread_mutex_lock(&live->lock);
     for (;;) {
         while (!live->quit && !live->queue_count && !light_work_wanted(live) && !store_due(live)) {
@@ -1043,6 +1056,8 @@ static void *engine_main(void *arg)
             live->queue = NULL;
             live->queue_count = live->queue_cap = 0;
             live->taken = changes[count - 1].generation;
+            live->status[AL_STAGE_COLLISION].last_wait_ms =
+                al_clock_ms_since(changes[count - 1].applied_ns);
             __atomic_store_n(&live->cancel, 0, __ATOMIC_RELEASE);
             live->status[AL_STAGE_INPUT].state = AL_STAGE_CURRENT;
             live->status[AL_STAGE_COLLISION].state = AL_STAGE_RUNNING;

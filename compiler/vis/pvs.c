@@ -147,9 +147,16 @@ static bool might_follow(const dportal *d, const dportal *e)
     return true;
 }
 
+static bool cancelled(const pvs_state *s)
+{
+    return s->vis->cancel && __atomic_load_n(s->vis->cancel, __ATOMIC_RELAXED);
+}
+
 static void coarse_job(void *context, int index, int worker)
 {
     pvs_state *s = context;
+    /* A newer edit stops the pass (al_vis_pvs reports it). */
+    if (cancelled(s)) return;
     dportal *d = &s->portals[s->flooded ? s->flooded[index] : index];
     int32_t *stack = s->stack[worker];
     int top = 0;
@@ -348,10 +355,6 @@ static frame *get_frame(flow *f, int depth)
 /* Walks the leaves beyond the portal of frame DEPTH, which has been entered. Returns false
  * if memory ran out. Frames live in a per-worker array that may move when it grows, so
  * they are re-fetched by depth after every call that can grow it. */
-static bool cancelled(const pvs_state *s)
-{
-    return s->vis->cancel && __atomic_load_n(s->vis->cancel, __ATOMIC_RELAXED);
-}
 
 /* Whether every point of A lies inside convex polygon B (same plane, normal N). */
 static bool inside_polygon(const double (*a)[3], int na, const double (*b)[3], int nb,
@@ -845,6 +848,10 @@ int al_vis_pvs(al_vis *vis, al_pvs_level level, int threads)
     s.flooded = flooded;
     s.flood_count = flood_count;
     al_parallel_for(flood_count, threads, coarse_job, &s);
+    if (cancelled(&s)) {
+        status = -2;
+        goto done;
+    }
     vis->stats.avg_visible_coarse = make_rows(&s, false);
     vis->stats.ms_coarse = al_clock_ms_since(t0);
     if (level == AL_PVS_TIGHT) {

@@ -73,11 +73,23 @@ int al_vis_build(al_world *w, const al_vis_entity *entities, int entity_count,
     }
 
     uint64_t t0 = al_clock_ns();
+    /* A newer edit (CANCEL) stops the build between its steps: the editor's drag sends one
+     * a frame, and each of these steps takes milliseconds on a large map. */
+#define STOP_IF_CANCELLED()                                                                    \
+    do {                                                                                       \
+        if (cancel && __atomic_load_n(cancel, __ATOMIC_RELAXED)) return -2;                    \
+    } while (0)
+    STOP_IF_CANCELLED();
     if (al_vis_portals(w, vis, previous) < 0) return -1;
+    STOP_IF_CANCELLED();
     if (al_vis_seams(w, vis) < 0) return -1;
+    STOP_IF_CANCELLED();
     if (al_vis_flood(w, vis, entities, entity_count) < 0) return -1;
     vis->stats.ms_portals = al_clock_ms_since(t0);
+    STOP_IF_CANCELLED();
     if (al_vis_leaf_faces(w, vis, entities, entity_count) < 0) return -1;
+    STOP_IF_CANCELLED();
+#undef STOP_IF_CANCELLED
     if (level != AL_PVS_NONE && vis->leak_entity >= 0 && no_pvs_if_leaking) {
         level = AL_PVS_NONE;
         al_diag_add(&w->diags, AL_SEVERITY_NOTE, AL_DIAG_LEAK, vis->leak_entity, -1, -1, -1, -1,

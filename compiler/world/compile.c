@@ -678,7 +678,6 @@ static void sum_stats(al_world *w)
             if (m == 0) {
                 int max_depth = blk->onion_max_depth;
                 double mean_depth = blk->onion_mean_depth;
-                if (!blk->sub) al_tree_depth(&blk->onion, &max_depth, &mean_depth); /* loaded */
                 /* Depth counted from the model's root: add the top tree's levels. */
                 int top_depth = 0;
                 for (int k = 0; k < 3; k++) {

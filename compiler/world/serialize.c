@@ -389,6 +389,8 @@ static bool get_model(reader *r, al_world *w, al_model *m)
             if (!light_is_vis && !get_tree(r, &block->light, false, 0)) return false;
         }
         if (!al_block_own(block)) return fail(r, "memory ran out");
+        /* Once, here: the world's stats sum it at every update. */
+        al_tree_depth(&block->onion, &block->onion_max_depth, &block->onion_mean_depth);
     }
     /* Open cells are not stored: they come from the onion trees. */
     if (m == w->models && !al_model_open_cells(m, w->hull_count, w->block_size))

@@ -29,8 +29,9 @@
  * first frame drawn with a snapshot that has the edit's collision; lit_frame_ms to the end
  * of the first frame drawn with a lightmap of the edit's solver (its direct light
  * corrected); engine_collision_ms is the engine's part of the first (from the hand-over to
- * the publication), to compare with allium-bench edit's bsp_ms; commit_ms the edit's call
- * (the document's transaction and the hand-over). An edit whose light does
+ * the publication), to compare with allium-bench edit's bsp_ms, and engine_wait_ms the part
+ * of it the edit waited for the engine to take it; commit_ms the edit's call (the
+ * document's transaction and the hand-over). An edit whose light does
  * not come within 10 s counts in lit_missing. The edits are undone at the end.
  *
  * Drag: allium --benchmark-drag N MAP. Opens MAP the same way, selects a brush and drags
@@ -69,7 +70,7 @@ typedef struct {
     int count;              /* frames, edits or drag frames */
     guint32 seed;
     /* edits */
-    GArray *collision_ms, *lit_ms, *engine_ms, *blocks_built, *commit_ms; /* per edit */
+    GArray *collision_ms, *lit_ms, *engine_ms, *blocks_built, *commit_ms, *wait_ms; /* per edit */
     int blocks, lit_missing;
     gint64 edit_started_us;
     guint64 edit_generation; /* of the edit waited for; 0: none */
@@ -183,6 +184,8 @@ static void report_edits(Bench *b)
     g_string_append(out, ", ");
     print_spread(out, "engine_collision_ms", b->engine_ms, FALSE);
     g_string_append(out, ", ");
+    print_spread(out, "engine_wait_ms", b->wait_ms, FALSE);
+    g_string_append(out, ", ");
     print_spread(out, "commit_ms", b->commit_ms, FALSE);
     g_array_sort(b->blocks_built, compare_double);
     g_string_append_printf(out, ", \"blocks_built\": {\"median\": %.0f}, \"blocks\": %d, "
@@ -221,7 +224,7 @@ static void report_drag(Bench *b)
 static void bench_free(gpointer data)
 {
     Bench *b = data;
-    GArray *all[] = {b->collision_ms, b->lit_ms, b->engine_ms, b->blocks_built, b->commit_ms, b->lag,
+    GArray *all[] = {b->collision_ms, b->lit_ms, b->engine_ms, b->blocks_built, b->commit_ms, b->wait_ms, b->lag,
                      b->preview_frame, b->ms, b->faces, b->intervals};
     for (guint i = 0; i < G_N_ELEMENTS(all); i++) g_array_unref(all[i]);
     g_clear_handle_id(&b->watchdog, g_source_remove);
@@ -330,8 +333,10 @@ static void edit_frame(Bench *b, double now_ms)
     if (!b->collision_seen && drawn && drawn->world && drawn->generation >= b->edit_generation) {
         b->collision_seen = TRUE;
         g_array_append_val(b->collision_ms, since);
-        double engine = drawn->collision_ms, built = drawn->blocks_built;
+        double engine = drawn->collision_ms, built = drawn->blocks_built,
+               wait = drawn->collision_wait_ms;
         g_array_append_val(b->engine_ms, engine);
+        g_array_append_val(b->wait_ms, wait);
         g_array_append_val(b->blocks_built, built);
         b->blocks = drawn->blocks;
     }
@@ -533,7 +538,7 @@ void allium_benchmark_start(AlliumApplication *app, AlliumBenchmarkKind kind, in
     b->kind = kind;
     b->count = count;
     b->seed = 12345;
-    GArray **doubles[] = {&b->collision_ms, &b->lit_ms, &b->engine_ms, &b->blocks_built, &b->commit_ms,
+    GArray **doubles[] = {&b->collision_ms, &b->lit_ms, &b->engine_ms, &b->blocks_built, &b->commit_ms, &b->wait_ms,
                           &b->lag, &b->ms, &b->intervals};
     for (guint i = 0; i < G_N_ELEMENTS(doubles); i++)
         *doubles[i] = g_array_new(FALSE, FALSE, sizeof(double));

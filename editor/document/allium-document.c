@@ -175,6 +175,7 @@ static void published_cb(void *user, al_stage stage, uint64_t generation)
     const al_stage_status *c = &st[AL_STAGE_COLLISION];
     if (snap->world && c->generation == snap->generation) {
         snap->collision_ms = c->last_ms;
+        snap->collision_wait_ms = c->last_wait_ms;
         snap->blocks_built = c->blocks_built;
     }
     gint64 t0 = g_get_monotonic_time();

@@ -47,6 +47,7 @@ typedef struct _AlliumSnapshot {
     gboolean light_from_cache; /* the solver went on from a state the cache held */
     double ms_total;      /* from the edit to the engine's publication */
     double collision_ms;  /* from the edit to its collision (every stage of it) */
+    double collision_wait_ms; /* of that, waiting for the engine to take the edit */
     double ms_work;       /* the stage's own work */
     int blocks, blocks_built; /* of all models; the rest were shared with the previous
                                * world by the edit's collision (0, 0 without a world) */
