@@ -39,10 +39,11 @@
  * portals (the tight pass: from the last tight one); see al_vis_options.previous.
  *
  * Cache. With options.cache, the first compile asks it for a world compiled from the very
- * same input (al_input_key with cache.world_salt) and a solver state for it (light_salt),
- * and the engine hands it the world once changes have paused for cache.store_delay_ms, and
- * the solver's state whenever the light work stops. The cache is the caller's: the engine
- * knows nothing of where the bytes are kept.
+ * same input (al_input_key with cache.world_salt) and a solver state for it (light_salt).
+ * The engine hands it a world compiled whole as soon as its stages are done, an edited one
+ * once changes have paused for cache.store_delay_ms, and the solver's state whenever the
+ * light work stops. The cache is the caller's: the engine knows nothing of where the bytes
+ * are kept.
  */
 #ifndef AL_LIVE_H
 #define AL_LIVE_H

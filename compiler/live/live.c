@@ -688,8 +688,12 @@ static bool run_light(al_live *live, live_input *in, al_snapshot *portals)
     set_shooting(live, rad);
     al_rad_stats rs;
     al_rad_get_stats(rad, &rs);
-    if (!rs.direct_done && mode != AL_LIGHT_PAUSED && !dark && !stale(live))
-        al_rad_step(rad, rs.lights - rs.lights_shot);
+    /* The sky dome's suns (64 rays a luxel: seconds on a large map) are left to the light
+     * work that follows, unless they are all the light there is. */
+    int lamps = (rs.lights - rs.dome_lights) - (rs.lights_shot - rs.dome_lights_shot);
+    int left = rs.lights - rs.lights_shot;
+    if (left > 0 && mode != AL_LIGHT_PAUSED && !dark && !stale(live))
+        al_rad_step(rad, lamps > 0 ? lamps : left);
     al_rad_get_stats(rad, &rs);
     const al_rad *base = al_rad_base(rad);
     al_snapshot *keep = NULL;
@@ -800,7 +804,8 @@ static void run(al_live *live, live_input *in)
 
     const al_input *input = &in->map->input;
     /* A map compiled whole is shown before it is compiled. */
-    if (needs_full_compile(live, in))
+    bool needs_full = needs_full_compile(live, in);
+    if (needs_full)
         al_snapshot_release(publish(live, NULL, in, AL_STAGE_INPUT, 0, NULL, NULL, NULL, AL_OK, false));
     al_compile_options co = live->options.compile;
     co.no_vis = true;
@@ -828,8 +833,12 @@ static void run(al_live *live, live_input *in)
     al_snapshot_release(live->base);
     live->base = s;
     if (cache_on(live) && live->options.cache.put) {
+        /* A world compiled whole is worth keeping at once (the map opens from it next
+         * time); an edited one once changes pause. */
+        bool whole = !from_cache && needs_full;
         pthread_mutex_lock(&live->lock);
-        live->store_due_ns = al_clock_ns() + (uint64_t) store_delay_ms(live) * 1000000u;
+        live->store_due_ns =
+            al_clock_ns() + (whole ? 0 : (uint64_t) store_delay_ms(live) * 1000000u);
         pthread_mutex_unlock(&live->lock);
     }
     if (!stage_on(live, AL_STAGE_PORTALS)) return;
