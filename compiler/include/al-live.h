@@ -254,7 +254,8 @@ uint64_t al_snapshot_generation(const al_snapshot *s);
 al_stage al_snapshot_stage(const al_snapshot *s);
 
 /* Whether its world came from the cache rather than a compile, and (from the light stage
- * on) whether its solver went on from a state the cache held. */
+ * on) whether its solver's light began as a state the cache held (restored when the map
+ * opened, and carried across the edits since). */
 bool al_snapshot_from_cache(const al_snapshot *s);
 bool al_snapshot_light_from_cache(const al_snapshot *s);
 

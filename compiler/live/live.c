@@ -55,7 +55,8 @@ struct al_snapshot {
     al_status status;
     al_diag_list diags;
     bool from_cache;
-    bool light_from_cache; /* a light snapshot: its solver's state came from the cache */
+    bool light_from_cache; /* a light snapshot: its solver's light began as a state the
+                              cache held (restored, then carried across edits) */
 };
 
 struct al_live_lightmap {
@@ -680,7 +681,8 @@ static bool run_light(al_live *live, live_input *in, al_snapshot *portals)
         al_diag_list_clear(&diags);
         return false;
     }
-    live->light_from_cache = !prev && restore_light(live, in, rad);
+    /* Carried on, a solver's light still began as the cache's. */
+    live->light_from_cache = prev ? live->lit->light_from_cache : restore_light(live, in, rad);
     bool dark;
     al_light_mode mode = light_mode(live, &dark);
     /* The light sources a new solver (or new lights) need first: the first corrected

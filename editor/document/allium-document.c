@@ -385,7 +385,9 @@ static gboolean require_open(AlliumDocument *self, GError **error)
 /* Stops the engine and empties the mailbox; the snapshot shown stays. */
 static void stop_engine(AlliumDocument *self)
 {
-    g_clear_pointer(&self->live, al_live_destroy);
+    /* The engine's callbacks read self->live until its threads are joined. */
+    al_live_destroy(self->live);
+    self->live = NULL;
     g_clear_pointer(&self->cache, al_doc_cache_reader_close);
     g_mutex_lock(&self->lock);
     g_clear_pointer(&self->incoming, allium_snapshot_unref);
