@@ -57,6 +57,7 @@ struct _SelfTest {
     double walk_top;        /* the highest its origin was since */
     AlliumLightmap *light_mark; /* owned: the light a step compares with, or NULL */
     gint64 shots_mark;      /* its shots */
+    GtkWidget *held_editor; /* owned: a properties row's entry kept past its row */
 };
 
 /* Counts a check and prints it; a failed one is listed at the end. */
@@ -121,6 +122,7 @@ gboolean step_new_dialog(SelfTest *t);
 gboolean step_test_box(SelfTest *t);
 gboolean step_test_box_size(SelfTest *t);
 gboolean step_agents(SelfTest *t);
+gboolean step_inspector_rebuild(SelfTest *t);
 gboolean step_walk(SelfTest *t);
 
 G_END_DECLS

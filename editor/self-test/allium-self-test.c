@@ -1009,6 +1009,7 @@ static const struct {
     {"collision test box", step_test_box, 10000},
     {"test box of any size", step_test_box_size, 10000},
     {"agents", step_agents, 30000},
+    {"properties rebuilt while a row commits", step_inspector_rebuild, 30000},
     {"walk mode", step_walk, 20000},
     {"agent hulls", step_hulls_dialog, 60000},
     {"undo the editing", step_undo_editing, 30000},
@@ -1031,6 +1032,7 @@ static void finish(SelfTest *t)
     g_clear_object(&t->second);
     g_clear_object(&t->built);
     g_clear_object(&t->previous);
+    g_clear_object(&t->held_editor);
     g_action_group_activate_action(G_ACTION_GROUP(t->app), "quit", NULL);
     g_object_unref(t->app);
     g_ptr_array_unref(t->failures);
