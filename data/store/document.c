@@ -48,6 +48,15 @@ static uint32_t be32(const unsigned char *p)
     return (uint32_t) p[0] << 24 | (uint32_t) p[1] << 16 | (uint32_t) p[2] << 8 | p[3];
 }
 
+/* The size of PATH's write-ahead log (PATH-wal), or -1 if there is none. */
+static long long wal_size(const char *path)
+{
+    char wal[4200];
+    snprintf(wal, sizeof wal, "%s-wal", path);
+    struct stat st;
+    return stat(wal, &st) == 0 ? (long long) st.st_size : -1;
+}
+
 /* Reads and checks the file's header before SQLite sees the file. */
 static al_status check_header(const char *path, al_diag_list *diags)
 {
@@ -101,8 +110,12 @@ static al_status check_header(const char *path, al_diag_list *diags)
         diag(diags, path, "is damaged (page size %u in the header)", page);
         return AL_ERR_CORRUPT;
     }
+    /* With a write-ahead log the file may be shorter than its header says: a checkpoint
+     * writes page 1 first and was cut off before the pages after it; SQLite finishes it
+     * from the log. */
+    bool log_pending = wal_size(path) > 0;
     if ((uint64_t) st.st_size % page != 0 ||
-        (pages_valid && (uint64_t) st.st_size < (uint64_t) pages * page)) {
+        (pages_valid && !log_pending && (uint64_t) st.st_size < (uint64_t) pages * page)) {
         diag(diags, path, "is truncated (%lld bytes; the header says %llu)",
              (long long) st.st_size, (unsigned long long) pages * page);
         return AL_ERR_CORRUPT;
@@ -357,9 +370,7 @@ static int open_reader(const char *path, bool immutable, sqlite3 **db)
 
 static bool has_wal(const char *path)
 {
-    char wal[4200];
-    snprintf(wal, sizeof wal, "%s-wal", path);
-    return access(wal, F_OK) == 0;
+    return wal_size(path) >= 0;
 }
 
 /* Checks DB's structure (PRAGMA quick_check) and reads its schema version. A damaged file

@@ -163,6 +163,58 @@ CHECK_TEST(truncated, "/doc-files/a-truncated-map-is-refused-untouched")
     free(image);
 }
 
+CHECK_TEST(checkpoint_cut, "/doc-files/a-map-cut-off-while-writing-back-its-log-opens-again")
+{
+    /* A commit goes to the write-ahead log; a checkpoint copies it into the file, page 1
+     * (whose header gives the new size) first. What a program killed in the middle of a
+     * checkpoint leaves: the whole log, and a file shorter than its header says. */
+    const char *path = fixture_path("checkpoint.allium");
+    REQUIRE(fixture_make_map(path, 30));
+    size_t before_size;
+    char *before = read_file(path, &before_size);
+    REQUIRE(before);
+    free(before);
+    sqlite3 *db;
+    REQUIRE(sqlite3_open(path, &db) == SQLITE_OK);
+    REQUIRE(sqlite3_exec(db,
+                         "PRAGMA wal_autocheckpoint = 0; INSERT INTO cache(key, kind, data, "
+                         "created, used) VALUES ('k', 'world', zeroblob(200000), 0, 0);",
+                         NULL, NULL, NULL) == SQLITE_OK);
+    char wal_path[600];
+    snprintf(wal_path, sizeof wal_path, "%s-wal", path);
+    size_t wal_size;
+    char *wal = read_file(wal_path, &wal_size);
+    REQUIRE(wal && wal_size > 200000);
+    sqlite3_close(db); /* the checkpoint: the file is complete now */
+    size_t size;
+    char *image = read_file(path, &size);
+    REQUIRE(image && size > before_size + 8192);
+    const char *cut = fixture_path("checkpoint-cut.allium");
+    size_t length = (before_size + size) / 2 & ~(size_t) 4095;
+    REQUIRE(write_file(cut, image, length));
+    snprintf(wal_path, sizeof wal_path, "%s-wal", cut);
+    REQUIRE(write_file(wal_path, wal, wal_size));
+    check_note("the file cut at %zu of %zu bytes, with its %zu-byte log", length, size, wal_size);
+    al_doc *doc = NULL;
+    al_diag_list d = {0};
+    al_status st = al_doc_open(cut, AL_DOC_READ_WRITE, &doc, &d);
+    CHECK_MSG(st == AL_OK, "%s: %s", al_status_name(st), d.count ? d.items[0].message : "");
+    if (doc) CHECK(al_doc_count(doc, "brushes") == 30);
+    al_doc_close(doc);
+    al_diag_list_clear(&d);
+    /* Closed, it is whole again, with what the log held. */
+    CHECK(!fixture_exists(wal_path));
+    REQUIRE(sqlite3_open(cut, &db) == SQLITE_OK);
+    sqlite3_stmt *q;
+    REQUIRE(sqlite3_prepare_v2(db, "SELECT length(data) FROM cache WHERE key = 'k'", -1, &q,
+                               NULL) == SQLITE_OK);
+    CHECK(sqlite3_step(q) == SQLITE_ROW && sqlite3_column_int(q, 0) == 200000);
+    sqlite3_finalize(q);
+    sqlite3_close(db);
+    free(image);
+    free(wal);
+}
+
 CHECK_TEST(corrupt_pages, "/doc-files/damaged-pages-are-found-before-anything-is-written")
 {
     size_t size;
