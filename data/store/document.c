@@ -313,6 +313,9 @@ al_status al_doc_create(const char *path, al_doc **out, al_diag_list *diags)
         status = al_doc_sqlite_status(doc, rc, "creating the map", diags);
         goto fail;
     }
+    /* The lock as soon as the file exists: from then on the file is visibly in use (an
+     * import's temporary file is taken for abandoned only when its lock is free). */
+    if ((status = take_writer_lock(doc, diags)) != AL_OK) goto fail;
     char pragma[128];
     snprintf(pragma, sizeof pragma, "PRAGMA application_id = %d; PRAGMA journal_mode = WAL;",
              AL_DOC_APPLICATION_ID);
@@ -321,7 +324,6 @@ al_status al_doc_create(const char *path, al_doc **out, al_diag_list *diags)
         status = al_doc_sqlite_status(doc, rc, "creating the map", diags);
         goto fail;
     }
-    if ((status = take_writer_lock(doc, diags)) != AL_OK) goto fail;
     *out = doc;
     return AL_OK;
 

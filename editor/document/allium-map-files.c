@@ -1,8 +1,9 @@
 /* Between .map files and map documents (see allium-map-files.h).
  *
- * Import reads the whole .map, creates a new document and imports it in one transaction
- * (lq-e3m4, 9,000 brushes: about 270 ms), so the editor runs it on a worker thread. A
- * document that fails half-way is removed: nothing half-imported stays behind.
+ * Import reads the whole .map and imports it into a new document in one transaction
+ * (lq-e3m4, 9,000 brushes: about 270 ms), so the editor runs it on a worker thread. The
+ * document is made beside its name and renamed to it only when complete
+ * (al_doc_import_new): a failed or interrupted import leaves nothing half-made behind.
  */
 #include "allium-config.h"
 
@@ -60,10 +61,10 @@ static char *candidate_path(const char *dir, const char *stem, int n)
     return g_build_filename(dir, name, NULL);
 }
 
-/* Creates a document under a free name in DIR. AL_ERR_IO (or AL_ERR_READ_ONLY) when the
- * folder does not take it. */
-static al_status create_free_document(const char *dir, const char *stem, char **path,
-                                      al_doc **doc, al_diag_list *diags)
+/* Imports MAP into a new document under a free name in DIR (its path in *PATH). AL_ERR_IO
+ * (or AL_ERR_READ_ONLY) when the folder does not take it. */
+static al_status import_free_document(const al_map *map, const char *dir, const char *stem,
+                                      char **path, al_diag_list *diags)
 {
     al_status st = AL_ERR_EXISTS;
     for (int n = 1; n < 10000 && st == AL_ERR_EXISTS; n++) {
@@ -72,20 +73,8 @@ static al_status create_free_document(const char *dir, const char *stem, char **
         /* Also skip names whose side files are left over from another program. */
         if (g_file_test(*path, G_FILE_TEST_EXISTS)) continue;
         al_diag_list_clear(diags);
-        st = al_doc_create(*path, doc, diags);
+        st = al_doc_import_new(*path, map, diags);
     }
-    return st;
-}
-
-/* MAP into a new document at exactly TARGET. */
-static al_status import_into(const al_map *map, const char *target, al_diag_list *diags)
-{
-    al_doc *doc = NULL;
-    al_status st = al_doc_create(target, &doc, diags);
-    if (st != AL_OK) return st;
-    st = al_doc_import_map(doc, map, diags);
-    al_doc_close(doc);
-    if (st != AL_OK) remove_document(target);
     return st;
 }
 
@@ -153,11 +142,11 @@ char *allium_import_map(const char *map_path, const char *fallback_dir, int *war
     g_autofree char *fallback =
         fallback_dir ? g_strdup(fallback_dir) : allium_default_document_dir();
     char *target = NULL;
-    al_doc *doc = NULL;
 
     st = AL_ERR_IO;
-    if (g_access(map_dir, W_OK) == 0) st = create_free_document(map_dir, stem, &target, &doc, &diags);
-    if (st != AL_OK) {
+    if (g_access(map_dir, W_OK) == 0)
+        st = import_free_document(map, map_dir, stem, &target, &diags);
+    if (st == AL_ERR_IO || st == AL_ERR_READ_ONLY) {
         /* The map's folder is read-only (a game install, a mounted archive): use ours. */
         if (g_mkdir_with_parents(fallback, 0755) != 0) {
             g_set_error(error, ALLIUM_DOCUMENT_ERROR, AL_ERR_IO,
@@ -167,23 +156,11 @@ char *allium_import_map(const char *map_path, const char *fallback_dir, int *war
             g_free(target);
             return NULL;
         }
-        st = create_free_document(fallback, stem, &target, &doc, &diags);
-    }
-    if (st != AL_OK) {
-        g_autofree char *prefix = g_strdup_printf(_("Cannot create a map document for “%s”"), name);
-        allium_set_status_error(error, st, &diags, prefix);
-        al_map_destroy(map);
         al_diag_list_clear(&diags);
-        g_free(target);
-        return NULL;
+        st = import_free_document(map, fallback, stem, &target, &diags);
     }
-
-    al_diag_list_clear(&diags);
-    st = al_doc_import_map(doc, map, &diags);
-    al_doc_close(doc);
     al_map_destroy(map);
     if (st != AL_OK) {
-        remove_document(target);
         g_autofree char *prefix = g_strdup_printf(_("Importing “%s” failed"), name);
         allium_set_status_error(error, st, &diags, prefix);
         al_diag_list_clear(&diags);
@@ -223,7 +200,7 @@ gboolean allium_import_map_to(const char *map_path, const char *target, GError *
     al_diag_list diags = {0};
     al_map *map = NULL;
     al_status st = al_map_read_file(map_path, &map, &diags);
-    if (st == AL_OK) st = import_into(map, target, &diags);
+    if (st == AL_OK) st = al_doc_import_new(target, map, &diags);
     al_map_destroy(map);
     if (st != AL_OK) {
         g_autofree char *prefix = g_strdup_printf(_("Importing “%s” failed"), name);

@@ -2,6 +2,7 @@
  * exactly as it was (its bytes are fingerprinted before and after). */
 #include "check.h"
 #include "doc-fixture.h"
+#include "store/map-doc.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -9,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -357,6 +359,49 @@ CHECK_TEST(create_over, "/doc-files/a-new-map-is-never-written-over-a-file")
     CHECK(said(&d, "exists already"));
     CHECK(fixture_file_hash(path) == before);
     al_diag_list_clear(&d);
+}
+
+CHECK_TEST(import_new,
+           "/doc-files/an-import-is-renamed-into-place-and-clears-what-killed-ones-left")
+{
+    const char *text = "{\n\"classname\" \"worldspawn\"\n{\n"
+                       "( 0 0 0 ) ( 0 1 0 ) ( 0 0 1 ) x 0 0 0 1 1\n"
+                       "( 64 0 0 ) ( 64 0 1 ) ( 64 1 0 ) x 0 0 0 1 1\n"
+                       "( 0 0 0 ) ( 0 0 1 ) ( 1 0 0 ) x 0 0 0 1 1\n"
+                       "( 0 64 0 ) ( 1 64 0 ) ( 0 64 1 ) x 0 0 0 1 1\n"
+                       "( 0 0 0 ) ( 1 0 0 ) ( 0 1 0 ) x 0 0 0 1 1\n"
+                       "( 0 0 64 ) ( 0 1 64 ) ( 1 0 64 ) x 0 0 0 1 1\n}\n}\n";
+    al_map *map = NULL;
+    REQUIRE(al_map_read_buffer(text, strlen(text), &map, NULL) == AL_OK);
+    /* What two killed imports left: one abandoned (its lock is free), one whose lock is
+     * still held (a running import: kept). */
+    char abandoned[600], running[600], journal[620];
+    snprintf(abandoned, sizeof abandoned, "%s", fixture_path(".imported.allium.importing-aaaaaa"));
+    snprintf(journal, sizeof journal, "%s-journal", abandoned);
+    snprintf(running, sizeof running, "%s", fixture_path(".imported.allium.importing-bbbbbb"));
+    REQUIRE(write_file(abandoned, "half", 4) && write_file(journal, "j", 1));
+    REQUIRE(write_file(running, "half", 4));
+    int held = open(running, O_RDONLY);
+    REQUIRE(held >= 0 && flock(held, LOCK_EX | LOCK_NB) == 0);
+
+    const char *path = fixture_path("imported.allium");
+    al_diag_list d = {0};
+    CHECK(al_doc_import_new(path, map, &d) == AL_OK);
+    CHECK(!fixture_exists(abandoned) && !fixture_exists(journal));
+    CHECK(fixture_exists(running));
+    al_doc *doc = NULL;
+    REQUIRE(al_doc_open(path, AL_DOC_READ_WRITE, &doc, NULL) == AL_OK);
+    CHECK(al_doc_count(doc, "brushes") == 1);
+    al_doc_close(doc);
+    close(held);
+    unlink(running);
+    /* Never over a file, and the file stays as it was. */
+    uint64_t before = fixture_file_hash(path);
+    CHECK(al_doc_import_new(path, map, &d) == AL_ERR_EXISTS);
+    CHECK(said(&d, "imported.allium") && said(&d, "exists already"));
+    CHECK(fixture_file_hash(path) == before);
+    al_diag_list_clear(&d);
+    al_map_destroy(map);
 }
 
 int main(int argc, char **argv)

@@ -1,13 +1,18 @@
 /* The command-line tools, run as a user runs them: report keys, exit status, errors.
  * Arguments: allium-compile allium-bench sample.map scratch-dir. */
 #include "check.h"
+#include "store/document.h"
 
 #include <cjson/cJSON.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static const char *compile_tool, *bench_tool, *sample_map, *scratch;
@@ -239,6 +244,119 @@ CHECK_TEST(failed_import, "/tools/a-failed-import-leaves-no-document")
     CHECK(strstr(out, "tools-bad.map:") != NULL);
     free(out);
     CHECK(!exists(doc));
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double) ts.tv_sec * 1e3 + (double) ts.tv_nsec / 1e6;
+}
+
+static void remove_document(const char *file)
+{
+    char side[700];
+    unlink(file);
+    snprintf(side, sizeof side, "%s-wal", file);
+    unlink(side);
+    snprintf(side, sizeof side, "%s-shm", file);
+    unlink(side);
+}
+
+/* Runs "allium-compile -o OUT MAP" (no light, no PVS), killed with SIGKILL after KILL_MS
+ * (never if negative); its exit status, or -1 if it was killed. */
+static int import_killed_after(const char *map, const char *out, double kill_ms)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        int null = open("/dev/null", O_WRONLY);
+        dup2(null, 1);
+        dup2(null, 2);
+        execl(compile_tool, compile_tool, "--no-rad", "--pvs", "none", "-o", out, map,
+              (char *) NULL);
+        _exit(127);
+    }
+    if (pid < 0) return -2;
+    if (kill_ms >= 0) {
+        long ns = (long) (kill_ms * 1e6);
+        struct timespec pause = {ns / 1000000000L, ns % 1000000000L};
+        nanosleep(&pause, NULL);
+        kill(pid, SIGKILL);
+    }
+    int status;
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* Files in the scratch folder whose names start with PREFIX. */
+static int files_starting(const char *prefix)
+{
+    DIR *d = opendir(scratch);
+    if (!d) return -1;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) n += strncmp(e->d_name, prefix, strlen(prefix)) == 0;
+    closedir(d);
+    return n;
+}
+
+/* A document's entity and brush counts; false if it does not open. */
+static bool document_counts(const char *file, int *entities, int *brushes)
+{
+    al_doc *doc = NULL;
+    al_diag_list d = {0};
+    al_status st = al_doc_open(file, AL_DOC_READ_ONLY, &doc, &d);
+    if (st != AL_OK) check_note("%s: %s", file, d.count ? d.items[0].message : al_status_name(st));
+    al_diag_list_clear(&d);
+    if (st != AL_OK) return false;
+    *entities = al_doc_count(doc, "entities");
+    *brushes = al_doc_count(doc, "brushes");
+    al_doc_close(doc);
+    return true;
+}
+
+CHECK_TEST(killed_import, "/tools/a-killed-import-leaves-the-document-absent-or-complete")
+{
+    /* A map that takes a while to import; the kills land at random moments from the start
+     * to the end of a whole run (import, then compile). */
+    const char *map = getenv("ALLIUM_GENERATED_MAP");
+    if (!map || !exists(map)) map = sample_map;
+    char target[600];
+    snprintf(target, sizeof target, "%s/killed.allium", scratch);
+    remove_document(target);
+    double t0 = now_ms();
+    REQUIRE(import_killed_after(map, target, -1) == 0);
+    double run_ms = now_ms() - t0;
+    int entities = 0, brushes = 0;
+    REQUIRE(document_counts(target, &entities, &brushes));
+    REQUIRE(brushes > 0);
+    srand(7);
+    int absent = 0, complete = 0;
+    for (int round = 0; round < 30; round++) {
+        remove_document(target);
+        double at = run_ms * 1.2 * (double) rand() / RAND_MAX;
+        import_killed_after(map, target, at);
+        if (!exists(target)) {
+            absent++;
+            continue;
+        }
+        int e = 0, b = 0;
+        bool opens = document_counts(target, &e, &b);
+        CHECK_MSG(opens && e == entities && b == brushes,
+                  "killed after %.0f ms: %s with %d entities and %d brushes (complete: %d, %d)", at,
+                  opens ? "a document" : "a file that does not open", e, b, entities, brushes);
+        complete++;
+    }
+    check_note("a whole run took %.0f ms; after the kills the document was absent %d times and "
+               "complete %d times; %d temporary files were left",
+               run_ms, absent, complete, files_starting(".killed.allium.importing-"));
+    /* What the kills left does not block the next import, which removes it. */
+    remove_document(target);
+    CHECK(import_killed_after(map, target, -1) == 0);
+    CHECK(exists(target));
+    CHECK_MSG(files_starting(".killed.allium.importing-") == 0, "%d temporary files are left",
+              files_starting(".killed.allium.importing-"));
+    remove_document(target);
 }
 
 CHECK_TEST(bench_outputs, "/tools/allium-bench-subcommands-print-json")
