@@ -590,6 +590,18 @@ al_status al_map_read_buffer(const char *data, size_t size, al_map **out, al_dia
         }
         r.entity = -1;
     }
+    /* Nothing to read is not an error (the map opens empty), but it is worth a word: the
+     * file may not be the one meant. */
+    if (map->entity_count == 0) {
+        if (size == 0)
+            al_diag_add(diags, AL_SEVERITY_WARNING, AL_DIAG_SYNTAX, -1, -1, -1, -1, -1,
+                        "the file is empty (0 bytes): the map has no entities");
+        else
+            al_diag_add(diags, AL_SEVERITY_WARNING, AL_DIAG_SYNTAX, -1, -1, -1, -1, -1,
+                        "the file holds no entity (%zu bytes of spaces and comments): the map "
+                        "is empty",
+                        size);
+    }
     *out = map;
     return AL_OK;
 }

@@ -23,6 +23,7 @@ typedef struct {
     char *map_path;
     char *fallback_dir;
     int warnings;
+    char *first_warning;
 } ImportData;
 
 /* --- static helpers ------------------------------------------------------------------ */
@@ -32,6 +33,7 @@ static void import_data_free(gpointer data)
     ImportData *d = data;
     g_free(d->map_path);
     g_free(d->fallback_dir);
+    g_free(d->first_warning);
     g_free(d);
 }
 
@@ -85,7 +87,8 @@ static void import_thread(GTask *task, gpointer source, gpointer task_data,
     (void) cancellable;
     ImportData *d = task_data;
     GError *error = NULL;
-    char *path = allium_import_map(d->map_path, d->fallback_dir, &d->warnings, &error);
+    char *path =
+        allium_import_map(d->map_path, d->fallback_dir, &d->warnings, &d->first_warning, &error);
     if (path) g_task_return_pointer(task, path, g_free);
     else g_task_return_error(task, error);
 }
@@ -118,14 +121,26 @@ char *allium_default_document_dir(void)
     return g_build_filename(g_get_user_data_dir(), "allium", NULL);
 }
 
+/* The first warning of DIAGS as a line ("line 3: entity 1: ..."), or NULL. */
+static char *first_warning_of(const al_diag_list *diags)
+{
+    for (size_t i = 0; i < diags->count; i++)
+        if (diags->items[i].severity == AL_SEVERITY_WARNING) {
+            char line[400];
+            return g_strdup(al_diag_format(&diags->items[i], line, sizeof line));
+        }
+    return NULL;
+}
+
 char *allium_import_map(const char *map_path, const char *fallback_dir, int *warnings,
-                        GError **error)
+                        char **first_warning, GError **error)
 {
     g_return_val_if_fail(map_path != NULL, NULL);
     g_autofree char *name = g_filename_display_basename(map_path);
     al_diag_list diags = {0};
     al_map *map = NULL;
     if (warnings) *warnings = 0;
+    if (first_warning) *first_warning = NULL;
 
     al_status st = al_map_read_file(map_path, &map, &diags);
     if (st != AL_OK) {
@@ -135,6 +150,7 @@ char *allium_import_map(const char *map_path, const char *fallback_dir, int *war
         return NULL;
     }
     int read_warnings = (int) al_diag_count(&diags, AL_SEVERITY_WARNING);
+    g_autofree char *first = first_warning_of(&diags);
     al_diag_list_clear(&diags);
 
     g_autofree char *stem = map_stem(map_path);
@@ -168,6 +184,7 @@ char *allium_import_map(const char *map_path, const char *fallback_dir, int *war
         return NULL;
     }
     if (warnings) *warnings = read_warnings + (int) al_diag_count(&diags, AL_SEVERITY_WARNING);
+    if (first_warning) *first_warning = first ? g_steal_pointer(&first) : first_warning_of(&diags);
     al_diag_list_clear(&diags);
     return target;
 }
@@ -186,11 +203,13 @@ void allium_import_map_async(const char *map_path, const char *fallback_dir,
     g_object_unref(task);
 }
 
-char *allium_import_map_finish(GAsyncResult *result, int *warnings, GError **error)
+char *allium_import_map_finish(GAsyncResult *result, int *warnings, char **first_warning,
+                               GError **error)
 {
     g_return_val_if_fail(g_task_is_valid(result, NULL), NULL);
     ImportData *d = g_task_get_task_data(G_TASK(result));
     if (warnings) *warnings = d->warnings;
+    if (first_warning) *first_warning = g_strdup(d->first_warning);
     return g_task_propagate_pointer(G_TASK(result), error);
 }
 

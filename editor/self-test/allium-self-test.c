@@ -697,7 +697,7 @@ static gboolean step_second_map(SelfTest *t)
     g_autofree char *map = dir_file(t, "second.map");
     GError *error = NULL;
     int warnings = 0;
-    g_autofree char *again = allium_import_map(map, NULL, &warnings, &error);
+    g_autofree char *again = allium_import_map(map, NULL, &warnings, NULL, &error);
     check(t, again && g_str_has_suffix(again, "/second (2).allium"),
           "importing second.map again makes \"second (2).allium\" (%s)",
           again ? again : error->message);
@@ -824,6 +824,37 @@ static gboolean step_drop(SelfTest *t)
           "the dropped map has the sample's %d brushes (%d)", sample->input.input.brush_count,
           snap->input.input.brush_count);
     g_autoptr(GdkTexture) shot = screenshot(t, GTK_WIDGET(window), "06b-dropped.png");
+    gtk_window_destroy(GTK_WINDOW(window));
+    return TRUE;
+}
+
+/* A .map of zero bytes opens as the empty map it is, in a window of its own, whose banner
+ * says that the file is empty; the file stays as it was. */
+static gboolean step_empty_map(SelfTest *t)
+{
+    g_autofree char *path = dir_file(t, "empty.map");
+    g_autofree char *imported = dir_file(t, "empty.allium");
+    if (!t->step_begun) {
+        check(t, g_file_set_contents(path, "", 0, NULL), "an empty file empty.map was written");
+        g_autoptr(GFile) file = g_file_new_for_path(path);
+        allium_application_open_file(t->app, file, t->window);
+        return FALSE;
+    }
+    AlliumWindow *window = allium_application_find_window(t->app, imported);
+    GtkMessageType type;
+    const char *text = NULL;
+    if (!window || !allium_window_get_banner(window, &type, &text) || !settle(t)) return FALSE;
+    check(t, type == GTK_MESSAGE_INFO && text && strstr(text, "empty.map") &&
+                 strstr(text, "the file is empty (0 bytes)"),
+          "the empty .map opens with a notice saying so (\"%s\")", text ? text : "");
+    AlliumSnapshot *snap = allium_document_get_snapshot(allium_window_get_document(window));
+    check(t, snap && snap->input.input.brush_count == 0, "the map it opens is empty");
+    gchar *contents = NULL;
+    gsize length = 1;
+    check(t, g_file_get_contents(path, &contents, &length, NULL) && length == 0,
+          "empty.map is still empty");
+    g_free(contents);
+    g_autoptr(GdkTexture) shot = screenshot(t, GTK_WIDGET(window), "07b-empty-map.png");
     gtk_window_destroy(GTK_WINDOW(window));
     return TRUE;
 }
@@ -978,6 +1009,7 @@ static const struct {
     {"a map opens with the light it had", step_reopen_lit, 60000},
     {"drop a map on the window", step_drop, 60000},
     {"file that is not a map", step_not_a_map, 20000},
+    {"an empty .map", step_empty_map, 30000},
     {"damaged document", step_damaged, 20000},
     {"read-only fallback", step_read_only, 30000},
     {"preferences", step_preferences, 10000},

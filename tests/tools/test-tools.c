@@ -359,6 +359,54 @@ CHECK_TEST(killed_import, "/tools/a-killed-import-leaves-the-document-absent-or-
     remove_document(target);
 }
 
+/* Runs COMMAND with stderr captured too; its exit status, the output in *OUT. */
+static int run_all(const char *command, char **out)
+{
+    char with_errors[4200];
+    snprintf(with_errors, sizeof with_errors, "%s 2>&1", command);
+    return run(with_errors, out);
+}
+
+static long file_size(const char *file)
+{
+    struct stat st;
+    return stat(file, &st) == 0 ? (long) st.st_size : -1;
+}
+
+CHECK_TEST(empty_files, "/tools/an-empty-document-is-refused-an-empty-map-is-named-empty")
+{
+    char doc[600], map[600], imported[600], side[700], cmd[4096], *out;
+    snprintf(doc, sizeof doc, "%s/zero.allium", scratch);
+    snprintf(map, sizeof map, "%s/zero.map", scratch);
+    snprintf(imported, sizeof imported, "%s/zero-imported.allium", scratch);
+    FILE *f = fopen(doc, "w");
+    REQUIRE(f && fclose(f) == 0);
+    f = fopen(map, "w");
+    REQUIRE(f && fclose(f) == 0);
+    unlink(imported);
+    /* A document of zero bytes is not compiled as an empty map. */
+    snprintf(cmd, sizeof cmd, "'%s' --json '%s'", compile_tool, doc);
+    CHECK(run_all(cmd, &out) == 1);
+    CHECK_MSG(strstr(out, "zero.allium") && strstr(out, "is empty, not an Allium map") &&
+                  !strstr(out, "\"brushes\""),
+              "output: %s", out);
+    free(out);
+    snprintf(side, sizeof side, "%s-wal", doc);
+    CHECK(file_size(doc) == 0 && !exists(side));
+    /* A .map of zero bytes compiles (and imports) as the empty map it is, and says so. */
+    snprintf(cmd, sizeof cmd, "'%s' --no-rad '%s'", compile_tool, map);
+    CHECK(run_all(cmd, &out) == 0);
+    CHECK_MSG(strstr(out, "zero.map: warning: the file is empty (0 bytes)"), "output: %s", out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "'%s' --no-rad -o '%s' '%s'", compile_tool, imported, map);
+    CHECK(run_all(cmd, &out) == 0);
+    CHECK_MSG(strstr(out, "zero.map: warning: the file is empty (0 bytes)") && exists(imported),
+              "output: %s", out);
+    free(out);
+    CHECK(file_size(map) == 0);
+    remove_document(imported);
+}
+
 CHECK_TEST(bench_outputs, "/tools/allium-bench-subcommands-print-json")
 {
     char cmd[4096], *out;
