@@ -67,10 +67,20 @@ static al_status check_header(const char *path, al_diag_list *diags)
     }
     struct stat st;
     unsigned char h[HEADER_SIZE];
-    ssize_t got = fstat(fd, &st) == 0 ? read(fd, h, sizeof h) : -1;
+    bool folder = false;
+    ssize_t got = -1;
+    if (fstat(fd, &st) == 0) {
+        folder = S_ISDIR(st.st_mode);
+        if (!folder) got = read(fd, h, sizeof h);
+    }
+    int read_errno = errno;
     close(fd);
+    if (folder) {
+        diag(diags, path, "is a folder, not a map");
+        return AL_ERR_NOT_A_MAP;
+    }
     if (got < 0) {
-        diag(diags, path, "cannot read: %s", strerror(errno));
+        diag(diags, path, "cannot read: %s", strerror(read_errno));
         return AL_ERR_IO;
     }
     if (!S_ISREG(st.st_mode)) {

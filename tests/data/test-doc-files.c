@@ -103,6 +103,16 @@ CHECK_TEST(empty, "/doc-files/an-empty-file-is-not-a-map")
     expect_refused(path, AL_DOC_READ_WRITE, AL_ERR_NOT_A_MAP, "empty");
 }
 
+CHECK_TEST(folder, "/doc-files/a-folder-is-named-a-folder")
+{
+    const char *path = fixture_path("folder.allium");
+    rmdir(path);
+    REQUIRE(mkdir(path, 0755) == 0);
+    expect_refused(path, AL_DOC_READ_WRITE, AL_ERR_NOT_A_MAP, "folder.allium: is a folder");
+    expect_refused(path, AL_DOC_READ_ONLY, AL_ERR_NOT_A_MAP, "is a folder, not a map");
+    rmdir(path);
+}
+
 CHECK_TEST(missing, "/doc-files/a-missing-file-is-named")
 {
     const char *path = fixture_path("missing.allium");

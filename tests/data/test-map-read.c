@@ -248,6 +248,11 @@ CHECK_TEST(syntax_errors, "/mapfile/a-syntax-error-stops-the-read-with-line-and-
     CHECK(al_map_read_file("/nonexistent/dir/x.map", &m, &d) == AL_ERR_IO);
     CHECK(d.count == 1 && strstr(d.items[0].message, "cannot open"));
     al_diag_list_clear(&d);
+    /* A folder is named as one, not "an error while reading". */
+    CHECK(al_map_read_file("/tmp", &m, &d) == AL_ERR_IO && !m);
+    CHECK_MSG(d.count == 1 && strstr(d.items[0].message, "/tmp: it is a folder, not a map file"),
+              "%s", d.count ? d.items[0].message : "no message");
+    al_diag_list_clear(&d);
 }
 
 CHECK_TEST(empty_file, "/mapfile/empty-and-comment-only-files-are-empty-maps-with-a-warning")

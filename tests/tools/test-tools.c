@@ -407,6 +407,22 @@ CHECK_TEST(empty_files, "/tools/an-empty-document-is-refused-an-empty-map-is-nam
     remove_document(imported);
 }
 
+CHECK_TEST(folder, "/tools/a-folder-given-as-the-map-is-named-a-folder")
+{
+    const char *names[] = {"folder.map", "folder.allium"};
+    for (int i = 0; i < 2; i++) {
+        char dir[600], cmd[4096], *out;
+        snprintf(dir, sizeof dir, "%s/%s", scratch, names[i]);
+        mkdir(dir, 0755);
+        REQUIRE(exists(dir));
+        snprintf(cmd, sizeof cmd, "'%s' --json '%s'", compile_tool, dir);
+        CHECK(run_all(cmd, &out) == 1);
+        CHECK_MSG(strstr(out, names[i]) && strstr(out, "is a folder, not a map"), "output: %s",
+                  out);
+        free(out);
+    }
+}
+
 CHECK_TEST(bench_outputs, "/tools/allium-bench-subcommands-print-json")
 {
     char cmd[4096], *out;
