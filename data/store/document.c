@@ -427,6 +427,14 @@ static al_status check_database(sqlite3 *db, const char *path, int *version,
              sqlite3_errmsg(db));
         status = damaged || base != SQLITE_CANTOPEN ? AL_ERR_CORRUPT : AL_ERR_IO;
     }
+    /* Sound pages can still hold the wrong tables (one dropped by hand, a trigger of the
+     * undo journal gone): every edit would then fail. Refused before anything is written. */
+    char problem[160];
+    if (status == AL_OK && *version == AL_DOC_SCHEMA_VERSION &&
+        !al_schema_check(db, problem, sizeof problem)) {
+        diag(diags, path, "is damaged: %s", problem);
+        status = AL_ERR_CORRUPT;
+    }
     return status;
 }
 
@@ -462,37 +470,35 @@ al_status al_doc_open(const char *path, al_doc_mode mode, al_doc **out, al_diag_
     if (!doc) return AL_ERR_NOMEM;
     doc->read_only = read_only;
     int version = 0, rc;
-    if (!read_only) {
-        /* The writer's lock first, so that no other writer changes the file between the
-         * check and our use of it. The check runs on a reading connection closed before the
-         * file is opened for writing: a damaged file is never written to, not even by the
-         * checkpoint of a closing connection. Without a -wal file (no unfinished commits)
-         * the reader is immutable and leaves no files behind. */
-        if ((status = take_writer_lock(doc, diags)) != AL_OK) goto fail;
-        sqlite3 *reader = NULL;
-        rc = open_reader(path, !has_wal(path), &reader);
-        status = rc == SQLITE_OK ? check_database(reader, path, &version, diags)
-                                 : al_doc_sqlite_status(NULL, rc, "opening the map", diags);
-        sqlite3_close(reader);
-        if (status != AL_OK) goto fail;
+    /* A writer takes its lock first, so that no other writer changes the file between the
+     * check and our use of it. The checks run on a reading connection closed before the
+     * file is opened: a damaged file is never written to, not even by the checkpoint of a
+     * closing connection. Without a -wal file (no unfinished commits) the reader is
+     * immutable and leaves no files behind, so a refused file stays exactly as it was. */
+    if (!read_only && (status = take_writer_lock(doc, diags)) != AL_OK) goto fail;
+    sqlite3 *reader = NULL;
+    rc = open_reader(path, !has_wal(path), &reader);
+    status = rc == SQLITE_OK ? check_database(reader, path, &version, diags)
+                             : al_doc_sqlite_status(NULL, rc, "opening the map", diags);
+    sqlite3_close(reader);
+    if (status != AL_OK) goto fail;
+    if (!read_only)
         rc = sqlite3_open_v2(path, &doc->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_EXRESCODE, NULL);
-    } else {
+    else
         /* A reader never writes the file. A file nobody may write, with no unfinished
          * commits, is opened immutable: no lock files appear beside it. */
         rc = open_reader(path, !has_wal(path) && !writable(path, NULL), &doc->db);
-    }
     if (rc != SQLITE_OK || (rc = configure(doc)) != SQLITE_OK) {
         status = al_doc_sqlite_status(doc, rc, "opening the map", diags);
         goto fail;
     }
-    if (read_only) {
-        if ((status = check_database(doc->db, path, &version, diags)) != AL_OK) goto fail;
-        if (version < AL_DOC_SCHEMA_VERSION) {
-            diag(diags, path, "uses an older map format (%d) that must be upgraded; open it "
-                              "for writing once", version);
-            status = AL_ERR_VERSION;
-            goto fail;
-        }
+    if (read_only && version < AL_DOC_SCHEMA_VERSION) {
+        diag(diags, path,
+             "uses an older map format (%d) that must be upgraded; open it "
+             "for writing once",
+             version);
+        status = AL_ERR_VERSION;
+        goto fail;
     }
     if (version == 0) {
         /* A new map whose creation was cut off (the program was killed, the disk filled)

@@ -157,6 +157,39 @@ CHECK_TEST(future, "/doc-files/a-map-from-a-newer-allium-is-refused-untouched")
     free(image);
 }
 
+CHECK_TEST(damaged_schema,
+           "/doc-files/a-map-with-a-table-trigger-or-column-gone-is-refused-untouched")
+{
+    size_t size;
+    char *image = valid_image(&size);
+    REQUIRE(image);
+    const char *damage[] = {
+        "DROP TABLE journal",
+        "DROP TRIGGER journal_faces_1",
+        "DROP INDEX faces_brush",
+        "ALTER TABLE steps DROP COLUMN time",
+    };
+    const char *words[] = {
+        "damaged.allium: is damaged: its table \"journal\" is missing",
+        "its trigger \"journal_faces_1\" is missing",
+        "its index \"faces_brush\" is missing",
+        "its table \"steps\" has no column \"time\"",
+    };
+    for (int i = 0; i < 4; i++) {
+        const char *path = fixture_path("damaged.allium");
+        REQUIRE(write_file(path, image, size));
+        sqlite3 *db;
+        REQUIRE(sqlite3_open(path, &db) == SQLITE_OK);
+        REQUIRE_MSG(sqlite3_exec(db, damage[i], NULL, NULL, NULL) == SQLITE_OK, "%s: %s", damage[i],
+                    sqlite3_errmsg(db));
+        sqlite3_close(db);
+        check_note("%s", damage[i]);
+        expect_refused(path, AL_DOC_READ_WRITE, AL_ERR_CORRUPT, words[i]);
+        expect_refused(path, AL_DOC_READ_ONLY, AL_ERR_CORRUPT, words[i]);
+    }
+    free(image);
+}
+
 CHECK_TEST(truncated, "/doc-files/a-truncated-map-is-refused-untouched")
 {
     size_t size;
