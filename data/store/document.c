@@ -435,7 +435,53 @@ static al_status check_database(sqlite3 *db, const char *path, int *version,
         diag(diags, path, "is damaged: %s", problem);
         status = AL_ERR_CORRUPT;
     }
+    /* Entity properties the CHECK constraint would refuse (a file changed by another
+     * program): no compile and no edit of the entity could read them. */
+    if (status == AL_OK && *version == AL_DOC_SCHEMA_VERSION &&
+        al_doc_find_bad_properties(db, problem, sizeof problem) >= 0) {
+        diag(diags, path, "is damaged: %s", problem);
+        status = AL_ERR_CORRUPT;
+    }
     return status;
+}
+
+int al_doc_find_bad_properties(sqlite3 *db, char *problem, size_t size)
+{
+    /* Entities in the map's order (the world first), each with its index in that order. */
+    static const char *invalid =
+        "SELECT (SELECT count(*) FROM entities o WHERE (o.id != 0, o.position, o.id) < "
+        "(e.id != 0, e.position, e.id)), e.classname, substr(e.properties, 1, 40) FROM entities e "
+        "WHERE NOT CASE WHEN json_valid(e.properties) THEN json_type(e.properties) = 'object' "
+        "ELSE 0 END ORDER BY e.id != 0, e.position, e.id LIMIT 1";
+    static const char *not_text =
+        "SELECT (SELECT count(*) FROM entities o WHERE (o.id != 0, o.position, o.id) < "
+        "(e.id != 0, e.position, e.id)), e.classname, j.key, j.type FROM entities e, "
+        "json_each(e.properties) j WHERE j.type != 'text' ORDER BY e.id != 0, e.position, e.id "
+        "LIMIT 1";
+    int found = -1;
+    for (int pass = 0; pass < 2 && found < 0; pass++) {
+        sqlite3_stmt *st;
+        if (sqlite3_prepare_v2(db, pass == 0 ? invalid : not_text, -1, &st, NULL) != SQLITE_OK)
+            return -1;
+        if (sqlite3_step(st) == SQLITE_ROW) {
+            found = sqlite3_column_int(st, 0);
+            const char *classname = (const char *) sqlite3_column_text(st, 1);
+            const char *text = (const char *) sqlite3_column_text(st, 2);
+            if (pass == 0)
+                snprintf(problem, size,
+                         al_diag_translate(AL_N_("entity %d (%s): its properties are not a JSON "
+                                                 "object: \"%s\"")),
+                         found, classname ? classname : "", text ? text : "");
+            else
+                snprintf(problem, size,
+                         al_diag_translate(AL_N_("entity %d (%s): its property \"%s\" is %s, not "
+                                                 "text")),
+                         found, classname ? classname : "", text ? text : "",
+                         (const char *) sqlite3_column_text(st, 3));
+        }
+        sqlite3_finalize(st);
+    }
+    return found;
 }
 
 /* Whether the designer may write PATH; if not, says why. */

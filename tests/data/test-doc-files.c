@@ -190,6 +190,58 @@ CHECK_TEST(damaged_schema,
     free(image);
 }
 
+CHECK_TEST(bad_properties, "/doc-files/entity-properties-that-are-not-json-are-named-untouched")
+{
+    size_t size;
+    char *image = valid_image(&size);
+    REQUIRE(image);
+    /* What another program could write past the CHECK constraint; the fixture's entities
+     * are the world, a player start and a light (entity 2). */
+    const char *tamper[] = {
+        "UPDATE entities SET properties = 'light 300' WHERE classname = 'light'",
+        "UPDATE entities SET properties = '[\"light\", \"300\"]' WHERE classname = 'light'",
+        "UPDATE entities SET properties = '{\"light\": 300}' WHERE classname = 'light'",
+    };
+    const char *words[] = {
+        "damaged.allium: is damaged: entity 2 (light): its properties are not a JSON object: "
+        "\"light 300\"",
+        "entity 2 (light): its properties are not a JSON object: \"[\"light\", \"300\"]\"",
+        "entity 2 (light): its property \"light\" is integer, not text",
+    };
+    for (int i = 0; i < 3; i++) {
+        const char *path = fixture_path("damaged.allium");
+        REQUIRE(write_file(path, image, size));
+        sqlite3 *db;
+        REQUIRE(sqlite3_open(path, &db) == SQLITE_OK);
+        REQUIRE(sqlite3_exec(db, "PRAGMA ignore_check_constraints = 1", NULL, NULL, NULL) ==
+                SQLITE_OK);
+        REQUIRE_MSG(sqlite3_exec(db, tamper[i], NULL, NULL, NULL) == SQLITE_OK, "%s: %s", tamper[i],
+                    sqlite3_errmsg(db));
+        sqlite3_close(db);
+        expect_refused(path, AL_DOC_READ_WRITE, AL_ERR_CORRUPT, words[i]);
+        expect_refused(path, AL_DOC_READ_ONLY, AL_ERR_CORRUPT, words[i]);
+    }
+
+    /* Written by another program while the map is open: the compiler input names it. */
+    const char *path = fixture_path("damaged.allium");
+    REQUIRE(write_file(path, image, size));
+    al_doc *doc = NULL;
+    REQUIRE(al_doc_open(path, AL_DOC_READ_WRITE, &doc, NULL) == AL_OK);
+    sqlite3 *db;
+    REQUIRE(sqlite3_open(path, &db) == SQLITE_OK);
+    REQUIRE(sqlite3_exec(db, "PRAGMA ignore_check_constraints = 1", NULL, NULL, NULL) == SQLITE_OK);
+    REQUIRE(sqlite3_exec(db, tamper[0], NULL, NULL, NULL) == SQLITE_OK);
+    sqlite3_close(db);
+    al_doc_input in;
+    al_diag_list d = {0};
+    CHECK(al_doc_build_input(doc, &in, &d) == AL_ERR_CORRUPT);
+    CHECK_MSG(said(&d, "damaged.allium: entity 2 (light): its properties are not a JSON object"),
+              "%s", d.count ? d.items[0].message : "no message");
+    al_diag_list_clear(&d);
+    al_doc_close(doc);
+    free(image);
+}
+
 CHECK_TEST(truncated, "/doc-files/a-truncated-map-is-refused-untouched")
 {
     size_t size;
