@@ -220,6 +220,25 @@ gboolean step_resize_handle(SelfTest *t)
         check(t, ok, "the handle is in the top view");
         if (!ok) return TRUE;
         t->brushes_mark = current(t)->input.input.brush_count;
+        /* First far beyond the map's coordinate limit: refused, with the limit. */
+        double far[3] = {200000, from[1], 0}, xf, yf;
+        AlliumDocument *doc = allium_window_get_document(t->window);
+        guint64 generation = allium_document_get_generation(doc);
+        if (to_widget(top, far, &xf, &yf)) {
+            allium_window_hide_banner(t->window);
+            allium_view_simulate_drag(top, x0, y0, xf, yf, 4, 0);
+            GtkMessageType type;
+            const char *text = NULL;
+            gboolean shown = allium_window_get_banner(t->window, &type, &text);
+            check(t,
+                  shown && text && strstr(text, "beyond the map's limit of ±131072 units") &&
+                      allium_document_get_generation(doc) == generation,
+                  "a resize past the coordinate limit is refused with the limit (\"%s\")",
+                  text ? text : "");
+            allium_window_hide_banner(t->window);
+        } else {
+            check(t, FALSE, "a point past the coordinate limit projects into the top view");
+        }
         allium_view_simulate_drag(top, x0, y0, x1, y1, 4, 0);
         t->box_maxs[0] += 2 * g;
         t->edits++;

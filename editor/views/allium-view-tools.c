@@ -23,6 +23,8 @@
 
 #include "allium-preferences.h"
 
+#include "geom/epsilon.h"
+
 #include <glib/gi18n.h>
 #include <math.h>
 #include <string.h>
@@ -553,6 +555,21 @@ static void commit_resize(AlliumView *self)
         clear_guides(self);
         return;
     }
+    /* Refused here with the limit, as the document would refuse it without saying which. */
+    for (int k = 0; k < 3; k++)
+        if (fabs(self->edit_mins[k]) > AL_COORD_MAX || fabs(self->edit_maxs[k]) > AL_COORD_MAX) {
+            clear_guides(self);
+            g_autofree char *text = g_strdup_printf(
+                _("Resize: the selection would reach %s = %g, beyond the map's limit of ±%g "
+                  "units"),
+                k == 0   ? "x"
+                : k == 1 ? "y"
+                         : "z",
+                fabs(self->edit_mins[k]) > AL_COORD_MAX ? self->edit_mins[k] : self->edit_maxs[k],
+                AL_COORD_MAX);
+            allium_view_emit_edit_error(self, text);
+            return;
+        }
     guint nb, ne;
     const gint64 *brushes = allium_selection_get_brushes(self->selection, &nb);
     const gint64 *entities = allium_selection_get_entities(self->selection, &ne);
