@@ -184,7 +184,9 @@ static gboolean in_selection_2d(AlliumView *self, const double point[3])
 }
 
 /* The depth range of a new box along AXIS: the selected brush's, or DEFAULT_DEPTH_STEPS
- * grid steps up from FLOOR. */
+ * grid steps up from FLOOR. In a 2D view a box that would hold the 3D camera (its other
+ * axes already in edit_mins and edit_maxs) goes under it instead, its top at FLOOR: the
+ * camera stands over a floor drawn under it rather than inside it. */
 static void box_depth(AlliumView *self, int axis, double floor_at, double sign, double *lo,
                       double *hi)
 {
@@ -195,9 +197,17 @@ static void box_depth(AlliumView *self, int axis, double floor_at, double sign, 
         if (selected) {
             *lo = mins[axis];
             *hi = maxs[axis];
-        } else {
-            *lo = floor_at;
-            *hi = floor_at + depth;
+            return;
+        }
+        *lo = floor_at;
+        *hi = floor_at + depth;
+        gboolean holds_eye = self->has_eye && self->eye[axis] >= *lo && self->eye[axis] <= *hi;
+        for (int k = 0; k < 3 && holds_eye; k++)
+            if (k != axis)
+                holds_eye = self->eye[k] >= self->edit_mins[k] && self->eye[k] <= self->edit_maxs[k];
+        if (holds_eye) {
+            *lo = floor_at - depth;
+            *hi = floor_at;
         }
         return;
     }

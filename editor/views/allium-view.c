@@ -45,6 +45,8 @@ static guint signals[N_SIGNALS];
 
 /* Eye height above a player start's origin (Quake's view offset). */
 #define EYE_HEIGHT 22.0
+/* How far back from the origin an empty map's 3D camera stands, in units. */
+#define EMPTY_MAP_STAND_BACK 256.0
 
 /* --- static helpers ------------------------------------------------------------------ */
 
@@ -90,6 +92,14 @@ static void place_camera(AlliumView *self, const AlliumSnapshot *snap)
             self->camera.yaw = 45;
             self->camera.pitch = -30;
             al_camera_frame(&self->camera, mins, maxs);
+        } else {
+            /* An empty map: at eye height over the ground (z 0), back from the origin and
+             * looking at it, rather than at the origin in the ground's plane. The
+             * first box drawn in a 2D view then lies on the ground, or under the camera
+             * when drawn around it (allium-view-tools.c). */
+            self->camera.position[0] = -EMPTY_MAP_STAND_BACK;
+            self->camera.position[2] = EYE_HEIGHT;
+            self->camera.pitch = -10;
         }
     } else if (has_bounds) {
         al_camera_frame(&self->camera, mins, maxs);
