@@ -416,6 +416,70 @@ static gboolean drop_cb(GtkDropTarget *target, const GValue *value, double x, do
     return any;
 }
 
+/* Keys reach the widget with the focus first, so a view had to be clicked before it flew.
+ * The window offers the views what that widget leaves alone: a walking view takes every
+ * key (in the capture phase: before a 2D view clicked during the walk takes the arrows
+ * for nudging), other views the flying keys while the pointer is over them. Text fields
+ * keep their keys. */
+static gboolean offer_key(AlliumWindow *self, guint keyval, GdkModifierType state, gboolean pressed,
+                          gboolean walking_only)
+{
+    if (walking_only) {
+        GtkWidget *focus = gtk_window_get_focus(GTK_WINDOW(self));
+        if (focus && GTK_IS_EDITABLE(focus)) return FALSE;
+    }
+    gboolean taken = FALSE;
+    for (int i = 0; i < ALLIUM_WINDOW_VIEW_COUNT; i++) {
+        AlliumView *view = self->views[i];
+        if (walking_only && !allium_view_is_walking(view)) continue;
+        /* A release goes to every view that may be holding the key. */
+        taken = allium_view_offer_key(view, keyval, state, pressed) || taken;
+        if (taken && pressed) break;
+    }
+    return taken;
+}
+
+static gboolean key_capture_pressed_cb(GtkEventControllerKey *keys, guint keyval, guint keycode,
+                                       GdkModifierType state, AlliumWindow *self)
+{
+    (void) keys;
+    (void) keycode;
+    return offer_key(self, keyval, state, TRUE, TRUE);
+}
+
+static void key_capture_released_cb(GtkEventControllerKey *keys, guint keyval, guint keycode,
+                                    GdkModifierType state, AlliumWindow *self)
+{
+    (void) keys;
+    (void) keycode;
+    offer_key(self, keyval, state, FALSE, TRUE);
+}
+
+static gboolean key_pressed_cb(GtkEventControllerKey *keys, guint keyval, guint keycode,
+                               GdkModifierType state, AlliumWindow *self)
+{
+    (void) keys;
+    (void) keycode;
+    return offer_key(self, keyval, state, TRUE, FALSE);
+}
+
+static void key_released_cb(GtkEventControllerKey *keys, guint keyval, guint keycode,
+                            GdkModifierType state, AlliumWindow *self)
+{
+    (void) keys;
+    (void) keycode;
+    offer_key(self, keyval, state, FALSE, FALSE);
+}
+
+/* The window lost the keyboard: the releases of held keys go elsewhere. */
+static void active_changed_cb(GObject *object, GParamSpec *pspec, AlliumWindow *self)
+{
+    (void) object;
+    (void) pspec;
+    if (gtk_window_is_active(GTK_WINDOW(self))) return;
+    for (int i = 0; i < ALLIUM_WINDOW_VIEW_COUNT; i++) allium_view_release_keys(self->views[i]);
+}
+
 static void view_edit_error_cb(AlliumView *view, const char *message, AlliumWindow *self)
 {
     (void) view;
@@ -629,6 +693,17 @@ static void allium_window_init(AlliumWindow *self)
 
     g_signal_connect(allium_preferences_get_default(), "notify::grid-size",
                      G_CALLBACK(grid_changed_cb), self);
+
+    GtkEventController *capture = gtk_event_controller_key_new();
+    gtk_event_controller_set_propagation_phase(capture, GTK_PHASE_CAPTURE);
+    g_signal_connect(capture, "key-pressed", G_CALLBACK(key_capture_pressed_cb), self);
+    g_signal_connect(capture, "key-released", G_CALLBACK(key_capture_released_cb), self);
+    gtk_widget_add_controller(GTK_WIDGET(self), capture);
+    GtkEventController *keys = gtk_event_controller_key_new();
+    g_signal_connect(keys, "key-pressed", G_CALLBACK(key_pressed_cb), self);
+    g_signal_connect(keys, "key-released", G_CALLBACK(key_released_cb), self);
+    gtk_widget_add_controller(GTK_WIDGET(self), keys);
+    g_signal_connect(self, "notify::is-active", G_CALLBACK(active_changed_cb), self);
 
     GtkDropTarget *drop = gtk_drop_target_new(GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);
     g_signal_connect(drop, "drop", G_CALLBACK(drop_cb), self);

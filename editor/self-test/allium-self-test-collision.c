@@ -301,12 +301,12 @@ gboolean step_inspector_rebuild(SelfTest *t)
     return TRUE;
 }
 
-/* Starts phase PHASE of the walk: remembers when, and where the walker was. */
+/* Starts phase PHASE of the walk: remembers when, and where the walker W was (if any). */
 static void walk_phase(SelfTest *t, AlliumWalker *w, int phase)
 {
     t->walk_phase = phase;
     t->walk_phase_us = g_get_monotonic_time();
-    allium_walker_get_state(w, t->walk_from, NULL, NULL, NULL);
+    if (w) allium_walker_get_state(w, t->walk_from, NULL, NULL, NULL);
     t->walk_top = t->walk_from[2];
 }
 
@@ -386,6 +386,102 @@ gboolean step_walk(SelfTest *t)
         check(t, !crouched, "the agent stood up again");
         allium_view_simulate_key(view, GDK_KEY_Escape, TRUE);
         check(t, !allium_view_is_walking(view), "Escape returns to editing");
+        return TRUE;
+    }
+    return TRUE;
+}
+
+/* The window's key controller of PHASE (it offers the views what the focused widget
+ * leaves alone, allium-window.c). */
+static GtkEventController *window_keys(SelfTest *t, GtkPropagationPhase phase)
+{
+    GtkEventController *found = NULL;
+    GListModel *controllers = gtk_widget_observe_controllers(GTK_WIDGET(t->window));
+    for (guint i = 0; i < g_list_model_get_n_items(controllers) && !found; i++) {
+        GtkEventController *c = g_list_model_get_item(controllers, i);
+        if (GTK_IS_EVENT_CONTROLLER_KEY(c) &&
+            gtk_event_controller_get_propagation_phase(c) == phase)
+            found = c;
+        g_object_unref(c);
+    }
+    g_object_unref(controllers);
+    return found;
+}
+
+/* KEYVAL going down (or up) as it reaches the window in PHASE; whether it was taken. */
+static gboolean window_key(SelfTest *t, GtkPropagationPhase phase, guint keyval, gboolean down)
+{
+    GtkEventController *keys = window_keys(t, phase);
+    gboolean taken = FALSE;
+    if (!keys) return FALSE;
+    if (down)
+        g_signal_emit_by_name(keys, "key-pressed", keyval, 0, 0, &taken);
+    else
+        g_signal_emit_by_name(keys, "key-released", keyval, 0, 0);
+    return taken;
+}
+
+/* Keys reach the view under the pointer though another widget has the focus: W flies the
+ * 3D view the pointer is over without a click first, and during a walk the arrow keys turn
+ * the walker though a 2D view has the focus (there they would nudge the selection). The
+ * keys are given to the window's controllers as GTK hands them on when the focused widget
+ * leaves them alone; gui-input-test.py presses the real keys. */
+gboolean step_keys_under_pointer(SelfTest *t)
+{
+    AlliumView *view = view_3d(t);
+    al_camera *cam = allium_view_get_camera(view);
+    if (!t->step_begun) {
+        check(t, window_keys(t, GTK_PHASE_CAPTURE) && window_keys(t, GTK_PHASE_BUBBLE),
+              "the window has key controllers in the capture and bubble phases");
+        /* The focus on a button of the side panel; the pointer over the 3D view. */
+        g_autoptr(GPtrArray) buttons = g_ptr_array_new();
+        collect(GTK_WIDGET(t->window->inspector), GTK_TYPE_BUTTON, buttons);
+        gboolean focused = buttons->len > 0 && gtk_widget_grab_focus(buttons->pdata[0]);
+        check(t, focused, "a button of the side panel has the focus");
+        allium_view_simulate_pointer(view, TRUE, gtk_widget_get_width(GTK_WIDGET(view)) / 2.0,
+                                     gtk_widget_get_height(GTK_WIDGET(view)) / 2.0);
+        memcpy(t->walk_from, cam->position, sizeof t->walk_from);
+        check(t, window_key(t, GTK_PHASE_BUBBLE, GDK_KEY_w, TRUE),
+              "W reaches the 3D view under the pointer");
+        walk_phase(t, NULL, 1);
+        return FALSE;
+    }
+    if (t->walk_phase == 1) {
+        if (!walk_phase_over(t, 0.5)) return FALSE;
+        window_key(t, GTK_PHASE_BUBBLE, GDK_KEY_w, FALSE);
+        double f[3], r[3], u[3], moved = 0;
+        al_camera_basis(cam, f, r, u);
+        for (int k = 0; k < 3; k++) moved += (cam->position[k] - t->walk_from[k]) * f[k];
+        check(t, moved > 32, "holding W flew the camera %.0f units forward, unclicked", moved);
+        GtkWidget *focus = gtk_window_get_focus(GTK_WINDOW(t->window));
+        check(t, focus && GTK_IS_BUTTON(focus), "and the button kept the focus");
+        /* Away from the view, W is not the view's. */
+        allium_view_simulate_pointer(view, FALSE, 0, 0);
+        check(t, !window_key(t, GTK_PHASE_BUBBLE, GDK_KEY_w, TRUE),
+              "with the pointer elsewhere W is left alone");
+        window_key(t, GTK_PHASE_BUBBLE, GDK_KEY_w, FALSE);
+        /* A walk, and then the focus in the top view, as a click there to draw gives it. */
+        check(t, gtk_widget_activate_action(GTK_WIDGET(t->window), "win.walk", NULL),
+              "win.walk activated");
+        AlliumView *top = view_of_kind(t, AL_VIEW_TOP);
+        gboolean moved_focus = top && gtk_widget_child_focus(GTK_WIDGET(top), GTK_DIR_TAB_FORWARD);
+        GtkWidget *now = gtk_window_get_focus(GTK_WINDOW(t->window));
+        check(t, moved_focus && now && gtk_widget_is_ancestor(now, GTK_WIDGET(top)),
+              "the top view has the focus during the walk");
+        AlliumWalker *w = allium_view_get_walker(view);
+        double eye[3], yaw0 = 0, yaw1 = 0, pitch;
+        if (w) allium_walker_get_eye(w, eye, &yaw0, &pitch);
+        gboolean taken = window_key(t, GTK_PHASE_CAPTURE, GDK_KEY_Left, TRUE);
+        window_key(t, GTK_PHASE_CAPTURE, GDK_KEY_Left, FALSE);
+        if (w) allium_walker_get_eye(w, eye, &yaw1, &pitch);
+        check(t, w && taken && yaw1 > yaw0 + 1,
+              "the Left arrow turns the walker though the top view has the focus (yaw %.0f -> "
+              "%.0f)",
+              yaw0, yaw1);
+        check(t,
+              window_key(t, GTK_PHASE_CAPTURE, GDK_KEY_Escape, TRUE) &&
+                  !allium_view_is_walking(view),
+              "and Escape ends the walk");
         return TRUE;
     }
     return TRUE;

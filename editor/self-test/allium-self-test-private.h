@@ -124,5 +124,6 @@ gboolean step_test_box_size(SelfTest *t);
 gboolean step_agents(SelfTest *t);
 gboolean step_inspector_rebuild(SelfTest *t);
 gboolean step_walk(SelfTest *t);
+gboolean step_keys_under_pointer(SelfTest *t);
 
 G_END_DECLS

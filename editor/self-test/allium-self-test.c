@@ -1043,6 +1043,7 @@ static const struct {
     {"agents", step_agents, 30000},
     {"properties rebuilt while a row commits", step_inspector_rebuild, 30000},
     {"walk mode", step_walk, 20000},
+    {"keys reach the view under the pointer", step_keys_under_pointer, 20000},
     {"agent hulls", step_hulls_dialog, 60000},
     {"undo the editing", step_undo_editing, 30000},
     {"build a sealed map from an empty file", step_build_from_empty, 120000},
