@@ -14,6 +14,7 @@
 #include "allium-config.h"
 
 #include "allium-collision.h"
+#include "allium-format.h"
 
 #include "al-agents.h"
 #include "al-move.h"
@@ -338,8 +339,10 @@ char *allium_collision_describe_box(AlliumCollision *self, int box)
     GString *s = g_string_new(NULL);
     char name[64];
     format_hull(name, sizeof name, b->hull, b->size);
-    g_string_append_printf(s, _("%s box at %.1f %.1f %.1f"), name, b->origin[0], b->origin[1],
-                           b->origin[2]);
+    char x[ALLIUM_NUMBER_SIZE], y[ALLIUM_NUMBER_SIZE], z[ALLIUM_NUMBER_SIZE];
+    g_string_append_printf(
+        s, _("%s box at %s %s %s"), name, allium_format_fixed(x, b->origin[0], 1),
+        allium_format_fixed(y, b->origin[1], 1), allium_format_fixed(z, b->origin[2], 1));
     if (!b->hull[0])
         g_string_append_printf(s, " · %s", b->solid ? _("inside solid") : _("free"));
     if (b->dragged) {
@@ -348,8 +351,10 @@ char *allium_collision_describe_box(AlliumCollision *self, int box)
             g_string_append(s, _(" · started in solid!"));
         if (l->contact_count > 0) {
             const al_slide_contact *c = &l->contacts[0];
-            g_string_append_printf(s, _(" · hit at %.2f, normal %.2f %.2f %.2f"), l->first_fraction,
-                                   c->normal[0], c->normal[1], c->normal[2]);
+            g_string_append_printf(s, _(" · hit at %.2f, normal %s %s %s"), l->first_fraction,
+                                   allium_format_fixed(x, c->normal[0], 2),
+                                   allium_format_fixed(y, c->normal[1], 2),
+                                   allium_format_fixed(z, c->normal[2], 2));
             if (l->contact_count > 1)
                 g_string_append_printf(s,
                                        g_dngettext(GETTEXT_PACKAGE, ", slid along %d surface",
@@ -498,12 +503,14 @@ char *allium_collision_describe_agent(AlliumCollision *self, int agent)
                            al_agents_count(self->agents), hull,
                            hypot(m->velocity[0], m->velocity[1]),
                            m->on_ground ? _("on ground") : _("in the air"));
+    char x[ALLIUM_NUMBER_SIZE], y[ALLIUM_NUMBER_SIZE], z[ALLIUM_NUMBER_SIZE];
+    allium_format_fixed(x, g->goal[0], 0);
+    allium_format_fixed(y, g->goal[1], 0);
+    allium_format_fixed(z, g->goal[2], 0);
     if (g->waypoint >= 0)
-        g_string_append_printf(s, _(" · to waypoint at %.0f %.0f %.0f"), g->goal[0], g->goal[1],
-                               g->goal[2]);
+        g_string_append_printf(s, _(" · to waypoint at %s %s %s"), x, y, z);
     else
-        g_string_append_printf(s, _(" · wandering to %.0f %.0f %.0f"), g->goal[0], g->goal[1],
-                               g->goal[2]);
+        g_string_append_printf(s, _(" · wandering to %s %s %s"), x, y, z);
     if (g->stuck) g_string_append(s, _(" · inside solid!"));
     return g_string_free(s, FALSE);
 }

@@ -10,6 +10,7 @@
 
 #include "allium-inspector.h"
 #include "allium-error-label.h"
+#include "allium-format.h"
 
 #include "geom/plane.h"
 
@@ -453,10 +454,13 @@ static void describe_faces(AlliumSnapshot *snap, const AlliumFaceRef *faces, gui
         if (b < 0 || faces[i].face >= in->brushes[b].face_count) continue;
         const al_face_desc *f = &in->faces[in->brushes[b].first_face + faces[i].face];
         double n[3], d;
+        char x[ALLIUM_NUMBER_SIZE], y[ALLIUM_NUMBER_SIZE], z[ALLIUM_NUMBER_SIZE];
         const char *name = f->material >= 0 ? in->materials[f->material].name : "";
         if (i) g_string_append_c(text, '\n');
         if (al_plane_from_points(f->points[0], f->points[1], f->points[2], n, &d))
-            g_string_append_printf(text, _("%s, facing %.2f %.2f %.2f"), name, n[0], n[1], n[2]);
+            g_string_append_printf(text, _("%s, facing %s %s %s"), name,
+                                   allium_format_fixed(x, n[0], 2), allium_format_fixed(y, n[1], 2),
+                                   allium_format_fixed(z, n[2], 2));
         else
             g_string_append(text, name);
     }

@@ -8,6 +8,8 @@
 
 #include "al-move.h"
 #include "allium-collision.h"
+#include "allium-format.h"
+#include "allium-view-private.h"
 
 #include <glib/gi18n.h>
 #include <math.h>
@@ -73,8 +75,58 @@ gboolean step_test_box(SelfTest *t)
         return FALSE;
     }
     if (!settle(t)) return FALSE;
+    /* The readout in the top view's header (not maximized): whole, clear of the maximize
+     * button, its numbers without exponents or negative zeros. */
+    AlliumView *top = view_of_kind(t, AL_VIEW_TOP);
+    graphene_rect_t label, button;
+    gboolean placed =
+        top && gtk_widget_compute_bounds(GTK_WIDGET(top->info_label), GTK_WIDGET(top), &label) &&
+        gtk_widget_compute_bounds(GTK_WIDGET(top->maximize_button), GTK_WIDGET(top), &button);
+    int needed = 0;
+    if (placed) {
+        /* Measures count the widget's margins in. */
+        GtkWidget *l = GTK_WIDGET(top->info_label);
+        int across =
+            (int) label.size.width + gtk_widget_get_margin_start(l) + gtk_widget_get_margin_end(l);
+        gtk_widget_measure(l, GTK_ORIENTATION_VERTICAL, across, &needed, NULL, NULL, NULL);
+        needed -= gtk_widget_get_margin_top(l) + gtk_widget_get_margin_bottom(l);
+    }
+    const char *shown = placed ? gtk_label_get_text(top->info_label) : "";
+    check(t,
+          placed && !graphene_rect_intersection(&label, &button, NULL) &&
+              label.origin.x + label.size.width <= gtk_widget_get_width(GTK_WIDGET(top)) &&
+              label.size.height >= needed && strstr(shown, "large: "),
+          "the readout is whole and clear of the maximize button (%.0f×%.0f at %.0f, %d high "
+          "needed; the button at %.0f; \"%s\")",
+          placed ? label.size.width : 0, placed ? label.size.height : 0,
+          placed ? label.origin.x : 0, needed, placed ? button.origin.x : 0, shown);
+    check(t, !strstr(shown, "e+") && !strstr(shown, "-0.00"), "its numbers read plainly");
     shoot_and_compare(t, "test-box.png", NULL);
     gtk_widget_activate_action(GTK_WIDGET(t->window), "win.tool", "s", "select");
+    return TRUE;
+}
+
+/* How numbers are written for the designer (allium-format.c). */
+gboolean step_numbers(SelfTest *t)
+{
+    static const struct {
+        double v;
+        int decimals;
+        gboolean fixed;
+        const char *expect;
+    } cases[] = {
+        {1487.5, 2, FALSE, "1487.5"}, {-1e-17, 2, TRUE, "0.00"},     {-0.004, 2, TRUE, "0.00"},
+        {-0.71, 2, TRUE, "-0.71"},    {16, 2, FALSE, "16"},          {-0.25, 2, FALSE, "-0.25"},
+        {-0.3, 0, TRUE, "0"},         {131072, 1, TRUE, "131072.0"}, {0.126, 2, FALSE, "0.13"},
+    };
+    /* The test runs in the C locale's numbers (the separator a point). */
+    for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+        char buf[ALLIUM_NUMBER_SIZE];
+        const char *got = cases[i].fixed ? allium_format_fixed(buf, cases[i].v, cases[i].decimals)
+                                         : allium_format_short(buf, cases[i].v, cases[i].decimals);
+        check(t, g_str_equal(got, cases[i].expect), "%g with %d decimals reads \"%s\" (\"%s\")",
+              cases[i].v, cases[i].decimals, cases[i].expect, got);
+    }
     return TRUE;
 }
 

@@ -120,6 +120,7 @@ gboolean step_new_dialog(SelfTest *t);
 
 /* allium-self-test-collision.c */
 gboolean step_test_box(SelfTest *t);
+gboolean step_numbers(SelfTest *t);
 gboolean step_test_box_size(SelfTest *t);
 gboolean step_agents(SelfTest *t);
 gboolean step_inspector_rebuild(SelfTest *t);

@@ -1038,6 +1038,7 @@ static const struct {
     {"place a light", step_place_light, 30000},
     {"inspector", step_inspector, 30000},
     {"compile panel", step_compile_panel, 60000},
+    {"numbers as the designer reads them", step_numbers, 5000},
     {"collision test box", step_test_box, 10000},
     {"test box of any size", step_test_box_size, 10000},
     {"agents", step_agents, 30000},

@@ -10,6 +10,7 @@
 
 #include "allium-view-private.h"
 
+#include "allium-format.h"
 #include "allium-preferences.h"
 
 #include <glib/gi18n.h>
@@ -120,9 +121,9 @@ static gboolean fly_tick_cb(GtkWidget *widget, GdkFrameClock *clock, gpointer da
 
 static void format_coordinate(GString *text, const char *axis, double v)
 {
-    /* Whole units as integers, as map coordinates are written. */
-    if (fabs(v - round(v)) < 1e-6) g_string_append_printf(text, "%s %.0f", axis, v);
-    else g_string_append_printf(text, "%s %.3g", axis, v);
+    /* Whole units as integers, as map coordinates are written; else to a hundredth. */
+    char number[ALLIUM_NUMBER_SIZE];
+    g_string_append_printf(text, "%s %s", axis, allium_format_short(number, v, 2));
 }
 
 static const char *material_of(const AlliumSnapshot *snap, int brush, int face)

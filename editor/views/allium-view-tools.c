@@ -21,6 +21,7 @@
 
 #include "allium-view-private.h"
 
+#include "allium-format.h"
 #include "allium-preferences.h"
 
 #include "geom/epsilon.h"
@@ -71,6 +72,8 @@ static int depth_axis(AlliumView *self)
 static void set_tool_info(AlliumView *self, const char *text)
 {
     g_strlcpy(self->tool_info, text, sizeof self->tool_info);
+    const char *end; /* a text cut in the middle of a character ends before it */
+    if (!g_utf8_validate(self->tool_info, -1, &end)) self->tool_info[end - self->tool_info] = '\0';
     allium_view_queue_render(self);
 }
 
@@ -336,8 +339,11 @@ static void update_move(AlliumView *self, const double point[3])
     g_autoptr(GArray) points = g_array_new(FALSE, FALSE, sizeof(double[3]));
     selection_guides(self, self->edit_delta, points);
     publish_guides(self, points, 0);
-    g_autofree char *text = g_strdup_printf(_("Move %g %g %g"), self->edit_delta[0],
-                                            self->edit_delta[1], self->edit_delta[2]);
+    char x[ALLIUM_NUMBER_SIZE], y[ALLIUM_NUMBER_SIZE], z[ALLIUM_NUMBER_SIZE];
+    g_autofree char *text =
+        g_strdup_printf(_("Move %s %s %s"), allium_format_short(x, self->edit_delta[0], 2),
+                        allium_format_short(y, self->edit_delta[1], 2),
+                        allium_format_short(z, self->edit_delta[2], 2));
     set_tool_info(self, text);
 }
 

@@ -167,7 +167,7 @@ static void update_lightmap(AlliumView *self, AlliumSnapshot *snap)
 
 static void update_info_label(AlliumView *self)
 {
-    char text[160];
+    char text[sizeof self->tool_info];
     AlliumSnapshot *snap = allium_view_get_snapshot(self);
     if (self->tool_info[0]) {
         g_strlcpy(text, self->tool_info, sizeof text);
