@@ -214,6 +214,59 @@ gboolean step_test_box_size(SelfTest *t)
     return TRUE;
 }
 
+/* The test-box tool says which hull a click places (and H changes it at once), and a
+ * click that places no box says why. */
+gboolean step_test_box_feedback(SelfTest *t)
+{
+    AlliumCollision *c = t->window->collision;
+    AlliumView *top = view_of_kind(t, AL_VIEW_TOP), *view = view_3d(t);
+    if (!t->step_begun) {
+        gtk_widget_activate_action(GTK_WIDGET(t->window), "win.tool", "s", "testbox");
+        allium_view_queue_render(top);
+        t->phase = 0;
+        return FALSE;
+    }
+    if (!settle(t)) return FALSE;
+    const char *header = gtk_label_get_text(top->info_label);
+    if (t->phase == 0) {
+        check(t, strstr(header, "New test boxes: stand · H: next hull") != NULL,
+              "with the test-box tool the top view's header names the hull (\"%s\")", header);
+        check(t, gtk_widget_activate_action(GTK_WIDGET(t->window), "win.test-hull", NULL),
+              "H (win.test-hull) activated");
+        t->phase = 1;
+        t->settled = FALSE;
+        return FALSE;
+    }
+    if (t->phase == 1) {
+        check(t, strstr(header, "New test boxes: crouch") != NULL,
+              "H changed it to the next hull at once (\"%s\")", header);
+        /* The 3D camera far outside the map, looking up and away: a click hits nothing. */
+        al_camera *cam = allium_view_get_camera(view);
+        al_camera saved = *cam;
+        cam->position[0] = cam->position[1] = cam->position[2] = 20000;
+        cam->yaw = 45;
+        cam->pitch = 60;
+        int before = allium_collision_box_count(c);
+        double cx = gtk_widget_get_width(GTK_WIDGET(view)) / 2.0;
+        double cy = gtk_widget_get_height(GTK_WIDGET(view)) / 2.0;
+        allium_view_simulate_drag(view, cx, cy, cx, cy, 0, 0);
+        *cam = saved;
+        allium_view_queue_render(view);
+        check(t, allium_collision_box_count(c) == before, "a click on nothing placed no box");
+        t->phase = 2;
+        t->settled = FALSE;
+        return FALSE;
+    }
+    const char *said = gtk_label_get_text(view->info_label);
+    check(t, strstr(said, "No test box: nothing under the pointer") != NULL,
+          "and the 3D view's header says why (\"%s\")", said);
+    shoot_and_compare(t, "test-box-feedback.png", NULL);
+    allium_collision_next_hull(c); /* large */
+    allium_collision_next_hull(c); /* back to stand */
+    gtk_widget_activate_action(GTK_WIDGET(t->window), "win.tool", "s", "select");
+    return TRUE;
+}
+
 gboolean step_agents(SelfTest *t)
 {
     AlliumCollision *c = t->window->collision;

@@ -1041,6 +1041,7 @@ static const struct {
     {"numbers as the designer reads them", step_numbers, 5000},
     {"collision test box", step_test_box, 10000},
     {"test box of any size", step_test_box_size, 10000},
+    {"test box feedback", step_test_box_feedback, 10000},
     {"agents", step_agents, 30000},
     {"properties rebuilt while a row commits", step_inspector_rebuild, 30000},
     {"walk mode", step_walk, 20000},

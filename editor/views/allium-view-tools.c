@@ -650,11 +650,22 @@ static gboolean begin_test_box(AlliumView *self, double x, double y)
     int box = find_test_box(self, x, y);
     if (box < 0) {
         double at[3], mins[3], maxs[3];
-        if (!allium_collision_get_hull_box(self->collision, mins, maxs)) return FALSE;
+        /* A click that places nothing says why, in the header, until the next one. */
+        if (!allium_collision_get_hull_box(self->collision, mins, maxs)) {
+            g_autofree char *text = g_strdup_printf(
+                _("No test box: the map has no compiled hull “%s” yet"),
+                allium_collision_get_hull(self->collision));
+            set_tool_info(self, text);
+            return FALSE;
+        }
         if (self->kind == AL_VIEW_3D) {
             /* Against the surface under the pointer: off it by the box's own extent. */
             al_pick pick;
-            if (!allium_view_pick_at(self, x, y, &pick)) return FALSE;
+            if (!allium_view_pick_at(self, x, y, &pick)) {
+                set_tool_info(self, _("No test box: nothing under the pointer to place it "
+                                      "against (in a 2D view a click places one anywhere)"));
+                return FALSE;
+            }
             int a = dominant_axis(pick.normal);
             memcpy(at, pick.point, sizeof at);
             at[a] += pick.normal[a] >= 0 ? -mins[a] + AL_TRACE_SKIN : -maxs[a] - AL_TRACE_SKIN;

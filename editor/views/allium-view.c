@@ -193,6 +193,14 @@ static void update_info_label(AlliumView *self)
         double step = al_camera_grid_step(&self->camera, grid, 6.0);
         g_snprintf(text, sizeof text, _("grid %g · zoom %.0f%%"), step, self->camera.zoom * 100.0);
     }
+    /* The test-box tool says which hull a click places, so that H shows at once. */
+    if (self->tool == ALLIUM_TOOL_TESTBOX && self->collision) {
+        char hull[sizeof text];
+        g_snprintf(hull, sizeof hull, _("New test boxes: %s · H: next hull"),
+                   allium_collision_get_hull(self->collision));
+        size_t n = strlen(text);
+        g_snprintf(text + n, sizeof text - n, "%s%s", n ? "\n" : "", hull);
+    }
     if (g_strcmp0(gtk_label_get_text(self->info_label), text) != 0)
         gtk_label_set_text(self->info_label, text);
     gtk_widget_set_visible(GTK_WIDGET(self->info_label), text[0] != '\0');
@@ -817,9 +825,11 @@ void allium_view_set_tool(AlliumView *self, AlliumTool tool)
     g_return_if_fail(ALLIUM_IS_VIEW(self));
     allium_view_tool_cancel(self);
     if (tool != ALLIUM_TOOL_CLIP) allium_view_clip_clear(self);
-    if (self->showing_box) self->tool_info[0] = '\0';
+    /* A box's readout, or why a click placed none, belongs to the tool left. */
+    if (tool != self->tool) self->tool_info[0] = '\0';
     self->showing_box = FALSE;
     self->tool = tool;
+    allium_view_queue_render(self); /* the header names the new tool's state */
 }
 
 gboolean allium_view_get_selection_bounds(AlliumView *self, double mins[3], double maxs[3])
