@@ -12,6 +12,7 @@
 #include "allium-application.h"
 #include "allium-light-job.h"
 #include "allium-preferences.h"
+#include "allium-session.h"
 
 #include <glib/gi18n.h>
 #include <math.h>
@@ -416,6 +417,42 @@ static gboolean drop_cb(GtkDropTarget *target, const GValue *value, double x, do
     return any;
 }
 
+/* Writes the test boxes to the session file if they changed since it was written, so that
+ * they are there when the map is opened again (allium-session.h). */
+static void keep_test_boxes(AlliumWindow *self)
+{
+    g_clear_handle_id(&self->session_source, g_source_remove);
+    if (!self->document || !self->collision) return;
+    g_autofree char *boxes = allium_collision_save_boxes(self->collision);
+    if (g_strcmp0(boxes, self->kept_boxes ? self->kept_boxes : "") == 0) return;
+    GError *error = NULL;
+    if (!allium_session_set_test_boxes(allium_document_get_path(self->document), boxes, &error)) {
+        /* Only this session's boxes are at stake: said once, on the console. */
+        g_warning("the test boxes could not be kept: %s", error->message);
+        g_error_free(error);
+    }
+    g_free(self->kept_boxes);
+    self->kept_boxes = g_steal_pointer(&boxes);
+}
+
+static gboolean keep_test_boxes_cb(gpointer data)
+{
+    AlliumWindow *self = data;
+    self->session_source = 0;
+    keep_test_boxes(self);
+    return G_SOURCE_REMOVE;
+}
+
+/* The collision preview changed (a box placed, dragged or cleared; the agents moved): the
+ * boxes are kept half a second after the last change. */
+static void collision_changed_cb(AlliumCollision *collision, AlliumWindow *self)
+{
+    (void) collision;
+    update_selection_status(self);
+    g_clear_handle_id(&self->session_source, g_source_remove);
+    self->session_source = g_timeout_add(500, keep_test_boxes_cb, self);
+}
+
 /* Keys reach the widget with the focus first, so a view had to be clicked before it flew.
  * The window offers the views what that widget leaves alone: a walking view takes every
  * key (in the capture phase: before a 2D view clicked during the walk takes the arrows
@@ -491,6 +528,7 @@ static void view_edit_error_cb(AlliumView *view, const char *message, AlliumWind
 static void allium_window_dispose(GObject *object)
 {
     AlliumWindow *self = ALLIUM_WINDOW(object);
+    if (self->session_source) keep_test_boxes(self);
     if (self->document) {
         g_signal_handlers_disconnect_by_data(self->document, self);
         /* Release the map (and its lock) now, not whenever the last reference goes. */
@@ -515,6 +553,7 @@ static void allium_window_finalize(GObject *object)
     AlliumWindow *self = ALLIUM_WINDOW(object);
     g_free(self->layout);
     g_free(self->title_text);
+    g_free(self->kept_boxes);
     G_OBJECT_CLASS(allium_window_parent_class)->finalize(object);
 }
 
@@ -669,7 +708,7 @@ static void allium_window_init(AlliumWindow *self)
     self->selection = allium_selection_new();
     self->collision = allium_collision_new();
     g_signal_connect(self->selection, "changed", G_CALLBACK(selection_changed_cb), self);
-    g_signal_connect_swapped(self->collision, "changed", G_CALLBACK(update_selection_status), self);
+    g_signal_connect(self->collision, "changed", G_CALLBACK(collision_changed_cb), self);
     allium_inspector_set_selection(self->inspector, self->selection);
     allium_material_browser_set_selection(self->material_browser, self->selection);
     g_signal_connect(self->compile_panel, "select-brush", G_CALLBACK(problem_select_cb), self);
@@ -774,6 +813,9 @@ void allium_window_set_document(AlliumWindow *self, AlliumDocument *document)
     allium_selection_clear(self->selection);
     AlliumSnapshot *snap = allium_document_get_snapshot(document);
     if (snap && snap->world) allium_collision_set_snapshot(self->collision, snap);
+    /* The test boxes the map had when it was last closed. */
+    self->kept_boxes = allium_session_get_test_boxes(allium_document_get_path(document));
+    if (self->kept_boxes) allium_collision_restore_boxes(self->collision, self->kept_boxes);
     for (int i = 0; i < ALLIUM_WINDOW_VIEW_COUNT; i++)
         allium_view_set_document(self->views[i], document);
     allium_inspector_set_document(self->inspector, document);

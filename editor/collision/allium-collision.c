@@ -331,6 +331,68 @@ void allium_collision_clear_boxes(AlliumCollision *self)
     emit_changed(self);
 }
 
+char *allium_collision_save_boxes(AlliumCollision *self)
+{
+    g_return_val_if_fail(ALLIUM_IS_COLLISION(self), NULL);
+    GString *text = g_string_new(NULL);
+    for (guint i = 0; i < self->boxes->len; i++) {
+        const test_box *b = &g_array_index(self->boxes, test_box, i);
+        char v[6][G_ASCII_DTOSTR_BUF_SIZE];
+        const double *numbers[6] = {&b->size[0],   &b->size[1],   &b->size[2],
+                                    &b->origin[0], &b->origin[1], &b->origin[2]};
+        for (int k = 0; k < 6; k++) g_ascii_dtostr(v[k], sizeof v[k], *numbers[k]);
+        if (b->hull[0])
+            g_string_append_printf(text, "%s %s %s %s\n", b->hull, v[3], v[4], v[5]);
+        else
+            g_string_append_printf(text, "=%s %s %s %s %s %s\n", v[0], v[1], v[2], v[3], v[4],
+                                   v[5]);
+    }
+    return g_string_free(text, FALSE);
+}
+
+/* Reads COUNT numbers from WORDS into V; FALSE unless each is a finite number. */
+static gboolean read_words(char **words, int count, double *v)
+{
+    for (int k = 0; k < count; k++) {
+        char *end = NULL;
+        v[k] = g_ascii_strtod(words[k], &end);
+        if (!end || end == words[k] || *end != '\0' || !isfinite(v[k])) return FALSE;
+    }
+    return TRUE;
+}
+
+void allium_collision_restore_boxes(AlliumCollision *self, const char *text)
+{
+    g_return_if_fail(ALLIUM_IS_COLLISION(self));
+    g_auto(GStrv) lines = g_strsplit(text ? text : "", "\n", -1);
+    const al_world *w = current_world(self);
+    for (int i = 0; lines[i]; i++) {
+        g_auto(GStrv) words = g_strsplit(g_strstrip(lines[i]), " ", -1);
+        guint n = g_strv_length(words);
+        test_box b = {0};
+        if (n == 6 && words[0][0] == '=') {
+            /* "=SX SY SZ X Y Z": a box of any size */
+            double v[6];
+            char *numbers[6] = {words[0] + 1, words[1], words[2], words[3], words[4], words[5]};
+            gboolean ok = read_words(numbers, 6, v);
+            for (int k = 0; k < 3 && ok; k++)
+                ok = v[k] >= ALLIUM_COLLISION_MIN_SIZE && v[k] <= ALLIUM_COLLISION_MAX_SIZE;
+            if (!ok) continue;
+            memcpy(b.size, v, sizeof b.size);
+            memcpy(b.origin, v + 3, sizeof b.origin);
+        } else if (n == 4 && words[0][0] && strlen(words[0]) < sizeof b.hull) {
+            /* "HULL X Y Z" */
+            if (!read_words(words + 1, 3, b.origin)) continue;
+            g_strlcpy(b.hull, words[0], sizeof b.hull);
+        } else {
+            continue;
+        }
+        if (w) check_box(w, &b);
+        g_array_append_val(self->boxes, b);
+    }
+    emit_changed(self);
+}
+
 char *allium_collision_describe_box(AlliumCollision *self, int box)
 {
     test_box *b = box_at(self, box);

@@ -208,6 +208,18 @@ gboolean step_test_box_size(SelfTest *t)
           "the drag stopped it against the west wall (x %.2f, from %.2f)", after[0], o[0]);
     g_autofree char *text = allium_collision_describe_box(c, 0);
     check(t, strstr(text, "40×40×20 box") && strstr(text, "free"), "its readout: \"%s\"", text);
+    /* Kept as text between runs (allium-session.h), it comes back the same. */
+    g_autofree char *kept = allium_collision_save_boxes(c);
+    g_autoptr(AlliumCollision) copy = allium_collision_new();
+    allium_collision_set_snapshot(copy, snap);
+    allium_collision_restore_boxes(copy, kept);
+    double back[3] = {0};
+    gboolean same = allium_collision_box_count(copy) == 1 &&
+                    allium_collision_get_box(copy, 0, back, NULL) && back[0] == after[0] &&
+                    back[1] == after[1] && back[2] == after[2];
+    g_autofree char *copied = allium_collision_describe_box(copy, 0);
+    check(t, same && strstr(copied, "40×40×20 box"), "kept as \"%s\", it reads back the same",
+          g_strchomp(kept));
     allium_collision_next_hull(c); /* back to the map's hulls */
     allium_collision_clear_boxes(c);
     gtk_widget_activate_action(GTK_WIDGET(t->window), "win.tool", "s", "select");

@@ -27,6 +27,7 @@
 #include "allium-light-job.h"
 #include "allium-map-files.h"
 #include "allium-preferences.h"
+#include "allium-session.h"
 #include "allium-window-private.h"
 
 #include "mapfile/map.h"
@@ -752,7 +753,17 @@ static gboolean step_reopen_lit(SelfTest *t)
               "and the solver stops at its target (residual %.4f, %" G_GINT64_FORMAT " shots)",
               st->residual, (gint64) st->shots);
         t->relit_shots = st->shots;
+        /* A test box, to be there again when the map is opened again. */
+        AlliumCollision *c = window->collision;
+        double at[3] = {96, 96, 100};
+        gboolean placed = allium_collision_add_box(c, at, TRUE) == 0 &&
+                          allium_collision_get_box(c, 0, t->mark_lo, NULL);
+        check(t, placed, "a test box is placed (at %.1f %.1f %.1f)", t->mark_lo[0], t->mark_lo[1],
+              t->mark_lo[2]);
         gtk_window_destroy(GTK_WINDOW(window));
+        g_autofree char *kept = allium_session_get_test_boxes(path);
+        check(t, kept && strstr(kept, "stand 96 96 "), "closing the map kept it (\"%s\")",
+              kept ? kept : "nothing");
         t->phase = 1;
         return FALSE;
     }
@@ -763,7 +774,15 @@ static gboolean step_reopen_lit(SelfTest *t)
     al_draw_stats stats;
     allium_view_get_last_stats(allium_window_get_view(window, 0), &stats);
     check(t, stats.lightmapped, "and draws with it");
+    double again[3] = {0};
+    gboolean found = allium_collision_box_count(window->collision) == 1 &&
+                     allium_collision_get_box(window->collision, 0, again, NULL);
+    check(t,
+          found && again[0] == t->mark_lo[0] && again[1] == t->mark_lo[1] &&
+              again[2] == t->mark_lo[2],
+          "and with its test box where it was (%.1f %.1f %.1f)", again[0], again[1], again[2]);
     g_autoptr(GdkTexture) shot = screenshot(t, GTK_WIDGET(window), "06b-reopened-lit.png");
+    allium_collision_clear_boxes(window->collision);
     gtk_window_destroy(GTK_WINDOW(window));
     return TRUE;
 }
