@@ -130,14 +130,6 @@ gboolean step_numbers(SelfTest *t)
     return TRUE;
 }
 
-/* Collects the widgets of TYPE under WIDGET, in order. */
-static void collect(GtkWidget *widget, GType type, GPtrArray *out)
-{
-    if (G_TYPE_CHECK_INSTANCE_TYPE(widget, type)) g_ptr_array_add(out, widget);
-    for (GtkWidget *c = gtk_widget_get_first_child(widget); c; c = gtk_widget_get_next_sibling(c))
-        collect(c, type, out);
-}
-
 gboolean step_test_box_size(SelfTest *t)
 {
     AlliumCollision *c = t->window->collision;
@@ -157,8 +149,8 @@ gboolean step_test_box_size(SelfTest *t)
         /* The designer types 40 × 40 × 20 (a crawling agent) and presses Use. */
         g_autoptr(GPtrArray) spins = g_ptr_array_new();
         g_autoptr(GPtrArray) buttons = g_ptr_array_new();
-        collect(GTK_WIDGET(t->dialog), GTK_TYPE_SPIN_BUTTON, spins);
-        collect(gtk_window_get_titlebar(t->dialog), GTK_TYPE_BUTTON, buttons);
+        collect_widgets(GTK_WIDGET(t->dialog), GTK_TYPE_SPIN_BUTTON, spins);
+        collect_widgets(gtk_window_get_titlebar(t->dialog), GTK_TYPE_BUTTON, buttons);
         check(t, spins->len == 3, "the dialog has three sizes (%u)", spins->len);
         const double typed[3] = {40, 40, 20};
         for (guint k = 0; k < spins->len && k < 3; k++)
@@ -552,7 +544,7 @@ gboolean step_keys_under_pointer(SelfTest *t)
               "the window has key controllers in the capture and bubble phases");
         /* The focus on a button of the side panel; the pointer over the 3D view. */
         g_autoptr(GPtrArray) buttons = g_ptr_array_new();
-        collect(GTK_WIDGET(t->window->inspector), GTK_TYPE_BUTTON, buttons);
+        collect_widgets(GTK_WIDGET(t->window->inspector), GTK_TYPE_BUTTON, buttons);
         gboolean focused = buttons->len > 0 && gtk_widget_grab_focus(buttons->pdata[0]);
         check(t, focused, "a button of the side panel has the focus");
         allium_view_simulate_pointer(view, TRUE, gtk_widget_get_width(GTK_WIDGET(view)) / 2.0,

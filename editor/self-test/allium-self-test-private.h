@@ -68,6 +68,8 @@ AlliumView *view_3d(SelfTest *t);
 /* Bounds of the brush with document row ROW in the sample's current snapshot; FALSE if it
  * has none there. */
 gboolean row_bounds(SelfTest *t, gint64 row, double mins[3], double maxs[3]);
+/* Collects the widgets of TYPE under WIDGET (WIDGET too), in order, into OUT. */
+void collect_widgets(GtkWidget *widget, GType type, GPtrArray *out);
 /* The sample window's first view of KIND, or NULL. */
 AlliumView *view_of_kind(SelfTest *t, al_view_kind kind);
 /* Widget coordinates of map point P in VIEW; FALSE if it is not in front of the camera. */
@@ -101,6 +103,7 @@ gboolean step_inspector(SelfTest *t);
 gboolean step_compile_panel(SelfTest *t);
 gboolean step_undo_editing(SelfTest *t);
 /* allium-self-test-tools.c */
+gboolean step_tool_icons(SelfTest *t);
 gboolean step_select_all_invert(SelfTest *t);
 gboolean step_select_face(SelfTest *t);
 gboolean step_resize_handle(SelfTest *t);

@@ -689,3 +689,32 @@ gboolean step_resize_3d_handle(SelfTest *t)
     check(t, found && fabs(maxs[2] - t->box_maxs[2]) < 1e-6, "undo puts the top back");
     return TRUE;
 }
+
+/* The tools' buttons in the header bar show icons the icon theme has (a missing one is
+ * drawn as a broken image), each its own: the select tool a pointer, the test-box tool a
+ * box (they were a text-selection glyph and a check mark). */
+gboolean step_tool_icons(SelfTest *t)
+{
+    GtkIconTheme *theme = gtk_icon_theme_get_for_display(gtk_widget_get_display(GTK_WIDGET(t->window)));
+    g_autoptr(GPtrArray) buttons = g_ptr_array_new();
+    collect_widgets(gtk_window_get_titlebar(GTK_WINDOW(t->window)), GTK_TYPE_BUTTON, buttons);
+    g_autoptr(GHashTable) seen = g_hash_table_new(g_str_hash, g_str_equal);
+    int tools = 0;
+    for (guint i = 0; i < buttons->len; i++) {
+        GtkButton *button = buttons->pdata[i];
+        const char *icon = gtk_button_get_icon_name(button);
+        if (!icon) continue;
+        check(t, gtk_icon_theme_has_icon(theme, icon), "the icon theme has %s", icon);
+        if (g_strcmp0(gtk_actionable_get_action_name(GTK_ACTIONABLE(button)), "win.tool") != 0)
+            continue;
+        tools++;
+        check(t, !g_hash_table_contains(seen, icon), "the tool's icon %s is its own", icon);
+        g_hash_table_add(seen, (gpointer) icon);
+    }
+    check(t, tools == 4, "four tools in the header bar (%d)", tools);
+    check(t, g_hash_table_contains(seen, "allium-select-symbolic") &&
+                 g_hash_table_contains(seen, "allium-test-box-symbolic"),
+          "the select and test-box tools show Allium's pointer and box");
+    g_autoptr(GdkTexture) shot = screenshot(t, GTK_WIDGET(t->window), "01b-tool-icons.png");
+    return TRUE;
+}

@@ -57,6 +57,13 @@ char *dir_file(SelfTest *t, const char *name)
     return g_build_filename(t->dir, name, NULL);
 }
 
+void collect_widgets(GtkWidget *widget, GType type, GPtrArray *out)
+{
+    if (G_TYPE_CHECK_INSTANCE_TYPE(widget, type)) g_ptr_array_add(out, widget);
+    for (GtkWidget *c = gtk_widget_get_first_child(widget); c; c = gtk_widget_get_next_sibling(c))
+        collect_widgets(c, type, out);
+}
+
 AlliumView *view_of_kind(SelfTest *t, al_view_kind kind)
 {
     for (int i = 0; i < ALLIUM_WINDOW_VIEW_COUNT; i++) {
@@ -1010,6 +1017,7 @@ static const struct {
     {"prepare", step_prepare, 10000},
     {"wait for the compile", step_wait_compile, 60000},
     {"screenshot of the opened map", step_shot_open, 5000},
+    {"the tools' icons", step_tool_icons, 5000},
     {"single 3D view", step_single_3d, 10000},
     {"lit", step_lit, 120000},
     {"lighting off", step_lighting_off, 10000},
