@@ -104,6 +104,7 @@ gboolean step_compile_panel(SelfTest *t);
 gboolean step_undo_editing(SelfTest *t);
 /* allium-self-test-tools.c */
 gboolean step_tool_icons(SelfTest *t);
+gboolean step_grid_header(SelfTest *t);
 gboolean step_select_all_invert(SelfTest *t);
 gboolean step_select_face(SelfTest *t);
 gboolean step_resize_handle(SelfTest *t);

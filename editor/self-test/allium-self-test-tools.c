@@ -16,6 +16,7 @@
 #include "allium-material-browser.h"
 #include "geom/plane.h"
 #include "allium-preferences.h"
+#include "allium-view-private.h"
 
 #include <math.h>
 #include <string.h>
@@ -716,5 +717,34 @@ gboolean step_tool_icons(SelfTest *t)
                  g_hash_table_contains(seen, "allium-test-box-symbolic"),
           "the select and test-box tools show Allium's pointer and box");
     g_autoptr(GdkTexture) shot = screenshot(t, GTK_WIDGET(t->window), "01b-tool-icons.png");
+    return TRUE;
+}
+
+/* A 2D view's header gives the grid that snaps, the status bar's, also when it is zoomed
+ * out so far that the lines drawn skip some of its steps. */
+gboolean step_grid_header(SelfTest *t)
+{
+    AlliumView *top = view_of_kind(t, AL_VIEW_TOP);
+    al_camera *cam = allium_view_get_camera(top);
+    if (!t->step_begun) {
+        t->mark_lo[0] = cam->zoom;
+        cam->zoom = 0.05; /* 16-unit steps 0.8 pixels apart */
+        allium_view_queue_render(top);
+        return FALSE;
+    }
+    if (!settle(t)) return FALSE;
+    double grid = allium_preferences_get_grid_size(allium_preferences_get_default());
+    g_autofree char *header = g_strdup_printf("grid %g (lines every ", grid);
+    g_autofree char *status = g_strdup_printf("Grid %g", grid);
+    const char *shown = gtk_label_get_text(top->info_label);
+    check(t,
+          g_str_has_prefix(shown, header) &&
+              g_str_equal(gtk_label_get_text(t->window->grid_label), status),
+          "zoomed out, the header gives the snapping grid as the status bar does (\"%s\", "
+          "\"%s\")",
+          shown, gtk_label_get_text(t->window->grid_label));
+    g_autoptr(GdkTexture) shot = screenshot(t, GTK_WIDGET(t->window), "grid-header.png");
+    cam->zoom = t->mark_lo[0];
+    allium_view_queue_render(top);
     return TRUE;
 }

@@ -1018,6 +1018,7 @@ static const struct {
     {"wait for the compile", step_wait_compile, 60000},
     {"screenshot of the opened map", step_shot_open, 5000},
     {"the tools' icons", step_tool_icons, 5000},
+    {"the grid in a 2D view's header", step_grid_header, 5000},
     {"single 3D view", step_single_3d, 10000},
     {"lit", step_lit, 120000},
     {"lighting off", step_lighting_off, 10000},

@@ -189,9 +189,16 @@ static void update_info_label(AlliumView *self)
                                    "%d faces · outside the map", (gulong) s->faces_drawn),
                        s->faces_drawn);
     } else {
+        /* The grid that snaps (the status bar's); zoomed out, the lines drawn skip some of
+         * its steps, and the header says how far apart they are. */
         double grid = allium_preferences_get_grid_size(allium_preferences_get_default());
         double step = al_camera_grid_step(&self->camera, grid, 6.0);
-        g_snprintf(text, sizeof text, _("grid %g · zoom %.0f%%"), step, self->camera.zoom * 100.0);
+        if (step != grid)
+            g_snprintf(text, sizeof text, _("grid %g (lines every %g) · zoom %.0f%%"), grid, step,
+                       self->camera.zoom * 100.0);
+        else
+            g_snprintf(text, sizeof text, _("grid %g · zoom %.0f%%"), grid,
+                       self->camera.zoom * 100.0);
     }
     /* The test-box tool says which hull a click places, so that H shows at once. */
     if (self->tool == ALLIUM_TOOL_TESTBOX && self->collision) {
