@@ -923,8 +923,16 @@ static gboolean step_dialog(SelfTest *t, const char *action, const char *shot)
     return TRUE;
 }
 
+/* The preferences window, with each setting the README lists: the background colour's
+ * button is there and shown (step_background sets the colour with it). */
 static gboolean step_preferences(SelfTest *t)
 {
+    if (t->step_begun && t->dialog && gtk_widget_get_mapped(GTK_WIDGET(t->dialog)) && t->settled) {
+        g_autoptr(GPtrArray) buttons = g_ptr_array_new();
+        collect_widgets(GTK_WIDGET(t->dialog), GTK_TYPE_COLOR_BUTTON, buttons);
+        check(t, buttons->len == 1 && gtk_widget_is_visible(buttons->pdata[0]),
+              "the preferences show the background colour's button");
+    }
     return step_dialog(t, "preferences", "10-preferences.png");
 }
 
@@ -993,7 +1001,21 @@ static gboolean step_background(SelfTest *t)
 {
     AlliumPreferences *prefs = allium_preferences_get_default();
     if (!t->step_begun) {
-        g_object_set(prefs, "background", "#008080", NULL);
+        /* Chosen in the preferences window, as a designer does. */
+        GList *before = gtk_window_list_toplevels();
+        g_action_group_activate_action(G_ACTION_GROUP(t->app), "preferences", NULL);
+        g_autoptr(GtkWindow) dialog = take_new_dialog(before);
+        g_autoptr(GPtrArray) buttons = g_ptr_array_new();
+        if (dialog) collect_widgets(GTK_WIDGET(dialog), GTK_TYPE_COLOR_BUTTON, buttons);
+        check(t, buttons->len == 1, "the preferences have a colour button");
+        if (buttons->len == 1)
+            gtk_color_chooser_set_rgba(GTK_COLOR_CHOOSER(buttons->pdata[0]),
+                                       &(GdkRGBA){0, 128 / 255.0, 128 / 255.0, 1});
+        if (dialog) gtk_window_destroy(dialog);
+        g_autofree char *chosen = NULL;
+        g_object_get(prefs, "background", &chosen, NULL);
+        check(t, g_strcmp0(chosen, "#008080") == 0, "its colour is the background preference (%s)",
+              chosen);
         mark_frames(t);
         return FALSE;
     }
