@@ -45,7 +45,7 @@ struct _AlliumInspector {
     AlliumSelection *selection;
     gulong compiled_handler, selection_handler;
 
-    gint64 entity_row;      /* the entity whose rows are shown; 0: none */
+    gint64 entity_row;      /* the entity whose rows are shown; -1: none (the world is 0) */
     gboolean point_entity;  /* it has no brushes */
     const char *subject;    /* static string: "entity", "brushes", "world", "none" */
     char *fingerprint;
@@ -220,14 +220,15 @@ static void set_message(AlliumInspector *self, const char *text)
 static const char *shown_value(AlliumInspector *self, const char *key)
 {
     AlliumSnapshot *snap = snapshot_of(self);
-    int e = snap && self->entity_row ? allium_snapshot_entity_index(snap, self->entity_row) : -1;
+    int e = snap && self->entity_row >= 0 ? allium_snapshot_entity_index(snap, self->entity_row)
+                                          : -1;
     return e >= 0 ? allium_snapshot_entity_value(snap, e, key) : NULL;
 }
 
 /* Writes KEY = VALUE (NULL: removes KEY) on the shown entity, after the checks. */
 static gboolean commit(AlliumInspector *self, const char *key, const char *value)
 {
-    if (!self->entity_row || !self->document) return FALSE;
+    if (self->entity_row < 0 || !self->document) return FALSE;
     g_autofree char *message = NULL;
     if (!allium_value_check(key, value, &message)) {
         set_message(self, message);
@@ -553,7 +554,7 @@ static void refresh(AlliumInspector *self)
         for (int p = 0; p < e->property_count; p++)
             g_string_append_printf(print, "%s\n%s\n", e->properties[p].key, e->properties[p].value);
     }
-    gint64 row = entity >= 0 && snap->input.entity_ids ? snap->input.entity_ids[entity] : 0;
+    gint64 row = entity >= 0 && snap->input.entity_ids ? snap->input.entity_ids[entity] : -1;
     g_string_append_printf(print, "%" G_GINT64_FORMAT, row);
     if (self->fingerprint && g_str_equal(self->fingerprint, print->str)) return;
     g_free(self->fingerprint);
@@ -649,6 +650,7 @@ static void allium_inspector_init(AlliumInspector *self)
 {
     self->rows = g_ptr_array_new_with_free_func(row_detach);
     self->subject = "none";
+    self->entity_row = -1;
 
     GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 8);
     gtk_widget_set_margin_start(box, 10);
