@@ -476,36 +476,23 @@ static gboolean offer_key(AlliumWindow *self, guint keyval, GdkModifierType stat
     return taken;
 }
 
-static gboolean key_capture_pressed_cb(GtkEventControllerKey *keys, guint keyval, guint keycode,
-                                       GdkModifierType state, AlliumWindow *self)
-{
-    (void) keys;
-    (void) keycode;
-    return offer_key(self, keyval, state, TRUE, TRUE);
-}
-
-static void key_capture_released_cb(GtkEventControllerKey *keys, guint keyval, guint keycode,
-                                    GdkModifierType state, AlliumWindow *self)
-{
-    (void) keys;
-    (void) keycode;
-    offer_key(self, keyval, state, FALSE, TRUE);
-}
-
+/* Both key controllers' handlers: the capture phase's offers keys to a walking view only. */
 static gboolean key_pressed_cb(GtkEventControllerKey *keys, guint keyval, guint keycode,
                                GdkModifierType state, AlliumWindow *self)
 {
-    (void) keys;
     (void) keycode;
-    return offer_key(self, keyval, state, TRUE, FALSE);
+    gboolean capture =
+        gtk_event_controller_get_propagation_phase(GTK_EVENT_CONTROLLER(keys)) == GTK_PHASE_CAPTURE;
+    return offer_key(self, keyval, state, TRUE, capture);
 }
 
 static void key_released_cb(GtkEventControllerKey *keys, guint keyval, guint keycode,
                             GdkModifierType state, AlliumWindow *self)
 {
-    (void) keys;
     (void) keycode;
-    offer_key(self, keyval, state, FALSE, FALSE);
+    gboolean capture =
+        gtk_event_controller_get_propagation_phase(GTK_EVENT_CONTROLLER(keys)) == GTK_PHASE_CAPTURE;
+    offer_key(self, keyval, state, FALSE, capture);
 }
 
 /* The window lost the keyboard: the releases of held keys go elsewhere. */
@@ -733,15 +720,13 @@ static void allium_window_init(AlliumWindow *self)
     g_signal_connect(allium_preferences_get_default(), "notify::grid-size",
                      G_CALLBACK(grid_changed_cb), self);
 
-    GtkEventController *capture = gtk_event_controller_key_new();
-    gtk_event_controller_set_propagation_phase(capture, GTK_PHASE_CAPTURE);
-    g_signal_connect(capture, "key-pressed", G_CALLBACK(key_capture_pressed_cb), self);
-    g_signal_connect(capture, "key-released", G_CALLBACK(key_capture_released_cb), self);
-    gtk_widget_add_controller(GTK_WIDGET(self), capture);
-    GtkEventController *keys = gtk_event_controller_key_new();
-    g_signal_connect(keys, "key-pressed", G_CALLBACK(key_pressed_cb), self);
-    g_signal_connect(keys, "key-released", G_CALLBACK(key_released_cb), self);
-    gtk_widget_add_controller(GTK_WIDGET(self), keys);
+    for (int i = 0; i < 2; i++) {
+        GtkEventController *keys = gtk_event_controller_key_new();
+        gtk_event_controller_set_propagation_phase(keys, i ? GTK_PHASE_BUBBLE : GTK_PHASE_CAPTURE);
+        g_signal_connect(keys, "key-pressed", G_CALLBACK(key_pressed_cb), self);
+        g_signal_connect(keys, "key-released", G_CALLBACK(key_released_cb), self);
+        gtk_widget_add_controller(GTK_WIDGET(self), keys);
+    }
     g_signal_connect(self, "notify::is-active", G_CALLBACK(active_changed_cb), self);
 
     GtkDropTarget *drop = gtk_drop_target_new(GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);

@@ -181,32 +181,29 @@ int al_schema_migrate(sqlite3 *db, int from)
     return from == AL_DOC_SCHEMA_VERSION ? SQLITE_OK : SQLITE_ERROR;
 }
 
-/* Whether DB holds an object of TYPE named NAME; -1 if it cannot be read. */
-static int has_object(sqlite3 *db, const char *type, const char *name)
+/* Whether SQL (a query with two text parameters, A and B) finds a row in DB; -1 if it
+ * cannot be run. */
+static int finds_row(sqlite3 *db, const char *sql, const char *a, const char *b)
 {
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_schema WHERE type = ? AND name = ?", -1, &st,
-                           NULL) != SQLITE_OK)
-        return -1;
-    sqlite3_bind_text(st, 1, type, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) return -1;
+    sqlite3_bind_text(st, 1, a, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, b, -1, SQLITE_STATIC);
     int rc = sqlite3_step(st);
     sqlite3_finalize(st);
     return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
 }
 
+/* Whether DB holds an object of TYPE named NAME; -1 if it cannot be read. */
+static int has_object(sqlite3 *db, const char *type, const char *name)
+{
+    return finds_row(db, "SELECT 1 FROM sqlite_schema WHERE type = ? AND name = ?", type, name);
+}
+
 /* Whether TABLE of DB has a column COLUMN; -1 if it cannot be read. */
 static int has_column(sqlite3 *db, const char *table, const char *column)
 {
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_table_info(?) WHERE name = ?", -1, &st,
-                           NULL) != SQLITE_OK)
-        return -1;
-    sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, column, -1, SQLITE_STATIC);
-    int rc = sqlite3_step(st);
-    sqlite3_finalize(st);
-    return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
+    return finds_row(db, "SELECT 1 FROM pragma_table_info(?) WHERE name = ?", table, column);
 }
 
 /* Compares DB with REFERENCE (a database holding the current schema), object by object and

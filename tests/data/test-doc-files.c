@@ -157,36 +157,53 @@ CHECK_TEST(future, "/doc-files/a-map-from-a-newer-allium-is-refused-untouched")
     free(image);
 }
 
+/* Runs SQL (past the CHECK constraints, as another program could) on PATH; false with a
+ * failed check if it could not. */
+static bool tamper(const char *path, const char *sql)
+{
+    sqlite3 *db;
+    if (sqlite3_open(path, &db) != SQLITE_OK) return false;
+    bool ok =
+        sqlite3_exec(db, "PRAGMA ignore_check_constraints = 1", NULL, NULL, NULL) == SQLITE_OK &&
+        sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK;
+    CHECK_MSG(ok, "%s: %s", sql, sqlite3_errmsg(db));
+    sqlite3_close(db);
+    return ok;
+}
+
+/* For each of COUNT changes SQL[i] to a copy of the valid map IMAGE: both modes refuse it
+ * as damaged with WORDS[i], and leave it untouched. */
+static void expect_damage_refused(const char *image, size_t size, const char *const *sql,
+                                  const char *const *words, int count)
+{
+    for (int i = 0; i < count; i++) {
+        const char *path = fixture_path("damaged.allium");
+        if (!write_file(path, image, size) || !tamper(path, sql[i])) continue;
+        check_note("%s", sql[i]);
+        expect_refused(path, AL_DOC_READ_WRITE, AL_ERR_CORRUPT, words[i]);
+        expect_refused(path, AL_DOC_READ_ONLY, AL_ERR_CORRUPT, words[i]);
+    }
+}
+
 CHECK_TEST(damaged_schema,
            "/doc-files/a-map-with-a-table-trigger-or-column-gone-is-refused-untouched")
 {
     size_t size;
     char *image = valid_image(&size);
     REQUIRE(image);
-    const char *damage[] = {
+    const char *const damage[] = {
         "DROP TABLE journal",
         "DROP TRIGGER journal_faces_1",
         "DROP INDEX faces_brush",
         "ALTER TABLE steps DROP COLUMN time",
     };
-    const char *words[] = {
+    const char *const words[] = {
         "damaged.allium: is damaged: its table \"journal\" is missing",
         "its trigger \"journal_faces_1\" is missing",
         "its index \"faces_brush\" is missing",
         "its table \"steps\" has no column \"time\"",
     };
-    for (int i = 0; i < 4; i++) {
-        const char *path = fixture_path("damaged.allium");
-        REQUIRE(write_file(path, image, size));
-        sqlite3 *db;
-        REQUIRE(sqlite3_open(path, &db) == SQLITE_OK);
-        REQUIRE_MSG(sqlite3_exec(db, damage[i], NULL, NULL, NULL) == SQLITE_OK, "%s: %s", damage[i],
-                    sqlite3_errmsg(db));
-        sqlite3_close(db);
-        check_note("%s", damage[i]);
-        expect_refused(path, AL_DOC_READ_WRITE, AL_ERR_CORRUPT, words[i]);
-        expect_refused(path, AL_DOC_READ_ONLY, AL_ERR_CORRUPT, words[i]);
-    }
+    expect_damage_refused(image, size, damage, words, 4);
     free(image);
 }
 
@@ -197,41 +214,25 @@ CHECK_TEST(bad_properties, "/doc-files/entity-properties-that-are-not-json-are-n
     REQUIRE(image);
     /* What another program could write past the CHECK constraint; the fixture's entities
      * are the world, a player start and a light (entity 2). */
-    const char *tamper[] = {
+    const char *const tamper_sql[] = {
         "UPDATE entities SET properties = 'light 300' WHERE classname = 'light'",
         "UPDATE entities SET properties = '[\"light\", \"300\"]' WHERE classname = 'light'",
         "UPDATE entities SET properties = '{\"light\": 300}' WHERE classname = 'light'",
     };
-    const char *words[] = {
+    const char *const words[] = {
         "damaged.allium: is damaged: entity 2 (light): its properties are not a JSON object: "
         "\"light 300\"",
         "entity 2 (light): its properties are not a JSON object: \"[\"light\", \"300\"]\"",
         "entity 2 (light): its property \"light\" is integer, not text",
     };
-    for (int i = 0; i < 3; i++) {
-        const char *path = fixture_path("damaged.allium");
-        REQUIRE(write_file(path, image, size));
-        sqlite3 *db;
-        REQUIRE(sqlite3_open(path, &db) == SQLITE_OK);
-        REQUIRE(sqlite3_exec(db, "PRAGMA ignore_check_constraints = 1", NULL, NULL, NULL) ==
-                SQLITE_OK);
-        REQUIRE_MSG(sqlite3_exec(db, tamper[i], NULL, NULL, NULL) == SQLITE_OK, "%s: %s", tamper[i],
-                    sqlite3_errmsg(db));
-        sqlite3_close(db);
-        expect_refused(path, AL_DOC_READ_WRITE, AL_ERR_CORRUPT, words[i]);
-        expect_refused(path, AL_DOC_READ_ONLY, AL_ERR_CORRUPT, words[i]);
-    }
+    expect_damage_refused(image, size, tamper_sql, words, 3);
 
     /* Written by another program while the map is open: the compiler input names it. */
     const char *path = fixture_path("damaged.allium");
     REQUIRE(write_file(path, image, size));
     al_doc *doc = NULL;
     REQUIRE(al_doc_open(path, AL_DOC_READ_WRITE, &doc, NULL) == AL_OK);
-    sqlite3 *db;
-    REQUIRE(sqlite3_open(path, &db) == SQLITE_OK);
-    REQUIRE(sqlite3_exec(db, "PRAGMA ignore_check_constraints = 1", NULL, NULL, NULL) == SQLITE_OK);
-    REQUIRE(sqlite3_exec(db, tamper[0], NULL, NULL, NULL) == SQLITE_OK);
-    sqlite3_close(db);
+    REQUIRE(tamper(path, tamper_sql[0]));
     al_doc_input in;
     al_diag_list d = {0};
     CHECK(al_doc_build_input(doc, &in, &d) == AL_ERR_CORRUPT);

@@ -88,14 +88,24 @@ CHECK_TEST(add_brush_reports, "/doc/add-brush-reports-the-brush-and-its-bounds")
     al_doc_close(doc);
 }
 
-CHECK_TEST(transform_resize, "/doc/transform-mirror-and-resize-keep-valid-brushes")
+/* A new map NAME holding the box brush [0, 64] x [0, 32] x [0, 16] (its id in *ID). */
+static al_doc *new_doc_with_box(const char *name, int64_t *id)
 {
-    al_doc *doc = new_doc("transform.allium");
-    REQUIRE(doc);
+    al_doc *doc = new_doc(name);
     al_doc_face f[6];
     fixture_box_faces(0, 0, 0, 64, 32, 16, "stone", f);
+    if (doc && al_doc_add_brush(doc, 0, f, 6, id, NULL, NULL) != AL_OK) {
+        al_doc_close(doc);
+        doc = NULL;
+    }
+    return doc;
+}
+
+CHECK_TEST(transform_resize, "/doc/transform-mirror-and-resize-keep-valid-brushes")
+{
     int64_t id;
-    REQUIRE(al_doc_add_brush(doc, 0, f, 6, &id, NULL, NULL) == AL_OK);
+    al_doc *doc = new_doc_with_box("transform.allium", &id);
+    REQUIRE(doc);
     al_doc_change ch = {0};
     const double mirror[3][4] = {{-1, 0, 0, 0}, {0, 1, 0, 0}, {0, 0, 1, 0}};
     REQUIRE(al_doc_transform_brushes(doc, &id, 1, mirror, &ch) == AL_OK);
@@ -112,12 +122,9 @@ CHECK_TEST(transform_resize, "/doc/transform-mirror-and-resize-keep-valid-brushe
 
 CHECK_TEST(resize_limit, "/doc/resizing-beyond-the-coordinate-limit-is-refused-with-the-limit")
 {
-    al_doc *doc = new_doc("resize-limit.allium");
-    REQUIRE(doc);
-    al_doc_face f[6];
-    fixture_box_faces(0, 0, 0, 64, 32, 16, "stone", f);
     int64_t id;
-    REQUIRE(al_doc_add_brush(doc, 0, f, 6, &id, NULL, NULL) == AL_OK);
+    al_doc *doc = new_doc_with_box("resize-limit.allium", &id);
+    REQUIRE(doc);
     char path[600];
     snprintf(path, sizeof path, "%s", al_doc_path(doc));
     al_doc_close(doc);

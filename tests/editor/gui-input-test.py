@@ -162,27 +162,23 @@ def keys_reach_the_view_under_the_pointer(run, wx, wy, width, height):
     # The 3D view is the top left of the four: a rectangle inside it, under its header.
     view = (wx + round(width * 0.03), wy + round(height * 0.12),
             round(width * 0.25), round(height * 0.3))
+    def holding_changes_view(name, seconds, what, wait_for_steady):
+        before = steady(view, wait_for_steady)
+        hold(name, seconds)
+        time.sleep(0.5)
+        share = changed(before, grab(*view))
+        run.check(share > 0.3, f"{what} ({share:.0%} of the 3D view's pixels changed)")
+
     xdo("mousemove", view[0] + view[2] // 2, view[1] + view[3] // 2)
-    before = steady(view)
-    hold("w", 0.6)
-    time.sleep(0.5)
-    after = grab(*view)
-    run.check(changed(before, after) > 0.3,
-              f"W over the unclicked 3D view flew its camera ({changed(before, after):.0%} of "
-              f"its pixels changed)")
+    holding_changes_view("w", 0.6, "W over the unclicked 3D view flew its camera", 15)
     key("g")
     time.sleep(1.0)
     # A click in the top view (where a designer draws during a walk) takes the focus.
     xdo("mousemove", wx + round(width * 0.52), wy + round(height * 0.85))
     time.sleep(0.2)
     xdo("click", 1)
-    before = steady(view, 5)
-    hold("Left", 0.5)
-    time.sleep(0.5)
-    after = grab(*view)
-    run.check(changed(before, after) > 0.3,
-              f"during a walk the Left arrow turned the walker though the top view had the "
-              f"focus ({changed(before, after):.0%} of the 3D view's pixels changed)")
+    holding_changes_view("Left", 0.5, "during a walk the Left arrow turned the walker though "
+                         "the top view had the focus", 5)
     key("Escape")
     time.sleep(0.5)
 

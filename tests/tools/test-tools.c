@@ -1,6 +1,7 @@
 /* The command-line tools, run as a user runs them: report keys, exit status, errors.
  * Arguments: allium-compile allium-bench sample.map scratch-dir. */
 #include "check.h"
+#include "doc-fixture.h"
 #include "store/document.h"
 
 #include <cjson/cJSON.h>
@@ -253,16 +254,6 @@ static double now_ms(void)
     return (double) ts.tv_sec * 1e3 + (double) ts.tv_nsec / 1e6;
 }
 
-static void remove_document(const char *file)
-{
-    char side[700];
-    unlink(file);
-    snprintf(side, sizeof side, "%s-wal", file);
-    unlink(side);
-    snprintf(side, sizeof side, "%s-shm", file);
-    unlink(side);
-}
-
 /* Runs "allium-compile -o OUT MAP" (no light, no PVS), killed with SIGKILL after KILL_MS
  * (never if negative); its exit status, or -1 if it was killed. */
 static int import_killed_after(const char *map, const char *out, double kill_ms)
@@ -322,8 +313,7 @@ CHECK_TEST(killed_import, "/tools/a-killed-import-leaves-the-document-absent-or-
     const char *map = getenv("ALLIUM_GENERATED_MAP");
     if (!map || !exists(map)) map = sample_map;
     char target[600];
-    snprintf(target, sizeof target, "%s/killed.allium", scratch);
-    remove_document(target);
+    snprintf(target, sizeof target, "%s", fixture_path("killed.allium")); /* and its side files */
     double t0 = now_ms();
     REQUIRE(import_killed_after(map, target, -1) == 0);
     double run_ms = now_ms() - t0;
@@ -333,7 +323,7 @@ CHECK_TEST(killed_import, "/tools/a-killed-import-leaves-the-document-absent-or-
     srand(7);
     int absent = 0, complete = 0;
     for (int round = 0; round < 30; round++) {
-        remove_document(target);
+        fixture_path("killed.allium");
         double at = run_ms * 1.2 * (double) rand() / RAND_MAX;
         import_killed_after(map, target, at);
         if (!exists(target)) {
@@ -351,12 +341,12 @@ CHECK_TEST(killed_import, "/tools/a-killed-import-leaves-the-document-absent-or-
                "complete %d times; %d temporary files were left",
                run_ms, absent, complete, files_starting(".killed.allium.importing-"));
     /* What the kills left does not block the next import, which removes it. */
-    remove_document(target);
+    fixture_path("killed.allium");
     CHECK(import_killed_after(map, target, -1) == 0);
     CHECK(exists(target));
     CHECK_MSG(files_starting(".killed.allium.importing-") == 0, "%d temporary files are left",
               files_starting(".killed.allium.importing-"));
-    remove_document(target);
+    fixture_path("killed.allium");
 }
 
 /* Runs COMMAND with stderr captured too; its exit status, the output in *OUT. */
@@ -404,7 +394,7 @@ CHECK_TEST(empty_files, "/tools/an-empty-document-is-refused-an-empty-map-is-nam
               "output: %s", out);
     free(out);
     CHECK(file_size(map) == 0);
-    remove_document(imported);
+    fixture_path("zero-imported.allium");
 }
 
 CHECK_TEST(folder, "/tools/a-folder-given-as-the-map-is-named-a-folder")
@@ -492,6 +482,7 @@ int main(int argc, char **argv)
         return 2;
     }
     compile_tool = argv[1];
+    fixture_set_dir(argv[4]);
     bench_tool = argv[2];
     sample_map = argv[3];
     scratch = argv[4];
