@@ -25,7 +25,7 @@
  * row (owner and widgets NULL), and a detached row's handlers do nothing. */
 typedef struct {
     int refs;
-    AlliumInspector *owner;  /* borrowed; NULL once the row is detached */
+    AlliumInspector *owner; /* borrowed; NULL once the row is detached */
     char *key;
     GtkEditable *entry;      /* NULL for the hull list */
     GtkDropDown *hulls;      /* ALLIUM_VALUE_HULL */
@@ -220,8 +220,8 @@ static void set_message(AlliumInspector *self, const char *text)
 static const char *shown_value(AlliumInspector *self, const char *key)
 {
     AlliumSnapshot *snap = snapshot_of(self);
-    int e = snap && self->entity_row >= 0 ? allium_snapshot_entity_index(snap, self->entity_row)
-                                          : -1;
+    int e =
+        snap && self->entity_row >= 0 ? allium_snapshot_entity_index(snap, self->entity_row) : -1;
     return e >= 0 ? allium_snapshot_entity_value(snap, e, key) : NULL;
 }
 
@@ -264,8 +264,10 @@ static gboolean row_commit(Row *row)
     row_ref(row);
     gboolean ok = commit(row->owner, row->key, value);
     if (row->entry) {
-        if (ok) gtk_widget_remove_css_class(GTK_WIDGET(row->entry), "error");
-        else gtk_widget_add_css_class(GTK_WIDGET(row->entry), "error");
+        if (ok)
+            gtk_widget_remove_css_class(GTK_WIDGET(row->entry), "error");
+        else
+            gtk_widget_add_css_class(GTK_WIDGET(row->entry), "error");
     }
     row_unref(row);
     return ok;

@@ -102,7 +102,8 @@ gboolean step_build_from_empty(SelfTest *t)
         double origin[3] = {0, 0, 0}, px, py;
         gboolean seen = al_camera_project(cam, origin, &px, &py) && px >= 0 && py >= 0 &&
                         px < cam->width && py < cam->height;
-        check(t, cam->position[2] > 8 && seen && fabs(cam->position[0]) + fabs(cam->position[1]) > 64,
+        check(t,
+              cam->position[2] > 8 && seen && fabs(cam->position[0]) + fabs(cam->position[1]) > 64,
               "the new map's 3D camera stands over the ground, back from the origin, which it "
               "sees (%.0f %.0f %.0f)",
               cam->position[0], cam->position[1], cam->position[2]);

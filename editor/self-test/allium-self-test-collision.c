@@ -376,8 +376,9 @@ gboolean step_inspector_rebuild(SelfTest *t)
         g_signal_emit_by_name(entry, "activate");
         g_signal_handler_disconnect(doc, handler);
         t->edits++;
-        check(t, allium_inspector_get_editor(inspector, "origin") != entry &&
-                     allium_document_can_undo(doc),
+        check(t,
+              allium_inspector_get_editor(inspector, "origin") != entry &&
+                  allium_document_can_undo(doc),
               "Enter wrote the origin, and the panel was rebuilt during the commit");
         return FALSE;
     }
@@ -397,8 +398,9 @@ gboolean step_inspector_rebuild(SelfTest *t)
     gboolean started = gtk_widget_activate_action(GTK_WIDGET(t->window), "win.agents-start", NULL);
     double agent[3] = {0};
     allium_collision_get_agent(t->window->collision, 0, agent);
-    check(t, started && allium_collision_agent_count(t->window->collision) == 1 &&
-                 fabs(agent[0] - 160) < 1,
+    check(t,
+          started && allium_collision_agent_count(t->window->collision) == 1 &&
+              fabs(agent[0] - 160) < 1,
           "Start Agents spawns the agent at its new origin (%d agents, x %.1f)",
           allium_collision_agent_count(t->window->collision), agent[0]);
     check(t, g_strcmp0(allium_inspector_get_value(inspector, "origin"), moved) == 0,

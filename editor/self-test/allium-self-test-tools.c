@@ -696,7 +696,8 @@ gboolean step_resize_3d_handle(SelfTest *t)
  * box (they were a text-selection glyph and a check mark). */
 gboolean step_tool_icons(SelfTest *t)
 {
-    GtkIconTheme *theme = gtk_icon_theme_get_for_display(gtk_widget_get_display(GTK_WIDGET(t->window)));
+    GtkIconTheme *theme =
+        gtk_icon_theme_get_for_display(gtk_widget_get_display(GTK_WIDGET(t->window)));
     g_autoptr(GPtrArray) buttons = g_ptr_array_new();
     collect_widgets(gtk_window_get_titlebar(GTK_WINDOW(t->window)), GTK_TYPE_BUTTON, buttons);
     g_autoptr(GHashTable) seen = g_hash_table_new(g_str_hash, g_str_equal);
@@ -713,8 +714,9 @@ gboolean step_tool_icons(SelfTest *t)
         g_hash_table_add(seen, (gpointer) icon);
     }
     check(t, tools == 4, "four tools in the header bar (%d)", tools);
-    check(t, g_hash_table_contains(seen, "allium-select-symbolic") &&
-                 g_hash_table_contains(seen, "allium-test-box-symbolic"),
+    check(t,
+          g_hash_table_contains(seen, "allium-select-symbolic") &&
+              g_hash_table_contains(seen, "allium-test-box-symbolic"),
           "the select and test-box tools show Allium's pointer and box");
     g_autoptr(GdkTexture) shot = screenshot(t, GTK_WIDGET(t->window), "01b-tool-icons.png");
     return TRUE;

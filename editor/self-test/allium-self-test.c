@@ -870,8 +870,9 @@ static gboolean step_empty_map(SelfTest *t)
     GtkMessageType type;
     const char *text = NULL;
     if (!window || !allium_window_get_banner(window, &type, &text) || !settle(t)) return FALSE;
-    check(t, type == GTK_MESSAGE_INFO && text && strstr(text, "empty.map") &&
-                 strstr(text, "the file is empty (0 bytes)"),
+    check(t,
+          type == GTK_MESSAGE_INFO && text && strstr(text, "empty.map") &&
+              strstr(text, "the file is empty (0 bytes)"),
           "the empty .map opens with a notice saying so (\"%s\")", text ? text : "");
     AlliumSnapshot *snap = allium_document_get_snapshot(allium_window_get_document(window));
     check(t, snap && snap->input.input.brush_count == 0, "the map it opens is empty");

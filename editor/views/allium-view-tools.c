@@ -207,7 +207,8 @@ static void box_depth(AlliumView *self, int axis, double floor_at, double sign, 
         gboolean holds_eye = self->has_eye && self->eye[axis] >= *lo && self->eye[axis] <= *hi;
         for (int k = 0; k < 3 && holds_eye; k++)
             if (k != axis)
-                holds_eye = self->eye[k] >= self->edit_mins[k] && self->eye[k] <= self->edit_maxs[k];
+                holds_eye =
+                    self->eye[k] >= self->edit_mins[k] && self->eye[k] <= self->edit_maxs[k];
         if (holds_eye) {
             *lo = floor_at - depth;
             *hi = floor_at;
@@ -652,9 +653,9 @@ static gboolean begin_test_box(AlliumView *self, double x, double y)
         double at[3], mins[3], maxs[3];
         /* A click that places nothing says why, in the header, until the next one. */
         if (!allium_collision_get_hull_box(self->collision, mins, maxs)) {
-            g_autofree char *text = g_strdup_printf(
-                _("No test box: the map has no compiled hull “%s” yet"),
-                allium_collision_get_hull(self->collision));
+            g_autofree char *text =
+                g_strdup_printf(_("No test box: the map has no compiled hull “%s” yet"),
+                                allium_collision_get_hull(self->collision));
             set_tool_info(self, text);
             return FALSE;
         }
