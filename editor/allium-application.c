@@ -185,7 +185,8 @@ static void import_done_cb(GObject *source, GAsyncResult *result, gpointer data)
     ImportRequest *request = data;
     int warnings = 0;
     GError *error = NULL;
-    g_autofree char *path = allium_import_map_finish(result, &warnings, &error);
+    g_autofree char *first_warning = NULL;
+    g_autofree char *path = allium_import_map_finish(result, &warnings, &first_warning, &error);
     /* The window may have closed meanwhile. */
     GList *windows = gtk_application_get_windows(GTK_APPLICATION(request->app));
     AlliumWindow *origin = request->origin && g_list_find(windows, request->origin)
@@ -197,13 +198,15 @@ static void import_done_cb(GObject *source, GAsyncResult *result, gpointer data)
     } else {
         g_autofree char *from = g_filename_display_basename(request->map_path);
         g_autofree char *to = g_filename_display_name(path);
+        /* The first warning is named: an empty file, a brush the compiler will refuse. */
         g_autofree char *note =
-            warnings ? g_strdup_printf(g_dngettext(GETTEXT_PACKAGE,
-                                                   "Imported %s into %s (%d warning)",
-                                                   "Imported %s into %s (%d warnings)",
-                                                   (gulong) warnings),
-                                       from, to, warnings)
-                     : g_strdup_printf(_("Imported %s into %s"), from, to);
+            warnings && first_warning
+                ? g_strdup_printf(g_dngettext(GETTEXT_PACKAGE,
+                                              "Imported %s into %s (%d warning: %s)",
+                                              "Imported %s into %s (%d warnings; the first: %s)",
+                                              (gulong) warnings),
+                                  from, to, warnings, first_warning)
+                : g_strdup_printf(_("Imported %s into %s"), from, to);
         allium_application_open_document(request->app, path, origin, note);
     }
     import_request_free(request);

@@ -51,6 +51,8 @@ struct _AlliumWindow {
     AlliumCollision *collision; /* test boxes and agents */
     char *layout;
     char *title_text;
+    char *kept_boxes;     /* the test boxes as the session file has them */
+    guint session_source; /* a pending write of the session file, or 0 */
 
     /* borrowed references */
     AlliumView *active_view;

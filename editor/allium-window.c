@@ -12,6 +12,7 @@
 #include "allium-application.h"
 #include "allium-lightmap.h"
 #include "allium-preferences.h"
+#include "allium-session.h"
 
 #include <glib/gi18n.h>
 #include <math.h>
@@ -417,6 +418,93 @@ static gboolean drop_cb(GtkDropTarget *target, const GValue *value, double x, do
     return any;
 }
 
+/* Writes the test boxes to the session file if they changed since it was written, so that
+ * they are there when the map is opened again (allium-session.h). */
+static void keep_test_boxes(AlliumWindow *self)
+{
+    g_clear_handle_id(&self->session_source, g_source_remove);
+    if (!self->document || !self->collision) return;
+    g_autofree char *boxes = allium_collision_save_boxes(self->collision);
+    if (g_strcmp0(boxes, self->kept_boxes ? self->kept_boxes : "") == 0) return;
+    GError *error = NULL;
+    if (!allium_session_set_test_boxes(allium_document_get_path(self->document), boxes, &error)) {
+        /* Only this session's boxes are at stake: said once, on the console. */
+        g_warning("the test boxes could not be kept: %s", error->message);
+        g_error_free(error);
+    }
+    g_free(self->kept_boxes);
+    self->kept_boxes = g_steal_pointer(&boxes);
+}
+
+static gboolean keep_test_boxes_cb(gpointer data)
+{
+    AlliumWindow *self = data;
+    self->session_source = 0;
+    keep_test_boxes(self);
+    return G_SOURCE_REMOVE;
+}
+
+/* The collision preview changed (a box placed, dragged or cleared; the agents moved): the
+ * boxes are kept half a second after the last change. */
+static void collision_changed_cb(AlliumCollision *collision, AlliumWindow *self)
+{
+    (void) collision;
+    update_selection_status(self);
+    g_clear_handle_id(&self->session_source, g_source_remove);
+    self->session_source = g_timeout_add(500, keep_test_boxes_cb, self);
+}
+
+/* Keys reach the widget with the focus first, so a view had to be clicked before it flew.
+ * The window offers the views what that widget leaves alone: a walking view takes every
+ * key (in the capture phase: before a 2D view clicked during the walk takes the arrows
+ * for nudging), other views the flying keys while the pointer is over them. Text fields
+ * keep their keys. */
+static gboolean offer_key(AlliumWindow *self, guint keyval, GdkModifierType state, gboolean pressed,
+                          gboolean walking_only)
+{
+    if (walking_only) {
+        GtkWidget *focus = gtk_window_get_focus(GTK_WINDOW(self));
+        if (focus && GTK_IS_EDITABLE(focus)) return FALSE;
+    }
+    gboolean taken = FALSE;
+    for (int i = 0; i < ALLIUM_WINDOW_VIEW_COUNT; i++) {
+        AlliumView *view = self->views[i];
+        if (walking_only && !allium_view_is_walking(view)) continue;
+        /* A release goes to every view that may be holding the key. */
+        taken = allium_view_offer_key(view, keyval, state, pressed) || taken;
+        if (taken && pressed) break;
+    }
+    return taken;
+}
+
+/* Both key controllers' handlers: the capture phase's offers keys to a walking view only. */
+static gboolean key_pressed_cb(GtkEventControllerKey *keys, guint keyval, guint keycode,
+                               GdkModifierType state, AlliumWindow *self)
+{
+    (void) keycode;
+    gboolean capture =
+        gtk_event_controller_get_propagation_phase(GTK_EVENT_CONTROLLER(keys)) == GTK_PHASE_CAPTURE;
+    return offer_key(self, keyval, state, TRUE, capture);
+}
+
+static void key_released_cb(GtkEventControllerKey *keys, guint keyval, guint keycode,
+                            GdkModifierType state, AlliumWindow *self)
+{
+    (void) keycode;
+    gboolean capture =
+        gtk_event_controller_get_propagation_phase(GTK_EVENT_CONTROLLER(keys)) == GTK_PHASE_CAPTURE;
+    offer_key(self, keyval, state, FALSE, capture);
+}
+
+/* The window lost the keyboard: the releases of held keys go elsewhere. */
+static void active_changed_cb(GObject *object, GParamSpec *pspec, AlliumWindow *self)
+{
+    (void) object;
+    (void) pspec;
+    if (gtk_window_is_active(GTK_WINDOW(self))) return;
+    for (int i = 0; i < ALLIUM_WINDOW_VIEW_COUNT; i++) allium_view_release_keys(self->views[i]);
+}
+
 static void view_edit_error_cb(AlliumView *view, const char *message, AlliumWindow *self)
 {
     (void) view;
@@ -428,6 +516,7 @@ static void view_edit_error_cb(AlliumView *view, const char *message, AlliumWind
 static void allium_window_dispose(GObject *object)
 {
     AlliumWindow *self = ALLIUM_WINDOW(object);
+    if (self->session_source) keep_test_boxes(self);
     if (self->document) {
         g_signal_handlers_disconnect_by_data(self->document, self);
         /* Release the map (and its lock) now, not whenever the last reference goes. */
@@ -452,6 +541,7 @@ static void allium_window_finalize(GObject *object)
     AlliumWindow *self = ALLIUM_WINDOW(object);
     g_free(self->layout);
     g_free(self->title_text);
+    g_free(self->kept_boxes);
     G_OBJECT_CLASS(allium_window_parent_class)->finalize(object);
 }
 
@@ -606,7 +696,7 @@ static void allium_window_init(AlliumWindow *self)
     self->selection = allium_selection_new();
     self->collision = allium_collision_new();
     g_signal_connect(self->selection, "changed", G_CALLBACK(selection_changed_cb), self);
-    g_signal_connect_swapped(self->collision, "changed", G_CALLBACK(update_selection_status), self);
+    g_signal_connect(self->collision, "changed", G_CALLBACK(collision_changed_cb), self);
     allium_inspector_set_selection(self->inspector, self->selection);
     allium_material_browser_set_selection(self->material_browser, self->selection);
     g_signal_connect(self->compile_panel, "select-brush", G_CALLBACK(problem_select_cb), self);
@@ -630,6 +720,15 @@ static void allium_window_init(AlliumWindow *self)
 
     g_signal_connect(allium_preferences_get_default(), "notify::grid-size",
                      G_CALLBACK(grid_changed_cb), self);
+
+    for (int i = 0; i < 2; i++) {
+        GtkEventController *keys = gtk_event_controller_key_new();
+        gtk_event_controller_set_propagation_phase(keys, i ? GTK_PHASE_BUBBLE : GTK_PHASE_CAPTURE);
+        g_signal_connect(keys, "key-pressed", G_CALLBACK(key_pressed_cb), self);
+        g_signal_connect(keys, "key-released", G_CALLBACK(key_released_cb), self);
+        gtk_widget_add_controller(GTK_WIDGET(self), keys);
+    }
+    g_signal_connect(self, "notify::is-active", G_CALLBACK(active_changed_cb), self);
 
     GtkDropTarget *drop = gtk_drop_target_new(GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);
     g_signal_connect(drop, "drop", G_CALLBACK(drop_cb), self);
@@ -700,6 +799,9 @@ void allium_window_set_document(AlliumWindow *self, AlliumDocument *document)
     allium_selection_clear(self->selection);
     AlliumSnapshot *snap = allium_document_get_snapshot(document);
     if (snap && snap->world) allium_collision_set_snapshot(self->collision, snap);
+    /* The test boxes the map had when it was last closed. */
+    self->kept_boxes = allium_session_get_test_boxes(allium_document_get_path(document));
+    if (self->kept_boxes) allium_collision_restore_boxes(self->collision, self->kept_boxes);
     for (int i = 0; i < ALLIUM_WINDOW_VIEW_COUNT; i++)
         allium_view_set_document(self->views[i], document);
     allium_inspector_set_document(self->inspector, document);

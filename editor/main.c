@@ -40,15 +40,32 @@ static const char *translate_diag(const char *format)
     return g_dgettext(GETTEXT_PACKAGE, format);
 }
 
+/* Where the translations are: ALLIUM_LOCALEDIR if set; for the editor run from its build
+ * folder (BUILD/editor/allium, as the README says), the catalogues meson compiled there
+ * (BUILD/po/LANG/LC_MESSAGES/allium.mo); for an installed one, LOCALEDIR. A build folder
+ * is told by meson's own folder beside po/. Free with g_free. */
+static char *find_localedir(void)
+{
+    const char *forced = g_getenv("ALLIUM_LOCALEDIR");
+    if (forced && *forced) return g_strdup(forced);
+    g_autofree char *exe = g_file_read_link("/proc/self/exe", NULL);
+    g_autofree char *bin = exe ? g_path_get_dirname(exe) : NULL;
+    g_autofree char *root = bin ? g_path_get_dirname(bin) : NULL;
+    g_autofree char *meson = root ? g_build_filename(root, "meson-private", NULL) : NULL;
+    char *po = root ? g_build_filename(root, "po", NULL) : NULL;
+    if (po && g_file_test(meson, G_FILE_TEST_IS_DIR) && g_file_test(po, G_FILE_TEST_IS_DIR))
+        return po;
+    g_free(po);
+    return g_strdup(LOCALEDIR);
+}
+
 int main(int argc, char **argv)
 {
     gint64 started_us = process_start_us();
 
     setlocale(LC_ALL, "");
-    /* The test suite points this at the build tree's compiled translations (po/ in the
-     * build folder); an installed editor finds them in LOCALEDIR. */
-    const char *localedir = g_getenv("ALLIUM_LOCALEDIR");
-    bindtextdomain(GETTEXT_PACKAGE, localedir && *localedir ? localedir : LOCALEDIR);
+    g_autofree char *localedir = find_localedir();
+    bindtextdomain(GETTEXT_PACKAGE, localedir);
     bind_textdomain_codeset(GETTEXT_PACKAGE, "UTF-8");
     textdomain(GETTEXT_PACKAGE);
     al_diag_set_translator(translate_diag);

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define MAX_STRING  65536 /* longest key or value */
 #define MAX_WORD    1024  /* longest material name or number */
@@ -590,6 +591,18 @@ al_status al_map_read_buffer(const char *data, size_t size, al_map **out, al_dia
         }
         r.entity = -1;
     }
+    /* Nothing to read is not an error (the map opens empty), but it is worth a word: the
+     * file may not be the one meant. */
+    if (map->entity_count == 0) {
+        if (size == 0)
+            al_diag_add(diags, AL_SEVERITY_WARNING, AL_DIAG_SYNTAX, -1, -1, -1, -1, -1,
+                        "the file is empty (0 bytes): the map has no entities");
+        else
+            al_diag_add(diags, AL_SEVERITY_WARNING, AL_DIAG_SYNTAX, -1, -1, -1, -1, -1,
+                        "the file holds no entity (%zu bytes of spaces and comments): the map "
+                        "is empty",
+                        size);
+    }
     *out = map;
     return AL_OK;
 }
@@ -601,6 +614,13 @@ al_status al_map_read_file(const char *path, al_map **out, al_diag_list *diags)
     if (!f) {
         al_diag_add(diags, AL_SEVERITY_ERROR, AL_DIAG_SYNTAX, -1, -1, -1, -1, -1,
                     "cannot open %s: %s", path, strerror(errno));
+        return AL_ERR_IO;
+    }
+    struct stat info;
+    if (fstat(fileno(f), &info) == 0 && S_ISDIR(info.st_mode)) {
+        fclose(f);
+        al_diag_add(diags, AL_SEVERITY_ERROR, AL_DIAG_SYNTAX, -1, -1, -1, -1, -1,
+                    "cannot read %s: it is a folder, not a map file", path);
         return AL_ERR_IO;
     }
     size_t cap = 1 << 16, n = 0;
@@ -620,13 +640,13 @@ al_status al_map_read_file(const char *path, al_map **out, al_diag_list *diags)
         n += got;
         if (got == 0) break;
     }
-    bool read_error = ferror(f);
+    int read_errno = ferror(f) ? (errno ? errno : EIO) : 0;
     fclose(f);
     if (!data) return AL_ERR_NOMEM;
-    if (read_error) {
+    if (read_errno) {
         free(data);
         al_diag_add(diags, AL_SEVERITY_ERROR, AL_DIAG_SYNTAX, -1, -1, -1, -1, -1,
-                    "error while reading %s", path);
+                    "error while reading %s: %s", path, strerror(read_errno));
         return AL_ERR_IO;
     }
     al_status st = al_map_read_buffer(data, n, out, diags);

@@ -148,6 +148,17 @@ al_status al_doc_build_input(al_doc *doc, al_doc_input *out, al_diag_list *diags
     int brushes = count_rows(doc, "SELECT count(*), 0 FROM brushes", NULL);
     int faces = count_rows(doc, "SELECT count(*), 0 FROM faces", NULL);
     int hulls = count_rows(doc, "SELECT count(*), 0 FROM hulls", NULL);
+    if (properties < 0) {
+        /* Malformed JSON stops the count: name the entity (opening checks this too, but
+         * another program may have written the file since). */
+        char problem[200];
+        if (al_doc_find_bad_properties(doc->db, problem, sizeof problem) >= 0) {
+            al_doc_exec(doc, "ROLLBACK");
+            al_diag_add(diags, AL_SEVERITY_ERROR, AL_DIAG_BAD_VALUE, -1, -1, -1, -1, -1, "%s: %s",
+                        doc->path, problem);
+            return AL_ERR_CORRUPT;
+        }
+    }
     if (materials < 0 || entities < 1 || properties < 0 || brushes < 0 || faces < 0 ||
         hulls < 0) {
         al_doc_exec(doc, "ROLLBACK");

@@ -30,6 +30,12 @@ struct al_doc {
     al_brush_builder *brushes;
 };
 
+/* The index (in the map's order, the world 0) of the first entity whose stored properties
+ * are not a JSON object of text values, with PROBLEM (SIZE bytes, translated) naming it
+ * and what is wrong: "entity 2 (light): its properties are not a JSON object: ...". -1
+ * if there is none, or the entities cannot be read. */
+int al_doc_find_bad_properties(sqlite3 *db, char *problem, size_t size);
+
 /* Runs SQL with no result rows. */
 int al_doc_exec(al_doc *doc, const char *sql);
 

@@ -46,6 +46,15 @@ static uint32_t be32(const unsigned char *p)
     return (uint32_t) p[0] << 24 | (uint32_t) p[1] << 16 | (uint32_t) p[2] << 8 | p[3];
 }
 
+/* The size of PATH's write-ahead log (PATH-wal), or -1 if there is none. */
+static long long wal_size(const char *path)
+{
+    char wal[4200];
+    snprintf(wal, sizeof wal, "%s-wal", path);
+    struct stat st;
+    return stat(wal, &st) == 0 ? (long long) st.st_size : -1;
+}
+
 /* Reads and checks the file's header before SQLite sees the file. */
 static al_status check_header(const char *path, al_diag_list *diags)
 {
@@ -56,10 +65,20 @@ static al_status check_header(const char *path, al_diag_list *diags)
     }
     struct stat st;
     unsigned char h[HEADER_SIZE];
-    ssize_t got = fstat(fd, &st) == 0 ? read(fd, h, sizeof h) : -1;
+    bool folder = false;
+    ssize_t got = -1;
+    if (fstat(fd, &st) == 0) {
+        folder = S_ISDIR(st.st_mode);
+        if (!folder) got = read(fd, h, sizeof h);
+    }
+    int read_errno = errno;
     close(fd);
+    if (folder) {
+        diag(diags, path, "is a folder, not a map");
+        return AL_ERR_NOT_A_MAP;
+    }
     if (got < 0) {
-        diag(diags, path, "cannot read: %s", strerror(errno));
+        diag(diags, path, "cannot read: %s", strerror(read_errno));
         return AL_ERR_IO;
     }
     if (!S_ISREG(st.st_mode)) {
@@ -99,8 +118,12 @@ static al_status check_header(const char *path, al_diag_list *diags)
         diag(diags, path, "is damaged (page size %u in the header)", page);
         return AL_ERR_CORRUPT;
     }
+    /* With a write-ahead log the file may be shorter than its header says: a checkpoint
+     * writes page 1 first and was cut off before the pages after it; SQLite finishes it
+     * from the log. */
+    bool log_pending = wal_size(path) > 0;
     if ((uint64_t) st.st_size % page != 0 ||
-        (pages_valid && (uint64_t) st.st_size < (uint64_t) pages * page)) {
+        (pages_valid && !log_pending && (uint64_t) st.st_size < (uint64_t) pages * page)) {
         diag(diags, path, "is truncated (%lld bytes; the header says %llu)",
              (long long) st.st_size, (unsigned long long) pages * page);
         return AL_ERR_CORRUPT;
@@ -296,6 +319,9 @@ al_status al_doc_create(const char *path, al_doc **out, al_diag_list *diags)
         status = al_doc_sqlite_status(doc, rc, "creating the map", diags);
         goto fail;
     }
+    /* The lock as soon as the file exists: from then on the file is visibly in use (an
+     * import's temporary file is taken for abandoned only when its lock is free). */
+    if ((status = take_writer_lock(doc, diags)) != AL_OK) goto fail;
     char pragma[128];
     snprintf(pragma, sizeof pragma, "PRAGMA application_id = %d; PRAGMA journal_mode = WAL;",
              AL_DOC_APPLICATION_ID);
@@ -304,7 +330,6 @@ al_status al_doc_create(const char *path, al_doc **out, al_diag_list *diags)
         status = al_doc_sqlite_status(doc, rc, "creating the map", diags);
         goto fail;
     }
-    if ((status = take_writer_lock(doc, diags)) != AL_OK) goto fail;
     *out = doc;
     return AL_OK;
 
@@ -353,9 +378,7 @@ static int open_reader(const char *path, bool immutable, sqlite3 **db)
 
 static bool has_wal(const char *path)
 {
-    char wal[4200];
-    snprintf(wal, sizeof wal, "%s-wal", path);
-    return access(wal, F_OK) == 0;
+    return wal_size(path) >= 0;
 }
 
 /* Checks DB's structure (PRAGMA quick_check) and reads its schema version. A damaged file
@@ -400,7 +423,61 @@ static al_status check_database(sqlite3 *db, const char *path, int *version,
              sqlite3_errmsg(db));
         status = damaged || base != SQLITE_CANTOPEN ? AL_ERR_CORRUPT : AL_ERR_IO;
     }
+    /* Sound pages can still hold the wrong tables (one dropped by hand, a trigger of the
+     * undo journal gone): every edit would then fail. Refused before anything is written. */
+    char problem[160];
+    if (status == AL_OK && *version == AL_DOC_SCHEMA_VERSION &&
+        !al_schema_check(db, problem, sizeof problem)) {
+        diag(diags, path, "is damaged: %s", problem);
+        status = AL_ERR_CORRUPT;
+    }
+    /* Entity properties the CHECK constraint would refuse (a file changed by another
+     * program): no compile and no edit of the entity could read them. */
+    if (status == AL_OK && *version == AL_DOC_SCHEMA_VERSION &&
+        al_doc_find_bad_properties(db, problem, sizeof problem) >= 0) {
+        diag(diags, path, "is damaged: %s", problem);
+        status = AL_ERR_CORRUPT;
+    }
     return status;
+}
+
+int al_doc_find_bad_properties(sqlite3 *db, char *problem, size_t size)
+{
+    /* Entities in the map's order (the world first), each with its index in that order. */
+    static const char *invalid =
+        "SELECT (SELECT count(*) FROM entities o WHERE (o.id != 0, o.position, o.id) < "
+        "(e.id != 0, e.position, e.id)), e.classname, substr(e.properties, 1, 40) FROM entities e "
+        "WHERE NOT CASE WHEN json_valid(e.properties) THEN json_type(e.properties) = 'object' "
+        "ELSE 0 END ORDER BY e.id != 0, e.position, e.id LIMIT 1";
+    static const char *not_text =
+        "SELECT (SELECT count(*) FROM entities o WHERE (o.id != 0, o.position, o.id) < "
+        "(e.id != 0, e.position, e.id)), e.classname, j.key, j.type FROM entities e, "
+        "json_each(e.properties) j WHERE j.type != 'text' ORDER BY e.id != 0, e.position, e.id "
+        "LIMIT 1";
+    int found = -1;
+    for (int pass = 0; pass < 2 && found < 0; pass++) {
+        sqlite3_stmt *st;
+        if (sqlite3_prepare_v2(db, pass == 0 ? invalid : not_text, -1, &st, NULL) != SQLITE_OK)
+            return -1;
+        if (sqlite3_step(st) == SQLITE_ROW) {
+            found = sqlite3_column_int(st, 0);
+            const char *classname = (const char *) sqlite3_column_text(st, 1);
+            const char *text = (const char *) sqlite3_column_text(st, 2);
+            if (pass == 0)
+                snprintf(problem, size,
+                         al_diag_translate(AL_N_("entity %d (%s): its properties are not a JSON "
+                                                 "object: \"%s\"")),
+                         found, classname ? classname : "", text ? text : "");
+            else
+                snprintf(problem, size,
+                         al_diag_translate(AL_N_("entity %d (%s): its property \"%s\" is %s, not "
+                                                 "text")),
+                         found, classname ? classname : "", text ? text : "",
+                         (const char *) sqlite3_column_text(st, 3));
+        }
+        sqlite3_finalize(st);
+    }
+    return found;
 }
 
 /* Whether the designer may write PATH; if not, says why. */
@@ -435,37 +512,35 @@ al_status al_doc_open(const char *path, al_doc_mode mode, al_doc **out, al_diag_
     if (!doc) return AL_ERR_NOMEM;
     doc->read_only = read_only;
     int version = 0, rc;
-    if (!read_only) {
-        /* The writer's lock first, so that no other writer changes the file between the
-         * check and our use of it. The check runs on a reading connection closed before the
-         * file is opened for writing: a damaged file is never written to, not even by the
-         * checkpoint of a closing connection. Without a -wal file (no unfinished commits)
-         * the reader is immutable and leaves no files behind. */
-        if ((status = take_writer_lock(doc, diags)) != AL_OK) goto fail;
-        sqlite3 *reader = NULL;
-        rc = open_reader(path, !has_wal(path), &reader);
-        status = rc == SQLITE_OK ? check_database(reader, path, &version, diags)
-                                 : al_doc_sqlite_status(NULL, rc, "opening the map", diags);
-        sqlite3_close(reader);
-        if (status != AL_OK) goto fail;
+    /* A writer takes its lock first, so that no other writer changes the file between the
+     * check and our use of it. The checks run on a reading connection closed before the
+     * file is opened: a damaged file is never written to, not even by the checkpoint of a
+     * closing connection. Without a -wal file (no unfinished commits) the reader is
+     * immutable and leaves no files behind, so a refused file stays exactly as it was. */
+    if (!read_only && (status = take_writer_lock(doc, diags)) != AL_OK) goto fail;
+    sqlite3 *reader = NULL;
+    rc = open_reader(path, !has_wal(path), &reader);
+    status = rc == SQLITE_OK ? check_database(reader, path, &version, diags)
+                             : al_doc_sqlite_status(NULL, rc, "opening the map", diags);
+    sqlite3_close(reader);
+    if (status != AL_OK) goto fail;
+    if (!read_only)
         rc = sqlite3_open_v2(path, &doc->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_EXRESCODE, NULL);
-    } else {
+    else
         /* A reader never writes the file. A file nobody may write, with no unfinished
          * commits, is opened immutable: no lock files appear beside it. */
         rc = open_reader(path, !has_wal(path) && !writable(path, NULL), &doc->db);
-    }
     if (rc != SQLITE_OK || (rc = configure(doc)) != SQLITE_OK) {
         status = al_doc_sqlite_status(doc, rc, "opening the map", diags);
         goto fail;
     }
-    if (read_only) {
-        if ((status = check_database(doc->db, path, &version, diags)) != AL_OK) goto fail;
-        if (version < AL_DOC_SCHEMA_VERSION) {
-            diag(diags, path, "uses an older map format (%d) that must be upgraded; open it "
-                              "for writing once", version);
-            status = AL_ERR_VERSION;
-            goto fail;
-        }
+    if (read_only && version < AL_DOC_SCHEMA_VERSION) {
+        diag(diags, path,
+             "uses an older map format (%d) that must be upgraded; open it "
+             "for writing once",
+             version);
+        status = AL_ERR_VERSION;
+        goto fail;
     }
     if (version == 0) {
         /* A new map whose creation was cut off (the program was killed, the disk filled)

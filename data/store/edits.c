@@ -335,6 +335,14 @@ static al_status transform_brush(al_doc *doc, int64_t brush, const double m[3][4
     for (int f = 0; f < n; f++) {
         double q[3][3];
         al_doc_transform_face(m, (const double (*)[3]) faces[f].p, q);
+        /* A point no number holds (a scale of infinity times 0) would be stored as NULL. */
+        for (int i = 0; i < 9; i++)
+            if (!isfinite(q[i / 3][i % 3])) {
+                al_diag_add(diags, AL_SEVERITY_ERROR, AL_DIAG_BAD_VALUE, -1, -1, f, -1, -1,
+                            "brush %lld: the transform takes face %d beyond any number",
+                            (long long) brush, f);
+                return AL_ERR_INVALID_ARGUMENT;
+            }
         sqlite3_stmt *u = al_doc_prepare(doc, update);
         if (!u) return AL_ERR_IO;
         for (int i = 0; i < 9; i++) sqlite3_bind_double(u, 1 + i, q[i / 3][i % 3]);
@@ -542,12 +550,20 @@ al_status al_doc_resize_brush(al_doc *doc, int64_t brush, const double mins[3],
                               const double maxs[3], al_doc_change *change, al_diag_list *diags)
 {
     double om[3], ox[3];
-    for (int k = 0; k < 3; k++)
+    for (int k = 0; k < 3; k++) {
         if (!(maxs[k] - mins[k] >= 1e-3) || !isfinite(mins[k]) || !isfinite(maxs[k])) {
             al_diag_add(diags, AL_SEVERITY_ERROR, AL_DIAG_BAD_VALUE, -1, -1, -1, -1, -1,
                         "the new bounds are empty or not finite on axis %c", "xyz"[k]);
             return AL_ERR_INVALID_ARGUMENT;
         }
+        if (fabs(mins[k]) > AL_COORD_MAX || fabs(maxs[k]) > AL_COORD_MAX) {
+            al_diag_add(diags, AL_SEVERITY_ERROR, AL_DIAG_BAD_VALUE, -1, -1, -1, -1, -1,
+                        "brush %lld: the new bounds (%c from %g to %g) reach beyond the map's "
+                        "limit of +-%g units",
+                        (long long) brush, "xyz"[k], mins[k], maxs[k], AL_COORD_MAX);
+            return AL_ERR_INVALID_ARGUMENT;
+        }
+    }
     al_status st = al_doc_edit_begin(doc, "Resize brush");
     if (st != AL_OK) return st;
     if (!al_doc_brush_exists(doc, brush) || !al_doc_brush_bounds(doc, brush, om, ox, diags))

@@ -3,16 +3,24 @@
  * Workload: lq-e3m4 (22,180 faces) imports in about 0.4 s, most of it checking each brush
  * with the compiler's brush builder to store its bounds.
  */
+#define _GNU_SOURCE /* renameat2 */
 #include "map-doc.h"
 
 #include "doc-internal.h"
 #include "settings/hull-spec.h"
 
 #include <cjson/cJSON.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 static bool is_default_hulls(const al_hull_desc *h, int n)
 {
@@ -247,6 +255,157 @@ al_status al_doc_import_map(al_doc *doc, const al_map *map, al_diag_list *diags)
     if (status == AL_OK && al_doc_exec(doc, "COMMIT") == SQLITE_OK) return AL_OK;
     al_doc_exec(doc, "ROLLBACK");
     return status == AL_OK ? AL_ERR_IO : status;
+}
+
+/* --- import into a new file ----------------------------------------------------------- */
+
+#define IMPORTING ".importing-"
+
+/* "PATH: WHAT" as an error (WHAT translated). */
+static void file_error(al_diag_list *diags, const char *path, const char *what)
+{
+    al_diag_add(diags, AL_SEVERITY_ERROR, AL_DIAG_BAD_VALUE, -1, -1, -1, -1, -1, "%s: %s", path,
+                al_diag_translate(what));
+}
+
+/* Removes PATH with SQLite's side files: the log and its index, and the rollback journal
+ * a new file has until it turns to a log. */
+static void remove_with_side_files(const char *path)
+{
+    static const char *const sides[] = {"", "-wal", "-shm", "-journal"};
+    for (size_t i = 0; i < sizeof sides / sizeof sides[0]; i++) {
+        char side[4200];
+        snprintf(side, sizeof side, "%.4000s%s", path, sides[i]);
+        unlink(side);
+    }
+}
+
+/* Whether NAME is the temporary file of an import (not one of its side files). */
+static bool is_import_temp(const char *name)
+{
+    const char *mark = name[0] == '.' ? strstr(name, IMPORTING) : NULL;
+    return mark && strlen(mark) == strlen(IMPORTING) + 6;
+}
+
+/* Removes the temporary files of killed imports from DIR. A running import holds the
+ * writer's lock on its file from its creation to its rename (al_doc_create takes it right
+ * after creating the file), so a file whose lock can be taken is abandoned. */
+static void remove_abandoned_imports(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d) return;
+    struct dirent *entry;
+    while ((entry = readdir(d)) != NULL) {
+        if (!is_import_temp(entry->d_name)) continue;
+        char path[4200];
+        snprintf(path, sizeof path, "%.2000s/%.2000s", dir, entry->d_name);
+        int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+        if (fd < 0) continue;
+        if (flock(fd, LOCK_EX | LOCK_NB) == 0) remove_with_side_files(path);
+        close(fd);
+    }
+    closedir(d);
+}
+
+/* Renames FROM to TO unless TO exists (atomically where the file system can). */
+static int rename_no_replace(const char *from, const char *to)
+{
+    if (renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE) == 0) return 0;
+    if (errno != EINVAL && errno != ENOSYS) return -1;
+    /* A file system without that flag: a hard link fails on an existing name too. */
+    if (link(from, to) != 0) return -1;
+    unlink(from);
+    return 0;
+}
+
+static void sync_folder(const char *dir)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return;
+    fsync(fd);
+    close(fd);
+}
+
+/* Creates a new document under a free temporary name beside PATH (TEMP, room for SIZE). */
+static al_status create_temp(const char *dir, const char *base, char *temp, size_t size,
+                             al_doc **doc, al_diag_list *diags)
+{
+    static const char letters[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    uint64_t seed = (uint64_t) now.tv_nsec * 6364136223846793005u ^ (uint64_t) getpid() << 32;
+    al_status st = AL_ERR_EXISTS;
+    for (int attempt = 0; attempt < 100 && st == AL_ERR_EXISTS; attempt++) {
+        char tail[7];
+        for (int i = 0; i < 6; i++) {
+            seed = seed * 6364136223846793005u + 1442695040888963407u;
+            tail[i] = letters[(seed >> 33) % (sizeof letters - 1)];
+        }
+        tail[6] = '\0';
+        if ((size_t) snprintf(temp, size, "%s/.%s" IMPORTING "%s", dir, base, tail) >= size)
+            return AL_ERR_INVALID_ARGUMENT;
+        al_diag_list local = {0};
+        st = al_doc_create(temp, doc, &local);
+        if (st != AL_ERR_EXISTS) al_diag_append(diags, &local);
+        al_diag_list_clear(&local);
+    }
+    return st;
+}
+
+al_status al_doc_import_new(const char *path, const al_map *map, al_diag_list *diags)
+{
+    struct stat st_path;
+    if (lstat(path, &st_path) == 0) {
+        file_error(diags, path, AL_N_("exists already; a new map is never written over a file"));
+        return AL_ERR_EXISTS;
+    }
+    char dir[4096], base[1024], temp[4200];
+    const char *slash = strrchr(path, '/');
+    if (slash)
+        snprintf(dir, sizeof dir, "%.*s", (int) (slash - path), path);
+    else
+        snprintf(dir, sizeof dir, ".");
+    if (!dir[0]) snprintf(dir, sizeof dir, "/");
+    snprintf(base, sizeof base, "%s", slash ? slash + 1 : path);
+    remove_abandoned_imports(dir);
+
+    al_doc *doc = NULL;
+    al_status st = create_temp(dir, base, temp, sizeof temp, &doc, diags);
+    if (st != AL_OK) return st;
+    st = al_doc_import_map(doc, map, diags);
+    /* Everything into the file itself, so that it is complete without its -wal. */
+    if (st == AL_OK && al_doc_exec(doc, "PRAGMA wal_checkpoint(TRUNCATE)") != SQLITE_OK)
+        st = al_doc_sqlite_status(doc, sqlite3_errcode(doc->db), "finishing the import", diags);
+    /* The lock outlives the connection until the rename, so that no other import takes the
+     * finished file for an abandoned one. */
+    int lock = doc->lock_fd;
+    doc->lock_fd = -1;
+    al_doc_close(doc);
+    char wal[4300];
+    snprintf(wal, sizeof wal, "%s-wal", temp);
+    struct stat st_wal;
+    if (st == AL_OK && stat(wal, &st_wal) == 0 && st_wal.st_size > 0) {
+        file_error(diags, temp, AL_N_("could not be finished (its log was not written back)"));
+        st = AL_ERR_IO;
+    }
+    if (st == AL_OK && rename_no_replace(temp, path) != 0) {
+        int e = errno;
+        if (e == EEXIST) {
+            file_error(diags, path,
+                       AL_N_("exists already; a new map is never written over a file"));
+            st = AL_ERR_EXISTS;
+        } else {
+            al_diag_add(diags, AL_SEVERITY_ERROR, AL_DIAG_BAD_VALUE, -1, -1, -1, -1, -1,
+                        "%s: cannot be created: %s", path, strerror(e));
+            st = AL_ERR_IO;
+        }
+    }
+    if (st == AL_OK)
+        sync_folder(dir);
+    else
+        remove_with_side_files(temp);
+    if (lock >= 0) close(lock);
+    return st;
 }
 
 /* --- export --------------------------------------------------------------------------- */

@@ -12,6 +12,14 @@
  * "allium_block_size" become the document's hulls and settings. */
 al_status al_doc_import_map(al_doc *doc, const al_map *map, al_diag_list *diags);
 
+/* Imports MAP into a new document at PATH, which must not exist (AL_ERR_EXISTS, with a
+ * diagnostic). The document is made in a temporary file beside PATH (".NAME.importing-"
+ * and six characters, hidden) and renamed to PATH only once complete and closed, without
+ * ever replacing a file: a failed or killed import leaves no PATH, never a half-made one.
+ * The temporary files of imports that were killed (none holds its lock any more) are
+ * removed from PATH's folder first. The caller opens PATH afterwards. */
+al_status al_doc_import_new(const char *path, const al_map *map, al_diag_list *diags);
+
 /* DOC as a parsed .map (entities in order, the world first; hulls and settings that differ
  * from the defaults written back as worldspawn keys). */
 al_status al_doc_export_map(al_doc *doc, al_map **out, al_diag_list *diags);

@@ -1,6 +1,8 @@
 /* The document schema (see schema.h). */
 #include "schema.h"
 
+#include "al-diag.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -177,4 +179,97 @@ int al_schema_migrate(sqlite3 *db, int from)
     (void) db;
     /* Version 1 is the first; each later version adds a step here: "if (from < 2) ...". */
     return from == AL_DOC_SCHEMA_VERSION ? SQLITE_OK : SQLITE_ERROR;
+}
+
+/* Whether SQL (a query with two text parameters, A and B) finds a row in DB; -1 if it
+ * cannot be run. */
+static int finds_row(sqlite3 *db, const char *sql, const char *a, const char *b)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) return -1;
+    sqlite3_bind_text(st, 1, a, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, b, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* Whether DB holds an object of TYPE named NAME; -1 if it cannot be read. */
+static int has_object(sqlite3 *db, const char *type, const char *name)
+{
+    return finds_row(db, "SELECT 1 FROM sqlite_schema WHERE type = ? AND name = ?", type, name);
+}
+
+/* Whether TABLE of DB has a column COLUMN; -1 if it cannot be read. */
+static int has_column(sqlite3 *db, const char *table, const char *column)
+{
+    return finds_row(db, "SELECT 1 FROM pragma_table_info(?) WHERE name = ?", table, column);
+}
+
+/* Compares DB with REFERENCE (a database holding the current schema), object by object and
+ * column by column; false with PROBLEM at the first difference. */
+static bool compare_schema(sqlite3 *db, sqlite3 *reference, char *problem, size_t size)
+{
+    sqlite3_stmt *objects;
+    if (sqlite3_prepare_v2(reference,
+                           "SELECT type, name FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%' "
+                           "ORDER BY type = 'table' DESC, rowid",
+                           -1, &objects, NULL) != SQLITE_OK) {
+        snprintf(problem, size, "%s", sqlite3_errmsg(reference));
+        return false;
+    }
+    bool ok = true;
+    while (ok && sqlite3_step(objects) == SQLITE_ROW) {
+        const char *type = (const char *) sqlite3_column_text(objects, 0);
+        const char *name = (const char *) sqlite3_column_text(objects, 1);
+        int found = has_object(db, type, name);
+        if (found < 0) {
+            snprintf(problem, size, "%s", sqlite3_errmsg(db));
+            ok = false;
+        } else if (!found) {
+            const char *format = strcmp(type, "table") == 0 ? AL_N_("its table \"%s\" is missing")
+                                 : strcmp(type, "index") == 0
+                                     ? AL_N_("its index \"%s\" is missing")
+                                     : AL_N_("its trigger \"%s\" is missing");
+            snprintf(problem, size, al_diag_translate(format), name);
+            ok = false;
+        } else if (strcmp(type, "table") == 0) {
+            sqlite3_stmt *columns;
+            if (sqlite3_prepare_v2(reference, "SELECT name FROM pragma_table_info(?)", -1, &columns,
+                                   NULL) != SQLITE_OK) {
+                snprintf(problem, size, "%s", sqlite3_errmsg(reference));
+                ok = false;
+                break;
+            }
+            sqlite3_bind_text(columns, 1, name, -1, SQLITE_TRANSIENT);
+            while (ok && sqlite3_step(columns) == SQLITE_ROW) {
+                const char *column = (const char *) sqlite3_column_text(columns, 0);
+                int has = has_column(db, name, column);
+                if (has != 1) {
+                    snprintf(problem, size,
+                             al_diag_translate(AL_N_("its table \"%s\" has no column \"%s\"")),
+                             name, column);
+                    ok = false;
+                }
+            }
+            sqlite3_finalize(columns);
+        }
+    }
+    sqlite3_finalize(objects);
+    return ok;
+}
+
+bool al_schema_check(sqlite3 *db, char *problem, size_t size)
+{
+    /* The reference is made by the very code that makes new maps, so the two cannot drift
+     * apart; in memory it takes about a millisecond. */
+    sqlite3 *reference = NULL;
+    bool ok = sqlite3_open_v2(":memory:", &reference, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK &&
+              al_schema_create(reference) == SQLITE_OK;
+    if (!ok)
+        snprintf(problem, size, "%s", reference ? sqlite3_errmsg(reference) : "out of memory");
+    else
+        ok = compare_schema(db, reference, problem, size);
+    sqlite3_close(reference);
+    return ok;
 }

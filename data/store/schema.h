@@ -11,6 +11,8 @@
 #define AL_SCHEMA_H
 
 #include <sqlite3.h>
+#include <stdbool.h>
+#include <stddef.h>
 
 #define AL_DOC_APPLICATION_ID 0x416C6C69 /* "Alli" */
 #define AL_DOC_SCHEMA_VERSION 1
@@ -34,5 +36,10 @@ int al_schema_create(sqlite3 *db);
 /* Brings a database of schema version FROM up to AL_DOC_SCHEMA_VERSION (inside the caller's
  * transaction). */
 int al_schema_migrate(sqlite3 *db, int from);
+
+/* Whether DB (of the current version) has every table, index and trigger the current
+ * schema makes, and every table every column. If not, PROBLEM (SIZE bytes) says what is
+ * missing, translated ("its table \"journal\" is missing"). Reads only. */
+bool al_schema_check(sqlite3 *db, char *problem, size_t size);
 
 #endif

@@ -50,7 +50,8 @@ static bool ends_with(const char *s, const char *tail)
     return n >= t && strcmp(s + n - t, tail) == 0;
 }
 
-/* Imports the .map IN into a new document OUT. */
+/* Imports the .map IN into a new document OUT (made complete beside OUT, then renamed:
+ * a failed or killed import leaves no OUT). */
 static bool import(const char *in, const char *out)
 {
     uint64_t t0 = al_clock_ns();
@@ -60,25 +61,16 @@ static bool import(const char *in, const char *out)
     al_tool_print_diags(in, &diags, stderr);
     al_diag_list_clear(&diags);
     if (st != AL_OK) return false;
-    al_doc *doc = NULL;
-    st = al_doc_create(out, &doc, &diags);
-    if (st == AL_OK) {
-        st = al_doc_import_map(doc, map, &diags);
-        al_tool_print_diags(in, &diags, stderr);
-        al_diag_list_clear(&diags);
-        if (st == AL_OK)
-            fprintf(stderr, "%s: imported %s: %d entities, %d brushes in %.0f ms\n", out, in,
-                    al_doc_count(doc, "entities"), al_doc_count(doc, "brushes"),
-                    al_clock_ms_since(t0));
-        al_doc_close(doc);
-        if (st != AL_OK) {
-            al_tool_remove_document(out); /* ours, and not finished: nothing half-imported stays */
-            fprintf(stderr, "%s: import failed: %s\n", out, al_status_message(st));
-        }
-    } else {
-        al_tool_print_diags(out, &diags, stderr);
-        al_diag_list_clear(&diags);
-    }
+    st = al_doc_import_new(out, map, &diags);
+    al_tool_print_diags(in, &diags, stderr); /* a problem with OUT names it */
+    al_diag_list_clear(&diags);
+    int brushes = 0;
+    for (int e = 0; e < map->entity_count; e++) brushes += map->entities[e].brush_count;
+    if (st == AL_OK)
+        fprintf(stderr, "%s: imported %s: %d entities, %d brushes in %.0f ms\n", out, in,
+                map->entity_count, brushes, al_clock_ms_since(t0));
+    else
+        fprintf(stderr, "%s: import failed: %s\n", out, al_status_message(st));
     al_map_destroy(map);
     return st == AL_OK;
 }

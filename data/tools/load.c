@@ -122,6 +122,10 @@ void al_tool_print_diags(const char *path, const al_diag_list *list, FILE *to)
 
 bool al_tool_is_document(const char *path)
 {
+    /* By its name too, so that an empty or damaged document is reported as one rather
+     * than read as an empty .map (the editor's rule, allium_path_is_document). */
+    size_t n = strlen(path);
+    if (n >= 7 && strcmp(path + n - 7, ".allium") == 0) return true;
     char head[16] = {0};
     FILE *f = fopen(path, "rb");
     if (!f) return false;

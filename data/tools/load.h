@@ -41,7 +41,8 @@ typedef struct al_tool_map {
  * option, 0 if ARGV[*I] is not one of these, -1 after printing an error. */
 int al_tool_parse_option(int argc, char **argv, int *i, al_tool_options *options);
 
-/* Whether PATH starts like an SQLite database (a map document) rather than a .map. */
+/* Whether PATH is a map document rather than a .map: it starts like an SQLite database, or
+ * its name ends in ".allium". */
 bool al_tool_is_document(const char *path);
 
 /* Reads PATH (a .map, or a map document found by its content, whatever its name) into OUT

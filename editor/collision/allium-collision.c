@@ -14,6 +14,7 @@
 #include "allium-config.h"
 
 #include "allium-collision.h"
+#include "allium-format.h"
 
 #include "al-agents.h"
 #include "al-move.h"
@@ -330,6 +331,68 @@ void allium_collision_clear_boxes(AlliumCollision *self)
     emit_changed(self);
 }
 
+char *allium_collision_save_boxes(AlliumCollision *self)
+{
+    g_return_val_if_fail(ALLIUM_IS_COLLISION(self), NULL);
+    GString *text = g_string_new(NULL);
+    for (guint i = 0; i < self->boxes->len; i++) {
+        const test_box *b = &g_array_index(self->boxes, test_box, i);
+        char v[6][G_ASCII_DTOSTR_BUF_SIZE];
+        const double *numbers[6] = {&b->size[0],   &b->size[1],   &b->size[2],
+                                    &b->origin[0], &b->origin[1], &b->origin[2]};
+        for (int k = 0; k < 6; k++) g_ascii_dtostr(v[k], sizeof v[k], *numbers[k]);
+        if (b->hull[0])
+            g_string_append_printf(text, "%s %s %s %s\n", b->hull, v[3], v[4], v[5]);
+        else
+            g_string_append_printf(text, "=%s %s %s %s %s %s\n", v[0], v[1], v[2], v[3], v[4],
+                                   v[5]);
+    }
+    return g_string_free(text, FALSE);
+}
+
+/* Reads COUNT numbers from WORDS into V; FALSE unless each is a finite number. */
+static gboolean read_words(char **words, int count, double *v)
+{
+    for (int k = 0; k < count; k++) {
+        char *end = NULL;
+        v[k] = g_ascii_strtod(words[k], &end);
+        if (!end || end == words[k] || *end != '\0' || !isfinite(v[k])) return FALSE;
+    }
+    return TRUE;
+}
+
+void allium_collision_restore_boxes(AlliumCollision *self, const char *text)
+{
+    g_return_if_fail(ALLIUM_IS_COLLISION(self));
+    g_auto(GStrv) lines = g_strsplit(text ? text : "", "\n", -1);
+    const al_world *w = current_world(self);
+    for (int i = 0; lines[i]; i++) {
+        g_auto(GStrv) words = g_strsplit(g_strstrip(lines[i]), " ", -1);
+        guint n = g_strv_length(words);
+        test_box b = {0};
+        if (n == 6 && words[0][0] == '=') {
+            /* "=SX SY SZ X Y Z": a box of any size */
+            double v[6];
+            char *numbers[6] = {words[0] + 1, words[1], words[2], words[3], words[4], words[5]};
+            gboolean ok = read_words(numbers, 6, v);
+            for (int k = 0; k < 3 && ok; k++)
+                ok = v[k] >= ALLIUM_COLLISION_MIN_SIZE && v[k] <= ALLIUM_COLLISION_MAX_SIZE;
+            if (!ok) continue;
+            memcpy(b.size, v, sizeof b.size);
+            memcpy(b.origin, v + 3, sizeof b.origin);
+        } else if (n == 4 && words[0][0] && strlen(words[0]) < sizeof b.hull) {
+            /* "HULL X Y Z" */
+            if (!read_words(words + 1, 3, b.origin)) continue;
+            g_strlcpy(b.hull, words[0], sizeof b.hull);
+        } else {
+            continue;
+        }
+        if (w) check_box(w, &b);
+        g_array_append_val(self->boxes, b);
+    }
+    emit_changed(self);
+}
+
 char *allium_collision_describe_box(AlliumCollision *self, int box)
 {
     test_box *b = box_at(self, box);
@@ -338,8 +401,10 @@ char *allium_collision_describe_box(AlliumCollision *self, int box)
     GString *s = g_string_new(NULL);
     char name[64];
     format_hull(name, sizeof name, b->hull, b->size);
-    g_string_append_printf(s, _("%s box at %.1f %.1f %.1f"), name, b->origin[0], b->origin[1],
-                           b->origin[2]);
+    char x[ALLIUM_NUMBER_SIZE], y[ALLIUM_NUMBER_SIZE], z[ALLIUM_NUMBER_SIZE];
+    g_string_append_printf(
+        s, _("%s box at %s %s %s"), name, allium_format_fixed(x, b->origin[0], 1),
+        allium_format_fixed(y, b->origin[1], 1), allium_format_fixed(z, b->origin[2], 1));
     if (!b->hull[0])
         g_string_append_printf(s, " · %s", b->solid ? _("inside solid") : _("free"));
     if (b->dragged) {
@@ -348,8 +413,10 @@ char *allium_collision_describe_box(AlliumCollision *self, int box)
             g_string_append(s, _(" · started in solid!"));
         if (l->contact_count > 0) {
             const al_slide_contact *c = &l->contacts[0];
-            g_string_append_printf(s, _(" · hit at %.2f, normal %.2f %.2f %.2f"), l->first_fraction,
-                                   c->normal[0], c->normal[1], c->normal[2]);
+            g_string_append_printf(s, _(" · hit at %.2f, normal %s %s %s"), l->first_fraction,
+                                   allium_format_fixed(x, c->normal[0], 2),
+                                   allium_format_fixed(y, c->normal[1], 2),
+                                   allium_format_fixed(z, c->normal[2], 2));
             if (l->contact_count > 1)
                 g_string_append_printf(s,
                                        g_dngettext(GETTEXT_PACKAGE, ", slid along %d surface",
@@ -498,12 +565,14 @@ char *allium_collision_describe_agent(AlliumCollision *self, int agent)
                            al_agents_count(self->agents), hull,
                            hypot(m->velocity[0], m->velocity[1]),
                            m->on_ground ? _("on ground") : _("in the air"));
+    char x[ALLIUM_NUMBER_SIZE], y[ALLIUM_NUMBER_SIZE], z[ALLIUM_NUMBER_SIZE];
+    allium_format_fixed(x, g->goal[0], 0);
+    allium_format_fixed(y, g->goal[1], 0);
+    allium_format_fixed(z, g->goal[2], 0);
     if (g->waypoint >= 0)
-        g_string_append_printf(s, _(" · to waypoint at %.0f %.0f %.0f"), g->goal[0], g->goal[1],
-                               g->goal[2]);
+        g_string_append_printf(s, _(" · to waypoint at %s %s %s"), x, y, z);
     else
-        g_string_append_printf(s, _(" · wandering to %.0f %.0f %.0f"), g->goal[0], g->goal[1],
-                               g->goal[2]);
+        g_string_append_printf(s, _(" · wandering to %s %s %s"), x, y, z);
     if (g->stuck) g_string_append(s, _(" · inside solid!"));
     return g_string_free(s, FALSE);
 }

@@ -65,6 +65,15 @@ gboolean allium_collision_get_box_bounds(AlliumCollision *self, int box, double 
                                          double maxs[3]);
 void allium_collision_clear_boxes(AlliumCollision *self);
 
+/* The test boxes as text, one per line ("stand 96 96 24" for a box of a hull, "=40 40 20
+ * 96 96 24" for a box of any size: its size, then its origin), to keep them between runs
+ * (allium-session.h). Free with g_free; "" when there are none. */
+char *allium_collision_save_boxes(AlliumCollision *self);
+/* Adds the boxes TEXT (as allium_collision_save_boxes writes them) where they were; lines
+ * that do not read are skipped. A box whose hull the map lacks is kept, undrawn, until the
+ * map has it again. */
+void allium_collision_restore_boxes(AlliumCollision *self, const char *text);
+
 /* What the header shows about box BOX: the hull, the last drag (fraction, contact point
  * and normal, start in solid) and whether a box of every hull standing on the same feet
  * (the box's bottom) is inside solid ("stand: solid, crouch: empty, large: solid"). Free

@@ -1,8 +1,9 @@
 /* Between .map files and map documents (see allium-map-files.h).
  *
- * Import reads the whole .map, creates a new document and imports it in one transaction
- * (lq-e3m4, 9,000 brushes: about 270 ms), so the editor runs it on a worker thread. A
- * document that fails half-way is removed: nothing half-imported stays behind.
+ * Import reads the whole .map and imports it into a new document in one transaction
+ * (lq-e3m4, 9,000 brushes: about 270 ms), so the editor runs it on a worker thread. The
+ * document is made beside its name and renamed to it only when complete
+ * (al_doc_import_new): a failed or interrupted import leaves nothing half-made behind.
  */
 #include "allium-config.h"
 
@@ -22,6 +23,7 @@ typedef struct {
     char *map_path;
     char *fallback_dir;
     int warnings;
+    char *first_warning;
 } ImportData;
 
 /* --- static helpers ------------------------------------------------------------------ */
@@ -31,6 +33,7 @@ static void import_data_free(gpointer data)
     ImportData *d = data;
     g_free(d->map_path);
     g_free(d->fallback_dir);
+    g_free(d->first_warning);
     g_free(d);
 }
 
@@ -60,10 +63,10 @@ static char *candidate_path(const char *dir, const char *stem, int n)
     return g_build_filename(dir, name, NULL);
 }
 
-/* Creates a document under a free name in DIR. AL_ERR_IO (or AL_ERR_READ_ONLY) when the
- * folder does not take it. */
-static al_status create_free_document(const char *dir, const char *stem, char **path,
-                                      al_doc **doc, al_diag_list *diags)
+/* Imports MAP into a new document under a free name in DIR (its path in *PATH). AL_ERR_IO
+ * (or AL_ERR_READ_ONLY) when the folder does not take it. */
+static al_status import_free_document(const al_map *map, const char *dir, const char *stem,
+                                      char **path, al_diag_list *diags)
 {
     al_status st = AL_ERR_EXISTS;
     for (int n = 1; n < 10000 && st == AL_ERR_EXISTS; n++) {
@@ -72,20 +75,8 @@ static al_status create_free_document(const char *dir, const char *stem, char **
         /* Also skip names whose side files are left over from another program. */
         if (g_file_test(*path, G_FILE_TEST_EXISTS)) continue;
         al_diag_list_clear(diags);
-        st = al_doc_create(*path, doc, diags);
+        st = al_doc_import_new(*path, map, diags);
     }
-    return st;
-}
-
-/* MAP into a new document at exactly TARGET. */
-static al_status import_into(const al_map *map, const char *target, al_diag_list *diags)
-{
-    al_doc *doc = NULL;
-    al_status st = al_doc_create(target, &doc, diags);
-    if (st != AL_OK) return st;
-    st = al_doc_import_map(doc, map, diags);
-    al_doc_close(doc);
-    if (st != AL_OK) remove_document(target);
     return st;
 }
 
@@ -96,7 +87,8 @@ static void import_thread(GTask *task, gpointer source, gpointer task_data,
     (void) cancellable;
     ImportData *d = task_data;
     GError *error = NULL;
-    char *path = allium_import_map(d->map_path, d->fallback_dir, &d->warnings, &error);
+    char *path =
+        allium_import_map(d->map_path, d->fallback_dir, &d->warnings, &d->first_warning, &error);
     if (path) g_task_return_pointer(task, path, g_free);
     else g_task_return_error(task, error);
 }
@@ -129,14 +121,26 @@ char *allium_default_document_dir(void)
     return g_build_filename(g_get_user_data_dir(), "allium", NULL);
 }
 
+/* The first warning of DIAGS as a line ("line 3: entity 1: ..."), or NULL. */
+static char *first_warning_of(const al_diag_list *diags)
+{
+    for (size_t i = 0; i < diags->count; i++)
+        if (diags->items[i].severity == AL_SEVERITY_WARNING) {
+            char line[400];
+            return g_strdup(al_diag_format(&diags->items[i], line, sizeof line));
+        }
+    return NULL;
+}
+
 char *allium_import_map(const char *map_path, const char *fallback_dir, int *warnings,
-                        GError **error)
+                        char **first_warning, GError **error)
 {
     g_return_val_if_fail(map_path != NULL, NULL);
     g_autofree char *name = g_filename_display_basename(map_path);
     al_diag_list diags = {0};
     al_map *map = NULL;
     if (warnings) *warnings = 0;
+    if (first_warning) *first_warning = NULL;
 
     al_status st = al_map_read_file(map_path, &map, &diags);
     if (st != AL_OK) {
@@ -146,6 +150,7 @@ char *allium_import_map(const char *map_path, const char *fallback_dir, int *war
         return NULL;
     }
     int read_warnings = (int) al_diag_count(&diags, AL_SEVERITY_WARNING);
+    g_autofree char *first = first_warning_of(&diags);
     al_diag_list_clear(&diags);
 
     g_autofree char *stem = map_stem(map_path);
@@ -153,11 +158,11 @@ char *allium_import_map(const char *map_path, const char *fallback_dir, int *war
     g_autofree char *fallback =
         fallback_dir ? g_strdup(fallback_dir) : allium_default_document_dir();
     char *target = NULL;
-    al_doc *doc = NULL;
 
     st = AL_ERR_IO;
-    if (g_access(map_dir, W_OK) == 0) st = create_free_document(map_dir, stem, &target, &doc, &diags);
-    if (st != AL_OK) {
+    if (g_access(map_dir, W_OK) == 0)
+        st = import_free_document(map, map_dir, stem, &target, &diags);
+    if (st == AL_ERR_IO || st == AL_ERR_READ_ONLY) {
         /* The map's folder is read-only (a game install, a mounted archive): use ours. */
         if (g_mkdir_with_parents(fallback, 0755) != 0) {
             g_set_error(error, ALLIUM_DOCUMENT_ERROR, AL_ERR_IO,
@@ -167,23 +172,11 @@ char *allium_import_map(const char *map_path, const char *fallback_dir, int *war
             g_free(target);
             return NULL;
         }
-        st = create_free_document(fallback, stem, &target, &doc, &diags);
-    }
-    if (st != AL_OK) {
-        g_autofree char *prefix = g_strdup_printf(_("Cannot create a map document for “%s”"), name);
-        allium_set_status_error(error, st, &diags, prefix);
-        al_map_destroy(map);
         al_diag_list_clear(&diags);
-        g_free(target);
-        return NULL;
+        st = import_free_document(map, fallback, stem, &target, &diags);
     }
-
-    al_diag_list_clear(&diags);
-    st = al_doc_import_map(doc, map, &diags);
-    al_doc_close(doc);
     al_map_destroy(map);
     if (st != AL_OK) {
-        remove_document(target);
         g_autofree char *prefix = g_strdup_printf(_("Importing “%s” failed"), name);
         allium_set_status_error(error, st, &diags, prefix);
         al_diag_list_clear(&diags);
@@ -191,6 +184,7 @@ char *allium_import_map(const char *map_path, const char *fallback_dir, int *war
         return NULL;
     }
     if (warnings) *warnings = read_warnings + (int) al_diag_count(&diags, AL_SEVERITY_WARNING);
+    if (first_warning) *first_warning = first ? g_steal_pointer(&first) : first_warning_of(&diags);
     al_diag_list_clear(&diags);
     return target;
 }
@@ -209,11 +203,13 @@ void allium_import_map_async(const char *map_path, const char *fallback_dir,
     g_object_unref(task);
 }
 
-char *allium_import_map_finish(GAsyncResult *result, int *warnings, GError **error)
+char *allium_import_map_finish(GAsyncResult *result, int *warnings, char **first_warning,
+                               GError **error)
 {
     g_return_val_if_fail(g_task_is_valid(result, NULL), NULL);
     ImportData *d = g_task_get_task_data(G_TASK(result));
     if (warnings) *warnings = d->warnings;
+    if (first_warning) *first_warning = g_strdup(d->first_warning);
     return g_task_propagate_pointer(G_TASK(result), error);
 }
 
@@ -223,7 +219,7 @@ gboolean allium_import_map_to(const char *map_path, const char *target, GError *
     al_diag_list diags = {0};
     al_map *map = NULL;
     al_status st = al_map_read_file(map_path, &map, &diags);
-    if (st == AL_OK) st = import_into(map, target, &diags);
+    if (st == AL_OK) st = al_doc_import_new(target, map, &diags);
     al_map_destroy(map);
     if (st != AL_OK) {
         g_autofree char *prefix = g_strdup_printf(_("Importing “%s” failed"), name);

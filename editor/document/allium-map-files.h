@@ -21,10 +21,11 @@ char *allium_default_document_dir(void);
 
 /* Imports the .map at MAP_PATH into a new document "NAME.allium" in the same folder
  * ("NAME (2).allium", ... if that exists), or in FALLBACK_DIR (NULL: the default) when the
- * folder is not writable. Returns the new document's path, and in *WARNINGS how many
- * warnings the reader and the import gave. Any thread: it opens its own document. */
+ * folder is not writable. Returns the new document's path, in *WARNINGS how many warnings
+ * the reader and the import gave, and in *FIRST_WARNING (when not NULL; free with g_free)
+ * the first of them, or NULL. Any thread: it opens its own document. */
 char *allium_import_map(const char *map_path, const char *fallback_dir, int *warnings,
-                        GError **error);
+                        char **first_warning, GError **error);
 
 /* Imports the .map at MAP_PATH into a new document at exactly TARGET, which must not
  * exist. Any thread. */
@@ -34,7 +35,8 @@ gboolean allium_import_map_to(const char *map_path, const char *target, GError *
 void allium_import_map_async(const char *map_path, const char *fallback_dir,
                              GCancellable *cancellable, GAsyncReadyCallback callback,
                              gpointer user_data);
-char *allium_import_map_finish(GAsyncResult *result, int *warnings, GError **error);
+char *allium_import_map_finish(GAsyncResult *result, int *warnings, char **first_warning,
+                               GError **error);
 
 /* Makes sure TARGET is a valid document of the bundled sample map: if it does not exist,
  * or does not open as a map document (it is then moved aside as TARGET.damaged), imports

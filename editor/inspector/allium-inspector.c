@@ -10,6 +10,7 @@
 
 #include "allium-inspector.h"
 #include "allium-error-label.h"
+#include "allium-format.h"
 
 #include "al-plane.h"
 
@@ -17,8 +18,14 @@
 #include <math.h>
 #include <string.h>
 
+/* One property's row. Its widgets can outlive the panel's rebuild that drops the row (a
+ * rebuild can come in the middle of the row's own commit, and a removed entry that had the
+ * focus still reports losing it), so a row is reference-counted: the panel's list holds
+ * one reference and every signal handler of its widgets another. A rebuild detaches the
+ * row (owner and widgets NULL), and a detached row's handlers do nothing. */
 typedef struct {
-    AlliumInspector *owner;
+    int refs;
+    AlliumInspector *owner; /* borrowed; NULL once the row is detached */
     char *key;
     GtkEditable *entry;      /* NULL for the hull list */
     GtkDropDown *hulls;      /* ALLIUM_VALUE_HULL */
@@ -38,7 +45,7 @@ struct _AlliumInspector {
     AlliumSelection *selection;
     gulong compiled_handler, selection_handler;
 
-    gint64 entity_row;      /* the entity whose rows are shown; 0: none */
+    gint64 entity_row;      /* the entity whose rows are shown; -1: none (the world is 0) */
     gboolean point_entity;  /* it has no brushes */
     const char *subject;    /* static string: "entity", "brushes", "world", "none" */
     char *fingerprint;
@@ -161,11 +168,48 @@ static AlliumSnapshot *snapshot_of(AlliumInspector *self)
     return self->document ? allium_document_get_snapshot(self->document) : NULL;
 }
 
-static void row_free(gpointer data)
+static Row *row_ref(Row *row)
+{
+    row->refs++;
+    return row;
+}
+
+static void row_unref(gpointer data)
 {
     Row *row = data;
+    if (--row->refs > 0) return;
     g_free(row->key);
     g_free(row);
+}
+
+/* The panel's list lets go of ROW: its widgets are on their way out. */
+static void row_detach(gpointer data)
+{
+    Row *row = data;
+    row->owner = NULL;
+    row->entry = NULL;
+    row->hulls = NULL;
+    row->colour = NULL;
+    row_unref(row);
+}
+
+static void row_closure_notify(gpointer data, GClosure *closure)
+{
+    (void) closure;
+    row_unref(data);
+}
+
+/* Connects HANDLER to SIGNAL of INSTANCE for ROW, holding a reference on ROW for as long as
+ * the handler is connected. */
+static void connect_row(gpointer instance, const char *signal, GCallback handler, Row *row)
+{
+    g_signal_connect_data(instance, signal, handler, row_ref(row), row_closure_notify, 0);
+}
+
+/* Whether ROW still belongs to a panel that is not being rebuilt. */
+static gboolean row_live(const Row *row)
+{
+    return row->owner && !row->owner->rebuilding;
 }
 
 static void set_message(AlliumInspector *self, const char *text)
@@ -176,14 +220,15 @@ static void set_message(AlliumInspector *self, const char *text)
 static const char *shown_value(AlliumInspector *self, const char *key)
 {
     AlliumSnapshot *snap = snapshot_of(self);
-    int e = snap && self->entity_row ? allium_snapshot_entity_index(snap, self->entity_row) : -1;
+    int e =
+        snap && self->entity_row >= 0 ? allium_snapshot_entity_index(snap, self->entity_row) : -1;
     return e >= 0 ? allium_snapshot_entity_value(snap, e, key) : NULL;
 }
 
 /* Writes KEY = VALUE (NULL: removes KEY) on the shown entity, after the checks. */
 static gboolean commit(AlliumInspector *self, const char *key, const char *value)
 {
-    if (!self->entity_row || !self->document) return FALSE;
+    if (self->entity_row < 0 || !self->document) return FALSE;
     g_autofree char *message = NULL;
     if (!allium_value_check(key, value, &message)) {
         set_message(self, message);
@@ -207,14 +252,25 @@ static gboolean commit(AlliumInspector *self, const char *key, const char *value
     return TRUE;
 }
 
-static void row_commit(Row *row)
+/* Commits the text of ROW's entry if it changed; FALSE if it was refused. The commit can
+ * rebuild the panel (through the document's and the selection's signals): ROW is held
+ * meanwhile, and a row detached by then is left alone. */
+static gboolean row_commit(Row *row)
 {
-    if (row->owner->rebuilding || !row->entry) return;
+    if (!row_live(row) || !row->entry) return TRUE;
     const char *text = gtk_editable_get_text(row->entry);
-    if (g_strcmp0(text, shown_value(row->owner, row->key)) == 0) return;
-    gboolean ok = commit(row->owner, row->key, text);
-    if (ok) gtk_widget_remove_css_class(GTK_WIDGET(row->entry), "error");
-    else gtk_widget_add_css_class(GTK_WIDGET(row->entry), "error");
+    if (g_strcmp0(text, shown_value(row->owner, row->key)) == 0) return TRUE;
+    g_autofree char *value = g_strdup(text);
+    row_ref(row);
+    gboolean ok = commit(row->owner, row->key, value);
+    if (row->entry) {
+        if (ok)
+            gtk_widget_remove_css_class(GTK_WIDGET(row->entry), "error");
+        else
+            gtk_widget_add_css_class(GTK_WIDGET(row->entry), "error");
+    }
+    row_unref(row);
+    return ok;
 }
 
 static void entry_activate_cb(GtkEntry *entry, Row *row)
@@ -232,12 +288,12 @@ static void entry_leave_cb(GtkEventControllerFocus *focus, Row *row)
 static void remove_clicked_cb(GtkButton *button, Row *row)
 {
     (void) button;
-    commit(row->owner, row->key, NULL);
+    if (row_live(row)) commit(row->owner, row->key, NULL);
 }
 
 static void colour_set_cb(GtkColorButton *button, Row *row)
 {
-    if (row->owner->rebuilding) return;
+    if (!row_live(row) || !row->entry) return;
     GdkRGBA c;
     gtk_color_chooser_get_rgba(GTK_COLOR_CHOOSER(button), &c);
     /* Keep the scale the map used (Quake maps write 0..255 as often as 0..1). */
@@ -255,7 +311,7 @@ static void colour_set_cb(GtkColorButton *button, Row *row)
 static void hull_selected_cb(GtkDropDown *dropdown, GParamSpec *pspec, Row *row)
 {
     (void) pspec;
-    if (row->owner->rebuilding) return;
+    if (!row_live(row)) return;
     GtkStringObject *item = gtk_drop_down_get_selected_item(dropdown);
     if (item) commit(row->owner, row->key, gtk_string_object_get_string(item));
 }
@@ -266,9 +322,9 @@ static GtkWidget *make_entry(Row *row, const char *value)
     gtk_editable_set_text(GTK_EDITABLE(entry), value);
     gtk_widget_set_hexpand(entry, TRUE);
     gtk_editable_set_width_chars(GTK_EDITABLE(entry), 8);
-    g_signal_connect(entry, "activate", G_CALLBACK(entry_activate_cb), row);
+    connect_row(entry, "activate", G_CALLBACK(entry_activate_cb), row);
     GtkEventController *focus = gtk_event_controller_focus_new();
-    g_signal_connect(focus, "leave", G_CALLBACK(entry_leave_cb), row);
+    connect_row(focus, "leave", G_CALLBACK(entry_leave_cb), row);
     gtk_widget_add_controller(entry, focus);
     row->entry = GTK_EDITABLE(entry);
     return entry;
@@ -296,7 +352,7 @@ static GtkWidget *make_editor(AlliumInspector *self, Row *row, const char *value
         GtkWidget *dropdown = gtk_drop_down_new(G_LIST_MODEL(names), NULL);
         gtk_drop_down_set_selected(GTK_DROP_DOWN(dropdown), selected);
         gtk_widget_set_hexpand(dropdown, TRUE);
-        g_signal_connect(dropdown, "notify::selected", G_CALLBACK(hull_selected_cb), row);
+        connect_row(dropdown, "notify::selected", G_CALLBACK(hull_selected_cb), row);
         row->hulls = GTK_DROP_DOWN(dropdown);
         return dropdown;
     }
@@ -307,7 +363,7 @@ static GtkWidget *make_editor(AlliumInspector *self, Row *row, const char *value
     parse_colour(value, &c);
     GtkWidget *button = gtk_color_button_new_with_rgba(&c);
     gtk_color_chooser_set_use_alpha(GTK_COLOR_CHOOSER(button), FALSE);
-    g_signal_connect(button, "color-set", G_CALLBACK(colour_set_cb), row);
+    connect_row(button, "color-set", G_CALLBACK(colour_set_cb), row);
     row->colour = GTK_COLOR_BUTTON(button);
     gtk_box_append(GTK_BOX(box), entry);
     gtk_box_append(GTK_BOX(box), button);
@@ -319,6 +375,7 @@ static void add_row(AlliumInspector *self, int at, const char *key, const char *
                     const al_world *world)
 {
     Row *row = g_new0(Row, 1);
+    row->refs = 1; /* the panel's list */
     row->owner = self;
     row->key = g_strdup(key);
     g_ptr_array_add(self->rows, row);
@@ -337,7 +394,7 @@ static void add_row(AlliumInspector *self, int at, const char *key, const char *
     GtkWidget *remove = gtk_button_new_from_icon_name("list-remove-symbolic");
     gtk_widget_add_css_class(remove, "flat");
     gtk_widget_set_tooltip_text(remove, _("Remove this property"));
-    g_signal_connect(remove, "clicked", G_CALLBACK(remove_clicked_cb), row);
+    connect_row(remove, "clicked", G_CALLBACK(remove_clicked_cb), row);
     gtk_grid_attach(self->grid, remove, 2, at, 1, 1);
 }
 
@@ -400,10 +457,13 @@ static void describe_faces(AlliumSnapshot *snap, const AlliumFaceRef *faces, gui
         if (b < 0 || faces[i].face >= in->brushes[b].face_count) continue;
         const al_face_desc *f = &in->faces[in->brushes[b].first_face + faces[i].face];
         double n[3], d;
+        char x[ALLIUM_NUMBER_SIZE], y[ALLIUM_NUMBER_SIZE], z[ALLIUM_NUMBER_SIZE];
         const char *name = f->material >= 0 ? in->materials[f->material].name : "";
         if (i) g_string_append_c(text, '\n');
         if (al_plane_from_points(f->points[0], f->points[1], f->points[2], n, &d))
-            g_string_append_printf(text, _("%s, facing %.2f %.2f %.2f"), name, n[0], n[1], n[2]);
+            g_string_append_printf(text, _("%s, facing %s %s %s"), name,
+                                   allium_format_fixed(x, n[0], 2), allium_format_fixed(y, n[1], 2),
+                                   allium_format_fixed(z, n[2], 2));
         else
             g_string_append(text, name);
     }
@@ -496,7 +556,7 @@ static void refresh(AlliumInspector *self)
         for (int p = 0; p < e->property_count; p++)
             g_string_append_printf(print, "%s\n%s\n", e->properties[p].key, e->properties[p].value);
     }
-    gint64 row = entity >= 0 && snap->input.entity_ids ? snap->input.entity_ids[entity] : 0;
+    gint64 row = entity >= 0 && snap->input.entity_ids ? snap->input.entity_ids[entity] : -1;
     g_string_append_printf(print, "%" G_GINT64_FORMAT, row);
     if (self->fingerprint && g_str_equal(self->fingerprint, print->str)) return;
     g_free(self->fingerprint);
@@ -590,8 +650,9 @@ static void allium_inspector_class_init(AlliumInspectorClass *klass)
 
 static void allium_inspector_init(AlliumInspector *self)
 {
-    self->rows = g_ptr_array_new_with_free_func(row_free);
+    self->rows = g_ptr_array_new_with_free_func(row_detach);
     self->subject = "none";
+    self->entity_row = -1;
 
     GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 8);
     gtk_widget_set_margin_start(box, 10);
@@ -694,6 +755,14 @@ const char *allium_inspector_get_value(AlliumInspector *self, const char *key)
     return item ? gtk_string_object_get_string(item) : NULL;
 }
 
+GtkWidget *allium_inspector_get_editor(AlliumInspector *self, const char *key)
+{
+    g_return_val_if_fail(ALLIUM_IS_INSPECTOR(self), NULL);
+    Row *row = find_row(self, key);
+    if (!row) return NULL;
+    return row->entry ? GTK_WIDGET(row->entry) : GTK_WIDGET(row->hulls);
+}
+
 gboolean allium_inspector_edit(AlliumInspector *self, const char *key, const char *value)
 {
     g_return_val_if_fail(ALLIUM_IS_INSPECTOR(self), FALSE);
@@ -708,8 +777,7 @@ gboolean allium_inspector_edit(AlliumInspector *self, const char *key, const cha
     if (!value) return commit(self, key, NULL);
     if (!row->entry) return commit(self, key, value);
     gtk_editable_set_text(row->entry, value);
-    row_commit(row);
-    return !gtk_widget_has_css_class(GTK_WIDGET(row->entry), "error");
+    return row_commit(row);
 }
 
 const char *allium_inspector_get_message(AlliumInspector *self)

@@ -52,6 +52,8 @@ gboolean allium_value_check(const char *key, const char *value, char **message);
  * whether it was written; a refusal shows its message, see allium_inspector_get_message. */
 const char *allium_inspector_get_value(AlliumInspector *self, const char *key);
 gboolean allium_inspector_edit(AlliumInspector *self, const char *key, const char *value);
+/* The widget that edits KEY's value (an entry, or the list of hulls); NULL: no such row. */
+GtkWidget *allium_inspector_get_editor(AlliumInspector *self, const char *key);
 /* The message under the list ("" when none). */
 const char *allium_inspector_get_message(AlliumInspector *self);
 /* What the inspector shows: "entity", "brushes", "world" or "none". */

@@ -95,6 +95,19 @@ gboolean step_build_from_empty(SelfTest *t)
         if (!window || !compiled_current(window) || !settle(t)) return FALSE;
         t->built = g_object_ref(window);
         check(t, built_snapshot(t)->input.input.brush_count == 0, "it opens with no brushes");
+        /* The 3D camera stands over the ground plane looking at the origin, not in the
+         * ground's plane at the origin. */
+        AlliumView *eye = view_in(window, AL_VIEW_3D);
+        const al_camera *cam = allium_view_get_camera(eye);
+        double origin[3] = {0, 0, 0}, px, py;
+        gboolean seen = al_camera_project(cam, origin, &px, &py) && px >= 0 && py >= 0 &&
+                        px < cam->width && py < cam->height;
+        check(t,
+              cam->position[2] > 8 && seen && fabs(cam->position[0]) + fabs(cam->position[1]) > 64,
+              "the new map's 3D camera stands over the ground, back from the origin, which it "
+              "sees (%.0f %.0f %.0f)",
+              cam->position[0], cam->position[1], cam->position[2]);
+        memcpy(t->mark_lo, cam->position, sizeof t->mark_lo);
     }
     AlliumWindow *w = t->built;
     AlliumView *top = view_in(w, AL_VIEW_TOP);
@@ -125,6 +138,11 @@ gboolean step_build_from_empty(SelfTest *t)
         check(t, lo && fabs(lo[0] + ROOM_HALF) < 1e-6 && fabs(hi[1] - ROOM_HALF) < 1e-6 &&
                      hi[2] - lo[2] >= 4 * g,
               "the brush tool drew the 512 × 512 box (%d brushes)", in->brush_count);
+        /* Drawn around the camera, it went under it: the camera stands over it. */
+        check(t, hi && hi[2] <= t->mark_lo[2] - g / 2,
+              "the box drawn around the 3D camera lies under it (top %g, camera %g)",
+              hi ? hi[2] : 0, t->mark_lo[2]);
+        g_autoptr(GdkTexture) shot = screenshot(t, GTK_WIDGET(w), "build-first-box.png");
         check(t, gtk_widget_activate_action(GTK_WIDGET(w), "win.hollow", NULL),
               "Edit → Hollow");
         /* The 3D camera inside the room, half way up, looking along it: the 2D views

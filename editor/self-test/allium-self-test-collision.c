@@ -8,6 +8,8 @@
 
 #include "al-move.h"
 #include "allium-collision.h"
+#include "allium-format.h"
+#include "allium-view-private.h"
 
 #include <glib/gi18n.h>
 #include <math.h>
@@ -73,17 +75,59 @@ gboolean step_test_box(SelfTest *t)
         return FALSE;
     }
     if (!settle(t)) return FALSE;
+    /* The readout in the top view's header (not maximized): whole, clear of the maximize
+     * button, its numbers without exponents or negative zeros. */
+    AlliumView *top = view_of_kind(t, AL_VIEW_TOP);
+    graphene_rect_t label, button;
+    gboolean placed =
+        top && gtk_widget_compute_bounds(GTK_WIDGET(top->info_label), GTK_WIDGET(top), &label) &&
+        gtk_widget_compute_bounds(GTK_WIDGET(top->maximize_button), GTK_WIDGET(top), &button);
+    int needed = 0;
+    if (placed) {
+        /* Measures count the widget's margins in. */
+        GtkWidget *l = GTK_WIDGET(top->info_label);
+        int across =
+            (int) label.size.width + gtk_widget_get_margin_start(l) + gtk_widget_get_margin_end(l);
+        gtk_widget_measure(l, GTK_ORIENTATION_VERTICAL, across, &needed, NULL, NULL, NULL);
+        needed -= gtk_widget_get_margin_top(l) + gtk_widget_get_margin_bottom(l);
+    }
+    const char *shown = placed ? gtk_label_get_text(top->info_label) : "";
+    check(t,
+          placed && !graphene_rect_intersection(&label, &button, NULL) &&
+              label.origin.x + label.size.width <= gtk_widget_get_width(GTK_WIDGET(top)) &&
+              label.size.height >= needed && strstr(shown, "large: "),
+          "the readout is whole and clear of the maximize button (%.0f×%.0f at %.0f, %d high "
+          "needed; the button at %.0f; \"%s\")",
+          placed ? label.size.width : 0, placed ? label.size.height : 0,
+          placed ? label.origin.x : 0, needed, placed ? button.origin.x : 0, shown);
+    check(t, !strstr(shown, "e+") && !strstr(shown, "-0.00"), "its numbers read plainly");
     shoot_and_compare(t, "test-box.png", NULL);
     gtk_widget_activate_action(GTK_WIDGET(t->window), "win.tool", "s", "select");
     return TRUE;
 }
 
-/* Collects the widgets of TYPE under WIDGET, in order. */
-static void collect(GtkWidget *widget, GType type, GPtrArray *out)
+/* How numbers are written for the designer (allium-format.c). */
+gboolean step_numbers(SelfTest *t)
 {
-    if (G_TYPE_CHECK_INSTANCE_TYPE(widget, type)) g_ptr_array_add(out, widget);
-    for (GtkWidget *c = gtk_widget_get_first_child(widget); c; c = gtk_widget_get_next_sibling(c))
-        collect(c, type, out);
+    static const struct {
+        double v;
+        int decimals;
+        gboolean fixed;
+        const char *expect;
+    } cases[] = {
+        {1487.5, 2, FALSE, "1487.5"}, {-1e-17, 2, TRUE, "0.00"},     {-0.004, 2, TRUE, "0.00"},
+        {-0.71, 2, TRUE, "-0.71"},    {16, 2, FALSE, "16"},          {-0.25, 2, FALSE, "-0.25"},
+        {-0.3, 0, TRUE, "0"},         {131072, 1, TRUE, "131072.0"}, {0.126, 2, FALSE, "0.13"},
+    };
+    /* The test runs in the C locale's numbers (the separator a point). */
+    for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+        char buf[ALLIUM_NUMBER_SIZE];
+        const char *got = cases[i].fixed ? allium_format_fixed(buf, cases[i].v, cases[i].decimals)
+                                         : allium_format_short(buf, cases[i].v, cases[i].decimals);
+        check(t, g_str_equal(got, cases[i].expect), "%g with %d decimals reads \"%s\" (\"%s\")",
+              cases[i].v, cases[i].decimals, cases[i].expect, got);
+    }
+    return TRUE;
 }
 
 gboolean step_test_box_size(SelfTest *t)
@@ -105,8 +149,8 @@ gboolean step_test_box_size(SelfTest *t)
         /* The designer types 40 × 40 × 20 (a crawling agent) and presses Use. */
         g_autoptr(GPtrArray) spins = g_ptr_array_new();
         g_autoptr(GPtrArray) buttons = g_ptr_array_new();
-        collect(GTK_WIDGET(t->dialog), GTK_TYPE_SPIN_BUTTON, spins);
-        collect(gtk_window_get_titlebar(t->dialog), GTK_TYPE_BUTTON, buttons);
+        collect_widgets(GTK_WIDGET(t->dialog), GTK_TYPE_SPIN_BUTTON, spins);
+        collect_widgets(gtk_window_get_titlebar(t->dialog), GTK_TYPE_BUTTON, buttons);
         check(t, spins->len == 3, "the dialog has three sizes (%u)", spins->len);
         const double typed[3] = {40, 40, 20};
         for (guint k = 0; k < spins->len && k < 3; k++)
@@ -156,8 +200,73 @@ gboolean step_test_box_size(SelfTest *t)
           "the drag stopped it against the west wall (x %.2f, from %.2f)", after[0], o[0]);
     g_autofree char *text = allium_collision_describe_box(c, 0);
     check(t, strstr(text, "40×40×20 box") && strstr(text, "free"), "its readout: \"%s\"", text);
+    /* Kept as text between runs (allium-session.h), it comes back the same. */
+    g_autofree char *kept = allium_collision_save_boxes(c);
+    g_autoptr(AlliumCollision) copy = allium_collision_new();
+    allium_collision_set_snapshot(copy, snap);
+    allium_collision_restore_boxes(copy, kept);
+    double back[3] = {0};
+    gboolean same = allium_collision_box_count(copy) == 1 &&
+                    allium_collision_get_box(copy, 0, back, NULL) && back[0] == after[0] &&
+                    back[1] == after[1] && back[2] == after[2];
+    g_autofree char *copied = allium_collision_describe_box(copy, 0);
+    check(t, same && strstr(copied, "40×40×20 box"), "kept as \"%s\", it reads back the same",
+          g_strchomp(kept));
     allium_collision_next_hull(c); /* back to the map's hulls */
     allium_collision_clear_boxes(c);
+    gtk_widget_activate_action(GTK_WIDGET(t->window), "win.tool", "s", "select");
+    return TRUE;
+}
+
+/* The test-box tool says which hull a click places (and H changes it at once), and a
+ * click that places no box says why. */
+gboolean step_test_box_feedback(SelfTest *t)
+{
+    AlliumCollision *c = t->window->collision;
+    AlliumView *top = view_of_kind(t, AL_VIEW_TOP), *view = view_3d(t);
+    if (!t->step_begun) {
+        gtk_widget_activate_action(GTK_WIDGET(t->window), "win.tool", "s", "testbox");
+        allium_view_queue_render(top);
+        t->phase = 0;
+        return FALSE;
+    }
+    if (!settle(t)) return FALSE;
+    const char *header = gtk_label_get_text(top->info_label);
+    if (t->phase == 0) {
+        check(t, strstr(header, "New test boxes: stand · H: next hull") != NULL,
+              "with the test-box tool the top view's header names the hull (\"%s\")", header);
+        check(t, gtk_widget_activate_action(GTK_WIDGET(t->window), "win.test-hull", NULL),
+              "H (win.test-hull) activated");
+        t->phase = 1;
+        t->settled = FALSE;
+        return FALSE;
+    }
+    if (t->phase == 1) {
+        check(t, strstr(header, "New test boxes: crouch") != NULL,
+              "H changed it to the next hull at once (\"%s\")", header);
+        /* The 3D camera far outside the map, looking up and away: a click hits nothing. */
+        al_camera *cam = allium_view_get_camera(view);
+        al_camera saved = *cam;
+        cam->position[0] = cam->position[1] = cam->position[2] = 20000;
+        cam->yaw = 45;
+        cam->pitch = 60;
+        int before = allium_collision_box_count(c);
+        double cx = gtk_widget_get_width(GTK_WIDGET(view)) / 2.0;
+        double cy = gtk_widget_get_height(GTK_WIDGET(view)) / 2.0;
+        allium_view_simulate_drag(view, cx, cy, cx, cy, 0, 0);
+        *cam = saved;
+        allium_view_queue_render(view);
+        check(t, allium_collision_box_count(c) == before, "a click on nothing placed no box");
+        t->phase = 2;
+        t->settled = FALSE;
+        return FALSE;
+    }
+    const char *said = gtk_label_get_text(view->info_label);
+    check(t, strstr(said, "No test box: nothing under the pointer") != NULL,
+          "and the 3D view's header says why (\"%s\")", said);
+    shoot_and_compare(t, "test-box-feedback.png", NULL);
+    allium_collision_next_hull(c); /* large */
+    allium_collision_next_hull(c); /* back to stand */
     gtk_widget_activate_action(GTK_WIDGET(t->window), "win.tool", "s", "select");
     return TRUE;
 }
@@ -224,12 +333,91 @@ gboolean step_agents(SelfTest *t)
     return TRUE;
 }
 
-/* Starts phase PHASE of the walk: remembers when, and where the walker was. */
+/* A listener of the document's "changed" signal that changes the selection, as any
+ * listener may: the properties panel is rebuilt twice (for the world, then for the
+ * entity again) in the middle of its row's commit. */
+static void reselect_cb(AlliumDocument *document, SelfTest *t)
+{
+    (void) document;
+    guint n = 0;
+    const gint64 *entities = allium_selection_get_entities(t->window->selection, &n);
+    gint64 entity = n == 1 ? entities[0] : 0;
+    allium_selection_clear(t->window->selection);
+    if (entity) allium_selection_select_entity(t->window->selection, entity, ALLIUM_SELECT_REPLACE);
+}
+
+/* The field report's crash: an agent_start's origin edited in the properties panel, Enter,
+ * then Collision → Start Agents; a row's handler ran after a rebuild of the panel had
+ * freed the row. Here Enter in the origin row rebuilds the panel during the row's commit;
+ * then the old row's entry, kept alive as a focused entry may be, gets Enter again while
+ * the focus moves to the 3D view and the agents start. The old entry must do nothing
+ * (under AddressSanitizer a use of a freed row fails the test). */
+gboolean step_inspector_rebuild(SelfTest *t)
+{
+    AlliumInspector *inspector = t->window->inspector;
+    AlliumDocument *doc = allium_window_get_document(t->window);
+    AlliumSnapshot *snap = current(t);
+    const char *moved = "160 128 24";
+    int start = -1;
+    for (int e = 0; snap && e < snap->input.input.entity_count && start < 0; e++)
+        if (g_strcmp0(snap->input.input.entities[e].classname, "agent_start") == 0) start = e;
+    if (!t->step_begun) {
+        check(t, start >= 0, "the map has the agent_start");
+        if (start < 0) return TRUE;
+        allium_selection_select_entity(t->window->selection, snap->input.entity_ids[start],
+                                       ALLIUM_SELECT_REPLACE);
+        GtkWidget *entry = allium_inspector_get_editor(inspector, "origin");
+        check(t, entry && GTK_IS_EDITABLE(entry), "the panel has an origin entry");
+        if (!entry || !GTK_IS_EDITABLE(entry)) return TRUE;
+        t->held_editor = g_object_ref(entry);
+        gtk_widget_grab_focus(entry);
+        gtk_editable_set_text(GTK_EDITABLE(entry), moved);
+        gulong handler = g_signal_connect(doc, "changed", G_CALLBACK(reselect_cb), t);
+        g_signal_emit_by_name(entry, "activate");
+        g_signal_handler_disconnect(doc, handler);
+        t->edits++;
+        check(t,
+              allium_inspector_get_editor(inspector, "origin") != entry &&
+                  allium_document_can_undo(doc),
+              "Enter wrote the origin, and the panel was rebuilt during the commit");
+        return FALSE;
+    }
+    if (!compiled_current(t->window) || start < 0) return FALSE;
+    check(t, g_strcmp0(allium_snapshot_entity_value(snap, start, "origin"), moved) == 0,
+          "the compiled map has the new origin (\"%s\")",
+          allium_snapshot_entity_value(snap, start, "origin"));
+    /* The old entry: typed into, Enter, and the focus leaves for the 3D view as a menu
+     * takes it. Nothing is written. */
+    guint64 generation = allium_document_get_generation(doc);
+    gtk_editable_set_text(GTK_EDITABLE(t->held_editor), "0 0 0");
+    g_signal_emit_by_name(t->held_editor, "activate");
+    gtk_widget_grab_focus(GTK_WIDGET(view_3d(t)));
+    check(t, allium_document_get_generation(doc) == generation,
+          "the old row's entry wrote nothing");
+    g_clear_object(&t->held_editor);
+    gboolean started = gtk_widget_activate_action(GTK_WIDGET(t->window), "win.agents-start", NULL);
+    double agent[3] = {0};
+    allium_collision_get_agent(t->window->collision, 0, agent);
+    check(t,
+          started && allium_collision_agent_count(t->window->collision) == 1 &&
+              fabs(agent[0] - 160) < 1,
+          "Start Agents spawns the agent at its new origin (%d agents, x %.1f)",
+          allium_collision_agent_count(t->window->collision), agent[0]);
+    check(t, g_strcmp0(allium_inspector_get_value(inspector, "origin"), moved) == 0,
+          "the panel shows the new origin");
+    shoot_and_compare(t, "inspector-rebuilt.png", NULL);
+    gtk_widget_activate_action(GTK_WIDGET(t->window), "win.agents-stop", NULL);
+    gtk_widget_activate_action(GTK_WIDGET(t->window), "win.agents-reset", NULL);
+    allium_selection_clear(t->window->selection);
+    return TRUE;
+}
+
+/* Starts phase PHASE of the walk: remembers when, and where the walker W was (if any). */
 static void walk_phase(SelfTest *t, AlliumWalker *w, int phase)
 {
     t->walk_phase = phase;
     t->walk_phase_us = g_get_monotonic_time();
-    allium_walker_get_state(w, t->walk_from, NULL, NULL, NULL);
+    if (w) allium_walker_get_state(w, t->walk_from, NULL, NULL, NULL);
     t->walk_top = t->walk_from[2];
 }
 
@@ -309,6 +497,102 @@ gboolean step_walk(SelfTest *t)
         check(t, !crouched, "the agent stood up again");
         allium_view_simulate_key(view, GDK_KEY_Escape, TRUE);
         check(t, !allium_view_is_walking(view), "Escape returns to editing");
+        return TRUE;
+    }
+    return TRUE;
+}
+
+/* The window's key controller of PHASE (it offers the views what the focused widget
+ * leaves alone, allium-window.c). */
+static GtkEventController *window_keys(SelfTest *t, GtkPropagationPhase phase)
+{
+    GtkEventController *found = NULL;
+    GListModel *controllers = gtk_widget_observe_controllers(GTK_WIDGET(t->window));
+    for (guint i = 0; i < g_list_model_get_n_items(controllers) && !found; i++) {
+        GtkEventController *c = g_list_model_get_item(controllers, i);
+        if (GTK_IS_EVENT_CONTROLLER_KEY(c) &&
+            gtk_event_controller_get_propagation_phase(c) == phase)
+            found = c;
+        g_object_unref(c);
+    }
+    g_object_unref(controllers);
+    return found;
+}
+
+/* KEYVAL going down (or up) as it reaches the window in PHASE; whether it was taken. */
+static gboolean window_key(SelfTest *t, GtkPropagationPhase phase, guint keyval, gboolean down)
+{
+    GtkEventController *keys = window_keys(t, phase);
+    gboolean taken = FALSE;
+    if (!keys) return FALSE;
+    if (down)
+        g_signal_emit_by_name(keys, "key-pressed", keyval, 0, 0, &taken);
+    else
+        g_signal_emit_by_name(keys, "key-released", keyval, 0, 0);
+    return taken;
+}
+
+/* Keys reach the view under the pointer though another widget has the focus: W flies the
+ * 3D view the pointer is over without a click first, and during a walk the arrow keys turn
+ * the walker though a 2D view has the focus (there they would nudge the selection). The
+ * keys are given to the window's controllers as GTK hands them on when the focused widget
+ * leaves them alone; gui-input-test.py presses the real keys. */
+gboolean step_keys_under_pointer(SelfTest *t)
+{
+    AlliumView *view = view_3d(t);
+    al_camera *cam = allium_view_get_camera(view);
+    if (!t->step_begun) {
+        check(t, window_keys(t, GTK_PHASE_CAPTURE) && window_keys(t, GTK_PHASE_BUBBLE),
+              "the window has key controllers in the capture and bubble phases");
+        /* The focus on a button of the side panel; the pointer over the 3D view. */
+        g_autoptr(GPtrArray) buttons = g_ptr_array_new();
+        collect_widgets(GTK_WIDGET(t->window->inspector), GTK_TYPE_BUTTON, buttons);
+        gboolean focused = buttons->len > 0 && gtk_widget_grab_focus(buttons->pdata[0]);
+        check(t, focused, "a button of the side panel has the focus");
+        allium_view_simulate_pointer(view, TRUE, gtk_widget_get_width(GTK_WIDGET(view)) / 2.0,
+                                     gtk_widget_get_height(GTK_WIDGET(view)) / 2.0);
+        memcpy(t->walk_from, cam->position, sizeof t->walk_from);
+        check(t, window_key(t, GTK_PHASE_BUBBLE, GDK_KEY_w, TRUE),
+              "W reaches the 3D view under the pointer");
+        walk_phase(t, NULL, 1);
+        return FALSE;
+    }
+    if (t->walk_phase == 1) {
+        if (!walk_phase_over(t, 0.5)) return FALSE;
+        window_key(t, GTK_PHASE_BUBBLE, GDK_KEY_w, FALSE);
+        double f[3], r[3], u[3], moved = 0;
+        al_camera_basis(cam, f, r, u);
+        for (int k = 0; k < 3; k++) moved += (cam->position[k] - t->walk_from[k]) * f[k];
+        check(t, moved > 32, "holding W flew the camera %.0f units forward, unclicked", moved);
+        GtkWidget *focus = gtk_window_get_focus(GTK_WINDOW(t->window));
+        check(t, focus && GTK_IS_BUTTON(focus), "and the button kept the focus");
+        /* Away from the view, W is not the view's. */
+        allium_view_simulate_pointer(view, FALSE, 0, 0);
+        check(t, !window_key(t, GTK_PHASE_BUBBLE, GDK_KEY_w, TRUE),
+              "with the pointer elsewhere W is left alone");
+        window_key(t, GTK_PHASE_BUBBLE, GDK_KEY_w, FALSE);
+        /* A walk, and then the focus in the top view, as a click there to draw gives it. */
+        check(t, gtk_widget_activate_action(GTK_WIDGET(t->window), "win.walk", NULL),
+              "win.walk activated");
+        AlliumView *top = view_of_kind(t, AL_VIEW_TOP);
+        gboolean moved_focus = top && gtk_widget_child_focus(GTK_WIDGET(top), GTK_DIR_TAB_FORWARD);
+        GtkWidget *now = gtk_window_get_focus(GTK_WINDOW(t->window));
+        check(t, moved_focus && now && gtk_widget_is_ancestor(now, GTK_WIDGET(top)),
+              "the top view has the focus during the walk");
+        AlliumWalker *w = allium_view_get_walker(view);
+        double eye[3], yaw0 = 0, yaw1 = 0, pitch;
+        if (w) allium_walker_get_eye(w, eye, &yaw0, &pitch);
+        gboolean taken = window_key(t, GTK_PHASE_CAPTURE, GDK_KEY_Left, TRUE);
+        window_key(t, GTK_PHASE_CAPTURE, GDK_KEY_Left, FALSE);
+        if (w) allium_walker_get_eye(w, eye, &yaw1, &pitch);
+        check(t, w && taken && yaw1 > yaw0 + 1,
+              "the Left arrow turns the walker though the top view has the focus (yaw %.0f -> "
+              "%.0f)",
+              yaw0, yaw1);
+        check(t,
+              window_key(t, GTK_PHASE_CAPTURE, GDK_KEY_Escape, TRUE) &&
+                  !allium_view_is_walking(view),
+              "and Escape ends the walk");
         return TRUE;
     }
     return TRUE;

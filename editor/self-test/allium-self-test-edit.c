@@ -563,8 +563,14 @@ gboolean step_inspector(SelfTest *t)
         t->edits++;
         return FALSE;
     }
+    static const char *edited = "Edited from the panel";
     if (!allium_snapshot_entity_value(snap, light, "_color") || !compiled_current(t->window))
         return FALSE;
+    if (g_strcmp0(allium_snapshot_entity_value(snap, 0, "message"), edited) == 0) {
+        /* The world's edit below has compiled: the next step starts from a quiet map. */
+        check(t, TRUE, "the world's edit compiled");
+        return TRUE;
+    }
     if (!settle(t)) return FALSE;
     check(t, g_strcmp0(allium_inspector_get_value(inspector, "_color"), "1 0.5 0.25") == 0,
           "the inspector shows the new _color row");
@@ -574,7 +580,14 @@ gboolean step_inspector(SelfTest *t)
     check(t, g_str_equal(allium_inspector_get_subject(inspector), "world") &&
                  g_strcmp0(allium_inspector_get_value(inspector, "classname"), "worldspawn") == 0,
           "with nothing selected it shows worldspawn");
-    return TRUE;
+    /* The world's own properties are edited there too (its row id is 0). */
+    gboolean written = allium_inspector_edit(inspector, "message", edited);
+    check(t, written && !*allium_inspector_get_message(inspector),
+          "the world's message is written from the panel (\"%s\")",
+          allium_inspector_get_message(inspector));
+    if (!written) return TRUE;
+    t->edits++;
+    return FALSE;
 }
 
 /* The compile panel: its problems, and radiosity reset, stepped and run by its buttons. */

@@ -57,6 +57,7 @@ struct _SelfTest {
     double walk_top;        /* the highest its origin was since */
     GHashTable *face_light_mark; /* owned: the faces' light a step compares with, or NULL */
     gint64 shots_mark;      /* its shots */
+    GtkWidget *held_editor; /* owned: a properties row's entry kept past its row */
 };
 
 /* Counts a check and prints it; a failed one is listed at the end. */
@@ -67,6 +68,8 @@ AlliumView *view_3d(SelfTest *t);
 /* Bounds of the brush with document row ROW in the sample's current snapshot; FALSE if it
  * has none there. */
 gboolean row_bounds(SelfTest *t, gint64 row, double mins[3], double maxs[3]);
+/* Collects the widgets of TYPE under WIDGET (WIDGET too), in order, into OUT. */
+void collect_widgets(GtkWidget *widget, GType type, GPtrArray *out);
 /* The sample window's first view of KIND, or NULL. */
 AlliumView *view_of_kind(SelfTest *t, al_view_kind kind);
 /* Widget coordinates of map point P in VIEW; FALSE if it is not in front of the camera. */
@@ -100,6 +103,8 @@ gboolean step_inspector(SelfTest *t);
 gboolean step_compile_panel(SelfTest *t);
 gboolean step_undo_editing(SelfTest *t);
 /* allium-self-test-tools.c */
+gboolean step_tool_icons(SelfTest *t);
+gboolean step_grid_header(SelfTest *t);
 gboolean step_select_all_invert(SelfTest *t);
 gboolean step_select_face(SelfTest *t);
 gboolean step_resize_handle(SelfTest *t);
@@ -119,8 +124,12 @@ gboolean step_new_dialog(SelfTest *t);
 
 /* allium-self-test-collision.c */
 gboolean step_test_box(SelfTest *t);
+gboolean step_numbers(SelfTest *t);
 gboolean step_test_box_size(SelfTest *t);
+gboolean step_test_box_feedback(SelfTest *t);
 gboolean step_agents(SelfTest *t);
+gboolean step_inspector_rebuild(SelfTest *t);
 gboolean step_walk(SelfTest *t);
+gboolean step_keys_under_pointer(SelfTest *t);
 
 G_END_DECLS

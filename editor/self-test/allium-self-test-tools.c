@@ -16,6 +16,7 @@
 #include "allium-material-browser.h"
 #include "al-plane.h"
 #include "allium-preferences.h"
+#include "allium-view-private.h"
 
 #include <math.h>
 #include <string.h>
@@ -220,6 +221,25 @@ gboolean step_resize_handle(SelfTest *t)
         check(t, ok, "the handle is in the top view");
         if (!ok) return TRUE;
         t->brushes_mark = current(t)->input.input.brush_count;
+        /* First far beyond the map's coordinate limit: refused, with the limit. */
+        double far[3] = {200000, from[1], 0}, xf, yf;
+        AlliumDocument *doc = allium_window_get_document(t->window);
+        guint64 generation = allium_document_get_generation(doc);
+        if (to_widget(top, far, &xf, &yf)) {
+            allium_window_hide_banner(t->window);
+            allium_view_simulate_drag(top, x0, y0, xf, yf, 4, 0);
+            GtkMessageType type;
+            const char *text = NULL;
+            gboolean shown = allium_window_get_banner(t->window, &type, &text);
+            check(t,
+                  shown && text && strstr(text, "beyond the map's limit of ±131072 units") &&
+                      allium_document_get_generation(doc) == generation,
+                  "a resize past the coordinate limit is refused with the limit (\"%s\")",
+                  text ? text : "");
+            allium_window_hide_banner(t->window);
+        } else {
+            check(t, FALSE, "a point past the coordinate limit projects into the top view");
+        }
         allium_view_simulate_drag(top, x0, y0, x1, y1, 4, 0);
         t->box_maxs[0] += 2 * g;
         t->edits++;
@@ -668,5 +688,65 @@ gboolean step_resize_3d_handle(SelfTest *t)
         return FALSE;
     }
     check(t, found && fabs(maxs[2] - t->box_maxs[2]) < 1e-6, "undo puts the top back");
+    return TRUE;
+}
+
+/* The tools' buttons in the header bar show icons the icon theme has (a missing one is
+ * drawn as a broken image), each its own: the select tool a pointer, the test-box tool a
+ * box (they were a text-selection glyph and a check mark). */
+gboolean step_tool_icons(SelfTest *t)
+{
+    GtkIconTheme *theme =
+        gtk_icon_theme_get_for_display(gtk_widget_get_display(GTK_WIDGET(t->window)));
+    g_autoptr(GPtrArray) buttons = g_ptr_array_new();
+    collect_widgets(gtk_window_get_titlebar(GTK_WINDOW(t->window)), GTK_TYPE_BUTTON, buttons);
+    g_autoptr(GHashTable) seen = g_hash_table_new(g_str_hash, g_str_equal);
+    int tools = 0;
+    for (guint i = 0; i < buttons->len; i++) {
+        GtkButton *button = buttons->pdata[i];
+        const char *icon = gtk_button_get_icon_name(button);
+        if (!icon) continue;
+        check(t, gtk_icon_theme_has_icon(theme, icon), "the icon theme has %s", icon);
+        if (g_strcmp0(gtk_actionable_get_action_name(GTK_ACTIONABLE(button)), "win.tool") != 0)
+            continue;
+        tools++;
+        check(t, !g_hash_table_contains(seen, icon), "the tool's icon %s is its own", icon);
+        g_hash_table_add(seen, (gpointer) icon);
+    }
+    check(t, tools == 4, "four tools in the header bar (%d)", tools);
+    check(t,
+          g_hash_table_contains(seen, "allium-select-symbolic") &&
+              g_hash_table_contains(seen, "allium-test-box-symbolic"),
+          "the select and test-box tools show Allium's pointer and box");
+    g_autoptr(GdkTexture) shot = screenshot(t, GTK_WIDGET(t->window), "01b-tool-icons.png");
+    return TRUE;
+}
+
+/* A 2D view's header gives the grid that snaps, the status bar's, also when it is zoomed
+ * out so far that the lines drawn skip some of its steps. */
+gboolean step_grid_header(SelfTest *t)
+{
+    AlliumView *top = view_of_kind(t, AL_VIEW_TOP);
+    al_camera *cam = allium_view_get_camera(top);
+    if (!t->step_begun) {
+        t->mark_lo[0] = cam->zoom;
+        cam->zoom = 0.05; /* 16-unit steps 0.8 pixels apart */
+        allium_view_queue_render(top);
+        return FALSE;
+    }
+    if (!settle(t)) return FALSE;
+    double grid = allium_preferences_get_grid_size(allium_preferences_get_default());
+    g_autofree char *header = g_strdup_printf("grid %g (lines every ", grid);
+    g_autofree char *status = g_strdup_printf("Grid %g", grid);
+    const char *shown = gtk_label_get_text(top->info_label);
+    check(t,
+          g_str_has_prefix(shown, header) &&
+              g_str_equal(gtk_label_get_text(t->window->grid_label), status),
+          "zoomed out, the header gives the snapping grid as the status bar does (\"%s\", "
+          "\"%s\")",
+          shown, gtk_label_get_text(t->window->grid_label));
+    g_autoptr(GdkTexture) shot = screenshot(t, GTK_WIDGET(t->window), "grid-header.png");
+    cam->zoom = t->mark_lo[0];
+    allium_view_queue_render(top);
     return TRUE;
 }

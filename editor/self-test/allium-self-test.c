@@ -27,6 +27,7 @@
 #include "allium-lightmap.h"
 #include "allium-map-files.h"
 #include "allium-preferences.h"
+#include "allium-session.h"
 #include "allium-window-private.h"
 
 #include "mapfile/map.h"
@@ -54,6 +55,13 @@ void check(SelfTest *t, gboolean ok, const char *format, ...)
 char *dir_file(SelfTest *t, const char *name)
 {
     return g_build_filename(t->dir, name, NULL);
+}
+
+void collect_widgets(GtkWidget *widget, GType type, GPtrArray *out)
+{
+    if (G_TYPE_CHECK_INSTANCE_TYPE(widget, type)) g_ptr_array_add(out, widget);
+    for (GtkWidget *c = gtk_widget_get_first_child(widget); c; c = gtk_widget_get_next_sibling(c))
+        collect_widgets(c, type, out);
 }
 
 AlliumView *view_of_kind(SelfTest *t, al_view_kind kind)
@@ -687,7 +695,7 @@ static gboolean step_second_map(SelfTest *t)
     g_autofree char *map = dir_file(t, "second.map");
     GError *error = NULL;
     int warnings = 0;
-    g_autofree char *again = allium_import_map(map, NULL, &warnings, &error);
+    g_autofree char *again = allium_import_map(map, NULL, &warnings, NULL, &error);
     check(t, again && g_str_has_suffix(again, "/second (2).allium"),
           "importing second.map again makes \"second (2).allium\" (%s)",
           again ? again : error->message);
@@ -742,7 +750,17 @@ static gboolean step_reopen_lit(SelfTest *t)
               "and the solver stops at its target (residual %.4f, %" G_GINT64_FORMAT " shots)",
               st->residual, (gint64) st->shots);
         t->relit_shots = st->shots;
+        /* A test box, to be there again when the map is opened again. */
+        AlliumCollision *c = window->collision;
+        double at[3] = {96, 96, 100};
+        gboolean placed = allium_collision_add_box(c, at, TRUE) == 0 &&
+                          allium_collision_get_box(c, 0, t->mark_lo, NULL);
+        check(t, placed, "a test box is placed (at %.1f %.1f %.1f)", t->mark_lo[0], t->mark_lo[1],
+              t->mark_lo[2]);
         gtk_window_destroy(GTK_WINDOW(window));
+        g_autofree char *kept = allium_session_get_test_boxes(path);
+        check(t, kept && strstr(kept, "stand 96 96 "), "closing the map kept it (\"%s\")",
+              kept ? kept : "nothing");
         t->phase = 1;
         return FALSE;
     }
@@ -753,7 +771,15 @@ static gboolean step_reopen_lit(SelfTest *t)
     al_draw_stats stats;
     allium_view_get_last_stats(allium_window_get_view(window, 0), &stats);
     check(t, stats.lightmapped, "and draws with it");
+    double again[3] = {0};
+    gboolean found = allium_collision_box_count(window->collision) == 1 &&
+                     allium_collision_get_box(window->collision, 0, again, NULL);
+    check(t,
+          found && again[0] == t->mark_lo[0] && again[1] == t->mark_lo[1] &&
+              again[2] == t->mark_lo[2],
+          "and with its test box where it was (%.1f %.1f %.1f)", again[0], again[1], again[2]);
     g_autoptr(GdkTexture) shot = screenshot(t, GTK_WIDGET(window), "06b-reopened-lit.png");
+    allium_collision_clear_boxes(window->collision);
     gtk_window_destroy(GTK_WINDOW(window));
     return TRUE;
 }
@@ -818,6 +844,38 @@ static gboolean step_drop(SelfTest *t)
     return TRUE;
 }
 
+/* A .map of zero bytes opens as the empty map it is, in a window of its own, whose banner
+ * says that the file is empty; the file stays as it was. */
+static gboolean step_empty_map(SelfTest *t)
+{
+    g_autofree char *path = dir_file(t, "empty.map");
+    g_autofree char *imported = dir_file(t, "empty.allium");
+    if (!t->step_begun) {
+        check(t, g_file_set_contents(path, "", 0, NULL), "an empty file empty.map was written");
+        g_autoptr(GFile) file = g_file_new_for_path(path);
+        allium_application_open_file(t->app, file, t->window);
+        return FALSE;
+    }
+    AlliumWindow *window = allium_application_find_window(t->app, imported);
+    GtkMessageType type;
+    const char *text = NULL;
+    if (!window || !allium_window_get_banner(window, &type, &text) || !settle(t)) return FALSE;
+    check(t,
+          type == GTK_MESSAGE_INFO && text && strstr(text, "empty.map") &&
+              strstr(text, "the file is empty (0 bytes)"),
+          "the empty .map opens with a notice saying so (\"%s\")", text ? text : "");
+    AlliumSnapshot *snap = allium_document_get_snapshot(allium_window_get_document(window));
+    check(t, snap && snap->input.input.brush_count == 0, "the map it opens is empty");
+    gchar *contents = NULL;
+    gsize length = 1;
+    check(t, g_file_get_contents(path, &contents, &length, NULL) && length == 0,
+          "empty.map is still empty");
+    g_free(contents);
+    g_autoptr(GdkTexture) shot = screenshot(t, GTK_WIDGET(window), "07b-empty-map.png");
+    gtk_window_destroy(GTK_WINDOW(window));
+    return TRUE;
+}
+
 static gboolean step_not_a_map(SelfTest *t)
 {
     return step_error(t, "not-a-map.txt", "line 1", "07-error-not-a-map.png");
@@ -856,8 +914,16 @@ static gboolean step_dialog(SelfTest *t, const char *action, const char *shot)
     return TRUE;
 }
 
+/* The preferences window, with each setting the README lists: the background colour's
+ * button is there and shown (step_background sets the colour with it). */
 static gboolean step_preferences(SelfTest *t)
 {
+    if (t->step_begun && t->dialog && gtk_widget_get_mapped(GTK_WIDGET(t->dialog)) && t->settled) {
+        g_autoptr(GPtrArray) buttons = g_ptr_array_new();
+        collect_widgets(GTK_WIDGET(t->dialog), GTK_TYPE_COLOR_BUTTON, buttons);
+        check(t, buttons->len == 1 && gtk_widget_is_visible(buttons->pdata[0]),
+              "the preferences show the background colour's button");
+    }
     return step_dialog(t, "preferences", "10-preferences.png");
 }
 
@@ -926,7 +992,21 @@ static gboolean step_background(SelfTest *t)
 {
     AlliumPreferences *prefs = allium_preferences_get_default();
     if (!t->step_begun) {
-        g_object_set(prefs, "background", "#008080", NULL);
+        /* Chosen in the preferences window, as a designer does. */
+        GList *before = gtk_window_list_toplevels();
+        g_action_group_activate_action(G_ACTION_GROUP(t->app), "preferences", NULL);
+        g_autoptr(GtkWindow) dialog = take_new_dialog(before);
+        g_autoptr(GPtrArray) buttons = g_ptr_array_new();
+        if (dialog) collect_widgets(GTK_WIDGET(dialog), GTK_TYPE_COLOR_BUTTON, buttons);
+        check(t, buttons->len == 1, "the preferences have a colour button");
+        if (buttons->len == 1)
+            gtk_color_chooser_set_rgba(GTK_COLOR_CHOOSER(buttons->pdata[0]),
+                                       &(GdkRGBA){0, 128 / 255.0, 128 / 255.0, 1});
+        if (dialog) gtk_window_destroy(dialog);
+        g_autofree char *chosen = NULL;
+        g_object_get(prefs, "background", &chosen, NULL);
+        check(t, g_strcmp0(chosen, "#008080") == 0, "its colour is the background preference (%s)",
+              chosen);
         mark_frames(t);
         return FALSE;
     }
@@ -950,6 +1030,8 @@ static const struct {
     {"prepare", step_prepare, 10000},
     {"wait for the compile", step_wait_compile, 60000},
     {"screenshot of the opened map", step_shot_open, 5000},
+    {"the tools' icons", step_tool_icons, 5000},
+    {"the grid in a 2D view's header", step_grid_header, 5000},
     {"single 3D view", step_single_3d, 10000},
     {"lit", step_lit, 120000},
     {"lighting off", step_lighting_off, 10000},
@@ -968,6 +1050,7 @@ static const struct {
     {"a map opens with the light it had", step_reopen_lit, 60000},
     {"drop a map on the window", step_drop, 60000},
     {"file that is not a map", step_not_a_map, 20000},
+    {"an empty .map", step_empty_map, 30000},
     {"damaged document", step_damaged, 20000},
     {"read-only fallback", step_read_only, 30000},
     {"preferences", step_preferences, 10000},
@@ -996,10 +1079,14 @@ static const struct {
     {"place a light", step_place_light, 30000},
     {"inspector", step_inspector, 30000},
     {"compile panel", step_compile_panel, 60000},
+    {"numbers as the designer reads them", step_numbers, 5000},
     {"collision test box", step_test_box, 10000},
     {"test box of any size", step_test_box_size, 10000},
+    {"test box feedback", step_test_box_feedback, 10000},
     {"agents", step_agents, 30000},
+    {"properties rebuilt while a row commits", step_inspector_rebuild, 30000},
     {"walk mode", step_walk, 20000},
+    {"keys reach the view under the pointer", step_keys_under_pointer, 20000},
     {"agent hulls", step_hulls_dialog, 60000},
     {"undo the editing", step_undo_editing, 30000},
     {"build a sealed map from an empty file", step_build_from_empty, 120000},
@@ -1021,6 +1108,7 @@ static void finish(SelfTest *t)
     g_clear_object(&t->second);
     g_clear_object(&t->built);
     g_clear_object(&t->previous);
+    g_clear_object(&t->held_editor);
     g_action_group_activate_action(G_ACTION_GROUP(t->app), "quit", NULL);
     g_object_unref(t->app);
     g_ptr_array_unref(t->failures);

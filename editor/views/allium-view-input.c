@@ -10,6 +10,7 @@
 
 #include "allium-view-private.h"
 
+#include "allium-format.h"
 #include "allium-preferences.h"
 
 #include <glib/gi18n.h>
@@ -120,9 +121,9 @@ static gboolean fly_tick_cb(GtkWidget *widget, GdkFrameClock *clock, gpointer da
 
 static void format_coordinate(GString *text, const char *axis, double v)
 {
-    /* Whole units as integers, as map coordinates are written. */
-    if (fabs(v - round(v)) < 1e-6) g_string_append_printf(text, "%s %.0f", axis, v);
-    else g_string_append_printf(text, "%s %.3g", axis, v);
+    /* Whole units as integers, as map coordinates are written; else to a hundredth. */
+    char number[ALLIUM_NUMBER_SIZE];
+    g_string_append_printf(text, "%s %s", axis, allium_format_short(number, v, 2));
 }
 
 static const char *material_of(const AlliumSnapshot *snap, int brush, int face)
@@ -249,8 +250,7 @@ static void focus_leave_cb(GtkEventControllerFocus *controller, AlliumView *self
 {
     (void) controller;
     /* Key releases go to whoever has the focus now: forget what was held. */
-    allium_view_stop_flying(self);
-    if (self->walker) allium_walker_set_keys(self->walker, 0);
+    allium_view_release_keys(self);
 }
 
 static void click_pressed_cb(GtkGestureClick *gesture, int n_press, double x, double y,
@@ -603,4 +603,38 @@ gboolean allium_view_pick_at(AlliumView *self, double x, double y, al_pick *pick
     if (!(self->overlays & AL_OVERLAY_TOOLS)) flags |= AL_PICK_SKIP_TOOLS;
     if (!(self->overlays & AL_OVERLAY_ENTITIES)) flags |= AL_PICK_SKIP_ENTITIES;
     return al_scene_pick(snap->scene, origin, dir, flags, pick);
+}
+
+/* --- public API ---------------------------------------------------------------------- */
+
+gboolean allium_view_offer_key(AlliumView *self, guint keyval, GdkModifierType state,
+                               gboolean pressed)
+{
+    g_return_val_if_fail(ALLIUM_IS_VIEW(self), FALSE);
+    if (self->walker) return allium_view_handle_key(self, keyval, state, pressed);
+    guint key = fly_key_of(keyval);
+    if (self->kind != AL_VIEW_3D || !key) return FALSE;
+    if (!pressed) {
+        gboolean held = (self->fly_keys & key) != 0;
+        allium_view_handle_key(self, keyval, state, FALSE);
+        return held;
+    }
+    if (!self->pointer_inside || !gtk_widget_get_mapped(GTK_WIDGET(self))) return FALSE;
+    return allium_view_handle_key(self, keyval, state, TRUE);
+}
+
+void allium_view_release_keys(AlliumView *self)
+{
+    g_return_if_fail(ALLIUM_IS_VIEW(self));
+    allium_view_stop_flying(self);
+    if (self->walker) allium_walker_set_keys(self->walker, 0);
+}
+
+void allium_view_simulate_pointer(AlliumView *self, gboolean inside, double x, double y)
+{
+    g_return_if_fail(ALLIUM_IS_VIEW(self));
+    if (inside)
+        enter_cb(NULL, x, y, self);
+    else
+        leave_cb(NULL, self);
 }

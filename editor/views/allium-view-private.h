@@ -110,7 +110,7 @@ struct _AlliumView {
     double clip_points[3][3]; /* the clip tool's points, on the grid */
     int clip_count;
     int clip_keep;            /* al_doc_clip_keep */
-    char tool_info[256];       /* the header's text while dragging, or "" */
+    char tool_info[1024];     /* the header's text while dragging, or "" */
     gulong guides_handler;
     AlliumCollision *collision; /* owned reference */
     gulong collision_handler;

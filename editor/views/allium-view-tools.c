@@ -21,7 +21,10 @@
 
 #include "allium-view-private.h"
 
+#include "allium-format.h"
 #include "allium-preferences.h"
+
+#include "al-epsilon.h"
 
 #include <glib/gi18n.h>
 #include <math.h>
@@ -69,6 +72,8 @@ static int depth_axis(AlliumView *self)
 static void set_tool_info(AlliumView *self, const char *text)
 {
     g_strlcpy(self->tool_info, text, sizeof self->tool_info);
+    const char *end; /* a text cut in the middle of a character ends before it */
+    if (!g_utf8_validate(self->tool_info, -1, &end)) self->tool_info[end - self->tool_info] = '\0';
     allium_view_queue_render(self);
 }
 
@@ -182,7 +187,9 @@ static gboolean in_selection_2d(AlliumView *self, const double point[3])
 }
 
 /* The depth range of a new box along AXIS: the selected brush's, or DEFAULT_DEPTH_STEPS
- * grid steps up from FLOOR. */
+ * grid steps up from FLOOR. In a 2D view a box that would hold the 3D camera (its other
+ * axes already in edit_mins and edit_maxs) goes under it instead, its top at FLOOR: the
+ * camera stands over a floor drawn under it rather than inside it. */
 static void box_depth(AlliumView *self, int axis, double floor_at, double sign, double *lo,
                       double *hi)
 {
@@ -193,9 +200,18 @@ static void box_depth(AlliumView *self, int axis, double floor_at, double sign, 
         if (selected) {
             *lo = mins[axis];
             *hi = maxs[axis];
-        } else {
-            *lo = floor_at;
-            *hi = floor_at + depth;
+            return;
+        }
+        *lo = floor_at;
+        *hi = floor_at + depth;
+        gboolean holds_eye = self->has_eye && self->eye[axis] >= *lo && self->eye[axis] <= *hi;
+        for (int k = 0; k < 3 && holds_eye; k++)
+            if (k != axis)
+                holds_eye =
+                    self->eye[k] >= self->edit_mins[k] && self->eye[k] <= self->edit_maxs[k];
+        if (holds_eye) {
+            *lo = floor_at - depth;
+            *hi = floor_at;
         }
         return;
     }
@@ -346,8 +362,11 @@ static void update_move(AlliumView *self, const double point[3])
     g_autoptr(GArray) points = g_array_new(FALSE, FALSE, sizeof(double[3]));
     selection_guides(self, self->edit_delta, points);
     publish_guides(self, points, 0);
-    g_autofree char *text = g_strdup_printf(_("Move %g %g %g"), self->edit_delta[0],
-                                            self->edit_delta[1], self->edit_delta[2]);
+    char x[ALLIUM_NUMBER_SIZE], y[ALLIUM_NUMBER_SIZE], z[ALLIUM_NUMBER_SIZE];
+    g_autofree char *text =
+        g_strdup_printf(_("Move %s %s %s"), allium_format_short(x, self->edit_delta[0], 2),
+                        allium_format_short(y, self->edit_delta[1], 2),
+                        allium_format_short(z, self->edit_delta[2], 2));
     set_tool_info(self, text);
     const double *d = self->edit_delta;
     const double m[3][4] = {{1, 0, 0, d[0]}, {0, 1, 0, d[1]}, {0, 0, 1, d[2]}};
@@ -594,6 +613,22 @@ static void commit_resize(AlliumView *self)
         end_preview(self);
         return;
     }
+    /* Refused here with the limit, as the document would refuse it without saying which. */
+    for (int k = 0; k < 3; k++)
+        if (fabs(self->edit_mins[k]) > AL_COORD_MAX || fabs(self->edit_maxs[k]) > AL_COORD_MAX) {
+            clear_guides(self);
+            end_preview(self);
+            g_autofree char *text = g_strdup_printf(
+                _("Resize: the selection would reach %s = %g, beyond the map's limit of ±%g "
+                  "units"),
+                k == 0   ? "x"
+                : k == 1 ? "y"
+                         : "z",
+                fabs(self->edit_mins[k]) > AL_COORD_MAX ? self->edit_mins[k] : self->edit_maxs[k],
+                AL_COORD_MAX);
+            allium_view_emit_edit_error(self, text);
+            return;
+        }
     self->previewing = FALSE;
     guint nb, ne;
     const gint64 *brushes = allium_selection_get_brushes(self->selection, &nb);
@@ -660,11 +695,22 @@ static gboolean begin_test_box(AlliumView *self, double x, double y)
     int box = find_test_box(self, x, y);
     if (box < 0) {
         double at[3], mins[3], maxs[3];
-        if (!allium_collision_get_hull_box(self->collision, mins, maxs)) return FALSE;
+        /* A click that places nothing says why, in the header, until the next one. */
+        if (!allium_collision_get_hull_box(self->collision, mins, maxs)) {
+            g_autofree char *text =
+                g_strdup_printf(_("No test box: the map has no compiled hull “%s” yet"),
+                                allium_collision_get_hull(self->collision));
+            set_tool_info(self, text);
+            return FALSE;
+        }
         if (self->kind == AL_VIEW_3D) {
             /* Against the surface under the pointer: off it by the box's own extent. */
             al_pick pick;
-            if (!allium_view_pick_at(self, x, y, &pick)) return FALSE;
+            if (!allium_view_pick_at(self, x, y, &pick)) {
+                set_tool_info(self, _("No test box: nothing under the pointer to place it "
+                                      "against (in a 2D view a click places one anywhere)"));
+                return FALSE;
+            }
             int a = dominant_axis(pick.normal);
             memcpy(at, pick.point, sizeof at);
             at[a] += pick.normal[a] >= 0 ? -mins[a] + AL_TRACE_SKIN : -maxs[a] - AL_TRACE_SKIN;

@@ -45,6 +45,8 @@ static guint signals[N_SIGNALS];
 
 /* Eye height above a player start's origin (Quake's view offset). */
 #define EYE_HEIGHT 22.0
+/* How far back from the origin an empty map's 3D camera stands, in units. */
+#define EMPTY_MAP_STAND_BACK 256.0
 
 /* --- static helpers ------------------------------------------------------------------ */
 
@@ -90,6 +92,14 @@ static void place_camera(AlliumView *self, const AlliumSnapshot *snap)
             self->camera.yaw = 45;
             self->camera.pitch = -30;
             al_camera_frame(&self->camera, mins, maxs);
+        } else {
+            /* An empty map: at eye height over the ground (z 0), back from the origin and
+             * looking at it, rather than at the origin in the ground's plane. The
+             * first box drawn in a 2D view then lies on the ground, or under the camera
+             * when drawn around it (allium-view-tools.c). */
+            self->camera.position[0] = -EMPTY_MAP_STAND_BACK;
+            self->camera.position[2] = EYE_HEIGHT;
+            self->camera.pitch = -10;
         }
     } else if (has_bounds) {
         al_camera_frame(&self->camera, mins, maxs);
@@ -158,7 +168,7 @@ static void update_lightmap(AlliumView *self, AlliumSnapshot *snap)
 
 static void update_info_label(AlliumView *self)
 {
-    char text[160];
+    char text[sizeof self->tool_info];
     AlliumSnapshot *snap = allium_view_get_snapshot(self);
     if (self->tool_info[0]) {
         g_strlcpy(text, self->tool_info, sizeof text);
@@ -180,9 +190,24 @@ static void update_info_label(AlliumView *self)
                                    "%d faces · outside the map", (gulong) s->faces_drawn),
                        s->faces_drawn);
     } else {
+        /* The grid that snaps (the status bar's); zoomed out, the lines drawn skip some of
+         * its steps, and the header says how far apart they are. */
         double grid = allium_preferences_get_grid_size(allium_preferences_get_default());
         double step = al_camera_grid_step(&self->camera, grid, 6.0);
-        g_snprintf(text, sizeof text, _("grid %g · zoom %.0f%%"), step, self->camera.zoom * 100.0);
+        if (step != grid)
+            g_snprintf(text, sizeof text, _("grid %g (lines every %g) · zoom %.0f%%"), grid, step,
+                       self->camera.zoom * 100.0);
+        else
+            g_snprintf(text, sizeof text, _("grid %g · zoom %.0f%%"), grid,
+                       self->camera.zoom * 100.0);
+    }
+    /* The test-box tool says which hull a click places, so that H shows at once. */
+    if (self->tool == ALLIUM_TOOL_TESTBOX && self->collision) {
+        char hull[sizeof text];
+        g_snprintf(hull, sizeof hull, _("New test boxes: %s · H: next hull"),
+                   allium_collision_get_hull(self->collision));
+        size_t n = strlen(text);
+        g_snprintf(text + n, sizeof text - n, "%s%s", n ? "\n" : "", hull);
     }
     if (g_strcmp0(gtk_label_get_text(self->info_label), text) != 0)
         gtk_label_set_text(self->info_label, text);
@@ -808,9 +833,11 @@ void allium_view_set_tool(AlliumView *self, AlliumTool tool)
     g_return_if_fail(ALLIUM_IS_VIEW(self));
     allium_view_tool_cancel(self);
     if (tool != ALLIUM_TOOL_CLIP) allium_view_clip_clear(self);
-    if (self->showing_box) self->tool_info[0] = '\0';
+    /* A box's readout, or why a click placed none, belongs to the tool left. */
+    if (tool != self->tool) self->tool_info[0] = '\0';
     self->showing_box = FALSE;
     self->tool = tool;
+    allium_view_queue_render(self); /* the header names the new tool's state */
 }
 
 gboolean allium_view_get_selection_bounds(AlliumView *self, double mins[3], double maxs[3])

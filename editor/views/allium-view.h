@@ -102,6 +102,18 @@ AlliumWalker *allium_view_get_walker(AlliumView *self);
 /* Test hook: key KEYVAL going down or up, through the same code the key controller runs. */
 void allium_view_simulate_key(AlliumView *self, guint keyval, gboolean pressed);
 
+/* A key that the widget with the focus left alone, offered by the window (going down or
+ * up), so that the view under the pointer need not be clicked first: a walking view takes
+ * every key; a 3D view takes W, A, S, D, E, Q and Shift while the pointer is over it (and
+ * the release of any of them it flies by). Returns whether the view took it. */
+gboolean allium_view_offer_key(AlliumView *self, guint keyval, GdkModifierType state,
+                               gboolean pressed);
+/* Forgets the keys held (the window lost the keyboard: their releases go elsewhere). */
+void allium_view_release_keys(AlliumView *self);
+/* Test hook: the pointer entering (moving to widget point X, Y) or leaving the view,
+ * through the code the motion controller runs. */
+void allium_view_simulate_pointer(AlliumView *self, gboolean inside, double x, double y);
+
 /* Shown by the header's button; the window does the layout. */
 void allium_view_set_maximized(AlliumView *self, gboolean maximized);
 

@@ -2,6 +2,7 @@
  * exactly as it was (its bytes are fingerprinted before and after). */
 #include "check.h"
 #include "doc-fixture.h"
+#include "store/map-doc.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -9,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -101,6 +103,16 @@ CHECK_TEST(empty, "/doc-files/an-empty-file-is-not-a-map")
     expect_refused(path, AL_DOC_READ_WRITE, AL_ERR_NOT_A_MAP, "empty");
 }
 
+CHECK_TEST(folder, "/doc-files/a-folder-is-named-a-folder")
+{
+    const char *path = fixture_path("folder.allium");
+    rmdir(path);
+    REQUIRE(mkdir(path, 0755) == 0);
+    expect_refused(path, AL_DOC_READ_WRITE, AL_ERR_NOT_A_MAP, "folder.allium: is a folder");
+    expect_refused(path, AL_DOC_READ_ONLY, AL_ERR_NOT_A_MAP, "is a folder, not a map");
+    rmdir(path);
+}
+
 CHECK_TEST(missing, "/doc-files/a-missing-file-is-named")
 {
     const char *path = fixture_path("missing.allium");
@@ -145,6 +157,92 @@ CHECK_TEST(future, "/doc-files/a-map-from-a-newer-allium-is-refused-untouched")
     free(image);
 }
 
+/* Runs SQL (past the CHECK constraints, as another program could) on PATH; false with a
+ * failed check if it could not. */
+static bool tamper(const char *path, const char *sql)
+{
+    sqlite3 *db;
+    if (sqlite3_open(path, &db) != SQLITE_OK) return false;
+    bool ok =
+        sqlite3_exec(db, "PRAGMA ignore_check_constraints = 1", NULL, NULL, NULL) == SQLITE_OK &&
+        sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK;
+    CHECK_MSG(ok, "%s: %s", sql, sqlite3_errmsg(db));
+    sqlite3_close(db);
+    return ok;
+}
+
+/* For each of COUNT changes SQL[i] to a copy of the valid map IMAGE: both modes refuse it
+ * as damaged with WORDS[i], and leave it untouched. */
+static void expect_damage_refused(const char *image, size_t size, const char *const *sql,
+                                  const char *const *words, int count)
+{
+    for (int i = 0; i < count; i++) {
+        const char *path = fixture_path("damaged.allium");
+        if (!write_file(path, image, size) || !tamper(path, sql[i])) continue;
+        check_note("%s", sql[i]);
+        expect_refused(path, AL_DOC_READ_WRITE, AL_ERR_CORRUPT, words[i]);
+        expect_refused(path, AL_DOC_READ_ONLY, AL_ERR_CORRUPT, words[i]);
+    }
+}
+
+CHECK_TEST(damaged_schema,
+           "/doc-files/a-map-with-a-table-trigger-or-column-gone-is-refused-untouched")
+{
+    size_t size;
+    char *image = valid_image(&size);
+    REQUIRE(image);
+    const char *const damage[] = {
+        "DROP TABLE journal",
+        "DROP TRIGGER journal_faces_1",
+        "DROP INDEX faces_brush",
+        "ALTER TABLE steps DROP COLUMN time",
+    };
+    const char *const words[] = {
+        "damaged.allium: is damaged: its table \"journal\" is missing",
+        "its trigger \"journal_faces_1\" is missing",
+        "its index \"faces_brush\" is missing",
+        "its table \"steps\" has no column \"time\"",
+    };
+    expect_damage_refused(image, size, damage, words, 4);
+    free(image);
+}
+
+CHECK_TEST(bad_properties, "/doc-files/entity-properties-that-are-not-json-are-named-untouched")
+{
+    size_t size;
+    char *image = valid_image(&size);
+    REQUIRE(image);
+    /* What another program could write past the CHECK constraint; the fixture's entities
+     * are the world, a player start and a light (entity 2). */
+    const char *const tamper_sql[] = {
+        "UPDATE entities SET properties = 'light 300' WHERE classname = 'light'",
+        "UPDATE entities SET properties = '[\"light\", \"300\"]' WHERE classname = 'light'",
+        "UPDATE entities SET properties = '{\"light\": 300}' WHERE classname = 'light'",
+    };
+    const char *const words[] = {
+        "damaged.allium: is damaged: entity 2 (light): its properties are not a JSON object: "
+        "\"light 300\"",
+        "entity 2 (light): its properties are not a JSON object: \"[\"light\", \"300\"]\"",
+        "entity 2 (light): its property \"light\" is integer, not text",
+    };
+    expect_damage_refused(image, size, tamper_sql, words, 3);
+
+    /* Written by another program while the map is open: the compiler input names it. */
+    const char *path = fixture_path("damaged.allium");
+    REQUIRE(write_file(path, image, size));
+    al_doc *doc = NULL;
+    REQUIRE(al_doc_open(path, AL_DOC_READ_WRITE, &doc, NULL) == AL_OK);
+    REQUIRE(tamper(path, tamper_sql[0]));
+    al_doc_input in;
+    al_diag_list d = {0};
+    CHECK(al_doc_build_input(doc, &in, &d) == AL_ERR_CORRUPT);
+    CHECK_MSG(said(&d, "damaged.allium: entity 2 (light): its properties are not a JSON object"),
+              "%s", d.count ? d.items[0].message : "no message");
+    al_diag_list_clear(&d);
+    al_doc_close(doc);
+    free(image);
+}
+
 CHECK_TEST(truncated, "/doc-files/a-truncated-map-is-refused-untouched")
 {
     size_t size;
@@ -161,6 +259,58 @@ CHECK_TEST(truncated, "/doc-files/a-truncated-map-is-refused-untouched")
         expect_refused(path, AL_DOC_READ_WRITE, AL_ERR_CORRUPT, words[c]);
     }
     free(image);
+}
+
+CHECK_TEST(checkpoint_cut, "/doc-files/a-map-cut-off-while-writing-back-its-log-opens-again")
+{
+    /* A commit goes to the write-ahead log; a checkpoint copies it into the file, page 1
+     * (whose header gives the new size) first. What a program killed in the middle of a
+     * checkpoint leaves: the whole log, and a file shorter than its header says. */
+    const char *path = fixture_path("checkpoint.allium");
+    REQUIRE(fixture_make_map(path, 30));
+    size_t before_size;
+    char *before = read_file(path, &before_size);
+    REQUIRE(before);
+    free(before);
+    sqlite3 *db;
+    REQUIRE(sqlite3_open(path, &db) == SQLITE_OK);
+    REQUIRE(sqlite3_exec(db,
+                         "PRAGMA wal_autocheckpoint = 0; INSERT INTO cache(key, kind, data, "
+                         "created, used) VALUES ('k', 'world', zeroblob(200000), 0, 0);",
+                         NULL, NULL, NULL) == SQLITE_OK);
+    char wal_path[600];
+    snprintf(wal_path, sizeof wal_path, "%s-wal", path);
+    size_t wal_size;
+    char *wal = read_file(wal_path, &wal_size);
+    REQUIRE(wal && wal_size > 200000);
+    sqlite3_close(db); /* the checkpoint: the file is complete now */
+    size_t size;
+    char *image = read_file(path, &size);
+    REQUIRE(image && size > before_size + 8192);
+    const char *cut = fixture_path("checkpoint-cut.allium");
+    size_t length = (before_size + size) / 2 & ~(size_t) 4095;
+    REQUIRE(write_file(cut, image, length));
+    snprintf(wal_path, sizeof wal_path, "%s-wal", cut);
+    REQUIRE(write_file(wal_path, wal, wal_size));
+    check_note("the file cut at %zu of %zu bytes, with its %zu-byte log", length, size, wal_size);
+    al_doc *doc = NULL;
+    al_diag_list d = {0};
+    al_status st = al_doc_open(cut, AL_DOC_READ_WRITE, &doc, &d);
+    CHECK_MSG(st == AL_OK, "%s: %s", al_status_name(st), d.count ? d.items[0].message : "");
+    if (doc) CHECK(al_doc_count(doc, "brushes") == 30);
+    al_doc_close(doc);
+    al_diag_list_clear(&d);
+    /* Closed, it is whole again, with what the log held. */
+    CHECK(!fixture_exists(wal_path));
+    REQUIRE(sqlite3_open(cut, &db) == SQLITE_OK);
+    sqlite3_stmt *q;
+    REQUIRE(sqlite3_prepare_v2(db, "SELECT length(data) FROM cache WHERE key = 'k'", -1, &q,
+                               NULL) == SQLITE_OK);
+    CHECK(sqlite3_step(q) == SQLITE_ROW && sqlite3_column_int(q, 0) == 200000);
+    sqlite3_finalize(q);
+    sqlite3_close(db);
+    free(image);
+    free(wal);
 }
 
 CHECK_TEST(corrupt_pages, "/doc-files/damaged-pages-are-found-before-anything-is-written")
@@ -305,6 +455,49 @@ CHECK_TEST(create_over, "/doc-files/a-new-map-is-never-written-over-a-file")
     CHECK(said(&d, "exists already"));
     CHECK(fixture_file_hash(path) == before);
     al_diag_list_clear(&d);
+}
+
+CHECK_TEST(import_new,
+           "/doc-files/an-import-is-renamed-into-place-and-clears-what-killed-ones-left")
+{
+    const char *text = "{\n\"classname\" \"worldspawn\"\n{\n"
+                       "( 0 0 0 ) ( 0 1 0 ) ( 0 0 1 ) x 0 0 0 1 1\n"
+                       "( 64 0 0 ) ( 64 0 1 ) ( 64 1 0 ) x 0 0 0 1 1\n"
+                       "( 0 0 0 ) ( 0 0 1 ) ( 1 0 0 ) x 0 0 0 1 1\n"
+                       "( 0 64 0 ) ( 1 64 0 ) ( 0 64 1 ) x 0 0 0 1 1\n"
+                       "( 0 0 0 ) ( 1 0 0 ) ( 0 1 0 ) x 0 0 0 1 1\n"
+                       "( 0 0 64 ) ( 0 1 64 ) ( 1 0 64 ) x 0 0 0 1 1\n}\n}\n";
+    al_map *map = NULL;
+    REQUIRE(al_map_read_buffer(text, strlen(text), &map, NULL) == AL_OK);
+    /* What two killed imports left: one abandoned (its lock is free), one whose lock is
+     * still held (a running import: kept). */
+    char abandoned[600], running[600], journal[620];
+    snprintf(abandoned, sizeof abandoned, "%s", fixture_path(".imported.allium.importing-aaaaaa"));
+    snprintf(journal, sizeof journal, "%s-journal", abandoned);
+    snprintf(running, sizeof running, "%s", fixture_path(".imported.allium.importing-bbbbbb"));
+    REQUIRE(write_file(abandoned, "half", 4) && write_file(journal, "j", 1));
+    REQUIRE(write_file(running, "half", 4));
+    int held = open(running, O_RDONLY);
+    REQUIRE(held >= 0 && flock(held, LOCK_EX | LOCK_NB) == 0);
+
+    const char *path = fixture_path("imported.allium");
+    al_diag_list d = {0};
+    CHECK(al_doc_import_new(path, map, &d) == AL_OK);
+    CHECK(!fixture_exists(abandoned) && !fixture_exists(journal));
+    CHECK(fixture_exists(running));
+    al_doc *doc = NULL;
+    REQUIRE(al_doc_open(path, AL_DOC_READ_WRITE, &doc, NULL) == AL_OK);
+    CHECK(al_doc_count(doc, "brushes") == 1);
+    al_doc_close(doc);
+    close(held);
+    unlink(running);
+    /* Never over a file, and the file stays as it was. */
+    uint64_t before = fixture_file_hash(path);
+    CHECK(al_doc_import_new(path, map, &d) == AL_ERR_EXISTS);
+    CHECK(said(&d, "imported.allium") && said(&d, "exists already"));
+    CHECK(fixture_file_hash(path) == before);
+    al_diag_list_clear(&d);
+    al_map_destroy(map);
 }
 
 int main(int argc, char **argv)

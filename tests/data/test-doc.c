@@ -87,14 +87,24 @@ CHECK_TEST(add_brush_reports, "/doc/add-brush-reports-the-brush-and-its-bounds")
     al_doc_close(doc);
 }
 
-CHECK_TEST(transform_resize, "/doc/transform-mirror-and-resize-keep-valid-brushes")
+/* A new map NAME holding the box brush [0, 64] x [0, 32] x [0, 16] (its id in *ID). */
+static al_doc *new_doc_with_box(const char *name, int64_t *id)
 {
-    al_doc *doc = new_doc("transform.allium");
-    REQUIRE(doc);
+    al_doc *doc = new_doc(name);
     al_doc_face f[6];
     fixture_box_faces(0, 0, 0, 64, 32, 16, "stone", f);
+    if (doc && al_doc_add_brush(doc, 0, f, 6, id, NULL, NULL) != AL_OK) {
+        al_doc_close(doc);
+        doc = NULL;
+    }
+    return doc;
+}
+
+CHECK_TEST(transform_resize, "/doc/transform-mirror-and-resize-keep-valid-brushes")
+{
     int64_t id;
-    REQUIRE(al_doc_add_brush(doc, 0, f, 6, &id, NULL, NULL) == AL_OK);
+    al_doc *doc = new_doc_with_box("transform.allium", &id);
+    REQUIRE(doc);
     al_doc_change ch = {0};
     const double mirror[3][4] = {{-1, 0, 0, 0}, {0, 1, 0, 0}, {0, 0, 1, 0}};
     REQUIRE(al_doc_transform_brushes(doc, &id, 1, mirror, &ch) == AL_OK);
@@ -107,6 +117,41 @@ CHECK_TEST(transform_resize, "/doc/transform-mirror-and-resize-keep-valid-brushe
     CHECK(al_doc_transform_brushes(doc, &id, 1, flat, NULL) == AL_ERR_INVALID_ARGUMENT);
     al_doc_change_clear(&ch);
     al_doc_close(doc);
+}
+
+CHECK_TEST(resize_limit, "/doc/resizing-beyond-the-coordinate-limit-is-refused-with-the-limit")
+{
+    int64_t id;
+    al_doc *doc = new_doc_with_box("resize-limit.allium", &id);
+    REQUIRE(doc);
+    char path[600];
+    snprintf(path, sizeof path, "%s", al_doc_path(doc));
+    al_doc_close(doc);
+    uint64_t before = fixture_file_hash(path);
+    REQUIRE(al_doc_open(path, AL_DOC_READ_WRITE, &doc, NULL) == AL_OK);
+    /* Just past the limit; and far past it, where the scale times the brush's corner at 0
+     * is infinity times zero (this used to reach the file as NULL: an I/O error). */
+    const double lo[2][3] = {{0, 0, 0}, {-1e308, 0, 0}};
+    const double hi[2][3] = {{140000, 32, 16}, {1e308, 32, 16}};
+    for (int i = 0; i < 2; i++) {
+        al_diag_list d = {0};
+        al_doc_change ch = {0};
+        CHECK(al_doc_resize_brush(doc, id, lo[i], hi[i], &ch, &d) == AL_ERR_INVALID_ARGUMENT);
+        CHECK_MSG(d.count == 1 && strstr(d.items[0].message, "beyond the map's limit of +-131072"),
+                  "%s", d.count ? d.items[0].message : "no message");
+        if (d.count) check_note("%s", d.items[0].message);
+        CHECK(ch.brush_count == 0);
+        al_diag_list_clear(&d);
+    }
+    /* A transform that makes a point no number holds is refused by name as well. */
+    const double huge[3][4] = {{1e308, 0, 0, -1e308}, {0, 1, 0, 0}, {0, 0, 1, 0}};
+    CHECK(al_doc_transform_brushes(doc, &id, 1, huge, NULL) == AL_ERR_INVALID_ARGUMENT);
+    double mins[3], maxs[3];
+    char label[64] = "";
+    CHECK(al_doc_brush_box(doc, id, mins, maxs) && maxs[0] == 64);
+    CHECK(al_doc_undo_label(doc, false, label, sizeof label) && strcmp(label, "Add brush") == 0);
+    al_doc_close(doc);
+    CHECK(fixture_file_hash(path) == before);
 }
 
 CHECK_TEST(duplicate, "/doc/duplicate-copies-every-face-parameter-and-moves-the-copy")

@@ -248,18 +248,33 @@ CHECK_TEST(syntax_errors, "/mapfile/a-syntax-error-stops-the-read-with-line-and-
     CHECK(al_map_read_file("/nonexistent/dir/x.map", &m, &d) == AL_ERR_IO);
     CHECK(d.count == 1 && strstr(d.items[0].message, "cannot open"));
     al_diag_list_clear(&d);
+    /* A folder is named as one, not "an error while reading". */
+    CHECK(al_map_read_file("/tmp", &m, &d) == AL_ERR_IO && !m);
+    CHECK_MSG(d.count == 1 && strstr(d.items[0].message, "/tmp: it is a folder, not a map file"),
+              "%s", d.count ? d.items[0].message : "no message");
+    al_diag_list_clear(&d);
 }
 
-CHECK_TEST(empty_file, "/mapfile/empty-and-comment-only-files-are-empty-maps")
+CHECK_TEST(empty_file, "/mapfile/empty-and-comment-only-files-are-empty-maps-with-a-warning")
 {
     al_diag_list d = {0};
     al_map *m = read_ok("", &d);
     REQUIRE(m);
     CHECK(m->entity_count == 0);
+    CHECK(d.count == 1 && d.items[0].severity == AL_SEVERITY_WARNING &&
+          find_diag(&d, "the file is empty (0 bytes): the map has no entities"));
     al_map_destroy(m);
+    al_diag_list_clear(&d);
     m = read_ok("// only a comment", &d);
     REQUIRE(m);
     CHECK(m->entity_count == 0);
+    CHECK(d.count == 1 && find_diag(&d, "holds no entity (17 bytes of spaces and comments)"));
+    al_map_destroy(m);
+    al_diag_list_clear(&d);
+    /* A map with an entity says nothing of the kind. */
+    m = read_ok("{\n\"classname\" \"worldspawn\"\n}\n", &d);
+    REQUIRE(m);
+    CHECK(m->entity_count == 1 && d.count == 0);
     al_map_destroy(m);
     al_diag_list_clear(&d);
 }

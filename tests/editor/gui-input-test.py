@@ -9,7 +9,10 @@ the brush tool, a left drag in the top view draws a brush, Ctrl+Z and Ctrl+Shift
 redo it, V picks the select tool, a left drag on the brush moves it, the Right arrow
 nudges it, Ctrl+D copies it and Delete deletes the copy.
 After each step the map document itself (SQLite, read-only) must show the change; what the
-editor draws is the self-test's business (gui-self-test.sh).
+editor draws is the self-test's business (gui-self-test.sh). Before those, W held over the
+3D view (never clicked) and the Left arrow during a walk (after a click in the top view)
+must change the 3D view's pixels, read with ImageMagick's import (skipped, visibly,
+without it).
 
 Exit status 0 when every check passed, 1 otherwise, 77 (skipped) without xvfb-run or
 xdotool.
@@ -116,6 +119,70 @@ def key(name):
     xdo("key", "--clearmodifiers", name)
 
 
+def hold(name, seconds):
+    """Holds key NAME down for SECONDS (the X server repeats it, as a keyboard would)."""
+    xdo("keydown", name)
+    time.sleep(seconds)
+    xdo("keyup", name)
+
+
+def grab(x, y, w, h):
+    """The screen's pixels in the rectangle, as raw RGB bytes (ImageMagick's import)."""
+    return subprocess.run(["import", "-window", "root", "-crop", f"{w}x{h}+{x}+{y}",
+                           "-depth", "8", "rgb:-"], check=True, capture_output=True).stdout
+
+
+def steady(rect, seconds=15):
+    """Waits until the rectangle stops changing (the light converging redraws the 3D
+    view); its pixels then."""
+    end = time.monotonic() + seconds
+    last = grab(*rect)
+    while time.monotonic() < end:
+        time.sleep(0.5)
+        now = grab(*rect)
+        if now == last:
+            return now
+        last = now
+    return last
+
+
+def changed(a, b):
+    """The share of the pixels that differ between two grabs of one rectangle."""
+    pixels = len(a) // 3
+    return sum(a[i:i + 3] != b[i:i + 3] for i in range(0, len(a), 3)) / max(pixels, 1)
+
+
+def keys_reach_the_view_under_the_pointer(run, wx, wy, width, height):
+    """W flies the 3D view under the pointer without a click first; during a walk, the
+    arrow keys turn the walker though a click in the top view gave it the focus."""
+    if not shutil.which("import"):
+        print("# ImageMagick's import is not installed: the 3D view's pixels cannot be read, "
+              "the key checks are skipped")
+        return
+    # The 3D view is the top left of the four: a rectangle inside it, under its header.
+    view = (wx + round(width * 0.03), wy + round(height * 0.12),
+            round(width * 0.25), round(height * 0.3))
+    def holding_changes_view(name, seconds, what, wait_for_steady):
+        before = steady(view, wait_for_steady)
+        hold(name, seconds)
+        time.sleep(0.5)
+        share = changed(before, grab(*view))
+        run.check(share > 0.3, f"{what} ({share:.0%} of the 3D view's pixels changed)")
+
+    xdo("mousemove", view[0] + view[2] // 2, view[1] + view[3] // 2)
+    holding_changes_view("w", 0.6, "W over the unclicked 3D view flew its camera", 15)
+    key("g")
+    time.sleep(1.0)
+    # A click in the top view (where a designer draws during a walk) takes the focus.
+    xdo("mousemove", wx + round(width * 0.52), wy + round(height * 0.85))
+    time.sleep(0.2)
+    xdo("click", 1)
+    holding_changes_view("Left", 0.5, "during a walk the Left arrow turned the walker though "
+                         "the top view had the focus", 5)
+    key("Escape")
+    time.sleep(0.5)
+
+
 def inner():
     allium, sample, out = sys.argv[2:5]
     map_path = os.path.join(out, "sample.map")
@@ -157,6 +224,7 @@ def steps(run, proc):
     wx, wy = int(geometry["X"]), int(geometry["Y"])
     width, height = int(geometry["WIDTH"]), int(geometry["HEIGHT"])
     xdo("windowfocus", "--sync", window)
+    keys_reach_the_view_under_the_pointer(run, wx, wy, width, height)
     before = run.query("SELECT count(*) FROM brushes")
     run.check(before and before > 0, f"the map has brushes ({before})")
 

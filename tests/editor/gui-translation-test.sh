@@ -9,8 +9,10 @@
 #   gui-translation-test.sh ALLIUM LOCALEDIR OUT
 #
 # LOCALEDIR: the build's compiled catalogues (BUILD/po, which holds
-# de/LC_MESSAGES/allium.mo), given to the editor in ALLIUM_LOCALEDIR; empty when the build
-# has none (gettext's msgfmt was not found). Everything the editor writes stays in OUT.
+# de/LC_MESSAGES/allium.mo); empty when the build has none (gettext's msgfmt was not
+# found). The editor is not told where they are (ALLIUM_LOCALEDIR is unset): run from the
+# build folder, as the README says, it finds them itself. Everything the editor writes
+# stays in OUT.
 #
 # Exit status 0 when every check passed, 1 otherwise, 77 (skipped) without xvfb-run, the
 # C.UTF-8 locale, or compiled catalogues.
@@ -36,7 +38,7 @@ fi
 
 . "$(dirname "$0")/gui-env.sh"
 gui_env "$out"
-export ALLIUM_LOCALEDIR="$localedir"
+unset ALLIUM_LOCALEDIR
 export LANG=C.UTF-8 LC_ALL=C.UTF-8
 unset LC_MESSAGES
 

@@ -1,13 +1,19 @@
 /* The command-line tools, run as a user runs them: report keys, exit status, errors.
  * Arguments: allium-compile allium-bench sample.map scratch-dir. */
 #include "check.h"
+#include "doc-fixture.h"
+#include "store/document.h"
 
 #include <cjson/cJSON.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static const char *compile_tool, *bench_tool, *sample_map, *scratch;
@@ -241,6 +247,172 @@ CHECK_TEST(failed_import, "/tools/a-failed-import-leaves-no-document")
     CHECK(!exists(doc));
 }
 
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double) ts.tv_sec * 1e3 + (double) ts.tv_nsec / 1e6;
+}
+
+/* Runs "allium-compile -o OUT MAP" (no light, no PVS), killed with SIGKILL after KILL_MS
+ * (never if negative); its exit status, or -1 if it was killed. */
+static int import_killed_after(const char *map, const char *out, double kill_ms)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        int null = open("/dev/null", O_WRONLY);
+        dup2(null, 1);
+        dup2(null, 2);
+        execl(compile_tool, compile_tool, "--no-rad", "--pvs", "none", "-o", out, map,
+              (char *) NULL);
+        _exit(127);
+    }
+    if (pid < 0) return -2;
+    if (kill_ms >= 0) {
+        long ns = (long) (kill_ms * 1e6);
+        struct timespec pause = {ns / 1000000000L, ns % 1000000000L};
+        nanosleep(&pause, NULL);
+        kill(pid, SIGKILL);
+    }
+    int status;
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* Files in the scratch folder whose names start with PREFIX. */
+static int files_starting(const char *prefix)
+{
+    DIR *d = opendir(scratch);
+    if (!d) return -1;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) n += strncmp(e->d_name, prefix, strlen(prefix)) == 0;
+    closedir(d);
+    return n;
+}
+
+/* A document's entity and brush counts; false if it does not open. */
+static bool document_counts(const char *file, int *entities, int *brushes)
+{
+    al_doc *doc = NULL;
+    al_diag_list d = {0};
+    al_status st = al_doc_open(file, AL_DOC_READ_ONLY, &doc, &d);
+    if (st != AL_OK) check_note("%s: %s", file, d.count ? d.items[0].message : al_status_name(st));
+    al_diag_list_clear(&d);
+    if (st != AL_OK) return false;
+    *entities = al_doc_count(doc, "entities");
+    *brushes = al_doc_count(doc, "brushes");
+    al_doc_close(doc);
+    return true;
+}
+
+CHECK_TEST(killed_import, "/tools/a-killed-import-leaves-the-document-absent-or-complete")
+{
+    /* A map that takes a while to import; the kills land at random moments from the start
+     * to the end of a whole run (import, then compile). */
+    const char *map = getenv("ALLIUM_GENERATED_MAP");
+    if (!map || !exists(map)) map = sample_map;
+    char target[600];
+    snprintf(target, sizeof target, "%s", fixture_path("killed.allium")); /* and its side files */
+    double t0 = now_ms();
+    REQUIRE(import_killed_after(map, target, -1) == 0);
+    double run_ms = now_ms() - t0;
+    int entities = 0, brushes = 0;
+    REQUIRE(document_counts(target, &entities, &brushes));
+    REQUIRE(brushes > 0);
+    srand(7);
+    int absent = 0, complete = 0;
+    for (int round = 0; round < 30; round++) {
+        fixture_path("killed.allium");
+        double at = run_ms * 1.2 * (double) rand() / RAND_MAX;
+        import_killed_after(map, target, at);
+        if (!exists(target)) {
+            absent++;
+            continue;
+        }
+        int e = 0, b = 0;
+        bool opens = document_counts(target, &e, &b);
+        CHECK_MSG(opens && e == entities && b == brushes,
+                  "killed after %.0f ms: %s with %d entities and %d brushes (complete: %d, %d)", at,
+                  opens ? "a document" : "a file that does not open", e, b, entities, brushes);
+        complete++;
+    }
+    check_note("a whole run took %.0f ms; after the kills the document was absent %d times and "
+               "complete %d times; %d temporary files were left",
+               run_ms, absent, complete, files_starting(".killed.allium.importing-"));
+    /* What the kills left does not block the next import, which removes it. */
+    fixture_path("killed.allium");
+    CHECK(import_killed_after(map, target, -1) == 0);
+    CHECK(exists(target));
+    CHECK_MSG(files_starting(".killed.allium.importing-") == 0, "%d temporary files are left",
+              files_starting(".killed.allium.importing-"));
+    fixture_path("killed.allium");
+}
+
+/* Runs COMMAND with stderr captured too; its exit status, the output in *OUT. */
+static int run_all(const char *command, char **out)
+{
+    char with_errors[4200];
+    snprintf(with_errors, sizeof with_errors, "%s 2>&1", command);
+    return run(with_errors, out);
+}
+
+static long file_size(const char *file)
+{
+    struct stat st;
+    return stat(file, &st) == 0 ? (long) st.st_size : -1;
+}
+
+CHECK_TEST(empty_files, "/tools/an-empty-document-is-refused-an-empty-map-is-named-empty")
+{
+    char doc[600], map[600], imported[600], side[700], cmd[4096], *out;
+    snprintf(doc, sizeof doc, "%s/zero.allium", scratch);
+    snprintf(map, sizeof map, "%s/zero.map", scratch);
+    snprintf(imported, sizeof imported, "%s/zero-imported.allium", scratch);
+    FILE *f = fopen(doc, "w");
+    REQUIRE(f && fclose(f) == 0);
+    f = fopen(map, "w");
+    REQUIRE(f && fclose(f) == 0);
+    unlink(imported);
+    /* A document of zero bytes is not compiled as an empty map. */
+    snprintf(cmd, sizeof cmd, "'%s' --json '%s'", compile_tool, doc);
+    CHECK(run_all(cmd, &out) == 1);
+    CHECK_MSG(strstr(out, "zero.allium") && strstr(out, "is empty, not an Allium map") &&
+                  !strstr(out, "\"brushes\""),
+              "output: %s", out);
+    free(out);
+    snprintf(side, sizeof side, "%s-wal", doc);
+    CHECK(file_size(doc) == 0 && !exists(side));
+    /* A .map of zero bytes compiles (and imports) as the empty map it is, and says so. */
+    snprintf(cmd, sizeof cmd, "'%s' --no-rad '%s'", compile_tool, map);
+    CHECK(run_all(cmd, &out) == 0);
+    CHECK_MSG(strstr(out, "zero.map: warning: the file is empty (0 bytes)"), "output: %s", out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "'%s' --no-rad -o '%s' '%s'", compile_tool, imported, map);
+    CHECK(run_all(cmd, &out) == 0);
+    CHECK_MSG(strstr(out, "zero.map: warning: the file is empty (0 bytes)") && exists(imported),
+              "output: %s", out);
+    free(out);
+    CHECK(file_size(map) == 0);
+    fixture_path("zero-imported.allium");
+}
+
+CHECK_TEST(folder, "/tools/a-folder-given-as-the-map-is-named-a-folder")
+{
+    const char *names[] = {"folder.map", "folder.allium"};
+    for (int i = 0; i < 2; i++) {
+        char dir[600], cmd[4096], *out;
+        snprintf(dir, sizeof dir, "%s/%s", scratch, names[i]);
+        mkdir(dir, 0755);
+        REQUIRE(exists(dir));
+        snprintf(cmd, sizeof cmd, "'%s' --json '%s'", compile_tool, dir);
+        CHECK(run_all(cmd, &out) == 1);
+        CHECK_MSG(strstr(out, names[i]) && strstr(out, "is a folder, not a map"), "output: %s",
+                  out);
+        free(out);
+    }
+}
+
 CHECK_TEST(bench_outputs, "/tools/allium-bench-subcommands-print-json")
 {
     char cmd[4096], *out;
@@ -310,6 +482,7 @@ int main(int argc, char **argv)
         return 2;
     }
     compile_tool = argv[1];
+    fixture_set_dir(argv[4]);
     bench_tool = argv[2];
     sample_map = argv[3];
     scratch = argv[4];
