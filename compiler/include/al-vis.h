@@ -91,7 +91,7 @@ typedef struct al_leak_info {
                                   outside the map's bounds, like a Quake pointfile */
 } al_leak_info;
 
-/* True if the map leaks; then *OUT describes the leak. */
+/* True if the map leaks; then *OUT describes the leak (OUT may be NULL). */
 bool al_world_leak(const al_world *world, al_leak_info *out);
 
 /* A face pushed into a vis leaf: face FACE (input order within its brush) of input brush

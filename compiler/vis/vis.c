@@ -196,6 +196,7 @@ bool al_world_portal(const al_world *w, int i, al_portal_info *out)
 bool al_world_leak(const al_world *w, al_leak_info *out)
 {
     if (!w->vis || w->vis->leak_entity < 0) return false;
+    if (!out) return true;
     out->entity = w->vis->leak_entity;
     out->classname = w->vis->leak_classname;
     out->point_count = w->vis->leak_point_count;

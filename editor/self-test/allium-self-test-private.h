@@ -58,6 +58,12 @@ struct _SelfTest {
     GHashTable *face_light_mark; /* owned: the faces' light a step compares with, or NULL */
     gint64 shots_mark;      /* its shots */
     GtkWidget *held_editor; /* owned: a properties row's entry kept past its row */
+
+    /* engine steps */
+    guint32 random;         /* the oracle step's random sequence */
+    int oracle_edits;       /* its edits in the history, and those undone */
+    int oracle_undone;
+    gint64 light_row;       /* the brush the light-order step moves */
 };
 
 /* Counts a check and prints it; a failed one is listed at the end. */
@@ -131,5 +137,9 @@ gboolean step_agents(SelfTest *t);
 gboolean step_inspector_rebuild(SelfTest *t);
 gboolean step_walk(SelfTest *t);
 gboolean step_keys_under_pointer(SelfTest *t);
+
+/* allium-self-test-engine.c */
+gboolean step_light_orders(SelfTest *t);
+gboolean step_engine_oracle(SelfTest *t);
 
 G_END_DECLS

@@ -1079,6 +1079,7 @@ static const struct {
     {"place a light", step_place_light, 30000},
     {"inspector", step_inspector, 30000},
     {"compile panel", step_compile_panel, 60000},
+    {"the light controls in any order", step_light_orders, 90000},
     {"numbers as the designer reads them", step_numbers, 5000},
     {"collision test box", step_test_box, 10000},
     {"test box of any size", step_test_box_size, 10000},
@@ -1089,6 +1090,7 @@ static const struct {
     {"keys reach the view under the pointer", step_keys_under_pointer, 20000},
     {"agent hulls", step_hulls_dialog, 60000},
     {"undo the editing", step_undo_editing, 30000},
+    {"the engine against a full compile", step_engine_oracle, 120000},
     {"build a sealed map from an empty file", step_build_from_empty, 120000},
     {"background colour", step_background, 10000},
 };
