@@ -6,7 +6,8 @@
 #
 #   gui-self-test.sh ALLIUM OUT
 #
-# Exit status: the self-test's (0: every check passed), 77 (skipped) without xvfb-run.
+# Exit status: the self-test's (0: every check passed; 1 also when GTK, GLib or the editor
+# logged a warning or critical), 77 (skipped) without xvfb-run.
 set -u
 allium=$1
 out=$2
@@ -20,4 +21,13 @@ fi
 gui_env "$out"
 mkdir -p "$out/shots"
 
-exec xvfb-run -a -s "-screen 0 1600x1000x24" "$allium" --self-test "$out/shots"
+# GTK's warnings and criticals (a widget measured wrong, a signal on a dead object) fail
+# the test too: they are shown, and counted from a copy of the error stream.
+xvfb-run -a -s "-screen 0 1600x1000x24" "$allium" --self-test "$out/shots" 2>"$out/stderr.txt"
+status=$?
+cat "$out/stderr.txt" >&2
+if grep -E "(Gtk|GLib|GLib-GObject|Gdk|Allium)-(CRITICAL|WARNING)" "$out/stderr.txt" >/dev/null; then
+    echo "FAILED - the editor logged warnings or criticals (above)"
+    [ "$status" -eq 0 ] && status=1
+fi
+exit "$status"
