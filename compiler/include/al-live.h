@@ -149,6 +149,10 @@ typedef struct al_live_options {
     void (*background_started)(void *user);
     /* Called after each new lightmap copy (may be NULL); the same threads and rules. */
     void (*lightmap)(void *user, uint64_t generation);
+    /* Called when the light work has done what the controls asked (the target reached,
+     * the steps shot, or nothing to do while paused), whether or not it made a new copy
+     * (may be NULL): al_live_light_busy has turned false. The same threads and rules. */
+    void (*light_settled)(void *user);
     void *user;
 } al_live_options;
 

@@ -979,6 +979,7 @@ static void light_work(al_live *live)
     pthread_mutex_unlock(&live->lock);
     al_rad_get_stats(rad, &st);
     if (st.shots != shots || reset) copy_lightmap(live, lit, false);
+    if (finished && live->options.light_settled) live->options.light_settled(live->options.user);
     if (finished && (lit->rad != live->stored_rad || st.shots != live->stored_shots)) {
         store_light(live, lit);
         live->stored_rad = lit->rad;
@@ -1379,8 +1380,10 @@ void al_live_light_reset(al_live *live)
 bool al_live_light_busy(al_live *live)
 {
     pthread_mutex_lock(&live->lock);
-    bool busy = light_work_wanted(live) || live->light_reset ||
-                live->status[AL_STAGE_LIGHT].state == AL_STAGE_RUNNING ||
+    /* Light work waiting for its turn (behind the tight PVS, say) counts too. */
+    bool waiting = live->lit && live->lit->generation == live->generation &&
+                   (live->light_reset || (!live->light_idle && live->light_mode != AL_LIGHT_PAUSED));
+    bool busy = waiting || live->status[AL_STAGE_LIGHT].state == AL_STAGE_RUNNING ||
                 (live->busy && live->shooting != NULL);
     pthread_mutex_unlock(&live->lock);
     return busy;

@@ -198,6 +198,16 @@ static void published_cb(void *user, al_stage stage, uint64_t generation)
     g_mutex_unlock(&self->lock);
 }
 
+/* The engine's light work stopped (engine thread): "lighting" is told on the main thread,
+ * with a delivery. */
+static void light_settled_cb(void *user)
+{
+    AlliumDocument *self = user;
+    g_mutex_lock(&self->lock);
+    queue_delivery(self);
+    g_mutex_unlock(&self->lock);
+}
+
 /* The engine copied the lightmaps (engine thread). */
 static void lightmap_cb(void *user, uint64_t generation)
 {
@@ -408,6 +418,7 @@ static gboolean start_engine(AlliumDocument *self)
                   .world_salt = COMPILE_SALT, .light_salt = LIGHT_SALT},
         .published = published_cb,
         .lightmap = lightmap_cb,
+        .light_settled = light_settled_cb,
         .background_started = background_started_cb,
         .user = self,
     };
@@ -685,8 +696,13 @@ gboolean allium_document_get_compiling(AlliumDocument *self)
     al_live_status(self->live, st);
     for (int s = AL_STAGE_COLLISION; s < AL_STAGE_COUNT; s++)
         if (st[s].state == AL_STAGE_PENDING || st[s].state == AL_STAGE_RUNNING) return TRUE;
-    /* Published by the engine but not yet taken here. */
-    return !self->snapshot || self->snapshot->generation < self->generation;
+    /* Published by the engine but not yet taken here (the engine may have finished every
+     * stage while this thread was busy). */
+    if (!self->snapshot || self->snapshot->generation < self->generation) return TRUE;
+    al_snapshot *published = al_live_current(self->live);
+    gboolean behind = published && published != self->snapshot->engine;
+    al_snapshot_release(published);
+    return behind;
 }
 
 AlliumLightmap *allium_document_get_lightmap(AlliumDocument *self)

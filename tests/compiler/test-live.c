@@ -61,6 +61,25 @@ static bool open_generated(scene *s, al_edit_input *e)
     return false;
 }
 
+/* The generated map loaded into S, an engine with options O, the map submitted as
+ * generation *G and compiled to its collision; NULL (the test skipped or failed) without. */
+static al_live *start_generated(scene *s, const al_live_options *o, uint64_t *g)
+{
+    const char *path = generated();
+    if (!path) return NULL;
+    if (!scene_load_file(s, path, NULL)) {
+        CHECK_MSG(false, "%s loads", path);
+        return NULL;
+    }
+    al_live *live = al_live_create(o);
+    *g = live ? al_live_submit(live, &s->input.input) : 0;
+    if (live && al_live_wait(live, *g, AL_STAGE_COLLISION, 120)) return live;
+    CHECK_MSG(false, "%s compiles in the engine", path);
+    al_live_destroy(live);
+    scene_free(s);
+    return NULL;
+}
+
 /* RAD's light against the oracles: its direct light a new solver's of the same world, its
  * bounced light the kernel times what was sent (rad-check.h). */
 static void check_light(al_rad *rad, const al_input *input, const char *when)
@@ -291,14 +310,10 @@ CHECK_TEST(stages, "/live/a-submitted-map-is-published-stage-by-stage")
 
 CHECK_TEST(input_first, "/live/a-first-compile-publishes-the-map-before-compiling-it")
 {
-    const char *path = generated();
-    if (!path) return;
     scene s;
-    REQUIRE(scene_load_file(&s, path, NULL));
-    al_live *live = al_live_create(&(al_live_options){.pvs = AL_PVS_NONE});
-    REQUIRE(live);
-    uint64_t g = al_live_submit(live, &s.input.input);
-    REQUIRE(al_live_wait(live, g, AL_STAGE_COLLISION, 120));
+    uint64_t g;
+    al_live *live = start_generated(&s, &(al_live_options){.pvs = AL_PVS_NONE}, &g);
+    if (!live) return;
     al_stage_status st[AL_STAGE_COUNT];
     al_live_status(live, st);
     CHECK(st[AL_STAGE_INPUT].runs == 1 && st[AL_STAGE_INPUT].generation == g);
@@ -675,6 +690,19 @@ static uint64_t nudge(al_live *live, id_map *m, int b)
     return al_live_apply(live, &(al_live_change){.brushes = &lb, .brush_count = 1});
 }
 
+static void count_settled(void *user)
+{
+    __atomic_add_fetch((int *) user, 1, __ATOMIC_RELEASE);
+}
+
+/* Whether the settled count passes BEFORE within 10 s. */
+static bool settled_after(const int *settled, int before)
+{
+    for (int i = 0; i < 1000 && __atomic_load_n(settled, __ATOMIC_ACQUIRE) <= before; i++)
+        nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
+    return __atomic_load_n(settled, __ATOMIC_ACQUIRE) > before;
+}
+
 CHECK_TEST(light_orders, "/live/no-light-order-leaves-an-edit-uncorrected-but-a-pause")
 {
     const char *path = generated();
@@ -683,9 +711,12 @@ CHECK_TEST(light_orders, "/live/no-light-order-leaves-an-edit-uncorrected-but-a-
     REQUIRE(scene_load_file(&s, path, NULL));
     id_map m;
     REQUIRE(id_map_init(&m, &s.input.input));
+    int settled = 0;
     al_live *live = al_live_create(&(al_live_options){.pvs = AL_PVS_COARSE, .light = true,
                                                       .rad = {.luxel_size = 64},
-                                                      .light_residual = 0.2});
+                                                      .light_residual = 0.2,
+                                                      .light_settled = count_settled,
+                                                      .user = &settled});
     REQUIRE(live);
     uint64_t g = apply_whole(live, &m);
     al_rad_stats rs = idle_light(live);
@@ -703,8 +734,12 @@ CHECK_TEST(light_orders, "/live/no-light-order-leaves-an-edit-uncorrected-but-a-
     CHECK_MSG(rs.shots == 10 && rs.direct_done == (rs.lights <= 10),
               "step: %lld shots for %d lights", (long long) rs.shots, rs.lights);
     double stepped = rs.residual;
+    int before = __atomic_load_n(&settled, __ATOMIC_ACQUIRE);
     al_live_light_step(live, 5);
     rs = idle_light(live);
+    /* The caller hears that the steps are done, and the light is no longer busy. */
+    CHECK_MSG(settled_after(&settled, before), "no light_settled call after a step");
+    CHECK(!al_live_light_busy(live));
     CHECK_MSG(rs.residual <= stepped, "the residual rose after a step: %g to %g", stepped,
               rs.residual);
     /* After the steps an edit is corrected, and nothing further is shot. */
@@ -847,14 +882,10 @@ CHECK_TEST(cache, "/live/a-map-opened-again-comes-from-the-cache-with-its-light"
 
 CHECK_TEST(bad_input, "/live/a-map-that-does-not-compile-reports-why-and-keeps-the-last-world")
 {
-    const char *path = generated();
-    if (!path) return;
     scene s;
-    REQUIRE(scene_load_file(&s, path, NULL));
-    al_live *live = al_live_create(&(al_live_options){.pvs = AL_PVS_NONE});
-    REQUIRE(live);
-    uint64_t g = al_live_submit(live, &s.input.input);
-    REQUIRE(al_live_wait(live, g, AL_STAGE_COLLISION, 120));
+    uint64_t g;
+    al_live *live = start_generated(&s, &(al_live_options){.pvs = AL_PVS_NONE}, &g);
+    if (!live) return;
     al_input bad = s.input.input;
     bad.block_size = 1; /* refused */
     uint64_t g2 = al_live_submit(live, &bad);
