@@ -1,44 +1,12 @@
 /* The live engine's map by ids (see model.h). */
 #include "model.h"
 
+#include "core/one-block.h"
+
 #include <math.h>
 #include <stdalign.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* --- one block of memory -------------------------------------------------------------- */
-
-static size_t align_up(size_t n)
-{
-    return (n + alignof(max_align_t) - 1) & ~(alignof(max_align_t) - 1);
-}
-
-typedef struct block {
-    char *base;
-    size_t used;
-} block;
-
-static void *take(block *b, size_t size)
-{
-    void *p = b->base + b->used;
-    b->used += align_up(size);
-    return p;
-}
-
-static size_t text_size(const char *s)
-{
-    return s ? strlen(s) + 1 : 0;
-}
-
-static const char *put_text(char **texts, const char *s)
-{
-    if (!s) return NULL;
-    size_t n = strlen(s) + 1;
-    char *p = *texts;
-    memcpy(p, s, n);
-    *texts += n;
-    return p;
-}
 
 static size_t count_of(int32_t n)
 {
@@ -54,31 +22,31 @@ al_live_change *live_change_copy(const al_live_change *c)
     for (size_t e = 0; e < n_ent; e++) {
         const al_live_entity *d = &c->entities[e];
         if (d->removed) continue;
-        texts += text_size(d->classname);
+        texts += al_block_text_size(d->classname);
         props += count_of(d->property_count);
         for (int p = 0; p < d->property_count; p++)
-            texts += text_size(d->properties[p].key) + text_size(d->properties[p].value);
+            texts += al_block_text_size(d->properties[p].key) + al_block_text_size(d->properties[p].value);
     }
     for (size_t b = 0; b < n_brush; b++)
         if (!c->brushes[b].removed) faces += count_of(c->brushes[b].face_count);
-    for (size_t m = 0; m < n_mat; m++) texts += text_size(c->materials[m].name);
-    size_t size = align_up(sizeof(al_live_change)) + align_up(n_ent * sizeof(al_live_entity)) +
-                  align_up(props * sizeof(al_property)) +
-                  align_up(n_brush * sizeof(al_live_brush)) +
-                  align_up(faces * sizeof(al_live_face)) +
-                  align_up(n_mat * sizeof(al_material_desc)) + align_up(n_mat * sizeof(int64_t)) +
-                  align_up(n_hull * sizeof(al_hull_desc)) + texts + 1;
-    block b = {malloc(size), 0};
+    for (size_t m = 0; m < n_mat; m++) texts += al_block_text_size(c->materials[m].name);
+    size_t size = al_block_round(sizeof(al_live_change)) + al_block_round(n_ent * sizeof(al_live_entity)) +
+                  al_block_round(props * sizeof(al_property)) +
+                  al_block_round(n_brush * sizeof(al_live_brush)) +
+                  al_block_round(faces * sizeof(al_live_face)) +
+                  al_block_round(n_mat * sizeof(al_material_desc)) + al_block_round(n_mat * sizeof(int64_t)) +
+                  al_block_round(n_hull * sizeof(al_hull_desc)) + texts + 1;
+    al_one_block b = {malloc(size), 0};
     if (!b.base) return NULL;
-    al_live_change *out = take(&b, sizeof *out);
+    al_live_change *out = al_block_take(&b, sizeof *out);
     *out = *c;
-    al_live_entity *entities = take(&b, n_ent * sizeof *entities);
-    al_property *prop = take(&b, props * sizeof *prop);
-    al_live_brush *brushes = take(&b, n_brush * sizeof *brushes);
-    al_live_face *face = take(&b, faces * sizeof *face);
-    al_material_desc *materials = take(&b, n_mat * sizeof *materials);
-    int64_t *material_ids = take(&b, n_mat * sizeof *material_ids);
-    al_hull_desc *hulls = take(&b, n_hull * sizeof *hulls);
+    al_live_entity *entities = al_block_take(&b, n_ent * sizeof *entities);
+    al_property *prop = al_block_take(&b, props * sizeof *prop);
+    al_live_brush *brushes = al_block_take(&b, n_brush * sizeof *brushes);
+    al_live_face *face = al_block_take(&b, faces * sizeof *face);
+    al_material_desc *materials = al_block_take(&b, n_mat * sizeof *materials);
+    int64_t *material_ids = al_block_take(&b, n_mat * sizeof *material_ids);
+    al_hull_desc *hulls = al_block_take(&b, n_hull * sizeof *hulls);
     char *text = b.base + b.used;
     for (size_t e = 0; e < n_ent; e++) {
         const al_live_entity *d = &c->entities[e];
@@ -89,11 +57,11 @@ al_live_change *live_change_copy(const al_live_change *c)
             entities[e].property_count = 0;
             continue;
         }
-        entities[e].classname = put_text(&text, d->classname);
+        entities[e].classname = al_block_put_text(&text, d->classname);
         entities[e].properties = prop;
         for (int p = 0; p < d->property_count; p++, prop++) {
-            prop->key = put_text(&text, d->properties[p].key);
-            prop->value = put_text(&text, d->properties[p].value);
+            prop->key = al_block_put_text(&text, d->properties[p].key);
+            prop->value = al_block_put_text(&text, d->properties[p].value);
         }
     }
     for (size_t i = 0; i < n_brush; i++) {
@@ -110,7 +78,7 @@ al_live_change *live_change_copy(const al_live_change *c)
     }
     for (size_t m = 0; m < n_mat; m++) {
         materials[m] = c->materials[m];
-        materials[m].name = put_text(&text, c->materials[m].name);
+        materials[m].name = al_block_put_text(&text, c->materials[m].name);
         material_ids[m] = c->material_ids ? c->material_ids[m] : (int64_t) m;
     }
     if (n_hull) memcpy(hulls, c->hulls, n_hull * sizeof *hulls);
@@ -582,10 +550,10 @@ live_map *live_model_flatten(live_model *m)
     for (size_t e = 0; e < n_ent; e++) {
         const model_entity *d = &m->entities[e];
         ents[e] = (sort_key){d->order, d->id, 0, (int32_t) e};
-        texts += text_size(d->classname);
+        texts += al_block_text_size(d->classname);
         props += count_of(d->property_count);
         for (int p = 0; p < d->property_count; p++)
-            texts += text_size(d->properties[p].key) + text_size(d->properties[p].value);
+            texts += al_block_text_size(d->properties[p].key) + al_block_text_size(d->properties[p].value);
     }
     qsort(ents, n_ent, sizeof *ents, compare_keys);
     /* The entities' input indices, by model slot, for grouping the brushes. */
@@ -609,47 +577,47 @@ live_map *live_model_flatten(live_model *m)
         n_face += (size_t) d->face_count;
     }
     qsort(brushes, n_brush, sizeof *brushes, compare_keys);
-    for (size_t m_ = 0; m_ < n_mat; m_++) texts += text_size(m->materials[m_].name);
+    for (size_t m_ = 0; m_ < n_mat; m_++) texts += al_block_text_size(m->materials[m_].name);
 
-    size_t size = align_up(sizeof(live_map)) + align_up(n_mat * sizeof(al_material_desc)) +
-                  align_up(n_ent * sizeof(al_entity_desc)) + align_up(props * sizeof(al_property)) +
-                  align_up(n_brush * sizeof(al_brush_desc)) + align_up(n_face * sizeof(al_face_desc)) +
-                  align_up(n_hull * sizeof(al_hull_desc)) + 2 * align_up(n_brush * sizeof(int64_t)) +
-                  2 * align_up(n_ent * sizeof(int64_t)) + align_up(n_brush * sizeof(int64_t[2])) +
-                  align_up(n_ent * sizeof(int64_t[2])) + texts + 1;
-    block blk = {calloc(1, size), 0};
+    size_t size = al_block_round(sizeof(live_map)) + al_block_round(n_mat * sizeof(al_material_desc)) +
+                  al_block_round(n_ent * sizeof(al_entity_desc)) + al_block_round(props * sizeof(al_property)) +
+                  al_block_round(n_brush * sizeof(al_brush_desc)) + al_block_round(n_face * sizeof(al_face_desc)) +
+                  al_block_round(n_hull * sizeof(al_hull_desc)) + 2 * al_block_round(n_brush * sizeof(int64_t)) +
+                  2 * al_block_round(n_ent * sizeof(int64_t)) + al_block_round(n_brush * sizeof(int64_t[2])) +
+                  al_block_round(n_ent * sizeof(int64_t[2])) + texts + 1;
+    al_one_block blk = {calloc(1, size), 0};
     if (!blk.base) {
         free(ents);
         free(brushes);
         free(entity_index);
         return NULL;
     }
-    live_map *map = take(&blk, sizeof *map);
-    al_material_desc *mats = take(&blk, n_mat * sizeof *mats);
-    al_entity_desc *edesc = take(&blk, n_ent * sizeof *edesc);
-    al_property *prop = take(&blk, props * sizeof *prop);
-    al_brush_desc *bdesc = take(&blk, n_brush * sizeof *bdesc);
-    al_face_desc *fdesc = take(&blk, n_face * sizeof *fdesc);
-    al_hull_desc *hulls = take(&blk, n_hull * sizeof *hulls);
-    int64_t *brush_ids = take(&blk, n_brush * sizeof *brush_ids);
-    uint64_t *brush_versions = take(&blk, n_brush * sizeof *brush_versions);
-    int64_t *entity_ids = take(&blk, n_ent * sizeof *entity_ids);
-    uint64_t *entity_versions = take(&blk, n_ent * sizeof *entity_versions);
-    int64_t (*brush_index)[2] = take(&blk, n_brush * sizeof *brush_index);
-    int64_t (*ent_index)[2] = take(&blk, n_ent * sizeof *ent_index);
+    live_map *map = al_block_take(&blk, sizeof *map);
+    al_material_desc *mats = al_block_take(&blk, n_mat * sizeof *mats);
+    al_entity_desc *edesc = al_block_take(&blk, n_ent * sizeof *edesc);
+    al_property *prop = al_block_take(&blk, props * sizeof *prop);
+    al_brush_desc *bdesc = al_block_take(&blk, n_brush * sizeof *bdesc);
+    al_face_desc *fdesc = al_block_take(&blk, n_face * sizeof *fdesc);
+    al_hull_desc *hulls = al_block_take(&blk, n_hull * sizeof *hulls);
+    int64_t *brush_ids = al_block_take(&blk, n_brush * sizeof *brush_ids);
+    uint64_t *brush_versions = al_block_take(&blk, n_brush * sizeof *brush_versions);
+    int64_t *entity_ids = al_block_take(&blk, n_ent * sizeof *entity_ids);
+    uint64_t *entity_versions = al_block_take(&blk, n_ent * sizeof *entity_versions);
+    int64_t (*brush_index)[2] = al_block_take(&blk, n_brush * sizeof *brush_index);
+    int64_t (*ent_index)[2] = al_block_take(&blk, n_ent * sizeof *ent_index);
     char *text = blk.base + blk.used;
 
     for (size_t i = 0; i < n_mat; i++) {
         mats[i] = m->materials[i];
-        mats[i].name = put_text(&text, m->materials[i].name);
+        mats[i].name = al_block_put_text(&text, m->materials[i].name);
     }
     for (size_t i = 0; i < n_ent; i++) {
         const model_entity *d = &m->entities[ents[i].slot];
-        edesc[i] = (al_entity_desc){.classname = put_text(&text, d->classname), .line = -1,
+        edesc[i] = (al_entity_desc){.classname = al_block_put_text(&text, d->classname), .line = -1,
                                     .properties = prop, .property_count = d->property_count};
         for (int p = 0; p < d->property_count; p++, prop++) {
-            prop->key = put_text(&text, d->properties[p].key);
-            prop->value = put_text(&text, d->properties[p].value);
+            prop->key = al_block_put_text(&text, d->properties[p].key);
+            prop->value = al_block_put_text(&text, d->properties[p].value);
         }
         entity_ids[i] = d->id;
         entity_versions[i] = d->version;

@@ -650,6 +650,17 @@ static bool pack_new_faces(al_rad *rad, int *cap)
     return ok;
 }
 
+/* The atlas's height: down to the lowest shelf's bottom, a multiple of 4. */
+static void fit_atlas_height(al_rad *rad)
+{
+    int height = 0;
+    for (int32_t i = 0; i < rad->shelf_count; i++)
+        if (rad->shelves[i].y + rad->shelves[i].height > height)
+            height = rad->shelves[i].y + rad->shelves[i].height;
+    rad->atlas_h = (height + 3) & ~3;
+    if (rad->atlas_h < 4) rad->atlas_h = 4;
+}
+
 /* After an update: the faces with the grid of a face of the base keep its place, so that
  * what is drawn of them stays as it was (the editor's scene keeps their meshes); the new
  * ones go where there is room. False when that would waste too much of the atlas (more
@@ -674,12 +685,7 @@ static bool keep_places(al_rad *rad, int64_t texels, int *cap)
         f->atlas_y = b->atlas_y;
     }
     if (!pack_new_faces(rad, cap)) return false;
-    int height = 0;
-    for (int32_t i = 0; i < rad->shelf_count; i++)
-        if (rad->shelves[i].y + rad->shelves[i].height > height)
-            height = rad->shelves[i].y + rad->shelves[i].height;
-    rad->atlas_h = (height + 3) & ~3;
-    if (rad->atlas_h < 4) rad->atlas_h = 4;
+    fit_atlas_height(rad);
     int64_t area = (int64_t) rad->atlas_w * rad->atlas_h;
     return area <= 2 * texels + 65536 && rad->atlas_h <= 2 * rad->atlas_w;
 }
@@ -707,12 +713,7 @@ static al_status pack_atlas(al_rad *rad)
         while ((int64_t) width * width < texels * 5 / 4 || width < max_w) width *= 2;
         rad->atlas_w = width;
         if (!pack_new_faces(rad, &shelf_cap)) return AL_ERR_NOMEM;
-        int height = 0;
-        for (int32_t i = 0; i < rad->shelf_count; i++)
-            if (rad->shelves[i].y + rad->shelves[i].height > height)
-                height = rad->shelves[i].y + rad->shelves[i].height;
-        rad->atlas_h = (height + 3) & ~3;
-        if (rad->atlas_h < 4) rad->atlas_h = 4;
+        fit_atlas_height(rad);
     }
     size_t count = (size_t) rad->atlas_w * (size_t) rad->atlas_h;
     rad->texel_luxel = malloc(count * sizeof *rad->texel_luxel);

@@ -2,6 +2,7 @@
 #include "al-edits.h"
 
 #include "al-epsilon.h"
+#include "core/one-block.h"
 #include "world/world-internal.h"
 
 #include <math.h>
@@ -326,83 +327,50 @@ int al_world_tree_differences(const al_world *a, const al_world *b, char *why, s
 
 /* --- deep copies ------------------------------------------------------------------------ */
 
-static size_t clone_text_size(const char *s)
-{
-    return s ? strlen(s) + 1 : 0;
-}
-
-static size_t clone_align_up(size_t n)
-{
-    return (n + alignof(max_align_t) - 1) & ~(alignof(max_align_t) - 1);
-}
-
-/* Bump allocation in the one block. */
-typedef struct clone_block {
-    char *base;
-    size_t used;
-} clone_block;
-
-static void *clone_take(clone_block *b, size_t size)
-{
-    void *p = b->base + b->used;
-    b->used += clone_align_up(size);
-    return p;
-}
-
-static const char *clone_copy_text(char **texts, const char *s)
-{
-    if (!s) return NULL;
-    size_t n = strlen(s) + 1;
-    char *p = *texts;
-    memcpy(p, s, n);
-    *texts += n;
-    return p;
-}
-
 al_input *al_input_clone(const al_input *in)
 {
     size_t properties = 0, texts = 0;
-    for (int m = 0; m < in->material_count; m++) texts += clone_text_size(in->materials[m].name);
+    for (int m = 0; m < in->material_count; m++) texts += al_block_text_size(in->materials[m].name);
     for (int e = 0; e < in->entity_count; e++) {
         const al_entity_desc *d = &in->entities[e];
-        texts += clone_text_size(d->classname);
+        texts += al_block_text_size(d->classname);
         properties += (size_t) (d->property_count > 0 ? d->property_count : 0);
         for (int p = 0; p < d->property_count; p++)
-            texts += clone_text_size(d->properties[p].key) + clone_text_size(d->properties[p].value);
+            texts += al_block_text_size(d->properties[p].key) + al_block_text_size(d->properties[p].value);
     }
     size_t n_mat = (size_t) (in->material_count > 0 ? in->material_count : 0);
     size_t n_ent = (size_t) (in->entity_count > 0 ? in->entity_count : 0);
     size_t n_brush = (size_t) (in->brush_count > 0 ? in->brush_count : 0);
     size_t n_face = (size_t) (in->face_count > 0 ? in->face_count : 0);
     size_t n_hull = (size_t) (in->hull_count > 0 && in->hulls ? in->hull_count : 0);
-    size_t size = clone_align_up(sizeof(al_input)) + clone_align_up(n_mat * sizeof(al_material_desc)) +
-                  clone_align_up(n_ent * sizeof(al_entity_desc)) +
-                  clone_align_up(properties * sizeof(al_property)) +
-                  clone_align_up(n_brush * sizeof(al_brush_desc)) +
-                  clone_align_up(n_face * sizeof(al_face_desc)) +
-                  clone_align_up(n_hull * sizeof(al_hull_desc)) + texts + 1;
-    clone_block b = {malloc(size), 0};
+    size_t size = al_block_round(sizeof(al_input)) + al_block_round(n_mat * sizeof(al_material_desc)) +
+                  al_block_round(n_ent * sizeof(al_entity_desc)) +
+                  al_block_round(properties * sizeof(al_property)) +
+                  al_block_round(n_brush * sizeof(al_brush_desc)) +
+                  al_block_round(n_face * sizeof(al_face_desc)) +
+                  al_block_round(n_hull * sizeof(al_hull_desc)) + texts + 1;
+    al_one_block b = {malloc(size), 0};
     if (!b.base) return NULL;
-    al_input *out = clone_take(&b, sizeof *out);
+    al_input *out = al_block_take(&b, sizeof *out);
     *out = *in;
-    al_material_desc *materials = clone_take(&b, n_mat * sizeof *materials);
-    al_entity_desc *entities = clone_take(&b, n_ent * sizeof *entities);
-    al_property *props = clone_take(&b, properties * sizeof *props);
-    al_brush_desc *brushes = clone_take(&b, n_brush * sizeof *brushes);
-    al_face_desc *faces = clone_take(&b, n_face * sizeof *faces);
-    al_hull_desc *hulls = clone_take(&b, n_hull * sizeof *hulls);
+    al_material_desc *materials = al_block_take(&b, n_mat * sizeof *materials);
+    al_entity_desc *entities = al_block_take(&b, n_ent * sizeof *entities);
+    al_property *props = al_block_take(&b, properties * sizeof *props);
+    al_brush_desc *brushes = al_block_take(&b, n_brush * sizeof *brushes);
+    al_face_desc *faces = al_block_take(&b, n_face * sizeof *faces);
+    al_hull_desc *hulls = al_block_take(&b, n_hull * sizeof *hulls);
     char *text = b.base + b.used;
     if (n_mat) memcpy(materials, in->materials, n_mat * sizeof *materials);
-    for (size_t m = 0; m < n_mat; m++) materials[m].name = clone_copy_text(&text, in->materials[m].name);
+    for (size_t m = 0; m < n_mat; m++) materials[m].name = al_block_put_text(&text, in->materials[m].name);
     size_t next_prop = 0;
     for (size_t e = 0; e < n_ent; e++) {
         const al_entity_desc *d = &in->entities[e];
         entities[e] = *d;
-        entities[e].classname = clone_copy_text(&text, d->classname);
+        entities[e].classname = al_block_put_text(&text, d->classname);
         entities[e].properties = props + next_prop;
         for (int p = 0; p < d->property_count; p++) {
-            props[next_prop].key = clone_copy_text(&text, d->properties[p].key);
-            props[next_prop].value = clone_copy_text(&text, d->properties[p].value);
+            props[next_prop].key = al_block_put_text(&text, d->properties[p].key);
+            props[next_prop].value = al_block_put_text(&text, d->properties[p].value);
             next_prop++;
         }
     }
