@@ -103,10 +103,10 @@ typedef struct al_stage_status {
 /* --- the cache of compiled results ----------------------------------------------------- */
 
 typedef struct al_live_cache {
-    /* Engine thread. The bytes kept under KIND ("world" or "light") and KEY (32 hex digits),
+    /* The engine's threads (one at a time). The bytes kept under KIND ("world" or "light") and KEY (32 hex digits),
      * malloc'd into *BYTES (the engine frees them); false if there are none. */
     bool (*get)(void *user, const char *kind, const char *key, void **bytes, size_t *size);
-    /* Engine thread. Keep BYTES (malloc'd: the callee owns them from now on, and frees
+    /* The engine's threads (one at a time). Keep BYTES (malloc'd: the callee owns them from now on, and frees
      * them) under KIND and KEY. */
     void (*put)(void *user, const char *kind, const char *key, void *bytes, size_t size);
     void *user;
@@ -141,12 +141,12 @@ typedef struct al_live_options {
      * except al_live_current, al_live_current_lightmap, al_live_status and al_snapshot_* /
      * al_live_lightmap_*. */
     void (*published)(void *user, al_stage stage, uint64_t generation);
-    /* Called on the engine's background thread as it starts (may be NULL): the caller may
-     * lower its priority there. The long work runs on it (the light's corrections and
-     * shots, the tight PVS, the cache's store) while the engine's thread waits, so that
-     * the stages an edit waits for (collision, portals, the light's first frame) keep the
-     * engine's own priority. */
-    void (*background_started)(void *user);
+    /* Called on each of the engine's two threads as it starts (may be NULL), BACKGROUND
+     * on the one the long work runs on (the light's corrections and shots, the tight PVS,
+     * the cache's store) while the other waits: the caller may lower their priority there
+     * (the editor does, so that drawing and input keep their share of a machine with few
+     * cores; on Linux a thread's priority can be lowered but never raised back). */
+    void (*thread_started)(void *user, bool background);
     /* Called after each new lightmap copy (may be NULL); the same threads and rules. */
     void (*lightmap)(void *user, uint64_t generation);
     /* Called when the light work has done what the controls asked (the target reached,
@@ -160,8 +160,10 @@ typedef struct al_live_options {
  * may be NULL. */
 al_live *al_live_create(const al_live_options *options);
 
-/* Cancels the work under way, waits for the thread, and releases the engine's snapshots
- * (readers keep theirs). NULL is a no-op. */
+/* Cancels the work under way, waits for the threads, hands the cache what it has not got
+ * yet (the world of edits made within store_delay_ms, the light shot since it was last
+ * kept unless an edit's correction of it is pending; on the calling thread), and releases
+ * the engine's snapshots (readers keep theirs). NULL is a no-op. */
 void al_live_destroy(al_live *live);
 
 /* --- the map by ids: what an edit changed --------------------------------------------- */

@@ -61,6 +61,12 @@ al_status al_world_update(const al_world *prev, const al_input *input,
  * AL_ERR_NOMEM. */
 al_status al_world_adopt_input(al_world *world, const al_input *input);
 
+/* Gives WORLD a copy of the PVS rows FROM (a world from al_world_load) came with, for a
+ * WORLD updated from FROM with the very input FROM was adopted with: WORLD's next
+ * visibility build then uses them as FROM's would have (if they fit its vis leaves and
+ * portals). Nothing happens if FROM has none. AL_ERR_NOMEM. */
+al_status al_world_share_stored_pvs(al_world *world, const al_world *from);
+
 /* Builds the visibility of WORLD (portals, leak, PVS up to LEVEL; al-vis.h) from INPUT,
  * which must be the input WORLD was compiled from, replacing any it has. al_world_compile
  * does this itself; a world from al_world_load has none until this is called. THREADS 0:

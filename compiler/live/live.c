@@ -119,6 +119,8 @@ struct al_live {
                           blocks' portals and takes its unchanged portals' PVS sets */
     al_snapshot *seen_tight; /* the same with the tight PVS, for the next tight PVS */
     char stored_world[33];   /* the key of the world last stored in or loaded from the cache */
+    bool stored_tight;       /* and whether it held its tight PVS */
+    bool store_whole;        /* the world due to be stored was compiled whole */
     uint64_t store_due_ns;   /* when the base's world is to be stored; 0: nothing to store */
     uint64_t last_copy_ns;   /* of the last lightmap copy */
     bool light_from_cache;    /* the light snapshot being published went on from the cache */
@@ -126,7 +128,7 @@ struct al_live {
     int64_t stored_shots;
     /* The background thread: runs the long work for the engine's thread, which waits. */
     pthread_t background;
-    bool background_started;
+    bool has_background;
     pthread_mutex_t job_lock;
     pthread_cond_t job_cond;
     void (*job)(al_live *live, void *arg); /* the job to run, NULL when there is none */
@@ -331,9 +333,8 @@ uint64_t al_live_lightmap_serial(const al_live_lightmap *l)
 
 /* The background thread runs the engine's long work (the light's corrections and shots,
  * the tight PVS, the cache's store) while the engine's thread waits: the engine stays one
- * line of work, but that work runs on a thread the caller may give a lower priority
- * (al_live_options.background_started), so that it never slows the stages an edit is
- * waiting for (on Linux, a thread's priority can be lowered but never raised back).
+ * line of work, but the engine's thread stays free to take a new change at once and
+ * cancel that work (al_live_options.thread_started may give each thread its priority).
  * A newer change stops the work as it stops any, at its next check. */
 /* Names the calling thread, for debuggers and profilers. */
 static void name_thread(const char *name)
@@ -349,7 +350,7 @@ static void *background_main(void *arg)
 {
     al_live *live = arg;
     name_thread("al-live-bg");
-    if (live->options.background_started) live->options.background_started(live->options.user);
+    if (live->options.thread_started) live->options.thread_started(live->options.user, true);
     pthread_mutex_lock(&live->job_lock);
     for (;;) {
         while (!live->job && !live->job_quit) pthread_cond_wait(&live->job_cond, &live->job_lock);
@@ -371,7 +372,7 @@ static void *background_main(void *arg)
  * is none. Engine thread. */
 static void run_in_background(al_live *live, void (*job)(al_live *, void *), void *arg)
 {
-    if (!live->background_started) {
+    if (!live->has_background) {
         job(live, arg);
         return;
     }
@@ -550,6 +551,10 @@ static al_snapshot *run_vis(al_live *live, live_input *in, al_stage stage, al_pv
                                                                             : live->seen;
     const al_input *input = &in->map->input;
     al_status st = al_world_update(live->base->world, input, &co, &w, &diags);
+    /* A world from the cache, updated with the input it was stored for, takes the PVS
+     * stored with it rather than compute one. */
+    if (st == AL_OK && live->base->from_cache && live->base->input == in)
+        st = al_world_share_stored_pvs(w, live->base->world);
     if (st == AL_OK)
         st = al_world_build_vis_with(w, input,
                                      &(al_vis_options){.level = level,
@@ -760,7 +765,25 @@ static bool run_light(al_live *live, live_input *in, al_snapshot *portals)
 
 static void run_tight_pvs(al_live *live, void *arg)
 {
-    al_snapshot_release(run_vis(live, arg, AL_STAGE_PVS, AL_PVS_TIGHT));
+    al_snapshot *s = run_vis(live, arg, AL_STAGE_PVS, AL_PVS_TIGHT);
+    const al_live_cache *c = &live->options.cache;
+    if (s && cache_on(live) && c->put && c->world_salt) {
+        /* The world is whole now: a world compiled whole is stored at once, and one
+         * stored before its PVS was done again with it (unless its rows came from the
+         * cache). An edited one waits for changes to pause: a designer at work should not
+         * wait for a store after every edit. */
+        al_vis_stats vs;
+        al_world_vis_stats(s->world, &vs);
+        char key[33];
+        al_input_key(al_snapshot_input(s), c->world_salt, key);
+        bool same = strcmp(key, live->stored_world) == 0;
+        pthread_mutex_lock(&live->lock);
+        if (same && vs.pvs_stored) live->stored_tight = true;
+        else if ((live->store_due_ns && live->store_whole) || (same && !live->stored_tight))
+            live->store_due_ns = al_clock_ns();
+        pthread_mutex_unlock(&live->lock);
+    }
+    al_snapshot_release(s);
 }
 
 /* Whether IN's hull list or block size differ from the base's (or there is no base): the
@@ -797,6 +820,7 @@ static al_world *load_cached_world(al_live *live, live_input *in)
     }
     if (st != AL_OK) return NULL;
     memcpy(live->stored_world, key, sizeof key);
+    live->stored_tight = false; /* known once its PVS is built (run_tight_pvs) */
     return w;
 }
 
@@ -834,13 +858,12 @@ static void run(al_live *live, live_input *in)
     }
     al_snapshot_release(live->base);
     live->base = s;
-    if (cache_on(live) && live->options.cache.put) {
-        /* A world compiled whole is worth keeping at once (the map opens from it next
-         * time); an edited one once changes pause. */
-        bool whole = !from_cache && needs_full;
+    if (cache_on(live) && live->options.cache.put && !from_cache) {
+        /* Kept once changes pause, or as soon as its tight PVS is done (run_tight_pvs), so
+         * that the map opens from it whole next time. */
         pthread_mutex_lock(&live->lock);
-        live->store_due_ns =
-            al_clock_ns() + (whole ? 0 : (uint64_t) store_delay_ms(live) * 1000000u);
+        live->store_due_ns = al_clock_ns() + (uint64_t) store_delay_ms(live) * 1000000u;
+        live->store_whole = needs_full;
         pthread_mutex_unlock(&live->lock);
     }
     if (!stage_on(live, AL_STAGE_PORTALS)) return;
@@ -869,6 +892,18 @@ static void run(al_live *live, live_input *in)
     if (!stage_on(live, AL_STAGE_PVS)) return;
     if (stale(live)) {
         note_cancelled(live, AL_STAGE_PVS);
+        return;
+    }
+    al_vis_stats vs;
+    al_world_vis_stats(portals->world, &vs);
+    if (vs.level == AL_PVS_TIGHT) {
+        /* The cache's world came with its tight PVS, which the portals stage took. */
+        al_snapshot *tight = publish(live, portals->world, in, AL_STAGE_PVS, 0, portals, NULL,
+                                     NULL, AL_OK, portals->from_cache);
+        if (!tight) return;
+        al_snapshot_release(live->seen_tight);
+        live->seen_tight = tight;
+        if (vs.pvs_stored) live->stored_tight = true;
         return;
     }
     run_in_background(live, run_tight_pvs, in);
@@ -999,14 +1034,19 @@ static void store_world(al_live *live)
     pthread_mutex_unlock(&live->lock);
     const al_live_cache *c = &live->options.cache;
     if (!live->base || !c->put || !c->world_salt) return;
+    /* The base's world with its tight PVS when that is done (the PVS goes with it). */
+    const al_snapshot *tight = live->seen_tight;
+    bool with_pvs = tight && tight->generation == live->base->generation;
+    const al_snapshot *from = with_pvs ? tight : live->base;
     char key[33];
-    al_input_key(al_snapshot_input(live->base), c->world_salt, key);
-    if (strcmp(key, live->stored_world) == 0) return;
+    al_input_key(al_snapshot_input(from), c->world_salt, key);
+    if (strcmp(key, live->stored_world) == 0 && (live->stored_tight || !with_pvs)) return;
     void *bytes = NULL;
     size_t size = 0;
-    if (al_world_save(live->base->world, &bytes, &size) != AL_OK) return;
+    if (al_world_save(from->world, &bytes, &size) != AL_OK) return;
     c->put(c->user, "world", key, bytes, size);
     memcpy(live->stored_world, key, sizeof key);
+    live->stored_tight = with_pvs;
 }
 
 static void store_world_job(al_live *live, void *arg)
@@ -1049,6 +1089,7 @@ static void *engine_main(void *arg)
 {
     al_live *live = arg;
     name_thread("al-live");
+    if (live->options.thread_started) live->options.thread_started(live->options.user, false);
     pthread_mutex_lock(&live->lock);
     for (;;) {
         while (!live->quit && !live->queue_count && !light_work_wanted(live) && !store_due(live)) {
@@ -1097,13 +1138,13 @@ static void *engine_main(void *arg)
 
 static void stop_background(al_live *live)
 {
-    if (live->background_started) {
+    if (live->has_background) {
         pthread_mutex_lock(&live->job_lock);
         live->job_quit = true;
         pthread_cond_broadcast(&live->job_cond);
         pthread_mutex_unlock(&live->job_lock);
         pthread_join(live->background, NULL);
-        live->background_started = false;
+        live->has_background = false;
     }
     pthread_cond_destroy(&live->job_cond);
     pthread_mutex_destroy(&live->job_lock);
@@ -1127,7 +1168,7 @@ al_live *al_live_create(const al_live_options *options)
     pthread_mutex_init(&live->job_lock, NULL);
     pthread_cond_init(&live->job_cond, NULL);
     /* Without the background thread its work runs on the engine's (at its priority). */
-    live->background_started = pthread_create(&live->background, NULL, background_main, live) == 0;
+    live->has_background = pthread_create(&live->background, NULL, background_main, live) == 0;
     if (!live->model || pthread_create(&live->thread, NULL, engine_main, live) != 0) {
         stop_background(live);
         live_model_destroy(live->model);
@@ -1138,6 +1179,20 @@ al_live *al_live_create(const al_live_options *options)
         return NULL;
     }
     return live;
+}
+
+/* What the cache has not got yet, as the engine stops (its threads joined): a map opened
+ * again starts where this one ended, not with its light shot over. Light whose edit is
+ * not yet corrected is not kept: it would come back as if it were. */
+static void keep_before_stopping(al_live *live)
+{
+    if (live->store_due_ns) store_world(live);
+    al_snapshot *lit = live->lit;
+    if (!lit || !lit->rad) return;
+    al_rad_stats st;
+    al_rad_get_stats(lit->rad, &st);
+    if (st.corrections_left == 0 && (lit->rad != live->stored_rad || st.shots != live->stored_shots))
+        store_light(live, lit);
 }
 
 void al_live_destroy(al_live *live)
@@ -1151,6 +1206,7 @@ void al_live_destroy(al_live *live)
     pthread_mutex_unlock(&live->lock);
     pthread_join(live->thread, NULL);
     stop_background(live);
+    keep_before_stopping(live);
     for (int i = 0; i < live->queue_count; i++) free(live->queue[i].change);
     free(live->queue);
     al_live_lightmap_release(live->lightmap);

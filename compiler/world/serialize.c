@@ -532,3 +532,25 @@ al_status al_world_load(const void *data, size_t size, al_world **out, al_diag_l
     *out = w;
     return AL_OK;
 }
+
+al_status al_world_share_stored_pvs(al_world *w, const al_world *from)
+{
+    const al_stored_pvs *s = from->stored_pvs;
+    if (!s || !s->bytes) return AL_OK;
+    al_stored_pvs *copy = malloc(sizeof *copy);
+    unsigned char *bytes = malloc(s->size ? s->size : 1);
+    if (!copy || !bytes) {
+        free(copy);
+        free(bytes);
+        return AL_ERR_NOMEM;
+    }
+    *copy = *s;
+    memcpy(bytes, s->bytes, s->size);
+    copy->bytes = bytes;
+    if (w->stored_pvs) {
+        al_stored_pvs_free(w->stored_pvs);
+        free(w->stored_pvs);
+    }
+    w->stored_pvs = copy;
+    return AL_OK;
+}

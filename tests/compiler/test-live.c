@@ -861,6 +861,24 @@ CHECK_TEST(cache, "/live/a-map-opened-again-comes-from-the-cache-with-its-light"
     CHECK_MSG(map && map->shots == lit.shots, "the light was not restored: %lld shots, %lld before",
               map ? (long long) map->shots : -1LL, (long long) lit.shots);
     check_note("cache: %d gets, %d hits, %d puts", mc.gets, mc.hits, mc.puts);
+    /* Stopped while it shoots on (to a residual it will not reach in time): the light shot
+     * so far is kept as the engine stops, and the next opening goes on from it. */
+    int puts = mc.puts;
+    al_live_light_run(live, 1e-6);
+    nanosleep(&(struct timespec){0, 300 * 1000 * 1000}, NULL);
+    al_live_destroy(live);
+    CHECK_MSG(mc.puts == puts + 1, "%d puts as the engine stopped", mc.puts - puts);
+    live = al_live_create(&o);
+    REQUIRE(live);
+    g = al_live_submit(live, &s.input.input);
+    REQUIRE(al_live_wait(live, g, AL_STAGE_LIGHT, 120));
+    al_snapshot *later = al_live_current(live);
+    REQUIRE(later);
+    map = al_snapshot_lightmap(later);
+    CHECK_MSG(al_snapshot_light_from_cache(later) && map && map->shots > lit.shots,
+              "the light shot before stopping was not kept: %lld shots, %lld at the target",
+              map ? (long long) map->shots : -1LL, (long long) lit.shots);
+    al_snapshot_release(later);
     /* Damaged bytes: compiled anew, never a failure. */
     al_live_destroy(live);
     memset(mc.bytes[0], 0x5a, mc.size[0] / 2);
@@ -875,6 +893,46 @@ CHECK_TEST(cache, "/live/a-map-opened-again-comes-from-the-cache-with-its-light"
     al_live_destroy(live);
     al_snapshot_release(first);
     al_snapshot_release(again);
+    free(mc.bytes[0]);
+    free(mc.bytes[1]);
+    scene_free(&s);
+}
+
+CHECK_TEST(cache_pvs, "/live/the-world-is-kept-with-its-tight-pvs-once-that-is-done")
+{
+    const char *path = generated();
+    if (!path) return;
+    scene s;
+    REQUIRE(scene_load_file(&s, path, NULL));
+    memory_cache mc = {.lock = PTHREAD_MUTEX_INITIALIZER};
+    /* Changes "pause" only after a minute: the store comes from the finished PVS. */
+    al_live_options o = {.pvs = AL_PVS_TIGHT,
+                         .cache = {.get = cache_get, .put = cache_put, .user = &mc,
+                                   .world_salt = "test", .store_delay_ms = 60000}};
+    al_live *live = al_live_create(&o);
+    REQUIRE(live);
+    uint64_t g = al_live_submit(live, &s.input.input);
+    REQUIRE(al_live_wait(live, g, AL_STAGE_PVS, 300));
+    CHECK(al_live_wait_idle(live, 300));
+    CHECK_MSG(mc.puts == 1 && mc.bytes[0], "%d puts once the PVS was done", mc.puts);
+    al_live_destroy(live);
+    CHECK_MSG(mc.puts == 1, "%d puts as the engine stopped", mc.puts);
+    /* Opened again: its PVS comes with it, nothing is computed or stored again. */
+    live = al_live_create(&o);
+    REQUIRE(live);
+    g = al_live_submit(live, &s.input.input);
+    REQUIRE(al_live_wait(live, g, AL_STAGE_PVS, 300));
+    al_snapshot *again = al_live_current(live);
+    REQUIRE(again);
+    al_vis_stats vs;
+    al_world_vis_stats(al_snapshot_world(again), &vs);
+    CHECK(al_snapshot_from_cache(again));
+    CHECK_MSG(vs.pvs_stored && vs.level == AL_PVS_TIGHT, "the PVS was %s, level %d",
+              vs.pvs_stored ? "stored" : "computed", (int) vs.level);
+    al_snapshot_release(again);
+    CHECK(al_live_wait_idle(live, 300));
+    al_live_destroy(live);
+    CHECK_MSG(mc.puts == 1, "%d puts after opening it again", mc.puts);
     free(mc.bytes[0]);
     free(mc.bytes[1]);
     scene_free(&s);
