@@ -316,24 +316,26 @@ al_status al_doc_content_key(al_doc *doc, const char *salt, char key[33])
     return AL_OK;
 }
 
-al_status al_doc_cache_put(al_doc *doc, const char *key, const char *kind, const void *data,
-                           size_t size)
+/* Stores DATA under KEY and KIND on DB in a transaction of its own, dropping the kind's
+ * other entries: older compiled results of this map are of no further use. */
+static al_status cache_store(sqlite3 *db, const char *key, const char *kind, const void *data,
+                             size_t size)
 {
     static const char *sql = "INSERT OR REPLACE INTO cache(key, kind, data, created, used) "
                              "VALUES (?, ?, ?, ?, ?)";
     static const char *trim = "DELETE FROM cache WHERE kind = ? AND key != ?";
-    if (doc->read_only) return AL_OK;
-    if (al_doc_exec(doc, "BEGIN IMMEDIATE") != SQLITE_OK) return AL_ERR_LOCKED;
-    /* One entry per kind: older compiled results of this map are of no further use. */
-    sqlite3_stmt *st = al_doc_prepare(doc, trim);
-    bool ok = st != NULL;
+    if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) return AL_ERR_LOCKED;
+    sqlite3_stmt *st = NULL;
+    bool ok = sqlite3_prepare_v2(db, trim, -1, &st, NULL) == SQLITE_OK;
     if (ok) {
         sqlite3_bind_text(st, 1, kind, -1, SQLITE_TRANSIENT);
         sqlite3_bind_text(st, 2, key, -1, SQLITE_TRANSIENT);
         ok = sqlite3_step(st) == SQLITE_DONE;
     }
-    st = ok ? al_doc_prepare(doc, sql) : NULL;
-    if (st) {
+    sqlite3_finalize(st);
+    st = NULL;
+    ok = ok && sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK;
+    if (ok) {
         double now = al_doc_now();
         sqlite3_bind_text(st, 1, key, -1, SQLITE_TRANSIENT);
         sqlite3_bind_text(st, 2, kind, -1, SQLITE_TRANSIENT);
@@ -341,13 +343,18 @@ al_status al_doc_cache_put(al_doc *doc, const char *key, const char *kind, const
         sqlite3_bind_double(st, 4, now);
         sqlite3_bind_double(st, 5, now);
         ok = sqlite3_step(st) == SQLITE_DONE;
-        sqlite3_clear_bindings(st);
-    } else {
-        ok = false;
     }
-    if (ok && al_doc_exec(doc, "COMMIT") == SQLITE_OK) return AL_OK;
-    al_doc_exec(doc, "ROLLBACK");
+    sqlite3_finalize(st);
+    if (ok && sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK) return AL_OK;
+    sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
     return AL_ERR_IO;
+}
+
+al_status al_doc_cache_put(al_doc *doc, const char *key, const char *kind, const void *data,
+                           size_t size)
+{
+    if (doc->read_only) return AL_OK;
+    return cache_store(doc->db, key, kind, data, size);
 }
 
 static const char *const cache_select = "SELECT data FROM cache WHERE key = ?";
@@ -385,39 +392,50 @@ al_status al_doc_cache_get(al_doc *doc, const char *key, void **data, size_t *si
     return cache_fetch(st, key, data, size);
 }
 
-struct al_doc_cache_reader {
+struct al_doc_cache_conn {
     sqlite3 *db;
     sqlite3_stmt *select;
+    bool writable;
 };
 
-al_status al_doc_cache_reader_open(const char *path, al_doc_cache_reader **out)
+al_status al_doc_cache_conn_open(const char *path, bool writable, al_doc_cache_conn **out)
 {
     *out = NULL;
-    al_doc_cache_reader *r = calloc(1, sizeof *r);
-    if (!r) return AL_ERR_NOMEM;
-    if (sqlite3_open_v2(path, &r->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) !=
-            SQLITE_OK ||
-        sqlite3_prepare_v3(r->db, cache_select, -1, SQLITE_PREPARE_PERSISTENT, &r->select, NULL) !=
+    al_doc_cache_conn *c = calloc(1, sizeof *c);
+    if (!c) return AL_ERR_NOMEM;
+    c->writable = writable;
+    /* Serialized: the engine's two threads take turns with it. */
+    int flags = (writable ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY) | SQLITE_OPEN_FULLMUTEX;
+    if (sqlite3_open_v2(path, &c->db, flags, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v3(c->db, cache_select, -1, SQLITE_PREPARE_PERSISTENT, &c->select, NULL) !=
             SQLITE_OK) {
-        al_doc_cache_reader_close(r);
+        al_doc_cache_conn_close(c);
         return AL_ERR_IO;
     }
-    /* The document's writer holds its lock a moment at a time. */
-    sqlite3_busy_timeout(r->db, 2000);
-    *out = r;
+    /* The document's writer holds its lock a moment at a time. A cache entry lost to a
+     * power cut is only compiled again: no sync at every commit. */
+    sqlite3_busy_timeout(c->db, 2000);
+    if (writable) sqlite3_exec(c->db, "PRAGMA synchronous = NORMAL", NULL, NULL, NULL);
+    *out = c;
     return AL_OK;
 }
 
-al_status al_doc_cache_reader_get(al_doc_cache_reader *r, const char *key, void **data,
-                                  size_t *size)
+al_status al_doc_cache_conn_get(al_doc_cache_conn *c, const char *key, void **data, size_t *size)
 {
-    return cache_fetch(r->select, key, data, size);
+    return cache_fetch(c->select, key, data, size);
 }
 
-void al_doc_cache_reader_close(al_doc_cache_reader *r)
+al_status al_doc_cache_conn_put(al_doc_cache_conn *c, const char *key, const char *kind,
+                                const void *data, size_t size)
 {
-    if (!r) return;
-    sqlite3_finalize(r->select);
-    sqlite3_close(r->db);
-    free(r);
+    if (!c->writable) return AL_OK;
+    return cache_store(c->db, key, kind, data, size);
+}
+
+void al_doc_cache_conn_close(al_doc_cache_conn *c)
+{
+    if (!c) return;
+    sqlite3_finalize(c->select);
+    sqlite3_close(c->db);
+    free(c);
 }

@@ -371,15 +371,20 @@ al_status al_doc_cache_put(al_doc *doc, const char *key, const char *kind, const
 /* Fetches KEY's data (malloc'd copy into *DATA); AL_ERR_NOT_FOUND if absent. */
 al_status al_doc_cache_get(al_doc *doc, const char *key, void **data, size_t *size);
 
-/* A read-only connection to the cache of the document at PATH, for a thread other than
- * the document's (the live engine's): a reader is used by one thread at a time, and reads
- * while the document writes (SQLite's WAL). Open it after the document, whose checks it
- * relies on. AL_ERR_IO if the file cannot be opened. */
-typedef struct al_doc_cache_reader al_doc_cache_reader;
-al_status al_doc_cache_reader_open(const char *path, al_doc_cache_reader **out);
+/* A connection of its own to the cache of the document at PATH, for threads other than
+ * the document's (the live engine's): it reads while the document writes (SQLite's WAL),
+ * and when WRITABLE stores as al_doc_cache_put does, waiting up to 2 s for the
+ * document's own writes (which wait as long for it). Its calls are serialized. Open it
+ * after the document, whose checks it relies on, and only WRITABLE if the document was
+ * opened for writing. AL_ERR_IO if the file cannot be opened. */
+typedef struct al_doc_cache_conn al_doc_cache_conn;
+al_status al_doc_cache_conn_open(const char *path, bool writable, al_doc_cache_conn **out);
 /* As al_doc_cache_get. */
-al_status al_doc_cache_reader_get(al_doc_cache_reader *reader, const char *key, void **data,
-                                  size_t *size);
-void al_doc_cache_reader_close(al_doc_cache_reader *reader); /* NULL is a no-op */
+al_status al_doc_cache_conn_get(al_doc_cache_conn *conn, const char *key, void **data,
+                                size_t *size);
+/* As al_doc_cache_put; AL_OK and nothing stored if the connection is read-only. */
+al_status al_doc_cache_conn_put(al_doc_cache_conn *conn, const char *key, const char *kind,
+                                const void *data, size_t size);
+void al_doc_cache_conn_close(al_doc_cache_conn *conn); /* NULL is a no-op */
 
 #endif

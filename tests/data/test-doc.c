@@ -13,6 +13,8 @@
 #include "al-clock.h"
 
 #include <math.h>
+#include <pthread.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -756,6 +758,21 @@ CHECK_TEST(read_only, "/doc/a-read-only-document-refuses-edits")
     al_doc_close(doc);
 }
 
+typedef struct {
+    al_doc_cache_conn *conn;
+    const char *key;
+    al_status status;
+    uint64_t done_ns;
+} cache_store_job;
+
+static void *store_in_thread(void *arg)
+{
+    cache_store_job *job = arg;
+    job->status = al_doc_cache_conn_put(job->conn, job->key, "world", "fifth", 5);
+    job->done_ns = al_clock_ns();
+    return NULL;
+}
+
 /* Oracle: a map compiled from its document equals the map compiled from the .map file. */
 CHECK_TEST(cache, "/doc/the-content-key-follows-edits-and-the-cache-keeps-one-result")
 {
@@ -794,6 +811,47 @@ CHECK_TEST(cache, "/doc/the-content-key-follows-edits-and-the-cache-keeps-one-re
     free(data);
     /* Storing is not an edit: it neither adds a step nor clears what can be redone. */
     CHECK(!al_doc_can_undo(doc) && al_doc_can_redo(doc));
+
+    /* A connection of its own (the engine's) reads what the document stored and stores
+     * what the document then reads, in the same one entry per kind; a read-only one
+     * stores nothing. */
+    const char *path = al_doc_path(doc);
+    al_doc_cache_conn *conn = NULL, *reader = NULL;
+    REQUIRE(al_doc_cache_conn_open(path, true, &conn) == AL_OK);
+    REQUIRE(al_doc_cache_conn_open(path, false, &reader) == AL_OK);
+    REQUIRE(al_doc_cache_conn_get(conn, k1, &data, &size) == AL_OK);
+    CHECK(size == 6 && memcmp(data, "second", 6) == 0);
+    free(data);
+    REQUIRE(al_doc_cache_conn_put(conn, salted, "world", "third!!", 7) == AL_OK);
+    REQUIRE(al_doc_cache_conn_put(conn, k0, "light", "lit", 3) == AL_OK);
+    CHECK(al_doc_cache_get(doc, k1, &data, &size) == AL_ERR_NOT_FOUND);
+    REQUIRE(al_doc_cache_get(doc, salted, &data, &size) == AL_OK);
+    CHECK(size == 7 && memcmp(data, "third!!", 7) == 0);
+    free(data);
+    REQUIRE(al_doc_cache_conn_get(reader, k0, &data, &size) == AL_OK);
+    CHECK(size == 3 && memcmp(data, "lit", 3) == 0);
+    free(data);
+    CHECK(al_doc_cache_conn_put(reader, k1, "world", "fourth", 6) == AL_OK);
+    CHECK(al_doc_cache_get(doc, k1, &data, &size) == AL_ERR_NOT_FOUND);
+    /* While the document writes, a store on another thread waits for it rather than
+     * failing. */
+    REQUIRE(al_doc_begin_group(doc, "held") == AL_OK);
+    REQUIRE(al_doc_set_property(doc, 0, "message", "held", NULL, NULL) == AL_OK);
+    cache_store_job job = {conn, k1, AL_ERR_IO, 0};
+    pthread_t thread;
+    REQUIRE(pthread_create(&thread, NULL, store_in_thread, &job) == 0);
+    uint64_t t0 = al_clock_ns();
+    nanosleep(&(struct timespec){0, 200 * 1000 * 1000}, NULL);
+    REQUIRE(al_doc_end_group(doc, NULL) == AL_OK);
+    pthread_join(thread, NULL);
+    CHECK_MSG(job.status == AL_OK && job.done_ns - t0 >= 150 * 1000 * 1000,
+              "the store returned %d after %.0f ms, while the document wrote for 200 ms",
+              (int) job.status, (double) (job.done_ns - t0) / 1e6);
+    CHECK(al_doc_cache_get(doc, k1, &data, &size) == AL_OK && size == 5);
+    free(data);
+    CHECK(al_doc_can_undo(doc));
+    al_doc_cache_conn_close(reader);
+    al_doc_cache_conn_close(conn);
     al_doc_close(doc);
 }
 
