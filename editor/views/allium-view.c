@@ -238,6 +238,9 @@ static GdkTexture *read_framebuffer(int width, int height)
 
 /* --- callbacks ----------------------------------------------------------------------- */
 
+/* How often the header's statistics follow the frames drawn. */
+#define INFO_INTERVAL_MS 200
+
 static gboolean info_idle_cb(gpointer data)
 {
     AlliumView *self = data;
@@ -403,9 +406,12 @@ static gboolean gl_render_cb(GtkGLArea *area, GdkGLContext *context, AlliumView 
     }
     if (snap && snap->scene) self->frames_drawn++;
     /* Not now: a label changed while the frame is being snapshotted would be left out of
-     * it (it has lost its allocation). */
+     * it (it has lost its allocation). And not every frame: the readout wraps, and
+     * measuring wrapped text again at every frame of a turning camera cost the window a
+     * quarter of its frame rate; five times a second is as fast as one reads it. */
     if (!self->info_source)
-        self->info_source = g_idle_add_full(G_PRIORITY_DEFAULT, info_idle_cb, self, NULL);
+        self->info_source =
+            g_timeout_add_full(G_PRIORITY_DEFAULT, INFO_INTERVAL_MS, info_idle_cb, self, NULL);
 
     if (self->pixels_func) {
         AlliumViewPixelsFunc func = self->pixels_func;
