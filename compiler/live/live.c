@@ -118,6 +118,8 @@ struct al_live {
     al_snapshot *seen; /* the last snapshot with portals: the next copies its unchanged
                           blocks' portals and takes its unchanged portals' PVS sets */
     al_snapshot *seen_tight; /* the same with the tight PVS, for the next tight PVS */
+    al_snapshot *loaded;     /* the last collision snapshot whose world came from the cache
+                                (its stored PVS is for that input's tight pass), or NULL */
     char stored_world[33];   /* the key of the world last stored in or loaded from the cache */
     bool stored_tight;       /* and whether it held its tight PVS */
     bool store_whole;        /* the world due to be stored was compiled whole */
@@ -551,10 +553,13 @@ static al_snapshot *run_vis(al_live *live, live_input *in, al_stage stage, al_pv
                                                                             : live->seen;
     const al_input *input = &in->map->input;
     al_status st = al_world_update(live->base->world, input, &co, &w, &diags);
-    /* A world from the cache, updated with the input it was stored for, takes the PVS
-     * stored with it rather than compute one. */
-    if (st == AL_OK && live->base->from_cache && live->base->input == in)
-        st = al_world_share_stored_pvs(w, live->base->world);
+    /* The tight pass of a world from the cache, for the input it was stored for, takes the
+     * PVS stored with it rather than compute one. (Not the portals stage: the light is
+     * carried from world to world on the coarse PVS, and one carried from the tight rows to
+     * the next edit's coarse ones would correct the direct light of every luxel whose
+     * leaf's row differs: seconds on lq-e3m4.) */
+    if (st == AL_OK && stage == AL_STAGE_PVS && live->loaded && live->loaded->input == in)
+        st = al_world_share_stored_pvs(w, live->loaded->world);
     if (st == AL_OK)
         st = al_world_build_vis_with(w, input,
                                      &(al_vis_options){.level = level,
@@ -696,11 +701,12 @@ static bool run_light(al_live *live, live_input *in, al_snapshot *portals)
     al_rad_stats rs;
     al_rad_get_stats(rad, &rs);
     /* The sky dome's suns (64 rays a luxel: seconds on a large map) are left to the light
-     * work that follows, unless they are all the light there is. */
+     * work that follows, unless they are all the light there is: a solver with some light
+     * already (from the cache, or carried on) shows that first. */
     int lamps = (rs.lights - rs.dome_lights) - (rs.lights_shot - rs.dome_lights_shot);
     int left = rs.lights - rs.lights_shot;
-    if (left > 0 && mode != AL_LIGHT_PAUSED && !dark && !stale(live))
-        al_rad_step(rad, lamps > 0 ? lamps : left);
+    int first = lamps > 0 ? lamps : rs.lights_shot == 0 ? left : 0;
+    if (first > 0 && mode != AL_LIGHT_PAUSED && !dark && !stale(live)) al_rad_step(rad, first);
     al_rad_get_stats(rad, &rs);
     const al_rad *base = al_rad_base(rad);
     al_snapshot *keep = NULL;
@@ -766,6 +772,11 @@ static bool run_light(al_live *live, live_input *in, al_snapshot *portals)
 static void run_tight_pvs(al_live *live, void *arg)
 {
     al_snapshot *s = run_vis(live, arg, AL_STAGE_PVS, AL_PVS_TIGHT);
+    if (s) {
+        /* Its stored PVS is used (or did not fit): the loaded world is needed no more. */
+        al_snapshot_release(live->loaded);
+        live->loaded = NULL;
+    }
     const al_live_cache *c = &live->options.cache;
     if (s && cache_on(live) && c->put && c->world_salt) {
         /* The world is whole now: a world compiled whole is stored at once, and one
@@ -858,6 +869,9 @@ static void run(al_live *live, live_input *in)
     }
     al_snapshot_release(live->base);
     live->base = s;
+    /* A world from the cache keeps the PVS stored with it for this input's tight pass. */
+    al_snapshot_release(live->loaded);
+    live->loaded = from_cache ? al_snapshot_ref(s) : NULL;
     if (cache_on(live) && live->options.cache.put && !from_cache) {
         /* Kept once changes pause, or as soon as its tight PVS is done (run_tight_pvs), so
          * that the map opens from it whole next time. */
@@ -892,18 +906,6 @@ static void run(al_live *live, live_input *in)
     if (!stage_on(live, AL_STAGE_PVS)) return;
     if (stale(live)) {
         note_cancelled(live, AL_STAGE_PVS);
-        return;
-    }
-    al_vis_stats vs;
-    al_world_vis_stats(portals->world, &vs);
-    if (vs.level == AL_PVS_TIGHT) {
-        /* The cache's world came with its tight PVS, which the portals stage took. */
-        al_snapshot *tight = publish(live, portals->world, in, AL_STAGE_PVS, 0, portals, NULL,
-                                     NULL, AL_OK, portals->from_cache);
-        if (!tight) return;
-        al_snapshot_release(live->seen_tight);
-        live->seen_tight = tight;
-        if (vs.pvs_stored) live->stored_tight = true;
         return;
     }
     run_in_background(live, run_tight_pvs, in);
@@ -1186,9 +1188,11 @@ al_live *al_live_create(const al_live_options *options)
  * not yet corrected is not kept: it would come back as if it were. */
 static void keep_before_stopping(al_live *live)
 {
-    if (live->store_due_ns) store_world(live);
+    /* A world behind the newest change is of no use to the next opening. */
+    if (live->store_due_ns && live->base && live->base->generation == live->generation)
+        store_world(live);
     al_snapshot *lit = live->lit;
-    if (!lit || !lit->rad) return;
+    if (!lit || !lit->rad || lit->generation != live->generation) return;
     al_rad_stats st;
     al_rad_get_stats(lit->rad, &st);
     if (st.corrections_left == 0 && (lit->rad != live->stored_rad || st.shots != live->stored_shots))
@@ -1215,6 +1219,7 @@ void al_live_destroy(al_live *live)
     al_snapshot_release(live->lit);
     al_snapshot_release(live->seen);
     al_snapshot_release(live->seen_tight);
+    al_snapshot_release(live->loaded);
     live_model_destroy(live->model);
     pthread_cond_destroy(&live->wake);
     pthread_cond_destroy(&live->published);

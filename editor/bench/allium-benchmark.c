@@ -23,7 +23,8 @@
  *
  *   {"edits": N, "collision_frame_ms": {"median", "p95"}, "lit_frame_ms": {...},
  *    "engine_collision_ms": {...}, "blocks_built": {"median"}, "blocks": ...,
- *    "frame_interval_ms": {"median", "p95", "max", "frames"}, "lit_missing": ...}
+ *    "frame_interval_ms": {"median", "p95", "max", "frames"}, "lit_missing": ...,
+ *    "leaking": ...}
  *
  * collision_frame_ms runs from the edit's call (its commit included) to the end of the
  * first frame drawn with a snapshot that has the edit's collision; lit_frame_ms to the end
@@ -32,7 +33,9 @@
  * the publication), to compare with allium-bench edit's bsp_ms, and engine_wait_ms the part
  * of it the edit waited for the engine to take it; commit_ms the edit's call (the
  * document's transaction and the hand-over). An edit whose light does
- * not come within 10 s counts in lit_missing. The edits are undone at the end.
+ * not come within 10 s counts in lit_missing; leaking counts the edits after which the map
+ * leaks (a leaking map has no PVS, and its light is slow to correct). The edits are undone
+ * at the end.
  *
  * Drag: allium --benchmark-drag N MAP. Opens MAP the same way, selects a brush and drags
  * it, as the move tool does: every frame the preview moves 8 units on (back and forth
@@ -72,6 +75,7 @@ typedef struct {
     /* edits */
     GArray *collision_ms, *lit_ms, *engine_ms, *blocks_built, *commit_ms, *wait_ms; /* per edit */
     int blocks, lit_missing;
+    int leaking; /* edits whose compiled map leaks (no PVS: its light is slow to correct) */
     gint64 edit_started_us;
     guint64 edit_generation; /* of the edit waited for; 0: none */
     gboolean collision_seen;
@@ -189,9 +193,9 @@ static void report_edits(Bench *b)
     print_spread(out, "commit_ms", b->commit_ms, FALSE);
     g_array_sort(b->blocks_built, compare_double);
     g_string_append_printf(out, ", \"blocks_built\": {\"median\": %.0f}, \"blocks\": %d, "
-                                "\"lit_missing\": %d, \"open_ms\": %.1f, ",
+                                "\"lit_missing\": %d, \"leaking\": %d, \"open_ms\": %.1f, ",
                            percentile(b->blocks_built, 0.5), b->blocks, b->lit_missing,
-                           b->open_ms);
+                           b->leaking, b->open_ms);
     g_array_sort(b->intervals, compare_double);
     g_string_append_printf(out, "\"frame_interval_ms\": {\"median\": %.1f, \"p95\": %.1f, "
                                 "\"max\": %.1f, \"frames\": %u}}",
@@ -339,6 +343,7 @@ static void edit_frame(Bench *b, double now_ms)
         g_array_append_val(b->wait_ms, wait);
         g_array_append_val(b->blocks_built, built);
         b->blocks = drawn->blocks;
+        b->leaking += al_world_leak(drawn->world, NULL);
     }
     gboolean lit_now = b->collision_seen && lit && lit->light_generation >= b->edit_generation;
     gboolean given_up = b->collision_seen && since * 1000 > LIT_TIMEOUT_US;

@@ -906,17 +906,22 @@ CHECK_TEST(cache_pvs, "/live/the-world-is-kept-with-its-tight-pvs-once-that-is-d
     REQUIRE(scene_load_file(&s, path, NULL));
     memory_cache mc = {.lock = PTHREAD_MUTEX_INITIALIZER};
     /* Changes "pause" only after a minute: the store comes from the finished PVS. */
-    al_live_options o = {.pvs = AL_PVS_TIGHT,
+    al_live_options o = {.pvs = AL_PVS_TIGHT, .light = true, .rad = {.luxel_size = 64},
+                         .light_residual = 0.2,
                          .cache = {.get = cache_get, .put = cache_put, .user = &mc,
-                                   .world_salt = "test", .store_delay_ms = 60000}};
+                                   .world_salt = "test", .light_salt = "test light",
+                                   .store_delay_ms = 60000}};
     al_live *live = al_live_create(&o);
     REQUIRE(live);
     uint64_t g = al_live_submit(live, &s.input.input);
     REQUIRE(al_live_wait(live, g, AL_STAGE_PVS, 300));
     CHECK(al_live_wait_idle(live, 300));
-    CHECK_MSG(mc.puts == 1 && mc.bytes[0], "%d puts once the PVS was done", mc.puts);
+    /* The world once its PVS was done, the light once it reached its target. */
+    CHECK_MSG(mc.puts == 2 && mc.bytes[0] && mc.bytes[1], "%d puts once the PVS was done",
+              mc.puts);
+    al_rad_stats lit = idle_light(live);
     al_live_destroy(live);
-    CHECK_MSG(mc.puts == 1, "%d puts as the engine stopped", mc.puts);
+    CHECK_MSG(mc.puts == 2, "%d puts as the engine stopped", mc.puts);
     /* Opened again: its PVS comes with it, nothing is computed or stored again. */
     live = al_live_create(&o);
     REQUIRE(live);
@@ -929,10 +934,17 @@ CHECK_TEST(cache_pvs, "/live/the-world-is-kept-with-its-tight-pvs-once-that-is-d
     CHECK(al_snapshot_from_cache(again));
     CHECK_MSG(vs.pvs_stored && vs.level == AL_PVS_TIGHT, "the PVS was %s, level %d",
               vs.pvs_stored ? "stored" : "computed", (int) vs.level);
+    /* And the light the world had, with it. */
+    al_live_lightmap *map = al_live_current_lightmap(live);
+    CHECK_MSG(al_snapshot_light_from_cache(again) && map && al_live_lightmap_stats(map)->shots == lit.shots,
+              "the light came %s with %lld shots, %lld before",
+              al_snapshot_light_from_cache(again) ? "from the cache" : "anew",
+              map ? (long long) al_live_lightmap_stats(map)->shots : -1LL, (long long) lit.shots);
+    al_live_lightmap_release(map);
     al_snapshot_release(again);
     CHECK(al_live_wait_idle(live, 300));
     al_live_destroy(live);
-    CHECK_MSG(mc.puts == 1, "%d puts after opening it again", mc.puts);
+    CHECK_MSG(mc.puts == 2, "%d puts after opening it again", mc.puts);
     free(mc.bytes[0]);
     free(mc.bytes[1]);
     scene_free(&s);
