@@ -84,6 +84,10 @@ typedef struct al_rad_options {
     double luxel_size; /* overrides the map's luxel size; 0: the map's, or 16 */
     int threads;       /* 0: one per CPU */
     bool no_ambient;   /* snapshots without the ambient term */
+    const int *cancel; /* al_rad_update: when *CANCEL turns nonzero (read atomically) the
+                          correction of the direct light stops and the call returns
+                          AL_ERR_CANCELLED with no solver (the sky's suns make it seconds
+                          on a large map); NULL: never */
 } al_rad_options;
 
 /* Builds the patches and lights of WORLD (compiled from INPUT). Problems with light
@@ -112,7 +116,7 @@ void al_rad_destroy(al_rad *rad);
  * and is not changed. PREV NULL: as al_rad_create. Until al_rad_base(*OUT) returns NULL,
  * the solver it names, with its world and input, must stay alive: PREV, or PREV's own
  * base when PREV still had corrections to do (they are then made again, together with
- * this edit's). Errors as al_rad_create. */
+ * this edit's). Errors as al_rad_create, and AL_ERR_CANCELLED (OPTS->cancel). */
 al_status al_rad_update(al_rad *prev, const al_world *world, const al_input *input,
                         const al_rad_options *opts, al_rad **out, al_diag_list *diags);
 

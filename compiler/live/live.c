@@ -684,8 +684,15 @@ static bool run_light(al_live *live, live_input *in, al_snapshot *portals)
     al_rad *prev = live->lit ? live->lit->rad : NULL;
     al_rad *rad = NULL;
     al_diag_list diags = {0};
-    al_status st = al_rad_update(prev, portals->world, &in->map->input, &live->options.rad, &rad,
-                                 &diags);
+    /* A newer change stops the direct light's correction (seconds under a large sky). */
+    al_rad_options ro = live->options.rad;
+    ro.cancel = &live->cancel;
+    al_status st = al_rad_update(prev, portals->world, &in->map->input, &ro, &rad, &diags);
+    if (st == AL_ERR_CANCELLED) {
+        al_diag_list_clear(&diags);
+        light_done(live, in, false);
+        return false;
+    }
     if (st != AL_OK) {
         fail(live, st, &diags);
         al_diag_list_clear(&diags);

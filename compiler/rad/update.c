@@ -592,6 +592,7 @@ typedef struct light_pass {
     const uint64_t **rows, **base_rows; /* PVS rows of our lights and of the base's */
     const rad_fix *fix;
     double extent, base_extent;
+    const int *cancel; /* al_rad_options.cancel, or NULL */
     int64_t rays[64];
 } light_pass;
 
@@ -648,7 +649,7 @@ static void direct_job(void *context, int index, int worker)
     al_rad *rad = lp->rad;
     const al_rad *base = lp->base;
     const rad_face *f = &rad->faces[index];
-    if (f->live == 0) return;
+    if (f->live == 0 || (lp->cancel && __atomic_load_n(lp->cancel, __ATOMIC_ACQUIRE))) return;
     int32_t fb = lp->face_base[index];
     int64_t rays = 0;
     float add[3], old[3];
@@ -860,7 +861,7 @@ int64_t al_rad_fix_step(al_rad *rad)
  * what they sent, lights stay shot; the direct light is then corrected (light_pass) and
  * the books summed anew. The base's lock is held while its state is read. */
 static al_status carry_light(al_rad *rad, const al_rad *base_c, rad_fix *fix,
-                             const int32_t *face_base)
+                             const int32_t *face_base, const int *cancel)
 {
     al_rad *base = (al_rad *) base_c; /* only its lock is taken */
     int32_t *light_of = malloc(((size_t) base->light_count + 1) * sizeof *light_of);
@@ -933,10 +934,15 @@ static al_status carry_light(al_rad *rad, const al_rad *base_c, rad_fix *fix,
     *lp = (light_pass){.rad = rad, .base = base, .face_base = face_base, .light_of = light_of,
                        .relevant = relevant, .relevant_count = relevant_count,
                        .rows = rows, .base_rows = base_rows, .fix = fix,
-                       .extent = al_rad_sun_reach(rad), .base_extent = al_rad_sun_reach(base)};
+                       .extent = al_rad_sun_reach(rad), .base_extent = al_rad_sun_reach(base),
+                       .cancel = cancel};
     al_parallel_for(rad->face_count, al_rad_threads(rad), direct_job, lp);
     for (int w = 0; w < 64; w++) rad->rays += lp->rays[w];
     free(lp);
+    if (cancel && __atomic_load_n(cancel, __ATOMIC_ACQUIRE)) {
+        free(light_of), free(relevant), free(base_shot), free(was_direct), free(rows), free(base_rows);
+        return AL_ERR_CANCELLED;
+    }
 
     /* Incident light follows the direct light's change; new luxels have only their direct
      * light until they gather (the corrections). Each keeps its reflectance of it. */
@@ -1080,7 +1086,7 @@ al_status al_rad_update(al_rad *prev, const al_world *world, const al_input *inp
     if (st == AL_OK && !match_faces(rad, base, face_base)) st = AL_ERR_NOMEM;
     /* The group maps come first: carrying the light needs them. */
     if (st == AL_OK) st = plan_fix_maps(rad, base, fix, face_base);
-    if (st == AL_OK) st = carry_light(rad, base, fix, face_base);
+    if (st == AL_OK) st = carry_light(rad, base, fix, face_base, opts ? opts->cancel : NULL);
     if (st == AL_OK) st = plan_fix_work(rad, base, fix);
     free(face_base);
     if (st != AL_OK) {

@@ -147,6 +147,32 @@ CHECK_TEST(pillar_moved, "/rad/update/a-moved-pillar-gives-the-light-of-the-new-
     check_edit(200, 232, 380, 380, 60, "pillar moved");
 }
 
+CHECK_TEST(cancelled, "/rad/update/a-cancelled-update-makes-no-solver-and-leaves-the-last-alone")
+{
+    scene s, t;
+    REQUIRE(load_room(&s, 200, 380));
+    REQUIRE(load_room(&t, 232, 380));
+    al_rad *rad, *next = NULL;
+    REQUIRE(al_rad_create(s.world, &s.input.input, NULL, &rad, NULL) == AL_OK);
+    al_rad_step(rad, 10);
+    al_rad_stats before, after;
+    al_rad_get_stats(rad, &before);
+    int cancel = 1;
+    al_rad_options o = {.cancel = &cancel};
+    CHECK(al_rad_update(rad, t.world, &t.input.input, &o, &next, NULL) == AL_ERR_CANCELLED);
+    CHECK(next == NULL);
+    al_rad_get_stats(rad, &after);
+    CHECK(after.shots == before.shots && after.residual == before.residual);
+    /* Not cancelled, the same call corrects as ever. */
+    cancel = 0;
+    REQUIRE(al_rad_update(rad, t.world, &t.input.input, &o, &next, NULL) == AL_OK);
+    CHECK(next != NULL);
+    al_rad_destroy(next);
+    al_rad_destroy(rad);
+    scene_free(&s);
+    scene_free(&t);
+}
+
 CHECK_TEST(pillar_added, "/rad/update/an-added-and-a-removed-pillar-are-corrected-alike")
 {
     check_edit(-1, 200, 380, 380, 60, "pillar added");
