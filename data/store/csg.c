@@ -296,7 +296,7 @@ static al_status write_solid(al_doc *doc, int64_t brush, const solid *s, int64_t
                     "brush %lld: a piece cut from it is not a valid brush", (long long) named);
         return AL_ERR_INVALID_ARGUMENT;
     }
-    al_doc_note_brush_after(doc, brush);
+    al_doc_note_brush(doc, brush);
     return AL_OK;
 }
 
@@ -305,12 +305,8 @@ static al_status write_solid(al_doc *doc, int64_t brush, const solid *s, int64_t
 static al_status replace_brush(al_doc *doc, int64_t brush, const solid *pieces, int count,
                                id_list *ids, al_diag_list *diags)
 {
-    al_doc_note_brush_before(doc, brush);
-    if (count == 0) {
-        al_status st = al_doc_delete_brush_row(doc, brush);
-        al_doc_note_brush_after(doc, brush);
-        return st;
-    }
+    al_doc_note_brush(doc, brush);
+    if (count == 0) return al_doc_delete_brush_row(doc, brush);
     if (!add_id(ids, brush)) return AL_ERR_NOMEM;
     /* The new brushes first: they copy faces of BRUSH that the first piece may drop. */
     for (int i = 1; i < count; i++) {
@@ -632,12 +628,9 @@ al_status al_doc_merge_brushes(al_doc *doc, const int64_t *ids, int count, int64
                     count - 1);
         st = AL_ERR_INVALID_ARGUMENT;
     }
-    for (int i = 0; i < count && st == AL_OK; i++) al_doc_note_brush_before(doc, ids[i]);
+    for (int i = 0; i < count && st == AL_OK; i++) al_doc_note_brush(doc, ids[i]);
     if (st == AL_OK) st = write_solid(doc, ids[0], &s[count], ids[0], diags);
-    for (int i = 1; i < count && st == AL_OK; i++) {
-        st = al_doc_delete_brush_row(doc, ids[i]);
-        al_doc_note_brush_after(doc, ids[i]);
-    }
+    for (int i = 1; i < count && st == AL_OK; i++) st = al_doc_delete_brush_row(doc, ids[i]);
     free(corners.items);
     free(hull_corners.items);
     free(s);

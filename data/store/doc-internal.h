@@ -58,12 +58,8 @@ al_status al_doc_edit_begin(al_doc *doc, const char *label);
  * returns OK, or the commit's failure. */
 al_status al_doc_edit_end(al_doc *doc, al_status ok, al_doc_change *change);
 
-/* Records that a brush is about to change (call before touching it): its old bounds are
- * read from the brushes table. */
-void al_doc_note_brush_before(al_doc *doc, int64_t brush);
-
-/* Records a brush's new bounds after it changed (or its deletion, when gone). */
-void al_doc_note_brush_after(al_doc *doc, int64_t brush);
+/* Records that a brush is added, changed or deleted by the edit under way. */
+void al_doc_note_brush(al_doc *doc, int64_t brush);
 
 void al_doc_note_entity(al_doc *doc, int64_t entity);
 

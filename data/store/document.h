@@ -51,20 +51,16 @@ const char *al_doc_path(const al_doc *doc);
 /* --- what an edit changed ------------------------------------------------------------ */
 
 typedef struct al_doc_brush_change {
-    int64_t brush;
-    /* false: the brush did not exist before / does not after, or was not a valid solid (so
-     * the compile had or will have nothing of it) */
-    bool had_old, has_new;
-    double old_mins[3], old_maxs[3];
-    double new_mins[3], new_maxs[3];
+    int64_t brush; /* added, changed or deleted: the document's rows say which */
 } al_doc_brush_change;
 
-/* Filled by every edit, undo and redo (pass NULL to ignore). Free with
+/* Filled by every edit, undo and redo (pass NULL to ignore): what the editor hands the
+ * live engine (it reads just these rows back, al_doc_live_read). Free with
  * al_doc_change_clear. */
 typedef struct al_doc_change {
     int64_t *entities; /* entities added, changed or deleted */
     int entity_count;
-    al_doc_brush_change *brushes; /* brushes added, changed or deleted, with bounds */
+    al_doc_brush_change *brushes; /* brushes added, changed or deleted */
     int brush_count;
     bool settings; /* map settings or hulls changed */
     bool materials;

@@ -233,7 +233,7 @@ al_status al_doc_add_brush(al_doc *doc, int64_t entity, const al_doc_face *faces
     int64_t brush = sqlite3_last_insert_rowid(doc->db);
     st = write_faces(doc, brush, faces, count, diags);
     if (st == AL_OK) {
-        al_doc_note_brush_after(doc, brush);
+        al_doc_note_brush(doc, brush);
         if (id) *id = brush;
     }
     return al_doc_edit_end(doc, st, change);
@@ -253,9 +253,8 @@ static al_status edit_brushes(al_doc *doc, const char *label, const int64_t *ids
             st = AL_ERR_NOT_FOUND;
             break;
         }
-        al_doc_note_brush_before(doc, ids[i]);
+        al_doc_note_brush(doc, ids[i]);
         st = op(doc, ids[i], context);
-        al_doc_note_brush_after(doc, ids[i]);
     }
     return al_doc_edit_end(doc, st, change);
 }
@@ -433,7 +432,7 @@ al_status al_doc_duplicate_brushes(al_doc *doc, const int64_t *ids, int count,
         if (st == AL_OK) st = copy_brush(doc, ids[i], &copy);
         if (st == AL_OK) st = transform_brush(doc, copy, move, NULL);
         if (st == AL_OK) {
-            al_doc_note_brush_after(doc, copy);
+            al_doc_note_brush(doc, copy);
             if (new_ids) new_ids[i] = copy;
         }
     }
@@ -505,16 +504,14 @@ static al_status hollow_brush(al_doc *doc, int64_t brush, double t, int64_t **wa
                               false))
             return AL_ERR_IO;
         if (!al_doc_update_bounds(doc, wall, diags)) return AL_ERR_INVALID_ARGUMENT;
-        al_doc_note_brush_after(doc, wall);
+        al_doc_note_brush(doc, wall);
         int64_t *grown = realloc(*walls, (size_t) (*wall_count + 1) * sizeof *grown);
         if (!grown) return AL_ERR_NOMEM;
         *walls = grown;
         (*walls)[(*wall_count)++] = wall;
     }
-    al_doc_note_brush_before(doc, brush);
-    al_status st = delete_brush(doc, brush, NULL);
-    al_doc_note_brush_after(doc, brush);
-    return st;
+    al_doc_note_brush(doc, brush);
+    return delete_brush(doc, brush, NULL);
 }
 
 al_status al_doc_hollow_brushes(al_doc *doc, const int64_t *ids, int count, double thickness,
@@ -574,9 +571,8 @@ al_status al_doc_resize_brush(al_doc *doc, int64_t brush, const double mins[3],
         m[k][k] = scale;
         m[k][3] = mins[k] - om[k] * scale;
     }
-    al_doc_note_brush_before(doc, brush);
+    al_doc_note_brush(doc, brush);
     st = transform_brush(doc, brush, (const double (*)[4]) m, diags);
-    al_doc_note_brush_after(doc, brush);
     return al_doc_edit_end(doc, st, change);
 }
 
@@ -587,13 +583,12 @@ al_status al_doc_set_brush_faces(al_doc *doc, int64_t brush, const al_doc_face *
     al_status st = al_doc_edit_begin(doc, "Change brush planes");
     if (st != AL_OK) return st;
     if (!al_doc_brush_exists(doc, brush)) return al_doc_edit_end(doc, AL_ERR_NOT_FOUND, change);
-    al_doc_note_brush_before(doc, brush);
+    al_doc_note_brush(doc, brush);
     sqlite3_stmt *s = al_doc_prepare(doc, sql);
     if (!s) return al_doc_edit_end(doc, AL_ERR_IO, change);
     sqlite3_bind_int64(s, 1, brush);
     if (sqlite3_step(s) != SQLITE_DONE) return al_doc_edit_end(doc, AL_ERR_IO, change);
     st = write_faces(doc, brush, faces, count, diags);
-    al_doc_note_brush_after(doc, brush);
     return al_doc_edit_end(doc, st, change);
 }
 
@@ -610,7 +605,7 @@ al_status al_doc_set_face_material(al_doc *doc, int64_t brush, const int *face_i
     if (!al_doc_brush_exists(doc, brush)) return al_doc_edit_end(doc, AL_ERR_NOT_FOUND, change);
     int64_t id = al_doc_material_id(doc, material);
     if (id < 0) return al_doc_edit_end(doc, AL_ERR_IO, change);
-    al_doc_note_brush_before(doc, brush);
+    al_doc_note_brush(doc, brush);
     for (int i = 0; i < (face_indices ? count : 1) && st == AL_OK; i++) {
         sqlite3_stmt *s = al_doc_prepare(doc, face_indices ? one : all);
         if (!s) {
@@ -623,7 +618,6 @@ al_status al_doc_set_face_material(al_doc *doc, int64_t brush, const int *face_i
         if (sqlite3_step(s) != SQLITE_DONE) st = AL_ERR_IO;
         else if (face_indices && sqlite3_changes(doc->db) == 0) st = AL_ERR_NOT_FOUND;
     }
-    al_doc_note_brush_after(doc, brush);
     return al_doc_edit_end(doc, st, change);
 }
 
@@ -728,7 +722,7 @@ al_status al_doc_delete_entities(al_doc *doc, const int64_t *ids, int count,
         }
         int64_t *brushes;
         int n = entity_brushes(doc, ids[i], &brushes);
-        for (int b = 0; b < n; b++) al_doc_note_brush_before(doc, brushes[b]);
+        for (int b = 0; b < n; b++) al_doc_note_brush(doc, brushes[b]);
         al_doc_note_entity(doc, ids[i]);
         sqlite3_stmt *s = al_doc_prepare(doc, sql);
         if (!s) st = AL_ERR_IO;
@@ -737,7 +731,6 @@ al_status al_doc_delete_entities(al_doc *doc, const int64_t *ids, int count,
             if (sqlite3_step(s) != SQLITE_DONE) st = AL_ERR_IO;
         }
         /* Cascades to the brushes and their faces. */
-        for (int b = 0; b < n; b++) al_doc_note_brush_after(doc, brushes[b]);
         free(brushes);
     }
     return al_doc_edit_end(doc, st, change);
@@ -791,10 +784,7 @@ al_status al_doc_set_property(al_doc *doc, int64_t entity, const char *key, cons
         /* The class decides what the brushes are (world, detail, model, trigger). */
         int64_t *brushes;
         int n = entity_brushes(doc, entity, &brushes);
-        for (int b = 0; b < n; b++) {
-            al_doc_note_brush_before(doc, brushes[b]);
-            al_doc_note_brush_after(doc, brushes[b]);
-        }
+        for (int b = 0; b < n; b++) al_doc_note_brush(doc, brushes[b]);
         free(brushes);
         return al_doc_edit_end(doc, st, change);
     }
@@ -835,9 +825,8 @@ al_status al_doc_move_entity(al_doc *doc, int64_t entity, const double delta[3],
     int64_t *brushes;
     int n = entity_brushes(doc, entity, &brushes);
     for (int b = 0; b < n && st == AL_OK; b++) {
-        al_doc_note_brush_before(doc, brushes[b]);
+        al_doc_note_brush(doc, brushes[b]);
         st = transform_brush(doc, brushes[b], (const double (*)[4]) m, NULL);
-        al_doc_note_brush_after(doc, brushes[b]);
     }
     free(brushes);
     return al_doc_edit_end(doc, st, change);
@@ -878,7 +867,7 @@ static al_status move_brushes(al_doc *doc, const int64_t *ids, int count, int64_
         if (st != AL_OK || old == entity) continue;
         al_doc_note_entity(doc, old);
         al_doc_note_entity(doc, entity);
-        al_doc_note_brush_before(doc, ids[i]);
+        al_doc_note_brush(doc, ids[i]);
         sqlite3_stmt *s = al_doc_prepare(doc, move);
         if (!s) st = AL_ERR_IO;
         else {
@@ -886,7 +875,6 @@ static al_status move_brushes(al_doc *doc, const int64_t *ids, int count, int64_
             sqlite3_bind_int64(s, 2, ids[i]);
             if (sqlite3_step(s) != SQLITE_DONE) st = AL_ERR_IO;
         }
-        al_doc_note_brush_after(doc, ids[i]);
         bool known = false;
         for (int k = 0; k < left_count; k++) known |= left[k] == old;
         if (!known) left[left_count++] = old;

@@ -49,7 +49,7 @@ static al_doc_brush_change *find_brush(al_doc_change *c, int64_t brush)
     return NULL;
 }
 
-void al_doc_note_brush_before(al_doc *doc, int64_t brush)
+void al_doc_note_brush(al_doc *doc, int64_t brush)
 {
     al_doc_change *c = &doc->pending;
     if (find_brush(c, brush)) return;
@@ -58,22 +58,6 @@ void al_doc_note_brush_before(al_doc *doc, int64_t brush)
     al_doc_brush_change *b = &c->brushes[c->brush_count++];
     memset(b, 0, sizeof *b);
     b->brush = brush;
-    b->had_old = al_doc_brush_box(doc, brush, b->old_mins, b->old_maxs);
-}
-
-void al_doc_note_brush_after(al_doc *doc, int64_t brush)
-{
-    al_doc_brush_change *b = find_brush(&doc->pending, brush);
-    if (!b) {
-        /* A brush that did not exist before. */
-        al_doc_change *c = &doc->pending;
-        int cap = brush_capacity(c);
-        if (!al_doc_grow((void **) &c->brushes, &cap, c->brush_count, sizeof *c->brushes)) return;
-        b = &c->brushes[c->brush_count++];
-        memset(b, 0, sizeof *b);
-        b->brush = brush;
-    }
-    b->has_new = al_doc_brush_box(doc, brush, b->new_mins, b->new_maxs);
 }
 
 void al_doc_note_entity(al_doc *doc, int64_t entity)
@@ -279,10 +263,10 @@ static al_status apply_step(al_doc *doc, int64_t step, bool undo)
     int entities_table = al_doc_table_index("entities");
     /* Note the brushes involved before changing anything (their bounds now). */
     for (int i = 0; i < count; i++) {
-        if (records[i].tbl == brushes_table) al_doc_note_brush_before(doc, records[i].rid);
+        if (records[i].tbl == brushes_table) al_doc_note_brush(doc, records[i].rid);
         else if (records[i].tbl == faces_table) {
             int64_t b = face_brush(doc, records[i].jid);
-            if (b >= 0) al_doc_note_brush_before(doc, b);
+            if (b >= 0) al_doc_note_brush(doc, b);
         } else if (records[i].tbl == entities_table) {
             al_doc_note_entity(doc, records[i].rid);
         } else if (records[i].tbl == al_doc_table_index("materials")) {
@@ -319,8 +303,6 @@ static al_status apply_step(al_doc *doc, int64_t step, bool undo)
         if (sqlite3_step(s) != SQLITE_DONE) status = AL_ERR_CORRUPT;
         sqlite3_reset(s);
     }
-    for (int i = 0; i < doc->pending.brush_count && status == AL_OK; i++)
-        al_doc_note_brush_after(doc, doc->pending.brushes[i].brush);
     free(records);
     return status;
 }
