@@ -242,8 +242,12 @@ static bool cache_get_cb(void *user, const char *kind, const char *key, void **b
 static void cache_put_cb(void *user, const char *kind, const char *key, void *bytes, size_t size)
 {
     AlliumDocument *self = user;
-    if (self->cache && al_doc_cache_conn_put(self->cache, key, kind, bytes, size) != AL_OK)
-        g_debug("engine: the %s could not be kept in the cache", kind);
+    gint64 t0 = g_get_monotonic_time();
+    al_status st = self->cache ? al_doc_cache_conn_put(self->cache, key, kind, bytes, size)
+                               : AL_ERR_IO;
+    g_debug("engine: the %s (%zu bytes, key %.8s) %s the cache in %.1f ms", kind, size, key,
+            st == AL_OK ? "went into" : "could not go into",
+            (double) (g_get_monotonic_time() - t0) / 1000.0);
     free(bytes);
 }
 
