@@ -103,11 +103,11 @@ typedef struct al_stage_status {
 /* --- the cache of compiled results ----------------------------------------------------- */
 
 typedef struct al_live_cache {
-    /* The engine's threads (one at a time). The bytes kept under KIND ("world" or "light") and KEY (32 hex digits),
-     * malloc'd into *BYTES (the engine frees them); false if there are none. */
+    /* The engine's threads (one at a time). The bytes kept under KIND ("world" or "light") and KEY
+     * (32 hex digits), malloc'd into *BYTES (the engine frees them); false if there are none. */
     bool (*get)(void *user, const char *kind, const char *key, void **bytes, size_t *size);
-    /* The engine's threads (one at a time). Keep BYTES (malloc'd: the callee owns them from now on, and frees
-     * them) under KIND and KEY. */
+    /* The engine's threads (one at a time). Keep BYTES (malloc'd: the callee owns them from now on,
+     * and frees them) under KIND and KEY. */
     void (*put)(void *user, const char *kind, const char *key, void *bytes, size_t size);
     void *user;
     const char *world_salt; /* al_input_key's salt for worlds (the compile options) */

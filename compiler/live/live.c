@@ -796,7 +796,8 @@ static void run_tight_pvs(al_live *live, void *arg)
         al_input_key(al_snapshot_input(s), c->world_salt, key);
         bool same = strcmp(key, live->stored_world) == 0;
         pthread_mutex_lock(&live->lock);
-        if (same && vs.pvs_stored) live->stored_tight = true;
+        if (same && vs.pvs_stored)
+            live->stored_tight = true;
         else if ((live->store_due_ns && live->store_whole) || (same && !live->stored_tight))
             live->store_due_ns = al_clock_ns();
         pthread_mutex_unlock(&live->lock);
@@ -1202,7 +1203,8 @@ static void keep_before_stopping(al_live *live)
     if (!lit || !lit->rad || lit->generation != live->generation) return;
     al_rad_stats st;
     al_rad_get_stats(lit->rad, &st);
-    if (st.corrections_left == 0 && (lit->rad != live->stored_rad || st.shots != live->stored_shots))
+    if (st.corrections_left == 0 &&
+        (lit->rad != live->stored_rad || st.shots != live->stored_shots))
         store_light(live, lit);
 }
 
@@ -1449,8 +1451,9 @@ bool al_live_light_busy(al_live *live)
 {
     pthread_mutex_lock(&live->lock);
     /* Light work waiting for its turn (behind the tight PVS, say) counts too. */
-    bool waiting = live->lit && live->lit->generation == live->generation &&
-                   (live->light_reset || (!live->light_idle && live->light_mode != AL_LIGHT_PAUSED));
+    bool waiting =
+        live->lit && live->lit->generation == live->generation &&
+        (live->light_reset || (!live->light_idle && live->light_mode != AL_LIGHT_PAUSED));
     bool busy = waiting || live->status[AL_STAGE_LIGHT].state == AL_STAGE_RUNNING ||
                 (live->busy && live->shooting != NULL);
     pthread_mutex_unlock(&live->lock);

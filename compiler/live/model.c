@@ -25,17 +25,19 @@ al_live_change *live_change_copy(const al_live_change *c)
         texts += al_block_text_size(d->classname);
         props += count_of(d->property_count);
         for (int p = 0; p < d->property_count; p++)
-            texts += al_block_text_size(d->properties[p].key) + al_block_text_size(d->properties[p].value);
+            texts += al_block_text_size(d->properties[p].key) +
+                     al_block_text_size(d->properties[p].value);
     }
     for (size_t b = 0; b < n_brush; b++)
         if (!c->brushes[b].removed) faces += count_of(c->brushes[b].face_count);
     for (size_t m = 0; m < n_mat; m++) texts += al_block_text_size(c->materials[m].name);
-    size_t size = al_block_round(sizeof(al_live_change)) + al_block_round(n_ent * sizeof(al_live_entity)) +
-                  al_block_round(props * sizeof(al_property)) +
-                  al_block_round(n_brush * sizeof(al_live_brush)) +
-                  al_block_round(faces * sizeof(al_live_face)) +
-                  al_block_round(n_mat * sizeof(al_material_desc)) + al_block_round(n_mat * sizeof(int64_t)) +
-                  al_block_round(n_hull * sizeof(al_hull_desc)) + texts + 1;
+    size_t size =
+        al_block_round(sizeof(al_live_change)) + al_block_round(n_ent * sizeof(al_live_entity)) +
+        al_block_round(props * sizeof(al_property)) +
+        al_block_round(n_brush * sizeof(al_live_brush)) +
+        al_block_round(faces * sizeof(al_live_face)) +
+        al_block_round(n_mat * sizeof(al_material_desc)) + al_block_round(n_mat * sizeof(int64_t)) +
+        al_block_round(n_hull * sizeof(al_hull_desc)) + texts + 1;
     al_one_block b = {malloc(size), 0};
     if (!b.base) return NULL;
     al_live_change *out = al_block_take(&b, sizeof *out);
@@ -553,7 +555,8 @@ live_map *live_model_flatten(live_model *m)
         texts += al_block_text_size(d->classname);
         props += count_of(d->property_count);
         for (int p = 0; p < d->property_count; p++)
-            texts += al_block_text_size(d->properties[p].key) + al_block_text_size(d->properties[p].value);
+            texts += al_block_text_size(d->properties[p].key) +
+                     al_block_text_size(d->properties[p].value);
     }
     qsort(ents, n_ent, sizeof *ents, compare_keys);
     /* The entities' input indices, by model slot, for grouping the brushes. */
@@ -579,12 +582,16 @@ live_map *live_model_flatten(live_model *m)
     qsort(brushes, n_brush, sizeof *brushes, compare_keys);
     for (size_t m_ = 0; m_ < n_mat; m_++) texts += al_block_text_size(m->materials[m_].name);
 
-    size_t size = al_block_round(sizeof(live_map)) + al_block_round(n_mat * sizeof(al_material_desc)) +
-                  al_block_round(n_ent * sizeof(al_entity_desc)) + al_block_round(props * sizeof(al_property)) +
-                  al_block_round(n_brush * sizeof(al_brush_desc)) + al_block_round(n_face * sizeof(al_face_desc)) +
-                  al_block_round(n_hull * sizeof(al_hull_desc)) + 2 * al_block_round(n_brush * sizeof(int64_t)) +
-                  2 * al_block_round(n_ent * sizeof(int64_t)) + al_block_round(n_brush * sizeof(int64_t[2])) +
-                  al_block_round(n_ent * sizeof(int64_t[2])) + texts + 1;
+    size_t size =
+        al_block_round(sizeof(live_map)) + al_block_round(n_mat * sizeof(al_material_desc)) +
+        al_block_round(n_ent * sizeof(al_entity_desc)) +
+        al_block_round(props * sizeof(al_property)) +
+        al_block_round(n_brush * sizeof(al_brush_desc)) +
+        al_block_round(n_face * sizeof(al_face_desc)) +
+        al_block_round(n_hull * sizeof(al_hull_desc)) +
+        2 * al_block_round(n_brush * sizeof(int64_t)) +
+        2 * al_block_round(n_ent * sizeof(int64_t)) + al_block_round(n_brush * sizeof(int64_t[2])) +
+        al_block_round(n_ent * sizeof(int64_t[2])) + texts + 1;
     al_one_block blk = {calloc(1, size), 0};
     if (!blk.base) {
         free(ents);
@@ -603,8 +610,8 @@ live_map *live_model_flatten(live_model *m)
     uint64_t *brush_versions = al_block_take(&blk, n_brush * sizeof *brush_versions);
     int64_t *entity_ids = al_block_take(&blk, n_ent * sizeof *entity_ids);
     uint64_t *entity_versions = al_block_take(&blk, n_ent * sizeof *entity_versions);
-    int64_t (*brush_index)[2] = al_block_take(&blk, n_brush * sizeof *brush_index);
-    int64_t (*ent_index)[2] = al_block_take(&blk, n_ent * sizeof *ent_index);
+    int64_t(*brush_index)[2] = al_block_take(&blk, n_brush * sizeof *brush_index);
+    int64_t(*ent_index)[2] = al_block_take(&blk, n_ent * sizeof *ent_index);
     char *text = blk.base + blk.used;
 
     for (size_t i = 0; i < n_mat; i++) {
@@ -613,8 +620,10 @@ live_map *live_model_flatten(live_model *m)
     }
     for (size_t i = 0; i < n_ent; i++) {
         const model_entity *d = &m->entities[ents[i].slot];
-        edesc[i] = (al_entity_desc){.classname = al_block_put_text(&text, d->classname), .line = -1,
-                                    .properties = prop, .property_count = d->property_count};
+        edesc[i] = (al_entity_desc){.classname = al_block_put_text(&text, d->classname),
+                                    .line = -1,
+                                    .properties = prop,
+                                    .property_count = d->property_count};
         for (int p = 0; p < d->property_count; p++, prop++) {
             prop->key = al_block_put_text(&text, d->properties[p].key);
             prop->value = al_block_put_text(&text, d->properties[p].value);

@@ -931,16 +931,24 @@ static al_status carry_light(al_rad *rad, const al_rad *base_c, rad_fix *fix,
         free(light_of), free(relevant), free(base_shot), free(was_direct), free(rows), free(base_rows);
         return AL_ERR_NOMEM;
     }
-    *lp = (light_pass){.rad = rad, .base = base, .face_base = face_base, .light_of = light_of,
-                       .relevant = relevant, .relevant_count = relevant_count,
-                       .rows = rows, .base_rows = base_rows, .fix = fix,
-                       .extent = al_rad_sun_reach(rad), .base_extent = al_rad_sun_reach(base),
+    *lp = (light_pass){.rad = rad,
+                       .base = base,
+                       .face_base = face_base,
+                       .light_of = light_of,
+                       .relevant = relevant,
+                       .relevant_count = relevant_count,
+                       .rows = rows,
+                       .base_rows = base_rows,
+                       .fix = fix,
+                       .extent = al_rad_sun_reach(rad),
+                       .base_extent = al_rad_sun_reach(base),
                        .cancel = cancel};
     al_parallel_for(rad->face_count, al_rad_threads(rad), direct_job, lp);
     for (int w = 0; w < 64; w++) rad->rays += lp->rays[w];
     free(lp);
     if (cancel && __atomic_load_n(cancel, __ATOMIC_ACQUIRE)) {
-        free(light_of), free(relevant), free(base_shot), free(was_direct), free(rows), free(base_rows);
+        free(light_of), free(relevant), free(base_shot), free(was_direct), free(rows),
+            free(base_rows);
         return AL_ERR_CANCELLED;
     }
 

@@ -336,14 +336,16 @@ al_input *al_input_clone(const al_input *in)
         texts += al_block_text_size(d->classname);
         properties += (size_t) (d->property_count > 0 ? d->property_count : 0);
         for (int p = 0; p < d->property_count; p++)
-            texts += al_block_text_size(d->properties[p].key) + al_block_text_size(d->properties[p].value);
+            texts += al_block_text_size(d->properties[p].key) +
+                     al_block_text_size(d->properties[p].value);
     }
     size_t n_mat = (size_t) (in->material_count > 0 ? in->material_count : 0);
     size_t n_ent = (size_t) (in->entity_count > 0 ? in->entity_count : 0);
     size_t n_brush = (size_t) (in->brush_count > 0 ? in->brush_count : 0);
     size_t n_face = (size_t) (in->face_count > 0 ? in->face_count : 0);
     size_t n_hull = (size_t) (in->hull_count > 0 && in->hulls ? in->hull_count : 0);
-    size_t size = al_block_round(sizeof(al_input)) + al_block_round(n_mat * sizeof(al_material_desc)) +
+    size_t size = al_block_round(sizeof(al_input)) +
+                  al_block_round(n_mat * sizeof(al_material_desc)) +
                   al_block_round(n_ent * sizeof(al_entity_desc)) +
                   al_block_round(properties * sizeof(al_property)) +
                   al_block_round(n_brush * sizeof(al_brush_desc)) +
@@ -361,7 +363,8 @@ al_input *al_input_clone(const al_input *in)
     al_hull_desc *hulls = al_block_take(&b, n_hull * sizeof *hulls);
     char *text = b.base + b.used;
     if (n_mat) memcpy(materials, in->materials, n_mat * sizeof *materials);
-    for (size_t m = 0; m < n_mat; m++) materials[m].name = al_block_put_text(&text, in->materials[m].name);
+    for (size_t m = 0; m < n_mat; m++)
+        materials[m].name = al_block_put_text(&text, in->materials[m].name);
     size_t next_prop = 0;
     for (size_t e = 0; e < n_ent; e++) {
         const al_entity_desc *d = &in->entities[e];

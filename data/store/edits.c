@@ -572,7 +572,7 @@ al_status al_doc_resize_brush(al_doc *doc, int64_t brush, const double mins[3],
         m[k][3] = mins[k] - om[k] * scale;
     }
     al_doc_note_brush(doc, brush);
-    st = transform_brush(doc, brush, (const double (*)[4]) m, diags);
+    st = transform_brush(doc, brush, (const double(*)[4]) m, diags);
     return al_doc_edit_end(doc, st, change);
 }
 
@@ -826,7 +826,7 @@ al_status al_doc_move_entity(al_doc *doc, int64_t entity, const double delta[3],
     int n = entity_brushes(doc, entity, &brushes);
     for (int b = 0; b < n && st == AL_OK; b++) {
         al_doc_note_brush(doc, brushes[b]);
-        st = transform_brush(doc, brushes[b], (const double (*)[4]) m, NULL);
+        st = transform_brush(doc, brushes[b], (const double(*)[4]) m, NULL);
     }
     free(brushes);
     return al_doc_edit_end(doc, st, change);

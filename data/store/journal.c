@@ -263,7 +263,8 @@ static al_status apply_step(al_doc *doc, int64_t step, bool undo)
     int entities_table = al_doc_table_index("entities");
     /* Note the brushes involved before changing anything (their bounds now). */
     for (int i = 0; i < count; i++) {
-        if (records[i].tbl == brushes_table) al_doc_note_brush(doc, records[i].rid);
+        if (records[i].tbl == brushes_table)
+            al_doc_note_brush(doc, records[i].rid);
         else if (records[i].tbl == faces_table) {
             int64_t b = face_brush(doc, records[i].jid);
             if (b >= 0) al_doc_note_brush(doc, b);

@@ -192,10 +192,11 @@ static void report_edits(Bench *b)
     g_string_append(out, ", ");
     print_spread(out, "commit_ms", b->commit_ms, FALSE);
     g_array_sort(b->blocks_built, compare_double);
-    g_string_append_printf(out, ", \"blocks_built\": {\"median\": %.0f}, \"blocks\": %d, "
-                                "\"lit_missing\": %d, \"leaking\": %d, \"open_ms\": %.1f, ",
-                           percentile(b->blocks_built, 0.5), b->blocks, b->lit_missing,
-                           b->leaking, b->open_ms);
+    g_string_append_printf(out,
+                           ", \"blocks_built\": {\"median\": %.0f}, \"blocks\": %d, "
+                           "\"lit_missing\": %d, \"leaking\": %d, \"open_ms\": %.1f, ",
+                           percentile(b->blocks_built, 0.5), b->blocks, b->lit_missing, b->leaking,
+                           b->open_ms);
     g_array_sort(b->intervals, compare_double);
     g_string_append_printf(out, "\"frame_interval_ms\": {\"median\": %.1f, \"p95\": %.1f, "
                                 "\"max\": %.1f, \"frames\": %u}}",

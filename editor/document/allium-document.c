@@ -46,7 +46,7 @@ struct _AlliumDocument {
     char *path;
     char *read_only_reason;    /* NULL when writable */
     al_live *live;             /* NULL once closed */
-    al_doc_cache_conn *cache; /* the engine threads', NULL without */
+    al_doc_cache_conn *cache;  /* the engine threads', NULL without */
     al_diag_list doc_diags;    /* problems reading the document, shown with every snapshot */
     AlliumSnapshot *snapshot;  /* the current one, or NULL */
     AlliumLightmap *lightmap;  /* the newest, or NULL */
@@ -243,8 +243,8 @@ static void cache_put_cb(void *user, const char *kind, const char *key, void *by
 {
     AlliumDocument *self = user;
     gint64 t0 = g_get_monotonic_time();
-    al_status st = self->cache ? al_doc_cache_conn_put(self->cache, key, kind, bytes, size)
-                               : AL_ERR_IO;
+    al_status st =
+        self->cache ? al_doc_cache_conn_put(self->cache, key, kind, bytes, size) : AL_ERR_IO;
     g_debug("engine: the %s (%zu bytes, key %.8s) %s the cache in %.1f ms", kind, size, key,
             st == AL_OK ? "went into" : "could not go into",
             (double) (g_get_monotonic_time() - t0) / 1000.0);
@@ -396,8 +396,11 @@ static gboolean start_engine(AlliumDocument *self)
         .pvs = AL_PVS_TIGHT,
         .light = TRUE,
         .light_residual = self->light_target,
-        .cache = {.get = cache_get_cb, .put = cache_put_cb, .user = self,
-                  .world_salt = COMPILE_SALT, .light_salt = LIGHT_SALT},
+        .cache = {.get = cache_get_cb,
+                  .put = cache_put_cb,
+                  .user = self,
+                  .world_salt = COMPILE_SALT,
+                  .light_salt = LIGHT_SALT},
         .published = published_cb,
         .lightmap = lightmap_cb,
         .light_settled = light_settled_cb,

@@ -60,10 +60,10 @@ struct _SelfTest {
     GtkWidget *held_editor; /* owned: a properties row's entry kept past its row */
 
     /* engine steps */
-    guint32 random;         /* the oracle step's random sequence */
-    int oracle_edits;       /* its edits in the history, and those undone */
+    guint32 random;   /* the oracle step's random sequence */
+    int oracle_edits; /* its edits in the history, and those undone */
     int oracle_undone;
-    gint64 light_row;       /* the brush the light-order step moves */
+    gint64 light_row; /* the brush the light-order step moves */
 };
 
 /* Counts a check and prints it; a failed one is listed at the end. */

@@ -712,7 +712,8 @@ CHECK_TEST(light_orders, "/live/no-light-order-leaves-an-edit-uncorrected-but-a-
     id_map m;
     REQUIRE(id_map_init(&m, &s.input.input));
     int settled = 0;
-    al_live *live = al_live_create(&(al_live_options){.pvs = AL_PVS_COARSE, .light = true,
+    al_live *live = al_live_create(&(al_live_options){.pvs = AL_PVS_COARSE,
+                                                      .light = true,
                                                       .rad = {.luxel_size = 64},
                                                       .light_residual = 0.2,
                                                       .light_settled = count_settled,
@@ -906,10 +907,15 @@ CHECK_TEST(cache_pvs, "/live/the-world-is-kept-with-its-tight-pvs-once-that-is-d
     REQUIRE(scene_load_file(&s, path, NULL));
     memory_cache mc = {.lock = PTHREAD_MUTEX_INITIALIZER};
     /* Changes "pause" only after a minute: the store comes from the finished PVS. */
-    al_live_options o = {.pvs = AL_PVS_TIGHT, .light = true, .rad = {.luxel_size = 64},
+    al_live_options o = {.pvs = AL_PVS_TIGHT,
+                         .light = true,
+                         .rad = {.luxel_size = 64},
                          .light_residual = 0.2,
-                         .cache = {.get = cache_get, .put = cache_put, .user = &mc,
-                                   .world_salt = "test", .light_salt = "test light",
+                         .cache = {.get = cache_get,
+                                   .put = cache_put,
+                                   .user = &mc,
+                                   .world_salt = "test",
+                                   .light_salt = "test light",
                                    .store_delay_ms = 60000}};
     al_live *live = al_live_create(&o);
     REQUIRE(live);
@@ -917,8 +923,7 @@ CHECK_TEST(cache_pvs, "/live/the-world-is-kept-with-its-tight-pvs-once-that-is-d
     REQUIRE(al_live_wait(live, g, AL_STAGE_PVS, 300));
     CHECK(al_live_wait_idle(live, 300));
     /* The world once its PVS was done, the light once it reached its target. */
-    CHECK_MSG(mc.puts == 2 && mc.bytes[0] && mc.bytes[1], "%d puts once the PVS was done",
-              mc.puts);
+    CHECK_MSG(mc.puts == 2 && mc.bytes[0] && mc.bytes[1], "%d puts once the PVS was done", mc.puts);
     al_rad_stats lit = idle_light(live);
     al_live_destroy(live);
     CHECK_MSG(mc.puts == 2, "%d puts as the engine stopped", mc.puts);
@@ -936,7 +941,8 @@ CHECK_TEST(cache_pvs, "/live/the-world-is-kept-with-its-tight-pvs-once-that-is-d
               vs.pvs_stored ? "stored" : "computed", (int) vs.level);
     /* And the light the world had, with it. */
     al_live_lightmap *map = al_live_current_lightmap(live);
-    CHECK_MSG(al_snapshot_light_from_cache(again) && map && al_live_lightmap_stats(map)->shots == lit.shots,
+    CHECK_MSG(al_snapshot_light_from_cache(again) && map &&
+                  al_live_lightmap_stats(map)->shots == lit.shots,
               "the light came %s with %lld shots, %lld before",
               al_snapshot_light_from_cache(again) ? "from the cache" : "anew",
               map ? (long long) al_live_lightmap_stats(map)->shots : -1LL, (long long) lit.shots);

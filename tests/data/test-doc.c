@@ -196,7 +196,8 @@ CHECK_TEST(duplicate, "/doc/duplicate-copies-every-face-parameter-and-moves-the-
     CHECK(al_doc_count(doc, "brushes") == 2);
     REQUIRE(al_doc_undo(doc, &ch) == AL_OK);
     CHECK(al_doc_count(doc, "brushes") == 1);
-    CHECK(ch.brush_count == 1 && ch.brushes[0].brush == copy && !al_doc_brush_box(doc, copy, lo, hi));
+    CHECK(ch.brush_count == 1 && ch.brushes[0].brush == copy &&
+          !al_doc_brush_box(doc, copy, lo, hi));
     al_doc_change_clear(&ch);
     al_doc_close(doc);
 }
@@ -401,7 +402,8 @@ CHECK_TEST(entities, "/doc/entities-properties-are-checked-and-name-the-field")
           al_doc_brush_box(doc, brush, lo, hi) && lo[2] == 64);
     CHECK(al_doc_delete_entities(doc, (int64_t[]){0}, 1, NULL) == AL_ERR_INVALID_ARGUMENT);
     REQUIRE(al_doc_delete_entities(doc, &door, 1, &ch) == AL_OK);
-    CHECK(ch.brush_count == 1 && ch.brushes[0].brush == brush && !al_doc_brush_box(doc, brush, lo, hi));
+    CHECK(ch.brush_count == 1 && ch.brushes[0].brush == brush &&
+          !al_doc_brush_box(doc, brush, lo, hi));
     CHECK(al_doc_count(doc, "brushes") == 0 && al_doc_count(doc, "faces") == 0);
     al_doc_change_clear(&ch);
     al_diag_list_clear(&d);
