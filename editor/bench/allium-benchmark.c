@@ -450,6 +450,13 @@ static void start_drag(Bench *b)
     b->tick = gtk_widget_add_tick_callback(GTK_WIDGET(b->view), drag_tick_cb, b, NULL);
 }
 
+static gboolean start_drag_cb(gpointer data)
+{
+    Bench *b = data;
+    if (!b->done) start_drag(b);
+    return G_SOURCE_REMOVE;
+}
+
 static void frame_cb(AlliumView *view, double ms, const al_draw_stats *stats, gpointer data)
 {
     Bench *b = data;
@@ -469,7 +476,8 @@ static void frame_cb(AlliumView *view, double ms, const al_draw_stats *stats, gp
         b->started = TRUE;
         b->last_frame_us = now;
         if (b->kind == ALLIUM_BENCHMARK_DRAG) {
-            start_drag(b);
+            /* Not inside the frame: selecting rebuilds the properties panel's widgets. */
+            g_idle_add_full(G_PRIORITY_DEFAULT, start_drag_cb, b, NULL);
             return;
         }
         b->tick = gtk_widget_add_tick_callback(GTK_WIDGET(view), turn_cb, b, NULL);
