@@ -22,6 +22,16 @@ static const char *generated(void)
     return path;
 }
 
+/* The generated map compiled into S; false (the test skipped, or failed) without it. */
+static bool load_generated(scene *s)
+{
+    const char *path = generated();
+    if (!path) return false;
+    bool ok = scene_load_file(s, path, NULL);
+    CHECK_MSG(ok, "%s loads", path);
+    return ok;
+}
+
 /* Tree differences between S's world and a full compile of IN, and whether their
  * visibility agrees (portal and vis leaf counts, leak) when S has it. */
 static int full_differences(const al_snapshot *s, const al_input *in)
@@ -54,9 +64,9 @@ static int full_differences(const al_snapshot *s, const al_input *in)
  * skipped or failed) without them. */
 static bool open_generated(scene *s, al_edit_input *e)
 {
-    const char *path = generated();
-    if (!path || !scene_load_file(s, path, NULL)) return false;
+    if (!load_generated(s)) return false;
     if (al_edit_input_init(e, &s->input.input)) return true;
+    CHECK_MSG(false, "an editable copy of the generated map's input");
     scene_free(s);
     return false;
 }
@@ -65,16 +75,11 @@ static bool open_generated(scene *s, al_edit_input *e)
  * generation *G and compiled to its collision; NULL (the test skipped or failed) without. */
 static al_live *start_generated(scene *s, const al_live_options *o, uint64_t *g)
 {
-    const char *path = generated();
-    if (!path) return NULL;
-    if (!scene_load_file(s, path, NULL)) {
-        CHECK_MSG(false, "%s loads", path);
-        return NULL;
-    }
+    if (!load_generated(s)) return NULL;
     al_live *live = al_live_create(o);
     *g = live ? al_live_submit(live, &s->input.input) : 0;
     if (live && al_live_wait(live, *g, AL_STAGE_COLLISION, 120)) return live;
-    CHECK_MSG(false, "%s compiles in the engine", path);
+    CHECK_MSG(false, "the generated map compiles in the engine");
     al_live_destroy(live);
     scene_free(s);
     return NULL;
@@ -241,10 +246,8 @@ static int input_differences(const al_snapshot *s, const id_map *m, char *why, s
 
 CHECK_TEST(stages, "/live/a-submitted-map-is-published-stage-by-stage")
 {
-    const char *path = generated();
-    if (!path) return;
     scene s;
-    REQUIRE(scene_load_file(&s, path, NULL));
+    if (!load_generated(&s)) return;
     al_live *live = al_live_create(&(al_live_options){.pvs = AL_PVS_TIGHT, .light = true,
                                                       .rad = {.luxel_size = 64}});
     REQUIRE(live);
@@ -414,10 +417,8 @@ CHECK_TEST(edits_settle, "/live/edits-settle-into-what-a-full-compile-gives")
 
 CHECK_TEST(changes_by_id, "/live/changes-by-id-keep-the-map-and-settle-into-a-full-compile")
 {
-    const char *path = generated();
-    if (!path) return;
     scene s;
-    REQUIRE(scene_load_file(&s, path, NULL));
+    if (!load_generated(&s)) return;
     id_map m;
     REQUIRE(id_map_init(&m, &s.input.input));
     al_live *live = al_live_create(&(al_live_options){.pvs = AL_PVS_COARSE});
@@ -536,17 +537,14 @@ static void *read_loop(void *arg)
 
 CHECK_TEST(storm, "/live/a-storm-of-edits-ends-in-the-state-of-the-last-edit")
 {
-    const char *path = generated();
-    if (!path) return;
     /* ALLIUM_TEST_STORM="SECONDS RATE": ten seconds at a thousand edits a second is the
      * full storm; the suite runs two at that rate. */
     double seconds = 2, rate = 1000;
     const char *env = getenv("ALLIUM_TEST_STORM");
     if (env && sscanf(env, "%lf %lf", &seconds, &rate) != 2) seconds = 2, rate = 1000;
     scene s;
-    REQUIRE(scene_load_file(&s, path, NULL));
     al_edit_input e;
-    REQUIRE(al_edit_input_init(&e, &s.input.input));
+    if (!open_generated(&s, &e)) return;
     al_live *live = al_live_create(&(al_live_options){.pvs = AL_PVS_TIGHT, .light = true,
                                                       .rad = {.luxel_size = 64}});
     REQUIRE(live);
@@ -601,10 +599,8 @@ CHECK_TEST(storm, "/live/a-storm-of-edits-ends-in-the-state-of-the-last-edit")
 
 CHECK_TEST(drag, "/live/a-drag-previews-every-step-and-escape-restores-the-map")
 {
-    const char *path = generated();
-    if (!path) return;
     scene s;
-    REQUIRE(scene_load_file(&s, path, NULL));
+    if (!load_generated(&s)) return;
     id_map m;
     REQUIRE(id_map_init(&m, &s.input.input));
     al_live *live = al_live_create(&(al_live_options){.pvs = AL_PVS_COARSE, .light = true,
@@ -705,10 +701,8 @@ static bool settled_after(const int *settled, int before)
 
 CHECK_TEST(light_orders, "/live/no-light-order-leaves-an-edit-uncorrected-but-a-pause")
 {
-    const char *path = generated();
-    if (!path) return;
     scene s;
-    REQUIRE(scene_load_file(&s, path, NULL));
+    if (!load_generated(&s)) return;
     id_map m;
     REQUIRE(id_map_init(&m, &s.input.input));
     int settled = 0;
@@ -829,10 +823,8 @@ static void cache_put(void *user, const char *kind, const char *key, void *bytes
 
 CHECK_TEST(cache, "/live/a-map-opened-again-comes-from-the-cache-with-its-light")
 {
-    const char *path = generated();
-    if (!path) return;
     scene s;
-    REQUIRE(scene_load_file(&s, path, NULL));
+    if (!load_generated(&s)) return;
     memory_cache mc = {.lock = PTHREAD_MUTEX_INITIALIZER};
     al_live_options o = {.pvs = AL_PVS_COARSE, .light = true, .rad = {.luxel_size = 64},
                          .light_residual = 0.2,
@@ -901,10 +893,8 @@ CHECK_TEST(cache, "/live/a-map-opened-again-comes-from-the-cache-with-its-light"
 
 CHECK_TEST(cache_pvs, "/live/the-world-is-kept-with-its-tight-pvs-once-that-is-done")
 {
-    const char *path = generated();
-    if (!path) return;
     scene s;
-    REQUIRE(scene_load_file(&s, path, NULL));
+    if (!load_generated(&s)) return;
     memory_cache mc = {.lock = PTHREAD_MUTEX_INITIALIZER};
     /* Changes "pause" only after a minute: the store comes from the finished PVS. */
     al_live_options o = {.pvs = AL_PVS_TIGHT,

@@ -395,6 +395,22 @@ CHECK_TEST(culling_e1m1, "/render/culling-never-changes-the-picture/e1m1")
 }
 
 
+/* Whether DRAWN, drawn by a renderer that never saw a scene before gives the picture
+ * EXPECTED (false too if no renderer could be made). */
+static bool drawn_fresh_alike(const al_scene *drawn, const al_camera *cam,
+                              const al_draw_options *opt, const uint8_t *expected)
+{
+    char error[256];
+    al_renderer *fresh = al_renderer_create(error, sizeof error);
+    CHECK_MSG(fresh, "a second renderer: %s", error);
+    if (!fresh) return false;
+    al_renderer_set_scene(fresh, drawn);
+    al_renderer_draw(fresh, cam, opt, NULL);
+    bool read = al_offscreen_read(off, pixels);
+    al_renderer_destroy(fresh);
+    return read && memcmp(expected, pixels, sizeof pixels) == 0;
+}
+
 CHECK_TEST(incremental, "/render/a-scene-built-from-the-one-before-uploads-its-new-meshes-only")
 {
     loaded l;
@@ -444,15 +460,8 @@ CHECK_TEST(incremental, "/render/a-scene-built-from-the-one-before-uploads-its-n
               "%lld vertices uploaded for a scene that changed one brush of %d vertices",
               (long long) (al_renderer_uploaded_vertices(renderer) - uploaded), (int) expected);
     /* Drawn by a renderer that never saw the scene before: the same picture. */
-    char error[256];
-    al_renderer *fresh = al_renderer_create(error, sizeof error);
-    REQUIRE(fresh);
-    al_renderer_set_scene(fresh, after);
-    al_renderer_draw(fresh, &cam, &opt, NULL);
-    REQUIRE(al_offscreen_read(off, pixels));
-    CHECK_MSG(memcmp(incremental, pixels, sizeof pixels) == 0,
+    CHECK_MSG(drawn_fresh_alike(after, &cam, &opt, incremental),
               "the scene drawn after the one before differs from it drawn fresh");
-    al_renderer_destroy(fresh);
     /* And after many such scenes the store holds what the last one draws. */
     al_scene *prev = after;
     after = NULL;
@@ -471,14 +480,8 @@ CHECK_TEST(incremental, "/render/a-scene-built-from-the-one-before-uploads-its-n
         prev = next;
     }
     memcpy(incremental, pixels, sizeof incremental);
-    fresh = al_renderer_create(error, sizeof error);
-    REQUIRE(fresh);
-    al_renderer_set_scene(fresh, prev);
-    al_renderer_draw(fresh, &cam, &opt, NULL);
-    REQUIRE(al_offscreen_read(off, pixels));
-    CHECK_MSG(memcmp(incremental, pixels, sizeof pixels) == 0,
+    CHECK_MSG(drawn_fresh_alike(prev, &cam, &opt, incremental),
               "after 30 scenes the store draws otherwise than a fresh renderer");
-    al_renderer_destroy(fresh);
     al_renderer_set_scene(renderer, NULL);
     al_scene_destroy(prev);
     al_scene_destroy(before);
