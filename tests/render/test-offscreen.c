@@ -394,7 +394,6 @@ CHECK_TEST(culling_e1m1, "/render/culling-never-changes-the-picture/e1m1")
     unload(&l);
 }
 
-
 /* Whether DRAWN, drawn by a renderer that never saw a scene before gives the picture
  * EXPECTED (false too if no renderer could be made). */
 static bool drawn_fresh_alike(const al_scene *drawn, const al_camera *cam,
