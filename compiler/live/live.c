@@ -1012,6 +1012,10 @@ static void light_work(al_live *live)
                 copy_lightmap(live, lit, false);
         }
     }
+    /* The last copy goes out before the light says it is idle: whoever sees it idle sees
+     * the light it ended with. */
+    al_rad_get_stats(rad, &st);
+    if (st.shots != shots || reset) copy_lightmap(live, lit, false);
     pthread_mutex_lock(&live->lock);
     live->shooting = NULL;
     /* Nothing left for these orders, unless they changed or a change came meanwhile. */
@@ -1022,8 +1026,6 @@ static void light_work(al_live *live)
         live->status[AL_STAGE_LIGHT].last_settled_ms = al_clock_ms_since(lit->input->submitted_ns);
     }
     pthread_mutex_unlock(&live->lock);
-    al_rad_get_stats(rad, &st);
-    if (st.shots != shots || reset) copy_lightmap(live, lit, false);
     if (finished && live->options.light_settled) live->options.light_settled(live->options.user);
     if (finished && (lit->rad != live->stored_rad || st.shots != live->stored_shots)) {
         store_light(live, lit);

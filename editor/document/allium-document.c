@@ -703,7 +703,13 @@ AlliumLightmap *allium_document_get_lightmap(AlliumDocument *self)
 gboolean allium_document_get_lighting(AlliumDocument *self)
 {
     g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), FALSE);
-    return self->live && al_live_light_busy(self->live);
+    if (!self->live) return FALSE;
+    /* What the engine left for this thread (its last lightmaps, or word that the light
+     * settled) is not yet taken: until it is, the interface still shows light at work. */
+    g_mutex_lock(&self->lock);
+    gboolean incoming = self->incoming_lightmap != NULL || self->delivery_queued;
+    g_mutex_unlock(&self->lock);
+    return incoming || al_live_light_busy(self->live);
 }
 
 void allium_document_light_run(AlliumDocument *self)
