@@ -106,6 +106,44 @@ static bool point_is_huge(const double p[3])
     return fabs(p[0]) > AL_COORD_MAX || fabs(p[1]) > AL_COORD_MAX || fabs(p[2]) > AL_COORD_MAX;
 }
 
+static uint32_t face_flags(const al_input *input, const al_face_desc *face)
+{
+    int m = face->material;
+    return m >= 0 && m < input->material_count ? input->materials[m].flags : 0;
+}
+
+uint32_t al_brush_contents(const al_input *input, int index, int *other)
+{
+    const al_brush_desc *desc = &input->brushes[index];
+    if (other) *other = -1;
+    if (desc->face_count <= 0 || desc->first_face < 0 ||
+        desc->first_face > input->face_count - desc->face_count)
+        return 0;
+    const al_face_desc *faces = &input->faces[desc->first_face];
+    uint32_t contents = face_flags(input, &faces[0]) & AL_MATERIAL_CONTENTS;
+    for (int f = 1; other && f < desc->face_count; f++) {
+        uint32_t flags = face_flags(input, &faces[f]);
+        bool hidden = flags & (AL_MATERIAL_NODRAW | AL_MATERIAL_TRIGGER);
+        if ((flags & AL_MATERIAL_CONTENTS) == contents ||
+            (hidden && !(flags & AL_MATERIAL_CONTENTS)))
+            continue;
+        *other = f;
+        break;
+    }
+    return contents;
+}
+
+/* The contents in words, for diagnostics. */
+static const char *contents_name(uint32_t contents)
+{
+    if (contents & AL_MATERIAL_HINT) return "hint";
+    if (contents & AL_MATERIAL_CLIP) return "clip";
+    if (contents & AL_MATERIAL_LIQUID) return "liquid";
+    if (contents & AL_MATERIAL_SKY) return "sky";
+    if (contents & AL_MATERIAL_NONSOLID) return "non-solid";
+    return "solid";
+}
+
 al_brush *al_brush_copy(al_arena *arena, const al_brush *b)
 {
     al_brush *c = al_arena_alloc(arena, sizeof *c);
@@ -209,7 +247,6 @@ al_brush *al_brush_build(al_arena *arena, al_plane_table *planes, const al_input
     al_side *sides_tmp = al_arena_alloc(arena, (size_t) n * sizeof *sides_tmp);
     if (!sides_tmp) goto nomem;
     int kept = 0;
-    uint32_t material_flags = 0;
     for (int u = 0; u < unique; u++) {
         int f = face_of[u];
         const al_face_desc *face = &input->faces[desc->first_face + f];
@@ -220,7 +257,6 @@ al_brush *al_brush_build(al_arena *arena, al_plane_table *planes, const al_input
                         -1, "the face's plane does not touch the brush; face ignored");
             continue;
         }
-        if (material >= 0) material_flags |= input->materials[material].flags;
         sides_tmp[kept++] = (al_side){plane_of[u], material, f, windings[u]};
     }
     double volume = al_brush_volume(planes, sides_tmp, kept);
@@ -235,7 +271,16 @@ al_brush *al_brush_build(al_arena *arena, al_plane_table *planes, const al_input
     b->index = bi;
     b->line = line;
     b->model = -1;
-    b->material_flags = material_flags;
+    int other;
+    b->material_flags = al_brush_contents(input, index, &other);
+    if (other >= 0) {
+        uint32_t theirs = face_flags(input, &input->faces[desc->first_face + other]);
+        al_diag_add(diags, AL_SEVERITY_WARNING, AL_DIAG_BRUSH_WARNING, entity, bi, other, line, -1,
+                    "is %s but the brush's first face is %s; as in Quake's compilers, the first "
+                    "face decides: the brush is %s",
+                    contents_name(theirs & AL_MATERIAL_CONTENTS), contents_name(b->material_flags),
+                    contents_name(b->material_flags));
+    }
     b->side_count = kept;
     b->sides = sides;
     al_bounds_clear(b->mins, b->maxs);

@@ -41,7 +41,8 @@ typedef struct al_brush {
     int line;   /* source line, -1 if unknown */
     int model;  /* 0: world, k > 0: the k-th brush model, -1: not solid for agents */
     uint32_t flags;          /* AL_BRUSH_* */
-    uint32_t material_flags; /* union of the faces' AL_MATERIAL_* */
+    uint32_t material_flags; /* its contents (al_brush_contents), for a brush entity's
+                                brush without AL_MATERIAL_LIQUID */
     int side_count;
     al_side *sides;
     double mins[3], maxs[3];

@@ -37,6 +37,15 @@
 int al_brush_face_points(const al_plane *planes, const int *indices, int count, int i,
                          double (*out)[3]);
 
+/* The contents of brush INDEX of INPUT (AL_MATERIAL_CONTENTS bits; 0: solid), decided as
+ * Quake's compilers decide them (ericw-tools' qbsp and those it came from): by its first
+ * face's material alone. A sky brush with one face of another texture is still sky, a brush
+ * mixing a liquid with a wall texture is what its first face says. The rule is for the
+ * world's brushes; a brush entity's liquid is solid (Quake's entities have no liquids).
+ * *OTHER (may be NULL) is set to the first face, after the first, whose contents differ
+ * (faces without contents that are not drawn, such as skip, do not count), or -1. */
+uint32_t al_brush_contents(const al_input *input, int index, int *other);
+
 /* What al_brush_builder_measure finds of a valid brush. */
 typedef struct al_brush_measure {
     double mins[3], maxs[3]; /* bounds of the solid */

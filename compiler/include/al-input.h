@@ -17,15 +17,25 @@
 #define AL_MAX_HULLS     32 /* hull solidity is one bit of a uint32_t per leaf */
 #define AL_HULL_NAME_MAX 32
 
-/* Material flags. A brush takes the union of its faces' flags. */
+/* Material flags. Some say what a face is (sky lets sunlight in, nodraw is not drawn);
+ * the contents flags (AL_MATERIAL_CONTENTS) say what a brush is, and a brush takes them
+ * from its first face only, as Quake's compilers do (see al_brush_contents). */
 enum {
     AL_MATERIAL_SKY = 1u << 0,      /* sky: solid, lets sunlight in */
-    AL_MATERIAL_LIQUID = 1u << 1,   /* water, lava, slime: not solid for agents */
-    AL_MATERIAL_NONSOLID = 1u << 2, /* not solid for agents (trigger volumes, hints) */
+    AL_MATERIAL_LIQUID = 1u << 1,   /* water, lava, slime: not solid for agents (in a brush
+                                       entity solid: Quake's entities have no liquids) */
+    AL_MATERIAL_NONSOLID = 1u << 2, /* not solid for agents */
     AL_MATERIAL_CLIP = 1u << 3,     /* solid for agents, never drawn */
     AL_MATERIAL_NODRAW = 1u << 4,   /* solid, face not drawn (skip) */
     AL_MATERIAL_HINT = 1u << 5,     /* visibility hint: not solid, not drawn */
+    AL_MATERIAL_TRIGGER = 1u << 6,  /* a trigger volume's face: not drawn, no contents of its
+                                       own (only a trigger entity makes a brush non-solid) */
 };
+
+/* The flags that give a brush its contents. */
+#define AL_MATERIAL_CONTENTS                                                                       \
+    (AL_MATERIAL_SKY | AL_MATERIAL_LIQUID | AL_MATERIAL_NONSOLID | AL_MATERIAL_CLIP |              \
+     AL_MATERIAL_HINT)
 
 typedef struct al_material_desc {
     const char *name;

@@ -5,6 +5,7 @@
 
 #include "al-vis.h"
 #include "al-world.h"
+#include "al-brush.h"
 #include "al-clock.h"
 #include "al-entity-keys.h"
 #include "al-parallel.h"
@@ -16,8 +17,8 @@
 #include <string.h>
 
 enum {
-    UNLIT_FLAGS = AL_MATERIAL_SKY | AL_MATERIAL_LIQUID | AL_MATERIAL_NONSOLID |
-                  AL_MATERIAL_CLIP | AL_MATERIAL_NODRAW | AL_MATERIAL_HINT,
+    UNLIT_FLAGS = AL_MATERIAL_SKY | AL_MATERIAL_LIQUID | AL_MATERIAL_NONSOLID | AL_MATERIAL_CLIP |
+                  AL_MATERIAL_NODRAW | AL_MATERIAL_HINT | AL_MATERIAL_TRIGGER,
 };
 
 /* The entity key "allium_luxel_size", or 0 if absent or unusable (with a warning). */
@@ -803,12 +804,14 @@ bool al_rad_index_skies(al_rad *rad)
             bd->entity >= 0 && bd->entity < in->entity_count ? in->entities[bd->entity].classname
                                                               : "");
         if (role != AL_ROLE_WORLD && role != AL_ROLE_DETAIL) continue;
+        /* A solid brush with a sky face: light reaches the sky through it (as Quake's light
+         * tools read sky per face). A brush without contents of its own does not block. */
+        if (al_brush_contents(in, b, NULL) & (AL_MATERIAL_CONTENTS & ~AL_MATERIAL_SKY)) continue;
         uint32_t flags = 0;
         for (int k = fp->brush_first[b]; k < fp->brush_first[b + 1]; k++) {
             int m = fp->faces[k].material;
             if (m >= 0 && m < in->material_count) flags |= in->materials[m].flags;
         }
-        if (flags & (AL_MATERIAL_LIQUID | AL_MATERIAL_NONSOLID | AL_MATERIAL_HINT)) continue;
         if (!(flags & AL_MATERIAL_SKY)) continue;
         if (!grow((void **) &rad->skies, &cap, rad->sky_count + 1, sizeof *rad->skies))
             return false;

@@ -879,6 +879,8 @@ static bool take_brush(compile_state *c, int i, al_brush **out)
     const char *classname = input->entities[d->entity].classname;
     al_entity_role role = d->entity == 0 ? AL_ROLE_WORLD : al_entity_role_of(classname);
     if (role == AL_ROLE_DETAIL) b->flags |= AL_BRUSH_DETAIL;
+    /* Quake's entities have no liquids: their liquid brushes are solid. */
+    if (role == AL_ROLE_MODEL) b->material_flags &= ~AL_MATERIAL_LIQUID;
     bool solid =
         role != AL_ROLE_NONSOLID &&
         !(b->material_flags & (AL_MATERIAL_LIQUID | AL_MATERIAL_NONSOLID | AL_MATERIAL_HINT));

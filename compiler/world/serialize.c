@@ -26,7 +26,7 @@
 #include <string.h>
 
 #define MAGIC      "ALWORLD"
-#define VERSION    5u
+#define VERSION    6u
 #define ORDER_MARK 0x01020304u
 #define HEADER     32
 

@@ -31,7 +31,7 @@ uint32_t al_material_default_flags(const char *name)
     if (!name) return 0;
     if (starts_ci(name, "sky")) return AL_MATERIAL_SKY;
     if (name[0] == '*') return AL_MATERIAL_LIQUID;
-    if (equals_ci(name, "trigger")) return AL_MATERIAL_NONSOLID | AL_MATERIAL_NODRAW;
+    if (equals_ci(name, "trigger")) return AL_MATERIAL_TRIGGER;
     if (equals_ci(name, "clip")) return AL_MATERIAL_CLIP;
     if (equals_ci(name, "skip") || equals_ci(name, "nodraw") || equals_ci(name, "caulk"))
         return AL_MATERIAL_NODRAW;

@@ -182,7 +182,8 @@ static bool tool_colour(uint32_t flags, al_entity_role role, float rgba[4])
     const float *c = NULL;
     if (flags & AL_MATERIAL_CLIP) c = clip;
     else if (flags & AL_MATERIAL_HINT) c = hint;
-    else if (role == AL_ROLE_NONSOLID || (flags & AL_MATERIAL_NONSOLID)) c = trigger;
+    else if (role == AL_ROLE_NONSOLID || (flags & (AL_MATERIAL_NONSOLID | AL_MATERIAL_TRIGGER)))
+        c = trigger;
     else if (flags & AL_MATERIAL_NODRAW) c = skip;
     if (!c) return false;
     memcpy(rgba, c, sizeof(float[4]));

@@ -442,3 +442,64 @@ int main(int argc, char **argv)
 {
     return check_main(argc, argv);
 }
+
+/* Quake's compilers take a brush's contents from its first face (ericw-tools' qbsp and the
+ * tools it came from): a face of another kind neither adds its contents nor takes them
+ * away, and a brush entity has no liquids. Each case is one brush in its own place. */
+CHECK_TEST(contents_first_face, "/brush/contents/the-first-face-decides-as-in-quake")
+{
+    mapgen *g = mapgen_create(false);
+    mapgen_begin_entity(g, "worldspawn");
+    /* 0: sky with one trigger face (e3m3): solid sky, without a warning. */
+    mapgen_box_faces(g, 0, 0, 0, 64, 64, 64,
+                     (const char *const[6]){"sky4", "sky4", "trigger", "sky4", "sky4", "sky4"});
+    /* 1: a wall texture first, then *teleport (e3m2): solid, with a warning. */
+    mapgen_box_faces(
+        g, 100, 0, 0, 164, 64, 64,
+        (const char *const[6]){"metal1", "*teleport", "metal1", "metal1", "metal1", "metal1"});
+    /* 2: water first, then a wall texture: water, with a warning. */
+    mapgen_box_faces(
+        g, 200, 0, 0, 264, 64, 64,
+        (const char *const[6]){"*water1", "metal1", "*water1", "*water1", "*water1", "*water1"});
+    /* 3: all trigger, in the world: solid (only a trigger entity makes it non-solid). */
+    mapgen_box(g, 300, 0, 0, 364, 64, 64, "trigger");
+    /* 4: water with skip faces: water, without a warning. */
+    mapgen_box_faces(g, 400, 0, 0, 464, 64, 64,
+                     (const char *const[6]){"*water1", "skip", "skip", "skip", "skip", "*water1"});
+    mapgen_end_entity(g);
+    /* 5: water in a func_wall (e1m3): solid. */
+    mapgen_begin_entity(g, "func_wall");
+    mapgen_box(g, 500, 0, 0, 564, 64, 64, "*water1");
+    mapgen_end_entity(g);
+    /* 6: water in a func_detail, which is the world's: water. */
+    mapgen_begin_entity(g, "func_detail");
+    mapgen_box(g, 600, 0, 0, 664, 64, 64, "*water1");
+    mapgen_end_entity(g);
+    scene s;
+    REQUIRE(scene_load_mapgen(&s, g, NULL));
+    const bool solid[7] = {true, true, false, true, false, true, false};
+    int stand = scene_hull(&s, "stand");
+    for (int i = 0; i < 7; i++) {
+        double centre[3] = {100.0 * i + 32, 32, 32};
+        CHECK_MSG(al_world_point_solid(s.world, 0, centre) == solid[i],
+                  "brush %d in the point hull", i);
+        CHECK_MSG(al_world_point_solid(s.world, stand, centre) == solid[i], "brush %d standing", i);
+    }
+    /* The warnings name the two mixed brushes' differing faces, and no other brush. */
+    const al_diag_list *d = al_world_diagnostics(s.world);
+    int mixed = 0;
+    for (size_t k = 0; k < d->count; k++) {
+        if (!strstr(d->items[k].message, "first face decides")) continue;
+        mixed++;
+        CHECK_MSG(
+            d->items[k].entity == 0 &&
+                ((d->items[k].brush == 1 && strstr(d->items[k].message, "is liquid") &&
+                  strstr(d->items[k].message, "brush is solid")) ||
+                 (d->items[k].brush == 2 && strstr(d->items[k].message, "brush is liquid"))) &&
+                d->items[k].face == 1,
+            "warning: %s (brush %d, face %d)", d->items[k].message, d->items[k].brush,
+            d->items[k].face);
+    }
+    CHECK_MSG(mixed == 2, "%d mixed-contents warnings", mixed);
+    scene_free(&s);
+}

@@ -137,6 +137,14 @@ static void cross3(const double a[3], const double b[3], double out[3])
 
 void mapgen_brush(mapgen *g, int count, const double (*faces)[3][3], const char *material)
 {
+    const char *materials[MAPGEN_MAX_FACES];
+    for (int f = 0; f < count && f < MAPGEN_MAX_FACES; f++) materials[f] = material;
+    mapgen_brush_faces(g, count < MAPGEN_MAX_FACES ? count : MAPGEN_MAX_FACES, faces, materials);
+}
+
+void mapgen_brush_faces(mapgen *g, int count, const double (*faces)[3][3],
+                        const char *const *materials)
+{
     double centre[3] = {0, 0, 0};
     for (int f = 0; f < count; f++)
         for (int i = 0; i < 3; i++)
@@ -161,23 +169,19 @@ void mapgen_brush(mapgen *g, int count, const double (*faces)[3][3], const char 
                                                 : (fabs(n[1]) > fabs(n[2]) ? 1 : 2);
             const char *axes[3] = {"[ 0 1 0 0 ] [ 0 0 -1 0 ]", "[ 1 0 0 0 ] [ 0 0 -1 0 ]",
                                    "[ 1 0 0 0 ] [ 0 -1 0 0 ]"};
-            append(g, "%s %s 0 1 1\n", material, axes[major]);
+            append(g, "%s %s 0 1 1\n", materials[f], axes[major]);
         } else {
-            append(g, "%s 0 0 0 1 1\n", material);
+            append(g, "%s 0 0 0 1 1\n", materials[f]);
         }
     }
     append(g, "}\n");
     g->brushes++;
 }
 
-void mapgen_prism(mapgen *g, int count, const double (*xy)[2], double z0, double z1,
-                  const char *material)
+/* The faces of mapgen_prism's prism, in its order. */
+static void prism_faces(int count, const double (*xy)[2], double z0, double z1,
+                        double (*faces)[3][3])
 {
-    double (*faces)[3][3] = malloc((size_t) (count + 2) * sizeof *faces);
-    if (!faces) {
-        g->failed = true;
-        return;
-    }
     for (int i = 0; i < count; i++) {
         const double *a = xy[i], *b = xy[(i + 1) % count];
         double f[3][3] = {{a[0], a[1], z0}, {b[0], b[1], z0}, {b[0], b[1], z1}};
@@ -189,8 +193,28 @@ void mapgen_prism(mapgen *g, int count, const double (*xy)[2], double z0, double
                           {xy[2][0], xy[2][1], z}};
         memcpy(faces[count + end], f, sizeof f);
     }
+}
+
+void mapgen_prism(mapgen *g, int count, const double (*xy)[2], double z0, double z1,
+                  const char *material)
+{
+    double(*faces)[3][3] = malloc((size_t) (count + 2) * sizeof *faces);
+    if (!faces) {
+        g->failed = true;
+        return;
+    }
+    prism_faces(count, xy, z0, z1, faces);
     mapgen_brush(g, count + 2, (const double (*)[3][3]) faces, material);
     free(faces);
+}
+
+void mapgen_box_faces(mapgen *g, double x0, double y0, double z0, double x1, double y1, double z1,
+                      const char *const materials[6])
+{
+    const double xy[4][2] = {{x0, y0}, {x1, y0}, {x1, y1}, {x0, y1}};
+    double faces[6][3][3];
+    prism_faces(4, xy, z0, z1, faces);
+    mapgen_brush_faces(g, 6, (const double(*)[3][3]) faces, materials);
 }
 
 void mapgen_box(mapgen *g, double x0, double y0, double z0, double x1, double y1, double z1,

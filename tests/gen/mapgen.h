@@ -34,11 +34,21 @@ void mapgen_end_entity(mapgen *g);
 void mapgen_point_entity(mapgen *g, const char *classname, double x, double y, double z);
 
 /* A brush from FACES, each given by three points on it (orientation is fixed up). */
+#define MAPGEN_MAX_FACES 256
 void mapgen_brush(mapgen *g, int count, const double (*faces)[3][3], const char *material);
+
+/* The same with a material per face, face F's MATERIALS[F]. */
+void mapgen_brush_faces(mapgen *g, int count, const double (*faces)[3][3],
+                        const char *const *materials);
 
 /* The axis-aligned box [x0, x1] x [y0, y1] x [z0, z1]. */
 void mapgen_box(mapgen *g, double x0, double y0, double z0, double x1, double y1, double z1,
                 const char *material);
+
+/* The same box with a material per face, in the order: the sides at y0, x1, y1 and x0,
+ * then the bottom and the top. */
+void mapgen_box_faces(mapgen *g, double x0, double y0, double z0, double x1, double y1, double z1,
+                      const char *const materials[6]);
 
 /* A closed room: the empty box [x0, x1] x [y0, y1] x [z0, z1] with a floor, a ceiling and
  * four walls THICK units thick around it. */
