@@ -62,11 +62,18 @@ void al_format_number(double v, char *buf)
     }
 }
 
+/* A quoted string the reader gives back as S. Quake's own parser knows no escapes: a
+ * backslash is written as it is ("\n" in id's messages stays two characters), escaped only
+ * where the reader would take it for one (before a backslash or a quote, or last); a quote
+ * is escaped. */
 static void put_string(out *o, const char *s)
 {
     put(o, "\"");
     for (; *s; s++) {
-        if (*s == '"' || *s == '\\') put(o, "\\%c", *s);
+        if (*s == '"')
+            put(o, "\\\"");
+        else if (*s == '\\' && (s[1] == '\\' || s[1] == '"' || s[1] == '\0'))
+            put(o, "\\\\");
         else put(o, "%c", *s);
     }
     put(o, "\"");

@@ -103,6 +103,44 @@ CHECK_TEST(points_as_written, "/mapfile/plane-points-are-written-back-as-they-we
     al_map_destroy(m);
 }
 
+/* Key values as Quake writes them: its parser knows no escapes, so the "\n" of id's
+ * messages (e4m3) is two characters and is written back as it was; a quote, and a backslash
+ * the reader would take for an escape, are escaped, and every value reads back the same. */
+CHECK_TEST(values_as_written, "/mapfile/key-values-are-written-back-as-they-were-written")
+{
+    const char *text = "{\n\"classname\" \"worldspawn\"\n"
+                       "\"message\" \"You must shoot the window \\n to open this door.\"\n"
+                       "\"path\" \"C:\\quake\\id1\"\n}\n";
+    al_map *m = read_ok(text, NULL);
+    REQUIRE(m);
+    REQUIRE(m->entities[0].property_count == 3);
+    CHECK(strcmp(m->entities[0].properties[1].value,
+                 "You must shoot the window \\n to open this door.") == 0);
+    char *out;
+    size_t len;
+    REQUIRE(al_map_write(m, false, &out, &len));
+    CHECK_MSG(strstr(out, "\"message\" \"You must shoot the window \\n to open this door.\"") &&
+                  strstr(out, "\"path\" \"C:\\quake\\id1\""),
+              "written: %s", out);
+    free(out);
+    /* Values the reader would misread if written bare: each reads back as itself. */
+    const char *hard[] = {"a\\\\b", "ends in \\", "quote \" inside", "\\\"", "\\\\\\", ""};
+    for (size_t i = 0; i < sizeof hard / sizeof hard[0]; i++) {
+        free(m->entities[0].properties[1].value);
+        m->entities[0].properties[1].value = strdup(hard[i]);
+        REQUIRE(al_map_write(m, i % 2 == 1, &out, &len));
+        al_map *back = read_ok(out, NULL);
+        const char *value = NULL;
+        for (int k = 0; back && k < back->entities[0].property_count; k++)
+            if (strcmp(back->entities[0].properties[k].key, "message") == 0)
+                value = back->entities[0].properties[k].value;
+        CHECK_MSG(value && strcmp(value, hard[i]) == 0, "value [%s] written as %s", hard[i], out);
+        al_map_destroy(back);
+        free(out);
+    }
+    al_map_destroy(m);
+}
+
 /* A face through P with random orientation, and a random point on its plane. */
 static void random_face(unsigned *seed, al_map_face *f, double on_plane[3])
 {
@@ -288,7 +326,8 @@ CHECK_TEST(materials, "/materials/quake-names-get-default-flags")
     CHECK(al_material_default_flags("*SLIME0") == AL_MATERIAL_LIQUID);
     CHECK(al_material_default_flags("*teleport") == AL_MATERIAL_LIQUID);
     CHECK(al_material_default_flags("+0water_f1") == 0); /* a waterfall wall is solid */
-    CHECK(al_material_default_flags("TRIGGER") & AL_MATERIAL_NONSOLID);
+    /* Only a trigger entity makes a brush non-solid; the texture alone gives no contents. */
+    CHECK(al_material_default_flags("TRIGGER") == AL_MATERIAL_TRIGGER);
     CHECK(al_material_default_flags("clip") == AL_MATERIAL_CLIP);
     CHECK(al_material_default_flags("skip") == AL_MATERIAL_NODRAW);
     CHECK(al_material_default_flags("hint") == AL_MATERIAL_HINT);
