@@ -134,8 +134,7 @@ static al_oracle *create(const al_world *world, oracle_kind kind)
     for (int i = 0; i < world->collision_count; i++) {
         if (!takes(kind, world->collision[i])) continue;
         if (!build_sat(world, world->collision[i], &o->brushes[o->count++])) goto fail;
-        o->brushes[o->count - 1].clip =
-            (world->collision[i]->material_flags & AL_MATERIAL_CLIP) != 0;
+        o->brushes[o->count - 1].clip = (world->collision[i]->material_flags & AL_MATERIAL_CLIP) != 0;
     }
     if (!al_cell_index_build(&o->cells, CELL, o->count, brush_box, o, 50000000)) goto fail;
     return o;
@@ -196,8 +195,8 @@ static void box_interval(const double axis[3], const double mins[3], const doubl
 /* Collects into o->found the brushes whose boxes meet the query box [QMINS, QMAXS]. */
 /* The brushes whose bounds overlap [QMINS, QMAXS] and that are solid to the box
  * [MINS, MAXS], into o->found. */
-static int gather(al_oracle *o, const double qmins[3], const double qmaxs[3], const double mins[3],
-                  const double maxs[3])
+static int gather(al_oracle *o, const double qmins[3], const double qmaxs[3],
+                  const double mins[3], const double maxs[3])
 {
     bool point = true;
     for (int k = 0; k < 3; k++) point = point && mins[k] == 0 && maxs[k] == 0;
