@@ -24,7 +24,6 @@ typedef struct sat_brush {
     double (*axes)[3]; /* unit axes */
     double *lo, *hi;   /* the brush's projection on each axis */
     double mins[3], maxs[3];
-    bool clip; /* not solid to a point (al_brush_in_hull) */
 } sat_brush;
 
 struct al_oracle {
@@ -134,7 +133,6 @@ static al_oracle *create(const al_world *world, oracle_kind kind)
     for (int i = 0; i < world->collision_count; i++) {
         if (!takes(kind, world->collision[i])) continue;
         if (!build_sat(world, world->collision[i], &o->brushes[o->count++])) goto fail;
-        o->brushes[o->count - 1].clip = (world->collision[i]->material_flags & AL_MATERIAL_CLIP) != 0;
     }
     if (!al_cell_index_build(&o->cells, CELL, o->count, brush_box, o, 50000000)) goto fail;
     return o;
@@ -193,13 +191,8 @@ static void box_interval(const double axis[3], const double mins[3], const doubl
 }
 
 /* Collects into o->found the brushes whose boxes meet the query box [QMINS, QMAXS]. */
-/* The brushes whose bounds overlap [QMINS, QMAXS] and that are solid to the box
- * [MINS, MAXS], into o->found. */
-static int gather(al_oracle *o, const double qmins[3], const double qmaxs[3],
-                  const double mins[3], const double maxs[3])
+static int gather(al_oracle *o, const double qmins[3], const double qmaxs[3])
 {
-    bool point = true;
-    for (int k = 0; k < 3; k++) point = point && mins[k] == 0 && maxs[k] == 0;
     if (++o->stamp_value == 0) {
         memset(o->stamp, 0, (size_t) o->count * sizeof *o->stamp);
         o->stamp_value = 1;
@@ -217,7 +210,6 @@ static int gather(al_oracle *o, const double qmins[3], const double qmaxs[3],
                     o->stamp[bi] = o->stamp_value;
                     const sat_brush *b = &o->brushes[bi];
                     if (!al_bounds_overlap(qmins, qmaxs, b->mins, b->maxs, 0)) continue;
-                    if (point && b->clip) continue;
                     o->found[n++] = bi;
                 }
             }
@@ -233,7 +225,7 @@ double al_oracle_point_margin(al_oracle *o, const double mins[3], const double m
         qmaxs[k] = p[k] + maxs[k] + 1.0;
     }
     double best = 2.0; /* beyond the query box: "far" */
-    int found = gather(o, qmins, qmaxs, mins, maxs);
+    int found = gather(o, qmins, qmaxs);
     for (int f = 0; f < found; f++) {
         const sat_brush *b = &o->brushes[o->found[f]];
         double margin = -INFINITY;
@@ -261,7 +253,7 @@ void al_oracle_sweep(al_oracle *o, const double mins[3], const double maxs[3],
         qmins[k] = fmin(start[k], end[k]) + mins[k] - 1.0;
         qmaxs[k] = fmax(start[k], end[k]) + maxs[k] + 1.0;
     }
-    int found = gather(o, qmins, qmaxs, mins, maxs);
+    int found = gather(o, qmins, qmaxs);
     for (int f = 0; f < found; f++) {
         const sat_brush *b = &o->brushes[o->found[f]];
         double t_in = -INFINITY, t_out = INFINITY;

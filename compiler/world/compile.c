@@ -1240,7 +1240,6 @@ static al_status fill_block_lists(compile_state *c)
                     int kind = h - hull_count; /* 0: vis list, 1: light list, < 0: a hull */
                     if (kind == 0 && (m != 0 || !al_brush_blocks_sight(w->collision[i]))) continue;
                     if (kind == 1 && (m != 0 || !al_brush_blocks_light(w->collision[i]))) continue;
-                    if (kind < 0 && !al_brush_in_hull(w->collision[i], &w->hulls[h])) continue;
                     int eh = kind >= 0 ? 0 : h;
                     int lo[3], hi[3];
                     double lo_grow[3], hi_grow[3];
