@@ -180,6 +180,35 @@ void al_move_default_params(al_move_params *p)
     p->jump_speed = 270;
     p->step_height = 18;
     p->ground_normal_z = 0.7;
+    p->water_friction = 4;
+    p->swim_scale = 0.7;
+    p->sink_speed = 60;
+    p->swim_up_speed[0] = 100;
+    p->swim_up_speed[1] = 80;
+    p->swim_up_speed[2] = 50;
+}
+
+static bool liquid(al_contents c)
+{
+    return c == AL_CONTENTS_WATER || c == AL_CONTENTS_SLIME || c == AL_CONTENTS_LAVA;
+}
+
+void al_mover_check_water(al_mover *m, const al_world *world)
+{
+    const al_hull_desc *h = al_world_hull(world, al_mover_hull(m));
+    m->water_level = 0;
+    m->water_type = AL_CONTENTS_EMPTY;
+    if (!h) return;
+    /* Only the liquids matter: the point hull's solidity is no agent's. */
+    if (al_world_liquid_count(world) == 0) return;
+    const double heights[3] = {h->mins[2] + 1, 0.5 * (h->mins[2] + h->maxs[2]), h->maxs[2] - 10};
+    for (int level = 0; level < 3; level++) {
+        double p[3] = {m->origin[0], m->origin[1], m->origin[2] + heights[level]};
+        al_contents c = al_world_point_liquid(world, p);
+        if (!liquid(c)) break;
+        if (level == 0) m->water_type = c;
+        m->water_level = level + 1;
+    }
 }
 
 int al_mover_hull(const al_mover *m)
@@ -226,6 +255,7 @@ void al_mover_init(al_mover *m, const al_world *world, int stand_hull, int crouc
     al_move_params p;
     al_move_default_params(&p);
     find_ground(world, &p, m);
+    al_mover_check_water(m, world);
 }
 
 static double horizontal_length(const double v[3])
@@ -277,6 +307,42 @@ static bool accelerate(const al_move_params *p, const al_move_input *in, double 
         v[2] -= p->gravity * dt;
     }
     return jumped;
+}
+
+/* Quake's water move: friction in proportion to the speed, then acceleration towards the
+ * wish (three-dimensional: up with a jump held, down with crouch, else a slow sink) up to
+ * swim_scale of the speed cap. A jump sets the liquid's upward speed, as Quake's players'
+ * jumps in water do. */
+static void swim(const al_move_params *p, const al_move_input *in, double dt, al_mover *m)
+{
+    double *v = m->velocity;
+    double wish[3] = {in->wish[0], in->wish[1], in->crouch ? -1.0 : 0.0};
+    if (!isfinite(wish[0]) || !isfinite(wish[1])) wish[0] = wish[1] = 0;
+    double length = al_length(wish);
+    if (length > 1) al_scale(wish, 1 / length, wish);
+    al_scale(wish, p->max_speed, wish);
+    if (wish[0] == 0 && wish[1] == 0 && wish[2] == 0 && !in->jump) wish[2] = -p->sink_speed;
+    double wish_speed = al_length(wish);
+    if (wish_speed > p->max_speed) {
+        al_scale(wish, p->max_speed / wish_speed, wish);
+        wish_speed = p->max_speed;
+    }
+    wish_speed *= p->swim_scale;
+    double speed = al_length(v), kept = 0;
+    if (speed > 0) {
+        kept = speed - dt * speed * p->water_friction;
+        if (kept < 0) kept = 0;
+        al_scale(v, kept / speed, v);
+    }
+    double add = wish_speed - kept;
+    if (wish_speed > 0 && add > 0) {
+        double rate = p->accelerate / p->max_speed * wish_speed * dt;
+        al_madd(v, wish, (rate < add ? rate : add) / al_length(wish), v);
+    }
+    if (in->jump) {
+        int kind = m->water_type == AL_CONTENTS_LAVA ? 2 : m->water_type == AL_CONTENTS_SLIME;
+        v[2] = p->swim_up_speed[kind];
+    }
 }
 
 static double horizontal_distance(const double a[3], const double b[3])
@@ -342,15 +408,21 @@ void al_move_step(const al_world *world, const al_move_params *p, const al_move_
                   double dt, al_mover *m)
 {
     if (!(dt > 0) || !al_is_finite3(m->origin) || !al_is_finite3(m->velocity)) return;
+    al_mover_check_water(m, world);
+    bool swimming = m->water_level >= 2;
     /* Crouching always fits (the crouch box lies inside the stand box); standing up only
-     * where the stand box is empty. */
-    if (in->crouch)
+     * where the stand box is empty. A swimmer's crouch is a stroke down, not a crouch. */
+    if (in->crouch && !swimming)
         m->crouched = m->crouch_hull != m->stand_hull;
     else if (m->crouched && !al_world_point_solid(world, m->stand_hull, m->origin))
         m->crouched = false;
 
-    bool was_on_ground = m->on_ground;
-    bool jumped = accelerate(p, in, dt, m);
+    bool was_on_ground = m->on_ground && !swimming;
+    bool jumped = false;
+    if (swimming)
+        swim(p, in, dt, m);
+    else
+        jumped = accelerate(p, in, dt, m);
     al_box_shape shape = {.hull = al_mover_hull(m)};
     al_slide plain;
     al_slide_move(world, &shape, m->origin, m->velocity, dt, &plain);
@@ -366,6 +438,7 @@ void al_move_step(const al_world *world, const al_move_params *p, const al_move_
         al_copy(plain.end, m->origin);
         al_copy(plain.velocity, m->velocity);
         find_ground(world, p, m);
+        al_mover_check_water(m, world);
         return;
     }
     const al_slide *taken = &plain;
@@ -388,4 +461,5 @@ void al_move_step(const al_world *world, const al_move_params *p, const al_move_
             find_ground(world, p, m);
         }
     }
+    al_mover_check_water(m, world);
 }

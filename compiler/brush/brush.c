@@ -138,7 +138,9 @@ static const char *contents_name(uint32_t contents)
 {
     if (contents & AL_MATERIAL_HINT) return "hint";
     if (contents & AL_MATERIAL_CLIP) return "clip";
-    if (contents & AL_MATERIAL_LIQUID) return "liquid";
+    if (contents & AL_MATERIAL_LAVA) return "lava";
+    if (contents & AL_MATERIAL_SLIME) return "slime";
+    if (contents & AL_MATERIAL_LIQUID) return "water";
     if (contents & AL_MATERIAL_SKY) return "sky";
     if (contents & AL_MATERIAL_NONSOLID) return "non-solid";
     return "solid";

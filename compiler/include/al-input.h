@@ -30,12 +30,15 @@ enum {
     AL_MATERIAL_HINT = 1u << 5,     /* visibility hint: not solid, not drawn */
     AL_MATERIAL_TRIGGER = 1u << 6,  /* a trigger volume's face: not drawn, no contents of its
                                        own (only a trigger entity makes a brush non-solid) */
+    AL_MATERIAL_SLIME = 1u << 7,    /* with AL_MATERIAL_LIQUID: the liquid is slime */
+    AL_MATERIAL_LAVA = 1u << 8,     /* with AL_MATERIAL_LIQUID: the liquid is lava (neither:
+                                       water) */
 };
 
 /* The flags that give a brush its contents. */
 #define AL_MATERIAL_CONTENTS                                                                       \
     (AL_MATERIAL_SKY | AL_MATERIAL_LIQUID | AL_MATERIAL_NONSOLID | AL_MATERIAL_CLIP |              \
-     AL_MATERIAL_HINT)
+     AL_MATERIAL_HINT | AL_MATERIAL_SLIME | AL_MATERIAL_LAVA)
 
 typedef struct al_material_desc {
     const char *name;

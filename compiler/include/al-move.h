@@ -4,7 +4,8 @@
  *   al_slide_move     sweep a box and slide it along what it hits (the test-box tool, and
  *                     the core of every agent move)
  *   al_move_step      one physics step of a walking agent: friction, acceleration, gravity,
- *                     a speed cap, jumping, crouching, step-up and ground detection
+ *                     a speed cap, jumping, crouching, step-up and ground detection; in a
+ *                     liquid up to the waist, swimming (Quake's water move)
  *
  * Everything here only reads the world, so any number of threads may move boxes through
  * one world at once, and each call may use a newer world than the last (the editor's live
@@ -83,6 +84,13 @@ typedef struct al_move_params {
     double jump_speed;     /* upward velocity of a jump, units/s (270) */
     double step_height;    /* highest step walked up without jumping, units (18) */
     double ground_normal_z; /* a surface is ground if its normal's z is at least this (0.7) */
+    /* Swimming, as Quake's players swim (its engine and game code): */
+    double water_friction;   /* the speed lost per second, a fraction of it (4) */
+    double swim_scale;       /* the wished speed in a liquid, a factor of max_speed's (0.7) */
+    double sink_speed;       /* how fast an agent that wishes nothing sinks, units/s (60), times
+                                swim_scale */
+    double swim_up_speed[3]; /* the upward speed a jump sets in water, slime and lava (100, 80,
+                                50) */
 } al_move_params;
 
 void al_move_default_params(al_move_params *params);
@@ -98,13 +106,21 @@ typedef struct al_mover {
     double ground_normal[3];
     bool stuck; /* the last step started inside solid for its hull (it moved only if the
                    step took it out) */
+    int water_level;        /* 0 dry; 1 feet, 2 waist, 3 eyes in a liquid (Quake's waterlevel) */
+    al_contents water_type; /* the liquid at the feet, or AL_CONTENTS_EMPTY */
 } al_mover;
 
 typedef struct al_move_input {
     double wish[2]; /* desired horizontal direction, length 0 to 1 (scales the acceleration) */
-    bool jump;
-    bool crouch; /* hold to crouch; the agent stands up when the stand hull fits again */
+    bool jump;      /* swimming: swim up */
+    bool crouch;    /* hold to crouch; the agent stands up when the stand hull fits again;
+                       swimming: swim down */
 } al_move_input;
+
+/* Sets MOVER's water level and liquid from the point contents (al_world_point_contents) at
+ * its feet (a unit above the bottom of its box), its waist (the box's middle) and its eyes
+ * (10 units under the top of its box: Quake's view height). */
+void al_mover_check_water(al_mover *mover, const al_world *world);
 
 /* The hull MOVER currently uses. */
 int al_mover_hull(const al_mover *mover);
@@ -118,7 +134,10 @@ void al_mover_init(al_mover *mover, const al_world *world, int stand_hull, int c
  * friction, acceleration towards INPUT's wish, the speed cap, gravity or a jump, then the
  * move: a slide move, and on the ground also a stepped move (up by step_height, slide,
  * down) kept when it gets farther; a walker on the ground follows it down steps and slopes;
- * last the ground under the new position. */
+ * last the ground under the new position and the water level. In a liquid up to the waist
+ * (water_level 2 or more) the agent swims instead: no gravity; the speed decays by
+ * water_friction; the wish (up with jump, down with crouch, else a slow sink) accelerates
+ * it up to swim_scale of max_speed; a jump sets the liquid's swim_up_speed. */
 void al_move_step(const al_world *world, const al_move_params *params,
                   const al_move_input *input, double dt, al_mover *mover);
 

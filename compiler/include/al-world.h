@@ -117,7 +117,7 @@ al_status al_world_load(const void *data, size_t size, al_world **out, al_diag_l
 
 /* Names the compiler's output format, for cache keys: a new layout or a change to what the
  * compiler builds must change it. */
-#define AL_WORLD_FORMAT "allium-world-2"
+#define AL_WORLD_FORMAT "allium-world-3"
 
 /* A content key of everything the compiler reads from IN, of SALT (the compile options that
  * change the result, say) and of AL_WORLD_FORMAT: 32 hexadecimal digits and a NUL in KEY.
@@ -169,6 +169,28 @@ void al_world_get_stats(const al_world *world, al_world_stats *stats);
 /* True if P is inside solid for HULL (an agent of that hull with its origin at P would
  * overlap a solid brush). Points within AL_SURFACE_EPSILON of a surface may go either way. */
 bool al_world_point_solid(const al_world *world, int hull, const double p[3]);
+
+/* What fills a point (Quake's point contents). */
+typedef enum al_contents {
+    AL_CONTENTS_EMPTY,
+    AL_CONTENTS_SOLID,
+    AL_CONTENTS_WATER,
+    AL_CONTENTS_SLIME,
+    AL_CONTENTS_LAVA,
+} al_contents;
+
+/* What fills P for HULL: solid where al_world_point_solid says so, else the liquid of the
+ * world's liquid brush around P (liquids are solid to no hull: an agent whose origin is in
+ * one is in the liquid), else empty. The liquid brushes are those of the world and its
+ * detail whose first face is a liquid (al_brush_contents). */
+al_contents al_world_point_contents(const al_world *world, int hull, const double p[3]);
+
+/* The liquid around P (AL_CONTENTS_WATER, _SLIME or _LAVA), or AL_CONTENTS_EMPTY: the
+ * liquid part of al_world_point_contents, whatever the solid there. */
+al_contents al_world_point_liquid(const al_world *world, const double p[3]);
+
+/* The number of the world's liquid brushes. */
+int al_world_liquid_count(const al_world *world);
 
 /* As al_world_point_solid, answered by the hull's own map trees instead of the onion tree
  * (for the oracle that checks one against the other). */

@@ -306,6 +306,8 @@ void al_world_destroy(al_world *world)
     al_model_index_free(&world->model_index);
     free(world->collision);
     free(world->collision_hash);
+    free(world->liquids);
+    al_cell_index_free(&world->liquid_index);
     al_plane_table_free(&world->planes);
     al_arena_destroy(world->arena);
     al_diag_list_clear(&world->diags);
@@ -940,6 +942,17 @@ static al_status build_brushes(compile_state *c)
     }
     for (int e = 0; e < input->entity_count; e++)
         if (c->model_of_entity[e] > 0) w->models[c->model_of_entity[e]].entity = e;
+    /* The liquids: the world's and its detail's (a brush entity's are solid). */
+    w->liquids = malloc((size_t) (c->valid_count + 1) * sizeof *w->liquids);
+    if (!w->liquids) return AL_ERR_NOMEM;
+    for (int i = 0; i < c->valid_count; i++) {
+        const al_brush *b = c->valid[i];
+        const char *classname = input->entities[b->entity].classname;
+        al_entity_role role = b->entity == 0 ? AL_ROLE_WORLD : al_entity_role_of(classname);
+        if (b->model < 0 && (b->material_flags & AL_MATERIAL_LIQUID) && role != AL_ROLE_NONSOLID)
+            w->liquids[w->liquid_count++] = c->valid[i];
+    }
+    if (!al_world_index_liquids(w)) return AL_ERR_NOMEM;
     w->stats.collision_brushes = w->collision_count;
     w->stats.ms_brushes = al_clock_ms_since(t0);
     return AL_OK;

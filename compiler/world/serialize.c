@@ -79,6 +79,30 @@ static uint64_t checksum(const unsigned char *p, size_t n)
     return al_fnv1a(AL_FNV1A_SEED, p, n);
 }
 
+static void put_brush(writer *o, const al_brush *b)
+{
+    const int32_t fields[] = {b->id,
+                              b->entity,
+                              b->index,
+                              b->line,
+                              b->model,
+                              (int32_t) b->flags,
+                              (int32_t) b->material_flags,
+                              b->side_count};
+    put(o, fields, sizeof fields);
+    put(o, b->mins, sizeof b->mins);
+    put(o, b->maxs, sizeof b->maxs);
+    for (int s = 0; s < b->side_count; s++) {
+        const al_side *side = &b->sides[s];
+        const int32_t f[] = {side->plane, side->material, side->face,
+                             side->winding ? side->winding->count : -1};
+        put(o, f, sizeof f);
+        if (side->winding)
+            put(o, side->winding->points,
+                (size_t) side->winding->count * sizeof side->winding->points[0]);
+    }
+}
+
 al_status al_world_save(const al_world *w, void **data, size_t *size)
 {
     *data = NULL;
@@ -116,24 +140,9 @@ al_status al_world_save(const al_world *w, void **data, size_t *size)
         put_i32(&o, p->type);
     }
     put_i32(&o, w->collision_count);
-    for (int i = 0; i < w->collision_count; i++) {
-        const al_brush *b = w->collision[i];
-        const int32_t fields[] = {b->id, b->entity, b->index, b->line, b->model,
-                                  (int32_t) b->flags, (int32_t) b->material_flags,
-                                  b->side_count};
-        put(&o, fields, sizeof fields);
-        put(&o, b->mins, sizeof b->mins);
-        put(&o, b->maxs, sizeof b->maxs);
-        for (int s = 0; s < b->side_count; s++) {
-            const al_side *side = &b->sides[s];
-            const int32_t f[] = {side->plane, side->material, side->face,
-                                 side->winding ? side->winding->count : -1};
-            put(&o, f, sizeof f);
-            if (side->winding)
-                put(&o, side->winding->points,
-                    (size_t) side->winding->count * sizeof side->winding->points[0]);
-        }
-    }
+    for (int i = 0; i < w->collision_count; i++) put_brush(&o, w->collision[i]);
+    put_i32(&o, w->liquid_count);
+    for (int i = 0; i < w->liquid_count; i++) put_brush(&o, w->liquids[i]);
     put_i32(&o, w->model_count);
     for (int m = 0; m < w->model_count; m++) {
         const al_model *model = &w->models[m];
@@ -480,6 +489,18 @@ al_status al_world_load(const void *data, size_t size, al_world **out, al_diag_l
             if (!b) fail(&r, "memory ran out");
             else if (get_brush(&r, w, b)) w->collision[w->collision_count++] = b;
         }
+    }
+    if (get_count(&r, 8 * sizeof(int32_t) + 6 * sizeof(double), &n)) {
+        w->liquids = malloc((size_t) (n ? n : 1) * sizeof *w->liquids);
+        if (!w->liquids) fail(&r, "memory ran out");
+        for (int i = 0; i < n && !r.problem; i++) {
+            al_brush *b = al_arena_calloc(w->arena, 1, sizeof *b);
+            if (!b)
+                fail(&r, "memory ran out");
+            else if (get_brush(&r, w, b))
+                w->liquids[w->liquid_count++] = b;
+        }
+        if (!r.problem && !al_world_index_liquids(w)) fail(&r, "memory ran out");
     }
     if (get_count(&r, 10 * sizeof(int32_t) + 12 * sizeof(double), &n)) {
         if (n < 1) fail(&r, "there is no world model");

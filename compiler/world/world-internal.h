@@ -233,6 +233,9 @@ struct al_world {
                                  world from al_world_load (al_world_update then compiles
                                  everything) */
     int collision_count;
+    al_brush **liquids; /* owned array; the world's liquid brushes, in input order */
+    int liquid_count;
+    al_cell_index liquid_index; /* the liquids by cell (al_world_index_liquids) */
     /* Owned array, at [hull * collision_count + i]: collision brush i expanded by the hull,
      * or NULL where it never was. The brushes live in STORES. NULL in a loaded world. */
     al_brush **expanded;
@@ -390,5 +393,11 @@ void al_block_free(al_block *block);
  * points, materials and their flags, the entity's role), but not its position in the input
  * or its entity's index. Equal keys: the same brush. */
 uint64_t al_brush_desc_key(const al_input *in, int index);
+
+/* Indexes W's liquid brushes for al_world_point_contents. False if memory runs out. */
+bool al_world_index_liquids(al_world *w);
+
+/* The liquid a liquid brush's contents (al_brush's material_flags) make. */
+al_contents al_liquid_contents(uint32_t material_flags);
 
 #endif

@@ -30,6 +30,10 @@ uint32_t al_material_default_flags(const char *name)
 {
     if (!name) return 0;
     if (starts_ci(name, "sky")) return AL_MATERIAL_SKY;
+    /* Quake's liquids: lava and slime by name, every other '*' texture water. */
+    if (name[0] == '*' && starts_ci(name + 1, "lava")) return AL_MATERIAL_LIQUID | AL_MATERIAL_LAVA;
+    if (name[0] == '*' && starts_ci(name + 1, "slime"))
+        return AL_MATERIAL_LIQUID | AL_MATERIAL_SLIME;
     if (name[0] == '*') return AL_MATERIAL_LIQUID;
     if (equals_ci(name, "trigger")) return AL_MATERIAL_TRIGGER;
     if (equals_ci(name, "clip")) return AL_MATERIAL_CLIP;

@@ -2,6 +2,7 @@
 #include "schema.h"
 
 #include "al-diag.h"
+#include "materials/material-defaults.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -174,11 +175,37 @@ int al_schema_create(sqlite3 *db)
     return rc;
 }
 
+/* Version 2: every material's flags anew from its name (they are the defaults of
+ * al_material_default_flags, and some changed). Outside the journal: no step records it. */
+static int refresh_material_flags(sqlite3 *db)
+{
+    sqlite3_stmt *list, *set;
+    int rc = sqlite3_prepare_v2(db, "SELECT id, name FROM materials", -1, &list, NULL);
+    if (rc != SQLITE_OK) return rc;
+    rc = sqlite3_prepare_v2(db, "UPDATE materials SET flags = ? WHERE id = ?", -1, &set, NULL);
+    if (rc != SQLITE_OK) {
+        sqlite3_finalize(list);
+        return rc;
+    }
+    while ((rc = sqlite3_step(list)) == SQLITE_ROW) {
+        const char *name = (const char *) sqlite3_column_text(list, 1);
+        sqlite3_bind_int64(set, 1, al_material_default_flags(name));
+        sqlite3_bind_int64(set, 2, sqlite3_column_int64(list, 0));
+        if ((rc = sqlite3_step(set)) != SQLITE_DONE) break;
+        sqlite3_reset(set);
+    }
+    sqlite3_finalize(list);
+    sqlite3_finalize(set);
+    return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
 int al_schema_migrate(sqlite3 *db, int from)
 {
-    (void) db;
-    /* Version 1 is the first; each later version adds a step here: "if (from < 2) ...". */
-    return from == AL_DOC_SCHEMA_VERSION ? SQLITE_OK : SQLITE_ERROR;
+    /* Each version adds a step here, run in order from the document's. */
+    if (from < 1 || from > AL_DOC_SCHEMA_VERSION) return SQLITE_ERROR;
+    int rc = SQLITE_OK;
+    if (from < 2) rc = refresh_material_flags(db);
+    return rc;
 }
 
 /* Whether SQL (a query with two text parameters, A and B) finds a row in DB; -1 if it

@@ -6,6 +6,8 @@
  *
  * Version history (PRAGMA user_version):
  *   1  settings, hulls, materials, entities, brushes, faces, steps, journal, cache
+ *   2  materials' flags follow Quake's rules as the compiler now reads them (the trigger
+ *      texture has no contents of its own; lava and slime are kinds of liquid)
  */
 #ifndef AL_SCHEMA_H
 #define AL_SCHEMA_H
@@ -15,7 +17,7 @@
 #include <stddef.h>
 
 #define AL_DOC_APPLICATION_ID 0x416C6C69 /* "Alli" */
-#define AL_DOC_SCHEMA_VERSION 1
+#define AL_DOC_SCHEMA_VERSION 2
 
 typedef struct al_table {
     const char *name;

@@ -491,14 +491,13 @@ CHECK_TEST(contents_first_face, "/brush/contents/the-first-face-decides-as-in-qu
     for (size_t k = 0; k < d->count; k++) {
         if (!strstr(d->items[k].message, "first face decides")) continue;
         mixed++;
-        CHECK_MSG(
-            d->items[k].entity == 0 &&
-                ((d->items[k].brush == 1 && strstr(d->items[k].message, "is liquid") &&
-                  strstr(d->items[k].message, "brush is solid")) ||
-                 (d->items[k].brush == 2 && strstr(d->items[k].message, "brush is liquid"))) &&
-                d->items[k].face == 1,
-            "warning: %s (brush %d, face %d)", d->items[k].message, d->items[k].brush,
-            d->items[k].face);
+        CHECK_MSG(d->items[k].entity == 0 &&
+                      ((d->items[k].brush == 1 && strstr(d->items[k].message, "is water") &&
+                        strstr(d->items[k].message, "brush is solid")) ||
+                       (d->items[k].brush == 2 && strstr(d->items[k].message, "brush is water"))) &&
+                      d->items[k].face == 1,
+                  "warning: %s (brush %d, face %d)", d->items[k].message, d->items[k].brush,
+                  d->items[k].face);
     }
     CHECK_MSG(mixed == 2, "%d mixed-contents warnings", mixed);
     scene_free(&s);

@@ -249,6 +249,124 @@ CHECK_TEST(closed_forms, "/move/friction-speed-cap-gravity-and-jump-match-closed
     scene_free(&s);
 }
 
+/* Liquids: a pool of water 256 deep (x < 0), a lava pool 16 deep (x > 256) in the room.
+ * The point contents follow the liquid brushes, and agents swim as Quake's players do. */
+CHECK_TEST(swimming, "/move/agents-swim-in-water-as-in-quake")
+{
+    mapgen *g = room();
+    mapgen_box(g, -512, -512, 0, 0, 512, 256, "*water1");
+    mapgen_box(g, 256, -512, 0, 512, 512, 16, "*lava1");
+    scene s;
+    REQUIRE(finish(&s, g));
+    CHECK(al_world_liquid_count(s.world) == 2);
+    /* Point contents: liquid inside the pools, solid in the floor, empty above. */
+    CHECK(al_world_point_contents(s.world, 0, (double[3]){-100, 0, 100}) == AL_CONTENTS_WATER);
+    CHECK(al_world_point_contents(s.world, 0, (double[3]){-100, 0, 300}) == AL_CONTENTS_EMPTY);
+    CHECK(al_world_point_contents(s.world, 0, (double[3]){-100, 0, -8}) == AL_CONTENTS_SOLID);
+    CHECK(al_world_point_contents(s.world, 0, (double[3]){300, 0, 8}) == AL_CONTENTS_LAVA);
+    /* Liquids are solid to no hull. */
+    int stand = scene_hull(&s, "stand");
+    CHECK(!al_world_point_solid(s.world, stand, (double[3]){-100, 0, 100}));
+
+    al_move_params p;
+    al_move_default_params(&p);
+    al_mover m;
+    /* Deep in the water, wishing nothing: no gravity, a sink that settles at
+     * swim_scale * sink_speed (friction in proportion to speed, the acceleration capped at
+     * the difference). */
+    al_mover_init(&m, s.world, stand, scene_hull(&s, "crouch"), (double[3]){-256, 0, 128});
+    CHECK(m.water_level == 3 && m.water_type == AL_CONTENTS_WATER);
+    al_move_input none = {0};
+    al_move_step(s.world, &p, &none, DT, &m);
+    /* The first step from rest: accelerate * (wished speed / max speed) * dt, downwards. */
+    double wished = p.swim_scale * p.sink_speed;
+    CHECK_NEAR(m.velocity[2], -fmin(p.accelerate / p.max_speed * wished * DT, wished), 1e-9);
+    for (int i = 0; i < 120; i++) al_move_step(s.world, &p, &none, DT, &m);
+    CHECK_NEAR(m.velocity[2], -wished, 1e-6);
+    CHECK(m.origin[2] > 128 - 2 * wished - 1); /* far less than a fall's 1600 units */
+    /* Swimming along: the speed settles at swim_scale * max_speed, where friction takes
+     * what the stroke adds. */
+    al_move_input along = {.wish = {1, 0}};
+    for (int i = 0; i < 60; i++) al_move_step(s.world, &p, &along, DT, &m);
+    CHECK_NEAR(al_length(m.velocity), p.swim_scale * p.max_speed, 1e-3);
+    /* A jump is a stroke up at the water's swim_up_speed. */
+    al_move_input up = {.jump = true};
+    al_move_step(s.world, &p, &up, DT, &m);
+    CHECK_NEAR(m.velocity[2], p.swim_up_speed[0], 1e-9);
+    /* Crouch strokes down, at the same speed as any stroke, and does not crouch. */
+    al_mover_init(&m, s.world, stand, scene_hull(&s, "crouch"), (double[3]){-256, 0, 200});
+    al_move_input down = {.crouch = true};
+    for (int i = 0; i < 20; i++) al_move_step(s.world, &p, &down, DT, &m);
+    CHECK_NEAR(m.velocity[2], -p.swim_scale * p.max_speed, 1e-3);
+    CHECK(m.origin[2] < 200 - 30 && !m.crouched);
+
+    /* Standing in the lava, 16 deep: only the feet are in it; the agent walks (and falls)
+     * as on land. */
+    standing_at(&s, &m, 400, 0);
+    CHECK(m.water_level == 1 && m.water_type == AL_CONTENTS_LAVA);
+    walk(&s, &p, &m, 0, 1, false, 1.0);
+    CHECK_NEAR(m.velocity[1], p.max_speed, 1e-9);
+    /* On the dry floor between: dry. */
+    standing_at(&s, &m, 128, 0);
+    CHECK(m.water_level == 0 && m.water_type == AL_CONTENTS_EMPTY);
+    scene_free(&s);
+}
+
+/* The liquids' point contents against the input itself: the planes through each liquid
+ * face's three points, at random points around the pools. */
+CHECK_TEST(liquid_oracle, "/move/oracle/point-contents-agree-with-the-liquid-brushes")
+{
+    mapgen *g = room();
+    const double slope[6][3][3] = {
+        {{-300, -300, 0}, {-100, -300, 0}, {-100, -100, 0}},
+        {{-300, -300, 0}, {-300, -100, 0}, {-300, -100, 100}},
+        {{-100, -300, 0}, {-100, -100, 0}, {-100, -100, 50}},
+        {{-300, -300, 0}, {-100, -300, 0}, {-100, -300, 50}},
+        {{-300, -100, 0}, {-100, -100, 0}, {-100, -100, 50}},
+        {{-300, -100, 100}, {-100, -100, 50}, {-100, -300, 50}},
+    };
+    mapgen_brush(g, 6, slope, "*slime0");
+    mapgen_box(g, 0, 0, 0, 200, 200, 120, "*water2");
+    scene s;
+    REQUIRE(finish(&s, g));
+    const al_input *in = &s.input.input;
+    unsigned seed = 99;
+    int liquid = 0, checked = 0;
+    for (int i = 0; i < 20000; i++) {
+        double q[3];
+        for (int k = 0; k < 3; k++) {
+            seed = seed * 1103515245u + 12345u;
+            q[k] = (k < 2 ? -400 : -20) + ((seed >> 8) & 0xffff) / 65536.0 * (k < 2 ? 700 : 200);
+        }
+        al_contents want = AL_CONTENTS_EMPTY;
+        bool near = false;
+        for (int b = 0; b < in->brush_count && want == AL_CONTENTS_EMPTY; b++) {
+            const al_brush_desc *bd = &in->brushes[b];
+            const char *name = in->materials[in->faces[bd->first_face].material].name;
+            if (name[0] != '*') continue;
+            bool inside = true;
+            for (int f = 0; f < bd->face_count; f++) {
+                const double(*pt)[3] = in->faces[bd->first_face + f].points;
+                double a[3], c[3], n[3];
+                al_sub(pt[0], pt[1], a);
+                al_sub(pt[2], pt[1], c);
+                al_cross(a, c, n);
+                al_normalize(n, n);
+                double d = al_dot(n, q) - al_dot(n, pt[1]);
+                if (fabs(d) < 1e-3) near = true;
+                if (d > 0) inside = false;
+            }
+            if (inside) want = name[1] == 's' ? AL_CONTENTS_SLIME : AL_CONTENTS_WATER;
+        }
+        if (near || al_world_point_solid(s.world, 0, q)) continue;
+        checked++;
+        liquid += want != AL_CONTENTS_EMPTY;
+        CHECK_MSG(al_world_point_liquid(s.world, q) == want, "at %g %g %g", q[0], q[1], q[2]);
+    }
+    CHECK_MSG(liquid > 1000 && checked > 10000, "%d of %d points in a liquid", liquid, checked);
+    scene_free(&s);
+}
+
 CHECK_TEST(start_solid, "/move/a-box-inside-solid-stays-put-and-says-so")
 {
     mapgen *g = room();

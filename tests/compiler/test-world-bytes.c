@@ -46,6 +46,7 @@ static int differences(const al_world *a, const al_world *b, int count, uint64_t
         al_verify_random_point(a, &rng, q);
         differ += al_world_point_solid(a, h, p) != al_world_point_solid(b, h, p);
         differ += al_world_point_solid_map_tree(a, h, p) != al_world_point_solid_map_tree(b, h, p);
+        differ += al_world_point_contents(a, h, p) != al_world_point_contents(b, h, p);
         for (int k = 0; k < 3; k++) q[k] = p[k] + (q[k] - p[k]) * 0.25;
         al_trace ta, tb;
         al_world_trace(a, h, p, q, &ta);
@@ -75,6 +76,7 @@ CHECK_TEST(same_answers, "/world-bytes/a-loaded-world-answers-as-the-compiled-on
     CHECK(memcmp(&a, &b, sizeof a) == 0);
     CHECK(al_world_diagnostics(w)->count == al_world_diagnostics(s.world)->count);
     CHECK(al_world_model_count(w) == al_world_model_count(s.world));
+    CHECK(al_world_liquid_count(w) == al_world_liquid_count(s.world));
     for (int m = 0; m < al_world_model_count(w); m++)
         CHECK(al_world_model_entity(w, m) == al_world_model_entity(s.world, m));
     /* Saving the loaded world gives the same bytes. */

@@ -157,6 +157,53 @@ CHECK_TEST(future, "/doc-files/a-map-from-a-newer-allium-is-refused-untouched")
     free(image);
 }
 
+/* A map of format 1, whose trigger material had the contents format 2 no longer gives
+ * it, opens for writing as format 2 with the material's flags from its name. */
+CHECK_TEST(upgrade_1, "/doc-files/a-map-of-format-1-is-upgraded-and-its-material-flags-renewed")
+{
+    size_t size;
+    char *image = valid_image(&size);
+    REQUIRE(image);
+    const char *path = fixture_path("format1.allium");
+    REQUIRE(write_file(path, image, size));
+    sqlite3 *db;
+    REQUIRE(sqlite3_open(path, &db) == SQLITE_OK);
+    REQUIRE(sqlite3_exec(db,
+                         "INSERT INTO materials(name, red, green, blue, flags) VALUES "
+                         "('trigger', 1, 0.5, 0, 20), ('*lava1', 1, 0, 0, 2);"
+                         "PRAGMA user_version = 1",
+                         NULL, NULL, NULL) == SQLITE_OK);
+    sqlite3_close(db);
+    /* A reader cannot upgrade it, and says so. */
+    expect_refused(path, AL_DOC_READ_ONLY, AL_ERR_VERSION, "open it for writing once");
+    al_diag_list d = {0};
+    al_doc *doc = NULL;
+    REQUIRE(al_doc_open(path, AL_DOC_READ_WRITE, &doc, &d) == AL_OK);
+    al_doc_material *m = NULL;
+    int count = 0;
+    REQUIRE(al_doc_list_materials(doc, &m, &count) == AL_OK);
+    int seen = 0;
+    for (int i = 0; i < count; i++) {
+        if (strcmp(m[i].name, "trigger") == 0) {
+            seen++;
+            CHECK_MSG(m[i].flags == AL_MATERIAL_TRIGGER, "trigger's flags %u", m[i].flags);
+        } else if (strcmp(m[i].name, "*lava1") == 0) {
+            seen++;
+            CHECK_MSG(m[i].flags == (AL_MATERIAL_LIQUID | AL_MATERIAL_LAVA), "lava's flags %u",
+                      m[i].flags);
+        }
+    }
+    CHECK(seen == 2);
+    al_doc_materials_free(m, count);
+    al_doc_close(doc);
+    al_diag_list_clear(&d);
+    /* Upgraded once, it now opens for reading too. */
+    REQUIRE(al_doc_open(path, AL_DOC_READ_ONLY, &doc, &d) == AL_OK);
+    al_doc_close(doc);
+    al_diag_list_clear(&d);
+    free(image);
+}
+
 /* Runs SQL (past the CHECK constraints, as another program could) on PATH; false with a
  * failed check if it could not. */
 static bool tamper(const char *path, const char *sql)

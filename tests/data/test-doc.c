@@ -425,7 +425,7 @@ CHECK_TEST(materials, "/doc/new-materials-get-quake-defaults-and-stable-colours"
     CHECK(in.input.material_count == 2);
     for (int m = 0; m < in.input.material_count; m++) {
         if (strcmp(in.input.materials[m].name, "*lava1") == 0)
-            CHECK(in.input.materials[m].flags == AL_MATERIAL_LIQUID);
+            CHECK(in.input.materials[m].flags == (AL_MATERIAL_LIQUID | AL_MATERIAL_LAVA));
         else CHECK(in.input.materials[m].flags == AL_MATERIAL_SKY);
     }
     CHECK(in.input.materials[in.input.faces[2].material].flags == AL_MATERIAL_SKY);
@@ -1831,7 +1831,7 @@ CHECK_TEST(material_edits, "/doc/materials-are-listed-with-their-use-and-set-wit
     REQUIRE(al_doc_list_materials(doc, &list, &count) == AL_OK);
     REQUIRE(count == 2);
     CHECK(strcmp(list[0].name, "*lava1") == 0 && list[0].uses == 1);
-    CHECK(list[0].flags == AL_MATERIAL_LIQUID && list[0].reflectance < 0);
+    CHECK(list[0].flags == (AL_MATERIAL_LIQUID | AL_MATERIAL_LAVA) && list[0].reflectance < 0);
     CHECK(strcmp(list[1].name, "stone") == 0 && list[1].uses == 11);
     float rgb[3];
     al_material_default_colour("stone", rgb);

@@ -322,8 +322,8 @@ CHECK_TEST(materials, "/materials/quake-names-get-default-flags")
     CHECK(al_material_default_flags("sky4") == AL_MATERIAL_SKY);
     CHECK(al_material_default_flags("SKY1") == AL_MATERIAL_SKY);
     CHECK(al_material_default_flags("*water1") == AL_MATERIAL_LIQUID);
-    CHECK(al_material_default_flags("*lava1") == AL_MATERIAL_LIQUID);
-    CHECK(al_material_default_flags("*SLIME0") == AL_MATERIAL_LIQUID);
+    CHECK(al_material_default_flags("*lava1") == (AL_MATERIAL_LIQUID | AL_MATERIAL_LAVA));
+    CHECK(al_material_default_flags("*SLIME0") == (AL_MATERIAL_LIQUID | AL_MATERIAL_SLIME));
     CHECK(al_material_default_flags("*teleport") == AL_MATERIAL_LIQUID);
     CHECK(al_material_default_flags("+0water_f1") == 0); /* a waterfall wall is solid */
     /* Only a trigger entity makes a brush non-solid; the texture alone gives no contents. */

@@ -136,6 +136,14 @@ static void furnish(mapgen *g, rng *r, double x0, double y0, double x1, double y
         }
         }
     }
+    /* A pool over a third of the rooms' floors, through what stands there (Quake's liquids
+     * often fill around solid brushes): water, slime or lava by place. Chosen without
+     * drawing from R, so the maps' other brushes stay as they were. */
+    int place = (int) (floor(x0 / 8) + floor(y0 / 8));
+    if (((place % 3) + 3) % 3 == 0) {
+        static const char *liquids[] = {"*water1", "*slime0", "*lava1"};
+        mapgen_box(g, x0, y0, FLOOR, x1, y1, FLOOR + 40, liquids[((place / 3) % 3 + 3) % 3]);
+    }
 }
 
 /* The bundled sample map (data/samples/sample.map): one designed scene that shows what
