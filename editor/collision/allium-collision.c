@@ -393,6 +393,33 @@ void allium_collision_restore_boxes(AlliumCollision *self, const char *text)
     emit_changed(self);
 }
 
+/* A liquid's name, for the descriptions. */
+static const char *liquid_name(al_contents c)
+{
+    switch (c) {
+    case AL_CONTENTS_WATER:
+        return _("water");
+    case AL_CONTENTS_SLIME:
+        return _("slime");
+    case AL_CONTENTS_LAVA:
+        return _("lava");
+    default:
+        return NULL;
+    }
+}
+
+char *allium_collision_describe_water(const al_mover *m)
+{
+    const char *liquid = liquid_name(m->water_type);
+    /* TRANSLATORS: how deep an agent is in a liquid: Quake's water levels */
+    static const char *const depth[] = {N_("feet"), N_("waist"), N_("eyes")};
+    if (!liquid || m->water_level < 1 || m->water_level > 3) return NULL;
+    /* TRANSLATORS: an agent in a liquid: "swimming in water (to the eyes)" */
+    return g_strdup_printf(m->water_level >= 2 ? _("swimming in %s (to the %s)")
+                                               : _("wading in %s (to the %s)"),
+                           liquid, _(depth[m->water_level - 1]));
+}
+
 char *allium_collision_describe_box(AlliumCollision *self, int box)
 {
     test_box *b = box_at(self, box);
@@ -407,6 +434,9 @@ char *allium_collision_describe_box(AlliumCollision *self, int box)
         allium_format_fixed(y, b->origin[1], 1), allium_format_fixed(z, b->origin[2], 1));
     if (!b->hull[0])
         g_string_append_printf(s, " · %s", b->solid ? _("inside solid") : _("free"));
+    /* The liquid at the box's origin (liquids are solid to no box). */
+    const char *liquid = liquid_name(al_world_point_liquid(w, b->origin));
+    if (liquid) g_string_append_printf(s, _(" · in %s"), liquid);
     if (b->dragged) {
         const al_slide *l = &b->last;
         if (l->start_solid)
@@ -573,6 +603,8 @@ char *allium_collision_describe_agent(AlliumCollision *self, int agent)
         g_string_append_printf(s, _(" · to waypoint at %s %s %s"), x, y, z);
     else
         g_string_append_printf(s, _(" · wandering to %s %s %s"), x, y, z);
+    g_autofree char *water = allium_collision_describe_water(m);
+    if (water) g_string_append_printf(s, " · %s", water);
     if (g->stuck) g_string_append(s, _(" · inside solid!"));
     return g_string_free(s, FALSE);
 }

@@ -17,6 +17,7 @@
  */
 #pragma once
 
+#include "al-move.h"
 #include "allium-snapshot.h"
 
 #include <glib-object.h>
@@ -74,10 +75,14 @@ char *allium_collision_save_boxes(AlliumCollision *self);
  * map has it again. */
 void allium_collision_restore_boxes(AlliumCollision *self, const char *text);
 
+/* An agent's liquid and depth in words ("swimming in water (to the waist)"), or NULL when
+ * it is dry. Free with g_free. */
+char *allium_collision_describe_water(const al_mover *mover);
+
 /* What the header shows about box BOX: the hull, the last drag (fraction, contact point
- * and normal, start in solid) and whether a box of every hull standing on the same feet
- * (the box's bottom) is inside solid ("stand: solid, crouch: empty, large: solid"). Free
- * with g_free. */
+ * and normal, start in solid), the liquid at its origin, and whether a box of every hull standing
+ * on the same feet (the box's bottom) is inside solid ("stand: solid, crouch: empty, large:
+ * solid"). Free with g_free. */
 char *allium_collision_describe_box(AlliumCollision *self, int box);
 
 /* Agents: spawns them from the snapshot's agent_start entities the first time (problems

@@ -14,6 +14,7 @@
 #include "allium-config.h"
 
 #include "allium-walker.h"
+#include "allium-collision.h"
 
 #include "al-move.h"
 
@@ -260,6 +261,12 @@ char *allium_walker_describe(AlliumWalker *walker)
      * "on ground" or "in the air" */
     char *text = g_strdup_printf(_("%s · %.0f units/s · %s"), hull, speed,
                                  m->on_ground ? _("on ground") : _("in the air"));
+    g_autofree char *water = allium_collision_describe_water(m);
+    if (water) {
+        char *wet = g_strdup_printf("%s · %s", text, water);
+        g_free(text);
+        text = wet;
+    }
     if (m->stuck) {
         char *stuck = g_strdup_printf("%s · %s", text, _("inside solid"));
         g_free(text);
