@@ -597,3 +597,46 @@ gboolean step_keys_under_pointer(SelfTest *t)
     }
     return TRUE;
 }
+
+/* A pool of water in the hall (a box of *water1, as a designer draws one): once compiled, a
+ * test box dropped into it with the test-box tool stands on the floor under the water, and
+ * its readout names the water. The pool is undone again. */
+gboolean step_liquid(SelfTest *t)
+{
+    AlliumDocument *doc = allium_window_get_document(t->window);
+    AlliumCollision *c = t->window->collision;
+    const double lo[3] = {300, 150, 0}, hi[3] = {420, 260, 48};
+    if (!t->step_begun) {
+        gint64 id = 0;
+        check(t, allium_document_add_box(doc, lo, hi, "*water1", &id, NULL),
+              "a box of *water1 added to the hall");
+        allium_collision_clear_boxes(c);
+        t->phase = 0;
+        return FALSE;
+    }
+    AlliumSnapshot *snap = allium_document_get_snapshot(doc);
+    if (!snap || !snap->world || snap->generation != allium_document_get_generation(doc))
+        return FALSE;
+    if (t->phase == 0) {
+        check(t, al_world_liquid_count(snap->world) >= 1, "the compiled world has the pool (%d "
+              "liquid brushes)", al_world_liquid_count(snap->world));
+        gtk_widget_activate_action(GTK_WIDGET(t->window), "win.tool", "s", "testbox");
+        AlliumView *top = view_of_kind(t, AL_VIEW_TOP);
+        double centre[3] = {360, 205, 0}, cx, cy;
+        gboolean seen = top && to_widget(top, centre, &cx, &cy);
+        check(t, seen, "the pool is in the top view");
+        if (seen) allium_view_simulate_drag(top, cx, cy, cx, cy, 0, 0);
+        t->phase = 1;
+        return FALSE;
+    }
+    double o[3] = {0, 0, 0};
+    gboolean placed = allium_collision_box_count(c) == 1 && allium_collision_get_box(c, 0, o, NULL);
+    g_autofree char *text = placed ? allium_collision_describe_box(c, 0) : g_strdup("");
+    check(t, placed && o[2] < hi[2] && strstr(text, "in water") != NULL,
+          "a test box dropped into the pool stands in it and says so (z %g): \"%s\"", o[2], text);
+    shoot_and_compare(t, "liquid.png", NULL);
+    allium_collision_clear_boxes(c);
+    gtk_widget_activate_action(GTK_WIDGET(t->window), "win.tool", "s", "select");
+    check(t, allium_document_undo(doc, NULL), "the pool undone");
+    return TRUE;
+}

@@ -133,6 +133,7 @@ gboolean step_test_box(SelfTest *t);
 gboolean step_numbers(SelfTest *t);
 gboolean step_test_box_size(SelfTest *t);
 gboolean step_test_box_feedback(SelfTest *t);
+gboolean step_liquid(SelfTest *t);
 gboolean step_agents(SelfTest *t);
 gboolean step_inspector_rebuild(SelfTest *t);
 gboolean step_walk(SelfTest *t);

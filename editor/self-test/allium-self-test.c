@@ -1091,6 +1091,7 @@ static const struct {
     {"agent hulls", step_hulls_dialog, 60000},
     {"undo the editing", step_undo_editing, 30000},
     {"the engine against a full compile", step_engine_oracle, 120000},
+    {"a pool of water", step_liquid, 30000},
     {"build a sealed map from an empty file", step_build_from_empty, 120000},
     {"background colour", step_background, 10000},
 };
