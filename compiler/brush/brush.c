@@ -136,6 +136,7 @@ uint32_t al_brush_contents(const al_input *input, int index, int *other)
 /* The contents in words, for diagnostics. */
 static const char *contents_name(uint32_t contents)
 {
+    if (contents & AL_MATERIAL_ORIGIN) return "origin";
     if (contents & AL_MATERIAL_HINT) return "hint";
     if (contents & AL_MATERIAL_CLIP) return "clip";
     if (contents & AL_MATERIAL_LAVA) return "lava";

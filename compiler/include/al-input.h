@@ -33,12 +33,15 @@ enum {
     AL_MATERIAL_SLIME = 1u << 7,    /* with AL_MATERIAL_LIQUID: the liquid is slime */
     AL_MATERIAL_LAVA = 1u << 8,     /* with AL_MATERIAL_LIQUID: the liquid is lava (neither:
                                        water) */
+    AL_MATERIAL_ORIGIN = 1u << 9,   /* an origin brush: no geometry; its centre is its brush
+                                       entity's origin (what Quake's rotating entities turn
+                                       about) */
 };
 
 /* The flags that give a brush its contents. */
 #define AL_MATERIAL_CONTENTS                                                                       \
     (AL_MATERIAL_SKY | AL_MATERIAL_LIQUID | AL_MATERIAL_NONSOLID | AL_MATERIAL_CLIP |              \
-     AL_MATERIAL_HINT | AL_MATERIAL_SLIME | AL_MATERIAL_LAVA)
+     AL_MATERIAL_HINT | AL_MATERIAL_SLIME | AL_MATERIAL_LAVA | AL_MATERIAL_ORIGIN)
 
 typedef struct al_material_desc {
     const char *name;

@@ -189,6 +189,10 @@ al_contents al_world_point_contents(const al_world *world, int hull, const doubl
  * liquid part of al_world_point_contents, whatever the solid there. */
 al_contents al_world_point_liquid(const al_world *world, const double p[3]);
 
+/* The centre of ENTITY's origin brush into ORIGIN (what Quake's rotating entities turn
+ * about): true if the entity is a brush entity with one. */
+bool al_world_entity_origin(const al_world *world, int entity, double origin[3]);
+
 /* The number of the world's liquid brushes. */
 int al_world_liquid_count(const al_world *world);
 

@@ -18,7 +18,7 @@
 
 enum {
     UNLIT_FLAGS = AL_MATERIAL_SKY | AL_MATERIAL_LIQUID | AL_MATERIAL_NONSOLID | AL_MATERIAL_CLIP |
-                  AL_MATERIAL_NODRAW | AL_MATERIAL_HINT | AL_MATERIAL_TRIGGER,
+                  AL_MATERIAL_NODRAW | AL_MATERIAL_HINT | AL_MATERIAL_TRIGGER | AL_MATERIAL_ORIGIN,
 };
 
 /* The entity key "allium_luxel_size", or 0 if absent or unusable (with a warning). */

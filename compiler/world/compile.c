@@ -307,6 +307,7 @@ void al_world_destroy(al_world *world)
     free(world->collision);
     free(world->collision_hash);
     free(world->liquids);
+    free(world->origins);
     al_cell_index_free(&world->liquid_index);
     al_plane_table_free(&world->planes);
     al_arena_destroy(world->arena);
@@ -883,9 +884,9 @@ static bool take_brush(compile_state *c, int i, al_brush **out)
     if (role == AL_ROLE_DETAIL) b->flags |= AL_BRUSH_DETAIL;
     /* Quake's entities have no liquids: their liquid brushes are solid. */
     if (role == AL_ROLE_MODEL) b->material_flags &= ~AL_MATERIAL_LIQUID;
-    bool solid =
-        role != AL_ROLE_NONSOLID &&
-        !(b->material_flags & (AL_MATERIAL_LIQUID | AL_MATERIAL_NONSOLID | AL_MATERIAL_HINT));
+    bool solid = role != AL_ROLE_NONSOLID &&
+                 !(b->material_flags & (AL_MATERIAL_LIQUID | AL_MATERIAL_NONSOLID |
+                                        AL_MATERIAL_HINT | AL_MATERIAL_ORIGIN));
     b->model = -1;
     if (solid) {
         if (role == AL_ROLE_MODEL) {
@@ -953,6 +954,28 @@ static al_status build_brushes(compile_state *c)
             w->liquids[w->liquid_count++] = c->valid[i];
     }
     if (!al_world_index_liquids(w)) return AL_ERR_NOMEM;
+    /* The origin brushes: a brush entity's first (a warning for any other, and for one in
+     * the world, which has no origin to set). */
+    w->origins = malloc((size_t) (c->valid_count + 1) * sizeof *w->origins);
+    if (!w->origins) return AL_ERR_NOMEM;
+    for (int i = 0; i < c->valid_count; i++) {
+        al_brush *b = c->valid[i];
+        if (!(b->material_flags & AL_MATERIAL_ORIGIN)) continue;
+        const char *classname = input->entities[b->entity].classname;
+        al_entity_role role = b->entity == 0 ? AL_ROLE_WORLD : al_entity_role_of(classname);
+        bool taken = false;
+        for (int k = 0; k < w->origin_count; k++) taken |= w->origins[k]->entity == b->entity;
+        if (role == AL_ROLE_MODEL && !taken) {
+            w->origins[w->origin_count++] = b;
+        } else {
+            al_diag_add(&w->diags, AL_SEVERITY_WARNING, AL_DIAG_BRUSH_WARNING, b->entity, b->index,
+                        -1, b->line, -1,
+                        taken ? "is a second origin brush of its entity; the first one sets "
+                                "the origin"
+                              : "is an origin brush outside a brush entity, which has no "
+                                "origin to set; it is left out");
+        }
+    }
     w->stats.collision_brushes = w->collision_count;
     w->stats.ms_brushes = al_clock_ms_since(t0);
     return AL_OK;

@@ -143,6 +143,8 @@ al_status al_world_save(const al_world *w, void **data, size_t *size)
     for (int i = 0; i < w->collision_count; i++) put_brush(&o, w->collision[i]);
     put_i32(&o, w->liquid_count);
     for (int i = 0; i < w->liquid_count; i++) put_brush(&o, w->liquids[i]);
+    put_i32(&o, w->origin_count);
+    for (int i = 0; i < w->origin_count; i++) put_brush(&o, w->origins[i]);
     put_i32(&o, w->model_count);
     for (int m = 0; m < w->model_count; m++) {
         const al_model *model = &w->models[m];
@@ -501,6 +503,17 @@ al_status al_world_load(const void *data, size_t size, al_world **out, al_diag_l
                 w->liquids[w->liquid_count++] = b;
         }
         if (!r.problem && !al_world_index_liquids(w)) fail(&r, "memory ran out");
+    }
+    if (get_count(&r, 8 * sizeof(int32_t) + 6 * sizeof(double), &n)) {
+        w->origins = malloc((size_t) (n ? n : 1) * sizeof *w->origins);
+        if (!w->origins) fail(&r, "memory ran out");
+        for (int i = 0; i < n && !r.problem; i++) {
+            al_brush *b = al_arena_calloc(w->arena, 1, sizeof *b);
+            if (!b)
+                fail(&r, "memory ran out");
+            else if (get_brush(&r, w, b))
+                w->origins[w->origin_count++] = b;
+        }
     }
     if (get_count(&r, 10 * sizeof(int32_t) + 12 * sizeof(double), &n)) {
         if (n < 1) fail(&r, "there is no world model");

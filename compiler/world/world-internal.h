@@ -236,6 +236,8 @@ struct al_world {
     al_brush **liquids; /* owned array; the world's liquid brushes, in input order */
     int liquid_count;
     al_cell_index liquid_index; /* the liquids by cell (al_world_index_liquids) */
+    al_brush **origins;         /* owned array; the brush entities' origin brushes, one each */
+    int origin_count;
     /* Owned array, at [hull * collision_count + i]: collision brush i expanded by the hull,
      * or NULL where it never was. The brushes live in STORES. NULL in a loaded world. */
     al_brush **expanded;

@@ -40,6 +40,7 @@ uint32_t al_material_default_flags(const char *name)
     if (equals_ci(name, "skip") || equals_ci(name, "nodraw") || equals_ci(name, "caulk"))
         return AL_MATERIAL_NODRAW;
     if (equals_ci(name, "hint") || equals_ci(name, "hintskip")) return AL_MATERIAL_HINT;
+    if (equals_ci(name, "origin")) return AL_MATERIAL_ORIGIN;
     return 0;
 }
 

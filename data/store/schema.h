@@ -7,7 +7,8 @@
  * Version history (PRAGMA user_version):
  *   1  settings, hulls, materials, entities, brushes, faces, steps, journal, cache
  *   2  materials' flags follow Quake's rules as the compiler now reads them (the trigger
- *      texture has no contents of its own; lava and slime are kinds of liquid)
+ *      texture has no contents of its own; lava and slime are kinds of liquid; origin
+ *      brushes)
  */
 #ifndef AL_SCHEMA_H
 #define AL_SCHEMA_H

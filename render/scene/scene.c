@@ -179,8 +179,11 @@ static bool tool_colour(uint32_t flags, al_entity_role role, float rgba[4])
     static const float trigger[4] = {1.0f, 0.6f, 0.1f, 0.3f};
     static const float hint[4] = {0.3f, 0.9f, 0.9f, 0.2f};
     static const float skip[4] = {0.4f, 0.4f, 0.45f, 0.3f};
+    static const float origin[4] = {0.95f, 0.85f, 0.2f, 0.35f};
     const float *c = NULL;
     if (flags & AL_MATERIAL_CLIP) c = clip;
+    else if (flags & AL_MATERIAL_ORIGIN)
+        c = origin;
     else if (flags & AL_MATERIAL_HINT) c = hint;
     else if (role == AL_ROLE_NONSOLID || (flags & (AL_MATERIAL_NONSOLID | AL_MATERIAL_TRIGGER)))
         c = trigger;

@@ -502,3 +502,39 @@ CHECK_TEST(contents_first_face, "/brush/contents/the-first-face-decides-as-in-qu
     CHECK_MSG(mixed == 2, "%d mixed-contents warnings", mixed);
     scene_free(&s);
 }
+
+/* Origin brushes: no geometry; the centre of a brush entity's first one is its origin. */
+CHECK_TEST(origin_brushes, "/brush/contents/an-origin-brush-sets-its-entitys-origin")
+{
+    mapgen *g = mapgen_create(false);
+    mapgen_begin_entity(g, "worldspawn");
+    mapgen_box(g, -512, -512, -16, 512, 512, 0, "floor");
+    mapgen_box(g, 300, 300, 0, 316, 316, 16, "origin"); /* in the world: left out, warned */
+    mapgen_end_entity(g);
+    mapgen_begin_entity(g, "func_rotate_door");
+    mapgen_box(g, 32, 0, 0, 160, 16, 128, "door");
+    mapgen_box(g, -8, -8, 56, 8, 8, 72, "ORIGIN");
+    mapgen_box(g, 64, 64, 0, 80, 80, 16, "origin"); /* a second one: warned */
+    mapgen_end_entity(g);
+    scene s;
+    REQUIRE(scene_load_mapgen(&s, g, NULL));
+    double o[3];
+    REQUIRE(al_world_entity_origin(s.world, 1, o));
+    CHECK(o[0] == 0 && o[1] == 0 && o[2] == 64);
+    CHECK(!al_world_entity_origin(s.world, 0, o));
+    int stand = scene_hull(&s, "stand");
+    for (int h = 0; h < 2; h++) {
+        int hull = h ? stand : 0;
+        CHECK(!al_world_point_solid(s.world, hull, (double[3]){0, 0, 64}));
+        CHECK(!al_world_point_solid(s.world, hull, (double[3]){308, 308, 8 + 24 * h}));
+        CHECK(al_world_point_solid(s.world, hull, (double[3]){96, 8, 64}));
+    }
+    const al_diag_list *d = al_world_diagnostics(s.world);
+    int outside = 0, second = 0;
+    for (size_t k = 0; k < d->count; k++) {
+        outside += strstr(d->items[k].message, "outside a brush entity") && d->items[k].entity == 0;
+        second += strstr(d->items[k].message, "second origin brush") && d->items[k].entity == 1;
+    }
+    CHECK(outside == 1 && second == 1);
+    scene_free(&s);
+}

@@ -1,5 +1,6 @@
-/* Liquid volumes: the world's water, slime and lava brushes, and the point contents query
- * (see al_world_point_contents).
+/* The brushes whose contents are not solid but still mean something: the world's liquid
+ * volumes (water, slime, lava) with the point contents query (al_world_point_contents),
+ * and the brush entities' origin brushes (al_world_entity_origin).
  *
  * Liquids are solid to no hull, so they take no part in the onion tree: a point's liquid is
  * answered from the liquid brushes themselves, found through a grid of 256-unit cells. A map
@@ -62,6 +63,17 @@ al_contents al_world_point_liquid(const al_world *w, const double p[3])
             return al_liquid_contents(b->material_flags);
     }
     return AL_CONTENTS_EMPTY;
+}
+
+bool al_world_entity_origin(const al_world *w, int entity, double origin[3])
+{
+    for (int i = 0; i < w->origin_count; i++)
+        if (w->origins[i]->entity == entity) {
+            for (int k = 0; k < 3; k++)
+                origin[k] = 0.5 * (w->origins[i]->mins[k] + w->origins[i]->maxs[k]);
+            return true;
+        }
+    return false;
 }
 
 int al_world_liquid_count(const al_world *w)
