@@ -8,7 +8,9 @@
  * Options: --hull NAME=minx,miny,minz,maxx,maxy,maxz (repeatable), --block-size N,
  * --threads N, --json, --no-cache; radiosity: --rad-residual EPS (default 0.01: shoot
  * until the unshot light is 1% of the emitted), --rad-time SECONDS (a budget; default
- * none), --luxel UNITS (the lightmap texel; default the map's, or 16), --no-rad.
+ * none), --luxel UNITS (the lightmap texel; default the map's, or 16), --no-rad;
+ * textures: --texture-path DIR (repeatable: folders where the worldspawn "wad" key's WADs
+ * are looked for, after the map's own folder).
  *
  * A document's compile is stored in the document, keyed by a content hash of everything
  * the compiler reads; compiling an unchanged document again loads it (the report says
@@ -25,6 +27,8 @@
 #include "mapfile/texture.h"
 #include "report.h"
 #include "store/map-doc.h"
+#include "textures/sources.h"
+#include "al-entity-keys.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -34,13 +38,12 @@
 
 static int usage(FILE *to)
 {
-    fprintf(to,
-            "usage: allium-compile [--hull NAME=minx,miny,minz,maxx,maxy,maxz ...] "
-            "[--block-size N] [--threads N] [--json] [--no-cache]\n"
-            "                      [--rad-residual EPS] [--rad-time SECONDS] [--luxel UNITS] "
-            "[--no-rad] MAP\n"
-            "       allium-compile -o OUT.allium IN.map     (import, then compile)\n"
-            "       allium-compile -o OUT.map [--format valve|standard] IN.allium  (export)\n");
+    fprintf(to, "usage: allium-compile [--hull NAME=minx,miny,minz,maxx,maxy,maxz ...] "
+                "[--block-size N] [--threads N] [--json] [--no-cache]\n"
+                "                      [--rad-residual EPS] [--rad-time SECONDS] [--luxel UNITS] "
+                "[--no-rad] [--texture-path DIR ...] MAP\n"
+                "       allium-compile -o OUT.allium IN.map     (import, then compile)\n"
+                "       allium-compile -o OUT.map [--format valve|standard] IN.allium  (export)\n");
     return to == stdout ? 0 : 2;
 }
 
@@ -248,9 +251,68 @@ static bool parse_number(const char *flag, const char *v, double lo, double hi, 
     return true;
 }
 
+/* The map's textures against its WADs (the worldspawn "wad" key, found beside the map and
+ * in SEARCH): how many of the materials its faces use were found, which were not, and
+ * where the WADs are. NULL if memory runs out. Missing and damaged WADs are named on
+ * standard error. */
+static cJSON *textures_json(al_tool_map *m, const char *const *search, int search_count)
+{
+    const char *key =
+        m->input.entity_count > 0 ? al_entity_value(&m->input.entities[0], "wad") : NULL;
+    char *folder = strdup(m->path);
+    if (!folder) return NULL;
+    char *slash = strrchr(folder, '/');
+    if (slash)
+        *slash = '\0';
+    else
+        strcpy(folder, ".");
+    al_texture_sources sources;
+    al_diag_list diags = {0};
+    al_status st =
+        al_texture_sources_open(&sources, key, folder, search, search_count, NULL, &diags);
+    free(folder);
+    al_tool_print_diags(m->path, &diags, stderr);
+    al_diag_list_clear(&diags);
+    if (st != AL_OK) return NULL;
+    bool *used = calloc((size_t) m->input.material_count + 1, sizeof *used);
+    cJSON *out = cJSON_CreateObject(), *missing = cJSON_CreateArray(), *paths = cJSON_CreateArray();
+    int found = 0, lost = 0;
+    if (used && out && missing && paths) {
+        for (int f = 0; f < m->input.face_count; f++) {
+            int k = m->input.faces[f].material;
+            if (k >= 0 && k < m->input.material_count) used[k] = true;
+        }
+        for (int k = 0; k < m->input.material_count; k++) {
+            if (!used[k]) continue;
+            if (al_texture_sources_find(&sources, m->input.materials[k].name, NULL)) {
+                found++;
+            } else {
+                lost++;
+                cJSON_AddItemToArray(missing, cJSON_CreateString(m->input.materials[k].name));
+            }
+        }
+        for (int i = 0; i < sources.count; i++)
+            cJSON_AddItemToArray(paths, cJSON_CreateString(sources.paths[i]));
+        cJSON_AddNumberToObject(out, "textures_found", found);
+        cJSON_AddNumberToObject(out, "textures_missing", lost);
+        cJSON_AddItemToObject(out, "missing", missing);
+        cJSON_AddItemToObject(out, "sources", paths);
+    } else {
+        cJSON_Delete(out);
+        cJSON_Delete(missing);
+        cJSON_Delete(paths);
+        out = NULL;
+    }
+    free(used);
+    al_texture_sources_close(&sources);
+    return out;
+}
+
 int main(int argc, char **argv)
 {
     al_tool_options options = {.use_cache = true};
+    const char *texture_paths[64];
+    int texture_path_count = 0;
     rad_args ra = {.residual = 0.01};
     bool json = false;
     const char *path = NULL, *output = NULL, *format = NULL;
@@ -260,6 +322,12 @@ int main(int argc, char **argv)
         if (used) continue;
         if (strcmp(argv[i], "--json") == 0) {
             json = true;
+        } else if (strcmp(argv[i], "--texture-path") == 0 && i + 1 < argc) {
+            if (texture_path_count == 64) {
+                fprintf(stderr, "error: at most 64 --texture-path folders\n");
+                return 2;
+            }
+            texture_paths[texture_path_count++] = argv[++i];
         } else if (strcmp(argv[i], "--no-cache") == 0) {
             options.use_cache = false;
         } else if (strcmp(argv[i], "--no-rad") == 0) {
@@ -328,11 +396,16 @@ int main(int argc, char **argv)
         al_tool_map_free(&m);
         return 1;
     }
+    cJSON *textures = textures_json(&m, texture_paths, texture_path_count);
     if (json) {
         al_world_stats s;
         al_world_get_stats(w, &s);
         cJSON *report = al_report_json(&m, w, &s);
         if (report) rad_json(report, &rr);
+        if (report && textures)
+            cJSON_AddItemToObject(report, "materials", textures);
+        else
+            cJSON_Delete(textures);
         if (!al_report_print(report, stdout)) {
             fprintf(stderr, "error: out of memory while writing the report\n");
             al_world_destroy(w);
@@ -341,6 +414,14 @@ int main(int argc, char **argv)
         }
     } else {
         al_report_text(&m, w, stdout);
+        if (textures) {
+            const cJSON *sources = cJSON_GetObjectItem(textures, "sources");
+            printf("  textures: %d found, %d missing, in %d wads\n",
+                   cJSON_GetObjectItem(textures, "textures_found")->valueint,
+                   cJSON_GetObjectItem(textures, "textures_missing")->valueint,
+                   cJSON_GetArraySize(sources));
+            cJSON_Delete(textures);
+        }
         if (rr.ran)
             printf("  radiosity: %d patches, %d lights, %lld shots, residual %.2f%% in %.0f ms%s\n",
                    rr.stats.patches, rr.stats.lights, (long long) rr.stats.shots,

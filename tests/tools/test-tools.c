@@ -3,6 +3,8 @@
 #include "check.h"
 #include "doc-fixture.h"
 #include "store/document.h"
+#include "mapgen.h"
+#include "wadgen.h"
 
 #include <cjson/cJSON.h>
 #include <dirent.h>
@@ -67,6 +69,59 @@ CHECK_TEST(compile_json, "/tools/allium-compile-json-has-the-report-keys")
     CHECK(cJSON_IsNumber(path(r, "peak_rss_kb", NULL)));
     CHECK(cJSON_IsArray(path(r, "diagnostics", NULL)));
     cJSON_Delete(r);
+}
+
+/* The map's WADs, as a mapper's "wad" key names them (a Windows path, and a WAD that is
+ * nowhere): found by their file names in a --texture-path folder, the textures counted,
+ * the missing ones named, and the WAD that is not found named on standard error. */
+CHECK_TEST(compile_textures, "/tools/allium-compile-finds-the-maps-wads-and-counts-its-textures")
+{
+    uint8_t pixels[16 * 16] = {0};
+    wadgen_texture t[2] = {{"stone", 16, 16, pixels, NULL}, {"FLOOR", 16, 16, pixels, NULL}};
+    size_t size;
+    uint8_t *wad = wadgen_write(2, t, 2, NULL, &size);
+    REQUIRE(wad);
+    char folder[600], file[700], map[700];
+    snprintf(folder, sizeof folder, "%s/wads", scratch);
+    mkdir(folder, 0755);
+    snprintf(file, sizeof file, "%s/base.wad", folder);
+    FILE *f = fopen(file, "wb");
+    REQUIRE(f && fwrite(wad, 1, size, f) == size);
+    fclose(f);
+    free(wad);
+    mapgen *g = mapgen_create(false);
+    mapgen_begin_entity(g, "worldspawn");
+    mapgen_key(g, "wad", "C:\\quake\\id1\\gfx\\base.wad;/nowhere/extra.wad");
+    mapgen_room(g, 0, 0, 0, 256, 256, 128, 16, "stone");
+    mapgen_box(g, 64, 64, 0, 128, 128, 32, "floor");
+    mapgen_box(g, 160, 160, 0, 192, 192, 32, "crate");
+    mapgen_end_entity(g);
+    mapgen_point_entity(g, "info_player_start", 32, 32, 40);
+    snprintf(map, sizeof map, "%s/textured.map", scratch);
+    REQUIRE(mapgen_save(g, map));
+    mapgen_destroy(g);
+    char cmd[4096], *out;
+    snprintf(cmd, sizeof cmd, "'%s' --no-rad --json --texture-path '%s' '%s' 2>'%s.err'",
+             compile_tool, folder, map, map);
+    REQUIRE(run(cmd, &out) == 0);
+    cJSON *r = cJSON_Parse(out);
+    free(out);
+    REQUIRE(r);
+    cJSON *m = path(r, "materials", NULL);
+    CHECK(cJSON_IsNumber(path(m, "textures_found", NULL)) &&
+          path(m, "textures_found", NULL)->valueint == 2);
+    CHECK(path(m, "textures_missing", NULL) && path(m, "textures_missing", NULL)->valueint == 1);
+    cJSON *missing = path(m, "missing", NULL);
+    CHECK(cJSON_GetArraySize(missing) == 1 &&
+          strcmp(cJSON_GetArrayItem(missing, 0)->valuestring, "crate") == 0);
+    cJSON *sources = path(m, "sources", NULL);
+    CHECK(cJSON_GetArraySize(sources) == 1 &&
+          strstr(cJSON_GetArrayItem(sources, 0)->valuestring, "wads/base.wad"));
+    cJSON_Delete(r);
+    snprintf(cmd, sizeof cmd, "cat '%s.err'", map);
+    REQUIRE(run(cmd, &out) == 0);
+    CHECK_MSG(strstr(out, "the wad \"/nowhere/extra.wad\" was not found"), "stderr: %s", out);
+    free(out);
 }
 
 CHECK_TEST(compile_hulls, "/tools/allium-compile-hull-and-block-options")
