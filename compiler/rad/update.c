@@ -379,9 +379,9 @@ static bool face_ranges(const al_rad *rad, int32_t **groups, int32_t **panels)
 static bool same_light(const rad_light *a, const rad_light *b)
 {
     return a->kind == b->kind && a->level == b->level && a->wait == b->wait &&
-           a->delay == b->delay && a->dome == b->dome && a->range == b->range &&
-           a->cos_outer == b->cos_outer && a->cos_inner == b->cos_inner &&
-           memcmp(a->origin, b->origin, sizeof a->origin) == 0 &&
+           a->delay == b->delay && a->falloff == b->falloff && a->anglescale == b->anglescale &&
+           a->dome == b->dome && a->range == b->range && a->cos_outer == b->cos_outer &&
+           a->cos_inner == b->cos_inner && memcmp(a->origin, b->origin, sizeof a->origin) == 0 &&
            memcmp(a->dir, b->dir, sizeof a->dir) == 0 &&
            memcmp(a->colour, b->colour, sizeof a->colour) == 0;
 }
