@@ -59,6 +59,10 @@
  *   _sun 1     a sun of its level and colour instead of a lamp, along its target or mangle
  *              (default straight down), with _deviance degrees of penumbra
  *   _sunlight2 1 / _sunlight3 1   a sky dome of its level and colour, upper or lower
+ *   style      its lightmap style (0-254; a light with a targetname, which a trigger
+ *              switches, gets one from 32 up per targetname instead). The solver keeps one
+ *              lightmap with every light as it is at full strength; al_rad_direct_at can
+ *              give one style's light, as Quake's light writes each style's lightmap.
  * The worldspawn's keys:
  *   _sunlight  a sun's level (default 0: none), _sunlight_color, _sun_mangle (or
  *              _sunlight_mangle) "yaw pitch" of the direction the light travels (default
@@ -280,13 +284,20 @@ bool al_rad_luxel_get(al_rad *rad, int i, al_rad_luxel *out);
 
 /* --- light at any point, for tools --------------------------------------------------- */
 
+#define AL_RAD_ALL_STYLES (-1)
+
 /* The direct light at point P of a face with normal N, as Quake's light computes it at
  * its samples: each light source's falloff, angle scale and cone taken at P, if a ray from
  * P lifted a unit off the face reaches it (a sun: a sky face along its direction), summed
  * and then raised, channel by channel, to P's floor (the minimum light of the entity of
  * the lit face P lies on, or the worldspawn's, and the local minlights that see P). Light
- * levels, into OUT. It does not depend on what the solver has shot. Any thread. */
-void al_rad_direct_at(const al_rad *rad, const double p[3], const double n[3], float out[3]);
+ * levels, into OUT. With STYLE >= 0, only what Quake's light writes into the lightmap of
+ * that style: the lights of that style (0: steady; a "style" key; 32 up: switched by a
+ * trigger, numbered by targetname as Quake's light numbers them), and the minimum light
+ * in style 0's. AL_RAD_ALL_STYLES: every light, as the solver lights the map (it keeps
+ * one lightmap). It does not depend on what the solver has shot. Any thread. */
+void al_rad_direct_at(const al_rad *rad, const double p[3], const double n[3], int style,
+                      float out[3]);
 
 /* What lightmap MAP (a snapshot of RAD) shows at point P of a face with normal N, into
  * OUT: the texel of the luxel cell P falls in, on the lit face facing along N whose plane

@@ -116,6 +116,11 @@ static bool is_switch(double v)
     return v == 0 || v == 1;
 }
 
+static bool is_style(double v)
+{
+    return v == floor(v) && v >= 0 && v <= 254;
+}
+
 /* "r g b" in 0..255, or 0..1 when no component exceeds 1, into COLOUR as 0..1 for white
  * (ericw-tools' reading: components above 255 make a brighter light); white if absent. */
 static void colour_key(const reader *r, const char *key, float colour[3])
@@ -226,6 +231,8 @@ typedef struct parse {
     const al_face_polys *polys;
     al_diag_list *diags;
     light_list lights, floors, domes;
+    const char **targets; /* targetnames of switched lights, in order: style 32 + index */
+    int target_count;
     /* worldspawn keys that apply to every light */
     double anglescale; /* "_anglescale" / "_anglesense" (default 0.5) */
     double dist;       /* "_dist": scales every falloff distance (default 1) */
@@ -238,8 +245,8 @@ typedef struct parse {
  * AL_RAD_PENUMBRA suns share the level: the first along DIR, the others turned by up to
  * PENUMBRA in yaw and elevation, which softens the shadows' edges (ericw-tools'
  * "_sunlight_penumbra"). */
-static bool add_sun(parse *p, int entity, double level, const float colour[3], const double dir[3],
-                    double penumbra, double anglescale)
+static bool add_sun(parse *p, int entity, int style, double level, const float colour[3],
+                    const double dir[3], double penumbra, double anglescale)
 {
     int n = penumbra > 0 ? AL_RAD_PENUMBRA : 1;
     double yaw = atan2(dir[1], dir[0]), elevation = atan2(dir[2], hypot(dir[0], dir[1]));
@@ -248,6 +255,7 @@ static bool add_sun(parse *p, int entity, double level, const float colour[3], c
     for (int i = 0; i < n; i++) {
         rad_light l = {.kind = RAD_SUN,
                        .entity = entity,
+                       .style = style,
                        .level = level / n,
                        .wait = 1,
                        .delay = 3,
@@ -273,12 +281,14 @@ static bool add_sun(parse *p, int entity, double level, const float colour[3], c
  * of 16 at elevations of 9, 27, 45 and 63 degrees (each ring turned a quarter step on from
  * the one before) and one along the axis, each with an equal share of the level (an open
  * floor under the upper dome gets 0.78 of it, as in ericw-tools, with the angle scale). */
-static bool add_dome(parse *p, double level, const float colour[3], bool upper, double anglescale)
+static bool add_dome(parse *p, int style, double level, const float colour[3], bool upper,
+                     double anglescale)
 {
     const int rings = 4, per_ring = 16;
     double step = M_PI / 2 / (rings + 1), turn = 2 * M_PI / per_ring;
     double angle = 0, elevation = step * 0.5;
     rad_light l = {.kind = RAD_SUN,
+                   .style = style,
                    .level = level / AL_RAD_DOME,
                    .wait = 1,
                    .delay = 3,
@@ -322,7 +332,7 @@ static bool read_world(parse *p, float minlight[3])
                    upper ? key_or(&r, "_sunlight2_color", "_sunlight_color2")
                          : key_or(&r, "_sunlight3_color", "_sunlight_color3"),
                    colour);
-        if (dome > 0 && !add_dome(p, dome, colour, upper, p->anglescale)) return false;
+        if (dome > 0 && !add_dome(p, 0, dome, colour, upper, p->anglescale)) return false;
     }
 
     level = number_key(&r, "_sunlight", 0, not_negative, "below 0") * p->range;
@@ -337,7 +347,7 @@ static bool read_world(parse *p, float minlight[3])
     }
     mangle_dir(m[0], m[1], dir);
     double penumbra = number_key(&r, "_sunlight_penumbra", 0, is_half_cone, "not between 0 and 90");
-    return add_sun(p, 0, level, colour, dir, penumbra, p->anglescale);
+    return add_sun(p, 0, 0, level, colour, dir, penumbra, p->anglescale);
 }
 
 /* --- lamps ---------------------------------------------------------------------------- */
@@ -553,6 +563,26 @@ static void read_cone(const reader *r, lamp *t)
     t->l.cos_inner = cos(soft * 0.5 * M_PI / 180.0);
 }
 
+/* The lightmap style of R's light into *STYLE: "style", or for a light a trigger switches
+ * (it has a targetname) one from 32 up per targetname, in the order they first appear, as
+ * ericw-tools numbers them (its "style" is then overridden). False if memory runs out. */
+static bool read_style(parse *p, const reader *r, int *style)
+{
+    *style = (int) number_key(r, "style", 0, is_style, "not a whole number from 0 to 254");
+    const char *name = value_of(r, "targetname");
+    if (!name || !*name) return true;
+    int i = 0;
+    while (i < p->target_count && strcmp(p->targets[i], name) != 0) i++;
+    if (i == p->target_count) {
+        const char **t = realloc(p->targets, (size_t) (i + 1) * sizeof *t);
+        if (!t) return false;
+        p->targets = t;
+        p->targets[p->target_count++] = name;
+    }
+    *style = 32 + i;
+    return true;
+}
+
 /* Light entity E: a lamp, spot, sun, sky dome, local minlight or surface light template. */
 static bool read_light(parse *p, int e)
 {
@@ -591,6 +621,7 @@ static bool read_light(parse *p, int e)
     const char *as_key = key_or(r, "_anglescale", "_anglesense");
     t.l.anglescale = number_key(r, as_key, p->anglescale, is_fraction, "not between 0 and 1");
     colour_key(r, "_color", t.l.colour);
+    if (!read_style(p, r, &t.l.style)) return false;
     t.deviance = number_key(r, "_deviance", 0, not_negative, "below 0");
     t.samples =
         (int) number_key(r, "_samples", 16, is_samples, "not a whole number from 1 to 1024");
@@ -599,12 +630,13 @@ static bool read_light(parse *p, int e)
     /* "_sun" "1": a sun, shining along the direction it aims, through sky faces. */
     if (number_key(r, "_sun", 0, NULL, "") == 1) {
         if (!spot) al_set(0, 0, -1, t.l.dir);
-        return add_sun(p, e, t.l.level, t.l.colour, t.l.dir, fmin(t.deviance, 90), t.l.anglescale);
+        return add_sun(p, e, t.l.style, t.l.level, t.l.colour, t.l.dir, fmin(t.deviance, 90),
+                       t.l.anglescale);
     }
     /* "_sunlight2" or "_sunlight3" "1": a sky dome of its level and colour. */
     for (int upper = 1; upper >= 0; upper--)
         if (number_key(r, upper ? "_sunlight2" : "_sunlight3", 0, NULL, "") == 1)
-            return add_dome(p, t.l.level, t.l.colour, upper, t.l.anglescale);
+            return add_dome(p, t.l.style, t.l.level, t.l.colour, upper, t.l.anglescale);
     if (spot) read_cone(r, &t);
 
     const char *material = value_of(r, "_surface");
@@ -674,6 +706,7 @@ bool al_rad_parse_lights(const al_world *world, const al_input *input, const al_
     for (int32_t i = 0; i < p.domes.count; i++)
         if (!push(&p.lights, &p.domes.items[i])) goto nomem;
     free(p.domes.items);
+    free(p.targets);
     out->lights = p.lights.items;
     out->count = p.lights.count;
     out->dome_count = p.domes.count;
@@ -681,6 +714,7 @@ bool al_rad_parse_lights(const al_world *world, const al_input *input, const al_
     out->floor_count = p.floors.count;
     return true;
 nomem:
+    free(p.targets);
     free(p.lights.items);
     free(p.floors.items);
     free(p.domes.items);

@@ -27,7 +27,7 @@ static bool in_row(const uint64_t *row, int32_t cluster)
 }
 
 void al_rad_floor_at(const al_rad *rad, int32_t face, const double x[3], const double from[3],
-                     const double n[3], int32_t cluster, float out[3])
+                     const double n[3], int32_t cluster, int style, float out[3])
 {
     out[0] = out[1] = out[2] = 0;
     const al_input *in = rad->input;
@@ -36,10 +36,11 @@ void al_rad_floor_at(const al_rad *rad, int32_t face, const double x[3], const d
         int32_t b = rad->faces[face].brush;
         entity = in->brushes[b].entity;
     }
-    if (rad->entity_minlight && entity >= 0 && entity < in->entity_count)
+    if (rad->entity_minlight && entity >= 0 && entity < in->entity_count && style <= 0)
         memcpy(out, rad->entity_minlight[entity], 3 * sizeof *out);
     for (int32_t i = 0; i < rad->floor_light_count; i++) {
         const rad_light *l = &rad->floor_lights[i];
+        if (style >= 0 && l->style != style) continue;
         if (!in_row(al_rad_pvs_row(rad, l->cluster), cluster)) continue;
         double to[3];
         al_sub(l->origin, x, to);
@@ -60,7 +61,7 @@ static void floor_job(void *context, int index, int worker)
         double n[3] = {rad->normal[j][0], rad->normal[j][1], rad->normal[j][2]}, x[3];
         al_madd(rad->point[j], n, -AL_RAD_SAMPLE_OFFSET, x);
         al_rad_floor_at(rad, rad->luxel_face[j], x, rad->point[j], n, rad->luxel_cluster[j],
-                        rad->floor[j]);
+                        AL_RAD_ALL_STYLES, rad->floor[j]);
     }
 }
 

@@ -68,7 +68,8 @@ static int32_t face_at(const al_rad *rad, const double p[3], const double n[3])
     return best;
 }
 
-void al_rad_direct_at(const al_rad *rad, const double p[3], const double n_in[3], float out[3])
+void al_rad_direct_at(const al_rad *rad, const double p[3], const double n_in[3], int style,
+                      float out[3])
 {
     out[0] = out[1] = out[2] = 0;
     double n[3];
@@ -80,11 +81,12 @@ void al_rad_direct_at(const al_rad *rad, const double p[3], const double n_in[3]
     double extent = al_rad_sun_reach(rad);
     for (int32_t i = 0; i < rad->light_count; i++) {
         const rad_light *l = &rad->lights[i];
+        if (style >= 0 && l->style != style) continue;
         const uint64_t *row = l->kind == RAD_SUN ? NULL : al_rad_pvs_row(rad, l->cluster);
         al_rad_light_add(rad, l, row, p, from, n, cluster, extent, out);
     }
     float floor[3];
-    al_rad_floor_at(rad, face_at(rad, p, n), p, from, n, cluster, floor);
+    al_rad_floor_at(rad, face_at(rad, p, n), p, from, n, cluster, style, floor);
     for (int k = 0; k < 3; k++) out[k] = fmaxf(out[k], floor[k]);
 }
 

@@ -93,6 +93,8 @@ typedef struct rad_light {
     double range;     /* beyond this the light adds less than a level; INFINITY: none */
     int32_t cluster;  /* vis leaf of the origin, -1 if none */
     bool dome;        /* one of a sky dome's suns */
+    int style;        /* Quake's lightmap style: 0 steady, else the "style" key, or from 32
+                         up one per targetname for lights a trigger switches */
 } rad_light;
 
 /* The light sources of a map, as al_rad_parse_lights reads them. */
@@ -296,9 +298,11 @@ int al_rad_light_add(const al_rad *rad, const rad_light *l, const uint64_t *row,
 /* The floor (minimum light) of a point X of face FACE (an index into rad.faces, or -1 for
  * none: the worldspawn's minimum) with unit normal N, seen from FROM (X lifted off the
  * face) in vis leaf CLUSTER, into OUT: the face's entity's minimum light, raised to every
- * local minlight that sees it (minlight.c). */
+ * local minlight that sees it (minlight.c). With STYLE >= 0, only what Quake's lightmap
+ * of that style holds: the minimum light in style 0's, local minlights in their own
+ * style's. */
 void al_rad_floor_at(const al_rad *rad, int32_t face, const double x[3], const double from[3],
-                     const double n[3], int32_t cluster, float out[3]);
+                     const double n[3], int32_t cluster, int style, float out[3]);
 
 /* rad.floor from the lights and the entities' minimum light. AL_OK or AL_ERR_NOMEM. */
 al_status al_rad_compute_floors(al_rad *rad);

@@ -16,14 +16,17 @@
  *       every oracle on every hull, mismatch counts per oracle
  *   allium-bench classify MAP --hull NAME [options]
  *       reads "x y z" lines on stdin, prints 0 (empty) or 1 (solid) per line
- *   allium-bench light MAP [--direct] [--luxel 16] [--rad-residual 0.01] [options]
+ *   allium-bench light MAP [--direct [--style N]] [--luxel 16] [--rad-residual 0.01]
+ *                          [options]
  *       reads "x y z nx ny nz" lines on stdin (points on faces, with the faces' normals)
  *       and prints "r g b" per line on Quake's lightmap scale: a byte per channel, half a
  *       light level (Quake's light writes level x 0.5, its -range, and clamps at 255), so
  *       a light 300 at 100 units straight above a floor gives (300 - 100) / 2 = 100 there.
  *       With --direct: the direct light at the point as Quake's light computes it at its
  *       samples (falloff, angle and cone at the point, a ray to each light, then the
- *       minimum light), before any reflected light (al_rad_direct_at). Without: what the
+ *       minimum light), before any reflected light (al_rad_direct_at); with --style N only
+ *       what Quake's light writes into the lightmap of style N (0: the steady lights and
+ *       the minimum light; 32 up: lights a trigger switches). Without: what the
  *       lightmap shows at the point's luxel once the solver has run to --rad-residual
  *       (al_rad_shown_at), or "- - -" for a point on no lit face
  *   allium-bench slice MAP --z HEIGHT [--scale UNITS] -o FILE.png [options]
@@ -124,6 +127,7 @@ typedef struct args {
     double rad_residual; /* edit: the light's residual before the edits and at the end */
     bool leaks;
     bool direct; /* light: the direct light, not the lightmap */
+    int style;   /* light --direct: the lightmap style, or AL_RAD_ALL_STYLES */
     bool residual_given;
     bool count_given;
     int steps;     /* spheretree, agents */
@@ -138,7 +142,8 @@ static int usage(void)
             "       allium-bench trace MAP [--hull NAME] [--length UNITS] [--count N]\n"
             "       allium-bench verify MAP [--points N] [--traces N] [--segments N]\n"
             "       allium-bench classify MAP --hull NAME < points\n"
-            "       allium-bench light MAP [--direct] [--luxel UNITS] [--rad-residual R]\n"
+            "       allium-bench light MAP [--direct [--style N]] [--luxel UNITS]\n"
+            "                              [--rad-residual R]\n"
             "                              < points-and-normals\n"
             "       allium-bench slice MAP --z HEIGHT [--scale UNITS] -o FILE.png\n"
             "       allium-bench document MAP.map [--runs N] [--count EDITS] [--scratch DIR]\n"
@@ -180,6 +185,7 @@ static int parse_args(int argc, char **argv, args *a)
     a->rad_residual = 0.1;
     a->steps = 300;
     a->margin = -1;
+    a->style = AL_RAD_ALL_STYLES;
     if (argc < 2) return -1;
     a->command = argv[1];
     for (int i = 2; i < argc;) {
@@ -249,6 +255,10 @@ static int parse_args(int argc, char **argv, args *a)
                 a->rad_residual = strtod(v, &end);
                 a->residual_given = true;
                 if (*end || !(a->rad_residual > 0 && a->rad_residual <= 1)) goto bad;
+            } else if (strcmp(arg, "--style") == 0) {
+                long style = strtol(v, &end, 10);
+                if (*end || style < 0 || style > 255) goto bad;
+                a->style = (int) style;
             } else if (strcmp(arg, "--tight-edits") == 0) {
                 a->tight_edits = (int) strtol(v, &end, 10);
                 if (*end || a->tight_edits < 0 || a->tight_edits > 1000) goto bad;
@@ -638,7 +648,7 @@ static int cmd_light(const args *a)
         }
         float v[3];
         if (a->direct) {
-            al_rad_direct_at(rad, p, n, v);
+            al_rad_direct_at(rad, p, n, a->style, v);
         } else if (!al_rad_shown_at(rad, &map, p, n, v)) {
             printf("- - -\n");
             continue;

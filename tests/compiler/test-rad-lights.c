@@ -88,7 +88,8 @@ static void lit_free(lit *t)
 /* The direct light at the floor point R units along x from under the light. */
 static void floor_at(const lit *t, double r, float out[3])
 {
-    al_rad_direct_at(t->rad, (const double[3]){1024 + r, 1024, 0}, (const double[3]){0, 0, 1}, out);
+    al_rad_direct_at(t->rad, (const double[3]){1024 + r, 1024, 0}, (const double[3]){0, 0, 1},
+                     AL_RAD_ALL_STYLES, out);
 }
 
 /* Quake's falloff of LEVEL at distance D for DELAY and WAIT (ericw-tools' light.rst). */
@@ -314,10 +315,10 @@ CHECK_TEST(minlight, "/rad/lights/minlight-and-mincolor-raise-each-channel-of-th
                   fabs(got[2] - light) < 1e-3,
               "near: %g %g %g, want 40 %g %g", got[0], got[1], got[2], light, light);
     const double up[3] = {0, 0, 1};
-    al_rad_direct_at(t.rad, (const double[3]){1632, 1632, 32}, up, got);
+    al_rad_direct_at(t.rad, (const double[3]){1632, 1632, 32}, up, AL_RAD_ALL_STYLES, got);
     CHECK_MSG(got[0] == 80 && fabs(got[1] - 80 * 128 / 255.0) < 1e-4 && got[2] == 0,
               "the func_wall's top: %g %g %g", got[0], got[1], got[2]);
-    al_rad_direct_at(t.rad, (const double[3]){432, 1632, 32}, up, got);
+    al_rad_direct_at(t.rad, (const double[3]){432, 1632, 32}, up, AL_RAD_ALL_STYLES, got);
     CHECK_MSG(got[0] == 0 && got[1] == 0 && got[2] == 60, "the func_detail's top: %g %g %g", got[0],
               got[1], got[2]);
     /* The lightmaps show it too, and it is no light: nothing is shot from it. */
@@ -565,9 +566,10 @@ CHECK_TEST(domes, "/rad/lights/sunlight2-and-sunlight3-light-from-the-upper-and-
     CHECK_MSG(st.lights == 130 && st.dome_lights == 130, "%d lights, %d of domes", st.lights,
               st.dome_lights);
     float top[3], bottom[3];
-    al_rad_direct_at(t.rad, (const double[3]){2048, 2048, 1040}, (const double[3]){0, 0, 1}, top);
+    al_rad_direct_at(t.rad, (const double[3]){2048, 2048, 1040}, (const double[3]){0, 0, 1},
+                     AL_RAD_ALL_STYLES, top);
     al_rad_direct_at(t.rad, (const double[3]){2048, 2048, 1024}, (const double[3]){0, 0, -1},
-                     bottom);
+                     AL_RAD_ALL_STYLES, bottom);
     double up = open_dome(100, 0.3), down = open_dome(60, 0.3);
     CHECK_MSG(fabs(top[0] - up) < 1e-3 && fabs(top[1] - up) < 1e-3, "top: %g %g, want %g", top[0],
               top[1], up);
@@ -590,9 +592,50 @@ CHECK_TEST(sun_anglescale, "/rad/lights/the-sun-takes-the-worldspawn-anglescale"
     lit t;
     REQUIRE(light_up(&t, g));
     float got[3];
-    al_rad_direct_at(t.rad, (const double[3]){2048, 2048, 16}, (const double[3]){0, 0, 1}, got);
+    al_rad_direct_at(t.rad, (const double[3]){2048, 2048, 16}, (const double[3]){0, 0, 1},
+                     AL_RAD_ALL_STYLES, got);
     double want = 200 * sin(60 * M_PI / 180);
     CHECK_MSG(fabs(got[0] - want) < 1e-3, "%g, want %g", got[0], want);
+    lit_free(&t);
+}
+
+CHECK_TEST(styles, "/rad/lights/each-lightmap-style-holds-its-own-lights-and-style-0-the-minimum")
+{
+    /* Three lamps of delay 3 (no falloff) over the middle: a steady one, one of style 10,
+     * one a trigger switches (style 32, as Quake's light numbers the first targetname);
+     * worldspawn minimum 5. */
+    mapgen *g = room((const char *[]){"_minlight", "5", NULL},
+                     (const char *[]){"light", "100", "delay", "3", NULL});
+    mapgen_begin_entity(g, "light");
+    mapgen_key(g, "origin", "1000 1024 128");
+    mapgen_key(g, "light", "40");
+    mapgen_key(g, "delay", "3");
+    mapgen_key(g, "style", "10");
+    mapgen_end_entity(g);
+    mapgen_begin_entity(g, "light_fluoro");
+    mapgen_key(g, "origin", "1048 1024 128");
+    mapgen_key(g, "light", "60");
+    mapgen_key(g, "delay", "3");
+    mapgen_key(g, "targetname", "switch");
+    mapgen_end_entity(g);
+    lit t;
+    REQUIRE(light_up(&t, g));
+    const double p[3] = {1024, 1024, 0}, up[3] = {0, 0, 1};
+    const int styles[] = {0, 10, 32, 33, AL_RAD_ALL_STYLES};
+    double want[5] = {0, 0, 0, 5, 0};
+    const double level[3] = {100, 40, 60}, x[3] = {1024, 1000, 1048};
+    for (int i = 0; i < 3; i++) {
+        double d = hypot(x[i] - 1024, 128), v = level[i] * (0.5 + 0.5 * 128 / d);
+        want[i] = v;
+        want[4] += v;
+    }
+    want[3] = 0; /* no light of style 33, and the minimum belongs to style 0 */
+    for (int s = 0; s < 5; s++) {
+        float got[3];
+        al_rad_direct_at(t.rad, p, up, styles[s], got);
+        CHECK_MSG(fabs(got[0] - want[s]) < 1e-3, "style %d: %g, want %g", styles[s], got[0],
+                  want[s]);
+    }
     lit_free(&t);
 }
 
@@ -627,7 +670,7 @@ CHECK_TEST(solver_agrees, "/rad/lights/the-solver's-direct-light-is-the-probe's-
         double x[3];
         al_madd(l.point, l.normal, -1, x);
         float want[3];
-        al_rad_direct_at(t.rad, x, l.normal, want);
+        al_rad_direct_at(t.rad, x, l.normal, AL_RAD_ALL_STYLES, want);
         for (int k = 0; k < 3; k++) {
             double got = fmax(l.incident[k], l.floor[k]);
             worst = fmax(worst, fabs(got - want[k]) / fmax(want[k], 1));
