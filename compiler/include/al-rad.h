@@ -59,6 +59,8 @@
  *   _sun 1     a sun of its level and colour instead of a lamp, along its target or mangle
  *              (default straight down), with _deviance degrees of penumbra
  *   _sunlight2 1 / _sunlight3 1   a sky dome of its level and colour, upper or lower
+ *   _dirt      1 or -1: it takes dirt or not, whatever the worldspawn's _dirt says;
+ *              _dirtscale, _dirtgain its own (see below)
  *   style      its lightmap style (0-254; a light with a targetname, which a trigger
  *              switches, gets one from 32 up per targetname instead). The solver keeps one
  *              lightmap with every light as it is at full strength; al_rad_direct_at can
@@ -76,6 +78,14 @@
  *   _minlight (or light) and _mincolor (_minlight_color): the least light faces show;
  *              a brush entity's own _minlight (with its _mincolor, else the worldspawn's)
  *              replaces it for its brushes
+ *   _dirt 1    dirtmapping (ericw-tools' ambient occlusion) on the direct light of every
+ *              light that does not refuse it: 48 rays from a luxel look _dirtdepth units
+ *              (128) into a cone of _dirtangle degrees (88) about its normal, at random
+ *              with _dirtmode 1; occlusion is 1 - their mean free length / depth, and a
+ *              light gives 1 - min(occlusion ^ _dirtgain (1) x _dirtscale (1), 1) of its
+ *              light. _sunlight_dirt, _sunlight2_dirt and _minlight_dirt (1 or -1) say it
+ *              for the sun, the domes and the minimum light; a brush entity's _dirt -1
+ *              keeps it off its faces. See rad/dirt.c.
  *   _anglescale  the default of the light entities' and the suns' angle scale
  *   _dist      scales every light's falloff distance (as wait does one light's)
  *   _range     scales every level by _range / 0.5 (Quake's light writes level x 0.5)

@@ -116,6 +116,16 @@ static bool is_switch(double v)
     return v == 0 || v == 1;
 }
 
+static bool is_dirt_switch(double v)
+{
+    return v == -1 || v == 0 || v == 1;
+}
+
+static bool is_dirt_angle(double v)
+{
+    return v >= 1 && v <= 90;
+}
+
 static bool is_style(double v)
 {
     return v == floor(v) && v >= 0 && v <= 254;
@@ -234,10 +244,21 @@ typedef struct parse {
     const char **targets; /* targetnames of switched lights, in order: style 32 + index */
     int target_count;
     /* worldspawn keys that apply to every light */
-    double anglescale; /* "_anglescale" / "_anglesense" (default 0.5) */
-    double dist;       /* "_dist": scales every falloff distance (default 1) */
-    double range;      /* "_range" over Quake's 0.5: scales every level (default 1) */
+    double anglescale;        /* "_anglescale" / "_anglesense" (default 0.5) */
+    double dist;              /* "_dist": scales every falloff distance (default 1) */
+    double range;             /* "_range" over Quake's 0.5: scales every level (default 1) */
+    rad_dirt dirt;            /* the worldspawn's dirt keys */
+    bool dirt_on;             /* "_dirt" 1: lights take dirt unless they say otherwise */
+    bool sun_dirt, dome_dirt; /* "_sunlight_dirt", "_sunlight2_dirt" */
+    float min_colour[3];      /* "_mincolor" */
 } parse;
+
+/* A dirt switch KEY of R (1 on, -1 off, 0 or absent: FALLBACK). */
+static bool dirt_key(const reader *r, const char *key, bool fallback)
+{
+    double v = number_key(r, key, 0, is_dirt_switch, "not -1, 0 or 1");
+    return v == 0 ? fallback : v > 0;
+}
 
 /* --- suns and sky domes -------------------------------------------------------------- */
 
@@ -246,7 +267,7 @@ typedef struct parse {
  * PENUMBRA in yaw and elevation, which softens the shadows' edges (ericw-tools'
  * "_sunlight_penumbra"). */
 static bool add_sun(parse *p, int entity, int style, double level, const float colour[3],
-                    const double dir[3], double penumbra, double anglescale)
+                    const double dir[3], double penumbra, double anglescale, bool dirt)
 {
     int n = penumbra > 0 ? AL_RAD_PENUMBRA : 1;
     double yaw = atan2(dir[1], dir[0]), elevation = atan2(dir[2], hypot(dir[0], dir[1]));
@@ -261,7 +282,8 @@ static bool add_sun(parse *p, int entity, int style, double level, const float c
                        .delay = 3,
                        .anglescale = anglescale,
                        .range = INFINITY,
-                       .cluster = -1};
+                       .cluster = -1,
+                       .dirt = dirt};
         memcpy(l.colour, colour, sizeof l.colour);
         double da = 0, de = 0;
         while (i > 0) {
@@ -282,7 +304,7 @@ static bool add_sun(parse *p, int entity, int style, double level, const float c
  * the one before) and one along the axis, each with an equal share of the level (an open
  * floor under the upper dome gets 0.78 of it, as in ericw-tools, with the angle scale). */
 static bool add_dome(parse *p, int style, double level, const float colour[3], bool upper,
-                     double anglescale)
+                     double anglescale, bool dirt)
 {
     const int rings = 4, per_ring = 16;
     double step = M_PI / 2 / (rings + 1), turn = 2 * M_PI / per_ring;
@@ -295,7 +317,8 @@ static bool add_dome(parse *p, int style, double level, const float colour[3], b
                    .anglescale = anglescale,
                    .range = INFINITY,
                    .cluster = -1,
-                   .dome = true};
+                   .dome = true,
+                   .dirt = dirt};
     memcpy(l.colour, colour, sizeof l.colour);
     double down = upper ? -1 : 1; /* the sign of the direction light travels, along z */
     for (int i = 0; i < rings; i++, elevation += step) {
@@ -318,11 +341,20 @@ static bool read_world(parse *p, float minlight[3])
                                "not between 0 and 1");
     p->dist = number_key(&r, "_dist", 1, positive, "not above 0");
     p->range = number_key(&r, "_range", 0.5, positive, "not above 0") / 0.5;
+    p->dirt_on = dirt_key(&r, "_dirt", false);
+    p->dirt.random = number_key(&r, "_dirtmode", 0, is_switch, "not 0 or 1") == 1;
+    p->dirt.depth = number_key(&r, "_dirtdepth", 128, positive, "not above 0");
+    p->dirt.scale = number_key(&r, "_dirtscale", 1, not_negative, "below 0");
+    p->dirt.gain = number_key(&r, "_dirtgain", 1, positive, "not above 0");
+    p->dirt.angle = number_key(&r, "_dirtangle", 88, is_dirt_angle, "not between 1 and 90");
+    p->dirt.minlight = dirt_key(&r, "_minlight_dirt", p->dirt_on);
+    p->sun_dirt = dirt_key(&r, "_sunlight_dirt", p->dirt_on);
+    p->dome_dirt = dirt_key(&r, "_sunlight2_dirt", p->dirt_on);
 
     const char *key = key_or(&r, "_minlight", "light");
     double level = number_key(&r, key, 0, not_negative, "below 0") * p->range;
-    colour_key(&r, key_or(&r, "_mincolor", "_minlight_color"), minlight);
-    for (int k = 0; k < 3; k++) minlight[k] *= (float) level;
+    colour_key(&r, key_or(&r, "_mincolor", "_minlight_color"), p->min_colour);
+    for (int k = 0; k < 3; k++) minlight[k] = p->min_colour[k] * (float) level;
 
     float colour[3];
     for (int upper = 1; upper >= 0; upper--) {
@@ -332,7 +364,8 @@ static bool read_world(parse *p, float minlight[3])
                    upper ? key_or(&r, "_sunlight2_color", "_sunlight_color2")
                          : key_or(&r, "_sunlight3_color", "_sunlight_color3"),
                    colour);
-        if (dome > 0 && !add_dome(p, 0, dome, colour, upper, p->anglescale)) return false;
+        if (dome > 0 && !add_dome(p, 0, dome, colour, upper, p->anglescale, p->dome_dirt))
+            return false;
     }
 
     level = number_key(&r, "_sunlight", 0, not_negative, "below 0") * p->range;
@@ -347,7 +380,7 @@ static bool read_world(parse *p, float minlight[3])
     }
     mangle_dir(m[0], m[1], dir);
     double penumbra = number_key(&r, "_sunlight_penumbra", 0, is_half_cone, "not between 0 and 90");
-    return add_sun(p, 0, 0, level, colour, dir, penumbra, p->anglescale);
+    return add_sun(p, 0, 0, level, colour, dir, penumbra, p->anglescale, p->sun_dirt);
 }
 
 /* --- lamps ---------------------------------------------------------------------------- */
@@ -622,6 +655,9 @@ static bool read_light(parse *p, int e)
     t.l.anglescale = number_key(r, as_key, p->anglescale, is_fraction, "not between 0 and 1");
     colour_key(r, "_color", t.l.colour);
     if (!read_style(p, r, &t.l.style)) return false;
+    t.l.dirt = dirt_key(r, "_dirt", p->dirt_on);
+    t.l.dirt_scale = (float) number_key(r, "_dirtscale", 0, not_negative, "below 0");
+    t.l.dirt_gain = (float) number_key(r, "_dirtgain", 0, not_negative, "below 0");
     t.deviance = number_key(r, "_deviance", 0, not_negative, "below 0");
     t.samples =
         (int) number_key(r, "_samples", 16, is_samples, "not a whole number from 1 to 1024");
@@ -631,12 +667,12 @@ static bool read_light(parse *p, int e)
     if (number_key(r, "_sun", 0, NULL, "") == 1) {
         if (!spot) al_set(0, 0, -1, t.l.dir);
         return add_sun(p, e, t.l.style, t.l.level, t.l.colour, t.l.dir, fmin(t.deviance, 90),
-                       t.l.anglescale);
+                       t.l.anglescale, t.l.dirt);
     }
     /* "_sunlight2" or "_sunlight3" "1": a sky dome of its level and colour. */
     for (int upper = 1; upper >= 0; upper--)
         if (number_key(r, upper ? "_sunlight2" : "_sunlight3", 0, NULL, "") == 1)
-            return add_dome(p, t.l.style, t.l.level, t.l.colour, upper, t.l.anglescale);
+            return add_dome(p, t.l.style, t.l.level, t.l.colour, upper, t.l.anglescale, t.l.dirt);
     if (spot) read_cone(r, &t);
 
     const char *material = value_of(r, "_surface");
@@ -650,19 +686,19 @@ static bool read_light(parse *p, int e)
 }
 
 /* The minimum light of brush entity E into OUT, when it sets its own "_minlight" (else
- * OUT keeps the worldspawn's). */
-static void read_minlight(parse *p, int e, const float world[3], float out[3])
+ * OUT keeps the worldspawn's), and whether its faces take dirt into *NO_DIRT. */
+static void read_minlight(parse *p, int e, const float world[3], float out[3], uint8_t *no_dirt)
 {
     reader r = {p->input, e, p->diags};
+    *no_dirt = number_key(&r, "_dirt", 0, is_dirt_switch, "not -1, 0 or 1") == -1;
     memcpy(out, world, 3 * sizeof *out);
     if (!value_of(&r, "_minlight")) return;
     double level = number_key(&r, "_minlight", 0, not_negative, "below 0") * p->range;
     const char *colour = key_or(&r, "_mincolor", "_minlight_color");
-    reader wr = {p->input, 0, p->diags};
     if (value_of(&r, colour))
         colour_key(&r, colour, out);
     else
-        colour_key(&wr, key_or(&wr, "_mincolor", "_minlight_color"), out);
+        memcpy(out, p->min_colour, sizeof p->min_colour);
     for (int k = 0; k < 3; k++) out[k] *= (float) level;
 }
 
@@ -672,6 +708,7 @@ void al_rad_lights_free(rad_lights *lights)
     free(lights->lights);
     free(lights->floors);
     free(lights->minlight);
+    free(lights->no_dirt);
     memset(lights, 0, sizeof *lights);
 }
 
@@ -687,7 +724,8 @@ bool al_rad_parse_lights(const al_world *world, const al_input *input, const al_
                .dist = 1,
                .range = 1};
     out->minlight = calloc((size_t) input->entity_count + 1, sizeof *out->minlight);
-    if (!out->minlight) goto nomem;
+    out->no_dirt = calloc((size_t) input->entity_count + 1, 1);
+    if (!out->minlight || !out->no_dirt) goto nomem;
     float world_min[3] = {0, 0, 0};
     if (input->entity_count > 0 && !read_world(&p, world_min)) goto nomem;
     for (int e = 0; e < input->entity_count; e++) {
@@ -699,7 +737,7 @@ bool al_rad_parse_lights(const al_world *world, const al_input *input, const al_
             memcpy(out->minlight[e], world_min, sizeof world_min);
             if (!read_light(&p, e)) goto nomem;
         } else {
-            read_minlight(&p, e, world_min, out->minlight[e]);
+            read_minlight(&p, e, world_min, out->minlight[e], &out->no_dirt[e]);
         }
     }
     /* The domes go last: the slowest to shoot, they come after the first lit frame. */
@@ -712,6 +750,12 @@ bool al_rad_parse_lights(const al_world *world, const al_input *input, const al_
     out->dome_count = p.domes.count;
     out->floors = p.floors.items;
     out->floor_count = p.floors.count;
+    /* Dirt is worth its rays only when something takes it. */
+    out->dirt = p.dirt;
+    for (int32_t i = 0; i < out->count; i++) out->dirt.used |= out->lights[i].dirt;
+    for (int32_t i = 0; i < out->floor_count; i++) out->dirt.used |= out->floors[i].dirt;
+    for (int e = 0; e < input->entity_count && p.dirt.minlight; e++)
+        for (int k = 0; k < 3; k++) out->dirt.used |= out->minlight[e][k] > 0;
     return true;
 nomem:
     free(p.targets);

@@ -26,8 +26,7 @@ static bool in_row(const uint64_t *row, int32_t cluster)
     return !row || cluster < 0 || al_bit_test(row, cluster);
 }
 
-void al_rad_floor_at(const al_rad *rad, int32_t face, const double x[3], const double from[3],
-                     const double n[3], int32_t cluster, int style, float out[3])
+void al_rad_floor_at(const al_rad *rad, int32_t face, const rad_point *p, int style, float out[3])
 {
     out[0] = out[1] = out[2] = 0;
     const al_input *in = rad->input;
@@ -36,19 +35,25 @@ void al_rad_floor_at(const al_rad *rad, int32_t face, const double x[3], const d
         int32_t b = rad->faces[face].brush;
         entity = in->brushes[b].entity;
     }
-    if (rad->entity_minlight && entity >= 0 && entity < in->entity_count && style <= 0)
-        memcpy(out, rad->entity_minlight[entity], 3 * sizeof *out);
+    if (rad->entity_minlight && entity >= 0 && entity < in->entity_count && style <= 0) {
+        double dim = rad->dirt.minlight && p->occlusion > 0
+                         ? al_rad_dirt_factor(rad, NULL, p->occlusion)
+                         : 1;
+        for (int k = 0; k < 3; k++) out[k] = (float) (rad->entity_minlight[entity][k] * dim);
+    }
     for (int32_t i = 0; i < rad->floor_light_count; i++) {
         const rad_light *l = &rad->floor_lights[i];
         if (style >= 0 && l->style != style) continue;
-        if (!in_row(al_rad_pvs_row(rad, l->cluster), cluster)) continue;
+        if (!in_row(al_rad_pvs_row(rad, l->cluster), p->cluster)) continue;
         double to[3];
-        al_sub(l->origin, x, to);
-        if (al_dot(to, n) <= 0) continue; /* behind the face: it cannot see the light */
+        al_sub(l->origin, p->x, to);
+        if (al_dot(to, p->n) <= 0) continue; /* behind the face: it cannot see the light */
+        double level = l->level;
+        if (l->dirt && p->occlusion > 0) level *= al_rad_dirt_factor(rad, l, p->occlusion);
         bool higher = false;
-        for (int k = 0; k < 3; k++) higher |= l->level * l->colour[k] > out[k];
-        if (!higher || !al_rad_ray(rad, from, l->origin, NULL)) continue;
-        for (int k = 0; k < 3; k++) out[k] = fmaxf(out[k], (float) (l->level * l->colour[k]));
+        for (int k = 0; k < 3; k++) higher |= level * l->colour[k] > out[k];
+        if (!higher || !al_rad_ray(rad, p->from, l->origin, NULL)) continue;
+        for (int k = 0; k < 3; k++) out[k] = fmaxf(out[k], (float) (level * l->colour[k]));
     }
 }
 
@@ -58,10 +63,9 @@ static void floor_job(void *context, int index, int worker)
     al_rad *rad = context;
     int32_t a = index * CHUNK, b = a + CHUNK < rad->luxel_count ? a + CHUNK : rad->luxel_count;
     for (int32_t j = a; j < b; j++) {
-        double n[3] = {rad->normal[j][0], rad->normal[j][1], rad->normal[j][2]}, x[3];
-        al_madd(rad->point[j], n, -AL_RAD_SAMPLE_OFFSET, x);
-        al_rad_floor_at(rad, rad->luxel_face[j], x, rad->point[j], n, rad->luxel_cluster[j],
-                        AL_RAD_ALL_STYLES, rad->floor[j]);
+        rad_point p;
+        al_rad_luxel_point(rad, j, &p);
+        al_rad_floor_at(rad, rad->luxel_face[j], &p, AL_RAD_ALL_STYLES, rad->floor[j]);
     }
 }
 

@@ -74,19 +74,25 @@ void al_rad_direct_at(const al_rad *rad, const double p[3], const double n_in[3]
     out[0] = out[1] = out[2] = 0;
     double n[3];
     if (!(al_normalize(n_in, n) > 0)) return;
-    double from[3];
-    al_madd(p, n, AL_RAD_SAMPLE_OFFSET, from);
-    int32_t cluster =
-        al_world_vis_leaf_count(rad->world) > 0 ? al_world_vis_leaf_at(rad->world, from) : -1;
+    rad_point pt;
+    al_copy(p, pt.x);
+    al_copy(n, pt.n);
+    al_madd(p, n, AL_RAD_SAMPLE_OFFSET, pt.from);
+    pt.cluster =
+        al_world_vis_leaf_count(rad->world) > 0 ? al_world_vis_leaf_at(rad->world, pt.from) : -1;
+    int32_t face = face_at(rad, p, n);
+    pt.occlusion = 0;
+    if (rad->dirt.used && (face < 0 || !al_rad_face_no_dirt(rad, face)))
+        pt.occlusion = al_rad_occlusion_at(rad, pt.from, n, al_rad_point_seed(pt.from));
     double extent = al_rad_sun_reach(rad);
     for (int32_t i = 0; i < rad->light_count; i++) {
         const rad_light *l = &rad->lights[i];
         if (style >= 0 && l->style != style) continue;
         const uint64_t *row = l->kind == RAD_SUN ? NULL : al_rad_pvs_row(rad, l->cluster);
-        al_rad_light_add(rad, l, row, p, from, n, cluster, extent, out);
+        al_rad_light_add(rad, l, row, &pt, extent, out);
     }
     float floor[3];
-    al_rad_floor_at(rad, face_at(rad, p, n), p, from, n, cluster, style, floor);
+    al_rad_floor_at(rad, face, &pt, style, floor);
     for (int k = 0; k < 3; k++) out[k] = fmaxf(out[k], floor[k]);
 }
 

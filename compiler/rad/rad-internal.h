@@ -95,7 +95,20 @@ typedef struct rad_light {
     bool dome;        /* one of a sky dome's suns */
     int style;        /* Quake's lightmap style: 0 steady, else the "style" key, or from 32
                          up one per targetname for lights a trigger switches */
+    bool dirt;        /* dimmed by dirt (rad_dirt) */
+    float dirt_scale, dirt_gain; /* its own "_dirtscale", "_dirtgain"; 0: the worldspawn's */
 } rad_light;
+
+/* Dirtmapping, ericw-tools' ambient occlusion on the direct light (dirt.c), from the
+ * worldspawn's keys. */
+typedef struct rad_dirt {
+    bool used;          /* some light, sun or minimum light takes it: occlusion is computed */
+    bool random;        /* "_dirtmode" 1: random directions per point; 0: 48 fixed ones */
+    double depth;       /* "_dirtdepth": how far the rays look for occluders (default 128) */
+    double scale, gain; /* "_dirtscale", "_dirtgain" (default 1 and 1) */
+    double angle;       /* "_dirtangle": half the cone of the rays, degrees (default 88) */
+    bool minlight;      /* "_minlight_dirt": the minimum light takes it (default "_dirt") */
+} rad_dirt;
 
 /* The light sources of a map, as al_rad_parse_lights reads them. */
 typedef struct rad_lights {
@@ -107,6 +120,8 @@ typedef struct rad_lights {
     int32_t floor_count;
     float (*minlight)[3]; /* malloc'd, per entity: the least light faces of its brushes show
                              (_minlight x _mincolor, worldspawn's where it sets none) */
+    uint8_t *no_dirt;     /* malloc'd, per entity: its faces take no dirt ("_dirt" "-1") */
+    rad_dirt dirt;
 } rad_lights;
 
 /* Parses the light sources of INPUT (light* entities, surface lights over the faces of
@@ -194,6 +209,9 @@ struct al_rad {
     rad_light *floor_lights; /* delay 4 (rad_lights.floors) */
     int32_t floor_light_count;
     float (*entity_minlight)[3]; /* per input entity (rad_lights.minlight) */
+    uint8_t *entity_no_dirt;     /* per input entity (rad_lights.no_dirt) */
+    rad_dirt dirt;
+    float *occlusion; /* per luxel, 0..1 (dirt.c); NULL unless dirt.used */
     /* Per luxel: the least light it shows, its face's minimum light or a local minlight it
      * sees (minlight.c); NULL when every floor is zero. */
     float (*floor)[3];
@@ -287,22 +305,50 @@ bool al_rad_shooter_of(const al_rad *rad, int32_t panel, const float (*exitance)
 int al_rad_light_at(const al_rad *rad, const rad_light *l, const uint64_t *row, int32_t j,
                     double extent, float out[3]);
 
-/* Adds the direct light of L (PVS row ROW, NULL: none) to SUM at a point X of a face with
- * unit normal N, in vis leaf CLUSTER: its falloff, angle and cone from X, if a ray from
- * FROM (X lifted off the face) reaches the light (for a sun: a sky face along its
- * direction, EXTENT away at most). Returns the rays cast (0 or 1). */
-int al_rad_light_add(const al_rad *rad, const rad_light *l, const uint64_t *row, const double x[3],
-                     const double from[3], const double n[3], int32_t cluster, double extent,
-                     float sum[3]);
+/* A point of a face where light is taken. */
+typedef struct rad_point {
+    double x[3];     /* on the face: falloff and angle are taken from here */
+    double from[3];  /* a unit off it (a luxel's sample point): rays start here */
+    double n[3];     /* the face's unit normal */
+    int32_t cluster; /* vis leaf of FROM, -1 if none */
+    float occlusion; /* dirt.c; 0 without dirt */
+} rad_point;
 
-/* The floor (minimum light) of a point X of face FACE (an index into rad.faces, or -1 for
- * none: the worldspawn's minimum) with unit normal N, seen from FROM (X lifted off the
- * face) in vis leaf CLUSTER, into OUT: the face's entity's minimum light, raised to every
- * local minlight that sees it (minlight.c). With STYLE >= 0, only what Quake's lightmap
- * of that style holds: the minimum light in style 0's, local minlights in their own
- * style's. */
-void al_rad_floor_at(const al_rad *rad, int32_t face, const double x[3], const double from[3],
-                     const double n[3], int32_t cluster, int style, float out[3]);
+/* Luxel J as a rad_point. */
+void al_rad_luxel_point(const al_rad *rad, int32_t j, rad_point *out);
+
+/* Adds the direct light of L (PVS row ROW, NULL: none) to SUM at point P: its falloff,
+ * angle, cone and dirt, if a ray from P->from reaches the light (for a sun: a sky face
+ * along its direction, EXTENT away at most). Returns the rays cast (0 or 1). */
+int al_rad_light_add(const al_rad *rad, const rad_light *l, const uint64_t *row, const rad_point *p,
+                     double extent, float sum[3]);
+
+/* The floor (minimum light) at point P of face FACE (an index into rad.faces, or -1 for
+ * none: the worldspawn's minimum) into OUT: the face's entity's minimum light, raised to
+ * every local minlight that sees it (minlight.c), each dimmed by dirt if it takes it. With
+ * STYLE >= 0, only what Quake's lightmap of that style holds: the minimum light in style
+ * 0's, local minlights in their own style's. */
+void al_rad_floor_at(const al_rad *rad, int32_t face, const rad_point *p, int style, float out[3]);
+
+/* How much of the dirt rays from FROM off a face of unit normal N meet something near
+ * (dirt.c): 0 in the open, towards 1 deep in a corner. SEED picks the random rays of
+ * "_dirtmode" 1. */
+float al_rad_occlusion_at(const al_rad *rad, const double from[3], const double n[3],
+                          uint64_t seed);
+
+/* The seed of al_rad_occlusion_at for a point at P: the same for the same point. */
+uint64_t al_rad_point_seed(const double p[3]);
+
+/* Whether face FACE (of rad.faces) belongs to an entity whose faces take no dirt. */
+bool al_rad_face_no_dirt(const al_rad *rad, int32_t face);
+
+/* What dirt leaves of light L (NULL: the minimum light) at OCCLUSION: 1 - (occlusion ^
+ * gain) x scale, within 0..1 (ericw-tools' rule). */
+double al_rad_dirt_factor(const al_rad *rad, const rad_light *l, double occlusion);
+
+/* rad.occlusion for every luxel (taken from the solver before an edit where the edit is
+ * too far to change it, rad.reuse). AL_OK or AL_ERR_NOMEM. */
+al_status al_rad_compute_occlusion(al_rad *rad);
 
 /* rad.floor from the lights and the entities' minimum light. AL_OK or AL_ERR_NOMEM. */
 al_status al_rad_compute_floors(al_rad *rad);

@@ -184,53 +184,57 @@ double al_rad_sun_reach(const al_rad *rad)
     return extent * 2 + 1024;
 }
 
-int al_rad_light_add(const al_rad *rad, const rad_light *l, const uint64_t *row, const double x[3],
-                     const double from[3], const double n[3], int32_t cluster, double extent,
-                     float sum[3])
+int al_rad_light_add(const al_rad *rad, const rad_light *l, const uint64_t *row, const rad_point *p,
+                     double extent, float sum[3])
 {
+    double v;
     if (l->kind == RAD_SUN) {
-        double c = -al_dot(n, l->dir);
+        double c = -al_dot(p->n, l->dir);
         if (c <= 0) return 0;
         double far_point[3];
-        al_madd(from, l->dir, -extent, far_point);
+        al_madd(p->from, l->dir, -extent, far_point);
         bool sky = false;
-        if (!al_rad_ray(rad, from, far_point, &sky)) return 1;
-        double v = l->level * (1.0 - l->anglescale + l->anglescale * c);
-        for (int k = 0; k < 3; k++) sum[k] += (float) (v * l->colour[k]);
-        return 1;
+        if (!al_rad_ray(rad, p->from, far_point, &sky)) return 1;
+        v = l->level * (1.0 - l->anglescale + l->anglescale * c);
+    } else {
+        if (!in_row(row, p->cluster)) return 0;
+        double to[3];
+        al_sub(l->origin, p->x, to);
+        double d2 = al_dot(to, to);
+        if (d2 >= l->range * l->range) return 0;
+        double d = sqrt(d2);
+        if (d < 1e-6) return 0;
+        double c = al_dot(to, p->n) / d;
+        if (c <= 0) return 0;
+        double from_light[3];
+        al_scale(to, -1.0 / d, from_light);
+        v = al_rad_light_value(l, d, c, from_light);
+        if (v <= 0) return 0;
+        if (!al_rad_ray(rad, p->from, l->origin, NULL)) return 1;
     }
-    if (!in_row(row, cluster)) return 0;
-    double to[3];
-    al_sub(l->origin, x, to);
-    double d2 = al_dot(to, to);
-    if (d2 >= l->range * l->range) return 0;
-    double d = sqrt(d2);
-    if (d < 1e-6) return 0;
-    double c = al_dot(to, n) / d;
-    if (c <= 0) return 0;
-    double from_light[3];
-    al_scale(to, -1.0 / d, from_light);
-    double v = al_rad_light_value(l, d, c, from_light);
-    if (v <= 0) return 0;
-    if (!al_rad_ray(rad, from, l->origin, NULL)) return 1;
+    if (l->dirt && p->occlusion > 0) v *= al_rad_dirt_factor(rad, l, p->occlusion);
     for (int k = 0; k < 3; k++) sum[k] += (float) (v * l->colour[k]);
     return 1;
 }
 
-/* The point of luxel J's face under its sample point: where the falloff and the angle are
- * taken, as Quake's light takes them at its samples on the face. */
-static inline void face_point(const al_rad *rad, int32_t j, const double n[3], double x[3])
+/* The falloff and the angle are taken on the face under the sample point, as Quake's light
+ * takes them at its samples on the face. */
+void al_rad_luxel_point(const al_rad *rad, int32_t j, rad_point *out)
 {
-    al_madd(rad->point[j], n, -AL_RAD_SAMPLE_OFFSET, x);
+    for (int k = 0; k < 3; k++) out->n[k] = rad->normal[j][k];
+    al_copy(rad->point[j], out->from);
+    al_madd(rad->point[j], out->n, -AL_RAD_SAMPLE_OFFSET, out->x);
+    out->cluster = rad->luxel_cluster[j];
+    out->occlusion = rad->occlusion ? rad->occlusion[j] : 0;
 }
 
 int al_rad_light_at(const al_rad *rad, const rad_light *l, const uint64_t *row, int32_t j,
                     double extent, float out[3])
 {
     out[0] = out[1] = out[2] = 0;
-    double n[3] = {rad->normal[j][0], rad->normal[j][1], rad->normal[j][2]}, x[3];
-    face_point(rad, j, n, x);
-    return al_rad_light_add(rad, l, row, x, rad->point[j], n, rad->luxel_cluster[j], extent, out);
+    rad_point p;
+    al_rad_luxel_point(rad, j, &p);
+    return al_rad_light_add(rad, l, row, &p, extent, out);
 }
 
 static void light_job(void *context, int index, int worker)
@@ -243,13 +247,12 @@ static void light_job(void *context, int index, int worker)
     int64_t rays = 0;
     for (int32_t r = a; r < b; r++) {
         int32_t j = ps->receivers ? ps->receivers[r] : r;
-        double n[3] = {rad->normal[j][0], rad->normal[j][1], rad->normal[j][2]}, x[3];
-        face_point(rad, j, n, x);
-        int32_t cluster = rad->luxel_cluster[j];
+        rad_point p;
+        al_rad_luxel_point(rad, j, &p);
         float sum[3] = {0, 0, 0};
         for (int32_t q = 0; q < ps->light_count; q++)
-            rays += al_rad_light_add(rad, &rad->lights[ps->lights[q]], ps->light_rows[q], x,
-                                     rad->point[j], n, cluster, ps->extent, sum);
+            rays += al_rad_light_add(rad, &rad->lights[ps->lights[q]], ps->light_rows[q], &p,
+                                     ps->extent, sum);
         for (int k = 0; k < 3; k++) rad->delta[j][k] = sum[k];
     }
     ps->rays[worker] += rays;
@@ -983,10 +986,13 @@ al_status al_rad_finish(al_rad *rad, al_diag_list *diags)
             rad->floor_lights = lights.floors;
             rad->floor_light_count = lights.floor_count;
             rad->entity_minlight = lights.minlight;
+            rad->entity_no_dirt = lights.no_dirt;
+            rad->dirt = lights.dirt;
         } else {
             st = AL_ERR_NOMEM;
         }
     }
+    if (st == AL_OK) st = al_rad_compute_occlusion(rad);
     if (st == AL_OK) st = al_rad_compute_floors(rad);
     if (st != AL_OK) return st;
     double refl[3] = {0, 0, 0};
@@ -1062,6 +1068,8 @@ void al_rad_destroy(al_rad *rad)
     free(rad->lights);
     free(rad->floor_lights);
     free(rad->entity_minlight);
+    free(rad->entity_no_dirt);
+    free(rad->occlusion);
     free(rad->floor);
     free(rad->skies);
     al_cell_index_free(&rad->sky_index);

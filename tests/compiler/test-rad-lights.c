@@ -643,7 +643,7 @@ CHECK_TEST(solver_agrees, "/rad/lights/the-solver's-direct-light-is-the-probe's-
 {
     const double pillar[1][6] = {{900, 900, 0, 1000, 1000, 300}}; /* it casts shadows */
     mapgen *g = room_with(
-        (const char *[]){"_minlight", "12", NULL},
+        (const char *[]){"_minlight", "12", "_dirt", "1", NULL},
         (const char *[]){"light", "400", "delay", "5", "_color", "255 200 100", NULL}, pillar, 1);
     mapgen_light(g, 300, 1700, 200, "250");
     mapgen_begin_entity(g, "light");
@@ -679,6 +679,79 @@ CHECK_TEST(solver_agrees, "/rad/lights/the-solver's-direct-light-is-the-probe's-
     }
     CHECK_MSG(worst < 1e-5, "worst relative difference %g", worst);
     CHECK_MSG(lit_luxels > 100, "%d of %d luxels above the minimum", lit_luxels, st.patches);
+    lit_free(&t);
+}
+
+/* What dirt leaves of a light at the floor point under a ceiling H above it, with the
+ * worldspawn's dirt keys DEPTH, SCALE and GAIN: the 48 rays of ericw-tools' ordered dirt
+ * (three angles from the normal in the 88-degree cone, 16 around each) start a unit off
+ * the floor and meet the ceiling at (H - 1) / cos(angle), or look DEPTH far. */
+static double dirt_under(double h, double depth, double scale, double gain)
+{
+    double free_sum = 0;
+    for (int i = 0; i < 3; i++) {
+        double e = (i + 0.5) * 88.0 / 3 * M_PI / 180;
+        free_sum += fmin((h - 1) / cos(e), depth);
+    }
+    double occlusion = 1 - free_sum / 3 / depth;
+    return 1 - fmin(fmin(pow(occlusion, gain), 1) * scale, 1);
+}
+
+CHECK_TEST(dirt, "/rad/lights/dirt-dims-a-light-by-how-near-the-geometry-over-a-point-is")
+{
+    /* A slab 48 over the middle of the floor, a lamp of no falloff 24 up under it: the floor
+     * under it gets 100 x what dirt leaves; the open floor far out is not dimmed. */
+    const double slab[1][6] = {{1024 - 256, 1024 - 256, 48, 1024 + 256, 1024 + 256, 64}};
+    struct {
+        const char *world[12], *light[10];
+        double want; /* what the floor under the lamp gets */
+    } cases[] = {
+        {{"_dirt", "1", NULL},
+         {"light", "100", "delay", "3", NULL},
+         100 * dirt_under(48, 128, 1, 1)},
+        {{"_dirt", "1", "_dirtdepth", "64", "_dirtscale", "1.5", "_dirtgain", "0.5", NULL},
+         {"light", "100", "delay", "3", NULL},
+         100 * dirt_under(48, 64, 1.5, 0.5)},
+        {{"_dirt", "1", NULL}, {"light", "100", "delay", "3", "_dirt", "-1", NULL}, 100},
+        {{NULL},
+         {"light", "100", "delay", "3", "_dirt", "1", "_dirtscale", "2", NULL},
+         100 * dirt_under(48, 128, 2, 1)},
+        {{NULL}, {"light", "100", "delay", "3", NULL}, 100},
+        /* The minimum light takes it with _minlight_dirt; the lamp gives nothing. */
+        {{"_minlight", "60", "_minlight_dirt", "1", NULL},
+         {"light", "0", NULL},
+         60 * dirt_under(48, 128, 1, 1)},
+    };
+    for (int c = 0; c < (int) (sizeof cases / sizeof cases[0]); c++) {
+        mapgen *g = room_with(cases[c].world, NULL, slab, 1);
+        mapgen_begin_entity(g, "light");
+        mapgen_key(g, "origin", "1024 1024 24");
+        keys(g, cases[c].light);
+        mapgen_end_entity(g);
+        lit t;
+        REQUIRE(light_up(&t, g));
+        float got[3];
+        al_rad_direct_at(t.rad, (const double[3]){1024, 1024, 0}, (const double[3]){0, 0, 1},
+                         AL_RAD_ALL_STYLES, got);
+        CHECK_MSG(fabs(got[0] - cases[c].want) < 1e-3, "case %d: %g, want %g", c, got[0],
+                  cases[c].want);
+        /* Far out on the open floor nothing is near: no dirt. */
+        float open[3];
+        al_rad_direct_at(t.rad, (const double[3]){1800, 1800, 0}, (const double[3]){0, 0, 1},
+                         AL_RAD_ALL_STYLES, open);
+        if (c == 5) CHECK_MSG(open[0] == 60, "case %d, the open floor: %g", c, open[0]);
+        lit_free(&t);
+    }
+    /* _dirtmode 1: random rays, the same at the same point every time. */
+    mapgen *g = room_with((const char *[]){"_dirt", "1", "_dirtmode", "1", NULL}, NULL, slab, 1);
+    mapgen_light(g, 1024, 1024, 24, "100");
+    lit t;
+    REQUIRE(light_up(&t, g));
+    float a[3], b[3];
+    const double p[3] = {1024, 1024, 0}, up[3] = {0, 0, 1};
+    al_rad_direct_at(t.rad, p, up, AL_RAD_ALL_STYLES, a);
+    al_rad_direct_at(t.rad, p, up, AL_RAD_ALL_STYLES, b);
+    CHECK_MSG(a[0] == b[0] && a[0] > 20 && a[0] < 90, "random dirt: %g then %g", a[0], b[0]);
     lit_free(&t);
 }
 
