@@ -101,17 +101,26 @@ double al_rad_dirt_factor(const al_rad *rad, const rad_light *l, double occlusio
     return 1.0 - fmin(dirt, 1.0);
 }
 
-/* Whether the box of face F's sample points, grown by DEPTH, meets a box an edit changed. */
-static bool near_change(const al_rad *rad, const rad_face *f, const rad_reuse *reuse, double depth)
+/* Whether the box [LO, HI], grown by DEPTH, meets a box an edit changed. */
+static bool near_change(const rad_reuse *reuse, const double lo_in[3], const double hi_in[3],
+                        double depth)
+{
+    double lo[3], hi[3];
+    for (int k = 0; k < 3; k++) lo[k] = lo_in[k] - depth, hi[k] = hi_in[k] + depth;
+    for (int b = 0; b < reuse->box_count; b++)
+        if (al_bounds_overlap(lo, hi, reuse->boxes[b].lo, reuse->boxes[b].hi, 0)) return true;
+    return false;
+}
+
+/* Whether the box of face F's sample points is near a change (near_change). */
+static bool face_near_change(const al_rad *rad, const rad_face *f, const rad_reuse *reuse,
+                             double depth)
 {
     double lo[3], hi[3];
     al_bounds_clear(lo, hi);
     for (int32_t s = f->first_slot; s < f->first_slot + f->w * f->h; s++)
         if (rad->slots[s] >= 0) al_bounds_add(rad->point[rad->slots[s]], lo, hi);
-    for (int k = 0; k < 3; k++) lo[k] -= depth, hi[k] += depth;
-    for (int b = 0; b < reuse->box_count; b++)
-        if (al_bounds_overlap(lo, hi, reuse->boxes[b].lo, reuse->boxes[b].hi, 0)) return true;
-    return false;
+    return near_change(reuse, lo, hi, depth);
 }
 
 static void occlusion_job(void *context, int index, int worker)
@@ -126,11 +135,14 @@ static void occlusion_job(void *context, int index, int worker)
     for (int32_t fi = a; fi < b; fi++) {
         const rad_face *f = &rad->faces[fi];
         int32_t fb = same && reuse->face ? reuse->face[fi] : -1;
-        bool copy = fb >= 0 && !near_change(rad, f, reuse, rad->dirt.depth);
+        /* A face the edit left takes its luxels' occlusion unless the edit is near them. */
+        bool copy_all = fb >= 0 && !face_near_change(rad, f, reuse, rad->dirt.depth);
         bool none = al_rad_face_no_dirt(rad, fi);
         for (int32_t s = 0; s < f->w * f->h; s++) {
             int32_t j = rad->slots[f->first_slot + s];
             if (j < 0) continue;
+            bool copy = copy_all || (fb >= 0 && !near_change(reuse, rad->point[j], rad->point[j],
+                                                             rad->dirt.depth));
             if (none) {
                 rad->occlusion[j] = 0;
             } else if (copy) {

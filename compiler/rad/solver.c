@@ -1206,7 +1206,7 @@ void al_rad_reset(al_rad *rad)
  * checksum of everything before it. Bump RAD_STATE_VERSION when the solver's meaning of the state
  * changes. */
 #define RAD_STATE_MAGIC "ALRADST"
-#define RAD_STATE_VERSION 2u
+#define RAD_STATE_VERSION 3u
 
 /* Float rounding may leave light that an update took away a hair below zero. */
 #define RAD_STATE_SLACK 1.0f
