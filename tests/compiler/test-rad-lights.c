@@ -639,6 +639,34 @@ CHECK_TEST(styles, "/rad/lights/each-lightmap-style-holds-its-own-lights-and-sty
     lit_free(&t);
 }
 
+CHECK_TEST(penumbra_sun, "/rad/lights/sunlight-penumbra-spreads-the-sun-over-suns-within-its-angle")
+{
+    mapgen *g = mapgen_create(false);
+    mapgen_begin_entity(g, "worldspawn");
+    mapgen_key(g, "_sunlight", "160");
+    mapgen_key(g, "_sunlight_penumbra", "6");
+    sealed_room(g, 0, 0, 4096, 4096, 2048, "sky1");
+    mapgen_box(g, 0, 0, 0, 4096, 4096, 16, "stone");
+    mapgen_end_entity(g);
+    mapgen_point_entity(g, "info_player_start", 256, 256, 64);
+    lit t;
+    REQUIRE(light_up(&t, g));
+    REQUIRE_MSG(t.rad->light_count == AL_RAD_PENUMBRA, "%d suns", t.rad->light_count);
+    double want = 0;
+    for (int i = 0; i < t.rad->light_count; i++) {
+        const rad_light *l = &t.rad->lights[i];
+        double angle = acos(fmin(-l->dir[2], 1)) * 180 / M_PI;
+        CHECK_MSG(angle <= 6 * M_SQRT2 + 1e-9, "sun %d is %g degrees off straight down", i, angle);
+        CHECK(l->level == 10);
+        want += l->level * (0.5 + 0.5 * -l->dir[2]);
+    }
+    float got[3];
+    al_rad_direct_at(t.rad, (const double[3]){2048, 2048, 16}, (const double[3]){0, 0, 1},
+                     AL_RAD_ALL_STYLES, got);
+    CHECK_MSG(fabs(got[0] - want) < 1e-3 && want > 0.99 * 160, "%g, want %g", got[0], want);
+    lit_free(&t);
+}
+
 CHECK_TEST(solver_agrees, "/rad/lights/the-solver's-direct-light-is-the-probe's-at-every-luxel")
 {
     const double pillar[1][6] = {{900, 900, 0, 1000, 1000, 300}}; /* it casts shadows */
