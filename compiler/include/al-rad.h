@@ -26,29 +26,74 @@
  * (see rad/solver.c for the thresholds).
  *
  * Units are Quake's light levels: a surface lit to 128 shows its material's colour as is,
- * 255 about twice as bright. Light entities follow Quake's conventions (light.c and
- * ericw-tools):
- *   light      level at the source (default 300). Linear falloff: light - distance * wait.
+ * 255 about twice as bright. (Quake's lightmaps hold half a level per step: its light
+ * writes level x 0.5, its "-range", into a byte; al_rad_direct_at gives levels.) Light
+ * entities (classname light*) read the keys of Quake's light as ericw-tools documents
+ * them:
+ *   light / _light   level at the source (default 300; 0 gives none; negative is refused)
  *   wait       falloff distance scale (default 1; must be > 0)
- *   delay      falloff: 0 linear, 1 inverse (light * 128 / (wait d)), 2 inverse square
- *              (light * (128 / (wait d))^2), 3 none, 5 inverse square with a 1 added to
- *              the scaled distance (light / (wait d / 128 + 1)^2). 4 is treated as 3.
- *   _color     "r g b" in 0..255 or 0..1 (default white)
- *   target / mangle   spotlight: toward the target entity's origin, or along
- *              "yaw pitch roll" (Quake's mangle order for lights: yaw, then pitch); _cone
- *              (or angle) is the full cone angle in degrees (default 40), with a soft
- *              edge of 10% of that.
- *   worldspawn _sunlight (level, default 0: no sun), _sunlight_color, _sun_mangle
- *              "yaw pitch" of the direction the light travels (default 0 -90: straight
- *              down). Sunlight reaches a luxel that sees a sky face along the sun's
- *              direction.
- *   worldspawn _sunlight2 (level), _sunlight2_color: the sky dome (ericw-tools), light
- *              from the whole upper sky: 64 suns from directions spread evenly over the
- *              hemisphere, scaled so that an upward face under open sky gets the level.
- *   _sun 1 on a light entity: a sun of its level and colour instead of a lamp, along
- *              its target or mangle (default straight down).
- * Direct light on a luxel is level * falloff * (0.5 + 0.5 cos angle) (Quake's angle
- * scale). An emissive material's emission is the radiosity (light level) its faces give
+ *   delay      falloff, d the distance: 0 linear (light - wait d), 1 inverse
+ *              (light 128 / (wait d)), 2 inverse square (light (128 / (wait d))^2), 3
+ *              none, 4 local minlight (no falloff, and no light either: what sees it
+ *              shows at least light x colour, see rad.floor), 5 inverse square with 1
+ *              added to the scaled distance (light / (wait d / 128 + 1)^2)
+ *   _falloff   delay 0 only: the distance at which the light ends, light (1 - d /
+ *              _falloff), wait unused
+ *   _color     "r g b" in 0..255, or 0..1 when no component exceeds 1 (default white)
+ *   _anglescale / _anglesense   how much the angle of incidence matters: a face at angle
+ *              a gets (1 - s + s cos a) of the light (default the worldspawn's, 0.5)
+ *   target / mangle   a spotlight: toward the target entity's origin, or along "yaw
+ *              pitch roll" (yaw, then pitch); angle is the cone's full angle (default 40;
+ *              _cone, Quake II's, is half of it); _softangle the full angle of a core
+ *              that gets all the light, fading to none at the cone (default none: a hard
+ *              edge, as in Quake)
+ *   _deviance / _samples   _samples copies (default 16) of the light, the light itself
+ *              and copies at random points within _deviance units of it (the same every
+ *              time the map is read), which soften its shadows; each gets its share of
+ *              the level except for delay 0 and 4, where each gets it all (ericw-tools)
+ *   _surface   a template, no light itself: a copy of the light over every piece of
+ *              each face of that material (faces are cut at multiples of 128 units, as
+ *              GLQuake cut its warped faces), _surface_offset units (default 2) off the
+ *              face; _surface_spotlight 1 makes each a spot along the face's normal.
+ *              Pieces whose light would be in solid (a covered face) get none.
+ *   _sun 1     a sun of its level and colour instead of a lamp, along its target or mangle
+ *              (default straight down), with _deviance degrees of penumbra
+ *   _sunlight2 1 / _sunlight3 1   a sky dome of its level and colour, upper or lower
+ *   _dirt      1 or -1: it takes dirt or not, whatever the worldspawn's _dirt says;
+ *              _dirtscale, _dirtgain its own (see below)
+ *   style      its lightmap style (0-254; a light with a targetname, which a trigger
+ *              switches, gets one from 32 up per targetname instead). The solver keeps one
+ *              lightmap with every light as it is at full strength; al_rad_direct_at can
+ *              give one style's light, as Quake's light writes each style's lightmap.
+ * The worldspawn's keys:
+ *   _sunlight  a sun's level (default 0: none), _sunlight_color, _sun_mangle (or
+ *              _sunlight_mangle) "yaw pitch" of the direction the light travels (default
+ *              0 -90: straight down), _sunlight_penumbra degrees (AL_RAD_PENUMBRA suns
+ *              spread within it share the level). Sunlight reaches a luxel that sees a
+ *              sky face along the sun's direction.
+ *   _sunlight2 / _sunlight3, _sunlight2_color (_sunlight_color2) / _sunlight3_color
+ *              (_sunlight_color3): sky domes, light from the whole upper or lower sky,
+ *              AL_RAD_DOME suns of an equal share of the level, arranged as ericw-tools
+ *              arranges them (an upward face under open sky gets 0.78 of the level)
+ *   _minlight (or light) and _mincolor (_minlight_color): the least light faces show;
+ *              a brush entity's own _minlight (with its _mincolor, else the worldspawn's)
+ *              replaces it for its brushes
+ *   _dirt 1    dirtmapping (ericw-tools' ambient occlusion) on the direct light of every
+ *              light that does not refuse it: 48 rays from a luxel look _dirtdepth units
+ *              (128) into a cone of _dirtangle degrees (88) about its normal, at random
+ *              with _dirtmode 1; occlusion is 1 - their mean free length / depth, and a
+ *              light gives 1 - min(occlusion ^ _dirtgain (1) x _dirtscale (1), 1) of its
+ *              light. _sunlight_dirt, _sunlight2_dirt and _minlight_dirt (1 or -1) say it
+ *              for the sun, the domes and the minimum light; a brush entity's _dirt -1
+ *              keeps it off its faces. See rad/dirt.c.
+ *   _anglescale  the default of the light entities' and the suns' angle scale
+ *   _dist      scales every light's falloff distance (as wait does one light's)
+ *   _range     scales every level by _range / 0.5 (Quake's light writes level x 0.5)
+ * Direct light on a luxel is, summed over the sources, level x falloff x angle scale x
+ * colour, the falloff and angle taken at the point of the face under the sample point;
+ * what the luxel shows is, channel by channel, at least its floor (the minimum light).
+ * Floors are not light: they are neither shot nor reflected. An emissive material's
+ * emission is the radiosity (light level) its faces give
  * off. Reflectance per colour channel is the material's colour in linear light (the
  * colour is sRGB: 0.5 reflects 21%), times al_material_desc.reflectance / its mean when
  * that is set, never above 0.95.
@@ -242,9 +287,34 @@ typedef struct al_rad_luxel {
     float incident[3];
     float exitance[3];
     float reflectance[3];
+    float floor[3]; /* the least it shows: its minimum light (al_rad_direct_at) */
 } al_rad_luxel;
 
 bool al_rad_luxel_get(al_rad *rad, int i, al_rad_luxel *out);
+
+/* --- light at any point, for tools --------------------------------------------------- */
+
+#define AL_RAD_ALL_STYLES (-1)
+
+/* The direct light at point P of a face with normal N, as Quake's light computes it at
+ * its samples: each light source's falloff, angle scale and cone taken at P, if a ray from
+ * P lifted a unit off the face reaches it (a sun: a sky face along its direction), summed
+ * and then raised, channel by channel, to P's floor (the minimum light of the entity of
+ * the lit face P lies on, or the worldspawn's, and the local minlights that see P). Light
+ * levels, into OUT. With STYLE >= 0, only what Quake's light writes into the lightmap of
+ * that style: the lights of that style (0: steady; a "style" key; 32 up: switched by a
+ * trigger, numbered by targetname as Quake's light numbers them), and the minimum light
+ * in style 0's. AL_RAD_ALL_STYLES: every light, as the solver lights the map (it keeps
+ * one lightmap). It does not depend on what the solver has shot. Any thread. */
+void al_rad_direct_at(const al_rad *rad, const double p[3], const double n[3], int style,
+                      float out[3]);
+
+/* What lightmap MAP (a snapshot of RAD) shows at point P of a face with normal N, into
+ * OUT: the texel of the luxel cell P falls in, on the lit face facing along N whose plane
+ * holds P (within a unit) and whose polygon is nearest (within 16 units). False if there
+ * is no such face. */
+bool al_rad_shown_at(const al_rad *rad, const al_rad_lightmap *map, const double p[3],
+                     const double n[3], float out[3]);
 
 /* --- the solver's rays, timed for allium-bench rad ---------------------------------- */
 

@@ -19,7 +19,9 @@
 #define AL_RAD_BATCH 8 /* shooter panels per pass (at most 8: a byte of row bits) */
 #define AL_RAD_PANEL 4 /* groups per panel side; a quad is a quarter of a panel */
 #define AL_RAD_SAMPLE_OFFSET 1.0 /* sample points lie this far in front of their face */
-#define AL_RAD_DOME 64 /* suns making up the sky dome of "_sunlight2" */
+#define AL_RAD_DOME          65  /* suns making up a sky dome ("_sunlight2", "_sunlight3") */
+#define AL_RAD_PENUMBRA      16  /* suns making up a sun with a penumbra */
+#define AL_RAD_SURFACE_STEP  128.0 /* surface lights: faces are cut at multiples of this */
 
 /* Keeps the part of POLY in front of the plane through P with normal N, into OUT (at most
  * MAX points). Returns the point count (0 if nothing is in front). */
@@ -76,26 +78,66 @@ typedef struct rad_light {
     rad_light_kind kind;
     int32_t entity;
     double origin[3];
-    double level;     /* Quake light level */
-    double wait;      /* distance scale */
-    int delay;        /* falloff kind */
-    float colour[3];  /* 0..1 */
-    double dir[3];    /* spot: where it points; sun: the direction light travels */
-    double cos_outer, cos_inner;
+    double level;      /* Quake light level (a _deviance copy's share; worldspawn _range in) */
+    double wait;       /* distance scale: "wait" times worldspawn "_dist" */
+    int delay;         /* falloff: 0 linear, 1 inverse, 2 inverse square, 3 none, 4 local
+                          minlight (a floor, see rad_lights.floors), 5 inverse square from 1 */
+    double falloff;    /* "_falloff": the distance where a linear light ends (wait unused);
+                          0: none */
+    double anglescale; /* share of the light the angle of incidence scales: a face lit at
+                          cosine c gets (1 - anglescale) + anglescale c of it */
+    float colour[3];   /* 0..1 for white and below (a _color above 255 is brighter) */
+    double dir[3];     /* spot: where it points; sun: the direction light travels */
+    double cos_outer, cos_inner; /* spot: cosines of half the cone and half its full-light
+                                    core (_softangle); equal: Quake's hard edge */
     double range;     /* beyond this the light adds less than a level; INFINITY: none */
     int32_t cluster;  /* vis leaf of the origin, -1 if none */
-    bool dome;        /* one of the sky dome's suns */
+    bool dome;        /* one of a sky dome's suns */
+    int style;        /* Quake's lightmap style: 0 steady, else the "style" key, or from 32
+                         up one per targetname for lights a trigger switches */
+    bool dirt;        /* dimmed by dirt (rad_dirt) */
+    float dirt_scale, dirt_gain; /* its own "_dirtscale", "_dirtgain"; 0: the worldspawn's */
 } rad_light;
 
-/* Parses the light sources of INPUT (light* entities, the worldspawn sun, and last the
- * AL_RAD_DOME suns of the sky dome if it has one), warning about bad keys in DIAGS. Returns the count and a malloc'd array in *OUT, or -1 if memory
- * runs out. */
-int al_rad_parse_lights(const al_world *world, const al_input *input, rad_light **out,
-                        al_diag_list *diags);
+/* Dirtmapping, ericw-tools' ambient occlusion on the direct light (dirt.c), from the
+ * worldspawn's keys. */
+typedef struct rad_dirt {
+    bool used;          /* some light, sun or minimum light takes it: occlusion is computed */
+    bool random;        /* "_dirtmode" 1: random directions per point; 0: 48 fixed ones */
+    double depth;       /* "_dirtdepth": how far the rays look for occluders (default 128) */
+    double scale, gain; /* "_dirtscale", "_dirtgain" (default 1 and 1) */
+    double angle;       /* "_dirtangle": half the cone of the rays, degrees (default 88) */
+    bool minlight;      /* "_minlight_dirt": the minimum light takes it (default "_dirt") */
+} rad_dirt;
 
-/* Direct light level (before colour) of L at a point at distance D, lit at cosine COS from
- * the face normal (Quake's 0.5 + 0.5 cos), and the spot cone for direction TO_POINT (unit,
- * from the light). */
+/* The light sources of a map, as al_rad_parse_lights reads them. */
+typedef struct rad_lights {
+    rad_light *lights; /* malloc'd: lamps, spots and suns, then the sky domes' suns */
+    int32_t count;
+    int32_t dome_count; /* the last DOME_COUNT of LIGHTS */
+    rad_light *floors;  /* malloc'd: lights of "delay" 4, which shoot nothing but raise what
+                           sees them to their level (ericw-tools' local minlight) */
+    int32_t floor_count;
+    float (*minlight)[3]; /* malloc'd, per entity: the least light faces of its brushes show
+                             (_minlight x _mincolor, worldspawn's where it sets none) */
+    uint8_t *no_dirt;     /* malloc'd, per entity: its faces take no dirt ("_dirt" "-1") */
+    rad_dirt dirt;
+} rad_lights;
+
+/* Parses the light sources of INPUT (light* entities, surface lights over the faces of
+ * POLYS, the worldspawn sun and last the suns of the sky domes) and the minimum light of
+ * its entities into OUT, warning about bad keys in DIAGS (naming the entity and its
+ * line). Returns false if memory runs out (OUT is then empty). */
+bool al_rad_parse_lights(const al_world *world, const al_input *input, const al_face_polys *polys,
+                         rad_lights *out, al_diag_list *diags);
+
+/* Frees what OUT holds and empties it. */
+void al_rad_lights_free(rad_lights *lights);
+
+/* Direct light level (before colour) of L at a point at distance D from a face lit at
+ * cosine COS_ANGLE (from its normal), and in the spot cone for direction TO_POINT (unit,
+ * from the light): the falloff of its delay, the angle scale and the cone. Zero for a
+ * face the light is behind. */
 double al_rad_light_value(const rad_light *l, double d, double cos_angle, const double to_point[3]);
 
 /* Sky brushes, where sunlight comes from: a sun ray must tell them apart when it hits one.
@@ -163,7 +205,16 @@ struct al_rad {
     /* lights */
     rad_light *lights;
     int32_t light_count;
-    int32_t dome_count; /* the last lights: the sky dome's */
+    int32_t dome_count;      /* the last lights: the sky domes' */
+    rad_light *floor_lights; /* delay 4 (rad_lights.floors) */
+    int32_t floor_light_count;
+    float (*entity_minlight)[3]; /* per input entity (rad_lights.minlight) */
+    uint8_t *entity_no_dirt;     /* per input entity (rad_lights.no_dirt) */
+    rad_dirt dirt;
+    float *occlusion; /* per luxel, 0..1 (dirt.c); NULL unless dirt.used */
+    /* Per luxel: the least light it shows, its face's minimum light or a local minlight it
+     * sees (minlight.c); NULL when every floor is zero. */
+    float (*floor)[3];
     int32_t lights_shot;
     uint8_t *light_shot; /* per light: its direct light is in (lights are shot in order, but
                             after an update only the new ones are left) */
@@ -253,6 +304,54 @@ bool al_rad_shooter_of(const al_rad *rad, int32_t panel, const float (*exitance)
  * length beyond the world (the reach of a sun ray). Returns the rays cast (0 or 1). */
 int al_rad_light_at(const al_rad *rad, const rad_light *l, const uint64_t *row, int32_t j,
                     double extent, float out[3]);
+
+/* A point of a face where light is taken. */
+typedef struct rad_point {
+    double x[3];     /* on the face: falloff and angle are taken from here */
+    double from[3];  /* a unit off it (a luxel's sample point): rays start here */
+    double n[3];     /* the face's unit normal */
+    int32_t cluster; /* vis leaf of FROM, -1 if none */
+    float occlusion; /* dirt.c; 0 without dirt */
+} rad_point;
+
+/* Luxel J as a rad_point. */
+void al_rad_luxel_point(const al_rad *rad, int32_t j, rad_point *out);
+
+/* Adds the direct light of L (PVS row ROW, NULL: none) to SUM at point P: its falloff,
+ * angle, cone and dirt, if a ray from P->from reaches the light (for a sun: a sky face
+ * along its direction, EXTENT away at most). Returns the rays cast (0 or 1). */
+int al_rad_light_add(const al_rad *rad, const rad_light *l, const uint64_t *row, const rad_point *p,
+                     double extent, float sum[3]);
+
+/* The floor (minimum light) at point P of face FACE (an index into rad.faces, or -1 for
+ * none: the worldspawn's minimum) into OUT: the face's entity's minimum light, raised to
+ * every local minlight that sees it (minlight.c), each dimmed by dirt if it takes it. With
+ * STYLE >= 0, only what Quake's lightmap of that style holds: the minimum light in style
+ * 0's, local minlights in their own style's. */
+void al_rad_floor_at(const al_rad *rad, int32_t face, const rad_point *p, int style, float out[3]);
+
+/* How much of the dirt rays from FROM off a face of unit normal N meet something near
+ * (dirt.c): 0 in the open, towards 1 deep in a corner. SEED picks the random rays of
+ * "_dirtmode" 1. */
+float al_rad_occlusion_at(const al_rad *rad, const double from[3], const double n[3],
+                          uint64_t seed);
+
+/* The seed of al_rad_occlusion_at for a point at P: the same for the same point. */
+uint64_t al_rad_point_seed(const double p[3]);
+
+/* Whether face FACE (of rad.faces) belongs to an entity whose faces take no dirt. */
+bool al_rad_face_no_dirt(const al_rad *rad, int32_t face);
+
+/* What dirt leaves of light L (NULL: the minimum light) at OCCLUSION: 1 - (occlusion ^
+ * gain) x scale, within 0..1 (ericw-tools' rule). */
+double al_rad_dirt_factor(const al_rad *rad, const rad_light *l, double occlusion);
+
+/* rad.occlusion for every luxel (taken from the solver before an edit where the edit is
+ * too far to change it, rad.reuse). AL_OK or AL_ERR_NOMEM. */
+al_status al_rad_compute_occlusion(al_rad *rad);
+
+/* rad.floor from the lights and the entities' minimum light. AL_OK or AL_ERR_NOMEM. */
+al_status al_rad_compute_floors(al_rad *rad);
 
 /* The PVS row of vis leaf CLUSTER of RAD's world, or NULL (no PVS, or no leaf). */
 const uint64_t *al_rad_pvs_row(const al_rad *rad, int32_t cluster);

@@ -184,47 +184,57 @@ double al_rad_sun_reach(const al_rad *rad)
     return extent * 2 + 1024;
 }
 
-/* Adds the direct light of L (PVS row ROW) at a luxel at X with normal N in vis leaf
- * CLUSTER to SUM; returns the rays cast. */
-static inline int light_add(const al_rad *rad, const rad_light *l, const uint64_t *row,
-                            const double x[3], const double n[3], int32_t cluster,
-                            double extent, float sum[3])
+int al_rad_light_add(const al_rad *rad, const rad_light *l, const uint64_t *row, const rad_point *p,
+                     double extent, float sum[3])
 {
+    double v;
     if (l->kind == RAD_SUN) {
-        double c = -al_dot(n, l->dir);
+        double c = -al_dot(p->n, l->dir);
         if (c <= 0) return 0;
         double far_point[3];
-        al_madd(x, l->dir, -extent, far_point);
+        al_madd(p->from, l->dir, -extent, far_point);
         bool sky = false;
-        if (!al_rad_ray(rad, x, far_point, &sky)) return 1;
-        double v = l->level * (0.5 + 0.5 * c);
-        for (int k = 0; k < 3; k++) sum[k] += (float) (v * l->colour[k]);
-        return 1;
+        if (!al_rad_ray(rad, p->from, far_point, &sky)) return 1;
+        v = l->level * (1.0 - l->anglescale + l->anglescale * c);
+    } else {
+        if (!in_row(row, p->cluster)) return 0;
+        double to[3];
+        al_sub(l->origin, p->x, to);
+        double d2 = al_dot(to, to);
+        if (d2 >= l->range * l->range) return 0;
+        double d = sqrt(d2);
+        if (d < 1e-6) return 0;
+        double c = al_dot(to, p->n) / d;
+        if (c <= 0) return 0;
+        double from_light[3];
+        al_scale(to, -1.0 / d, from_light);
+        v = al_rad_light_value(l, d, c, from_light);
+        if (v <= 0) return 0;
+        if (!al_rad_ray(rad, p->from, l->origin, NULL)) return 1;
     }
-    if (!in_row(row, cluster)) return 0;
-    double to[3];
-    al_sub(l->origin, x, to);
-    double d2 = al_dot(to, to);
-    if (d2 >= l->range * l->range) return 0;
-    double d = sqrt(d2);
-    if (d < 1e-6) return 0;
-    double c = al_dot(to, n) / d;
-    if (c <= 0) return 0;
-    double from_light[3];
-    al_scale(to, -1.0 / d, from_light);
-    double v = al_rad_light_value(l, d, c, from_light);
-    if (v <= 0) return 0;
-    if (!al_rad_ray(rad, x, l->origin, NULL)) return 1;
+    if (l->dirt && p->occlusion > 0) v *= al_rad_dirt_factor(rad, l, p->occlusion);
     for (int k = 0; k < 3; k++) sum[k] += (float) (v * l->colour[k]);
     return 1;
+}
+
+/* The falloff and the angle are taken on the face under the sample point, as Quake's light
+ * takes them at its samples on the face. */
+void al_rad_luxel_point(const al_rad *rad, int32_t j, rad_point *out)
+{
+    for (int k = 0; k < 3; k++) out->n[k] = rad->normal[j][k];
+    al_copy(rad->point[j], out->from);
+    al_madd(rad->point[j], out->n, -AL_RAD_SAMPLE_OFFSET, out->x);
+    out->cluster = rad->luxel_cluster[j];
+    out->occlusion = rad->occlusion ? rad->occlusion[j] : 0;
 }
 
 int al_rad_light_at(const al_rad *rad, const rad_light *l, const uint64_t *row, int32_t j,
                     double extent, float out[3])
 {
     out[0] = out[1] = out[2] = 0;
-    double n[3] = {rad->normal[j][0], rad->normal[j][1], rad->normal[j][2]};
-    return light_add(rad, l, row, rad->point[j], n, rad->luxel_cluster[j], extent, out);
+    rad_point p;
+    al_rad_luxel_point(rad, j, &p);
+    return al_rad_light_add(rad, l, row, &p, extent, out);
 }
 
 static void light_job(void *context, int index, int worker)
@@ -237,13 +247,12 @@ static void light_job(void *context, int index, int worker)
     int64_t rays = 0;
     for (int32_t r = a; r < b; r++) {
         int32_t j = ps->receivers ? ps->receivers[r] : r;
-        const double *x = rad->point[j];
-        double n[3] = {rad->normal[j][0], rad->normal[j][1], rad->normal[j][2]};
-        int32_t cluster = rad->luxel_cluster[j];
+        rad_point p;
+        al_rad_luxel_point(rad, j, &p);
         float sum[3] = {0, 0, 0};
         for (int32_t q = 0; q < ps->light_count; q++)
-            rays += light_add(rad, &rad->lights[ps->lights[q]], ps->light_rows[q], x, n, cluster,
-                              ps->extent, sum);
+            rays += al_rad_light_add(rad, &rad->lights[ps->lights[q]], ps->light_rows[q], &p,
+                                     ps->extent, sum);
         for (int k = 0; k < 3; k++) rad->delta[j][k] = sum[k];
     }
     ps->rays[worker] += rays;
@@ -969,10 +978,22 @@ al_status al_rad_finish(al_rad *rad, al_diag_list *diags)
     al_status st = al_rad_layout(rad, diags);
     if (st == AL_OK && !al_rad_index_skies(rad)) st = AL_ERR_NOMEM;
     if (st == AL_OK) {
-        rad->light_count = al_rad_parse_lights(rad->world, rad->input, &rad->lights, diags);
-        if (rad->light_count < 0) st = AL_ERR_NOMEM;
-        for (int32_t i = 0; i < rad->light_count; i++) rad->dome_count += rad->lights[i].dome;
+        rad_lights lights;
+        if (al_rad_parse_lights(rad->world, rad->input, &rad->polys, &lights, diags)) {
+            rad->lights = lights.lights;
+            rad->light_count = lights.count;
+            rad->dome_count = lights.dome_count;
+            rad->floor_lights = lights.floors;
+            rad->floor_light_count = lights.floor_count;
+            rad->entity_minlight = lights.minlight;
+            rad->entity_no_dirt = lights.no_dirt;
+            rad->dirt = lights.dirt;
+        } else {
+            st = AL_ERR_NOMEM;
+        }
     }
+    if (st == AL_OK) st = al_rad_compute_occlusion(rad);
+    if (st == AL_OK) st = al_rad_compute_floors(rad);
     if (st != AL_OK) return st;
     double refl[3] = {0, 0, 0};
     for (int32_t l = 0; l < rad->luxel_count; l++) {
@@ -1045,6 +1066,11 @@ void al_rad_destroy(al_rad *rad)
     free(rad->group_panel);
     free(rad->panel_power);
     free(rad->lights);
+    free(rad->floor_lights);
+    free(rad->entity_minlight);
+    free(rad->entity_no_dirt);
+    free(rad->occlusion);
+    free(rad->floor);
     free(rad->skies);
     al_cell_index_free(&rad->sky_index);
     free(rad->texel_luxel);
@@ -1180,7 +1206,7 @@ void al_rad_reset(al_rad *rad)
  * checksum of everything before it. Bump RAD_STATE_VERSION when the solver's meaning of the state
  * changes. */
 #define RAD_STATE_MAGIC "ALRADST"
-#define RAD_STATE_VERSION 2u
+#define RAD_STATE_VERSION 3u
 
 /* Float rounding may leave light that an update took away a hair below zero. */
 #define RAD_STATE_SLACK 1.0f
@@ -1402,7 +1428,9 @@ al_status al_rad_snapshot(al_rad *rad, al_rad_lightmap *out)
         }
         const rad_face *f = &rad->faces[rad->luxel_face[l]];
         for (int k = 0; k < 3; k++) {
-            double v = copy[l][k] + out->ambient[k] + f->emission[k];
+            double v = copy[l][k] + out->ambient[k];
+            if (rad->floor && v < rad->floor[l][k]) v = rad->floor[l][k];
+            v += f->emission[k];
             out->texels[t][k] = (float) (v > 0 ? v : 0);
         }
     }
@@ -1487,6 +1515,7 @@ bool al_rad_luxel_get(al_rad *rad, int i, al_rad_luxel *out)
         out->incident[k] = rad->incident[i][k];
         out->exitance[k] = f->emission[k] + f->reflectance[k] * rad->incident[i][k];
         out->reflectance[k] = f->reflectance[k];
+        out->floor[k] = rad->floor ? rad->floor[i][k] : 0;
     }
     pthread_mutex_unlock(&rad->lock);
     out->area = rad->area[i];

@@ -379,9 +379,10 @@ static bool face_ranges(const al_rad *rad, int32_t **groups, int32_t **panels)
 static bool same_light(const rad_light *a, const rad_light *b)
 {
     return a->kind == b->kind && a->level == b->level && a->wait == b->wait &&
-           a->delay == b->delay && a->dome == b->dome && a->range == b->range &&
-           a->cos_outer == b->cos_outer && a->cos_inner == b->cos_inner &&
-           memcmp(a->origin, b->origin, sizeof a->origin) == 0 &&
+           a->delay == b->delay && a->falloff == b->falloff && a->anglescale == b->anglescale &&
+           a->dirt == b->dirt && a->dirt_scale == b->dirt_scale && a->dirt_gain == b->dirt_gain &&
+           a->dome == b->dome && a->range == b->range && a->cos_outer == b->cos_outer &&
+           a->cos_inner == b->cos_inner && memcmp(a->origin, b->origin, sizeof a->origin) == 0 &&
            memcmp(a->dir, b->dir, sizeof a->dir) == 0 &&
            memcmp(a->colour, b->colour, sizeof a->colour) == 0;
 }
@@ -643,6 +644,14 @@ static bool face_light_crosses(const rad_fix *fix, const rad_light *l, const dou
     return !out_of_reach(l, lo, hi) && hull_meets_any(fix, lo, hi, blo, bhi);
 }
 
+/* Whether luxel J of RAD has another occlusion than luxel J0 of BASE had. */
+static bool occlusion_changed(const al_rad *rad, const al_rad *base, int32_t j, int32_t j0)
+{
+    float now = rad->occlusion ? rad->occlusion[j] : 0;
+    float before = base->occlusion ? base->occlusion[j0] : 0;
+    return now != before;
+}
+
 static void direct_job(void *context, int index, int worker)
 {
     light_pass *lp = context;
@@ -670,6 +679,21 @@ static void direct_job(void *context, int index, int worker)
         return;
     }
     const rad_face *f0 = &base->faces[fb];
+    /* A luxel whose occlusion the edit changed (dirt.c) is lit anew by every light shot:
+     * the dirt on all its light changed, not only on light through the edit. */
+    bool relit_any = false;
+    for (int32_t s = 0; s < f->w * f->h; s++) {
+        int32_t j = rad->slots[f->first_slot + s];
+        if (j < 0 || !occlusion_changed(rad, base, j, base->slots[f0->first_slot + s])) continue;
+        relit_any = true;
+        float sum[3] = {0, 0, 0};
+        for (int32_t m = 0; m < rad->light_count; m++) {
+            if (!rad->light_shot[m]) continue;
+            rays += al_rad_light_at(rad, &rad->lights[m], lp->rows[m], j, lp->extent, add);
+            for (int c = 0; c < 3; c++) sum[c] += add[c];
+        }
+        for (int c = 0; c < 3; c++) rad->direct[j][c] = sum[c];
+    }
     double lo[3], hi[3];
     face_box(rad, f, lo, hi);
     for (int32_t i = 0; i < lp->relevant_count; i++) {
@@ -685,6 +709,7 @@ static void direct_job(void *context, int index, int worker)
             int32_t j = rad->slots[f->first_slot + s];
             if (j < 0) continue;
             int32_t j0 = base->slots[f0->first_slot + s];
+            if (relit_any && occlusion_changed(rad, base, j, j0)) continue;
             if (m >= 0) {
                 double end[3];
                 bool crosses = false;

@@ -1,6 +1,7 @@
 /* .map to compiler input (see map-input.h). */
 #include "map-input.h"
 
+#include "material-keys.h"
 #include "materials/material-defaults.h"
 #include "settings/hull-spec.h"
 
@@ -28,6 +29,35 @@ static uint32_t hash_name(const char *s)
         h *= 16777619u;
     }
     return h;
+}
+
+/* The worldspawn WORLD's material keys (material-keys.h) onto the materials the faces
+ * named (a key for a material no face uses has nothing to change); a bad one is reported
+ * and leaves its material as it was. */
+static void apply_material_keys(const al_map_entity *world, al_map_input *out, int count,
+                                al_diag_list *diags)
+{
+    for (int p = 0; p < world->property_count; p++) {
+        const al_map_property *pr = &world->properties[p];
+        const char *name = al_material_key_name(pr->key);
+        if (!name) continue;
+        al_material_light ml;
+        char why[120];
+        if (!al_material_key_parse(pr->value, &ml, why, sizeof why)) {
+            al_diag_add(diags, AL_SEVERITY_WARNING, AL_DIAG_ENTITY, 0, -1, -1, world->line, -1,
+                        "worldspawn key \"%s\": %s; the material keeps its defaults", pr->key, why);
+            continue;
+        }
+        for (int m = 0; m < count; m++) {
+            al_material_desc *md = &out->materials[m];
+            if (strcmp(md->name, name) != 0) continue;
+            for (int k = 0; k < 3; k++) {
+                if (ml.has_colour) md->colour[k] = (float) ml.colour[k];
+                md->emission[k] = (float) ml.emission[k];
+            }
+            md->reflectance = ml.reflectance >= 0 ? (float) ml.reflectance : 0;
+        }
+    }
 }
 
 al_status al_map_input_build(const al_map *map, al_map_input *out, al_diag_list *diags)
@@ -114,6 +144,7 @@ al_status al_map_input_build(const al_map *map, al_map_input *out, al_diag_list 
 
     if (map->entity_count > 0) {
         const al_map_entity *world = &map->entities[0];
+        apply_material_keys(world, out, material_count, diags);
         const char *hulls = al_map_entity_value(world, "allium_hulls");
         if (hulls) {
             char error[200];

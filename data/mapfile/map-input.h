@@ -5,6 +5,8 @@
  *   "allium_hulls"      hull list, e.g. "point 0 0 0 0 0 0; stand -16 -16 -24 16 16 32"
  *                       (hull 0 must be the point hull)
  *   "allium_block_size" block size of the compiled grid in units (default 1024)
+ *   "_allium_material_NAME"  the light of material NAME: colour, reflectance and emission
+ *                       (material-keys.h)
  * A bad setting is reported and the default used.
  *
  * The input borrows strings from the al_map: keep the map alive while the input is used.

@@ -7,6 +7,8 @@
 #include "map-doc.h"
 
 #include "doc-internal.h"
+#include "mapfile/material-keys.h"
+#include "materials/material-defaults.h"
 #include "settings/hull-spec.h"
 
 #include <cjson/cJSON.h>
@@ -34,8 +36,17 @@ static bool is_default_hulls(const al_hull_desc *h, int n)
     return true;
 }
 
-/* Properties of E but the classname (and, for the world, the keys that are settings) as a
- * JSON object in their order. */
+/* Whether KEY = VALUE of the world is a material's light the import takes into the
+ * materials (a bad one stays a property, so nothing is lost). */
+static bool is_material_key(const char *key, const char *value)
+{
+    al_material_light ml;
+    char why[120];
+    return al_material_key_name(key) && al_material_key_parse(value, &ml, why, sizeof why);
+}
+
+/* Properties of E but the classname (and, for the world, the keys that are settings or
+ * materials' light) as a JSON object in their order. */
 static char *properties_json(const al_map_entity *e, bool world)
 {
     cJSON *o = cJSON_CreateObject();
@@ -43,7 +54,7 @@ static char *properties_json(const al_map_entity *e, bool world)
         const char *k = e->properties[p].key;
         if (strcmp(k, "classname") == 0) continue;
         if (world && (strcmp(k, "allium_hulls") == 0 || strcmp(k, "allium_block_size") == 0 ||
-                      strcmp(k, "mapversion") == 0))
+                      strcmp(k, "mapversion") == 0 || is_material_key(k, e->properties[p].value)))
             continue;
         cJSON_AddItemToObject(o, k, cJSON_CreateString(e->properties[p].value));
     }
@@ -107,6 +118,54 @@ static void free_cache(name_cache *c)
     for (size_t i = 0; i < c->size; i++) free(c->names[i]);
     free(c->names);
     free(c->ids);
+}
+
+/* The world's material keys (material-keys.h) into the materials table, within the
+ * import's transaction: a material no face names is added. A bad key is reported (and
+ * kept as a property). */
+static al_status import_material_keys(al_doc *doc, const al_map_entity *world, al_diag_list *diags)
+{
+    static const char *sql =
+        "INSERT INTO materials(name, red, green, blue, reflectance, emit_red, emit_green, "
+        "emit_blue, flags) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(name) DO UPDATE SET "
+        "red = excluded.red, green = excluded.green, blue = excluded.blue, "
+        "reflectance = excluded.reflectance, emit_red = excluded.emit_red, "
+        "emit_green = excluded.emit_green, emit_blue = excluded.emit_blue";
+    for (int p = 0; p < world->property_count; p++) {
+        const al_map_property *pr = &world->properties[p];
+        const char *name = al_material_key_name(pr->key);
+        if (!name) continue;
+        al_material_light ml;
+        char why[120];
+        if (!al_material_key_parse(pr->value, &ml, why, sizeof why) || strlen(name) > 255) {
+            al_diag_add(diags, AL_SEVERITY_WARNING, AL_DIAG_ENTITY, 0, -1, -1, world->line, -1,
+                        "worldspawn key \"%s\": %s; kept as a key, the material keeps its "
+                        "defaults",
+                        pr->key, strlen(name) > 255 ? "the name is longer than 255 bytes" : why);
+            continue;
+        }
+        if (!ml.has_colour) {
+            float rgb[3];
+            al_material_default_colour(name, rgb);
+            for (int k = 0; k < 3; k++) ml.colour[k] = rgb[k];
+        }
+        sqlite3_stmt *st = al_doc_prepare(doc, sql);
+        if (!st) return AL_ERR_IO;
+        sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
+        for (int k = 0; k < 3; k++) {
+            sqlite3_bind_double(st, 2 + k, ml.colour[k]);
+            sqlite3_bind_double(st, 6 + k, ml.emission[k]);
+        }
+        if (ml.reflectance < 0)
+            sqlite3_bind_null(st, 5);
+        else
+            sqlite3_bind_double(st, 5, ml.reflectance);
+        sqlite3_bind_int64(st, 9, al_material_default_flags(name));
+        if (sqlite3_step(st) != SQLITE_DONE)
+            return al_doc_sqlite_status(doc, sqlite3_errcode(doc->db), "importing a material",
+                                        diags);
+    }
+    return AL_OK;
 }
 
 al_status al_doc_import_map(al_doc *doc, const al_map *map, al_diag_list *diags)
@@ -252,6 +311,11 @@ al_status al_doc_import_map(al_doc *doc, const al_map *map, al_diag_list *diags)
         }
     }
     free_cache(&materials);
+    if (status == AL_OK && map->entity_count > 0) {
+        const char *cls = al_map_entity_value(&map->entities[0], "classname");
+        if (cls && strcmp(cls, "worldspawn") == 0)
+            status = import_material_keys(doc, &map->entities[0], diags);
+    }
     if (status == AL_OK && al_doc_exec(doc, "COMMIT") == SQLITE_OK) return AL_OK;
     al_doc_exec(doc, "ROLLBACK");
     return status == AL_OK ? AL_ERR_IO : status;
@@ -428,6 +492,37 @@ static bool add_property(al_map_entity *e, int *capacity, const char *key, const
     return true;
 }
 
+/* The light of DOC's materials that differ from a new material of their name (colour,
+ * reflectance or emission) as world keys of WORLD (material-keys.h), in name order. False
+ * if memory runs out. */
+static bool export_material_keys(al_doc *doc, al_map_entity *world, int *capacity)
+{
+    al_doc_material *list = NULL;
+    int count = 0;
+    if (al_doc_list_materials(doc, &list, &count) != AL_OK) return false;
+    bool ok = true;
+    for (int i = 0; i < count && ok; i++) {
+        const al_doc_material *m = &list[i];
+        float rgb[3];
+        al_material_default_colour(m->name, rgb);
+        bool differs = m->reflectance >= 0;
+        al_material_light ml = {.has_colour = true, .reflectance = m->reflectance};
+        for (int k = 0; k < 3; k++) {
+            differs |= m->colour[k] != (double) rgb[k] || m->emission[k] != 0;
+            ml.colour[k] = m->colour[k];
+            ml.emission[k] = m->emission[k];
+        }
+        char key[300], value[256];
+        snprintf(key, sizeof key, "%s%s", AL_MATERIAL_KEY_PREFIX, m->name);
+        /* A key the import kept (it was bad) stays as it was. */
+        if (!differs || al_map_entity_value(world, key)) continue;
+        al_material_key_format(&ml, value, sizeof value);
+        ok = add_property(world, capacity, key, value);
+    }
+    al_doc_materials_free(list, count);
+    return ok;
+}
+
 al_status al_doc_export_map(al_doc *doc, al_map **out, al_diag_list *diags)
 {
     *out = NULL;
@@ -483,6 +578,7 @@ al_status al_doc_export_map(al_doc *doc, al_map **out, al_diag_list *diags)
                 }
                 al_doc_input_free(&in);
             }
+            if (!export_material_keys(doc, e, &capacity)) status = AL_ERR_NOMEM;
         }
     }
     sqlite3_finalize(st);

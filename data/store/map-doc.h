@@ -9,7 +9,8 @@
  * transaction; not an undoable step (the history starts at the import). Every brush and
  * property is kept, also ones the compiler will refuse (a warning says so): nothing of the
  * designer's is dropped on the way in. The worldspawn keys "allium_hulls" and
- * "allium_block_size" become the document's hulls and settings. */
+ * "allium_block_size" become the document's hulls and settings, and its
+ * "_allium_material_NAME" keys the light of its materials (mapfile/material-keys.h). */
 al_status al_doc_import_map(al_doc *doc, const al_map *map, al_diag_list *diags);
 
 /* Imports MAP into a new document at PATH, which must not exist (AL_ERR_EXISTS, with a
@@ -21,7 +22,8 @@ al_status al_doc_import_map(al_doc *doc, const al_map *map, al_diag_list *diags)
 al_status al_doc_import_new(const char *path, const al_map *map, al_diag_list *diags);
 
 /* DOC as a parsed .map (entities in order, the world first; hulls and settings that differ
- * from the defaults written back as worldspawn keys). */
+ * from the defaults, and the light of materials that differs from a new material's, written
+ * back as worldspawn keys). */
 al_status al_doc_export_map(al_doc *doc, al_map **out, al_diag_list *diags);
 
 #endif

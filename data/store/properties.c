@@ -62,8 +62,11 @@ al_status al_property_check(const char *key, const char *value, al_diag_list *di
         return bad(diags, key, "the value is longer than %d bytes", MAX_VALUE);
     if (strpbrk(value, "\n\r")) return bad(diags, key, "the value holds a line break");
     static const char *const vectors[] = {"origin", "angles", "mangle", NULL};
-    static const char *const numbers[] = {"angle", "light", "wait",   "delay", "_cone",
-                                          "speed", "lip",   "health", "dmg",   "count", NULL};
+    static const char *const numbers[] = {
+        "angle",      "light",           "wait",       "delay",     "_cone",     "speed",
+        "lip",        "health",          "dmg",        "count",     "_falloff",  "_anglescale",
+        "_deviance",  "_samples",        "_softangle", "_minlight", "_sunlight", "_sunlight2",
+        "_sunlight3", "_surface_offset", NULL};
     double v[4];
     if (in_list(key, vectors)) {
         if (parse_numbers(value, v, 3) != 3)

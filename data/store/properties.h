@@ -3,9 +3,10 @@
  * Keys Allium and Quake give a meaning to are checked for their type and range, and a bad
  * value is refused with a message naming the key: origin, angles, mangle (three numbers
  * within the map's coordinate limits), angle, light, wait, delay, _cone, speed, lip, health,
- * dmg, count (a number), spawnflags (a non-negative integer), _color (three numbers from 0
- * to 255). Keys must be non-empty and at most 255 bytes; no key or value may hold a line
- * break or a NUL (the .map format cannot carry them).
+ * dmg, count, and the light keys _falloff, _anglescale, _deviance, _samples, _softangle,
+ * _minlight, _sunlight, _sunlight2, _sunlight3, _surface_offset (a number), spawnflags (a
+ * non-negative integer), _color (three numbers from 0 to 255). Keys must be non-empty and at most
+ * 255 bytes; no key or value may hold a line break or a NUL (the .map format cannot carry them).
  */
 #ifndef AL_PROPERTIES_H
 #define AL_PROPERTIES_H

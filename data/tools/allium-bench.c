@@ -16,6 +16,19 @@
  *       every oracle on every hull, mismatch counts per oracle
  *   allium-bench classify MAP --hull NAME [options]
  *       reads "x y z" lines on stdin, prints 0 (empty) or 1 (solid) per line
+ *   allium-bench light MAP [--direct [--style N]] [--luxel 16] [--rad-residual 0.01]
+ *                          [options]
+ *       reads "x y z nx ny nz" lines on stdin (points on faces, with the faces' normals)
+ *       and prints "r g b" per line on Quake's lightmap scale: a byte per channel, half a
+ *       light level (Quake's light writes level x 0.5, its -range, and clamps at 255), so
+ *       a light 300 at 100 units straight above a floor gives (300 - 100) / 2 = 100 there.
+ *       With --direct: the direct light at the point as Quake's light computes it at its
+ *       samples (falloff, angle and cone at the point, a ray to each light, then the
+ *       minimum light), before any reflected light (al_rad_direct_at); with --style N only
+ *       what Quake's light writes into the lightmap of style N (0: the steady lights and
+ *       the minimum light; 32 up: lights a trigger switches). Without: what the
+ *       lightmap shows at the point's luxel once the solver has run to --rad-residual
+ *       (al_rad_shown_at), or "- - -" for a point on no lit face
  *   allium-bench slice MAP --z HEIGHT [--scale UNITS] -o FILE.png [options]
  *       a picture of the horizontal slice at HEIGHT: for each pixel, which hulls fit there
  *       (an agent of that hull with its origin at the point), coloured by the largest
@@ -113,6 +126,9 @@ typedef struct args {
     int edits, tight_edits;
     double rad_residual; /* edit: the light's residual before the edits and at the end */
     bool leaks;
+    bool direct; /* light: the direct light, not the lightmap */
+    int style;   /* light --direct: the lightmap style, or AL_RAD_ALL_STYLES */
+    bool residual_given;
     bool count_given;
     int steps;     /* spheretree, agents */
     bool steps_given;
@@ -126,6 +142,9 @@ static int usage(void)
             "       allium-bench trace MAP [--hull NAME] [--length UNITS] [--count N]\n"
             "       allium-bench verify MAP [--points N] [--traces N] [--segments N]\n"
             "       allium-bench classify MAP --hull NAME < points\n"
+            "       allium-bench light MAP [--direct [--style N]] [--luxel UNITS]\n"
+            "                              [--rad-residual R]\n"
+            "                              < points-and-normals\n"
             "       allium-bench slice MAP --z HEIGHT [--scale UNITS] -o FILE.png\n"
             "       allium-bench document MAP.map [--runs N] [--count EDITS] [--scratch DIR]\n"
             "       allium-bench rad MAP [--luxel UNITS] [--runs N] [--count RAYS]\n"
@@ -166,6 +185,7 @@ static int parse_args(int argc, char **argv, args *a)
     a->rad_residual = 0.1;
     a->steps = 300;
     a->margin = -1;
+    a->style = AL_RAD_ALL_STYLES;
     if (argc < 2) return -1;
     a->command = argv[1];
     for (int i = 2; i < argc;) {
@@ -175,6 +195,11 @@ static int parse_args(int argc, char **argv, args *a)
         const char *arg = argv[i];
         if (strcmp(arg, "--leaks") == 0) {
             a->leaks = true;
+            i++;
+            continue;
+        }
+        if (strcmp(arg, "--direct") == 0) {
+            a->direct = true;
             i++;
             continue;
         }
@@ -228,7 +253,12 @@ static int parse_args(int argc, char **argv, args *a)
                 if (*end || a->edits < 1 || a->edits > 1000000) goto bad;
             } else if (strcmp(arg, "--rad-residual") == 0) {
                 a->rad_residual = strtod(v, &end);
+                a->residual_given = true;
                 if (*end || !(a->rad_residual > 0 && a->rad_residual <= 1)) goto bad;
+            } else if (strcmp(arg, "--style") == 0) {
+                long style = strtol(v, &end, 10);
+                if (*end || style < 0 || style > 255) goto bad;
+                a->style = (int) style;
             } else if (strcmp(arg, "--tight-edits") == 0) {
                 a->tight_edits = (int) strtol(v, &end, 10);
                 if (*end || a->tight_edits < 0 || a->tight_edits > 1000) goto bad;
@@ -564,6 +594,71 @@ static int cmd_classify(const args *a)
         }
         printf("%d\n", al_world_point_solid(w, hull, p) ? 1 : 0);
     }
+    al_world_destroy(w);
+    al_tool_map_free(&m);
+    return status;
+}
+
+/* Quake's lightmap byte for light level V: half of it (Quake's light's -range 0.5), in
+ * 0..255. */
+static double lightmap_byte(double v)
+{
+    double b = v * 0.5;
+    return b < 0 ? 0 : b > 255 ? 255 : b;
+}
+
+static int cmd_light(const args *a)
+{
+    al_tool_map m;
+    if (!al_tool_load(a->path, &a->options, &m)) return 1;
+    al_world *w = al_tool_compile(&m, &a->options);
+    if (!w) return 1;
+    al_rad *rad = NULL;
+    al_diag_list diags = {0};
+    al_rad_options o = {.luxel_size = a->luxel, .threads = a->options.threads};
+    int status = 0;
+    al_rad_lightmap map = {0};
+    if (al_rad_create(w, &m.input, &o, &rad, &diags) != AL_OK) {
+        al_tool_print_diags(a->path, &diags, stderr);
+        status = 1;
+        goto done;
+    }
+    al_tool_print_diags(a->path, &diags, stderr);
+    if (!a->direct) {
+        al_rad_run(rad, a->residual_given ? a->rad_residual : 0.01, 0, NULL, NULL);
+        if (al_rad_snapshot(rad, &map) != AL_OK) {
+            fprintf(stderr, "allium-bench: out of memory for the lightmap\n");
+            status = 1;
+            goto done;
+        }
+    }
+    char line[512];
+    long lineno = 0;
+    while (fgets(line, sizeof line, stdin)) {
+        lineno++;
+        double p[3], n[3];
+        char extra;
+        int k = sscanf(line, "%lf %lf %lf %lf %lf %lf %c", &p[0], &p[1], &p[2], &n[0], &n[1], &n[2],
+                       &extra);
+        if (k == -1 || (k == 0 && line[strspn(line, " \t\r\n")] == '\0')) continue;
+        if (k != 6 || !al_is_finite3(p) || !al_is_finite3(n) || !(al_length(n) > 0)) {
+            fprintf(stderr, "stdin:%ld: expected \"x y z nx ny nz\" (a point, a normal)\n", lineno);
+            status = 1;
+            continue;
+        }
+        float v[3];
+        if (a->direct) {
+            al_rad_direct_at(rad, p, n, a->style, v);
+        } else if (!al_rad_shown_at(rad, &map, p, n, v)) {
+            printf("- - -\n");
+            continue;
+        }
+        printf("%.1f %.1f %.1f\n", lightmap_byte(v[0]), lightmap_byte(v[1]), lightmap_byte(v[2]));
+    }
+done:
+    al_rad_lightmap_free(&map);
+    al_rad_destroy(rad);
+    al_diag_list_clear(&diags);
     al_world_destroy(w);
     al_tool_map_free(&m);
     return status;
@@ -1388,6 +1483,7 @@ int main(int argc, char **argv)
     if (strcmp(a.command, "trace") == 0) return cmd_trace(&a);
     if (strcmp(a.command, "verify") == 0) return cmd_verify(&a);
     if (strcmp(a.command, "classify") == 0) return cmd_classify(&a);
+    if (strcmp(a.command, "light") == 0) return cmd_light(&a);
     if (strcmp(a.command, "slice") == 0) return cmd_slice(&a);
     if (strcmp(a.command, "document") == 0) return cmd_document(&a);
     if (strcmp(a.command, "rad") == 0) return cmd_rad(&a);

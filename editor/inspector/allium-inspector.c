@@ -60,8 +60,23 @@ G_DEFINE_FINAL_TYPE(AlliumInspector, allium_inspector, GTK_TYPE_WIDGET)
 static const char *const NUMBER_KEYS[] = {"light", "count", "speed", "angle", "wait", "delay",
                                           "_cone", "_softangle", "_sunlight", "style",
                                           "_luxel", "health", "lip", "dmg", NULL};
-static const char *const VECTOR_KEYS[] = {"origin", "mangle", "_sun_mangle", "angles", NULL};
-static const char *const COLOUR_KEYS[] = {"_color", "_sunlight_color", "color", "_colour",
+/* The light keys ericw-tools adds to Quake's. */
+static const char *const LIGHT_NUMBER_KEYS[] = {
+    "_falloff",        "_anglescale", "_anglesense", "_deviance",  "_samples",
+    "_surface_offset", "_minlight",   "_sunlight2",  "_sunlight3", "_sunlight_penumbra",
+    "_dist",           "_range",      NULL};
+static const char *const VECTOR_KEYS[] = {"origin",           "mangle", "_sun_mangle",
+                                          "_sunlight_mangle", "angles", NULL};
+static const char *const COLOUR_KEYS[] = {"_color",
+                                          "_sunlight_color",
+                                          "_sunlight2_color",
+                                          "_sunlight_color2",
+                                          "_sunlight3_color",
+                                          "_sunlight_color3",
+                                          "_mincolor",
+                                          "_minlight_color",
+                                          "color",
+                                          "_colour",
                                           NULL};
 
 static gboolean in_list(const char *const *list, const char *key)
@@ -73,7 +88,7 @@ static gboolean in_list(const char *const *list, const char *key)
 
 AlliumValueKind allium_value_kind_of(const char *key)
 {
-    if (in_list(NUMBER_KEYS, key)) return ALLIUM_VALUE_NUMBER;
+    if (in_list(NUMBER_KEYS, key) || in_list(LIGHT_NUMBER_KEYS, key)) return ALLIUM_VALUE_NUMBER;
     if (in_list(VECTOR_KEYS, key)) return ALLIUM_VALUE_VECTOR;
     if (in_list(COLOUR_KEYS, key)) return ALLIUM_VALUE_COLOUR;
     if (g_ascii_strcasecmp(key, "hull") == 0) return ALLIUM_VALUE_HULL;

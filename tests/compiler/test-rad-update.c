@@ -28,10 +28,13 @@
 
 /* A long room with a pillar at PILLAR_X (none if below 0), a crate, and two lights; the
  * second light at LIGHT_X. Bright walls, so that bounces matter. */
+static bool dirty_rooms; /* load_room: worldspawn "_dirt" "1" (dirt.c) */
+
 static bool load_room(scene *s, double pillar_x, double light_x)
 {
     mapgen *g = mapgen_create(false);
     mapgen_begin_entity(g, "worldspawn");
+    if (dirty_rooms) mapgen_key(g, "_dirt", "1");
     mapgen_room(g, 0, 0, 0, 512, 256, 160, 16, "stone");
     if (pillar_x >= 0) mapgen_box(g, pillar_x, 96, 0, pillar_x + 32, 160, 160, "stone");
     mapgen_box(g, 400, 40, 0, 448, 88, 48, "crate");
@@ -145,6 +148,16 @@ static void check_edit(double pillar_from, double pillar_to, double light_from, 
 CHECK_TEST(pillar_moved, "/rad/update/a-moved-pillar-gives-the-light-of-the-new-world-for-what-was-shot")
 {
     check_edit(200, 232, 380, 380, 60, "pillar moved");
+}
+
+CHECK_TEST(pillar_moved_dirt,
+           "/rad/update/with-dirt-luxels-whose-occlusion-an-edit-changed-are-lit-anew")
+{
+    /* The pillar's move changes the occlusion of the floor and walls near both places it
+     * stood: their direct light must be a new solver's though no light's ray crosses it. */
+    dirty_rooms = true;
+    check_edit(200, 232, 380, 380, 60, "pillar moved, with dirt");
+    dirty_rooms = false;
 }
 
 CHECK_TEST(cancelled, "/rad/update/a-cancelled-update-makes-no-solver-and-leaves-the-last-alone")

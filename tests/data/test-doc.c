@@ -1918,6 +1918,107 @@ CHECK_TEST(material_edits, "/doc/materials-are-listed-with-their-use-and-set-wit
     al_doc_close(doc);
 }
 
+/* The number of properties KEY of entity E. */
+static int key_count(const al_map_entity *e, const char *key)
+{
+    int n = 0;
+    for (int p = 0; p < e->property_count; p++) n += strcmp(e->properties[p].key, key) == 0;
+    return n;
+}
+
+CHECK_TEST(material_export, "/doc/material-light-survives-export-to-a-map-and-import")
+{
+    al_doc *doc = new_doc("material-export.allium");
+    REQUIRE(doc);
+    al_doc_face f[6];
+    fixture_box_faces(0, 0, 0, 64, 64, 64, "stone", f);
+    f[4].material = "*lava1";
+    REQUIRE(al_doc_add_brush(doc, 0, f, 6, NULL, NULL, NULL) == AL_OK);
+    const al_doc_material set[] = {
+        {.name = "*lava1",
+         .colour = {0.9, 0.3, 0.1},
+         .reflectance = -1,
+         .emission = {300, 120, 40}},
+        {.name = "stone", .colour = {0.25, 0.5, 0.75}, .reflectance = 0.35},
+        {.name = "glow", .colour = {1, 1, 1}, .reflectance = 0, .emission = {0.5, 0, 2}},
+    };
+    for (int i = 0; i < 3; i++) REQUIRE(al_doc_set_material(doc, &set[i], NULL, NULL) == AL_OK);
+
+    /* Export: one world key per material, which other tools ignore. */
+    al_map *m;
+    REQUIRE(al_doc_export_map(doc, &m, NULL) == AL_OK);
+    const al_map_entity *world = &m->entities[0];
+    const char *lava = al_map_entity_value(world, "_allium_material_*lava1");
+    CHECK_MSG(lava && strcmp(lava, "colour 0.9 0.3 0.1 emission 300 120 40") == 0, "%s",
+              lava ? lava : "(none)");
+    const char *stone = al_map_entity_value(world, "_allium_material_stone");
+    CHECK_MSG(stone && strcmp(stone, "colour 0.25 0.5 0.75 reflectance 0.35") == 0, "%s",
+              stone ? stone : "(none)");
+    CHECK(al_map_entity_value(world, "_allium_material_glow"));
+    char *text;
+    size_t len;
+    REQUIRE(al_map_write(m, false, &text, &len));
+    al_map_destroy(m);
+
+    /* Import into a new document: the materials come back exactly, and the keys are not
+     * left among the world's properties (a second export writes each once). */
+    al_map *read = NULL;
+    al_diag_list d = {0};
+    REQUIRE(al_map_read_buffer(text, len, &read, &d) == AL_OK);
+    free(text);
+    al_doc *again = new_doc("material-export-again.allium");
+    REQUIRE(again);
+    REQUIRE(al_doc_import_map(again, read, &d) == AL_OK);
+    CHECK(d.count == 0);
+    al_map_destroy(read);
+    al_doc_material *a = NULL, *b = NULL;
+    int na = 0, nb = 0;
+    REQUIRE(al_doc_list_materials(doc, &a, &na) == AL_OK);
+    REQUIRE(al_doc_list_materials(again, &b, &nb) == AL_OK);
+    CHECK_MSG(na == 3 && nb == 3, "%d and %d materials", na, nb);
+    for (int i = 0; i < na && i < nb; i++) {
+        CHECK(strcmp(a[i].name, b[i].name) == 0 && a[i].reflectance == b[i].reflectance &&
+              a[i].flags == b[i].flags);
+        for (int k = 0; k < 3; k++)
+            CHECK_MSG(a[i].colour[k] == b[i].colour[k] && a[i].emission[k] == b[i].emission[k],
+                      "%s channel %d", a[i].name, k);
+    }
+    al_doc_materials_free(a, na);
+    al_doc_materials_free(b, nb);
+    REQUIRE(al_doc_export_map(again, &m, NULL) == AL_OK);
+    CHECK(key_count(&m->entities[0], "_allium_material_*lava1") == 1);
+    CHECK(key_count(&m->entities[0], "_allium_material_glow") == 1);
+    al_map_destroy(m);
+    /* The compiler gets them. */
+    al_doc_input in;
+    REQUIRE(al_doc_build_input(again, &in, NULL) == AL_OK);
+    bool found = false;
+    for (int i = 0; i < in.input.material_count; i++)
+        if (strcmp(in.input.materials[i].name, "*lava1") == 0)
+            found =
+                in.input.materials[i].emission[0] == 300 && in.input.materials[i].emission[2] == 40;
+    CHECK(found);
+    al_doc_input_free(&in);
+    al_doc_close(again);
+
+    /* A bad key is reported, kept as a key, and leaves its material as it was. */
+    const char *bad = "{\n\"classname\" \"worldspawn\"\n\"_allium_material_stone\" \"shine\"\n}\n";
+    REQUIRE(al_map_read_buffer(bad, strlen(bad), &read, &d) == AL_OK);
+    again = new_doc("material-export-bad.allium");
+    REQUIRE(again);
+    al_diag_list_clear(&d);
+    REQUIRE(al_doc_import_map(again, read, &d) == AL_OK);
+    CHECK(d.count == 1 && strstr(d.items[0].message, "_allium_material_stone"));
+    al_map_destroy(read);
+    REQUIRE(al_doc_export_map(again, &m, NULL) == AL_OK);
+    const char *kept = al_map_entity_value(&m->entities[0], "_allium_material_stone");
+    CHECK(kept && strcmp(kept, "shine") == 0);
+    al_map_destroy(m);
+    al_doc_close(again);
+    al_diag_list_clear(&d);
+    al_doc_close(doc);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && argv[1][0] != '-') fixture_set_dir(argv[1]);

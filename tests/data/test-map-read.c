@@ -2,6 +2,7 @@
 #include "check.h"
 #include "mapfile/map-input.h"
 #include "mapfile/map-write.h"
+#include "mapfile/material-keys.h"
 #include "mapfile/texture.h"
 #include "materials/material-defaults.h"
 #include "settings/hull-spec.h"
@@ -367,6 +368,86 @@ CHECK_TEST(input_conversion, "/mapfile/conversion-collects-materials-and-setting
     al_map_input_free(&in);
     al_map_destroy(m);
     al_diag_list_clear(&d);
+}
+
+CHECK_TEST(material_keys, "/mapfile/material-keys-give-materials-their-light-through-a-round-trip")
+{
+    const char *text =
+        "{\n\"classname\" \"worldspawn\"\n"
+        "\"_allium_material_*lava1\" \"colour 1 0.5 0.25 reflectance 0.3 emission 200 80 20\"\n"
+        "\"_allium_material_stone\" \"emission 5 6 7\"\n"
+        "\"_allium_material_metal\" \"colour red\"\n"
+        "\"_allium_material_unused\" \"emission 1 1 1\"\n"
+        "{\n( 0 0 0 ) ( 0 1 0 ) ( 0 0 1 ) stone 0 0 0 1 1\n"
+        "( 0 0 0 ) ( 0 0 1 ) ( 1 0 0 ) metal 0 0 0 1 1\n"
+        "( 0 0 0 ) ( 1 0 0 ) ( 0 1 0 ) *lava1 0 0 0 1 1\n}\n}\n";
+    for (int pass = 0; pass < 2; pass++) {
+        /* The second pass reads what the first wrote back (where the world's "{" is on
+         * line 4, after the writer's comments). */
+        static char *written;
+        al_diag_list d = {0};
+        al_map *m = read_ok(pass ? written : text, &d);
+        REQUIRE(m);
+        al_map_input in;
+        REQUIRE(al_map_input_build(m, &in, &d) == AL_OK);
+        REQUIRE(in.input.material_count == 3);
+        const al_diag *bad = find_diag(&d, "_allium_material_metal");
+        CHECK_MSG(bad && bad->line == (pass ? 4 : 1) &&
+                      strstr(bad->message, "three numbers from 0 to 1"),
+                  "line %d: %s", bad ? bad->line : -1, bad ? bad->message : "no warning");
+        CHECK(d.count == 1);
+        float rgb[3];
+        for (int i = 0; i < 3; i++) {
+            const al_material_desc *md = &in.input.materials[i];
+            al_material_default_colour(md->name, rgb);
+            if (strcmp(md->name, "*lava1") == 0) {
+                CHECK(md->colour[0] == 1 && md->colour[1] == 0.5f && md->colour[2] == 0.25f);
+                CHECK(md->reflectance == 0.3f);
+                CHECK(md->emission[0] == 200 && md->emission[1] == 80 && md->emission[2] == 20);
+                CHECK(md->flags == al_material_default_flags("*lava1"));
+            } else if (strcmp(md->name, "stone") == 0) {
+                CHECK(memcmp(md->colour, rgb, sizeof rgb) == 0 && md->reflectance == 0);
+                CHECK(md->emission[0] == 5 && md->emission[1] == 6 && md->emission[2] == 7);
+            } else {
+                CHECK(strcmp(md->name, "metal") == 0);
+                CHECK(memcmp(md->colour, rgb, sizeof rgb) == 0 && md->emission[0] == 0);
+            }
+        }
+        al_map_input_free(&in);
+        if (pass == 0) {
+            size_t len;
+            REQUIRE(al_map_write(m, false, &written, &len));
+        } else {
+            free(written);
+        }
+        al_map_destroy(m);
+        al_diag_list_clear(&d);
+    }
+
+    /* What the writer formats reads back as it was; bad values name what is wrong. */
+    al_material_light ml = {.has_colour = true,
+                            .colour = {0.1, 1.0 / 3, 0},
+                            .reflectance = 0.95,
+                            .emission = {1e-3, 12345.5, 0}},
+                      back;
+    char value[256], why[120];
+    al_material_key_format(&ml, value, sizeof value);
+    REQUIRE_MSG(al_material_key_parse(value, &back, why, sizeof why), "%s: %s", value, why);
+    CHECK(back.has_colour && back.reflectance == ml.reflectance);
+    for (int k = 0; k < 3; k++)
+        CHECK(back.colour[k] == ml.colour[k] && back.emission[k] == ml.emission[k]);
+    CHECK(strcmp(al_material_key_name("_allium_material_+0slip"), "+0slip") == 0);
+    CHECK(!al_material_key_name("_allium_material_") && !al_material_key_name("_color"));
+    const char *bad[][2] = {{"emission 1 2", "three numbers of at least 0"},
+                            {"reflectance 1.5", "from 0 to 1"},
+                            {"emission 1 1 1 colour 1 1 1", "nothing more"},
+                            {"shine 3", "colour, reflectance or emission"},
+                            {"colour 0 0 nan", "three numbers from 0 to 1"}};
+    for (int i = 0; i < 5; i++) {
+        CHECK_MSG(!al_material_key_parse(bad[i][0], &back, why, sizeof why) &&
+                      strstr(why, bad[i][1]),
+                  "\"%s\": %s", bad[i][0], why);
+    }
 }
 
 CHECK_TEST(bad_settings, "/mapfile/bad-settings-are-reported-and-defaults-used")

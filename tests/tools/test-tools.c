@@ -2,6 +2,7 @@
  * Arguments: allium-compile allium-bench sample.map scratch-dir. */
 #include "check.h"
 #include "doc-fixture.h"
+#include "mapgen.h"
 #include "store/document.h"
 #include "mapgen.h"
 #include "wadgen.h"
@@ -9,6 +10,7 @@
 #include <cjson/cJSON.h>
 #include <dirent.h>
 #include <fcntl.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -527,6 +529,69 @@ CHECK_TEST(classify, "/tools/allium-bench-classify-answers-per-line")
              bench_tool, sample_map);
     CHECK(run(cmd, &out) == 1); /* the bad line is reported */
     CHECK_MSG(strcmp(out, "0\n1\n0\n") == 0, "got: %s", out);
+    free(out);
+}
+
+/* A sealed room [0, 1024] x [0, 1024] x [0, 512] of stone (floor at z 0) with a light 300
+ * 128 units above the middle of the floor and worldspawn minimum light 20, written to
+ * PATH. */
+static bool write_light_room(const char *path)
+{
+    mapgen *g = mapgen_create(false);
+    mapgen_begin_entity(g, "worldspawn");
+    mapgen_key(g, "_minlight", "20");
+    mapgen_room(g, 0, 0, 0, 1024, 1024, 512, 16, "stone");
+    mapgen_end_entity(g);
+    mapgen_light(g, 512, 512, 128, "300");
+    mapgen_point_entity(g, "info_player_start", 200, 200, 64);
+    bool ok = mapgen_save(g, path);
+    mapgen_destroy(g);
+    return ok;
+}
+
+CHECK_TEST(light, "/tools/allium-bench-light-prints-quake's-lightmap-value-per-point")
+{
+    char map[1024], cmd[4096], *out;
+    snprintf(map, sizeof map, "%s/tools-light-room.map", scratch);
+    REQUIRE(write_light_room(map));
+    /* Points on the floor at 0, 100 and 300 units from under the light (the last beyond
+     * its reach: the minimum light), one on a wall, and a bad line. Quake's lightmap holds
+     * half a level: (300 - d) (0.5 + 0.5 cos) / 2, at least 20 / 2. */
+    snprintf(cmd, sizeof cmd,
+             "printf '512 512 0 0 0 1\n612 512 0 0 0 1\n812 512 0 0 0 1\n"
+             "0 512 128 1 0 0\nbad\n' | '%s' light '%s' --direct 2>/dev/null",
+             bench_tool, map);
+    CHECK(run(cmd, &out) == 1); /* the bad line is reported */
+    double got[4][3];
+    int n = sscanf(out, "%lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf", &got[0][0], &got[0][1],
+                   &got[0][2], &got[1][0], &got[1][1], &got[1][2], &got[2][0], &got[2][1],
+                   &got[2][2], &got[3][0], &got[3][1], &got[3][2]);
+    REQUIRE_MSG(n == 12, "got: %s", out);
+    free(out);
+    const double r[3] = {0, 100, 300};
+    for (int i = 0; i < 3; i++) {
+        double d = hypot(r[i], 128);
+        double want = fmax((300 - d) * (0.5 + 0.5 * 128 / d), 20) / 2;
+        for (int k = 0; k < 3; k++)
+            CHECK_MSG(fabs(got[i][k] - want) <= 0.05, "%g units out: %g, want %.1f", r[i],
+                      got[i][k], want);
+    }
+    double d = hypot(512, 128), wall = fmax((300 - d) * (0.5 + 0.5 * 512 / d), 20) / 2;
+    CHECK_MSG(fabs(got[3][0] - wall) <= 0.05, "the wall: %g, want %.1f", got[3][0], wall);
+
+    /* Without --direct: the lightmap once the light has bounced, near the direct light
+     * where that is strong; a point on no face is "- - -". */
+    snprintf(cmd, sizeof cmd,
+             "printf '512 512 0 0 0 1\n5000 5000 5000 0 0 1\n' | '%s' light '%s' "
+             "--rad-residual 0.05 2>/dev/null",
+             bench_tool, map);
+    REQUIRE(run(cmd, &out) == 0);
+    double total[3];
+    char rest[64] = "";
+    n = sscanf(out, "%lf %lf %lf %63[^\n]", &total[0], &total[1], &total[2], rest);
+    CHECK_MSG(n == 4 && strcmp(rest, "- - -") == 0, "got: %s", out);
+    CHECK_MSG(fabs(total[0] - 86) < 6, "under the light the lightmap shows %g (direct 86)",
+              total[0]);
     free(out);
 }
 
