@@ -54,7 +54,9 @@ static const char *fragment_source =
     "uniform vec4 tint;\n"
     "uniform vec4 over;\n"
     "void main() {\n"
-    "    vec3 light = texture(lightmap, v_st).rgb * (510.0 / 128.0);\n"
+    /* Texels hold level / 510; level 256 shows the material's own colour, as Quake shows
+     * a light level (its lightmap byte, half the level, 128). */
+    "    vec3 light = texture(lightmap, v_st).rgb * (510.0 / 256.0);\n"
     "    vec3 rgb = mix(min(v_material.rgb * light, vec3(1.0)), over.rgb, over.a);\n"
     "    /* Unmapped vertices carry -1: a face is mapped or not as a whole. */\n"
     "    bool mapped = use_lightmap > 0.5 && v_st.x > -0.5;\n"

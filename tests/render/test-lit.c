@@ -10,6 +10,7 @@
 #include "check.h"
 #include "scene.h"
 #include "scene/scene.h"
+#include "materials/material-defaults.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -325,6 +326,47 @@ CHECK_TEST(floor_near_light, "/render/lit/the-floor-is-brighter-near-the-light")
     al_renderer_set_scene(renderer, NULL);
     al_rad_lightmap_free(&direct);
     al_rad_lightmap_free(&converged);
+    room_free(&r);
+}
+
+/* A uniform light level L shows the material's colour times L / 256 (Quake shows its
+ * lightmap byte, half the level, over 128): level 256 is the material's own colour, 128
+ * half of it, and more is clamped to white. */
+CHECK_TEST(display_scale, "/render/lit/a-level-of-256-shows-the-materials-own-colour")
+{
+    if (!renderer) {
+        check_skip("no offscreen OpenGL 3.3 context");
+        return;
+    }
+    lit_room r;
+    REQUIRE(room_load(&r, true, false));
+    al_rad_lightmap map = {0};
+    REQUIRE(al_rad_snapshot(r.rad, &map) == AL_OK);
+    float stone[3];
+    al_material_default_colour("stone", stone);
+    double expect_full = 255 * (0.3 * stone[0] + 0.59 * stone[1] + 0.11 * stone[2]);
+    al_camera cam;
+    camera_over_floor(&cam);
+    al_draw_options opt;
+    al_draw_options_init(&opt);
+    opt.overlays = 0;
+    al_draw_stats st;
+    al_renderer_set_scene(renderer, r.scene);
+    const double levels[3] = {256, 128, 64};
+    const double at[3] = {0, 0, 0};
+    for (int i = 0; i < 3; i++) {
+        for (int t = 0; t < map.width * map.height; t++)
+            map.texels[t][0] = map.texels[t][1] = map.texels[t][2] = (float) levels[i];
+        map.ambient[0] = map.ambient[1] = map.ambient[2] = 0;
+        REQUIRE(al_renderer_set_lightmap(renderer, &map) == AL_OK);
+        draw(&cam, &opt, &st);
+        double b = brightness_at(&cam, at), want = expect_full * levels[i] / 256;
+        CHECK_MSG(st.lightmapped && fabs(b - want) <= 3, "level %g: brightness %.1f, expected %.1f",
+                  levels[i], b, want);
+    }
+    al_renderer_set_lightmap(renderer, NULL);
+    al_renderer_set_scene(renderer, NULL);
+    al_rad_lightmap_free(&map);
     room_free(&r);
 }
 
