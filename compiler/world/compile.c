@@ -967,13 +967,15 @@ static al_status build_brushes(compile_state *c)
         for (int k = 0; k < w->origin_count; k++) taken |= w->origins[k]->entity == b->entity;
         if (role == AL_ROLE_MODEL && !taken) {
             w->origins[w->origin_count++] = b;
+        } else if (taken) {
+            al_diag_add(&w->diags, AL_SEVERITY_WARNING, AL_DIAG_BRUSH_WARNING, b->entity, b->index,
+                        -1, b->line, -1,
+                        "is a second origin brush of its entity; the first one sets the origin");
         } else {
             al_diag_add(&w->diags, AL_SEVERITY_WARNING, AL_DIAG_BRUSH_WARNING, b->entity, b->index,
                         -1, b->line, -1,
-                        taken ? "is a second origin brush of its entity; the first one sets "
-                                "the origin"
-                              : "is an origin brush outside a brush entity, which has no "
-                                "origin to set; it is left out");
+                        "is an origin brush outside a brush entity, which has no origin to set; "
+                        "it is left out");
         }
     }
     w->stats.collision_brushes = w->collision_count;
