@@ -259,6 +259,48 @@ CHECK_TEST(knife_edge, "/vis/slivers-meeting-at-an-edge-leak-and-right-angled-co
     scene_free(&s);
 }
 
+/* The sealed room of sealed_room_has_no_leak with a light whose origin lies on one face
+ * of its shell, on the outside. */
+static void room_with_light_on(mapgen *g, double x, double y, double z)
+{
+    mapgen_begin_entity(g, "worldspawn");
+    room(g, 0, 0, 256, 256, 128, 0, 0, 0);
+    mapgen_end_entity(g);
+    mapgen_point_entity(g, "info_player_start", 128, 128, 32);
+    mapgen_point_entity(g, "light", x, y, z);
+}
+
+CHECK_TEST(origin_on_a_face, "/vis/an-origin-on-a-face-is-behind-the-plane-as-quake-faces-it")
+{
+    /* Quake's qbsp puts a point on a plane behind it, its planes facing up the axes: an
+     * item on a roof or on the outer face of a wall at the high end of an axis is inside
+     * that brush and no leak (id's e2m5 has health on a roof, e1m2 a light); one on the
+     * underside of the floor or the outer face of the wall at x = -16 is in the void. */
+    const double inside[3][3] = {{128, 128, 144}, {272, 128, 64}, {128, 272, 64}};
+    for (int i = 0; i < 3; i++) {
+        mapgen *g = mapgen_create(false);
+        room_with_light_on(g, inside[i][0], inside[i][1], inside[i][2]);
+        scene s;
+        REQUIRE(load(&s, g, AL_PVS_COARSE));
+        al_leak_info leak;
+        CHECK_MSG(!al_world_leak(s.world, &leak), "a light at (%g %g %g) leaks", inside[i][0],
+                  inside[i][1], inside[i][2]);
+        scene_free(&s);
+    }
+    const double outside[2][3] = {{128, 128, -16}, {-16, 128, 64}};
+    for (int i = 0; i < 2; i++) {
+        mapgen *g = mapgen_create(false);
+        room_with_light_on(g, outside[i][0], outside[i][1], outside[i][2]);
+        scene s;
+        REQUIRE(load(&s, g, AL_PVS_COARSE));
+        al_leak_info leak;
+        CHECK_MSG(al_world_leak(s.world, &leak) && strcmp(leak.classname, "light") == 0,
+                  "a light at (%g %g %g) is not the leak", outside[i][0], outside[i][1],
+                  outside[i][2]);
+        scene_free(&s);
+    }
+}
+
 CHECK_TEST(two_rooms, "/vis/two-rooms-whose-door-the-other-wall-closes-do-not-see-each-other")
 {
     mapgen *g = mapgen_create(false);
