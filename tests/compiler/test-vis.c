@@ -259,6 +259,49 @@ CHECK_TEST(knife_edge, "/vis/slivers-meeting-at-an-edge-leak-and-right-angled-co
     scene_free(&s);
 }
 
+/* A 256-unit room whose wall at y = 256 is made of two brushes meeting along the vertical
+ * edge at x = 128, the void behind them: a 7-degree sliver whose thin end lies on the
+ * right-angled edge of a box (SLIVER_ON_BOX), or two slivers of 26.6 degrees. */
+static void sealed_edge_room(mapgen *g, bool sliver_on_box)
+{
+    mapgen_begin_entity(g, "worldspawn");
+    shell(g, 256, false);
+    if (sliver_on_box) {
+        const double a[3][2] = {{0, 256}, {128, 256}, {0, 272}};
+        mapgen_prism(g, 3, a, 0, 128, "wall");
+        mapgen_box(g, 128, 256, 0, 256, 272, 128, "wall");
+    } else {
+        const double a[3][2] = {{0, 256}, {128, 256}, {0, 320}};
+        const double b[3][2] = {{128, 256}, {256, 256}, {256, 320}};
+        mapgen_prism(g, 3, a, 0, 128, "wall");
+        mapgen_prism(g, 3, b, 0, 128, "wall");
+    }
+    mapgen_end_entity(g);
+    mapgen_point_entity(g, "info_player_start", 64, 64, 32);
+}
+
+CHECK_TEST(sealed_edges,
+           "/vis/a-sliver-ending-on-a-box-edge-and-slivers-of-26-degrees-seal-as-in-id-maps")
+{
+    /* id's maps, which id's qbsp sealed, are full of both: ramps and beams whose thin end
+     * lies on a box's edge (e1m2, e1m4, e2m3, e3m3: 7 to 30 degrees) and pairs of slivers
+     * meeting back to back (e1m3, e1m5, e4m7: 26 to 34 degrees). No seam, no leak. */
+    for (int variant = 0; variant < 2; variant++) {
+        mapgen *g = mapgen_create(false);
+        sealed_edge_room(g, variant == 0);
+        scene s;
+        REQUIRE(load(&s, g, AL_PVS_TIGHT));
+        al_vis_stats vs;
+        al_world_vis_stats(s.world, &vs);
+        CHECK_MSG(vs.seams == 0, "variant %d: %d seams", variant, vs.seams);
+        al_leak_info leak;
+        CHECK_MSG(!al_world_leak(s.world, &leak), "variant %d leaks", variant);
+        CHECK(vs.outside_leaves > 0);
+        check_pvs(&s, 5000);
+        scene_free(&s);
+    }
+}
+
 /* The sealed room of sealed_room_has_no_leak with a light whose origin lies on one face
  * of its shell, on the outside. */
 static void room_with_light_on(mapgen *g, double x, double y, double z)
