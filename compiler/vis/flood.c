@@ -8,15 +8,55 @@
  */
 #include "vis.h"
 
+#include "al-epsilon.h"
 #include "al-vec3.h"
 #include "world/world-internal.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* The leak path ends this far outside the map's bounds rather than at the outer box. */
 #define LEAK_END_MARGIN 64.0
+
+/* The child of N on P's side, for placing an entity. A point off the plane takes its side.
+ * A point on the plane (within AL_ON_EPSILON) goes behind the plane as Quake's qbsp faces
+ * it: qbsp turns every plane so that the largest component of its normal is positive (an
+ * axial plane faces up its axis), and its PlaceOccupant puts a point on a plane behind it.
+ * So an origin on a floor's top or on the outer face of a wall is in that brush, and one
+ * on a ceiling is in the room below it: id's maps have items and lights lying on the outer
+ * side of their roofs and walls (e2m5, e1m2, e1m5), which qbsp so takes for solid and
+ * never floods from. */
+static int occupant_side(const al_node *n, const double p[3])
+{
+    double d = al_node_distance(n, p);
+    if (d > AL_ON_EPSILON) return 0;
+    if (d < -AL_ON_EPSILON) return 1;
+    const double *v = n->normal;
+    double ax = fabs(v[0]), ay = fabs(v[1]), az = fabs(v[2]);
+    int axis = ax >= ay && ax >= az ? 0 : ay >= az ? 1 : 2; /* qbsp's order of ties */
+    return v[axis] > 0 ? 1 : 0;
+}
+
+/* The global leaf an entity at P occupies: al_vis_find_leaf with occupant_side's rule. */
+static int32_t occupant_leaf(const al_world *w, const al_vis *vis, const double p[3])
+{
+    const al_model *m = &w->models[0];
+    int32_t code = m->top.root;
+    while (code >= 0) {
+        const al_node *n = &m->top.nodes[code];
+        code = n->child[occupant_side(n, p)];
+    }
+    int b = -1 - code;
+    const al_tree *t = &m->blocks[b].vis;
+    code = t->root;
+    while (code >= 0) {
+        const al_node *n = &t->nodes[code];
+        code = n->child[occupant_side(n, p)];
+    }
+    return vis->leaf_base[b] + (-1 - code);
+}
 
 /* Where the segment from P to Q leaves the box [MINS, MAXS] (P inside); Q if it does not. */
 static void exit_point(const double p[3], const double q[3], const double mins[3],
@@ -129,7 +169,7 @@ int al_vis_flood(al_world *w, al_vis *vis, const al_vis_entity *entities, int en
     for (int e = 1; e < entity_count; e++) {
         const al_vis_entity *ent = &entities[e];
         if (!ent->has_origin) continue;
-        int32_t l = al_vis_find_leaf(w, ent->origin);
+        int32_t l = occupant_leaf(w, vis, ent->origin);
         if (vis->leaf_flags[l] & AL_VLEAF_SOLID) continue;
         placed++;
         if (reached[l] && vis->leak_entity < 0) {

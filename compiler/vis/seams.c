@@ -2,24 +2,30 @@
  *
  * Two brushes that touch only along an edge, with empty space on the two other sides of
  * it, leave no portal between those spaces: portals are polygons, and the spaces meet in
- * a line. In exact arithmetic that is sealed. But where one of the brushes is a sliver at
- * the edge (its faces meet there at under SEAM_THIN_DEGREES), the edge is the meeting of
- * two nearly parallel planes: rounding a plane's distance by e moves the edge by about
- * e / sin(angle), so in any compiled form of the map (float planes in a .bsp, or another
- * compiler's arithmetic) the contact opens into a crack. Terrain built of flat
- * tetrahedra is made of such edges (q1_mountain.map: above the shared top edge of two of
- * them is the air, below it the wedge between their undersides, open to the void), and
- * Quake's compilers report a leak through it. Brushes that meet corner to corner at right
- * angles, which id's maps have, stay closed here as they do there.
+ * a line. In exact arithmetic that is sealed. But where the brushes are slivers at the
+ * edge (each one's faces meet there at under SEAM_THIN_DEGREES), the edge is the meeting
+ * of nearly parallel planes: rounding a plane's distance by e moves the edge by about
+ * e / sin(angle), so a compiled form of the map (float planes in a .bsp, or another
+ * compiler's arithmetic) may open the contact into a crack. Terrain built of flat
+ * tetrahedra is made of such edges (q1_mountain.map: slivers of 7 degrees; above the
+ * shared top edge of two of them is the air, below it the wedge between their undersides,
+ * open to the void), and Quake's compilers report a leak through it.
+ *
+ * The rule is narrow because id's maps, which id's qbsp sealed, are full of edge contacts
+ * that must stay closed: boxes corner to corner at right angles; ramps, beams and arches
+ * whose thin end (7 to 30 degrees) lies on the right-angled edge of a box (e1m2, e1m4,
+ * e2m3, e3m3), where the thick brush holds the edge; and pairs of slivers of 26 to 34
+ * degrees meeting back to back (e1m3, e1m5, e4m7). So a seam needs every brush round the
+ * edge to be a sliver, of under 15 degrees.
  *
  * Candidates are the edges that two or more brushes which block sight have in common
  * (the same two end points, to a sixteenth of a unit), one of them a sliver there. Around
  * each, the vis trees are probed on a small circle about the edge's midpoint: if the
- * circle passes through empty space, then solid, then empty again, and a solid run
- * between two empty ones spans no more than SEAM_THIN_DEGREES, the empty leaves of those
- * runs are joined by a seam through the midpoint, which the outside flood crosses.
- * Brushes that meet face to face give one empty run, so they never make a seam. Edges
- * that overlap only in part are not looked at.
+ * circle passes through empty space, then solid, then empty again, and no solid run spans
+ * more than SEAM_THIN_DEGREES, the empty leaves of neighbouring runs are joined by a seam
+ * through the midpoint, which the outside flood crosses. Brushes that meet face to face
+ * give one empty run, so they never make a seam. Edges that overlap only in part are not
+ * looked at.
  */
 #include "vis.h"
 
@@ -35,7 +41,7 @@
 #define SEAM_RADIUS       0.25 /* units from the edge at which it is probed */
 #define SEAM_PROBES       96   /* points on the circle */
 #define SEAM_MIN_LENGTH   1.0  /* shorter edges are left alone */
-#define SEAM_THIN_DEGREES 30.0 /* a brush's angle at an edge that makes it a sliver */
+#define SEAM_THIN_DEGREES 15.0 /* a brush's angle at an edge that makes it a sliver */
 
 typedef struct edge {
     int64_t key[6]; /* both end points on the grid, the smaller first */
@@ -222,15 +228,15 @@ static bool probe_edge(const al_world *w, al_vis *vis, const double a[3], const 
             solid = 0;
         }
     }
-    if (run_count >= 2) solid_len[0] += solid; /* the run before the first wraps round */
+    if (run_count < 2) return true;
+    solid_len[0] += solid; /* the run before the first wraps round */
+    /* Only where every brush round the edge is a sliver there: a thick one pins it. */
     int thin = (int) (SEAM_THIN_DEGREES / 360.0 * SEAM_PROBES + 0.5);
-    for (int r = 0; run_count >= 2 && r < run_count; r++) {
-        int32_t x = runs[r], y = runs[(r + 1) % run_count];
+    for (int r = 0; r < run_count; r++)
+        if (solid_len[r] > thin) return true;
+    for (int r = 0; r < run_count; r++) {
         if (run_count == 2 && r == 1) break; /* two runs: one seam */
-        /* Only where a solid between them is a thin wedge. */
-        bool sharp =
-            solid_len[(r + 1) % run_count] <= thin || (run_count == 2 && solid_len[r] <= thin);
-        if (!sharp) continue;
+        int32_t x = runs[r], y = runs[(r + 1) % run_count];
         if (x != y && !add_seam(vis, x, y, mid, cap)) return false;
     }
     return true;

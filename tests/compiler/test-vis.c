@@ -259,6 +259,91 @@ CHECK_TEST(knife_edge, "/vis/slivers-meeting-at-an-edge-leak-and-right-angled-co
     scene_free(&s);
 }
 
+/* A 256-unit room whose wall at y = 256 is made of two brushes meeting along the vertical
+ * edge at x = 128, the void behind them: a 7-degree sliver whose thin end lies on the
+ * right-angled edge of a box (SLIVER_ON_BOX), or two slivers of 26.6 degrees. */
+static void sealed_edge_room(mapgen *g, bool sliver_on_box)
+{
+    mapgen_begin_entity(g, "worldspawn");
+    shell(g, 256, false);
+    if (sliver_on_box) {
+        const double a[3][2] = {{0, 256}, {128, 256}, {0, 272}};
+        mapgen_prism(g, 3, a, 0, 128, "wall");
+        mapgen_box(g, 128, 256, 0, 256, 272, 128, "wall");
+    } else {
+        const double a[3][2] = {{0, 256}, {128, 256}, {0, 320}};
+        const double b[3][2] = {{128, 256}, {256, 256}, {256, 320}};
+        mapgen_prism(g, 3, a, 0, 128, "wall");
+        mapgen_prism(g, 3, b, 0, 128, "wall");
+    }
+    mapgen_end_entity(g);
+    mapgen_point_entity(g, "info_player_start", 64, 64, 32);
+}
+
+CHECK_TEST(sealed_edges,
+           "/vis/a-sliver-ending-on-a-box-edge-and-slivers-of-26-degrees-seal-as-in-id-maps")
+{
+    /* id's maps, which id's qbsp sealed, are full of both: ramps and beams whose thin end
+     * lies on a box's edge (e1m2, e1m4, e2m3, e3m3: 7 to 30 degrees) and pairs of slivers
+     * meeting back to back (e1m3, e1m5, e4m7: 26 to 34 degrees). No seam, no leak. */
+    for (int variant = 0; variant < 2; variant++) {
+        mapgen *g = mapgen_create(false);
+        sealed_edge_room(g, variant == 0);
+        scene s;
+        REQUIRE(load(&s, g, AL_PVS_TIGHT));
+        al_vis_stats vs;
+        al_world_vis_stats(s.world, &vs);
+        CHECK_MSG(vs.seams == 0, "variant %d: %d seams", variant, vs.seams);
+        al_leak_info leak;
+        CHECK_MSG(!al_world_leak(s.world, &leak), "variant %d leaks", variant);
+        CHECK(vs.outside_leaves > 0);
+        check_pvs(&s, 5000);
+        scene_free(&s);
+    }
+}
+
+/* The sealed room of sealed_room_has_no_leak with a light whose origin lies on one face
+ * of its shell, on the outside. */
+static void room_with_light_on(mapgen *g, double x, double y, double z)
+{
+    mapgen_begin_entity(g, "worldspawn");
+    room(g, 0, 0, 256, 256, 128, 0, 0, 0);
+    mapgen_end_entity(g);
+    mapgen_point_entity(g, "info_player_start", 128, 128, 32);
+    mapgen_point_entity(g, "light", x, y, z);
+}
+
+CHECK_TEST(origin_on_a_face, "/vis/an-origin-on-a-face-is-behind-the-plane-as-quake-faces-it")
+{
+    /* Quake's qbsp puts a point on a plane behind it, its planes facing up the axes: an
+     * item on a roof or on the outer face of a wall at the high end of an axis is inside
+     * that brush and no leak (id's e2m5 has health on a roof, e1m2 a light); one on the
+     * underside of the floor or the outer face of the wall at x = -16 is in the void. */
+    const double inside[3][3] = {{128, 128, 144}, {272, 128, 64}, {128, 272, 64}};
+    for (int i = 0; i < 3; i++) {
+        mapgen *g = mapgen_create(false);
+        room_with_light_on(g, inside[i][0], inside[i][1], inside[i][2]);
+        scene s;
+        REQUIRE(load(&s, g, AL_PVS_COARSE));
+        al_leak_info leak;
+        CHECK_MSG(!al_world_leak(s.world, &leak), "a light at (%g %g %g) leaks", inside[i][0],
+                  inside[i][1], inside[i][2]);
+        scene_free(&s);
+    }
+    const double outside[2][3] = {{128, 128, -16}, {-16, 128, 64}};
+    for (int i = 0; i < 2; i++) {
+        mapgen *g = mapgen_create(false);
+        room_with_light_on(g, outside[i][0], outside[i][1], outside[i][2]);
+        scene s;
+        REQUIRE(load(&s, g, AL_PVS_COARSE));
+        al_leak_info leak;
+        CHECK_MSG(al_world_leak(s.world, &leak) && strcmp(leak.classname, "light") == 0,
+                  "a light at (%g %g %g) is not the leak", outside[i][0], outside[i][1],
+                  outside[i][2]);
+        scene_free(&s);
+    }
+}
+
 CHECK_TEST(two_rooms, "/vis/two-rooms-whose-door-the-other-wall-closes-do-not-see-each-other")
 {
     mapgen *g = mapgen_create(false);
