@@ -73,9 +73,23 @@ static int compare_entries(const void *a, const void *b)
 
 int check_main(int argc, char **argv)
 {
-    const char *prefix = NULL;
-    for (int i = 1; i < argc; i++)
+    /* -p PREFIX runs only the tests whose path starts with it; -x PREFIX (repeatable)
+     * leaves out those whose path does. */
+    const char *prefix = NULL, *excluded[16];
+    int excluded_count = 0;
+    for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "-p") == 0 && i + 1 < argc) prefix = argv[++i];
+        else if (strcmp(argv[i], "-x") == 0 && i + 1 < argc && excluded_count < 16)
+            excluded[excluded_count++] = argv[++i];
+    }
+    int kept = 0;
+    for (int i = 0; i < entry_count; i++) {
+        bool out = false;
+        for (int k = 0; k < excluded_count; k++)
+            out |= strncmp(entries[i].path, excluded[k], strlen(excluded[k])) == 0;
+        if (!out) entries[kept++] = entries[i];
+    }
+    entry_count = kept;
     if (skip_all_reason) {
         printf("1..0 # SKIP %s\n", skip_all_reason);
         return 0;
