@@ -10,6 +10,7 @@
 #include "brush/expand.h"
 #include "al-epsilon.h"
 #include "al-vec3.h"
+#include "csg.h"
 #include "split.h"
 
 #include <stdlib.h>
@@ -117,12 +118,52 @@ static int32_t bevel_chain(builder *b, const al_cell *cell, int32_t solid_leaf)
     return first;
 }
 
-static int32_t make_leaf(builder *b, int count, const al_cell *cell, const double fallback[3],
-                         bool is_root)
+/* Whether a map tree's region is solid, from a point of it that lies clear of every
+ * brush's surface: the mean of the cell's vertices, or else a point halfway from it to the
+ * centre of a face (the mean lies on a surface when the cell straddles a face two brushes
+ * share, which no split cuts). If every point tried lies on a surface (a cell thinner than
+ * AL_ON_EPSILON along one), the surface counts as solid. A cell without volume (NULL) takes
+ * the solidity at FALLBACK, its parent's interior point. */
+static bool region_solid(const al_build_params *p, const al_cell *cell, const double fallback[3])
+{
+    double mean[3], q[3];
+    if (!cell)
+        return al_csg_point_side(p->planes, p->brushes, p->brush_count, fallback) != AL_CSG_OUTSIDE;
+    al_cell_point(cell, mean);
+    al_csg_side side = al_csg_point_side(p->planes, p->brushes, p->brush_count, mean);
+    for (int f = 0; f < cell->count && side == AL_CSG_ON; f++) {
+        double centre[3];
+        al_winding_center(cell->faces[f].winding, centre);
+        al_lerp(mean, centre, 0.5, q);
+        side = al_csg_point_side(p->planes, p->brushes, p->brush_count, q);
+    }
+    return side != AL_CSG_OUTSIDE;
+}
+
+/* Whether the box [MINS, MAXS] of a map tree without polygons is solid: as region_solid,
+ * from a few points near its centre (the centre itself often lies on the face two brushes
+ * share, strictly inside neither). */
+static bool box_solid(const al_build_params *p)
+{
+    static const double at[][3] = {
+        {0.5123457, 0.5234561, 0.5345679},
+        {0.4728172, 0.5314159, 0.4838197},
+        {0.5, 0.5, 0.5},
+    };
+    al_csg_side side = AL_CSG_ON;
+    for (size_t c = 0; c < sizeof at / sizeof at[0] && side == AL_CSG_ON; c++) {
+        double q[3];
+        for (int k = 0; k < 3; k++) q[k] = p->mins[k] + at[c][k] * (p->maxs[k] - p->mins[k]);
+        side = al_csg_point_side(p->planes, p->brushes, p->brush_count, q);
+    }
+    return side != AL_CSG_OUTSIDE;
+}
+
+static int32_t make_leaf(builder *b, const al_cell *cell, const double fallback[3])
 {
     const al_build_params *p = b->params;
     if (p->mode == AL_BUILD_MAP_TREE) {
-        bool solid = count == 0 && (!is_root || p->root_solid);
+        bool solid = region_solid(p, cell, fallback);
         int32_t leaf = push_leaf(b, solid ? 1u : 0u);
         if (b->failed) return 0;
         if (!cell && p->bevel_chains) b->stats->degenerate++;
@@ -147,11 +188,11 @@ static int32_t make_leaf(builder *b, int count, const al_cell *cell, const doubl
 }
 
 static int32_t build(builder *b, al_bsp_poly *polys, int count, const al_cell *cell,
-                     const double fallback[3], bool is_root)
+                     const double fallback[3])
 {
     const al_plane_table *planes = b->params->planes;
     int split = al_split_choose(b->scratch, planes, polys, count, b->stats);
-    if (split < 0) return make_leaf(b, count, cell, fallback, is_root);
+    if (split < 0) return make_leaf(b, cell, fallback);
 
     const al_plane *pl = &planes->planes[split];
     al_arena_mark mark = al_arena_get_mark(b->arena);
@@ -218,10 +259,10 @@ static int32_t build(builder *b, al_bsp_poly *polys, int count, const al_cell *c
     set_plane(&b->out->nodes[node], pl->normal, pl->dist);
 
     al_arena_mark children = al_arena_get_mark(b->arena);
-    int32_t f = build(b, front, nf, front_cell, point, false);
+    int32_t f = build(b, front, nf, front_cell, point);
     if (b->failed) return 0;
     al_arena_release(b->arena, children);
-    int32_t k = build(b, back, nb, back_cell, point, false);
+    int32_t k = build(b, back, nb, back_cell, point);
     if (b->failed) return 0;
     al_arena_release(b->arena, mark);
     b->out->nodes[node].child[0] = f;
@@ -251,10 +292,11 @@ int al_build_tree(al_arena *arena, al_build_scratch *scratch, const al_build_par
     for (int k = 0; k < 3; k++) center[k] = 0.5 * (params->mins[k] + params->maxs[k]);
     if (count == 0) {
         /* One leaf, without the box's cell (many small boxes are wholly empty or solid):
-         * a box has no bevels beyond its own faces, and its interior point is the centre,
-         * the mean of its corners. */
+         * a box has no bevels beyond its own faces; a map tree reads its solidity near the
+         * centre (box_solid), an onion tree at the centre, the mean of its corners. */
         uint32_t bits = 0;
-        if (params->mode == AL_BUILD_MAP_TREE) bits = params->root_solid ? 1u : 0u;
+        if (params->mode == AL_BUILD_MAP_TREE)
+            bits = box_solid(params) ? 1u : 0u;
         else
             for (int h = 0; h < params->hull_count; h++)
                 if (al_tree_point_bits(&params->map_trees[h], center) & 1u) bits |= 1u << h;
@@ -265,16 +307,12 @@ int al_build_tree(al_arena *arena, al_build_scratch *scratch, const al_build_par
         }
         return 0;
     }
-    bool need_cells = params->mode == AL_BUILD_ONION || params->bevel_chains;
-    al_cell *root_cell = NULL;
-    if (need_cells) {
-        root_cell = al_cell_box(arena, params->mins, params->maxs);
-        if (!root_cell) {
-            al_tree_free(out);
-            return -1;
-        }
+    al_cell *root_cell = al_cell_box(arena, params->mins, params->maxs);
+    if (!root_cell) {
+        al_tree_free(out);
+        return -1;
     }
-    out->root = build(&b, polys, count, root_cell, center, true);
+    out->root = build(&b, polys, count, root_cell, center);
     al_arena_release(arena, mark);
     if (b.failed) {
         al_tree_free(out);

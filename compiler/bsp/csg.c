@@ -8,6 +8,7 @@
 #include "al-epsilon.h"
 #include "al-vec3.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -237,16 +238,20 @@ nomem:
     return -1;
 }
 
-bool al_csg_point_inside(const al_plane_table *planes, al_brush *const *brushes, int count,
-                         const double p[3])
+al_csg_side al_csg_point_side(const al_plane_table *planes, al_brush *const *brushes, int count,
+                              const double p[3])
 {
+    al_csg_side side = AL_CSG_OUTSIDE;
     for (int i = 0; i < count; i++) {
         const al_brush *b = brushes[i];
-        bool inside = true;
-        for (int s = 0; s < b->side_count && inside; s++)
-            if (al_plane_distance(&planes->planes[b->sides[s].plane], p) > -AL_ON_EPSILON)
-                inside = false;
-        if (inside) return true;
+        if (!al_bounds_overlap(p, p, b->mins, b->maxs, -AL_ON_EPSILON)) continue;
+        double most = -INFINITY; /* the largest signed distance: > 0 outside */
+        for (int s = 0; s < b->side_count; s++) {
+            double d = al_plane_distance(&planes->planes[b->sides[s].plane], p);
+            if (d > most) most = d;
+        }
+        if (most <= -AL_ON_EPSILON) return AL_CSG_INSIDE;
+        if (most <= AL_ON_EPSILON) side = AL_CSG_ON;
     }
-    return false;
+    return side;
 }
