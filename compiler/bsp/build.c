@@ -118,17 +118,14 @@ static int32_t bevel_chain(builder *b, const al_cell *cell, int32_t solid_leaf)
     return first;
 }
 
-/* Whether a map tree's region is solid, from a point of it that lies clear of every
+/* Whether a map tree's leaf is solid, from a point of its cell that lies clear of every
  * brush's surface: the mean of the cell's vertices, or else a point halfway from it to the
  * centre of a face (the mean lies on a surface when the cell straddles a face two brushes
  * share, which no split cuts). If every point tried lies on a surface (a cell thinner than
- * AL_ON_EPSILON along one), the surface counts as solid. A cell without volume (NULL) takes
- * the solidity at FALLBACK, its parent's interior point. */
-static bool region_solid(const al_build_params *p, const al_cell *cell, const double fallback[3])
+ * AL_ON_EPSILON along one), the surface counts as solid. */
+static bool cell_solid(const al_build_params *p, const al_cell *cell)
 {
     double mean[3], q[3];
-    if (!cell)
-        return al_csg_point_side(p->planes, p->brushes, p->brush_count, fallback) != AL_CSG_OUTSIDE;
     al_cell_point(cell, mean);
     al_csg_side side = al_csg_point_side(p->planes, p->brushes, p->brush_count, mean);
     for (int f = 0; f < cell->count && side == AL_CSG_ON; f++) {
@@ -159,43 +156,65 @@ static bool box_solid(const al_build_params *p)
     return side != AL_CSG_OUTSIDE;
 }
 
-static int32_t make_leaf(builder *b, const al_cell *cell, const double fallback[3])
+static int32_t make_leaf(builder *b, const al_cell *cell)
 {
     const al_build_params *p = b->params;
     if (p->mode == AL_BUILD_MAP_TREE) {
-        bool solid = region_solid(p, cell, fallback);
+        bool solid = cell_solid(p, cell);
         int32_t leaf = push_leaf(b, solid ? 1u : 0u);
         if (b->failed) return 0;
-        if (!cell && p->bevel_chains) b->stats->degenerate++;
-        if (solid && p->bevel_chains && cell) return bevel_chain(b, cell, leaf);
+        if (solid && p->bevel_chains) return bevel_chain(b, cell, leaf);
         return leaf;
     }
-    /* Onion: classify an interior point in every hull's map tree. A cell without volume
-     * (thinner than AL_ON_EPSILON) uses its parent's interior point, which lies in the
-     * sibling: the sliver takes its neighbour's solidity and cannot stop a trace at a
-     * surface that is not there. */
+    /* Onion: classify an interior point in every hull's map tree. */
     double point[3];
-    if (cell) {
-        al_cell_point(cell, point);
-    } else {
-        al_copy(fallback, point);
-        b->stats->degenerate++;
-    }
+    al_cell_point(cell, point);
     uint32_t bits = 0;
     for (int h = 0; h < p->hull_count; h++)
         if (al_tree_point_bits(&p->map_trees[h], point) & 1u) bits |= 1u << h;
     return push_leaf(b, bits);
 }
 
-static int32_t build(builder *b, al_bsp_poly *polys, int count, const al_cell *cell,
-                     const double fallback[3])
+/* Chooses the split of CELL for POLYS, or -1 for none (a leaf). A plane that would leave
+ * one side of the cell without volume (missing it, or cutting off a sliver thinner than
+ * AL_ON_EPSILON) is not used: its polygons, and those in its on-plane band, lie in that
+ * sliver, against the cell's own face, and stop being candidates. A leaf without volume
+ * would otherwise have to take its solidity from a point elsewhere, and the sliver, as
+ * long as the cell, could not be told from its surroundings; without the split, its
+ * points go down the side with volume, whose planes reach across it. The sides of the
+ * chosen split are returned in FRONT_CELL and BACK_CELL. */
+static int choose_split(builder *b, al_bsp_poly *polys, int count, const al_cell *cell,
+                        al_cell **front_cell, al_cell **back_cell)
 {
     const al_plane_table *planes = b->params->planes;
-    int split = al_split_choose(b->scratch, planes, polys, count, b->stats);
-    if (split < 0) return make_leaf(b, cell, fallback);
+    for (;;) {
+        int split = al_split_choose(b->scratch, planes, polys, count, b->stats);
+        if (split < 0) return -1;
+        const al_plane *pl = &planes->planes[split];
+        if (al_cell_split(b->arena, cell, pl->normal, pl->dist, front_cell, back_cell) < 0) {
+            b->failed = true;
+            return -1;
+        }
+        if (*front_cell && *back_cell) return split;
+        for (int i = 0; i < count; i++) {
+            int side = al_split_classify(planes, split, &polys[i]);
+            if (side == AL_POLY_COPLANAR_FRONT || side == AL_POLY_COPLANAR_BACK)
+                polys[i].candidate = false;
+        }
+        b->stats->degenerate++;
+    }
+}
+
+static int32_t build(builder *b, al_bsp_poly *polys, int count, const al_cell *cell)
+{
+    const al_plane_table *planes = b->params->planes;
+    al_arena_mark mark = al_arena_get_mark(b->arena);
+    al_cell *front_cell, *back_cell;
+    int split = choose_split(b, polys, count, cell, &front_cell, &back_cell);
+    if (b->failed) return 0;
+    if (split < 0) return make_leaf(b, cell);
 
     const al_plane *pl = &planes->planes[split];
-    al_arena_mark mark = al_arena_get_mark(b->arena);
     al_bsp_poly *front = al_arena_alloc(b->arena, (size_t) (count + 1) * sizeof *front);
     al_bsp_poly *back = al_arena_alloc(b->arena, (size_t) (count + 1) * sizeof *back);
     if (!front || !back) {
@@ -242,27 +261,15 @@ static int32_t build(builder *b, al_bsp_poly *polys, int count, const al_cell *c
         }
     }
 
-    al_cell *front_cell = NULL, *back_cell = NULL;
-    double point[3];
-    if (cell) {
-        if (al_cell_split(b->arena, cell, pl->normal, pl->dist, &front_cell, &back_cell) < 0) {
-            b->failed = true;
-            return 0;
-        }
-        al_cell_point(cell, point);
-    } else {
-        al_copy(fallback, point);
-    }
-
     int32_t node = push_node(b);
     if (node < 0) return 0;
     set_plane(&b->out->nodes[node], pl->normal, pl->dist);
 
     al_arena_mark children = al_arena_get_mark(b->arena);
-    int32_t f = build(b, front, nf, front_cell, point);
+    int32_t f = build(b, front, nf, front_cell);
     if (b->failed) return 0;
     al_arena_release(b->arena, children);
-    int32_t k = build(b, back, nb, back_cell, point);
+    int32_t k = build(b, back, nb, back_cell);
     if (b->failed) return 0;
     al_arena_release(b->arena, mark);
     b->out->nodes[node].child[0] = f;
@@ -312,7 +319,7 @@ int al_build_tree(al_arena *arena, al_build_scratch *scratch, const al_build_par
         al_tree_free(out);
         return -1;
     }
-    out->root = build(&b, polys, count, root_cell, center);
+    out->root = build(&b, polys, count, root_cell);
     al_arena_release(arena, mark);
     if (b.failed) {
         al_tree_free(out);

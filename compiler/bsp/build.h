@@ -41,7 +41,7 @@ typedef enum al_build_mode {
 typedef struct al_build_stats {
     int64_t polys_in;     /* polygons given to the build */
     int64_t splits;       /* polygons cut by a splitter */
-    int64_t degenerate;   /* leaves whose cell had no volume */
+    int64_t degenerate;   /* splits not made: a side of the cell would have had no volume */
     int64_t bevel_nodes;  /* nodes added by bevel chains */
     int64_t candidates_evaluated;
 } al_build_stats;
