@@ -82,8 +82,14 @@ static bool carve(al_arena *arena, const al_plane_table *planes, al_winding *pie
                                         &back);
             if (side < 0) return false;
             if (side == AL_SIDE_ON) {
-                same = al_dot(p->normal, fn) > 0;
-                opposite = !same;
+                /* In the band of a plane of B that is not its own. Facing the same way, it
+                 * is kept whoever comes later: B's face is judged against this piece's
+                 * plane on its own, and where it does not lie in that plane's band it is
+                 * cut there exactly, so where it dips behind, dropping this piece would
+                 * keep neither face (a hole). Keeping both at worst doubles a face within
+                 * the band. */
+                if (al_dot(p->normal, fn) > 0) return push_piece(out, rem);
+                opposite = true;
             } else if (side == AL_SIDE_FRONT) {
                 return push_piece(out, rem);
             } else if (side == AL_SIDE_BACK) {

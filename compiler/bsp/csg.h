@@ -3,9 +3,11 @@
  *
  * Every face of every expanded brush is clipped to the block, and the parts that lie inside
  * another brush are removed. Where two brushes share a face plane facing the same way, the
- * later brush (in the list, which is in input order) keeps the shared part; where two faces
- * touch back to back, both are removed. Faces lying on the block's own surface are dropped:
- * the block split above already separates those regions.
+ * later brush (in the list, which is in input order) keeps the shared part; on two nearly
+ * coincident planes (a piece within AL_ON_EPSILON of the other's plane) both keep theirs,
+ * since the other face need not be there. Where two faces touch back to back, both are
+ * removed. Faces lying on the block's own surface are dropped: the block split above
+ * already separates those regions.
  */
 #ifndef AL_CSG_H
 #define AL_CSG_H
