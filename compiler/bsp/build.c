@@ -205,6 +205,32 @@ static int choose_split(builder *b, al_bsp_poly *polys, int count, const al_cell
     }
 }
 
+/* A side of a split thinner than this along the plane is a sliver (see build). */
+#define THIN_SIDE AL_SURFACE_EPSILON
+
+/* How far CELL, on the side SIGN of PLANE (1 front, -1 back), reaches from it. */
+static double side_thickness(const al_cell *cell, const al_plane *plane, double sign)
+{
+    double most = 0;
+    for (int f = 0; f < cell->count; f++) {
+        const al_winding *w = cell->faces[f].winding;
+        for (int i = 0; i < w->count; i++) {
+            double d = sign * (al_dot(plane->normal, w->points[i]) - plane->dist);
+            if (d > most) most = d;
+        }
+    }
+    return most;
+}
+
+/* Whether P, on the side SIGN of PLANE, comes within AL_ON_EPSILON of it. */
+static bool touches(const al_bsp_poly *p, const al_plane *plane, double sign)
+{
+    for (int i = 0; i < p->winding->count; i++)
+        if (sign * (al_dot(plane->normal, p->winding->points[i]) - plane->dist) <= AL_ON_EPSILON)
+            return true;
+    return false;
+}
+
 static int32_t build(builder *b, al_bsp_poly *polys, int count, const al_cell *cell)
 {
     const al_plane_table *planes = b->params->planes;
@@ -221,12 +247,25 @@ static int32_t build(builder *b, al_bsp_poly *polys, int count, const al_cell *c
         b->failed = true;
         return 0;
     }
+    /* A side thinner than THIN_SIDE along the plane is a sliver that may reach past the
+     * edge where a surface turns (a slope meeting the flat top beside it): the turn lies
+     * in the plane's band, the faces that meet there touch the plane from the other side,
+     * and the sliver needs their planes too, or one leaf of it is solid and empty at once.
+     * Those faces go to both sides. */
+    bool thin_front = side_thickness(front_cell, pl, 1.0) < THIN_SIDE;
+    bool thin_back = side_thickness(back_cell, pl, -1.0) < THIN_SIDE;
     int nf = 0, nb = 0;
     for (int i = 0; i < count; i++) {
         al_bsp_poly *p = &polys[i];
         switch (al_split_classify(planes, split, p)) {
-        case AL_POLY_FRONT: front[nf++] = *p; break;
-        case AL_POLY_BACK: back[nb++] = *p; break;
+        case AL_POLY_FRONT:
+            front[nf++] = *p;
+            if (thin_back && touches(p, pl, 1.0)) back[nb++] = *p;
+            break;
+        case AL_POLY_BACK:
+            back[nb++] = *p;
+            if (thin_front && touches(p, pl, -1.0)) front[nf++] = *p;
+            break;
         case AL_POLY_COPLANAR_FRONT:
             front[nf] = *p;
             front[nf++].candidate = false;
@@ -234,6 +273,10 @@ static int32_t build(builder *b, al_bsp_poly *polys, int count, const al_cell *c
         case AL_POLY_COPLANAR_BACK:
             back[nb] = *p;
             back[nb++].candidate = false;
+            break;
+        case AL_POLY_ACROSS:
+            front[nf++] = *p;
+            back[nb++] = *p;
             break;
         default: {
             al_winding *wf, *wb;
