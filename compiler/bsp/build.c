@@ -122,7 +122,9 @@ static int32_t bevel_chain(builder *b, const al_cell *cell, int32_t solid_leaf)
  * brush's surface: the mean of the cell's vertices, or else a point halfway from it to the
  * centre of a face (the mean lies on a surface when the cell straddles a face two brushes
  * share, which no split cuts). If every point tried lies on a surface (a cell thinner than
- * AL_ON_EPSILON along one), the surface counts as solid. */
+ * AL_ON_EPSILON along one), the mean's own side decides, to the last bit: a sliver hugging
+ * a brush's face from outside is empty, one from inside solid, and a point on a face two
+ * brushes share lies in both. */
 static bool cell_solid(const al_build_params *p, const al_cell *cell)
 {
     double mean[3], q[3];
@@ -134,7 +136,9 @@ static bool cell_solid(const al_build_params *p, const al_cell *cell)
         al_lerp(mean, centre, 0.5, q);
         side = al_csg_point_side(p->planes, p->brushes, p->brush_count, q);
     }
-    return side != AL_CSG_OUTSIDE;
+    if (side == AL_CSG_ON)
+        return al_csg_point_in_closure(p->planes, p->brushes, p->brush_count, mean);
+    return side == AL_CSG_INSIDE;
 }
 
 /* Whether the box [MINS, MAXS] of a map tree without polygons is solid: as region_solid,

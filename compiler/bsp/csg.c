@@ -261,3 +261,17 @@ al_csg_side al_csg_point_side(const al_plane_table *planes, al_brush *const *bru
     }
     return side;
 }
+
+bool al_csg_point_in_closure(const al_plane_table *planes, al_brush *const *brushes, int count,
+                             const double p[3])
+{
+    for (int i = 0; i < count; i++) {
+        const al_brush *b = brushes[i];
+        if (!al_bounds_overlap(p, p, b->mins, b->maxs, -AL_ON_EPSILON)) continue;
+        bool in = true;
+        for (int s = 0; s < b->side_count && in; s++)
+            in = al_plane_distance(&planes->planes[b->sides[s].plane], p) <= 0;
+        if (in) return true;
+    }
+    return false;
+}

@@ -36,4 +36,8 @@ typedef enum al_csg_side {
 al_csg_side al_csg_point_side(const al_plane_table *planes, al_brush *const *brushes, int count,
                               const double p[3]);
 
+/* True if P lies in some brush of BRUSHES or on its surface, to the last bit (no epsilon). */
+bool al_csg_point_in_closure(const al_plane_table *planes, al_brush *const *brushes, int count,
+                             const double p[3]);
+
 #endif
