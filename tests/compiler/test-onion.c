@@ -497,6 +497,75 @@ CHECK_TEST(sliver_split, "/bsp/onion/a-split-that-cuts-off-a-sliver-is-not-made"
     scene_free(&s);
 }
 
+/* A func_detail wedge with every face a 1/256 unit off the grid beside a func_group one,
+ * on a large brush with a box resting on it. A face lying in a split's band went to one
+ * side only; a later split left the other side no more than the band, and its cell was
+ * not closed: the next split's face reached the end of the world, the leaf's vertex mean
+ * lay 10^5 units away, and a point 32 units inside the large brush was empty. */
+CHECK_TEST(open_cell, "/bsp/onion/a-cell-a-band-face-leaves-open-is-still-bounded")
+{
+    static const double detail[5][3][3] = {
+        {{0, -63.99609375, 0}, {-63.99609375, -64, 0.00390625}, {0.00390625, -128.00390625, 0}},
+        {{-64, -64, 32}, {-64, -128, 0}, {-64, -63.99609375, 0.00390625}},
+        {{-64, -64, 32}, {-64, -64, 0}, {0, -64, 0.00390625}},
+        {{0, -128, 0}, {-64, -128, 0.00390625}, {-64, -127.99609375, 32}},
+        {{-64, -128, 32}, {-64.00390625, -64, 32}, {-0.00390625, -128, 0}},
+    };
+    static const double group[5][3][3] = {
+        {{0, 0, 0}, {-64, 0, 0}, {0, -64, 0}},
+        {{-64.00390625, 0, 32}, {-64, -64, 0}, {-64, 0, 0}},
+        {{-64, 0, 32}, {-64, 0, 0}, {0, 0, 0}},
+        {{0, -64, 0}, {-64, -64, 0}, {-64, -64, 32}},
+        {{0, 0, 0}, {0, -64, 0}, {-64.00390625, -64, 32}},
+    };
+    mapgen *g = mapgen_create(false);
+    mapgen_begin_entity(g, "worldspawn");
+    mapgen_box(g, -576, -256, -32, -64, 256, 32, "ground");
+    mapgen_box(g, -176, -192, 32, -48, -64, 160, "box");
+    mapgen_end_entity(g);
+    wedge(g, "func_detail", detail);
+    wedge(g, "func_group", group);
+    scene s;
+    REQUIRE(load(&s, g, NULL));
+    CHECK(al_world_point_solid(s.world, scene_hull(&s, "point"), (double[3]){-112, -96, 0}));
+    check_oracles(&s, ~0u, 6000);
+    scene_free(&s);
+}
+
+/* Two func_detail wedges side by side rising 128 over 32, their slopes 1/1024 off the
+ * grid, beside a box on the floor. In the large hull the slopes are 2e-5 apart; a map tree
+ * leaf between them, hugging one wedge's slope from outside and reaching out past the
+ * wedges, had no point clear of a surface and counted as solid: large-hull traces stopped
+ * 29 units early in the open. */
+CHECK_TEST(slope_sliver, "/bsp/onion/a-sliver-hugging-a-slope-from-outside-is-empty")
+{
+    static const double first[5][3][3] = {
+        {{0, 0, 0}, {0, 64, 0}, {-32, 0, 0}},
+        {{0, 64, 128}, {-32, 64, 0}, {0, 64, 0}},
+        {{0, 64, 128}, {0, 64, 0}, {0, 0, 0}},
+        {{-32, 0, 0}, {-32, 64, 0}, {-32, 64, 128}},
+        {{-32, 64, 128}, {0, 64, 128.0009765625}, {-32, 0, -0.0009765625}},
+    };
+    static const double second[5][3][3] = {
+        {{-32, 0, 0}, {-32, 64, 0}, {-64, 0, 0}},
+        {{-32, 64, 128}, {-64, 64, 0}, {-32, 64, 0}},
+        {{-32, 64, 128}, {-32, 64, 0}, {-32, 0, 0}},
+        {{-64, 0, 0}, {-64, 64, 0}, {-64, 64, 128}},
+        {{-32.0009765625, 0, 0}, {-64, 0, 0}, {-31.9990234375, 64, 128}},
+    };
+    mapgen *g = mapgen_create(false);
+    mapgen_begin_entity(g, "worldspawn");
+    mapgen_box(g, -288, 32, 0, -32, 96, 64, "box");
+    mapgen_box(g, -512, -512, -64, 512, 512, 0, "ground");
+    mapgen_end_entity(g);
+    wedge(g, "func_detail", first);
+    wedge(g, "func_detail", second);
+    scene s;
+    REQUIRE(load(&s, g, NULL));
+    check_oracles(&s, ~0u, 7000);
+    scene_free(&s);
+}
+
 int main(int argc, char **argv)
 {
     return check_main(argc, argv);
