@@ -10,9 +10,9 @@
  * player start. The same seed gives the same map on every machine.
  *
  * With --off-grid, a quarter of the features are instead two wedges side by side whose
- * slope points lie a 1/256, 1/512 or 1/1024 unit off the grid (as TrenchBroom saves
- * vertex-edited brushes), rising to the top of a landing with a crate on it: nearly
- * coplanar slopes meeting a neighbour's face at one height. The wedges are func_detail or
+ * slope points (and often another face's) lie a 1/256, 1/512 or 1/1024 unit off the grid (as
+ * TrenchBroom saves vertex-edited brushes), rising to the top of a landing with a crate on it:
+ * nearly coplanar slopes meeting a neighbour's face at one height. The wedges are func_detail or
  * func_group entities.
  */
 #include "mapgen.h"
@@ -79,8 +79,8 @@ static void octagon(double cx, double cy, double r, double xy[8][2])
 /* A wedge of an off-grid pair, written as an entity of its own after the world's brushes. */
 typedef struct wedge {
     double x0, y0, x1, y1, z0, z1;
-    double nudge[3][3]; /* of the slope's points, see mapgen_ramp_nudged */
-    bool detail;        /* func_detail, else func_group */
+    double nudge[5][3][3]; /* of its faces' points, see mapgen_ramp_nudged */
+    bool detail;           /* func_detail, else func_group */
 } wedge;
 
 typedef struct wedge_list {
@@ -122,8 +122,14 @@ static void off_grid_wedges(mapgen *g, rng *r, double a0, double b0, double a1, 
                    .z0 = FLOOR,
                    .z1 = FLOOR + rise,
                    .detail = detail};
-        for (int n = 1 + pick(r, 2); n > 0; n--)
-            w.nudge[pick(r, 3)][pick(r, 3)] += pick(r, 2) ? off : -off;
+        /* The slope, and often a face beside it, one or two points each. */
+        for (int face = 0; face < 5; face++) {
+            if (face != 2 && pick(r, 3) != 0) continue;
+            for (int n = 1 + pick(r, 2); n > 0; n--) {
+                int point = pick(r, 3), axis = pick(r, 3);
+                w.nudge[face][point][axis] += pick(r, 2) ? off : -off;
+            }
+        }
         if (!push_wedge(wedges, &w)) return;
     }
 }
@@ -351,7 +357,7 @@ int main(int argc, char **argv)
         const wedge *wd = &wedges.items[i];
         mapgen_begin_entity(g, wd->detail ? "func_detail" : "func_group");
         mapgen_ramp_nudged(g, wd->x0, wd->y0, wd->x1, wd->y1, wd->z0, wd->z1, 0, 1,
-                           (const double (*)[3]) wd->nudge, "wedge");
+                           (const double (*)[3][3]) wd->nudge, "wedge");
         mapgen_end_entity(g);
     }
     free(wedges.items);

@@ -203,12 +203,12 @@ void mapgen_box(mapgen *g, double x0, double y0, double z0, double x1, double y1
 void mapgen_ramp(mapgen *g, double x0, double y0, double x1, double y1, double z0, double z1,
                  int axis, int dir, const char *material)
 {
-    static const double none[3][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
+    static const double none[5][3][3] = {{{0}}};
     mapgen_ramp_nudged(g, x0, y0, x1, y1, z0, z1, axis, dir, none, material);
 }
 
 void mapgen_ramp_nudged(mapgen *g, double x0, double y0, double x1, double y1, double z0, double z1,
-                        int axis, int dir, const double nudge[3][3], const char *material)
+                        int axis, int dir, const double nudge[5][3][3], const char *material)
 {
     /* Corners of the base and the high edge; the slope plane goes through the low base
      * edge and the high edge. */
@@ -228,8 +228,9 @@ void mapgen_ramp_nudged(mapgen *g, double x0, double y0, double x1, double y1, d
         {P(lo_a, c1, z0), P(hi_a, c1, z0), P(hi_a, c1, z1)}, /* other side */
     };
 #undef P
-    for (int i = 0; i < 3; i++)
-        for (int k = 0; k < 3; k++) faces[2][i][k] += nudge[i][k];
+    for (int f = 0; f < 5; f++)
+        for (int i = 0; i < 3; i++)
+            for (int k = 0; k < 3; k++) faces[f][i][k] += nudge[f][i][k];
     mapgen_brush(g, 5, (const double (*)[3][3]) faces, material);
 }
 
