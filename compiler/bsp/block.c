@@ -11,7 +11,6 @@
 #include "al-clock.h"
 #include "world/world-internal.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,53 +63,20 @@ void al_block_free(al_block *block)
     memset(block, 0, sizeof *block);
 }
 
-/* A point of the box [MINS, MAXS] that decides its solidity when no boundary polygon
- * crosses it (all of it is then inside the brushes or all outside): one on no brush's
- * surface. The centre will not do: in a 128-unit cell it often lies on the face two
- * brushes share, strictly inside neither, though the cell is solid. Of a few points near
- * the centre, the first that is clearly inside or outside every brush; else the centre. */
-static void uniform_point(const al_plane_table *planes, al_brush *const *brushes, int count,
-                          const double mins[3], const double maxs[3], double out[3])
-{
-    static const double at[][3] = {
-        {0.5123457, 0.5234561, 0.5345679},
-        {0.4728172, 0.5314159, 0.4838197},
-        {0.5, 0.5, 0.5},
-    };
-    const int candidates = (int) (sizeof at / sizeof at[0]);
-    for (int c = 0; c < candidates; c++) {
-        for (int k = 0; k < 3; k++) out[k] = mins[k] + at[c][k] * (maxs[k] - mins[k]);
-        bool decisive = true;
-        for (int i = 0; i < count && decisive; i++) {
-            const al_brush *b = brushes[i];
-            double most = -INFINITY; /* the largest signed distance: > 0 outside */
-            for (int s = 0; s < b->side_count; s++) {
-                const al_plane *p = &planes->planes[b->sides[s].plane];
-                double d = p->normal[0] * out[0] + p->normal[1] * out[1] +
-                           p->normal[2] * out[2] - p->dist;
-                if (d > most) most = d;
-            }
-            decisive = fabs(most) > AL_ON_EPSILON;
-        }
-        if (decisive) return;
-    }
-}
-
 /* A map tree of the box [MINS, MAXS] from POLYS, the boundary of BRUSHES (whose inside
- * decides the root when there are no polygons at all). */
+ * decides the solidity of its leaves). */
 static int build_map_tree(const al_world *w, const double mins[3], const double maxs[3],
                           al_brush *const *brushes, int count, al_poly_vec *polys,
                           bool bevel_chains, al_arena *arena, al_build_scratch *scratch,
                           al_tree *out, al_build_stats *stats)
 {
-    double inner[3];
-    if (polys->count == 0) uniform_point(&w->planes, brushes, count, mins, maxs, inner);
     al_build_params params = {
         .mode = AL_BUILD_MAP_TREE,
         .planes = &w->planes,
         .mins = mins,
         .maxs = maxs,
-        .root_solid = polys->count == 0 && al_csg_point_inside(&w->planes, brushes, count, inner),
+        .brushes = brushes,
+        .brush_count = count,
         .bevel_chains = bevel_chains,
     };
     if (al_build_tree(arena, scratch, &params, polys->items, polys->count, out, stats) < 0)

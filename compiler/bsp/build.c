@@ -10,6 +10,7 @@
 #include "brush/expand.h"
 #include "al-epsilon.h"
 #include "al-vec3.h"
+#include "csg.h"
 #include "split.h"
 
 #include <stdlib.h>
@@ -117,56 +118,158 @@ static int32_t bevel_chain(builder *b, const al_cell *cell, int32_t solid_leaf)
     return first;
 }
 
-static int32_t make_leaf(builder *b, int count, const al_cell *cell, const double fallback[3],
-                         bool is_root)
+/* Whether a map tree's leaf is solid, from a point of its cell that lies clear of every
+ * brush's surface: the mean of the cell's vertices, or else a point halfway from it to the
+ * centre of a face (the mean lies on a surface when the cell straddles a face two brushes
+ * share, which no split cuts). If every point tried lies on a surface (a cell thinner than
+ * AL_ON_EPSILON along one), the mean's own side decides, to the last bit: a sliver hugging
+ * a brush's face from outside is empty, one from inside solid, and a point on a face two
+ * brushes share lies in both. */
+static bool cell_solid(const al_build_params *p, const al_cell *cell)
+{
+    double mean[3], q[3];
+    al_cell_point(cell, mean);
+    al_csg_side side = al_csg_point_side(p->planes, p->brushes, p->brush_count, mean);
+    for (int f = 0; f < cell->count && side == AL_CSG_ON; f++) {
+        double centre[3];
+        al_winding_center(cell->faces[f].winding, centre);
+        al_lerp(mean, centre, 0.5, q);
+        side = al_csg_point_side(p->planes, p->brushes, p->brush_count, q);
+    }
+    if (side == AL_CSG_ON)
+        return al_csg_point_in_closure(p->planes, p->brushes, p->brush_count, mean);
+    return side == AL_CSG_INSIDE;
+}
+
+/* Whether the box [MINS, MAXS] of a map tree without polygons is solid: as region_solid,
+ * from a few points near its centre (the centre itself often lies on the face two brushes
+ * share, strictly inside neither). */
+static bool box_solid(const al_build_params *p)
+{
+    static const double at[][3] = {
+        {0.5123457, 0.5234561, 0.5345679},
+        {0.4728172, 0.5314159, 0.4838197},
+        {0.5, 0.5, 0.5},
+    };
+    al_csg_side side = AL_CSG_ON;
+    for (size_t c = 0; c < sizeof at / sizeof at[0] && side == AL_CSG_ON; c++) {
+        double q[3];
+        for (int k = 0; k < 3; k++) q[k] = p->mins[k] + at[c][k] * (p->maxs[k] - p->mins[k]);
+        side = al_csg_point_side(p->planes, p->brushes, p->brush_count, q);
+    }
+    return side != AL_CSG_OUTSIDE;
+}
+
+static int32_t make_leaf(builder *b, const al_cell *cell)
 {
     const al_build_params *p = b->params;
     if (p->mode == AL_BUILD_MAP_TREE) {
-        bool solid = count == 0 && (!is_root || p->root_solid);
+        bool solid = cell_solid(p, cell);
         int32_t leaf = push_leaf(b, solid ? 1u : 0u);
         if (b->failed) return 0;
-        if (!cell && p->bevel_chains) b->stats->degenerate++;
-        if (solid && p->bevel_chains && cell) return bevel_chain(b, cell, leaf);
+        if (solid && p->bevel_chains) return bevel_chain(b, cell, leaf);
         return leaf;
     }
-    /* Onion: classify an interior point in every hull's map tree. A cell without volume
-     * (thinner than AL_ON_EPSILON) uses its parent's interior point, which lies in the
-     * sibling: the sliver takes its neighbour's solidity and cannot stop a trace at a
-     * surface that is not there. */
+    /* Onion: classify an interior point in every hull's map tree. */
     double point[3];
-    if (cell) {
-        al_cell_point(cell, point);
-    } else {
-        al_copy(fallback, point);
-        b->stats->degenerate++;
-    }
+    al_cell_point(cell, point);
     uint32_t bits = 0;
     for (int h = 0; h < p->hull_count; h++)
         if (al_tree_point_bits(&p->map_trees[h], point) & 1u) bits |= 1u << h;
     return push_leaf(b, bits);
 }
 
-static int32_t build(builder *b, al_bsp_poly *polys, int count, const al_cell *cell,
-                     const double fallback[3], bool is_root)
+/* Chooses the split of CELL for POLYS, or -1 for none (a leaf). A plane that would leave
+ * one side of the cell without volume (missing it, or cutting off a sliver thinner than
+ * AL_ON_EPSILON) is not used: its polygons, and those in its on-plane band, lie in that
+ * sliver, against the cell's own face, and stop being candidates. A leaf without volume
+ * would otherwise have to take its solidity from a point elsewhere, and the sliver, as
+ * long as the cell, could not be told from its surroundings; without the split, its
+ * points go down the side with volume, whose planes reach across it. The sides of the
+ * chosen split are returned in FRONT_CELL and BACK_CELL. */
+static int choose_split(builder *b, al_bsp_poly *polys, int count, const al_cell *cell,
+                        al_cell **front_cell, al_cell **back_cell)
 {
     const al_plane_table *planes = b->params->planes;
-    int split = al_split_choose(b->scratch, planes, polys, count, b->stats);
-    if (split < 0) return make_leaf(b, count, cell, fallback, is_root);
+    for (;;) {
+        int split = al_split_choose(b->scratch, planes, polys, count, b->stats);
+        if (split < 0) return -1;
+        const al_plane *pl = &planes->planes[split];
+        if (al_cell_split(b->arena, cell, pl->normal, pl->dist, front_cell, back_cell) < 0) {
+            b->failed = true;
+            return -1;
+        }
+        if (*front_cell && *back_cell) return split;
+        for (int i = 0; i < count; i++) {
+            int side = al_split_classify(planes, split, &polys[i]);
+            if (side == AL_POLY_COPLANAR_FRONT || side == AL_POLY_COPLANAR_BACK)
+                polys[i].candidate = false;
+        }
+        b->stats->degenerate++;
+    }
+}
+
+/* A side of a split thinner than this along the plane is a sliver (see build). */
+#define THIN_SIDE AL_SURFACE_EPSILON
+
+/* How far CELL, on the side SIGN of PLANE (1 front, -1 back), reaches from it. */
+static double side_thickness(const al_cell *cell, const al_plane *plane, double sign)
+{
+    double most = 0;
+    for (int f = 0; f < cell->count; f++) {
+        const al_winding *w = cell->faces[f].winding;
+        for (int i = 0; i < w->count; i++) {
+            double d = sign * (al_dot(plane->normal, w->points[i]) - plane->dist);
+            if (d > most) most = d;
+        }
+    }
+    return most;
+}
+
+/* Whether P, on the side SIGN of PLANE, comes within AL_ON_EPSILON of it. */
+static bool touches(const al_bsp_poly *p, const al_plane *plane, double sign)
+{
+    for (int i = 0; i < p->winding->count; i++)
+        if (sign * (al_dot(plane->normal, p->winding->points[i]) - plane->dist) <= AL_ON_EPSILON)
+            return true;
+    return false;
+}
+
+static int32_t build(builder *b, al_bsp_poly *polys, int count, const al_cell *cell)
+{
+    const al_plane_table *planes = b->params->planes;
+    al_arena_mark mark = al_arena_get_mark(b->arena);
+    al_cell *front_cell, *back_cell;
+    int split = choose_split(b, polys, count, cell, &front_cell, &back_cell);
+    if (b->failed) return 0;
+    if (split < 0) return make_leaf(b, cell);
 
     const al_plane *pl = &planes->planes[split];
-    al_arena_mark mark = al_arena_get_mark(b->arena);
     al_bsp_poly *front = al_arena_alloc(b->arena, (size_t) (count + 1) * sizeof *front);
     al_bsp_poly *back = al_arena_alloc(b->arena, (size_t) (count + 1) * sizeof *back);
     if (!front || !back) {
         b->failed = true;
         return 0;
     }
+    /* A side thinner than THIN_SIDE along the plane is a sliver that may reach past the
+     * edge where a surface turns (a slope meeting the flat top beside it): the turn lies
+     * in the plane's band, the faces that meet there touch the plane from the other side,
+     * and the sliver needs their planes too, or one leaf of it is solid and empty at once.
+     * Those faces go to both sides. */
+    bool thin_front = side_thickness(front_cell, pl, 1.0) < THIN_SIDE;
+    bool thin_back = side_thickness(back_cell, pl, -1.0) < THIN_SIDE;
     int nf = 0, nb = 0;
     for (int i = 0; i < count; i++) {
         al_bsp_poly *p = &polys[i];
         switch (al_split_classify(planes, split, p)) {
-        case AL_POLY_FRONT: front[nf++] = *p; break;
-        case AL_POLY_BACK: back[nb++] = *p; break;
+        case AL_POLY_FRONT:
+            front[nf++] = *p;
+            if (thin_back && touches(p, pl, 1.0)) back[nb++] = *p;
+            break;
+        case AL_POLY_BACK:
+            back[nb++] = *p;
+            if (thin_front && touches(p, pl, -1.0)) front[nf++] = *p;
+            break;
         case AL_POLY_COPLANAR_FRONT:
             front[nf] = *p;
             front[nf++].candidate = false;
@@ -174,6 +277,10 @@ static int32_t build(builder *b, al_bsp_poly *polys, int count, const al_cell *c
         case AL_POLY_COPLANAR_BACK:
             back[nb] = *p;
             back[nb++].candidate = false;
+            break;
+        case AL_POLY_ACROSS:
+            front[nf++] = *p;
+            back[nb++] = *p;
             break;
         default: {
             al_winding *wf, *wb;
@@ -201,27 +308,15 @@ static int32_t build(builder *b, al_bsp_poly *polys, int count, const al_cell *c
         }
     }
 
-    al_cell *front_cell = NULL, *back_cell = NULL;
-    double point[3];
-    if (cell) {
-        if (al_cell_split(b->arena, cell, pl->normal, pl->dist, &front_cell, &back_cell) < 0) {
-            b->failed = true;
-            return 0;
-        }
-        al_cell_point(cell, point);
-    } else {
-        al_copy(fallback, point);
-    }
-
     int32_t node = push_node(b);
     if (node < 0) return 0;
     set_plane(&b->out->nodes[node], pl->normal, pl->dist);
 
     al_arena_mark children = al_arena_get_mark(b->arena);
-    int32_t f = build(b, front, nf, front_cell, point, false);
+    int32_t f = build(b, front, nf, front_cell);
     if (b->failed) return 0;
     al_arena_release(b->arena, children);
-    int32_t k = build(b, back, nb, back_cell, point, false);
+    int32_t k = build(b, back, nb, back_cell);
     if (b->failed) return 0;
     al_arena_release(b->arena, mark);
     b->out->nodes[node].child[0] = f;
@@ -251,10 +346,11 @@ int al_build_tree(al_arena *arena, al_build_scratch *scratch, const al_build_par
     for (int k = 0; k < 3; k++) center[k] = 0.5 * (params->mins[k] + params->maxs[k]);
     if (count == 0) {
         /* One leaf, without the box's cell (many small boxes are wholly empty or solid):
-         * a box has no bevels beyond its own faces, and its interior point is the centre,
-         * the mean of its corners. */
+         * a box has no bevels beyond its own faces; a map tree reads its solidity near the
+         * centre (box_solid), an onion tree at the centre, the mean of its corners. */
         uint32_t bits = 0;
-        if (params->mode == AL_BUILD_MAP_TREE) bits = params->root_solid ? 1u : 0u;
+        if (params->mode == AL_BUILD_MAP_TREE)
+            bits = box_solid(params) ? 1u : 0u;
         else
             for (int h = 0; h < params->hull_count; h++)
                 if (al_tree_point_bits(&params->map_trees[h], center) & 1u) bits |= 1u << h;
@@ -265,16 +361,12 @@ int al_build_tree(al_arena *arena, al_build_scratch *scratch, const al_build_par
         }
         return 0;
     }
-    bool need_cells = params->mode == AL_BUILD_ONION || params->bevel_chains;
-    al_cell *root_cell = NULL;
-    if (need_cells) {
-        root_cell = al_cell_box(arena, params->mins, params->maxs);
-        if (!root_cell) {
-            al_tree_free(out);
-            return -1;
-        }
+    al_cell *root_cell = al_cell_box(arena, params->mins, params->maxs);
+    if (!root_cell) {
+        al_tree_free(out);
+        return -1;
     }
-    out->root = build(&b, polys, count, root_cell, center, true);
+    out->root = build(&b, polys, count, root_cell);
     al_arena_release(arena, mark);
     if (b.failed) {
         al_tree_free(out);

@@ -9,10 +9,14 @@
  * planes, then to the better balance.
  *
  * Two modes:
- *  - map tree: the polygons of one hull. A leaf holding polygons is empty (every polygon in
- *    a leaf lies on the leaf's boundary facing into it); a leaf with none lies behind the
- *    polygon its parent split on, so it is solid. The root alone can have no polygons: its
- *    solidity is given by the caller. Optionally each solid leaf gets a chain of bevel
+ *  - map tree: the polygons of one hull, the boundary of the union of its brushes. A leaf's
+ *    solidity is that of a point of the leaf clear of every brush's surface, tested against
+ *    the brushes themselves (csg.h). It is not read from the polygons that reach the leaf:
+ *    where nearly coincident planes meet, the boundary has slivers thinner than
+ *    AL_ON_EPSILON (a face peeking a hair's breadth past a neighbour's slightly tilted
+ *    face), and such a sliver, lying in the on-plane band of a split, rides into a leaf it
+ *    does not bound; counted as the leaf's face, it would empty a whole solid leaf. The
+ *    polygons still choose the splits. Optionally each solid leaf gets a chain of bevel
  *    planes (for dynamic plane shifting, see trace/shift.c).
  *  - onion: the polygons of every hull. A leaf's solidity per hull is that of an interior
  *    point of the leaf (the cell's vertex mean) in each hull's map tree (the seed's
@@ -21,6 +25,7 @@
 #ifndef AL_BUILD_H
 #define AL_BUILD_H
 
+#include "brush/brush.h"
 #include "cell.h"
 #include "geom/plane.h"
 #include "poly.h"
@@ -36,7 +41,7 @@ typedef enum al_build_mode {
 typedef struct al_build_stats {
     int64_t polys_in;     /* polygons given to the build */
     int64_t splits;       /* polygons cut by a splitter */
-    int64_t degenerate;   /* leaves whose cell had no volume */
+    int64_t degenerate;   /* splits not made: a side of the cell would have had no volume */
     int64_t bevel_nodes;  /* nodes added by bevel chains */
     int64_t candidates_evaluated;
 } al_build_stats;
@@ -64,7 +69,8 @@ typedef struct al_build_params {
     const al_plane_table *planes;
     const double *mins, *maxs; /* the block: root cell */
     /* map tree mode */
-    bool root_solid;   /* solidity when there are no polygons at all */
+    al_brush *const *brushes; /* borrowed: the brushes the polygons bound */
+    int brush_count;
     bool bevel_chains; /* add bevel chains under solid leaves */
     /* onion mode */
     const al_tree *map_trees; /* one per hull */

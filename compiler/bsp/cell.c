@@ -6,6 +6,8 @@
 
 #include <string.h>
 
+#define CELL_POINTS 512 /* of a new face, at most */
+
 static al_cell *cell_alloc(al_arena *arena, int count)
 {
     al_cell *c = al_arena_alloc(arena, sizeof *c + (size_t) count * sizeof c->faces[0]);
@@ -38,24 +40,61 @@ al_cell *al_cell_box(al_arena *arena, const double mins[3], const double maxs[3]
     return c;
 }
 
+/* Clips the polygon of the COUNT points in POINTS to the bounds of C's vertices grown by
+ * AL_ON_EPSILON, when it reaches beyond them; returns its new count (the points in POINTS)
+ * or -1. The faces of a cell can fail to close it by a sliver: a face that lies in a split's
+ * on-plane band goes to one side only, though the other side may touch it within the band,
+ * and a later split can leave that side no more than the band. Its windings still bound
+ * it; without this clip, a new face through it would reach the end of the world. */
+static int clip_to_bounds(const al_cell *c, double (*points)[3], int count, double (*scratch)[3])
+{
+    double mins[3], maxs[3];
+    al_bounds_clear(mins, maxs);
+    for (int i = 0; i < c->count; i++) {
+        const al_winding *w = c->faces[i].winding;
+        for (int j = 0; j < w->count; j++) al_bounds_add(w->points[j], mins, maxs);
+    }
+    bool beyond = false;
+    for (int i = 0; i < count && !beyond; i++)
+        for (int k = 0; k < 3; k++)
+            if (points[i][k] < mins[k] - AL_ON_EPSILON || points[i][k] > maxs[k] + AL_ON_EPSILON)
+                beyond = true;
+    if (!beyond) return count;
+    double (*cur)[3] = points, (*next)[3] = scratch;
+    for (int k = 0; k < 6 && count > 0; k++) {
+        double n[3] = {0, 0, 0};
+        n[k / 2] = k % 2 ? -1.0 : 1.0;
+        double d = k % 2 ? -(mins[k / 2] - AL_ON_EPSILON) : maxs[k / 2] + AL_ON_EPSILON;
+        count = al_points_clip((const double (*)[3]) cur, count, n, d, AL_ON_EPSILON, false, next,
+                               CELL_POINTS);
+        if (count < 0) return -1;
+        double (*t)[3] = cur;
+        cur = next;
+        next = t;
+    }
+    if (cur != points && count > 0) memcpy(points, cur, (size_t) count * sizeof *points);
+    return count;
+}
+
 int al_cell_split(al_arena *arena, const al_cell *c, const double normal[3], double dist,
                   al_cell **front, al_cell **back)
 {
     *front = *back = NULL;
     /* The new face: the plane's square clipped to the cell, in scratch buffers. */
-    enum { MAX_POINTS = 512 };
-    double buf[2][MAX_POINTS][3];
+    double buf[2][CELL_POINTS][3];
     double (*cur)[3] = buf[0], (*next)[3] = buf[1];
     al_points_base(normal, dist, (double (*)[3]) cur);
     int n = 4;
     for (int i = 0; i < c->count && n > 0; i++) {
         n = al_points_clip((const double (*)[3]) cur, n, c->faces[i].normal, c->faces[i].dist,
-                           AL_ON_EPSILON, false, next, MAX_POINTS);
+                           AL_ON_EPSILON, false, next, CELL_POINTS);
         if (n < 0) return -1;
         double (*t)[3] = cur;
         cur = next;
         next = t;
     }
+    if (n >= 3) n = clip_to_bounds(c, cur, n, next);
+    if (n < 0) return -1;
     al_winding *mid = NULL;
     if (n >= 3) {
         mid = al_winding_from_points(arena, (const double (*)[3]) cur, n);

@@ -1,7 +1,8 @@
 /* BSP cells: the convex region of a node, carried down the build.
  *
- * The onion build needs an interior point of every leaf (the seed's "arbitrary leaf
- * point"). The seed rebuilds the leaf's polyhedron from its ancestor planes at each leaf;
+ * Both builds need an interior point of every leaf (the seed's "arbitrary leaf point"): the
+ * onion build classifies it in each hull's map tree, a map tree's build against its
+ * brushes. The seed rebuilds the leaf's polyhedron from its ancestor planes at each leaf;
  * we carry the polyhedron down instead and split it at every node, which gives the same
  * polyhedron for O(faces) work per node instead of O(depth^2) per leaf. The point is the
  * mean of the polyhedron's vertices, strictly inside a cell of positive volume.

@@ -8,6 +8,7 @@
 #include "al-epsilon.h"
 #include "al-vec3.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -81,8 +82,14 @@ static bool carve(al_arena *arena, const al_plane_table *planes, al_winding *pie
                                         &back);
             if (side < 0) return false;
             if (side == AL_SIDE_ON) {
-                same = al_dot(p->normal, fn) > 0;
-                opposite = !same;
+                /* In the band of a plane of B that is not its own. Facing the same way, it
+                 * is kept whoever comes later: B's face is judged against this piece's
+                 * plane on its own, and where it does not lie in that plane's band it is
+                 * cut there exactly, so where it dips behind, dropping this piece would
+                 * keep neither face (a hole). Keeping both at worst doubles a face within
+                 * the band. */
+                if (al_dot(p->normal, fn) > 0) return push_piece(out, rem);
+                opposite = true;
             } else if (side == AL_SIDE_FRONT) {
                 return push_piece(out, rem);
             } else if (side == AL_SIDE_BACK) {
@@ -237,16 +244,34 @@ nomem:
     return -1;
 }
 
-bool al_csg_point_inside(const al_plane_table *planes, al_brush *const *brushes, int count,
-                         const double p[3])
+al_csg_side al_csg_point_side(const al_plane_table *planes, al_brush *const *brushes, int count,
+                              const double p[3])
+{
+    al_csg_side side = AL_CSG_OUTSIDE;
+    for (int i = 0; i < count; i++) {
+        const al_brush *b = brushes[i];
+        if (!al_bounds_overlap(p, p, b->mins, b->maxs, -AL_ON_EPSILON)) continue;
+        double most = -INFINITY; /* the largest signed distance: > 0 outside */
+        for (int s = 0; s < b->side_count; s++) {
+            double d = al_plane_distance(&planes->planes[b->sides[s].plane], p);
+            if (d > most) most = d;
+        }
+        if (most <= -AL_ON_EPSILON) return AL_CSG_INSIDE;
+        if (most <= AL_ON_EPSILON) side = AL_CSG_ON;
+    }
+    return side;
+}
+
+bool al_csg_point_in_closure(const al_plane_table *planes, al_brush *const *brushes, int count,
+                             const double p[3])
 {
     for (int i = 0; i < count; i++) {
         const al_brush *b = brushes[i];
-        bool inside = true;
-        for (int s = 0; s < b->side_count && inside; s++)
-            if (al_plane_distance(&planes->planes[b->sides[s].plane], p) > -AL_ON_EPSILON)
-                inside = false;
-        if (inside) return true;
+        if (!al_bounds_overlap(p, p, b->mins, b->maxs, -AL_ON_EPSILON)) continue;
+        bool in = true;
+        for (int s = 0; s < b->side_count && in; s++)
+            in = al_plane_distance(&planes->planes[b->sides[s].plane], p) <= 0;
+        if (in) return true;
     }
     return false;
 }

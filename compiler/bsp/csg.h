@@ -3,9 +3,11 @@
  *
  * Every face of every expanded brush is clipped to the block, and the parts that lie inside
  * another brush are removed. Where two brushes share a face plane facing the same way, the
- * later brush (in the list, which is in input order) keeps the shared part; where two faces
- * touch back to back, both are removed. Faces lying on the block's own surface are dropped:
- * the block split above already separates those regions.
+ * later brush (in the list, which is in input order) keeps the shared part; on two nearly
+ * coincident planes (a piece within AL_ON_EPSILON of the other's plane) both keep theirs,
+ * since the other face need not be there. Where two faces touch back to back, both are
+ * removed. Faces lying on the block's own surface are dropped: the block split above
+ * already separates those regions.
  */
 #ifndef AL_CSG_H
 #define AL_CSG_H
@@ -21,8 +23,21 @@ int al_csg_boundary(al_arena *arena, const al_plane_table *planes, al_brush *con
                     int count, const double mins[3], const double maxs[3], int hull,
                     al_poly_vec *out);
 
-/* True if P lies inside (not on the surface of) some brush of BRUSHES. */
-bool al_csg_point_inside(const al_plane_table *planes, al_brush *const *brushes, int count,
-                         const double p[3]);
+/* Where a point lies against the union of some brushes (al_csg_point_side). */
+typedef enum al_csg_side {
+    AL_CSG_OUTSIDE = -1, /* outside every brush by more than AL_ON_EPSILON */
+    AL_CSG_ON = 0,       /* inside none, within AL_ON_EPSILON of the surface of one */
+    AL_CSG_INSIDE = 1,   /* inside some brush by more than AL_ON_EPSILON */
+} al_csg_side;
+
+/* Where P lies against the union of BRUSHES. A brush whose bounds P is farther than
+ * AL_ON_EPSILON outside is not looked at (near a sharp edge the planes alone would call such
+ * a point on the surface). */
+al_csg_side al_csg_point_side(const al_plane_table *planes, al_brush *const *brushes, int count,
+                              const double p[3]);
+
+/* True if P lies in some brush of BRUSHES or on its surface, to the last bit (no epsilon). */
+bool al_csg_point_in_closure(const al_plane_table *planes, al_brush *const *brushes, int count,
+                             const double p[3]);
 
 #endif

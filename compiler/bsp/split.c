@@ -19,6 +19,24 @@
 #define MIN_RELATION       0.3
 #define MIN_RELATION_SCALE 2.0
 
+/* The cosine between a polygon's normal and a split plane's from which a polygon in the
+ * plane's band is coplanar with it (cos 1 degree). Nearly coplanar faces (a face drawn
+ * off the grid beside one on it) lean by thousandths of a degree. */
+#define COPLANAR_COSINE 0.99985
+
+/* Which way a polygon in a plane's band faces, from the cosine between its normal and the
+ * plane's: 1 the plane's front, -1 its back, 0 neither (across). */
+static int facing(double cosine)
+{
+    return cosine >= COPLANAR_COSINE ? 1 : cosine <= -COPLANAR_COSINE ? -1 : 0;
+}
+
+static int in_band(double cosine)
+{
+    int f = facing(cosine);
+    return f > 0 ? AL_POLY_COPLANAR_FRONT : f < 0 ? AL_POLY_COPLANAR_BACK : AL_POLY_ACROSS;
+}
+
 int al_split_classify(const al_plane_table *planes, int plane_index, const al_bsp_poly *p)
 {
     const al_plane *pl = &planes->planes[plane_index];
@@ -30,9 +48,8 @@ int al_split_classify(const al_plane_table *planes, int plane_index, const al_bs
         double lo = s > 0 ? p->mins[a] * s : p->maxs[a] * s;
         double hi = s > 0 ? p->maxs[a] * s : p->mins[a] * s;
         if (lo >= pl->dist - AL_ON_EPSILON && hi <= pl->dist + AL_ON_EPSILON)
-            /* In the plane, though on a different table entry: the side it faces. */
-            return planes->planes[p->plane].normal[a] * s > 0 ? AL_POLY_COPLANAR_FRONT
-                                                              : AL_POLY_COPLANAR_BACK;
+            /* In the plane's band, though on a different table entry. */
+            return in_band(planes->planes[p->plane].normal[a] * s);
         if (lo >= pl->dist - AL_ON_EPSILON) return AL_POLY_FRONT;
         if (hi <= pl->dist + AL_ON_EPSILON) return AL_POLY_BACK;
         return AL_POLY_SPANNING;
@@ -53,8 +70,7 @@ int al_split_classify(const al_plane_table *planes, int plane_index, const al_bs
     case AL_SIDE_BACK: return AL_POLY_BACK;
     case AL_SIDE_CROSS: return AL_POLY_SPANNING;
     default:
-        return al_dot(planes->planes[p->plane].normal, pl->normal) > 0 ? AL_POLY_COPLANAR_FRONT
-                                                                        : AL_POLY_COPLANAR_BACK;
+        return in_band(al_dot(planes->planes[p->plane].normal, pl->normal));
     }
 }
 
@@ -158,7 +174,7 @@ static bool prepare_sorted(al_build_scratch *s, const al_plane_table *planes,
             if (polys[i].maxs[a] - polys[i].mins[a] <= 2 * AL_ON_EPSILON)
                 axes[a].flat[axes[a].flat_count++] =
                     (al_split_flat){polys[i].mins[a], polys[i].maxs[a],
-                                    planes->planes[polys[i].plane].normal[a] > 0};
+                                    facing(planes->planes[polys[i].plane].normal[a])};
         }
         sort_doubles(axes[a].lo, count);
         sort_doubles(axes[a].hi, count);
@@ -173,8 +189,9 @@ static void count_axial(const axis_counts *ax, int count, double dist, al_split_
 {
     int in_front = count - search(ax->lo, count, dist - AL_ON_EPSILON, true);
     int behind = search(ax->hi, count, dist + AL_ON_EPSILON, false);
-    /* Polygons in the plane are counted in both: find them among the flat ones. */
-    int on_up = 0, on_down = 0;
+    /* Polygons in the plane's band are counted in both: find them among the flat ones
+     * (those across it stay in both, as a spanning polygon does). */
+    int on_up = 0, on_down = 0, across = 0;
     int i = 0, n = ax->flat_count, hi = n;
     while (i < hi) {
         int mid = (i + hi) / 2;
@@ -183,10 +200,14 @@ static void count_axial(const axis_counts *ax, int count, double dist, al_split_
     }
     for (; i < n && ax->flat[i].lo <= dist + AL_ON_EPSILON; i++)
         if (ax->flat[i].hi <= dist + AL_ON_EPSILON) {
-            if (ax->flat[i].faces_up) on_up++;
-            else on_down++;
+            if (ax->flat[i].facing > 0)
+                on_up++;
+            else if (ax->flat[i].facing < 0)
+                on_down++;
+            else
+                across++;
         }
-    int on = on_up + on_down;
+    int on = on_up + on_down + across;
     e->front = in_front - on + on_up;
     e->back = behind - on + on_down;
     e->spanning = count - in_front - behind + on;
@@ -202,9 +223,13 @@ static void count_axial_direct(const al_plane_table *planes, const al_bsp_poly *
     for (int i = 0; i < count; i++) {
         double lo = polys[i].mins[axis], hi = polys[i].maxs[axis];
         if (lo >= below) {
-            if (hi > above) front++;
-            else if (planes->planes[polys[i].plane].normal[axis] > 0) front++;
-            else back++;
+            int f = hi > above ? 1 : facing(planes->planes[polys[i].plane].normal[axis]);
+            if (f > 0)
+                front++;
+            else if (f < 0)
+                back++;
+            else
+                spanning++;
         } else if (hi <= above) {
             back++;
         } else {

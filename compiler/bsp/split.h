@@ -10,8 +10,19 @@ typedef struct al_split_eval {
     bool axial;
 } al_split_eval;
 
-/* How a polygon lies against a canonical split plane. */
-enum { AL_POLY_FRONT, AL_POLY_BACK, AL_POLY_SPANNING, AL_POLY_COPLANAR_FRONT, AL_POLY_COPLANAR_BACK };
+/* How a polygon lies against a canonical split plane. A polygon in the plane's on-plane
+ * band (within AL_ON_EPSILON) is coplanar, facing one side, when its normal is within a
+ * degree of the plane's; leaning further, it lies across the plane (ACROSS): it is a sliver
+ * of a surface that crosses the band, and goes to both sides whole, since its plane may be
+ * what divides a thin cell on either. */
+enum {
+    AL_POLY_FRONT,
+    AL_POLY_BACK,
+    AL_POLY_SPANNING,
+    AL_POLY_COPLANAR_FRONT,
+    AL_POLY_COPLANAR_BACK,
+    AL_POLY_ACROSS,
+};
 
 /* Classifies P against the plane PLANE_INDEX with the bounding box first, then the points. */
 int al_split_classify(const al_plane_table *planes, int plane_index, const al_bsp_poly *p);
@@ -23,7 +34,7 @@ int al_split_choose(al_build_scratch *scratch, const al_plane_table *planes,
 /* A flat polygon's position along an axis, for counting coplanar polygons (split.c). */
 typedef struct al_split_flat {
     double lo, hi;
-    bool faces_up; /* its normal points along +axis */
+    int facing; /* 1: coplanar facing +axis, -1: facing -axis, 0: across (AL_POLY_ACROSS) */
 } al_split_flat;
 
 /* Axial candidate planes are all evaluated (from sorted bounds, cheaply); of the non-axial

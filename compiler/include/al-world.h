@@ -155,7 +155,7 @@ typedef struct al_world_stats {
     double onion_mean_depth; /* over the world model's leaves */
     int64_t onion_polys;     /* boundary polygons fed to the onion trees */
     int64_t onion_splits;    /* of which were cut by a splitter */
-    int64_t onion_degenerate;
+    int64_t onion_degenerate; /* onion splits not made: a side would have had no volume */
     int64_t map_nodes[AL_MAX_HULLS], map_leaves[AL_MAX_HULLS];
     int64_t boundary_polys[AL_MAX_HULLS]; /* CSG output per hull */
     int64_t bevel_nodes;

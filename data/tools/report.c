@@ -62,7 +62,7 @@ cJSON *al_report_json(const al_tool_map *m, const al_world *w, const al_world_st
     cJSON_AddNumberToObject(bsp, "splits", (double) s->onion_splits);
     cJSON_AddNumberToObject(bsp, "max_depth", s->onion_max_depth);
     cJSON_AddNumberToObject(bsp, "mean_depth", s->onion_mean_depth);
-    cJSON_AddNumberToObject(bsp, "degenerate_leaves", (double) s->onion_degenerate);
+    cJSON_AddNumberToObject(bsp, "degenerate_splits", (double) s->onion_degenerate);
     cJSON_AddNumberToObject(bsp, "bevel_nodes", (double) s->bevel_nodes);
     cJSON *cpu = cJSON_AddObjectToObject(bsp, "cpu_ms");
     cJSON_AddNumberToObject(cpu, "csg", s->ms_csg_cpu);

@@ -220,6 +220,47 @@ CHECK_TEST(oracle_generated, "/trace/oracle/generated-map-agrees-with-brute-forc
     scene_free(&s);
 }
 
+/* The oracles on a generated map whose rooms hold wedges drawn off the grid in pairs
+ * (allium-genmap --off-grid): every hull's traces, plane shifting, solidity, map trees
+ * and open cells. */
+CHECK_TEST(oracle_offgrid, "/trace/oracle/generated-off-grid-wedges-agree-with-brute-force")
+{
+    const char *file = getenv("ALLIUM_GENERATED_OFFGRID_MAP");
+    if (!file) {
+        check_skip("ALLIUM_GENERATED_OFFGRID_MAP not set");
+        return;
+    }
+    scene s;
+    REQUIRE_MSG(scene_load_file(&s, file, NULL), "%s did not load", file);
+    al_oracle *o = al_oracle_create(s.world);
+    al_oracle *world = al_oracle_create_world(s.world);
+    REQUIRE(o && world);
+    for (int h = 0; h < al_world_hull_count(s.world); h++) {
+        al_verify_counts c;
+        int64_t extra;
+        al_verify_traces(s.world, o, h, 10000, 0, 500 + h, &c);
+        CHECK_MSG(c.mismatches == 0 && c.normal_mismatches == 0,
+                  "hull %d traces: %lld mismatches, %lld normal mismatches, worst %g", h,
+                  (long long) c.mismatches, (long long) c.normal_mismatches, c.worst);
+        al_verify_plane_shift(s.world, o, h, 10000, 0, 600 + h, &c);
+        CHECK_MSG(c.mismatches == 0 && c.normal_mismatches == 0,
+                  "hull %d plane shifting: %lld mismatches, %lld normal mismatches, worst %g", h,
+                  (long long) c.mismatches, (long long) c.normal_mismatches, c.worst);
+        al_verify_solidity(s.world, o, h, 50000, 700 + h, &c);
+        CHECK_MSG(c.mismatches == 0, "hull %d solidity: %lld mismatches", h,
+                  (long long) c.mismatches);
+        al_verify_map_trees(s.world, o, h, 50000, 800 + h, &c);
+        CHECK_MSG(c.mismatches == 0, "hull %d map trees: %lld mismatches", h,
+                  (long long) c.mismatches);
+        al_verify_open_cells(s.world, world, h, 5000, 900 + h, &c, &extra);
+        CHECK_MSG(c.mismatches == 0, "hull %d open cells: %lld mismatches", h,
+                  (long long) c.mismatches);
+    }
+    al_oracle_destroy(world);
+    al_oracle_destroy(o);
+    scene_free(&s);
+}
+
 /* Plane shifting with a box that is not a compiled hull, against the brute-force sweep. */
 CHECK_TEST(shift_any_size, "/trace/shift/any-box-size-agrees-with-brute-force")
 {

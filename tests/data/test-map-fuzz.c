@@ -105,6 +105,30 @@ CHECK_TEST(generated, "/mapfile/fuzz/damaged-generated-map-never-crashes")
     mapgen_destroy(g);
 }
 
+/* Wedges a 1/512 unit off the grid, side by side, rising to a landing with a box on it
+ * (issue 30's kind): damaged, their digits make nearly coplanar planes of every sort. */
+CHECK_TEST(off_grid, "/mapfile/fuzz/damaged-off-grid-wedges-never-crash")
+{
+    mapgen *g = mapgen_create(false);
+    mapgen_begin_entity(g, "worldspawn");
+    mapgen_box(g, 128, -64, -64, 384, 128, 64, "landing");
+    mapgen_box(g, 128, -32, 64, 192, 32, 96, "box");
+    mapgen_end_entity(g);
+    double nudge[5][3][3] = {{{0}}};
+    for (int w = 0; w < 2; w++) {
+        nudge[2][2][2] = w ? 1.0 / 512 : -1.0 / 512;
+        nudge[3][1][1] = w ? -1.0 / 512 : 0;
+        mapgen_begin_entity(g, "func_detail");
+        mapgen_ramp_nudged(g, 0, 32 * w, 128, 32 * (w + 1), 0, 64, 0, 1,
+                           (const double (*)[3][3]) nudge, "wedge");
+        mapgen_end_entity(g);
+    }
+    size_t len;
+    const char *text = mapgen_text(g, &len);
+    mutate_and_try("off-grid", text, len, 1500, true);
+    mapgen_destroy(g);
+}
+
 CHECK_TEST(garbage, "/mapfile/fuzz/random-bytes-never-crash")
 {
     char buf[4096];

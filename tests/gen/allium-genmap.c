@@ -8,6 +8,12 @@
  * units high: crouch fits, stand does not), a 45 or 30 degree ramp, octagonal pillars
  * (non-axial faces), and crates. Outer walls seal it. Every room gets a light; room 0 the
  * player start. The same seed gives the same map on every machine.
+ *
+ * With --off-grid, a quarter of the features are instead two wedges side by side whose
+ * slope points (and often another face's) lie a 1/256, 1/512 or 1/1024 unit off the grid (as
+ * TrenchBroom saves vertex-edited brushes), rising to the top of a landing with a crate on it:
+ * nearly coplanar slopes meeting a neighbour's face at one height. The wedges are func_detail or
+ * func_group entities.
  */
 #include "mapgen.h"
 
@@ -70,9 +76,69 @@ static void octagon(double cx, double cy, double r, double xy[8][2])
     }
 }
 
+/* A wedge of an off-grid pair, written as an entity of its own after the world's brushes. */
+typedef struct wedge {
+    double x0, y0, x1, y1, z0, z1;
+    double nudge[5][3][3]; /* of its faces' points, see mapgen_ramp_nudged */
+    bool detail;           /* func_detail, else func_group */
+} wedge;
+
+typedef struct wedge_list {
+    wedge *items; /* malloc'd */
+    int count, capacity;
+} wedge_list;
+
+static bool push_wedge(wedge_list *l, const wedge *w)
+{
+    if (l->count == l->capacity) {
+        int capacity = l->capacity ? 2 * l->capacity : 16;
+        wedge *items = realloc(l->items, (size_t) capacity * sizeof *items);
+        if (!items) return false;
+        l->items = items;
+        l->capacity = capacity;
+    }
+    l->items[l->count++] = *w;
+    return true;
+}
+
+/* Two wedges along +x from (A0, B0), side by side, a landing at their high end and a crate
+ * on it, within [A0, A1] x [B0, B1]: the wedges' slopes end at the landing's top, and one
+ * or two of each slope's points are moved off the grid, each wedge its own way. */
+static void off_grid_wedges(mapgen *g, rng *r, double a0, double b0, double a1, double b1,
+                            wedge_list *wedges)
+{
+    double rise = 32 + 16 * pick(r, 3);
+    double run = fmin(64 + 32 * pick(r, 3), a1 - a0 - 48);
+    double width = fmin(32 + 16 * pick(r, 3), floor((b1 - b0) / 2));
+    double off = 1.0 / (256 << pick(r, 3));
+    mapgen_box(g, a0 + run, b0, FLOOR, a1, b0 + 2 * width, FLOOR + rise, "landing");
+    mapgen_box(g, a0 + run, b0, FLOOR + rise, a0 + run + 32, b0 + 32, FLOOR + rise + 32, "crate");
+    bool detail = pick(r, 3) != 0;
+    for (int i = 0; i < 2; i++) {
+        wedge w = {.x0 = a0,
+                   .y0 = b0 + i * width,
+                   .x1 = a0 + run,
+                   .y1 = b0 + (i + 1) * width,
+                   .z0 = FLOOR,
+                   .z1 = FLOOR + rise,
+                   .detail = detail};
+        /* The slope, and often a face beside it, one or two points each. */
+        for (int face = 0; face < 5; face++) {
+            if (face != 2 && pick(r, 3) != 0) continue;
+            for (int n = 1 + pick(r, 2); n > 0; n--) {
+                int point = pick(r, 3), axis = pick(r, 3);
+                w.nudge[face][point][axis] += pick(r, 2) ? off : -off;
+            }
+        }
+        if (!push_wedge(wedges, &w)) return;
+    }
+}
+
 /* Furnishes the room whose interior is [x0, x1] x [y0, y1]. Features stay clear of the
- * doorways (the middle third of each wall). */
-static void furnish(mapgen *g, rng *r, double x0, double y0, double x1, double y1, int budget)
+ * doorways (the middle third of each wall). WEDGES, when not NULL, receives off-grid
+ * wedges for a quarter of the features. */
+static void furnish(mapgen *g, rng *r, double x0, double y0, double x1, double y1, int budget,
+                    wedge_list *wedges)
 {
     int start = mapgen_brush_count(g);
     /* Four quadrants, each gets one feature. */
@@ -84,6 +150,10 @@ static void furnish(mapgen *g, rng *r, double x0, double y0, double x1, double y
     for (int q = 0; q < 4 && mapgen_brush_count(g) - start < budget; q++) {
         double a0 = quads[q][0], b0 = quads[q][1], a1 = quads[q][2], b1 = quads[q][3];
         double w = a1 - a0, h = b1 - b0;
+        if (wedges && pick(r, 4) == 0) {
+            off_grid_wedges(g, r, a0, b0, a1, b1, wedges);
+            continue;
+        }
         switch (pick(r, 5)) {
         case 0: { /* stairs up to a landing */
             double rise = pick(r, 2) ? 16 : 24;
@@ -212,7 +282,7 @@ int main(int argc, char **argv)
 {
     long brushes = 200;
     uint64_t seed = 1;
-    bool valve = true, want_sample = false;
+    bool valve = true, want_sample = false, off_grid = false;
     const char *out = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--brushes") == 0 && i + 1 < argc) {
@@ -231,9 +301,11 @@ int main(int argc, char **argv)
             out = argv[++i];
         } else if (strcmp(argv[i], "--sample") == 0) {
             want_sample = true;
+        } else if (strcmp(argv[i], "--off-grid") == 0) {
+            off_grid = true;
         } else {
             fprintf(stderr, "usage: allium-genmap [--brushes N] [--seed S] "
-                            "[--format valve|standard] [--sample] -o FILE\n");
+                            "[--format valve|standard] [--off-grid] [--sample] -o FILE\n");
             return 2;
         }
     }
@@ -248,7 +320,7 @@ int main(int argc, char **argv)
     }
     if (!out || brushes < 10 || brushes > 10000000) {
         fprintf(stderr, "usage: allium-genmap [--brushes N (10..10000000)] [--seed S] "
-                        "[--format valve|standard] -o FILE\n");
+                        "[--format valve|standard] [--off-grid] -o FILE\n");
         return 2;
     }
     /* About 16 brushes a room (walls, shell share, furniture): a square grid of enough
@@ -258,11 +330,12 @@ int main(int argc, char **argv)
     mapgen *g = mapgen_create(valve);
     if (!g) return 1;
     rng r = {seed};
+    wedge_list wedges = {0};
     double w = nx * CELL, h = ny * CELL;
     mapgen_begin_entity(g, "worldspawn");
     mapgen_key(g, "message", "Allium generated test map");
-    mapgen_keyf(g, "_generator", "allium-genmap --brushes %ld --seed %llu", brushes,
-                (unsigned long long) seed);
+    mapgen_keyf(g, "_generator", "allium-genmap --brushes %ld --seed %llu%s", brushes,
+                (unsigned long long) seed, off_grid ? " --off-grid" : "");
     /* Shell: floor and ceiling per room row, outer walls. */
     for (int y = 0; y < ny; y++) {
         mapgen_box(g, -WALL, y * CELL, FLOOR - WALL, w + WALL, (y + 1) * CELL, FLOOR, "floor");
@@ -285,9 +358,17 @@ int main(int argc, char **argv)
             long rooms_left = (long) nx * ny - room;
             int budget = left > 0 ? (int) ((left + rooms_left - 1) / rooms_left) : 0;
             furnish(g, &r, x0 + WALL / 2, y0 + WALL / 2, x0 + CELL - WALL / 2, y0 + CELL - WALL / 2,
-                    budget);
+                    budget, off_grid ? &wedges : NULL);
         }
     mapgen_end_entity(g);
+    for (int i = 0; i < wedges.count; i++) {
+        const wedge *wd = &wedges.items[i];
+        mapgen_begin_entity(g, wd->detail ? "func_detail" : "func_group");
+        mapgen_ramp_nudged(g, wd->x0, wd->y0, wd->x1, wd->y1, wd->z0, wd->z1, 0, 1,
+                           (const double (*)[3][3]) wd->nudge, "wedge");
+        mapgen_end_entity(g);
+    }
+    free(wedges.items);
     room = 0;
     for (int y = 0; y < ny; y++)
         for (int x = 0; x < nx; x++, room++) {

@@ -227,6 +227,13 @@ void mapgen_box(mapgen *g, double x0, double y0, double z0, double x1, double y1
 void mapgen_ramp(mapgen *g, double x0, double y0, double x1, double y1, double z0, double z1,
                  int axis, int dir, const char *material)
 {
+    static const double none[5][3][3] = {{{0}}};
+    mapgen_ramp_nudged(g, x0, y0, x1, y1, z0, z1, axis, dir, none, material);
+}
+
+void mapgen_ramp_nudged(mapgen *g, double x0, double y0, double x1, double y1, double z0, double z1,
+                        int axis, int dir, const double nudge[5][3][3], const char *material)
+{
     /* Corners of the base and the high edge; the slope plane goes through the low base
      * edge and the high edge. */
     double lo_a = axis == 0 ? x0 : y0, hi_a = axis == 0 ? x1 : y1;
@@ -237,7 +244,7 @@ void mapgen_ramp(mapgen *g, double x0, double y0, double x1, double y1, double z
     }
     double c0 = axis == 0 ? y0 : x0, c1 = axis == 0 ? y1 : x1;
 #define P(a, c, z) {axis == 0 ? (a) : (c), axis == 0 ? (c) : (a), (z)}
-    const double faces[5][3][3] = {
+    double faces[5][3][3] = {
         {P(lo_a, c0, z0), P(hi_a, c0, z0), P(hi_a, c1, z0)}, /* bottom */
         {P(hi_a, c0, z0), P(hi_a, c1, z0), P(hi_a, c1, z1)}, /* high end */
         {P(lo_a, c0, z0), P(lo_a, c1, z0), P(hi_a, c1, z1)}, /* slope */
@@ -245,7 +252,10 @@ void mapgen_ramp(mapgen *g, double x0, double y0, double x1, double y1, double z
         {P(lo_a, c1, z0), P(hi_a, c1, z0), P(hi_a, c1, z1)}, /* other side */
     };
 #undef P
-    mapgen_brush(g, 5, faces, material);
+    for (int f = 0; f < 5; f++)
+        for (int i = 0; i < 3; i++)
+            for (int k = 0; k < 3; k++) faces[f][i][k] += nudge[f][i][k];
+    mapgen_brush(g, 5, (const double (*)[3][3]) faces, material);
 }
 
 void mapgen_stairs(mapgen *g, double x0, double y0, double z0, int axis, int steps, double rise,

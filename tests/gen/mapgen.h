@@ -67,6 +67,16 @@ void mapgen_prism(mapgen *g, int count, const double (*xy)[2], double z0, double
 void mapgen_ramp(mapgen *g, double x0, double y0, double x1, double y1, double z0, double z1,
                  int axis, int dir, const char *material);
 
+/* The wedge of mapgen_ramp with the three points written for each face moved by
+ * NUDGE[face][point] (faces in the order bottom, high end, slope, side, other side; the
+ * slope's points are its low edge's two corners, then the high edge's far corner):
+ * TrenchBroom writes a vertex-edited brush's plane points a 1/512 or 1/1024 unit off the
+ * grid, so the faces pass nearly, not exactly, through the brush's edges, and two such
+ * wedges side by side have nearly coplanar slopes. A zero NUDGE writes exactly
+ * mapgen_ramp's brush. */
+void mapgen_ramp_nudged(mapgen *g, double x0, double y0, double x1, double y1, double z0, double z1,
+                        int axis, int dir, const double nudge[5][3][3], const char *material);
+
 /* Steps of RISE and RUN from (x0, y0, z0) climbing along +x (AXIS 0) or +y, WIDTH across; each
  * step is a box down to Z0. */
 void mapgen_stairs(mapgen *g, double x0, double y0, double z0, int axis, int steps, double rise,
