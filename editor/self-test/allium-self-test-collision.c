@@ -618,8 +618,9 @@ gboolean step_liquid(SelfTest *t)
     if (!snap || !snap->world || snap->generation != allium_document_get_generation(doc))
         return FALSE;
     if (t->phase == 0) {
-        check(t, al_world_liquid_count(snap->world) >= 1, "the compiled world has the pool (%d "
-              "liquid brushes)", al_world_liquid_count(snap->world));
+        check(t, al_world_liquid_count(snap->world) >= 1,
+              "the compiled world has the pool (%d liquid brushes)",
+              al_world_liquid_count(snap->world));
         gtk_widget_activate_action(GTK_WIDGET(t->window), "win.tool", "s", "testbox");
         AlliumView *top = view_of_kind(t, AL_VIEW_TOP);
         double centre[3] = {360, 205, 0}, cx, cy;
