@@ -591,13 +591,12 @@ static void prev_brushes_free(prev_brushes *p)
     free(p->taken);
 }
 
-/* An untaken brush of the previous world with KEY (and no warnings to repeat), or -1. */
+/* An untaken brush of the previous world with KEY, or -1. */
 static int prev_brushes_take(prev_brushes *p, uint64_t key)
 {
     if (!p->world) return -1;
     for (int i = p->head[(unsigned) key & p->mask]; i >= 0; i = p->next[i])
-        if (!p->taken[i] && p->world->collision_hash[i] == key &&
-            !(p->world->collision[i]->flags & AL_BRUSH_WARNED)) {
+        if (!p->taken[i] && p->world->collision_hash[i] == key) {
             p->taken[i] = true;
             return i;
         }
@@ -862,6 +861,17 @@ static bool take_brush(compile_state *c, int i, al_brush **out)
         if (!b)
             nomem = true;
         else {
+            /* A copied brush's warnings are PREV's, moved to where the brush is now (a
+             * warned brush rebuilt anew would rebuild its blocks after every edit). */
+            const al_brush *was = prev->collision[from];
+            for (size_t k = 0; (was->flags & AL_BRUSH_WARNED) && k < prev->diags.count; k++) {
+                const al_diag *g = &prev->diags.items[k];
+                if (g->kind != AL_DIAG_BRUSH_WARNING || g->entity != was->entity ||
+                    g->brush != was->index)
+                    continue;
+                al_diag_add(&w->diags, g->severity, g->kind, d->entity, d->index, g->face, d->line,
+                            g->column, "%s", g->message);
+            }
             b->id = i;
             b->entity = d->entity;
             b->index = d->index;
