@@ -578,6 +578,16 @@ CHECK_TEST(domes, "/rad/lights/sunlight2-and-sunlight3-light-from-the-upper-and-
     lit_free(&t);
 }
 
+/* Ends the worldspawn G began (its keys set) with a room of sky 4096 wide and 2048 high
+ * over a floor 16 thick, and puts a player start in it. */
+static void open_floor_under_sky(mapgen *g)
+{
+    sealed_room(g, 0, 0, 4096, 4096, 2048, "sky1");
+    mapgen_box(g, 0, 0, 0, 4096, 4096, 16, "stone");
+    mapgen_end_entity(g);
+    mapgen_point_entity(g, "info_player_start", 256, 256, 64);
+}
+
 CHECK_TEST(sun_anglescale, "/rad/lights/the-sun-takes-the-worldspawn-anglescale")
 {
     mapgen *g = mapgen_create(false);
@@ -585,10 +595,7 @@ CHECK_TEST(sun_anglescale, "/rad/lights/the-sun-takes-the-worldspawn-anglescale"
     mapgen_key(g, "_sunlight", "200");
     mapgen_key(g, "_sunlight_mangle", "0 -60 0");
     mapgen_key(g, "_anglescale", "1");
-    sealed_room(g, 0, 0, 4096, 4096, 2048, "sky1");
-    mapgen_box(g, 0, 0, 0, 4096, 4096, 16, "stone");
-    mapgen_end_entity(g);
-    mapgen_point_entity(g, "info_player_start", 256, 256, 64);
+    open_floor_under_sky(g);
     lit t;
     REQUIRE(light_up(&t, g));
     float got[3];
@@ -645,10 +652,7 @@ CHECK_TEST(penumbra_sun, "/rad/lights/sunlight-penumbra-spreads-the-sun-over-sun
     mapgen_begin_entity(g, "worldspawn");
     mapgen_key(g, "_sunlight", "160");
     mapgen_key(g, "_sunlight_penumbra", "6");
-    sealed_room(g, 0, 0, 4096, 4096, 2048, "sky1");
-    mapgen_box(g, 0, 0, 0, 4096, 4096, 16, "stone");
-    mapgen_end_entity(g);
-    mapgen_point_entity(g, "info_player_start", 256, 256, 64);
+    open_floor_under_sky(g);
     lit t;
     REQUIRE(light_up(&t, g));
     REQUIRE_MSG(t.rad->light_count == AL_RAD_PENUMBRA, "%d suns", t.rad->light_count);
