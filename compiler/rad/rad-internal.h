@@ -363,6 +363,9 @@ double al_rad_sun_reach(const al_rad *rad);
  * luxels: incident and unshot light, group powers and the books (absorbed). The caller
  * holds the lock. Returns the power received. */
 double al_rad_commit_rows(al_rad *rad, int rows);
+/* Clears the uncommitted deltas of every group (rows 0 .. ROWS-1): a dropped pass or step.
+ * Under the lock. */
+void al_rad_drop_rows(al_rad *rad, int rows);
 
 /* Worker threads the solver uses. */
 int al_rad_threads(const al_rad *rad);

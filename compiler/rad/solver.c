@@ -836,6 +836,11 @@ static void clear_rows(al_rad *rad, int32_t g, int rows)
     }
 }
 
+void al_rad_drop_rows(al_rad *rad, int rows)
+{
+    for (int32_t g = 0; g < rad->group_count; g++) clear_rows(rad, g, rows);
+}
+
 static int shoot_panels(al_rad *rad, int count)
 {
     int32_t picked[AL_RAD_BATCH];

@@ -827,6 +827,8 @@ static void fix_job(void *context, int index, int worker)
     int32_t a = fp->first + index * FIX_CHUNK;
     int32_t b = a + FIX_CHUNK < fp->first + fp->count ? a + FIX_CHUNK : fp->first + fp->count;
     for (int32_t i = a; i < b; i++) {
+        /* A cancel drops the step (al_rad_fix_step): the items left are not worth doing. */
+        if (atomic_load(&fp->rad->cancel)) return;
         int32_t item = fix->items[i];
         fix->rays[worker] += item >= 0 ? fix_kept_panel(fp->rad, fix, item, worker)
                                        : fix_gone_panel(fp->rad, fix, -1 - item, worker);
@@ -851,21 +853,32 @@ int64_t al_rad_fix_step(al_rad *rad)
         return 0;
     }
     /* Rounds of a few panels per worker until the step's time is spent; then the rows
-     * are committed at once, so a snapshot sees whole rounds. */
-    while (fix->done + made < fix->item_count && !atomic_load(&rad->cancel)) {
+     * are committed at once, so a snapshot sees whole rounds. A cancel, which the workers
+     * check before each panel, drops the whole step: its rows are cleared and its items
+     * stay to do, so an edit waits for one panel, not for a step. */
+    bool cancelled = false;
+    while (fix->done + made < fix->item_count) {
+        if ((cancelled = atomic_load(&rad->cancel))) break;
         int32_t left = fix->item_count - fix->done - made;
         int32_t count = threads * FIX_CHUNK * 4 < left ? threads * FIX_CHUNK * 4 : left;
         fix_pass fp = {rad, fix, fix->done + made, count};
         al_parallel_for((count + FIX_CHUNK - 1) / FIX_CHUNK, threads, fix_job, &fp);
+        if ((cancelled = atomic_load(&rad->cancel))) break;
         made += count;
         if (al_clock_ms_since(start) >= FIX_STEP_MS) break;
     }
-    if (made == 0) return 0;
     int64_t rays = 0;
     for (int w = 0; w < AL_RAD_BATCH; w++) {
         rays += fix->rays[w];
         fix->rays[w] = 0;
     }
+    if (cancelled) {
+        pthread_mutex_lock(&rad->lock);
+        al_rad_drop_rows(rad, threads);
+        pthread_mutex_unlock(&rad->lock);
+        return 0;
+    }
+    if (made == 0) return 0;
     pthread_mutex_lock(&rad->lock);
     double received = al_rad_commit_rows(rad, threads);
     /* Light moved between the receivers and what escaped. */

@@ -6,6 +6,10 @@
  *     every panel has sent (the state's own definition, computed anew for every luxel);
  *   - run on to a small residual, against a new solver of the edited map run alike.
  */
+#include <pthread.h>
+#include <time.h>
+
+#include "al-clock.h"
 #include "al-live.h"
 #include "al-rad.h"
 #include "check.h"
@@ -180,6 +184,77 @@ CHECK_TEST(cancelled, "/rad/update/a-cancelled-update-makes-no-solver-and-leaves
     cancel = 0;
     REQUIRE(al_rad_update(rad, t.world, &t.input.input, &o, &next, NULL) == AL_OK);
     CHECK(next != NULL);
+    al_rad_destroy(next);
+    al_rad_destroy(rad);
+    scene_free(&s);
+    scene_free(&t);
+}
+
+/* Cancels SOLVER after DELAY microseconds (a thread). */
+typedef struct canceller {
+    al_rad *rad;
+    int delay_us;
+    uint64_t at_ns; /* when it cancelled */
+} canceller;
+
+static void *cancel_later(void *arg)
+{
+    canceller *c = arg;
+    struct timespec t = {0, (long) c->delay_us * 1000};
+    nanosleep(&t, NULL);
+    __atomic_store_n(&c->at_ns, al_clock_ns(), __ATOMIC_RELEASE);
+    al_rad_cancel(c->rad);
+    return NULL;
+}
+
+CHECK_TEST(corrections_cancelled,
+           "/rad/update/corrections-cancelled-at-any-moment-drop-their-step-and-end-exact")
+{
+    /* The engine cancels a correction step when an edit comes; the step's panels are
+     * dropped and done again later. Cancelled at moments from before the step to after it,
+     * the corrections must still end with the kernel's light and balanced books. */
+    scene s, t;
+    REQUIRE(load_room(&s, 200, 380));
+    REQUIRE(load_room(&t, 264, 380));
+    al_rad *rad, *next;
+    REQUIRE(al_rad_create(s.world, &s.input.input, NULL, &rad, NULL) == AL_OK);
+    al_rad_step(rad, 2 + 80);
+    REQUIRE(al_rad_update(rad, t.world, &t.input.input, NULL, &next, NULL) == AL_OK);
+    al_rad_stats st;
+    al_rad_get_stats(next, &st);
+    int64_t total = st.corrections_left;
+    REQUIRE(total > 0);
+    int dropped = 0, steps = 0;
+    double worst_wait_ms = 0;
+    for (int delay = 0; st.corrections_left > 0 && steps < 10000; delay = (delay + 37) % 3000) {
+        canceller c = {next, delay};
+        pthread_t thread;
+        REQUIRE(pthread_create(&thread, NULL, cancel_later, &c) == 0);
+        int64_t before = st.corrections_left;
+        al_rad_step(next, 1);
+        uint64_t returned = al_clock_ns(), at = __atomic_load_n(&c.at_ns, __ATOMIC_ACQUIRE);
+        /* How long a cancel that came during the step waited for it to return. */
+        if (at && returned > at) worst_wait_ms = fmax(worst_wait_ms, (double) (returned - at) / 1e6);
+        pthread_join(thread, NULL);
+        al_rad_resume(next);
+        al_rad_get_stats(next, &st);
+        dropped += st.corrections_left == before;
+        steps++;
+        char why[256] = "";
+        double off = rad_check_books(next, why, sizeof why);
+        CHECK_MSG(off <= 1e-5, "books off by %.2e after step %d: %s", off, steps, why);
+        if (off > 1e-5) break;
+    }
+    CHECK_MSG(st.corrections_left == 0, "%lld corrections left after %d steps",
+              (long long) st.corrections_left, steps);
+    CHECK_MSG(dropped > 0, "no step of %d was cancelled", steps);
+    int checked;
+    char why[256] = "";
+    double worst = rad_check_bounce(next, 1, &checked, why, sizeof why);
+    CHECK_MSG(worst < 1e-3, "bounced light off by %.2e of the mean: %s", worst, why);
+    check_note("%lld corrections in %d steps, %d of them cancelled and dropped; bounced light "
+               "off by %.1e of the mean; a cancel waited at most %.2f ms",
+               (long long) total, steps, dropped, worst, worst_wait_ms);
     al_rad_destroy(next);
     al_rad_destroy(rad);
     scene_free(&s);
