@@ -135,6 +135,8 @@ typedef struct al_live_options {
                                    0: only the light sources */
     int lightmap_interval_ms;   /* copies of the lightmaps while shooting: at most one in
                                    this long; 0: 250 */
+    int preview_settle_ms;      /* how long the stages after a preview's collision wait for
+                                   a newer change (al_live_change.preview); 0: 60 */
     al_live_cache cache;        /* no get: no cache */
     /* Called after each publication (may be NULL), on the engine's thread or its
      * background thread (never on both at once). It must not call back into the engine
@@ -209,6 +211,10 @@ typedef struct al_live_change {
     int32_t hull_count;
     bool set_block_size;
     double block_size; /* 0: the default */
+    /* A drag's preview: a newer change is expected within a frame or two, so after the
+     * collision the later stages wait al_live_options.preview_settle_ms for one and are
+     * skipped if it comes (they follow once the drag rests). */
+    bool preview;
 } al_live_change;
 
 /* Applies CHANGE to the engine's map and returns the generation whose snapshots include it

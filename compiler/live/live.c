@@ -37,6 +37,7 @@ typedef struct live_input {
     int refs;
     uint64_t generation;
     uint64_t submitted_ns; /* when its last change was applied */
+    bool preview;          /* its last change was a preview (al_live_change.preview) */
     live_map *map;
 } live_input;
 
@@ -141,6 +142,11 @@ struct al_live {
 static int lightmap_interval_ms(const al_live *live)
 {
     return live->options.lightmap_interval_ms > 0 ? live->options.lightmap_interval_ms : 250;
+}
+
+static int preview_settle_ms(const al_live *live)
+{
+    return live->options.preview_settle_ms > 0 ? live->options.preview_settle_ms : 60;
 }
 
 static int store_delay_ms(const al_live *live)
@@ -843,6 +849,22 @@ static al_world *load_cached_world(al_live *live, live_input *in)
     return w;
 }
 
+/* Waits up to MS for a change newer than the one at work; true if one came (or the
+ * engine stops). A drag sends a preview every frame: the portals and light of one that a
+ * newer preview replaces within a frame or two would only be cancelled, and the time
+ * they took from the two cores would delay the next preview's collision. */
+static bool newer_change_within(al_live *live, int ms)
+{
+    uint64_t until_ns = al_clock_ns() + (uint64_t) ms * 1000000u;
+    struct timespec until = {(time_t) (until_ns / 1000000000u), (long) (until_ns % 1000000000u)};
+    pthread_mutex_lock(&live->lock);
+    while (!live->queue_count && !live->quit)
+        if (pthread_cond_timedwait(&live->wake, &live->lock, &until) == ETIMEDOUT) break;
+    bool newer = live->queue_count > 0 || live->quit;
+    pthread_mutex_unlock(&live->lock);
+    return newer;
+}
+
 static void run(al_live *live, live_input *in)
 {
     uint64_t t0 = al_clock_ns();
@@ -889,7 +911,7 @@ static void run(al_live *live, live_input *in)
         pthread_mutex_unlock(&live->lock);
     }
     if (!stage_on(live, AL_STAGE_PORTALS)) return;
-    if (stale(live)) {
+    if (stale(live) || (in->preview && newer_change_within(live, preview_settle_ms(live)))) {
         note_cancelled(live, AL_STAGE_PORTALS);
         return;
     }
@@ -1076,7 +1098,7 @@ static void light_work_job(al_live *live, void *arg)
 /* Applies the queued changes to the map and returns its input, or NULL (memory). */
 static live_input *take_changes(al_live *live, queued_change *changes, int count)
 {
-    bool ok = true;
+    bool ok = true, preview = changes[count - 1].change->preview;
     for (int i = 0; i < count; i++) {
         ok = ok && live_model_apply(live->model, changes[i].change, changes[i].generation);
         free(changes[i].change);
@@ -1092,6 +1114,7 @@ static live_input *take_changes(al_live *live, queued_change *changes, int count
         return NULL;
     }
     in->refs = 1;
+    in->preview = preview;
     in->generation = changes[count - 1].generation;
     in->submitted_ns = changes[count - 1].applied_ns;
     return in;

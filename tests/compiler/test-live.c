@@ -664,6 +664,69 @@ CHECK_TEST(drag, "/live/a-drag-previews-every-step-and-escape-restores-the-map")
     scene_free(&s);
 }
 
+CHECK_TEST(preview_settles,
+           "/live/a-drags-previews-skip-portals-and-light-until-the-drag-rests")
+{
+    scene s;
+    if (!load_generated(&s)) return;
+    id_map m;
+    REQUIRE(id_map_init(&m, &s.input.input));
+    al_live *live = al_live_create(&(al_live_options){.pvs = AL_PVS_COARSE, .light = true,
+                                                      .rad = {.luxel_size = 64},
+                                                      .preview_settle_ms = 80});
+    REQUIRE(live);
+    uint64_t g = apply_whole(live, &m);
+    REQUIRE(al_live_wait(live, g, AL_STAGE_LIGHT, 120));
+    int b = m.e.input.brush_count / 2;
+    al_live_face faces[64];
+    REQUIRE(m.e.input.brushes[b].face_count <= 64);
+    al_live_brush dragged = live_brush(&m, b, faces);
+    al_live_face original[64];
+    memcpy(original, faces, sizeof original);
+    al_stage_status before[AL_STAGE_COUNT], after[AL_STAGE_COUNT];
+    al_live_status(live, before);
+    /* Sixty previews a frame apart (16 ms: well within the settle time of 80 ms). */
+    for (int step = 1; step <= 60; step++) {
+        for (int f = 0; f < dragged.face_count; f++)
+            for (int i = 0; i < 3; i++) faces[f].points[i][0] = original[f].points[i][0] + 4.0 * step;
+        g = al_live_apply(live, &(al_live_change){.brushes = &dragged, .brush_count = 1,
+                                                  .preview = true});
+        REQUIRE(g);
+        struct timespec ts = {0, 16000000};
+        nanosleep(&ts, NULL);
+    }
+    al_live_status(live, after);
+    long long collisions = after[AL_STAGE_COLLISION].runs - before[AL_STAGE_COLLISION].runs;
+    long long portals = after[AL_STAGE_PORTALS].runs - before[AL_STAGE_PORTALS].runs;
+    long long lights = after[AL_STAGE_LIGHT].runs - before[AL_STAGE_LIGHT].runs;
+    /* Every preview (or most: some are taken together) had its collision; a portals or
+     * light stage ran only where the test's thread was late by the settle time. */
+    CHECK_MSG(collisions >= 30, "%lld collision runs for 60 previews", collisions);
+    CHECK_MSG(portals <= 3 && lights <= 3, "%lld portals and %lld light runs during the drag",
+              portals, lights);
+    /* The drag rests: the resting preview gets its portals and its light. */
+    REQUIRE(al_live_wait(live, g, AL_STAGE_LIGHT, 120));
+    al_snapshot *rest = al_live_current(live);
+    REQUIRE(rest);
+    CHECK(al_snapshot_generation(rest) == g && al_snapshot_stage(rest) >= AL_STAGE_LIGHT);
+    al_snapshot_release(rest);
+    /* Escape (not a preview): the brush as it was, and every stage runs at once. */
+    memcpy(faces, original, sizeof original);
+    g = al_live_apply(live, &(al_live_change){.brushes = &dragged, .brush_count = 1});
+    uint64_t t0 = al_clock_ns();
+    REQUIRE(al_live_wait(live, g, AL_STAGE_PORTALS, 120));
+    double portals_ms = al_clock_ms_since(t0);
+    al_snapshot *done = al_live_current(live);
+    REQUIRE(done);
+    CHECK(full_differences(done, &m.e.input) == 0);
+    al_snapshot_release(done);
+    check_note("60 previews 16 ms apart: %lld collision runs, %lld portals and %lld light runs; "
+               "Escape's portals %.1f ms", collisions, portals, lights, portals_ms);
+    al_live_destroy(live);
+    id_map_free(&m);
+    scene_free(&s);
+}
+
 /* The light stats of the newest light snapshot, once the engine is idle. */
 static al_rad_stats idle_light(al_live *live)
 {
