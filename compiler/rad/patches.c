@@ -131,7 +131,11 @@ static void copy_face(layout_job *job, const rad_face *f, int32_t from)
         if (!si->live) continue;
         al_copy(base->point[l], si->point);
         si->area = base->area[l];
-        if (job->has_vis) si->cluster = al_world_vis_leaf_at(rad->world, si->point);
+        if (!job->has_vis) continue;
+        const rad_reuse *ru = rad->reuse;
+        int32_t c = base->luxel_cluster[l];
+        si->cluster = ru->cluster && c >= 0 && c < ru->cluster_count ? ru->cluster[c] : -2;
+        if (si->cluster == -2) si->cluster = al_world_vis_leaf_at(rad->world, si->point);
     }
 }
 

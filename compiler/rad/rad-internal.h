@@ -398,6 +398,9 @@ typedef struct rad_reuse {
     int32_t *place; /* per face: a base face with the same grid, whose place in the atlas it
                        takes over (near an edit too: its luxels may change, not its size);
                        -1 (update.c) */
+    int32_t *cluster; /* per vis leaf (cluster) of the base: the same leaf in the new world
+                         when its block's vis tree is shared, else -2; NULL: none (update.c) */
+    int32_t cluster_count;
 } rad_reuse;
 
 /* A row of the atlas: faces of at most HEIGHT texels are packed side by side along it,

@@ -350,6 +350,7 @@ CHECK_TEST(random_edits, "/rad/update/random-edits-of-a-generated-map-stay-exact
     rad_check_edits(&s.input.input, s.world, &(al_rad_options){.luxel_size = 32}, 0.05, 6, 11,
                     1000, &r);
     CHECK_MSG(r.failed == 0 && r.edits == 6, "%d edits, %d failed", r.edits, r.failed);
+    CHECK_MSG(r.clusters_off == 0, "%lld luxels in another vis leaf", r.clusters_off);
     CHECK_MSG(r.worst_direct < 1e-3 && r.ties == 0 && r.worst_bounce < 2e-3 && r.books_off == 0,
               "direct %.2e (%d ties), bounced %.2e, %d unbalanced: %s", r.worst_direct, r.ties,
               r.worst_bounce, r.books_off, r.why);

@@ -684,6 +684,8 @@ CHECK_TEST(light_across_edits, "/realmaps/light-carried-across-edits-is-the-new-
                     29, 100, &r);
     CHECK_MSG(r.failed == 0 && r.edits == edits, "%s: %d edits, %d failed", map_name, r.edits,
               r.failed);
+    CHECK_MSG(r.clusters_off == 0, "%s: %lld luxels in another vis leaf than a new solver's",
+              map_name, r.clusters_off);
     CHECK_MSG(r.worst_direct < 1e-3 && r.worst_bounce < 2e-3 && r.books_off == 0,
               "%s: direct %.2e, bounced %.2e, %d unbalanced: %s", map_name, r.worst_direct,
               r.worst_bounce, r.books_off, r.why);

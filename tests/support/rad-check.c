@@ -185,6 +185,11 @@ void rad_check_edits(const al_input *input, const al_world *world, const al_rad_
         }
         out->ties += ties;
         out->luxels += st.patches;
+        /* Copied luxels take their vis leaf from a table of the blocks both worlds share:
+         * the leaf a new solver finds by walking the trees. */
+        if (next->luxel_count == fresh->luxel_count)
+            for (int32_t j = 0; j < next->luxel_count; j++)
+                out->clusters_off += next->luxel_cluster[j] != fresh->luxel_cluster[j];
         rad_check_finish_corrections(next);
         double b = rad_check_bounce(next, rad_check_stride(next, groups), &checked, why, sizeof why);
         if (b > out->worst_bounce) {

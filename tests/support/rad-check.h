@@ -50,6 +50,7 @@ typedef struct rad_edit_report {
     int books_off;                     /* edits whose books did not balance */
     long long corrections;             /* panels corrected, summed */
     int checked;                       /* luxels gathered anew, summed */
+    long long clusters_off;            /* luxels whose vis leaf is not a new solver's */
     char why[256];                     /* the worst difference */
 } rad_edit_report;
 
