@@ -279,8 +279,19 @@ static void document_lit_cb(AlliumDocument *document, AlliumWindow *self)
 
 static void document_changed_cb(AlliumDocument *document, AlliumWindow *self)
 {
-    (void) document;
     allium_window_update_actions(self);
+    int approximate = allium_document_get_lock_approximate(document);
+    if (approximate > 0) {
+        g_autofree char *text = g_strdup_printf(
+            g_dngettext(GETTEXT_PACKAGE,
+                        "Texture lock: %d face's texture is only near where it was (the "
+                        "standard format cannot turn it this way; Valve 220 can)",
+                        "Texture lock: %d faces' textures are only near where they were (the "
+                        "standard format cannot turn them this way; Valve 220 can)",
+                        approximate),
+            approximate);
+        gtk_label_set_text(self->pointer_label, text);
+    }
 }
 
 static void selection_changed_cb(AlliumSelection *selection, AlliumWindow *self)
@@ -692,6 +703,13 @@ static void allium_window_init(AlliumWindow *self)
     self->banner_type = GTK_MESSAGE_INFO;
 
     gtk_widget_init_template(GTK_WIDGET(self));
+    /* Settings the menus and the header bar toggle: "prefs.texture-lock". */
+    GSimpleActionGroup *prefs = g_simple_action_group_new();
+    g_autoptr(GPropertyAction) lock =
+        g_property_action_new("texture-lock", allium_preferences_get_default(), "texture-lock");
+    g_action_map_add_action(G_ACTION_MAP(prefs), G_ACTION(lock));
+    gtk_widget_insert_action_group(GTK_WIDGET(self), "prefs", G_ACTION_GROUP(prefs));
+    g_object_unref(prefs);
 
     self->selection = allium_selection_new();
     self->collision = allium_collision_new();

@@ -4,6 +4,7 @@
 #include "al-vec3.h"
 
 #include <math.h>
+#include <string.h>
 
 /* Quake's base axes: the axial plane a face is projected on, by its normal (floor,
  * ceiling, then the walls; the first of equally near ones wins, as in qbsp). */
@@ -136,4 +137,78 @@ bool al_texture_to_standard(const al_map_face *f, double offset[2], double *rota
     double vx = f->v_axis[sv] - pv * tx, vy = f->v_axis[tv] - pv * ty;
     return fabs(f->u_axis[drop]) < 1e-9 && fabs(f->v_axis[drop]) < 1e-9 && fabs(cross) < 1e-9 &&
            hypot(vx, vy) < 1e-9 && fabs(pv) > 1e-12;
+}
+
+/* X rounded to a whole number when within rounding of one: editors write those. */
+static double tidy(double x)
+{
+    double r = round(x);
+    return fabs(x - r) < 1e-9 ? (r == 0 ? 0 : r) : x;
+}
+
+/* The axis a texture axis A (one texel per SCALE units, offset OFF) must become under the
+ * linear part L and translation T for every point to keep its coordinate: dot(L p + T, A')
+ * / scale' + off' = dot(p, A) / scale + off, so A' (unnormalised) = L^-T A. INV is L^-1. */
+static void lock_axis(const double inv[3][3], const double t[3], double a[3], double *scale,
+                      double *off)
+{
+    double x[3];
+    for (int k = 0; k < 3; k++) x[k] = inv[0][k] * a[0] + inv[1][k] * a[1] + inv[2][k] * a[2];
+    double len = al_length(x);
+    *off = tidy(*off - al_dot(t, x) / *scale);
+    for (int k = 0; k < 3; k++) {
+        a[k] = x[k] / len;
+        if (fabs(a[k]) < 1e-12) a[k] = 0;
+        else if (fabs(fabs(a[k]) - 1) < 1e-12) a[k] = a[k] > 0 ? 1 : -1;
+    }
+    *scale /= len;
+}
+
+bool al_texture_lock(al_map_face *f, const double m[3][4], const double moved[3][3])
+{
+    /* The inverse of the linear part, by cofactors. */
+    double a = m[0][0], b = m[0][1], c = m[0][2], d = m[1][0], e = m[1][1], g = m[1][2],
+           h = m[2][0], i = m[2][1], k = m[2][2];
+    double det = a * (e * k - g * i) - b * (d * k - g * h) + c * (d * i - e * h);
+    if (!(fabs(det) > 1e-12) || !isfinite(det)) return false;
+    const double inv[3][3] = {{(e * k - g * i) / det, (c * i - b * k) / det, (b * g - c * e) / det},
+                              {(g * h - d * k) / det, (a * k - c * h) / det, (c * d - a * g) / det},
+                              {(d * i - e * h) / det, (b * h - a * i) / det, (a * e - b * d) / det}};
+    const double t[3] = {m[0][3], m[1][3], m[2][3]};
+    al_map_face v = *f;
+    if (!f->valve) {
+        al_texture_to_valve(f, v.u_axis, &v.u_offset, v.v_axis, &v.v_offset);
+        v.valve = true;
+    }
+    if (v.scale[0] == 0) v.scale[0] = 1;
+    if (v.scale[1] == 0) v.scale[1] = 1;
+    lock_axis(inv, t, v.u_axis, &v.scale[0], &v.u_offset);
+    lock_axis(inv, t, v.v_axis, &v.scale[1], &v.v_offset);
+    memcpy(v.points, moved, sizeof v.points);
+    memcpy(f->points, moved, sizeof f->points);
+    if (f->valve) {
+        memcpy(f->u_axis, v.u_axis, sizeof f->u_axis);
+        memcpy(f->v_axis, v.v_axis, sizeof f->v_axis);
+        f->u_offset = v.u_offset;
+        f->v_offset = v.v_offset;
+        f->scale[0] = tidy(v.scale[0]);
+        f->scale[1] = tidy(v.scale[1]);
+        return true;
+    }
+    double before[2];
+    al_texture_coords(&v, moved[1], before); /* the coordinate the face's corner keeps */
+    bool exact = al_texture_to_standard(&v, f->offset, &f->rotation, f->scale);
+    if (!exact) {
+        /* The nearest rotation and scales, with the offsets that keep that corner on its
+         * texel: the texture drifts only away from it. */
+        double after[2];
+        al_texture_coords(f, moved[1], after);
+        f->offset[0] += before[0] - after[0];
+        f->offset[1] += before[1] - after[1];
+    }
+    f->offset[0] = tidy(f->offset[0]);
+    f->offset[1] = tidy(f->offset[1]);
+    f->scale[0] = tidy(f->scale[0]);
+    f->scale[1] = tidy(f->scale[1]);
+    return exact;
 }

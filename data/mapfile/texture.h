@@ -27,4 +27,13 @@ void al_texture_to_valve(const al_map_face *f, double u[3], double *u_off, doubl
 bool al_texture_to_standard(const al_map_face *f, double offset[2], double *rotation,
                             double scale[2]);
 
+/* Texture lock: F's texture parameters after the affine map M (rows of a 3x4 matrix, the
+ * last column the translation) moved the face to the points MOVED, so that every point of
+ * the face keeps the texture coordinate it had. Exact in Valve 220, for any map M with an
+ * inverse (F->points are replaced by MOVED). In the standard format the axes come from the
+ * face's axial plane: exact for moves, right-angle turns and mirrors, and for any turn
+ * that leaves the texture axes in that plane; otherwise the nearest rotation and scales,
+ * and the result is false. */
+bool al_texture_lock(al_map_face *f, const double m[3][4], const double moved[3][3]);
+
 #endif

@@ -98,6 +98,14 @@ al_status al_doc_delete_brushes(al_doc *doc, const int64_t *ids, int count,
 al_status al_doc_transform_brushes(al_doc *doc, const int64_t *ids, int count,
                                    const double matrix[3][4], al_doc_change *change);
 
+/* The same with texture lock: each face's texture moves with it, so that every point of
+ * the face keeps its texture coordinate (al_texture_lock: exact in Valve 220; in the
+ * standard format exact for moves, right-angle turns and mirrors, else the nearest it can
+ * hold). *APPROXIMATE (may be NULL) counts the faces where it is the nearest. */
+al_status al_doc_transform_brushes_locked(al_doc *doc, const int64_t *ids, int count,
+                                          const double matrix[3][4], int *approximate,
+                                          al_doc_change *change);
+
 /* The points of a face under the affine map M, as al_doc_transform_brushes moves them (a
  * map that mirrors swaps two of them so that the face still points out). OUT may not
  * alias IN. */

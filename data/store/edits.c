@@ -5,6 +5,7 @@
  * brush row and its faces (median 0.7 ms including the commit, README).
  */
 #include "doc-internal.h"
+#include "mapfile/texture.h"
 #include "properties.h"
 
 #include "al-world.h"
@@ -300,15 +301,27 @@ void al_doc_transform_face(const double m[3][4], const double in[3][3], double o
     }
 }
 
-/* Applies M to every face point of BRUSH (al_doc_transform_face) and updates the
- * bounds. */
-static al_status transform_brush(al_doc *doc, int64_t brush, const double m[3][4],
+/* A transform's map, and the texture lock's (al_doc_transform_brushes_locked). */
+typedef struct transform_job {
+    const double (*m)[4];
+    bool lock;
+    int approximate; /* faces whose lock is the standard format's nearest, not exact */
+} transform_job;
+
+/* Applies M to every face point of BRUSH (al_doc_transform_face) and, with LOCK, moves the
+ * faces' textures along (al_texture_lock); updates the bounds. */
+static al_status transform_brush(al_doc *doc, int64_t brush, transform_job *job,
                                  al_diag_list *diags)
 {
-    static const char *select = "SELECT id, x0, y0, z0, x1, y1, z1, x2, y2, z2 FROM faces "
-                                "WHERE brush = ?";
+    static const char *select = "SELECT id, x0, y0, z0, x1, y1, z1, x2, y2, z2, valve, ux, uy, "
+                                "uz, uoff, vx, vy, vz, voff, offx, offy, rotation, scalex, "
+                                "scaley FROM faces WHERE brush = ?";
     static const char *update = "UPDATE faces SET x0 = ?, y0 = ?, z0 = ?, x1 = ?, y1 = ?, "
                                 "z1 = ?, x2 = ?, y2 = ?, z2 = ?, points_text = NULL WHERE id = ?";
+    static const char *update_texture =
+        "UPDATE faces SET ux = ?, uy = ?, uz = ?, uoff = ?, vx = ?, vy = ?, vz = ?, voff = ?, "
+        "offx = ?, offy = ?, rotation = ?, scalex = ?, scaley = ? WHERE id = ?";
+    const double (*m)[4] = job->m;
     double det = al_doc_matrix_determinant(m);
     if (!(fabs(det) > 1e-12)) {
         al_diag_add(diags, AL_SEVERITY_ERROR, AL_DIAG_BAD_VALUE, -1, -1, -1, -1, -1,
@@ -322,18 +335,33 @@ static al_status transform_brush(al_doc *doc, int64_t brush, const double m[3][4
      * same rows. */
     struct {
         int64_t id;
-        double p[3][3];
+        al_map_face face; /* the points and the texture's parameters */
     } faces[AL_BRUSH_MAX_FACES + 1];
     int n = 0;
     while (sqlite3_step(s) == SQLITE_ROW && n <= AL_BRUSH_MAX_FACES) {
+        al_map_face *f = &faces[n].face;
+        memset(f, 0, sizeof *f);
         faces[n].id = sqlite3_column_int64(s, 0);
-        for (int i = 0; i < 9; i++) faces[n].p[i / 3][i % 3] = sqlite3_column_double(s, 1 + i);
+        for (int i = 0; i < 9; i++) f->points[i / 3][i % 3] = sqlite3_column_double(s, 1 + i);
+        f->valve = sqlite3_column_int(s, 10) != 0;
+        for (int k = 0; k < 3; k++) {
+            f->u_axis[k] = sqlite3_column_double(s, 11 + k);
+            f->v_axis[k] = sqlite3_column_double(s, 15 + k);
+        }
+        f->u_offset = sqlite3_column_double(s, 14);
+        f->v_offset = sqlite3_column_double(s, 18);
+        f->offset[0] = sqlite3_column_double(s, 19);
+        f->offset[1] = sqlite3_column_double(s, 20);
+        f->rotation = sqlite3_column_double(s, 21);
+        f->scale[0] = sqlite3_column_double(s, 22);
+        f->scale[1] = sqlite3_column_double(s, 23);
         n++;
     }
     sqlite3_reset(s);
     for (int f = 0; f < n; f++) {
+        al_map_face *face = &faces[f].face;
         double q[3][3];
-        al_doc_transform_face(m, (const double (*)[3]) faces[f].p, q);
+        al_doc_transform_face(m, (const double (*)[3]) face->points, q);
         /* A point no number holds (a scale of infinity times 0) would be stored as NULL. */
         for (int i = 0; i < 9; i++)
             if (!isfinite(q[i / 3][i % 3])) {
@@ -347,23 +375,55 @@ static al_status transform_brush(al_doc *doc, int64_t brush, const double m[3][4
         for (int i = 0; i < 9; i++) sqlite3_bind_double(u, 1 + i, q[i / 3][i % 3]);
         sqlite3_bind_int64(u, 10, faces[f].id);
         if (sqlite3_step(u) != SQLITE_DONE) return AL_ERR_IO;
+        if (!job->lock) continue;
+        job->approximate += !al_texture_lock(face, m, (const double (*)[3]) q);
+        const double values[13] = {face->u_axis[0], face->u_axis[1], face->u_axis[2],
+                                   face->u_offset,  face->v_axis[0], face->v_axis[1],
+                                   face->v_axis[2], face->v_offset,  face->offset[0],
+                                   face->offset[1], face->rotation,  face->scale[0],
+                                   face->scale[1]};
+        bool finite = true;
+        for (int i = 0; i < 13; i++) finite = finite && isfinite(values[i]);
+        if (!finite) continue; /* the texture stays as it was rather than be lost */
+        sqlite3_stmt *t = al_doc_prepare(doc, update_texture);
+        if (!t) return AL_ERR_IO;
+        for (int i = 0; i < 13; i++) sqlite3_bind_double(t, 1 + i, values[i]);
+        sqlite3_bind_int64(t, 14, faces[f].id);
+        if (sqlite3_step(t) != SQLITE_DONE) return AL_ERR_IO;
     }
     return al_doc_update_bounds(doc, brush, diags) ? AL_OK : AL_ERR_INVALID_ARGUMENT;
 }
 
 static al_status transform_op(al_doc *doc, int64_t brush, const void *context)
 {
-    return transform_brush(doc, brush, (const double(*)[4]) context, NULL);
+    return transform_brush(doc, brush, (transform_job *) context, NULL);
+}
+
+static al_status transform_brushes(al_doc *doc, const int64_t *ids, int count,
+                                   transform_job *job, al_doc_change *change)
+{
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 4; c++)
+            if (!isfinite(job->m[r][c])) return AL_ERR_INVALID_ARGUMENT;
+    return edit_brushes(doc, count == 1 ? "Transform brush" : "Transform brushes", ids, count,
+                        transform_op, job, change);
 }
 
 al_status al_doc_transform_brushes(al_doc *doc, const int64_t *ids, int count,
                                    const double matrix[3][4], al_doc_change *change)
 {
-    for (int r = 0; r < 3; r++)
-        for (int c = 0; c < 4; c++)
-            if (!isfinite(matrix[r][c])) return AL_ERR_INVALID_ARGUMENT;
-    return edit_brushes(doc, count == 1 ? "Transform brush" : "Transform brushes", ids, count,
-                        transform_op, matrix, change);
+    transform_job job = {matrix, false, 0};
+    return transform_brushes(doc, ids, count, &job, change);
+}
+
+al_status al_doc_transform_brushes_locked(al_doc *doc, const int64_t *ids, int count,
+                                          const double matrix[3][4], int *approximate,
+                                          al_doc_change *change)
+{
+    transform_job job = {matrix, true, 0};
+    al_status st = transform_brushes(doc, ids, count, &job, change);
+    if (approximate) *approximate = st == AL_OK ? job.approximate : 0;
+    return st;
 }
 
 al_status al_doc_new_brush_like(al_doc *doc, int64_t brush, int64_t *copy)
@@ -430,7 +490,8 @@ al_status al_doc_duplicate_brushes(al_doc *doc, const int64_t *ids, int count,
         int64_t copy = 0;
         if (!al_doc_brush_exists(doc, ids[i])) st = AL_ERR_NOT_FOUND;
         if (st == AL_OK) st = copy_brush(doc, ids[i], &copy);
-        if (st == AL_OK) st = transform_brush(doc, copy, move, NULL);
+        transform_job job = {move, false, 0};
+        if (st == AL_OK) st = transform_brush(doc, copy, &job, NULL);
         if (st == AL_OK) {
             al_doc_note_brush(doc, copy);
             if (new_ids) new_ids[i] = copy;
@@ -572,7 +633,10 @@ al_status al_doc_resize_brush(al_doc *doc, int64_t brush, const double mins[3],
         m[k][3] = mins[k] - om[k] * scale;
     }
     al_doc_note_brush(doc, brush);
-    st = transform_brush(doc, brush, (const double(*)[4]) m, diags);
+    /* A resize scales the brush; a texture stays on the world's grid (no lock: a lock
+     * would stretch it). */
+    transform_job job = {(const double(*)[4]) m, false, 0};
+    st = transform_brush(doc, brush, &job, diags);
     return al_doc_edit_end(doc, st, change);
 }
 
@@ -826,7 +890,8 @@ al_status al_doc_move_entity(al_doc *doc, int64_t entity, const double delta[3],
     int n = entity_brushes(doc, entity, &brushes);
     for (int b = 0; b < n && st == AL_OK; b++) {
         al_doc_note_brush(doc, brushes[b]);
-        st = transform_brush(doc, brushes[b], (const double(*)[4]) m, NULL);
+        transform_job job = {(const double(*)[4]) m, false, 0};
+        st = transform_brush(doc, brushes[b], &job, NULL);
     }
     free(brushes);
     return al_doc_edit_end(doc, st, change);

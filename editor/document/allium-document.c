@@ -19,6 +19,8 @@
 
 #include "allium-document.h"
 
+#include "allium-preferences.h"
+
 #include <glib/gi18n.h>
 #include <math.h>
 #include <stdio.h>
@@ -56,6 +58,7 @@ struct _AlliumDocument {
     /* edits and previews */
     guint64 generation;        /* of the newest change handed to the engine */
     GArray *preview_brushes, *preview_entities; /* gint64 rows the preview shows moved */
+    int lock_approximate; /* faces the last move or transform's texture lock approximated */
 
     /* the mailbox from the engine's thread, under LOCK */
     GMutex lock;
@@ -362,6 +365,7 @@ static gboolean finish_edit(AlliumDocument *self, al_status st, al_doc_change *c
     if (st != AL_OK) allium_set_status_error(error, st, diags, prefix);
     al_diag_list_clear(diags);
     if (st == AL_OK) contents_changed(self, change);
+    self->lock_approximate = 0; /* told with the edit's "changed" only */
     al_doc_change_clear(change);
     return st == AL_OK;
 }
@@ -916,6 +920,24 @@ gboolean allium_document_set_entity_property(AlliumDocument *self, gint64 entity
     return finish_edit(self, st, &change, &diags, key, error);
 }
 
+/* Applies M to BRUSHES within the open group, with the texture lock if the preferences
+ * ask for it (the faces it could only approximate are counted for the window). */
+static al_status transform_brushes(AlliumDocument *self, const gint64 *brushes,
+                                   guint brush_count, const double m[3][4])
+{
+    self->lock_approximate = 0;
+    if (!allium_preferences_get_texture_lock(allium_preferences_get_default()))
+        return al_doc_transform_brushes(self->doc, brushes, (int) brush_count, m, NULL);
+    return al_doc_transform_brushes_locked(self->doc, brushes, (int) brush_count, m,
+                                           &self->lock_approximate, NULL);
+}
+
+int allium_document_get_lock_approximate(AlliumDocument *self)
+{
+    g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), 0);
+    return self->lock_approximate;
+}
+
 gboolean allium_document_move(AlliumDocument *self, const gint64 *brushes, guint brush_count,
                               const gint64 *entities, guint entity_count, const double delta[3],
                               GError **error)
@@ -929,8 +951,7 @@ gboolean allium_document_move(AlliumDocument *self, const gint64 *brushes, guint
         al_doc_begin_group(self->doc, brush_count + entity_count == 1
                                           ? (brush_count ? N_("Move brush") : N_("Move entity"))
                                           : N_("Move selection"));
-    if (st == AL_OK && brush_count)
-        st = al_doc_transform_brushes(self->doc, brushes, (int) brush_count, m, NULL);
+    if (st == AL_OK && brush_count) st = transform_brushes(self, brushes, brush_count, m);
     for (guint i = 0; st == AL_OK && i < entity_count; i++)
         st = al_doc_move_entity(self->doc, entities[i], delta, NULL);
     al_doc_change change = {0};
@@ -1257,8 +1278,7 @@ gboolean allium_document_transform(AlliumDocument *self, const gint64 *brushes,
     al_doc_change rows = {.entities = (int64_t *) entities, .entity_count = (int) entity_count};
     al_status st = al_doc_live_read(self->doc, &rows, &now, NULL);
     if (st == AL_OK) st = al_doc_begin_group(self->doc, label);
-    if (st == AL_OK && brush_count)
-        st = al_doc_transform_brushes(self->doc, brushes, (int) brush_count, matrix, NULL);
+    if (st == AL_OK && brush_count) st = transform_brushes(self, brushes, brush_count, matrix);
     /* A point entity moves where the map takes its origin. */
     for (int i = 0; st == AL_OK && i < now.change.entity_count; i++) {
         const al_live_entity *e = &now.change.entities[i];

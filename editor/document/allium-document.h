@@ -151,6 +151,11 @@ gboolean allium_document_transform(AlliumDocument *self, const gint64 *brushes,
                                    guint entity_count, const double matrix[3][4],
                                    const char *label, GError **error);
 
+/* How many faces the last move or transform's texture lock (the "texture-lock"
+ * preference) could only approximate: the standard format holds a texture's axes in the
+ * face's axial plane, so a turn that takes them out of it drifts (Valve 220 is exact). */
+int allium_document_get_lock_approximate(AlliumDocument *self);
+
 /* Deletes BRUSHES and ENTITIES (with their brushes; the world is never deleted). */
 gboolean allium_document_delete(AlliumDocument *self, const gint64 *brushes, guint brush_count,
                                 const gint64 *entities, guint entity_count, GError **error);

@@ -27,6 +27,7 @@ struct _AlliumPreferences {
     char *background;
     double fly_speed;
     char *last_document;
+    gboolean texture_lock;
 
     gboolean loading; /* set while reading the file: no save for what was just read */
     guint save_source;
@@ -43,6 +44,7 @@ enum {
     PROP_BACKGROUND,
     PROP_FLY_SPEED,
     PROP_LAST_DOCUMENT,
+    PROP_TEXTURE_LOCK,
     N_PROPS
 };
 
@@ -168,6 +170,9 @@ static void allium_preferences_get_property(GObject *object, guint prop_id, GVal
     case PROP_LAST_DOCUMENT:
         g_value_set_string(value, self->last_document);
         break;
+    case PROP_TEXTURE_LOCK:
+        g_value_set_boolean(value, self->texture_lock);
+        break;
     default:
         G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
     }
@@ -189,6 +194,9 @@ static void allium_preferences_set_property(GObject *object, guint prop_id, cons
         break;
     case PROP_INVERT_Y:
         self->invert_y = g_value_get_boolean(value);
+        break;
+    case PROP_TEXTURE_LOCK:
+        self->texture_lock = g_value_get_boolean(value);
         break;
     case PROP_BACKGROUND: {
         GdkRGBA rgba;
@@ -229,6 +237,7 @@ static void allium_preferences_class_init(AlliumPreferencesClass *klass)
     properties[PROP_BACKGROUND] = g_param_spec_string("background", NULL, NULL, "#1c1d21", flags);
     properties[PROP_FLY_SPEED] = g_param_spec_double("fly-speed", NULL, NULL, 16, 8192, 320, flags);
     properties[PROP_LAST_DOCUMENT] = g_param_spec_string("last-document", NULL, NULL, NULL, flags);
+    properties[PROP_TEXTURE_LOCK] = g_param_spec_boolean("texture-lock", NULL, NULL, TRUE, flags);
     g_object_class_install_properties(object_class, N_PROPS, properties);
 }
 
@@ -239,6 +248,7 @@ static void allium_preferences_init(AlliumPreferences *self)
     self->mouse_sensitivity = 1;
     self->background = g_strdup("#1c1d21");
     self->fly_speed = 320;
+    self->texture_lock = TRUE;
     self->path = g_build_filename(g_get_user_config_dir(), "allium", "settings.ini", NULL);
 }
 
@@ -330,6 +340,12 @@ double allium_preferences_get_mouse_sensitivity(AlliumPreferences *self)
 {
     g_return_val_if_fail(ALLIUM_IS_PREFERENCES(self), 1);
     return self->mouse_sensitivity;
+}
+
+gboolean allium_preferences_get_texture_lock(AlliumPreferences *self)
+{
+    g_return_val_if_fail(ALLIUM_IS_PREFERENCES(self), TRUE);
+    return self->texture_lock;
 }
 
 gboolean allium_preferences_get_invert_y(AlliumPreferences *self)

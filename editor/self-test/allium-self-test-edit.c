@@ -20,6 +20,8 @@
 #include "allium-lightmap.h"
 
 #include "allium-preferences.h"
+#include "mapfile/texture.h"
+#include "store/map-doc.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -480,6 +482,101 @@ gboolean step_rotate(SelfTest *t)
           "R in the front view turned the brush on its side (%g x %g, was %g x %g)",
           maxs[0] - mins[0], maxs[2] - mins[2], w0, h0);
     return TRUE;
+}
+
+/* The faces of brush ROW as the document holds them (exported), into OUT; their count. */
+static int brush_faces(SelfTest *t, gint64 row, al_map_face out[32])
+{
+    al_doc *doc = allium_document_get_doc(allium_window_get_document(t->window));
+    al_map *map = NULL;
+    if (!doc || al_doc_export_map(doc, &map, NULL) != AL_OK) return 0;
+    /* The export writes the brushes in the document's order; find ROW's by its bounds. */
+    double mins[3], maxs[3];
+    int n = 0;
+    if (al_doc_brush_box(doc, row, mins, maxs))
+        for (int e = 0; e < map->entity_count && !n; e++)
+            for (int b = 0; b < map->entities[e].brush_count && !n; b++) {
+                const al_map_brush *br = &map->entities[e].brushes[b];
+                double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+                for (int f = 0; f < br->face_count; f++)
+                    for (int k = 0; k < 3; k++)
+                        for (int q = 0; q < 3; q++) {
+                            lo[q] = fmin(lo[q], br->faces[f].points[k][q]);
+                            hi[q] = fmax(hi[q], br->faces[f].points[k][q]);
+                        }
+                /* A box's face points are its corners: the same bounds. */
+                gboolean same = TRUE;
+                for (int q = 0; q < 3; q++)
+                    same = same && fabs(lo[q] - mins[q]) < 1e-6 && fabs(hi[q] - maxs[q]) < 1e-6;
+                if (!same || br->face_count > 32) continue;
+                for (int f = 0; f < br->face_count; f++) {
+                    out[f] = br->faces[f];
+                    out[f].points_text = out[f].material = NULL;
+                }
+                n = br->face_count;
+            }
+    al_map_destroy(map);
+    return n;
+}
+
+/* Texture lock, as a designer uses it: Shift+L toggles it (the header bar's button shows
+ * it), a nudge with it on carries the box's textures along, with it off leaves them on
+ * the world's grid. */
+gboolean step_texture_lock(SelfTest *t)
+{
+    AlliumPreferences *prefs = allium_preferences_get_default();
+    if (!t->step_begun) {
+        allium_selection_select_brush(t->window->selection, t->box_row, ALLIUM_SELECT_REPLACE);
+        gboolean was = allium_preferences_get_texture_lock(prefs);
+        check(t, was, "texture lock is on by default");
+        check(t, gtk_widget_activate_action(GTK_WIDGET(t->window), "prefs.texture-lock", NULL),
+              "prefs.texture-lock activated");
+        check(t, !allium_preferences_get_texture_lock(prefs), "the action turned the lock off");
+        check(t, gtk_widget_activate_action(GTK_WIDGET(t->window), "prefs.texture-lock", NULL) &&
+                     allium_preferences_get_texture_lock(prefs),
+              "and on again");
+        t->lock_faces = brush_faces(t, t->box_row, t->lock_before);
+        check(t, t->lock_faces >= 6, "the box's %d faces read from the document", t->lock_faces);
+        GError *error = NULL;
+        const double delta[3] = {16, 0, 0};
+        gboolean moved = allium_document_move(allium_window_get_document(t->window), &t->box_row,
+                                              1, NULL, 0, delta, &error);
+        check(t, moved, "moved with the lock on: %s", error ? error->message : "ok");
+        g_clear_error(&error);
+        t->edits++;
+        al_map_face after[32];
+        int n = brush_faces(t, t->box_row, after);
+        double worst = 0;
+        for (int f = 0; f < n && f < t->lock_faces; f++)
+            for (int k = 0; k < 3; k++) {
+                double x[3], y[3], a[2], b[2];
+                memcpy(x, t->lock_before[f].points[k], sizeof x);
+                for (int q = 0; q < 3; q++) y[q] = x[q] + delta[q];
+                al_texture_coords(&t->lock_before[f], x, a);
+                al_texture_coords(&after[f], y, b);
+                worst = fmax(worst, fmax(fabs(a[0] - b[0]), fabs(a[1] - b[1])));
+            }
+        check(t, n == t->lock_faces && worst < 1e-9,
+              "with the lock every corner kept its texel (worst shift %g)", worst);
+        /* Off: the texture stays where the world's grid has it (the offsets as they are). */
+        gtk_widget_activate_action(GTK_WIDGET(t->window), "prefs.texture-lock", NULL);
+        moved = allium_document_move(allium_window_get_document(t->window), &t->box_row, 1, NULL,
+                                     0, (double[3]){-16, 0, 0}, &error);
+        g_clear_error(&error);
+        t->edits++;
+        al_map_face back[32];
+        int m = brush_faces(t, t->box_row, back), kept = 0;
+        for (int f = 0; f < m && f < n; f++)
+            kept += back[f].offset[0] == after[f].offset[0] &&
+                    back[f].offset[1] == after[f].offset[1];
+        check(t, moved && m == n && kept == n,
+              "without the lock the box moved back and its faces kept their offsets (%d of %d)",
+              kept, n);
+        gtk_widget_activate_action(GTK_WIDGET(t->window), "prefs.texture-lock", NULL);
+        check(t, allium_preferences_get_texture_lock(prefs), "the lock is on again");
+        return FALSE;
+    }
+    return compiled_current(t->window);
 }
 
 gboolean step_place_light(SelfTest *t)

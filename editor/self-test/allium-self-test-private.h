@@ -3,6 +3,7 @@
  * the helpers they use. */
 #pragma once
 
+#include "mapfile/map.h"
 #include "allium-application.h"
 #include "allium-window-private.h"
 #include "store/document.h"
@@ -43,6 +44,8 @@ struct _SelfTest {
     /* editing steps */
     int brushes_before;     /* the sample's brushes before them */
     gint64 box_row;         /* the brush drawn with the brush tool */
+    al_map_face lock_before[32]; /* its faces before the texture lock step's move */
+    int lock_faces;
     double box_mins[3], box_maxs[3]; /* where it should be now */
     int edits;              /* undoable steps they made */
     int lights_before, entities_before, brushes_mark, hulls_before;
@@ -104,6 +107,7 @@ gboolean step_band_select(SelfTest *t);
 gboolean step_hollow(SelfTest *t);
 gboolean step_brush_on_surface(SelfTest *t);
 gboolean step_rotate(SelfTest *t);
+gboolean step_texture_lock(SelfTest *t);
 gboolean step_place_light(SelfTest *t);
 gboolean step_inspector(SelfTest *t);
 gboolean step_compile_panel(SelfTest *t);

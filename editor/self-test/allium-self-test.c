@@ -1076,6 +1076,7 @@ static const struct {
     {"hollow", step_hollow, 30000},
     {"brush tool in 3D", step_brush_on_surface, 30000},
     {"rotate", step_rotate, 30000},
+    {"texture lock", step_texture_lock, 30000},
     {"place a light", step_place_light, 30000},
     {"inspector", step_inspector, 30000},
     {"compile panel", step_compile_panel, 60000},

@@ -8,6 +8,7 @@
 #include "store/document.h"
 #include "store/map-doc.h"
 #include "mapfile/map-write.h"
+#include "mapfile/texture.h"
 #include "al-oracle.h"
 #include "al-brush.h"
 #include "al-clock.h"
@@ -122,6 +123,104 @@ CHECK_TEST(transform_resize, "/doc/transform-mirror-and-resize-keep-valid-brushe
     CHECK(al_doc_transform_brushes(doc, &id, 1, flat, NULL) == AL_ERR_INVALID_ARGUMENT);
     al_doc_change_clear(&ch);
     al_doc_close(doc);
+}
+
+/* The faces of the document's only brush, as the map export writes them. */
+static int export_faces(al_doc *doc, al_map_face out[6])
+{
+    al_map *m = NULL;
+    if (al_doc_export_map(doc, &m, NULL) != AL_OK) return 0;
+    int n = 0;
+    for (int e = 0; e < m->entity_count; e++)
+        for (int b = 0; b < m->entities[e].brush_count; b++)
+            for (int f = 0; f < m->entities[e].brushes[b].face_count && n < 6; f++) {
+                out[n] = m->entities[e].brushes[b].faces[f];
+                out[n].points_text = out[n].material = NULL;
+                n++;
+            }
+    al_map_destroy(m);
+    return n;
+}
+
+/* The worst texel shift of the corners of FACES moved by M to AFTER. */
+static double lock_shift(const al_map_face before[6], const al_map_face after[6],
+                         const double m[3][4])
+{
+    double worst = 0;
+    for (int f = 0; f < 6; f++)
+        for (int k = 0; k < 3; k++) {
+            const double *x = before[f].points[k];
+            double y[3], a[2], b[2];
+            for (int r = 0; r < 3; r++)
+                y[r] = m[r][0] * x[0] + m[r][1] * x[1] + m[r][2] * x[2] + m[r][3];
+            al_texture_coords(&before[f], x, a);
+            al_texture_coords(&after[f], y, b);
+            worst = fmax(worst, fmax(fabs(a[0] - b[0]), fabs(a[1] - b[1])));
+        }
+    return worst;
+}
+
+CHECK_TEST(texture_lock, "/doc/texture-lock-moves-textures-with-the-brush-and-undo-restores-them")
+{
+    for (int valve = 0; valve < 2; valve++) {
+        al_doc *doc = new_doc(valve ? "lock-valve.allium" : "lock-standard.allium");
+        REQUIRE(doc);
+        al_doc_face f[6];
+        fixture_box_faces(0, 0, 0, 64, 32, 16, "stone", f);
+        for (int i = 0; i < 6; i++) {
+            f[i].offset[0] = 5 + i, f[i].offset[1] = -3, f[i].scale[0] = 0.5;
+            if (!valve) continue;
+            /* Valve axes: the standard ones, written out. */
+            al_map_face st = {0};
+            memcpy(st.points, f[i].points, sizeof st.points);
+            st.offset[0] = f[i].offset[0], st.offset[1] = f[i].offset[1];
+            st.scale[0] = f[i].scale[0], st.scale[1] = f[i].scale[1];
+            f[i].valve = true;
+            al_texture_to_valve(&st, f[i].u_axis, &f[i].u_offset, f[i].v_axis, &f[i].v_offset);
+        }
+        int64_t id;
+        REQUIRE(al_doc_add_brush(doc, 0, f, 6, &id, NULL, NULL) == AL_OK);
+        al_map_face before[6], after[6], undone[6];
+        REQUIRE(export_faces(doc, before) == 6);
+        double c = cos(30 * M_PI / 180), sn = sin(30 * M_PI / 180);
+        const double turn[3][4] = {{c, -sn, 0, 40}, {sn, c, 0, -8}, {0, 0, 1, 16}};
+        const double quarter[3][4] = {{0, -1, 0, 40}, {1, 0, 0, -8}, {0, 0, 1, 16}};
+        int approximate = -1;
+        al_doc_change ch = {0};
+        /* A quarter turn and a move: exact in both formats. */
+        REQUIRE(al_doc_transform_brushes_locked(doc, &id, 1, quarter, &approximate, &ch) == AL_OK);
+        REQUIRE(export_faces(doc, after) == 6);
+        double d = lock_shift(before, after, quarter);
+        CHECK_MSG(approximate == 0 && d < 1e-9, "%s, quarter turn: %d approximate, shift %g",
+                  valve ? "Valve" : "standard", approximate, d);
+        al_doc_change_clear(&ch);
+        REQUIRE(al_doc_undo(doc, &ch) == AL_OK);
+        al_doc_change_clear(&ch);
+        REQUIRE(export_faces(doc, undone) == 6);
+        for (int i = 0; i < 6; i++)
+            CHECK(undone[i].offset[0] == before[i].offset[0] &&
+                  undone[i].rotation == before[i].rotation &&
+                  undone[i].u_offset == before[i].u_offset);
+        /* Thirty degrees: exact in Valve 220; in the standard format the floor and ceiling
+         * are, the walls the nearest it holds. */
+        REQUIRE(al_doc_transform_brushes_locked(doc, &id, 1, turn, &approximate, &ch) == AL_OK);
+        al_doc_change_clear(&ch);
+        REQUIRE(export_faces(doc, after) == 6);
+        d = lock_shift(before, after, turn);
+        if (valve)
+            CHECK_MSG(approximate == 0 && d < 1e-9, "Valve, 30 degrees: %d approximate, shift %g",
+                      approximate, d);
+        else
+            CHECK_MSG(approximate == 4, "standard, 30 degrees: %d approximate faces", approximate);
+        /* Without the lock the texture stays on the world's grid, as before. */
+        REQUIRE(al_doc_undo(doc, &ch) == AL_OK);
+        al_doc_change_clear(&ch);
+        REQUIRE(al_doc_transform_brushes(doc, &id, 1, quarter, &ch) == AL_OK);
+        al_doc_change_clear(&ch);
+        REQUIRE(export_faces(doc, after) == 6);
+        CHECK(lock_shift(before, after, quarter) > 1);
+        al_doc_close(doc);
+    }
 }
 
 CHECK_TEST(resize_limit, "/doc/resizing-beyond-the-coordinate-limit-is-refused-with-the-limit")
