@@ -72,6 +72,9 @@ void allium_window_class_add_actions(GtkWidgetClass *widget_class);
 /* allium-window-csg.c: subtract, merge, brush entity and back; enabled for the selection. */
 void allium_window_class_add_csg_actions(GtkWidgetClass *widget_class);
 void allium_window_update_csg_actions(AlliumWindow *self, gboolean writable);
+/* allium-window-transform.c: Rotate…, Scale… and Add Shape…; enabled for the selection. */
+void allium_window_class_add_transform_actions(GtkWidgetClass *widget_class);
+void allium_window_update_transform_actions(AlliumWindow *self, gboolean writable);
 /* allium-window-select.c: select all, invert, select by material or class. */
 void allium_window_class_add_select_actions(GtkWidgetClass *widget_class);
 /* Enables and relabels undo, redo and export for the document's state. */

@@ -6,8 +6,9 @@
  *
  * Properties: "grid-sizes" (the sizes [ and ] step through, as text: "1 2 4 ... 512"),
  * "grid-size" (the current one), "mouse-sensitivity", "invert-y", "background" (a colour
- * as "#rrggbb"), "fly-speed" (3D, map units per second), "last-document" (reopened when
- * the editor starts without a file).
+ * as "#rrggbb"), "fly-speed" (3D, map units per second), "rotation-snap" (degrees a
+ * rotate drag turns by, 15 by default), "last-document" (reopened when the editor starts
+ * without a file).
  */
 #pragma once
 
@@ -36,6 +37,7 @@ void allium_preferences_step_grid(AlliumPreferences *self, int direction);
 
 double allium_preferences_get_mouse_sensitivity(AlliumPreferences *self);
 gboolean allium_preferences_get_invert_y(AlliumPreferences *self);
+double allium_preferences_get_rotation_snap(AlliumPreferences *self);
 double allium_preferences_get_fly_speed(AlliumPreferences *self);
 void allium_preferences_set_fly_speed(AlliumPreferences *self, double speed);
 void allium_preferences_get_background(AlliumPreferences *self, GdkRGBA *colour);

@@ -406,6 +406,7 @@ static void primary_begin_cb(GtkGestureDrag *gesture, double x, double y, Allium
 static void primary_update_cb(GtkGestureDrag *gesture, double ox, double oy, AlliumView *self)
 {
     if (fabs(ox) >= CLICK_SLOP || fabs(oy) >= CLICK_SLOP) self->primary_dragged = TRUE;
+    self->drag_state = current_state(GTK_GESTURE(gesture));
     if (!self->orbiting) {
         double x0, y0;
         if (allium_view_tool_active(self) && gtk_gesture_drag_get_start_point(gesture, &x0, &y0))

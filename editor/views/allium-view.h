@@ -75,6 +75,15 @@ void allium_view_set_entity_class(AlliumView *self, const char *classname);
  * it. */
 gboolean allium_view_get_selection_bounds(AlliumView *self, double mins[3], double maxs[3]);
 
+/* The material a new brush or shape takes: the selected brush's first face's (the one
+ * selected last), or the map's first material. Borrowed from the current snapshot. */
+const char *allium_view_get_new_material(AlliumView *self);
+
+/* Where a new shape goes when nothing is selected: a box eight grid steps on a side, on
+ * the grid, at the middle of a 2D view (at the 3D camera's depth) or ahead of the 3D
+ * camera. */
+void allium_view_get_placement(AlliumView *self, double mins[3], double maxs[3]);
+
 /* The move one nudge in DIRECTION ("left", "right", "up", "down" on the screen, "raise",
  * "lower": up and down the view's depth axis in 2D, Z in 3D) makes in this view: one
  * grid step along the map axis nearest that direction. FALSE for an unknown direction. */
