@@ -61,10 +61,23 @@ static Dialog *dialog_of(GtkWindow *window)
 static void dialog_free(gpointer data)
 {
     Dialog *d = data;
-    /* The preview goes with the dialog. */
-    allium_selection_set_guides(d->selection, NULL, 0, 0);
     g_clear_object(&d->selection);
     g_free(d);
+}
+
+/* Closes the dialog, taking its preview away (a reference someone holds on the window
+ * would keep it, and the guides, past gtk_window_destroy). */
+static void close_dialog(Dialog *d)
+{
+    allium_selection_set_guides(d->selection, NULL, 0, 0);
+    gtk_window_destroy(d->window);
+}
+
+static gboolean close_request_cb(GtkWindow *window, Dialog *d)
+{
+    (void) window;
+    allium_selection_set_guides(d->selection, NULL, 0, 0);
+    return FALSE;
 }
 
 /* The description as the fields give it. */
@@ -154,7 +167,7 @@ static void apply_cb(GtkWidget *button, Dialog *d)
 static void cancel_cb(GtkWidget *button, Dialog *d)
 {
     (void) button;
-    gtk_window_destroy(d->window);
+    close_dialog(d);
 }
 
 static gboolean apply_key_cb(GtkWidget *widget, GVariant *args, gpointer data)
@@ -220,6 +233,7 @@ GtkWindow *allium_shape_dialog_show(GtkWindow *parent, const al_shape_desc *init
     g_object_set_data_full(G_OBJECT(d->window), "allium-shape-dialog", d, dialog_free);
     gtk_window_set_resizable(d->window, FALSE);
     g_signal_connect(cancel, "clicked", G_CALLBACK(cancel_cb), d);
+    g_signal_connect(d->window, "close-request", G_CALLBACK(close_request_cb), d);
     g_signal_connect(apply, "clicked", G_CALLBACK(apply_cb), d);
     gtk_window_set_default_widget(d->window, apply);
 
@@ -310,7 +324,7 @@ gboolean allium_shape_dialog_apply(GtkWindow *dialog)
         return FALSE;
     }
     g_free(message);
-    gtk_window_destroy(d->window);
+    close_dialog(d);
     return TRUE;
 }
 

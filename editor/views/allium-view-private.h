@@ -19,6 +19,9 @@ enum {
 
 /* A left press that moves less than this (pixels, either axis) is a click. */
 #define CLICK_SLOP 3.0
+/* A click this near the last one (pixels, either axis) in a 2D view picks the next brush
+ * behind the selected one. */
+#define CYCLE_REACH 4.0
 
 /* What a left drag is doing (allium-view-tools.c). */
 enum {
@@ -56,6 +59,7 @@ struct _AlliumView {
     GArray *selected_brushes;  /* int32 input indices for the renderer */
     GArray *selected_entities;
     GArray *selected_faces; /* int32[2] (input brush, face) pairs */
+    GArray *hidden_brushes; /* guint8 per input brush, 1: hidden; empty when none is */
 
     /* borrowed references */
     gulong compiled_handler, compiling_handler, lit_handler, selection_handler;
@@ -89,6 +93,8 @@ struct _AlliumView {
     gboolean primary_dragged; /* the left button moved CLICK_SLOP pixels since it went down */
     double orbit_pivot[3];
     double pointer_x, pointer_y; /* widget pixels */
+    double last_click_x, last_click_y; /* the last left click that selected (widget pixels) */
+    gboolean has_last_click;
     gboolean pointer_inside;
     guint hover_source;
 
@@ -195,6 +201,10 @@ gboolean allium_view_foreach_selected_bounds(AlliumView *self, AlliumBoundsFunc 
 gboolean allium_view_selection_bounds(AlliumView *self, gboolean whole_map_if_empty,
                                       double mins[3], double maxs[3]);
 AlliumSnapshot *allium_view_get_snapshot(AlliumView *self);
+/* The hidden brushes of the selection as a mask over SNAP's input brushes (one byte each,
+ * *COUNT of them), or NULL when none is hidden. Valid until the selection or the snapshot
+ * changes. */
+const guint8 *allium_view_hidden_mask(AlliumView *self, const AlliumSnapshot *snap, int *count);
 double allium_view_scale(AlliumView *self);
 
 G_END_DECLS
