@@ -24,18 +24,16 @@ static void hidden_changed(AlliumWindow *self)
     g_autofree gint64 *rows = allium_selection_dup_hidden(self->selection, &count);
     GError *error = NULL;
     if (self->document &&
-        !allium_session_set_hidden(allium_document_get_path(self->document), rows, count,
-                                   &error)) {
+        !allium_session_set_hidden(allium_document_get_path(self->document), rows, count, &error)) {
         /* Only the view state is at stake: said once, on the console. */
         g_warning("%s", error->message);
         g_clear_error(&error);
     }
     g_autofree char *text =
-        count ? g_strdup_printf(g_dngettext(GETTEXT_PACKAGE,
-                                            "%u brush hidden (View → Show All brings it back)",
-                                            "%u brushes hidden (View → Show All brings them back)",
-                                            count),
-                                count)
+        count ? g_strdup_printf(
+                    g_dngettext(GETTEXT_PACKAGE, "%u brush hidden (View → Show All brings it back)",
+                                "%u brushes hidden (View → Show All brings them back)", count),
+                    count)
               : g_strdup(_("Every brush is shown"));
     gtk_label_set_text(self->pointer_label, text);
     allium_window_update_actions(self);
@@ -103,7 +101,8 @@ void allium_window_class_add_hide_actions(GtkWidgetClass *widget_class)
     gtk_widget_class_install_action(widget_class, "win.show-all", NULL, show_all_action_cb);
     /* TrenchBroom's keys where they are free: Ctrl+I imports and Ctrl+Shift+H hollows
      * here, so Isolate and Show All take Ctrl+Alt. */
-    gtk_widget_class_add_binding_action(widget_class, GDK_KEY_h, GDK_CONTROL_MASK, "win.hide", NULL);
+    gtk_widget_class_add_binding_action(widget_class, GDK_KEY_h, GDK_CONTROL_MASK, "win.hide",
+                                        NULL);
     gtk_widget_class_add_binding_action(widget_class, GDK_KEY_i, GDK_CONTROL_MASK | GDK_ALT_MASK,
                                         "win.isolate", NULL);
     gtk_widget_class_add_binding_action(widget_class, GDK_KEY_h, GDK_CONTROL_MASK | GDK_ALT_MASK,

@@ -68,8 +68,8 @@ static gboolean transform_chosen_cb(AlliumTransformKind kind, const double value
         label = N_("Scale selection");
     }
     if (!box_stays_inside(mins, maxs, (const double(*)[4]) m)) {
-        *message = g_strdup_printf(_("The selection would reach beyond the map's limit of ±%g units"),
-                                   AL_COORD_MAX);
+        *message = g_strdup_printf(
+            _("The selection would reach beyond the map's limit of ±%g units"), AL_COORD_MAX);
         return FALSE;
     }
     const gint64 *brushes, *entities;
@@ -139,16 +139,15 @@ static gboolean shape_chosen_cb(const al_shape_desc *desc, char **message, gpoin
         *message = g_strdup(_("No map is open"));
         return FALSE;
     }
-    al_shape_desc d = *desc;
-    /* Stairs climb along X or Y whatever axis the other shapes stand along. */
-    if (d.kind == AL_SHAPE_STAIRS && d.axis > 1) d.axis = 0;
     const char *material = allium_view_get_new_material(allium_window_get_active_view(self));
     g_autofree gint64 *ids = NULL;
     guint count = 0;
     GError *error = NULL;
-    gboolean ok = allium_document_add_shape(self->document, &d, material, &ids, &count, &error);
-    if (ok) allium_selection_select_brushes(self->selection, ids, count, ALLIUM_SELECT_REPLACE);
-    else *message = g_strdup(error->message);
+    gboolean ok = allium_document_add_shape(self->document, desc, material, &ids, &count, &error);
+    if (ok)
+        allium_selection_select_brushes(self->selection, ids, count, ALLIUM_SELECT_REPLACE);
+    else
+        *message = g_strdup(error->message);
     g_clear_error(&error);
     allium_window_update_actions(self);
     return ok;

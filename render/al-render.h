@@ -201,8 +201,7 @@ bool al_scene_pick(const al_scene *scene, const double origin[3], const double d
 /* The same passing through the brushes the designer hid: those whose byte in HIDDEN (one
  * per input brush, HIDDEN_COUNT of them; NULL: none hidden) is not 0. */
 bool al_scene_pick_visible(const al_scene *scene, const double origin[3], const double dir[3],
-                           unsigned flags, const uint8_t *hidden, int hidden_count,
-                           al_pick *out);
+                           unsigned flags, const uint8_t *hidden, int hidden_count, al_pick *out);
 
 /* --- the GL renderer ----------------------------------------------------------------- */
 

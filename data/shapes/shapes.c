@@ -21,7 +21,7 @@
 typedef struct builder {
     al_shape *shape;
     int face_capacity, brush_capacity;
-    int axis;               /* local w runs along it; u and v along the next two */
+    int axis; /* local w runs along it; u and v along the next two */
     double corners[2 * AL_SHAPE_MAX_SIDES + 2][3];
     int corner_count;
     double brush_faces[AL_SHAPE_MAX_SIDES + 2][3][3];
@@ -174,9 +174,12 @@ static void build_sphere(builder *b, const al_shape_desc *d)
         if (rho1 > 0) add_face(b, hi[0], hi[1], hi[2]);
         for (int i = 0; i < n; i++) {
             int k = (i + 1) % n;
-            if (rho0 == 0) add_face(b, pole0, hi[i], hi[k]);
-            else if (rho1 == 0) add_face(b, lo[i], lo[k], pole1);
-            else add_face(b, lo[i], lo[k], hi[i]);
+            if (rho0 == 0)
+                add_face(b, pole0, hi[i], hi[k]);
+            else if (rho1 == 0)
+                add_face(b, lo[i], lo[k], pole1);
+            else
+                add_face(b, lo[i], lo[k], hi[i]);
         }
         end_brush(b);
     }
@@ -250,9 +253,8 @@ static al_status check_desc(const al_shape_desc *d, al_diag_list *diags)
         return refuse(diags, "unknown shape %g", (double) d->kind);
     if (d->axis < 0 || d->axis > 2 || (d->kind == AL_SHAPE_STAIRS && d->axis > 1))
         return refuse(diags,
-                      d->kind == AL_SHAPE_STAIRS
-                          ? "stairs climb along X (0) or Y (1), not axis %g"
-                          : "the axis must be X (0), Y (1) or Z (2), not %g",
+                      d->kind == AL_SHAPE_STAIRS ? "stairs climb along X (0) or Y (1), not axis %g"
+                                                 : "the axis must be X (0), Y (1) or Z (2), not %g",
                       (double) d->axis);
     for (int k = 0; k < 3; k++)
         if (!isfinite(d->centre[k]) || fabs(d->centre[k]) > AL_COORD_MAX)
@@ -274,8 +276,7 @@ static al_status check_desc(const al_shape_desc *d, al_diag_list *diags)
         break;
     case AL_SHAPE_ARCH:
         if (d->segments < 1 || d->segments > AL_SHAPE_MAX_PIECES)
-            return refuse(diags, "an arch needs 1 to 256 segments, not %g",
-                          (double) d->segments);
+            return refuse(diags, "an arch needs 1 to 256 segments, not %g", (double) d->segments);
         if (!(d->angle > 0 && d->angle <= 360))
             return refuse(diags, "the arch's angle (%g degrees) must be above 0 and at most 360",
                           d->angle);
@@ -329,8 +330,8 @@ static double shortest_edge(const al_shape *s)
 
 const char *al_shape_name(al_shape_kind kind)
 {
-    static const char *names[AL_SHAPE_COUNT] = {AL_N_("Cylinder"), AL_N_("Cone"),
-                                                AL_N_("Sphere"), AL_N_("Arch"), AL_N_("Stairs")};
+    static const char *names[AL_SHAPE_COUNT] = {AL_N_("Cylinder"), AL_N_("Cone"), AL_N_("Sphere"),
+                                                AL_N_("Arch"), AL_N_("Stairs")};
     return (int) kind >= 0 && kind < AL_SHAPE_COUNT ? names[kind] : "";
 }
 

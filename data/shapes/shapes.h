@@ -27,8 +27,8 @@ typedef enum al_shape_kind {
 } al_shape_kind;
 
 /* Largest values a generator takes. */
-#define AL_SHAPE_MAX_SIDES 120  /* cylinder, cone and sphere segments (faces per brush) */
-#define AL_SHAPE_MAX_RINGS 64   /* sphere bands */
+#define AL_SHAPE_MAX_SIDES  120 /* cylinder, cone and sphere segments (faces per brush) */
+#define AL_SHAPE_MAX_RINGS  64  /* sphere bands */
 #define AL_SHAPE_MAX_PIECES 256 /* arch segments, steps */
 /* A face edge shorter than this (units) is refused: the plane through it is not sure. */
 #define AL_SHAPE_MIN_EDGE 0.25
@@ -40,9 +40,9 @@ typedef struct al_shape_desc {
      * plane of the other two, rising along Z, or along Y for an arch about Z); of stairs,
      * the horizontal axis they climb along (0 or 1; they rise along Z). */
     int axis;
-    int segments; /* cylinder, cone, sphere: sides around the axis; arch: pieces */
-    int rings;    /* sphere: bands from pole to pole (2 or more) */
-    int steps;    /* stairs */
+    int segments;        /* cylinder, cone, sphere: sides around the axis; arch: pieces */
+    int rings;           /* sphere: bands from pole to pole (2 or more) */
+    int steps;           /* stairs */
     double radius;       /* cylinder, cone, sphere: of the polygon's corners; arch: outer */
     double inner_radius; /* arch: of the opening, less than RADIUS */
     double height;       /* cylinder, cone: along the axis; stairs: the whole rise */
@@ -57,8 +57,8 @@ typedef struct al_shape_desc {
 typedef struct al_shape {
     int brush_count;
     int face_count;
-    int *first_face;       /* brush_count + 1 entries */
-    double (*faces)[3][3]; /* three points per face */
+    int *first_face;         /* brush_count + 1 entries */
+    double (*faces)[3][3];   /* three points per face */
     double mins[3], maxs[3]; /* bounds of the corners */
 } al_shape;
 

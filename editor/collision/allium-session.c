@@ -9,7 +9,7 @@
 #include <glib/gstdio.h>
 
 #define KEY_TEST_BOXES "test-boxes"
-#define KEY_HIDDEN "hidden-brushes"
+#define KEY_HIDDEN     "hidden-brushes"
 
 /* --- static helpers ------------------------------------------------------------------ */
 

@@ -1019,8 +1019,7 @@ gboolean allium_document_add_box(AlliumDocument *self, const double mins[3],
 }
 
 gboolean allium_document_add_shape(AlliumDocument *self, const al_shape_desc *desc,
-                                   const char *material, gint64 **ids, guint *count,
-                                   GError **error)
+                                   const char *material, gint64 **ids, guint *count, GError **error)
 {
     g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), FALSE);
     *ids = NULL;
@@ -1040,8 +1039,8 @@ gboolean allium_document_add_shape(AlliumDocument *self, const al_shape_desc *de
     gint64 *rows = g_new0(gint64, (gsize) shape.brush_count);
     g_autofree char *name = g_ascii_strdown(al_shape_name(desc->kind), -1);
     g_autofree char *label = g_strdup_printf("Add %s", name);
-    st = al_doc_add_brushes(self->doc, 0, label, faces, shape.first_face, shape.brush_count, (int64_t *) rows, &change,
-                            &diags);
+    st = al_doc_add_brushes(self->doc, 0, label, faces, shape.first_face, shape.brush_count,
+                            (int64_t *) rows, &change, &diags);
     g_free(faces);
     if (st == AL_OK) {
         *ids = rows;

@@ -270,7 +270,8 @@ void allium_selection_hide_brushes(AlliumSelection *self, const gint64 *rows, gu
     }
     /* A face of a hidden brush leaves the selection too. */
     for (guint i = self->faces->len; i-- > 0;)
-        if (g_hash_table_contains(self->hidden, &g_array_index(self->faces, AlliumFaceRef, i).brush))
+        if (g_hash_table_contains(self->hidden,
+                                  &g_array_index(self->faces, AlliumFaceRef, i).brush))
             g_array_remove_index(self->faces, i);
     emit_changed(self);
 }

@@ -101,7 +101,8 @@ gboolean step_cycle_pick(SelfTest *t)
     for (guint i = 1; i <= expected->len; i++) {
         allium_view_simulate_click(top, x + (i % 2), y, 0); /* the hand shakes a pixel */
         gint64 want = g_array_index(expected, gint64, i % expected->len);
-        if (selected_row(t) == want) matched++;
+        if (selected_row(t) == want)
+            matched++;
         else
             check(t, FALSE, "click %u picks row %" G_GINT64_FORMAT " (got %" G_GINT64_FORMAT ")",
                   i + 1, want, selected_row(t));
@@ -138,9 +139,10 @@ gboolean step_hide_isolate(SelfTest *t)
 
     allium_selection_select_brush(t->window->selection, t->box_row, ALLIUM_SELECT_REPLACE);
     activate(t, "win.hide");
-    check(t, allium_selection_is_hidden(t->window->selection, t->box_row) &&
-                 allium_selection_get_hidden_count(t->window->selection) == 1 &&
-                 allium_selection_is_empty(t->window->selection),
+    check(t,
+          allium_selection_is_hidden(t->window->selection, t->box_row) &&
+              allium_selection_get_hidden_count(t->window->selection) == 1 &&
+              allium_selection_is_empty(t->window->selection),
           "View → Hide hides the selected brush and leaves nothing selected");
     guint kept = 0;
     g_autofree gint64 *rows = allium_session_get_hidden(path, &kept);
@@ -160,8 +162,9 @@ gboolean step_hide_isolate(SelfTest *t)
     check(t, !allium_selection_has_brush(t->window->selection, t->box_row),
           "Select All leaves it out");
     AlliumSnapshot *snap = current(t);
-    check(t, snap->input.input.brush_count == brushes &&
-                 allium_snapshot_brush_index(snap, t->box_row) >= 0,
+    check(t,
+          snap->input.input.brush_count == brushes &&
+              allium_snapshot_brush_index(snap, t->box_row) >= 0,
           "it is still in the compiled map (%d brushes)", snap->input.input.brush_count);
     activate(t, "win.show-all");
     check(t, allium_selection_get_hidden_count(t->window->selection) == 0,
@@ -173,8 +176,9 @@ gboolean step_hide_isolate(SelfTest *t)
     /* Isolate: everything else hidden; a click elsewhere finds nothing but it. */
     allium_selection_select_brush(t->window->selection, t->box_row, ALLIUM_SELECT_REPLACE);
     activate(t, "win.isolate");
-    check(t, (int) allium_selection_get_hidden_count(t->window->selection) == brushes - 1 &&
-                 allium_selection_has_brush(t->window->selection, t->box_row),
+    check(t,
+          (int) allium_selection_get_hidden_count(t->window->selection) == brushes - 1 &&
+              allium_selection_has_brush(t->window->selection, t->box_row),
           "View → Isolate hides the %d other brushes and keeps the selection (%u hidden)",
           brushes - 1, allium_selection_get_hidden_count(t->window->selection));
     g_autoptr(GdkTexture) shot = screenshot(t, GTK_WIDGET(t->window), "isolated.png");

@@ -58,8 +58,8 @@ static gboolean rows_valid(SelfTest *t, const gint64 *rows, guint count, guint *
         int b = allium_snapshot_brush_index(snap, rows[i]);
         al_brush_measure m;
         bool out_of_memory = false;
-        if (b >= 0 && al_brush_builder_measure(builder, &snap->input.input, b, &m, NULL,
-                                               &out_of_memory))
+        if (b >= 0 &&
+            al_brush_builder_measure(builder, &snap->input.input, b, &m, NULL, &out_of_memory))
             (*valid)++;
     }
     al_brush_builder_destroy(builder);
@@ -97,8 +97,8 @@ gboolean step_rotate_dialog(SelfTest *t)
         guint valid;
         gboolean all_valid = rows_valid(t, &t->box_row, 1, &valid);
         check(t, all_valid, "the compiler takes the turned brush");
-        g_autofree char *undo = allium_document_dup_undo_label(allium_window_get_document(t->window),
-                                                               FALSE);
+        g_autofree char *undo =
+            allium_document_dup_undo_label(allium_window_get_document(t->window), FALSE);
         check(t, undo && strstr(undo, "Rotate") != NULL, "one undoable step named \"%s\"",
               undo ? undo : "");
         activate(t, "win.undo");
@@ -147,8 +147,8 @@ gboolean step_rotate_drag(SelfTest *t)
         check(t, found && near_box(lo, hi, want_lo, want_hi, which ? 1e-3 : 1e-6),
               "a %s 40° drag turned the brush %g°: bounds %g %g .. %g %g, closed form %g %g .. "
               "%g %g",
-              which ? "Ctrl+Shift" : "Ctrl", angles[which], lo[0], lo[1], hi[0], hi[1],
-              want_lo[0], want_lo[1], want_hi[0], want_hi[1]);
+              which ? "Ctrl+Shift" : "Ctrl", angles[which], lo[0], lo[1], hi[0], hi[1], want_lo[0],
+              want_lo[1], want_hi[0], want_hi[1]);
         guint valid;
         gboolean all_valid = rows_valid(t, &t->box_row, 1, &valid);
         check(t, all_valid, "the compiler takes it");
@@ -157,8 +157,7 @@ gboolean step_rotate_drag(SelfTest *t)
         return FALSE;
     }
     gboolean found = row_bounds(t, t->box_row, lo, hi);
-    check(t, found && near_box(lo, hi, t->box_mins, t->box_maxs, 1e-9),
-          "undo puts the brush back");
+    check(t, found && near_box(lo, hi, t->box_mins, t->box_maxs, 1e-9), "undo puts the brush back");
     if (t->phase == 4) {
         t->phase = 2;
         return FALSE;
@@ -174,8 +173,13 @@ gboolean step_add_shapes(SelfTest *t)
         {.kind = AL_SHAPE_CYLINDER, .axis = 2, .segments = 12, .radius = 32, .height = 64},
         {.kind = AL_SHAPE_CONE, .axis = 2, .segments = 8, .radius = 32, .height = 64},
         {.kind = AL_SHAPE_SPHERE, .axis = 2, .segments = 12, .rings = 6, .radius = 48},
-        {.kind = AL_SHAPE_ARCH, .axis = 1, .segments = 6, .radius = 64, .inner_radius = 48,
-         .thickness = 16, .angle = 180},
+        {.kind = AL_SHAPE_ARCH,
+         .axis = 1,
+         .segments = 6,
+         .radius = 64,
+         .inner_radius = 48,
+         .thickness = 16,
+         .angle = 180},
         {.kind = AL_SHAPE_STAIRS, .axis = 0, .steps = 4, .width = 64, .length = 64, .height = 32},
     };
     static const int expected[AL_SHAPE_COUNT] = {1, 1, 6, 6, 4};

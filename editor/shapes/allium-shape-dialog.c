@@ -47,10 +47,13 @@ static const gboolean uses[AL_SHAPE_COUNT][FIELD_COUNT] = {
     [AL_SHAPE_CYLINDER] = {[FIELD_SEGMENTS] = TRUE, [FIELD_RADIUS] = TRUE, [FIELD_HEIGHT] = TRUE},
     [AL_SHAPE_CONE] = {[FIELD_SEGMENTS] = TRUE, [FIELD_RADIUS] = TRUE, [FIELD_HEIGHT] = TRUE},
     [AL_SHAPE_SPHERE] = {[FIELD_SEGMENTS] = TRUE, [FIELD_RINGS] = TRUE, [FIELD_RADIUS] = TRUE},
-    [AL_SHAPE_ARCH] = {[FIELD_SEGMENTS] = TRUE, [FIELD_RADIUS] = TRUE, [FIELD_INNER] = TRUE,
-                       [FIELD_THICKNESS] = TRUE, [FIELD_ANGLE] = TRUE},
-    [AL_SHAPE_STAIRS] = {[FIELD_STEPS] = TRUE, [FIELD_WIDTH] = TRUE, [FIELD_LENGTH] = TRUE,
-                         [FIELD_HEIGHT] = TRUE},
+    [AL_SHAPE_ARCH] = {[FIELD_SEGMENTS] = TRUE,
+                       [FIELD_RADIUS] = TRUE,
+                       [FIELD_INNER] = TRUE,
+                       [FIELD_THICKNESS] = TRUE,
+                       [FIELD_ANGLE] = TRUE},
+    [AL_SHAPE_STAIRS] =
+        {[FIELD_STEPS] = TRUE, [FIELD_WIDTH] = TRUE, [FIELD_LENGTH] = TRUE, [FIELD_HEIGHT] = TRUE},
 };
 
 static Dialog *dialog_of(GtkWindow *window)
@@ -86,6 +89,8 @@ static void read_fields(Dialog *d, al_shape_desc *out)
     *out = d->desc;
     out->kind = (al_shape_kind) gtk_drop_down_get_selected(d->kind);
     out->axis = (int) gtk_drop_down_get_selected(d->axis);
+    /* Stairs climb along X or Y: with Z chosen (for the other shapes) they climb along X. */
+    if (out->kind == AL_SHAPE_STAIRS && out->axis > 1) out->axis = 0;
     double v[FIELD_COUNT];
     for (int f = 0; f < FIELD_COUNT; f++) v[f] = gtk_spin_button_get_value(d->spins[f]);
     out->segments = (int) v[FIELD_SEGMENTS];
@@ -146,7 +151,7 @@ static void refresh(Dialog *d)
     }
     allium_error_label_set(d->message, NULL);
     g_autoptr(GArray) points = shape_edges(&shape);
-    allium_selection_set_guides(d->selection, (const double(*)[3]) (gpointer) points->data,
+    allium_selection_set_guides(d->selection, (const double(*)[3])(gpointer) points->data,
                                 points->len, 0);
     al_shape_free(&shape);
 }
@@ -200,11 +205,11 @@ static GtkWidget *row_label(GtkGrid *grid, int row, const char *text, GtkWidget 
 static void write_fields(Dialog *d, const al_shape_desc *desc)
 {
     const double v[FIELD_COUNT] = {
-        [FIELD_SEGMENTS] = desc->segments, [FIELD_RINGS] = desc->rings,
-        [FIELD_STEPS] = desc->steps,       [FIELD_RADIUS] = desc->radius,
-        [FIELD_INNER] = desc->inner_radius, [FIELD_HEIGHT] = desc->height,
+        [FIELD_SEGMENTS] = desc->segments,   [FIELD_RINGS] = desc->rings,
+        [FIELD_STEPS] = desc->steps,         [FIELD_RADIUS] = desc->radius,
+        [FIELD_INNER] = desc->inner_radius,  [FIELD_HEIGHT] = desc->height,
         [FIELD_THICKNESS] = desc->thickness, [FIELD_ANGLE] = desc->angle,
-        [FIELD_WIDTH] = desc->width,       [FIELD_LENGTH] = desc->length,
+        [FIELD_WIDTH] = desc->width,         [FIELD_LENGTH] = desc->length,
     };
     for (int f = 0; f < FIELD_COUNT; f++) {
         g_signal_handlers_block_by_func(d->spins[f], changed_cb, d);
@@ -272,7 +277,8 @@ GtkWindow *allium_shape_dialog_show(GtkWindow *parent, const al_shape_desc *init
         [FIELD_LENGTH] = {N_("_Length"), 0, 131072, 8, 2},
     };
     for (int f = 0; f < FIELD_COUNT; f++) {
-        GtkWidget *spin = gtk_spin_button_new_with_range(fields[f].lo, fields[f].hi, fields[f].step);
+        GtkWidget *spin =
+            gtk_spin_button_new_with_range(fields[f].lo, fields[f].hi, fields[f].step);
         gtk_spin_button_set_digits(GTK_SPIN_BUTTON(spin), (guint) fields[f].digits);
         d->spins[f] = GTK_SPIN_BUTTON(spin);
         d->labels[f] = row_label(grid, 2 + f, _(fields[f].label), spin);
@@ -291,9 +297,10 @@ GtkWindow *allium_shape_dialog_show(GtkWindow *parent, const al_shape_desc *init
     gtk_event_controller_set_propagation_phase(keys, GTK_PHASE_CAPTURE);
     GtkShortcutController *sc = GTK_SHORTCUT_CONTROLLER(keys);
     gtk_shortcut_controller_add_shortcut(
-        sc, gtk_shortcut_new(gtk_alternative_trigger_new(gtk_keyval_trigger_new(GDK_KEY_Return, 0),
-                                                         gtk_keyval_trigger_new(GDK_KEY_KP_Enter, 0)),
-                             gtk_callback_action_new(apply_key_cb, d, NULL)));
+        sc,
+        gtk_shortcut_new(gtk_alternative_trigger_new(gtk_keyval_trigger_new(GDK_KEY_Return, 0),
+                                                     gtk_keyval_trigger_new(GDK_KEY_KP_Enter, 0)),
+                         gtk_callback_action_new(apply_key_cb, d, NULL)));
     gtk_shortcut_controller_add_shortcut(
         sc, gtk_shortcut_new(gtk_keyval_trigger_new(GDK_KEY_Escape, 0),
                              gtk_callback_action_new(cancel_key_cb, d, NULL)));

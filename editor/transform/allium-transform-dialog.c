@@ -70,10 +70,9 @@ GtkWindow *allium_transform_dialog_show(GtkWindow *parent, AlliumTransformKind k
     d->func = func;
     d->user_data = user_data;
     GtkWidget *cancel, *apply;
-    d->window = allium_dialog_new(parent,
-                                  kind == ALLIUM_TRANSFORM_ROTATE ? _("Rotate Selection")
-                                                                  : _("Scale Selection"),
-                                  _("_Apply"), &cancel, &apply);
+    d->window = allium_dialog_new(
+        parent, kind == ALLIUM_TRANSFORM_ROTATE ? _("Rotate Selection") : _("Scale Selection"),
+        _("_Apply"), &cancel, &apply);
     g_object_set_data_full(G_OBJECT(d->window), "allium-transform-dialog", d, g_free);
     gtk_window_set_resizable(d->window, FALSE);
     g_signal_connect(cancel, "clicked", G_CALLBACK(cancel_cb), d);
@@ -128,9 +127,10 @@ GtkWindow *allium_transform_dialog_show(GtkWindow *parent, AlliumTransformKind k
     gtk_event_controller_set_propagation_phase(keys, GTK_PHASE_CAPTURE);
     GtkShortcutController *sc = GTK_SHORTCUT_CONTROLLER(keys);
     gtk_shortcut_controller_add_shortcut(
-        sc, gtk_shortcut_new(gtk_alternative_trigger_new(gtk_keyval_trigger_new(GDK_KEY_Return, 0),
-                                                         gtk_keyval_trigger_new(GDK_KEY_KP_Enter, 0)),
-                             gtk_callback_action_new(apply_key_cb, d, NULL)));
+        sc,
+        gtk_shortcut_new(gtk_alternative_trigger_new(gtk_keyval_trigger_new(GDK_KEY_Return, 0),
+                                                     gtk_keyval_trigger_new(GDK_KEY_KP_Enter, 0)),
+                         gtk_callback_action_new(apply_key_cb, d, NULL)));
     gtk_shortcut_controller_add_shortcut(
         sc, gtk_shortcut_new(gtk_keyval_trigger_new(GDK_KEY_Escape, 0),
                              gtk_callback_action_new(cancel_key_cb, d, NULL)));

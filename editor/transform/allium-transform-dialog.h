@@ -15,8 +15,8 @@ typedef enum {
 } AlliumTransformKind;
 
 /* Applies the values; returns FALSE with a message (g_free'd by the dialog) to refuse. */
-typedef gboolean (*AlliumTransformFunc)(AlliumTransformKind kind, const double values[3],
-                                        int axis, char **message, gpointer user_data);
+typedef gboolean (*AlliumTransformFunc)(AlliumTransformKind kind, const double values[3], int axis,
+                                        char **message, gpointer user_data);
 
 /* Shows the dialog of KIND over PARENT, the axis set to AXIS (0 X, 1 Y, 2 Z); it destroys
  * itself when closed. */

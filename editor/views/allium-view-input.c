@@ -293,8 +293,10 @@ static gboolean line_through_brush(const al_input *in, int b, const double origi
             continue;
         }
         double t = (dist - no) / nd;
-        if (nd > 0) t1 = MIN(t1, t);
-        else t0 = MAX(t0, t);
+        if (nd > 0)
+            t1 = MIN(t1, t);
+        else
+            t0 = MAX(t0, t);
     }
     *enter = t0;
     *leave = t1;

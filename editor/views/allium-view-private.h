@@ -26,13 +26,13 @@ enum {
 /* What a left drag is doing (allium-view-tools.c). */
 enum {
     EDIT_NONE,
-    EDIT_MOVE, /* moving the selection */
-    EDIT_BOX,  /* drawing a new brush */
-    EDIT_BAND, /* a selection rectangle (2D) */
-    EDIT_ENTITY, /* placing a point entity */
+    EDIT_MOVE,    /* moving the selection */
+    EDIT_BOX,     /* drawing a new brush */
+    EDIT_BAND,    /* a selection rectangle (2D) */
+    EDIT_ENTITY,  /* placing a point entity */
     EDIT_TESTBOX, /* dragging a collision test box */
-    EDIT_RESIZE, /* pulling sides of the selection's bounds (a handle, or a face in 3D) */
-    EDIT_ROTATE, /* turning the selection about its centre (Ctrl + drag in a 2D view) */
+    EDIT_RESIZE,  /* pulling sides of the selection's bounds (a handle, or a face in 3D) */
+    EDIT_ROTATE,  /* turning the selection about its centre (Ctrl + drag in a 2D view) */
 };
 
 typedef void (*AlliumViewPixelsFunc)(AlliumView *view, GdkTexture *pixels, gpointer user_data);
@@ -114,9 +114,9 @@ struct _AlliumView {
     gboolean edit_add;        /* Shift or Ctrl held: the rectangle adds to the selection */
     int resize_side[3];       /* resize: per axis -1 (its min moves), +1 (its max), 0 */
     double resize_mins[3], resize_maxs[3]; /* resize: the selection's bounds at the start */
-    double rotate_centre[3];  /* rotate: the middle of the selection's bounds */
-    double rotate_start;      /* rotate: the pointer's angle about it at the start, radians */
-    double rotate_degrees;    /* rotate: the turn so far (snapped unless Shift is held) */
+    double rotate_centre[3];               /* rotate: the middle of the selection's bounds */
+    double rotate_start;        /* rotate: the pointer's angle about it at the start, radians */
+    double rotate_degrees;      /* rotate: the turn so far (snapped unless Shift is held) */
     GdkModifierType drag_state; /* the modifiers held at the drag's last update */
     double clip_points[3][3]; /* the clip tool's points, on the grid */
     int clip_count;

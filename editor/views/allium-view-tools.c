@@ -154,7 +154,8 @@ static void selection_guides(AlliumView *self, const double m[3][4], GArray *poi
     if (points->len >= MAX_GUIDE_POINTS) {
         double lo[3], hi[3];
         g_array_set_size(points, 0);
-        if (allium_view_selection_bounds(self, FALSE, lo, hi)) add_mapped_box_edges(points, lo, hi, m);
+        if (allium_view_selection_bounds(self, FALSE, lo, hi))
+            add_mapped_box_edges(points, lo, hi, m);
     }
 }
 
@@ -711,11 +712,13 @@ static void update_rotate(AlliumView *self, const double point[3])
     selection_guides(self, (const double(*)[4]) m, points);
     publish_guides(self, points, 0);
     char text_angle[ALLIUM_NUMBER_SIZE];
-    g_autofree char *text = g_strdup_printf(_("Rotate %s°"),
-                                            allium_format_short(text_angle, self->rotate_degrees, 2));
+    g_autofree char *text =
+        g_strdup_printf(_("Rotate %s°"), allium_format_short(text_angle, self->rotate_degrees, 2));
     set_tool_info(self, text);
-    if (self->rotate_degrees == 0) end_preview(self);
-    else preview(self, (const double(*)[4]) m);
+    if (self->rotate_degrees == 0)
+        end_preview(self);
+    else
+        preview(self, (const double(*)[4]) m);
 }
 
 /* Turns the selection by the drag's angle: one undoable step. */
@@ -927,7 +930,8 @@ gboolean allium_view_tool_begin(AlliumView *self, double x, double y, GdkModifie
             /* Ctrl + drag on the selection turns it about its centre */
         } else if (handle_at(self, x, y, side) >= 0 && begin_resize(self, side)) {
             /* the handle pulls its sides */
-        } else if (in_selection_2d(self, self->edit_from)) self->edit = EDIT_MOVE;
+        } else if (in_selection_2d(self, self->edit_from))
+            self->edit = EDIT_MOVE;
         else self->edit = EDIT_BAND;
         /* The floor of a box drawn with nothing selected: a grid step under the 3D
          * camera, when this view marks it (so the box is near what the designer looks

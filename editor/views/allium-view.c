@@ -369,8 +369,8 @@ static gboolean gl_render_cb(GtkGLArea *area, GdkGLContext *context, AlliumView 
                              ? (const int32_t(*)[2])(gpointer) self->selected_faces->data
                              : NULL;
     opt.selected_face_count = (int) self->selected_faces->len;
-    opt.hidden_brushes = self->hidden_brushes->len ? (const uint8_t *) self->hidden_brushes->data
-                                                   : NULL;
+    opt.hidden_brushes =
+        self->hidden_brushes->len ? (const uint8_t *) self->hidden_brushes->data : NULL;
     opt.hidden_brush_count = (int) self->hidden_brushes->len;
     if (self->kind == AL_VIEW_3D) {
         memcpy(opt.pvs_point, self->camera.position, sizeof opt.pvs_point);

@@ -319,8 +319,7 @@ bool al_scene_pick_visible(const al_scene *s, const double origin[3], const doub
         if (!ray_box(origin, dir, n->mins, n->maxs, best, &t, &axis, &side)) continue;
         if (n->count > 0) {
             for (int32_t i = n->first; i < n->first + n->count; i++)
-                pick_brush(s, tree->items[i], origin, dir, flags, hidden, hidden_count, &best,
-                           out);
+                pick_brush(s, tree->items[i], origin, dir, flags, hidden, hidden_count, &best, out);
             continue;
         }
         /* Both children: the nearer one on top, so it is walked first. */

@@ -35,10 +35,10 @@
 
 /* What the compiler's brush builder makes of a shape's brushes. */
 typedef struct measured {
-    int invalid;           /* brushes the builder refuses */
-    double volume;         /* of the valid ones, summed */
+    int invalid;             /* brushes the builder refuses */
+    double volume;           /* of the valid ones, summed */
     double mins[3], maxs[3]; /* bounds of the valid ones */
-    char why[200];         /* the first refusal */
+    char why[200];           /* the first refusal */
 } measured;
 
 static void measure_faces(const double (*faces)[3][3], const int *first_face, int brush_count,
@@ -63,10 +63,14 @@ static void measure_faces(const double (*faces)[3][3], const int *first_face, in
             fd[f].material = -1;
         }
         al_entity_desc world = {.classname = "worldspawn", .line = -1};
-        al_brush_desc brush = {.entity = 0, .index = b, .first_face = 0, .face_count = n,
-                               .line = -1};
-        al_input in = {.entities = &world, .entity_count = 1, .brushes = &brush,
-                       .brush_count = 1, .faces = fd, .face_count = n};
+        al_brush_desc brush = {
+            .entity = 0, .index = b, .first_face = 0, .face_count = n, .line = -1};
+        al_input in = {.entities = &world,
+                       .entity_count = 1,
+                       .brushes = &brush,
+                       .brush_count = 1,
+                       .faces = fd,
+                       .face_count = n};
         al_brush_measure m;
         al_diag_list d = {0};
         bool nomem = false;
@@ -116,7 +120,8 @@ static double closed_form_volume(const al_shape_desc *d)
         double v = 0;
         for (int j = 0; j < d->rings; j++) {
             double p0 = -M_PI / 2 + M_PI * j / d->rings, p1 = -M_PI / 2 + M_PI * (j + 1) / d->rings;
-            double a0 = polygon_area(n, d->radius * cos(p0)), a1 = polygon_area(n, d->radius * cos(p1));
+            double a0 = polygon_area(n, d->radius * cos(p0)),
+                   a1 = polygon_area(n, d->radius * cos(p1));
             if (j == 0) a0 = 0;
             if (j + 1 == d->rings) a1 = 0;
             double h = d->radius * (sin(p1) - sin(p0));
@@ -144,16 +149,20 @@ static bool near_rel(double a, double b, double rel)
 CHECK_TEST(cylinder_closed_form, "/shapes/cylinder-is-one-valid-prism-of-the-closed-form-volume")
 {
     for (int axis = 0; axis < 3; axis++) {
-        al_shape_desc d = {.kind = AL_SHAPE_CYLINDER, .axis = axis, .segments = 16, .radius = 64,
-                           .height = 128, .centre = {32, -48, 100}};
+        al_shape_desc d = {.kind = AL_SHAPE_CYLINDER,
+                           .axis = axis,
+                           .segments = 16,
+                           .radius = 64,
+                           .height = 128,
+                           .centre = {32, -48, 100}};
         al_shape s;
         REQUIRE(al_shape_build(&d, &s, NULL) == AL_OK);
         CHECK(s.brush_count == 1 && s.face_count == 18);
         measured m;
         measure_shape(&s, &m);
         CHECK_MSG(m.invalid == 0, "%s", m.why);
-        CHECK_MSG(near_rel(m.volume, 8 * 64 * 64 * sin(2 * M_PI / 16) * 128, 1e-9),
-                  "volume %.9g", m.volume);
+        CHECK_MSG(near_rel(m.volume, 8 * 64 * 64 * sin(2 * M_PI / 16) * 128, 1e-9), "volume %.9g",
+                  m.volume);
         for (int k = 0; k < 3; k++) {
             /* Along the axis: the height; across: the polygon's width, 2 r cos(pi/16) for
              * 16 sides set half a side off the axes. */
@@ -172,10 +181,20 @@ CHECK_TEST(each_shape_closed_form, "/shapes/every-shape-is-valid-brushes-of-the-
         {.kind = AL_SHAPE_CONE, .axis = 2, .segments = 12, .radius = 48, .height = 96},
         {.kind = AL_SHAPE_SPHERE, .axis = 2, .segments = 16, .rings = 8, .radius = 128},
         {.kind = AL_SHAPE_SPHERE, .axis = 0, .segments = 5, .rings = 3, .radius = 40},
-        {.kind = AL_SHAPE_ARCH, .axis = 1, .segments = 8, .radius = 128, .inner_radius = 96,
-         .thickness = 32, .angle = 180},
-        {.kind = AL_SHAPE_ARCH, .axis = 2, .segments = 12, .radius = 64, .inner_radius = 8,
-         .thickness = 16, .angle = 360},
+        {.kind = AL_SHAPE_ARCH,
+         .axis = 1,
+         .segments = 8,
+         .radius = 128,
+         .inner_radius = 96,
+         .thickness = 32,
+         .angle = 180},
+        {.kind = AL_SHAPE_ARCH,
+         .axis = 2,
+         .segments = 12,
+         .radius = 64,
+         .inner_radius = 8,
+         .thickness = 16,
+         .angle = 360},
         {.kind = AL_SHAPE_STAIRS, .axis = 0, .steps = 8, .width = 64, .length = 128, .height = 128},
         {.kind = AL_SHAPE_STAIRS, .axis = 1, .steps = 3, .width = 48, .length = 50, .height = 7},
     };
@@ -200,15 +219,26 @@ CHECK_TEST(exact_bounds, "/shapes/bounds-are-the-parameters")
 {
     /* Stairs fill their box; a sphere reaches its poles; an arch of 180 degrees spans two
      * outer radii and rises one; each is centred where asked. */
-    al_shape_desc stairs = {.kind = AL_SHAPE_STAIRS, .axis = 1, .steps = 6, .width = 64,
-                            .length = 96, .height = 48, .centre = {8, 16, 24}};
-    al_shape_desc sphere = {.kind = AL_SHAPE_SPHERE, .axis = 2, .segments = 8, .rings = 6,
-                            .radius = 100};
-    al_shape_desc arch = {.kind = AL_SHAPE_ARCH, .axis = 0, .segments = 6, .radius = 96,
-                          .inner_radius = 64, .thickness = 16, .angle = 180, .centre = {0, 0, 48}};
+    al_shape_desc stairs = {.kind = AL_SHAPE_STAIRS,
+                            .axis = 1,
+                            .steps = 6,
+                            .width = 64,
+                            .length = 96,
+                            .height = 48,
+                            .centre = {8, 16, 24}};
+    al_shape_desc sphere = {
+        .kind = AL_SHAPE_SPHERE, .axis = 2, .segments = 8, .rings = 6, .radius = 100};
+    al_shape_desc arch = {.kind = AL_SHAPE_ARCH,
+                          .axis = 0,
+                          .segments = 6,
+                          .radius = 96,
+                          .inner_radius = 64,
+                          .thickness = 16,
+                          .angle = 180,
+                          .centre = {0, 0, 48}};
     const al_shape_desc *d[3] = {&stairs, &sphere, &arch};
-    const double size[3][3] = {{64, 96, 48}, {2 * 100 * cos(M_PI / 8), 2 * 100 * cos(M_PI / 8), 200},
-                               {16, 192, 96}};
+    const double size[3][3] = {
+        {64, 96, 48}, {2 * 100 * cos(M_PI / 8), 2 * 100 * cos(M_PI / 8), 200}, {16, 192, 96}};
     for (int i = 0; i < 3; i++) {
         al_shape s;
         REQUIRE(al_shape_build(d[i], &s, NULL) == AL_OK);
@@ -246,17 +276,28 @@ CHECK_TEST(refusals, "/shapes/values-that-make-no-solid-are-refused-with-the-rea
         {{.kind = AL_SHAPE_CYLINDER, .segments = 8, .radius = 8, .height = -1}, "height"},
         {{.kind = AL_SHAPE_CYLINDER, .segments = 8, .radius = 8, .height = NAN}, "height"},
         {{.kind = AL_SHAPE_SPHERE, .segments = 8, .rings = 1, .radius = 8}, "rings"},
-        {{.kind = AL_SHAPE_ARCH, .segments = 1, .radius = 8, .inner_radius = 4, .thickness = 4,
+        {{.kind = AL_SHAPE_ARCH,
+          .segments = 1,
+          .radius = 8,
+          .inner_radius = 4,
+          .thickness = 4,
           .angle = 180},
          "less than 180"},
-        {{.kind = AL_SHAPE_ARCH, .segments = 4, .radius = 8, .inner_radius = 8, .thickness = 4,
+        {{.kind = AL_SHAPE_ARCH,
+          .segments = 4,
+          .radius = 8,
+          .inner_radius = 8,
+          .thickness = 4,
           .angle = 90},
          "outer radius"},
         {{.kind = AL_SHAPE_STAIRS, .axis = 2, .steps = 4, .width = 8, .length = 8, .height = 8},
          "climb along"},
         {{.kind = AL_SHAPE_STAIRS, .steps = 0, .width = 8, .length = 8, .height = 8}, "steps"},
         {{.kind = AL_SHAPE_SPHERE, .segments = 120, .rings = 64, .radius = 2}, "too fine"},
-        {{.kind = AL_SHAPE_CYLINDER, .segments = 8, .radius = 8, .height = 8,
+        {{.kind = AL_SHAPE_CYLINDER,
+          .segments = 8,
+          .radius = 8,
+          .height = 8,
           .centre = {131070, 0, 0}},
          "beyond the map's limits"},
     };
@@ -326,9 +367,9 @@ CHECK_TEST(random_sweep, "/shapes/random-parameters-give-valid-brushes-or-a-reas
                            "case %d (%s, axis %d, %d segments, %d rings, %d steps, r %g, inner "
                            "%g, h %g, t %g, w %g, l %g, angle %g): %d invalid (%s), volume "
                            "%.12g against %.12g",
-                           i, al_shape_name(d.kind), d.axis, d.segments, d.rings, d.steps,
-                           d.radius, d.inner_radius, d.height, d.thickness, d.width, d.length,
-                           d.angle, m.invalid, m.why, m.volume, expected);
+                           i, al_shape_name(d.kind), d.axis, d.segments, d.rings, d.steps, d.radius,
+                           d.inner_radius, d.height, d.thickness, d.width, d.length, d.angle,
+                           m.invalid, m.why, m.volume, expected);
         }
         al_shape_free(&s);
     }
@@ -341,8 +382,12 @@ CHECK_TEST(shape_in_document, "/shapes/a-shape-is-one-undoable-step-of-stored-br
 {
     al_doc *doc = NULL;
     REQUIRE(al_doc_create(fixture_path("shapes.allium"), &doc, NULL) == AL_OK);
-    al_shape_desc d = {.kind = AL_SHAPE_SPHERE, .axis = 2, .segments = 12, .rings = 6,
-                       .radius = 64, .centre = {0, 0, 64}};
+    al_shape_desc d = {.kind = AL_SHAPE_SPHERE,
+                       .axis = 2,
+                       .segments = 12,
+                       .rings = 6,
+                       .radius = 64,
+                       .centre = {0, 0, 64}};
     al_shape s;
     REQUIRE(al_shape_build(&d, &s, NULL) == AL_OK);
     al_doc_face *faces = calloc((size_t) s.face_count, sizeof *faces);
@@ -354,8 +399,8 @@ CHECK_TEST(shape_in_document, "/shapes/a-shape-is-one-undoable-step-of-stored-br
     }
     int64_t ids[6];
     al_doc_change change = {0};
-    CHECK(al_doc_add_brushes(doc, 0, "Add sphere", faces, s.first_face, s.brush_count, ids,
-                             &change, NULL) == AL_OK);
+    CHECK(al_doc_add_brushes(doc, 0, "Add sphere", faces, s.first_face, s.brush_count, ids, &change,
+                             NULL) == AL_OK);
     CHECK(change.brush_count == 6);
     CHECK(al_doc_count(doc, "brushes") == 6);
     char label[64];
@@ -405,7 +450,8 @@ static int brush_corners(const al_input *in, int index, double (*out)[3], int ro
             bool seen = false;
             for (int j = 0; j < count && !seen; j++)
                 seen = fabs(out[j][0] - poly[i][0]) + fabs(out[j][1] - poly[i][1]) +
-                           fabs(out[j][2] - poly[i][2]) < 1e-6;
+                           fabs(out[j][2] - poly[i][2]) <
+                       1e-6;
             if (!seen && count < room) memcpy(out[count++], poly[i], sizeof out[0]);
         }
     }
@@ -538,8 +584,8 @@ CHECK_TEST(rotate_real_map, "/transform/brushes-of-a-real-map-turned-at-random-k
     for (int b = 0; b < count; b++) {
         al_brush_measure m;
         bool nomem = false;
-        before[b] = al_brush_builder_measure(builder, &in.input, b, &m, NULL, &nomem) ? m.volume
-                                                                                      : -1;
+        before[b] =
+            al_brush_builder_measure(builder, &in.input, b, &m, NULL, &nomem) ? m.volume : -1;
         valid += before[b] >= 0;
     }
     al_doc_input_free(&in);
@@ -551,8 +597,8 @@ CHECK_TEST(rotate_real_map, "/transform/brushes-of-a-real-map-turned-at-random-k
         REQUIRE(al_doc_begin_group(doc, "Turn") == AL_OK);
         for (int b = 0; b < count; b++) {
             if (before[b] < 0) continue;
-            double m[3][4], c[3] = {uniform() * 2048 - 1024, uniform() * 2048 - 1024,
-                                    uniform() * 1024 - 512};
+            double m[3][4],
+                c[3] = {uniform() * 2048 - 1024, uniform() * 2048 - 1024, uniform() * 1024 - 512};
             al_doc_rotation_matrix((int) (uniform() * 3), uniform() * 360, c, m);
             REQUIRE(al_doc_transform_brushes(doc, &ids[b], 1, (const double(*)[4]) m, NULL) ==
                     AL_OK);
@@ -576,6 +622,26 @@ CHECK_TEST(rotate_real_map, "/transform/brushes-of-a-real-map-turned-at-random-k
     check_note("e1m1: %d valid brushes turned three times; worst relative volume change %.3g "
                "(brush %d)",
                valid, worst, worst_brush);
+    /* The turned map written as a .map, read back and compiled whole: the compile takes
+     * every brush it took before. */
+    al_map *out = NULL;
+    REQUIRE(al_doc_export_map(doc, &out, NULL) == AL_OK);
+    char *text = NULL;
+    size_t len = 0;
+    REQUIRE(al_map_write(out, false, &text, &len));
+    al_map_destroy(out);
+    scene sc;
+    scene_options options = {.threads = 2};
+    bool compiled = scene_load_text(&sc, text, len, &options);
+    free(text);
+    CHECK_MSG(compiled, "the turned e1m1 compiles");
+    if (compiled) {
+        al_world_stats stats;
+        al_world_get_stats(sc.world, &stats);
+        CHECK_MSG(stats.valid_brushes == valid, "the compile takes %d brushes of %d (%d before)",
+                  stats.valid_brushes, stats.input_brushes, valid);
+    }
+    scene_free(&sc);
     CHECK_MSG(lost == 0, "%d brushes no longer valid", lost);
     CHECK_MSG(changed == 0, "%d brushes changed volume by more than 1e-6", changed);
     CHECK(valid > 1000);

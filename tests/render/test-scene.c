@@ -112,8 +112,8 @@ static void check_tree_equals_scan(loaded *l, const double (*rays)[6], int count
                                                          flag_sets[f], hidden, n, &a)
                                  : al_scene_pick(l->scene, rays[i], rays[i] + 3, flag_sets[f], &a);
                 double t1 = seconds();
-                bool hb = al_scene_pick_scan(l->scene, rays[i], rays[i] + 3, flag_sets[f], hidden,
-                                             n, &b);
+                bool hb =
+                    al_scene_pick_scan(l->scene, rays[i], rays[i] + 3, flag_sets[f], hidden, n, &b);
                 tree_s += t1 - t0;
                 scan_s += seconds() - t1;
                 if (ha != hb || !same_pick(&a, &b)) {
