@@ -10,8 +10,10 @@
  * sets the fly speed, middle drag pans, Alt + left drag orbits around the selection (or
  * the point under the pointer). 2D: right or middle drag pans, the wheel zooms at the
  * pointer. Left click selects the brush or entity under the pointer, Shift + click adds or
- * removes it, a click on nothing clears the selection. Left drag: the tools of
- * allium-view-tools.c (move the selection, select in a rectangle, draw a brush).
+ * removes it, a click on nothing clears the selection; in 2D a click where the last one
+ * was selects the next brush behind the selected one. Brushes the selection hides are
+ * neither drawn nor picked. Left drag: the tools of allium-view-tools.c (move or turn the
+ * selection, select in a rectangle, draw a brush).
  *
  * Signals:
  *   "pointer-info" (const char *text)  what is under the pointer, for the status bar
