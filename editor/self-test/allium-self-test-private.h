@@ -122,6 +122,7 @@ gboolean step_clip(SelfTest *t);
 gboolean step_clip_3d(SelfTest *t);
 /* allium-self-test-shapes.c */
 gboolean step_rotate_dialog(SelfTest *t);
+gboolean step_scale_dialog(SelfTest *t);
 gboolean step_rotate_drag(SelfTest *t);
 gboolean step_add_shapes(SelfTest *t);
 /* allium-self-test-pick.c */

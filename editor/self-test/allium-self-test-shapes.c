@@ -1,6 +1,6 @@
-/* GUI self-test steps for free transforms and shapes: the Rotate… dialog, the rotate drag
- * in a 2D view (snapped, and free with Shift), Add Shape… for every shape. Each step undoes
- * its own edits, so the steps after it find the map as they expect.
+/* GUI self-test steps for free transforms and shapes: the Rotate… and Scale… dialogs, the
+ * rotate drag in a 2D view (snapped, and free with Shift), Add Shape… for every shape. Each step
+ * undoes its own edits, so the steps after it find the map as they expect.
  */
 #include "allium-config.h"
 
@@ -101,6 +101,52 @@ gboolean step_rotate_dialog(SelfTest *t)
             allium_document_dup_undo_label(allium_window_get_document(t->window), FALSE);
         check(t, undo && strstr(undo, "Rotate") != NULL, "one undoable step named \"%s\"",
               undo ? undo : "");
+        activate(t, "win.undo");
+        t->phase = 1;
+        return FALSE;
+    }
+    gboolean found = row_bounds(t, t->box_row, lo, hi);
+    check(t, found && near_box(lo, hi, t->box_mins, t->box_maxs, 1e-9),
+          "undo puts the brush back as it was");
+    return TRUE;
+}
+
+/* Scale… by 2 along X and 0.5 along Z about the middle scales the brush so; a factor of 0
+ * is refused in the dialog; undo puts the brush back. */
+gboolean step_scale_dialog(SelfTest *t)
+{
+    double lo[3], hi[3], want_lo[3], want_hi[3];
+    const double factors[3] = {2, 1, 0.5};
+    if (!t->step_begun) {
+        t->phase = 0;
+        check(t, row_bounds(t, t->box_row, t->box_mins, t->box_maxs), "the brush is there");
+        allium_selection_select_brush(t->window->selection, t->box_row, ALLIUM_SELECT_REPLACE);
+        GList *before = gtk_window_list_toplevels();
+        activate(t, "win.scale");
+        g_autoptr(GtkWindow) dialog = take_new_dialog(before);
+        check(t, dialog != NULL, "Edit → Scale… opens the dialog");
+        if (!dialog) return TRUE;
+        const double flat[3] = {1, 0, 1};
+        allium_transform_dialog_set(dialog, flat, 0);
+        gboolean applied = allium_transform_dialog_apply(dialog);
+        const char *message = allium_transform_dialog_get_message(dialog);
+        check(t, !applied && strstr(message, "factor of 0") != NULL,
+              "a factor of 0 is refused: \"%s\"", message);
+        allium_transform_dialog_set(dialog, factors, 0);
+        check(t, allium_transform_dialog_apply(dialog), "2 × 1 × 0.5 is applied");
+        return FALSE;
+    }
+    if (!compiled_current(t->window)) return FALSE;
+    if (t->phase == 0) {
+        for (int k = 0; k < 3; k++) {
+            double m = 0.5 * (t->box_mins[k] + t->box_maxs[k]);
+            want_lo[k] = m + factors[k] * (t->box_mins[k] - m);
+            want_hi[k] = m + factors[k] * (t->box_maxs[k] - m);
+        }
+        gboolean found = row_bounds(t, t->box_row, lo, hi);
+        check(t, found && near_box(lo, hi, want_lo, want_hi, 1e-9),
+              "the brush was scaled about its middle: %g × %g × %g", hi[0] - lo[0], hi[1] - lo[1],
+              hi[2] - lo[2]);
         activate(t, "win.undo");
         t->phase = 1;
         return FALSE;

@@ -1077,6 +1077,7 @@ static const struct {
     {"brush tool in 3D", step_brush_on_surface, 30000},
     {"rotate", step_rotate, 30000},
     {"rotate by a typed angle", step_rotate_dialog, 30000},
+    {"scale by typed factors", step_scale_dialog, 30000},
     {"rotate by dragging", step_rotate_drag, 30000},
     {"add shapes", step_add_shapes, 60000},
     {"pick what lies behind", step_cycle_pick, 20000},

@@ -9,12 +9,12 @@
  * its faces, or Shift on any face of it) pulls those sides by whole grid steps, scaling
  * the selection as one. Ctrl + drag that starts within the selection in a 2D view turns
  * it about the middle of its bounds, in the view's plane, by whole steps of the rotation
- * snap (Shift held: any angle). Brush tool: a drag in a 2D view
- * draws a box on the grid, as deep as the selected brush (the one drawn last) or eight
- * grid steps; in the 3D view it draws the box on the surface where the drag began and
- * raises it by that depth. Entity tool: a click (or a drag, to aim) places a point entity
- * of the chosen class on the grid, off the surface under the pointer in 3D. Releasing commits one undoable edit; until the compile of it
- * arrives, the guides keep showing where things went.
+ * snap (Shift held: any angle). Brush tool: a drag in a 2D view draws a box on the grid,
+ * as deep as the selected brush (the one drawn last) or eight grid steps; in the 3D view
+ * it draws the box on the surface where the drag began and raises it by that depth.
+ * Entity tool: a click (or a drag, to aim) places a point entity of the chosen class on
+ * the grid, off the surface under the pointer in 3D. Releasing commits one undoable edit;
+ * until the compile of it arrives, the guides keep showing where things went.
  *
  * While dragging, every view of the window shows the tool's guides (AlliumSelection), and
  * this view's header shows the move, the angle or the box's size.
