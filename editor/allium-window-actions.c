@@ -436,6 +436,8 @@ void allium_window_class_add_actions(GtkWidgetClass *widget_class)
 {
     allium_window_class_add_select_actions(widget_class);
     allium_window_class_add_csg_actions(widget_class);
+    allium_window_class_add_transform_actions(widget_class);
+    allium_window_class_add_hide_actions(widget_class);
     gtk_widget_class_install_action(widget_class, "win.export", NULL, export_action_cb);
     gtk_widget_class_install_action(widget_class, "win.undo", NULL, undo_action_cb);
     gtk_widget_class_install_action(widget_class, "win.redo", NULL, redo_action_cb);
@@ -511,7 +513,8 @@ void allium_window_class_add_actions(GtkWidgetClass *widget_class)
     gtk_widget_class_add_binding_action(widget_class, GDK_KEY_h, 0, "win.test-hull", NULL);
     gtk_widget_class_add_binding_action(widget_class, GDK_KEY_g, 0, "win.walk", NULL);
     gtk_widget_class_add_binding_action(widget_class, GDK_KEY_F9, 0, "win.toggle-sidebar", NULL);
-    gtk_widget_class_add_binding_action(widget_class, GDK_KEY_g, GDK_SHIFT_MASK, "win.walk-here", NULL);
+    gtk_widget_class_add_binding_action(widget_class, GDK_KEY_g, GDK_SHIFT_MASK, "win.walk-here",
+                                        NULL);
     gtk_widget_class_add_binding_action(widget_class, GDK_KEY_l, GDK_SHIFT_MASK,
                                         "prefs.texture-lock", NULL);
     /* The arrow and page keys nudge (win.nudge) from the views' own key handlers, which
@@ -544,6 +547,8 @@ void allium_window_update_actions(AlliumWindow *self)
     gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.place-entity", writable);
     gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.edit-hulls", doc != NULL);
     allium_window_update_csg_actions(self, writable);
+    allium_window_update_transform_actions(self, writable);
+    allium_window_update_hide_actions(self);
     gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.select-same-material", selected);
     gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.select-same-class", selected);
 

@@ -72,6 +72,14 @@ void allium_window_class_add_actions(GtkWidgetClass *widget_class);
 /* allium-window-csg.c: subtract, merge, brush entity and back; enabled for the selection. */
 void allium_window_class_add_csg_actions(GtkWidgetClass *widget_class);
 void allium_window_update_csg_actions(AlliumWindow *self, gboolean writable);
+/* allium-window-transform.c: Rotate…, Scale… and Add Shape…; enabled for the selection. */
+void allium_window_class_add_transform_actions(GtkWidgetClass *widget_class);
+void allium_window_update_transform_actions(AlliumWindow *self, gboolean writable);
+/* allium-window-hide.c: Hide, Isolate and Show All; enabled for the selection; the hidden
+ * brushes the session file kept for the window's document, hidden again. */
+void allium_window_class_add_hide_actions(GtkWidgetClass *widget_class);
+void allium_window_update_hide_actions(AlliumWindow *self);
+void allium_window_restore_hidden(AlliumWindow *self);
 /* allium-window-select.c: select all, invert, select by material or class. */
 void allium_window_class_add_select_actions(GtkWidgetClass *widget_class);
 /* Enables and relabels undo, redo and export for the document's state. */

@@ -35,8 +35,11 @@ static void select_where(AlliumWindow *self, const AlliumSnapshot *snap, KeepFun
     const al_input *in = &snap->input.input;
     g_autoptr(GArray) brushes = g_array_new(FALSE, FALSE, sizeof(gint64));
     g_autoptr(GArray) entities = g_array_new(FALSE, FALSE, sizeof(gint64));
+    /* Hidden brushes are out of reach of every selection (Show All brings them back). */
     for (int b = 0; keep_brush && b < in->brush_count; b++)
-        if (keep_brush(snap, b, data)) g_array_append_val(brushes, snap->input.brush_ids[b]);
+        if (!allium_selection_is_hidden(self->selection, snap->input.brush_ids[b]) &&
+            keep_brush(snap, b, data))
+            g_array_append_val(brushes, snap->input.brush_ids[b]);
     g_autofree gboolean *point = point_entities(in);
     for (int e = 1; keep_entity && e < in->entity_count; e++)
         if (point[e] && keep_entity(snap, e, data))
@@ -192,7 +195,9 @@ static void select_material_action_cb(GtkWidget *widget, const char *action_name
     const al_input *in = &snap->input.input;
     g_autoptr(GArray) faces = g_array_new(FALSE, FALSE, sizeof(AlliumFaceRef));
     for (int b = 0; b < in->brush_count; b++)
-        for (int f = 0; f < in->brushes[b].face_count; f++) {
+        for (int f = 0; f < in->brushes[b].face_count &&
+                        !allium_selection_is_hidden(self->selection, snap->input.brush_ids[b]);
+             f++) {
             int m = in->faces[in->brushes[b].first_face + f].material;
             if (m < 0 || !used[m]) continue;
             AlliumFaceRef ref = {snap->input.brush_ids[b], f};

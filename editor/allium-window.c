@@ -820,6 +820,8 @@ void allium_window_set_document(AlliumWindow *self, AlliumDocument *document)
     /* The test boxes the map had when it was last closed. */
     self->kept_boxes = allium_session_get_test_boxes(allium_document_get_path(document));
     if (self->kept_boxes) allium_collision_restore_boxes(self->collision, self->kept_boxes);
+    /* And the brushes that were hidden. */
+    allium_window_restore_hidden(self);
     for (int i = 0; i < ALLIUM_WINDOW_VIEW_COUNT; i++)
         allium_view_set_document(self->views[i], document);
     allium_inspector_set_document(self->inspector, document);

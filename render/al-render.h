@@ -198,6 +198,11 @@ enum {
 bool al_scene_pick(const al_scene *scene, const double origin[3], const double dir[3],
                    unsigned flags, al_pick *out);
 
+/* The same passing through the brushes the designer hid: those whose byte in HIDDEN (one
+ * per input brush, HIDDEN_COUNT of them; NULL: none hidden) is not 0. */
+bool al_scene_pick_visible(const al_scene *scene, const double origin[3], const double dir[3],
+                           unsigned flags, const uint8_t *hidden, int hidden_count, al_pick *out);
+
 /* --- the GL renderer ----------------------------------------------------------------- */
 
 enum {
@@ -223,6 +228,9 @@ typedef struct al_draw_options {
     const int32_t (*selected_faces)[2]; /* (input brush, face within it) pairs, drawn
                                            highlighted in yellow */
     int selected_face_count;
+    const uint8_t *hidden_brushes; /* one byte per input brush, not 0: not drawn (NULL:
+                                      none hidden) */
+    int hidden_brush_count;
     double pvs_point[3]; /* where the PVS and cluster overlays look from (the 3D eye) */
     bool has_pvs_point;
     bool no_lightmap;    /* 3D: flat shading even where a lightmap is uploaded */

@@ -90,6 +90,14 @@ typedef struct al_doc_face {
 al_status al_doc_add_brush(al_doc *doc, int64_t entity, const al_doc_face *faces, int count,
                            int64_t *id, al_doc_change *change, al_diag_list *diags);
 
+/* Adds BRUSH_COUNT brushes to ENTITY (0: the world) as one step named LABEL: brush B has
+ * the faces FACES[FIRST_FACE[B]] .. FACES[FIRST_FACE[B + 1] - 1] (as al_shape lays them out).
+ * Their ids go to IDS (room for BRUSH_COUNT) when not NULL. Any brush that al_doc_add_brush
+ * refuses refuses the whole step, with its diagnostic. */
+al_status al_doc_add_brushes(al_doc *doc, int64_t entity, const char *label,
+                             const al_doc_face *faces, const int *first_face, int brush_count,
+                             int64_t *ids, al_doc_change *change, al_diag_list *diags);
+
 al_status al_doc_delete_brushes(al_doc *doc, const int64_t *ids, int count,
                                 al_doc_change *change);
 
@@ -111,6 +119,15 @@ al_status al_doc_transform_brushes_locked(al_doc *doc, const int64_t *ids, int c
  * alias IN. */
 void al_doc_transform_face(const double m[3][4], const double in[3][3], double out[3][3]);
 double al_doc_matrix_determinant(const double m[3][4]);
+
+/* The affine map (rows of a 3x4 matrix, as al_doc_transform_brushes takes) that turns by
+ * DEGREES about the line through CENTRE along AXIS (0 X, 1 Y, 2 Z), counter-clockwise
+ * when seen from the axis's positive side (the right-hand rule); multiples of 90 degrees
+ * give an exact matrix. */
+void al_doc_rotation_matrix(int axis, double degrees, const double centre[3], double m[3][4]);
+
+/* The affine map that scales by FACTORS along the axes about CENTRE. */
+void al_doc_scale_matrix(const double factors[3], const double centre[3], double m[3][4]);
 
 /* Copies the brushes IDS (into the same entity, with every face parameter) and moves the
  * copies by DELTA; the copies' ids go to NEW_IDS (room for COUNT) when not NULL. */

@@ -240,6 +240,19 @@ al_status al_doc_add_brush(al_doc *doc, int64_t entity, const al_doc_face *faces
     return al_doc_edit_end(doc, st, change);
 }
 
+al_status al_doc_add_brushes(al_doc *doc, int64_t entity, const char *label,
+                             const al_doc_face *faces, const int *first_face, int brush_count,
+                             int64_t *ids, al_doc_change *change, al_diag_list *diags)
+{
+    al_status st = al_doc_begin_group(doc, label);
+    for (int b = 0; st == AL_OK && b < brush_count; b++)
+        st = al_doc_add_brush(doc, entity, faces + first_face[b], first_face[b + 1] - first_face[b],
+                              ids ? &ids[b] : NULL, NULL, diags);
+    if (st == AL_OK) return al_doc_end_group(doc, change);
+    al_doc_cancel_group(doc);
+    return st;
+}
+
 /* One edit named LABEL applying OP to each of the brushes IDS, with their bounds noted
  * before and after; a missing brush fails the whole edit. */
 typedef al_status (*brush_op)(al_doc *doc, int64_t brush, const void *context);
@@ -298,6 +311,51 @@ void al_doc_transform_face(const double m[3][4], const double in[3][3], double o
         out[0][r] = mirror ? q[2][r] : q[0][r];
         out[1][r] = q[1][r];
         out[2][r] = mirror ? q[0][r] : q[2][r];
+    }
+}
+
+/* cos and sin of DEGREES, exact (0 and +-1) at multiples of 90 so that quarter turns keep
+ * points on the grid. */
+static void exact_cos_sin(double degrees, double *c, double *s)
+{
+    double turns = degrees / 90;
+    if (turns == floor(turns) && fabs(turns) < 1e9) {
+        static const double cs[4][2] = {{1, 0}, {0, 1}, {-1, 0}, {0, -1}};
+        int q = (int) fmod(fmod(turns, 4) + 4, 4);
+        *c = cs[q][0];
+        *s = cs[q][1];
+        return;
+    }
+    double r = degrees * (3.14159265358979323846 / 180);
+    *c = cos(r);
+    *s = sin(r);
+}
+
+void al_doc_rotation_matrix(int axis, double degrees, const double centre[3], double m[3][4])
+{
+    double c, s;
+    exact_cos_sin(degrees, &c, &s);
+    int u = (axis + 1) % 3, v = (axis + 2) % 3;
+    double r[3][3] = {{0}};
+    r[axis][axis] = 1;
+    r[u][u] = c;
+    r[u][v] = -s;
+    r[v][u] = s;
+    r[v][v] = c;
+    for (int i = 0; i < 3; i++) {
+        m[i][3] = centre[i];
+        for (int k = 0; k < 3; k++) {
+            m[i][k] = r[i][k];
+            m[i][3] -= r[i][k] * centre[k];
+        }
+    }
+}
+
+void al_doc_scale_matrix(const double factors[3], const double centre[3], double m[3][4])
+{
+    for (int i = 0; i < 3; i++) {
+        for (int k = 0; k < 3; k++) m[i][k] = i == k ? factors[i] : 0;
+        m[i][3] = centre[i] - factors[i] * centre[i];
     }
 }
 

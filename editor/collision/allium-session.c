@@ -9,6 +9,7 @@
 #include <glib/gstdio.h>
 
 #define KEY_TEST_BOXES "test-boxes"
+#define KEY_HIDDEN     "hidden-brushes"
 
 /* --- static helpers ------------------------------------------------------------------ */
 
@@ -33,23 +34,25 @@ char *allium_session_path(void)
     return g_build_filename(g_get_user_data_dir(), "allium", "session.ini", NULL);
 }
 
-char *allium_session_get_test_boxes(const char *document_path)
+/* The value of KEY in the map's group, or NULL. */
+static char *get_value(const char *document_path, const char *key)
 {
-    g_return_val_if_fail(document_path != NULL, NULL);
     g_autoptr(GKeyFile) file = load();
     g_autofree char *group = group_of(document_path);
-    return g_key_file_get_string(file, group, KEY_TEST_BOXES, NULL);
+    return g_key_file_get_string(file, group, key, NULL);
 }
 
-gboolean allium_session_set_test_boxes(const char *document_path, const char *boxes, GError **error)
+/* Sets KEY of the map's group to VALUE (NULL or "": removes it, and the group once it is
+ * empty) and writes the file. */
+static gboolean set_value(const char *document_path, const char *key, const char *value,
+                          GError **error)
 {
-    g_return_val_if_fail(document_path != NULL, FALSE);
     g_autoptr(GKeyFile) file = load();
     g_autofree char *group = group_of(document_path);
-    if (boxes && *boxes) {
-        g_key_file_set_string(file, group, KEY_TEST_BOXES, boxes);
+    if (value && *value) {
+        g_key_file_set_string(file, group, key, value);
     } else {
-        g_key_file_remove_key(file, group, KEY_TEST_BOXES, NULL);
+        g_key_file_remove_key(file, group, key, NULL);
         g_auto(GStrv) keys = g_key_file_get_keys(file, group, NULL, NULL);
         if (keys && !keys[0]) g_key_file_remove_group(file, group, NULL);
     }
@@ -62,4 +65,46 @@ gboolean allium_session_set_test_boxes(const char *document_path, const char *bo
     }
     /* g_key_file_save_to_file writes beside the file and renames it over. */
     return g_key_file_save_to_file(file, path, error);
+}
+
+char *allium_session_get_test_boxes(const char *document_path)
+{
+    g_return_val_if_fail(document_path != NULL, NULL);
+    return get_value(document_path, KEY_TEST_BOXES);
+}
+
+gboolean allium_session_set_test_boxes(const char *document_path, const char *boxes, GError **error)
+{
+    g_return_val_if_fail(document_path != NULL, FALSE);
+    return set_value(document_path, KEY_TEST_BOXES, boxes, error);
+}
+
+gint64 *allium_session_get_hidden(const char *document_path, guint *count)
+{
+    g_return_val_if_fail(document_path != NULL, NULL);
+    *count = 0;
+    g_autofree char *text = get_value(document_path, KEY_HIDDEN);
+    if (!text) return NULL;
+    g_auto(GStrv) words = g_strsplit(text, " ", -1);
+    gint64 *rows = g_new(gint64, g_strv_length(words) + 1);
+    for (int i = 0; words[i]; i++) {
+        /* A word that is not a row id (a hand-edited file) is left out. */
+        gint64 row;
+        if (g_ascii_string_to_signed(words[i], 10, 1, G_MAXINT64, &row, NULL))
+            rows[(*count)++] = row;
+    }
+    if (*count == 0) g_clear_pointer(&rows, g_free);
+    return rows;
+}
+
+gboolean allium_session_set_hidden(const char *document_path, const gint64 *rows, guint count,
+                                   GError **error)
+{
+    g_return_val_if_fail(document_path != NULL, FALSE);
+    GString *text = g_string_new(NULL);
+    for (guint i = 0; i < count; i++)
+        g_string_append_printf(text, i ? " %" G_GINT64_FORMAT : "%" G_GINT64_FORMAT, rows[i]);
+    gboolean ok = set_value(document_path, KEY_HIDDEN, text->str, error);
+    g_string_free(text, TRUE);
+    return ok;
 }

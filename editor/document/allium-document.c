@@ -1040,6 +1040,40 @@ gboolean allium_document_add_box(AlliumDocument *self, const double mins[3],
     return finish_edit(self, st, &change, &diags, _("Add brush"), error);
 }
 
+gboolean allium_document_add_shape(AlliumDocument *self, const al_shape_desc *desc,
+                                   const char *material, gint64 **ids, guint *count, GError **error)
+{
+    g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), FALSE);
+    *ids = NULL;
+    *count = 0;
+    if (!require_open(self, error)) return FALSE;
+    al_diag_list diags = {0};
+    al_doc_change change = {0};
+    al_shape shape;
+    al_status st = al_shape_build(desc, &shape, &diags);
+    if (st != AL_OK) return finish_edit(self, st, &change, &diags, _("Add shape"), error);
+    al_doc_face *faces = g_new0(al_doc_face, (gsize) shape.face_count);
+    for (int f = 0; f < shape.face_count; f++) {
+        memcpy(faces[f].points, shape.faces[f], sizeof faces[f].points);
+        faces[f].material = material;
+        faces[f].scale[0] = faces[f].scale[1] = 1;
+    }
+    gint64 *rows = g_new0(gint64, (gsize) shape.brush_count);
+    g_autofree char *name = g_ascii_strdown(al_shape_name(desc->kind), -1);
+    g_autofree char *label = g_strdup_printf("Add %s", name);
+    st = al_doc_add_brushes(self->doc, 0, label, faces, shape.first_face, shape.brush_count,
+                            (int64_t *) rows, &change, &diags);
+    g_free(faces);
+    if (st == AL_OK) {
+        *ids = rows;
+        *count = (guint) shape.brush_count;
+    } else {
+        g_free(rows);
+    }
+    al_shape_free(&shape);
+    return finish_edit(self, st, &change, &diags, _("Add shape"), error);
+}
+
 gboolean allium_document_add_point_entity(AlliumDocument *self, const char *classname,
                                           const double origin[3], gint64 *id, GError **error)
 {

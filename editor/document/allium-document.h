@@ -30,6 +30,7 @@
 
 #include "allium-lightmap.h"
 #include "allium-selection.h"
+#include "shapes/shapes.h"
 #include "store/document.h"
 
 G_BEGIN_DECLS
@@ -222,6 +223,12 @@ gboolean allium_document_set_hulls(AlliumDocument *self, const al_hull_desc *hul
 
 /* Adds a point entity of CLASSNAME at ORIGIN, with the class's usual properties (a light
  * gets "light" 300); its row in *ID. */
+/* Adds the shape DESC describes (data/shapes) to the world, every face of MATERIAL, as one
+ * undoable step; the new brushes' rows go to *IDS (g_free), *COUNT of them. A refused
+ * description or brush is an error naming the reason. */
+gboolean allium_document_add_shape(AlliumDocument *self, const al_shape_desc *desc,
+                                   const char *material, gint64 **ids, guint *count,
+                                   GError **error);
 gboolean allium_document_add_point_entity(AlliumDocument *self, const char *classname,
                                           const double origin[3], gint64 *id, GError **error);
 

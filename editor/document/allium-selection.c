@@ -6,6 +6,8 @@
 
 #include "allium-selection.h"
 
+#include <stdlib.h>
+
 struct _AlliumSelection {
     GObject parent_instance;
 
@@ -15,6 +17,7 @@ struct _AlliumSelection {
     GArray *faces;    /* AlliumFaceRef; never together with brushes or entities */
     guint64 serial;
     GArray *guides;   /* double[3] point pairs */
+    GHashTable *hidden; /* gint64 row ids of the hidden brushes (a set) */
     guint64 guides_until;
 };
 
@@ -67,6 +70,7 @@ static void allium_selection_finalize(GObject *object)
     g_array_unref(self->entities);
     g_array_unref(self->faces);
     g_array_unref(self->guides);
+    g_hash_table_unref(self->hidden);
     G_OBJECT_CLASS(allium_selection_parent_class)->finalize(object);
 }
 
@@ -90,6 +94,7 @@ static void allium_selection_init(AlliumSelection *self)
     self->entities = g_array_new(FALSE, FALSE, sizeof(gint64));
     self->faces = g_array_new(FALSE, FALSE, sizeof(AlliumFaceRef));
     self->guides = g_array_new(FALSE, FALSE, sizeof(double[3]));
+    self->hidden = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
 }
 
 /* --- public API ---------------------------------------------------------------------- */
@@ -251,4 +256,63 @@ void allium_selection_set_faces(AlliumSelection *self, const AlliumFaceRef *face
     g_array_set_size(self->faces, 0);
     g_array_append_vals(self->faces, faces, count);
     emit_changed(self);
+}
+
+void allium_selection_hide_brushes(AlliumSelection *self, const gint64 *rows, guint count)
+{
+    g_return_if_fail(ALLIUM_IS_SELECTION(self));
+    if (count == 0) return;
+    for (guint i = 0; i < count; i++) {
+        if (!g_hash_table_contains(self->hidden, &rows[i]))
+            g_hash_table_add(self->hidden, g_memdup2(&rows[i], sizeof rows[i]));
+        int at = find_row(self->brushes, rows[i]);
+        if (at >= 0) g_array_remove_index(self->brushes, (guint) at);
+    }
+    /* A face of a hidden brush leaves the selection too. */
+    for (guint i = self->faces->len; i-- > 0;)
+        if (g_hash_table_contains(self->hidden,
+                                  &g_array_index(self->faces, AlliumFaceRef, i).brush))
+            g_array_remove_index(self->faces, i);
+    emit_changed(self);
+}
+
+void allium_selection_show_all(AlliumSelection *self)
+{
+    g_return_if_fail(ALLIUM_IS_SELECTION(self));
+    if (g_hash_table_size(self->hidden) == 0) return;
+    g_hash_table_remove_all(self->hidden);
+    emit_changed(self);
+}
+
+gboolean allium_selection_is_hidden(AlliumSelection *self, gint64 brush)
+{
+    g_return_val_if_fail(ALLIUM_IS_SELECTION(self), FALSE);
+    return g_hash_table_contains(self->hidden, &brush);
+}
+
+guint allium_selection_get_hidden_count(AlliumSelection *self)
+{
+    g_return_val_if_fail(ALLIUM_IS_SELECTION(self), 0);
+    return g_hash_table_size(self->hidden);
+}
+
+static int compare_rows(gconstpointer a, gconstpointer b)
+{
+    gint64 x = *(const gint64 *) a, y = *(const gint64 *) b;
+    return (x > y) - (x < y);
+}
+
+gint64 *allium_selection_dup_hidden(AlliumSelection *self, guint *count)
+{
+    g_return_val_if_fail(ALLIUM_IS_SELECTION(self), NULL);
+    *count = g_hash_table_size(self->hidden);
+    if (*count == 0) return NULL;
+    gint64 *rows = g_new(gint64, *count);
+    GHashTableIter it;
+    gpointer key;
+    guint n = 0;
+    g_hash_table_iter_init(&it, self->hidden);
+    while (g_hash_table_iter_next(&it, &key, NULL)) rows[n++] = *(const gint64 *) key;
+    qsort(rows, n, sizeof *rows, compare_rows);
+    return rows;
 }

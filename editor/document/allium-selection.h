@@ -1,12 +1,14 @@
 /* AlliumSelection: what the designer has selected in one window, as document row ids,
- * and the guides the current tool draws (a box being drawn, brushes being moved), which
- * every view of the window shows.
+ * the brushes hidden from its views (Hide, Isolate, Show All: drawn nowhere and picked
+ * nowhere, yet compiled), and the guides the current tool draws (a box being drawn,
+ * brushes being moved), which every view of the window shows.
  *
  * Row ids (not input indices) so that a selection survives recompiles, undo and redo;
  * views map them to the current snapshot's input indices when they draw. Brushes and
  * point entities are kept apart, in the order they were selected.
  *
- * Signals: "changed": the selection changed; "guides-changed": the guides changed.
+ * Signals: "changed": the selection (or what is hidden) changed; "guides-changed": the
+ * guides changed.
  */
 #pragma once
 
@@ -61,6 +63,14 @@ const gint64 *allium_selection_get_brushes(AlliumSelection *self, guint *count);
 const gint64 *allium_selection_get_entities(AlliumSelection *self, guint *count);
 
 gboolean allium_selection_has_entity(AlliumSelection *self, gint64 entity);
+
+/* Hides the brushes ROWS (they leave the selection), or shows every brush again. */
+void allium_selection_hide_brushes(AlliumSelection *self, const gint64 *rows, guint count);
+void allium_selection_show_all(AlliumSelection *self);
+gboolean allium_selection_is_hidden(AlliumSelection *self, gint64 brush);
+guint allium_selection_get_hidden_count(AlliumSelection *self);
+/* The hidden rows, ascending, g_malloc'd (g_free), *COUNT of them; NULL when none. */
+gint64 *allium_selection_dup_hidden(AlliumSelection *self, guint *count);
 
 /* The tool guides: COUNT / 2 segments (point pairs, map units), copied; NULL or 0 clears
  * them. The guides of an edit just made stay until the document publishes a snapshot of

@@ -18,6 +18,7 @@ struct _AlliumPreferencesWindow {
     GtkAdjustment *sensitivity_adjustment;
     GtkSwitch *invert_y_switch;
     GtkAdjustment *fly_speed_adjustment;
+    GtkAdjustment *rotation_snap_adjustment;
     GtkColorButton *background_button;
 };
 
@@ -77,6 +78,8 @@ static void allium_preferences_window_class_init(AlliumPreferencesWindowClass *k
                                          sensitivity_adjustment);
     gtk_widget_class_bind_template_child(widget_class, AlliumPreferencesWindow, invert_y_switch);
     gtk_widget_class_bind_template_child(widget_class, AlliumPreferencesWindow, fly_speed_adjustment);
+    gtk_widget_class_bind_template_child(widget_class, AlliumPreferencesWindow,
+                                         rotation_snap_adjustment);
     gtk_widget_class_bind_template_child(widget_class, AlliumPreferencesWindow, background_button);
     gtk_widget_class_bind_template_callback(widget_class, grid_sizes_changed_cb);
     gtk_widget_class_add_binding_action(widget_class, GDK_KEY_Escape, 0, "window.close", NULL);
@@ -91,6 +94,7 @@ static void allium_preferences_window_init(AlliumPreferencesWindow *self)
     g_object_bind_property(prefs, "mouse-sensitivity", self->sensitivity_adjustment, "value", both);
     g_object_bind_property(prefs, "invert-y", self->invert_y_switch, "active", both);
     g_object_bind_property(prefs, "fly-speed", self->fly_speed_adjustment, "value", both);
+    g_object_bind_property(prefs, "rotation-snap", self->rotation_snap_adjustment, "value", both);
     g_object_bind_property_full(prefs, "background", self->background_button, "rgba", both,
                                 text_to_rgba, rgba_to_text, NULL, NULL);
 }

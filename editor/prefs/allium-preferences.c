@@ -26,6 +26,7 @@ struct _AlliumPreferences {
     gboolean invert_y;
     char *background;
     double fly_speed;
+    double rotation_snap;
     char *last_document;
     gboolean texture_lock;
 
@@ -43,6 +44,7 @@ enum {
     PROP_INVERT_Y,
     PROP_BACKGROUND,
     PROP_FLY_SPEED,
+    PROP_ROTATION_SNAP,
     PROP_LAST_DOCUMENT,
     PROP_TEXTURE_LOCK,
     N_PROPS
@@ -167,6 +169,9 @@ static void allium_preferences_get_property(GObject *object, guint prop_id, GVal
     case PROP_FLY_SPEED:
         g_value_set_double(value, self->fly_speed);
         break;
+    case PROP_ROTATION_SNAP:
+        g_value_set_double(value, self->rotation_snap);
+        break;
     case PROP_LAST_DOCUMENT:
         g_value_set_string(value, self->last_document);
         break;
@@ -208,6 +213,9 @@ static void allium_preferences_set_property(GObject *object, guint prop_id, cons
     case PROP_FLY_SPEED:
         self->fly_speed = g_value_get_double(value);
         break;
+    case PROP_ROTATION_SNAP:
+        self->rotation_snap = g_value_get_double(value);
+        break;
     case PROP_LAST_DOCUMENT:
         set_string(&self->last_document, g_value_get_string(value));
         break;
@@ -236,6 +244,8 @@ static void allium_preferences_class_init(AlliumPreferencesClass *klass)
     properties[PROP_INVERT_Y] = g_param_spec_boolean("invert-y", NULL, NULL, FALSE, flags);
     properties[PROP_BACKGROUND] = g_param_spec_string("background", NULL, NULL, "#1c1d21", flags);
     properties[PROP_FLY_SPEED] = g_param_spec_double("fly-speed", NULL, NULL, 16, 8192, 320, flags);
+    properties[PROP_ROTATION_SNAP] =
+        g_param_spec_double("rotation-snap", NULL, NULL, 0.5, 90, 15, flags);
     properties[PROP_LAST_DOCUMENT] = g_param_spec_string("last-document", NULL, NULL, NULL, flags);
     properties[PROP_TEXTURE_LOCK] = g_param_spec_boolean("texture-lock", NULL, NULL, TRUE, flags);
     g_object_class_install_properties(object_class, N_PROPS, properties);
@@ -249,6 +259,7 @@ static void allium_preferences_init(AlliumPreferences *self)
     self->background = g_strdup("#1c1d21");
     self->fly_speed = 320;
     self->texture_lock = TRUE;
+    self->rotation_snap = 15;
     self->path = g_build_filename(g_get_user_config_dir(), "allium", "settings.ini", NULL);
 }
 
@@ -292,6 +303,12 @@ gboolean allium_preferences_save(AlliumPreferences *self, GError **error)
         return FALSE;
     }
     return g_key_file_save_to_file(file, self->path, error);
+}
+
+double allium_preferences_get_rotation_snap(AlliumPreferences *self)
+{
+    g_return_val_if_fail(ALLIUM_IS_PREFERENCES(self), 15);
+    return self->rotation_snap;
 }
 
 double allium_preferences_get_grid_size(AlliumPreferences *self)

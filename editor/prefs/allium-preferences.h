@@ -6,9 +6,10 @@
  *
  * Properties: "grid-sizes" (the sizes [ and ] step through, as text: "1 2 4 ... 512"),
  * "grid-size" (the current one), "mouse-sensitivity", "invert-y", "background" (a colour
- * as "#rrggbb"), "fly-speed" (3D, map units per second), "last-document" (reopened when
- * the editor starts without a file), "texture-lock" (moves and turns carry the faces'
- * textures along; on by default).
+ * as "#rrggbb"), "fly-speed" (3D, map units per second), "rotation-snap" (degrees a
+ * rotate drag turns by, 15 by default), "last-document" (reopened when the editor starts
+ * without a file), "texture-lock" (moves and turns carry the faces' textures along; on by
+ * default).
  */
 #pragma once
 
@@ -38,6 +39,7 @@ void allium_preferences_step_grid(AlliumPreferences *self, int direction);
 double allium_preferences_get_mouse_sensitivity(AlliumPreferences *self);
 gboolean allium_preferences_get_invert_y(AlliumPreferences *self);
 gboolean allium_preferences_get_texture_lock(AlliumPreferences *self);
+double allium_preferences_get_rotation_snap(AlliumPreferences *self);
 double allium_preferences_get_fly_speed(AlliumPreferences *self);
 void allium_preferences_set_fly_speed(AlliumPreferences *self, double speed);
 void allium_preferences_get_background(AlliumPreferences *self, GdkRGBA *colour);

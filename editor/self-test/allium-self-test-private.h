@@ -49,6 +49,7 @@ struct _SelfTest {
     double box_mins[3], box_maxs[3]; /* where it should be now */
     int edits;              /* undoable steps they made */
     int lights_before, entities_before, brushes_mark, hulls_before;
+    int shape_brushes;      /* the brushes before a shape was added */
     int phase;              /* a step of several edits: which one is under way */
     double mark_lo[3], mark_hi[3]; /* bounds a step expects */
     char *material;         /* the material a step gave the box */
@@ -123,6 +124,14 @@ gboolean step_resize_3d_handle(SelfTest *t);
 gboolean step_hulls_dialog(SelfTest *t);
 gboolean step_clip(SelfTest *t);
 gboolean step_clip_3d(SelfTest *t);
+/* allium-self-test-shapes.c */
+gboolean step_rotate_dialog(SelfTest *t);
+gboolean step_scale_dialog(SelfTest *t);
+gboolean step_rotate_drag(SelfTest *t);
+gboolean step_add_shapes(SelfTest *t);
+/* allium-self-test-pick.c */
+gboolean step_cycle_pick(SelfTest *t);
+gboolean step_hide_isolate(SelfTest *t);
 /* allium-self-test-build.c */
 gboolean step_build_from_empty(SelfTest *t);
 gboolean step_subtract_merge(SelfTest *t);

@@ -13,6 +13,8 @@
 #include "allium-format.h"
 #include "allium-preferences.h"
 
+#include "al-plane.h"
+
 #include <glib/gi18n.h>
 #include <math.h>
 #include <string.h>
@@ -272,6 +274,101 @@ static void click_released_cb(GtkGestureClick *gesture, int n_press, double x, d
     if (!self->primary_dragged) allium_view_click(self, x, y, current_state(GTK_GESTURE(gesture)));
 }
 
+/* Where the ray through widget point (X, Y) enters and leaves input brush B (the
+ * intersection of the ray's line with the brush's half-spaces); FALSE if it misses. */
+static gboolean line_through_brush(const al_input *in, int b, const double origin[3],
+                                   const double dir[3], double *enter, double *leave)
+{
+    double t0 = -INFINITY, t1 = INFINITY;
+    const al_brush_desc *brush = &in->brushes[b];
+    for (int f = 0; f < brush->face_count; f++) {
+        const al_face_desc *face = &in->faces[brush->first_face + f];
+        double n[3], dist;
+        if (!al_plane_from_points(face->points[0], face->points[1], face->points[2], n, &dist))
+            continue;
+        double nd = n[0] * dir[0] + n[1] * dir[1] + n[2] * dir[2];
+        double no = n[0] * origin[0] + n[1] * origin[1] + n[2] * origin[2];
+        if (fabs(nd) < 1e-12) {
+            if (no > dist) return FALSE; /* parallel, outside */
+            continue;
+        }
+        double t = (dist - no) / nd;
+        if (nd > 0)
+            t1 = MIN(t1, t);
+        else
+            t0 = MAX(t0, t);
+    }
+    *enter = t0;
+    *leave = t1;
+    return t0 < t1;
+}
+
+typedef struct {
+    int brush;
+    double enter;
+} DepthHit;
+
+static int compare_hits(gconstpointer a, gconstpointer b)
+{
+    const DepthHit *x = a, *y = b;
+    if (x->enter != y->enter) return x->enter < y->enter ? -1 : 1;
+    return (x->brush > y->brush) - (x->brush < y->brush);
+}
+
+/* 2D: the brushes the pointer at widget point (X, Y) is over, along the view's depth,
+ * nearest the camera first, hidden ones left out: input indices into HITS. */
+static void brushes_under(AlliumView *self, const AlliumSnapshot *snap, double x, double y,
+                          GArray *hits)
+{
+    double scale = allium_view_scale(self), origin[3], dir[3];
+    al_camera_ray(&self->camera, x * scale, y * scale, origin, dir);
+    int r, u, d;
+    al_view_axes(self->kind, &r, &u, &d);
+    int hidden_count;
+    const guint8 *hidden = allium_view_hidden_mask(self, snap, &hidden_count);
+    g_autoptr(GArray) found = g_array_new(FALSE, FALSE, sizeof(DepthHit));
+    const al_input *in = &snap->input.input;
+    for (int b = 0; b < in->brush_count; b++) {
+        double lo[3], hi[3], enter, leave;
+        if (hidden && b < hidden_count && hidden[b]) continue;
+        if (!al_scene_brush_bounds(snap->scene, b, lo, hi)) continue; /* not a valid brush */
+        if (origin[r] < lo[r] || origin[r] > hi[r] || origin[u] < lo[u] || origin[u] > hi[u])
+            continue;
+        if (!line_through_brush(in, b, origin, dir, &enter, &leave)) continue;
+        DepthHit hit = {b, enter};
+        g_array_append_val(found, hit);
+    }
+    g_array_sort(found, compare_hits);
+    for (guint i = 0; i < found->len; i++)
+        g_array_append_val(hits, g_array_index(found, DepthHit, i).brush);
+}
+
+/* A plain click in a 2D view where the last one was, with one brush selected that is
+ * under the pointer, selects the next brush under it, deeper along the view (after the
+ * deepest: the nearest again), so that brushes behind others can be picked without a
+ * rectangle. FALSE when that is not the case (the click then picks as usual). */
+static gboolean cycle_pick(AlliumView *self, const AlliumSnapshot *snap, double x, double y)
+{
+    if (!self->has_last_click || fabs(x - self->last_click_x) > CYCLE_REACH ||
+        fabs(y - self->last_click_y) > CYCLE_REACH || !snap->input.brush_ids)
+        return FALSE;
+    guint nb, ne;
+    const gint64 *rows = allium_selection_get_brushes(self->selection, &nb);
+    allium_selection_get_entities(self->selection, &ne);
+    if (nb != 1 || ne != 0) return FALSE;
+    int current = allium_snapshot_brush_index(snap, rows[0]);
+    g_autoptr(GArray) hits = g_array_new(FALSE, FALSE, sizeof(int));
+    brushes_under(self, snap, x, y, hits);
+    for (guint i = 0; current >= 0 && hits->len > 1 && i < hits->len; i++)
+        if (g_array_index(hits, int, i) == current) {
+            int next = g_array_index(hits, int, (i + 1) % hits->len);
+            allium_selection_select_brush(self->selection, snap->input.brush_ids[next],
+                                          ALLIUM_SELECT_REPLACE);
+            return TRUE;
+        }
+    return FALSE;
+}
+
 void allium_view_click(AlliumView *self, double x, double y, GdkModifierType state)
 {
     /* A click of the entity tool places an entity rather than selecting (its drag does). */
@@ -304,6 +401,13 @@ void allium_view_click(AlliumView *self, double x, double y, GdkModifierType sta
         allium_collision_watch_agent(self->collision, agent);
         if (agent >= 0) return;
     }
+    /* Clicking again where the last click was goes deeper (2D views). */
+    gboolean again = self->kind != AL_VIEW_3D && mode == ALLIUM_SELECT_REPLACE &&
+                     !(state & (GDK_SHIFT_MASK | GDK_CONTROL_MASK)) && cycle_pick(self, snap, x, y);
+    self->has_last_click = TRUE;
+    self->last_click_x = x;
+    self->last_click_y = y;
+    if (again) return;
     if (!picked) {
         if (mode == ALLIUM_SELECT_REPLACE) allium_selection_clear(self->selection);
         return;
@@ -406,6 +510,7 @@ static void primary_begin_cb(GtkGestureDrag *gesture, double x, double y, Allium
 static void primary_update_cb(GtkGestureDrag *gesture, double ox, double oy, AlliumView *self)
 {
     if (fabs(ox) >= CLICK_SLOP || fabs(oy) >= CLICK_SLOP) self->primary_dragged = TRUE;
+    self->drag_state = current_state(GTK_GESTURE(gesture));
     if (!self->orbiting) {
         double x0, y0;
         if (allium_view_tool_active(self) && gtk_gesture_drag_get_start_point(gesture, &x0, &y0))
@@ -602,7 +707,9 @@ gboolean allium_view_pick_at(AlliumView *self, double x, double y, al_pick *pick
     unsigned flags = 0;
     if (!(self->overlays & AL_OVERLAY_TOOLS)) flags |= AL_PICK_SKIP_TOOLS;
     if (!(self->overlays & AL_OVERLAY_ENTITIES)) flags |= AL_PICK_SKIP_ENTITIES;
-    return al_scene_pick(snap->scene, origin, dir, flags, pick);
+    int hidden_count;
+    const guint8 *hidden = allium_view_hidden_mask(self, snap, &hidden_count);
+    return al_scene_pick_visible(snap->scene, origin, dir, flags, hidden, hidden_count, pick);
 }
 
 /* --- public API ---------------------------------------------------------------------- */

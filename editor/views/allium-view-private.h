@@ -19,16 +19,20 @@ enum {
 
 /* A left press that moves less than this (pixels, either axis) is a click. */
 #define CLICK_SLOP 3.0
+/* A click this near the last one (pixels, either axis) in a 2D view picks the next brush
+ * behind the selected one. */
+#define CYCLE_REACH 4.0
 
 /* What a left drag is doing (allium-view-tools.c). */
 enum {
     EDIT_NONE,
-    EDIT_MOVE, /* moving the selection */
-    EDIT_BOX,  /* drawing a new brush */
-    EDIT_BAND, /* a selection rectangle (2D) */
-    EDIT_ENTITY, /* placing a point entity */
+    EDIT_MOVE,    /* moving the selection */
+    EDIT_BOX,     /* drawing a new brush */
+    EDIT_BAND,    /* a selection rectangle (2D) */
+    EDIT_ENTITY,  /* placing a point entity */
     EDIT_TESTBOX, /* dragging a collision test box */
-    EDIT_RESIZE, /* pulling sides of the selection's bounds (a handle, or a face in 3D) */
+    EDIT_RESIZE,  /* pulling sides of the selection's bounds (a handle, or a face in 3D) */
+    EDIT_ROTATE,  /* turning the selection about its centre (Ctrl + drag in a 2D view) */
 };
 
 typedef void (*AlliumViewPixelsFunc)(AlliumView *view, GdkTexture *pixels, gpointer user_data);
@@ -55,6 +59,7 @@ struct _AlliumView {
     GArray *selected_brushes;  /* int32 input indices for the renderer */
     GArray *selected_entities;
     GArray *selected_faces; /* int32[2] (input brush, face) pairs */
+    GArray *hidden_brushes; /* guint8 per input brush, 1: hidden; empty when none is */
 
     /* borrowed references */
     gulong compiled_handler, compiling_handler, lit_handler, selection_handler;
@@ -88,6 +93,8 @@ struct _AlliumView {
     gboolean primary_dragged; /* the left button moved CLICK_SLOP pixels since it went down */
     double orbit_pivot[3];
     double pointer_x, pointer_y; /* widget pixels */
+    double last_click_x, last_click_y; /* the last left click that selected (widget pixels) */
+    gboolean has_last_click;
     gboolean pointer_inside;
     guint hover_source;
 
@@ -107,6 +114,10 @@ struct _AlliumView {
     gboolean edit_add;        /* Shift or Ctrl held: the rectangle adds to the selection */
     int resize_side[3];       /* resize: per axis -1 (its min moves), +1 (its max), 0 */
     double resize_mins[3], resize_maxs[3]; /* resize: the selection's bounds at the start */
+    double rotate_centre[3];               /* rotate: the middle of the selection's bounds */
+    double rotate_start;        /* rotate: the pointer's angle about it at the start, radians */
+    double rotate_degrees;      /* rotate: the turn so far (snapped unless Shift is held) */
+    GdkModifierType drag_state; /* the modifiers held at the drag's last update */
     double clip_points[3][3]; /* the clip tool's points, on the grid */
     int clip_count;
     int clip_keep;            /* al_doc_clip_keep */
@@ -190,6 +201,10 @@ gboolean allium_view_foreach_selected_bounds(AlliumView *self, AlliumBoundsFunc 
 gboolean allium_view_selection_bounds(AlliumView *self, gboolean whole_map_if_empty,
                                       double mins[3], double maxs[3]);
 AlliumSnapshot *allium_view_get_snapshot(AlliumView *self);
+/* The hidden brushes of the selection as a mask over SNAP's input brushes (one byte each,
+ * *COUNT of them), or NULL when none is hidden. Valid until the selection or the snapshot
+ * changes. */
+const guint8 *allium_view_hidden_mask(AlliumView *self, const AlliumSnapshot *snap, int *count);
 double allium_view_scale(AlliumView *self);
 
 G_END_DECLS

@@ -7,15 +7,17 @@
  * the brushes and entities inside it (Shift: adds them). A drag that starts on a resize
  * handle (2D: the corners and side middles of the selection's bounds; 3D: the middles of
  * its faces, or Shift on any face of it) pulls those sides by whole grid steps, scaling
- * the selection as one. Brush tool: a drag in a 2D view
- * draws a box on the grid, as deep as the selected brush (the one drawn last) or eight
- * grid steps; in the 3D view it draws the box on the surface where the drag began and
- * raises it by that depth. Entity tool: a click (or a drag, to aim) places a point entity
- * of the chosen class on the grid, off the surface under the pointer in 3D. Releasing commits one undoable edit; until the compile of it
- * arrives, the guides keep showing where things went.
+ * the selection as one. Ctrl + drag that starts within the selection in a 2D view turns
+ * it about the middle of its bounds, in the view's plane, by whole steps of the rotation
+ * snap (Shift held: any angle). Brush tool: a drag in a 2D view draws a box on the grid,
+ * as deep as the selected brush (the one drawn last) or eight grid steps; in the 3D view
+ * it draws the box on the surface where the drag began and raises it by that depth.
+ * Entity tool: a click (or a drag, to aim) places a point entity of the chosen class on
+ * the grid, off the surface under the pointer in 3D. Releasing commits one undoable edit;
+ * until the compile of it arrives, the guides keep showing where things went.
  *
  * While dragging, every view of the window shows the tool's guides (AlliumSelection), and
- * this view's header shows the move or the box's size.
+ * this view's header shows the move, the angle or the box's size.
  */
 #include "allium-config.h"
 
@@ -103,10 +105,27 @@ static int dominant_axis(const double n[3])
     return a;
 }
 
-/* The outlines of the selection moved by OFFSET: every polygon edge of the selected
- * brushes, and the boxes of the selected entities (the selection's box when that is too
- * much to draw each frame). */
-static void selection_guides(AlliumView *self, const double offset[3], GArray *points)
+/* P under the affine map M (rows of a 3x4 matrix). */
+static void apply_matrix(const double m[3][4], const double p[3], double out[3])
+{
+    for (int r = 0; r < 3; r++) out[r] = m[r][0] * p[0] + m[r][1] * p[1] + m[r][2] * p[2] + m[r][3];
+}
+
+static void add_mapped_box_edges(GArray *points, const double lo[3], const double hi[3],
+                                 const double m[3][4])
+{
+    double edges[24][3], q[3];
+    al_box_edge_points(lo, hi, edges);
+    for (int i = 0; i < 24; i++) {
+        apply_matrix(m, edges[i], q);
+        g_array_append_vals(points, q, 1);
+    }
+}
+
+/* The outlines of the selection under the affine map M (a move, a turn): every polygon
+ * edge of the selected brushes, and the boxes of the selected entities (the selection's
+ * box when that is too much to draw each frame). */
+static void selection_guides(AlliumView *self, const double m[3][4], GArray *points)
 {
     /* While a drag previews, the current snapshot shows the selection moved already: the
      * guides are made from the snapshot the drag started on. */
@@ -121,8 +140,8 @@ static void selection_guides(AlliumView *self, const double offset[3], GArray *p
             const double (*poly)[3] = al_scene_brush_face(snap->scene, b, f, &n, NULL);
             for (int k = 0; k < n; k++) {
                 double a[3], z[3];
-                const double *p = poly[k], *q = poly[(k + 1) % n];
-                for (int j = 0; j < 3; j++) a[j] = p[j] + offset[j], z[j] = q[j] + offset[j];
+                apply_matrix(m, poly[k], a);
+                apply_matrix(m, poly[(k + 1) % n], z);
                 add_segment(points, a, z);
             }
         }
@@ -132,12 +151,13 @@ static void selection_guides(AlliumView *self, const double offset[3], GArray *p
         double lo[3], hi[3];
         int e = allium_snapshot_entity_index(snap, rows[i]);
         if (e >= 0 && al_scene_entity_bounds(snap->scene, e, lo, hi))
-            add_box_edges(points, lo, hi, offset);
+            add_mapped_box_edges(points, lo, hi, m);
     }
     if (points->len >= MAX_GUIDE_POINTS) {
         double lo[3], hi[3];
         g_array_set_size(points, 0);
-        if (allium_view_selection_bounds(self, FALSE, lo, hi)) add_box_edges(points, lo, hi, offset);
+        if (allium_view_selection_bounds(self, FALSE, lo, hi))
+            add_mapped_box_edges(points, lo, hi, m);
     }
 }
 
@@ -222,6 +242,11 @@ static void box_depth(AlliumView *self, int axis, double floor_at, double sign, 
 
 /* The material of a new brush: the selected brush's first face's, or the map's first. */
 static const char *new_brush_material(AlliumView *self)
+{
+    return allium_view_get_new_material(self);
+}
+
+const char *allium_view_get_new_material(AlliumView *self)
 {
     AlliumSnapshot *snap = allium_view_get_snapshot(self);
     if (!snap) return "wall";
@@ -359,8 +384,10 @@ static void update_move(AlliumView *self, const double point[3])
     int axis = depth_axis(self);
     for (int k = 0; k < 3; k++)
         self->edit_delta[k] = k == axis ? 0 : al_snap(point[k] - self->edit_from[k], grid);
+    const double *d = self->edit_delta;
+    const double m[3][4] = {{1, 0, 0, d[0]}, {0, 1, 0, d[1]}, {0, 0, 1, d[2]}};
     g_autoptr(GArray) points = g_array_new(FALSE, FALSE, sizeof(double[3]));
-    selection_guides(self, self->edit_delta, points);
+    selection_guides(self, m, points);
     publish_guides(self, points, 0);
     char x[ALLIUM_NUMBER_SIZE], y[ALLIUM_NUMBER_SIZE], z[ALLIUM_NUMBER_SIZE];
     g_autofree char *text =
@@ -368,8 +395,6 @@ static void update_move(AlliumView *self, const double point[3])
                         allium_format_short(y, self->edit_delta[1], 2),
                         allium_format_short(z, self->edit_delta[2], 2));
     set_tool_info(self, text);
-    const double *d = self->edit_delta;
-    const double m[3][4] = {{1, 0, 0, d[0]}, {0, 1, 0, d[1]}, {0, 0, 1, d[2]}};
     preview(self, m);
 }
 
@@ -470,7 +495,8 @@ static void commit_band(AlliumView *self)
     g_autoptr(GArray) brushes = g_array_new(FALSE, FALSE, sizeof(gint64));
     for (int b = 0; b < snap->input.input.brush_count && snap->input.brush_ids; b++) {
         double lo[3], hi[3];
-        if (al_scene_brush_bounds(snap->scene, b, lo, hi) && INSIDE(lo, hi))
+        if (al_scene_brush_bounds(snap->scene, b, lo, hi) && INSIDE(lo, hi) &&
+            !allium_selection_is_hidden(self->selection, snap->input.brush_ids[b]))
             g_array_append_val(brushes, snap->input.brush_ids[b]);
     }
     AlliumSelectMode mode = self->edit_add ? ALLIUM_SELECT_TOGGLE : ALLIUM_SELECT_REPLACE;
@@ -644,6 +670,88 @@ static void commit_resize(AlliumView *self)
     publish_edit_box(self, allium_document_get_generation(self->document));
 }
 
+/* --- the rotate drag --------------------------------------------------------------------- */
+
+/* The pointer's angle about the rotation centre in the plane of the view's depth axis D,
+ * measured from axis D + 1 towards D + 2 (as al_doc_rotation_matrix turns about D). */
+static double rotate_angle_of(AlliumView *self, const double point[3])
+{
+    int d = self->edit_axis, u = (d + 1) % 3, v = (d + 2) % 3;
+    return atan2(point[v] - self->rotate_centre[v], point[u] - self->rotate_centre[u]);
+}
+
+static gboolean begin_rotate(AlliumView *self)
+{
+    double mins[3], maxs[3];
+    if (!allium_view_selection_bounds(self, FALSE, mins, maxs)) return FALSE;
+    for (int k = 0; k < 3; k++) self->rotate_centre[k] = 0.5 * (mins[k] + maxs[k]);
+    self->rotate_start = rotate_angle_of(self, self->edit_from);
+    self->rotate_degrees = 0;
+    self->edit = EDIT_ROTATE;
+    return TRUE;
+}
+
+/* The turn for the pointer at POINT: the angle it swept about the centre, in whole steps
+ * of the preferences' rotation snap unless Shift is held. The pointer on the centre keeps
+ * the last turn (no angle is defined there). */
+static void update_rotate(AlliumView *self, const double point[3])
+{
+    int d = self->edit_axis, u = (d + 1) % 3, v = (d + 2) % 3;
+    double du = point[u] - self->rotate_centre[u], dv = point[v] - self->rotate_centre[v];
+    if (hypot(du, dv) > 1e-6) {
+        double degrees = (rotate_angle_of(self, point) - self->rotate_start) * (180 / G_PI);
+        degrees = fmod(degrees + 540, 360) - 180; /* (-180, 180] */
+        if (!(self->drag_state & GDK_SHIFT_MASK)) {
+            double snap = allium_preferences_get_rotation_snap(allium_preferences_get_default());
+            degrees = snap * round(degrees / snap);
+        }
+        if (degrees <= -180) degrees += 360;
+        self->rotate_degrees = degrees == 0 ? 0 : degrees; /* not -0 */
+    }
+    double m[3][4];
+    al_doc_rotation_matrix(d, self->rotate_degrees, self->rotate_centre, m);
+    g_autoptr(GArray) points = g_array_new(FALSE, FALSE, sizeof(double[3]));
+    selection_guides(self, (const double(*)[4]) m, points);
+    publish_guides(self, points, 0);
+    char text_angle[ALLIUM_NUMBER_SIZE];
+    g_autofree char *text =
+        g_strdup_printf(_("Rotate %s°"), allium_format_short(text_angle, self->rotate_degrees, 2));
+    set_tool_info(self, text);
+    if (self->rotate_degrees == 0)
+        end_preview(self);
+    else
+        preview(self, (const double(*)[4]) m);
+}
+
+/* Turns the selection by the drag's angle: one undoable step. */
+static void commit_rotate(AlliumView *self)
+{
+    if (self->rotate_degrees == 0) {
+        clear_guides(self);
+        end_preview(self);
+        return;
+    }
+    double m[3][4];
+    al_doc_rotation_matrix(self->edit_axis, self->rotate_degrees, self->rotate_centre, m);
+    self->previewing = FALSE; /* the edit replaces the preview */
+    guint nb, ne;
+    const gint64 *brushes = allium_selection_get_brushes(self->selection, &nb);
+    const gint64 *entities = allium_selection_get_entities(self->selection, &ne);
+    GError *error = NULL;
+    if (!allium_document_transform(self->document, brushes, nb, entities, ne,
+                                   (const double(*)[4]) m, N_("Rotate selection"), &error)) {
+        clear_guides(self);
+        allium_document_preview_end(self->document);
+        report_error(self, error);
+        return;
+    }
+    guint count;
+    const double(*guides)[3] = allium_selection_get_guides(self->selection, &count);
+    g_autoptr(GArray) points = g_array_new(FALSE, FALSE, sizeof(double[3]));
+    g_array_append_vals(points, guides, count);
+    publish_guides(self, points, allium_document_get_generation(self->document));
+}
+
 /* --- the test-box tool ----------------------------------------------------------------- */
 
 /* The test box under widget point (X, Y): in 3D the nearest one the pointer's ray enters, in
@@ -750,6 +858,7 @@ static void update_test_box(AlliumView *self, double point[3])
 gboolean allium_view_tool_begin(AlliumView *self, double x, double y, GdkModifierType state)
 {
     self->edit = EDIT_NONE;
+    self->drag_state = state;
     AlliumSnapshot *snap = allium_view_get_snapshot(self);
     if (!snap || !self->document || !self->selection) return FALSE;
     /* The clip tool places points by clicks; its drags do nothing. */
@@ -818,16 +927,20 @@ gboolean allium_view_tool_begin(AlliumView *self, double x, double y, GdkModifie
             return FALSE;
         int side[3];
         if (self->tool == ALLIUM_TOOL_BRUSH) self->edit = EDIT_BOX;
-        else if (handle_at(self, x, y, side) >= 0 && begin_resize(self, side)) {
+        else if ((state & GDK_CONTROL_MASK) && in_selection_2d(self, self->edit_from) &&
+                 begin_rotate(self)) {
+            /* Ctrl + drag on the selection turns it about its centre */
+        } else if (handle_at(self, x, y, side) >= 0 && begin_resize(self, side)) {
             /* the handle pulls its sides */
-        } else if (in_selection_2d(self, self->edit_from)) self->edit = EDIT_MOVE;
+        } else if (in_selection_2d(self, self->edit_from))
+            self->edit = EDIT_MOVE;
         else self->edit = EDIT_BAND;
         /* The floor of a box drawn with nothing selected: a grid step under the 3D
          * camera, when this view marks it (so the box is near what the designer looks
          * at). */
         self->edit_plane = self->has_eye ? al_snap(self->eye[d], grid_size()) - grid_size() : 0;
     }
-    if ((self->edit == EDIT_MOVE || self->edit == EDIT_RESIZE) &&
+    if ((self->edit == EDIT_MOVE || self->edit == EDIT_RESIZE || self->edit == EDIT_ROTATE) &&
         allium_document_get_read_only(self->document)) {
         self->edit = EDIT_NONE;
         return FALSE;
@@ -866,6 +979,9 @@ void allium_view_tool_update(AlliumView *self, double x, double y)
     case EDIT_RESIZE:
         update_resize(self, point);
         break;
+    case EDIT_ROTATE:
+        update_rotate(self, point);
+        break;
     default:
         break;
     }
@@ -894,6 +1010,9 @@ void allium_view_tool_end(AlliumView *self, double x, double y)
         break;
     case EDIT_RESIZE:
         commit_resize(self);
+        break;
+    case EDIT_ROTATE:
+        commit_rotate(self);
         break;
     case EDIT_TESTBOX: /* the readout stays, kept current, until the box goes */
         show_test_box(self);
@@ -966,10 +1085,36 @@ gboolean allium_view_nudge_vector(AlliumView *self, const char *direction, doubl
     return TRUE;
 }
 
+void allium_view_get_placement(AlliumView *self, double mins[3], double maxs[3])
+{
+    g_return_if_fail(ALLIUM_IS_VIEW(self));
+    double grid = grid_size(), centre[3];
+    if (self->kind == AL_VIEW_3D) {
+        /* Ahead of the camera, as far as a new box is deep, times four. */
+        double f[3], r[3], u[3];
+        al_camera_basis(&self->camera, f, r, u);
+        for (int k = 0; k < 3; k++)
+            centre[k] = self->camera.position[k] + 4 * DEFAULT_DEPTH_STEPS * grid * f[k];
+    } else {
+        /* The middle of the view, at the marked 3D camera's depth (else 0). */
+        int r, u, d;
+        al_view_axes(self->kind, &r, &u, &d);
+        memcpy(centre, self->camera.position, sizeof centre);
+        centre[d] = self->has_eye ? self->eye[d] : 0;
+    }
+    double half = 0.5 * DEFAULT_DEPTH_STEPS * grid;
+    for (int k = 0; k < 3; k++) {
+        double c = al_snap(centre[k], grid);
+        mins[k] = c - half;
+        maxs[k] = c + half;
+    }
+}
+
 void allium_view_tool_append_handles(AlliumView *self, GArray *points, GArray *colours)
 {
     double lo[3], hi[3];
-    if (self->edit == EDIT_RESIZE || self->edit == EDIT_MOVE || !handle_bounds(self, lo, hi))
+    if (self->edit == EDIT_RESIZE || self->edit == EDIT_MOVE || self->edit == EDIT_ROTATE ||
+        !handle_bounds(self, lo, hi))
         return;
     static const guint8 white[4] = {235, 235, 235, 255};
     /* A square of HANDLE_RADIUS pixels around each handle's point, facing the camera. */

@@ -122,7 +122,16 @@ static void update_selected_indices(AlliumView *self, const AlliumSnapshot *snap
     g_array_set_size(self->selected_brushes, 0);
     g_array_set_size(self->selected_entities, 0);
     g_array_set_size(self->selected_faces, 0);
+    g_array_set_size(self->hidden_brushes, 0);
     if (!snap || !self->selection) return;
+
+    const al_input *in = &snap->input.input;
+    if (allium_selection_get_hidden_count(self->selection) > 0 && snap->input.brush_ids) {
+        g_array_set_size(self->hidden_brushes, (guint) in->brush_count);
+        for (int b = 0; b < in->brush_count; b++)
+            g_array_index(self->hidden_brushes, guint8, b) =
+                allium_selection_is_hidden(self->selection, snap->input.brush_ids[b]);
+    }
 
     guint count;
     const gint64 *rows = allium_selection_get_brushes(self->selection, &count);
@@ -360,6 +369,9 @@ static gboolean gl_render_cb(GtkGLArea *area, GdkGLContext *context, AlliumView 
                              ? (const int32_t(*)[2])(gpointer) self->selected_faces->data
                              : NULL;
     opt.selected_face_count = (int) self->selected_faces->len;
+    opt.hidden_brushes =
+        self->hidden_brushes->len ? (const uint8_t *) self->hidden_brushes->data : NULL;
+    opt.hidden_brush_count = (int) self->hidden_brushes->len;
     if (self->kind == AL_VIEW_3D) {
         memcpy(opt.pvs_point, self->camera.position, sizeof opt.pvs_point);
         opt.has_pvs_point = true;
@@ -499,6 +511,7 @@ static void allium_view_finalize(GObject *object)
     g_clear_pointer(&self->drag_snapshot, allium_snapshot_unref);
     g_clear_pointer(&self->uploaded, allium_lightmap_unref);
     g_array_unref(self->selected_brushes);
+    g_array_unref(self->hidden_brushes);
     g_array_unref(self->selected_entities);
     g_array_unref(self->selected_faces);
     g_free(self->gl_error);
@@ -607,6 +620,7 @@ static void allium_view_init(AlliumView *self)
     self->overlays = AL_OVERLAY_DEFAULT;
     self->lighting = TRUE;
     self->selected_brushes = g_array_new(FALSE, FALSE, sizeof(int32_t));
+    self->hidden_brushes = g_array_new(FALSE, FALSE, sizeof(guint8));
     self->selected_faces = g_array_new(FALSE, FALSE, sizeof(int32_t[2]));
     self->selected_entities = g_array_new(FALSE, FALSE, sizeof(int32_t));
 
@@ -660,6 +674,13 @@ AlliumSnapshot *allium_view_get_snapshot(AlliumView *self)
 double allium_view_scale(AlliumView *self)
 {
     return (double) gtk_widget_get_scale_factor(GTK_WIDGET(self));
+}
+
+const guint8 *allium_view_hidden_mask(AlliumView *self, const AlliumSnapshot *snap, int *count)
+{
+    update_selected_indices(self, snap);
+    *count = (int) self->hidden_brushes->len;
+    return self->hidden_brushes->len ? (const guint8 *) self->hidden_brushes->data : NULL;
 }
 
 gboolean allium_view_foreach_selected_bounds(AlliumView *self, AlliumBoundsFunc func,

@@ -10,8 +10,10 @@
  * sets the fly speed, middle drag pans, Alt + left drag orbits around the selection (or
  * the point under the pointer). 2D: right or middle drag pans, the wheel zooms at the
  * pointer. Left click selects the brush or entity under the pointer, Shift + click adds or
- * removes it, a click on nothing clears the selection. Left drag: the tools of
- * allium-view-tools.c (move the selection, select in a rectangle, draw a brush).
+ * removes it, a click on nothing clears the selection; in 2D a click where the last one
+ * was selects the next brush behind the selected one. Brushes the selection hides are
+ * neither drawn nor picked. Left drag: the tools of allium-view-tools.c (move or turn the
+ * selection, select in a rectangle, draw a brush).
  *
  * Signals:
  *   "pointer-info" (const char *text)  what is under the pointer, for the status bar
@@ -74,6 +76,15 @@ void allium_view_set_entity_class(AlliumView *self, const char *classname);
 /* The bounds of the selection in this view's snapshot; FALSE when nothing selected is in
  * it. */
 gboolean allium_view_get_selection_bounds(AlliumView *self, double mins[3], double maxs[3]);
+
+/* The material a new brush or shape takes: the selected brush's first face's (the one
+ * selected last), or the map's first material. Borrowed from the current snapshot. */
+const char *allium_view_get_new_material(AlliumView *self);
+
+/* Where a new shape goes when nothing is selected: a box eight grid steps on a side, on
+ * the grid, at the middle of a 2D view (at the 3D camera's depth) or ahead of the 3D
+ * camera. */
+void allium_view_get_placement(AlliumView *self, double mins[3], double maxs[3]);
 
 /* The move one nudge in DIRECTION ("left", "right", "up", "down" on the screen, "raise",
  * "lower": up and down the view's depth axis in 2D, Z in 3D) makes in this view: one

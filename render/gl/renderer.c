@@ -567,6 +567,12 @@ static void draw_eye(al_renderer *r, const al_camera *cam, const al_draw_options
     draw_all(&r->marker, GL_LINES);
 }
 
+/* Whether the designer hid input brush B (al_draw_options.hidden_brushes). */
+static bool brush_hidden(const al_draw_options *opt, int b)
+{
+    return opt->hidden_brushes && b < opt->hidden_brush_count && opt->hidden_brushes[b];
+}
+
 static void draw_2d(al_renderer *r, const al_camera *cam, const al_draw_options *opt,
                     const float planes[6][4], al_draw_stats *st)
 {
@@ -579,7 +585,7 @@ static void draw_2d(al_renderer *r, const al_camera *cam, const al_draw_options 
     edges->n = 0;
     for (int b = 0; b < s->brush_count; b++) {
         const al_mesh *m = s->brushes[b];
-        if (!m || r->brush_line[b] < 0) continue;
+        if (!m || r->brush_line[b] < 0 || brush_hidden(opt, b)) continue;
         if ((m->flags & AL_FACE_TOOL) && !(opt->overlays & AL_OVERLAY_TOOLS)) continue;
         if (box_outside_d(planes, m->mins, m->maxs)) {
             st->faces_culled_frustum += m->face_count;
@@ -639,7 +645,7 @@ static void draw_3d(al_renderer *r, const al_camera *cam, const al_draw_options 
     r->opaque.n = r->opaque_edges.n = r->tools.n = r->pvs.n = r->cluster.n = 0;
     for (int b = 0; b < s->brush_count; b++) {
         const al_mesh *m = s->brushes[b];
-        if (!m || r->brush_tri[b] < 0) continue;
+        if (!m || r->brush_tri[b] < 0 || brush_hidden(opt, b)) continue;
         if ((m->flags & AL_FACE_TOOL) && !(opt->overlays & AL_OVERLAY_TOOLS)) continue;
         int32_t tri = r->brush_tri[b], line = r->brush_line[b];
         int32_t f0 = s->brush_first_face[b];

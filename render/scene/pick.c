@@ -244,11 +244,19 @@ static void pick_init(al_pick *out)
 
 /* Tests brush B; keeps it in OUT if it is hit before *BEST (or at *BEST with a lower
  * index). */
+/* Whether input brush B is hidden by the mask HIDDEN (one byte per brush, COUNT of them). */
+static bool is_hidden(const uint8_t *hidden, int count, int32_t b)
+{
+    return hidden && b < count && hidden[b];
+}
+
 static void pick_brush(const al_scene *s, int32_t b, const double origin[3], const double dir[3],
-                       unsigned flags, double *best, al_pick *out)
+                       unsigned flags, const uint8_t *hidden, int hidden_count, double *best,
+                       al_pick *out)
 {
     const al_mesh *m = s->brushes[b];
     if (!m || ((flags & AL_PICK_SKIP_TOOLS) && (m->flags & AL_FACE_TOOL))) return;
+    if (is_hidden(hidden, hidden_count, b)) return;
     double t;
     int axis, side;
     const al_mesh_face *face;
@@ -292,6 +300,12 @@ static bool pick_finish(const al_scene *s, const double origin[3], const double 
 bool al_scene_pick(const al_scene *s, const double origin[3], const double dir[3],
                    unsigned flags, al_pick *out)
 {
+    return al_scene_pick_visible(s, origin, dir, flags, NULL, 0, out);
+}
+
+bool al_scene_pick_visible(const al_scene *s, const double origin[3], const double dir[3],
+                           unsigned flags, const uint8_t *hidden, int hidden_count, al_pick *out)
+{
     pick_init(out);
     double best = INFINITY;
     int32_t stack[2 * AL_BVH_DEPTH + 2];
@@ -305,7 +319,7 @@ bool al_scene_pick(const al_scene *s, const double origin[3], const double dir[3
         if (!ray_box(origin, dir, n->mins, n->maxs, best, &t, &axis, &side)) continue;
         if (n->count > 0) {
             for (int32_t i = n->first; i < n->first + n->count; i++)
-                pick_brush(s, tree->items[i], origin, dir, flags, &best, out);
+                pick_brush(s, tree->items[i], origin, dir, flags, hidden, hidden_count, &best, out);
             continue;
         }
         /* Both children: the nearer one on top, so it is walked first. */
@@ -327,10 +341,11 @@ bool al_scene_pick(const al_scene *s, const double origin[3], const double dir[3
 }
 
 bool al_scene_pick_scan(const al_scene *s, const double origin[3], const double dir[3],
-                        unsigned flags, al_pick *out)
+                        unsigned flags, const uint8_t *hidden, int hidden_count, al_pick *out)
 {
     pick_init(out);
     double best = INFINITY;
-    for (int32_t b = 0; b < s->brush_count; b++) pick_brush(s, b, origin, dir, flags, &best, out);
+    for (int32_t b = 0; b < s->brush_count; b++)
+        pick_brush(s, b, origin, dir, flags, hidden, hidden_count, &best, out);
     return pick_finish(s, origin, dir, flags, best, out);
 }

@@ -117,9 +117,10 @@ int al_scene_face_index(const al_scene *scene, int brush, int face, const al_mes
 bool al_scene_bvh_build(al_scene *scene, const al_scene *previous);
 void al_scene_bvh_release(al_scene_bvh *bvh);
 
-/* al_scene_pick without the tree: every brush in input order (the tests' reference). */
+/* al_scene_pick_visible without the tree: every brush in input order (the tests'
+ * reference). */
 bool al_scene_pick_scan(const al_scene *scene, const double origin[3], const double dir[3],
-                        unsigned flags, al_pick *out);
+                        unsigned flags, const uint8_t *hidden, int hidden_count, al_pick *out);
 
 /* The portals of WORLD as translucent triangles and outlines (malloc'd; the renderer makes
  * them when the overlay is on). False if memory ran out. */

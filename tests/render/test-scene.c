@@ -89,34 +89,50 @@ static bool same_pick(const al_pick *a, const al_pick *b)
            memcmp(a->normal, b->normal, sizeof a->normal) == 0;
 }
 
-/* The tree against the scan, on the same rays, for every combination of flags; notes
+/* The tree against the scan, on the same rays, for every combination of flags, with no
+ * brush hidden and with a third of them hidden (a hidden brush is never picked); notes
  * the time per pick of each. */
 static void check_tree_equals_scan(loaded *l, const double (*rays)[6], int count)
 {
     static const unsigned flag_sets[] = {0, AL_PICK_SKIP_TOOLS, AL_PICK_SKIP_ENTITIES,
                                          AL_PICK_SKIP_TOOLS | AL_PICK_SKIP_ENTITIES};
-    int differ = 0;
+    int n = l->scene->brush_count;
+    uint8_t *mask = calloc((size_t) n + 1, 1);
+    REQUIRE(mask);
+    for (int b = 0; b < n; b++) mask[b] = (uint8_t) ((b * 2654435761u >> 7) % 3 == 0);
+    int differ = 0, hidden_picked = 0, picks = 0;
     double tree_s = 0, scan_s = 0;
-    for (size_t f = 0; f < sizeof flag_sets / sizeof flag_sets[0]; f++) {
-        for (int i = 0; i < count; i++) {
-            al_pick a, b;
-            double t0 = seconds();
-            bool ha = al_scene_pick(l->scene, rays[i], rays[i] + 3, flag_sets[f], &a);
-            double t1 = seconds();
-            bool hb = al_scene_pick_scan(l->scene, rays[i], rays[i] + 3, flag_sets[f], &b);
-            tree_s += t1 - t0;
-            scan_s += seconds() - t1;
-            if (ha != hb || !same_pick(&a, &b)) {
-                if (differ++ < 5)
-                    check_note("ray %d flags %u: tree brush %d face %d t=%.17g, scan brush %d face %d t=%.17g",
-                               i, flag_sets[f], a.brush, a.face, a.t, b.brush, b.face, b.t);
+    for (int masked = 0; masked < 2; masked++) {
+        const uint8_t *hidden = masked ? mask : NULL;
+        for (size_t f = 0; f < sizeof flag_sets / sizeof flag_sets[0]; f++) {
+            for (int i = 0; i < count; i++, picks++) {
+                al_pick a, b;
+                double t0 = seconds();
+                bool ha = masked ? al_scene_pick_visible(l->scene, rays[i], rays[i] + 3,
+                                                         flag_sets[f], hidden, n, &a)
+                                 : al_scene_pick(l->scene, rays[i], rays[i] + 3, flag_sets[f], &a);
+                double t1 = seconds();
+                bool hb =
+                    al_scene_pick_scan(l->scene, rays[i], rays[i] + 3, flag_sets[f], hidden, n, &b);
+                tree_s += t1 - t0;
+                scan_s += seconds() - t1;
+                if (ha != hb || !same_pick(&a, &b)) {
+                    if (differ++ < 5)
+                        check_note("ray %d flags %u%s: tree brush %d face %d t=%.17g, scan brush "
+                                   "%d face %d t=%.17g",
+                                   i, flag_sets[f], masked ? " (a third hidden)" : "", a.brush,
+                                   a.face, a.t, b.brush, b.face, b.t);
+                }
+                if (masked && ha && a.kind == AL_PICK_FACE && mask[a.brush]) hidden_picked++;
             }
         }
     }
-    CHECK_MSG(differ == 0, "%d of %d picks differ between the tree and the scan", differ, 4 * count);
+    free(mask);
+    CHECK_MSG(differ == 0, "%d of %d picks differ between the tree and the scan", differ, picks);
+    CHECK_MSG(hidden_picked == 0, "%d picks found a hidden brush", hidden_picked);
     check_note("%d brushes, %d tree nodes: %.0f ns per pick with the tree, %.0f ns scanning",
-               l->scene->brush_count, l->scene->bvh->count, 1e9 * tree_s / (4 * count),
-               1e9 * scan_s / (4 * count));
+               l->scene->brush_count, l->scene->bvh->count, 1e9 * tree_s / picks,
+               1e9 * scan_s / picks);
 }
 
 static void check_picks(loaded *l, int rays, unsigned seed)
@@ -395,7 +411,8 @@ CHECK_TEST(incremental, "/scene/a-scene-built-from-the-one-before-equals-one-bui
             }
             for (int k = 0; k < 3; k++) dir[k] /= sqrt(len);
             al_pick a, b;
-            bool ha = al_scene_pick(inc, o, dir, 0, &a), hb = al_scene_pick_scan(inc, o, dir, 0, &b);
+            bool ha = al_scene_pick(inc, o, dir, 0, &a),
+                 hb = al_scene_pick_scan(inc, o, dir, 0, NULL, 0, &b);
             picks_off += ha != hb || (ha && (a.brush != b.brush || a.face != b.face || a.t != b.t));
         }
         al_scene_destroy(whole);

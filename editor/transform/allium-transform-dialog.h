@@ -1,0 +1,34 @@
+/* The "Rotate" and "Scale" dialogs: a turn by a typed angle about an axis, or a scale by
+ * three typed factors, of the selection about the middle of its bounds. Apply hands the
+ * values to the window, which makes them one undoable step (allium_document_transform);
+ * a refusal (a factor of 0, a selection pushed beyond the map's limits) keeps the dialog
+ * open with the reason. Main thread. */
+#pragma once
+
+#include <gtk/gtk.h>
+
+G_BEGIN_DECLS
+
+typedef enum {
+    ALLIUM_TRANSFORM_ROTATE, /* VALUES[0]: degrees, counter-clockwise about +AXIS */
+    ALLIUM_TRANSFORM_SCALE,  /* VALUES: the factors along X, Y and Z */
+} AlliumTransformKind;
+
+/* Applies the values; returns FALSE with a message (g_free'd by the dialog) to refuse. */
+typedef gboolean (*AlliumTransformFunc)(AlliumTransformKind kind, const double values[3], int axis,
+                                        char **message, gpointer user_data);
+
+/* Shows the dialog of KIND over PARENT, the axis set to AXIS (0 X, 1 Y, 2 Z); it destroys
+ * itself when closed. */
+GtkWindow *allium_transform_dialog_show(GtkWindow *parent, AlliumTransformKind kind, int axis,
+                                        AlliumTransformFunc func, gpointer user_data);
+
+/* For tests, as a designer would do it: type VALUES and choose AXIS, press Apply (TRUE when
+ * the values were applied and the dialog closed), read the refusal shown ("" when none)
+ * and the axis chosen. */
+void allium_transform_dialog_set(GtkWindow *dialog, const double values[3], int axis);
+gboolean allium_transform_dialog_apply(GtkWindow *dialog);
+const char *allium_transform_dialog_get_message(GtkWindow *dialog);
+int allium_transform_dialog_get_axis(GtkWindow *dialog);
+
+G_END_DECLS
