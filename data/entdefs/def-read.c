@@ -93,9 +93,13 @@ static bool read_header(header *h, al_entdef_class *cls)
     if (!cls->name) return false;
     skip_blanks(h);
     if (h->p < h->end && *h->p == '(') {
+        const char *open = h->p;
         if (!read_triple(h, cls->color, "a colour (r g b)")) return false;
-        for (int i = 0; i < 3; i++)
-            if (cls->color[i] < 0 || cls->color[i] > 1) return bad(h, "colour values from 0 to 1");
+        for (int i = 0; i < 3; i++) {
+            if (cls->color[i] >= 0 && cls->color[i] <= 1) continue;
+            h->p = open;
+            return bad(h, "colour values from 0 to 1");
+        }
         cls->has_color = true;
     }
     skip_blanks(h);

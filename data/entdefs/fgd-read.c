@@ -295,14 +295,15 @@ static bool read_helper(lexer *lx, al_entdef_class *cls, token name, token open)
         ok = parse_bases(lx, cls, text);
     } else if (word_is(name, "size")) {
         double v[6];
-        if (parse_numbers(text, v, 3)) {
+        bool centred = parse_numbers(text, v, 3);
+        if (centred) {
             /* One vector is the box's size, centred on the origin (as Hammer reads it). */
             for (int i = 0; i < 3; i++) {
                 v[i + 3] = fabs(v[i]) / 2;
                 v[i] = -v[i + 3];
             }
         }
-        if (parse_numbers(text, v, 3) || parse_numbers(text, v, 6)) {
+        if (centred || parse_numbers(text, v, 6)) {
             cls->has_size = true;
             for (int i = 0; i < 3; i++) {
                 cls->mins[i] = fmin(v[i], v[i + 3]);
@@ -583,8 +584,15 @@ void entdefs_read_fgd(entdefs_reader *r, const char *data, size_t size, const ch
                     entdefs_include(r, file, name, path.line, path.column);
                 free(file);
             }
-        } else if (kind.kind == TOK_WORD) {
+        } else if (word_is(kind, "mapsize") || word_is(kind, "MaterialExclusion") ||
+                   word_is(kind, "AutoVisGroup") || word_is(kind, "gridnav") ||
+                   word_is(kind, "version")) {
             ok = skip_statement(&lx);
+        } else if (kind.kind == TOK_WORD) {
+            entdefs_report(r, AL_SEVERITY_ERROR, name, kind.line, kind.column,
+                           AL_N_("unknown definition kind '@%.*s'"),
+                           (int) (kind.length > 40 ? 40 : kind.length), kind.start);
+            ok = false;
         } else {
             ok = expected(&lx, kind, "a definition kind such as PointClass");
         }
