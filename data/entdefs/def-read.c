@@ -172,6 +172,10 @@ static bool read_body(entdefs_reader *r, al_entdef_class *cls, const char *p, co
     while (p < end && isspace((unsigned char) *p)) p++;
     while (end > p && isspace((unsigned char) end[-1])) end--;
     if (!add_string(r, &cls->description, p, (size_t) (end - p))) return false;
+    char *w = cls->description; /* CRLF files: the description's lines end in "\n" */
+    for (const char *c = cls->description; *c; c++)
+        if (!(c[0] == '\r' && c[1] == '\n')) *w++ = *c;
+    *w = '\0';
     for (const char *line = p; line < end;) {
         const char *eol = memchr(line, '\n', (size_t) (end - line));
         if (!eol) eol = end;

@@ -171,6 +171,7 @@ static bool append_string(lexer *lx, token t, char **out)
     char *w = s + have;
     for (size_t i = 0; i < t.length; i++) {
         char c = t.start[i];
+        if (c == '\r' && i + 1 < t.length && t.start[i + 1] == '\n') continue; /* CRLF files */
         if (c == '\\' && i + 1 < t.length) {
             c = t.start[++i];
             if (c == 'n') c = '\n';
