@@ -582,8 +582,9 @@ const al_entdef_property *al_entdef_find_property(const al_entdef_class *cls, co
 
 bool al_entdefs_generic_key(const char *key)
 {
-    static const char *const GENERIC[] = {"classname", "origin",     "angle",     "angles",
-                                          "targetname", "target",    "killtarget", "spawnflags"};
+    static const char *const GENERIC[] = {"classname",  "origin", "angle",      "angles",
+                                          "targetname", "target", "killtarget", "spawnflags",
+                                          "mapversion"};
     for (size_t i = 0; i < sizeof GENERIC / sizeof GENERIC[0]; i++)
         if (strcmp(key, GENERIC[i]) == 0) return true;
     return strncmp(key, "_tb_", 4) == 0 || strncmp(key, "allium_", 7) == 0;

@@ -155,8 +155,8 @@ const al_entdef_class *al_entdefs_find(const al_entdefs *set, const char *name);
 const al_entdef_property *al_entdef_find_property(const al_entdef_class *cls, const char *key);
 
 /* Keys every entity may carry whatever its class says: classname, origin, angle(s),
- * targetname, target, killtarget, spawnflags, and TrenchBroom's "_tb_" keys and Allium's
- * "allium_" keys. */
+ * targetname, target, killtarget, spawnflags, the map format's "mapversion", and
+ * TrenchBroom's "_tb_" keys and Allium's "allium_" keys. */
 bool al_entdefs_generic_key(const char *key);
 
 /* What al_entdefs_check found in a map. Counts are per distinct name, in first-use order. */
