@@ -7,6 +7,8 @@
  *   that does not fit its type is refused with a message under the list, and nothing is
  *   written. Rows can be removed (not `classname`, nor a point entity's `origin`) and
  *   added (a new key and its value). Every change is one undoable step of the document.
+ *   A key's tooltip says what the entity definitions say of it for the entity's class
+ *   (its name, description, default, choices or flags).
  * - Brushes: how many, their bounds and size, the materials of their faces and the entity
  *   they belong to.
  * - Nothing: the map's own properties (worldspawn).
@@ -52,6 +54,9 @@ gboolean allium_value_check(const char *key, const char *value, char **message);
  * whether it was written; a refusal shows its message, see allium_inspector_get_message. */
 const char *allium_inspector_get_value(AlliumInspector *self, const char *key);
 gboolean allium_inspector_edit(AlliumInspector *self, const char *key, const char *value);
+/* The tooltip of KEY's name: the key, then what the entity definitions say of it for the
+ * entity's class (NULL: no such row). */
+const char *allium_inspector_get_key_tooltip(AlliumInspector *self, const char *key);
 /* The widget that edits KEY's value (an entry, or the list of hulls); NULL: no such row. */
 GtkWidget *allium_inspector_get_editor(AlliumInspector *self, const char *key);
 /* The message under the list ("" when none). */

@@ -27,6 +27,7 @@ struct _AlliumPreferences {
     char *background;
     double fly_speed;
     char *last_document;
+    char *entity_definitions;
 
     gboolean loading; /* set while reading the file: no save for what was just read */
     guint save_source;
@@ -43,6 +44,7 @@ enum {
     PROP_BACKGROUND,
     PROP_FLY_SPEED,
     PROP_LAST_DOCUMENT,
+    PROP_ENTITY_DEFINITIONS,
     N_PROPS
 };
 
@@ -139,6 +141,7 @@ static void allium_preferences_finalize(GObject *object)
     g_free(self->grid_sizes);
     g_free(self->background);
     g_free(self->last_document);
+    g_free(self->entity_definitions);
     G_OBJECT_CLASS(allium_preferences_parent_class)->finalize(object);
 }
 
@@ -167,6 +170,9 @@ static void allium_preferences_get_property(GObject *object, guint prop_id, GVal
         break;
     case PROP_LAST_DOCUMENT:
         g_value_set_string(value, self->last_document);
+        break;
+    case PROP_ENTITY_DEFINITIONS:
+        g_value_set_string(value, self->entity_definitions);
         break;
     default:
         G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
@@ -203,6 +209,9 @@ static void allium_preferences_set_property(GObject *object, guint prop_id, cons
     case PROP_LAST_DOCUMENT:
         set_string(&self->last_document, g_value_get_string(value));
         break;
+    case PROP_ENTITY_DEFINITIONS:
+        set_string(&self->entity_definitions, g_value_get_string(value));
+        break;
     default:
         G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
         return;
@@ -229,6 +238,10 @@ static void allium_preferences_class_init(AlliumPreferencesClass *klass)
     properties[PROP_BACKGROUND] = g_param_spec_string("background", NULL, NULL, "#1c1d21", flags);
     properties[PROP_FLY_SPEED] = g_param_spec_double("fly-speed", NULL, NULL, 16, 8192, 320, flags);
     properties[PROP_LAST_DOCUMENT] = g_param_spec_string("last-document", NULL, NULL, NULL, flags);
+    /* Entity definition files (FGD or DEF) read after the bundled Quake file, separated by
+     * ';', in the order a mod layers them. */
+    properties[PROP_ENTITY_DEFINITIONS] =
+        g_param_spec_string("entity-definitions", NULL, NULL, NULL, flags);
     g_object_class_install_properties(object_class, N_PROPS, properties);
 }
 
@@ -359,6 +372,12 @@ void allium_preferences_get_background(AlliumPreferences *self, GdkRGBA *colour)
 {
     g_return_if_fail(ALLIUM_IS_PREFERENCES(self));
     if (!gdk_rgba_parse(colour, self->background)) gdk_rgba_parse(colour, "#1c1d21");
+}
+
+const char *allium_preferences_get_entity_definitions(AlliumPreferences *self)
+{
+    g_return_val_if_fail(ALLIUM_IS_PREFERENCES(self), NULL);
+    return self->entity_definitions;
 }
 
 const char *allium_preferences_get_last_document(AlliumPreferences *self)
