@@ -285,7 +285,8 @@ static void merge_property(entdefs_reader *r, al_entdef_class *list, al_entdef_p
                 *same = p->flags[f];
                 p->flags[f].label = p->flags[f].description = NULL;
             }
-            qsort(old->flags, (size_t) old->flag_count, sizeof *old->flags, compare_flags);
+            if (old->flag_count > 1)
+                qsort(old->flags, (size_t) old->flag_count, sizeof *old->flags, compare_flags);
             if (p->description[0]) {
                 free(old->description);
                 old->description = p->description;
