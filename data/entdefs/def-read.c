@@ -181,10 +181,10 @@ static bool read_body(entdefs_reader *r, al_entdef_class *cls, const char *p, co
         if (!eol) eol = end;
         const char *q = line;
         while (q < eol && (*q == ' ' || *q == '\t')) q++;
-        const char *close = q < eol && *q == '"' ? memchr(q + 1, '"', (size_t) (eol - q - 1)) : NULL;
+        const char *close =
+            q < eol && *q == '"' ? memchr(q + 1, '"', (size_t) (eol - q - 1)) : NULL;
         bool word = close && close > q + 1;
-        for (const char *c = q + 1; word && c < close; c++)
-            word = !isspace((unsigned char) *c);
+        for (const char *c = q + 1; word && c < close; c++) word = !isspace((unsigned char) *c);
         if (word) {
             char *key = entdefs_strndup(r, q + 1, (size_t) (close - q - 1));
             if (!key) return false;
@@ -198,8 +198,7 @@ static bool read_body(entdefs_reader *r, al_entdef_class *cls, const char *p, co
                 const char *stop = eol;
                 while (text < stop && isspace((unsigned char) *text)) text++;
                 while (stop > text && isspace((unsigned char) stop[-1])) stop--;
-                if (!add_string(r, &prop->description, text, (size_t) (stop - text)))
-                    return false;
+                if (!add_string(r, &prop->description, text, (size_t) (stop - text))) return false;
             }
         }
         line = eol + 1;
@@ -239,8 +238,8 @@ void entdefs_read_def(entdefs_reader *r, const char *data, size_t size, const ch
         const char *first = at + sizeof open - 1;
         const char *eol = memchr(first, '\n', (size_t) (close - first));
         if (!eol) eol = close;
-        header h = {.r = r, .name = name, .p = first, .end = eol, .line = line,
-                    .line_start = line_start};
+        header h = {
+            .r = r, .name = name, .p = first, .end = eol, .line = line, .line_start = line_start};
         al_entdef_class cls = {.kind = AL_ENTDEF_POINT, .file = file, .line = line};
         if (read_header(&h, &cls) && read_body(r, &cls, eol, close) && !r->nomem) {
             if (!cls.description && !add_string(r, &cls.description, "", 0))

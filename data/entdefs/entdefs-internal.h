@@ -20,8 +20,8 @@ typedef struct entdefs_reader {
 } entdefs_reader;
 
 /* Reports MESSAGE about NAME's LINE and COLUMN (-1: unknown). */
-void entdefs_report(entdefs_reader *r, al_severity severity, const char *name, int line,
-                    int column, const char *format, ...) __attribute__((format(printf, 6, 7)));
+void entdefs_report(entdefs_reader *r, al_severity severity, const char *name, int line, int column,
+                    const char *format, ...) __attribute__((format(printf, 6, 7)));
 
 /* A copy of the LENGTH bytes at S, NUL-terminated; NULL (and r->nomem) if memory ran out. */
 char *entdefs_strndup(entdefs_reader *r, const char *s, size_t length);

@@ -73,16 +73,17 @@ static bool index_insert(al_entdefs *set, int k)
     return true;
 }
 
-void entdefs_report(entdefs_reader *r, al_severity severity, const char *name, int line,
-                    int column, const char *format, ...)
+void entdefs_report(entdefs_reader *r, al_severity severity, const char *name, int line, int column,
+                    const char *format, ...)
 {
     char text[180];
     va_list args;
     va_start(args, format);
     vsnprintf(text, sizeof text, al_diag_translate(format), args);
     va_end(args);
-    al_diag_add(r->diags, severity, severity == AL_SEVERITY_ERROR ? AL_DIAG_SYNTAX : AL_DIAG_BAD_VALUE,
-                -1, -1, -1, line, column, "%s: %s", name ? name : "(buffer)", text);
+    al_diag_add(r->diags, severity,
+                severity == AL_SEVERITY_ERROR ? AL_DIAG_SYNTAX : AL_DIAG_BAD_VALUE, -1, -1, -1,
+                line, column, "%s: %s", name ? name : "(buffer)", text);
 }
 
 char *entdefs_strndup(entdefs_reader *r, const char *s, size_t length)
@@ -314,15 +315,13 @@ static void resolve_bases(entdefs_reader *r, al_entdef_class *cls, const char *n
         int k = find_index(r->set, cls->bases[b], true);
         if (k < 0) {
             entdefs_report(r, AL_SEVERITY_WARNING, name, cls->line, -1,
-                           AL_N_("class '%s': unknown base class '%s'"), cls->name,
-                           cls->bases[b]);
+                           AL_N_("class '%s': unknown base class '%s'"), cls->name, cls->bases[b]);
             continue;
         }
         const al_entdef_class *base = &r->set->classes[k];
         for (int i = 0; i < base->property_count && !r->nomem; i++) {
             al_entdef_property copy;
-            if (property_copy(r, &base->properties[i], &copy))
-                merge_property(r, &resolved, &copy);
+            if (property_copy(r, &base->properties[i], &copy)) merge_property(r, &resolved, &copy);
         }
         if (!cls->has_size && base->has_size) {
             cls->has_size = true;
@@ -387,7 +386,8 @@ static bool looks_like_def(const char *data, size_t size)
     bool def = false;
     for (size_t i = 0; i < size; i++) {
         if (data[i] == '@') return false;
-        if (!def && size - i >= sizeof quaked - 1 && memcmp(data + i, quaked, sizeof quaked - 1) == 0)
+        if (!def && size - i >= sizeof quaked - 1 &&
+            memcmp(data + i, quaked, sizeof quaked - 1) == 0)
             def = true;
     }
     return def;
@@ -493,8 +493,7 @@ void entdefs_include(entdefs_reader *r, const char *path, const char *includer, 
 {
     if (!includer || r->no_includes) {
         entdefs_report(r, AL_SEVERITY_ERROR, includer, line, column,
-                       AL_N_("@include %s: a text read from memory cannot include files"),
-                       path);
+                       AL_N_("@include %s: a text read from memory cannot include files"), path);
         return;
     }
     char *full = NULL;
@@ -583,9 +582,9 @@ const al_entdef_property *al_entdef_find_property(const al_entdef_class *cls, co
 
 bool al_entdefs_generic_key(const char *key)
 {
-    static const char *const GENERIC[] = {"classname",  "origin", "angle",      "angles",
-                                          "targetname", "target", "killtarget", "spawnflags",
-                                          "mapversion"};
+    static const char *const GENERIC[] = {"classname",  "origin",     "angle",
+                                          "angles",     "targetname", "target",
+                                          "killtarget", "spawnflags", "mapversion"};
     for (size_t i = 0; i < sizeof GENERIC / sizeof GENERIC[0]; i++)
         if (strcmp(key, GENERIC[i]) == 0) return true;
     return strncmp(key, "_tb_", 4) == 0 || strncmp(key, "allium_", 7) == 0;
@@ -626,11 +625,10 @@ al_status al_entdefs_check_input(const al_entdefs *set, const al_input *input,
         }
         for (int p = 0; p < ent->property_count; p++) {
             const char *key = ent->properties[p].key;
-            if (!key || al_entdefs_generic_key(key) || al_entdef_find_property(cls, key))
-                continue;
+            if (!key || al_entdefs_generic_key(key) || al_entdef_find_property(cls, key)) continue;
             int k = 0;
-            while (k < out->key_count && (strcmp(out->keys[k].classname, cn) != 0 ||
-                                          strcmp(out->keys[k].key, key) != 0))
+            while (k < out->key_count &&
+                   (strcmp(out->keys[k].classname, cn) != 0 || strcmp(out->keys[k].key, key) != 0))
                 k++;
             if (k == out->key_count) {
                 if (!grow(&r, (void **) &out->keys, out->key_count, sizeof *out->keys)) break;

@@ -13,8 +13,8 @@
  * `bit : "label" : 0|1 [: "description"]`. Strings may be joined with "+" and hold \n and
  * \" escapes; "//" starts a comment. Helpers other than base(), size() and color() keep
  * their text as written (model() holds TrenchBroom's expression language, which this
- * reader does not evaluate); size(x y z) is a box of that size centred on the origin; other "@" statements (@mapsize, @MaterialExclusion, ...) and
- * Source's input/output lines are read past.
+ * reader does not evaluate); size(x y z) is a box of that size centred on the origin; other "@"
+ * statements (@mapsize, @MaterialExclusion, ...) and Source's input/output lines are read past.
  *
  * A definition with a syntax error is reported (file, line, column, what was expected) and
  * skipped: reading goes on at the next "@".
@@ -88,8 +88,7 @@ static token lex(lexer *lx)
         return lx->peeked;
     }
     skip_space(lx);
-    token t = {.kind = TOK_END, .start = lx->p, .line = lx->line,
-               .column = column_of(lx, lx->p)};
+    token t = {.kind = TOK_END, .start = lx->p, .line = lx->line, .column = column_of(lx, lx->p)};
     if (lx->p >= lx->end) return t;
     if (*lx->p == '"') {
         advance(lx);
@@ -174,9 +173,12 @@ static bool append_string(lexer *lx, token t, char **out)
         if (c == '\r' && i + 1 < t.length && t.start[i + 1] == '\n') continue; /* CRLF files */
         if (c == '\\' && i + 1 < t.length) {
             c = t.start[++i];
-            if (c == 'n') c = '\n';
-            else if (c == 't') c = '\t';
-            else if (c != '"' && c != '\\') *w++ = '\\';
+            if (c == 'n')
+                c = '\n';
+            else if (c == 't')
+                c = '\t';
+            else if (c != '"' && c != '\\')
+                *w++ = '\\';
         }
         *w++ = c;
     }
@@ -342,8 +344,9 @@ static bool read_items(lexer *lx, al_entdef_property *p)
         token t = lex(lx);
         if (is_punct_token(t, ']')) return true;
         if (t.kind != TOK_WORD && t.kind != TOK_STRING)
-            return expected(lx, t, p->type == AL_PROP_FLAGS ? "a flag's bit or ']'"
-                                                            : "a choice's value or ']'");
+            return expected(lx, t,
+                            p->type == AL_PROP_FLAGS ? "a flag's bit or ']'"
+                                                     : "a choice's value or ']'");
         token colon = lex(lx);
         if (!is_punct_token(colon, ':')) return expected(lx, colon, "':'");
         if (p->type == AL_PROP_FLAGS) {
@@ -557,8 +560,13 @@ static bool skip_statement(lexer *lx)
 
 void entdefs_read_fgd(entdefs_reader *r, const char *data, size_t size, const char *name)
 {
-    lexer lx = {.r = r, .name = name, .p = data, .end = data + size, .line = 1,
-                .line_start = data, .file = r->set->file_count - 1};
+    lexer lx = {.r = r,
+                .name = name,
+                .p = data,
+                .end = data + size,
+                .line = 1,
+                .line_start = data,
+                .file = r->set->file_count - 1};
     while (!r->nomem) {
         token at = lex(&lx);
         if (at.kind == TOK_END && at.length != (size_t) -1) return;

@@ -331,8 +331,10 @@ static void print_defs_diags(const al_entdefs *set, const char *const *paths, in
             }
         }
         char where[48] = "";
-        if (d->line > 0 && d->column > 0) snprintf(where, sizeof where, ":%d:%d", d->line, d->column);
-        else if (d->line > 0) snprintf(where, sizeof where, ":%d", d->line);
+        if (d->line > 0 && d->column > 0)
+            snprintf(where, sizeof where, ":%d:%d", d->line, d->column);
+        else if (d->line > 0)
+            snprintf(where, sizeof where, ":%d", d->line);
         fprintf(to, "%s%s: %s: %s\n", file, where, al_severity_name(d->severity), text);
     }
 }

@@ -170,11 +170,11 @@ GMenuModel *allium_entity_definitions_place_menu(const al_entdefs *defs)
 char *allium_entity_definitions_key_tooltip(const al_entdefs *defs, const char *classname,
                                             const char *key)
 {
-    const al_entdef_property *p =
-        al_entdef_find_property(al_entdefs_find(defs, classname), key);
+    const al_entdef_property *p = al_entdef_find_property(al_entdefs_find(defs, classname), key);
     if (!p || (!*p->display && !*p->description)) return NULL;
     GString *text = g_string_new(p->display);
-    if (*p->description) g_string_append_printf(text, "%s%s", text->len ? "\n" : "", p->description);
+    if (*p->description)
+        g_string_append_printf(text, "%s%s", text->len ? "\n" : "", p->description);
     if (p->has_default && *p->default_value)
         g_string_append_printf(text, _("\nDefault: %s"), p->default_value);
     for (int i = 0; i < p->choice_count; i++)

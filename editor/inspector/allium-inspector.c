@@ -599,8 +599,7 @@ static void refresh(AlliumInspector *self)
         add_row(self, at++, cls, "classname", cls, snap->world);
         for (int p = 0; p < e->property_count; p++)
             if (g_ascii_strcasecmp(e->properties[p].key, "classname") != 0)
-                add_row(self, at++, cls, e->properties[p].key, e->properties[p].value,
-                        snap->world);
+                add_row(self, at++, cls, e->properties[p].key, e->properties[p].value, snap->world);
     }
     gtk_widget_set_visible(self->add_box, entity >= 0);
     self->rebuilding = FALSE;

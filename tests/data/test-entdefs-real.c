@@ -59,8 +59,8 @@ static const al_entdef_flag *find_flag(const al_entdef_property *p, unsigned bit
     return NULL;
 }
 
-static bool box_is(const al_entdef_class *c, double x0, double y0, double z0, double x1,
-                   double y1, double z1)
+static bool box_is(const al_entdef_class *c, double x0, double y0, double z0, double x1, double y1,
+                   double z1)
 {
     return c && c->has_size && c->mins[0] == x0 && c->mins[1] == y0 && c->mins[2] == z0 &&
            c->maxs[0] == x1 && c->maxs[1] == y1 && c->maxs[2] == z1;
@@ -89,8 +89,7 @@ CHECK_TEST(counts, "/entdefs/real/every-file-reads-clean-with-the-classes-SOURCE
         CHECK_MSG(errors == 0, "%s: %zu errors", file, errors);
         CHECK_MSG(concrete_classes(&set) == expected, "%s: %d classes, SOURCES.md says %d", file,
                   concrete_classes(&set), expected);
-        check_note("%s: %d classes (%d with bases)", file, concrete_classes(&set),
-                   set.class_count);
+        check_note("%s: %d classes (%d with bases)", file, concrete_classes(&set), set.class_count);
         al_entdefs_clear(&set);
         rows++;
     }
@@ -203,9 +202,9 @@ CHECK_TEST(layering, "/entdefs/real/quoth-read-after-quake-replaces-and-adds")
         const al_entdef_class *c = &both.classes[i];
         const al_entdef_class *q = al_entdefs_find(&quoth, c->name);
         from_quoth += c->file == 1;
-        wrong += (q != NULL) != (c->file == 1) ||
-                 (q && (strcmp(q->description, c->description) != 0 ||
-                        q->property_count != c->property_count));
+        wrong +=
+            (q != NULL) != (c->file == 1) || (q && (strcmp(q->description, c->description) != 0 ||
+                                                    q->property_count != c->property_count));
     }
     CHECK(wrong == 0 && from_quoth == quoth.class_count);
     check_note("Quake %d + Quoth 2 %d classes, %d in both: %d layered", quake.class_count,
@@ -288,7 +287,8 @@ CHECK_TEST(maps_covered, "/entdefs/real/every-class-the-real-maps-use-is-defined
     report_missing(&trenchbroom, id_names, id_count, "TrenchBroom's Quake.fgd, id's maps");
     /* TrenchBroom's file lacks item_weapon, the ammunition box of an early version of the
      * game that some of id's maps still hold ("grep item_weapon Quake.fgd" finds nothing). */
-    CHECK(report_missing(&trenchbroom, all_names, all_count, "TrenchBroom's Quake.fgd, all maps") == 1);
+    CHECK(report_missing(&trenchbroom, all_names, all_count, "TrenchBroom's Quake.fgd, all maps") ==
+          1);
     CHECK(al_entdefs_find(&trenchbroom, "item_weapon") == NULL);
     for (int i = 0; i < id_count; i++) free(id_names[i]);
     for (int i = 0; i < all_count; i++) free(all_names[i]);

@@ -15,8 +15,7 @@
 
 static const char *work_dir = ".";
 
-static al_status read_text(al_entdefs *set, const char *text, const char *name,
-                           al_diag_list *d)
+static al_status read_text(al_entdefs *set, const char *text, const char *name, al_diag_list *d)
 {
     return al_entdefs_read_buffer(set, text, strlen(text), name, AL_ENTDEFS_AUTO, d);
 }
@@ -56,7 +55,8 @@ static const char EVERY_CONSTRUCT[] =
     "// A comment line\n"
     "@BaseClass = Named [ targetname(target_source) : \"Name\" ]\n"
     "@PointClass base(Named) size(-16 -16 -24, 16 16 32) color(255 128 0)\n"
-    "    model({ \"path\": \":progs/player.mdl\", \"skin\": 1 }) = info_thing : \"A \" + \"thing\"\n"
+    "    model({ \"path\": \":progs/player.mdl\", \"skin\": 1 }) = info_thing : \"A \" + "
+    "\"thing\"\n"
     "[\n"
     "    message(string) : \"Message\" : \"hello\" : \"Printed\\nwhen used\"\n"
     "    count(integer) : \"Count\" : 3\n"
@@ -106,14 +106,16 @@ CHECK_TEST(every_construct, "/entdefs/fgd/every-construct-read-into-the-model")
     CHECK(c->model && strcmp(c->model, "{ \"path\": \":progs/player.mdl\", \"skin\": 1 }") == 0);
     CHECK(c->base_count == 1 && strcmp(c->bases[0], "Named") == 0);
     /* The base's key first, then the class's own in file order (the input line skipped). */
-    static const char *const keys[] = {"targetname", "message", "count", "wait", "speed",
-                                       "style", "spawnflags", "_color", "_light", "target",
-                                       "mdl", "noise", "strange"};
-    static const al_prop_type types[] = {
-        AL_PROP_TARGET_SOURCE, AL_PROP_STRING,   AL_PROP_INTEGER, AL_PROP_FLOAT,
-        AL_PROP_INTEGER,       AL_PROP_CHOICES,  AL_PROP_FLAGS,   AL_PROP_COLOR255,
-        AL_PROP_COLOR1,        AL_PROP_TARGET_DESTINATION, AL_PROP_STUDIO, AL_PROP_SOUND,
-        AL_PROP_OTHER};
+    static const char *const keys[] = {"targetname", "message",    "count",  "wait",   "speed",
+                                       "style",      "spawnflags", "_color", "_light", "target",
+                                       "mdl",        "noise",      "strange"};
+    static const al_prop_type types[] = {AL_PROP_TARGET_SOURCE, AL_PROP_STRING,
+                                         AL_PROP_INTEGER,       AL_PROP_FLOAT,
+                                         AL_PROP_INTEGER,       AL_PROP_CHOICES,
+                                         AL_PROP_FLAGS,         AL_PROP_COLOR255,
+                                         AL_PROP_COLOR1,        AL_PROP_TARGET_DESTINATION,
+                                         AL_PROP_STUDIO,        AL_PROP_SOUND,
+                                         AL_PROP_OTHER};
     REQUIRE(c->property_count == 13);
     for (int i = 0; i < 13; i++) {
         CHECK_MSG(strcmp(c->properties[i].key, keys[i]) == 0, "key %d is %s, expected %s", i,
@@ -162,7 +164,8 @@ CHECK_TEST(inheritance, "/entdefs/fgd/bases-resolved-in-order-flags-merged")
         "@BaseClass color(255 0 0) = Cc [ c(string) ]\n"
         "@PointClass base(A, B, cc) = thing\n"
         "[ spawnflags(flags) = [ 1 : \"Ambush\" : 0 256 : \"Hidden on easy\" : 1 ] own(float) ]\n"
-        "@PointClass base(thing) size(0 0 0, 1 1 1) = thing2 [ a(choices) : \"Own a\" = [ 0 : \"no\" ] ]\n";
+        "@PointClass base(thing) size(0 0 0, 1 1 1) = thing2 [ a(choices) : \"Own a\" = [ 0 : "
+        "\"no\" ] ]\n";
     al_entdefs set = {0};
     al_diag_list d = {0};
     REQUIRE(read_text(&set, text, NULL, &d) == AL_OK);
@@ -190,7 +193,8 @@ CHECK_TEST(inheritance, "/entdefs/fgd/bases-resolved-in-order-flags-merged")
     CHECK(t2->properties[0].type == AL_PROP_CHOICES && t2->properties[0].choice_count == 1);
     CHECK(t2->has_size && t2->maxs[0] == 1 && t2->mins[0] == 0); /* its own size wins */
     /* The base's own list is untouched by the class's merge. */
-    const al_entdef_property *af = al_entdef_find_property(al_entdefs_find(&set, "A"), "spawnflags");
+    const al_entdef_property *af =
+        al_entdef_find_property(al_entdefs_find(&set, "A"), "spawnflags");
     CHECK(af && af->flag_count == 1 && strcmp(af->flags[0].label, "Not easy") == 0);
     al_entdefs_clear(&set);
     al_diag_list_clear(&d);
@@ -283,8 +287,9 @@ CHECK_TEST(layering, "/entdefs/layering/later-file-replaces-a-class-of-the-same-
     al_diag_list d = {0};
     REQUIRE(read_text(&set, "@PointClass = a : \"first\" []\n@PointClass = b [ k(string) ]\n",
                       "game.fgd", &d) == AL_OK);
-    REQUIRE(read_text(&set, "@PointClass = b : \"mod's b\" [ k(integer) m(string) ]\n"
-                            "@PointClass = c []\n",
+    REQUIRE(read_text(&set,
+                      "@PointClass = b : \"mod's b\" [ k(integer) m(string) ]\n"
+                      "@PointClass = c []\n",
                       "mod.fgd", &d) == AL_OK);
     CHECK(d.count == 0);
     CHECK(set.file_count == 2 && strcmp(set.files[0], "game.fgd") == 0 &&
@@ -361,8 +366,11 @@ CHECK_TEST(include_cycle, "/entdefs/include/cycle-is-refused-and-reading-goes-on
     char a[1200], b[1200];
     snprintf(a, sizeof a, "%s/entdefs-cycle-a.fgd", work_dir);
     snprintf(b, sizeof b, "%s/entdefs-cycle-b.fgd", work_dir);
-    write_file(a, "@PointClass = in_a []\n@include \"entdefs-cycle-b.fgd\"\n@PointClass = after_a []\n");
-    write_file(b, "@PointClass = in_b []\n\n   @include \"entdefs-cycle-a.fgd\"\n@PointClass = after_b []\n");
+    write_file(
+        a, "@PointClass = in_a []\n@include \"entdefs-cycle-b.fgd\"\n@PointClass = after_a []\n");
+    write_file(
+        b,
+        "@PointClass = in_b []\n\n   @include \"entdefs-cycle-a.fgd\"\n@PointClass = after_b []\n");
     al_entdefs set = {0};
     al_diag_list d = {0};
     REQUIRE(al_entdefs_load(&set, a, &d) == AL_OK);
@@ -384,20 +392,19 @@ CHECK_TEST(include_cycle, "/entdefs/include/cycle-is-refused-and-reading-goes-on
     al_diag_list_clear(&d);
 }
 
-static const char DEF_TEXT[] =
-    "// Outside comments: ignored\n"
-    "/*QUAKED light_thing (0 1 0) (-8 -8 -8) (8 8 8) START_OFF - LOUD\n"
-    "{ model(\":progs/flame.mdl\"); }\n"
-    "A light that hums.\n"
-    "\n"
-    "\"light\" brightness, default 300\n"
-    "  \"style\"\tanimation\n"
-    "\"not a key\" is prose\n"
-    "*/\n"
-    "void() light_thing = {};\n"
-    "/*QUAKED func_mover (0 .5 .8) ? X_AXIS Y_AXIS\n"
-    "Moves.\n"
-    "*/\n";
+static const char DEF_TEXT[] = "// Outside comments: ignored\n"
+                               "/*QUAKED light_thing (0 1 0) (-8 -8 -8) (8 8 8) START_OFF - LOUD\n"
+                               "{ model(\":progs/flame.mdl\"); }\n"
+                               "A light that hums.\n"
+                               "\n"
+                               "\"light\" brightness, default 300\n"
+                               "  \"style\"\tanimation\n"
+                               "\"not a key\" is prose\n"
+                               "*/\n"
+                               "void() light_thing = {};\n"
+                               "/*QUAKED func_mover (0 .5 .8) ? X_AXIS Y_AXIS\n"
+                               "Moves.\n"
+                               "*/\n";
 
 CHECK_TEST(def_classes, "/entdefs/def/point-and-solid-classes-flags-and-keys")
 {
@@ -427,7 +434,8 @@ CHECK_TEST(def_classes, "/entdefs/def/point-and-solid-classes-flags-and-keys")
     CHECK(m->kind == AL_ENTDEF_SOLID && !m->has_size && m->line == 11 && m->model == NULL);
     CHECK(strcmp(m->description, "Moves.") == 0);
     f = al_entdef_find_property(m, "spawnflags");
-    CHECK(f && f->flag_count == 2 && f->flags[1].bit == 2 && strcmp(f->flags[1].label, "Y_AXIS") == 0);
+    CHECK(f && f->flag_count == 2 && f->flags[1].bit == 2 &&
+          strcmp(f->flags[1].label, "Y_AXIS") == 0);
     al_entdefs_clear(&set);
     al_diag_list_clear(&d);
 }
@@ -442,8 +450,7 @@ static const struct {
     {" p (2 0 0) (0 0 0) (1 1 1)", 12, "colour values from 0 to 1"},
     {" p (1 0 0) (0 0 0) FLAG", 28, "the box's maxs (x y z)"},
     {" p (1 0 0) (0 a 0) (1 1 1)", 20, "the box's mins (x y z)"},
-    {" p (1 0 0) ? A B C D E F G H I J K L M N O P Q R S T U V W X Y", 70,
-     "at most 24 spawnflags"},
+    {" p (1 0 0) ? A B C D E F G H I J K L M N O P Q R S T U V W X Y", 70, "at most 24 spawnflags"},
 };
 
 CHECK_TEST(bad_def, "/entdefs/def/error-names-line-and-column-and-skips-the-comment")
@@ -455,8 +462,8 @@ CHECK_TEST(bad_def, "/entdefs/def/error-names-line-and-column-and-skips-the-comm
                  BAD_DEF[i].header);
         al_entdefs set = {0};
         al_diag_list d = {0};
-        REQUIRE(al_entdefs_read_buffer(&set, text, strlen(text), "bad.def", AL_ENTDEFS_AUTO,
-                                       &d) == AL_OK);
+        REQUIRE(al_entdefs_read_buffer(&set, text, strlen(text), "bad.def", AL_ENTDEFS_AUTO, &d) ==
+                AL_OK);
         const al_diag *e = find_diag(&d, BAD_DEF[i].words);
         CHECK_MSG(e && e->line == 2 && e->column == BAD_DEF[i].column &&
                       strncmp(e->message, "bad.def: ", 9) == 0,
@@ -547,14 +554,17 @@ CHECK_TEST(check_input, "/entdefs/check/unknown-classes-keys-and-missing-targets
     al_property world[] = {{"classname", "worldspawn"}, {"wad", "q.wad"}, {"_tb_mod", "x"}};
     al_property l1[] = {{"classname", "light"}, {"origin", "0 0 0"}, {"light", "300"},
                         {"shared", "1"},        {"colour", "1 0 0"}, {"target", "t1"}};
-    al_property l2[] = {{"classname", "light"}, {"colour", "0 1 0"}, {"wait", "1"},
-                        {"targetname", "t1"},   {"killtarget", "gone"}};
+    al_property l2[] = {{"classname", "light"},
+                        {"colour", "0 1 0"},
+                        {"wait", "1"},
+                        {"targetname", "t1"},
+                        {"killtarget", "gone"}};
     al_property m1[] = {{"classname", "monster_x"}, {"target", "nowhere"}};
     al_property b1[] = {{"classname", "Base"}};
     al_property m2[] = {{"classname", "monster_x"}, {"allium_note", "mine"}};
     al_entity_desc ents[] = {
-        {"worldspawn", 1, world, 3}, {"light", 5, l1, 6},    {"light", 12, l2, 5},
-        {"monster_x", 20, m1, 2},    {"Base", 25, b1, 1},    {"monster_x", 30, m2, 2},
+        {"worldspawn", 1, world, 3}, {"light", 5, l1, 6}, {"light", 12, l2, 5},
+        {"monster_x", 20, m1, 2},    {"Base", 25, b1, 1}, {"monster_x", 30, m2, 2},
     };
     al_input input = {.entities = ents, .entity_count = 6};
     al_entdefs_check c;

@@ -232,7 +232,8 @@ CHECK_TEST(compile_defs, "/tools/allium-compile-checks-entities-against-definiti
     free(out);
     REQUIRE(r);
     e = path(r, "entity_definitions", NULL);
-    CHECK(cJSON_GetArraySize(path(e, "files", NULL)) == 2 && path(e, "classes", NULL)->valueint == 4);
+    CHECK(cJSON_GetArraySize(path(e, "files", NULL)) == 2 &&
+          path(e, "classes", NULL)->valueint == 4);
     CHECK(cJSON_GetArraySize(path(e, "unknown_classes", NULL)) == 0);
     CHECK(cJSON_GetArraySize(path(e, "unknown_keys", NULL)) == 2);
     cJSON_Delete(r);
@@ -242,7 +243,8 @@ CHECK_TEST(compile_defs, "/tools/allium-compile-checks-entities-against-definiti
     al_entdefs bundled = {0};
     REQUIRE(al_entdefs_load_bundled(&bundled, NULL) == AL_OK);
     int concrete = 0;
-    for (int i = 0; i < bundled.class_count; i++) concrete += bundled.classes[i].kind != AL_ENTDEF_BASE;
+    for (int i = 0; i < bundled.class_count; i++)
+        concrete += bundled.classes[i].kind != AL_ENTDEF_BASE;
     al_entdefs_clear(&bundled);
     snprintf(cmd, sizeof cmd, "'%s' --no-rad --no-cache --json '%s' 2>/dev/null", compile_tool,
              map);
@@ -259,8 +261,8 @@ CHECK_TEST(compile_defs, "/tools/allium-compile-checks-entities-against-definiti
     cJSON_Delete(r);
 
     /* The human report prints the warnings and a summary line. */
-    snprintf(cmd, sizeof cmd, "'%s' --no-rad --no-cache --defs '%s' '%s' 2>&1", compile_tool,
-             fgd, map);
+    snprintf(cmd, sizeof cmd, "'%s' --no-rad --no-cache --defs '%s' '%s' 2>&1", compile_tool, fgd,
+             map);
     REQUIRE(run(cmd, &out) == 0);
     CHECK_MSG(strstr(out, "warning: entity 2: no entity definition names the class 'monster_new'"),
               "%s", out);
