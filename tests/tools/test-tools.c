@@ -657,6 +657,28 @@ CHECK_TEST(bench_outputs, "/tools/allium-bench-subcommands-print-json")
     CHECK(cJSON_GetArraySize(cJSON_GetObjectItem(r, "hulls")) == 4);
     cJSON_Delete(r);
 
+    /* Entity definitions: one written here, with an include and one bad definition. */
+    char main_fgd[700], base_fgd[700];
+    snprintf(main_fgd, sizeof main_fgd, "%s/bench-main.fgd", scratch);
+    snprintf(base_fgd, sizeof base_fgd, "%s/bench-base.fgd", scratch);
+    write_text(base_fgd, "@BaseClass = B [ k(string) ]\n");
+    write_text(main_fgd, "@include \"bench-base.fgd\"\n@PointClass base(B) = p []\n"
+                         "@PointClass size(1) = bad []\n@SolidClass = s []\n");
+    snprintf(cmd, sizeof cmd, "'%s' defs '%s' --runs 3 2>/dev/null", bench_tool, main_fgd);
+    REQUIRE(run(cmd, &out) == 0);
+    r = cJSON_Parse(out);
+    free(out);
+    REQUIRE(r);
+    CHECK(cJSON_GetObjectItem(r, "classes")->valueint == 2 &&
+          cJSON_GetObjectItem(r, "base_classes")->valueint == 1 &&
+          cJSON_GetObjectItem(r, "files")->valueint == 2 &&
+          cJSON_GetObjectItem(r, "errors")->valueint == 1 &&
+          cJSON_GetObjectItem(r, "runs")->valueint == 3);
+    CHECK(cJSON_IsNumber(cJSON_GetObjectItem(r, "ms_median")) &&
+          cJSON_GetObjectItem(r, "ms_min")->valuedouble <=
+              cJSON_GetObjectItem(r, "ms_median")->valuedouble);
+    cJSON_Delete(r);
+
     snprintf(cmd, sizeof cmd, "'%s' compile '%s' --runs 3", bench_tool, sample_map);
     REQUIRE(run(cmd, &out) == 0);
     r = cJSON_Parse(out);
