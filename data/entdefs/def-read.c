@@ -38,7 +38,7 @@ static void skip_blanks(header *h)
 static bool bad(header *h, const char *what)
 {
     entdefs_report(h->r, AL_SEVERITY_ERROR, h->name, h->line, (int) (h->p - h->line_start) + 1,
-                   AL_N_("QUAKED comment: expected %s"), what);
+                   AL_N_("QUAKED comment: expected %s"), al_diag_translate(what));
     return false;
 }
 
@@ -88,17 +88,17 @@ static bool read_header(header *h, al_entdef_class *cls)
     skip_blanks(h);
     const char *start = h->p;
     while (h->p < h->end && !isspace((unsigned char) *h->p) && *h->p != '(') h->p++;
-    if (h->p == start) return bad(h, "a class name");
+    if (h->p == start) return bad(h, AL_N_("a class name"));
     cls->name = entdefs_strndup(h->r, start, (size_t) (h->p - start));
     if (!cls->name) return false;
     skip_blanks(h);
     if (h->p < h->end && *h->p == '(') {
         const char *open = h->p;
-        if (!read_triple(h, cls->color, "a colour (r g b)")) return false;
+        if (!read_triple(h, cls->color, AL_N_("a colour (r g b)"))) return false;
         for (int i = 0; i < 3; i++) {
             if (cls->color[i] >= 0 && cls->color[i] <= 1) continue;
             h->p = open;
-            return bad(h, "colour values from 0 to 1");
+            return bad(h, AL_N_("colour values from 0 to 1"));
         }
         cls->has_color = true;
     }
@@ -108,8 +108,8 @@ static bool read_header(header *h, al_entdef_class *cls)
         h->p++;
     } else if (h->p < h->end && *h->p == '(') {
         double mins[3], maxs[3];
-        if (!read_triple(h, mins, "the box's mins (x y z)")) return false;
-        if (!read_triple(h, maxs, "the box's maxs (x y z)")) return false;
+        if (!read_triple(h, mins, AL_N_("the box's mins (x y z)"))) return false;
+        if (!read_triple(h, maxs, AL_N_("the box's maxs (x y z)"))) return false;
         cls->has_size = true;
         for (int i = 0; i < 3; i++) {
             cls->mins[i] = fmin(mins[i], maxs[i]);
@@ -125,12 +125,12 @@ static bool read_header(header *h, al_entdef_class *cls)
         size_t len = (size_t) (h->p - word);
         if (n >= DEF_MAX_FLAGS) {
             h->p = word;
-            return bad(h, "at most 24 spawnflags");
+            return bad(h, AL_N_("at most 24 spawnflags"));
         }
         if ((len == 1 && (*word == '-' || *word == 'x')) || word[0] == '(') {
             if (word[0] == '(') {
                 h->p = word;
-                return bad(h, "a spawnflag's name");
+                return bad(h, AL_N_("a spawnflag's name"));
             }
             continue;
         }

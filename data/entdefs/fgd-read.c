@@ -145,15 +145,15 @@ static bool expected(lexer *lx, token t, const char *what)
 {
     char found[48];
     if (t.kind == TOK_END && t.length == (size_t) -1)
-        snprintf(found, sizeof found, "an unclosed string");
+        snprintf(found, sizeof found, "%s", al_diag_translate(AL_N_("an unclosed string")));
     else if (t.kind == TOK_END)
-        snprintf(found, sizeof found, "the end of the file");
+        snprintf(found, sizeof found, "%s", al_diag_translate(AL_N_("the end of the file")));
     else if (t.kind == TOK_STRING)
-        snprintf(found, sizeof found, "a string");
+        snprintf(found, sizeof found, "%s", al_diag_translate(AL_N_("a string")));
     else
         snprintf(found, sizeof found, "'%.*s'", (int) (t.length > 24 ? 24 : t.length), t.start);
     entdefs_report(lx->r, AL_SEVERITY_ERROR, lx->name, t.line, t.column,
-                   AL_N_("expected %s, found %s"), what, found);
+                   AL_N_("expected %s, found %s"), al_diag_translate(what), found);
     return false;
 }
 
@@ -200,7 +200,7 @@ static bool read_text(lexer *lx, char **out, const char *what)
             t = lex(lx);
             if (t.kind != TOK_STRING) {
                 free(s);
-                return expected(lx, t, "a string after '+'");
+                return expected(lx, t, AL_N_("a string after '+'"));
             }
             if (!append_string(lx, t, &s)) break;
         }
@@ -348,29 +348,29 @@ static bool read_items(lexer *lx, al_entdef_property *p)
                             p->type == AL_PROP_FLAGS ? "a flag's bit or ']'"
                                                      : "a choice's value or ']'");
         token colon = lex(lx);
-        if (!is_punct_token(colon, ':')) return expected(lx, colon, "':'");
+        if (!is_punct_token(colon, ':')) return expected(lx, colon, AL_N_("':'"));
         if (p->type == AL_PROP_FLAGS) {
             char *end;
             long bit = t.kind == TOK_WORD ? strtol(t.start, &end, 10) : 0;
             if (t.kind != TOK_WORD || end != t.start + t.length || bit < 0 || bit > 0x7fffffffL)
-                return expected(lx, t, "a flag's bit (an integer from 0)");
+                return expected(lx, t, AL_N_("a flag's bit (an integer from 0)"));
             if (bit & (bit - 1) || bit == 0)
                 entdefs_report(lx->r, AL_SEVERITY_WARNING, lx->name, t.line, t.column,
                                AL_N_("flag value %ld is not a single bit"), bit);
             al_entdef_flag *f = entdefs_property_add_flag(lx->r, p);
             if (!f) return false;
             f->bit = (unsigned) bit;
-            if (!read_text(lx, &f->label, "a flag's label")) return false;
+            if (!read_text(lx, &f->label, AL_N_("a flag's label"))) return false;
             if (is_punct_token(peek(lx), ':')) {
                 lex(lx);
                 token on = lex(lx);
                 if (word_is(on, "0") || word_is(on, "1"))
                     f->on = *on.start == '1';
                 else
-                    return expected(lx, on, "0 or 1");
+                    return expected(lx, on, AL_N_("0 or 1"));
                 if (is_punct_token(peek(lx), ':')) {
                     lex(lx);
-                    if (!read_text(lx, &f->description, "a flag's description")) return false;
+                    if (!read_text(lx, &f->description, AL_N_("a flag's description"))) return false;
                 }
             }
         } else {
@@ -383,7 +383,7 @@ static bool read_items(lexer *lx, al_entdef_property *p)
             else
                 append_string(lx, t, &c->value);
             if (!c->value) return false;
-            if (!read_text(lx, &c->label, "a choice's label")) return false;
+            if (!read_text(lx, &c->label, AL_N_("a choice's label"))) return false;
         }
     }
 }
@@ -392,13 +392,13 @@ static bool read_items(lexer *lx, al_entdef_property *p)
 static bool skip_io(lexer *lx)
 {
     token name = lex(lx), open = lex(lx);
-    if (name.kind != TOK_WORD) return expected(lx, name, "an input or output name");
-    if (!is_punct_token(open, '(')) return expected(lx, open, "'('");
+    if (name.kind != TOK_WORD) return expected(lx, name, AL_N_("an input or output name"));
+    if (!is_punct_token(open, '(')) return expected(lx, open, AL_N_("'('"));
     if (!read_raw_parens(lx, open, NULL)) return false;
     if (is_punct_token(peek(lx), ':')) {
         lex(lx);
         char *text = NULL;
-        bool ok = read_text(lx, &text, "a description");
+        bool ok = read_text(lx, &text, AL_N_("a description"));
         free(text);
         return ok;
     }
@@ -411,11 +411,11 @@ static bool read_property(lexer *lx, al_entdef_class *cls, token k)
     if ((word_is(k, "input") || word_is(k, "output")) && peek(lx).kind == TOK_WORD)
         return skip_io(lx);
     token open = lex(lx);
-    if (!is_punct_token(open, '(')) return expected(lx, open, "'(' and the key's type");
+    if (!is_punct_token(open, '(')) return expected(lx, open, AL_N_("'(' and the key's type"));
     token type = lex(lx);
-    if (type.kind != TOK_WORD) return expected(lx, type, "a type");
+    if (type.kind != TOK_WORD) return expected(lx, type, AL_N_("a type"));
     token close = lex(lx);
-    if (!is_punct_token(close, ')')) return expected(lx, close, "')'");
+    if (!is_punct_token(close, ')')) return expected(lx, close, AL_N_("')'"));
     al_entdef_property *p = entdefs_class_add_property(lx->r, cls);
     if (!p) return false;
     free(p->key);
@@ -438,13 +438,14 @@ static bool read_property(lexer *lx, al_entdef_class *cls, token k)
         if (is_punct_token(next, ':') ||
             (i > 0 && (is_punct_token(next, '=') || is_punct_token(next, ']'))))
             continue;
-        if (!read_text(lx, fields[i], i == 1 ? "a default value" : "a string")) return false;
+        if (!read_text(lx, fields[i], i == 1 ? AL_N_("a default value") : AL_N_("a string")))
+            return false;
         if (i == 1) p->has_default = true;
     }
     if (is_punct_token(peek(lx), '=')) {
         lex(lx);
         token bracket = lex(lx);
-        if (!is_punct_token(bracket, '[')) return expected(lx, bracket, "'['");
+        if (!is_punct_token(bracket, '[')) return expected(lx, bracket, AL_N_("'['"));
         if (p->type != AL_PROP_FLAGS && p->type != AL_PROP_CHOICES) {
             entdefs_report(lx->r, AL_SEVERITY_ERROR, lx->name, bracket.line, bracket.column,
                            AL_N_("key '%s' of type %s cannot have a list of items"), p->key,
@@ -473,7 +474,7 @@ static bool read_class(lexer *lx, al_entdef_kind kind, token at)
         token t = lex(lx);
         if (is_punct_token(t, '=')) break;
         if (t.kind != TOK_WORD) {
-            expected(lx, t, "a helper such as base(...) or '='");
+            expected(lx, t, AL_N_("a helper such as base(...) or '='"));
             goto done;
         }
         if (is_punct_token(peek(lx), '(')) {
@@ -483,7 +484,7 @@ static bool read_class(lexer *lx, al_entdef_kind kind, token at)
     }
     token name = lex(lx);
     if (name.kind != TOK_WORD) {
-        expected(lx, name, "the class name");
+        expected(lx, name, AL_N_("the class name"));
         goto done;
     }
     cls.name = entdefs_strndup(lx->r, name.start, name.length);
@@ -491,12 +492,12 @@ static bool read_class(lexer *lx, al_entdef_kind kind, token at)
     if (!cls.name || !cls.description) goto done;
     if (is_punct_token(peek(lx), ':')) {
         lex(lx);
-        if (!read_text(lx, &cls.description, "the class's description")) goto done;
+        if (!read_text(lx, &cls.description, AL_N_("the class's description"))) goto done;
         /* TrenchBroom allows a second ": text" (a longer description). */
         if (is_punct_token(peek(lx), ':')) {
             lex(lx);
             char *more = NULL;
-            if (!read_text(lx, &more, "a description")) goto done;
+            if (!read_text(lx, &more, AL_N_("a description"))) goto done;
             free(more);
         }
     }
@@ -506,13 +507,13 @@ static bool read_class(lexer *lx, al_entdef_kind kind, token at)
             token k = lex(lx);
             if (is_punct_token(k, ']')) break;
             if (k.kind != TOK_WORD) {
-                expected(lx, k, "a key or ']'");
+                expected(lx, k, AL_N_("a key or ']'"));
                 goto done;
             }
             if (!read_property(lx, &cls, k)) goto done;
         }
     } else if (peek(lx).kind != TOK_END && !is_punct_token(peek(lx), '@')) {
-        expected(lx, peek(lx), "'[' or the next '@' definition");
+        expected(lx, peek(lx), AL_N_("'[' or the next '@' definition"));
         goto done;
     }
     ok = true;
@@ -551,7 +552,7 @@ static bool skip_statement(lexer *lx)
             int depth = 1;
             while (depth > 0) {
                 token u = lex(lx);
-                if (u.kind == TOK_END) return expected(lx, u, "']'");
+                if (u.kind == TOK_END) return expected(lx, u, AL_N_("']'"));
                 depth += is_punct_token(u, '[') - is_punct_token(u, ']');
             }
         }
