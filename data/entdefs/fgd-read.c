@@ -370,7 +370,8 @@ static bool read_items(lexer *lx, al_entdef_property *p)
                     return expected(lx, on, AL_N_("0 or 1"));
                 if (is_punct_token(peek(lx), ':')) {
                     lex(lx);
-                    if (!read_text(lx, &f->description, AL_N_("a flag's description"))) return false;
+                    if (!read_text(lx, &f->description, AL_N_("a flag's description")))
+                        return false;
                 }
             }
         } else {
