@@ -590,6 +590,50 @@ bool al_entdefs_generic_key(const char *key)
     return strncmp(key, "_tb_", 4) == 0 || strncmp(key, "allium_", 7) == 0;
 }
 
+/* PATH as seen from FOLDER (unless absolute), malloc'd; NULL if memory ran out. */
+static char *path_from(const char *folder, const char *path, size_t length)
+{
+    bool absolute = length > 0 && path[0] == '/';
+    size_t prefix = absolute || !folder || !*folder ? 0 : strlen(folder) + 1;
+    char *out = malloc(prefix + length + 1);
+    if (!out) return NULL;
+    if (prefix) {
+        memcpy(out, folder, prefix - 1);
+        out[prefix - 1] = '/';
+    }
+    memcpy(out + prefix, path, length);
+    out[prefix + length] = '\0';
+    return out;
+}
+
+int al_entdefs_map_files(const al_entity_desc *world, const char *map_folder, char **out,
+                         int max)
+{
+    int n = 0;
+    const char *tb = world ? al_entity_value(world, "_tb_def") : NULL;
+    if (tb && strncmp(tb, "external:", 9) == 0 && tb[9] && n < max) {
+        if (!(out[n] = path_from(map_folder, tb + 9, strlen(tb + 9)))) return -1;
+        n++;
+    }
+    const char *list = world ? al_entity_value(world, "allium_defs") : NULL;
+    for (const char *p = list; p && *p && n < max;) {
+        while (*p == ';' || *p == ' ') p++;
+        const char *end = p;
+        while (*end && *end != ';') end++;
+        const char *stop = end;
+        while (stop > p && stop[-1] == ' ') stop--;
+        if (stop > p) {
+            if (!(out[n] = path_from(map_folder, p, (size_t) (stop - p)))) {
+                while (n > 0) free(out[--n]);
+                return -1;
+            }
+            n++;
+        }
+        p = end;
+    }
+    return n;
+}
+
 static int compare_strings(const void *a, const void *b)
 {
     return strcmp(*(const char *const *) a, *(const char *const *) b);

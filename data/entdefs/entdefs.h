@@ -154,6 +154,14 @@ const al_entdef_class *al_entdefs_find(const al_entdefs *set, const char *name);
 /* The property KEY of CLASS, or NULL. */
 const al_entdef_property *al_entdef_find_property(const al_entdef_class *cls, const char *key);
 
+/* The definition files the map's worldspawn WORLD names: TrenchBroom's "_tb_def"
+ * "external:PATH" and Allium's "allium_defs" "PATH;PATH;..." (in that order), relative paths
+ * taken from MAP_FOLDER. Writes at most MAX paths (malloc'd, the caller frees them) to OUT
+ * and returns how many; -1 if memory ran out. A "_tb_def" "builtin:..." names a file
+ * TrenchBroom carries and is not read. */
+int al_entdefs_map_files(const al_entity_desc *world, const char *map_folder, char **out,
+                         int max);
+
 /* Keys every entity may carry whatever its class says: classname, origin, angle(s),
  * targetname, target, killtarget, spawnflags, the map format's "mapversion", and
  * TrenchBroom's "_tb_" keys and Allium's "allium_" keys. */

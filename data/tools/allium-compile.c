@@ -12,7 +12,9 @@
  * textures: --texture-path DIR (repeatable: folders where the worldspawn "wad" key's WADs
  * are looked for, after the map's own folder); entities: --defs FILE (repeatable: FGD or
  * DEF entity definitions, read in order, later ones replacing classes of the same name;
- * default: the bundled Quake definitions) against which the map's entities are checked
+ * default: the bundled Quake definitions, then the files the map's worldspawn names in
+ * "_tb_def" "external:PATH" and "allium_defs" "PATH;PATH") against which the map's
+ * entities are checked
  * (classes and keys no definition names, targets no entity names: warnings).
  *
  * A document's compile is stored in the document, keyed by a content hash of everything
@@ -339,15 +341,32 @@ static void print_defs_diags(const al_entdefs *set, const char *const *paths, in
     }
 }
 
-/* Reads the entity definitions (PATHS, or the bundled file when there are none) and checks
- * M's entities against them: the warnings join M's diagnostics. Returns the report's
- * entity_definitions object, or NULL if a file could not be read (named on standard error)
- * or memory ran out. */
-static cJSON *entity_definitions_json(al_tool_map *m, const char *const *paths, int count)
+/* Reads the entity definitions (PATHS; when there are none, the bundled file and the files
+ * the map's worldspawn names) and checks M's entities against them: the warnings join M's
+ * diagnostics. Returns the report's entity_definitions object, or NULL if a file could not
+ * be read (named on standard error) or memory ran out. */
+static cJSON *entity_definitions_json(al_tool_map *m, const char *const *given, int given_count)
 {
+    char *named[16];
+    int named_count = 0;
+    if (given_count == 0 && m->input.entity_count > 0) {
+        char *folder = strdup(m->path);
+        char *slash = folder ? strrchr(folder, '/') : NULL;
+        if (slash) *slash = '\0';
+        named_count = folder ? al_entdefs_map_files(&m->input.entities[0], slash ? folder : ".",
+                                                    named, 16)
+                             : -1;
+        free(folder);
+        if (named_count < 0) {
+            fprintf(stderr, "%s: out of memory while reading the entity definitions\n", m->path);
+            return NULL;
+        }
+    }
+    const char *const *paths = given_count ? given : (const char *const *) named;
+    int count = given_count ? given_count : named_count;
     al_entdefs set = {0};
     al_diag_list diags = {0};
-    al_status st = count ? AL_OK : al_entdefs_load_bundled(&set, &diags);
+    al_status st = given_count ? AL_OK : al_entdefs_load_bundled(&set, &diags);
     for (int i = 0; i < count && st == AL_OK; i++) st = al_entdefs_load(&set, paths[i], &diags);
     print_defs_diags(&set, paths, count, &diags, stderr);
     size_t errors = al_diag_count(&diags, AL_SEVERITY_ERROR);
@@ -387,6 +406,7 @@ static cJSON *entity_definitions_json(al_tool_map *m, const char *const *paths, 
     }
     al_entdefs_check_clear(&check);
     al_entdefs_clear(&set);
+    for (int i = 0; i < named_count; i++) free(named[i]);
     return out;
 }
 

@@ -592,6 +592,27 @@ CHECK_TEST(check_input, "/entdefs/check/unknown-classes-keys-and-missing-targets
     al_diag_list_clear(&d);
 }
 
+CHECK_TEST(map_files, "/entdefs/map/worldspawn-names-definition-files")
+{
+    al_property keys[] = {{"classname", "worldspawn"},
+                          {"_tb_def", "external:defs/mod.fgd"},
+                          {"allium_defs", " extra.def ; /abs/other.fgd;;"}};
+    al_entity_desc world = {"worldspawn", 1, keys, 3};
+    char *paths[4];
+    int n = al_entdefs_map_files(&world, "/maps", paths, 4);
+    REQUIRE(n == 3);
+    CHECK(strcmp(paths[0], "/maps/defs/mod.fgd") == 0);
+    CHECK(strcmp(paths[1], "/maps/extra.def") == 0);
+    CHECK(strcmp(paths[2], "/abs/other.fgd") == 0);
+    for (int i = 0; i < n; i++) free(paths[i]);
+    CHECK(al_entdefs_map_files(&world, "/maps", paths, 1) == 1); /* at most MAX */
+    free(paths[0]);
+    keys[1].value = "builtin:Quake.fgd"; /* TrenchBroom's own files are not read */
+    keys[2].value = "";
+    CHECK(al_entdefs_map_files(&world, "/maps", paths, 4) == 0);
+    CHECK(al_entdefs_map_files(NULL, "/maps", paths, 4) == 0);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && argv[1][0] != '-') work_dir = argv[1];

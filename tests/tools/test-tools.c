@@ -260,6 +260,25 @@ CHECK_TEST(compile_defs, "/tools/allium-compile-checks-entities-against-definiti
     CHECK(cJSON_GetArraySize(path(e, "unknown_keys", NULL)) == 2);
     cJSON_Delete(r);
 
+    /* A map that names the DEF in its worldspawn: read after the bundled file. */
+    char named[700];
+    snprintf(named, sizeof named, "%s/named-defs.map", scratch);
+    snprintf(cmd, sizeof cmd, "sed 's|\"wad\" \"none.wad\"|\"allium_defs\" \"mod.def\"|' '%s' > '%s'",
+             map, named);
+    REQUIRE(run(cmd, NULL) == 0);
+    snprintf(cmd, sizeof cmd, "'%s' --no-rad --no-cache --json '%s' 2>/dev/null", compile_tool,
+             named);
+    REQUIRE(run(cmd, &out) == 0);
+    r = cJSON_Parse(out);
+    free(out);
+    REQUIRE(r);
+    e = path(r, "entity_definitions", NULL);
+    CHECK(cJSON_GetArraySize(path(e, "files", NULL)) == 2 &&
+          strstr(cJSON_GetArrayItem(path(e, "files", NULL), 1)->valuestring, "/mod.def"));
+    CHECK(path(e, "classes", NULL)->valueint == concrete + 1);
+    CHECK(cJSON_GetArraySize(path(e, "unknown_classes", NULL)) == 0);
+    cJSON_Delete(r);
+
     /* The human report prints the warnings and a summary line. */
     snprintf(cmd, sizeof cmd, "'%s' --no-rad --no-cache --defs '%s' '%s' 2>&1", compile_tool, fgd,
              map);
