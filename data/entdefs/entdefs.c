@@ -606,8 +606,7 @@ static char *path_from(const char *folder, const char *path, size_t length)
     return out;
 }
 
-int al_entdefs_map_files(const al_entity_desc *world, const char *map_folder, char **out,
-                         int max)
+int al_entdefs_map_files(const al_entity_desc *world, const char *map_folder, char **out, int max)
 {
     int n = 0;
     const char *tb = world ? al_entity_value(world, "_tb_def") : NULL;

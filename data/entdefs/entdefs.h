@@ -159,8 +159,7 @@ const al_entdef_property *al_entdef_find_property(const al_entdef_class *cls, co
  * taken from MAP_FOLDER. Writes at most MAX paths (malloc'd, the caller frees them) to OUT
  * and returns how many; -1 if memory ran out. A "_tb_def" "builtin:..." names a file
  * TrenchBroom carries and is not read. */
-int al_entdefs_map_files(const al_entity_desc *world, const char *map_folder, char **out,
-                         int max);
+int al_entdefs_map_files(const al_entity_desc *world, const char *map_folder, char **out, int max);
 
 /* Keys every entity may carry whatever its class says: classname, origin, angle(s),
  * targetname, target, killtarget, spawnflags, the map format's "mapversion", and

@@ -353,9 +353,9 @@ static cJSON *entity_definitions_json(al_tool_map *m, const char *const *given, 
         char *folder = strdup(m->path);
         char *slash = folder ? strrchr(folder, '/') : NULL;
         if (slash) *slash = '\0';
-        named_count = folder ? al_entdefs_map_files(&m->input.entities[0], slash ? folder : ".",
-                                                    named, 16)
-                             : -1;
+        named_count =
+            folder ? al_entdefs_map_files(&m->input.entities[0], slash ? folder : ".", named, 16)
+                   : -1;
         free(folder);
         if (named_count < 0) {
             fprintf(stderr, "%s: out of memory while reading the entity definitions\n", m->path);

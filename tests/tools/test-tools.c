@@ -263,8 +263,8 @@ CHECK_TEST(compile_defs, "/tools/allium-compile-checks-entities-against-definiti
     /* A map that names the DEF in its worldspawn: read after the bundled file. */
     char named[700];
     snprintf(named, sizeof named, "%s/named-defs.map", scratch);
-    snprintf(cmd, sizeof cmd, "sed 's|\"wad\" \"none.wad\"|\"allium_defs\" \"mod.def\"|' '%s' > '%s'",
-             map, named);
+    snprintf(cmd, sizeof cmd,
+             "sed 's|\"wad\" \"none.wad\"|\"allium_defs\" \"mod.def\"|' '%s' > '%s'", map, named);
     REQUIRE(run(cmd, NULL) == 0);
     snprintf(cmd, sizeof cmd, "'%s' --no-rad --no-cache --json '%s' 2>/dev/null", compile_tool,
              named);
