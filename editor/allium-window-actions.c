@@ -511,8 +511,7 @@ void allium_window_class_add_actions(GtkWidgetClass *widget_class)
     gtk_widget_class_add_binding_action(widget_class, GDK_KEY_h, 0, "win.test-hull", NULL);
     gtk_widget_class_add_binding_action(widget_class, GDK_KEY_g, 0, "win.walk", NULL);
     gtk_widget_class_add_binding_action(widget_class, GDK_KEY_F9, 0, "win.toggle-sidebar", NULL);
-    gtk_widget_class_add_binding_action(widget_class, GDK_KEY_g, GDK_SHIFT_MASK, "win.walk-here",
-                                        NULL);
+    gtk_widget_class_add_binding_action(widget_class, GDK_KEY_g, GDK_SHIFT_MASK, "win.walk-here", NULL);
     /* The arrow and page keys nudge (win.nudge) from the views' own key handlers, which
      * know their axes; elsewhere in the window they move the focus as usual. */
     gtk_widget_class_add_binding_action(widget_class, GDK_KEY_p, GDK_ALT_MASK, "win.show-portals",

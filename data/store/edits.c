@@ -333,7 +333,7 @@ static al_status transform_brush(al_doc *doc, int64_t brush, const double m[3][4
     sqlite3_reset(s);
     for (int f = 0; f < n; f++) {
         double q[3][3];
-        al_doc_transform_face(m, (const double(*)[3]) faces[f].p, q);
+        al_doc_transform_face(m, (const double (*)[3]) faces[f].p, q);
         /* A point no number holds (a scale of infinity times 0) would be stored as NULL. */
         for (int i = 0; i < 9; i++)
             if (!isfinite(q[i / 3][i % 3])) {
