@@ -115,7 +115,26 @@ static int read_numbers(const char *text, double *out, int max)
     }
 }
 
+AlliumValueKind allium_value_kind_for(const char *classname, const char *key)
+{
+    const al_entdef_property *p = classname && key ? al_entdef_find_property(
+                                                         al_entdefs_find(
+                                                             allium_entity_definitions_get(),
+                                                             classname),
+                                                         key)
+                                                   : NULL;
+    if (p && (p->type == AL_PROP_INTEGER || p->type == AL_PROP_FLOAT)) return ALLIUM_VALUE_NUMBER;
+    if (p && (p->type == AL_PROP_COLOR255 || p->type == AL_PROP_COLOR1)) return ALLIUM_VALUE_COLOUR;
+    return allium_value_kind_of(key);
+}
+
 gboolean allium_value_check(const char *key, const char *value, char **message)
+{
+    return allium_value_check_for(NULL, key, value, message);
+}
+
+gboolean allium_value_check_for(const char *classname, const char *key, const char *value,
+                                char **message)
 {
     *message = NULL;
     if (!key || !*key || strspn(key, " \t") == strlen(key)) {
@@ -132,7 +151,7 @@ gboolean allium_value_check(const char *key, const char *value, char **message)
         return FALSE;
     }
     double v[3];
-    switch (allium_value_kind_of(key)) {
+    switch (allium_value_kind_for(classname, key)) {
     case ALLIUM_VALUE_NUMBER:
         if (read_numbers(value, v, 1) != 1) {
             *message = g_strdup_printf(_("%s: \"%s\" is not a number"), key, value);
@@ -247,7 +266,7 @@ static gboolean commit(AlliumInspector *self, const char *key, const char *value
 {
     if (self->entity_row < 0 || !self->document) return FALSE;
     g_autofree char *message = NULL;
-    if (!allium_value_check(key, value, &message)) {
+    if (!allium_value_check_for(shown_value(self, "classname"), key, value, &message)) {
         set_message(self, message);
         return FALSE;
     }
@@ -352,7 +371,7 @@ static GtkWidget *make_entry(Row *row, const char *value)
 static GtkWidget *make_editor(AlliumInspector *self, Row *row, const char *value,
                               const al_world *world)
 {
-    AlliumValueKind kind = allium_value_kind_of(row->key);
+    AlliumValueKind kind = allium_value_kind_for(shown_value(self, "classname"), row->key);
     if (kind == ALLIUM_VALUE_HULL && world) {
         GtkStringList *names = gtk_string_list_new(NULL);
         guint selected = GTK_INVALID_LIST_POSITION;

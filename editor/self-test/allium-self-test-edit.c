@@ -580,6 +580,12 @@ gboolean step_inspector(SelfTest *t)
     check(t, g_str_equal(allium_inspector_get_subject(inspector), "world") &&
                  g_strcmp0(allium_inspector_get_value(inspector, "classname"), "worldspawn") == 0,
           "with nothing selected it shows worldspawn");
+    /* A key the entity definitions type as a number ("sounds", the world's CD track, in no
+     * list of the panel's own) is checked as one. */
+    gboolean refused = !allium_inspector_edit(inspector, "sounds", "loud");
+    check(t, refused && strstr(allium_inspector_get_message(inspector), "not a number"),
+          "the world's sounds, an integer in its definition, refuses a word (\"%s\")",
+          allium_inspector_get_message(inspector));
     /* The world's own properties are edited there too (its row id is 0). */
     gboolean written = allium_inspector_edit(inspector, "message", edited);
     check(t, written && !*allium_inspector_get_message(inspector),
