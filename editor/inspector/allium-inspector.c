@@ -117,12 +117,10 @@ static int read_numbers(const char *text, double *out, int max)
 
 AlliumValueKind allium_value_kind_for(const char *classname, const char *key)
 {
-    const al_entdef_property *p = classname && key ? al_entdef_find_property(
-                                                         al_entdefs_find(
-                                                             allium_entity_definitions_get(),
-                                                             classname),
-                                                         key)
-                                                   : NULL;
+    const al_entdef_property *p =
+        classname && key ? al_entdef_find_property(
+                               al_entdefs_find(allium_entity_definitions_get(), classname), key)
+                         : NULL;
     if (p && (p->type == AL_PROP_INTEGER || p->type == AL_PROP_FLOAT)) return ALLIUM_VALUE_NUMBER;
     if (p && (p->type == AL_PROP_COLOR255 || p->type == AL_PROP_COLOR1)) return ALLIUM_VALUE_COLOUR;
     return allium_value_kind_of(key);
