@@ -43,6 +43,7 @@ struct _AlliumWindow {
     GtkLabel *selection_label;
     GtkLabel *grid_label;
     GMenu *recent_menu;  /* the section that gets the "Open Recent" submenu */
+    GMenu *place_entity_menu; /* the section that gets the entity definitions' classes */
     GMenu *undo_section; /* Undo and Redo items, relabelled per step */
 
     /* owned references */

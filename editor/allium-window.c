@@ -10,6 +10,7 @@
 #include "allium-window-private.h"
 
 #include "allium-application.h"
+#include "allium-entity-definitions.h"
 #include "allium-lightmap.h"
 #include "allium-preferences.h"
 #include "allium-session.h"
@@ -687,6 +688,7 @@ static void allium_window_class_init(AlliumWindowClass *klass)
     gtk_widget_class_bind_template_child(widget_class, AlliumWindow, selection_label);
     gtk_widget_class_bind_template_child(widget_class, AlliumWindow, grid_label);
     gtk_widget_class_bind_template_child(widget_class, AlliumWindow, recent_menu);
+    gtk_widget_class_bind_template_child(widget_class, AlliumWindow, place_entity_menu);
     gtk_widget_class_bind_template_child(widget_class, AlliumWindow, undo_section);
     gtk_widget_class_bind_template_callback(widget_class, banner_close_cb);
 
@@ -710,6 +712,9 @@ static void allium_window_init(AlliumWindow *self)
     g_action_map_add_action(G_ACTION_MAP(prefs), G_ACTION(lock));
     gtk_widget_insert_action_group(GTK_WIDGET(self), "prefs", G_ACTION_GROUP(prefs));
     g_object_unref(prefs);
+    GMenuModel *classes = allium_entity_definitions_place_menu(allium_entity_definitions_get());
+    g_menu_append_section(self->place_entity_menu, NULL, classes);
+    g_object_unref(classes);
 
     self->selection = allium_selection_new();
     self->collision = allium_collision_new();

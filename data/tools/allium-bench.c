@@ -77,6 +77,9 @@
  *       pairs_ms (al_sphere_tree_pairs) and step_ms (both; also its mean: re-insertions come
  *       in waves), against brute_ms (every pair tested, on every 10th step up to 30, whose
  *       pairs must equal the tree's: pairs_equal_brute)
+ *   allium-bench defs FILE [--runs 5]
+ *       entity definitions (FGD or DEF, with its includes) read --runs times into a new
+ *       set: {classes, base_classes, files, errors, warnings, ms_median, ms_min}
  * [options] are --hull NAME=minx,miny,minz,maxx,maxy,maxz, --block-size N, --threads N.
  */
 #include "al-clock.h"
@@ -96,6 +99,7 @@
 #include "al-edits.h"
 #include "al-oracle.h"
 #include "al-world-trees.h"
+#include "entdefs/entdefs.h"
 
 #include <sys/stat.h>
 #include <sys/vfs.h>
@@ -152,6 +156,7 @@ static int usage(void)
             "                             [--rad-residual R] [--leaks]\n"
             "       allium-bench spheretree [--count N] [--steps N] [--margin UNITS]\n"
             "       allium-bench agents MAP [--count N] [--steps N]\n"
+            "       allium-bench defs FILE.fgd|FILE.def [--runs N]\n"
             "options for all: --hull NAME=minx,miny,minz,maxx,maxy,maxz (compiled hulls),\n"
             "                 --block-size N, --threads N, --seed N\n");
     return 2;
@@ -1475,6 +1480,53 @@ static int cmd_agents(const args *a)
     return 0;
 }
 
+/* Reading the entity definitions FILE, --runs times (default 20): the median and the
+ * fastest, and what was read. */
+static int cmd_defs(const args *a)
+{
+    int runs = a->runs;
+    double *ms = malloc((size_t) runs * sizeof *ms);
+    if (!ms) return 1;
+    al_entdefs set = {0};
+    al_diag_list diags = {0};
+    al_status st = AL_OK;
+    for (int r = 0; r < runs && st == AL_OK; r++) {
+        al_entdefs_clear(&set);
+        al_diag_list_clear(&diags);
+        uint64_t t0 = al_clock_ns();
+        st = al_entdefs_load(&set, a->path, &diags);
+        ms[r] = al_clock_ms_since(t0);
+    }
+    if (st != AL_OK) {
+        al_tool_print_diags(a->path, &diags, stderr);
+        free(ms);
+        al_entdefs_clear(&set);
+        al_diag_list_clear(&diags);
+        return 1;
+    }
+    int classes = 0;
+    for (int i = 0; i < set.class_count; i++) classes += set.classes[i].kind != AL_ENTDEF_BASE;
+    double fastest = ms[0];
+    for (int r = 1; r < runs; r++) fastest = ms[r] < fastest ? ms[r] : fastest;
+    cJSON *j = cJSON_CreateObject();
+    cJSON_AddStringToObject(j, "file", a->path);
+    cJSON_AddNumberToObject(j, "runs", runs);
+    cJSON_AddNumberToObject(j, "classes", classes);
+    cJSON_AddNumberToObject(j, "base_classes", set.class_count - classes);
+    cJSON_AddNumberToObject(j, "files", set.file_count);
+    cJSON_AddNumberToObject(j, "errors", (double) al_diag_count(&diags, AL_SEVERITY_ERROR));
+    cJSON_AddNumberToObject(j, "warnings",
+                            (double) (al_diag_count(&diags, AL_SEVERITY_WARNING) -
+                                      al_diag_count(&diags, AL_SEVERITY_ERROR)));
+    cJSON_AddNumberToObject(j, "ms_median", median(ms, runs));
+    cJSON_AddNumberToObject(j, "ms_min", fastest);
+    bool ok = al_report_print(j, stdout);
+    free(ms);
+    al_entdefs_clear(&set);
+    al_diag_list_clear(&diags);
+    return ok ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
     args a;
@@ -1490,6 +1542,7 @@ int main(int argc, char **argv)
     if (strcmp(a.command, "edit") == 0) return cmd_edit(&a);
     if (strcmp(a.command, "spheretree") == 0) return cmd_spheretree(&a);
     if (strcmp(a.command, "agents") == 0) return cmd_agents(&a);
+    if (strcmp(a.command, "defs") == 0) return cmd_defs(&a);
     fprintf(stderr, "error: unknown command %s\n", a.command);
     return usage();
 }

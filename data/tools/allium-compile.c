@@ -10,15 +10,21 @@
  * until the unshot light is 1% of the emitted), --rad-time SECONDS (a budget; default
  * none), --luxel UNITS (the lightmap texel; default the map's, or 16), --no-rad;
  * textures: --texture-path DIR (repeatable: folders where the worldspawn "wad" key's WADs
- * are looked for, after the map's own folder).
+ * are looked for, after the map's own folder); entities: --defs FILE (repeatable: FGD or
+ * DEF entity definitions, read in order, later ones replacing classes of the same name;
+ * default: the bundled Quake definitions, then the files the map's worldspawn names in
+ * "_tb_def" "external:PATH" and "allium_defs" "PATH;PATH") against which the map's
+ * entities are checked
+ * (classes and keys no definition names, targets no entity names: warnings).
  *
  * A document's compile is stored in the document, keyed by a content hash of everything
  * the compiler reads; compiling an unchanged document again loads it (the report says
  * "taken from the map's cache" and how long that took). So is the radiosity state a run
  * ends in: the next run on the same input goes on from it (stages.rad.cache says "hit").
  *
- * Exit status: 0 when the map compiled (invalid brushes are reported, not fatal), 1 when
- * a file could not be read, written or compiled, 2 for a usage error.
+ * Exit status: 0 when the map compiled (invalid brushes are reported, not fatal, and so
+ * are definitions that could not be read), 1 when a file could not be read, written or
+ * compiled, 2 for a usage error.
  */
 #include "al-rad.h"
 #include "al-clock.h"
@@ -29,6 +35,7 @@
 #include "store/map-doc.h"
 #include "textures/sources.h"
 #include "al-entity-keys.h"
+#include "entdefs/entdefs.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -41,7 +48,8 @@ static int usage(FILE *to)
     fprintf(to, "usage: allium-compile [--hull NAME=minx,miny,minz,maxx,maxy,maxz ...] "
                 "[--block-size N] [--threads N] [--json] [--no-cache]\n"
                 "                      [--rad-residual EPS] [--rad-time SECONDS] [--luxel UNITS] "
-                "[--no-rad] [--texture-path DIR ...] MAP\n"
+                "[--no-rad] [--texture-path DIR ...]\n"
+                "                      [--defs FILE ...] MAP\n"
                 "       allium-compile -o OUT.allium IN.map     (import, then compile)\n"
                 "       allium-compile -o OUT.map [--format valve|standard] IN.allium  (export)\n");
     return to == stdout ? 0 : 2;
@@ -308,11 +316,105 @@ static cJSON *textures_json(al_tool_map *m, const char *const *search, int searc
     return out;
 }
 
+/* Prints the definitions' diagnostics DIAGS as "file:line:column: severity: message"
+ * (their messages start with the file's name: one of SET's files, or of PATHS). */
+static void print_defs_diags(const al_entdefs *set, const char *const *paths, int count,
+                             const al_diag_list *diags, FILE *to)
+{
+    for (size_t i = 0; i < diags->count; i++) {
+        const al_diag *d = &diags->items[i];
+        const char *file = "", *text = d->message;
+        for (int f = 0; f < set->file_count + count; f++) {
+            const char *name = f < set->file_count ? set->files[f] : paths[f - set->file_count];
+            size_t n = strlen(name);
+            if (strncmp(d->message, name, n) == 0 && strncmp(d->message + n, ": ", 2) == 0) {
+                file = name;
+                text = d->message + n + 2;
+            }
+        }
+        char where[48] = "";
+        if (d->line > 0 && d->column > 0)
+            snprintf(where, sizeof where, ":%d:%d", d->line, d->column);
+        else if (d->line > 0)
+            snprintf(where, sizeof where, ":%d", d->line);
+        fprintf(to, "%s%s: %s: %s\n", file, where, al_severity_name(d->severity), text);
+    }
+}
+
+/* Reads the entity definitions (PATHS; when there are none, the bundled file and the files
+ * the map's worldspawn names) and checks M's entities against them: the warnings join M's
+ * diagnostics. Returns the report's entity_definitions object, or NULL if a file could not
+ * be read (named on standard error) or memory ran out. */
+static cJSON *entity_definitions_json(al_tool_map *m, const char *const *given, int given_count)
+{
+    char *named[16];
+    int named_count = 0;
+    if (given_count == 0 && m->input.entity_count > 0) {
+        char *folder = strdup(m->path);
+        char *slash = folder ? strrchr(folder, '/') : NULL;
+        if (slash) *slash = '\0';
+        named_count =
+            folder ? al_entdefs_map_files(&m->input.entities[0], slash ? folder : ".", named, 16)
+                   : -1;
+        free(folder);
+        if (named_count < 0) {
+            fprintf(stderr, "%s: out of memory while reading the entity definitions\n", m->path);
+            return NULL;
+        }
+    }
+    const char *const *paths = given_count ? given : (const char *const *) named;
+    int count = given_count ? given_count : named_count;
+    al_entdefs set = {0};
+    al_diag_list diags = {0};
+    al_status st = given_count ? AL_OK : al_entdefs_load_bundled(&set, &diags);
+    for (int i = 0; i < count && st == AL_OK; i++) st = al_entdefs_load(&set, paths[i], &diags);
+    print_defs_diags(&set, paths, count, &diags, stderr);
+    size_t errors = al_diag_count(&diags, AL_SEVERITY_ERROR);
+    al_diag_list_clear(&diags);
+    al_entdefs_check check = {0};
+    if (st == AL_OK) st = al_entdefs_check_input(&set, &m->input, &check, &m->diags);
+    cJSON *out = st == AL_OK ? cJSON_CreateObject() : NULL;
+    if (out) {
+        cJSON *files = cJSON_AddArrayToObject(out, "files");
+        for (int i = 0; i < set.file_count; i++)
+            cJSON_AddItemToArray(files, cJSON_CreateString(set.files[i]));
+        int classes = 0;
+        for (int i = 0; i < set.class_count; i++) classes += set.classes[i].kind != AL_ENTDEF_BASE;
+        cJSON_AddNumberToObject(out, "classes", classes);
+        cJSON_AddNumberToObject(out, "base_classes", set.class_count - classes);
+        cJSON_AddNumberToObject(out, "errors", (double) errors);
+        cJSON *unknown = cJSON_AddArrayToObject(out, "unknown_classes");
+        for (int i = 0; i < check.class_count; i++) {
+            cJSON *o = cJSON_CreateObject();
+            cJSON_AddStringToObject(o, "classname", check.classes[i].classname);
+            cJSON_AddNumberToObject(o, "count", check.classes[i].count);
+            cJSON_AddNumberToObject(o, "first_entity", check.classes[i].first_entity);
+            cJSON_AddItemToArray(unknown, o);
+        }
+        cJSON *keys = cJSON_AddArrayToObject(out, "unknown_keys");
+        for (int i = 0; i < check.key_count; i++) {
+            cJSON *o = cJSON_CreateObject();
+            cJSON_AddStringToObject(o, "classname", check.keys[i].classname);
+            cJSON_AddStringToObject(o, "key", check.keys[i].key);
+            cJSON_AddNumberToObject(o, "count", check.keys[i].count);
+            cJSON_AddNumberToObject(o, "first_entity", check.keys[i].first_entity);
+            cJSON_AddItemToArray(keys, o);
+        }
+        cJSON_AddNumberToObject(out, "missing_targets", check.missing_targets);
+    } else if (st == AL_ERR_NOMEM) {
+        fprintf(stderr, "%s: out of memory while reading the entity definitions\n", m->path);
+    }
+    al_entdefs_check_clear(&check);
+    al_entdefs_clear(&set);
+    for (int i = 0; i < named_count; i++) free(named[i]);
+    return out;
+}
+
 int main(int argc, char **argv)
 {
     al_tool_options options = {.use_cache = true};
-    const char *texture_paths[64];
-    int texture_path_count = 0;
+    const char *texture_paths[64], *defs_paths[64];
+    int texture_path_count = 0, defs_path_count = 0;
     rad_args ra = {.residual = 0.01};
     bool json = false;
     const char *path = NULL, *output = NULL, *format = NULL;
@@ -328,6 +430,12 @@ int main(int argc, char **argv)
                 return 2;
             }
             texture_paths[texture_path_count++] = argv[++i];
+        } else if (strcmp(argv[i], "--defs") == 0 && i + 1 < argc) {
+            if (defs_path_count == 64) {
+                fprintf(stderr, "error: at most 64 --defs files\n");
+                return 2;
+            }
+            defs_paths[defs_path_count++] = argv[++i];
         } else if (strcmp(argv[i], "--no-cache") == 0) {
             options.use_cache = false;
         } else if (strcmp(argv[i], "--no-rad") == 0) {
@@ -397,6 +505,13 @@ int main(int argc, char **argv)
         return 1;
     }
     cJSON *textures = textures_json(&m, texture_paths, texture_path_count);
+    cJSON *defs = entity_definitions_json(&m, defs_paths, defs_path_count);
+    if (!defs) {
+        cJSON_Delete(textures);
+        al_world_destroy(w);
+        al_tool_map_free(&m);
+        return 1;
+    }
     if (json) {
         al_world_stats s;
         al_world_get_stats(w, &s);
@@ -406,6 +521,10 @@ int main(int argc, char **argv)
             cJSON_AddItemToObject(report, "materials", textures);
         else
             cJSON_Delete(textures);
+        if (report)
+            cJSON_AddItemToObject(report, "entity_definitions", defs);
+        else
+            cJSON_Delete(defs);
         if (!al_report_print(report, stdout)) {
             fprintf(stderr, "error: out of memory while writing the report\n");
             al_world_destroy(w);
@@ -422,6 +541,14 @@ int main(int argc, char **argv)
                    cJSON_GetArraySize(sources));
             cJSON_Delete(textures);
         }
+        printf("  entity definitions: %d classes from %d files; %d unknown classes, %d "
+               "unknown keys, %d targets that no entity names\n",
+               cJSON_GetObjectItem(defs, "classes")->valueint,
+               cJSON_GetArraySize(cJSON_GetObjectItem(defs, "files")),
+               cJSON_GetArraySize(cJSON_GetObjectItem(defs, "unknown_classes")),
+               cJSON_GetArraySize(cJSON_GetObjectItem(defs, "unknown_keys")),
+               cJSON_GetObjectItem(defs, "missing_targets")->valueint);
+        cJSON_Delete(defs);
         if (rr.ran)
             printf("  radiosity: %d patches, %d lights, %lld shots, residual %.2f%% in %.0f ms%s\n",
                    rr.stats.patches, rr.stats.lights, (long long) rr.stats.shots,

@@ -19,6 +19,7 @@
 
 #include "allium-document.h"
 
+#include "allium-entity-definitions.h"
 #include "allium-preferences.h"
 
 #include <glib/gi18n.h>
@@ -172,6 +173,8 @@ static void published_cb(void *user, al_stage stage, uint64_t generation)
     if (!engine) return;
     AlliumSnapshot *snap = allium_snapshot_new(engine, &self->doc_diags);
     al_snapshot_release(engine);
+    /* The entities against the entity definitions: warnings for the problems list. */
+    allium_entity_definitions_check(&snap->input.input, &snap->diags);
     al_stage_status st[AL_STAGE_COUNT];
     al_live_status(self->live, st);
     snap->ms_total = st[snap->stage].last_ms;
@@ -1080,18 +1083,13 @@ gboolean allium_document_add_point_entity(AlliumDocument *self, const char *clas
     g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), FALSE);
     g_return_val_if_fail(classname != NULL, FALSE);
     if (!require_open(self, error)) return FALSE;
-    /* The values are numbers and fixed words: nothing in them needs escaping. */
-    GString *json = g_string_new("{");
-    g_string_append_printf(json, "\"origin\": \"%g %g %g\"", origin[0], origin[1], origin[2]);
-    if (g_str_has_prefix(classname, "light")) g_string_append(json, ", \"light\": \"300\"");
-    if (g_str_equal(classname, "agent_start"))
-        g_string_append(json, ", \"hull\": \"stand\", \"count\": \"1\"");
-    g_string_append_c(json, '}');
+    /* The origin and the default keys of the class's definition. */
+    g_autofree char *json = allium_entity_definitions_new_entity_json(
+        allium_entity_definitions_get(), classname, origin);
     al_diag_list diags = {0};
     int64_t row = 0;
     al_doc_change change = {0};
-    al_status st = al_doc_add_entity(self->doc, classname, json->str, &row, &change, &diags);
-    g_string_free(json, TRUE);
+    al_status st = al_doc_add_entity(self->doc, classname, json, &row, &change, &diags);
     if (st == AL_OK && id) *id = row;
     return finish_edit(self, st, &change, &diags, classname, error);
 }

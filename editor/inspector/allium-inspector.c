@@ -9,6 +9,7 @@
 #include "allium-config.h"
 
 #include "allium-inspector.h"
+#include "allium-entity-definitions.h"
 #include "allium-error-label.h"
 #include "allium-format.h"
 
@@ -30,6 +31,7 @@ typedef struct {
     GtkEditable *entry;      /* NULL for the hull list */
     GtkDropDown *hulls;      /* ALLIUM_VALUE_HULL */
     GtkColorButton *colour;  /* ALLIUM_VALUE_COLOUR */
+    GtkWidget *label;        /* the key, its tooltip what the entity definitions say of it */
 } Row;
 
 struct _AlliumInspector {
@@ -113,7 +115,24 @@ static int read_numbers(const char *text, double *out, int max)
     }
 }
 
+AlliumValueKind allium_value_kind_for(const char *classname, const char *key)
+{
+    const al_entdef_property *p =
+        classname && key ? al_entdef_find_property(
+                               al_entdefs_find(allium_entity_definitions_get(), classname), key)
+                         : NULL;
+    if (p && (p->type == AL_PROP_INTEGER || p->type == AL_PROP_FLOAT)) return ALLIUM_VALUE_NUMBER;
+    if (p && (p->type == AL_PROP_COLOR255 || p->type == AL_PROP_COLOR1)) return ALLIUM_VALUE_COLOUR;
+    return allium_value_kind_of(key);
+}
+
 gboolean allium_value_check(const char *key, const char *value, char **message)
+{
+    return allium_value_check_for(NULL, key, value, message);
+}
+
+gboolean allium_value_check_for(const char *classname, const char *key, const char *value,
+                                char **message)
 {
     *message = NULL;
     if (!key || !*key || strspn(key, " \t") == strlen(key)) {
@@ -130,7 +149,7 @@ gboolean allium_value_check(const char *key, const char *value, char **message)
         return FALSE;
     }
     double v[3];
-    switch (allium_value_kind_of(key)) {
+    switch (allium_value_kind_for(classname, key)) {
     case ALLIUM_VALUE_NUMBER:
         if (read_numbers(value, v, 1) != 1) {
             *message = g_strdup_printf(_("%s: \"%s\" is not a number"), key, value);
@@ -245,7 +264,7 @@ static gboolean commit(AlliumInspector *self, const char *key, const char *value
 {
     if (self->entity_row < 0 || !self->document) return FALSE;
     g_autofree char *message = NULL;
-    if (!allium_value_check(key, value, &message)) {
+    if (!allium_value_check_for(shown_value(self, "classname"), key, value, &message)) {
         set_message(self, message);
         return FALSE;
     }
@@ -350,7 +369,7 @@ static GtkWidget *make_entry(Row *row, const char *value)
 static GtkWidget *make_editor(AlliumInspector *self, Row *row, const char *value,
                               const al_world *world)
 {
-    AlliumValueKind kind = allium_value_kind_of(row->key);
+    AlliumValueKind kind = allium_value_kind_for(shown_value(self, "classname"), row->key);
     if (kind == ALLIUM_VALUE_HULL && world) {
         GtkStringList *names = gtk_string_list_new(NULL);
         guint selected = GTK_INVALID_LIST_POSITION;
@@ -386,8 +405,8 @@ static GtkWidget *make_editor(AlliumInspector *self, Row *row, const char *value
     return box;
 }
 
-static void add_row(AlliumInspector *self, int at, const char *key, const char *value,
-                    const al_world *world)
+static void add_row(AlliumInspector *self, int at, const char *classname, const char *key,
+                    const char *value, const al_world *world)
 {
     Row *row = g_new0(Row, 1);
     row->refs = 1; /* the panel's list */
@@ -399,7 +418,11 @@ static void add_row(AlliumInspector *self, int at, const char *key, const char *
     gtk_label_set_xalign(GTK_LABEL(label), 0);
     gtk_label_set_ellipsize(GTK_LABEL(label), PANGO_ELLIPSIZE_END);
     gtk_label_set_width_chars(GTK_LABEL(label), 8);
-    gtk_widget_set_tooltip_text(label, key);
+    g_autofree char *meaning =
+        allium_entity_definitions_key_tooltip(allium_entity_definitions_get(), classname, key);
+    g_autofree char *tooltip = meaning ? g_strdup_printf("%s\n%s", key, meaning) : NULL;
+    gtk_widget_set_tooltip_text(label, tooltip ? tooltip : key);
+    row->label = label;
     gtk_grid_attach(self->grid, label, 0, at, 1, 1);
     gtk_grid_attach(self->grid, make_editor(self, row, value, world), 1, at, 1, 1);
     /* What the entity cannot lose has no remove button (commit refuses it as well). */
@@ -589,10 +612,11 @@ static void refresh(AlliumInspector *self)
     if (entity >= 0) {
         const al_entity_desc *e = &in->entities[entity];
         int at = 0;
-        add_row(self, at++, "classname", e->classname ? e->classname : "", snap->world);
+        const char *cls = e->classname ? e->classname : "";
+        add_row(self, at++, cls, "classname", cls, snap->world);
         for (int p = 0; p < e->property_count; p++)
             if (g_ascii_strcasecmp(e->properties[p].key, "classname") != 0)
-                add_row(self, at++, e->properties[p].key, e->properties[p].value, snap->world);
+                add_row(self, at++, cls, e->properties[p].key, e->properties[p].value, snap->world);
     }
     gtk_widget_set_visible(self->add_box, entity >= 0);
     self->rebuilding = FALSE;
@@ -768,6 +792,13 @@ const char *allium_inspector_get_value(AlliumInspector *self, const char *key)
     if (row->entry) return gtk_editable_get_text(row->entry);
     GtkStringObject *item = gtk_drop_down_get_selected_item(row->hulls);
     return item ? gtk_string_object_get_string(item) : NULL;
+}
+
+const char *allium_inspector_get_key_tooltip(AlliumInspector *self, const char *key)
+{
+    g_return_val_if_fail(ALLIUM_IS_INSPECTOR(self), NULL);
+    Row *row = find_row(self, key);
+    return row ? gtk_widget_get_tooltip_text(row->label) : NULL;
 }
 
 GtkWidget *allium_inspector_get_editor(AlliumInspector *self, const char *key)

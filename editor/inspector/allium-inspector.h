@@ -7,6 +7,9 @@
  *   that does not fit its type is refused with a message under the list, and nothing is
  *   written. Rows can be removed (not `classname`, nor a point entity's `origin`) and
  *   added (a new key and its value). Every change is one undoable step of the document.
+ *   A key's tooltip says what the entity definitions say of it for the entity's class
+ *   (its name, description, default, choices or flags), and a key they type as a number
+ *   or a colour gets that editor and check.
  * - Brushes: how many, their bounds and size, the materials of their faces and the entity
  *   they belong to.
  * - Nothing: the map's own properties (worldspawn).
@@ -42,16 +45,28 @@ typedef enum {
 
 AlliumValueKind allium_value_kind_of(const char *key);
 
+/* The kind of value KEY holds on an entity of CLASSNAME (NULL: unknown): what the entity
+ * definitions type it (integer and float: a number; color255 and color1: a colour), else
+ * allium_value_kind_of. */
+AlliumValueKind allium_value_kind_for(const char *classname, const char *key);
+
 /* Whether VALUE is acceptable for KEY; if not, *MESSAGE (free with g_free) says why,
  * naming the key ("speed: \"fast\" is not a number"). Values and keys may not hold a
  * double quote (the .map format could not store them); keys may not be empty. */
 gboolean allium_value_check(const char *key, const char *value, char **message);
+
+/* The same for KEY of an entity of CLASSNAME (allium_value_kind_for). */
+gboolean allium_value_check_for(const char *classname, const char *key, const char *value,
+                                char **message);
 
 /* Test hooks: the value shown for KEY (NULL: no such row), and the whole edit of one row,
  * as typing VALUE and pressing Enter does (NULL VALUE: the row's remove button). Returns
  * whether it was written; a refusal shows its message, see allium_inspector_get_message. */
 const char *allium_inspector_get_value(AlliumInspector *self, const char *key);
 gboolean allium_inspector_edit(AlliumInspector *self, const char *key, const char *value);
+/* The tooltip of KEY's name: the key, then what the entity definitions say of it for the
+ * entity's class (NULL: no such row). */
+const char *allium_inspector_get_key_tooltip(AlliumInspector *self, const char *key);
 /* The widget that edits KEY's value (an entry, or the list of hulls); NULL: no such row. */
 GtkWidget *allium_inspector_get_editor(AlliumInspector *self, const char *key);
 /* The message under the list ("" when none). */

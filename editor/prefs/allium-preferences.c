@@ -29,6 +29,7 @@ struct _AlliumPreferences {
     double rotation_snap;
     char *last_document;
     gboolean texture_lock;
+    char *entity_definitions;
 
     gboolean loading; /* set while reading the file: no save for what was just read */
     guint save_source;
@@ -47,6 +48,7 @@ enum {
     PROP_ROTATION_SNAP,
     PROP_LAST_DOCUMENT,
     PROP_TEXTURE_LOCK,
+    PROP_ENTITY_DEFINITIONS,
     N_PROPS
 };
 
@@ -143,6 +145,7 @@ static void allium_preferences_finalize(GObject *object)
     g_free(self->grid_sizes);
     g_free(self->background);
     g_free(self->last_document);
+    g_free(self->entity_definitions);
     G_OBJECT_CLASS(allium_preferences_parent_class)->finalize(object);
 }
 
@@ -177,6 +180,9 @@ static void allium_preferences_get_property(GObject *object, guint prop_id, GVal
         break;
     case PROP_TEXTURE_LOCK:
         g_value_set_boolean(value, self->texture_lock);
+        break;
+    case PROP_ENTITY_DEFINITIONS:
+        g_value_set_string(value, self->entity_definitions);
         break;
     default:
         G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
@@ -219,6 +225,9 @@ static void allium_preferences_set_property(GObject *object, guint prop_id, cons
     case PROP_LAST_DOCUMENT:
         set_string(&self->last_document, g_value_get_string(value));
         break;
+    case PROP_ENTITY_DEFINITIONS:
+        set_string(&self->entity_definitions, g_value_get_string(value));
+        break;
     default:
         G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
         return;
@@ -248,6 +257,10 @@ static void allium_preferences_class_init(AlliumPreferencesClass *klass)
         g_param_spec_double("rotation-snap", NULL, NULL, 0.5, 90, 15, flags);
     properties[PROP_LAST_DOCUMENT] = g_param_spec_string("last-document", NULL, NULL, NULL, flags);
     properties[PROP_TEXTURE_LOCK] = g_param_spec_boolean("texture-lock", NULL, NULL, TRUE, flags);
+    /* Entity definition files (FGD or DEF) read after the bundled Quake file, separated by
+     * ';', in the order a mod layers them. */
+    properties[PROP_ENTITY_DEFINITIONS] =
+        g_param_spec_string("entity-definitions", NULL, NULL, NULL, flags);
     g_object_class_install_properties(object_class, N_PROPS, properties);
 }
 
@@ -392,6 +405,12 @@ void allium_preferences_get_background(AlliumPreferences *self, GdkRGBA *colour)
 {
     g_return_if_fail(ALLIUM_IS_PREFERENCES(self));
     if (!gdk_rgba_parse(colour, self->background)) gdk_rgba_parse(colour, "#1c1d21");
+}
+
+const char *allium_preferences_get_entity_definitions(AlliumPreferences *self)
+{
+    g_return_val_if_fail(ALLIUM_IS_PREFERENCES(self), NULL);
+    return self->entity_definitions;
 }
 
 const char *allium_preferences_get_last_document(AlliumPreferences *self)

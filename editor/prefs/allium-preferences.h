@@ -43,6 +43,8 @@ double allium_preferences_get_rotation_snap(AlliumPreferences *self);
 double allium_preferences_get_fly_speed(AlliumPreferences *self);
 void allium_preferences_set_fly_speed(AlliumPreferences *self, double speed);
 void allium_preferences_get_background(AlliumPreferences *self, GdkRGBA *colour);
+/* The entity definition files read after the bundled ones, separated by ';' (NULL: none). */
+const char *allium_preferences_get_entity_definitions(AlliumPreferences *self);
 const char *allium_preferences_get_last_document(AlliumPreferences *self);
 void allium_preferences_set_last_document(AlliumPreferences *self, const char *path);
 

@@ -56,6 +56,28 @@ static int count_class(const al_input *in, const char *classname)
     return count;
 }
 
+/* Whether MODEL or one of its submenus has an item that activates ACTION with TARGET. */
+static gboolean menu_has(GMenuModel *model, const char *action, const char *target)
+{
+    for (int i = 0; i < g_menu_model_get_n_items(model); i++) {
+        g_autofree char *a = NULL, *v = NULL;
+        if (g_menu_model_get_item_attribute(model, i, G_MENU_ATTRIBUTE_ACTION, "s", &a) &&
+            g_menu_model_get_item_attribute(model, i, G_MENU_ATTRIBUTE_TARGET, "s", &v) &&
+            g_str_equal(a, action) && g_str_equal(v, target))
+            return TRUE;
+        GMenuLinkIter *links = g_menu_model_iterate_item_links(model, i);
+        GMenuModel *link;
+        gboolean found = FALSE;
+        while (!found && g_menu_link_iter_get_next(links, NULL, &link)) {
+            found = menu_has(link, action, target);
+            g_object_unref(link);
+        }
+        g_object_unref(links);
+        if (found) return TRUE;
+    }
+    return FALSE;
+}
+
 /* Places an entity of CLASSNAME with a click at map point P of the top view. */
 static void place(SelfTest *t, AlliumView *top, const char *classname, const double p[3])
 {
@@ -164,6 +186,15 @@ gboolean step_build_from_empty(SelfTest *t)
         check(t, in->brush_count == 6, "hollowing made six walls (%d)", in->brush_count);
         g_object_set(w, "tool", "select", NULL);
         double light[3] = {-ROOM_HALF / 2, 0, 0}, start[3] = {ROOM_HALF / 2, 0, 0};
+        /* The Place Entity menu lists the point classes of the entity definitions. */
+        GMenuModel *classes = G_MENU_MODEL(w->place_entity_menu);
+        check(t,
+              menu_has(classes, "win.place-entity", "light") &&
+                  menu_has(classes, "win.place-entity", "info_player_start") &&
+                  menu_has(classes, "win.place-entity", "monster_ogre") &&
+                  !menu_has(classes, "win.place-entity", "func_door"),
+              "Place Entity lists the definitions' point classes (light, monster_ogre), not "
+              "their solid ones");
         place(t, top, "light", light);
         place(t, top, "info_player_start", start);
         t->phase = BUILD_PLACED;
@@ -171,6 +202,14 @@ gboolean step_build_from_empty(SelfTest *t)
     }
     case BUILD_PLACED:
         check_room(t, "built");
+        for (int e = 1; e < in->entity_count; e++) {
+            if (g_strcmp0(in->entities[e].classname, "light") != 0) continue;
+            /* Its definition's default brightness; defaults of "0" are not written. */
+            check(t,
+                  g_strcmp0(allium_snapshot_entity_value(snap, e, "light"), "300") == 0 &&
+                      !allium_snapshot_entity_value(snap, e, "style"),
+                  "the placed light has the default keys of its definition");
+        }
         double floor_z = G_MAXDOUBLE, ceiling_z = -G_MAXDOUBLE;
         for (int b = 0; b < in->brush_count; b++) {
             double lo[3], hi[3];

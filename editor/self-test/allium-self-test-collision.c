@@ -366,6 +366,15 @@ gboolean step_inspector_rebuild(SelfTest *t)
         if (start < 0) return TRUE;
         allium_selection_select_entity(t->window->selection, snap->input.entity_ids[start],
                                        ALLIUM_SELECT_REPLACE);
+        /* The agent_start got its class's default keys, and the panel explains them. */
+        const char *tip = allium_inspector_get_key_tooltip(inspector, "hull");
+        check(t,
+              g_strcmp0(allium_inspector_get_value(inspector, "hull"), "stand") == 0 &&
+                  g_strcmp0(allium_inspector_get_value(inspector, "count"), "1") == 0 && tip &&
+                  strstr(tip, "agent box"),
+              "the agent_start has the default hull and count of its definition, and the "
+              "hull's tooltip its description (\"%s\")",
+              tip ? tip : "");
         GtkWidget *entry = allium_inspector_get_editor(inspector, "origin");
         check(t, entry && GTK_IS_EDITABLE(entry), "the panel has an origin entry");
         if (!entry || !GTK_IS_EDITABLE(entry)) return TRUE;

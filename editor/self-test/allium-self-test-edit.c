@@ -677,6 +677,12 @@ gboolean step_inspector(SelfTest *t)
     check(t, g_str_equal(allium_inspector_get_subject(inspector), "world") &&
                  g_strcmp0(allium_inspector_get_value(inspector, "classname"), "worldspawn") == 0,
           "with nothing selected it shows worldspawn");
+    /* A key the entity definitions type as a number ("sounds", the world's CD track, in no
+     * list of the panel's own) is checked as one. */
+    gboolean refused = !allium_inspector_edit(inspector, "sounds", "loud");
+    check(t, refused && strstr(allium_inspector_get_message(inspector), "not a number"),
+          "the world's sounds, an integer in its definition, refuses a word (\"%s\")",
+          allium_inspector_get_message(inspector));
     /* The world's own properties are edited there too (its row id is 0). */
     gboolean written = allium_inspector_edit(inspector, "message", edited);
     check(t, written && !*allium_inspector_get_message(inspector),
@@ -685,6 +691,45 @@ gboolean step_inspector(SelfTest *t)
     if (!written) return TRUE;
     t->edits++;
     return FALSE;
+}
+
+/* An entity of a class no entity definition names: a warning among the compile panel's
+ * problems, naming the class. The addition is undone (and compiled) before the next step. */
+gboolean step_unknown_class(SelfTest *t)
+{
+    AlliumDocument *doc = allium_window_get_document(t->window);
+    AlliumCompilePanel *panel = t->window->compile_panel;
+    if (!t->step_begun) {
+        GError *error = NULL;
+        const double at[3] = {0, 0, 64};
+        gboolean added =
+            allium_document_add_point_entity(doc, "monster_nonesuch", at, NULL, &error);
+        check(t, added, "an entity of an unknown class was added (%s)",
+              error ? error->message : "");
+        g_clear_error(&error);
+        t->walk_phase = 0;
+        return !added;
+    }
+    if (!compiled_current(t->window)) return FALSE;
+    AlliumSnapshot *snap = current(t);
+    int warned = 0;
+    for (size_t i = 0; i < snap->diags.count; i++)
+        warned += snap->diags.items[i].severity == AL_SEVERITY_WARNING &&
+                  strstr(snap->diags.items[i].message, "'monster_nonesuch'") != NULL;
+    int errors, warnings;
+    allium_snapshot_count_diags(snap, &errors, &warnings);
+    if (t->walk_phase == 0) {
+        check(t, warned == 1 && allium_compile_panel_problem_count(panel) == errors + warnings,
+              "the problems list warns of the class no definition names (%d warnings of it, "
+              "%d problems listed)",
+              warned, allium_compile_panel_problem_count(panel));
+        gtk_widget_activate_action(GTK_WIDGET(t->window), "win.undo", NULL);
+        t->walk_phase = 1;
+        return FALSE;
+    }
+    if (warned) return FALSE; /* the undo has not compiled yet */
+    check(t, TRUE, "undone, the warning is gone");
+    return TRUE;
 }
 
 /* The compile panel: its problems, and radiosity reset, stepped and run by its buttons. */

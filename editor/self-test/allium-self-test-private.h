@@ -112,6 +112,7 @@ gboolean step_texture_lock(SelfTest *t);
 gboolean step_place_light(SelfTest *t);
 gboolean step_inspector(SelfTest *t);
 gboolean step_compile_panel(SelfTest *t);
+gboolean step_unknown_class(SelfTest *t);
 gboolean step_undo_editing(SelfTest *t);
 /* allium-self-test-tools.c */
 gboolean step_tool_icons(SelfTest *t);

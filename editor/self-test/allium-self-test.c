@@ -1086,6 +1086,7 @@ static const struct {
     {"place a light", step_place_light, 30000},
     {"inspector", step_inspector, 30000},
     {"compile panel", step_compile_panel, 60000},
+    {"an entity of an unknown class", step_unknown_class, 30000},
     {"the light controls in any order", step_light_orders, 90000},
     {"numbers as the designer reads them", step_numbers, 5000},
     {"collision test box", step_test_box, 10000},

@@ -3,8 +3,8 @@
 #include "check.h"
 #include "doc-fixture.h"
 #include "mapgen.h"
+#include "entdefs/entdefs.h"
 #include "store/document.h"
-#include "mapgen.h"
 #include "wadgen.h"
 
 #include <cjson/cJSON.h>
@@ -123,6 +123,187 @@ CHECK_TEST(compile_textures, "/tools/allium-compile-finds-the-maps-wads-and-coun
     snprintf(cmd, sizeof cmd, "cat '%s.err'", map);
     REQUIRE(run(cmd, &out) == 0);
     CHECK_MSG(strstr(out, "the wad \"/nowhere/extra.wad\" was not found"), "stderr: %s", out);
+    free(out);
+}
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f) return;
+    fputs(text, f);
+    fclose(f);
+}
+
+static cJSON *find_entry(cJSON *array, const char *a, const char *value_a, const char *b,
+                         const char *value_b)
+{
+    cJSON *item;
+    cJSON_ArrayForEach(item, array)
+    {
+        cJSON *x = cJSON_GetObjectItem(item, a), *y = b ? cJSON_GetObjectItem(item, b) : NULL;
+        if (cJSON_IsString(x) && strcmp(x->valuestring, value_a) == 0 &&
+            (!b || (cJSON_IsString(y) && strcmp(y->valuestring, value_b) == 0)))
+            return item;
+    }
+    return NULL;
+}
+
+/* A map whose entities use classes and keys that two definition files (an FGD, then a
+ * DEF layered over it) define in part: the report names what no definition names, with
+ * counts; the bundled Quake file is the default; a bad definition is named on standard
+ * error and skipped, a missing file fails the run. */
+CHECK_TEST(compile_defs, "/tools/allium-compile-checks-entities-against-definitions")
+{
+    char map[700], fgd[700], def[700], bad[700];
+    snprintf(map, sizeof map, "%s/entities.map", scratch);
+    snprintf(fgd, sizeof fgd, "%s/game.fgd", scratch);
+    snprintf(def, sizeof def, "%s/mod.def", scratch);
+    snprintf(bad, sizeof bad, "%s/bad.fgd", scratch);
+    mapgen *g = mapgen_create(false);
+    mapgen_begin_entity(g, "worldspawn");
+    mapgen_key(g, "wad", "none.wad");
+    mapgen_key(g, "_tb_textures", "textures");
+    mapgen_key(g, "worldfoo", "1");
+    mapgen_room(g, 0, 0, 0, 256, 256, 128, 16, "stone");
+    mapgen_end_entity(g);
+    mapgen_point_entity(g, "info_player_start", 32, 32, 40);
+    for (int i = 0; i < 2; i++) {
+        mapgen_begin_entity(g, "monster_new");
+        mapgen_keyf(g, "origin", "%d 100 40", 64 + 32 * i);
+        mapgen_key(g, "target", i ? "nobody" : "p1");
+        mapgen_end_entity(g);
+    }
+    mapgen_begin_entity(g, "light");
+    mapgen_key(g, "origin", "128 128 64");
+    mapgen_key(g, "light", "200");
+    mapgen_key(g, "colour", "1 0 0");
+    mapgen_key(g, "targetname", "p1");
+    mapgen_end_entity(g);
+    REQUIRE(mapgen_save(g, map));
+    mapgen_destroy(g);
+    write_text(fgd, "@SolidClass = worldspawn [ wad(string) ]\n"
+                    "@BaseClass = Lit [ light(integer) ]\n"
+                    "@PointClass size(-16 -16 -24, 16 16 32) = info_player_start []\n"
+                    "@PointClass base(Lit) = light []\n");
+    write_text(def, "/*QUAKED monster_new (1 0 0) (-16 -16 -24) (16 16 40) AMBUSH\n"
+                    "A new monster.\n\"target\" fired when it dies\n*/\n");
+    write_text(bad, "@PointClass = fine []\n@PointClass size(1 2) = broken []\n");
+
+    char cmd[4096], *out;
+    snprintf(cmd, sizeof cmd, "'%s' --no-rad --no-cache --json --defs '%s' '%s' 2>/dev/null",
+             compile_tool, fgd, map);
+    REQUIRE(run(cmd, &out) == 0);
+    cJSON *r = cJSON_Parse(out);
+    free(out);
+    REQUIRE(r);
+    cJSON *e = path(r, "entity_definitions", NULL);
+    REQUIRE(e);
+    CHECK(cJSON_GetArraySize(path(e, "files", NULL)) == 1 &&
+          strcmp(cJSON_GetArrayItem(path(e, "files", NULL), 0)->valuestring, fgd) == 0);
+    CHECK(path(e, "classes", NULL)->valueint == 3 && path(e, "errors", NULL)->valueint == 0);
+    cJSON *classes = path(e, "unknown_classes", NULL);
+    cJSON *monster = find_entry(classes, "classname", "monster_new", NULL, NULL);
+    CHECK(cJSON_GetArraySize(classes) == 1 && monster &&
+          cJSON_GetObjectItem(monster, "count")->valueint == 2 &&
+          cJSON_GetObjectItem(monster, "first_entity")->valueint == 2);
+    cJSON *keys = path(e, "unknown_keys", NULL);
+    CHECK(cJSON_GetArraySize(keys) == 2);
+    CHECK(find_entry(keys, "classname", "worldspawn", "key", "worldfoo"));
+    CHECK(find_entry(keys, "classname", "light", "key", "colour"));
+    CHECK(path(e, "missing_targets", NULL)->valueint == 1);
+    /* The warnings are the report's diagnostics too. */
+    int warnings = 0;
+    cJSON *d;
+    cJSON_ArrayForEach(d, path(r, "diagnostics", NULL))
+    {
+        const char *m = cJSON_GetObjectItem(d, "message")->valuestring;
+        warnings += strstr(m, "no entity definition names the class 'monster_new'") ||
+                    strstr(m, "defines no key") || strstr(m, "is the targetname of no entity");
+    }
+    CHECK(warnings == 2 + 2 + 1);
+    cJSON_Delete(r);
+
+    /* The DEF layered over the FGD defines the monster and its target key. */
+    snprintf(cmd, sizeof cmd,
+             "'%s' --no-rad --no-cache --json --defs '%s' --defs '%s' '%s' 2>/dev/null",
+             compile_tool, fgd, def, map);
+    REQUIRE(run(cmd, &out) == 0);
+    r = cJSON_Parse(out);
+    free(out);
+    REQUIRE(r);
+    e = path(r, "entity_definitions", NULL);
+    CHECK(cJSON_GetArraySize(path(e, "files", NULL)) == 2 &&
+          path(e, "classes", NULL)->valueint == 4);
+    CHECK(cJSON_GetArraySize(path(e, "unknown_classes", NULL)) == 0);
+    CHECK(cJSON_GetArraySize(path(e, "unknown_keys", NULL)) == 2);
+    cJSON_Delete(r);
+
+    /* By default the bundled Quake definitions, which define all of these but worldfoo
+     * (light's "colour" is not a Quake key either). */
+    al_entdefs bundled = {0};
+    REQUIRE(al_entdefs_load_bundled(&bundled, NULL) == AL_OK);
+    int concrete = 0;
+    for (int i = 0; i < bundled.class_count; i++)
+        concrete += bundled.classes[i].kind != AL_ENTDEF_BASE;
+    al_entdefs_clear(&bundled);
+    snprintf(cmd, sizeof cmd, "'%s' --no-rad --no-cache --json '%s' 2>/dev/null", compile_tool,
+             map);
+    REQUIRE(run(cmd, &out) == 0);
+    r = cJSON_Parse(out);
+    free(out);
+    REQUIRE(r);
+    e = path(r, "entity_definitions", NULL);
+    CHECK(cJSON_GetArraySize(path(e, "files", NULL)) == 1 &&
+          strcmp(cJSON_GetArrayItem(path(e, "files", NULL), 0)->valuestring, "quake.fgd") == 0);
+    CHECK(path(e, "classes", NULL)->valueint == concrete);
+    CHECK(cJSON_GetArraySize(path(e, "unknown_classes", NULL)) == 1);
+    CHECK(cJSON_GetArraySize(path(e, "unknown_keys", NULL)) == 2);
+    cJSON_Delete(r);
+
+    /* A map that names the DEF in its worldspawn: read after the bundled file. */
+    char named[700];
+    snprintf(named, sizeof named, "%s/named-defs.map", scratch);
+    snprintf(cmd, sizeof cmd,
+             "sed 's|\"wad\" \"none.wad\"|\"allium_defs\" \"mod.def\"|' '%s' > '%s'", map, named);
+    REQUIRE(run(cmd, NULL) == 0);
+    snprintf(cmd, sizeof cmd, "'%s' --no-rad --no-cache --json '%s' 2>/dev/null", compile_tool,
+             named);
+    REQUIRE(run(cmd, &out) == 0);
+    r = cJSON_Parse(out);
+    free(out);
+    REQUIRE(r);
+    e = path(r, "entity_definitions", NULL);
+    CHECK(cJSON_GetArraySize(path(e, "files", NULL)) == 2 &&
+          strstr(cJSON_GetArrayItem(path(e, "files", NULL), 1)->valuestring, "/mod.def"));
+    CHECK(path(e, "classes", NULL)->valueint == concrete + 1);
+    CHECK(cJSON_GetArraySize(path(e, "unknown_classes", NULL)) == 0);
+    cJSON_Delete(r);
+
+    /* The human report prints the warnings and a summary line. */
+    snprintf(cmd, sizeof cmd, "'%s' --no-rad --no-cache --defs '%s' '%s' 2>&1", compile_tool, fgd,
+             map);
+    REQUIRE(run(cmd, &out) == 0);
+    CHECK_MSG(strstr(out, "warning: entity 2: no entity definition names the class 'monster_new'"),
+              "%s", out);
+    CHECK_MSG(strstr(out, "entity definitions: 3 classes from 1 files; 1 unknown classes, 2 "
+                          "unknown keys, 1 targets that no entity names"),
+              "%s", out);
+    free(out);
+
+    /* A bad definition: named with line and column, skipped; the run goes on. */
+    snprintf(cmd, sizeof cmd, "'%s' --no-rad --no-cache --json --defs '%s' '%s' 2>&1 >/dev/null",
+             compile_tool, bad, map);
+    REQUIRE(run(cmd, &out) == 0);
+    char expected[800];
+    snprintf(expected, sizeof expected, "%s:2:13: error: size() needs six numbers", bad);
+    CHECK_MSG(strstr(out, expected), "stderr: %s", out);
+    free(out);
+    /* A definitions file that cannot be read fails the run, naming it. */
+    snprintf(cmd, sizeof cmd, "'%s' --no-rad --no-cache --defs '%s/none.fgd' '%s' 2>&1 >/dev/null",
+             compile_tool, scratch, map);
+    CHECK(run(cmd, &out) == 1);
+    CHECK_MSG(strstr(out, "none.fgd: error: cannot read: No such file or directory"), "stderr: %s",
+              out);
     free(out);
 }
 
@@ -493,6 +674,28 @@ CHECK_TEST(bench_outputs, "/tools/allium-bench-subcommands-print-json")
     REQUIRE(r);
     CHECK(cJSON_GetObjectItem(r, "total_mismatches")->valuedouble == 0);
     CHECK(cJSON_GetArraySize(cJSON_GetObjectItem(r, "hulls")) == 4);
+    cJSON_Delete(r);
+
+    /* Entity definitions: one written here, with an include and one bad definition. */
+    char main_fgd[700], base_fgd[700];
+    snprintf(main_fgd, sizeof main_fgd, "%s/bench-main.fgd", scratch);
+    snprintf(base_fgd, sizeof base_fgd, "%s/bench-base.fgd", scratch);
+    write_text(base_fgd, "@BaseClass = B [ k(string) ]\n");
+    write_text(main_fgd, "@include \"bench-base.fgd\"\n@PointClass base(B) = p []\n"
+                         "@PointClass size(1) = bad []\n@SolidClass = s []\n");
+    snprintf(cmd, sizeof cmd, "'%s' defs '%s' --runs 3 2>/dev/null", bench_tool, main_fgd);
+    REQUIRE(run(cmd, &out) == 0);
+    r = cJSON_Parse(out);
+    free(out);
+    REQUIRE(r);
+    CHECK(cJSON_GetObjectItem(r, "classes")->valueint == 2 &&
+          cJSON_GetObjectItem(r, "base_classes")->valueint == 1 &&
+          cJSON_GetObjectItem(r, "files")->valueint == 2 &&
+          cJSON_GetObjectItem(r, "errors")->valueint == 1 &&
+          cJSON_GetObjectItem(r, "runs")->valueint == 3);
+    CHECK(cJSON_IsNumber(cJSON_GetObjectItem(r, "ms_median")) &&
+          cJSON_GetObjectItem(r, "ms_min")->valuedouble <=
+              cJSON_GetObjectItem(r, "ms_median")->valuedouble);
     cJSON_Delete(r);
 
     snprintf(cmd, sizeof cmd, "'%s' compile '%s' --runs 3", bench_tool, sample_map);

@@ -1,0 +1,42 @@
+/* The entity definitions the editor works from (data/entdefs): the bundled Quake file,
+ * then the files the preferences' "entity-definitions" names, in order (a mod's files
+ * replace the game's classes of the same name). They give the Place Entity menu, the keys
+ * a new entity starts with and the inspector's explanations of keys.
+ *
+ * Read once, on first use (the window's, on the main thread), and never changed afterwards:
+ * any thread may use them. Problems with the files are kept for the problems list. */
+#ifndef ALLIUM_ENTITY_DEFINITIONS_H
+#define ALLIUM_ENTITY_DEFINITIONS_H
+
+#include "entdefs/entdefs.h"
+
+#include <gio/gio.h>
+
+/* The editor's definitions; never NULL (empty if even the bundled file could not be read). */
+const al_entdefs *allium_entity_definitions_get(void);
+
+/* The problems found reading them (file, line and column in each message). */
+const al_diag_list *allium_entity_definitions_diagnostics(void);
+
+/* Appends to DIAGS the problems of the definition files and warnings for INPUT's
+ * entities: classes no definition names, keys their class does not define, targets no
+ * entity names (al_entdefs_check_input). Any thread. */
+void allium_entity_definitions_check(const al_input *input, al_diag_list *diags);
+
+/* The keys of a new point entity of CLASSNAME at ORIGIN as a JSON object (g_free it):
+ * "origin", then every key its class gives a default value other than "" and "0" (the
+ * values a missing key reads as in Quake), and "spawnflags" from the flags set by default. */
+char *allium_entity_definitions_new_entity_json(const al_entdefs *defs, const char *classname,
+                                                const double origin[3]);
+
+/* The Place Entity menu (g_object_unref it): the point classes of DEFS, those sharing a
+ * prefix ("monster_", "item_", ...) in a submenu of that name; each item activates
+ * win.place-entity with the class name. */
+GMenuModel *allium_entity_definitions_place_menu(const al_entdefs *defs);
+
+/* What KEY of an entity of CLASSNAME means, for a tooltip (g_free it): its display name
+ * and description from the definitions, or NULL when they say nothing about it. */
+char *allium_entity_definitions_key_tooltip(const al_entdefs *defs, const char *classname,
+                                            const char *key);
+
+#endif
