@@ -27,6 +27,7 @@ struct _AlliumPreferences {
     char *background;
     double fly_speed;
     char *last_document;
+    char *texture_folders;
 
     gboolean loading; /* set while reading the file: no save for what was just read */
     guint save_source;
@@ -43,6 +44,7 @@ enum {
     PROP_BACKGROUND,
     PROP_FLY_SPEED,
     PROP_LAST_DOCUMENT,
+    PROP_TEXTURE_FOLDERS,
     N_PROPS
 };
 
@@ -139,6 +141,7 @@ static void allium_preferences_finalize(GObject *object)
     g_free(self->grid_sizes);
     g_free(self->background);
     g_free(self->last_document);
+    g_free(self->texture_folders);
     G_OBJECT_CLASS(allium_preferences_parent_class)->finalize(object);
 }
 
@@ -167,6 +170,9 @@ static void allium_preferences_get_property(GObject *object, guint prop_id, GVal
         break;
     case PROP_LAST_DOCUMENT:
         g_value_set_string(value, self->last_document);
+        break;
+    case PROP_TEXTURE_FOLDERS:
+        g_value_set_string(value, self->texture_folders);
         break;
     default:
         G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
@@ -203,6 +209,9 @@ static void allium_preferences_set_property(GObject *object, guint prop_id, cons
     case PROP_LAST_DOCUMENT:
         set_string(&self->last_document, g_value_get_string(value));
         break;
+    case PROP_TEXTURE_FOLDERS:
+        set_string(&self->texture_folders, g_value_get_string(value));
+        break;
     default:
         G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
         return;
@@ -229,6 +238,7 @@ static void allium_preferences_class_init(AlliumPreferencesClass *klass)
     properties[PROP_BACKGROUND] = g_param_spec_string("background", NULL, NULL, "#1c1d21", flags);
     properties[PROP_FLY_SPEED] = g_param_spec_double("fly-speed", NULL, NULL, 16, 8192, 320, flags);
     properties[PROP_LAST_DOCUMENT] = g_param_spec_string("last-document", NULL, NULL, NULL, flags);
+    properties[PROP_TEXTURE_FOLDERS] = g_param_spec_string("texture-folders", NULL, NULL, "", flags);
     g_object_class_install_properties(object_class, N_PROPS, properties);
 }
 
@@ -239,6 +249,7 @@ static void allium_preferences_init(AlliumPreferences *self)
     self->mouse_sensitivity = 1;
     self->background = g_strdup("#1c1d21");
     self->fly_speed = 320;
+    self->texture_folders = g_strdup("");
     self->path = g_build_filename(g_get_user_config_dir(), "allium", "settings.ini", NULL);
 }
 
@@ -374,4 +385,17 @@ void allium_preferences_set_last_document(AlliumPreferences *self, const char *p
     set_string(&self->last_document, path);
     g_object_notify_by_pspec(G_OBJECT(self), properties[PROP_LAST_DOCUMENT]);
     schedule_save(self);
+}
+
+char **allium_preferences_dup_texture_folders(AlliumPreferences *self)
+{
+    g_return_val_if_fail(ALLIUM_IS_PREFERENCES(self), NULL);
+    g_auto(GStrv) parts = g_strsplit(self->texture_folders ? self->texture_folders : "", ";", -1);
+    GPtrArray *out = g_ptr_array_new();
+    for (char **p = parts; *p; p++) {
+        g_autofree char *folder = g_strstrip(g_strdup(*p));
+        if (folder[0]) g_ptr_array_add(out, g_steal_pointer(&folder));
+    }
+    g_ptr_array_add(out, NULL);
+    return (char **) g_ptr_array_free(out, FALSE);
 }

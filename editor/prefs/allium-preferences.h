@@ -7,7 +7,8 @@
  * Properties: "grid-sizes" (the sizes [ and ] step through, as text: "1 2 4 ... 512"),
  * "grid-size" (the current one), "mouse-sensitivity", "invert-y", "background" (a colour
  * as "#rrggbb"), "fly-speed" (3D, map units per second), "last-document" (reopened when
- * the editor starts without a file).
+ * the editor starts without a file), "texture-folders" (folders separated by ';' where a
+ * map's WADs and material images are looked for after the map's own folder).
  */
 #pragma once
 
@@ -41,5 +42,7 @@ void allium_preferences_set_fly_speed(AlliumPreferences *self, double speed);
 void allium_preferences_get_background(AlliumPreferences *self, GdkRGBA *colour);
 const char *allium_preferences_get_last_document(AlliumPreferences *self);
 void allium_preferences_set_last_document(AlliumPreferences *self, const char *path);
+/* The "texture-folders" list split at ';', empty entries dropped (free with g_strfreev). */
+char **allium_preferences_dup_texture_folders(AlliumPreferences *self);
 
 G_END_DECLS
