@@ -2,10 +2,16 @@
  * material the sample map uses (bricks, planks, tiles, stone, marble, metal plates,
  * concrete, plaster), each in its own 256-colour ramp from a dark to a light shade.
  *
- *   sample-wad OUT.wad
+ *   sample-wad OUT.wad              the sample map's textures
+ *   sample-wad OUT.wad NAME...      a texture for each NAME instead, its pattern chosen by
+ *                                   a word in the name (brick, wood, tile, stone, marble,
+ *                                   metal, concrete, plaster) or else by the name's hash,
+ *                                   its colours by the hash: stand-ins for a map whose WADs
+ *                                   are not at hand (benchmarks, screenshots)
  *
- * Run by the build (data/meson.build); the editor looks for the WAD the sample map's
- * "wad" key names in the folder it is built into or installed in. */
+ * Run by the build (data/samples/meson.build); the editor looks for the WAD the sample
+ * map's "wad" key names in the folder it is built into or installed in. */
+#define _GNU_SOURCE /* strcasestr */
 #include "textures/wad-write.h"
 
 #include <math.h>
@@ -105,17 +111,49 @@ static double shade(pattern kind, int x, int y, unsigned seed)
     return 0.5;
 }
 
+/* A stand-in for material NAME (see the usage above). */
+static sample_texture stand_in(const char *name)
+{
+    static const struct {
+        const char *word;
+        pattern kind;
+    } words[] = {{"brick", BRICK}, {"wood", PLANK}, {"plank", PLANK}, {"tile", TILE},
+                 {"floor", STONE}, {"stone", STONE}, {"rock", STONE}, {"marb", MARBLE},
+                 {"met", PLATE},   {"tech", PLATE},  {"crete", CONCRETE}, {"plast", PLASTER}};
+    unsigned h = 2166136261u;
+    for (const char *c = name; *c; c++) h = (h ^ (unsigned char) (*c | 0x20)) * 16777619u;
+    sample_texture t = {.name = name, .kind = (pattern) (h % 8)};
+    for (size_t w = 0; w < sizeof words / sizeof words[0]; w++)
+        if (strcasestr(name, words[w].word)) {
+            t.kind = words[w].kind;
+            break;
+        }
+    for (int k = 0; k < 3; k++) {
+        int base = 60 + (int) ((h >> (8 * k)) % 150);
+        t.dark[k] = (uint8_t) (base / 3);
+        t.light[k] = (uint8_t) (base + 40 > 255 ? 255 : base + 40);
+    }
+    return t;
+}
+
 int main(int argc, char **argv)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: sample-wad OUT.wad\n");
+    if (argc < 2) {
+        fprintf(stderr, "usage: sample-wad OUT.wad [NAME...]\n");
         return 2;
     }
-    enum { COUNT = sizeof textures / sizeof textures[0] };
-    static uint8_t indices[COUNT][SIZE * SIZE], palettes[COUNT][768];
-    al_wad_texture_desc desc[COUNT];
-    for (int i = 0; i < COUNT; i++) {
-        const sample_texture *t = &textures[i];
+    int count = argc > 2 ? argc - 2 : (int) (sizeof textures / sizeof textures[0]);
+    uint8_t (*indices)[SIZE * SIZE] = calloc((size_t) count, sizeof *indices);
+    uint8_t (*palettes)[768] = calloc((size_t) count, sizeof *palettes);
+    al_wad_texture_desc *desc = calloc((size_t) count, sizeof *desc);
+    sample_texture *chosen = calloc((size_t) count, sizeof *chosen);
+    if (!indices || !palettes || !desc || !chosen) {
+        fprintf(stderr, "sample-wad: out of memory\n");
+        return 1;
+    }
+    for (int i = 0; i < count; i++) chosen[i] = argc > 2 ? stand_in(argv[2 + i]) : textures[i];
+    for (int i = 0; i < count; i++) {
+        const sample_texture *t = &chosen[i];
         for (int c = 0; c < 256; c++)
             for (int k = 0; k < 3; k++)
                 palettes[i][3 * c + k] = (uint8_t) lround(t->dark[k] + (t->light[k] - t->dark[k]) * c / 255.0);
@@ -128,7 +166,8 @@ int main(int argc, char **argv)
         desc[i] = (al_wad_texture_desc){t->name, SIZE, SIZE, indices[i], palettes[i]};
     }
     size_t size = 0;
-    uint8_t *bytes = al_wad_write(3, desc, COUNT, NULL, &size);
+    uint8_t *bytes = al_wad_write(3, desc, count, NULL, &size);
+    free(indices), free(palettes), free(desc), free(chosen);
     if (!bytes) {
         fprintf(stderr, "sample-wad: out of memory\n");
         return 1;

@@ -909,10 +909,11 @@ al_status al_renderer_set_textures(al_renderer *r, const al_texture_image *image
                         GL_UNSIGNED_BYTE, layer);
     }
     free(layer);
-    /* Texels stay sharp up close, as in Quake; far away the mipmaps keep them from
-     * shimmering. */
+    /* Texels stay sharp up close and the mipmaps keep them from shimmering far away, as in
+     * Quake's software renderer; nearest texel of the nearest level is also the cheapest
+     * filter for llvmpipe (trilinear measured no slower there, but no better looking). */
     glGenerateMipmap(GL_TEXTURE_2D_ARRAY);
-    glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_MIN_FILTER, GL_LINEAR_MIPMAP_LINEAR);
+    glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_MIN_FILTER, GL_NEAREST_MIPMAP_NEAREST);
     glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
     glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_WRAP_S, GL_REPEAT);
     glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_WRAP_T, GL_REPEAT);
@@ -954,7 +955,7 @@ static bool update_material_table(al_renderer *r)
     glActiveTexture(GL_TEXTURE0 + AL_MATERIALS_UNIT);
     glBindTexture(GL_TEXTURE_2D, r->material_table);
     glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA32F, width, height, 0, GL_RGBA, GL_FLOAT, texels);
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST_MIPMAP_NEAREST);
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAX_LEVEL, 0);
     glBindTexture(GL_TEXTURE_2D, 0);

@@ -21,12 +21,18 @@
  * ambient estimate of the light not yet shot. Each of these implies --rad. --unlit draws
  * without the lightmap (for comparison). With --json the report gains a "rad" object.
  *
+ * Textures: --textures draws the materials' textures from the WADs of the worldspawn
+ * "wad" key (data/textures/sources.h: beside the map, then in each --texture-path DIR,
+ * which implies --textures); with --json the report gains "textures_found" and
+ * "textures_missing".
+ *
  * Exit status: 0 written, 1 the map or the GL context failed, 2 usage. */
 #include "al-offscreen.h"
 #include "al-render.h"
 #include "load.h"
 #include "al-clock.h"
 #include "materials/material-defaults.h"
+#include "textures/sources.h"
 
 #include <epoxy/gl.h>
 
@@ -34,6 +40,47 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Uploads the textures of IN's materials from the WADs of its worldspawn "wad" key (beside
+ * the map at PATH, then in SEARCH); counts what was found and missed. */
+static void upload_textures(al_renderer *r, const char *path, const al_input *in,
+                            const char *const *search, int search_count, int *found,
+                            int *missing)
+{
+    const char *wad = NULL;
+    for (int i = 0; in->entity_count > 0 && i < in->entities[0].property_count; i++)
+        if (strcmp(in->entities[0].properties[i].key, "wad") == 0)
+            wad = in->entities[0].properties[i].value;
+    char folder[4096];
+    snprintf(folder, sizeof folder, "%s", path);
+    char *slash = strrchr(folder, '/');
+    if (slash) *slash = '\0';
+    else snprintf(folder, sizeof folder, ".");
+    al_diag_list diags = {0};
+    al_texture_sources sources;
+    *found = *missing = 0;
+    if (al_texture_sources_open(&sources, wad, folder, search, search_count, NULL, &diags) != AL_OK)
+        return;
+    for (size_t i = 0; i < diags.count; i++)
+        fprintf(stderr, "allium-render: %s\n", diags.items[i].message);
+    al_diag_list_clear(&diags);
+    al_texture_image *images = calloc((size_t) in->material_count + 1, sizeof *images);
+    for (int m = 0; images && m < in->material_count; m++) {
+        const al_texture *t = al_texture_sources_find(&sources, in->materials[m].name, NULL);
+        if (!t) {
+            ++*missing;
+            continue;
+        }
+        images[(*found)++] = (al_texture_image){.name = in->materials[m].name, .width = t->width,
+                                                .height = t->height, .rgba = t->rgba};
+    }
+    al_status st = images ? al_renderer_set_textures(r, images, *found) : AL_ERR_NOMEM;
+    if (st != AL_OK)
+        fprintf(stderr, "allium-render: the textures could not be uploaded: %s\n",
+                al_status_message(st));
+    free(images);
+    al_texture_sources_close(&sources);
+}
 
 static int compare_double(const void *a, const void *b)
 {
@@ -46,7 +93,8 @@ static int usage(void)
     fprintf(stderr, "usage: allium-render [--size WxH] [--view 3d|top|front|side] "
                     "[--camera X Y Z YAW PITCH] [--frame] [--overlay LIST] [--grid N] "
                     "[--select-brush N] [--json] [--rad] [--rad-residual EPS] "
-                    "[--rad-time SECONDS] [--luxel UNITS] [--rad-no-ambient] [--unlit] "
+                    "[--rad-time SECONDS] [--luxel UNITS] [--rad-no-ambient] [--unlit] [--textures] "
+                    "[--texture-path DIR ...] "
                     "[compile options] "
                     "MAP -o OUT.png\n");
     return 2;
@@ -175,6 +223,9 @@ int main(int argc, char **argv)
     al_draw_options opt;
     al_draw_options_init(&opt);
     int32_t selected[64];
+    bool textures = false;
+    const char *texture_paths[64];
+    int texture_path_count = 0, textures_found = 0, textures_missing = 0;
     for (int i = 1; i < argc; i++) {
         int used = al_tool_parse_option(argc, argv, &i, &options);
         if (used < 0) return 2;
@@ -204,6 +255,15 @@ int main(int argc, char **argv)
             if (opt.selected_brush_count < 64) selected[opt.selected_brush_count++] = atoi(argv[++i]);
         } else if (strcmp(a, "--rad") == 0) use_rad = true;
         else if (strcmp(a, "--unlit") == 0) unlit = true;
+        else if (strcmp(a, "--textures") == 0) textures = true;
+        else if (strcmp(a, "--texture-path") == 0 && more) {
+            if (texture_path_count == 64) {
+                fprintf(stderr, "allium-render: at most 64 --texture-path folders\n");
+                return 2;
+            }
+            texture_paths[texture_path_count++] = argv[++i];
+            textures = true;
+        }
         else if (strcmp(a, "--rad-no-ambient") == 0) use_rad = rad_options.no_ambient = true;
         else if (strcmp(a, "--rad-residual") == 0 && more) {
             rad_residual = atof(argv[++i]);
@@ -277,6 +337,9 @@ int main(int argc, char **argv)
         goto done;
     }
     al_renderer_set_scene(r, scene);
+    if (textures)
+        upload_textures(r, path, &m.input, texture_paths, texture_path_count, &textures_found,
+                        &textures_missing);
     if (rad && !(rep.stats.emitted > 0)) {
         /* An all-black lightmap helps nobody: say why the picture is not lit. */
         fprintf(stderr, "allium-render: %s has no light sources; drawn unlit\n", path);
@@ -343,6 +406,9 @@ int main(int argc, char **argv)
                "\"scene_ms\":%.3f,\"draw_cpu_ms\":%.3f",
                ss.faces, ss.triangles, ss.portals, st.faces_drawn, st.faces_culled_pvs,
                st.faces_culled_frustum, st.camera_leaf, ss.ms_build, st.cpu_ms);
+        if (textures)
+            printf(",\"textures_found\":%d,\"textures_missing\":%d,\"drawn_textured\":%s",
+                   textures_found, textures_missing, st.textured ? "true" : "false");
         if (rad) {
             const al_rad_stats *rs = &rep.stats;
             if (rad_options.luxel_size > 0)
