@@ -117,8 +117,8 @@ static sample_texture stand_in(const char *name)
     static const struct {
         const char *word;
         pattern kind;
-    } words[] = {{"brick", BRICK}, {"wood", PLANK}, {"plank", PLANK}, {"tile", TILE},
-                 {"floor", STONE}, {"stone", STONE}, {"rock", STONE}, {"marb", MARBLE},
+    } words[] = {{"brick", BRICK}, {"wood", PLANK},  {"plank", PLANK},    {"tile", TILE},
+                 {"floor", STONE}, {"stone", STONE}, {"rock", STONE},     {"marb", MARBLE},
                  {"met", PLATE},   {"tech", PLATE},  {"crete", CONCRETE}, {"plast", PLASTER}};
     unsigned h = 2166136261u;
     for (const char *c = name; *c; c++) h = (h ^ (unsigned char) (*c | 0x20)) * 16777619u;
@@ -156,7 +156,8 @@ int main(int argc, char **argv)
         const sample_texture *t = &chosen[i];
         for (int c = 0; c < 256; c++)
             for (int k = 0; k < 3; k++)
-                palettes[i][3 * c + k] = (uint8_t) lround(t->dark[k] + (t->light[k] - t->dark[k]) * c / 255.0);
+                palettes[i][3 * c + k] =
+                    (uint8_t) lround(t->dark[k] + (t->light[k] - t->dark[k]) * c / 255.0);
         for (int y = 0; y < SIZE; y++)
             for (int x = 0; x < SIZE; x++) {
                 double s = shade(t->kind, x, y, (unsigned) i * 7u + 1u);

@@ -124,8 +124,9 @@ static al_status read_entity(al_doc *doc, reader *r, int64_t id, al_diag_list *d
 static al_status read_brush(al_doc *doc, reader *r, int64_t id)
 {
     static const char *brush_sql = "SELECT entity, position FROM brushes WHERE id = ?";
-    static const char *faces_sql = "SELECT f.x0, f.y0, f.z0, f.x1, f.y1, f.z1, f.x2, f.y2, f.z2, f.material, " AL_DOC_TEXTURE_COLUMNS
-                                   " FROM faces f WHERE f.brush = ? ORDER BY f.position";
+    static const char *faces_sql =
+        "SELECT f.x0, f.y0, f.z0, f.x1, f.y1, f.z1, f.x2, f.y2, f.z2, "
+        "f.material, " AL_DOC_TEXTURE_COLUMNS " FROM faces f WHERE f.brush = ? ORDER BY f.position";
     sqlite3_stmt *st = al_doc_prepare(doc, brush_sql);
     if (!st) return AL_ERR_IO;
     if (!al_doc_grow((void **) &r->brushes, &r->brush_cap, r->brush_count, sizeof *r->brushes))

@@ -356,7 +356,8 @@ static void request_textures(AlliumDocument *self, gboolean again)
     g_string_append_printf(key, "\n%s\n", folder);
     for (char **f = folders; *f; f++) g_string_append_printf(key, "%s;", *f);
     g_string_append_c(key, '\n');
-    for (guint i = 0; i + 1 < names->len; i++) g_string_append_printf(key, "%s;", (char *) names->pdata[i]);
+    for (guint i = 0; i + 1 < names->len; i++)
+        g_string_append_printf(key, "%s;", (char *) names->pdata[i]);
     if (!again && g_strcmp0(key->str, self->texture_request) == 0) {
         g_string_free(key, TRUE);
         g_ptr_array_unref(names);
@@ -634,9 +635,8 @@ static void allium_document_class_init(AlliumDocumentClass *klass)
                                             0);
     signals[SIGNAL_LIT] = g_signal_new("lit", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL,
                                        NULL, NULL, G_TYPE_NONE, 0);
-    signals[SIGNAL_TEXTURES] = g_signal_new("textures", G_TYPE_FROM_CLASS(klass),
-                                            G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE,
-                                            0);
+    signals[SIGNAL_TEXTURES] = g_signal_new("textures", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST,
+                                            0, NULL, NULL, NULL, G_TYPE_NONE, 0);
 }
 
 static void allium_document_init(AlliumDocument *self)
@@ -746,9 +746,9 @@ AlliumDocument *allium_document_open(const char *path, GError **error)
     /* The whole map: the engine shows it at once and compiles it (or loads it from the
      * cache). */
     hand_over(self, NULL);
-    self->folders_handler = g_signal_connect(allium_preferences_get_default(),
-                                             "notify::texture-folders",
-                                             G_CALLBACK(texture_folders_changed_cb), self);
+    self->folders_handler =
+        g_signal_connect(allium_preferences_get_default(), "notify::texture-folders",
+                         G_CALLBACK(texture_folders_changed_cb), self);
     return self;
 }
 

@@ -238,7 +238,8 @@ static void allium_preferences_class_init(AlliumPreferencesClass *klass)
     properties[PROP_BACKGROUND] = g_param_spec_string("background", NULL, NULL, "#1c1d21", flags);
     properties[PROP_FLY_SPEED] = g_param_spec_double("fly-speed", NULL, NULL, 16, 8192, 320, flags);
     properties[PROP_LAST_DOCUMENT] = g_param_spec_string("last-document", NULL, NULL, NULL, flags);
-    properties[PROP_TEXTURE_FOLDERS] = g_param_spec_string("texture-folders", NULL, NULL, "", flags);
+    properties[PROP_TEXTURE_FOLDERS] =
+        g_param_spec_string("texture-folders", NULL, NULL, "", flags);
     g_object_class_install_properties(object_class, N_PROPS, properties);
 }
 

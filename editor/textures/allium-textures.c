@@ -47,8 +47,7 @@ static guint8 *find_image(const char *folder, const char *name, int *width, int 
             g_autoptr(GdkPixbuf) pixbuf = gdk_pixbuf_new_from_file(candidate, &error);
             if (!pixbuf) {
                 al_diag_add(diags, AL_SEVERITY_WARNING, AL_DIAG_ENTITY, 0, -1, -1, -1, -1,
-                            _("the image “%s” could not be read: %s"), candidate,
-                            error->message);
+                            _("the image “%s” could not be read: %s"), candidate, error->message);
                 g_error_free(error);
                 continue;
             }
@@ -114,12 +113,11 @@ AlliumTextures *allium_textures_load(const AlliumTextureRequest *request)
             g_string_append_printf(names, "%s%s", i ? ", " : "", (char *) missing->pdata[i]);
         if (missing->len > MISSING_NAMED)
             g_string_append_printf(names, _(" and %u more"), missing->len - MISSING_NAMED);
-        al_diag_add(&t->diags, AL_SEVERITY_WARNING, AL_DIAG_ENTITY, 0, -1, -1, -1, -1,
-                    g_dngettext(GETTEXT_PACKAGE,
-                                "%u texture was not found (drawn as a checker): %s",
-                                "%u textures were not found (drawn as a checker): %s",
-                                missing->len),
-                    missing->len, names->str);
+        al_diag_add(
+            &t->diags, AL_SEVERITY_WARNING, AL_DIAG_ENTITY, 0, -1, -1, -1, -1,
+            g_dngettext(GETTEXT_PACKAGE, "%u texture was not found (drawn as a checker): %s",
+                        "%u textures were not found (drawn as a checker): %s", missing->len),
+            missing->len, names->str);
         g_string_free(names, TRUE);
     }
     g_ptr_array_add(missing, NULL);

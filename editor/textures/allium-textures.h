@@ -33,9 +33,9 @@ typedef struct {
 typedef struct {
     al_texture_image *images; /* one per material found, names and texels owned */
     int count;
-    char **missing;           /* NULL-terminated: materials found nowhere */
-    char **files;             /* NULL-terminated: the WADs and images read (to watch) */
-    al_diag_list diags;       /* WADs not found or damaged; one warning naming the missing */
+    char **missing;     /* NULL-terminated: materials found nowhere */
+    char **files;       /* NULL-terminated: the WADs and images read (to watch) */
+    al_diag_list diags; /* WADs not found or damaged; one warning naming the missing */
 } AlliumTextures;
 
 #define ALLIUM_TYPE_TEXTURES (allium_textures_get_type())

@@ -811,9 +811,9 @@ static int compare_held(const void *a, const void *b)
 static const held_texture *find_held(const al_renderer *r, const char *name)
 {
     held_texture key = {.name = (char *) name};
-    return r->held_count ? bsearch(&key, r->held, (size_t) r->held_count, sizeof *r->held,
-                                   compare_held)
-                         : NULL;
+    return r->held_count
+               ? bsearch(&key, r->held, (size_t) r->held_count, sizeof *r->held, compare_held)
+               : NULL;
 }
 
 static void forget_textures(al_renderer *r)
@@ -864,7 +864,8 @@ al_status al_renderer_set_textures(al_renderer *r, const al_texture_image *image
     int biggest = 16;
     for (int i = 0; i < count; i++) {
         const al_texture_image *im = &images[i];
-        if (!im->name || !im->rgba || im->width <= 0 || im->height <= 0) return AL_ERR_INVALID_ARGUMENT;
+        if (!im->name || !im->rgba || im->width <= 0 || im->height <= 0)
+            return AL_ERR_INVALID_ARGUMENT;
         if (im->width > biggest) biggest = im->width;
         if (im->height > biggest) biggest = im->height;
     }
@@ -884,8 +885,10 @@ al_status al_renderer_set_textures(al_renderer *r, const al_texture_image *image
         return AL_ERR_NOMEM;
     }
     for (int i = 0; i < count; i++) {
-        r->held[i] = (held_texture){.name = strdup(images[i].name), .width = images[i].width,
-                                    .height = images[i].height, .layer = i + 1};
+        r->held[i] = (held_texture){.name = strdup(images[i].name),
+                                    .width = images[i].width,
+                                    .height = images[i].height,
+                                    .layer = i + 1};
         r->held_count = i + 1;
         if (!r->held[i].name) {
             free(layer);
@@ -938,7 +941,8 @@ static bool update_material_table(al_renderer *r)
     if (r->table_valid) return true;
     const al_scene *s = r->scene;
     int n = s->material_count + 1;
-    int width = n < AL_MATERIAL_ROW ? n : AL_MATERIAL_ROW, height = (n + AL_MATERIAL_ROW - 1) / AL_MATERIAL_ROW;
+    int width = n < AL_MATERIAL_ROW ? n : AL_MATERIAL_ROW,
+        height = (n + AL_MATERIAL_ROW - 1) / AL_MATERIAL_ROW;
     float *texels = calloc((size_t) width * height * 4, sizeof *texels);
     if (!texels) return false;
     texels[2] = -1; /* material 0: untextured */

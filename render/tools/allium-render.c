@@ -44,8 +44,7 @@
 /* Uploads the textures of IN's materials from the WADs of its worldspawn "wad" key (beside
  * the map at PATH, then in SEARCH); counts what was found and missed. */
 static void upload_textures(al_renderer *r, const char *path, const al_input *in,
-                            const char *const *search, int search_count, int *found,
-                            int *missing)
+                            const char *const *search, int search_count, int *found, int *missing)
 {
     const char *wad = NULL;
     for (int i = 0; in->entity_count > 0 && i < in->entities[0].property_count; i++)
@@ -54,8 +53,10 @@ static void upload_textures(al_renderer *r, const char *path, const al_input *in
     char folder[4096];
     snprintf(folder, sizeof folder, "%s", path);
     char *slash = strrchr(folder, '/');
-    if (slash) *slash = '\0';
-    else snprintf(folder, sizeof folder, ".");
+    if (slash)
+        *slash = '\0';
+    else
+        snprintf(folder, sizeof folder, ".");
     al_diag_list diags = {0};
     al_texture_sources sources;
     *found = *missing = 0;
@@ -71,8 +72,8 @@ static void upload_textures(al_renderer *r, const char *path, const al_input *in
             ++*missing;
             continue;
         }
-        images[(*found)++] = (al_texture_image){.name = in->materials[m].name, .width = t->width,
-                                                .height = t->height, .rgba = t->rgba};
+        images[(*found)++] = (al_texture_image){
+            .name = in->materials[m].name, .width = t->width, .height = t->height, .rgba = t->rgba};
     }
     al_status st = images ? al_renderer_set_textures(r, images, *found) : AL_ERR_NOMEM;
     if (st != AL_OK)
@@ -90,13 +91,14 @@ static int compare_double(const void *a, const void *b)
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: allium-render [--size WxH] [--view 3d|top|front|side] "
-                    "[--camera X Y Z YAW PITCH] [--frame] [--overlay LIST] [--grid N] "
-                    "[--select-brush N] [--json] [--rad] [--rad-residual EPS] "
-                    "[--rad-time SECONDS] [--luxel UNITS] [--rad-no-ambient] [--unlit] [--textures] "
-                    "[--texture-path DIR ...] "
-                    "[compile options] "
-                    "MAP -o OUT.png\n");
+    fprintf(stderr,
+            "usage: allium-render [--size WxH] [--view 3d|top|front|side] "
+            "[--camera X Y Z YAW PITCH] [--frame] [--overlay LIST] [--grid N] "
+            "[--select-brush N] [--json] [--rad] [--rad-residual EPS] "
+            "[--rad-time SECONDS] [--luxel UNITS] [--rad-no-ambient] [--unlit] [--textures] "
+            "[--texture-path DIR ...] "
+            "[compile options] "
+            "MAP -o OUT.png\n");
     return 2;
 }
 
@@ -255,7 +257,8 @@ int main(int argc, char **argv)
             if (opt.selected_brush_count < 64) selected[opt.selected_brush_count++] = atoi(argv[++i]);
         } else if (strcmp(a, "--rad") == 0) use_rad = true;
         else if (strcmp(a, "--unlit") == 0) unlit = true;
-        else if (strcmp(a, "--textures") == 0) textures = true;
+        else if (strcmp(a, "--textures") == 0)
+            textures = true;
         else if (strcmp(a, "--texture-path") == 0 && more) {
             if (texture_path_count == 64) {
                 fprintf(stderr, "allium-render: at most 64 --texture-path folders\n");
@@ -263,8 +266,8 @@ int main(int argc, char **argv)
             }
             texture_paths[texture_path_count++] = argv[++i];
             textures = true;
-        }
-        else if (strcmp(a, "--rad-no-ambient") == 0) use_rad = rad_options.no_ambient = true;
+        } else if (strcmp(a, "--rad-no-ambient") == 0)
+            use_rad = rad_options.no_ambient = true;
         else if (strcmp(a, "--rad-residual") == 0 && more) {
             rad_residual = atof(argv[++i]);
             if (!(rad_residual >= 0 && rad_residual <= 1)) {

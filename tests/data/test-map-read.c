@@ -495,8 +495,8 @@ CHECK_TEST(texture_axes_closed_form, "/mapfile/texture-axes-match-the-closed-for
      * is projected on the axial plane its normal is nearest to, with coordinates (a, b) the
      * two other axes in x, y, z order; the texture's s axis is (cos r, sin r) and its t axis
      * (sin r, -cos r) there (unrotated: s along a, t down b, so walls are upright), so
-     *   u = (a cos r + b sin r) / scale_x + offset_x,  v = (a sin r - b cos r) / scale_y + offset_y.
-     * A Valve face's u = p . U / scale_x + u_offset, v = p . V / scale_y + v_offset. The
+     *   u = (a cos r + b sin r) / scale_x + offset_x,  v = (a sin r - b cos r) / scale_y +
+     * offset_y. A Valve face's u = p . U / scale_x + u_offset, v = p . V / scale_y + v_offset. The
      * axes reach the compiler's input (al_face_desc.texture_axes) through the converter. */
     static const char *planes[3] = {
         "( 0 0 64 ) ( 0 64 64 ) ( 64 0 64 )", /* normal along z: (a, b) = (x, y) */
@@ -547,9 +547,11 @@ CHECK_TEST(texture_axes_closed_form, "/mapfile/texture-axes-match-the-closed-for
                 want[1] = (p[ia] * s - p[ib] * c) / mf->scale[1] + mf->offset[1];
             } else {
                 want[0] = (p[0] * mf->u_axis[0] + p[1] * mf->u_axis[1] + p[2] * mf->u_axis[2]) /
-                              mf->scale[0] + mf->u_offset;
+                              mf->scale[0] +
+                          mf->u_offset;
                 want[1] = (p[0] * mf->v_axis[0] + p[1] * mf->v_axis[1] + p[2] * mf->v_axis[2]) /
-                              mf->scale[1] + mf->v_offset;
+                              mf->scale[1] +
+                          mf->v_offset;
             }
             for (int i = 0; i < 2; i++) {
                 double got = p[0] * ax[i][0] + p[1] * ax[i][1] + p[2] * ax[i][2] + ax[i][3];

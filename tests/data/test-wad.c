@@ -40,7 +40,8 @@ CHECK_TEST(wad2, "/wad/wad2-pixels-read-through-the-given-palette")
     make_pattern();
     uint8_t palette[768];
     make_palette(palette);
-    al_wad_texture_desc t[2] = {{"METAL1_1", 16, 8, pattern, NULL}, {"+0button", 16, 8, pattern, NULL}};
+    al_wad_texture_desc t[2] = {{"METAL1_1", 16, 8, pattern, NULL},
+                                {"+0button", 16, 8, pattern, NULL}};
     size_t size;
     uint8_t *bytes = al_wad_write(2, t, 2, palette, &size);
     REQUIRE(bytes);

@@ -430,7 +430,8 @@ CHECK_TEST(no_lights, "/render/lit/a-map-without-lights-has-no-light-to-show")
  * colours, so a pixel well inside a quadrant has one expected colour whatever the filter. */
 static void quadrant_texture(uint8_t *rgba)
 {
-    static const uint8_t colours[4][3] = {{200, 60, 30}, {40, 180, 90}, {70, 90, 230}, {250, 240, 200}};
+    static const uint8_t colours[4][3] = {
+        {200, 60, 30}, {40, 180, 90}, {70, 90, 230}, {250, 240, 200}};
     for (int y = 0; y < 64; y++)
         for (int x = 0; x < 64; x++) {
             const uint8_t *c = colours[(y / 32) * 2 + x / 32];
@@ -483,7 +484,8 @@ CHECK_TEST(textures_times_light, "/render/lit/a-texture-is-drawn-times-the-light
     quadrant_texture(texels);
     al_texture_image image = {.name = "STONE", .width = 64, .height = 64, .rgba = texels};
     REQUIRE(al_renderer_set_textures(renderer, &image, 1) == AL_OK);
-    CHECK(al_renderer_has_texture(renderer, "stone") && !al_renderer_has_texture(renderer, "brick"));
+    CHECK(al_renderer_has_texture(renderer, "stone") &&
+          !al_renderer_has_texture(renderer, "brick"));
     al_renderer_set_scene(renderer, r.scene);
     REQUIRE(al_renderer_set_lightmap(renderer, &map) == AL_OK);
     al_camera cam;

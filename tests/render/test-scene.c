@@ -452,9 +452,11 @@ CHECK_TEST(texture_coordinates, "/scene/face-vertices-carry-their-projection-and
             CHECK(v->material == (tool ? 0 : fd->material + 1));
             if (tool) continue;
             for (int a = 0; a < 2; a++) {
-                double want = v->pos[0] * fd->texture_axes[a][0] + v->pos[1] * fd->texture_axes[a][1] +
+                double want = v->pos[0] * fd->texture_axes[a][0] +
+                              v->pos[1] * fd->texture_axes[a][1] +
                               v->pos[2] * fd->texture_axes[a][2] + fd->texture_axes[a][3];
-                if (fabs(want - v->texture[a]) > worst) worst = fabs(want - v->texture[a]), worst_face = i;
+                if (fabs(want - v->texture[a]) > worst)
+                    worst = fabs(want - v->texture[a]), worst_face = i;
             }
             if (mf->face == 5) {
                 CHECK_NEAR(v->texture[0], 2 * v->pos[1] + 8, 1e-4);
