@@ -41,10 +41,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Uploads the textures of IN's materials from the WADs of its worldspawn "wad" key (beside
- * the map at PATH, then in SEARCH); counts what was found and missed. */
-static void upload_textures(al_renderer *r, const char *path, const al_input *in,
-                            const char *const *search, int search_count, int *found, int *missing)
+/* Opens the WADs of IN's worldspawn "wad" key (beside the map at PATH, then in SEARCH) into
+ * OUT and gives the materials nobody chose a colour for their textures' average colours
+ * (al_texture_sources_colour_materials): the light reflects them. */
+static bool open_textures(const char *path, al_input *in, const char *const *search,
+                          int search_count, al_texture_sources *out)
 {
     const char *wad = NULL;
     for (int i = 0; in->entity_count > 0 && i < in->entities[0].property_count; i++)
@@ -58,16 +59,24 @@ static void upload_textures(al_renderer *r, const char *path, const al_input *in
     else
         snprintf(folder, sizeof folder, ".");
     al_diag_list diags = {0};
-    al_texture_sources sources;
-    *found = *missing = 0;
-    if (al_texture_sources_open(&sources, wad, folder, search, search_count, NULL, &diags) != AL_OK)
-        return;
+    al_status st = al_texture_sources_open(out, wad, folder, search, search_count, NULL, &diags);
     for (size_t i = 0; i < diags.count; i++)
         fprintf(stderr, "allium-render: %s\n", diags.items[i].message);
     al_diag_list_clear(&diags);
+    if (st != AL_OK) return false;
+    al_texture_sources_colour_materials(out, (al_material_desc *) in->materials,
+                                        in->material_count);
+    return true;
+}
+
+/* Uploads the textures of IN's materials from SOURCES; counts what was found and missed. */
+static void upload_textures(al_renderer *r, const al_texture_sources *sources, const al_input *in,
+                            int *found, int *missing)
+{
+    *found = *missing = 0;
     al_texture_image *images = calloc((size_t) in->material_count + 1, sizeof *images);
     for (int m = 0; images && m < in->material_count; m++) {
-        const al_texture *t = al_texture_sources_find(&sources, in->materials[m].name, NULL);
+        const al_texture *t = al_texture_sources_find(sources, in->materials[m].name, NULL);
         if (!t) {
             ++*missing;
             continue;
@@ -80,7 +89,6 @@ static void upload_textures(al_renderer *r, const char *path, const al_input *in
         fprintf(stderr, "allium-render: the textures could not be uploaded: %s\n",
                 al_status_message(st));
     free(images);
-    al_texture_sources_close(&sources);
 }
 
 static int compare_double(const void *a, const void *b)
@@ -310,11 +318,20 @@ int main(int argc, char **argv)
     al_rad *rad = NULL;
     al_rad_lightmap lightmap = {0};
     rad_report rep = {0};
-    float (*colours)[3] = calloc((size_t) m.input.material_count + 1, sizeof *colours);
+    al_texture_sources sources = {0};
+    float (*colours)[3] = NULL;
+    if (textures && !open_textures(path, &m.input, texture_paths, texture_path_count, &sources)) {
+        fprintf(stderr, "allium-render: out of memory opening the textures\n");
+        goto done;
+    }
+    colours = calloc((size_t) m.input.material_count + 1, sizeof *colours);
     if (!colours) goto done;
     for (int i = 0; i < m.input.material_count; i++) {
         if (m.doc) memcpy(colours[i], m.doc_input.material_colours[i], sizeof colours[i]);
         else al_material_default_colour(m.input.materials[i].name, colours[i]);
+        /* A texture's average where nobody chose a colour (open_textures). */
+        if (textures && al_material_colour_is_default(m.input.materials[i].name, colours[i]))
+            memcpy(colours[i], m.input.materials[i].colour, sizeof colours[i]);
     }
     if (use_rad) {
         rad_options.threads = options.threads;
@@ -340,9 +357,7 @@ int main(int argc, char **argv)
         goto done;
     }
     al_renderer_set_scene(r, scene);
-    if (textures)
-        upload_textures(r, path, &m.input, texture_paths, texture_path_count, &textures_found,
-                        &textures_missing);
+    if (textures) upload_textures(r, &sources, &m.input, &textures_found, &textures_missing);
     if (rad && !(rep.stats.emitted > 0)) {
         /* An all-black lightmap helps nobody: say why the picture is not lit. */
         fprintf(stderr, "allium-render: %s has no light sources; drawn unlit\n", path);
@@ -440,6 +455,7 @@ done:
     al_rad_lightmap_free(&lightmap);
     al_rad_destroy(rad);
     free(colours);
+    al_texture_sources_close(&sources);
     al_world_destroy(world);
     al_tool_map_free(&m);
     return status;

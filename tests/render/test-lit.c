@@ -11,6 +11,8 @@
 #include "scene.h"
 #include "scene/scene.h"
 #include "materials/material-defaults.h"
+#include "textures/sources.h"
+#include "textures/wad-write.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -579,6 +581,84 @@ CHECK_TEST(missing_texture_checker, "/render/lit/a-material-without-a-texture-sh
     REQUIRE(al_renderer_set_textures(renderer, NULL, 0) == AL_OK);
     al_renderer_set_scene(renderer, NULL);
     room_free(&r);
+}
+
+/* The red room: the room with its west wall (the third box) in material "paint", whose
+ * texture in a WAD is COLOUR; the materials take their textures' averages
+ * (al_texture_sources_colour_materials) and the light runs to 1%. Returns the red over
+ * green light on the floor's top face, summed over its luxels; -1 on failure. */
+static double floor_red_over_green(const uint8_t colour[3], float paint_colour[3])
+{
+    static char text[16384];
+    room_text(text, sizeof text, true, false);
+    char *brush = text;
+    for (int i = 0; i < 3 && brush; i++) brush = strstr(brush + 1, "{\n(");
+    if (!brush) return -1;
+    char *end = strstr(brush, "}\n");
+    for (char *p = strstr(brush, "stone"); p && p < end; p = strstr(p, "stone"))
+        memcpy(p, "paint", 5);
+    scene sc;
+    scene_options so = {.pvs = true, .pvs_level = AL_PVS_TIGHT};
+    if (!scene_load_text(&sc, text, strlen(text), &so) || !sc.world) return -1;
+    /* A 16 x 16 texture of one colour (WAD3: its own palette). */
+    static uint8_t indices[16 * 16], palette[768];
+    memset(indices, 7, sizeof indices);
+    memcpy(palette + 3 * 7, colour, 3);
+    al_wad_texture_desc desc = {"paint", 16, 16, indices, palette};
+    size_t size = 0;
+    uint8_t *bytes = al_wad_write(3, &desc, 1, NULL, &size);
+    al_wad *wad = NULL;
+    al_diag_list diags = {0};
+    double ratio = -1;
+    if (bytes && al_wad_read(bytes, size, "paint.wad", NULL, &wad, &diags) == AL_OK) {
+        al_texture_sources sources = {.wads = &wad, .count = 1};
+        al_material_desc *mats = (al_material_desc *) sc.input.input.materials;
+        int coloured =
+            al_texture_sources_colour_materials(&sources, mats, sc.input.input.material_count);
+        CHECK_MSG(coloured == 1, "%d materials took a texture's colour, expected 1", coloured);
+        for (int m = 0; m < sc.input.input.material_count; m++)
+            if (strcmp(mats[m].name, "paint") == 0)
+                memcpy(paint_colour, mats[m].colour, 3 * sizeof(float));
+        al_rad *rad = NULL;
+        al_rad_options ro = {0};
+        al_rad_lightmap map = {0};
+        al_rad_face_map fm;
+        if (al_rad_create(sc.world, &sc.input.input, &ro, &rad, &diags) == AL_OK &&
+            al_rad_run(rad, 0.01, 120, NULL, NULL) == AL_RAD_STOP_RESIDUAL &&
+            al_rad_snapshot(rad, &map) == AL_OK && al_rad_face(rad, 0, 5, &fm)) {
+            double sum[3] = {0};
+            for (int y = fm.y; y < fm.y + fm.height; y++)
+                for (int x = fm.x; x < fm.x + fm.width; x++)
+                    for (int k = 0; k < 3; k++) sum[k] += map.texels[y * map.width + x][k];
+            ratio = sum[0] / sum[1];
+        }
+        al_rad_lightmap_free(&map);
+        al_rad_destroy(rad);
+    }
+    al_wad_free(wad);
+    free(bytes);
+    al_diag_list_clear(&diags);
+    scene_free(&sc);
+    return ratio;
+}
+
+CHECK_TEST(texture_tints_bounce, "/render/lit/a-red-textured-wall-tints-the-light-it-bounces")
+{
+    /* A material nobody gave a colour reflects its texture's average colour: the west wall
+     * with a red texture sends red light onto the floor, the same wall with a grey texture
+     * does not. The light is white, so the floor's red over green rises only by the
+     * bounce. */
+    float red_colour[3], grey_colour[3];
+    double red = floor_red_over_green((const uint8_t[3]){220, 40, 30}, red_colour);
+    double grey = floor_red_over_green((const uint8_t[3]){110, 110, 110}, grey_colour);
+    check_note("paint colour %.3f %.3f %.3f: floor red / green %.4f; grey paint: %.4f",
+               red_colour[0], red_colour[1], red_colour[2], red, grey);
+    REQUIRE(red > 0 && grey > 0);
+    CHECK(fabsf(red_colour[0] - 220 / 255.0f) < 1e-6f &&
+          fabsf(red_colour[1] - 40 / 255.0f) < 1e-6f);
+    CHECK(fabsf(grey_colour[0] - grey_colour[1]) < 1e-6f);
+    CHECK_MSG(red > grey * 1.05, "the red wall's bounce should redden the floor: %.4f against %.4f",
+              red, grey);
 }
 
 int main(int argc, char **argv)
