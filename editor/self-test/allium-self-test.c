@@ -737,9 +737,10 @@ static gboolean write_test_wad(SelfTest *t, const char *const *names, int count)
 }
 
 /* A map whose "wad" key names a WAD beside it: the texture it holds is loaded (off the main
- * thread) and drawn by the 3D view, the material it lacks is one problem naming it, and
- * when the WAD is written again with that texture too, the textures are read again and
- * nothing is missing. */
+ * thread) and drawn by the 3D view, a material no WAD holds is drawn from the PNG named
+ * after it beside the map, the material found nowhere is one problem naming it, and when
+ * the WAD is written again with that texture too, the textures are read again and nothing
+ * is missing. */
 static gboolean step_textures(SelfTest *t)
 {
     g_autofree char *imported = dir_file(t, "textured.allium");
@@ -751,8 +752,8 @@ static gboolean step_textures(SelfTest *t)
         }
         static const char *first[] = {"redblue"};
         write_test_wad(t, first, 1);
-        /* The second map with a wad key, its floor in a texture the WAD has and its ceiling
-         * in one it has not. */
+        /* The second map with a wad key, its floor in a texture the WAD has, a face of its
+         * ceiling in an image's and the others in one found nowhere. */
         g_autofree char *text = g_strdup(second_map);
         g_autofree char *keyed = NULL;
         {
@@ -762,9 +763,19 @@ static gboolean step_textures(SelfTest *t)
         }
         g_auto(GStrv) floors = g_strsplit(keyed, " floor ", -1);
         g_autofree char *a = g_strjoinv(" redblue ", floors);
-        g_auto(GStrv) ceilings = g_strsplit(a, " ceiling ", -1);
+        /* One face of the ceiling in "picture", which picture.png beside the map draws. */
+        g_auto(GStrv) one = g_strsplit(a, " ceiling ", 2);
+        g_autofree char *b = g_strjoinv(" picture ", one);
+        g_auto(GStrv) ceilings = g_strsplit(b, " ceiling ", -1);
         g_autofree char *map = g_strjoinv(" nowhere ", ceilings);
         write_file(t, "textured.map", map);
+        g_autoptr(GdkPixbuf) picture = gdk_pixbuf_new(GDK_COLORSPACE_RGB, FALSE, 8, 8, 4);
+        gdk_pixbuf_fill(picture, 0x30c050ff);
+        g_autofree char *png = dir_file(t, "picture.png");
+        GError *error = NULL;
+        check(t, gdk_pixbuf_save(picture, png, "png", &error, NULL), "picture.png was written%s%s",
+              error ? ": " : "", error ? error->message : "");
+        g_clear_error(&error);
         g_autofree char *path = dir_file(t, "textured.map");
         g_autoptr(GFile) file = g_file_new_for_path(path);
         allium_application_open_file(t->app, file, NULL);
@@ -783,9 +794,15 @@ static gboolean step_textures(SelfTest *t)
     if (t->phase == 0) {
         if (allium_view_get_frames_drawn(view) < 1 || !settle(t)) return FALSE;
         check(t,
-              textures->count == 1 && strcmp(textures->images[0].name, "redblue") == 0 &&
+              textures->count == 2 && strcmp(textures->images[0].name, "redblue") == 0 &&
                   textures->images[0].width == 16,
               "the texture the WAD holds was loaded (%d textures)", textures->count);
+        const al_texture_image *picture = textures->count == 2 ? &textures->images[1] : NULL;
+        check(t,
+              picture && strcmp(picture->name, "picture") == 0 && picture->width == 8 &&
+                  picture->height == 4 && picture->rgba[0] == 0x30 && picture->rgba[1] == 0xc0 &&
+                  picture->rgba[3] == 255,
+              "the image named after a material was decoded (picture.png, 8 x 4, green)");
         check(t,
               textures->missing && textures->missing[0] &&
                   strcmp(textures->missing[0], "nowhere") == 0 && !textures->missing[1],
@@ -812,7 +829,7 @@ static gboolean step_textures(SelfTest *t)
     }
     /* The WAD's monitor reads it again. */
     if (textures->missing && textures->missing[0]) return FALSE;
-    check(t, textures->count == 2, "the WAD written again was read again (%d textures)",
+    check(t, textures->count == 3, "the WAD written again was read again (%d textures)",
           textures->count);
     gtk_window_destroy(GTK_WINDOW(window));
     return TRUE;
