@@ -768,7 +768,12 @@ static gboolean step_textures(SelfTest *t)
         g_autofree char *b = g_strjoinv(" picture ", one);
         g_auto(GStrv) ceilings = g_strsplit(b, " ceiling ", -1);
         g_autofree char *map = g_strjoinv(" nowhere ", ceilings);
-        write_file(t, "textured.map", map);
+        /* A light, so that the screenshot shows the textures lit. */
+        g_autofree char *lit = g_strconcat(map,
+                                           "{\n\"classname\" \"light\"\n\"origin\" \"0 0 96\"\n"
+                                           "\"light\" \"300\"\n}\n",
+                                           NULL);
+        write_file(t, "textured.map", lit);
         g_autoptr(GdkPixbuf) picture = gdk_pixbuf_new(GDK_COLORSPACE_RGB, FALSE, 8, 8, 4);
         gdk_pixbuf_fill(picture, 0x30c050ff);
         g_autofree char *png = dir_file(t, "picture.png");
