@@ -467,11 +467,10 @@ void allium_window_class_add_actions(GtkWidgetClass *widget_class)
     gtk_widget_class_install_action(widget_class, "win.clear-test-boxes", NULL,
                                     test_box_action_cb);
 
-    static const char *toggles[] = {"show-portals",  "show-leak",  "show-pvs",
-                                    "show-cluster",  "show-entities", "show-tools",
-                                    "show-splits",
-                                    "wireframe",     "pvs-culling", "lighting",
-                                    "layout", "tool"};
+    static const char *toggles[] = {"show-portals",  "show-leak",  "show-pvs",    "show-cluster",
+                                    "show-entities", "show-tools", "show-splits", "wireframe",
+                                    "pvs-culling",   "lighting",   "textures",    "layout",
+                                    "tool"};
     for (guint i = 0; i < G_N_ELEMENTS(toggles); i++) {
         g_autofree char *action = g_strconcat("win.", toggles[i], NULL);
         gtk_widget_class_install_property_action(widget_class, action, toggles[i]);
@@ -524,6 +523,8 @@ void allium_window_class_add_actions(GtkWidgetClass *widget_class)
     gtk_widget_class_add_binding_action(widget_class, GDK_KEY_w, GDK_ALT_MASK, "win.wireframe",
                                         NULL);
     gtk_widget_class_add_binding_action(widget_class, GDK_KEY_l, GDK_ALT_MASK, "win.lighting",
+                                        NULL);
+    gtk_widget_class_add_binding_action(widget_class, GDK_KEY_t, GDK_ALT_MASK, "win.textures",
                                         NULL);
 }
 

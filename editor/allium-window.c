@@ -33,6 +33,7 @@ enum {
     PROP_WIREFRAME,
     PROP_PVS_CULLING,
     PROP_LIGHTING,
+    PROP_TEXTURES,
     PROP_LAYOUT,
     PROP_TOOL,
     N_PROPS
@@ -69,6 +70,8 @@ static gboolean *flag_of(AlliumWindow *self, guint prop_id)
         return &self->pvs_culling;
     case PROP_LIGHTING:
         return &self->lighting;
+    case PROP_TEXTURES:
+        return &self->textures;
     default:
         return NULL;
     }
@@ -85,7 +88,7 @@ static void push_draw_settings(AlliumWindow *self)
                         (self->show_splits ? AL_OVERLAY_SPLITS : 0);
     for (int i = 0; i < ALLIUM_WINDOW_VIEW_COUNT; i++)
         allium_view_set_draw_settings(self->views[i], overlays, self->wireframe, !self->pvs_culling,
-                                      self->lighting);
+                                      self->lighting, self->textures);
 }
 
 static int slot_of_view(AlliumWindow *self, AlliumView *view)
@@ -643,6 +646,7 @@ static void allium_window_class_init(AlliumWindowClass *klass)
     properties[PROP_WIREFRAME] = g_param_spec_boolean("wireframe", NULL, NULL, FALSE, flags);
     properties[PROP_PVS_CULLING] = g_param_spec_boolean("pvs-culling", NULL, NULL, TRUE, flags);
     properties[PROP_LIGHTING] = g_param_spec_boolean("lighting", NULL, NULL, TRUE, flags);
+    properties[PROP_TEXTURES] = g_param_spec_boolean("textures", NULL, NULL, TRUE, flags);
     properties[PROP_LAYOUT] = g_param_spec_string("layout", NULL, NULL, "grid", flags);
     /* "select", "brush" or "entity" (win.place-entity chooses the class): what a left
      * drag does in the views */
@@ -700,6 +704,7 @@ static void allium_window_init(AlliumWindow *self)
     self->show_leak = self->show_entities = self->show_tools = TRUE;
     self->pvs_culling = TRUE;
     self->lighting = TRUE;
+    self->textures = TRUE;
     self->maximized_slot = -1;
     self->layout = g_strdup("grid");
     self->banner_type = GTK_MESSAGE_INFO;

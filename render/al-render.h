@@ -12,7 +12,9 @@
  *               the frame (overlays, selection, grid), culling with the PVS and the frustum.
  *               Lit faces take their light from a lightmap atlas (al-rad.h) uploaded
  *               with al_renderer_set_lightmap; without one, faces are flat material
- *               colours with a fixed shading by orientation.
+ *               colours with a fixed shading by orientation. Given texture images
+ *               (al_renderer_set_textures), 3D views draw each face's material texture
+ *               through its projection instead of the flat colour.
  *               Must be created, used and destroyed with the same GL context current
  *               (a GtkGLArea's, or an offscreen EGL context in tests: al-offscreen.h).
  *
@@ -234,6 +236,7 @@ typedef struct al_draw_options {
     double pvs_point[3]; /* where the PVS and cluster overlays look from (the 3D eye) */
     bool has_pvs_point;
     bool no_lightmap;    /* 3D: flat shading even where a lightmap is uploaded */
+    bool no_textures;    /* 3D: the materials' flat colours even where textures are given */
     float background[3]; /* the clear colour, sRGB 0..1 */
     bool has_eye;        /* 2D: draw the 3D camera as a marker, at EYE looking along FORWARD */
     double eye[3], eye_forward[3];
@@ -257,6 +260,7 @@ typedef struct al_draw_stats {
     int faces_culled_frustum; /* in the PVS but outside the view */
     int camera_leaf;          /* -1: outside the map or in solid (no PVS culling) */
     bool lightmapped;         /* lit faces took their light from the lightmap atlas */
+    bool textured;            /* faces took their colour from the textures */
     double cpu_ms;            /* building the frame's draw lists and issuing them */
 } al_draw_stats;
 
@@ -304,6 +308,31 @@ al_status al_renderer_set_lightmap(al_renderer *r, const al_rad_lightmap *map);
 /* The same with texels converted by al_lightmap_to_rgba8 (WIDTH * HEIGHT * 4 bytes). */
 al_status al_renderer_set_lightmap_rgba8(al_renderer *r, int width, int height,
                                          const uint8_t *rgba);
+
+/* A texture image for a material. */
+typedef struct al_texture_image {
+    const char *name;    /* the material it is for (found case-insensitively, as Quake) */
+    int width, height;   /* in texels */
+    const uint8_t *rgba; /* WIDTH * HEIGHT * 4 bytes, sRGB, rows from the top */
+} al_texture_image;
+
+/* Replaces the textures with COUNT IMAGES (copied; NULL or 0: none, faces are flat colours
+ * again). Once given, 3D views (unless al_draw_options.no_textures) draw every face but
+ * tool faces with its material's texture, found by the material's name: its texture
+ * coordinates (al_face_desc.texture_axes) divided by the image's size, repeating, with
+ * mipmaps; multiplied by the lightmap as the flat colour is (level 128 shows the texels as
+ * they are), or by the fixed shading; sky and liquid faces full bright. A material without
+ * an image shows a magenta checker, eight squares to 64 texels. Returns AL_ERR_NOMEM,
+ * AL_ERR_INVALID_ARGUMENT (an image without name, texels or size, or more images than
+ * GL_MAX_ARRAY_TEXTURE_LAYERS - 1; then no textures are shown) or AL_OK. */
+al_status al_renderer_set_textures(al_renderer *r, const al_texture_image *images, int count);
+
+/* Whether the renderer holds a texture for material NAME. */
+bool al_renderer_has_texture(const al_renderer *r, const char *name);
+
+/* The checker drawn for a material without a texture, SIZE x SIZE RGBA8 texels into RGBA
+ * (for tests and previews). */
+void al_texture_checker(int size, uint8_t *rgba);
 
 /* Draws the scene for CAM into the bound framebuffer's viewport (cam->width x
  * cam->height), clearing it first. STATS may be NULL. */

@@ -55,6 +55,10 @@ typedef struct al_face_desc {
     double points[3][3];
     int32_t material;  /* index into al_input.materials, or -1 */
     float luxel_size;  /* lightmap texel edge in units for this face; 0: the map's */
+    /* The texture projection in texels: s = dot(p, texture_axes[0]) + texture_axes[0][3],
+     * t likewise with [1] (the .map reader's al_texture_axes). The compiler only carries it
+     * to the snapshots; the renderer draws textures with it. All zero: no projection. */
+    double texture_axes[2][4];
 } al_face_desc;
 
 typedef struct al_brush_desc {

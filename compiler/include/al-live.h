@@ -174,6 +174,7 @@ typedef struct al_live_face {
     double points[3][3]; /* the plane, as al_face_desc.points */
     int64_t material;    /* the id of one of the map's materials, or -1 */
     float luxel_size;    /* as al_face_desc.luxel_size */
+    double texture_axes[2][4]; /* as al_face_desc.texture_axes */
 } al_live_face;
 
 typedef struct al_live_brush {

@@ -1318,6 +1318,7 @@ uint64_t al_live_submit(al_live *live, const al_input *in)
             memcpy(faces[f].points, in->faces[f].points, sizeof faces[f].points);
             faces[f].material = in->faces[f].material;
             faces[f].luxel_size = in->faces[f].luxel_size;
+            memcpy(faces[f].texture_axes, in->faces[f].texture_axes, sizeof faces[f].texture_axes);
         }
         for (int32_t b = 0; b < n_brush; b++)
             brushes[b] = (al_live_brush){.id = b, .entity = in->brushes[b].entity, .order = b,

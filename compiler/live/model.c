@@ -299,7 +299,8 @@ static bool same_faces(const al_live_face *a, const al_live_face *b, int count)
 {
     for (int i = 0; i < count; i++) {
         if (a[i].material != b[i].material || a[i].luxel_size != b[i].luxel_size ||
-            memcmp(a[i].points, b[i].points, sizeof a[i].points) != 0)
+            memcmp(a[i].points, b[i].points, sizeof a[i].points) != 0 ||
+            memcmp(a[i].texture_axes, b[i].texture_axes, sizeof a[i].texture_axes) != 0)
             return false;
     }
     return true;
@@ -648,6 +649,7 @@ live_map *live_model_flatten(live_model *m)
             memcpy(fdesc[f].points, d->faces[k].points, sizeof fdesc[f].points);
             fdesc[f].material = material_index(m, d->faces[k].material);
             fdesc[f].luxel_size = d->faces[k].luxel_size;
+            memcpy(fdesc[f].texture_axes, d->faces[k].texture_axes, sizeof fdesc[f].texture_axes);
         }
         brush_ids[i] = d->id;
         brush_versions[i] = d->version;

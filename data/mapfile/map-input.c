@@ -2,6 +2,7 @@
 #include "map-input.h"
 
 #include "material-keys.h"
+#include "texture.h"
 #include "materials/material-defaults.h"
 #include "settings/hull-spec.h"
 
@@ -116,6 +117,7 @@ al_status al_map_input_build(const al_map *map, al_map_input *out, al_diag_list 
                 const al_map_face *mf = &mb->faces[f];
                 al_face_desc *fd = &out->faces[fi++];
                 memcpy(fd->points, mf->points, sizeof fd->points);
+                al_texture_axes(mf, fd->texture_axes);
                 size_t slot = hash_name(mf->material) & (table_size - 1);
                 while (table[slot] >= 0 && strcmp(out->materials[table[slot]].name, mf->material))
                     slot = (slot + 1) & (table_size - 1);

@@ -78,18 +78,31 @@ static void standard_axes(const al_map_face *f, double rs[3], double rt[3])
     rt[tv] = si * t[sv] + c * t[tv];
 }
 
-void al_texture_coords(const al_map_face *f, const double p[3], double uv[2])
+void al_texture_axes(const al_map_face *f, double axes[2][4])
 {
     double sx = f->scale[0] ? f->scale[0] : 1, sy = f->scale[1] ? f->scale[1] : 1;
+    double u[3], v[3];
     if (f->valve) {
-        uv[0] = al_dot(p, f->u_axis) / sx + f->u_offset;
-        uv[1] = al_dot(p, f->v_axis) / sy + f->v_offset;
+        al_copy(f->u_axis, u);
+        al_copy(f->v_axis, v);
+        axes[0][3] = f->u_offset;
+        axes[1][3] = f->v_offset;
     } else {
-        double rs[3], rt[3];
-        standard_axes(f, rs, rt);
-        uv[0] = al_dot(p, rs) / sx + f->offset[0];
-        uv[1] = al_dot(p, rt) / sy + f->offset[1];
+        standard_axes(f, u, v);
+        axes[0][3] = f->offset[0];
+        axes[1][3] = f->offset[1];
     }
+    for (int k = 0; k < 3; k++) {
+        axes[0][k] = u[k] / sx;
+        axes[1][k] = v[k] / sy;
+    }
+}
+
+void al_texture_coords(const al_map_face *f, const double p[3], double uv[2])
+{
+    double axes[2][4];
+    al_texture_axes(f, axes);
+    for (int i = 0; i < 2; i++) uv[i] = al_dot(p, axes[i]) + axes[i][3];
 }
 
 void al_texture_to_valve(const al_map_face *f, double u[3], double *u_off, double v[3],

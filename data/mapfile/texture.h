@@ -14,6 +14,11 @@
 
 #include <stdbool.h>
 
+/* The projection of face F as two axes in texels: u = dot(p, AXES[0]) + AXES[0][3] and
+ * v = dot(p, AXES[1]) + AXES[1][3] (the scales folded into the axes). The one place the
+ * rule above is written; the compiler's input carries it (al_face_desc.texture_axes). */
+void al_texture_axes(const al_map_face *f, double axes[2][4]);
+
 /* The texture coordinates of P on face F, in either dialect. */
 void al_texture_coords(const al_map_face *f, const double p[3], double uv[2]);
 

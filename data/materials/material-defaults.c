@@ -72,3 +72,12 @@ void al_material_default_colour(const char *name, float rgb[3])
     rgb[1] = g + m;
     rgb[2] = b + m;
 }
+
+bool al_material_colour_is_default(const char *name, const float rgb[3])
+{
+    float d[3];
+    al_material_default_colour(name, d);
+    for (int k = 0; k < 3; k++)
+        if (!(fabsf(d[k] - rgb[k]) <= 1e-6f)) return false;
+    return true;
+}

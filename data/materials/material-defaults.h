@@ -18,6 +18,7 @@
 #ifndef AL_MATERIAL_DEFAULTS_H
 #define AL_MATERIAL_DEFAULTS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* AL_MATERIAL_* flags for NAME. */
@@ -25,5 +26,8 @@ uint32_t al_material_default_flags(const char *name);
 
 /* A stable, pleasant colour for NAME (sRGB, 0..1), the same on every machine. */
 void al_material_default_colour(const char *name, float rgb[3]);
+
+/* Whether RGB is NAME's default colour (within a millionth, as stored): nobody chose it. */
+bool al_material_colour_is_default(const char *name, const float rgb[3]);
 
 #endif

@@ -231,12 +231,14 @@ al_status al_doc_build_input(al_doc *doc, al_doc_input *out, al_diag_list *diags
     sqlite3_finalize(st);
 
     /* Brushes and faces, grouped by entity in the entities' order. */
-    sqlite3_prepare_v2(doc->db,
-                       "SELECT b.id, b.entity, f.x0, f.y0, f.z0, f.x1, f.y1, f.z1, f.x2, f.y2, f.z2, "
-                       "f.material, b.position FROM brushes b JOIN entities e ON e.id = b.entity "
-                       "JOIN faces f ON f.brush = b.id "
-                       "ORDER BY e.id != 0, e.position, e.id, b.position, b.id, f.position",
-                       -1, &st, NULL);
+    sqlite3_prepare_v2(
+        doc->db,
+        "SELECT b.id, b.entity, f.x0, f.y0, f.z0, f.x1, f.y1, f.z1, f.x2, f.y2, f.z2, "
+        "f.material, b.position, " AL_DOC_TEXTURE_COLUMNS
+        " FROM brushes b JOIN entities e ON e.id = b.entity "
+        "JOIN faces f ON f.brush = b.id "
+        "ORDER BY e.id != 0, e.position, e.id, b.position, b.id, f.position",
+        -1, &st, NULL);
     int b = -1, f = 0, entity_index = -1;
     int64_t last_brush = -1, last_entity = -1;
     int index_in_entity = 0;
@@ -261,6 +263,7 @@ al_status al_doc_build_input(al_doc *doc, al_doc_input *out, al_diag_list *diags
         }
         for (int i = 0; i < 9; i++)
             fcs[f].points[i / 3][i % 3] = sqlite3_column_double(st, 2 + i);
+        al_doc_face_axes(st, 13, (const double (*)[3]) fcs[f].points, fcs[f].texture_axes);
         int64_t mid = sqlite3_column_int64(st, 11);
         int lo = 0, hi = materials - 1, found = -1;
         while (lo <= hi) {

@@ -7,6 +7,7 @@
 #include "schema.h"
 
 #include "al-brush.h"
+#include "mapfile/map.h"
 
 #include <sqlite3.h>
 
@@ -35,6 +36,19 @@ struct al_doc {
  * and what is wrong: "entity 2 (light): its properties are not a JSON object: ...". -1
  * if there is none, or the entities cannot be read. */
 int al_doc_find_bad_properties(sqlite3 *db, char *problem, size_t size);
+
+/* A face's texture parameters as columns of "faces f", in the order al_doc_face_axes reads
+ * them. */
+#define AL_DOC_TEXTURE_COLUMNS                                                                     \
+    "f.valve, f.ux, f.uy, f.uz, f.uoff, f.vx, f.vy, f.vz, f.voff, f.offx, f.offy, f.rotation, "    \
+    "f.scalex, f.scaley"
+
+/* The texture parameters of the face in ST's row whose AL_DOC_TEXTURE_COLUMNS start at
+ * column COL, into F's texture fields (its points and material untouched). */
+void al_doc_read_face_texture(sqlite3_stmt *st, int col, al_map_face *f);
+
+/* The projection (al_face_desc.texture_axes) of the face with plane POINTS in ST's row. */
+void al_doc_face_axes(sqlite3_stmt *st, int col, const double points[3][3], double axes[2][4]);
 
 /* Runs SQL with no result rows. */
 int al_doc_exec(al_doc *doc, const char *sql);

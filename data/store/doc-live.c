@@ -124,8 +124,9 @@ static al_status read_entity(al_doc *doc, reader *r, int64_t id, al_diag_list *d
 static al_status read_brush(al_doc *doc, reader *r, int64_t id)
 {
     static const char *brush_sql = "SELECT entity, position FROM brushes WHERE id = ?";
-    static const char *faces_sql = "SELECT x0, y0, z0, x1, y1, z1, x2, y2, z2, material FROM faces "
-                                   "WHERE brush = ? ORDER BY position";
+    static const char *faces_sql =
+        "SELECT f.x0, f.y0, f.z0, f.x1, f.y1, f.z1, f.x2, f.y2, f.z2, "
+        "f.material, " AL_DOC_TEXTURE_COLUMNS " FROM faces f WHERE f.brush = ? ORDER BY f.position";
     sqlite3_stmt *st = al_doc_prepare(doc, brush_sql);
     if (!st) return AL_ERR_IO;
     if (!al_doc_grow((void **) &r->brushes, &r->brush_cap, r->brush_count, sizeof *r->brushes))
@@ -154,6 +155,7 @@ static al_status read_brush(al_doc *doc, reader *r, int64_t id)
         for (int i = 0; i < 9; i++) f->points[i / 3][i % 3] = sqlite3_column_double(st, i);
         f->material = sqlite3_column_int64(st, 9);
         f->luxel_size = 0;
+        al_doc_face_axes(st, 10, (const double (*)[3]) f->points, f->texture_axes);
     }
     sqlite3_reset(st);
     b->faces = (const al_live_face *) (intptr_t) first;
@@ -254,6 +256,8 @@ static al_status read_whole(al_doc *doc, storage *s, al_live_change *out, al_dia
         int m = in->faces[f].material;
         r->faces[f].material = m >= 0 && m < in->material_count ? w->material_ids[m] : -1;
         r->faces[f].luxel_size = in->faces[f].luxel_size;
+        memcpy(r->faces[f].texture_axes, in->faces[f].texture_axes,
+               sizeof r->faces[f].texture_axes);
     }
     for (int b = 0; b < in->brush_count; b++) {
         const al_brush_desc *d = &in->brushes[b];

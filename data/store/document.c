@@ -6,6 +6,7 @@
  */
 #include "doc-internal.h"
 
+#include "mapfile/texture.h"
 #include "materials/material-defaults.h"
 
 #include <errno.h>
@@ -692,12 +693,35 @@ bool al_doc_brush_box(al_doc *doc, int64_t brush, double mins[3], double maxs[3]
     return found;
 }
 
+void al_doc_read_face_texture(sqlite3_stmt *st, int col, al_map_face *f)
+{
+    f->valve = sqlite3_column_int(st, col) != 0;
+    for (int k = 0; k < 3; k++) {
+        f->u_axis[k] = sqlite3_column_double(st, col + 1 + k);
+        f->v_axis[k] = sqlite3_column_double(st, col + 5 + k);
+    }
+    f->u_offset = sqlite3_column_double(st, col + 4);
+    f->v_offset = sqlite3_column_double(st, col + 8);
+    f->offset[0] = sqlite3_column_double(st, col + 9);
+    f->offset[1] = sqlite3_column_double(st, col + 10);
+    f->rotation = sqlite3_column_double(st, col + 11);
+    f->scale[0] = sqlite3_column_double(st, col + 12);
+    f->scale[1] = sqlite3_column_double(st, col + 13);
+}
+
+void al_doc_face_axes(sqlite3_stmt *st, int col, const double points[3][3], double axes[2][4])
+{
+    al_map_face f = {0};
+    memcpy(f.points, points, sizeof f.points);
+    al_doc_read_face_texture(st, col, &f);
+    al_texture_axes(&f, axes);
+}
+
 al_status al_doc_face_texture(al_doc *doc, int64_t brush, int index, al_doc_texture *out)
 {
-    static const char *sql =
-        "SELECT m.name, f.valve, f.ux, f.uy, f.uz, f.uoff, f.vx, f.vy, f.vz, f.voff, f.offx, "
-        "f.offy, f.rotation, f.scalex, f.scaley FROM faces f JOIN materials m ON m.id = "
-        "f.material WHERE f.brush = ? ORDER BY f.position LIMIT 1 OFFSET ?";
+    static const char *sql = "SELECT m.name, " AL_DOC_TEXTURE_COLUMNS
+                             " FROM faces f JOIN materials m ON m.id = f.material WHERE "
+                             "f.brush = ? ORDER BY f.position LIMIT 1 OFFSET ?";
     memset(out, 0, sizeof *out);
     if (index < 0) return AL_ERR_NOT_FOUND;
     sqlite3_stmt *st = al_doc_prepare(doc, sql);
@@ -708,18 +732,16 @@ al_status al_doc_face_texture(al_doc *doc, int64_t brush, int index, al_doc_text
     if (rc == SQLITE_ROW) {
         const char *name = (const char *) sqlite3_column_text(st, 0);
         snprintf(out->material, sizeof out->material, "%s", name ? name : "");
-        out->valve = sqlite3_column_int(st, 1) != 0;
-        for (int k = 0; k < 3; k++) {
-            out->u_axis[k] = sqlite3_column_double(st, 2 + k);
-            out->v_axis[k] = sqlite3_column_double(st, 6 + k);
-        }
-        out->u_offset = sqlite3_column_double(st, 5);
-        out->v_offset = sqlite3_column_double(st, 9);
-        out->offset[0] = sqlite3_column_double(st, 10);
-        out->offset[1] = sqlite3_column_double(st, 11);
-        out->rotation = sqlite3_column_double(st, 12);
-        out->scale[0] = sqlite3_column_double(st, 13);
-        out->scale[1] = sqlite3_column_double(st, 14);
+        al_map_face f = {0};
+        al_doc_read_face_texture(st, 1, &f);
+        out->valve = f.valve;
+        memcpy(out->u_axis, f.u_axis, sizeof out->u_axis);
+        memcpy(out->v_axis, f.v_axis, sizeof out->v_axis);
+        out->u_offset = f.u_offset;
+        out->v_offset = f.v_offset;
+        memcpy(out->offset, f.offset, sizeof out->offset);
+        out->rotation = f.rotation;
+        memcpy(out->scale, f.scale, sizeof out->scale);
     }
     sqlite3_reset(st);
     return rc == SQLITE_ROW ? AL_OK : rc == SQLITE_DONE ? AL_ERR_NOT_FOUND : AL_ERR_IO;

@@ -1,6 +1,8 @@
 /* A map's texture sources (see sources.h). */
 #include "sources.h"
 
+#include "materials/material-defaults.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,6 +112,21 @@ const al_texture *al_texture_sources_find(const al_texture_sources *sources, con
         }
     }
     return NULL;
+}
+
+int al_texture_sources_colour_materials(const al_texture_sources *sources,
+                                        al_material_desc *materials, int count)
+{
+    int coloured = 0;
+    for (int m = 0; m < count; m++) {
+        al_material_desc *md = &materials[m];
+        if (!md->name || !al_material_colour_is_default(md->name, md->colour)) continue;
+        const al_texture *t = al_texture_sources_find(sources, md->name, NULL);
+        if (!t) continue;
+        for (int k = 0; k < 3; k++) md->colour[k] = t->average[k];
+        coloured++;
+    }
+    return coloured;
 }
 
 void al_texture_sources_close(al_texture_sources *sources)

@@ -11,6 +11,7 @@
 #ifndef AL_TEXTURE_SOURCES_H
 #define AL_TEXTURE_SOURCES_H
 
+#include "al-input.h"
 #include "wad.h"
 
 typedef struct al_texture_sources {
@@ -30,6 +31,14 @@ al_status al_texture_sources_open(al_texture_sources *out, const char *wad_key,
  * or NULL. */
 const al_texture *al_texture_sources_find(const al_texture_sources *sources, const char *name,
                                           int *source);
+
+/* Gives each of the COUNT MATERIALS whose colour is still its name's default (nobody chose
+ * one: al_material_colour_is_default) its texture's average colour from SOURCES, as
+ * Quake's light tools take a texture's average as the colour its faces reflect: the
+ * radiosity then reflects that colour (al_material_desc.colour), so coloured walls tint
+ * the light they bounce. Returns how many materials took one. */
+int al_texture_sources_colour_materials(const al_texture_sources *sources,
+                                        al_material_desc *materials, int count);
 
 void al_texture_sources_close(al_texture_sources *sources);
 

@@ -119,8 +119,6 @@ static bool read_miptex(const unsigned char *data, size_t size, int version,
     t->width = (int) w;
     t->height = (int) h;
     bool holes = version == 3 && name[0] == '{';
-    double sum[3] = {0, 0, 0};
-    size_t opaque = 0;
     const unsigned char *index_of = data + offsets[0];
     for (size_t p = 0; p < pixels; p++) {
         unsigned i = index_of[p];
@@ -130,15 +128,23 @@ static bool read_miptex(const unsigned char *data, size_t size, int version,
             t->transparent = true;
             continue;
         }
-        for (int k = 0; k < 3; k++) {
-            out[k] = palette[3 * i + k];
-            sum[k] += out[k];
-        }
+        for (int k = 0; k < 3; k++) out[k] = palette[3 * i + k];
         out[3] = 255;
+    }
+    al_texture_average(t->rgba, t->width, t->height, t->average);
+    return true;
+}
+
+void al_texture_average(const uint8_t *rgba, int width, int height, float average[3])
+{
+    double sum[3] = {0, 0, 0};
+    size_t opaque = 0, pixels = (size_t) width * (size_t) height;
+    for (size_t p = 0; p < pixels; p++, rgba += 4) {
+        if (rgba[3] == 0) continue;
+        for (int k = 0; k < 3; k++) sum[k] += rgba[k];
         opaque++;
     }
-    for (int k = 0; k < 3; k++) t->average[k] = opaque ? (float) (sum[k] / opaque / 255.0) : 0;
-    return true;
+    for (int k = 0; k < 3; k++) average[k] = opaque ? (float) (sum[k] / opaque / 255.0) : 0;
 }
 
 al_status al_wad_read(const void *bytes, size_t size, const char *path, const uint8_t *palette,

@@ -45,6 +45,10 @@ typedef struct al_wad {
  * first, that draw a WAD2 texture recognisably though not in its true colours. */
 void al_palette_default(uint8_t palette[768]);
 
+/* The mean colour of the opaque texels (alpha above 0) of WIDTH x HEIGHT RGBA texels, sRGB
+ * 0..1 (al_texture.average; black if none is opaque). */
+void al_texture_average(const uint8_t *rgba, int width, int height, float average[3]);
+
 /* Reads the WAD in BYTES (SIZE of them); PATH names it in diagnostics. PALETTE (768 bytes,
  * may be NULL for al_palette_default) colours WAD2 textures. Returns AL_OK with the WAD in
  * *OUT (even if some lumps were damaged: warnings in DIAGS), AL_ERR_CORRUPT if the header

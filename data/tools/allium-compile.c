@@ -10,7 +10,8 @@
  * until the unshot light is 1% of the emitted), --rad-time SECONDS (a budget; default
  * none), --luxel UNITS (the lightmap texel; default the map's, or 16), --no-rad;
  * textures: --texture-path DIR (repeatable: folders where the worldspawn "wad" key's WADs
- * are looked for, after the map's own folder); entities: --defs FILE (repeatable: FGD or
+ * are looked for, after the map's own folder; the materials nobody gave a colour reflect
+ * their textures' average colours); entities: --defs FILE (repeatable: FGD or
  * DEF entity definitions, read in order, later ones replacing classes of the same name;
  * default: the bundled Quake definitions, then the files the map's worldspawn names in
  * "_tb_def" "external:PATH" and "allium_defs" "PATH;PATH") against which the map's
@@ -259,29 +260,38 @@ static bool parse_number(const char *flag, const char *v, double lo, double hi, 
     return true;
 }
 
-/* The map's textures against its WADs (the worldspawn "wad" key, found beside the map and
- * in SEARCH): how many of the materials its faces use were found, which were not, and
- * where the WADs are. NULL if memory runs out. Missing and damaged WADs are named on
- * standard error. */
-static cJSON *textures_json(al_tool_map *m, const char *const *search, int search_count)
+/* Opens the WADs of M's worldspawn "wad" key (beside the map, then in the SEARCH folders)
+ * into OUT and gives the materials nobody chose a colour for their textures' average
+ * colours (al_texture_sources_colour_materials), before the compile and the light. Missing
+ * and damaged WADs are named on standard error. False if memory runs out. */
+static bool open_textures(al_tool_map *m, const char *const *search, int search_count,
+                          al_texture_sources *out)
 {
     const char *key =
         m->input.entity_count > 0 ? al_entity_value(&m->input.entities[0], "wad") : NULL;
     char *folder = strdup(m->path);
-    if (!folder) return NULL;
+    if (!folder) return false;
     char *slash = strrchr(folder, '/');
     if (slash)
         *slash = '\0';
     else
         strcpy(folder, ".");
-    al_texture_sources sources;
     al_diag_list diags = {0};
-    al_status st =
-        al_texture_sources_open(&sources, key, folder, search, search_count, NULL, &diags);
+    al_status st = al_texture_sources_open(out, key, folder, search, search_count, NULL, &diags);
     free(folder);
     al_tool_print_diags(m->path, &diags, stderr);
     al_diag_list_clear(&diags);
-    if (st != AL_OK) return NULL;
+    if (st != AL_OK) return false;
+    /* The input's materials are the tool's own copy (al_tool_load). */
+    al_texture_sources_colour_materials(out, (al_material_desc *) m->input.materials,
+                                        m->input.material_count);
+    return true;
+}
+
+/* The "materials" part of the report: how many of the materials M's faces use were found
+ * in SOURCES, which were not, and where the WADs are. NULL if memory runs out. */
+static cJSON *textures_json(al_tool_map *m, const al_texture_sources *sources)
+{
     bool *used = calloc((size_t) m->input.material_count + 1, sizeof *used);
     cJSON *out = cJSON_CreateObject(), *missing = cJSON_CreateArray(), *paths = cJSON_CreateArray();
     int found = 0, lost = 0;
@@ -292,15 +302,15 @@ static cJSON *textures_json(al_tool_map *m, const char *const *search, int searc
         }
         for (int k = 0; k < m->input.material_count; k++) {
             if (!used[k]) continue;
-            if (al_texture_sources_find(&sources, m->input.materials[k].name, NULL)) {
+            if (al_texture_sources_find(sources, m->input.materials[k].name, NULL)) {
                 found++;
             } else {
                 lost++;
                 cJSON_AddItemToArray(missing, cJSON_CreateString(m->input.materials[k].name));
             }
         }
-        for (int i = 0; i < sources.count; i++)
-            cJSON_AddItemToArray(paths, cJSON_CreateString(sources.paths[i]));
+        for (int i = 0; i < sources->count; i++)
+            cJSON_AddItemToArray(paths, cJSON_CreateString(sources->paths[i]));
         cJSON_AddNumberToObject(out, "textures_found", found);
         cJSON_AddNumberToObject(out, "textures_missing", lost);
         cJSON_AddItemToObject(out, "missing", missing);
@@ -312,7 +322,6 @@ static cJSON *textures_json(al_tool_map *m, const char *const *search, int searc
         out = NULL;
     }
     free(used);
-    al_texture_sources_close(&sources);
     return out;
 }
 
@@ -493,18 +502,27 @@ int main(int argc, char **argv)
 
     al_tool_map m;
     if (!al_tool_load(path, &options, &m)) return 1;
+    al_texture_sources sources;
+    if (!open_textures(&m, texture_paths, texture_path_count, &sources)) {
+        fprintf(stderr, "error: out of memory opening the textures\n");
+        al_tool_map_free(&m);
+        return 1;
+    }
     al_world *w = al_tool_compile(&m, &options);
     if (!w) {
+        al_texture_sources_close(&sources);
         al_tool_map_free(&m);
         return 1;
     }
     rad_result rr;
     if (!light(&m, w, &ra, &options, &rr)) {
+        al_texture_sources_close(&sources);
         al_world_destroy(w);
         al_tool_map_free(&m);
         return 1;
     }
-    cJSON *textures = textures_json(&m, texture_paths, texture_path_count);
+    cJSON *textures = textures_json(&m, &sources);
+    al_texture_sources_close(&sources);
     cJSON *defs = entity_definitions_json(&m, defs_paths, defs_path_count);
     if (!defs) {
         cJSON_Delete(textures);
@@ -534,11 +552,11 @@ int main(int argc, char **argv)
     } else {
         al_report_text(&m, w, stdout);
         if (textures) {
-            const cJSON *sources = cJSON_GetObjectItem(textures, "sources");
+            const cJSON *wads = cJSON_GetObjectItem(textures, "sources");
             printf("  textures: %d found, %d missing, in %d wads\n",
                    cJSON_GetObjectItem(textures, "textures_found")->valueint,
                    cJSON_GetObjectItem(textures, "textures_missing")->valueint,
-                   cJSON_GetArraySize(sources));
+                   cJSON_GetArraySize(wads));
             cJSON_Delete(textures);
         }
         printf("  entity definitions: %d classes from %d files; %d unknown classes, %d "

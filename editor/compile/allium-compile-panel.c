@@ -1,7 +1,8 @@
 /* AlliumCompilePanel (allium-compile-panel.h).
  *
  * Everything shown is read from the document on its signals: "compiled" (a new snapshot:
- * stages and problems), "lit" (a new lightmap: the radiosity line and the plot) and
+ * stages and problems), "textures" (the textures' problems), "lit" (a new lightmap: the
+ * radiosity line and the plot) and
  * notify::compiling / notify::lighting (the states). Nothing here waits for the compiler.
  */
 #include "allium-config.h"
@@ -144,7 +145,27 @@ static void update_light(AlliumCompilePanel *self)
     gtk_widget_queue_draw(GTK_WIDGET(self->plot));
 }
 
-/* The problem rows: the diagnostics of the snapshot, errors first. */
+/* One problem row for diagnostic D; INDEX (the diagnostic's + 1 in the snapshot's list, 0
+ * for the textures') tells a click where it is. */
+static void add_problem(AlliumCompilePanel *self, const al_diag *d, gsize index)
+{
+    gboolean error = d->severity == AL_SEVERITY_ERROR;
+    GtkWidget *row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
+    GtkWidget *icon =
+        gtk_image_new_from_icon_name(error ? "dialog-error-symbolic" : "dialog-warning-symbolic");
+    GtkWidget *label = gtk_label_new(d->message);
+    gtk_label_set_wrap(GTK_LABEL(label), TRUE);
+    gtk_label_set_xalign(GTK_LABEL(label), 0);
+    gtk_widget_set_hexpand(label, TRUE);
+    gtk_box_append(GTK_BOX(row), icon);
+    gtk_box_append(GTK_BOX(row), label);
+    g_object_set_data(G_OBJECT(row), "diag", GSIZE_TO_POINTER(index));
+    gtk_list_box_append(self->problems, row);
+    self->problem_count++;
+}
+
+/* The problem rows: the diagnostics of the snapshot, errors first, then the textures'
+ * (WADs not found, textures missing). */
 static void update_problems(AlliumCompilePanel *self)
 {
     GtkWidget *child;
@@ -158,19 +179,12 @@ static void update_problems(AlliumCompilePanel *self)
                 const al_diag *d = &snap->diags.items[i];
                 gboolean error = d->severity == AL_SEVERITY_ERROR;
                 if (error != (pass == 0) || d->severity == AL_SEVERITY_NOTE) continue;
-                GtkWidget *row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
-                GtkWidget *icon = gtk_image_new_from_icon_name(error ? "dialog-error-symbolic"
-                                                                     : "dialog-warning-symbolic");
-                GtkWidget *label = gtk_label_new(d->message);
-                gtk_label_set_wrap(GTK_LABEL(label), TRUE);
-                gtk_label_set_xalign(GTK_LABEL(label), 0);
-                gtk_widget_set_hexpand(label, TRUE);
-                gtk_box_append(GTK_BOX(row), icon);
-                gtk_box_append(GTK_BOX(row), label);
-                g_object_set_data(G_OBJECT(row), "diag", GSIZE_TO_POINTER(i + 1));
-                gtk_list_box_append(self->problems, row);
-                self->problem_count++;
+                add_problem(self, d, i + 1);
             }
+    AlliumTextures *textures = self->document ? allium_document_get_textures(self->document) : NULL;
+    for (size_t i = 0; textures && i < textures->diags.count; i++)
+        if (textures->diags.items[i].severity != AL_SEVERITY_NOTE)
+            add_problem(self, &textures->diags.items[i], 0);
     g_autofree char *title =
         self->problem_count ? g_strdup_printf(g_dngettext(GETTEXT_PACKAGE, "%d problem",
                                                           "%d problems", self->problem_count),
@@ -483,6 +497,7 @@ void allium_compile_panel_set_document(AlliumCompilePanel *self, AlliumDocument 
         self->document = g_object_ref(document);
         g_signal_connect(document, "compiled", G_CALLBACK(compiled_cb), self);
         g_signal_connect(document, "lit", G_CALLBACK(lit_cb), self);
+        g_signal_connect_swapped(document, "textures", G_CALLBACK(update_problems), self);
         g_signal_connect(document, "notify::compiling", G_CALLBACK(notify_cb), self);
         g_signal_connect(document, "notify::lighting", G_CALLBACK(notify_cb), self);
         gtk_spin_button_set_value(self->target,

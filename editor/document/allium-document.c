@@ -54,6 +54,15 @@ struct _AlliumDocument {
     AlliumSnapshot *snapshot;  /* the current one, or NULL */
     AlliumLightmap *lightmap;  /* the newest, or NULL */
     GArray *residuals;         /* AlliumResidualPoint of the lightmaps so far */
+
+    /* textures: the newest set, the load under way, what it was asked for (to load again
+     * only when that changes) and the files it read, watched */
+    AlliumTextures *textures;
+    GCancellable *texture_load;
+    char *texture_request;
+    GPtrArray *texture_monitors; /* GFileMonitor */
+    guint texture_reload_source;
+    gulong folders_handler;
     double light_target;
 
     /* edits and previews */
@@ -87,7 +96,7 @@ enum {
     N_PROPS
 };
 
-enum { SIGNAL_CHANGED, SIGNAL_COMPILED, SIGNAL_LIT, N_SIGNALS };
+enum { SIGNAL_CHANGED, SIGNAL_COMPILED, SIGNAL_LIT, SIGNAL_TEXTURES, N_SIGNALS };
 
 static GParamSpec *properties[N_PROPS];
 static guint signals[N_SIGNALS];
@@ -259,6 +268,121 @@ static void cache_put_cb(void *user, const char *kind, const char *key, void *by
 
 /* --- on the main thread --------------------------------------------------------------- */
 
+/* --- textures ------------------------------------------------------------------------ */
+
+static void request_textures(AlliumDocument *self, gboolean again);
+
+static void texture_file_changed_cb(GFileMonitor *monitor, GFile *file, GFile *other,
+                                    GFileMonitorEvent event, AlliumDocument *self);
+
+static void textures_loaded_cb(GObject *source, GAsyncResult *result, gpointer data)
+{
+    (void) source;
+    AlliumDocument *self = data;
+    g_autoptr(GError) error = NULL;
+    AlliumTextures *t = allium_textures_load_finish(result, &error);
+    if (!t) {
+        /* Cancelled: a newer request or the document's end took over. */
+        g_object_unref(self);
+        return;
+    }
+    g_clear_object(&self->texture_load);
+    g_clear_pointer(&self->textures, allium_textures_unref);
+    self->textures = t;
+    /* Watch what was read: a WAD saved again by a texture tool is read again. */
+    g_ptr_array_set_size(self->texture_monitors, 0);
+    for (char **f = t->files; f && *f; f++) {
+        g_autoptr(GFile) file = g_file_new_for_path(*f);
+        GFileMonitor *monitor = g_file_monitor_file(file, G_FILE_MONITOR_NONE, NULL, NULL);
+        if (!monitor) continue;
+        g_signal_connect(monitor, "changed", G_CALLBACK(texture_file_changed_cb), self);
+        g_ptr_array_add(self->texture_monitors, monitor);
+    }
+    g_debug("textures: %d found, %d missing, %u files watched", t->count,
+            t->missing ? (int) g_strv_length(t->missing) : 0, self->texture_monitors->len);
+    g_signal_emit(self, signals[SIGNAL_TEXTURES], 0);
+    g_object_unref(self);
+}
+
+static gboolean texture_reload_cb(gpointer data)
+{
+    AlliumDocument *self = data;
+    self->texture_reload_source = 0;
+    request_textures(self, TRUE);
+    return G_SOURCE_REMOVE;
+}
+
+static void texture_file_changed_cb(GFileMonitor *monitor, GFile *file, GFile *other,
+                                    GFileMonitorEvent event, AlliumDocument *self)
+{
+    (void) monitor, (void) file, (void) other;
+    if (event != G_FILE_MONITOR_EVENT_CHANGES_DONE_HINT && event != G_FILE_MONITOR_EVENT_CREATED &&
+        event != G_FILE_MONITOR_EVENT_DELETED && event != G_FILE_MONITOR_EVENT_ATTRIBUTE_CHANGED)
+        return;
+    /* A tool writes a file in several steps: read it once they are over. */
+    if (self->texture_reload_source) g_source_remove(self->texture_reload_source);
+    self->texture_reload_source = g_timeout_add(250, texture_reload_cb, self);
+}
+
+static void texture_folders_changed_cb(GObject *prefs, GParamSpec *pspec, AlliumDocument *self)
+{
+    (void) prefs, (void) pspec;
+    request_textures(self, FALSE);
+}
+
+/* Loads the current snapshot's textures off the main thread when what they depend on (the
+ * "wad" key, the map's folder, the texture folders, the drawn materials) changed since the
+ * last request, or when AGAIN (a file read changed). Main thread. */
+static void request_textures(AlliumDocument *self, gboolean again)
+{
+    assert_main_thread();
+    AlliumSnapshot *snap = self->snapshot;
+    if (!snap || !snap->engine || !self->doc) return;
+    const al_input *in = &snap->input.input;
+    g_autofree char *folder = g_path_get_dirname(self->path);
+    g_auto(GStrv) chosen = allium_preferences_dup_texture_folders(allium_preferences_get_default());
+    /* The bundled textures last: the sample map finds them wherever it was imported to. */
+    g_auto(GStrv) bundled = g_strsplit(ALLIUM_SAMPLE_WAD_DIRS, ";", -1);
+    g_autoptr(GStrvBuilder) all = g_strv_builder_new();
+    g_strv_builder_addv(all, (const char **) chosen);
+    g_strv_builder_addv(all, (const char **) bundled);
+    g_auto(GStrv) folders = g_strv_builder_end(all);
+    const char *wad = allium_snapshot_entity_value(snap, 0, "wad");
+    /* Tool materials (clip, skip, hint, trigger, origin) are never drawn textured. */
+    const uint32_t untextured = AL_MATERIAL_CLIP | AL_MATERIAL_NODRAW | AL_MATERIAL_HINT |
+                                AL_MATERIAL_TRIGGER | AL_MATERIAL_ORIGIN;
+    GPtrArray *names = g_ptr_array_new();
+    for (int m = 0; m < in->material_count; m++)
+        if (in->materials[m].name && !(in->materials[m].flags & untextured))
+            g_ptr_array_add(names, (gpointer) in->materials[m].name);
+    g_ptr_array_add(names, NULL);
+    GString *key = g_string_new(wad ? wad : "");
+    g_string_append_printf(key, "\n%s\n", folder);
+    for (char **f = folders; *f; f++) g_string_append_printf(key, "%s;", *f);
+    g_string_append_c(key, '\n');
+    for (guint i = 0; i + 1 < names->len; i++)
+        g_string_append_printf(key, "%s;", (char *) names->pdata[i]);
+    if (!again && g_strcmp0(key->str, self->texture_request) == 0) {
+        g_string_free(key, TRUE);
+        g_ptr_array_unref(names);
+        return;
+    }
+    g_free(self->texture_request);
+    self->texture_request = g_string_free(key, FALSE);
+    if (self->texture_load) g_cancellable_cancel(self->texture_load);
+    g_clear_object(&self->texture_load);
+    self->texture_load = g_cancellable_new();
+    AlliumTextureRequest request = {
+        .wad_key = wad,
+        .map_folder = folder,
+        .folders = (const char *const *) folders,
+        .materials = (const char *const *) names->pdata,
+    };
+    allium_textures_load_async(&request, self->texture_load, textures_loaded_cb,
+                               g_object_ref(self));
+    g_ptr_array_unref(names);
+}
+
 /* Takes what the engine's thread left in the mailbox. */
 static gboolean deliver_cb(gpointer data)
 {
@@ -288,6 +412,7 @@ static gboolean deliver_cb(gpointer data)
         add_residual(self, lightmap);
     }
     if (snap) g_signal_emit(self, signals[SIGNAL_COMPILED], 0);
+    if (snap) request_textures(self, FALSE);
     if (lightmap) g_signal_emit(self, signals[SIGNAL_LIT], 0);
     g_object_notify_by_pspec(G_OBJECT(self), properties[PROP_COMPILING]);
     g_object_notify_by_pspec(G_OBJECT(self), properties[PROP_LIGHTING]);
@@ -427,6 +552,14 @@ static void allium_document_dispose(GObject *object)
     AlliumDocument *self = ALLIUM_DOCUMENT(object);
     /* The engine calls back with the document: it stops before the document goes. */
     stop_engine(self);
+    if (self->texture_load) g_cancellable_cancel(self->texture_load);
+    g_clear_object(&self->texture_load);
+    if (self->texture_reload_source) g_source_remove(self->texture_reload_source);
+    self->texture_reload_source = 0;
+    if (self->texture_monitors) g_ptr_array_set_size(self->texture_monitors, 0);
+    if (self->folders_handler)
+        g_signal_handler_disconnect(allium_preferences_get_default(), self->folders_handler);
+    self->folders_handler = 0;
     G_OBJECT_CLASS(allium_document_parent_class)->dispose(object);
 }
 
@@ -436,6 +569,9 @@ static void allium_document_finalize(GObject *object)
     al_doc_close(self->doc);
     g_clear_pointer(&self->lightmap, allium_lightmap_unref);
     g_clear_pointer(&self->snapshot, allium_snapshot_unref);
+    g_clear_pointer(&self->textures, allium_textures_unref);
+    g_clear_pointer(&self->texture_monitors, g_ptr_array_unref);
+    g_free(self->texture_request);
     al_diag_list_clear(&self->doc_diags);
     g_free(self->path);
     g_free(self->read_only_reason);
@@ -504,6 +640,8 @@ static void allium_document_class_init(AlliumDocumentClass *klass)
                                             0);
     signals[SIGNAL_LIT] = g_signal_new("lit", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL,
                                        NULL, NULL, G_TYPE_NONE, 0);
+    signals[SIGNAL_TEXTURES] = g_signal_new("textures", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST,
+                                            0, NULL, NULL, NULL, G_TYPE_NONE, 0);
 }
 
 static void allium_document_init(AlliumDocument *self)
@@ -512,6 +650,7 @@ static void allium_document_init(AlliumDocument *self)
     self->preview_brushes = g_array_new(FALSE, FALSE, sizeof(gint64));
     self->preview_entities = g_array_new(FALSE, FALSE, sizeof(gint64));
     self->light_target = ALLIUM_LIGHT_RESIDUAL;
+    self->texture_monitors = g_ptr_array_new_with_free_func(g_object_unref);
     g_mutex_init(&self->lock);
 }
 
@@ -612,6 +751,9 @@ AlliumDocument *allium_document_open(const char *path, GError **error)
     /* The whole map: the engine shows it at once and compiles it (or loads it from the
      * cache). */
     hand_over(self, NULL);
+    self->folders_handler =
+        g_signal_connect(allium_preferences_get_default(), "notify::texture-folders",
+                         G_CALLBACK(texture_folders_changed_cb), self);
     return self;
 }
 
@@ -695,6 +837,12 @@ gboolean allium_document_get_compiling(AlliumDocument *self)
     gboolean behind = published && published != self->snapshot->engine;
     al_snapshot_release(published);
     return behind;
+}
+
+AlliumTextures *allium_document_get_textures(AlliumDocument *self)
+{
+    g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), NULL);
+    return self->textures;
 }
 
 AlliumLightmap *allium_document_get_lightmap(AlliumDocument *self)

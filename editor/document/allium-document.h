@@ -20,6 +20,12 @@
  *   "changed"   the document's contents or history changed (after an edit, undo, redo)
  *   "compiled"  a new snapshot is current (allium_document_get_snapshot)
  *   "lit"       a newer lightmap is current (allium_document_get_lightmap)
+ *   "textures"  a newer set of texture images is current (allium_document_get_textures)
+ *
+ * Textures: after each snapshot the document asks for the map's textures (AlliumTextures:
+ * the worldspawn "wad" key beside the map, the Preferences' texture folders) on a worker
+ * thread when the key, the folders or the drawn materials changed, and again when a file
+ * it read changes on disk.
  *
  * Errors are GErrors in ALLIUM_DOCUMENT_ERROR whose code is the al_status and whose
  * message is translated and carries the diagnostics (file line and column, brush, ...).
@@ -29,6 +35,7 @@
 #include <gio/gio.h>
 
 #include "allium-lightmap.h"
+#include "allium-textures.h"
 #include "allium-selection.h"
 #include "shapes/shapes.h"
 #include "store/document.h"
@@ -77,6 +84,9 @@ void allium_document_get_stages(AlliumDocument *self, al_stage_status out[AL_STA
 /* The newest lightmap that fits the current snapshot's scene (borrowed; take a reference
  * to keep it), or NULL when it is not lit (no world yet, no light sources). */
 AlliumLightmap *allium_document_get_lightmap(AlliumDocument *self);
+/* The newest texture images of the map (borrowed; take a reference to keep it), or NULL
+ * before the first load finished. */
+AlliumTextures *allium_document_get_textures(AlliumDocument *self);
 /* Whether the engine is still working on the light (correcting an edit, or shooting). */
 gboolean allium_document_get_lighting(AlliumDocument *self);
 

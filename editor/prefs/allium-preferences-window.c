@@ -15,6 +15,7 @@ struct _AlliumPreferencesWindow {
 
     /* template widgets */
     GtkEntry *grid_sizes_entry;
+    GtkEntry *texture_folders_entry;
     GtkAdjustment *sensitivity_adjustment;
     GtkSwitch *invert_y_switch;
     GtkAdjustment *fly_speed_adjustment;
@@ -75,6 +76,8 @@ static void allium_preferences_window_class_init(AlliumPreferencesWindowClass *k
                                                 "/org/allium/Allium/ui/allium-preferences-window.ui");
     gtk_widget_class_bind_template_child(widget_class, AlliumPreferencesWindow, grid_sizes_entry);
     gtk_widget_class_bind_template_child(widget_class, AlliumPreferencesWindow,
+                                         texture_folders_entry);
+    gtk_widget_class_bind_template_child(widget_class, AlliumPreferencesWindow,
                                          sensitivity_adjustment);
     gtk_widget_class_bind_template_child(widget_class, AlliumPreferencesWindow, invert_y_switch);
     gtk_widget_class_bind_template_child(widget_class, AlliumPreferencesWindow, fly_speed_adjustment);
@@ -91,6 +94,7 @@ static void allium_preferences_window_init(AlliumPreferencesWindow *self)
     AlliumPreferences *prefs = allium_preferences_get_default();
     const GBindingFlags both = G_BINDING_BIDIRECTIONAL | G_BINDING_SYNC_CREATE;
     g_object_bind_property(prefs, "grid-sizes", self->grid_sizes_entry, "text", both);
+    g_object_bind_property(prefs, "texture-folders", self->texture_folders_entry, "text", both);
     g_object_bind_property(prefs, "mouse-sensitivity", self->sensitivity_adjustment, "value", both);
     g_object_bind_property(prefs, "invert-y", self->invert_y_switch, "active", both);
     g_object_bind_property(prefs, "fly-speed", self->fly_speed_adjustment, "value", both);

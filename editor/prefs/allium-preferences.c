@@ -30,6 +30,7 @@ struct _AlliumPreferences {
     char *last_document;
     gboolean texture_lock;
     char *entity_definitions;
+    char *texture_folders;
 
     gboolean loading; /* set while reading the file: no save for what was just read */
     guint save_source;
@@ -49,6 +50,7 @@ enum {
     PROP_LAST_DOCUMENT,
     PROP_TEXTURE_LOCK,
     PROP_ENTITY_DEFINITIONS,
+    PROP_TEXTURE_FOLDERS,
     N_PROPS
 };
 
@@ -146,6 +148,7 @@ static void allium_preferences_finalize(GObject *object)
     g_free(self->background);
     g_free(self->last_document);
     g_free(self->entity_definitions);
+    g_free(self->texture_folders);
     G_OBJECT_CLASS(allium_preferences_parent_class)->finalize(object);
 }
 
@@ -183,6 +186,9 @@ static void allium_preferences_get_property(GObject *object, guint prop_id, GVal
         break;
     case PROP_ENTITY_DEFINITIONS:
         g_value_set_string(value, self->entity_definitions);
+        break;
+    case PROP_TEXTURE_FOLDERS:
+        g_value_set_string(value, self->texture_folders);
         break;
     default:
         G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
@@ -228,6 +234,9 @@ static void allium_preferences_set_property(GObject *object, guint prop_id, cons
     case PROP_ENTITY_DEFINITIONS:
         set_string(&self->entity_definitions, g_value_get_string(value));
         break;
+    case PROP_TEXTURE_FOLDERS:
+        set_string(&self->texture_folders, g_value_get_string(value));
+        break;
     default:
         G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
         return;
@@ -261,6 +270,8 @@ static void allium_preferences_class_init(AlliumPreferencesClass *klass)
      * ';', in the order a mod layers them. */
     properties[PROP_ENTITY_DEFINITIONS] =
         g_param_spec_string("entity-definitions", NULL, NULL, NULL, flags);
+    properties[PROP_TEXTURE_FOLDERS] =
+        g_param_spec_string("texture-folders", NULL, NULL, "", flags);
     g_object_class_install_properties(object_class, N_PROPS, properties);
 }
 
@@ -273,6 +284,7 @@ static void allium_preferences_init(AlliumPreferences *self)
     self->fly_speed = 320;
     self->texture_lock = TRUE;
     self->rotation_snap = 15;
+    self->texture_folders = g_strdup("");
     self->path = g_build_filename(g_get_user_config_dir(), "allium", "settings.ini", NULL);
 }
 
@@ -426,4 +438,17 @@ void allium_preferences_set_last_document(AlliumPreferences *self, const char *p
     set_string(&self->last_document, path);
     g_object_notify_by_pspec(G_OBJECT(self), properties[PROP_LAST_DOCUMENT]);
     schedule_save(self);
+}
+
+char **allium_preferences_dup_texture_folders(AlliumPreferences *self)
+{
+    g_return_val_if_fail(ALLIUM_IS_PREFERENCES(self), NULL);
+    g_auto(GStrv) parts = g_strsplit(self->texture_folders ? self->texture_folders : "", ";", -1);
+    GPtrArray *out = g_ptr_array_new();
+    for (char **p = parts; *p; p++) {
+        g_autofree char *folder = g_strstrip(g_strdup(*p));
+        if (folder[0]) g_ptr_array_add(out, g_steal_pointer(&folder));
+    }
+    g_ptr_array_add(out, NULL);
+    return (char **) g_ptr_array_free(out, FALSE);
 }

@@ -9,7 +9,8 @@
  * as "#rrggbb"), "fly-speed" (3D, map units per second), "rotation-snap" (degrees a
  * rotate drag turns by, 15 by default), "last-document" (reopened when the editor starts
  * without a file), "texture-lock" (moves and turns carry the faces' textures along; on by
- * default).
+ * default), "texture-folders" (folders separated by ';' where a map's WADs and material
+ * images are looked for after the map's own folder).
  */
 #pragma once
 
@@ -47,5 +48,7 @@ void allium_preferences_get_background(AlliumPreferences *self, GdkRGBA *colour)
 const char *allium_preferences_get_entity_definitions(AlliumPreferences *self);
 const char *allium_preferences_get_last_document(AlliumPreferences *self);
 void allium_preferences_set_last_document(AlliumPreferences *self, const char *path);
+/* The "texture-folders" list split at ';', empty entries dropped (free with g_strfreev). */
+char **allium_preferences_dup_texture_folders(AlliumPreferences *self);
 
 G_END_DECLS

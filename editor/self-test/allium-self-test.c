@@ -15,8 +15,11 @@
  * and a camera move each change the picture; undo with nothing to undo is harmless; an
  * edit through the document enables undo, and undoing it restores the map and the history
  * (and cancels the solver of the state it leaves); a second map opens in a
- * second window; a map opened again arrives with the light it had when it was closed; and a .map dropped on the window in a third; a file that is not a map, and a damaged document, give an error banner
- * (and the window keeps its map); the preferences, shortcuts and about windows open; the
+ * second window; a map whose "wad" key names a WAD beside it shows its texture in the 3D
+ * view, lists the material no WAD holds as missing, and reads the WAD again when it is
+ * written again; a map opened again arrives with the light it had when it was closed; and a .map
+ * dropped on the window in a third; a file that is not a map, and a damaged document, give an error
+ * banner (and the window keeps its map); the preferences, shortcuts and about windows open; the
  * background colour preference clears the views.
  */
 #include "allium-config.h"
@@ -31,6 +34,7 @@
 #include "allium-window-private.h"
 
 #include "mapfile/map.h"
+#include "textures/wad-write.h"
 
 #include <glib/gi18n.h>
 #include <glib/gstdio.h>
@@ -710,6 +714,132 @@ static gboolean step_second_map(SelfTest *t)
     return TRUE;
 }
 
+/* Writes textured.wad (WAD3) into the test folder with a 16 x 16 checker texture for each of
+ * NAMES (COUNT of them), through a temporary file renamed over it, as texture tools do. */
+static gboolean write_test_wad(SelfTest *t, const char *const *names, int count)
+{
+    static guint8 indices[16 * 16], palette[768];
+    for (int i = 0; i < 16 * 16; i++) indices[i] = ((i % 16) / 4 + (i / 16) / 4) % 2 ? 200 : 20;
+    for (int c = 0; c < 256; c++)
+        palette[3 * c] = (guint8) c, palette[3 * c + 2] = (guint8) (255 - c);
+    al_wad_texture_desc desc[4];
+    for (int i = 0; i < count && i < 4; i++)
+        desc[i] = (al_wad_texture_desc){names[i], 16, 16, indices, palette};
+    size_t size = 0;
+    guint8 *bytes = al_wad_write(3, desc, count, NULL, &size);
+    g_autofree char *path = dir_file(t, "textured.wad");
+    GError *error = NULL;
+    gboolean ok = bytes && g_file_set_contents(path, (const char *) bytes, (gssize) size, &error);
+    check(t, ok, "textured.wad was written%s%s", error ? ": " : "", error ? error->message : "");
+    g_clear_error(&error);
+    free(bytes);
+    return ok;
+}
+
+/* A map whose "wad" key names a WAD beside it: the texture it holds is loaded (off the main
+ * thread) and drawn by the 3D view, a material no WAD holds is drawn from the PNG named
+ * after it beside the map, the material found nowhere is one problem naming it, and when
+ * the WAD is written again with that texture too, the textures are read again and nothing
+ * is missing. */
+static gboolean step_textures(SelfTest *t)
+{
+    g_autofree char *imported = dir_file(t, "textured.allium");
+    if (!t->step_begun) {
+        static const char *sides[] = {"", "-wal", "-shm"};
+        for (guint i = 0; i < G_N_ELEMENTS(sides); i++) {
+            g_autofree char *side = g_strconcat(imported, sides[i], NULL);
+            g_unlink(side);
+        }
+        static const char *first[] = {"redblue"};
+        write_test_wad(t, first, 1);
+        /* The second map with a wad key, its floor in a texture the WAD has, a face of its
+         * ceiling in an image's and the others in one found nowhere. */
+        g_autofree char *text = g_strdup(second_map);
+        g_autofree char *keyed = NULL;
+        {
+            g_auto(GStrv) parts = g_strsplit(text, "\"worldspawn\"\n", 2);
+            keyed =
+                g_strconcat(parts[0], "\"worldspawn\"\n\"wad\" \"textured.wad\"\n", parts[1], NULL);
+        }
+        g_auto(GStrv) floors = g_strsplit(keyed, " floor ", -1);
+        g_autofree char *a = g_strjoinv(" redblue ", floors);
+        /* One face of the ceiling in "picture", which picture.png beside the map draws. */
+        g_auto(GStrv) one = g_strsplit(a, " ceiling ", 2);
+        g_autofree char *b = g_strjoinv(" picture ", one);
+        g_auto(GStrv) ceilings = g_strsplit(b, " ceiling ", -1);
+        g_autofree char *map = g_strjoinv(" nowhere ", ceilings);
+        /* A light, so that the screenshot shows the textures lit. */
+        g_autofree char *lit = g_strconcat(map,
+                                           "{\n\"classname\" \"light\"\n\"origin\" \"0 0 96\"\n"
+                                           "\"light\" \"300\"\n}\n",
+                                           NULL);
+        write_file(t, "textured.map", lit);
+        g_autoptr(GdkPixbuf) picture = gdk_pixbuf_new(GDK_COLORSPACE_RGB, FALSE, 8, 8, 4);
+        gdk_pixbuf_fill(picture, 0x30c050ff);
+        g_autofree char *png = dir_file(t, "picture.png");
+        GError *error = NULL;
+        check(t, gdk_pixbuf_save(picture, png, "png", &error, NULL), "picture.png was written%s%s",
+              error ? ": " : "", error ? error->message : "");
+        g_clear_error(&error);
+        g_autofree char *path = dir_file(t, "textured.map");
+        g_autoptr(GFile) file = g_file_new_for_path(path);
+        allium_application_open_file(t->app, file, NULL);
+        t->phase = 0;
+        return FALSE;
+    }
+    AlliumWindow *window = allium_application_find_window(t->app, imported);
+    if (!window || !compiled_current(window)) return FALSE;
+    AlliumDocument *document = allium_window_get_document(window);
+    AlliumTextures *textures = allium_document_get_textures(document);
+    AlliumView *view = NULL;
+    for (int i = 0; i < ALLIUM_WINDOW_VIEW_COUNT && !view; i++)
+        if (allium_view_get_kind(allium_window_get_view(window, i)) == AL_VIEW_3D)
+            view = allium_window_get_view(window, i);
+    if (!view || !textures) return FALSE;
+    if (t->phase == 0) {
+        if (allium_view_get_frames_drawn(view) < 1 || !settle(t)) return FALSE;
+        check(t,
+              textures->count == 2 && strcmp(textures->images[0].name, "redblue") == 0 &&
+                  textures->images[0].width == 16,
+              "the texture the WAD holds was loaded (%d textures)", textures->count);
+        const al_texture_image *picture = textures->count == 2 ? &textures->images[1] : NULL;
+        check(t,
+              picture && strcmp(picture->name, "picture") == 0 && picture->width == 8 &&
+                  picture->height == 4 && picture->rgba[0] == 0x30 && picture->rgba[1] == 0xc0 &&
+                  picture->rgba[3] == 255,
+              "the image named after a material was decoded (picture.png, 8 x 4, green)");
+        check(t,
+              textures->missing && textures->missing[0] &&
+                  strcmp(textures->missing[0], "nowhere") == 0 && !textures->missing[1],
+              "the material no WAD holds is missing");
+        gboolean named = FALSE;
+        for (size_t i = 0; i < textures->diags.count; i++)
+            named |= strstr(textures->diags.items[i].message, "nowhere") != NULL;
+        check(t, named, "a problem names the missing texture");
+        t->frames_mark = allium_view_get_frames_drawn(view);
+        allium_view_queue_render(view);
+        t->phase = 1;
+        return FALSE;
+    }
+    if (t->phase == 1) {
+        if (allium_view_get_frames_drawn(view) <= t->frames_mark) return FALSE;
+        al_draw_stats st;
+        allium_view_get_last_stats(view, &st);
+        check(t, st.textured, "the 3D view draws the textures");
+        g_autoptr(GdkTexture) shot = screenshot(t, GTK_WIDGET(window), "06b-textures.png");
+        static const char *both[] = {"redblue", "nowhere"};
+        write_test_wad(t, both, 2);
+        t->phase = 2;
+        return FALSE;
+    }
+    /* The WAD's monitor reads it again. */
+    if (textures->missing && textures->missing[0]) return FALSE;
+    check(t, textures->count == 3, "the WAD written again was read again (%d textures)",
+          textures->count);
+    gtk_window_destroy(GTK_WINDOW(window));
+    return TRUE;
+}
+
 /* The light a map had is kept in its file: a copy of the sample, opened and lit until the
  * solver stops, is closed and opened again, and arrives lit with that very light (the
  * same shots) in its first snapshot, with no solver run. */
@@ -1047,6 +1177,7 @@ static const struct {
     {"undo the edit", step_undo_edit, 30000},
     {"export", step_export, 10000},
     {"second map", step_second_map, 60000},
+    {"textures from the map's WAD", step_textures, 60000},
     {"a map opens with the light it had", step_reopen_lit, 60000},
     {"drop a map on the window", step_drop, 60000},
     {"file that is not a map", step_not_a_map, 20000},

@@ -54,6 +54,7 @@ struct _AlliumView {
     AlliumSelection *selection;
     AlliumSnapshot *drawn;   /* the snapshot whose scene the renderer has (it borrows it) */
     AlliumLightmap *uploaded; /* the lightmap whose texels the renderer has, or NULL */
+    AlliumTextures *uploaded_textures; /* the textures the renderer has, or NULL */
     al_renderer *renderer;   /* lives between realize and unrealize of gl_area */
     char *gl_error;
     GArray *selected_brushes;  /* int32 input indices for the renderer */
@@ -62,14 +63,14 @@ struct _AlliumView {
     GArray *hidden_brushes; /* guint8 per input brush, 1: hidden; empty when none is */
 
     /* borrowed references */
-    gulong compiled_handler, compiling_handler, lit_handler, selection_handler;
+    gulong compiled_handler, compiling_handler, lit_handler, textures_handler, selection_handler;
 
     /* camera and draw settings */
     al_view_kind kind;
     al_camera camera;
     gboolean camera_placed;   /* false: place it when the next frame has a map */
     unsigned overlays;
-    gboolean wireframe, no_cull, lighting, maximized;
+    gboolean wireframe, no_cull, lighting, textures, maximized;
     guint64 selection_serial; /* of the selection the index arrays were made from */
     double eye[3], eye_forward[3]; /* 2D: the 3D camera to mark; 3D: the last one drawn */
     double eye_yaw, eye_pitch;   /* 3D: of the last camera drawn */

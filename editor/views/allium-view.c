@@ -175,6 +175,22 @@ static void update_lightmap(AlliumView *self, AlliumSnapshot *snap)
     self->uploaded = allium_lightmap_ref(lightmap);
 }
 
+/* Uploads the document's newest textures when the renderer does not have them (3D views
+ * only: 2D views draw no faces). Render handler only: the GL context is current. */
+static void update_textures(AlliumView *self)
+{
+    if (self->kind != AL_VIEW_3D) return;
+    AlliumTextures *t = self->document ? allium_document_get_textures(self->document) : NULL;
+    if (t == self->uploaded_textures) return;
+    g_clear_pointer(&self->uploaded_textures, allium_textures_unref);
+    al_status st = al_renderer_set_textures(self->renderer, t ? t->images : NULL, t ? t->count : 0);
+    if (st != AL_OK)
+        g_warning("the map's %d textures could not be uploaded: %s", t ? t->count : 0,
+                  al_status_message(st));
+    /* Kept even when it failed: the same set is not tried again every frame. */
+    self->uploaded_textures = t ? allium_textures_ref(t) : NULL;
+}
+
 static void update_info_label(AlliumView *self)
 {
     char text[sizeof self->tool_info];
@@ -282,6 +298,7 @@ static void gl_unrealize_cb(GtkGLArea *area, AlliumView *self)
     /* The renderer that borrowed it is gone. */
     g_clear_pointer(&self->drawn, allium_snapshot_unref);
     g_clear_pointer(&self->uploaded, allium_lightmap_unref);
+    g_clear_pointer(&self->uploaded_textures, allium_textures_unref);
     self->splits_snapshot = NULL; /* the next renderer has none */
     self->splits_block = -2;
 }
@@ -344,6 +361,7 @@ static gboolean gl_render_cb(GtkGLArea *area, GdkGLContext *context, AlliumView 
         /* The lightmap uploaded stays: the new scene keeps the places of what it kept. */
     }
     update_lightmap(self, snap);
+    update_textures(self);
     update_splits(self, snap);
 
     double scale = allium_view_scale(self);
@@ -357,6 +375,7 @@ static gboolean gl_render_cb(GtkGLArea *area, GdkGLContext *context, AlliumView 
     opt.wireframe = self->wireframe;
     opt.no_cull = self->no_cull;
     opt.no_lightmap = !self->lighting;
+    opt.no_textures = !self->textures;
     opt.grid = self->kind == AL_VIEW_3D
                    ? 0
                    : allium_preferences_get_grid_size(allium_preferences_get_default());
@@ -510,6 +529,7 @@ static void allium_view_finalize(GObject *object)
     g_clear_pointer(&self->drawn, allium_snapshot_unref);
     g_clear_pointer(&self->drag_snapshot, allium_snapshot_unref);
     g_clear_pointer(&self->uploaded, allium_lightmap_unref);
+    g_clear_pointer(&self->uploaded_textures, allium_textures_unref);
     g_array_unref(self->selected_brushes);
     g_array_unref(self->hidden_brushes);
     g_array_unref(self->selected_entities);
@@ -619,6 +639,7 @@ static void allium_view_init(AlliumView *self)
     al_camera_init(&self->camera, self->kind);
     self->overlays = AL_OVERLAY_DEFAULT;
     self->lighting = TRUE;
+    self->textures = TRUE;
     self->selected_brushes = g_array_new(FALSE, FALSE, sizeof(int32_t));
     self->hidden_brushes = g_array_new(FALSE, FALSE, sizeof(guint8));
     self->selected_faces = g_array_new(FALSE, FALSE, sizeof(int32_t[2]));
@@ -797,6 +818,7 @@ void allium_view_set_document(AlliumView *self, AlliumDocument *document)
         g_clear_signal_handler(&self->compiled_handler, self->document);
         g_clear_signal_handler(&self->compiling_handler, self->document);
         g_clear_signal_handler(&self->lit_handler, self->document);
+        g_clear_signal_handler(&self->textures_handler, self->document);
         g_clear_object(&self->document);
     }
     if (document) {
@@ -806,6 +828,8 @@ void allium_view_set_document(AlliumView *self, AlliumDocument *document)
         self->compiling_handler = g_signal_connect(document, "notify::compiling",
                                                    G_CALLBACK(document_compiling_cb), self);
         self->lit_handler = g_signal_connect(document, "lit", G_CALLBACK(document_lit_cb), self);
+        self->textures_handler =
+            g_signal_connect(document, "textures", G_CALLBACK(document_lit_cb), self);
     }
     self->camera_placed = FALSE;
     update_message(self);
@@ -926,13 +950,14 @@ void allium_view_set_maximized(AlliumView *self, gboolean maximized)
 }
 
 void allium_view_set_draw_settings(AlliumView *self, unsigned overlays, gboolean wireframe,
-                                   gboolean no_cull, gboolean lighting)
+                                   gboolean no_cull, gboolean lighting, gboolean textures)
 {
     g_return_if_fail(ALLIUM_IS_VIEW(self));
     self->overlays = overlays;
     self->wireframe = wireframe;
     self->no_cull = no_cull;
     self->lighting = lighting;
+    self->textures = textures;
     allium_view_queue_render(self);
 }
 

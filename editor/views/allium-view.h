@@ -128,10 +128,10 @@ void allium_view_simulate_pointer(AlliumView *self, gboolean inside, double x, d
 /* Shown by the header's button; the window does the layout. */
 void allium_view_set_maximized(AlliumView *self, gboolean maximized);
 
-/* The draw settings of the window (AL_OVERLAY_* bits, wireframe, no PVS culling, and
- * whether lit faces show their lightmaps). */
+/* The draw settings of the window (AL_OVERLAY_* bits, wireframe, no PVS culling, whether
+ * lit faces show their lightmaps, and whether the 3D view shows textures). */
 void allium_view_set_draw_settings(AlliumView *self, unsigned overlays, gboolean wireframe,
-                                   gboolean no_cull, gboolean lighting);
+                                   gboolean no_cull, gboolean lighting, gboolean textures);
 
 /* The camera, to move it; call allium_view_queue_render afterwards. */
 al_camera *allium_view_get_camera(AlliumView *self);

@@ -20,6 +20,12 @@ void gl_vertex_layout(GLuint vao, GLuint vbo)
     glEnableVertexAttribArray(AL_ATTR_LIGHTMAP);
     glVertexAttribPointer(AL_ATTR_LIGHTMAP, 2, GL_FLOAT, GL_FALSE, sizeof(al_vertex),
                           (void *) offsetof(al_vertex, lightmap));
+    glEnableVertexAttribArray(AL_ATTR_TEXTURE);
+    glVertexAttribPointer(AL_ATTR_TEXTURE, 2, GL_FLOAT, GL_FALSE, sizeof(al_vertex),
+                          (void *) offsetof(al_vertex, texture));
+    glEnableVertexAttribArray(AL_ATTR_MATERIAL);
+    glVertexAttribIPointer(AL_ATTR_MATERIAL, 1, GL_INT, sizeof(al_vertex),
+                           (void *) offsetof(al_vertex, material));
     glBindVertexArray(0);
 }
 

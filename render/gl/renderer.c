@@ -27,6 +27,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 typedef struct gl_buffer {
@@ -40,9 +41,17 @@ typedef struct range_list {
     int n, cap;
 } range_list;
 
+/* A texture the renderer holds: its name (the material it is for) and size, and its layer
+ * of the texture array. */
+typedef struct held_texture {
+    char *name;
+    int width, height;
+    int layer;
+} held_texture;
+
 struct al_renderer {
-    al_program plain, lightmapped; /* the two variants of the program */
-    const al_program *prog;        /* the one this frame uses */
+    al_program programs[AL_PROGRAM_VARIANTS]; /* by AL_PROGRAM_* bits */
+    const al_program *prog;                   /* the one this frame uses */
     gl_mesh_store store;           /* brush and entity meshes */
     gl_buffer portal_tris, portal_lines, leak, grid, splits, marker, guides;
     bool portals_made;             /* for the current scene (made when first drawn) */
@@ -65,7 +74,22 @@ struct al_renderer {
     bool lightmap_on;           /* this frame's lit passes use it */
     uint8_t *lightmap_bytes;    /* conversion scratch for al_renderer_set_lightmap */
     size_t lightmap_bytes_cap;
+    /* Textures: one array texture, every image resampled to LAYER_SIZE squared with its
+     * mipmaps; layer 0 is the checker drawn for materials without an image. A table of
+     * per-material texels (1 / width, 1 / height, layer, full bright), material + 1 at
+     * texel (i % AL_MATERIAL_ROW, i / AL_MATERIAL_ROW), maps the current scene's vertices
+     * to them; it is made again when the scene or the textures change. */
+    GLuint textures, material_table;
+    int layer_size, layer_count;
+    held_texture *held; /* sorted by name, case-insensitively */
+    int held_count;
+    bool textures_valid; /* al_renderer_set_textures was given a set */
+    bool textures_on;    /* this frame's lit passes show them */
+    bool table_valid;    /* the table is for the current scene and textures */
 };
+
+/* Texels per row of the material table (the shader's constant too). */
+enum { AL_MATERIAL_ROW = 1024 };
 
 void al_draw_options_init(al_draw_options *opt)
 {
@@ -150,16 +174,14 @@ al_renderer *al_renderer_create(char *error, size_t error_size)
         snprintf(error, error_size, "out of memory");
         return NULL;
     }
-    if (!al_program_build(&r->plain, false, error, error_size)) {
-        free(r);
-        return NULL;
+    for (unsigned v = 0; v < AL_PROGRAM_VARIANTS; v++) {
+        if (!al_program_build(&r->programs[v], v, error, error_size)) {
+            for (unsigned k = 0; k < v; k++) al_program_destroy(&r->programs[k]);
+            free(r);
+            return NULL;
+        }
     }
-    if (!al_program_build(&r->lightmapped, true, error, error_size)) {
-        al_program_destroy(&r->plain);
-        free(r);
-        return NULL;
-    }
-    r->prog = &r->plain;
+    r->prog = &r->programs[0];
     gl_buffer *all[] = {&r->portal_tris, &r->portal_lines, &r->leak,  &r->grid,
                         &r->splits,      &r->marker,       &r->guides};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) buffer_init(all[i]);
@@ -178,8 +200,11 @@ void al_renderer_destroy(al_renderer *r)
     free(r->entity_tri), free(r->entity_line), free(r->entity_radius);
     if (r->lightmap) glDeleteTextures(1, &r->lightmap);
     free(r->lightmap_bytes);
-    al_program_destroy(&r->plain);
-    al_program_destroy(&r->lightmapped);
+    if (r->textures) glDeleteTextures(1, &r->textures);
+    if (r->material_table) glDeleteTextures(1, &r->material_table);
+    for (int i = 0; i < r->held_count; i++) free(r->held[i].name);
+    free(r->held);
+    for (unsigned v = 0; v < AL_PROGRAM_VARIANTS; v++) al_program_destroy(&r->programs[v]);
     range_list *lists[] = {&r->opaque, &r->opaque_edges, &r->tools,
                            &r->pvs,    &r->cluster,      &r->scratch};
     for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++) ranges_free(lists[i]);
@@ -238,6 +263,7 @@ static bool place_tables(al_renderer *r, const al_scene *s)
 void al_renderer_set_scene(al_renderer *r, const al_scene *s)
 {
     r->scene = s;
+    r->table_valid = false;
     r->portals_made = false;
     free(r->stamp);
     free(r->leaf_stamp);
@@ -332,8 +358,8 @@ static void set_pass(al_renderer *r, float lit, const float tint[4], const float
 {
     static const float one[4] = {1, 1, 1, 1}, none[4] = {0, 0, 0, 0};
     glUniform1f(r->prog->u_lit, lit);
-    if (r->prog == &r->lightmapped)
-        glUniform1f(r->prog->u_use_lightmap, lit > 0 && r->lightmap_on ? 1.0f : 0.0f);
+    if (r->lightmap_on) glUniform1f(r->prog->u_use_lightmap, lit > 0 ? 1.0f : 0.0f);
+    if (r->textures_on) glUniform1f(r->prog->u_use_textures, lit > 0 ? 1.0f : 0.0f);
     glUniform4fv(r->prog->u_tint, 1, tint ? tint : one);
     glUniform4fv(r->prog->u_over, 1, over ? over : none);
 }
@@ -780,6 +806,175 @@ static void draw_3d(al_renderer *r, const al_camera *cam, const al_draw_options 
     glDisable(GL_BLEND);
 }
 
+/* --- textures ---------------------------------------------------------------------- */
+
+static int compare_held(const void *a, const void *b)
+{
+    return strcasecmp(((const held_texture *) a)->name, ((const held_texture *) b)->name);
+}
+
+/* The texture held for material NAME, or NULL. */
+static const held_texture *find_held(const al_renderer *r, const char *name)
+{
+    held_texture key = {.name = (char *) name};
+    return r->held_count
+               ? bsearch(&key, r->held, (size_t) r->held_count, sizeof *r->held, compare_held)
+               : NULL;
+}
+
+static void forget_textures(al_renderer *r)
+{
+    for (int i = 0; i < r->held_count; i++) free(r->held[i].name);
+    free(r->held);
+    r->held = NULL;
+    r->held_count = 0;
+    r->textures_valid = r->table_valid = false;
+}
+
+/* IMAGE resampled (nearest texel) to SIZE x SIZE into OUT: the texture repeats over the
+ * layer exactly once, so a face's coordinates divided by the image's own size address it. */
+static void resample(const al_texture_image *image, int size, uint8_t *out)
+{
+    for (int y = 0; y < size; y++) {
+        int sy = (int) ((int64_t) y * image->height / size);
+        for (int x = 0; x < size; x++) {
+            int sx = (int) ((int64_t) x * image->width / size);
+            memcpy(out + ((size_t) y * size + x) * 4,
+                   image->rgba + ((size_t) sy * image->width + sx) * 4, 4);
+        }
+    }
+}
+
+void al_texture_checker(int size, uint8_t *rgba)
+{
+    /* Eight squares a side, magenta and near black: the old sign of a missing texture. */
+    int square = size / 8 > 0 ? size / 8 : 1;
+    for (int y = 0; y < size; y++)
+        for (int x = 0; x < size; x++) {
+            bool on = ((x / square) + (y / square)) % 2 == 0;
+            uint8_t *p = rgba + ((size_t) y * size + x) * 4;
+            p[0] = on ? 200 : 24;
+            p[1] = on ? 40 : 24;
+            p[2] = on ? 200 : 28;
+            p[3] = 255;
+        }
+}
+
+al_status al_renderer_set_textures(al_renderer *r, const al_texture_image *images, int count)
+{
+    forget_textures(r);
+    if (!images || count <= 0) return AL_OK;
+    GLint max_size = 0, max_layers = 0;
+    glGetIntegerv(GL_MAX_TEXTURE_SIZE, &max_size);
+    glGetIntegerv(GL_MAX_ARRAY_TEXTURE_LAYERS, &max_layers);
+    int biggest = 16;
+    for (int i = 0; i < count; i++) {
+        const al_texture_image *im = &images[i];
+        if (!im->name || !im->rgba || im->width <= 0 || im->height <= 0)
+            return AL_ERR_INVALID_ARGUMENT;
+        if (im->width > biggest) biggest = im->width;
+        if (im->height > biggest) biggest = im->height;
+    }
+    if (count + 1 > max_layers) return AL_ERR_INVALID_ARGUMENT;
+    /* One size for every layer: the largest image's, rounded up to a power of two, at most
+     * 256 (Quake's textures are mostly 64 to 256), and smaller when the array with its
+     * mipmaps would pass 96 MB. */
+    int size = 16;
+    while (size < biggest && size < 256 && size < max_size) size *= 2;
+    while (size > 16 && (size_t) size * size * 4 * (size_t) (count + 1) * 4 / 3 > (96u << 20))
+        size /= 2;
+    r->held = calloc((size_t) count, sizeof *r->held);
+    uint8_t *layer = malloc((size_t) size * size * 4);
+    if (!r->held || !layer) {
+        free(layer);
+        forget_textures(r);
+        return AL_ERR_NOMEM;
+    }
+    for (int i = 0; i < count; i++) {
+        r->held[i] = (held_texture){.name = strdup(images[i].name),
+                                    .width = images[i].width,
+                                    .height = images[i].height,
+                                    .layer = i + 1};
+        r->held_count = i + 1;
+        if (!r->held[i].name) {
+            free(layer);
+            forget_textures(r);
+            return AL_ERR_NOMEM;
+        }
+    }
+    if (!r->textures) glGenTextures(1, &r->textures);
+    glActiveTexture(GL_TEXTURE0 + AL_TEXTURES_UNIT);
+    glBindTexture(GL_TEXTURE_2D_ARRAY, r->textures);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+    glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
+    glTexImage3D(GL_TEXTURE_2D_ARRAY, 0, GL_RGBA8, size, size, count + 1, 0, GL_RGBA,
+                 GL_UNSIGNED_BYTE, NULL);
+    al_texture_checker(size, layer);
+    glTexSubImage3D(GL_TEXTURE_2D_ARRAY, 0, 0, 0, 0, size, size, 1, GL_RGBA, GL_UNSIGNED_BYTE,
+                    layer);
+    for (int i = 0; i < count; i++) {
+        resample(&images[i], size, layer);
+        glTexSubImage3D(GL_TEXTURE_2D_ARRAY, 0, 0, 0, i + 1, size, size, 1, GL_RGBA,
+                        GL_UNSIGNED_BYTE, layer);
+    }
+    free(layer);
+    /* Texels stay sharp up close and the mipmaps keep them from shimmering far away, as in
+     * Quake's software renderer; nearest texel of the nearest level is also the cheapest
+     * filter for llvmpipe (trilinear measured no slower there, but no better looking). */
+    glGenerateMipmap(GL_TEXTURE_2D_ARRAY);
+    glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_MIN_FILTER, GL_NEAREST_MIPMAP_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_WRAP_S, GL_REPEAT);
+    glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_WRAP_T, GL_REPEAT);
+    glBindTexture(GL_TEXTURE_2D_ARRAY, 0);
+    glActiveTexture(GL_TEXTURE0);
+    qsort(r->held, (size_t) r->held_count, sizeof *r->held, compare_held);
+    r->layer_size = size;
+    r->layer_count = count + 1;
+    r->textures_valid = true;
+    return AL_OK;
+}
+
+bool al_renderer_has_texture(const al_renderer *r, const char *name)
+{
+    return r->textures_valid && name && find_held(r, name) != NULL;
+}
+
+/* The material table of the current scene (see the struct); false if it cannot be made
+ * (then textures are not shown). */
+static bool update_material_table(al_renderer *r)
+{
+    if (r->table_valid) return true;
+    const al_scene *s = r->scene;
+    int n = s->material_count + 1;
+    int width = n < AL_MATERIAL_ROW ? n : AL_MATERIAL_ROW,
+        height = (n + AL_MATERIAL_ROW - 1) / AL_MATERIAL_ROW;
+    float *texels = calloc((size_t) width * height * 4, sizeof *texels);
+    if (!texels) return false;
+    texels[2] = -1; /* material 0: untextured */
+    for (int m = 0; m < s->material_count; m++) {
+        float *t = texels + (size_t) (m + 1) * 4;
+        const held_texture *h = find_held(r, s->material_names[m]);
+        /* A material without an image shows the checker at 64 x 64 texels a tile. */
+        t[0] = 1.0f / (float) (h ? h->width : 64);
+        t[1] = 1.0f / (float) (h ? h->height : 64);
+        t[2] = (float) (h ? h->layer : 0);
+        t[3] = s->material_flags[m] & (AL_MATERIAL_SKY | AL_MATERIAL_LIQUID) ? 1.0f : 0.0f;
+    }
+    if (!r->material_table) glGenTextures(1, &r->material_table);
+    glActiveTexture(GL_TEXTURE0 + AL_MATERIALS_UNIT);
+    glBindTexture(GL_TEXTURE_2D, r->material_table);
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA32F, width, height, 0, GL_RGBA, GL_FLOAT, texels);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST_MIPMAP_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAX_LEVEL, 0);
+    glBindTexture(GL_TEXTURE_2D, 0);
+    glActiveTexture(GL_TEXTURE0);
+    free(texels);
+    r->table_valid = true;
+    return true;
+}
+
 void al_renderer_draw(al_renderer *r, const al_camera *cam, const al_draw_options *opt,
                       al_draw_stats *stats)
 {
@@ -810,9 +1005,20 @@ void al_renderer_draw(al_renderer *r, const al_camera *cam, const al_draw_option
                      s->stats.lit_faces > 0 && r->lightmap_w == s->lightmap_width &&
                      r->lightmap_h == s->lightmap_height;
     st.lightmapped = r->lightmap_on;
-    r->prog = r->lightmap_on ? &r->lightmapped : &r->plain;
+    r->textures_on = cam->kind == AL_VIEW_3D && s && r->textures_valid && !opt->no_textures &&
+                     update_material_table(r);
+    st.textured = r->textures_on;
+    r->prog = &r->programs[(r->lightmap_on ? AL_PROGRAM_LIGHTMAP : 0) |
+                           (r->textures_on ? AL_PROGRAM_TEXTURE : 0)];
     glUseProgram(r->prog->id);
     glUniformMatrix4fv(r->prog->u_mvp, 1, GL_FALSE, &mvp[0][0]);
+    if (r->textures_on) {
+        glActiveTexture(GL_TEXTURE0 + AL_TEXTURES_UNIT);
+        glBindTexture(GL_TEXTURE_2D_ARRAY, r->textures);
+        glActiveTexture(GL_TEXTURE0 + AL_MATERIALS_UNIT);
+        glBindTexture(GL_TEXTURE_2D, r->material_table);
+        glActiveTexture(GL_TEXTURE0);
+    }
     if (r->lightmap_on) {
         glActiveTexture(GL_TEXTURE0 + AL_LIGHTMAP_UNIT);
         glBindTexture(GL_TEXTURE_2D, r->lightmap);
@@ -821,8 +1027,18 @@ void al_renderer_draw(al_renderer *r, const al_camera *cam, const al_draw_option
     }
     if (cam->kind == AL_VIEW_3D) draw_3d(r, cam, opt, (const float (*)[4]) planes, &st);
     else draw_2d(r, cam, opt, (const float (*)[4]) planes, &st);
-    if (r->lightmap_on) glBindTexture(GL_TEXTURE_2D, 0);
-    r->lightmap_on = false;
+    if (r->lightmap_on) {
+        glActiveTexture(GL_TEXTURE0 + AL_LIGHTMAP_UNIT);
+        glBindTexture(GL_TEXTURE_2D, 0);
+    }
+    if (r->textures_on) {
+        glActiveTexture(GL_TEXTURE0 + AL_TEXTURES_UNIT);
+        glBindTexture(GL_TEXTURE_2D_ARRAY, 0);
+        glActiveTexture(GL_TEXTURE0 + AL_MATERIALS_UNIT);
+        glBindTexture(GL_TEXTURE_2D, 0);
+        glActiveTexture(GL_TEXTURE0);
+    }
+    r->lightmap_on = r->textures_on = false;
     glBindVertexArray(0);
     glUseProgram(0);
     clock_gettime(CLOCK_MONOTONIC, &t1);

@@ -1,13 +1,17 @@
-/* The renderer's GLSL program, in two variants built from one source: vertex colours,
+/* The renderer's GLSL program, in variants built from one source: vertex colours,
  * optionally shaded by a fixed sky light and the face normal (the "lit" look of faces
  * without a lightmap: the same shading in every view, so walls of different orientation
  * stay distinguishable), a tint for translucency and a colour override for highlights.
  * The lightmap variant (LIGHTMAP defined) also lights faces that have lightmap coordinates
  * from the atlas, when a pass asks for it: material colour x level / 128, where a texel's
- * byte is level / 2 (al_lightmap_to_rgba8). The plain variant is the program as it was
- * before lightmaps existed, used whenever no lightmap is shown: unlit pictures do not
- * change, and do not pay for the interpolants and the texture fetch (on llvmpipe they
- * doubled the frame time). Every pass differs only in uniforms and blending. */
+ * byte is level / 2 (al_lightmap_to_rgba8). The texture variant (TEXTURE defined) takes a
+ * face's colour from its material's layer of the texture array instead of the material's
+ * flat colour (sky and liquids full bright, as Quake draws them); both work on sRGB bytes
+ * as they are, as the flat colours always have, so a texture lit by level 128 shows its
+ * own texels. The plain variant is the program as it was before lightmaps existed, used
+ * whenever neither is shown: unlit pictures do not change, and do not pay for the
+ * interpolants and the texture fetches (on llvmpipe they doubled the frame time). Every
+ * pass differs only in uniforms and blending. */
 #include "gl/shaders.h"
 
 #include <stdio.h>
@@ -21,11 +25,22 @@ static const char *vertex_source =
     "uniform vec4 tint;\n"
     "uniform vec4 over;\n"
     "out vec4 v_colour;\n"
+    "#if defined(LIGHTMAP) || defined(TEXTURE)\n"
+    "out vec4 v_material;\n"
+    "out float v_shade;\n"
+    "#endif\n"
     "#ifdef LIGHTMAP\n"
     "layout(location = 3) in vec2 lightmap_st;\n"
     "uniform vec2 lightmap_scale;\n"
-    "out vec4 v_material;\n"
     "out vec2 v_st;\n"
+    "#endif\n"
+    "#ifdef TEXTURE\n"
+    "layout(location = 4) in vec2 texture_st;\n"
+    "layout(location = 5) in int material;\n"
+    /* Per material + 1: 1 / width, 1 / height, layer (-1: none), full bright. */
+    "uniform sampler2D materials;\n"
+    "out vec3 v_tex;\n"
+    "flat out float v_bright;\n"
     "#endif\n"
     "void main() {\n"
     "    gl_Position = mvp * vec4(pos, 1.0);\n"
@@ -36,42 +51,73 @@ static const char *vertex_source =
     "    vec3 rgb = colour.rgb * mix(1.0, shade, lit);\n"
     "    rgb = mix(rgb, over.rgb, over.a);\n"
     "    v_colour = vec4(rgb, colour.a) * tint;\n"
-    "#ifdef LIGHTMAP\n"
+    "#if defined(LIGHTMAP) || defined(TEXTURE)\n"
     "    v_material = colour;\n"
+    "    v_shade = mix(1.0, shade, lit);\n"
+    "#endif\n"
+    "#ifdef LIGHTMAP\n"
     "    /* Texels of the atlas, scaled to its size; the marker stays negative. */\n"
     "    v_st = lightmap_st.x > -0.5 ? lightmap_st * lightmap_scale : vec2(-1.0);\n"
+    "#endif\n"
+    "#ifdef TEXTURE\n"
+    "    vec4 m = texelFetch(materials, ivec2(material & 1023, material >> 10), 0);\n"
+    "    v_tex = vec3(texture_st * m.xy, m.z);\n"
+    "    v_bright = m.w;\n"
     "#endif\n"
     "}\n";
 
 static const char *fragment_source =
     "in vec4 v_colour;\n"
     "out vec4 frag;\n"
-    "#ifdef LIGHTMAP\n"
+    "#if defined(LIGHTMAP) || defined(TEXTURE)\n"
     "in vec4 v_material;\n"
+    "in float v_shade;\n"
+    "uniform vec4 tint;\n"
+    "uniform vec4 over;\n"
+    "#ifdef LIGHTMAP\n"
     "in vec2 v_st;\n"
     "uniform float use_lightmap;\n"
     "uniform sampler2D lightmap;\n"
-    "uniform vec4 tint;\n"
-    "uniform vec4 over;\n"
+    "#endif\n"
+    "#ifdef TEXTURE\n"
+    "in vec3 v_tex;\n"
+    "flat in float v_bright;\n"
+    "uniform float use_textures;\n"
+    "uniform sampler2DArray textures;\n"
+    "#endif\n"
     "void main() {\n"
+    "    vec3 base = v_material.rgb;\n"
+    "    bool textured = false, bright = false;\n"
+    "#ifdef TEXTURE\n"
+    "    /* Untextured vertices (lines, tool faces) fetch layer -1: no texture. */\n"
+    "    textured = use_textures > 0.5 && v_tex.z > -0.5;\n"
+    "    if (textured) base = texture(textures, v_tex).rgb;\n"
+    "    bright = textured && v_bright > 0.5;\n"
+    "#endif\n"
+    "    vec3 rgb = base * v_shade;\n"
+    "#ifdef LIGHTMAP\n"
     /* Texels hold level / 510; level 256 shows the material's own colour, as Quake shows
-     * a light level (its lightmap byte, half the level, 128). */
-    "    vec3 light = texture(lightmap, v_st).rgb * (510.0 / 256.0);\n"
-    "    vec3 rgb = mix(min(v_material.rgb * light, vec3(1.0)), over.rgb, over.a);\n"
-    "    /* Unmapped vertices carry -1: a face is mapped or not as a whole. */\n"
-    "    bool mapped = use_lightmap > 0.5 && v_st.x > -0.5;\n"
-    "    frag = mapped ? vec4(rgb, v_material.a) * tint : v_colour;\n"
+     * a light level (its lightmap byte, half the level, 128). Unmapped vertices carry -1:
+     * a face is mapped or not as a whole. */
+    "    if (use_lightmap > 0.5 && v_st.x > -0.5)\n"
+    "        rgb = min(base * texture(lightmap, v_st).rgb * (510.0 / 256.0), vec3(1.0));\n"
+    "#endif\n"
+    "    if (bright) rgb = base;\n"
+    "    rgb = mix(rgb, over.rgb, over.a);\n"
+    "    frag = vec4(rgb, v_material.a) * tint;\n"
     "}\n"
     "#else\n"
     "void main() { frag = v_colour; }\n"
     "#endif\n";
 
-static GLuint compile(GLenum kind, bool lightmap, const char *source, char *error,
+static GLuint compile(GLenum kind, unsigned variant, const char *source, char *error,
                       size_t error_size)
 {
     GLuint s = glCreateShader(kind);
-    const char *parts[] = {"#version 330 core\n", lightmap ? "#define LIGHTMAP 1\n" : "", source};
-    glShaderSource(s, 3, parts, NULL);
+    const char *parts[] = {"#version 330 core\n",
+                           variant & AL_PROGRAM_LIGHTMAP ? "#define LIGHTMAP 1\n" : "",
+                           variant & AL_PROGRAM_TEXTURE ? "#define TEXTURE 1\n" : "", source};
+    glShaderSource(s, 4, parts, NULL);
     glCompileShader(s);
     GLint ok = 0;
     glGetShaderiv(s, GL_COMPILE_STATUS, &ok);
@@ -86,11 +132,11 @@ static GLuint compile(GLenum kind, bool lightmap, const char *source, char *erro
     return s;
 }
 
-bool al_program_build(al_program *p, bool lightmap, char *error, size_t error_size)
+bool al_program_build(al_program *p, unsigned variant, char *error, size_t error_size)
 {
     p->id = 0;
-    GLuint vs = compile(GL_VERTEX_SHADER, lightmap, vertex_source, error, error_size);
-    GLuint fs = vs ? compile(GL_FRAGMENT_SHADER, lightmap, fragment_source, error, error_size) : 0;
+    GLuint vs = compile(GL_VERTEX_SHADER, variant, vertex_source, error, error_size);
+    GLuint fs = vs ? compile(GL_FRAGMENT_SHADER, variant, fragment_source, error, error_size) : 0;
     if (!vs || !fs) {
         if (vs) glDeleteShader(vs);
         return false;
@@ -101,7 +147,11 @@ bool al_program_build(al_program *p, bool lightmap, char *error, size_t error_si
     glBindAttribLocation(id, AL_ATTR_POS, "pos");
     glBindAttribLocation(id, AL_ATTR_NORMAL, "normal");
     glBindAttribLocation(id, AL_ATTR_COLOUR, "colour");
-    if (lightmap) glBindAttribLocation(id, AL_ATTR_LIGHTMAP, "lightmap_st");
+    if (variant & AL_PROGRAM_LIGHTMAP) glBindAttribLocation(id, AL_ATTR_LIGHTMAP, "lightmap_st");
+    if (variant & AL_PROGRAM_TEXTURE) {
+        glBindAttribLocation(id, AL_ATTR_TEXTURE, "texture_st");
+        glBindAttribLocation(id, AL_ATTR_MATERIAL, "material");
+    }
     glLinkProgram(id);
     glDeleteShader(vs);
     glDeleteShader(fs);
@@ -122,12 +172,18 @@ bool al_program_build(al_program *p, bool lightmap, char *error, size_t error_si
     p->u_use_lightmap = glGetUniformLocation(id, "use_lightmap");
     p->u_lightmap = glGetUniformLocation(id, "lightmap");
     p->u_lightmap_scale = glGetUniformLocation(id, "lightmap_scale");
-    if (lightmap) {
-        glUseProgram(id);
+    p->u_use_textures = glGetUniformLocation(id, "use_textures");
+    glUseProgram(id);
+    if (variant & AL_PROGRAM_LIGHTMAP) {
         glUniform1i(p->u_lightmap, AL_LIGHTMAP_UNIT);
         glUniform1f(p->u_use_lightmap, 0.0f);
-        glUseProgram(0);
     }
+    if (variant & AL_PROGRAM_TEXTURE) {
+        glUniform1i(glGetUniformLocation(id, "textures"), AL_TEXTURES_UNIT);
+        glUniform1i(glGetUniformLocation(id, "materials"), AL_MATERIALS_UNIT);
+        glUniform1f(p->u_use_textures, 0.0f);
+    }
+    glUseProgram(0);
     return true;
 }
 

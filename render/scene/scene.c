@@ -50,10 +50,17 @@ static al_vertex *vbuf_add(vbuf *b, int32_t n)
     return out;
 }
 
+/* How a face's vertices show its texture: material index + 1 (0: none) and the projection
+ * in texels (al_face_desc.texture_axes). */
+typedef struct face_texture {
+    int32_t material;
+    const double (*axes)[4];
+} face_texture;
+
 /* A vertex at P; with LM (a face's lightmap axes and offsets in texels) its atlas
- * coordinates, else the marker. */
+ * coordinates, else the marker; with TEX its texture coordinates. */
 static void put_mapped(al_vertex *v, const double p[3], const double n[3], const float rgba[4],
-                       const double *lm)
+                       const double *lm, const face_texture *tex)
 {
     for (int k = 0; k < 3; k++) {
         v->pos[k] = (float) p[k];
@@ -69,11 +76,16 @@ static void put_mapped(al_vertex *v, const double p[3], const double n[3], const
     } else {
         v->lightmap[0] = v->lightmap[1] = AL_NO_LIGHTMAP;
     }
+    v->material = tex ? tex->material : 0;
+    for (int i = 0; i < 2; i++)
+        v->texture[i] = tex ? (float) (p[0] * tex->axes[i][0] + p[1] * tex->axes[i][1] +
+                                       p[2] * tex->axes[i][2] + tex->axes[i][3])
+                            : 0.0f;
 }
 
 static void put(al_vertex *v, const double p[3], const double n[3], const float rgba[4])
 {
-    put_mapped(v, p, n, rgba, NULL);
+    put_mapped(v, p, n, rgba, NULL, NULL);
 }
 
 static void add_line(vbuf *b, const double a[3], const double c[3], const float rgba[4])
@@ -85,23 +97,23 @@ static void add_line(vbuf *b, const double a[3], const double c[3], const float 
 }
 
 /* A fan of triangles over the convex polygon PTS (N points), into B; LM (may be NULL)
- * places it in the lightmap atlas. */
+ * places it in the lightmap atlas, TEX (may be NULL) gives it its texture. */
 static void add_fan_mapped(vbuf *b, const double (*pts)[3], int n, const double normal[3],
-                           const float rgba[4], const double *lm)
+                           const float rgba[4], const double *lm, const face_texture *tex)
 {
     al_vertex *v = vbuf_add(b, 3 * (n - 2));
     if (!v) return;
     for (int i = 1; i + 1 < n; i++, v += 3) {
-        put_mapped(&v[0], pts[0], normal, rgba, lm);
-        put_mapped(&v[1], pts[i], normal, rgba, lm);
-        put_mapped(&v[2], pts[i + 1], normal, rgba, lm);
+        put_mapped(&v[0], pts[0], normal, rgba, lm, tex);
+        put_mapped(&v[1], pts[i], normal, rgba, lm, tex);
+        put_mapped(&v[2], pts[i + 1], normal, rgba, lm, tex);
     }
 }
 
 static void add_fan(vbuf *b, const double (*pts)[3], int n, const double normal[3],
                     const float rgba[4])
 {
-    add_fan_mapped(b, pts, n, normal, rgba, NULL);
+    add_fan_mapped(b, pts, n, normal, rgba, NULL, NULL);
 }
 
 static uint32_t hash_name(const char *s)
@@ -394,8 +406,18 @@ static al_mesh *build_brush(const al_scene_desc *d, al_face_builder *fb, al_face
             f->flags |= AL_FACE_LIT;
             m->lit_faces++;
         }
+        /* Tool faces keep their translucent colour; the others show their material's
+         * texture through the face's projection. */
+        int32_t input_face = bd->first_face + fp->face;
+        bool textured = !tool && fp->material >= 0 && fp->material < in->material_count &&
+                        fp->face >= 0 && fp->face < bd->face_count && input_face < in->face_count;
+        face_texture tex = {
+            .material = textured ? fp->material + 1 : 0,
+            .axes = textured ? (const double (*)[4]) in->faces[input_face].texture_axes : NULL,
+        };
         f->first_tri = tris.count;
-        add_fan_mapped(&tris, pts, fp->point_count, fp->normal, rgba, mapped ? f->lightmap : NULL);
+        add_fan_mapped(&tris, pts, fp->point_count, fp->normal, rgba, mapped ? f->lightmap : NULL,
+                       textured ? &tex : NULL);
         f->tri_count = tris.count - f->first_tri;
         float ec[4];
         edge_colour(role, tool, classname, ec);
@@ -575,6 +597,23 @@ static al_mesh *previous_mesh(al_mesh *const *meshes, int32_t count, const mesh_
     return mesh_table_find(t, id);
 }
 
+/* The names and flags of IN's materials, for the renderer's textures. */
+static bool copy_materials(al_scene *s, const al_input *in)
+{
+    int32_t n = in->material_count > 0 ? in->material_count : 0;
+    s->material_names = calloc((size_t) n + 1, sizeof *s->material_names);
+    s->material_flags = calloc((size_t) n + 1, sizeof *s->material_flags);
+    if (!s->material_names || !s->material_flags) return false;
+    s->material_count = n;
+    for (int32_t m = 0; m < n; m++) {
+        const char *name = in->materials[m].name ? in->materials[m].name : "";
+        s->material_names[m] = strdup(name);
+        if (!s->material_names[m]) return false;
+        s->material_flags[m] = in->materials[m].flags;
+    }
+    return true;
+}
+
 static bool build_brushes(al_scene *s, const al_scene_desc *d)
 {
     const al_input *in = d->input;
@@ -702,7 +741,7 @@ al_status al_scene_build(const al_scene_desc *desc, al_scene **out)
         s->lightmap_width = desc->previous->lightmap_width;
         s->lightmap_height = desc->previous->lightmap_height;
     }
-    bool ok = build_brushes(s, desc) && build_entities(s, desc) &&
+    bool ok = copy_materials(s, desc->input) && build_brushes(s, desc) && build_entities(s, desc) &&
               (!s->world || build_world_overlays(s)) && al_scene_bvh_build(s, desc->previous);
     if (!ok) {
         al_scene_destroy(s);
@@ -723,6 +762,8 @@ void al_scene_destroy(al_scene *s)
     free(s->brushes), free(s->brush_ids), free(s->brush_first_face), free(s->brush_entity);
     free(s->entities), free(s->entity_index), free(s->mesh_of_entity), free(s->in_leaves);
     free(s->leak_lines);
+    for (int32_t m = 0; s->material_names && m < s->material_count; m++) free(s->material_names[m]);
+    free(s->material_names), free(s->material_flags);
     al_scene_bvh_release(s->bvh);
     free(s);
 }

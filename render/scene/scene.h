@@ -11,14 +11,20 @@
 
 #include "al-render.h"
 
-/* One vertex format for everything (36 bytes): lines have a zero normal and are drawn
+/* One vertex format for everything (48 bytes): lines have a zero normal and are drawn
  * unlit; only faces with a lightmap have lightmap coordinates, in texels of the atlas (the
- * renderer scales them by the atlas size, so they stay put when the atlas grows). */
+ * renderer scales them by the atlas size, so they stay put when the atlas grows). Faces
+ * that show a texture name their material; their texture coordinates are in texels of the
+ * face's projection (al_face_desc.texture_axes): the renderer divides them by the size of
+ * the texture it holds for the material, so meshes need not be rebuilt when textures
+ * arrive or change. */
 typedef struct al_vertex {
     float pos[3];
     float normal[3];
     uint8_t colour[4]; /* sRGB, alpha */
     float lightmap[2]; /* atlas s, t in texels; AL_NO_LIGHTMAP: drawn with the fixed shading */
+    float texture[2];  /* s, t in texels of the face's texture */
+    int32_t material;  /* input material index + 1; 0: no texture (lines, tool faces) */
 } al_vertex;
 
 #define AL_NO_LIGHTMAP (-1.0f)
@@ -102,6 +108,11 @@ struct al_scene {
     double mins[3], maxs[3];
     bool has_bounds;
     int lightmap_width, lightmap_height; /* the atlas in texels; 0: none */
+    /* The input's materials, copied: their names (what the renderer finds textures by) and
+     * flags (sky and liquids are drawn full bright). al_vertex.material indexes them. */
+    char **material_names;
+    uint32_t *material_flags;
+    int32_t material_count;
     al_scene_stats stats;
 };
 

@@ -21,12 +21,18 @@
  * ambient estimate of the light not yet shot. Each of these implies --rad. --unlit draws
  * without the lightmap (for comparison). With --json the report gains a "rad" object.
  *
+ * Textures: --textures draws the materials' textures from the WADs of the worldspawn
+ * "wad" key (data/textures/sources.h: beside the map, then in each --texture-path DIR,
+ * which implies --textures); with --json the report gains "textures_found" and
+ * "textures_missing".
+ *
  * Exit status: 0 written, 1 the map or the GL context failed, 2 usage. */
 #include "al-offscreen.h"
 #include "al-render.h"
 #include "load.h"
 #include "al-clock.h"
 #include "materials/material-defaults.h"
+#include "textures/sources.h"
 
 #include <epoxy/gl.h>
 
@@ -34,6 +40,56 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Opens the WADs of IN's worldspawn "wad" key (beside the map at PATH, then in SEARCH) into
+ * OUT and gives the materials nobody chose a colour for their textures' average colours
+ * (al_texture_sources_colour_materials): the light reflects them. */
+static bool open_textures(const char *path, al_input *in, const char *const *search,
+                          int search_count, al_texture_sources *out)
+{
+    const char *wad = NULL;
+    for (int i = 0; in->entity_count > 0 && i < in->entities[0].property_count; i++)
+        if (strcmp(in->entities[0].properties[i].key, "wad") == 0)
+            wad = in->entities[0].properties[i].value;
+    char folder[4096];
+    snprintf(folder, sizeof folder, "%s", path);
+    char *slash = strrchr(folder, '/');
+    if (slash)
+        *slash = '\0';
+    else
+        snprintf(folder, sizeof folder, ".");
+    al_diag_list diags = {0};
+    al_status st = al_texture_sources_open(out, wad, folder, search, search_count, NULL, &diags);
+    for (size_t i = 0; i < diags.count; i++)
+        fprintf(stderr, "allium-render: %s\n", diags.items[i].message);
+    al_diag_list_clear(&diags);
+    if (st != AL_OK) return false;
+    al_texture_sources_colour_materials(out, (al_material_desc *) in->materials,
+                                        in->material_count);
+    return true;
+}
+
+/* Uploads the textures of IN's materials from SOURCES; counts what was found and missed. */
+static void upload_textures(al_renderer *r, const al_texture_sources *sources, const al_input *in,
+                            int *found, int *missing)
+{
+    *found = *missing = 0;
+    al_texture_image *images = calloc((size_t) in->material_count + 1, sizeof *images);
+    for (int m = 0; images && m < in->material_count; m++) {
+        const al_texture *t = al_texture_sources_find(sources, in->materials[m].name, NULL);
+        if (!t) {
+            ++*missing;
+            continue;
+        }
+        images[(*found)++] = (al_texture_image){
+            .name = in->materials[m].name, .width = t->width, .height = t->height, .rgba = t->rgba};
+    }
+    al_status st = images ? al_renderer_set_textures(r, images, *found) : AL_ERR_NOMEM;
+    if (st != AL_OK)
+        fprintf(stderr, "allium-render: the textures could not be uploaded: %s\n",
+                al_status_message(st));
+    free(images);
+}
 
 static int compare_double(const void *a, const void *b)
 {
@@ -43,12 +99,14 @@ static int compare_double(const void *a, const void *b)
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: allium-render [--size WxH] [--view 3d|top|front|side] "
-                    "[--camera X Y Z YAW PITCH] [--frame] [--overlay LIST] [--grid N] "
-                    "[--select-brush N] [--json] [--rad] [--rad-residual EPS] "
-                    "[--rad-time SECONDS] [--luxel UNITS] [--rad-no-ambient] [--unlit] "
-                    "[compile options] "
-                    "MAP -o OUT.png\n");
+    fprintf(stderr,
+            "usage: allium-render [--size WxH] [--view 3d|top|front|side] "
+            "[--camera X Y Z YAW PITCH] [--frame] [--overlay LIST] [--grid N] "
+            "[--select-brush N] [--json] [--rad] [--rad-residual EPS] "
+            "[--rad-time SECONDS] [--luxel UNITS] [--rad-no-ambient] [--unlit] [--textures] "
+            "[--texture-path DIR ...] "
+            "[compile options] "
+            "MAP -o OUT.png\n");
     return 2;
 }
 
@@ -175,6 +233,9 @@ int main(int argc, char **argv)
     al_draw_options opt;
     al_draw_options_init(&opt);
     int32_t selected[64];
+    bool textures = false;
+    const char *texture_paths[64];
+    int texture_path_count = 0, textures_found = 0, textures_missing = 0;
     for (int i = 1; i < argc; i++) {
         int used = al_tool_parse_option(argc, argv, &i, &options);
         if (used < 0) return 2;
@@ -204,7 +265,17 @@ int main(int argc, char **argv)
             if (opt.selected_brush_count < 64) selected[opt.selected_brush_count++] = atoi(argv[++i]);
         } else if (strcmp(a, "--rad") == 0) use_rad = true;
         else if (strcmp(a, "--unlit") == 0) unlit = true;
-        else if (strcmp(a, "--rad-no-ambient") == 0) use_rad = rad_options.no_ambient = true;
+        else if (strcmp(a, "--textures") == 0)
+            textures = true;
+        else if (strcmp(a, "--texture-path") == 0 && more) {
+            if (texture_path_count == 64) {
+                fprintf(stderr, "allium-render: at most 64 --texture-path folders\n");
+                return 2;
+            }
+            texture_paths[texture_path_count++] = argv[++i];
+            textures = true;
+        } else if (strcmp(a, "--rad-no-ambient") == 0)
+            use_rad = rad_options.no_ambient = true;
         else if (strcmp(a, "--rad-residual") == 0 && more) {
             rad_residual = atof(argv[++i]);
             if (!(rad_residual >= 0 && rad_residual <= 1)) {
@@ -247,11 +318,20 @@ int main(int argc, char **argv)
     al_rad *rad = NULL;
     al_rad_lightmap lightmap = {0};
     rad_report rep = {0};
-    float (*colours)[3] = calloc((size_t) m.input.material_count + 1, sizeof *colours);
+    al_texture_sources sources = {0};
+    float (*colours)[3] = NULL;
+    if (textures && !open_textures(path, &m.input, texture_paths, texture_path_count, &sources)) {
+        fprintf(stderr, "allium-render: out of memory opening the textures\n");
+        goto done;
+    }
+    colours = calloc((size_t) m.input.material_count + 1, sizeof *colours);
     if (!colours) goto done;
     for (int i = 0; i < m.input.material_count; i++) {
         if (m.doc) memcpy(colours[i], m.doc_input.material_colours[i], sizeof colours[i]);
         else al_material_default_colour(m.input.materials[i].name, colours[i]);
+        /* A texture's average where nobody chose a colour (open_textures). */
+        if (textures && al_material_colour_is_default(m.input.materials[i].name, colours[i]))
+            memcpy(colours[i], m.input.materials[i].colour, sizeof colours[i]);
     }
     if (use_rad) {
         rad_options.threads = options.threads;
@@ -277,6 +357,7 @@ int main(int argc, char **argv)
         goto done;
     }
     al_renderer_set_scene(r, scene);
+    if (textures) upload_textures(r, &sources, &m.input, &textures_found, &textures_missing);
     if (rad && !(rep.stats.emitted > 0)) {
         /* An all-black lightmap helps nobody: say why the picture is not lit. */
         fprintf(stderr, "allium-render: %s has no light sources; drawn unlit\n", path);
@@ -343,6 +424,9 @@ int main(int argc, char **argv)
                "\"scene_ms\":%.3f,\"draw_cpu_ms\":%.3f",
                ss.faces, ss.triangles, ss.portals, st.faces_drawn, st.faces_culled_pvs,
                st.faces_culled_frustum, st.camera_leaf, ss.ms_build, st.cpu_ms);
+        if (textures)
+            printf(",\"textures_found\":%d,\"textures_missing\":%d,\"drawn_textured\":%s",
+                   textures_found, textures_missing, st.textured ? "true" : "false");
         if (rad) {
             const al_rad_stats *rs = &rep.stats;
             if (rad_options.luxel_size > 0)
@@ -371,6 +455,7 @@ done:
     al_rad_lightmap_free(&lightmap);
     al_rad_destroy(rad);
     free(colours);
+    al_texture_sources_close(&sources);
     al_world_destroy(world);
     al_tool_map_free(&m);
     return status;

@@ -144,6 +144,7 @@ static al_live_brush live_brush(const id_map *m, int b, al_live_face *faces)
         memcpy(faces[f].points, fd->points, sizeof faces[f].points);
         faces[f].material = fd->material;
         faces[f].luxel_size = fd->luxel_size;
+        memcpy(faces[f].texture_axes, fd->texture_axes, sizeof faces[f].texture_axes);
     }
     return (al_live_brush){.id = m->ids[b], .entity = d->entity, .order = (double) m->ids[b],
                            .faces = faces, .face_count = d->face_count};

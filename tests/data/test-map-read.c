@@ -8,6 +8,7 @@
 #include "settings/hull-spec.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -651,4 +652,82 @@ CHECK_TEST(hull_specs, "/settings/hull-specs-parse-and-explain-errors")
 int main(int argc, char **argv)
 {
     return check_main(argc, argv);
+}
+
+CHECK_TEST(texture_axes_closed_form, "/mapfile/texture-axes-match-the-closed-form-in-both-formats")
+{
+    /* Oracle, written from the formats' definitions rather than the code: a standard face
+     * is projected on the axial plane its normal is nearest to, with coordinates (a, b) the
+     * two other axes in x, y, z order; the texture's s axis is (cos r, sin r) and its t axis
+     * (sin r, -cos r) there (unrotated: s along a, t down b, so walls are upright), so
+     *   u = (a cos r + b sin r) / scale_x + offset_x,  v = (a sin r - b cos r) / scale_y +
+     * offset_y. A Valve face's u = p . U / scale_x + u_offset, v = p . V / scale_y + v_offset. The
+     * axes reach the compiler's input (al_face_desc.texture_axes) through the converter. */
+    static const char *planes[3] = {
+        "( 0 0 64 ) ( 0 64 64 ) ( 64 0 64 )", /* normal along z: (a, b) = (x, y) */
+        "( 64 0 0 ) ( 64 0 64 ) ( 64 64 0 )", /* along x: (y, z) */
+        "( 0 64 0 ) ( 0 64 64 ) ( 64 64 0 )", /* along y: (x, z) */
+    };
+    static const int drop[3] = {2, 0, 1};
+    static const double rotations[] = {0, 30, 90, 135, -45, 200, 270};
+    static const double scales[][2] = {{1, 1}, {0.5, 2}, {-1, 0.25}, {2, -0.5}};
+    char text[16384];
+    int len = snprintf(text, sizeof text, "{\n\"classname\" \"worldspawn\"\n{\n");
+    int n = 0;
+    for (int p = 0; p < 3; p++)
+        for (size_t r = 0; r < sizeof rotations / sizeof rotations[0]; r++)
+            for (int s = 0; s < 4; s++, n++)
+                len += snprintf(text + len, sizeof text - (size_t) len, "%s tex %d %d %g %g %g\n",
+                                planes[p], 3 * n - 40, 17 - n, rotations[r], scales[s][0],
+                                scales[s][1]);
+    /* Valve faces: unit and sheared axes, any plane. */
+    len += snprintf(text + len, sizeof text - (size_t) len,
+                    "%s tex [ 0.6 0.8 0 12 ] [ 0 0 -1 -5 ] 0 0.5 2\n"
+                    "%s tex [ 1 0 0.5 -3 ] [ 0.3 -1 0 7.5 ] 10 -1 1\n}\n}\n",
+                    planes[0], planes[1]);
+    al_diag_list d = {0};
+    al_map *m = read_ok(text, &d);
+    REQUIRE(m);
+    al_map_input in;
+    REQUIRE(al_map_input_build(m, &in, &d) == AL_OK);
+    REQUIRE(in.input.face_count == n + 2);
+    unsigned seed = 3;
+    double worst = 0;
+    int checked = 0;
+    for (int f = 0; f < in.input.face_count; f++) {
+        const al_map_face *mf = &m->entities[0].brushes[0].faces[f];
+        const double (*ax)[4] = (const double (*)[4]) in.input.faces[f].texture_axes;
+        for (int q = 0; q < 8; q++) {
+            double p[3];
+            for (int k = 0; k < 3; k++) {
+                seed = seed * 1103515245u + 12345u;
+                p[k] = (double) (seed >> 8 & 0xffff) / 64.0 - 512.0;
+            }
+            double want[2];
+            if (f < n) {
+                int pl = f / (int) (sizeof rotations / sizeof rotations[0] * 4);
+                int ia = drop[pl] == 0 ? 1 : 0, ib = drop[pl] == 2 ? 1 : 2;
+                double rr = mf->rotation * M_PI / 180, c = cos(rr), s = sin(rr);
+                want[0] = (p[ia] * c + p[ib] * s) / mf->scale[0] + mf->offset[0];
+                want[1] = (p[ia] * s - p[ib] * c) / mf->scale[1] + mf->offset[1];
+            } else {
+                want[0] = (p[0] * mf->u_axis[0] + p[1] * mf->u_axis[1] + p[2] * mf->u_axis[2]) /
+                              mf->scale[0] +
+                          mf->u_offset;
+                want[1] = (p[0] * mf->v_axis[0] + p[1] * mf->v_axis[1] + p[2] * mf->v_axis[2]) /
+                              mf->scale[1] +
+                          mf->v_offset;
+            }
+            for (int i = 0; i < 2; i++) {
+                double got = p[0] * ax[i][0] + p[1] * ax[i][1] + p[2] * ax[i][2] + ax[i][3];
+                worst = fmax(worst, fabs(got - want[i]));
+            }
+            checked++;
+        }
+    }
+    check_note("%d points on %d faces: worst difference %.3g texels", checked, n + 2, worst);
+    CHECK(worst < 1e-9);
+    al_map_input_free(&in);
+    al_map_destroy(m);
+    al_diag_list_clear(&d);
 }

@@ -4,7 +4,7 @@
  * with a message naming the file and the lump. */
 #include "check.h"
 #include "textures/wad.h"
-#include "wadgen.h"
+#include "textures/wad-write.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -40,9 +40,10 @@ CHECK_TEST(wad2, "/wad/wad2-pixels-read-through-the-given-palette")
     make_pattern();
     uint8_t palette[768];
     make_palette(palette);
-    wadgen_texture t[2] = {{"METAL1_1", 16, 8, pattern, NULL}, {"+0button", 16, 8, pattern, NULL}};
+    al_wad_texture_desc t[2] = {{"METAL1_1", 16, 8, pattern, NULL},
+                                {"+0button", 16, 8, pattern, NULL}};
     size_t size;
-    uint8_t *bytes = wadgen_write(2, t, 2, palette, &size);
+    uint8_t *bytes = al_wad_write(2, t, 2, palette, &size);
     REQUIRE(bytes);
     al_wad *wad = NULL;
     al_diag_list d = {0};
@@ -85,9 +86,9 @@ CHECK_TEST(wad3, "/wad/wad3-textures-carry-their-palette-and-holes")
     uint8_t holes[16 * 8];
     memcpy(holes, pattern, sizeof holes);
     holes[5] = 255;
-    wadgen_texture t[2] = {{"brick", 16, 8, pattern, own}, {"{fence", 16, 8, holes, own}};
+    al_wad_texture_desc t[2] = {{"brick", 16, 8, pattern, own}, {"{fence", 16, 8, holes, own}};
     size_t size;
-    uint8_t *bytes = wadgen_write(3, t, 2, NULL, &size);
+    uint8_t *bytes = al_wad_write(3, t, 2, NULL, &size);
     REQUIRE(bytes);
     al_wad *wad = NULL;
     al_diag_list d = {0};
@@ -106,9 +107,9 @@ CHECK_TEST(wad3, "/wad/wad3-textures-carry-their-palette-and-holes")
 CHECK_TEST(damaged, "/wad/damaged-wads-are-named-and-never-crash")
 {
     make_pattern();
-    wadgen_texture t[2] = {{"A", 16, 8, pattern, NULL}, {"B", 16, 8, pattern, NULL}};
+    al_wad_texture_desc t[2] = {{"A", 16, 8, pattern, NULL}, {"B", 16, 8, pattern, NULL}};
     size_t size;
-    uint8_t *good = wadgen_write(2, t, 2, NULL, &size);
+    uint8_t *good = al_wad_write(2, t, 2, NULL, &size);
     REQUIRE(good);
     uint8_t *bytes = malloc(size);
     REQUIRE(bytes);
@@ -127,7 +128,7 @@ CHECK_TEST(damaged, "/wad/damaged-wads-are-named-and-never-crash")
     al_diag_list_clear(&d);
     /* A lump outside the file, and huge dimensions: the other texture is still read. */
     memcpy(bytes, good, size);
-    size_t e = wadgen_entry(bytes, 0);
+    size_t e = al_wad_entry_offset(bytes, 0);
     bytes[e + 4] = 0xff, bytes[e + 5] = 0xff, bytes[e + 6] = 0xff;
     REQUIRE(al_wad_read(bytes, size, "x.wad", NULL, &wad, &d) == AL_OK);
     CHECK(wad->count == 1 && al_wad_find(wad, "B") && said(&d, "texture 0 (\"A\")"));
@@ -143,7 +144,7 @@ CHECK_TEST(damaged, "/wad/damaged-wads-are-named-and-never-crash")
     /* Pixels beyond the lump, and a compressed lump. */
     memcpy(bytes, good, size);
     bytes[at + 24] = 0xf0;
-    bytes[wadgen_entry(bytes, 1) + 13] = 1;
+    bytes[al_wad_entry_offset(bytes, 1) + 13] = 1;
     REQUIRE(al_wad_read(bytes, size, "x.wad", NULL, &wad, &d) == AL_OK);
     CHECK(wad->count == 0 && said(&d, "outside its") && said(&d, "compressed"));
     al_wad_free(wad);

@@ -223,6 +223,8 @@ static void sample(mapgen *g)
 {
     mapgen_begin_entity(g, "worldspawn");
     mapgen_key(g, "message", "Allium sample: the hall");
+    /* Its textures: drawn at build time (data/samples/sample-wad.c). */
+    mapgen_key(g, "wad", "allium-sample.wad");
     /* Hall: interior [0, 768] x [0, 512] x [0, 256]. */
     mapgen_box(g, -16, -16, -16, 784, 528, 0, "floor_stone");
     mapgen_box(g, -16, -16, 256, 784, 528, 272, "ceiling_plaster");

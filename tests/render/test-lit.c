@@ -11,6 +11,8 @@
 #include "scene.h"
 #include "scene/scene.h"
 #include "materials/material-defaults.h"
+#include "textures/sources.h"
+#include "textures/wad-write.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -424,6 +426,239 @@ CHECK_TEST(no_lights, "/render/lit/a-map-without-lights-has-no-light-to-show")
     /* What the tools and the editor test before showing a lightmap: all black is no help. */
     CHECK(!(rs.emitted > 0));
     room_free(&r);
+}
+
+/* The texture of the texture tests: 64 x 64 texels in four 32-texel quadrants of distinct
+ * colours, so a pixel well inside a quadrant has one expected colour whatever the filter. */
+static void quadrant_texture(uint8_t *rgba)
+{
+    static const uint8_t colours[4][3] = {
+        {200, 60, 30}, {40, 180, 90}, {70, 90, 230}, {250, 240, 200}};
+    for (int y = 0; y < 64; y++)
+        for (int x = 0; x < 64; x++) {
+            const uint8_t *c = colours[(y / 32) * 2 + x / 32];
+            uint8_t *p = rgba + 4 * (y * 64 + x);
+            p[0] = c[0], p[1] = c[1], p[2] = c[2], p[3] = 255;
+        }
+}
+
+/* The floor point under pixel (X, Y) (the ray through the pixel's centre meets z = 0);
+ * false where the floor is not seen there. */
+static bool floor_point(const al_camera *cam, int x, int y, double p[3])
+{
+    double o[3], d[3];
+    al_camera_ray(cam, x + 0.5, y + 0.5, o, d);
+    if (!(d[2] < -1e-6)) return false;
+    double t = -o[2] / d[2];
+    for (int k = 0; k < 3; k++) p[k] = o[k] + t * d[k];
+    /* Not where a wall hides the floor. */
+    return fabs(p[0]) < ROOM_X - 2 && fabs(p[1]) < ROOM_Y - 2;
+}
+
+/* Whether the floor's texel at P and every texel within MARGIN units of it share CELL
+ * (texels of a square): away from the edges filtering cannot mix in a neighbour. */
+static bool inside_cell(const double p[3], int cell, double margin)
+{
+    /* The floor's projection (standard, no offset, rotation or scale): u = x, v = -y. */
+    int cu = (int) floor(p[0] / cell), cv = (int) floor(-p[1] / cell);
+    return (int) floor((p[0] - margin) / cell) == cu && (int) floor((p[0] + margin) / cell) == cu &&
+           (int) floor((-p[1] - margin) / cell) == cv && (int) floor((-p[1] + margin) / cell) == cv;
+}
+
+CHECK_TEST(textures_times_light, "/render/lit/a-texture-is-drawn-times-the-lightmap")
+{
+    /* Oracle: for pixels over the floor, the texel its projection picks (u = x, v = -y,
+     * repeating every 64) times the light level per channel, level / 128 showing the
+     * texel as is (the lightmap byte is level / 2, drawn as byte / 255 x 510 / 256). The
+     * levels differ per channel, so a swapped or missing factor shows. */
+    if (!renderer) {
+        check_skip("no offscreen OpenGL 3.3 context");
+        return;
+    }
+    lit_room r;
+    REQUIRE(room_load(&r, true, false));
+    al_rad_lightmap map = {0};
+    REQUIRE(al_rad_snapshot(r.rad, &map) == AL_OK);
+    static const float level[3] = {256, 128, 80};
+    for (int t = 0; t < map.width * map.height; t++)
+        for (int k = 0; k < 3; k++) map.texels[t][k] = level[k];
+    static uint8_t texels[64 * 64 * 4];
+    quadrant_texture(texels);
+    al_texture_image image = {.name = "STONE", .width = 64, .height = 64, .rgba = texels};
+    REQUIRE(al_renderer_set_textures(renderer, &image, 1) == AL_OK);
+    CHECK(al_renderer_has_texture(renderer, "stone") &&
+          !al_renderer_has_texture(renderer, "brick"));
+    al_renderer_set_scene(renderer, r.scene);
+    REQUIRE(al_renderer_set_lightmap(renderer, &map) == AL_OK);
+    al_camera cam;
+    camera_over_floor(&cam);
+    cam.position[2] = 40; /* close: a texel covers a few pixels */
+    al_draw_options opt;
+    al_draw_options_init(&opt);
+    opt.overlays = 0;
+    al_draw_stats st;
+    draw(&cam, &opt, &st);
+    CHECK(st.lightmapped && st.textured);
+    int checked = 0, bad = 0, worst_diff = 0;
+    for (int y = 0; y < H; y += 3)
+        for (int x = 0; x < W; x += 3) {
+            double p[3];
+            if (!floor_point(&cam, x, y, p) || !inside_cell(p, 32, 2.0)) continue;
+            int u = ((int) floor(p[0]) % 64 + 64) % 64, v = ((int) floor(-p[1]) % 64 + 64) % 64;
+            const uint8_t *texel = texels + 4 * (v * 64 + u);
+            const uint8_t *px = pixels + 4 * (y * W + x);
+            for (int k = 0; k < 3; k++) {
+                double byte = round(level[k] / 2), factor = byte / 255.0 * 510.0 / 256.0;
+                double want = fmin(texel[k] / 255.0 * factor, 1.0) * 255.0;
+                int diff = (int) fabs(px[k] - want);
+                if (diff > worst_diff) worst_diff = diff;
+                bad += diff > 3;
+            }
+            checked++;
+        }
+    check_note("%d pixels checked against texel x light: worst difference %d", checked, worst_diff);
+    CHECK(checked > 1000 && bad == 0);
+    /* The view option: flat colours again, exactly as without textures. */
+    static uint8_t textured[W * H * 4];
+    memcpy(textured, pixels, sizeof textured);
+    opt.no_textures = true;
+    draw(&cam, &opt, &st);
+    CHECK(!st.textured && differing_pixels(textured, pixels) > W * H / 2);
+    static uint8_t flat[W * H * 4];
+    memcpy(flat, pixels, sizeof flat);
+    REQUIRE(al_renderer_set_textures(renderer, NULL, 0) == AL_OK);
+    opt.no_textures = false;
+    draw(&cam, &opt, &st);
+    CHECK(!st.textured && differing_pixels(flat, pixels) == 0);
+    al_renderer_set_lightmap(renderer, NULL);
+    al_renderer_set_scene(renderer, NULL);
+    al_rad_lightmap_free(&map);
+    room_free(&r);
+}
+
+CHECK_TEST(missing_texture_checker, "/render/lit/a-material-without-a-texture-shows-the-checker")
+{
+    /* With textures given but none for the floor's material, the floor shows the checker
+     * (al_texture_checker, eight squares to 64 texels), here unlit: the fixed shading of an
+     * upward face times the checker's colours, the same in both squares. */
+    if (!renderer) {
+        check_skip("no offscreen OpenGL 3.3 context");
+        return;
+    }
+    lit_room r;
+    REQUIRE(room_load(&r, true, false));
+    static uint8_t texels[64 * 64 * 4], checker[64 * 64 * 4];
+    quadrant_texture(texels);
+    al_texture_checker(64, checker);
+    al_texture_image image = {.name = "brick", .width = 64, .height = 64, .rgba = texels};
+    REQUIRE(al_renderer_set_textures(renderer, &image, 1) == AL_OK);
+    al_renderer_set_scene(renderer, r.plain_scene);
+    al_camera cam;
+    camera_over_floor(&cam);
+    cam.position[2] = 40;
+    al_draw_options opt;
+    al_draw_options_init(&opt);
+    opt.overlays = 0;
+    al_draw_stats st;
+    draw(&cam, &opt, &st);
+    CHECK(st.textured && !st.lightmapped);
+    /* The shader's shading of a face looking straight up. */
+    double key[3] = {0.35, 0.55, 0.76}, len = sqrt(0.35 * 0.35 + 0.55 * 0.55 + 0.76 * 0.76);
+    double shade = 0.52 + 0.38 * fmax(key[2] / len, 0) + 0.16 * fmax(-key[2] / len, 0);
+    int checked = 0, bad = 0;
+    for (int y = 0; y < H; y += 3)
+        for (int x = 0; x < W; x += 3) {
+            double p[3];
+            if (!floor_point(&cam, x, y, p) || !inside_cell(p, 8, 1.0)) continue;
+            int u = ((int) floor(p[0]) % 64 + 64) % 64, v = ((int) floor(-p[1]) % 64 + 64) % 64;
+            const uint8_t *texel = checker + 4 * (v * 64 + u);
+            const uint8_t *px = pixels + 4 * (y * W + x);
+            for (int k = 0; k < 3; k++) bad += fabs(px[k] - fmin(texel[k] * shade, 255)) > 3;
+            checked++;
+        }
+    check_note("%d pixels checked against the checker", checked);
+    CHECK(checked > 1000 && bad == 0);
+    REQUIRE(al_renderer_set_textures(renderer, NULL, 0) == AL_OK);
+    al_renderer_set_scene(renderer, NULL);
+    room_free(&r);
+}
+
+/* The red room: the room with its west wall (the third box) in material "paint", whose
+ * texture in a WAD is COLOUR; the materials take their textures' averages
+ * (al_texture_sources_colour_materials) and the light runs to 1%. Returns the red over
+ * green light on the floor's top face, summed over its luxels; -1 on failure. */
+static double floor_red_over_green(const uint8_t colour[3], float paint_colour[3])
+{
+    static char text[16384];
+    room_text(text, sizeof text, true, false);
+    char *brush = text;
+    for (int i = 0; i < 3 && brush; i++) brush = strstr(brush + 1, "{\n(");
+    if (!brush) return -1;
+    char *end = strstr(brush, "}\n");
+    for (char *p = strstr(brush, "stone"); p && p < end; p = strstr(p, "stone"))
+        memcpy(p, "paint", 5);
+    scene sc;
+    scene_options so = {.pvs = true, .pvs_level = AL_PVS_TIGHT};
+    if (!scene_load_text(&sc, text, strlen(text), &so) || !sc.world) return -1;
+    /* A 16 x 16 texture of one colour (WAD3: its own palette). */
+    static uint8_t indices[16 * 16], palette[768];
+    memset(indices, 7, sizeof indices);
+    memcpy(palette + 3 * 7, colour, 3);
+    al_wad_texture_desc desc = {"paint", 16, 16, indices, palette};
+    size_t size = 0;
+    uint8_t *bytes = al_wad_write(3, &desc, 1, NULL, &size);
+    al_wad *wad = NULL;
+    al_diag_list diags = {0};
+    double ratio = -1;
+    if (bytes && al_wad_read(bytes, size, "paint.wad", NULL, &wad, &diags) == AL_OK) {
+        al_texture_sources sources = {.wads = &wad, .count = 1};
+        al_material_desc *mats = (al_material_desc *) sc.input.input.materials;
+        int coloured =
+            al_texture_sources_colour_materials(&sources, mats, sc.input.input.material_count);
+        CHECK_MSG(coloured == 1, "%d materials took a texture's colour, expected 1", coloured);
+        for (int m = 0; m < sc.input.input.material_count; m++)
+            if (strcmp(mats[m].name, "paint") == 0)
+                memcpy(paint_colour, mats[m].colour, 3 * sizeof(float));
+        al_rad *rad = NULL;
+        al_rad_options ro = {0};
+        al_rad_lightmap map = {0};
+        al_rad_face_map fm;
+        if (al_rad_create(sc.world, &sc.input.input, &ro, &rad, &diags) == AL_OK &&
+            al_rad_run(rad, 0.01, 120, NULL, NULL) == AL_RAD_STOP_RESIDUAL &&
+            al_rad_snapshot(rad, &map) == AL_OK && al_rad_face(rad, 0, 5, &fm)) {
+            double sum[3] = {0};
+            for (int y = fm.y; y < fm.y + fm.height; y++)
+                for (int x = fm.x; x < fm.x + fm.width; x++)
+                    for (int k = 0; k < 3; k++) sum[k] += map.texels[y * map.width + x][k];
+            ratio = sum[0] / sum[1];
+        }
+        al_rad_lightmap_free(&map);
+        al_rad_destroy(rad);
+    }
+    al_wad_free(wad);
+    free(bytes);
+    al_diag_list_clear(&diags);
+    scene_free(&sc);
+    return ratio;
+}
+
+CHECK_TEST(texture_tints_bounce, "/render/lit/a-red-textured-wall-tints-the-light-it-bounces")
+{
+    /* A material nobody gave a colour reflects its texture's average colour: the west wall
+     * with a red texture sends red light onto the floor, the same wall with a grey texture
+     * does not. The light is white, so the floor's red over green rises only by the
+     * bounce. */
+    float red_colour[3], grey_colour[3];
+    double red = floor_red_over_green((const uint8_t[3]){220, 40, 30}, red_colour);
+    double grey = floor_red_over_green((const uint8_t[3]){110, 110, 110}, grey_colour);
+    check_note("paint colour %.3f %.3f %.3f: floor red / green %.4f; grey paint: %.4f",
+               red_colour[0], red_colour[1], red_colour[2], red, grey);
+    REQUIRE(red > 0 && grey > 0);
+    CHECK(fabsf(red_colour[0] - 220 / 255.0f) < 1e-6f &&
+          fabsf(red_colour[1] - 40 / 255.0f) < 1e-6f);
+    CHECK(fabsf(grey_colour[0] - grey_colour[1]) < 1e-6f);
+    CHECK_MSG(red > grey * 1.05, "the red wall's bounce should redden the floor: %.4f against %.4f",
+              red, grey);
 }
 
 int main(int argc, char **argv)

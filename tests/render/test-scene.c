@@ -435,3 +435,58 @@ int main(int argc, char **argv)
 {
     return check_main(argc, argv);
 }
+
+CHECK_TEST(texture_coordinates, "/scene/face-vertices-carry-their-projection-and-material")
+{
+    /* Every vertex of a textured face has its face's projection (al_face_desc.texture_axes,
+     * checked against the closed form in test-map-read) at its position and its material
+     * + 1; tool faces and lines carry material 0. A 64 unit box, its top a standard face
+     * turned 90 degrees at half scale: there u = 2 y + 8 and v = 2 x + 4 (closed form). */
+    static const char *text = "{\n\"classname\" \"worldspawn\"\n{\n"
+                              "( 0 0 0 ) ( 0 1 0 ) ( 0 0 1 ) stone 0 0 0 1 1\n"
+                              "( 64 0 0 ) ( 64 0 1 ) ( 64 1 0 ) stone 16 0 0 1 1\n"
+                              "( 0 0 0 ) ( 0 0 1 ) ( 1 0 0 ) stone 0 0 0 1 1\n"
+                              "( 0 64 0 ) ( 1 64 0 ) ( 0 64 1 ) stone 0 0 30 2 1\n"
+                              "( 0 0 0 ) ( 1 0 0 ) ( 0 1 0 ) clip 0 0 0 1 1\n"
+                              "( 0 0 64 ) ( 0 1 64 ) ( 1 0 64 ) brick 8 4 90 0.5 0.5\n}\n}\n";
+    loaded l;
+    memset(&l, 0, sizeof l);
+    REQUIRE(scene_load_text(&l.sc, text, strlen(text), NULL));
+    al_scene_desc d = {.input = &l.sc.input.input};
+    REQUIRE(al_scene_build(&d, &l.scene) == AL_OK);
+    const al_input *in = &l.sc.input.input;
+    const al_mesh *m = l.scene->brushes[0];
+    REQUIRE(m && m->face_count == 6);
+    REQUIRE(l.scene->material_count == in->material_count);
+    int textured = 0, worst_face = -1;
+    double worst = 0;
+    for (int i = 0; i < m->face_count; i++) {
+        const al_mesh_face *mf = &m->faces[i];
+        const al_face_desc *fd = &in->faces[in->brushes[0].first_face + mf->face];
+        bool tool = mf->flags & AL_FACE_TOOL;
+        for (int k = 0; k < mf->tri_count; k++) {
+            const al_vertex *v = &m->tris[mf->first_tri + k];
+            CHECK(v->material == (tool ? 0 : fd->material + 1));
+            if (tool) continue;
+            for (int a = 0; a < 2; a++) {
+                double want = v->pos[0] * fd->texture_axes[a][0] +
+                              v->pos[1] * fd->texture_axes[a][1] +
+                              v->pos[2] * fd->texture_axes[a][2] + fd->texture_axes[a][3];
+                if (fabs(want - v->texture[a]) > worst)
+                    worst = fabs(want - v->texture[a]), worst_face = i;
+            }
+            if (mf->face == 5) {
+                CHECK_NEAR(v->texture[0], 2 * v->pos[1] + 8, 1e-4);
+                CHECK_NEAR(v->texture[1], 2 * v->pos[0] + 4, 1e-4);
+                CHECK(strcmp(l.scene->material_names[v->material - 1], "brick") == 0);
+            }
+            textured++;
+        }
+    }
+    check_note("%d textured vertices, worst difference %.3g texels (face %d)", textured, worst,
+               worst_face);
+    CHECK(textured == 5 * 6 && worst < 1e-4);
+    for (int k = 0; k < m->line_count; k++) CHECK(m->lines[k].material == 0);
+    al_scene_destroy(l.scene);
+    scene_free(&l.sc);
+}

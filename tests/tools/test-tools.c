@@ -5,7 +5,7 @@
 #include "mapgen.h"
 #include "entdefs/entdefs.h"
 #include "store/document.h"
-#include "wadgen.h"
+#include "textures/wad-write.h"
 
 #include <cjson/cJSON.h>
 #include <dirent.h>
@@ -79,9 +79,9 @@ CHECK_TEST(compile_json, "/tools/allium-compile-json-has-the-report-keys")
 CHECK_TEST(compile_textures, "/tools/allium-compile-finds-the-maps-wads-and-counts-its-textures")
 {
     uint8_t pixels[16 * 16] = {0};
-    wadgen_texture t[2] = {{"stone", 16, 16, pixels, NULL}, {"FLOOR", 16, 16, pixels, NULL}};
+    al_wad_texture_desc t[2] = {{"stone", 16, 16, pixels, NULL}, {"FLOOR", 16, 16, pixels, NULL}};
     size_t size;
-    uint8_t *wad = wadgen_write(2, t, 2, NULL, &size);
+    uint8_t *wad = al_wad_write(2, t, 2, NULL, &size);
     REQUIRE(wad);
     char folder[600], file[700], map[700];
     snprintf(folder, sizeof folder, "%s/wads", scratch);

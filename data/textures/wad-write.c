@@ -1,5 +1,5 @@
-/* WAD files for the tests (see wadgen.h). */
-#include "wadgen.h"
+/* Writing WAD files (see wad-write.h). */
+#include "wad-write.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -10,7 +10,7 @@ static void put32(uint8_t *p, uint32_t v)
 }
 
 /* The bytes of one miptex lump into OUT (NULL: only counts them). */
-static size_t miptex(int version, const wadgen_texture *t, uint8_t *out)
+static size_t miptex(int version, const al_wad_texture_desc *t, uint8_t *out)
 {
     size_t at = 40, offsets[4];
     for (int m = 0; m < 4; m++) {
@@ -41,7 +41,7 @@ static size_t miptex(int version, const wadgen_texture *t, uint8_t *out)
     return size;
 }
 
-uint8_t *wadgen_write(int version, const wadgen_texture *textures, int count,
+uint8_t *al_wad_write(int version, const al_wad_texture_desc *textures, int count,
                       const uint8_t *palette, size_t *size)
 {
     int lumps = count + (version == 2 && palette ? 1 : 0);
@@ -78,7 +78,7 @@ uint8_t *wadgen_write(int version, const wadgen_texture *textures, int count,
     return out;
 }
 
-size_t wadgen_entry(const uint8_t *wad, int i)
+size_t al_wad_entry_offset(const uint8_t *wad, int i)
 {
     uint32_t table = (uint32_t) wad[8] | (uint32_t) wad[9] << 8 | (uint32_t) wad[10] << 16 |
                      (uint32_t) wad[11] << 24;
