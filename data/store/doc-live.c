@@ -290,7 +290,30 @@ al_status al_doc_live_read(al_doc *doc, const al_doc_change *change, al_doc_live
     return st;
 }
 
-void al_doc_live_transform(al_doc_live *live, const double m[3][4])
+/* The texture projection AXES (texels: s = dot(p, axes[0]) + axes[0][3], t likewise) of a
+ * face that M moves, kept on the face (the texture lock): each axis becomes L^-T a and its
+ * offset loses dot(T, L^-T a), L the linear part of M and T its translation. A map
+ * without an inverse leaves them. */
+static void lock_axes(const double m[3][4], double axes[2][4])
+{
+    double a = m[0][0], b = m[0][1], c = m[0][2], d = m[1][0], e = m[1][1], g = m[1][2],
+           h = m[2][0], i = m[2][1], k = m[2][2];
+    double det = a * (e * k - g * i) - b * (d * k - g * h) + c * (d * i - e * h);
+    if (!(fabs(det) > 1e-12) || !isfinite(det)) return;
+    /* Rows of L^-T: the cofactors over the determinant. */
+    const double it[3][3] = {{(e * k - g * i) / det, (g * h - d * k) / det, (d * i - e * h) / det},
+                             {(c * i - b * k) / det, (a * k - c * h) / det, (b * h - a * i) / det},
+                             {(b * g - c * e) / det, (c * d - a * g) / det, (a * e - b * d) / det}};
+    for (int r = 0; r < 2; r++) {
+        double x[3];
+        for (int q = 0; q < 3; q++)
+            x[q] = it[q][0] * axes[r][0] + it[q][1] * axes[r][1] + it[q][2] * axes[r][2];
+        axes[r][3] -= x[0] * m[0][3] + x[1] * m[1][3] + x[2] * m[2][3];
+        for (int q = 0; q < 3; q++) axes[r][q] = x[q];
+    }
+}
+
+void al_doc_live_transform(al_doc_live *live, const double m[3][4], bool texture_lock)
 {
     storage *s = live->storage;
     if (!s) return;
@@ -303,6 +326,7 @@ void al_doc_live_transform(al_doc_live *live, const double m[3][4])
             double in[3][3];
             memcpy(in, face->points, sizeof in);
             al_doc_transform_face(m, (const double (*)[3]) in, face->points);
+            if (texture_lock) lock_axes(m, face->texture_axes);
         }
     }
     /* A point entity moves where the map takes its origin (al_doc_move_entity). */

@@ -338,10 +338,12 @@ al_status al_doc_live_read(al_doc *doc, const al_doc_change *change, al_doc_live
                            al_diag_list *diags);
 void al_doc_live_free(al_doc_live *live); /* NULL is a no-op */
 
-/* What the document would hold after al_doc_transform_brushes of LIVE's brushes by M and
- * the move of its point entities' origins to M applied to them (the editor's preview of a
- * drag): LIVE's brushes and entities changed in place. */
-void al_doc_live_transform(al_doc_live *live, const double m[3][4]);
+/* What the document would hold after al_doc_transform_brushes of LIVE's brushes by M (with
+ * TEXTURE_LOCK, al_doc_transform_brushes_locked: the faces' texture projections move along,
+ * exactly as the Valve 220 format keeps them) and the move of its point entities' origins
+ * to M applied to them (the editor's preview of a drag): LIVE's brushes and entities
+ * changed in place. */
+void al_doc_live_transform(al_doc_live *live, const double m[3][4], bool texture_lock);
 
 /* The ids of ENTITY's brushes (ENTITY < 0: every brush), in order, malloc'd into *IDS. */
 al_status al_doc_list_brushes(al_doc *doc, int64_t entity, int64_t **ids, int *count);

@@ -962,7 +962,8 @@ void allium_document_preview_transform(AlliumDocument *self, const gint64 *brush
                           .entities = (int64_t *) entities, .entity_count = (int) entity_count};
     al_doc_live live;
     if (al_doc_live_read(self->doc, &rows, &live, NULL) != AL_OK) return;
-    al_doc_live_transform(&live, matrix);
+    al_doc_live_transform(&live, matrix,
+                          allium_preferences_get_texture_lock(allium_preferences_get_default()));
     live.change.preview = true; /* the next step of the drag comes within a frame or two */
     guint64 g = al_live_apply(self->live, &live.change);
     al_doc_live_free(&live);

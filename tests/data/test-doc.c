@@ -223,6 +223,61 @@ CHECK_TEST(texture_lock, "/doc/texture-lock-moves-textures-with-the-brush-and-un
     }
 }
 
+/* The worst difference between the texture projections of two readings of one brush. */
+static double axes_difference(const al_doc_live *a, const al_doc_live *b)
+{
+    if (a->change.brush_count != 1 || b->change.brush_count != 1) return INFINITY;
+    const al_live_brush *x = &a->change.brushes[0], *y = &b->change.brushes[0];
+    if (x->face_count != y->face_count) return INFINITY;
+    double worst = 0;
+    for (int f = 0; f < x->face_count; f++)
+        for (int r = 0; r < 2; r++)
+            for (int q = 0; q < 4; q++)
+                worst = fmax(worst, fabs(x->faces[f].texture_axes[r][q] -
+                                         y->faces[f].texture_axes[r][q]));
+    return worst;
+}
+
+CHECK_TEST(preview_lock, "/doc/a-drags-preview-with-texture-lock-is-what-the-release-writes")
+{
+    /* Oracle: the preview the engine is shown while dragging (al_doc_live_transform) has
+     * the texture projection the document holds once the same map is committed. */
+    for (int valve = 0; valve < 2; valve++) {
+        al_doc *doc = new_doc(valve ? "preview-valve.allium" : "preview-standard.allium");
+        REQUIRE(doc);
+        al_doc_face f[6];
+        fixture_box_faces(0, 0, 0, 64, 32, 16, "stone", f);
+        for (int i = 0; i < 6; i++) {
+            f[i].offset[0] = 3 * i, f[i].scale[1] = 2;
+            if (!valve) continue;
+            al_map_face st = {0};
+            memcpy(st.points, f[i].points, sizeof st.points);
+            st.offset[0] = f[i].offset[0], st.scale[0] = 1, st.scale[1] = 2;
+            f[i].valve = true;
+            al_texture_to_valve(&st, f[i].u_axis, &f[i].u_offset, f[i].v_axis, &f[i].v_offset);
+        }
+        int64_t id;
+        REQUIRE(al_doc_add_brush(doc, 0, f, 6, &id, NULL, NULL) == AL_OK);
+        double c = cos(25 * M_PI / 180), sn = sin(25 * M_PI / 180);
+        const double turn[3][4] = {{c, 0, -sn, 12}, {0, 1, 0, 40}, {sn, 0, c, -7}};
+        const double quarter[3][4] = {{0, -1, 0, 40}, {1, 0, 0, -8}, {0, 0, 1, 16}};
+        const double (*m)[4] = valve ? turn : quarter;
+        al_doc_brush_change row = {.brush = id};
+        al_doc_change rows = {.brushes = &row, .brush_count = 1};
+        al_doc_live preview, committed;
+        REQUIRE(al_doc_live_read(doc, &rows, &preview, NULL) == AL_OK);
+        al_doc_live_transform(&preview, m, true);
+        REQUIRE(al_doc_transform_brushes_locked(doc, &id, 1, m, NULL, NULL) == AL_OK);
+        REQUIRE(al_doc_live_read(doc, &rows, &committed, NULL) == AL_OK);
+        double d = axes_difference(&preview, &committed);
+        CHECK_MSG(d < 1e-9, "%s: the preview's texture projection is off by %g",
+                  valve ? "Valve, 25 degrees about Y" : "standard, a quarter turn", d);
+        al_doc_live_free(&preview);
+        al_doc_live_free(&committed);
+        al_doc_close(doc);
+    }
+}
+
 CHECK_TEST(resize_limit, "/doc/resizing-beyond-the-coordinate-limit-is-refused-with-the-limit")
 {
     int64_t id;
