@@ -4,6 +4,7 @@
  *   allium-compile [options] MAP            compile MAP (.map or .allium) and report
  *   allium-compile -o OUT.allium IN.map     import IN into a new document, then compile it
  *   allium-compile -o OUT.map [--format valve|standard] IN.allium    export
+ *   allium-compile --bsp OUT.bsp [--bsp-format bsp29|bsp2] MAP   compile, write a Quake BSP
  *
  * Options: --hull NAME=minx,miny,minz,maxx,maxy,maxz (repeatable), --block-size N,
  * --threads N, --json, --no-cache; radiosity: --rad-residual EPS (default 0.01: shoot
@@ -29,6 +30,7 @@
 #include "store/map-doc.h"
 #include "textures/sources.h"
 #include "al-entity-keys.h"
+#include "export/bsp.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -41,7 +43,8 @@ static int usage(FILE *to)
     fprintf(to, "usage: allium-compile [--hull NAME=minx,miny,minz,maxx,maxy,maxz ...] "
                 "[--block-size N] [--threads N] [--json] [--no-cache]\n"
                 "                      [--rad-residual EPS] [--rad-time SECONDS] [--luxel UNITS] "
-                "[--no-rad] [--texture-path DIR ...] MAP\n"
+                "[--no-rad] [--texture-path DIR ...]\n"
+                "                      [--bsp OUT.bsp [--bsp-format bsp29|bsp2]] MAP\n"
                 "       allium-compile -o OUT.allium IN.map     (import, then compile)\n"
                 "       allium-compile -o OUT.map [--format valve|standard] IN.allium  (export)\n");
     return to == stdout ? 0 : 2;
@@ -251,29 +254,115 @@ static bool parse_number(const char *flag, const char *v, double lo, double hi, 
     return true;
 }
 
+/* The WADs of M's worldspawn "wad" key, looked for beside the map and in SEARCH, into
+ * *OUT; problems with them are named on standard error. False if memory runs out. */
+static bool open_textures(al_tool_map *m, const char *const *search, int search_count,
+                          al_texture_sources *out)
+{
+    const char *key =
+        m->input.entity_count > 0 ? al_entity_value(&m->input.entities[0], "wad") : NULL;
+    char *folder = strdup(m->path);
+    if (!folder) return false;
+    char *slash = strrchr(folder, '/');
+    if (slash)
+        *slash = '\0';
+    else
+        strcpy(folder, ".");
+    al_diag_list diags = {0};
+    al_status st = al_texture_sources_open(out, key, folder, search, search_count, NULL, &diags);
+    free(folder);
+    al_tool_print_diags(m->path, &diags, stderr);
+    al_diag_list_clear(&diags);
+    return st == AL_OK;
+}
+
+typedef struct bsp_args {
+    const char *path; /* --bsp, or NULL */
+    al_bsp_format format;
+} bsp_args;
+
+/* Writes M (compiled into W) as the Quake BSP BA->path. The exporter reads the texture axes
+ * from a parsed .map: a document is exported as one and that is compiled (its input is in
+ * the .map's order, which the exporter needs). On success *COUNTS says what was written.
+ * Prints errors; false on failure. */
+static bool export_bsp(al_tool_map *m, const al_world *w, const al_tool_options *options,
+                       const bsp_args *ba, const char *const *search, int search_count,
+                       al_bsp_counts *counts)
+{
+    al_map *exported = NULL;
+    al_map_input mi = {0};
+    al_world *own = NULL;
+    al_diag_list diags = {0};
+    const al_map *map = m->map;
+    const al_input *input = &m->input;
+    al_status st = AL_OK;
+    if (!map) {
+        st = al_doc_export_map(m->doc, &exported, &diags);
+        if (st == AL_OK) st = al_map_input_build(exported, &mi, &diags);
+        if (st == AL_OK) {
+            if (options->hull_count > 0) {
+                mi.input.hulls = options->hulls;
+                mi.input.hull_count = options->hull_count;
+            }
+            if (options->block_size > 0) mi.input.block_size = options->block_size;
+            al_compile_options co = {.threads = options->threads, .pvs = options->pvs};
+            st = al_world_compile(&mi.input, &co, &own, NULL);
+        }
+        map = exported;
+        input = &mi.input;
+        w = own;
+    }
+    al_texture_sources sources = {0};
+    bool have_textures = st == AL_OK && open_textures(m, search, search_count, &sources);
+    if (st == AL_OK) {
+        al_bsp_source src = {map, input, w, have_textures ? &sources : NULL};
+        st = al_bsp_write(&src, ba->format, ba->path, counts, &diags);
+    }
+    al_tool_print_diags(m->path, &diags, stderr);
+    if (st != AL_OK)
+        fprintf(stderr, "%s: no BSP written: %s\n", ba->path, al_status_message(st));
+    al_diag_list_clear(&diags);
+    if (have_textures) al_texture_sources_close(&sources);
+    al_world_destroy(own);
+    al_map_input_free(&mi);
+    al_map_destroy(exported);
+    return st == AL_OK;
+}
+
+static cJSON *bsp_json(const bsp_args *ba, const al_bsp_counts *c)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o) return NULL;
+    cJSON_AddStringToObject(o, "path", ba->path);
+    cJSON_AddStringToObject(o, "format", al_bsp_format_name(c->format));
+    cJSON_AddNumberToObject(o, "bytes", (double) c->file_bytes);
+    cJSON_AddNumberToObject(o, "models", c->models);
+    cJSON_AddNumberToObject(o, "planes", c->planes);
+    cJSON_AddNumberToObject(o, "nodes", c->nodes);
+    cJSON_AddNumberToObject(o, "leafs", c->leafs);
+    cJSON_AddNumberToObject(o, "clipnodes", c->clipnodes);
+    cJSON_AddNumberToObject(o, "faces", c->faces);
+    cJSON_AddNumberToObject(o, "texinfo", c->texinfo);
+    cJSON_AddNumberToObject(o, "vertexes", c->vertexes);
+    cJSON_AddNumberToObject(o, "edges", c->edges);
+    cJSON_AddNumberToObject(o, "surfedges", c->surfedges);
+    cJSON_AddNumberToObject(o, "marksurfaces", c->marksurfaces);
+    cJSON_AddNumberToObject(o, "miptex", c->miptex);
+    cJSON_AddNumberToObject(o, "miptex_missing", c->miptex_missing);
+    cJSON_AddNumberToObject(o, "entities_bytes", (double) c->entities_bytes);
+    cJSON_AddNumberToObject(o, "visibility_bytes", (double) c->visibility_bytes);
+    cJSON_AddNumberToObject(o, "lighting_bytes", (double) c->lighting_bytes);
+    return o;
+}
+
 /* The map's textures against its WADs (the worldspawn "wad" key, found beside the map and
  * in SEARCH): how many of the materials its faces use were found, which were not, and
  * where the WADs are. NULL if memory runs out. Missing and damaged WADs are named on
  * standard error. */
 static cJSON *textures_json(al_tool_map *m, const char *const *search, int search_count)
 {
-    const char *key =
-        m->input.entity_count > 0 ? al_entity_value(&m->input.entities[0], "wad") : NULL;
-    char *folder = strdup(m->path);
-    if (!folder) return NULL;
-    char *slash = strrchr(folder, '/');
-    if (slash)
-        *slash = '\0';
-    else
-        strcpy(folder, ".");
     al_texture_sources sources;
-    al_diag_list diags = {0};
-    al_status st =
-        al_texture_sources_open(&sources, key, folder, search, search_count, NULL, &diags);
-    free(folder);
-    al_tool_print_diags(m->path, &diags, stderr);
-    al_diag_list_clear(&diags);
-    if (st != AL_OK) return NULL;
+    if (!open_textures(m, search, search_count, &sources)) return NULL;
     bool *used = calloc((size_t) m->input.material_count + 1, sizeof *used);
     cJSON *out = cJSON_CreateObject(), *missing = cJSON_CreateArray(), *paths = cJSON_CreateArray();
     int found = 0, lost = 0;
@@ -316,6 +405,7 @@ int main(int argc, char **argv)
     rad_args ra = {.residual = 0.01};
     bool json = false;
     const char *path = NULL, *output = NULL, *format = NULL;
+    bsp_args ba = {NULL, AL_BSP29};
     for (int i = 1; i < argc;) {
         int used = al_tool_parse_option(argc, argv, &i, &options);
         if (used < 0) return 2;
@@ -328,6 +418,13 @@ int main(int argc, char **argv)
                 return 2;
             }
             texture_paths[texture_path_count++] = argv[++i];
+        } else if (strcmp(argv[i], "--bsp") == 0 && i + 1 < argc) {
+            ba.path = argv[++i];
+        } else if (strcmp(argv[i], "--bsp-format") == 0 && i + 1 < argc) {
+            if (!al_bsp_format_parse(argv[++i], &ba.format)) {
+                fprintf(stderr, "error: --bsp-format %s: expected bsp29 or bsp2\n", argv[i]);
+                return 2;
+            }
         } else if (strcmp(argv[i], "--no-cache") == 0) {
             options.use_cache = false;
         } else if (strcmp(argv[i], "--no-rad") == 0) {
@@ -363,6 +460,10 @@ int main(int argc, char **argv)
         i++;
     }
     if (!path) return usage(stderr);
+    if (ba.path && output) {
+        fprintf(stderr, "error: --bsp and -o cannot be used together\n");
+        return 2;
+    }
 
     if (output) {
         bool document_in = al_tool_is_document(path);
@@ -396,12 +497,19 @@ int main(int argc, char **argv)
         al_tool_map_free(&m);
         return 1;
     }
+    al_bsp_counts bc;
+    if (ba.path && !export_bsp(&m, w, &options, &ba, texture_paths, texture_path_count, &bc)) {
+        al_world_destroy(w);
+        al_tool_map_free(&m);
+        return 1;
+    }
     cJSON *textures = textures_json(&m, texture_paths, texture_path_count);
     if (json) {
         al_world_stats s;
         al_world_get_stats(w, &s);
         cJSON *report = al_report_json(&m, w, &s);
         if (report) rad_json(report, &rr);
+        if (report && ba.path) cJSON_AddItemToObject(report, "bsp", bsp_json(&ba, &bc));
         if (report && textures)
             cJSON_AddItemToObject(report, "materials", textures);
         else
@@ -427,6 +535,11 @@ int main(int argc, char **argv)
                    rr.stats.patches, rr.stats.lights, (long long) rr.stats.shots,
                    rr.stats.residual * 100, rr.ms,
                    rr.stop == AL_RAD_STOP_TIME ? " (time budget reached)" : "");
+        if (ba.path)
+            printf("  bsp: %s (%s), %zu bytes: %d models, %d nodes, %d leafs, %d clipnodes, "
+                   "%d faces, %d textures (%d checkers)\n",
+                   ba.path, al_bsp_format_name(bc.format), bc.file_bytes, bc.models, bc.nodes,
+                   bc.leafs, bc.clipnodes, bc.faces, bc.miptex, bc.miptex_missing);
     }
     al_world_destroy(w);
     al_tool_map_free(&m);
