@@ -22,10 +22,9 @@
 #define SUBDIVIDE 240.0
 #define MAX_POINTS 256
 
-/* The faces a material never draws. */
-#define HIDDEN                                                                                     \
-    (AL_MATERIAL_CLIP | AL_MATERIAL_NODRAW | AL_MATERIAL_HINT | AL_MATERIAL_TRIGGER |              \
-     AL_MATERIAL_ORIGIN)
+/* The faces a material never draws. A brush entity's trigger faces are written (as Quake's
+ * qbsp writes them): a trigger's model is its faces, and its code hides them. */
+#define HIDDEN (AL_MATERIAL_CLIP | AL_MATERIAL_NODRAW | AL_MATERIAL_HINT | AL_MATERIAL_ORIGIN)
 
 static bool special_name(const char *name)
 {
@@ -241,7 +240,8 @@ static bool drawn_faces(const q_bsp *q, bool *drawn)
                    (al_brush_contents(in, b, NULL) & AL_MATERIAL_LIQUID);
         for (int f = 0; f < bd->face_count; f++) {
             int32_t m = in->faces[bd->first_face + f].material;
-            if (m < 0 || (in->materials[m].flags & HIDDEN)) {
+            uint32_t hidden = HIDDEN | (world ? AL_MATERIAL_TRIGGER : 0);
+            if (m < 0 || (in->materials[m].flags & hidden)) {
                 drawn[bd->first_face + f] = false;
                 continue;
             }
