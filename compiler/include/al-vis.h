@@ -53,6 +53,12 @@ int al_world_vis_leaf_count(const al_world *world);
 /* The vis leaf containing P, or -1 if P is in solid or outside a sealed map. */
 int al_world_vis_leaf_at(const al_world *world, const double p[3]);
 
+/* The vis leaves whose cells meet the box [MINS, MAXS] (touching counts), each once, in
+ * increasing order, into OUT (room for MAX). Returns how many there are (may exceed MAX);
+ * 0 without visibility, -1 if memory runs out. */
+int al_world_vis_leaves_in_box(const al_world *world, const double mins[3], const double maxs[3],
+                               int32_t *out, int max);
+
 /* True if vis leaf B is in the PVS of vis leaf A (symmetric; a leaf sees itself). False for
  * indices out of range. */
 bool al_world_leaf_sees(const al_world *world, int a, int b);

@@ -6,6 +6,7 @@
 
 #include "bsp.h"
 
+#include "al-epsilon.h"
 #include "al-faces.h"
 #include "al-world-trees.h"
 
@@ -108,6 +109,14 @@ typedef struct q_piece {
     int32_t first_point, point_count; /* into q_bsp.piece_points */
 } q_piece;
 
+/* A box of doubles. */
+typedef struct q_box {
+    double mins[3], maxs[3];
+} q_box;
+
+/* Farther than any coordinate of a compiled world (AL_MODEL_OUTER is twice AL_COORD_MAX). */
+#define Q_ALL_SPACE (4.0 * AL_COORD_MAX)
+
 typedef struct q_bsp {
     const al_bsp_source *src;
     al_bsp_format format;
@@ -116,6 +125,8 @@ typedef struct q_bsp {
     int quake_hull[3];   /* Allium hull of Quake's hulls 0, 1 and 2 */
     q_array planes, nodes, leafs, clipnodes, texinfo, models, vertexes, edges, surfedges,
         marksurfaces, faces, pieces, piece_points;
+    q_array leaf_boxes; /* per leaf, the axial box of its cell (not cut to the model) */
+    double clamp_mins[3], clamp_maxs[3]; /* the model's bounds the written ones are cut to */
     q_index plane_index, vertex_index, edge_index, texinfo_index, clip_index;
     /* Per model: its brushes' entity and its faces' pieces; per input entity: its model
      * number in the .bsp, or -1. */
@@ -132,6 +143,8 @@ typedef struct q_bsp {
     size_t miptex_bytes;
     char *entities;
     size_t entities_bytes;
+    uint8_t *visibility; /* the compressed rows; NULL: none (every leaf sees all) */
+    size_t visibility_bytes;
     /* Per leaf during the marking of faces: the pieces in it (a list per leaf). */
     q_array leaf_pieces; /* pairs (leaf, piece) */
 } q_bsp;
@@ -149,5 +162,10 @@ al_status q_build_trees(q_bsp *q);
  * and the hull-0 trees; writes faces, edges, vertexes, texinfo, marksurfaces, the nodes'
  * and leaves' face ranges, the models' face ranges and the miptex lump. */
 al_status q_build_faces(q_bsp *q);
+
+/* Stage: the visibility (bsp-vis.c). Reads the world's PVS, portals and leaf faces, the
+ * face polygons and the world's leaves' boxes; writes the visibility lump and the world's
+ * leaves' visofs. */
+al_status q_build_vis(q_bsp *q);
 
 #endif

@@ -122,11 +122,18 @@ static void cut_box(const double normal[3], double dist, int side, const double 
     }
 }
 
-static void set_bounds(float mins[3], float maxs[3], const double lo[3], const double hi[3])
+/* The bounds written for a cell of the box [LO, HI]: the box cut to the model's bounds
+ * (grown by a unit), whole units. Cells outside the model's geometry are flat boxes on its
+ * edge. */
+static void set_bounds(const q_bsp *q, float mins[3], float maxs[3], const double lo[3],
+                       const double hi[3])
 {
     for (int a = 0; a < 3; a++) {
-        mins[a] = (float) floor(lo[a]);
-        maxs[a] = (float) ceil(hi[a]);
+        double l = fmax(lo[a], q->clamp_mins[a]), h = fmin(hi[a], q->clamp_maxs[a]);
+        l = fmin(l, q->clamp_maxs[a]);
+        h = fmax(h, l);
+        mins[a] = (float) floor(l);
+        maxs[a] = (float) ceil(h);
     }
 }
 
@@ -134,10 +141,13 @@ static void set_bounds(float mins[3], float maxs[3], const double lo[3], const d
 static int32_t add_leaf(q_bsp *q, int32_t contents, const double mins[3], const double maxs[3])
 {
     q_leaf *l = q_push(&q->leafs);
-    if (!l) return -1;
+    q_box *box = q_push(&q->leaf_boxes);
+    if (!l || !box) return -1;
     l->contents = contents;
     l->visofs = -1;
-    set_bounds(l->mins, l->maxs, mins, maxs);
+    set_bounds(q, l->mins, l->maxs, mins, maxs);
+    memcpy(box->mins, mins, sizeof box->mins);
+    memcpy(box->maxs, maxs, sizeof box->maxs);
     return q->leafs.count - 1;
 }
 
@@ -154,7 +164,7 @@ static int32_t add_node(q_bsp *q, const double normal[3], double dist, int32_t f
     n->plane = plane;
     n->child[0] = flipped ? back : front;
     n->child[1] = flipped ? front : back;
-    set_bounds(n->mins, n->maxs, mins, maxs);
+    set_bounds(q, n->mins, n->maxs, mins, maxs);
     return q->nodes.count - 1;
 }
 
@@ -371,7 +381,7 @@ al_status q_build_trees(q_bsp *q)
     const al_world *w = q->src->world;
     /* Leaf 0: Quake's shared solid leaf. */
     q_leaf *solid = q_push(&q->leafs);
-    if (!solid) return AL_ERR_NOMEM;
+    if (!solid || !q_push(&q->leaf_boxes)) return AL_ERR_NOMEM;
     solid->contents = Q_CONTENTS_SOLID;
     solid->visofs = -1;
     liquid_list liquids = {NULL, 0};
@@ -379,10 +389,14 @@ al_status q_build_trees(q_bsp *q)
     al_status st = AL_OK;
     for (int m = 0; m < q->model_count && st == AL_OK; m++) {
         q_model *qm = Q_AT(q->models, q_model, m);
+        /* The trees' cells are boxes of all space (what the leaves' boxes are for the
+         * visibility); the bounds written are cut to the model's. */
         double mins[3], maxs[3];
         for (int a = 0; a < 3; a++) {
-            mins[a] = qm->mins[a] - 1;
-            maxs[a] = qm->maxs[a] + 1;
+            mins[a] = -Q_ALL_SPACE;
+            maxs[a] = Q_ALL_SPACE;
+            q->clamp_mins[a] = qm->mins[a] - 1;
+            q->clamp_maxs[a] = qm->maxs[a] + 1;
         }
         int am = q->model_allium[m];
         int32_t first_leaf = q->leafs.count;

@@ -2,7 +2,8 @@
  * format, and the packing of the lumps into BSP29's or BSP2's layout.
  *
  * Pipeline (al_bsp_build): face polygons -> models and hulls -> hull trees (bsp-trees.c)
- * -> faces and miptex (bsp-faces.c) -> entities -> limits -> lumps. Nothing is written to
+ * -> faces and miptex (bsp-faces.c) -> visibility (bsp-vis.c) -> entities -> limits ->
+ * lumps. Nothing is written to
  * disk until every stage has succeeded; al_bsp_write then writes a temporary file beside
  * the target and renames it.
  */
@@ -544,7 +545,8 @@ static bool pack(q_bsp *q, out_buffer *o)
                 put_i32(o, m->face_count);
             }
             break;
-        default: break; /* visibility, lighting: none yet */
+        case LUMP_VISIBILITY: put(o, q->visibility, q->visibility_bytes); break;
+        default: break; /* lighting: none yet */
         }
         while (o->length % 4) put(o, "", 1);
     }
@@ -580,6 +582,7 @@ static void counts_of(const q_bsp *q, size_t file_bytes, al_bsp_counts *c)
     c->miptex = q->miptex_count;
     c->miptex_missing = q->miptex_missing;
     c->entities_bytes = q->entities_bytes;
+    c->visibility_bytes = q->visibility_bytes;
     c->file_bytes = file_bytes;
 }
 
@@ -588,7 +591,7 @@ static void q_bsp_free(q_bsp *q)
     q_array *arrays[] = {&q->planes,   &q->nodes,        &q->leafs,     &q->clipnodes,
                          &q->texinfo,  &q->models,       &q->vertexes,  &q->edges,
                          &q->surfedges, &q->marksurfaces, &q->faces,    &q->pieces,
-                         &q->piece_points, &q->leaf_pieces};
+                         &q->piece_points, &q->leaf_pieces, &q->leaf_boxes};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++) q_array_free(arrays[i]);
     q_index_free(&q->plane_index);
     q_index_free(&q->vertex_index);
@@ -603,6 +606,7 @@ static void q_bsp_free(q_bsp *q)
     free(q->miptex_material);
     free(q->miptex_lump);
     free(q->entities);
+    free(q->visibility);
 }
 
 al_status al_bsp_build(const al_bsp_source *source, al_bsp_format format, void **data,
@@ -628,7 +632,8 @@ al_status al_bsp_build(const al_bsp_source *source, al_bsp_format format, void *
     q.faces.size = sizeof(q_face);
     q.pieces.size = sizeof(q_piece);
     q.piece_points.size = sizeof(double[3]);
-    q.leaf_pieces.size = sizeof(int32_t[2]);
+    q.leaf_pieces.size = sizeof(q_pair);
+    q.leaf_boxes.size = sizeof(q_box);
     al_status st = AL_OK;
     if (source->input->entity_count != source->map->entity_count) {
         al_diag_add(diags, AL_SEVERITY_ERROR, AL_DIAG_ENTITY, -1, -1, -1, -1, -1,
@@ -643,6 +648,7 @@ al_status al_bsp_build(const al_bsp_source *source, al_bsp_format format, void *
     if (st == AL_OK) st = plan_models(&q);
     if (st == AL_OK) st = q_build_trees(&q);
     if (st == AL_OK) st = q_build_faces(&q);
+    if (st == AL_OK) st = q_build_vis(&q);
     if (st == AL_OK) st = build_entities(&q);
     if (st == AL_OK && format == AL_BSP29 && !fits_bsp29(&q)) st = AL_ERR_LIMIT;
     out_buffer o = {0};

@@ -277,6 +277,9 @@ static bool read_lumps(const uint8_t *data, size_t size, rb_bsp *b, char *why, s
     }
     if (!lump(data, size, L_VISIBILITY, 0, &at, &n, why, why_size)) return false;
     b->visibility_bytes = (size_t) n;
+    b->visibility = malloc((size_t) n + 1);
+    NEED(b->visibility, "out of memory");
+    memcpy(b->visibility, at, (size_t) n);
     if (!lump(data, size, L_LIGHTING, 0, &at, &n, why, why_size)) return false;
     b->lighting_bytes = (size_t) n;
     return true;
@@ -356,6 +359,23 @@ static bool check_indices(const rb_bsp *b, char *why, size_t why_size)
     }
     NEED(b->models[0].visleafs >= 0 && b->models[0].visleafs < b->leaf_count,
          "the world's visleafs %d (leafs: %d)", b->models[0].visleafs, b->leaf_count);
+    /* Every row decompresses to whole bytes within the lump. */
+    size_t row = ((size_t) b->models[0].visleafs + 7) / 8;
+    for (int l = 1; l <= b->models[0].visleafs; l++) {
+        if (b->leafs[l].visofs < 0) continue;
+        size_t at = (size_t) b->leafs[l].visofs, got = 0;
+        while (got < row) {
+            NEED(at < b->visibility_bytes, "leaf %d's row passes the visibility lump", l);
+            if (b->visibility[at++]) {
+                got++;
+                continue;
+            }
+            NEED(at < b->visibility_bytes, "leaf %d's row ends in a zero without a count", l);
+            NEED(b->visibility[at] > 0, "leaf %d's row has a run of 0 zeros", l);
+            got += b->visibility[at++];
+        }
+        NEED(got == row, "leaf %d's row is %zu bytes, not %zu", l, got, row);
+    }
     return true;
 }
 
@@ -389,6 +409,7 @@ void rb_free(rb_bsp *b)
     free(b->marksurfaces);
     free(b->models);
     free(b->entities);
+    free(b->visibility);
     memset(b, 0, sizeof *b);
 }
 
@@ -420,4 +441,34 @@ int rb_point_contents(const rb_bsp *b, int model, int hull, const double p[3], d
     if (nearest) *nearest = best;
     if (num >= 0) return 0; /* a cycle */
     return hull == 0 ? b->leafs[-1 - num].contents : num;
+}
+
+int rb_point_leaf(const rb_bsp *b, int model, const double p[3])
+{
+    int32_t num = b->models[model].headnode[0];
+    int limit = b->node_count + 1;
+    while (num >= 0 && limit-- > 0) {
+        const rb_plane *pl = &b->planes[b->nodes[num].plane];
+        double d = pl->type < 3 ? p[pl->type] - pl->dist
+                                : pl->normal[0] * p[0] + pl->normal[1] * p[1] +
+                                      pl->normal[2] * p[2] - pl->dist;
+        num = b->nodes[num].child[d < 0];
+    }
+    return num >= 0 ? 0 : -1 - num;
+}
+
+bool rb_leaf_sees(const rb_bsp *b, int from, int to)
+{
+    if (b->leafs[from].visofs < 0) return true;
+    size_t at = (size_t) b->leafs[from].visofs, byte = (size_t) (to - 1) / 8, got = 0;
+    for (;;) {
+        uint8_t c = b->visibility[at++];
+        if (c) {
+            if (got == byte) return c >> ((to - 1) % 8) & 1;
+            got++;
+        } else {
+            got += b->visibility[at++];
+            if (got > byte) return false;
+        }
+    }
 }

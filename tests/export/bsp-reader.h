@@ -75,6 +75,7 @@ typedef struct rb_bsp {
     int model_count;
     int miptex_count;
     char *entities; /* NUL-terminated copy of the lump */
+    uint8_t *visibility; /* copy of the lump */
     size_t visibility_bytes, lighting_bytes;
 } rb_bsp;
 
@@ -83,6 +84,14 @@ typedef struct rb_bsp {
 bool rb_read(const void *data, size_t size, rb_bsp *out, char *why, size_t why_size);
 
 void rb_free(rb_bsp *bsp);
+
+/* The leaf of MODEL's hull 0 holding P (Quake's Mod_PointInLeaf). */
+int rb_point_leaf(const rb_bsp *bsp, int model, const double p[3]);
+
+/* Whether leaf TO is in the visibility row of leaf FROM (both world leaves, 1 to
+ * visleafs): Quake's run-length rows, where a zero byte is followed by the count of zero
+ * bytes it stands for. A leaf without a row (visofs -1) sees every leaf. */
+bool rb_leaf_sees(const rb_bsp *bsp, int from, int to);
 
 /* Quake's contents (-1 empty, -2 solid, -3 water, -4 slime, -5 lava, -6 sky) at P in
  * MODEL's hull HULL (0-2). *NEAREST (may be NULL) receives the smallest distance of P from

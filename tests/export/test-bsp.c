@@ -121,6 +121,46 @@ static void check_export(const scene *s, al_bsp_format format, int samples, cons
     CHECK_MSG(r.mismatches[0] + r.mismatches[1] + r.mismatches[2] == 0, "%s: %s", name, r.why);
     CHECK(r.samples > samples); /* the planes did not swallow the test */
 
+    /* Visibility: points in vis leaves that see each other lie in leaves whose rows say
+     * so. Up to 300 points in vis leaves (and in empty leaves of the .bsp), every pair. */
+    enum { POINTS = 300 };
+    double (*pts)[3] = malloc(POINTS * sizeof *pts);
+    int *vis = malloc(POINTS * sizeof *vis), *leaf = malloc(POINTS * sizeof *leaf);
+    REQUIRE(pts && vis && leaf);
+    int n = 0;
+    for (int tries = 0; tries < 200 * POINTS && n < POINTS; tries++) {
+        double *p = pts[n];
+        for (int k = 0; k < 3; k++) p[k] = lo[k] + (hi[k] - lo[k]) * uniform01();
+        vis[n] = al_world_vis_leaf_at(w, p);
+        double nearest;
+        if (vis[n] < 0 || rb_point_contents(&b, 0, 0, p, &nearest) == -2 || nearest < 0.01)
+            continue;
+        leaf[n] = rb_point_leaf(&b, 0, p);
+        n += leaf[n] > 0 && leaf[n] <= b.models[0].visleafs;
+    }
+    int pairs = 0, missing = 0, hidden = 0;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) {
+            if (!al_world_leaf_sees(w, vis[i], vis[j])) {
+                hidden += !rb_leaf_sees(&b, leaf[i], leaf[j]);
+                continue;
+            }
+            pairs++;
+            if (!rb_leaf_sees(&b, leaf[i], leaf[j]) && missing++ == 0)
+                check_fail(__FILE__, __LINE__,
+                           "%s: leaf %d (%.1f %.1f %.1f, vis leaf %d) does not see leaf %d "
+                           "(%.1f %.1f %.1f, vis leaf %d), which the PVS says it does",
+                           name, leaf[i], pts[i][0], pts[i][1], pts[i][2], vis[i], leaf[j],
+                           pts[j][0], pts[j][1], pts[j][2], vis[j]);
+        }
+    check_note("%s: %d points in vis leaves, %d visible pairs (%d missing from the rows), "
+               "%d of the hidden pairs hidden in the rows too; %zu bytes of visibility",
+               name, n, pairs, missing, hidden, b.visibility_bytes);
+    CHECK(missing == 0);
+    free(pts);
+    free(vis);
+    free(leaf);
+
     /* Faces on their planes, inside their model's bounds. */
     int off_plane = 0, outside = 0;
     for (int m = 0; m < b.model_count; m++) {
@@ -163,6 +203,9 @@ static void check_export(const scene *s, al_bsp_format format, int samples, cons
     CHECK(strstr(b.entities, "\"classname\" \"worldspawn\""));
     rb_free(&b);
 }
+
+/* Scenes are compiled with the tight PVS, which the visibility rows are made from. */
+static const scene_options with_pvs = {.pvs = true, .pvs_level = AL_PVS_TIGHT};
 
 static void check_both(const scene *s, int samples, const char *name)
 {
@@ -210,7 +253,7 @@ static mapgen *room_map(double shift)
 CHECK_TEST(room, "/export/bsp/room-contents-equal-the-world-in-every-hull")
 {
     scene s = {0};
-    REQUIRE(scene_load_mapgen(&s, room_map(0), NULL));
+    REQUIRE(scene_load_mapgen(&s, room_map(0), &with_pvs));
     check_both(&s, 20000, "room");
     scene_free(&s);
 }
@@ -218,7 +261,7 @@ CHECK_TEST(room, "/export/bsp/room-contents-equal-the-world-in-every-hull")
 CHECK_TEST(entities, "/export/bsp/brush-entities-get-models-and-groups-merge-into-the-world")
 {
     scene s = {0};
-    REQUIRE(scene_load_mapgen(&s, room_map(0), NULL));
+    REQUIRE(scene_load_mapgen(&s, room_map(0), &with_pvs));
     al_bsp_source src = {s.map, &s.input.input, s.world, NULL};
     void *data;
     size_t size;
@@ -244,9 +287,10 @@ CHECK_TEST(entities, "/export/bsp/brush-entities-get-models-and-groups-merge-int
         CHECK(rb_point_contents(&b, 1, h, (const double[3]){458, 150, 56}, NULL) == -2);
     /* No texture source: every texture is a checker, and said so. */
     CHECK(c.miptex_missing == c.miptex && c.miptex == b.miptex_count);
-    /* Visibility and lighting are not written: every leaf sees all, fullbright. */
-    CHECK(b.visibility_bytes == 0 && b.lighting_bytes == 0);
-    for (int l = 0; l < b.leaf_count; l++) CHECK(b.leafs[l].visofs == -1);
+    /* Lighting is not written: fullbright. Visibility is, for the world's leaves only. */
+    CHECK(b.lighting_bytes == 0 && b.visibility_bytes > 0);
+    CHECK(b.leafs[0].visofs == -1);
+    for (int l = b.models[0].visleafs + 1; l < b.leaf_count; l++) CHECK(b.leafs[l].visofs == -1);
     rb_free(&b);
     scene_free(&s);
 }
@@ -254,7 +298,7 @@ CHECK_TEST(entities, "/export/bsp/brush-entities-get-models-and-groups-merge-int
 CHECK_TEST(limit, "/export/bsp/bsp29-refuses-bounds-past-16-bits-and-bsp2-takes-them")
 {
     scene s = {0};
-    REQUIRE(scene_load_mapgen(&s, room_map(40000), NULL));
+    REQUIRE(scene_load_mapgen(&s, room_map(40000), &with_pvs));
     al_bsp_source src = {s.map, &s.input.input, s.world, NULL};
     void *data = NULL;
     size_t size = 0;
@@ -336,7 +380,7 @@ CHECK_TEST(miptex, "/export/bsp/wad2-textures-are-copied-and-missing-ones-are-ch
     free(wad);
     al_texture_sources sources = {&read, NULL, 1};
     scene s = {0};
-    REQUIRE(scene_load_mapgen(&s, room_map(0), NULL));
+    REQUIRE(scene_load_mapgen(&s, room_map(0), &with_pvs));
     al_bsp_source src = {s.map, &s.input.input, s.world, &sources};
     void *data;
     size_t size;
@@ -383,7 +427,7 @@ CHECK_TEST(generated, "/export/bsp/generated-maps-contents-equal-the-world")
             continue;
         }
         scene s = {0};
-        REQUIRE_MSG(scene_load_file(&s, path, NULL), "%s", path);
+        REQUIRE_MSG(scene_load_file(&s, path, &with_pvs), "%s", path);
         check_both(&s, 20000, path);
         scene_free(&s);
     }
@@ -399,7 +443,7 @@ CHECK_TEST(real, "/export/bsp/real-maps-contents-equal-the-world")
         if (!path) continue;
         found++;
         scene s = {0};
-        REQUIRE_MSG(scene_load_file(&s, path, NULL), "%s", path);
+        REQUIRE_MSG(scene_load_file(&s, path, &with_pvs), "%s", path);
         check_both(&s, 20000, names[i]);
         scene_free(&s);
     }
