@@ -11,8 +11,9 @@
  * the first's leaf has the second's. Leaves that touch no vis leaf (solid to sight, or the
  * void outside a sealed map) see nothing.
  *
- * Workload: e1m1 (13,000 leaves, 1,300 vis leaves) in a few tenths of a second: the rows
- * are made once per distinct set of vis leaves touched, and identical rows share bytes.
+ * Rows are coded as the stored compiles code theirs (al_vis_rle_row). Workload: e1m1
+ * (13,000 leaves, 1,300 vis leaves) in a few tenths of a second: the rows are made once per
+ * distinct set of vis leaves touched, and identical rows share bytes.
  */
 #include "bsp-internal.h"
 
@@ -20,24 +21,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-
-/* Quake's compression of ROW (BYTES bytes) into OUT (room for 2 * BYTES): a zero byte is
- * followed by how many zeros it stands for (1-255). Returns the length. */
-static size_t compress_row(const uint8_t *row, size_t bytes, uint8_t *out)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < bytes; i++) {
-        out[n++] = row[i];
-        if (row[i]) continue;
-        int zeros = 1;
-        while (i + 1 < bytes && row[i + 1] == 0 && zeros < 255) {
-            zeros++;
-            i++;
-        }
-        out[n++] = (uint8_t) zeros;
-    }
-    return n;
-}
 
 typedef struct vis_work {
     int vis_count;       /* vis leaves */
@@ -79,14 +62,11 @@ al_status q_build_vis(q_bsp *q)
     uint64_t *row = malloc(v.leaf_words * sizeof *row);
     uint64_t *seen = malloc(v.vis_words * sizeof *seen);
     uint8_t *packed = malloc(2 * row_bytes + 2);
-    uint8_t *row_bytes_of = malloc(row_bytes + 1);
     row_cache cache = {{0}, {NULL, 0, 0, sizeof(int32_t[2])}};
     q_array lump = {NULL, 0, 0, 1};
     q_index rows = {0}; /* hash of compressed bytes -> visofs */
     al_status st = AL_ERR_NOMEM;
-    if (!found || !v.pvs || !v.touching || !v.touched || !row || !seen || !packed ||
-        !row_bytes_of)
-        goto done;
+    if (!found || !v.pvs || !v.touching || !v.touched || !row || !seen || !packed) goto done;
     for (int a = 0; a < v.vis_count; a++)
         for (int b = 0; b < v.vis_count; b++)
             if (al_world_leaf_sees(w, a, b)) v.pvs[a * v.vis_words + b / 64] |= 1ull << (b % 64);
@@ -121,9 +101,7 @@ al_status q_build_vis(q_bsp *q)
         for (int b = 0; b < v.vis_count; b++)
             if (seen[b / 64] >> (b % 64) & 1)
                 for (size_t k = 0; k < v.leaf_words; k++) row[k] |= v.touching[b * v.leaf_words + k];
-        for (size_t i = 0; i < row_bytes; i++)
-            row_bytes_of[i] = (uint8_t) (row[i / 8] >> (8 * (i % 8))); /* bit j: byte j / 8 */
-        size_t n = compress_row(row_bytes_of, row_bytes, packed);
+        size_t n = al_vis_rle_row(row, v.leaf_count, packed);
         uint64_t rh = q_hash_bytes(packed, n);
         int32_t visofs = q_index_get(&rows, rh);
         if (visofs < 0 || (size_t) visofs + n > (size_t) lump.count ||
@@ -151,7 +129,6 @@ done:
     free(row);
     free(seen);
     free(packed);
-    free(row_bytes_of);
     q_array_free(&lump);
     q_array_free(&cache.entries);
     q_index_free(&cache.index);

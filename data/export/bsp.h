@@ -1,5 +1,8 @@
 /* Quake BSP export: a compiled map as a .bsp file that a Quake engine loads.
  *
+ * Expected workload: a whole map per call, from the command line or the editor's export;
+ * e1m1 exports in about half a second (most of it the visibility rows).
+ *
  * Entry points:
  *   al_bsp_build  map + its input + its compiled world (+ WADs) -> the bytes of a .bsp
  *   al_bsp_write  the same, into a file (a temporary file beside it, then renamed)
@@ -21,9 +24,9 @@
  *     Quake's palette becomes a checker of its name, with a warning);
  *   - one model per brush entity (solid ones with their own hull trees, triggers and
  *     other non-solid ones with empty trees), and the entities lump, with "model" "*N" on
- *     each brush entity; func_group and func_detail entities are merged into the world.
- * Not written yet: visibility (every leaf sees every other, which Quake reads as such) and
- * lighting (engines draw the map fullbright).
+ *     each brush entity; func_group and func_detail entities are merged into the world;
+ *   - visibility: a row per world leaf from the world's PVS, conservative (bsp-vis.c).
+ * Not written yet: lighting (engines draw the map fullbright).
  *
  * Formats: BSP29 (Quake's) with its 16-bit limits, checked and named when a map passes
  * them, and BSP2 (32-bit indices, float bounds), which lifts them.

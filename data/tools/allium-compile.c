@@ -537,9 +537,10 @@ int main(int argc, char **argv)
                    rr.stop == AL_RAD_STOP_TIME ? " (time budget reached)" : "");
         if (ba.path)
             printf("  bsp: %s (%s), %zu bytes: %d models, %d nodes, %d leafs, %d clipnodes, "
-                   "%d faces, %d textures (%d checkers)\n",
+                   "%d faces, %d textures (%d checkers), %zu bytes of visibility\n",
                    ba.path, al_bsp_format_name(bc.format), bc.file_bytes, bc.models, bc.nodes,
-                   bc.leafs, bc.clipnodes, bc.faces, bc.miptex, bc.miptex_missing);
+                   bc.leafs, bc.clipnodes, bc.faces, bc.miptex, bc.miptex_missing,
+                   bc.visibility_bytes);
     }
     al_world_destroy(w);
     al_tool_map_free(&m);
