@@ -184,7 +184,8 @@ int al_world_vis_leaves_in_box(const al_world *w, const double mins[3], const do
         free(found.items);
         return -1;
     }
-    qsort(found.items, (size_t) found.count, sizeof *found.items, compare_clusters);
+    if (found.count > 1)
+        qsort(found.items, (size_t) found.count, sizeof *found.items, compare_clusters);
     int n = 0;
     for (int64_t i = 0; i < found.count; i++) {
         if (i > 0 && found.items[i].a == found.items[i - 1].a) continue;

@@ -9,6 +9,8 @@
  */
 #include "bsp-internal.h"
 
+#include "al-clock.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -612,6 +614,7 @@ static void q_bsp_free(q_bsp *q)
 al_status al_bsp_build(const al_bsp_source *source, al_bsp_format format, void **data,
                        size_t *size, al_bsp_counts *counts, al_diag_list *diags)
 {
+    uint64_t start = al_clock_ns();
     *data = NULL;
     *size = 0;
     q_bsp q;
@@ -646,9 +649,13 @@ al_status al_bsp_build(const al_bsp_source *source, al_bsp_format format, void *
     if (st == AL_OK) st = al_face_polys_build(source->input, &q.polys);
     if (st == AL_OK) st = pick_hulls(&q);
     if (st == AL_OK) st = plan_models(&q);
+    uint64_t t0 = al_clock_ns();
     if (st == AL_OK) st = q_build_trees(&q);
+    uint64_t t1 = al_clock_ns();
     if (st == AL_OK) st = q_build_faces(&q);
+    uint64_t t2 = al_clock_ns();
     if (st == AL_OK) st = q_build_vis(&q);
+    uint64_t t3 = al_clock_ns();
     if (st == AL_OK) st = build_entities(&q);
     if (st == AL_OK && format == AL_BSP29 && !fits_bsp29(&q)) st = AL_ERR_LIMIT;
     out_buffer o = {0};
@@ -656,7 +663,13 @@ al_status al_bsp_build(const al_bsp_source *source, al_bsp_format format, void *
     if (st == AL_OK) {
         *data = o.data;
         *size = o.length;
-        if (counts) counts_of(&q, o.length, counts);
+        if (counts) {
+            counts_of(&q, o.length, counts);
+            counts->ms_trees = (double) (t1 - t0) / 1e6;
+            counts->ms_faces = (double) (t2 - t1) / 1e6;
+            counts->ms_vis = (double) (t3 - t2) / 1e6;
+            counts->ms_total = al_clock_ms_since(start);
+        }
     } else {
         free(o.data);
     }
