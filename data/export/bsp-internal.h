@@ -145,6 +145,8 @@ typedef struct q_bsp {
     size_t entities_bytes;
     uint8_t *visibility; /* the compressed rows; NULL: none (every leaf sees all) */
     size_t visibility_bytes;
+    uint8_t *lighting, *lit; /* a byte per luxel, and three; NULL: no lighting */
+    size_t lighting_bytes, lit_bytes;
     /* Per leaf during the marking of faces: the pieces in it (a list per leaf). */
     q_array leaf_pieces; /* pairs (leaf, piece) */
 } q_bsp;
@@ -167,5 +169,10 @@ al_status q_build_faces(q_bsp *q);
  * face polygons and the world's leaves' boxes; writes the visibility lump and the world's
  * leaves' visofs. */
 al_status q_build_vis(q_bsp *q);
+
+/* Stage: the lighting (bsp-light.c), when the source has a radiosity. Reads the faces,
+ * their vertexes, planes and texinfo, and the radiosity's lightmaps; writes the lighting
+ * and .lit bytes and the faces' lightofs and styles. */
+al_status q_build_light(q_bsp *q);
 
 #endif

@@ -2,8 +2,8 @@
  * format, and the packing of the lumps into BSP29's or BSP2's layout.
  *
  * Pipeline (al_bsp_build): face polygons -> models and hulls -> hull trees (bsp-trees.c)
- * -> faces and miptex (bsp-faces.c) -> visibility (bsp-vis.c) -> entities -> limits ->
- * lumps. Nothing is written to
+ * -> faces and miptex (bsp-faces.c) -> visibility (bsp-vis.c) -> lighting (bsp-light.c)
+ * -> entities -> limits -> lumps. Nothing is written to
  * disk until every stage has succeeded; al_bsp_write then writes a temporary file beside
  * the target and renames it.
  */
@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 /* --- small containers ---------------------------------------------------------------------- */
@@ -548,7 +549,8 @@ static bool pack(q_bsp *q, out_buffer *o)
             }
             break;
         case LUMP_VISIBILITY: put(o, q->visibility, q->visibility_bytes); break;
-        default: break; /* lighting: none yet */
+        case LUMP_LIGHTING: put(o, q->lighting, q->lighting_bytes); break;
+        default: break;
         }
         while (o->length % 4) put(o, "", 1);
     }
@@ -585,6 +587,7 @@ static void counts_of(const q_bsp *q, size_t file_bytes, al_bsp_counts *c)
     c->miptex_missing = q->miptex_missing;
     c->entities_bytes = q->entities_bytes;
     c->visibility_bytes = q->visibility_bytes;
+    c->lighting_bytes = q->lighting_bytes;
     c->file_bytes = file_bytes;
 }
 
@@ -609,14 +612,36 @@ static void q_bsp_free(q_bsp *q)
     free(q->miptex_lump);
     free(q->entities);
     free(q->visibility);
+    free(q->lighting);
+    free(q->lit);
 }
 
-al_status al_bsp_build(const al_bsp_source *source, al_bsp_format format, void **data,
-                       size_t *size, al_bsp_counts *counts, al_diag_list *diags)
+void al_bsp_files_free(al_bsp_files *files)
+{
+    if (!files) return;
+    free(files->bsp);
+    free(files->lit);
+    memset(files, 0, sizeof *files);
+}
+
+/* The .lit file of Q's lighting: "QLIT", version 1, three bytes per luxel. */
+static bool make_lit(const q_bsp *q, al_bsp_files *out)
+{
+    if (!q->lit) return true;
+    out->lit_size = 8 + q->lit_bytes;
+    uint8_t *lit = malloc(out->lit_size);
+    if (!lit) return false;
+    memcpy(lit, "QLIT\1\0\0\0", 8);
+    memcpy(lit + 8, q->lit, q->lit_bytes);
+    out->lit = lit;
+    return true;
+}
+
+al_status al_bsp_build(const al_bsp_source *source, al_bsp_format format, al_bsp_files *out,
+                       al_bsp_counts *counts, al_diag_list *diags)
 {
     uint64_t start = al_clock_ns();
-    *data = NULL;
-    *size = 0;
+    memset(out, 0, sizeof *out);
     q_bsp q;
     memset(&q, 0, sizeof q);
     q.src = source;
@@ -656,41 +681,40 @@ al_status al_bsp_build(const al_bsp_source *source, al_bsp_format format, void *
     uint64_t t2 = al_clock_ns();
     if (st == AL_OK) st = q_build_vis(&q);
     uint64_t t3 = al_clock_ns();
+    if (st == AL_OK) st = q_build_light(&q);
+    uint64_t t4 = al_clock_ns();
     if (st == AL_OK) st = build_entities(&q);
     if (st == AL_OK && format == AL_BSP29 && !fits_bsp29(&q)) st = AL_ERR_LIMIT;
     out_buffer o = {0};
-    if (st == AL_OK && !pack(&q, &o)) st = AL_ERR_NOMEM;
+    if (st == AL_OK && (!pack(&q, &o) || !make_lit(&q, out))) st = AL_ERR_NOMEM;
     if (st == AL_OK) {
-        *data = o.data;
-        *size = o.length;
+        out->bsp = o.data;
+        out->bsp_size = o.length;
         if (counts) {
             counts_of(&q, o.length, counts);
             counts->ms_trees = (double) (t1 - t0) / 1e6;
             counts->ms_faces = (double) (t2 - t1) / 1e6;
             counts->ms_vis = (double) (t3 - t2) / 1e6;
+            counts->ms_light = (double) (t4 - t3) / 1e6;
             counts->ms_total = al_clock_ms_since(start);
         }
     } else {
         free(o.data);
+        al_bsp_files_free(out);
     }
     q_bsp_free(&q);
     return st;
 }
 
-al_status al_bsp_write(const al_bsp_source *source, al_bsp_format format, const char *path,
-                       al_bsp_counts *counts, al_diag_list *diags)
+/* Writes SIZE bytes of DATA to PATH through PATH.writing and a rename; false (an error in
+ * DIAGS names PATH) when it cannot. */
+static bool write_file(const char *path, const void *data, size_t size, al_diag_list *diags)
 {
-    void *data;
-    size_t size;
-    al_status st = al_bsp_build(source, format, &data, &size, counts, diags);
-    if (st != AL_OK) return st;
     size_t n = strlen(path) + 16;
     char *temp = malloc(n);
-    if (!temp) {
-        free(data);
-        return AL_ERR_NOMEM;
-    }
+    if (!temp) return false;
     snprintf(temp, n, "%s.writing", path);
+    errno = 0;
     FILE *f = fopen(temp, "wb");
     bool ok = f && fwrite(data, 1, size, f) == size;
     int error = errno;
@@ -701,11 +725,35 @@ al_status al_bsp_write(const al_bsp_source *source, al_bsp_format format, const 
         if (errno) error = errno;
         unlink(temp);
         al_diag_add(diags, AL_SEVERITY_ERROR, AL_DIAG_SYNTAX, -1, -1, -1, -1, -1,
-                    "%s: cannot be written: %s", path, strerror(error));
-        st = AL_ERR_IO;
+                    "%s: cannot be written: %s", path, strerror(error ? error : EIO));
     }
     free(temp);
-    free(data);
+    return ok;
+}
+
+al_status al_bsp_write(const al_bsp_source *source, al_bsp_format format, const char *path,
+                       al_bsp_counts *counts, al_diag_list *diags)
+{
+    al_bsp_files files;
+    al_status st = al_bsp_build(source, format, &files, counts, diags);
+    if (st != AL_OK) return st;
+    char *lit_path = NULL;
+    if (files.lit) {
+        size_t n = strlen(path);
+        lit_path = malloc(n + 5);
+        if (!lit_path) {
+            al_bsp_files_free(&files);
+            return AL_ERR_NOMEM;
+        }
+        memcpy(lit_path, path, n + 1);
+        if (n >= 4 && strcasecmp(path + n - 4, ".bsp") == 0) lit_path[n - 4] = '\0';
+        strcat(lit_path, ".lit");
+    }
+    if (!write_file(path, files.bsp, files.bsp_size, diags) ||
+        (lit_path && !write_file(lit_path, files.lit, files.lit_size, diags)))
+        st = AL_ERR_IO;
+    free(lit_path);
+    al_bsp_files_free(&files);
     return st;
 }
 

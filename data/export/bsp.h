@@ -25,8 +25,10 @@
  *   - one model per brush entity (solid ones with their own hull trees, triggers and
  *     other non-solid ones with empty trees), and the entities lump, with "model" "*N" on
  *     each brush entity; func_group and func_detail entities are merged into the world;
- *   - visibility: a row per world leaf from the world's PVS, conservative (bsp-vis.c).
- * Not written yet: lighting (engines draw the map fullbright).
+ *   - visibility: a row per world leaf from the world's PVS, conservative (bsp-vis.c);
+ *   - lighting, when given the radiosity: each face's lightmap on Quake's 16-texel grid,
+ *     the channels' mean in the .bsp and the colours in a .lit file (bsp-light.c); without
+ *     it, none (engines draw the map fullbright).
  *
  * Formats: BSP29 (Quake's) with its 16-bit limits, checked and named when a map passes
  * them, and BSP2 (32-bit indices, float bounds), which lifts them.
@@ -34,6 +36,7 @@
 #ifndef AL_EXPORT_BSP_H
 #define AL_EXPORT_BSP_H
 
+#include "al-rad.h"
 #include "al-world.h"
 #include "mapfile/map.h"
 #include "textures/sources.h"
@@ -54,30 +57,45 @@ typedef struct al_bsp_counts {
     size_t entities_bytes; /* of the entities lump */
     size_t visibility_bytes, lighting_bytes;
     size_t file_bytes;
-    double ms_trees, ms_faces, ms_vis, ms_total; /* wall-clock milliseconds of the stages */
+    double ms_trees, ms_faces, ms_vis, ms_light, ms_total; /* wall-clock ms of the stages */
 } al_bsp_counts;
 
 /* What a .bsp is made of. MAP gives the texture axes and the entities; INPUT must be
  * al_map_input_build's input of MAP (entities, brushes and faces in MAP's order) and
- * WORLD its compile; TEXTURES (may be NULL) the WADs. Everything is only read. */
+ * WORLD its compile; TEXTURES (may be NULL) the WADs; RAD (a solver of WORLD and INPUT) and
+ * LIGHTMAP (its snapshot) the light, or both NULL for none. Everything is only read. */
 typedef struct al_bsp_source {
     const al_map *map;
     const al_input *input;
     const al_world *world;
     const al_texture_sources *textures;
+    const al_rad *rad;
+    const al_rad_lightmap *lightmap;
 } al_bsp_source;
 
-/* The .bsp of SOURCE in FORMAT, malloc'd into *DATA (*SIZE bytes); COUNTS (may be NULL)
- * says what it holds. Warnings (hull sizes, missing textures) go to DIAGS. Returns AL_OK;
+/* The bytes of a .bsp and of its .lit (colour lightmaps; none without lighting), owned. */
+typedef struct al_bsp_files {
+    void *bsp;
+    size_t bsp_size;
+    void *lit; /* NULL when the map has no lighting */
+    size_t lit_size;
+} al_bsp_files;
+
+void al_bsp_files_free(al_bsp_files *files);
+
+/* The .bsp of SOURCE in FORMAT (and its .lit) into OUT; COUNTS (may be NULL) says what it
+ * holds. Warnings (hull sizes, missing textures) go to DIAGS. Returns AL_OK;
  * AL_ERR_LIMIT when the map passes a limit of the format (an error in DIAGS names it, and
  * for BSP29 says that BSP2 lifts it); AL_ERR_INVALID_ARGUMENT when the world lacks a hull
- * Quake needs or does not fit the map (an error names it); AL_ERR_NOMEM. */
-al_status al_bsp_build(const al_bsp_source *source, al_bsp_format format, void **data,
-                       size_t *size, al_bsp_counts *counts, al_diag_list *diags);
+ * Quake needs or does not fit the map (an error names it); AL_ERR_NOMEM. OUT is empty on
+ * failure. */
+al_status al_bsp_build(const al_bsp_source *source, al_bsp_format format, al_bsp_files *out,
+                       al_bsp_counts *counts, al_diag_list *diags);
 
-/* al_bsp_build into the file PATH: written to a temporary file beside it and renamed over
- * PATH once complete, so PATH is never left damaged. AL_ERR_IO (an error names PATH) when
- * it cannot be written. */
+/* al_bsp_build into the file PATH, and with lighting its .lit beside it (PATH with ".lit"
+ * for its ".bsp"): each written to a temporary file beside it and renamed over its name once
+ * complete, so neither is left damaged. AL_ERR_IO (an error names the file) when one cannot
+ * be written. */
 al_status al_bsp_write(const al_bsp_source *source, al_bsp_format format, const char *path,
                        al_bsp_counts *counts, al_diag_list *diags);
 

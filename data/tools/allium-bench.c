@@ -1315,16 +1315,15 @@ static bool time_bsp(const args *a, al_tool_map *m, const al_world *w, al_bsp_fo
 {
     al_bsp_source src = {m->map, &m->input, w, NULL};
     for (int r = 0; r < a->runs; r++) {
-        void *data = NULL;
-        size_t size;
+        al_bsp_files files;
         al_diag_list d = {0};
         uint64_t t0 = al_clock_ns();
-        al_status st = al_bsp_build(&src, format, &data, &size, counts, &d);
+        al_status st = al_bsp_build(&src, format, &files, counts, &d);
         ms[r] = al_clock_ms_since(t0);
         stages[r] = counts->ms_trees;
         stages[a->runs + r] = counts->ms_faces;
         stages[2 * a->runs + r] = counts->ms_vis;
-        free(data);
+        al_bsp_files_free(&files);
         if (st != AL_OK) {
             al_tool_print_diags(m->path, &d, stderr);
             fprintf(stderr, "%s: export as %s failed: %s\n", m->path, al_bsp_format_name(format),

@@ -177,12 +177,13 @@ static void light_from_cache(al_tool_map *m, al_rad *rad, const char *key, rad_r
     free(data);
 }
 
-/* Lights the compiled map; diagnostics about lights join the map's. A document's cache
+/* Lights the compiled map; diagnostics about lights join the map's. With KEEP, the solver
+ * is handed over there (the caller destroys it) rather than destroyed. A document's cache
  * gives the state the last run ended in (the editor's too, which uses the same key), and
  * keeps the state this one ends in. False if it could not (out of memory, a bad luxel
  * size). */
 static bool light(al_tool_map *m, const al_world *w, const rad_args *ra,
-                  const al_tool_options *options, rad_result *out)
+                  const al_tool_options *options, rad_result *out, al_rad **keep)
 {
     memset(out, 0, sizeof *out);
     if (ra->off) return true;
@@ -215,7 +216,8 @@ static bool light(al_tool_map *m, const al_world *w, const rad_args *ra,
                       al_doc_cache_put(m->doc, key, "light", data, size) == AL_OK;
         free(data);
     }
-    al_rad_destroy(rad);
+    if (keep) *keep = rad;
+    else al_rad_destroy(rad);
     out->ms = al_clock_ms_since(t0);
     out->ran = true;
     return true;
@@ -281,17 +283,18 @@ typedef struct bsp_args {
     al_bsp_format format;
 } bsp_args;
 
-/* Writes M (compiled into W) as the Quake BSP BA->path. The exporter reads the texture axes
- * from a parsed .map: a document is exported as one and that is compiled (its input is in
- * the .map's order, which the exporter needs). On success *COUNTS says what was written.
- * Prints errors; false on failure. */
-static bool export_bsp(al_tool_map *m, const al_world *w, const al_tool_options *options,
-                       const bsp_args *ba, const char *const *search, int search_count,
-                       al_bsp_counts *counts)
+/* Writes M (compiled into W, lit by RAD unless --no-rad) as the Quake BSP BA->path. The
+ * exporter reads the texture axes from a parsed .map: a document is exported as one and
+ * that is compiled and lit as RA says (its input is in the .map's order, which the exporter
+ * needs). On success *COUNTS says what was written. Prints errors; false on failure. */
+static bool export_bsp(al_tool_map *m, const al_world *w, al_rad *rad, const rad_args *ra,
+                       const al_tool_options *options, const bsp_args *ba,
+                       const char *const *search, int search_count, al_bsp_counts *counts)
 {
     al_map *exported = NULL;
     al_map_input mi = {0};
     al_world *own = NULL;
+    al_rad *own_rad = NULL;
     al_diag_list diags = {0};
     const al_map *map = m->map;
     const al_input *input = &m->input;
@@ -311,11 +314,22 @@ static bool export_bsp(al_tool_map *m, const al_world *w, const al_tool_options 
         map = exported;
         input = &mi.input;
         w = own;
+        /* The light of this compile, lit as the report's was. */
+        rad = NULL;
+        if (st == AL_OK && !ra->off) {
+            al_rad_options ro = {.luxel_size = ra->luxel, .threads = options->threads};
+            st = al_rad_create(own, input, &ro, &own_rad, &diags);
+            if (st == AL_OK) al_rad_run(own_rad, ra->residual, ra->seconds, NULL, NULL);
+            rad = own_rad;
+        }
     }
+    al_rad_lightmap lightmap = {0};
+    if (st == AL_OK && rad) st = al_rad_snapshot(rad, &lightmap);
     al_texture_sources sources = {0};
     bool have_textures = st == AL_OK && open_textures(m, search, search_count, &sources);
     if (st == AL_OK) {
-        al_bsp_source src = {map, input, w, have_textures ? &sources : NULL};
+        al_bsp_source src = {map, input, w, have_textures ? &sources : NULL, rad,
+                             rad ? &lightmap : NULL};
         st = al_bsp_write(&src, ba->format, ba->path, counts, &diags);
     }
     al_tool_print_diags(m->path, &diags, stderr);
@@ -323,6 +337,8 @@ static bool export_bsp(al_tool_map *m, const al_world *w, const al_tool_options 
         fprintf(stderr, "%s: no BSP written: %s\n", ba->path, al_status_message(st));
     al_diag_list_clear(&diags);
     if (have_textures) al_texture_sources_close(&sources);
+    al_rad_lightmap_free(&lightmap);
+    al_rad_destroy(own_rad);
     al_world_destroy(own);
     al_map_input_free(&mi);
     al_map_destroy(exported);
@@ -492,13 +508,17 @@ int main(int argc, char **argv)
         return 1;
     }
     rad_result rr;
-    if (!light(&m, w, &ra, &options, &rr)) {
+    al_rad *rad = NULL; /* kept for a BSP of this very compile (a .map's) */
+    if (!light(&m, w, &ra, &options, &rr, ba.path && m.map ? &rad : NULL)) {
         al_world_destroy(w);
         al_tool_map_free(&m);
         return 1;
     }
     al_bsp_counts bc;
-    if (ba.path && !export_bsp(&m, w, &options, &ba, texture_paths, texture_path_count, &bc)) {
+    bool exported = !ba.path ||
+                    export_bsp(&m, w, rad, &ra, &options, &ba, texture_paths, texture_path_count, &bc);
+    al_rad_destroy(rad);
+    if (!exported) {
         al_world_destroy(w);
         al_tool_map_free(&m);
         return 1;
@@ -537,10 +557,11 @@ int main(int argc, char **argv)
                    rr.stop == AL_RAD_STOP_TIME ? " (time budget reached)" : "");
         if (ba.path)
             printf("  bsp: %s (%s), %zu bytes: %d models, %d nodes, %d leafs, %d clipnodes, "
-                   "%d faces, %d textures (%d checkers), %zu bytes of visibility\n",
+                   "%d faces, %d textures (%d checkers), %zu bytes of visibility, %zu of "
+                   "lighting\n",
                    ba.path, al_bsp_format_name(bc.format), bc.file_bytes, bc.models, bc.nodes,
                    bc.leafs, bc.clipnodes, bc.faces, bc.miptex, bc.miptex_missing,
-                   bc.visibility_bytes);
+                   bc.visibility_bytes, bc.lighting_bytes);
     }
     al_world_destroy(w);
     al_tool_map_free(&m);

@@ -51,9 +51,9 @@ gboolean allium_prepare_sample(const char *target, GError **error);
 gboolean allium_export_map(AlliumDocument *document, const char *path, GError **error);
 
 /* Writes DOCUMENT as a Quake BSP (export/bsp.h) at PATH in FORMAT, without blocking: the
- * document is read as a .map here (main thread), then compiled (tight PVS) and written
- * on a worker thread, with the textures of the worldspawn's WADs found beside the
- * document. PATH is written through a temporary file and a rename: a failure leaves an
+ * document is read as a .map here (main thread), then compiled (tight PVS), lit (to a
+ * residual of 1%) and written with its .lit on a worker thread, with the textures of the
+ * worldspawn's WADs found beside the document. PATH is written through a temporary file and a rename: a failure leaves an
  * older PATH untouched. */
 void allium_export_bsp_async(AlliumDocument *document, const char *path, al_bsp_format format,
                              GCancellable *cancellable, GAsyncReadyCallback callback,

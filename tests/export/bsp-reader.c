@@ -282,6 +282,9 @@ static bool read_lumps(const uint8_t *data, size_t size, rb_bsp *b, char *why, s
     memcpy(b->visibility, at, (size_t) n);
     if (!lump(data, size, L_LIGHTING, 0, &at, &n, why, why_size)) return false;
     b->lighting_bytes = (size_t) n;
+    b->lighting = malloc((size_t) n + 1);
+    NEED(b->lighting, "out of memory");
+    memcpy(b->lighting, at, (size_t) n);
     return true;
 }
 
@@ -340,6 +343,8 @@ static bool check_indices(const rb_bsp *b, char *why, size_t why_size)
         NEED(f->side == 0 || f->side == 1, "face %d has side %d", i, f->side);
         NEED(f->texinfo >= 0 && f->texinfo < b->texinfo_count, "face %d has texinfo %d", i,
              f->texinfo);
+        NEED(f->lightofs == -1 || (f->lightofs >= 0 && (size_t) f->lightofs < b->lighting_bytes),
+             "face %d's lightofs %d (lighting: %zu bytes)", i, f->lightofs, b->lighting_bytes);
         NEED(f->edge_count >= 3 && f->first_edge >= 0 &&
                  (int64_t) f->first_edge + f->edge_count <= b->surfedge_count,
              "face %d has edges %d+%d (surfedges: %d)", i, f->first_edge, f->edge_count,
@@ -410,6 +415,7 @@ void rb_free(rb_bsp *b)
     free(b->models);
     free(b->entities);
     free(b->visibility);
+    free(b->lighting);
     memset(b, 0, sizeof *b);
 }
 
@@ -470,5 +476,27 @@ bool rb_leaf_sees(const rb_bsp *b, int from, int to)
             got += b->visibility[at++];
             if (got > byte) return false;
         }
+    }
+}
+
+void rb_face_extents(const rb_bsp *b, int face, double first[2], int size[2])
+{
+    const rb_face *f = &b->faces[face];
+    const rb_texinfo *t = &b->texinfo[f->texinfo];
+    double lo[2] = {1e30, 1e30}, hi[2] = {-1e30, -1e30};
+    for (int e = 0; e < f->edge_count; e++) {
+        int32_t se = b->surfedges[f->first_edge + e];
+        const float *v = b->vertexes[se >= 0 ? b->edges[se][0] : b->edges[-se][1]];
+        for (int a = 0; a < 2; a++) {
+            double x = (double) v[0] * t->vecs[a][0] + (double) v[1] * t->vecs[a][1] +
+                       (double) v[2] * t->vecs[a][2] + t->vecs[a][3];
+            if (x < lo[a]) lo[a] = x;
+            if (x > hi[a]) hi[a] = x;
+        }
+    }
+    for (int a = 0; a < 2; a++) {
+        double bmin = floor(lo[a] / 16), bmax = ceil(hi[a] / 16);
+        first[a] = bmin * 16;
+        size[a] = (int) (bmax - bmin) + 1;
     }
 }

@@ -76,6 +76,7 @@ typedef struct rb_bsp {
     int miptex_count;
     char *entities; /* NUL-terminated copy of the lump */
     uint8_t *visibility; /* copy of the lump */
+    uint8_t *lighting;   /* copy of the lump */
     size_t visibility_bytes, lighting_bytes;
 } rb_bsp;
 
@@ -87,6 +88,12 @@ void rb_free(rb_bsp *bsp);
 
 /* The leaf of MODEL's hull 0 holding P (Quake's Mod_PointInLeaf). */
 int rb_point_leaf(const rb_bsp *bsp, int model, const double p[3]);
+
+/* Face FACE's lightmap as an engine lays it out (Quake's CalcSurfaceExtents): the texture
+ * coordinates of its vertexes (doubles of the floats) from floor(min / 16) to ceil(max /
+ * 16), a luxel every 16 texels, rows along t. Its first luxel's texture coordinates into
+ * FIRST (in texels), its size in luxels into SIZE. */
+void rb_face_extents(const rb_bsp *bsp, int face, double first[2], int size[2]);
 
 /* Whether leaf TO is in the visibility row of leaf FROM (both world leaves, 1 to
  * visleafs): Quake's run-length rows, where a zero byte is followed by the count of zero

@@ -29,6 +29,18 @@ static double uniform01(void)
     return (double) (rng_state >> 11) / 9007199254740992.0;
 }
 
+/* al_bsp_build's .bsp bytes alone (what these tests read) into *DATA and *SIZE. */
+static al_status build(const al_bsp_source *src, al_bsp_format format, void **data,
+                       size_t *size, al_bsp_counts *counts, al_diag_list *diags)
+{
+    al_bsp_files files;
+    al_status st = al_bsp_build(src, format, &files, counts, diags);
+    *data = files.bsp;
+    *size = files.bsp_size;
+    free(files.lit);
+    return st;
+}
+
 static int quake_contents(al_contents c)
 {
     switch (c) {
@@ -73,7 +85,7 @@ static void check_export(const scene *s, al_bsp_format format, int samples, cons
     size_t size = 0;
     al_bsp_counts counts;
     al_diag_list diags = {0};
-    al_status st = al_bsp_build(&src, format, &data, &size, &counts, &diags);
+    al_status st = build(&src, format, &data, &size, &counts, &diags);
     REQUIRE_MSG(st == AL_OK, "%s: export failed: %s (%s)", name, al_status_message(st),
                 diags.count ? diags.items[diags.count - 1].message : "");
     al_diag_list_clear(&diags);
@@ -247,6 +259,7 @@ static mapgen *room_map(double shift)
     mapgen_box(g, shift + 150, 400, 0, shift + 190, 440, 70, "detail");
     mapgen_end_entity(g);
     mapgen_point_entity(g, "info_player_start", shift + 256, 256, 24);
+    mapgen_light(g, shift + 256, 256, 200, "400");
     return g;
 }
 
@@ -266,7 +279,7 @@ CHECK_TEST(entities, "/export/bsp/brush-entities-get-models-and-groups-merge-int
     void *data;
     size_t size;
     al_bsp_counts c;
-    REQUIRE(al_bsp_build(&src, AL_BSP29, &data, &size, &c, NULL) == AL_OK);
+    REQUIRE(build(&src, AL_BSP29, &data, &size, &c, NULL) == AL_OK);
     rb_bsp b;
     char why[200];
     REQUIRE_MSG(rb_read(data, size, &b, why, sizeof why), "%s", why);
@@ -287,7 +300,7 @@ CHECK_TEST(entities, "/export/bsp/brush-entities-get-models-and-groups-merge-int
         CHECK(rb_point_contents(&b, 1, h, (const double[3]){458, 150, 56}, NULL) == -2);
     /* No texture source: every texture is a checker, and said so. */
     CHECK(c.miptex_missing == c.miptex && c.miptex == b.miptex_count);
-    /* Lighting is not written: fullbright. Visibility is, for the world's leaves only. */
+    /* No radiosity, no lighting (fullbright). Visibility is, for the world's leaves only. */
     CHECK(b.lighting_bytes == 0 && b.visibility_bytes > 0);
     CHECK(b.leafs[0].visofs == -1);
     for (int l = b.models[0].visleafs + 1; l < b.leaf_count; l++) CHECK(b.leafs[l].visofs == -1);
@@ -303,7 +316,7 @@ CHECK_TEST(limit, "/export/bsp/bsp29-refuses-bounds-past-16-bits-and-bsp2-takes-
     void *data = NULL;
     size_t size = 0;
     al_diag_list d = {0};
-    CHECK(al_bsp_build(&src, AL_BSP29, &data, &size, NULL, &d) == AL_ERR_LIMIT);
+    CHECK(build(&src, AL_BSP29, &data, &size, NULL, &d) == AL_ERR_LIMIT);
     CHECK(data == NULL);
     bool named = false;
     for (size_t i = 0; i < d.count; i++)
@@ -344,7 +357,7 @@ CHECK_TEST(hulls, "/export/bsp/a-hull-that-is-not-quakes-warns-and-a-missing-one
     void *data = NULL;
     size_t size;
     al_diag_list d = {0};
-    CHECK(al_bsp_build(&src, AL_BSP29, &data, &size, NULL, &d) == AL_OK);
+    CHECK(build(&src, AL_BSP29, &data, &size, NULL, &d) == AL_OK);
     free(data);
     bool warned = false;
     for (size_t i = 0; i < d.count; i++)
@@ -360,7 +373,7 @@ CHECK_TEST(hulls, "/export/bsp/a-hull-that-is-not-quakes-warns-and-a-missing-one
     REQUIRE(scene_load_text(&s, no_large, strlen(no_large), NULL));
     src = (al_bsp_source){s.map, &s.input.input, s.world, NULL};
     data = NULL;
-    CHECK(al_bsp_build(&src, AL_BSP29, &data, &size, NULL, &d) == AL_ERR_INVALID_ARGUMENT);
+    CHECK(build(&src, AL_BSP29, &data, &size, NULL, &d) == AL_ERR_INVALID_ARGUMENT);
     CHECK(data == NULL);
     CHECK(d.count > 0 && strstr(d.items[d.count - 1].message, "\"large\""));
     al_diag_list_clear(&d);
@@ -386,7 +399,7 @@ CHECK_TEST(miptex, "/export/bsp/wad2-textures-are-copied-and-missing-ones-are-ch
     size_t size;
     al_bsp_counts c;
     al_diag_list d = {0};
-    REQUIRE(al_bsp_build(&src, AL_BSP2, &data, &size, &c, &d) == AL_OK);
+    REQUIRE(build(&src, AL_BSP2, &data, &size, &c, &d) == AL_OK);
     CHECK(c.miptex_missing == c.miptex - 1);
     bool named = false;
     for (size_t i = 0; i < d.count; i++) named |= strstr(d.items[i].message, "\"crate\"") != NULL;
@@ -413,6 +426,113 @@ CHECK_TEST(miptex, "/export/bsp/wad2-textures-are-copied-and-missing-ones-are-ch
     free(data);
     al_diag_list_clear(&d);
     al_wad_free(read);
+    scene_free(&s);
+}
+
+/* The point of texture coordinates (S, T) on the plane N . p = D of texinfo TEX: the
+ * least-squares answer of the three equations by elimination with partial pivoting. */
+static void luxel_point(const rb_texinfo *tex, const double n[3], double d, double s, double t,
+                        double p[3])
+{
+    double m[3][4] = {{tex->vecs[0][0], tex->vecs[0][1], tex->vecs[0][2], s - tex->vecs[0][3]},
+                      {tex->vecs[1][0], tex->vecs[1][1], tex->vecs[1][2], t - tex->vecs[1][3]},
+                      {n[0], n[1], n[2], d}};
+    for (int c = 0; c < 3; c++) {
+        int best = c;
+        for (int r = c + 1; r < 3; r++)
+            if (fabs(m[r][c]) > fabs(m[best][c])) best = r;
+        for (int k = 0; k < 4; k++) {
+            double x = m[c][k];
+            m[c][k] = m[best][k];
+            m[best][k] = x;
+        }
+        for (int r = 0; r < 3; r++) {
+            if (r == c || m[c][c] == 0) continue;
+            double f = m[r][c] / m[c][c];
+            for (int k = 0; k < 4; k++) m[r][k] -= f * m[c][k];
+        }
+    }
+    for (int c = 0; c < 3; c++) p[c] = m[c][c] != 0 ? m[c][3] / m[c][c] : 0;
+}
+
+static int quake_byte(float level)
+{
+    double b = level * 0.5;
+    return b <= 0 ? 0 : b >= 255 ? 255 : (int) lround(b);
+}
+
+CHECK_TEST(light, "/export/bsp/lightmaps-are-the-radiosity-on-quakes-luxel-grid")
+{
+    scene s = {0};
+    REQUIRE(scene_load_mapgen(&s, room_map(0), &with_pvs));
+    al_rad *rad = NULL;
+    REQUIRE(al_rad_create(s.world, &s.input.input, NULL, &rad, NULL) == AL_OK);
+    al_rad_run(rad, 0.05, 0, NULL, NULL);
+    al_rad_lightmap map = {0};
+    REQUIRE(al_rad_snapshot(rad, &map) == AL_OK);
+    al_bsp_source src = {s.map, &s.input.input, s.world, NULL, rad, &map};
+    al_bsp_files files;
+    REQUIRE(al_bsp_build(&src, AL_BSP29, &files, NULL, NULL) == AL_OK);
+    rb_bsp b;
+    char why[200];
+    REQUIRE_MSG(rb_read(files.bsp, files.bsp_size, &b, why, sizeof why), "%s", why);
+    /* The .lit: "QLIT", version 1, three bytes for each of the .bsp's. */
+    REQUIRE(files.lit && files.lit_size == 8 + 3 * b.lighting_bytes);
+    const uint8_t *lit = files.lit;
+    CHECK(memcmp(lit, "QLIT", 4) == 0 && lit[4] == 1 && lit[5] == 0 && lit[6] == 0 && lit[7] == 0);
+    int luxels = 0, compared = 0, wrong = 0, unlit = 0, special = 0;
+    for (int f = 0; f < b.face_count; f++) {
+        const rb_face *face = &b.faces[f];
+        const rb_texinfo *tex = &b.texinfo[face->texinfo];
+        if (tex->flags & 1) {
+            special++;
+            CHECK_MSG(face->lightofs == -1, "face %d, a liquid or sky, has a lightmap", f);
+            continue;
+        }
+        if (face->lightofs < 0) {
+            unlit++;
+            continue;
+        }
+        double first[2];
+        int size[2];
+        rb_face_extents(&b, f, first, size);
+        REQUIRE_MSG((size_t) face->lightofs + (size_t) size[0] * size[1] <= b.lighting_bytes,
+                    "face %d's %d x %d luxels pass the lighting lump", f, size[0], size[1]);
+        CHECK(face->lightofs + size[0] * size[1] <= (int) b.lighting_bytes);
+        const rb_plane *pl = &b.planes[face->plane];
+        double sign = face->side ? -1 : 1, n[3] = {sign * pl->normal[0], sign * pl->normal[1],
+                                                   sign * pl->normal[2]};
+        for (int t = 0; t < size[1]; t++)
+            for (int u = 0; u < size[0]; u++) {
+                luxels++;
+                double p[3];
+                luxel_point(tex, n, sign * pl->dist, first[0] + 16 * u, first[1] + 16 * t, p);
+                float level[3];
+                if (!al_rad_shown_at(rad, &map, p, n, level)) continue;
+                compared++;
+                size_t at = (size_t) face->lightofs + (size_t) t * size[0] + u;
+                const uint8_t *c = lit + 8 + 3 * at;
+                int mean = (c[0] + c[1] + c[2] + 1) / 3;
+                bool ok = abs(b.lighting[at] - mean) <= 1;
+                for (int k = 0; k < 3; k++) ok = ok && abs(c[k] - quake_byte(level[k])) <= 1;
+                if (!ok && wrong++ == 0)
+                    check_fail(__FILE__, __LINE__,
+                               "face %d luxel (%d, %d) at %.2f %.2f %.2f: lit %d %d %d, grey %d; "
+                               "the radiosity shows %d %d %d",
+                               f, u, t, p[0], p[1], p[2], c[0], c[1], c[2], b.lighting[at],
+                               quake_byte(level[0]), quake_byte(level[1]), quake_byte(level[2]));
+            }
+    }
+    check_note("%d faces: %d luxels, %d compared with the radiosity (%d differ); %d faces "
+               "without lightmaps (%d liquid or sky)",
+               b.face_count, luxels, compared, wrong, unlit + special, special);
+    CHECK(wrong == 0);
+    CHECK(compared > luxels / 2);
+    CHECK(special > 0);
+    rb_free(&b);
+    al_bsp_files_free(&files);
+    al_rad_lightmap_free(&map);
+    al_rad_destroy(rad);
     scene_free(&s);
 }
 
