@@ -444,7 +444,7 @@ enum {
 static bool pack(q_bsp *q, out_buffer *o)
 {
     bool wide = q->format == AL_BSP2;
-    size_t at[LUMP_COUNT + 1];
+    size_t at[LUMP_COUNT], length[LUMP_COUNT];
     if (wide) put(o, "BSP2", 4);
     else put_i32(o, 29);
     for (int i = 0; i < 2 * LUMP_COUNT; i++) put_i32(o, 0); /* filled in below */
@@ -552,16 +552,13 @@ static bool pack(q_bsp *q, out_buffer *o)
         case LUMP_LIGHTING: put(o, q->lighting, q->lighting_bytes); break;
         default: break;
         }
+        length[lump] = o->length - at[lump]; /* the padding to 4 bytes is not the lump's */
         while (o->length % 4) put(o, "", 1);
     }
-    at[LUMP_COUNT] = o->length;
     if (o->failed) return false;
     for (int lump = 0; lump < LUMP_COUNT; lump++) {
-        size_t length = lump == LUMP_ENTITIES ? q->entities_bytes
-                        : lump == LUMP_TEXTURES ? q->miptex_bytes
-                                                : at[lump + 1] - at[lump];
         uint8_t *h = o->data + 4 + 8 * lump;
-        uint32_t v[2] = {(uint32_t) at[lump], (uint32_t) length};
+        uint32_t v[2] = {(uint32_t) at[lump], (uint32_t) length[lump]};
         for (int k = 0; k < 2; k++)
             for (int b = 0; b < 4; b++) h[4 * k + b] = (uint8_t) (v[k] >> (8 * b));
     }

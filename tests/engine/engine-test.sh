@@ -6,13 +6,17 @@
 # engine's own point contents, line and box traces on the first frame: on any map the
 # player start's, on engine-room.map its own numbers too).
 #
-#   engine-test.sh ALLIUM-COMPILE QC-DIR MAP FORMAT WORK-DIR [CHECKS]
+#   engine-test.sh ALLIUM-COMPILE QC-DIR MAP FORMAT WORK-DIR [CHECKS [COMPILE-OPTION...]]
 #
-# Passes when the server spawns the map with no error, bad or failed line, and the
+# The map is compiled and lit (its .lit beside it) unless a COMPILE-OPTION says --no-rad.
+# Passes when the server spawns the map with no error, bad, failed, warning, corrupt,
+# unknown or ignoring line (a .lit that does not fit is "ignoring"d), and the
 # QuakeC's CHECKS checks (default 15, engine-room.map's) all say ok. Skips (exit 77) when
 # darkplaces-server or fteqcc is absent, or MAP is (a real map without shared_maps).
 set -u
 compile=$1 qc=$2 map=$3 format=$4 work=$5 checks=${6:-15}
+shift 5
+[ $# -gt 0 ] && shift
 
 if [ ! -f "$map" ]; then
     echo "SKIP: $map is absent (meson option shared_maps)"
@@ -43,7 +47,7 @@ if ! (cd "$game/qc" && fteqcc -srcfile progs.src) >"$game/fteqcc.log" 2>&1 ||
 fi
 mv "$game/qc/progs.dat" "$game/id1/progs.dat"
 
-if ! "$compile" --no-rad --no-cache --bsp "$game/id1/maps/test.bsp" --bsp-format "$format" \
+if ! "$compile" --no-cache "$@" --bsp "$game/id1/maps/test.bsp" --bsp-format "$format" \
     "$map" >"$game/compile.log" 2>&1; then
     echo "FAIL: allium-compile --bsp failed:"
     cat "$game/compile.log"
@@ -67,11 +71,11 @@ fi
 # A port another server holds (another test, a game) is the network's business, not the
 # map's: those lines are left out. So is an empty submodel: a brush entity whose every face
 # is skip or clip (lq-e3m4's invisible func_walls) has no faces, as Quake's qbsp writes it.
-problems=$(grep -Ei 'error|bad|failed|warning' "$log" |
+problems=$(grep -Ei 'error|bad|failed|warning|corrupt|unknown|ignoring' "$log" |
     grep -Ev 'LHNET_OpenSocket_Connectionless: bind returned error|failed to open socket' |
     grep -Ev '^warning: empty submodel \*[0-9]+ in maps/test\.bsp$')
 if [ -n "$problems" ]; then
-    echo "FAIL: the log has error, bad, failed or warning lines:"
+    echo "FAIL: the log has error, bad, failed, warning, corrupt, unknown or ignoring lines:"
     echo "$problems"
     fail=1
 fi
