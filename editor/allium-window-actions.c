@@ -140,9 +140,9 @@ static void export_bsp_action_cb(GtkWidget *widget, const char *action_name, GVa
     AlliumWindow *self = ALLIUM_WINDOW(widget);
     if (!self->document) return;
 
-    GtkFileChooserNative *native = gtk_file_chooser_native_new(
-        _("Export as a Quake BSP"), GTK_WINDOW(self), GTK_FILE_CHOOSER_ACTION_SAVE, _("_Export"),
-        _("_Cancel"));
+    GtkFileChooserNative *native =
+        gtk_file_chooser_native_new(_("Export as a Quake BSP"), GTK_WINDOW(self),
+                                    GTK_FILE_CHOOSER_ACTION_SAVE, _("_Export"), _("_Cancel"));
     GtkFileChooser *chooser = GTK_FILE_CHOOSER(native);
     GtkFileFilter *filter = gtk_file_filter_new();
     gtk_file_filter_set_name(filter, _("Quake BSP files (*.bsp)"));

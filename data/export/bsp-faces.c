@@ -19,7 +19,7 @@
 #define ON_PLANE 0.01
 /* Quake's qbsp cuts faces whose texture extent passes this many texels, so that a lightmap
  * stays within the 256-texel extent engines accept. */
-#define SUBDIVIDE 240.0
+#define SUBDIVIDE  240.0
 #define MAX_POINTS 256
 
 /* The faces a material never draws. A brush entity's trigger faces are written (as Quake's
@@ -113,8 +113,8 @@ static void split_polygon(const double (*p)[3], int n, const double normal[3], d
 
 /* Adds the piece P (N points) of a face of model MODEL, cut until its texture extent is at
  * most SUBDIVIDE texels on both axes (unless SPECIAL). False when memory runs out. */
-static bool add_piece(q_bsp *q, int model, int32_t texinfo, bool special,
-                      const al_face_poly *face, const double (*p)[3], int n, int depth)
+static bool add_piece(q_bsp *q, int model, int32_t texinfo, bool special, const al_face_poly *face,
+                      const double (*p)[3], int n, int depth)
 {
     if (n < 3) return true;
     const q_texinfo *t = Q_AT(q->texinfo, q_texinfo, texinfo);
@@ -184,8 +184,8 @@ static bool place_piece(q_bsp *q, int32_t piece, int32_t code)
         const double(*p)[3] = Q_AT(q->piece_points, q_point, pc->first_point);
         double lo = INFINITY, hi = -INFINITY;
         for (int i = 0; i < pc->point_count; i++) {
-            double d = pl->normal[0] * p[i][0] + pl->normal[1] * p[i][1] +
-                       pl->normal[2] * p[i][2] - pl->dist;
+            double d = pl->normal[0] * p[i][0] + pl->normal[1] * p[i][1] + pl->normal[2] * p[i][2] -
+                       pl->dist;
             lo = fmin(lo, d);
             hi = fmax(hi, d);
         }
@@ -232,12 +232,10 @@ static bool drawn_faces(const q_bsp *q, bool *drawn)
     }
     for (int b = 0; b < in->brush_count; b++) {
         const al_brush_desc *bd = &in->brushes[b];
-        al_entity_role role = bd->entity == 0
-                                  ? AL_ROLE_WORLD
-                                  : al_entity_role_of(in->entities[bd->entity].classname);
+        al_entity_role role =
+            bd->entity == 0 ? AL_ROLE_WORLD : al_entity_role_of(in->entities[bd->entity].classname);
         bool world = role == AL_ROLE_WORLD || role == AL_ROLE_DETAIL;
-        bool all = !world || leaves == 0 ||
-                   (al_brush_contents(in, b, NULL) & AL_MATERIAL_LIQUID);
+        bool all = !world || leaves == 0 || (al_brush_contents(in, b, NULL) & AL_MATERIAL_LIQUID);
         for (int f = 0; f < bd->face_count; f++) {
             int32_t m = in->faces[bd->first_face + f].material;
             uint32_t hidden = HIDDEN | (world ? AL_MATERIAL_TRIGGER : 0);
@@ -400,13 +398,16 @@ static al_status emit_faces(q_bsp *q)
         for (int i = 0; i < count && st == AL_OK; i++) {
             int32_t e = add_edge(q, v[i], v[(i + 1) % count]);
             int32_t *se = e == INT32_MIN ? NULL : q_push(&q->surfedges);
-            if (!se) st = AL_ERR_NOMEM;
-            else *se = e;
+            if (!se)
+                st = AL_ERR_NOMEM;
+            else
+                *se = e;
         }
         f->edge_count = count;
     }
     for (int m = 0; m < q->model_count; m++)
-        if (Q_AT(q->models, q_model, m)->first_face < 0) Q_AT(q->models, q_model, m)->first_face = 0;
+        if (Q_AT(q->models, q_model, m)->first_face < 0)
+            Q_AT(q->models, q_model, m)->first_face = 0;
     /* Marksurfaces: per leaf, its faces in order, each once. */
     q_pair *pairs = q->leaf_pieces.items;
     for (int32_t i = 0; i < q->leaf_pieces.count; i++) pairs[i][1] = face_of[pairs[i][1]];
@@ -417,8 +418,10 @@ static al_status emit_faces(q_bsp *q)
         if (l->mark_count == 0) l->first_mark = (uint32_t) q->marksurfaces.count;
         l->mark_count++;
         uint32_t *ms = q_push(&q->marksurfaces);
-        if (!ms) st = AL_ERR_NOMEM;
-        else *ms = (uint32_t) pairs[i][1];
+        if (!ms)
+            st = AL_ERR_NOMEM;
+        else
+            *ms = (uint32_t) pairs[i][1];
     }
     free(order);
     free(face_of);
@@ -502,8 +505,10 @@ static al_status build_miptex(q_bsp *q)
             offset += (uint32_t) ((w >> m) * (h >> m));
         }
         size_t bytes = al_texture_mip_bytes(w, h);
-        if (found[i]) memcpy(mt + 40, found[i]->indices, bytes);
-        else checker(mt + 40, w, h);
+        if (found[i])
+            memcpy(mt + 40, found[i]->indices, bytes);
+        else
+            checker(mt + 40, w, h);
         at += 40 + bytes;
     }
     q->miptex_lump = lump;

@@ -23,7 +23,7 @@ enum {
     Q_CONTENTS_SKY = -6,
 };
 
-#define Q_TEX_SPECIAL 1 /* texinfo flag: no lightmap, not subdivided (sky, liquids) */
+#define Q_TEX_SPECIAL   1 /* texinfo flag: no lightmap, not subdivided (sky, liquids) */
 #define Q_MAX_MAP_HULLS 4
 
 typedef struct q_plane {
@@ -103,7 +103,7 @@ uint64_t q_hash_bytes(const void *data, size_t size);
 /* One face piece before faces are ordered by model and node. */
 typedef struct q_piece {
     int32_t model;
-    int32_t node;       /* the node whose plane it lies on, or -1 */
+    int32_t node; /* the node whose plane it lies on, or -1 */
     int32_t plane, side;
     int32_t texinfo;
     int32_t first_point, point_count; /* into q_bsp.piece_points */

@@ -153,8 +153,8 @@ static int32_t add_leaf(q_bsp *q, int32_t contents, const double mins[3], const 
 
 /* A node on the plane NORMAL . x = DIST with FRONT and BACK (children as Allium's trees
  * name them: FRONT is where the distance is >= 0). Its index, or -1 (memory). */
-static int32_t add_node(q_bsp *q, const double normal[3], double dist, int32_t front,
-                        int32_t back, const double mins[3], const double maxs[3])
+static int32_t add_node(q_bsp *q, const double normal[3], double dist, int32_t front, int32_t back,
+                        const double mins[3], const double maxs[3])
 {
     bool flipped;
     int32_t plane = q_plane_add(q, normal, dist, &flipped);
@@ -334,8 +334,7 @@ static int32_t uniform_clipnode(q_bsp *q, int32_t contents)
 
 /* A node with an empty leaf on each side over the box, for a model without solid (a
  * trigger's) or a hull-0 tree that is one leaf. */
-static int32_t empty_node(q_bsp *q, const double mins[3], const double maxs[3],
-                          int32_t contents)
+static int32_t empty_node(q_bsp *q, const double mins[3], const double maxs[3], int32_t contents)
 {
     int32_t a = add_leaf(q, contents, mins, maxs), b = add_leaf(q, contents, mins, maxs);
     if (a < 0 || b < 0) return INT32_MIN;
@@ -367,8 +366,8 @@ static bool world_liquids(const q_bsp *q, liquid_list *l)
     if (!l->brushes) return false;
     for (int b = 0; b < in->brush_count; b++) {
         const al_entity_desc *e = &in->entities[in->brushes[b].entity];
-        al_entity_role role = in->brushes[b].entity == 0 ? AL_ROLE_WORLD
-                                                          : al_entity_role_of(e->classname);
+        al_entity_role role =
+            in->brushes[b].entity == 0 ? AL_ROLE_WORLD : al_entity_role_of(e->classname);
         if (role != AL_ROLE_WORLD && role != AL_ROLE_DETAIL) continue;
         if (q->polys.brush_first[b] == q->polys.brush_first[b + 1]) continue; /* invalid */
         if (al_brush_contents(in, b, NULL) & AL_MATERIAL_LIQUID) l->brushes[l->count++] = b;

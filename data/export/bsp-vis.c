@@ -23,13 +23,13 @@
 #include <string.h>
 
 typedef struct vis_work {
-    int vis_count;       /* vis leaves */
-    int leaf_count;      /* world leaves of the .bsp, 1..leaf_count */
-    size_t vis_words;    /* words of a row over vis leaves */
-    size_t leaf_words;   /* words of a row over .bsp leaves (bit j: leaf j + 1) */
-    uint64_t *pvs;       /* per vis leaf, its PVS over vis leaves */
-    uint64_t *touching;  /* per vis leaf, the .bsp leaves that touch it */
-    uint64_t *touched;   /* per .bsp leaf (from 1), the vis leaves it touches */
+    int vis_count;      /* vis leaves */
+    int leaf_count;     /* world leaves of the .bsp, 1..leaf_count */
+    size_t vis_words;   /* words of a row over vis leaves */
+    size_t leaf_words;  /* words of a row over .bsp leaves (bit j: leaf j + 1) */
+    uint64_t *pvs;      /* per vis leaf, its PVS over vis leaves */
+    uint64_t *touching; /* per vis leaf, the .bsp leaves that touch it */
+    uint64_t *touched;  /* per .bsp leaf (from 1), the vis leaves it touches */
 } vis_work;
 
 static void vis_work_free(vis_work *v)
@@ -41,8 +41,8 @@ static void vis_work_free(vis_work *v)
 
 /* Rows are cached per set of vis leaves touched: many .bsp leaves lie in one vis leaf. */
 typedef struct row_cache {
-    q_index index;      /* hash of a set -> entry */
-    q_array entries;    /* (first .bsp leaf with that set, visofs) */
+    q_index index;   /* hash of a set -> entry */
+    q_array entries; /* (first .bsp leaf with that set, visofs) */
 } row_cache;
 
 al_status q_build_vis(q_bsp *q)
@@ -100,7 +100,8 @@ al_status q_build_vis(q_bsp *q)
         memset(row, 0, v.leaf_words * sizeof *row);
         for (int b = 0; b < v.vis_count; b++)
             if (seen[b / 64] >> (b % 64) & 1)
-                for (size_t k = 0; k < v.leaf_words; k++) row[k] |= v.touching[b * v.leaf_words + k];
+                for (size_t k = 0; k < v.leaf_words; k++)
+                    row[k] |= v.touching[b * v.leaf_words + k];
         size_t n = al_vis_rle_row(row, v.leaf_count, packed);
         uint64_t rh = q_hash_bytes(packed, n);
         int32_t visofs = q_index_get(&rows, rh);

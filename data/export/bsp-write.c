@@ -353,8 +353,8 @@ static bool fits_bsp29(q_bsp *q)
     bad |= over(q, "faces", q->faces.count, 65535, "16-bit face numbers of marksurfaces");
     bad |= over(q, "texinfo", q->texinfo.count, 32767, "16-bit texinfo numbers of faces");
     bad |= over(q, "vertexes", q->vertexes.count, 65535, "16-bit vertex numbers of edges");
-    bad |= over(q, "marksurfaces", q->marksurfaces.count, 65535,
-                "16-bit first marksurface of leafs");
+    bad |=
+        over(q, "marksurfaces", q->marksurfaces.count, 65535, "16-bit first marksurface of leafs");
     int64_t most = 0;
     for (int32_t i = 0; i < q->faces.count; i++)
         if (Q_AT(q->faces, q_face, i)->edge_count > most)
@@ -416,8 +416,10 @@ static void put_bounds(out_buffer *o, const float mins[3], const float maxs[3], 
 {
     for (int a = 0; a < 6; a++) {
         float v = a < 3 ? mins[a] : maxs[a - 3];
-        if (wide) put_f32(o, v);
-        else put_i16(o, (int32_t) v);
+        if (wide)
+            put_f32(o, v);
+        else
+            put_i16(o, (int32_t) v);
     }
 }
 
@@ -445,13 +447,17 @@ static bool pack(q_bsp *q, out_buffer *o)
 {
     bool wide = q->format == AL_BSP2;
     size_t at[LUMP_COUNT], length[LUMP_COUNT];
-    if (wide) put(o, "BSP2", 4);
-    else put_i32(o, 29);
+    if (wide)
+        put(o, "BSP2", 4);
+    else
+        put_i32(o, 29);
     for (int i = 0; i < 2 * LUMP_COUNT; i++) put_i32(o, 0); /* filled in below */
     for (int lump = 0; lump < LUMP_COUNT; lump++) {
         at[lump] = o->length;
         switch (lump) {
-        case LUMP_ENTITIES: put(o, q->entities, q->entities_bytes); break;
+        case LUMP_ENTITIES:
+            put(o, q->entities, q->entities_bytes);
+            break;
         case LUMP_PLANES:
             for (int32_t i = 0; i < q->planes.count; i++) {
                 const q_plane *p = Q_AT(q->planes, q_plane, i);
@@ -460,7 +466,9 @@ static bool pack(q_bsp *q, out_buffer *o)
                 put_i32(o, p->type);
             }
             break;
-        case LUMP_TEXTURES: put(o, q->miptex_lump, q->miptex_bytes); break;
+        case LUMP_TEXTURES:
+            put(o, q->miptex_lump, q->miptex_bytes);
+            break;
         case LUMP_VERTEXES:
             for (int32_t i = 0; i < q->vertexes.count; i++)
                 for (int a = 0; a < 3; a++) put_f32(o, (*Q_AT(q->vertexes, q_vertex, i))[a]);
@@ -470,11 +478,15 @@ static bool pack(q_bsp *q, out_buffer *o)
                 const q_node *n = Q_AT(q->nodes, q_node, i);
                 put_i32(o, n->plane);
                 for (int c = 0; c < 2; c++)
-                    if (wide) put_i32(o, n->child[c]);
-                    else put_i16(o, n->child[c]);
+                    if (wide)
+                        put_i32(o, n->child[c]);
+                    else
+                        put_i16(o, n->child[c]);
                 put_bounds(o, n->mins, n->maxs, wide);
-                if (wide) put_i32(o, (int32_t) n->first_face), put_i32(o, (int32_t) n->face_count);
-                else put_i16(o, (int32_t) n->first_face), put_i16(o, (int32_t) n->face_count);
+                if (wide)
+                    put_i32(o, (int32_t) n->first_face), put_i32(o, (int32_t) n->face_count);
+                else
+                    put_i16(o, (int32_t) n->first_face), put_i16(o, (int32_t) n->face_count);
             }
             break;
         case LUMP_TEXINFO:
@@ -488,11 +500,15 @@ static bool pack(q_bsp *q, out_buffer *o)
         case LUMP_FACES:
             for (int32_t i = 0; i < q->faces.count; i++) {
                 const q_face *f = Q_AT(q->faces, q_face, i);
-                if (wide) put_i32(o, f->plane), put_i32(o, f->side);
-                else put_i16(o, f->plane), put_i16(o, f->side);
+                if (wide)
+                    put_i32(o, f->plane), put_i32(o, f->side);
+                else
+                    put_i16(o, f->plane), put_i16(o, f->side);
                 put_i32(o, f->first_edge);
-                if (wide) put_i32(o, f->edge_count), put_i32(o, f->texinfo);
-                else put_i16(o, f->edge_count), put_i16(o, f->texinfo);
+                if (wide)
+                    put_i32(o, f->edge_count), put_i32(o, f->texinfo);
+                else
+                    put_i16(o, f->edge_count), put_i16(o, f->texinfo);
                 put(o, f->styles, 4);
                 put_i32(o, f->lightofs);
             }
@@ -502,8 +518,10 @@ static bool pack(q_bsp *q, out_buffer *o)
                 const q_clipnode *c = Q_AT(q->clipnodes, q_clipnode, i);
                 put_i32(o, c->plane);
                 for (int k = 0; k < 2; k++)
-                    if (wide) put_i32(o, c->child[k]);
-                    else put_i16(o, c->child[k]);
+                    if (wide)
+                        put_i32(o, c->child[k]);
+                    else
+                        put_i16(o, c->child[k]);
             }
             break;
         case LUMP_LEAFS:
@@ -512,24 +530,30 @@ static bool pack(q_bsp *q, out_buffer *o)
                 put_i32(o, l->contents);
                 put_i32(o, l->visofs);
                 put_bounds(o, l->mins, l->maxs, wide);
-                if (wide) put_i32(o, (int32_t) l->first_mark), put_i32(o, (int32_t) l->mark_count);
-                else put_i16(o, (int32_t) l->first_mark), put_i16(o, (int32_t) l->mark_count);
+                if (wide)
+                    put_i32(o, (int32_t) l->first_mark), put_i32(o, (int32_t) l->mark_count);
+                else
+                    put_i16(o, (int32_t) l->first_mark), put_i16(o, (int32_t) l->mark_count);
                 put(o, (const uint8_t[4]){0, 0, 0, 0}, 4); /* ambient sound levels */
             }
             break;
         case LUMP_MARKSURFACES:
             for (int32_t i = 0; i < q->marksurfaces.count; i++) {
                 uint32_t m = *Q_AT(q->marksurfaces, uint32_t, i);
-                if (wide) put_i32(o, (int32_t) m);
-                else put_i16(o, (int32_t) m);
+                if (wide)
+                    put_i32(o, (int32_t) m);
+                else
+                    put_i16(o, (int32_t) m);
             }
             break;
         case LUMP_EDGES:
             for (int32_t i = 0; i < q->edges.count; i++)
                 for (int k = 0; k < 2; k++) {
                     uint32_t v = (*Q_AT(q->edges, q_edge, i))[k];
-                    if (wide) put_i32(o, (int32_t) v);
-                    else put_i16(o, (int32_t) v);
+                    if (wide)
+                        put_i32(o, (int32_t) v);
+                    else
+                        put_i16(o, (int32_t) v);
                 }
             break;
         case LUMP_SURFEDGES:
@@ -548,9 +572,14 @@ static bool pack(q_bsp *q, out_buffer *o)
                 put_i32(o, m->face_count);
             }
             break;
-        case LUMP_VISIBILITY: put(o, q->visibility, q->visibility_bytes); break;
-        case LUMP_LIGHTING: put(o, q->lighting, q->lighting_bytes); break;
-        default: break;
+        case LUMP_VISIBILITY:
+            put(o, q->visibility, q->visibility_bytes);
+            break;
+        case LUMP_LIGHTING:
+            put(o, q->lighting, q->lighting_bytes);
+            break;
+        default:
+            break;
         }
         length[lump] = o->length - at[lump]; /* the padding to 4 bytes is not the lump's */
         while (o->length % 4) put(o, "", 1);
@@ -590,10 +619,10 @@ static void counts_of(const q_bsp *q, size_t file_bytes, al_bsp_counts *c)
 
 static void q_bsp_free(q_bsp *q)
 {
-    q_array *arrays[] = {&q->planes,   &q->nodes,        &q->leafs,     &q->clipnodes,
-                         &q->texinfo,  &q->models,       &q->vertexes,  &q->edges,
-                         &q->surfedges, &q->marksurfaces, &q->faces,    &q->pieces,
-                         &q->piece_points, &q->leaf_pieces, &q->leaf_boxes};
+    q_array *arrays[] = {&q->planes,       &q->nodes,        &q->leafs,     &q->clipnodes,
+                         &q->texinfo,      &q->models,       &q->vertexes,  &q->edges,
+                         &q->surfedges,    &q->marksurfaces, &q->faces,     &q->pieces,
+                         &q->piece_points, &q->leaf_pieces,  &q->leaf_boxes};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++) q_array_free(arrays[i]);
     q_index_free(&q->plane_index);
     q_index_free(&q->vertex_index);
@@ -756,9 +785,12 @@ al_status al_bsp_write(const al_bsp_source *source, al_bsp_format format, const 
 
 bool al_bsp_format_parse(const char *name, al_bsp_format *out)
 {
-    if (strcmp(name, "bsp29") == 0) *out = AL_BSP29;
-    else if (strcmp(name, "bsp2") == 0) *out = AL_BSP2;
-    else return false;
+    if (strcmp(name, "bsp29") == 0)
+        *out = AL_BSP29;
+    else if (strcmp(name, "bsp2") == 0)
+        *out = AL_BSP2;
+    else
+        return false;
     return true;
 }
 

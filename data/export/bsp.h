@@ -51,8 +51,8 @@ typedef enum al_bsp_format {
 /* What went into a .bsp: the count of each lump's records. */
 typedef struct al_bsp_counts {
     al_bsp_format format;
-    int planes, vertexes, nodes, texinfo, faces, clipnodes, leafs, marksurfaces, edges,
-        surfedges, models, miptex;
+    int planes, vertexes, nodes, texinfo, faces, clipnodes, leafs, marksurfaces, edges, surfedges,
+        models, miptex;
     int miptex_missing;    /* textures written as checkers */
     size_t entities_bytes; /* of the entities lump */
     size_t visibility_bytes, lighting_bytes;

@@ -94,7 +94,8 @@ static bool keep_indices(const unsigned char *data, size_t size, const uint32_t 
             const unsigned char *level0 = data + offsets[0];
             for (int y = 0; y < h; y++)
                 for (int x = 0; x < w; x++)
-                    out[(size_t) y * w + x] = level0[((size_t) y << m) * t->width + ((size_t) x << m)];
+                    out[(size_t) y * w + x] =
+                        level0[((size_t) y << m) * t->width + ((size_t) x << m)];
         }
         out += bytes;
     }

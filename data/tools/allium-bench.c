@@ -1366,8 +1366,10 @@ static int cmd_bsp(const args *a)
         cJSON *j = cJSON_CreateObject();
         cJSON_AddStringToObject(j, "map", a->path);
         cJSON_AddNumberToObject(j, "runs", a->runs);
-        if (fits) cJSON_AddNumberToObject(j, "bsp29_ms", median(ms29, a->runs));
-        else cJSON_AddNullToObject(j, "bsp29_ms");
+        if (fits)
+            cJSON_AddNumberToObject(j, "bsp29_ms", median(ms29, a->runs));
+        else
+            cJSON_AddNullToObject(j, "bsp29_ms");
         cJSON_AddNumberToObject(j, "bsp2_ms", median(ms2, a->runs));
         cJSON_AddNumberToObject(j, "trees_ms", median((double *) st, a->runs));
         cJSON_AddNumberToObject(j, "faces_ms", median((double *) st + a->runs, a->runs));

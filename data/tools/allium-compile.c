@@ -216,8 +216,10 @@ static bool light(al_tool_map *m, const al_world *w, const rad_args *ra,
                       al_doc_cache_put(m->doc, key, "light", data, size) == AL_OK;
         free(data);
     }
-    if (keep) *keep = rad;
-    else al_rad_destroy(rad);
+    if (keep)
+        *keep = rad;
+    else
+        al_rad_destroy(rad);
     out->ms = al_clock_ms_since(t0);
     out->ran = true;
     return true;
@@ -328,13 +330,12 @@ static bool export_bsp(al_tool_map *m, const al_world *w, al_rad *rad, const rad
     al_texture_sources sources = {0};
     bool have_textures = st == AL_OK && open_textures(m, search, search_count, &sources);
     if (st == AL_OK) {
-        al_bsp_source src = {map, input, w, have_textures ? &sources : NULL, rad,
-                             rad ? &lightmap : NULL};
+        al_bsp_source src = {
+            map, input, w, have_textures ? &sources : NULL, rad, rad ? &lightmap : NULL};
         st = al_bsp_write(&src, ba->format, ba->path, counts, &diags);
     }
     al_tool_print_diags(m->path, &diags, stderr);
-    if (st != AL_OK)
-        fprintf(stderr, "%s: no BSP written: %s\n", ba->path, al_status_message(st));
+    if (st != AL_OK) fprintf(stderr, "%s: no BSP written: %s\n", ba->path, al_status_message(st));
     al_diag_list_clear(&diags);
     if (have_textures) al_texture_sources_close(&sources);
     al_rad_lightmap_free(&lightmap);
@@ -515,8 +516,8 @@ int main(int argc, char **argv)
         return 1;
     }
     al_bsp_counts bc;
-    bool exported = !ba.path ||
-                    export_bsp(&m, w, rad, &ra, &options, &ba, texture_paths, texture_path_count, &bc);
+    bool exported = !ba.path || export_bsp(&m, w, rad, &ra, &options, &ba, texture_paths,
+                                           texture_path_count, &bc);
     al_rad_destroy(rad);
     if (!exported) {
         al_world_destroy(w);

@@ -331,9 +331,8 @@ static void export_bsp_thread(GTask *task, gpointer source, gpointer data, GCanc
         st = al_world_compile(&input.input, &options, &world, &diags);
     }
     if (st == AL_OK) {
-        const char *wad = input.input.entity_count > 0
-                              ? al_entity_value(&input.input.entities[0], "wad")
-                              : NULL;
+        const char *wad =
+            input.input.entity_count > 0 ? al_entity_value(&input.input.entities[0], "wad") : NULL;
         st = al_texture_sources_open(&textures, wad, d->folder, NULL, 0, NULL, &diags);
         have_textures = st == AL_OK;
     }

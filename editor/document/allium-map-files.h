@@ -53,8 +53,8 @@ gboolean allium_export_map(AlliumDocument *document, const char *path, GError **
 /* Writes DOCUMENT as a Quake BSP (export/bsp.h) at PATH in FORMAT, without blocking: the
  * document is read as a .map here (main thread), then compiled (tight PVS), lit (to a
  * residual of 1%) and written with its .lit on a worker thread, with the textures of the
- * worldspawn's WADs found beside the document. PATH is written through a temporary file and a rename: a failure leaves an
- * older PATH untouched. */
+ * worldspawn's WADs found beside the document. PATH is written through a temporary file and a
+ * rename: a failure leaves an older PATH untouched. */
 void allium_export_bsp_async(AlliumDocument *document, const char *path, al_bsp_format format,
                              GCancellable *cancellable, GAsyncReadyCallback callback,
                              gpointer user_data);

@@ -655,21 +655,23 @@ static gboolean step_export_bsp(SelfTest *t)
         return FALSE;
     }
     if (t->bsp_state == 0) return FALSE;
-    check(t, t->bsp_state == 1, "exporting the sample as %s%s%s", path,
-          t->bsp_error ? ": " : "", t->bsp_error ? t->bsp_error : "");
+    check(t, t->bsp_state == 1, "exporting the sample as %s%s%s", path, t->bsp_error ? ": " : "",
+          t->bsp_error ? t->bsp_error : "");
     g_clear_pointer(&t->bsp_error, g_free);
     gchar *bytes = NULL;
     gsize size = 0;
     gboolean read = t->bsp_state == 1 && g_file_get_contents(path, &bytes, &size, NULL);
     /* Version 29, then 15 lumps whose offsets and lengths lie within the file. */
-    gboolean sound = read && size >= 124 && bytes[0] == 29 && bytes[1] == 0 && bytes[2] == 0 &&
-                     bytes[3] == 0;
+    gboolean sound =
+        read && size >= 124 && bytes[0] == 29 && bytes[1] == 0 && bytes[2] == 0 && bytes[3] == 0;
     for (int l = 0; sound && l < 15; l++) {
         guint32 v[2];
         memcpy(v, bytes + 4 + 8 * l, sizeof v);
-        sound = GUINT32_FROM_LE(v[0]) <= size && GUINT32_FROM_LE(v[1]) <= size - GUINT32_FROM_LE(v[0]);
+        sound =
+            GUINT32_FROM_LE(v[0]) <= size && GUINT32_FROM_LE(v[1]) <= size - GUINT32_FROM_LE(v[0]);
     }
-    check(t, sound, "the exported BSP is a BSP29 whose lumps lie within its %zu bytes", (size_t) size);
+    check(t, sound, "the exported BSP is a BSP29 whose lumps lie within its %zu bytes",
+          (size_t) size);
     g_free(bytes);
     return TRUE;
 }

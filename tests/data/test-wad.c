@@ -73,7 +73,8 @@ CHECK_TEST(wad2, "/wad/wad2-pixels-read-through-the-given-palette")
     for (int lv = 0; lv < 4; lv++) {
         int w = 16 >> lv, h = 8 >> lv;
         for (int y = 0; y < h; y++)
-            for (int x = 0; x < w; x++) wrong_levels += level[y * w + x] != pattern[(y << lv) * 16 + (x << lv)];
+            for (int x = 0; x < w; x++)
+                wrong_levels += level[y * w + x] != pattern[(y << lv) * 16 + (x << lv)];
         level += w * h;
     }
     CHECK_MSG(wrong_levels == 0, "%d mip pixels differ", wrong_levels);

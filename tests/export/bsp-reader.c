@@ -25,8 +25,22 @@
 #include <string.h>
 
 enum {
-    L_ENTITIES, L_PLANES, L_TEXTURES, L_VERTEXES, L_VISIBILITY, L_NODES, L_TEXINFO, L_FACES,
-    L_LIGHTING, L_CLIPNODES, L_LEAFS, L_MARKSURFACES, L_EDGES, L_SURFEDGES, L_MODELS, L_COUNT
+    L_ENTITIES,
+    L_PLANES,
+    L_TEXTURES,
+    L_VERTEXES,
+    L_VISIBILITY,
+    L_NODES,
+    L_TEXINFO,
+    L_FACES,
+    L_LIGHTING,
+    L_CLIPNODES,
+    L_LEAFS,
+    L_MARKSURFACES,
+    L_EDGES,
+    L_SURFEDGES,
+    L_MODELS,
+    L_COUNT
 };
 
 typedef struct cursor {
@@ -35,8 +49,8 @@ typedef struct cursor {
 
 static int32_t i32(cursor *c)
 {
-    int32_t v = (int32_t) ((uint32_t) c->p[0] | (uint32_t) c->p[1] << 8 |
-                           (uint32_t) c->p[2] << 16 | (uint32_t) c->p[3] << 24);
+    int32_t v = (int32_t) ((uint32_t) c->p[0] | (uint32_t) c->p[1] << 8 | (uint32_t) c->p[2] << 16 |
+                           (uint32_t) c->p[3] << 24);
     c->p += 4;
     return v;
 }
@@ -87,8 +101,8 @@ static bool lump(const uint8_t *data, size_t size, int l, size_t record, const u
     cursor c = {data + 4 + 8 * l};
     uint32_t offset = u32(&c), length = u32(&c);
     if (offset > size || length > size - offset)
-        return fail(why, n, "lump %d (%u bytes at %u) lies outside the file's %zu bytes", l,
-                    length, offset, size);
+        return fail(why, n, "lump %d (%u bytes at %u) lies outside the file's %zu bytes", l, length,
+                    offset, size);
     if (record && length % record)
         return fail(why, n, "lump %d is %u bytes, not a whole number of %zu-byte records", l,
                     length, record);
@@ -126,9 +140,9 @@ static bool read_lumps(const uint8_t *data, size_t size, rb_bsp *b, char *why, s
         p->dist = f32(&c);
         p->type = i32(&c);
         NEED(p->type >= 0 && p->type <= 5, "plane %d has type %d", i, p->type);
-        double len = sqrt((double) p->normal[0] * p->normal[0] +
-                          (double) p->normal[1] * p->normal[1] +
-                          (double) p->normal[2] * p->normal[2]);
+        double len =
+            sqrt((double) p->normal[0] * p->normal[0] + (double) p->normal[1] * p->normal[1] +
+                 (double) p->normal[2] * p->normal[2]);
         NEED(fabs(len - 1) < 1e-3, "plane %d's normal has length %g", i, len);
         if (p->type < 3)
             NEED(p->normal[p->type] == 1, "plane %d is of axial type %d but its normal is %g %g %g",
@@ -154,8 +168,10 @@ static bool read_lumps(const uint8_t *data, size_t size, rb_bsp *b, char *why, s
         for (int k = 0; k < 2; k++) d->child[k] = w ? i32(&c) : i16(&c);
         for (int k = 0; k < 6; k++) {
             float v = w ? f32(&c) : (float) i16(&c);
-            if (k < 3) d->mins[k] = v;
-            else d->maxs[k - 3] = v;
+            if (k < 3)
+                d->mins[k] = v;
+            else
+                d->maxs[k - 3] = v;
         }
         d->first_face = w ? u32(&c) : u16(&c);
         d->face_count = w ? u32(&c) : u16(&c);
@@ -209,8 +225,10 @@ static bool read_lumps(const uint8_t *data, size_t size, rb_bsp *b, char *why, s
         l->visofs = i32(&c);
         for (int k = 0; k < 6; k++) {
             float v = w ? f32(&c) : (float) i16(&c);
-            if (k < 3) l->mins[k] = v;
-            else l->maxs[k - 3] = v;
+            if (k < 3)
+                l->mins[k] = v;
+            else
+                l->maxs[k - 3] = v;
         }
         l->first_mark = w ? u32(&c) : u16(&c);
         l->mark_count = w ? u32(&c) : u16(&c);
@@ -264,8 +282,8 @@ static bool read_lumps(const uint8_t *data, size_t size, rb_bsp *b, char *why, s
         for (int i = 0; i < count; i++) {
             int32_t o = i32(&c);
             if (o == -1) continue;
-            NEED(o >= 0 && (size_t) o + 40 <= (size_t) n, "miptex %d is at %d, outside the lump",
-                 i, o);
+            NEED(o >= 0 && (size_t) o + 40 <= (size_t) n, "miptex %d is at %d, outside the lump", i,
+                 o);
             cursor m = {at + o + 16};
             uint32_t tw = u32(&m), th = u32(&m);
             size_t pixels = 0;
@@ -296,8 +314,8 @@ static bool check_indices(const rb_bsp *b, char *why, size_t why_size)
         NEED(d->plane >= 0 && d->plane < b->plane_count, "node %d has plane %d", i, d->plane);
         for (int k = 0; k < 2; k++) {
             int32_t ch = d->child[k];
-            NEED(ch >= 0 ? ch < b->node_count : -1 - ch < b->leaf_count,
-                 "node %d's child %d is %d", i, k, ch);
+            NEED(ch >= 0 ? ch < b->node_count : -1 - ch < b->leaf_count, "node %d's child %d is %d",
+                 i, k, ch);
         }
         NEED((uint64_t) d->first_face + d->face_count <= (uint64_t) b->face_count,
              "node %d's faces %u+%u pass the %d faces", i, d->first_face, d->face_count,
@@ -391,8 +409,10 @@ bool rb_read(const void *bytes, size_t size, rb_bsp *out, char *why, size_t why_
     if (size < 4 + 8 * L_COUNT)
         return fail(why, why_size, "%zu bytes: shorter than a BSP header", size);
     cursor c = {data};
-    if (memcmp(data, "BSP2", 4) == 0) out->bsp2 = true;
-    else if (i32(&c) != 29) return fail(why, why_size, "neither BSP29 nor BSP2");
+    if (memcmp(data, "BSP2", 4) == 0)
+        out->bsp2 = true;
+    else if (i32(&c) != 29)
+        return fail(why, why_size, "neither BSP29 nor BSP2");
     if (!read_lumps(data, size, out, why, why_size) || !check_indices(out, why, why_size)) {
         rb_free(out);
         return false;

@@ -74,7 +74,7 @@ typedef struct rb_bsp {
     rb_model *models;
     int model_count;
     int miptex_count;
-    char *entities; /* NUL-terminated copy of the lump */
+    char *entities;      /* NUL-terminated copy of the lump */
     uint8_t *visibility; /* copy of the lump */
     uint8_t *lighting;   /* copy of the lump */
     size_t visibility_bytes, lighting_bytes;

@@ -30,8 +30,8 @@ static double uniform01(void)
 }
 
 /* al_bsp_build's .bsp bytes alone (what these tests read) into *DATA and *SIZE. */
-static al_status build(const al_bsp_source *src, al_bsp_format format, void **data,
-                       size_t *size, al_bsp_counts *counts, al_diag_list *diags)
+static al_status build(const al_bsp_source *src, al_bsp_format format, void **data, size_t *size,
+                       al_bsp_counts *counts, al_diag_list *diags)
 {
     al_bsp_files files;
     al_status st = al_bsp_build(src, format, &files, counts, diags);
@@ -44,11 +44,16 @@ static al_status build(const al_bsp_source *src, al_bsp_format format, void **da
 static int quake_contents(al_contents c)
 {
     switch (c) {
-    case AL_CONTENTS_SOLID: return -2;
-    case AL_CONTENTS_WATER: return -3;
-    case AL_CONTENTS_SLIME: return -4;
-    case AL_CONTENTS_LAVA: return -5;
-    default: return -1;
+    case AL_CONTENTS_SOLID:
+        return -2;
+    case AL_CONTENTS_WATER:
+        return -3;
+    case AL_CONTENTS_SLIME:
+        return -4;
+    case AL_CONTENTS_LAVA:
+        return -5;
+    default:
+        return -1;
     }
 }
 
@@ -120,7 +125,8 @@ static void check_export(const scene *s, al_bsp_format format, int samples, cons
             int want = h == 0 ? quake_contents(al_world_point_contents(w, 0, p))
                               : (al_world_point_solid(w, hull[h], p) ? -2 : -1);
             if (got != want && r.mismatches[h]++ == 0 && !r.why[0])
-                snprintf(r.why, sizeof r.why, "hull %d at %.3f %.3f %.3f: the .bsp says %d, the "
+                snprintf(r.why, sizeof r.why,
+                         "hull %d at %.3f %.3f %.3f: the .bsp says %d, the "
                          "world %d (nearest plane %.4f)",
                          h, p[0], p[1], p[2], got, want, nearest);
         }
@@ -184,8 +190,8 @@ static void check_export(const scene *s, al_bsp_format format, int samples, cons
             for (int e = 0; e < face->edge_count; e++) {
                 int32_t se = b.surfedges[face->first_edge + e];
                 const float *v = b.vertexes[se >= 0 ? b.edges[se][0] : b.edges[-se][1]];
-                double d = pl->normal[0] * v[0] + pl->normal[1] * v[1] + pl->normal[2] * v[2] -
-                           pl->dist;
+                double d =
+                    pl->normal[0] * v[0] + pl->normal[1] * v[1] + pl->normal[2] * v[2] - pl->dist;
                 off_plane += fabs(d) > 0.02;
                 for (int k = 0; k < 3; k++)
                     outside += v[k] < md->mins[k] - 0.02 || v[k] > md->maxs[k] + 0.02;
@@ -320,8 +326,8 @@ CHECK_TEST(limit, "/export/bsp/bsp29-refuses-bounds-past-16-bits-and-bsp2-takes-
     CHECK(data == NULL);
     bool named = false;
     for (size_t i = 0; i < d.count; i++)
-        named |= d.items[i].severity == AL_SEVERITY_ERROR &&
-                 strstr(d.items[i].message, "16-bit") && strstr(d.items[i].message, "bsp2");
+        named |= d.items[i].severity == AL_SEVERITY_ERROR && strstr(d.items[i].message, "16-bit") &&
+                 strstr(d.items[i].message, "bsp2");
     CHECK_MSG(named, "no error names the 16-bit bounds and BSP2");
     al_diag_list_clear(&d);
     /* The written file is never left half made: a refused export writes nothing. */
@@ -500,8 +506,8 @@ CHECK_TEST(light, "/export/bsp/lightmaps-are-the-radiosity-on-quakes-luxel-grid"
                     "face %d's %d x %d luxels pass the lighting lump", f, size[0], size[1]);
         CHECK(face->lightofs + size[0] * size[1] <= (int) b.lighting_bytes);
         const rb_plane *pl = &b.planes[face->plane];
-        double sign = face->side ? -1 : 1, n[3] = {sign * pl->normal[0], sign * pl->normal[1],
-                                                   sign * pl->normal[2]};
+        double sign = face->side ? -1 : 1,
+               n[3] = {sign * pl->normal[0], sign * pl->normal[1], sign * pl->normal[2]};
         for (int t = 0; t < size[1]; t++)
             for (int u = 0; u < size[0]; u++) {
                 luxels++;
