@@ -377,7 +377,7 @@ typedef struct out_buffer {
 
 static void put(out_buffer *o, const void *bytes, size_t n)
 {
-    if (o->failed) return;
+    if (o->failed || n == 0) return; /* an empty lump may have no bytes at all */
     if (o->length + n > o->capacity) {
         size_t cap = o->capacity ? o->capacity : 65536;
         while (cap < o->length + n) cap *= 2;
