@@ -85,8 +85,9 @@ CHECK_TEST(compile_bsp, "/tools/allium-compile-bsp-writes-a-quake-bsp")
     snprintf(lit, sizeof lit, "%s/tools-sample.lit", scratch);
     snprintf(doc, sizeof doc, "%s/tools-bsp.allium", scratch);
     unlink(bsp), unlink(lit), unlink(doc);
-    snprintf(cmd, sizeof cmd, "'%s' --luxel 64 --rad-residual 0.3 --json --bsp '%s' '%s' 2>/dev/null",
-             compile_tool, bsp, sample_map);
+    snprintf(cmd, sizeof cmd,
+             "'%s' --luxel 64 --rad-residual 0.3 --json --bsp '%s' '%s' 2>/dev/null", compile_tool,
+             bsp, sample_map);
     REQUIRE(run(cmd, &out) == 0);
     cJSON *r = cJSON_Parse(out);
     free(out);
@@ -139,7 +140,8 @@ CHECK_TEST(compile_bsp, "/tools/allium-compile-bsp-writes-a-quake-bsp")
     REQUIRE(mapgen_save(g, far));
     mapgen_destroy(g);
     long before = file_size(bsp);
-    snprintf(cmd, sizeof cmd, "'%s' --no-rad --bsp '%s' '%s' 2>&1 >/dev/null", compile_tool, bsp, far);
+    snprintf(cmd, sizeof cmd, "'%s' --no-rad --bsp '%s' '%s' 2>&1 >/dev/null", compile_tool, bsp,
+             far);
     CHECK(run(cmd, &out) == 1);
     CHECK_MSG(strstr(out, "16-bit") && strstr(out, "bsp2"), "%s", out);
     free(out);
