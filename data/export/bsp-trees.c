@@ -249,6 +249,21 @@ static int32_t liquid_leaf(q_bsp *q, const liquid_list *l, const double mins[3],
         int32_t leaf = add_leaf(q, Q_CONTENTS_EMPTY, mins, maxs);
         return leaf < 0 ? INT32_MIN : -1 - leaf;
     }
+    /* A box (which holds the cell) wholly inside the first brush needs no cut: a big pool
+     * would otherwise add its faces over every cell it covers. */
+    const al_face_polys *p = &q->polys;
+    int b = l->brushes[0];
+    bool inside = true;
+    for (int f = p->brush_first[b]; inside && f < p->brush_first[b + 1]; f++) {
+        const al_face_poly *fp = &p->faces[f];
+        double far = -fp->dist;
+        for (int k = 0; k < 3; k++) far += fp->normal[k] * (fp->normal[k] > 0 ? maxs[k] : mins[k]);
+        inside = far <= 0;
+    }
+    if (inside) {
+        int32_t leaf = add_leaf(q, liquid_contents(q, b), mins, maxs);
+        return leaf < 0 ? INT32_MIN : -1 - leaf;
+    }
     return liquid_faces(q, l, 0, mins, maxs);
 }
 
