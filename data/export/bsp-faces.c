@@ -468,8 +468,11 @@ static al_status build_miptex(q_bsp *q)
             q->src->textures ? al_texture_sources_find(q->src->textures, name, NULL) : NULL;
         if (t && !t->indices) t = NULL; /* WAD3: colours of its own, not Quake's palette */
         found[i] = t;
-        size[2 * i] = t ? t->width : 64;
-        size[2 * i + 1] = t ? t->height : 64;
+        /* A sky is two layers side by side, 256 x 128 in Quake's data (engines split a sky
+         * texture twice as wide as high); other checkers are 64 x 64. */
+        bool sky = strncasecmp(name, "sky", 3) == 0;
+        size[2 * i] = t ? t->width : sky ? 256 : 64;
+        size[2 * i + 1] = t ? t->height : sky ? 128 : 64;
         if (!t) {
             q->miptex_missing++;
             al_diag_add(q->diags, AL_SEVERITY_WARNING, AL_DIAG_BAD_VALUE, -1, -1, -1, -1, -1,
