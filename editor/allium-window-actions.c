@@ -66,7 +66,106 @@ static void export_response_cb(GtkNativeDialog *dialog, int response, AlliumWind
     g_object_unref(self);
 }
 
+/* A BSP export under way: the window to tell and the file it writes. */
+typedef struct {
+    AlliumWindow *window; /* owned reference */
+    char *path;
+} BspExport;
+
+static void export_bsp_done_cb(GObject *source, GAsyncResult *result, gpointer user_data)
+{
+    (void) source;
+    BspExport *e = user_data;
+    AlliumWindow *self = e->window;
+    GError *error = NULL;
+    int warnings = 0;
+    g_autofree char *first = NULL;
+    if (allium_export_bsp_finish(result, &warnings, &first, &error)) {
+        g_autofree char *name = g_filename_display_name(e->path);
+        g_autofree char *text =
+            warnings ? g_strdup_printf(ngettext("Exported the map to %s, with %d warning: %s",
+                                                "Exported the map to %s, with %d warnings; the "
+                                                "first: %s",
+                                                (unsigned long) warnings),
+                                       name, warnings, first ? first : "")
+                     : g_strdup_printf(_("Exported the map to %s"), name);
+        allium_window_show_banner(self, warnings ? GTK_MESSAGE_WARNING : GTK_MESSAGE_INFO, text);
+    } else {
+        allium_window_report_error(self, error);
+        g_error_free(error);
+    }
+    g_free(e->path);
+    g_object_unref(e->window);
+    g_free(e);
+}
+
+static void export_bsp_response_cb(GtkNativeDialog *dialog, int response, AlliumWindow *self)
+{
+    if (response == GTK_RESPONSE_ACCEPT && self->document) {
+        GtkFileChooser *chooser = GTK_FILE_CHOOSER(dialog);
+        g_autoptr(GFile) file = gtk_file_chooser_get_file(chooser);
+        char *path = file ? g_file_get_path(file) : NULL;
+        if (path && !g_str_has_suffix(path, ".bsp")) {
+            char *with_suffix = g_strconcat(path, ".bsp", NULL);
+            g_free(path);
+            path = with_suffix;
+        }
+        const char *choice = gtk_file_chooser_get_choice(chooser, "format");
+        al_bsp_format format = AL_BSP29;
+        if (choice) al_bsp_format_parse(choice, &format);
+        if (!path) {
+            allium_window_show_banner(self, GTK_MESSAGE_ERROR,
+                                      _("Maps can only be exported to local files"));
+        } else {
+            g_autofree char *name = g_filename_display_name(path);
+            g_autofree char *text = g_strdup_printf(_("Exporting the map to %s…"), name);
+            allium_window_show_banner(self, GTK_MESSAGE_INFO, text);
+            BspExport *e = g_new0(BspExport, 1);
+            e->window = g_object_ref(self);
+            e->path = g_strdup(path);
+            allium_export_bsp_async(self->document, path, format, NULL, export_bsp_done_cb, e);
+        }
+        g_free(path);
+    }
+    g_object_unref(dialog);
+    g_object_unref(self);
+}
+
 /* --- action callbacks ---------------------------------------------------------------- */
+
+static void export_bsp_action_cb(GtkWidget *widget, const char *action_name, GVariant *parameter)
+{
+    (void) action_name;
+    (void) parameter;
+    AlliumWindow *self = ALLIUM_WINDOW(widget);
+    if (!self->document) return;
+
+    GtkFileChooserNative *native =
+        gtk_file_chooser_native_new(_("Export as a Quake BSP"), GTK_WINDOW(self),
+                                    GTK_FILE_CHOOSER_ACTION_SAVE, _("_Export"), _("_Cancel"));
+    GtkFileChooser *chooser = GTK_FILE_CHOOSER(native);
+    GtkFileFilter *filter = gtk_file_filter_new();
+    gtk_file_filter_set_name(filter, _("Quake BSP files (*.bsp)"));
+    gtk_file_filter_add_suffix(filter, "bsp");
+    gtk_file_chooser_add_filter(chooser, filter);
+    g_object_unref(filter);
+    static const char *const ids[] = {"bsp29", "bsp2", NULL};
+    const char *labels[] = {_("BSP29 (Quake)"), _("BSP2 (larger maps)"), NULL};
+    gtk_file_chooser_add_choice(chooser, "format", _("Format"), (const char **) ids, labels);
+    gtk_file_chooser_set_choice(chooser, "format", "bsp29");
+
+    const char *doc_path = allium_document_get_path(self->document);
+    g_autofree char *base = g_path_get_basename(doc_path);
+    if (g_str_has_suffix(base, ".allium")) base[strlen(base) - strlen(".allium")] = '\0';
+    g_autofree char *name = g_strconcat(base, ".bsp", NULL);
+    g_autofree char *dir = g_path_get_dirname(doc_path);
+    g_autoptr(GFile) folder = g_file_new_for_path(dir);
+    gtk_file_chooser_set_current_folder(chooser, folder, NULL);
+    gtk_file_chooser_set_current_name(chooser, name);
+
+    g_signal_connect(native, "response", G_CALLBACK(export_bsp_response_cb), g_object_ref(self));
+    gtk_native_dialog_show(GTK_NATIVE_DIALOG(native));
+}
 
 static void export_action_cb(GtkWidget *widget, const char *action_name, GVariant *parameter)
 {
@@ -439,6 +538,7 @@ void allium_window_class_add_actions(GtkWidgetClass *widget_class)
     allium_window_class_add_transform_actions(widget_class);
     allium_window_class_add_hide_actions(widget_class);
     gtk_widget_class_install_action(widget_class, "win.export", NULL, export_action_cb);
+    gtk_widget_class_install_action(widget_class, "win.export-bsp", NULL, export_bsp_action_cb);
     gtk_widget_class_install_action(widget_class, "win.undo", NULL, undo_action_cb);
     gtk_widget_class_install_action(widget_class, "win.redo", NULL, redo_action_cb);
     gtk_widget_class_install_action(widget_class, "win.close", NULL, close_action_cb);
@@ -536,6 +636,7 @@ void allium_window_update_actions(AlliumWindow *self)
     gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.undo", can_undo);
     gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.redo", can_redo);
     gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.export", doc != NULL);
+    gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.export-bsp", doc != NULL);
     gboolean writable = doc && !allium_document_get_read_only(doc);
     gboolean selected = !allium_selection_is_empty(self->selection);
     guint brushes = 0;

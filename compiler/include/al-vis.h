@@ -14,6 +14,7 @@
 #define AL_VIS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 typedef struct al_world al_world;
@@ -52,6 +53,12 @@ int al_world_vis_leaf_count(const al_world *world);
 
 /* The vis leaf containing P, or -1 if P is in solid or outside a sealed map. */
 int al_world_vis_leaf_at(const al_world *world, const double p[3]);
+
+/* The vis leaves whose cells meet the box [MINS, MAXS] (touching counts), each once, in
+ * increasing order, into OUT (room for MAX). Returns how many there are (may exceed MAX);
+ * 0 without visibility, -1 if memory runs out. */
+int al_world_vis_leaves_in_box(const al_world *world, const double mins[3], const double maxs[3],
+                               int32_t *out, int max);
 
 /* True if vis leaf B is in the PVS of vis leaf A (symmetric; a leaf sees itself). False for
  * indices out of range. */
@@ -93,6 +100,12 @@ typedef struct al_leak_info {
 
 /* True if the map leaks; then *OUT describes the leak (OUT may be NULL). */
 bool al_world_leak(const al_world *world, al_leak_info *out);
+
+/* Quake's run-length coding of a visibility row of BITS bits (bit i is bit i % 64 of
+ * ROW[i / 64]), as its .bsp files and the stored compiles hold rows: the row's bytes in
+ * order, each zero byte followed by how many zero bytes it stands for (1-255). Writes OUT
+ * (room for 2 * ((BITS + 7) / 8) bytes) and returns the length. */
+size_t al_vis_rle_row(const uint64_t *row, int32_t bits, unsigned char *out);
 
 /* A face pushed into a vis leaf: face FACE (input order within its brush) of input brush
  * BRUSH touches the leaf's boundary or, for detail brushes, its inside. */

@@ -52,6 +52,15 @@ void al_world_block_onion_tree(const al_world *world, int block, al_tree_view *o
 /* Block BLOCK's map tree of HULL into OUT. */
 void al_world_block_map_tree(const al_world *world, int block, int hull, al_tree_view *out);
 
+/* The same views of brush model MODEL's trees (model 0 is the world model; al-world.h
+ * numbers the models): its block count (at least one), its top tree and a block's map tree
+ * of HULL. A model's trees are in world coordinates, as the world model's are. A block tree
+ * without leaves (a block no geometry reaches) is empty everywhere. */
+int al_world_model_block_count(const al_world *world, int model);
+void al_world_model_top_tree(const al_world *world, int model, al_tree_view *out);
+void al_world_model_block_map_tree(const al_world *world, int model, int block, int hull,
+                                   al_tree_view *out);
+
 /* The block of the world model holding every point of the box [LO, HI], or -1 if it spans
  * several (a block's faces belong to both sides). */
 int al_world_box_block(const al_world *world, const double lo[3], const double hi[3]);

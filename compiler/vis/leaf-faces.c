@@ -169,6 +169,33 @@ static bool top_box(const al_world *w, int32_t code, const double mins[3], const
     return box_clusters(w->vis, t, w->vis->leaf_base[b], t->root, mins, maxs, entity, out);
 }
 
+static int compare_clusters(const void *a, const void *b)
+{
+    int32_t x = ((const triple *) a)->a, y = ((const triple *) b)->a;
+    return x < y ? -1 : x > y;
+}
+
+int al_world_vis_leaves_in_box(const al_world *w, const double mins[3], const double maxs[3],
+                               int32_t *out, int max)
+{
+    if (!w->vis || w->models[0].block_count == 0) return 0;
+    triple_vec found = {0};
+    if (!top_box(w, w->models[0].top.root, mins, maxs, 0, &found)) {
+        free(found.items);
+        return -1;
+    }
+    if (found.count > 1)
+        qsort(found.items, (size_t) found.count, sizeof *found.items, compare_clusters);
+    int n = 0;
+    for (int64_t i = 0; i < found.count; i++) {
+        if (i > 0 && found.items[i].a == found.items[i - 1].a) continue;
+        if (n < max) out[n] = found.items[i].a;
+        n++;
+    }
+    free(found.items);
+    return n;
+}
+
 int al_vis_leaf_faces(const al_world *w, al_vis *vis, const al_vis_entity *entities,
                       int entity_count)
 {

@@ -11,6 +11,25 @@ static unsigned char row_byte(const uint64_t *row, int32_t i)
     return (unsigned char) (row[i >> 3] >> ((i & 7) * 8));
 }
 
+size_t al_vis_rle_row(const uint64_t *row, int32_t bits, unsigned char *out)
+{
+    int32_t row_bytes = (bits + 7) / 8;
+    size_t n = 0;
+    for (int32_t i = 0; i < row_bytes;) {
+        unsigned char b = row_byte(row, i);
+        if (b) {
+            out[n++] = b;
+            i++;
+            continue;
+        }
+        int run = 0;
+        while (i < row_bytes && run < 255 && row_byte(row, i) == 0) run++, i++;
+        out[n++] = 0;
+        out[n++] = (unsigned char) run;
+    }
+    return n;
+}
+
 bool al_vis_store_pvs(const al_vis *vis, al_stored_pvs *out)
 {
     memset(out, 0, sizeof *out);
@@ -21,21 +40,8 @@ bool al_vis_store_pvs(const al_vis *vis, al_stored_pvs *out)
     unsigned char *code = malloc(cap);
     if (!code) return false;
     size_t n = 0;
-    for (int32_t c = 0; c < vis->cluster_count; c++) {
-        const uint64_t *row = al_vis_row(vis, c);
-        for (int32_t i = 0; i < row_bytes;) {
-            unsigned char b = row_byte(row, i);
-            if (b) {
-                code[n++] = b;
-                i++;
-                continue;
-            }
-            int run = 0;
-            while (i < row_bytes && run < 255 && row_byte(row, i) == 0) run++, i++;
-            code[n++] = 0;
-            code[n++] = (unsigned char) run;
-        }
-    }
+    for (int32_t c = 0; c < vis->cluster_count; c++)
+        n += al_vis_rle_row(al_vis_row(vis, c), vis->cluster_count, code + n);
     out->level = vis->stats.level;
     out->clusters = vis->cluster_count;
     out->portals = vis->vis_portal_count;

@@ -77,6 +77,22 @@ void al_world_block_map_tree(const al_world *world, int block, int hull, al_tree
     view_tree(&world->models[0].blocks[block].map[hull], out);
 }
 
+int al_world_model_block_count(const al_world *world, int model)
+{
+    return world->models[model].block_count;
+}
+
+void al_world_model_top_tree(const al_world *world, int model, al_tree_view *out)
+{
+    view_tree(&world->models[model].top, out);
+}
+
+void al_world_model_block_map_tree(const al_world *world, int model, int block, int hull,
+                                   al_tree_view *out)
+{
+    view_tree(&world->models[model].blocks[block].map[hull], out);
+}
+
 int al_world_box_block(const al_world *world, const double lo[3], const double hi[3])
 {
     return al_model_box_block(&world->models[0], lo, hi);

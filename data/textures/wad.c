@@ -69,6 +69,39 @@ static void lump_name(const unsigned char *raw, char out[17])
     out[n] = '\0';
 }
 
+size_t al_texture_mip_bytes(int width, int height)
+{
+    size_t n = 0;
+    for (int m = 0; m < 4; m++) n += (size_t) (width >> m) * (size_t) (height >> m);
+    return n;
+}
+
+/* Keeps the palette indices of T's four mip levels from the lump DATA (SIZE bytes, level
+ * offsets OFFSETS, level 0 known to fit): a level that does not fit is sampled from level
+ * 0. False if memory runs out. */
+static bool keep_indices(const unsigned char *data, size_t size, const uint32_t offsets[4],
+                         al_texture *t)
+{
+    t->indices = malloc(al_texture_mip_bytes(t->width, t->height));
+    if (!t->indices) return false;
+    uint8_t *out = t->indices;
+    for (int m = 0; m < 4; m++) {
+        int w = t->width >> m, h = t->height >> m;
+        size_t bytes = (size_t) w * h;
+        if (offsets[m] >= MIPTEX_HEADER && offsets[m] <= size && size - offsets[m] >= bytes) {
+            memcpy(out, data + offsets[m], bytes);
+        } else {
+            const unsigned char *level0 = data + offsets[0];
+            for (int y = 0; y < h; y++)
+                for (int x = 0; x < w; x++)
+                    out[(size_t) y * w + x] =
+                        level0[((size_t) y << m) * t->width + ((size_t) x << m)];
+        }
+        out += bytes;
+    }
+    return true;
+}
+
 /* Decodes the miptex lump DATA (SIZE bytes) into T; false (with a warning) if it does not
  * hold a texture. */
 static bool read_miptex(const unsigned char *data, size_t size, int version,
@@ -132,6 +165,11 @@ static bool read_miptex(const unsigned char *data, size_t size, int version,
         out[3] = 255;
     }
     al_texture_average(t->rgba, t->width, t->height, t->average);
+    if (version == 2 && !keep_indices(data, size, offsets, t)) {
+        free(t->rgba);
+        t->rgba = NULL;
+        return false;
+    }
     return true;
 }
 
@@ -252,7 +290,10 @@ const al_texture *al_wad_find(const al_wad *wad, const char *name)
 void al_wad_free(al_wad *wad)
 {
     if (!wad) return;
-    for (int i = 0; i < wad->count; i++) free(wad->textures[i].rgba);
+    for (int i = 0; i < wad->count; i++) {
+        free(wad->textures[i].rgba);
+        free(wad->textures[i].indices);
+    }
     free(wad->textures);
     free(wad);
 }

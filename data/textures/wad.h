@@ -32,7 +32,16 @@ typedef struct al_texture {
     uint8_t *rgba;    /* owned; width * height * 4 bytes of mip level 0, rows top down */
     bool transparent; /* some pixels have alpha 0 (WAD3 '{' textures) */
     float average[3]; /* the mean colour of the opaque pixels, sRGB 0..1 */
+    /* WAD2 only (NULL for WAD3, whose colours are the texture's own): the palette indices
+     * of the four mip levels one after another, width * height * 85 / 64 bytes (each level
+     * has half the edges of the one before, rounded down), owned. Levels the lump does not
+     * hold whole are made from level 0 by taking every 2nd, 4th, 8th pixel. A BSP's miptex
+     * lump carries them as they are. */
+    uint8_t *indices;
 } al_texture;
+
+/* Bytes of the four mip levels of a WIDTH x HEIGHT texture. */
+size_t al_texture_mip_bytes(int width, int height);
 
 typedef struct al_wad {
     int version; /* 2 or 3 */

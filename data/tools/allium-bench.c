@@ -70,6 +70,12 @@
  *   allium-bench agents MAP [--count 1000] [--steps 600]
  *       a crowd walking between the map's point entities, one thread: {step_ms_median,
  *       step_ms_p95, us_per_agent, pairs_per_step, contacts_per_step, ...} (cmd_agents)
+ *   allium-bench bsp MAP.map [--runs 5] [options]
+ *       Quake BSP export (export/bsp.h) of MAP compiled with the tight PVS, no textures:
+ *       {bsp29_ms, bsp2_ms (al_bsp_build, medians of the runs; bsp29_ms null for a map
+ *       past BSP29's limits, named on standard error), trees_ms, faces_ms, visibility_ms
+ *       (its stages in the BSP29 runs, or the BSP2 ones), bytes, nodes, leafs, clipnodes,
+ *       faces, visibility_bytes, ...}
  *   allium-bench spheretree [--count 10000] [--steps 300] [--margin 16] [--seed N]
  *       the agents' broadphase (al-spheretree.h), no map: COUNT spheres of radius 20-40
  *       moving at 100-320 units/s in a 8192 x 8192 x 1024 box at 60 Hz, bouncing off its
@@ -100,6 +106,7 @@
 #include "al-oracle.h"
 #include "al-world-trees.h"
 #include "entdefs/entdefs.h"
+#include "export/bsp.h"
 
 #include <sys/stat.h>
 #include <sys/vfs.h>
@@ -154,6 +161,7 @@ static int usage(void)
             "       allium-bench rad MAP [--luxel UNITS] [--runs N] [--count RAYS]\n"
             "       allium-bench edit MAP [--edits N] [--tight-edits N] [--luxel UNITS]\n"
             "                             [--rad-residual R] [--leaks]\n"
+            "       allium-bench bsp MAP.map [--runs N]\n"
             "       allium-bench spheretree [--count N] [--steps N] [--margin UNITS]\n"
             "       allium-bench agents MAP [--count N] [--steps N]\n"
             "       allium-bench defs FILE.fgd|FILE.def [--runs N]\n"
@@ -1304,6 +1312,93 @@ static void bounce_sphere(al_sphere *s, double v[3], const double size[3], doubl
  * the fastest step of those tried for 10,000 spheres (0, 4, 8, 12, 16, 20, 24, 32 units;
  * 16 and 20 came out alike, 12 and 32 some 15% slower, 8 half again, 4 twice, 0 three
  * times as slow): about four steps' travel at these speeds. */
+/* Times al_bsp_build on M's compile W in FORMAT over A->runs runs into MS (and its stages
+ * into STAGES[3 * run ...]); the last run's counts into *COUNTS. False (with the error
+ * printed) if the export fails. */
+static bool time_bsp(const args *a, al_tool_map *m, const al_world *w, al_bsp_format format,
+                     double *ms, double *stages, al_bsp_counts *counts)
+{
+    al_bsp_source src = {m->map, &m->input, w, NULL};
+    for (int r = 0; r < a->runs; r++) {
+        al_bsp_files files;
+        al_diag_list d = {0};
+        uint64_t t0 = al_clock_ns();
+        al_status st = al_bsp_build(&src, format, &files, counts, &d);
+        ms[r] = al_clock_ms_since(t0);
+        stages[r] = counts->ms_trees;
+        stages[a->runs + r] = counts->ms_faces;
+        stages[2 * a->runs + r] = counts->ms_vis;
+        al_bsp_files_free(&files);
+        if (st != AL_OK) {
+            al_tool_print_diags(m->path, &d, stderr);
+            fprintf(stderr, "%s: export as %s failed: %s\n", m->path, al_bsp_format_name(format),
+                    al_status_message(st));
+            al_diag_list_clear(&d);
+            return false;
+        }
+        al_diag_list_clear(&d);
+    }
+    return true;
+}
+
+static int cmd_bsp(const args *a)
+{
+    al_tool_map m;
+    if (!al_tool_load(a->path, &a->options, &m)) return 1;
+    if (!m.map) {
+        fprintf(stderr, "error: allium-bench bsp takes a .map\n");
+        al_tool_map_free(&m);
+        return 2;
+    }
+    al_tool_options o = a->options;
+    o.pvs = AL_PVS_TIGHT;
+    o.use_cache = false;
+    al_world *w = al_tool_compile(&m, &o);
+    if (!w) {
+        al_tool_map_free(&m);
+        return 1;
+    }
+    double *ms29 = calloc((size_t) a->runs, sizeof(double));
+    double *ms2 = calloc((size_t) a->runs, sizeof(double));
+    double *stages = calloc(6 * (size_t) a->runs, sizeof(double));
+    al_bsp_counts c29, c2;
+    int status = 1;
+    /* A map past BSP29's limits is timed in BSP2 alone (bsp29_ms null). */
+    bool fits = ms29 && ms2 && stages && time_bsp(a, &m, w, AL_BSP29, ms29, stages, &c29);
+    const double *st = fits ? stages : stages + 3 * a->runs;
+    if (ms2 && stages && time_bsp(a, &m, w, AL_BSP2, ms2, stages + 3 * a->runs, &c2)) {
+        const al_bsp_counts *c = fits ? &c29 : &c2;
+        cJSON *j = cJSON_CreateObject();
+        cJSON_AddStringToObject(j, "map", a->path);
+        cJSON_AddNumberToObject(j, "runs", a->runs);
+        if (fits)
+            cJSON_AddNumberToObject(j, "bsp29_ms", median(ms29, a->runs));
+        else
+            cJSON_AddNullToObject(j, "bsp29_ms");
+        cJSON_AddNumberToObject(j, "bsp2_ms", median(ms2, a->runs));
+        cJSON_AddNumberToObject(j, "trees_ms", median((double *) st, a->runs));
+        cJSON_AddNumberToObject(j, "faces_ms", median((double *) st + a->runs, a->runs));
+        cJSON_AddNumberToObject(j, "visibility_ms", median((double *) st + 2 * a->runs, a->runs));
+        if (fits) cJSON_AddNumberToObject(j, "bytes", (double) c29.file_bytes);
+        cJSON_AddNumberToObject(j, "bsp2_bytes", (double) c2.file_bytes);
+        cJSON_AddNumberToObject(j, "models", c->models);
+        cJSON_AddNumberToObject(j, "nodes", c->nodes);
+        cJSON_AddNumberToObject(j, "leafs", c->leafs);
+        cJSON_AddNumberToObject(j, "clipnodes", c->clipnodes);
+        cJSON_AddNumberToObject(j, "faces", c->faces);
+        cJSON_AddNumberToObject(j, "planes", c->planes);
+        cJSON_AddNumberToObject(j, "marksurfaces", c->marksurfaces);
+        cJSON_AddNumberToObject(j, "visibility_bytes", (double) c->visibility_bytes);
+        status = al_report_print(j, stdout) ? 0 : 1;
+    }
+    free(ms29);
+    free(ms2);
+    free(stages);
+    al_world_destroy(w);
+    al_tool_map_free(&m);
+    return status;
+}
+
 static int cmd_spheretree(const args *a)
 {
     int n = a->count_given ? (int) (a->count < 10000000 ? a->count : 10000000) : 10000;
@@ -1541,6 +1636,7 @@ int main(int argc, char **argv)
     if (strcmp(a.command, "rad") == 0) return cmd_rad(&a);
     if (strcmp(a.command, "edit") == 0) return cmd_edit(&a);
     if (strcmp(a.command, "spheretree") == 0) return cmd_spheretree(&a);
+    if (strcmp(a.command, "bsp") == 0) return cmd_bsp(&a);
     if (strcmp(a.command, "agents") == 0) return cmd_agents(&a);
     if (strcmp(a.command, "defs") == 0) return cmd_defs(&a);
     fprintf(stderr, "error: unknown command %s\n", a.command);

@@ -4,6 +4,7 @@
  *   allium-compile [options] MAP            compile MAP (.map or .allium) and report
  *   allium-compile -o OUT.allium IN.map     import IN into a new document, then compile it
  *   allium-compile -o OUT.map [--format valve|standard] IN.allium    export
+ *   allium-compile --bsp OUT.bsp [--bsp-format bsp29|bsp2] MAP   compile, write a Quake BSP
  *
  * Options: --hull NAME=minx,miny,minz,maxx,maxy,maxz (repeatable), --block-size N,
  * --threads N, --json, --no-cache; radiosity: --rad-residual EPS (default 0.01: shoot
@@ -37,6 +38,7 @@
 #include "textures/sources.h"
 #include "al-entity-keys.h"
 #include "entdefs/entdefs.h"
+#include "export/bsp.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -50,7 +52,8 @@ static int usage(FILE *to)
                 "[--block-size N] [--threads N] [--json] [--no-cache]\n"
                 "                      [--rad-residual EPS] [--rad-time SECONDS] [--luxel UNITS] "
                 "[--no-rad] [--texture-path DIR ...]\n"
-                "                      [--defs FILE ...] MAP\n"
+                "                      [--defs FILE ...]\n"
+                "                      [--bsp OUT.bsp [--bsp-format bsp29|bsp2]] MAP\n"
                 "       allium-compile -o OUT.allium IN.map     (import, then compile)\n"
                 "       allium-compile -o OUT.map [--format valve|standard] IN.allium  (export)\n");
     return to == stdout ? 0 : 2;
@@ -183,12 +186,13 @@ static void light_from_cache(al_tool_map *m, al_rad *rad, const char *key, rad_r
     free(data);
 }
 
-/* Lights the compiled map; diagnostics about lights join the map's. A document's cache
+/* Lights the compiled map; diagnostics about lights join the map's. With KEEP, the solver
+ * is handed over there (the caller destroys it) rather than destroyed. A document's cache
  * gives the state the last run ended in (the editor's too, which uses the same key), and
  * keeps the state this one ends in. False if it could not (out of memory, a bad luxel
  * size). */
 static bool light(al_tool_map *m, const al_world *w, const rad_args *ra,
-                  const al_tool_options *options, rad_result *out)
+                  const al_tool_options *options, rad_result *out, al_rad **keep)
 {
     memset(out, 0, sizeof *out);
     if (ra->off) return true;
@@ -221,7 +225,10 @@ static bool light(al_tool_map *m, const al_world *w, const rad_args *ra,
                       al_doc_cache_put(m->doc, key, "light", data, size) == AL_OK;
         free(data);
     }
-    al_rad_destroy(rad);
+    if (keep)
+        *keep = rad;
+    else
+        al_rad_destroy(rad);
     out->ms = al_clock_ms_since(t0);
     out->ran = true;
     return true;
@@ -286,6 +293,98 @@ static bool open_textures(al_tool_map *m, const char *const *search, int search_
     al_texture_sources_colour_materials(out, (al_material_desc *) m->input.materials,
                                         m->input.material_count);
     return true;
+}
+
+typedef struct bsp_args {
+    const char *path; /* --bsp, or NULL */
+    al_bsp_format format;
+} bsp_args;
+
+/* Writes M (compiled into W, lit by RAD unless --no-rad) as the Quake BSP BA->path. The
+ * exporter reads the texture axes from a parsed .map: a document is exported as one and
+ * that is compiled and lit as RA says (its input is in the .map's order, which the exporter
+ * needs). On success *COUNTS says what was written. Prints errors; false on failure. */
+static bool export_bsp(al_tool_map *m, const al_world *w, al_rad *rad, const rad_args *ra,
+                       const al_tool_options *options, const bsp_args *ba,
+                       const char *const *search, int search_count, al_bsp_counts *counts)
+{
+    al_map *exported = NULL;
+    al_map_input mi = {0};
+    al_world *own = NULL;
+    al_rad *own_rad = NULL;
+    al_diag_list diags = {0};
+    const al_map *map = m->map;
+    const al_input *input = &m->input;
+    al_status st = AL_OK;
+    if (!map) {
+        st = al_doc_export_map(m->doc, &exported, &diags);
+        if (st == AL_OK) st = al_map_input_build(exported, &mi, &diags);
+        if (st == AL_OK) {
+            if (options->hull_count > 0) {
+                mi.input.hulls = options->hulls;
+                mi.input.hull_count = options->hull_count;
+            }
+            if (options->block_size > 0) mi.input.block_size = options->block_size;
+            al_compile_options co = {.threads = options->threads, .pvs = options->pvs};
+            st = al_world_compile(&mi.input, &co, &own, NULL);
+        }
+        map = exported;
+        input = &mi.input;
+        w = own;
+        /* The light of this compile, lit as the report's was. */
+        rad = NULL;
+        if (st == AL_OK && !ra->off) {
+            al_rad_options ro = {.luxel_size = ra->luxel, .threads = options->threads};
+            st = al_rad_create(own, input, &ro, &own_rad, &diags);
+            if (st == AL_OK) al_rad_run(own_rad, ra->residual, ra->seconds, NULL, NULL);
+            rad = own_rad;
+        }
+    }
+    al_rad_lightmap lightmap = {0};
+    if (st == AL_OK && rad) st = al_rad_snapshot(rad, &lightmap);
+    al_texture_sources sources = {0};
+    bool have_textures = st == AL_OK && open_textures(m, search, search_count, &sources);
+    if (st == AL_OK) {
+        al_bsp_source src = {
+            map, input, w, have_textures ? &sources : NULL, rad, rad ? &lightmap : NULL};
+        st = al_bsp_write(&src, ba->format, ba->path, counts, &diags);
+    }
+    al_tool_print_diags(m->path, &diags, stderr);
+    if (st != AL_OK) fprintf(stderr, "%s: no BSP written: %s\n", ba->path, al_status_message(st));
+    al_diag_list_clear(&diags);
+    if (have_textures) al_texture_sources_close(&sources);
+    al_rad_lightmap_free(&lightmap);
+    al_rad_destroy(own_rad);
+    al_world_destroy(own);
+    al_map_input_free(&mi);
+    al_map_destroy(exported);
+    return st == AL_OK;
+}
+
+static cJSON *bsp_json(const bsp_args *ba, const al_bsp_counts *c)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o) return NULL;
+    cJSON_AddStringToObject(o, "path", ba->path);
+    cJSON_AddStringToObject(o, "format", al_bsp_format_name(c->format));
+    cJSON_AddNumberToObject(o, "bytes", (double) c->file_bytes);
+    cJSON_AddNumberToObject(o, "models", c->models);
+    cJSON_AddNumberToObject(o, "planes", c->planes);
+    cJSON_AddNumberToObject(o, "nodes", c->nodes);
+    cJSON_AddNumberToObject(o, "leafs", c->leafs);
+    cJSON_AddNumberToObject(o, "clipnodes", c->clipnodes);
+    cJSON_AddNumberToObject(o, "faces", c->faces);
+    cJSON_AddNumberToObject(o, "texinfo", c->texinfo);
+    cJSON_AddNumberToObject(o, "vertexes", c->vertexes);
+    cJSON_AddNumberToObject(o, "edges", c->edges);
+    cJSON_AddNumberToObject(o, "surfedges", c->surfedges);
+    cJSON_AddNumberToObject(o, "marksurfaces", c->marksurfaces);
+    cJSON_AddNumberToObject(o, "miptex", c->miptex);
+    cJSON_AddNumberToObject(o, "miptex_missing", c->miptex_missing);
+    cJSON_AddNumberToObject(o, "entities_bytes", (double) c->entities_bytes);
+    cJSON_AddNumberToObject(o, "visibility_bytes", (double) c->visibility_bytes);
+    cJSON_AddNumberToObject(o, "lighting_bytes", (double) c->lighting_bytes);
+    return o;
 }
 
 /* The "materials" part of the report: how many of the materials M's faces use were found
@@ -427,6 +526,7 @@ int main(int argc, char **argv)
     rad_args ra = {.residual = 0.01};
     bool json = false;
     const char *path = NULL, *output = NULL, *format = NULL;
+    bsp_args ba = {NULL, AL_BSP29};
     for (int i = 1; i < argc;) {
         int used = al_tool_parse_option(argc, argv, &i, &options);
         if (used < 0) return 2;
@@ -445,6 +545,13 @@ int main(int argc, char **argv)
                 return 2;
             }
             defs_paths[defs_path_count++] = argv[++i];
+        } else if (strcmp(argv[i], "--bsp") == 0 && i + 1 < argc) {
+            ba.path = argv[++i];
+        } else if (strcmp(argv[i], "--bsp-format") == 0 && i + 1 < argc) {
+            if (!al_bsp_format_parse(argv[++i], &ba.format)) {
+                fprintf(stderr, "error: --bsp-format %s: expected bsp29 or bsp2\n", argv[i]);
+                return 2;
+            }
         } else if (strcmp(argv[i], "--no-cache") == 0) {
             options.use_cache = false;
         } else if (strcmp(argv[i], "--no-rad") == 0) {
@@ -480,6 +587,10 @@ int main(int argc, char **argv)
         i++;
     }
     if (!path) return usage(stderr);
+    if (ba.path && output) {
+        fprintf(stderr, "error: --bsp and -o cannot be used together\n");
+        return 2;
+    }
 
     if (output) {
         bool document_in = al_tool_is_document(path);
@@ -515,7 +626,18 @@ int main(int argc, char **argv)
         return 1;
     }
     rad_result rr;
-    if (!light(&m, w, &ra, &options, &rr)) {
+    al_rad *rad = NULL; /* kept for a BSP of this very compile (a .map's) */
+    if (!light(&m, w, &ra, &options, &rr, ba.path && m.map ? &rad : NULL)) {
+        al_texture_sources_close(&sources);
+        al_world_destroy(w);
+        al_tool_map_free(&m);
+        return 1;
+    }
+    al_bsp_counts bc;
+    bool exported = !ba.path || export_bsp(&m, w, rad, &ra, &options, &ba, texture_paths,
+                                           texture_path_count, &bc);
+    al_rad_destroy(rad);
+    if (!exported) {
         al_texture_sources_close(&sources);
         al_world_destroy(w);
         al_tool_map_free(&m);
@@ -535,6 +657,7 @@ int main(int argc, char **argv)
         al_world_get_stats(w, &s);
         cJSON *report = al_report_json(&m, w, &s);
         if (report) rad_json(report, &rr);
+        if (report && ba.path) cJSON_AddItemToObject(report, "bsp", bsp_json(&ba, &bc));
         if (report && textures)
             cJSON_AddItemToObject(report, "materials", textures);
         else
@@ -572,6 +695,13 @@ int main(int argc, char **argv)
                    rr.stats.patches, rr.stats.lights, (long long) rr.stats.shots,
                    rr.stats.residual * 100, rr.ms,
                    rr.stop == AL_RAD_STOP_TIME ? " (time budget reached)" : "");
+        if (ba.path)
+            printf("  bsp: %s (%s), %zu bytes: %d models, %d nodes, %d leafs, %d clipnodes, "
+                   "%d faces, %d textures (%d checkers), %zu bytes of visibility, %zu of "
+                   "lighting\n",
+                   ba.path, al_bsp_format_name(bc.format), bc.file_bytes, bc.models, bc.nodes,
+                   bc.leafs, bc.clipnodes, bc.faces, bc.miptex, bc.miptex_missing,
+                   bc.visibility_bytes, bc.lighting_bytes);
     }
     al_world_destroy(w);
     al_tool_map_free(&m);

@@ -4,13 +4,19 @@
  * (lq-e3m4, 9,000 brushes: about 270 ms), so the editor runs it on a worker thread. The
  * document is made beside its name and renamed to it only when complete
  * (al_doc_import_new): a failed or interrupted import leaves nothing half-made behind.
+ *
+ * A BSP export compiles and lights the whole map and writes it (e1m1: a few seconds), also
+ * on a worker thread; only reading the document as a .map happens on the main thread.
  */
 #include "allium-config.h"
 
 #include "allium-map-files.h"
 
+#include "al-entity-keys.h"
+#include "mapfile/map-input.h"
 #include "mapfile/map-write.h"
 #include "store/map-doc.h"
+#include "textures/sources.h"
 
 #include <errno.h>
 #include <glib/gi18n.h>
@@ -26,7 +32,26 @@ typedef struct {
     char *first_warning;
 } ImportData;
 
+typedef struct {
+    al_map *map;  /* the document as a .map, owned */
+    char *path;   /* the .bsp to write */
+    char *folder; /* the document's, where the WADs are looked for */
+    al_bsp_format format;
+    int warnings;
+    char *first_warning;
+} BspData;
+
 /* --- static helpers ------------------------------------------------------------------ */
+
+static void bsp_data_free(gpointer data)
+{
+    BspData *d = data;
+    al_map_destroy(d->map);
+    g_free(d->path);
+    g_free(d->folder);
+    g_free(d->first_warning);
+    g_free(d);
+}
 
 static void import_data_free(gpointer data)
 {
@@ -285,4 +310,94 @@ gboolean allium_export_map(AlliumDocument *document, const char *path, GError **
                                   0644, error);
     free(text);
     return ok;
+}
+
+/* Compiles the exported map and writes the BSP (worker thread). */
+static void export_bsp_thread(GTask *task, gpointer source, gpointer data, GCancellable *cancel)
+{
+    (void) source;
+    (void) cancel;
+    BspData *d = data;
+    al_diag_list diags = {0};
+    al_map_input input = {0};
+    al_world *world = NULL;
+    al_texture_sources textures = {0};
+    bool have_textures = false;
+    al_rad *rad = NULL;
+    al_rad_lightmap lightmap = {0};
+    al_status st = al_map_input_build(d->map, &input, &diags);
+    if (st == AL_OK) {
+        al_compile_options options = {.pvs = AL_PVS_TIGHT};
+        st = al_world_compile(&input.input, &options, &world, &diags);
+    }
+    if (st == AL_OK) {
+        const char *wad =
+            input.input.entity_count > 0 ? al_entity_value(&input.input.entities[0], "wad") : NULL;
+        st = al_texture_sources_open(&textures, wad, d->folder, NULL, 0, NULL, &diags);
+        have_textures = st == AL_OK;
+    }
+    if (st == AL_OK) {
+        /* Lit as allium-compile lights: until the unshot light is 1% of the emitted. */
+        st = al_rad_create(world, &input.input, NULL, &rad, &diags);
+        if (st == AL_OK) al_rad_run(rad, 0.01, 0, NULL, NULL);
+        if (st == AL_OK) st = al_rad_snapshot(rad, &lightmap);
+    }
+    if (st == AL_OK) {
+        al_bsp_source src = {d->map, &input.input, world, &textures, rad, &lightmap};
+        st = al_bsp_write(&src, d->format, d->path, NULL, &diags);
+    }
+    if (st == AL_OK) {
+        d->warnings = (int) al_diag_count(&diags, AL_SEVERITY_WARNING);
+        d->first_warning = first_warning_of(&diags);
+        g_task_return_boolean(task, TRUE);
+    } else {
+        GError *error = NULL;
+        allium_set_status_error(&error, st, &diags, _("Export failed"));
+        g_task_return_error(task, error);
+    }
+    if (have_textures) al_texture_sources_close(&textures);
+    al_rad_lightmap_free(&lightmap);
+    al_rad_destroy(rad);
+    al_world_destroy(world);
+    al_map_input_free(&input);
+    al_diag_list_clear(&diags);
+}
+
+void allium_export_bsp_async(AlliumDocument *document, const char *path, al_bsp_format format,
+                             GCancellable *cancellable, GAsyncReadyCallback callback,
+                             gpointer user_data)
+{
+    GTask *task = g_task_new(NULL, cancellable, callback, user_data);
+    g_task_set_source_tag(task, allium_export_bsp_async);
+    al_doc *doc = ALLIUM_IS_DOCUMENT(document) ? allium_document_get_doc(document) : NULL;
+    al_diag_list diags = {0};
+    al_map *map = NULL;
+    al_status st = doc ? al_doc_export_map(doc, &map, &diags) : AL_ERR_NOT_FOUND;
+    if (st != AL_OK) {
+        GError *error = NULL;
+        allium_set_status_error(&error, st, &diags, _("Export failed"));
+        al_diag_list_clear(&diags);
+        g_task_return_error(task, error);
+        g_object_unref(task);
+        return;
+    }
+    al_diag_list_clear(&diags);
+    BspData *d = g_new0(BspData, 1);
+    d->map = map;
+    d->path = g_strdup(path);
+    d->folder = g_path_get_dirname(allium_document_get_path(document));
+    d->format = format;
+    g_task_set_task_data(task, d, bsp_data_free);
+    g_task_run_in_thread(task, export_bsp_thread);
+    g_object_unref(task);
+}
+
+gboolean allium_export_bsp_finish(GAsyncResult *result, int *warnings, char **first_warning,
+                                  GError **error)
+{
+    g_return_val_if_fail(g_task_is_valid(result, NULL), FALSE);
+    BspData *d = g_task_get_task_data(G_TASK(result));
+    if (warnings) *warnings = d ? d->warnings : 0;
+    if (first_warning) *first_warning = d ? g_strdup(d->first_warning) : NULL;
+    return g_task_propagate_boolean(G_TASK(result), error);
 }

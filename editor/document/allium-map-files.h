@@ -1,5 +1,6 @@
 /* Between Quake .map files and map documents, for the editor: importing a .map into a new
- * document next to it, preparing the bundled sample, exporting a document as a .map.
+ * document next to it, preparing the bundled sample, exporting a document as a .map or as a
+ * Quake BSP.
  *
  * Errors are GErrors in ALLIUM_DOCUMENT_ERROR carrying the reader's diagnostics (a syntax
  * error names its line and column).
@@ -7,6 +8,8 @@
 #pragma once
 
 #include "allium-document.h"
+
+#include "export/bsp.h"
 
 G_BEGIN_DECLS
 
@@ -46,5 +49,20 @@ gboolean allium_prepare_sample(const char *target, GError **error);
 /* Writes DOCUMENT as a .map at PATH (Valve 220 if any face was written so, else standard
  * Quake), atomically: a failure leaves an older PATH untouched. Main thread. */
 gboolean allium_export_map(AlliumDocument *document, const char *path, GError **error);
+
+/* Writes DOCUMENT as a Quake BSP (export/bsp.h) at PATH in FORMAT, without blocking: the
+ * document is read as a .map here (main thread), then compiled (tight PVS), lit (to a
+ * residual of 1%) and written with its .lit on a worker thread, with the textures of the
+ * worldspawn's WADs found beside the document. PATH is written through a temporary file and a
+ * rename: a failure leaves an older PATH untouched. */
+void allium_export_bsp_async(AlliumDocument *document, const char *path, al_bsp_format format,
+                             GCancellable *cancellable, GAsyncReadyCallback callback,
+                             gpointer user_data);
+
+/* The export's result: TRUE when written, with in *WARNINGS (may be NULL) how many
+ * warnings it gave and in *FIRST_WARNING (may be NULL; free with g_free) the first. A map
+ * past BSP29's limits fails with the limit named. */
+gboolean allium_export_bsp_finish(GAsyncResult *result, int *warnings, char **first_warning,
+                                  GError **error);
 
 G_END_DECLS

@@ -40,6 +40,8 @@ struct _SelfTest {
     al_doc *writer;         /* holds a map open for writing, as another program would */
     guint lightmaps;        /* "lit" emissions of the sample's document */
     gint64 relit_shots;     /* the shots the first opening of relit.allium ended with */
+    int bsp_state;          /* the BSP export step: 0 running, 1 written, -1 failed */
+    char *bsp_error;        /* owned: why it failed */
 
     /* editing steps */
     int brushes_before;     /* the sample's brushes before them */

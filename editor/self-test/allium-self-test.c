@@ -636,6 +636,50 @@ static gboolean step_export(SelfTest *t)
     return TRUE;
 }
 
+static void export_bsp_done_cb(GObject *source, GAsyncResult *result, gpointer data)
+{
+    (void) source;
+    SelfTest *t = data;
+    GError *error = NULL;
+    t->bsp_state = allium_export_bsp_finish(result, NULL, NULL, &error) ? 1 : -1;
+    if (error) t->bsp_error = g_strdup(error->message);
+    g_clear_error(&error);
+}
+
+/* Exporting the sample as a Quake BSP (what the File menu's action runs, without its file
+ * chooser): the worker thread writes a BSP29 whose header and lumps a reader accepts. */
+static gboolean step_export_bsp(SelfTest *t)
+{
+    g_autofree char *path = dir_file(t, "exported.bsp");
+    if (!t->step_begun) {
+        g_unlink(path);
+        t->bsp_state = 0;
+        allium_export_bsp_async(allium_window_get_document(t->window), path, AL_BSP29, NULL,
+                                export_bsp_done_cb, t);
+        return FALSE;
+    }
+    if (t->bsp_state == 0) return FALSE;
+    check(t, t->bsp_state == 1, "exporting the sample as %s%s%s", path, t->bsp_error ? ": " : "",
+          t->bsp_error ? t->bsp_error : "");
+    g_clear_pointer(&t->bsp_error, g_free);
+    gchar *bytes = NULL;
+    gsize size = 0;
+    gboolean read = t->bsp_state == 1 && g_file_get_contents(path, &bytes, &size, NULL);
+    /* Version 29, then 15 lumps whose offsets and lengths lie within the file. */
+    gboolean sound =
+        read && size >= 124 && bytes[0] == 29 && bytes[1] == 0 && bytes[2] == 0 && bytes[3] == 0;
+    for (int l = 0; sound && l < 15; l++) {
+        guint32 v[2];
+        memcpy(v, bytes + 4 + 8 * l, sizeof v);
+        sound =
+            GUINT32_FROM_LE(v[0]) <= size && GUINT32_FROM_LE(v[1]) <= size - GUINT32_FROM_LE(v[0]);
+    }
+    check(t, sound, "the exported BSP is a BSP29 whose lumps lie within its %zu bytes",
+          (size_t) size);
+    g_free(bytes);
+    return TRUE;
+}
+
 static gboolean step_read_only(SelfTest *t)
 {
     g_autofree char *path = dir_file(t, "locked.allium");
@@ -1176,6 +1220,7 @@ static const struct {
     {"edit", step_edit, 30000},
     {"undo the edit", step_undo_edit, 30000},
     {"export", step_export, 10000},
+    {"export as a Quake BSP", step_export_bsp, 60000},
     {"second map", step_second_map, 60000},
     {"textures from the map's WAD", step_textures, 60000},
     {"a map opens with the light it had", step_reopen_lit, 60000},
@@ -1255,6 +1300,7 @@ static void finish(SelfTest *t)
     g_object_unref(t->app);
     g_ptr_array_unref(t->failures);
     g_free(t->original_message);
+    g_free(t->bsp_error);
     g_free(t->material);
     g_clear_pointer(&t->face_light_mark, g_hash_table_unref);
     al_doc_close(t->writer);

@@ -64,6 +64,21 @@ CHECK_TEST(wad2, "/wad/wad2-pixels-read-through-the-given-palette")
     CHECK_MSG(wrong == 0, "%d pixels differ", wrong);
     CHECK_NEAR(m->average[0], sum / (16 * 8) / 255.0, 1e-6);
     CHECK(al_wad_find(wad, "+0BUTTON") && !al_wad_find(wad, "metal1_2"));
+    /* The palette indices of all four levels are kept, as the lump holds them (wadgen
+     * writes level m from every 2^m-th pixel of level 0). */
+    REQUIRE(m->indices);
+    CHECK(al_texture_mip_bytes(16, 8) == 16 * 8 + 8 * 4 + 4 * 2 + 2 * 1);
+    CHECK(memcmp(m->indices, pattern, sizeof pattern) == 0);
+    const uint8_t *level = m->indices;
+    int wrong_levels = 0;
+    for (int lv = 0; lv < 4; lv++) {
+        int w = 16 >> lv, h = 8 >> lv;
+        for (int y = 0; y < h; y++)
+            for (int x = 0; x < w; x++)
+                wrong_levels += level[y * w + x] != pattern[(y << lv) * 16 + (x << lv)];
+        level += w * h;
+    }
+    CHECK_MSG(wrong_levels == 0, "%d mip pixels differ", wrong_levels);
     al_wad_free(wad);
     /* Without a palette, the built-in one: every index its own colour. */
     REQUIRE(al_wad_read(bytes, size, "test.wad", NULL, &wad, &d) == AL_OK);
@@ -98,6 +113,7 @@ CHECK_TEST(wad3, "/wad/wad3-textures-carry-their-palette-and-holes")
     REQUIRE(b && f);
     CHECK(b->rgba[0] == 255 - pattern[0] && b->rgba[4 * 17 + 1] == own[3 * pattern[17] + 1]);
     CHECK(!b->transparent && f->transparent);
+    CHECK(!b->indices); /* its own palette: no indices into Quake's */
     CHECK(f->rgba[4 * 5 + 3] == 0 && f->rgba[4 * 6 + 3] == 255);
     al_wad_free(wad);
     al_diag_list_clear(&d);

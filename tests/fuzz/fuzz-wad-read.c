@@ -1,5 +1,6 @@
 /* libFuzzer target: WAD2 and WAD3 archives. Whatever reads is looked up and its pixels
- * summed (every byte of every texture touched). Crashes, sanitizer reports and hangs are
+ * summed, with a WAD2 texture's palette indices of all four mip levels (every byte of
+ * every texture touched). Crashes, sanitizer reports and hangs are
  * bugs; a refusal must say why. */
 #include "textures/wad.h"
 
@@ -19,6 +20,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             if (al_wad_find(wad, t->name) == NULL) abort();
             for (size_t p = 0; p < (size_t) t->width * (size_t) t->height * 4; p++)
                 sum += t->rgba[p];
+            if ((wad->version == 2) != (t->indices != NULL)) abort();
+            for (size_t p = 0; t->indices && p < al_texture_mip_bytes(t->width, t->height); p++)
+                sum += t->indices[p];
         }
         (void) sum;
         al_wad_free(wad);

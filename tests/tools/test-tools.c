@@ -73,6 +73,82 @@ CHECK_TEST(compile_json, "/tools/allium-compile-json-has-the-report-keys")
     cJSON_Delete(r);
 }
 
+static long file_size(const char *file);
+
+/* --bsp: a .map and a document write a BSP29 (with its .lit when lit) that the report
+ * describes; a bad --bsp-format is a usage error; a map past BSP29's limits is refused
+ * with the limit named and an older file of that name left as it was. */
+CHECK_TEST(compile_bsp, "/tools/allium-compile-bsp-writes-a-quake-bsp")
+{
+    char bsp[600], lit[600], doc[600], cmd[4096], *out;
+    snprintf(bsp, sizeof bsp, "%s/tools-sample.bsp", scratch);
+    snprintf(lit, sizeof lit, "%s/tools-sample.lit", scratch);
+    snprintf(doc, sizeof doc, "%s/tools-bsp.allium", scratch);
+    unlink(bsp), unlink(lit), unlink(doc);
+    snprintf(cmd, sizeof cmd,
+             "'%s' --luxel 64 --rad-residual 0.3 --json --bsp '%s' '%s' 2>/dev/null", compile_tool,
+             bsp, sample_map);
+    REQUIRE(run(cmd, &out) == 0);
+    cJSON *r = cJSON_Parse(out);
+    free(out);
+    REQUIRE(r);
+    cJSON *b = path(r, "bsp", NULL);
+    REQUIRE(b);
+    CHECK(strcmp(path(b, "format", NULL)->valuestring, "bsp29") == 0);
+    CHECK(path(b, "bytes", NULL)->valuedouble == (double) file_size(bsp));
+    CHECK(path(b, "models", NULL)->valuedouble >= 1 && path(b, "faces", NULL)->valuedouble > 0);
+    double lighting = path(b, "lighting_bytes", NULL)->valuedouble;
+    CHECK(lighting > 0 && file_size(lit) == (long) (8 + 3 * lighting));
+    cJSON_Delete(r);
+    /* The header: 29, then the entities lump first, naming the worldspawn. */
+    FILE *f = fopen(bsp, "rb");
+    unsigned char head[12] = {0};
+    CHECK(f && fread(head, 1, sizeof head, f) == sizeof head && head[0] == 29 && head[1] == 0);
+    if (f) fclose(f);
+    /* Without light: no .lit. A document, as BSP2. */
+    unlink(lit);
+    snprintf(cmd, sizeof cmd, "'%s' --no-rad -o '%s' '%s' >/dev/null 2>&1", compile_tool, doc,
+             sample_map);
+    REQUIRE(run(cmd, NULL) == 0);
+    snprintf(cmd, sizeof cmd, "'%s' --no-rad --json --bsp '%s' --bsp-format bsp2 '%s' 2>/dev/null",
+             compile_tool, bsp, doc);
+    REQUIRE(run(cmd, &out) == 0);
+    r = cJSON_Parse(out);
+    free(out);
+    REQUIRE(r);
+    CHECK(strcmp(path(path(r, "bsp", NULL), "format", NULL)->valuestring, "bsp2") == 0);
+    CHECK(path(path(r, "bsp", NULL), "lighting_bytes", NULL)->valuedouble == 0);
+    cJSON_Delete(r);
+    CHECK(file_size(lit) < 0);
+    f = fopen(bsp, "rb");
+    CHECK(f && fread(head, 1, 4, f) == 4 && memcmp(head, "BSP2", 4) == 0);
+    if (f) fclose(f);
+    /* A bad format is a usage error. */
+    snprintf(cmd, sizeof cmd, "'%s' --bsp '%s' --bsp-format bsp30 '%s' 2>&1", compile_tool, bsp,
+             sample_map);
+    CHECK(run(cmd, &out) == 2);
+    CHECK(strstr(out, "bsp30") != NULL);
+    free(out);
+    /* Past BSP29's 16-bit bounds: refused, the limit named, the older file kept. */
+    mapgen *g = mapgen_create(false);
+    mapgen_begin_entity(g, "worldspawn");
+    mapgen_room(g, 40000, 0, 0, 40256, 256, 128, 16, "wall");
+    mapgen_end_entity(g);
+    mapgen_point_entity(g, "info_player_start", 40128, 128, 32);
+    char far[600];
+    snprintf(far, sizeof far, "%s/tools-far.map", scratch);
+    REQUIRE(mapgen_save(g, far));
+    mapgen_destroy(g);
+    long before = file_size(bsp);
+    snprintf(cmd, sizeof cmd, "'%s' --no-rad --bsp '%s' '%s' 2>&1 >/dev/null", compile_tool, bsp,
+             far);
+    CHECK(run(cmd, &out) == 1);
+    CHECK_MSG(strstr(out, "16-bit") && strstr(out, "bsp2"), "%s", out);
+    free(out);
+    CHECK(file_size(bsp) == before);
+    unlink(bsp), unlink(lit), unlink(doc), unlink(far);
+}
+
 /* The map's WADs, as a mapper's "wad" key names them (a Windows path, and a WAD that is
  * nowhere): found by their file names in a --texture-path folder, the textures counted,
  * the missing ones named, and the WAD that is not found named on standard error. */
