@@ -30,6 +30,7 @@ struct _AlliumCompilePanel {
     gboolean updating; /* the run button is being set from the document */
     double last_emitted, last_residual; /* of the lightmap shown before */
     int problem_count;
+    char *problems_key; /* a checksum of what the rows say (update_problems) */
 };
 
 G_DEFINE_FINAL_TYPE(AlliumCompilePanel, allium_compile_panel, GTK_TYPE_WIDGET)
@@ -168,11 +169,33 @@ static void add_problem(AlliumCompilePanel *self, const al_diag *d, gsize index)
  * (WADs not found, textures missing). */
 static void update_problems(AlliumCompilePanel *self)
 {
+    AlliumSnapshot *snap = snapshot_of(self);
+    AlliumTextures *textures = self->document ? allium_document_get_textures(self->document) : NULL;
+    /* The rows are built again only when what they would say changed: every stage of every
+     * edit comes here, and GTK measuring a hundred wrapped rows again took a frame or more
+     * of lq-e3m4's (its entities' unknown keys). */
+    GChecksum *sum = g_checksum_new(G_CHECKSUM_SHA1);
+    const al_diag_list *lists[2] = {snap ? &snap->diags : NULL, textures ? &textures->diags : NULL};
+    for (int l = 0; l < 2; l++)
+        for (size_t i = 0; lists[l] && i < lists[l]->count; i++) {
+            const al_diag *d = &lists[l]->items[i];
+            char head[64];
+            g_snprintf(head, sizeof head, "%d %zu %d %d %d|", l, i, (int) d->severity,
+                       (int) d->kind, d->brush);
+            g_checksum_update(sum, (const guchar *) head, -1);
+            g_checksum_update(sum, (const guchar *) d->message, -1);
+        }
+    gboolean same = g_strcmp0(g_checksum_get_string(sum), self->problems_key) == 0;
+    if (!same) {
+        g_free(self->problems_key);
+        self->problems_key = g_strdup(g_checksum_get_string(sum));
+    }
+    g_checksum_free(sum);
+    if (same) return;
     GtkWidget *child;
     while ((child = gtk_widget_get_first_child(GTK_WIDGET(self->problems))))
         gtk_list_box_remove(self->problems, child);
     self->problem_count = 0;
-    AlliumSnapshot *snap = snapshot_of(self);
     if (snap)
         for (int pass = 0; pass < 2; pass++)
             for (size_t i = 0; i < snap->diags.count; i++) {
@@ -181,7 +204,6 @@ static void update_problems(AlliumCompilePanel *self)
                 if (error != (pass == 0) || d->severity == AL_SEVERITY_NOTE) continue;
                 add_problem(self, d, i + 1);
             }
-    AlliumTextures *textures = self->document ? allium_document_get_textures(self->document) : NULL;
     for (size_t i = 0; textures && i < textures->diags.count; i++)
         if (textures->diags.items[i].severity != AL_SEVERITY_NOTE)
             add_problem(self, &textures->diags.items[i], 0);
@@ -379,6 +401,7 @@ static void allium_compile_panel_dispose(GObject *object)
     AlliumCompilePanel *self = ALLIUM_COMPILE_PANEL(object);
     allium_compile_panel_set_document(self, NULL);
     g_clear_pointer(&self->scroller, gtk_widget_unparent);
+    g_clear_pointer(&self->problems_key, g_free);
     G_OBJECT_CLASS(allium_compile_panel_parent_class)->dispose(object);
 }
 
