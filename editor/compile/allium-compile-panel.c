@@ -30,7 +30,6 @@ struct _AlliumCompilePanel {
     gboolean updating; /* the run button is being set from the document */
     double last_emitted, last_residual; /* of the lightmap shown before */
     int problem_count;
-    char *problems_key; /* a checksum of what the rows say (update_problems) */
 };
 
 G_DEFINE_FINAL_TYPE(AlliumCompilePanel, allium_compile_panel, GTK_TYPE_WIDGET)
@@ -146,9 +145,8 @@ static void update_light(AlliumCompilePanel *self)
     gtk_widget_queue_draw(GTK_WIDGET(self->plot));
 }
 
-/* One problem row for diagnostic D; INDEX (the diagnostic's + 1 in the snapshot's list, 0
- * for the textures') tells a click where it is. */
-static void add_problem(AlliumCompilePanel *self, const al_diag *d, gsize index)
+/* A problem row: the severity's icon and the message, wrapped. */
+static GtkWidget *problem_row(const al_diag *d)
 {
     gboolean error = d->severity == AL_SEVERITY_ERROR;
     GtkWidget *row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
@@ -160,53 +158,67 @@ static void add_problem(AlliumCompilePanel *self, const al_diag *d, gsize index)
     gtk_widget_set_hexpand(label, TRUE);
     gtk_box_append(GTK_BOX(row), icon);
     gtk_box_append(GTK_BOX(row), label);
-    g_object_set_data(G_OBJECT(row), "diag", GSIZE_TO_POINTER(index));
-    gtk_list_box_append(self->problems, row);
-    self->problem_count++;
+    g_object_set_data(G_OBJECT(row), "error", GINT_TO_POINTER(error));
+    return row;
+}
+
+/* Whether ROW (a GtkListBoxRow of the problems list) says what D says. */
+static gboolean row_says(GtkListBoxRow *row, const al_diag *d)
+{
+    GtkWidget *box = gtk_list_box_row_get_child(row);
+    GtkWidget *label = gtk_widget_get_last_child(box);
+    return GPOINTER_TO_INT(g_object_get_data(G_OBJECT(box), "error")) ==
+               (d->severity == AL_SEVERITY_ERROR) &&
+           g_strcmp0(gtk_label_get_text(GTK_LABEL(label)), d->message) == 0;
 }
 
 /* The problem rows: the diagnostics of the snapshot, errors first, then the textures'
- * (WADs not found, textures missing). */
+ * (WADs not found, textures missing). Every stage of every edit comes here: the rows that
+ * say the same as before are kept (only those between the first and the last change are
+ * made anew), since GTK measuring a hundred wrapped rows again (lq-e3m4's entities' unknown
+ * keys) held the next frame back by a hundred milliseconds and more. */
 static void update_problems(AlliumCompilePanel *self)
 {
     AlliumSnapshot *snap = snapshot_of(self);
     AlliumTextures *textures = self->document ? allium_document_get_textures(self->document) : NULL;
-    /* The rows are built again only when what they would say changed: every stage of every
-     * edit comes here, and GTK measuring a hundred wrapped rows again took a frame or more
-     * of lq-e3m4's (its entities' unknown keys). */
-    GChecksum *sum = g_checksum_new(G_CHECKSUM_SHA1);
-    const al_diag_list *lists[2] = {snap ? &snap->diags : NULL, textures ? &textures->diags : NULL};
-    for (int l = 0; l < 2; l++)
-        for (size_t i = 0; lists[l] && i < lists[l]->count; i++) {
-            const al_diag *d = &lists[l]->items[i];
-            char head[64];
-            g_snprintf(head, sizeof head, "%d %zu %d %d %d|", l, i, (int) d->severity,
-                       (int) d->kind, d->brush);
-            g_checksum_update(sum, (const guchar *) head, -1);
-            g_checksum_update(sum, (const guchar *) d->message, -1);
-        }
-    gboolean same = g_strcmp0(g_checksum_get_string(sum), self->problems_key) == 0;
-    if (!same) {
-        g_free(self->problems_key);
-        self->problems_key = g_strdup(g_checksum_get_string(sum));
-    }
-    g_checksum_free(sum);
-    if (same) return;
-    GtkWidget *child;
-    while ((child = gtk_widget_get_first_child(GTK_WIDGET(self->problems))))
-        gtk_list_box_remove(self->problems, child);
-    self->problem_count = 0;
+    /* What the rows are to say: the diagnostic and its index (+ 1 in the snapshot's list, 0
+     * for the textures', so that a click knows where it is). */
+    g_autoptr(GPtrArray) want = g_ptr_array_new();
+    g_autoptr(GArray) index = g_array_new(FALSE, FALSE, sizeof(gsize));
     if (snap)
         for (int pass = 0; pass < 2; pass++)
             for (size_t i = 0; i < snap->diags.count; i++) {
                 const al_diag *d = &snap->diags.items[i];
                 gboolean error = d->severity == AL_SEVERITY_ERROR;
                 if (error != (pass == 0) || d->severity == AL_SEVERITY_NOTE) continue;
-                add_problem(self, d, i + 1);
+                gsize at = i + 1;
+                g_ptr_array_add(want, (gpointer) d);
+                g_array_append_val(index, at);
             }
     for (size_t i = 0; textures && i < textures->diags.count; i++)
-        if (textures->diags.items[i].severity != AL_SEVERITY_NOTE)
-            add_problem(self, &textures->diags.items[i], 0);
+        if (textures->diags.items[i].severity != AL_SEVERITY_NOTE) {
+            gsize at = 0;
+            g_ptr_array_add(want, &textures->diags.items[i]);
+            g_array_append_val(index, at);
+        }
+    int have = self->problem_count, n = (int) want->len, head = 0, tail = 0;
+    while (head < have && head < n &&
+           row_says(gtk_list_box_get_row_at_index(self->problems, head), want->pdata[head]))
+        head++;
+    while (tail < have - head && tail < n - head &&
+           row_says(gtk_list_box_get_row_at_index(self->problems, have - 1 - tail),
+                    want->pdata[n - 1 - tail]))
+        tail++;
+    for (int k = have - tail - 1; k >= head; k--)
+        gtk_list_box_remove(self->problems,
+                            GTK_WIDGET(gtk_list_box_get_row_at_index(self->problems, k)));
+    for (int k = head; k < n - tail; k++)
+        gtk_list_box_insert(self->problems, problem_row(want->pdata[k]), k);
+    self->problem_count = n;
+    for (int k = 0; k < n; k++)
+        g_object_set_data(
+            G_OBJECT(gtk_list_box_row_get_child(gtk_list_box_get_row_at_index(self->problems, k))),
+            "diag", GSIZE_TO_POINTER(g_array_index(index, gsize, k)));
     g_autofree char *title =
         self->problem_count ? g_strdup_printf(g_dngettext(GETTEXT_PACKAGE, "%d problem",
                                                           "%d problems", self->problem_count),
@@ -401,7 +413,6 @@ static void allium_compile_panel_dispose(GObject *object)
     AlliumCompilePanel *self = ALLIUM_COMPILE_PANEL(object);
     allium_compile_panel_set_document(self, NULL);
     g_clear_pointer(&self->scroller, gtk_widget_unparent);
-    g_clear_pointer(&self->problems_key, g_free);
     G_OBJECT_CLASS(allium_compile_panel_parent_class)->dispose(object);
 }
 
