@@ -325,7 +325,8 @@ static bool map_clusters(rad_reuse *ru, const al_world *now)
             continue;
         for (int32_t i = 0; i < n; i++) {
             int32_t c = bv->leaf_cluster[bv->leaf_base[b] + i];
-            if (c >= 0 && c < ru->cluster_count) ru->cluster[c] = nv->leaf_cluster[nv->leaf_base[b] + i];
+            if (c >= 0 && c < ru->cluster_count)
+                ru->cluster[c] = nv->leaf_cluster[nv->leaf_base[b] + i];
         }
     }
     return true;

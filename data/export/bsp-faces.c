@@ -138,9 +138,9 @@ static bool add_piece(q_bsp *q, int model, int32_t texinfo, bool special, const 
             double (*back)[3] = front + MAX_POINTS;
             int nf, nb;
             split_polygon(p, n, normal, dist, front, &nf, back, &nb);
-            bool ok = add_piece(q, model, texinfo, special, face, (const double(*)[3]) back, nb,
+            bool ok = add_piece(q, model, texinfo, special, face, (const double (*)[3]) back, nb,
                                 depth + 1) &&
-                      add_piece(q, model, texinfo, special, face, (const double(*)[3]) front, nf,
+                      add_piece(q, model, texinfo, special, face, (const double (*)[3]) front, nf,
                                 depth + 1);
             free(front);
             return ok;
@@ -181,7 +181,7 @@ static bool place_piece(q_bsp *q, int32_t piece, int32_t code)
         const q_node *n = Q_AT(q->nodes, q_node, code);
         const q_plane *pl = Q_AT(q->planes, q_plane, n->plane);
         q_piece *pc = Q_AT(q->pieces, q_piece, piece);
-        const double(*p)[3] = Q_AT(q->piece_points, q_point, pc->first_point);
+        const double (*p)[3] = Q_AT(q->piece_points, q_point, pc->first_point);
         double lo = INFINITY, hi = -INFINITY;
         for (int i = 0; i < pc->point_count; i++) {
             double d = pl->normal[0] * p[i][0] + pl->normal[1] * p[i][1] + pl->normal[2] * p[i][2] -
@@ -383,7 +383,7 @@ static al_status emit_faces(q_bsp *q)
         f->styles[1] = f->styles[2] = f->styles[3] = 255;
         f->lightofs = -1;
         /* Its vertexes, without points that round to the one before (floats). */
-        const double(*p)[3] = Q_AT(q->piece_points, q_point, pc->first_point);
+        const double (*p)[3] = Q_AT(q->piece_points, q_point, pc->first_point);
         int32_t v[MAX_POINTS];
         int count = 0;
         for (int i = 0; i < pc->point_count && count < MAX_POINTS; i++) {

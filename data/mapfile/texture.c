@@ -171,8 +171,10 @@ static void lock_axis(const double inv[3][3], const double t[3], double a[3], do
     *off = tidy(*off - al_dot(t, x) / *scale);
     for (int k = 0; k < 3; k++) {
         a[k] = x[k] / len;
-        if (fabs(a[k]) < 1e-12) a[k] = 0;
-        else if (fabs(fabs(a[k]) - 1) < 1e-12) a[k] = a[k] > 0 ? 1 : -1;
+        if (fabs(a[k]) < 1e-12)
+            a[k] = 0;
+        else if (fabs(fabs(a[k]) - 1) < 1e-12)
+            a[k] = a[k] > 0 ? 1 : -1;
     }
     *scale /= len;
 }
@@ -184,9 +186,10 @@ bool al_texture_lock(al_map_face *f, const double m[3][4], const double moved[3]
            h = m[2][0], i = m[2][1], k = m[2][2];
     double det = a * (e * k - g * i) - b * (d * k - g * h) + c * (d * i - e * h);
     if (!(fabs(det) > 1e-12) || !isfinite(det)) return false;
-    const double inv[3][3] = {{(e * k - g * i) / det, (c * i - b * k) / det, (b * g - c * e) / det},
-                              {(g * h - d * k) / det, (a * k - c * h) / det, (c * d - a * g) / det},
-                              {(d * i - e * h) / det, (b * h - a * i) / det, (a * e - b * d) / det}};
+    const double inv[3][3] = {
+        {(e * k - g * i) / det, (c * i - b * k) / det, (b * g - c * e) / det},
+        {(g * h - d * k) / det, (a * k - c * h) / det, (c * d - a * g) / det},
+        {(d * i - e * h) / det, (b * h - a * i) / det, (a * e - b * d) / det}};
     const double t[3] = {m[0][3], m[1][3], m[2][3]};
     al_map_face v = *f;
     if (!f->valve) {

@@ -435,11 +435,10 @@ static al_status transform_brush(al_doc *doc, int64_t brush, transform_job *job,
         if (sqlite3_step(u) != SQLITE_DONE) return AL_ERR_IO;
         if (!job->lock) continue;
         job->approximate += !al_texture_lock(face, m, (const double (*)[3]) q);
-        const double values[13] = {face->u_axis[0], face->u_axis[1], face->u_axis[2],
-                                   face->u_offset,  face->v_axis[0], face->v_axis[1],
-                                   face->v_axis[2], face->v_offset,  face->offset[0],
-                                   face->offset[1], face->rotation,  face->scale[0],
-                                   face->scale[1]};
+        const double values[13] = {
+            face->u_axis[0], face->u_axis[1], face->u_axis[2], face->u_offset,  face->v_axis[0],
+            face->v_axis[1], face->v_axis[2], face->v_offset,  face->offset[0], face->offset[1],
+            face->rotation,  face->scale[0],  face->scale[1]};
         bool finite = true;
         for (int i = 0; i < 13; i++) finite = finite && isfinite(values[i]);
         if (!finite) continue; /* the texture stays as it was rather than be lost */
@@ -457,8 +456,8 @@ static al_status transform_op(al_doc *doc, int64_t brush, const void *context)
     return transform_brush(doc, brush, (transform_job *) context, NULL);
 }
 
-static al_status transform_brushes(al_doc *doc, const int64_t *ids, int count,
-                                   transform_job *job, al_doc_change *change)
+static al_status transform_brushes(al_doc *doc, const int64_t *ids, int count, transform_job *job,
+                                   al_doc_change *change)
 {
     for (int r = 0; r < 3; r++)
         for (int c = 0; c < 4; c++)
@@ -693,7 +692,7 @@ al_status al_doc_resize_brush(al_doc *doc, int64_t brush, const double mins[3],
     al_doc_note_brush(doc, brush);
     /* A resize scales the brush; a texture stays on the world's grid (no lock: a lock
      * would stretch it). */
-    transform_job job = {(const double(*)[4]) m, false, 0};
+    transform_job job = {(const double (*)[4]) m, false, 0};
     st = transform_brush(doc, brush, &job, diags);
     return al_doc_edit_end(doc, st, change);
 }
@@ -948,7 +947,7 @@ al_status al_doc_move_entity(al_doc *doc, int64_t entity, const double delta[3],
     int n = entity_brushes(doc, entity, &brushes);
     for (int b = 0; b < n && st == AL_OK; b++) {
         al_doc_note_brush(doc, brushes[b]);
-        transform_job job = {(const double(*)[4]) m, false, 0};
+        transform_job job = {(const double (*)[4]) m, false, 0};
         st = transform_brush(doc, brushes[b], &job, NULL);
     }
     free(brushes);

@@ -1074,8 +1074,8 @@ gboolean allium_document_set_entity_property(AlliumDocument *self, gint64 entity
 
 /* Applies M to BRUSHES within the open group, with the texture lock if the preferences
  * ask for it (the faces it could only approximate are counted for the window). */
-static al_status transform_brushes(AlliumDocument *self, const gint64 *brushes,
-                                   guint brush_count, const double m[3][4])
+static al_status transform_brushes(AlliumDocument *self, const gint64 *brushes, guint brush_count,
+                                   const double m[3][4])
 {
     self->lock_approximate = 0;
     if (!allium_preferences_get_texture_lock(allium_preferences_get_default()))

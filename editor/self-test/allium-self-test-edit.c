@@ -497,7 +497,8 @@ static int brush_faces(SelfTest *t, gint64 row, al_map_face out[32])
         for (int e = 0; e < map->entity_count && !n; e++)
             for (int b = 0; b < map->entities[e].brush_count && !n; b++) {
                 const al_map_brush *br = &map->entities[e].brushes[b];
-                double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+                double lo[3] = {INFINITY, INFINITY, INFINITY},
+                       hi[3] = {-INFINITY, -INFINITY, -INFINITY};
                 for (int f = 0; f < br->face_count; f++)
                     for (int k = 0; k < 3; k++)
                         for (int q = 0; q < 3; q++) {
@@ -532,15 +533,16 @@ gboolean step_texture_lock(SelfTest *t)
         check(t, gtk_widget_activate_action(GTK_WIDGET(t->window), "prefs.texture-lock", NULL),
               "prefs.texture-lock activated");
         check(t, !allium_preferences_get_texture_lock(prefs), "the action turned the lock off");
-        check(t, gtk_widget_activate_action(GTK_WIDGET(t->window), "prefs.texture-lock", NULL) &&
-                     allium_preferences_get_texture_lock(prefs),
+        check(t,
+              gtk_widget_activate_action(GTK_WIDGET(t->window), "prefs.texture-lock", NULL) &&
+                  allium_preferences_get_texture_lock(prefs),
               "and on again");
         t->lock_faces = brush_faces(t, t->box_row, t->lock_before);
         check(t, t->lock_faces >= 6, "the box's %d faces read from the document", t->lock_faces);
         GError *error = NULL;
         const double delta[3] = {16, 0, 0};
-        gboolean moved = allium_document_move(allium_window_get_document(t->window), &t->box_row,
-                                              1, NULL, 0, delta, &error);
+        gboolean moved = allium_document_move(allium_window_get_document(t->window), &t->box_row, 1,
+                                              NULL, 0, delta, &error);
         check(t, moved, "moved with the lock on: %s", error ? error->message : "ok");
         g_clear_error(&error);
         t->edits++;
@@ -560,15 +562,15 @@ gboolean step_texture_lock(SelfTest *t)
               "with the lock every corner kept its texel (worst shift %g)", worst);
         /* Off: the texture stays where the world's grid has it (the offsets as they are). */
         gtk_widget_activate_action(GTK_WIDGET(t->window), "prefs.texture-lock", NULL);
-        moved = allium_document_move(allium_window_get_document(t->window), &t->box_row, 1, NULL,
-                                     0, (double[3]){-16, 0, 0}, &error);
+        moved = allium_document_move(allium_window_get_document(t->window), &t->box_row, 1, NULL, 0,
+                                     (double[3]){-16, 0, 0}, &error);
         g_clear_error(&error);
         t->edits++;
         al_map_face back[32];
         int m = brush_faces(t, t->box_row, back), kept = 0;
         for (int f = 0; f < m && f < n; f++)
-            kept += back[f].offset[0] == after[f].offset[0] &&
-                    back[f].offset[1] == after[f].offset[1];
+            kept +=
+                back[f].offset[0] == after[f].offset[0] && back[f].offset[1] == after[f].offset[1];
         check(t, moved && m == n && kept == n,
               "without the lock the box moved back and its faces kept their offsets (%d of %d)",
               kept, n);

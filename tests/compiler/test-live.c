@@ -665,16 +665,14 @@ CHECK_TEST(drag, "/live/a-drag-previews-every-step-and-escape-restores-the-map")
     scene_free(&s);
 }
 
-CHECK_TEST(preview_settles,
-           "/live/a-drags-previews-skip-portals-and-light-until-the-drag-rests")
+CHECK_TEST(preview_settles, "/live/a-drags-previews-skip-portals-and-light-until-the-drag-rests")
 {
     scene s;
     if (!load_generated(&s)) return;
     id_map m;
     REQUIRE(id_map_init(&m, &s.input.input));
-    al_live *live = al_live_create(&(al_live_options){.pvs = AL_PVS_COARSE, .light = true,
-                                                      .rad = {.luxel_size = 64},
-                                                      .preview_settle_ms = 80});
+    al_live *live = al_live_create(&(al_live_options){
+        .pvs = AL_PVS_COARSE, .light = true, .rad = {.luxel_size = 64}, .preview_settle_ms = 80});
     REQUIRE(live);
     uint64_t g = apply_whole(live, &m);
     REQUIRE(al_live_wait(live, g, AL_STAGE_LIGHT, 120));
@@ -689,9 +687,10 @@ CHECK_TEST(preview_settles,
     /* Sixty previews a frame apart (16 ms: well within the settle time of 80 ms). */
     for (int step = 1; step <= 60; step++) {
         for (int f = 0; f < dragged.face_count; f++)
-            for (int i = 0; i < 3; i++) faces[f].points[i][0] = original[f].points[i][0] + 4.0 * step;
-        g = al_live_apply(live, &(al_live_change){.brushes = &dragged, .brush_count = 1,
-                                                  .preview = true});
+            for (int i = 0; i < 3; i++)
+                faces[f].points[i][0] = original[f].points[i][0] + 4.0 * step;
+        g = al_live_apply(
+            live, &(al_live_change){.brushes = &dragged, .brush_count = 1, .preview = true});
         REQUIRE(g);
         struct timespec ts = {0, 16000000};
         nanosleep(&ts, NULL);
@@ -722,7 +721,8 @@ CHECK_TEST(preview_settles,
     CHECK(full_differences(done, &m.e.input) == 0);
     al_snapshot_release(done);
     check_note("60 previews 16 ms apart: %lld collision runs, %lld portals and %lld light runs; "
-               "Escape's portals %.1f ms", collisions, portals, lights, portals_ms);
+               "Escape's portals %.1f ms",
+               collisions, portals, lights, portals_ms);
     al_live_destroy(live);
     id_map_free(&m);
     scene_free(&s);

@@ -234,7 +234,8 @@ CHECK_TEST(corrections_cancelled,
         al_rad_step(next, 1);
         uint64_t returned = al_clock_ns(), at = __atomic_load_n(&c.at_ns, __ATOMIC_ACQUIRE);
         /* How long a cancel that came during the step waited for it to return. */
-        if (at && returned > at) worst_wait_ms = fmax(worst_wait_ms, (double) (returned - at) / 1e6);
+        if (at && returned > at)
+            worst_wait_ms = fmax(worst_wait_ms, (double) (returned - at) / 1e6);
         pthread_join(thread, NULL);
         al_rad_resume(next);
         al_rad_get_stats(next, &st);

@@ -233,8 +233,8 @@ static double axes_difference(const al_doc_live *a, const al_doc_live *b)
     for (int f = 0; f < x->face_count; f++)
         for (int r = 0; r < 2; r++)
             for (int q = 0; q < 4; q++)
-                worst = fmax(worst, fabs(x->faces[f].texture_axes[r][q] -
-                                         y->faces[f].texture_axes[r][q]));
+                worst = fmax(worst,
+                             fabs(x->faces[f].texture_axes[r][q] - y->faces[f].texture_axes[r][q]));
     return worst;
 }
 
@@ -1267,7 +1267,7 @@ CHECK_TEST(clip_oracle, "/doc/clip-keeps-exactly-the-brush-on-the-kept-side-of-t
         int64_t *result = NULL;
         int count = -1;
         al_doc_change ch = {0};
-        REQUIRE(al_doc_clip_brushes(doc, &brush, 1, (const double(*)[3]) pts, keep, &result, &count,
+        REQUIRE(al_doc_clip_brushes(doc, &brush, 1, (const double (*)[3]) pts, keep, &result, &count,
                                     &ch, NULL) == AL_OK);
         REQUIRE(count >= 0 && count <= 2 && (count == 0 || result[0] == brush));
         REQUIRE(read_planes(doc, result, count, parts));
@@ -1391,7 +1391,7 @@ CHECK_TEST(clip_examples, "/doc/clip-splits-a-box-caps-it-and-refuses-bad-planes
         al_diag_list d = {0};
         ids = (int64_t *) &count; /* must come back NULL */
         CHECK_MSG(al_doc_clip_brushes(doc, (int64_t[]){other, bad[i].brush}, 2,
-                                      (const double(*)[3]) bad[i].points, AL_DOC_CLIP_BOTH, &ids,
+                                      (const double (*)[3]) bad[i].points, AL_DOC_CLIP_BOTH, &ids,
                                       &count, NULL, &d) == bad[i].status,
                   "case %zu", i);
         CHECK_MSG(last_says(&d, bad[i].says), "case %zu", i);
@@ -1686,7 +1686,7 @@ CHECK_TEST(clip_real_map, "/doc/clipping-every-brush-of-e1m1-keeps-the-total-vol
     int64_t *result = NULL;
     int result_count = 0;
     uint64_t t0 = al_clock_ns();
-    REQUIRE(al_doc_clip_brushes(doc, valid_ids, valid, (const double(*)[3]) pts, AL_DOC_CLIP_BOTH,
+    REQUIRE(al_doc_clip_brushes(doc, valid_ids, valid, (const double (*)[3]) pts, AL_DOC_CLIP_BOTH,
                                 &result, &result_count, NULL, NULL) == AL_OK);
     double ms = al_clock_ms_since(t0);
     double after = total_volume(doc, &valid_after);

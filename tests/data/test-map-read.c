@@ -372,8 +372,8 @@ CHECK_TEST(texture_lock_floor, "/mapfile/texture-lock-turns-a-floor-about-z-exac
     apply_map(m, x, y);
     al_texture_coords(&f, x, a);
     al_texture_coords(&g, y, b);
-    CHECK_MSG(fabs(a[0] - b[0]) < 1e-9 && fabs(a[1] - b[1]) < 1e-9, "(%g %g) against (%g %g)",
-              a[0], a[1], b[0], b[1]);
+    CHECK_MSG(fabs(a[0] - b[0]) < 1e-9 && fabs(a[1] - b[1]) < 1e-9, "(%g %g) against (%g %g)", a[0],
+              a[1], b[0], b[1]);
 }
 
 CHECK_TEST(texture_shear, "/mapfile/sheared-valve-axes-are-reported-inexact")
