@@ -143,11 +143,13 @@ typedef struct al_live_options {
      * except al_live_current, al_live_current_lightmap, al_live_status and al_snapshot_* /
      * al_live_lightmap_*. */
     void (*published)(void *user, al_stage stage, uint64_t generation);
-    /* Called on each of the engine's two threads as it starts (may be NULL), BACKGROUND
-     * on the one the long work runs on (the light's corrections and shots, the tight PVS,
-     * the cache's store) while the other waits: the caller may lower their priority there
-     * (the editor does, so that drawing and input keep their share of a machine with few
-     * cores; on Linux a thread's priority can be lowered but never raised back). */
+    /* Called on each of the engine's two threads as it starts (may be NULL). The other
+     * thread builds only changes' collision; BACKGROUND is the one that runs everything
+     * else (portals, the light, the tight PVS, the cache's store) while the other waits.
+     * The caller may lower the background thread's priority (the editor does, so that
+     * drawing and input keep their share of a machine with few cores, while the collision
+     * an edit waits for keeps theirs; on Linux a thread's priority can be lowered but
+     * never raised back). */
     void (*thread_started)(void *user, bool background);
     /* Called after each new lightmap copy (may be NULL); the same threads and rules. */
     void (*lightmap)(void *user, uint64_t generation);

@@ -339,11 +339,13 @@ uint64_t al_live_lightmap_serial(const al_live_lightmap *l)
 
 /* --- the background thread ----------------------------------------------------------------- */
 
-/* The background thread runs the engine's long work (the light's corrections and shots,
- * the tight PVS, the cache's store) while the engine's thread waits: the engine stays one
- * line of work, but the engine's thread stays free to take a new change at once and
- * cancel that work (al_live_options.thread_started may give each thread its priority).
- * A newer change stops the work as it stops any, at its next check. */
+/* The background thread runs all of the engine's work but an edit's collision (portals,
+ * the light's update, corrections and shots, the tight PVS, the cache's store) while the
+ * engine's thread waits: the engine stays one line of work, but the engine's thread stays
+ * free to take a new change at once and cancel that work, and the collision that an edit
+ * waits for can keep a higher priority than the rest (al_live_options.thread_started may
+ * give each thread its own). A newer change stops the work as it stops any, at its next
+ * check. */
 /* Names the calling thread, for debuggers and profilers. */
 static void name_thread(const char *name)
 {
@@ -422,7 +424,8 @@ static bool stale(al_live *live)
 }
 
 /* Copies the lightmaps of LIT's solver as the newest copy and tells the caller; with
- * FIRST, the copy LIT was published with stands for it. Engine thread. */
+ * FIRST, the copy LIT was published with stands for it. The engine's line of work (either
+ * thread, the other waiting). */
 static void copy_lightmap(al_live *live, al_snapshot *lit, bool first)
 {
     al_live_lightmap *l = calloc(1, sizeof *l);
@@ -766,8 +769,7 @@ static bool run_light(al_live *live, live_input *in, al_snapshot *portals)
     int64_t corrections = rs.corrections_left;
     /* The bounced light, corrected before anything else is shot. */
     correction_job job = {rad, &rs, &mode};
-    if (rs.corrections_left > 0 && mode != AL_LIGHT_PAUSED)
-        run_in_background(live, run_corrections, &job);
+    if (rs.corrections_left > 0 && mode != AL_LIGHT_PAUSED) run_corrections(live, &job);
     set_shooting(live, NULL);
     if (rs.corrections_left == 0) {
         al_snapshot_release(s->light_base);
@@ -865,6 +867,8 @@ static bool newer_change_within(al_live *live, int ms)
     return newer;
 }
 
+static void after_collision_job(al_live *live, void *arg);
+
 static void run(al_live *live, live_input *in)
 {
     uint64_t t0 = al_clock_ns();
@@ -915,6 +919,16 @@ static void run(al_live *live, live_input *in)
         note_cancelled(live, AL_STAGE_PORTALS);
         return;
     }
+    run_in_background(live, after_collision_job, in);
+}
+
+/* The stages after an edit's collision: portals, light and the tight PVS. They run on the
+ * background thread, which the caller may give a lower priority, so that an edit's
+ * collision (on the engine's thread) never waits behind the interface's drawing while they
+ * keep out of its way. Background thread. */
+static void after_collision_job(al_live *live, void *arg)
+{
+    live_input *in = arg;
     /* The collision stage leaves the vis and light trees of the blocks it built to the
      * portals stage. Its world, which has them, becomes the base: the next edit and the
      * PVS stage share them rather than build them again. */
@@ -938,7 +952,7 @@ static void run(al_live *live, live_input *in)
         note_cancelled(live, AL_STAGE_PVS);
         return;
     }
-    run_in_background(live, run_tight_pvs, in);
+    run_tight_pvs(live, in);
 }
 
 /* --- work between changes ------------------------------------------------------------------ */

@@ -118,6 +118,9 @@ typedef struct {
 const AlliumResidualPoint *allium_document_get_residuals(AlliumDocument *self, guint *count);
 /* Bumped by every edit and preview: a snapshot of an older generation is out of date. */
 guint64 allium_document_get_generation(AlliumDocument *self);
+/* When the newest change went to the engine (g_get_monotonic_time) if its collision has
+ * not been delivered yet, else 0. */
+gint64 allium_document_get_collision_due(AlliumDocument *self);
 
 /* --- previews of a drag: compiled, never written ------------------------------------- */
 
