@@ -18,6 +18,10 @@
 
 /* Edits, drags and undos the oracle step makes. */
 #define ORACLE_EDITS 24
+/* Edits the next-frame step makes, and how long a view holds a frame for an edit's
+ * collision (HOLD_FOR_COLLISION_MS in allium-view.c). */
+#define FRAME_EDITS 12
+#define FRAME_HOLD_MS 30
 
 static guint32 next_random(SelfTest *t)
 {
@@ -299,4 +303,85 @@ gboolean step_light_orders(SelfTest *t)
         gtk_stack_set_visible_child_name(t->window->sidebar_stack, "properties");
         return TRUE;
     }
+}
+
+/* --- an edit's next frame ----------------------------------------------------------------- */
+
+/* The camera turns a little every frame, as a designer's does while looking around, so
+ * that a frame is wanted at every tick while the edits compile. */
+static gboolean turn_tick_cb(GtkWidget *widget, GdkFrameClock *clock, gpointer data)
+{
+    (void) clock;
+    (void) data;
+    AlliumView *view = ALLIUM_VIEW(widget);
+    allium_view_get_camera(view)->yaw += 0.25;
+    allium_view_queue_render(view);
+    return G_SOURCE_CONTINUE;
+}
+
+/* The first frame the 3D view draws after an edit. */
+static void next_frame_cb(AlliumView *view, double ms, const al_draw_stats *stats, gpointer data)
+{
+    (void) ms;
+    (void) stats;
+    SelfTest *t = data;
+    if (!t->frame_edit_generation) return;
+    AlliumSnapshot *drawn = allium_view_get_drawn_snapshot(view);
+    double since_ms = (double) (g_get_monotonic_time() - t->frame_edit_us) / 1000.0;
+    if (drawn && drawn->generation >= t->frame_edit_generation) t->frames_new++;
+    else if (since_ms >= FRAME_HOLD_MS) t->frames_late++; /* the collision took longer */
+    else t->frames_old++;
+    t->frame_edit_generation = 0;
+}
+
+/* While the camera turns, every edit's first frame shows the edit: a view holds its
+ * frame for the edit's collision (up to FRAME_HOLD_MS) rather than draw the map as it
+ * was. Brushes move one grid step each, and are moved back after. */
+gboolean step_next_frame(SelfTest *t)
+{
+    AlliumDocument *doc = allium_window_get_document(t->window);
+    AlliumView *view = view_3d(t);
+    if (!t->step_begun) {
+        t->random = 1127;
+        t->phase = 0;
+        t->frames_old = t->frames_new = t->frames_late = t->frame_moves = 0;
+        t->frame_edit_generation = 0;
+        allium_view_set_frame_func(view, next_frame_cb, t);
+        t->turn_tick = gtk_widget_add_tick_callback(GTK_WIDGET(view), turn_tick_cb, NULL, NULL);
+        return FALSE;
+    }
+    if (t->frame_edit_generation) return FALSE; /* its frame has not come yet */
+    if (t->phase < FRAME_EDITS) {
+        AlliumSnapshot *snap = allium_document_get_snapshot(doc);
+        if (!snap || !snap->world || snap->generation < allium_document_get_generation(doc))
+            return FALSE;
+        gint64 row = random_brush(t, snap);
+        double delta[3] = {0, 0, 0};
+        delta[next_random(t) % 3] = (next_random(t) & 1) ? 16 : -16;
+        t->frame_edit_us = g_get_monotonic_time();
+        GError *error = NULL;
+        gboolean ok = allium_document_move(doc, &row, 1, NULL, 0, delta, &error);
+        check(t, ok, "next frame: move %d%s%s", t->phase, error ? ": " : "",
+              error ? error->message : "");
+        g_clear_error(&error);
+        if (ok) {
+            t->frame_edit_generation = allium_document_get_generation(doc);
+            t->frame_moves++;
+        }
+        t->phase++;
+        return FALSE;
+    }
+    gtk_widget_remove_tick_callback(GTK_WIDGET(view), t->turn_tick);
+    t->turn_tick = 0;
+    allium_view_set_frame_func(view, NULL, NULL);
+    g_print("self-test: next frame: %d of %d edits' first frames showed them, %d came after "
+            "the %d ms hold, %d showed the map as it was\n",
+            t->frames_new, FRAME_EDITS, t->frames_late, FRAME_HOLD_MS, t->frames_old);
+    check(t, t->frames_old == 0,
+          "no frame drawn within %d ms of an edit shows the map without it (%d did)",
+          FRAME_HOLD_MS, t->frames_old);
+    check(t, t->frames_new + t->frames_late == t->frame_moves, "every edit's frame came (%d of %d)",
+          t->frames_new + t->frames_late, t->frame_moves);
+    for (int i = 0; i < t->frame_moves; i++) allium_document_undo(doc, NULL);
+    return TRUE;
 }

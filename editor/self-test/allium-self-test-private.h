@@ -70,6 +70,12 @@ struct _SelfTest {
     int oracle_edits; /* its edits in the history, and those undone */
     int oracle_undone;
     gint64 light_row; /* the brush the light-order step moves */
+    guint turn_tick;  /* the next-frame step's camera turn (a tick callback), or 0 */
+    guint64 frame_edit_generation; /* the next-frame step's edit, 0 once its frame came */
+    gint64 frame_edit_us;          /* when it was made */
+    int frames_old, frames_new;    /* first frames after its edits: showing them or not */
+    int frames_late;               /* first frames that came after the hold ran out */
+    int frame_moves;               /* its moves, undone at its end */
 };
 
 /* Counts a check and prints it; a failed one is listed at the end. */
@@ -158,5 +164,6 @@ gboolean step_keys_under_pointer(SelfTest *t);
 /* allium-self-test-engine.c */
 gboolean step_light_orders(SelfTest *t);
 gboolean step_engine_oracle(SelfTest *t);
+gboolean step_next_frame(SelfTest *t);
 
 G_END_DECLS

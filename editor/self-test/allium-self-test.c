@@ -1275,6 +1275,7 @@ static const struct {
     {"agent hulls", step_hulls_dialog, 60000},
     {"undo the editing", step_undo_editing, 30000},
     {"the engine against a full compile", step_engine_oracle, 120000},
+    {"an edit's next frame shows it", step_next_frame, 60000},
     {"a pool of water", step_liquid, 30000},
     {"build a sealed map from an empty file", step_build_from_empty, 120000},
     {"background colour", step_background, 10000},

@@ -62,6 +62,8 @@ struct _AlliumView {
     GArray *selected_faces; /* int32[2] (input brush, face) pairs */
     GArray *hidden_brushes; /* guint8 per input brush, 1: hidden; empty when none is */
 
+    guint held_source; /* a redraw held for an edit's collision (allium_view_queue_render) */
+
     /* borrowed references */
     gulong compiled_handler, compiling_handler, lit_handler, textures_handler, selection_handler;
 

@@ -45,6 +45,9 @@ static guint signals[N_SIGNALS];
 
 /* Eye height above a player start's origin (Quake's view offset). */
 #define EYE_HEIGHT 22.0
+
+/* How long a redraw waits at most for an edit's collision (allium_view_queue_render). */
+#define HOLD_FOR_COLLISION_MS 30
 /* How far back from the origin an empty map's 3D camera stands, in units. */
 #define EMPTY_MAP_STAND_BACK 256.0
 
@@ -514,6 +517,7 @@ static void allium_view_dispose(GObject *object)
     allium_view_stop_flying(self);
     g_clear_handle_id(&self->hover_source, g_source_remove);
     g_clear_handle_id(&self->info_source, g_source_remove);
+    g_clear_handle_id(&self->held_source, g_source_remove);
     allium_view_set_document(self, NULL);
     allium_view_set_selection(self, NULL);
     allium_view_set_collision(self, NULL);
@@ -634,6 +638,9 @@ static void allium_view_init(AlliumView *self)
 {
     gtk_widget_init_template(GTK_WIDGET(self));
     gtk_gl_area_set_required_version(self->gl_area, 3, 3);
+    /* A frame is drawn when allium_view_queue_render asks for one (which may hold it for
+     * an edit's collision), not whenever GTK redraws the area. */
+    gtk_gl_area_set_auto_render(self->gl_area, FALSE);
 
     self->kind = AL_VIEW_3D;
     al_camera_init(&self->camera, self->kind);
@@ -967,10 +974,33 @@ al_camera *allium_view_get_camera(AlliumView *self)
     return &self->camera;
 }
 
+static gboolean held_render_cb(gpointer data)
+{
+    AlliumView *self = data;
+    self->held_source = 0;
+    gtk_gl_area_queue_render(self->gl_area);
+    return G_SOURCE_REMOVE;
+}
+
+/* A redraw asked for while an edit compiles waits for the edit's collision, at most
+ * HOLD_FOR_COLLISION_MS after the edit: a frame drawn meanwhile would show the map as it
+ * was, and with software OpenGL it takes both cores from the collision it waits for, so
+ * that the frame showing the edit came a frame later. (allium --benchmark-edits on e1m1:
+ * collision_frame_ms median 41-49 drawing on, 2x-3x ms holding; the engine's collision
+ * 12-17 against 4-6 ms.) The edit's snapshot, or the time running out, draws. */
 void allium_view_queue_render(AlliumView *self)
 {
     g_return_if_fail(ALLIUM_IS_VIEW(self));
-    gtk_gl_area_queue_render(self->gl_area);
+    gint64 due = self->document ? allium_document_get_collision_due(self->document) : 0;
+    gint64 wait_us = due ? due + HOLD_FOR_COLLISION_MS * 1000 - g_get_monotonic_time() : 0;
+    if (wait_us <= 0) {
+        g_clear_handle_id(&self->held_source, g_source_remove);
+        gtk_gl_area_queue_render(self->gl_area);
+        return;
+    }
+    if (!self->held_source)
+        self->held_source = g_timeout_add_full(G_PRIORITY_DEFAULT, (guint) (wait_us / 1000) + 1,
+                                               held_render_cb, self, NULL);
 }
 
 void allium_view_reset_camera(AlliumView *self)
