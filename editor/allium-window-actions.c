@@ -656,6 +656,13 @@ void allium_window_update_actions(AlliumWindow *self)
 
     g_autofree char *undo = can_undo ? allium_document_dup_undo_label(doc, FALSE) : NULL;
     g_autofree char *redo = can_redo ? allium_document_dup_undo_label(doc, TRUE) : NULL;
+    /* The menu and the tooltips only when their words change: this runs with every
+     * snapshot the engine delivers, and a menu rebuilt makes its widgets anew. */
+    g_autofree char *labels = g_strdup_printf("%d%s\n%d%s", undo != NULL, undo ? undo : "",
+                                              redo != NULL, redo ? redo : "");
+    if (g_strcmp0(labels, self->history_labels) == 0) return;
+    g_free(self->history_labels);
+    self->history_labels = g_steal_pointer(&labels);
     g_menu_remove_all(self->undo_section);
     set_history_item(self, FALSE, undo);
     set_history_item(self, TRUE, redo);

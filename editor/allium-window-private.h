@@ -54,6 +54,7 @@ struct _AlliumWindow {
     char *title_text;
     char *kept_boxes;     /* the test boxes as the session file has them */
     guint session_source; /* a pending write of the session file, or 0 */
+    char *history_labels; /* the undo and redo labels the menu and tooltips show, or NULL */
 
     /* borrowed references */
     AlliumView *active_view;

@@ -161,14 +161,23 @@ static void update_compile_status(AlliumWindow *self)
     else if (compiling) text = g_strdup(_("Compiling…"));
     else text = g_strdup("");
     gtk_label_set_text(self->compile_label, text);
-    gtk_widget_remove_css_class(GTK_WIDGET(self->compile_label), "error");
-    gtk_widget_remove_css_class(GTK_WIDGET(self->compile_label), "warning");
+    /* A class taken off and put back restyles the label and measures the window again. */
+    const char *mark = NULL;
     if (snap && !snap->world && snap->status != AL_OK) {
-        gtk_widget_add_css_class(GTK_WIDGET(self->compile_label), "error");
+        mark = "error";
     } else if (snap) {
         int errors, warnings;
         allium_snapshot_count_diags(snap, &errors, &warnings);
-        if (errors || warnings) gtk_widget_add_css_class(GTK_WIDGET(self->compile_label), "warning");
+        if (errors || warnings) mark = "warning";
+    }
+    GtkWidget *label = GTK_WIDGET(self->compile_label);
+    static const char *const marks[] = {"error", "warning"};
+    for (guint i = 0; i < G_N_ELEMENTS(marks); i++) {
+        gboolean wanted = g_strcmp0(mark, marks[i]) == 0;
+        if (wanted != gtk_widget_has_css_class(label, marks[i])) {
+            if (wanted) gtk_widget_add_css_class(label, marks[i]);
+            else gtk_widget_remove_css_class(label, marks[i]);
+        }
     }
 }
 
@@ -557,6 +566,7 @@ static void allium_window_finalize(GObject *object)
     g_free(self->layout);
     g_free(self->title_text);
     g_free(self->kept_boxes);
+    g_free(self->history_labels);
     G_OBJECT_CLASS(allium_window_parent_class)->finalize(object);
 }
 
