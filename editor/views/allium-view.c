@@ -985,9 +985,8 @@ static gboolean held_render_cb(gpointer data)
 /* A redraw asked for while an edit compiles waits for the edit's collision, at most
  * HOLD_FOR_COLLISION_MS after the edit: a frame drawn meanwhile would show the map as it
  * was, and with software OpenGL it takes both cores from the collision it waits for, so
- * that the frame showing the edit came a frame later. (allium --benchmark-edits on e1m1:
- * collision_frame_ms median 41-49 drawing on, 2x-3x ms holding; the engine's collision
- * 12-17 against 4-6 ms.) The edit's snapshot, or the time running out, draws. */
+ * that the frame showing the edit came a frame later. The edit's snapshot, or the time
+ * running out, draws. */
 void allium_view_queue_render(AlliumView *self)
 {
     g_return_if_fail(ALLIUM_IS_VIEW(self));
