@@ -10,6 +10,7 @@
 #include "al-vis.h"
 #include "mapfile/texture.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -499,7 +500,11 @@ static al_status build_miptex(q_bsp *q)
         int w = size[2 * i], h = size[2 * i + 1];
         put32(lump + 4 + 4 * i, (uint32_t) at);
         uint8_t *mt = lump + at;
-        strncpy((char *) mt, name ? name : "", 15);
+        /* In lower case, as the WADs hold them: engines tell sky, liquid and animated
+         * textures by "sky", "*" and "+" in lower case (DarkPlaces of 2018 counts its sky
+         * textures before it lowers the names, and crashed on id's start.map's SKY4). */
+        for (int c = 0; c < 15 && name && name[c]; c++)
+            mt[c] = (uint8_t) tolower((unsigned char) name[c]);
         put32(mt + 16, (uint32_t) w);
         put32(mt + 20, (uint32_t) h);
         uint32_t offset = 40;

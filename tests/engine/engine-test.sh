@@ -35,7 +35,7 @@ fi
 
 mkdir -p "$work"
 game=$(mktemp -d "$work/engine-$format-XXXXXX") || exit 1
-trap 'rm -rf "$game"' EXIT
+[ -n "${KEEP_ENGINE_DIR:-}" ] || trap 'rm -rf "$game"' EXIT
 mkdir -p "$game/id1/maps" "$game/qc"
 cp "$qc"/*.qc "$qc/progs.src" "$game/qc/" || exit 1
 

@@ -284,6 +284,12 @@ static bool read_lumps(const uint8_t *data, size_t size, rb_bsp *b, char *why, s
             if (o == -1) continue;
             NEED(o >= 0 && (size_t) o + 40 <= (size_t) n, "miptex %d is at %d, outside the lump", i,
                  o);
+            /* Engines tell sky, liquid and animated textures by "sky", "*" and "+" in lower
+             * case, as the WADs name them (DarkPlaces crashed on a capital SKY4). */
+            const char *name = (const char *) at + o;
+            for (int k = 0; k < 16 && name[k]; k++)
+                NEED(!(name[k] >= 'A' && name[k] <= 'Z'), "miptex %d's name %.16s has capitals", i,
+                     name);
             cursor m = {at + o + 16};
             uint32_t tw = u32(&m), th = u32(&m);
             size_t pixels = 0;
