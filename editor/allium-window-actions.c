@@ -14,6 +14,7 @@
 #include "allium-hulls-dialog.h"
 
 #include "allium-map-files.h"
+#include "allium-playtest.h"
 #include "allium-preferences.h"
 
 #include <glib/gi18n.h>
@@ -132,6 +133,29 @@ static void export_bsp_response_cb(GtkNativeDialog *dialog, int response, Allium
 }
 
 /* --- action callbacks ---------------------------------------------------------------- */
+
+static void playtest_report(gpointer user, GtkMessageType type, const char *text)
+{
+    allium_window_show_banner(ALLIUM_WINDOW(user), type, text);
+}
+
+/* Run in Engine (F5): exported and started as the preferences say. */
+static void run_engine_action_cb(GtkWidget *widget, const char *action_name, GVariant *parameter)
+{
+    (void) action_name;
+    (void) parameter;
+    AlliumWindow *self = ALLIUM_WINDOW(widget);
+    if (!self->document) return;
+    GError *error = NULL;
+    AlliumPlaytest *plan = allium_playtest_plan(allium_preferences_get_default(),
+                                                allium_document_get_path(self->document), &error);
+    if (!plan) {
+        allium_window_show_banner(self, GTK_MESSAGE_ERROR, error->message);
+        g_error_free(error);
+        return;
+    }
+    allium_playtest_run(self->document, plan, playtest_report, G_OBJECT(self));
+}
 
 static void export_bsp_action_cb(GtkWidget *widget, const char *action_name, GVariant *parameter)
 {
@@ -539,6 +563,7 @@ void allium_window_class_add_actions(GtkWidgetClass *widget_class)
     allium_window_class_add_hide_actions(widget_class);
     gtk_widget_class_install_action(widget_class, "win.export", NULL, export_action_cb);
     gtk_widget_class_install_action(widget_class, "win.export-bsp", NULL, export_bsp_action_cb);
+    gtk_widget_class_install_action(widget_class, "win.run-engine", NULL, run_engine_action_cb);
     gtk_widget_class_install_action(widget_class, "win.undo", NULL, undo_action_cb);
     gtk_widget_class_install_action(widget_class, "win.redo", NULL, redo_action_cb);
     gtk_widget_class_install_action(widget_class, "win.close", NULL, close_action_cb);
@@ -612,6 +637,7 @@ void allium_window_class_add_actions(GtkWidgetClass *widget_class)
     gtk_widget_class_add_binding_action(widget_class, GDK_KEY_h, 0, "win.test-hull", NULL);
     gtk_widget_class_add_binding_action(widget_class, GDK_KEY_g, 0, "win.walk", NULL);
     gtk_widget_class_add_binding_action(widget_class, GDK_KEY_F9, 0, "win.toggle-sidebar", NULL);
+    gtk_widget_class_add_binding_action(widget_class, GDK_KEY_F5, 0, "win.run-engine", NULL);
     gtk_widget_class_add_binding_action(widget_class, GDK_KEY_g, GDK_SHIFT_MASK, "win.walk-here",
                                         NULL);
     gtk_widget_class_add_binding_action(widget_class, GDK_KEY_l, GDK_SHIFT_MASK,
@@ -637,6 +663,7 @@ void allium_window_update_actions(AlliumWindow *self)
     gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.redo", can_redo);
     gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.export", doc != NULL);
     gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.export-bsp", doc != NULL);
+    gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.run-engine", doc != NULL);
     gboolean writable = doc && !allium_document_get_read_only(doc);
     gboolean selected = !allium_selection_is_empty(self->selection);
     guint brushes = 0;

@@ -16,6 +16,8 @@ struct _AlliumPreferencesWindow {
     /* template widgets */
     GtkEntry *grid_sizes_entry;
     GtkEntry *texture_folders_entry;
+    GtkEntry *engine_entry, *game_folder_entry, *game_mod_entry, *engine_arguments_entry,
+        *export_folder_entry;
     GtkAdjustment *sensitivity_adjustment;
     GtkSwitch *invert_y_switch;
     GtkAdjustment *fly_speed_adjustment;
@@ -77,6 +79,13 @@ static void allium_preferences_window_class_init(AlliumPreferencesWindowClass *k
     gtk_widget_class_bind_template_child(widget_class, AlliumPreferencesWindow, grid_sizes_entry);
     gtk_widget_class_bind_template_child(widget_class, AlliumPreferencesWindow,
                                          texture_folders_entry);
+    gtk_widget_class_bind_template_child(widget_class, AlliumPreferencesWindow, engine_entry);
+    gtk_widget_class_bind_template_child(widget_class, AlliumPreferencesWindow, game_folder_entry);
+    gtk_widget_class_bind_template_child(widget_class, AlliumPreferencesWindow, game_mod_entry);
+    gtk_widget_class_bind_template_child(widget_class, AlliumPreferencesWindow,
+                                         engine_arguments_entry);
+    gtk_widget_class_bind_template_child(widget_class, AlliumPreferencesWindow,
+                                         export_folder_entry);
     gtk_widget_class_bind_template_child(widget_class, AlliumPreferencesWindow,
                                          sensitivity_adjustment);
     gtk_widget_class_bind_template_child(widget_class, AlliumPreferencesWindow, invert_y_switch);
@@ -95,6 +104,11 @@ static void allium_preferences_window_init(AlliumPreferencesWindow *self)
     const GBindingFlags both = G_BINDING_BIDIRECTIONAL | G_BINDING_SYNC_CREATE;
     g_object_bind_property(prefs, "grid-sizes", self->grid_sizes_entry, "text", both);
     g_object_bind_property(prefs, "texture-folders", self->texture_folders_entry, "text", both);
+    g_object_bind_property(prefs, "engine", self->engine_entry, "text", both);
+    g_object_bind_property(prefs, "game-folder", self->game_folder_entry, "text", both);
+    g_object_bind_property(prefs, "game-mod", self->game_mod_entry, "text", both);
+    g_object_bind_property(prefs, "engine-arguments", self->engine_arguments_entry, "text", both);
+    g_object_bind_property(prefs, "export-folder", self->export_folder_entry, "text", both);
     g_object_bind_property(prefs, "mouse-sensitivity", self->sensitivity_adjustment, "value", both);
     g_object_bind_property(prefs, "invert-y", self->invert_y_switch, "active", both);
     g_object_bind_property(prefs, "fly-speed", self->fly_speed_adjustment, "value", both);

@@ -31,6 +31,7 @@ struct _AlliumPreferences {
     gboolean texture_lock;
     char *entity_definitions;
     char *texture_folders;
+    char *engine, *game_folder, *game_mod, *engine_arguments, *export_folder;
 
     gboolean loading; /* set while reading the file: no save for what was just read */
     guint save_source;
@@ -51,6 +52,11 @@ enum {
     PROP_TEXTURE_LOCK,
     PROP_ENTITY_DEFINITIONS,
     PROP_TEXTURE_FOLDERS,
+    PROP_ENGINE,
+    PROP_GAME_FOLDER,
+    PROP_GAME_MOD,
+    PROP_ENGINE_ARGUMENTS,
+    PROP_EXPORT_FOLDER,
     N_PROPS
 };
 
@@ -149,6 +155,11 @@ static void allium_preferences_finalize(GObject *object)
     g_free(self->last_document);
     g_free(self->entity_definitions);
     g_free(self->texture_folders);
+    g_free(self->engine);
+    g_free(self->game_folder);
+    g_free(self->game_mod);
+    g_free(self->engine_arguments);
+    g_free(self->export_folder);
     G_OBJECT_CLASS(allium_preferences_parent_class)->finalize(object);
 }
 
@@ -189,6 +200,21 @@ static void allium_preferences_get_property(GObject *object, guint prop_id, GVal
         break;
     case PROP_TEXTURE_FOLDERS:
         g_value_set_string(value, self->texture_folders);
+        break;
+    case PROP_ENGINE:
+        g_value_set_string(value, self->engine);
+        break;
+    case PROP_GAME_FOLDER:
+        g_value_set_string(value, self->game_folder);
+        break;
+    case PROP_GAME_MOD:
+        g_value_set_string(value, self->game_mod);
+        break;
+    case PROP_ENGINE_ARGUMENTS:
+        g_value_set_string(value, self->engine_arguments);
+        break;
+    case PROP_EXPORT_FOLDER:
+        g_value_set_string(value, self->export_folder);
         break;
     default:
         G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
@@ -237,6 +263,21 @@ static void allium_preferences_set_property(GObject *object, guint prop_id, cons
     case PROP_TEXTURE_FOLDERS:
         set_string(&self->texture_folders, g_value_get_string(value));
         break;
+    case PROP_ENGINE:
+        set_string(&self->engine, g_value_get_string(value));
+        break;
+    case PROP_GAME_FOLDER:
+        set_string(&self->game_folder, g_value_get_string(value));
+        break;
+    case PROP_GAME_MOD:
+        set_string(&self->game_mod, g_value_get_string(value));
+        break;
+    case PROP_ENGINE_ARGUMENTS:
+        set_string(&self->engine_arguments, g_value_get_string(value));
+        break;
+    case PROP_EXPORT_FOLDER:
+        set_string(&self->export_folder, g_value_get_string(value));
+        break;
     default:
         G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
         return;
@@ -272,6 +313,15 @@ static void allium_preferences_class_init(AlliumPreferencesClass *klass)
         g_param_spec_string("entity-definitions", NULL, NULL, NULL, flags);
     properties[PROP_TEXTURE_FOLDERS] =
         g_param_spec_string("texture-folders", NULL, NULL, "", flags);
+    /* Run in Engine: the engine's program, the game folder it runs in (its -basedir), the
+     * mod folder under it, arguments added after the map's, and the folder the map is
+     * exported to (empty: GAME/MOD/maps). */
+    properties[PROP_ENGINE] = g_param_spec_string("engine", NULL, NULL, "", flags);
+    properties[PROP_GAME_FOLDER] = g_param_spec_string("game-folder", NULL, NULL, "", flags);
+    properties[PROP_GAME_MOD] = g_param_spec_string("game-mod", NULL, NULL, "id1", flags);
+    properties[PROP_ENGINE_ARGUMENTS] =
+        g_param_spec_string("engine-arguments", NULL, NULL, "", flags);
+    properties[PROP_EXPORT_FOLDER] = g_param_spec_string("export-folder", NULL, NULL, "", flags);
     g_object_class_install_properties(object_class, N_PROPS, properties);
 }
 
@@ -285,6 +335,11 @@ static void allium_preferences_init(AlliumPreferences *self)
     self->texture_lock = TRUE;
     self->rotation_snap = 15;
     self->texture_folders = g_strdup("");
+    self->engine = g_strdup("");
+    self->game_folder = g_strdup("");
+    self->game_mod = g_strdup("id1");
+    self->engine_arguments = g_strdup("");
+    self->export_folder = g_strdup("");
     self->path = g_build_filename(g_get_user_config_dir(), "allium", "settings.ini", NULL);
 }
 

@@ -10,7 +10,10 @@
  * rotate drag turns by, 15 by default), "last-document" (reopened when the editor starts
  * without a file), "texture-lock" (moves and turns carry the faces' textures along; on by
  * default), "texture-folders" (folders separated by ';' where a map's WADs and material
- * images are looked for after the map's own folder).
+ * images are looked for after the map's own folder), and for Run in Engine "engine" (the
+ * engine's program), "game-folder" (the folder it runs in, given as -basedir), "game-mod"
+ * ("id1" by default), "engine-arguments" (added after +map NAME) and "export-folder"
+ * (where the map's .bsp goes; empty: GAME-FOLDER/GAME-MOD/maps).
  */
 #pragma once
 

@@ -680,6 +680,75 @@ static gboolean step_export_bsp(SelfTest *t)
     return TRUE;
 }
 
+/* Run in Engine with an engine of the test's own (a script that notes what it was given
+ * and what it found, says a last word and fails): first without an engine (the banner
+ * says what to set), then with one: the map is exported to GAME/id1/maps/NAME.bsp, the
+ * engine runs in GAME as "-basedir GAME +map NAME" and the extra arguments, and its
+ * failure is told with its status and last words. */
+static gboolean step_run_engine(SelfTest *t)
+{
+    AlliumPreferences *prefs = allium_preferences_get_default();
+    g_autofree char *game = dir_file(t, "game");
+    g_autofree char *engine = dir_file(t, "engine.sh");
+    const char *banner = gtk_label_get_text(t->window->banner_label);
+    if (!t->step_begun) {
+        g_object_set(prefs, "engine", "", NULL);
+        check(t, gtk_widget_activate_action(GTK_WIDGET(t->window), "win.run-engine", NULL),
+              "win.run-engine activated");
+        banner = gtk_label_get_text(t->window->banner_label);
+        check(t, strstr(banner, _("Run in Engine needs an engine")) != NULL,
+              "without an engine the banner says what to set (\"%s\")", banner);
+        g_mkdir_with_parents(game, 0755);
+        static const char script[] = "#!/bin/sh\n"
+                                     "printf '%s\\n' \"$@\" > args.txt\n"
+                                     "pwd > cwd.txt\n"
+                                     "ls id1/maps > maps.txt\n"
+                                     "echo 'Host_Error: the test engine stops here'\n"
+                                     "exit 3\n";
+        gboolean written = g_file_set_contents(engine, script, -1, NULL) &&
+                           g_chmod(engine, 0755) == 0;
+        check(t, written, "wrote the test's engine %s", engine);
+        g_object_set(prefs, "engine", engine, "game-folder", game, "game-mod", "id1",
+                     "engine-arguments", "+skill 2 -window", "export-folder", "", NULL);
+        check(t, gtk_widget_activate_action(GTK_WIDGET(t->window), "win.run-engine", NULL),
+              "win.run-engine activated with the test's engine");
+        return FALSE;
+    }
+    if (!strstr(banner, "status 3")) return FALSE;
+    check(t, strstr(banner, "Host_Error: the test engine stops here") != NULL,
+          "the banner tells the engine's status and last words (\"%s\")", banner);
+    g_autofree char *path = g_strdup(allium_document_get_path(allium_window_get_document(t->window)));
+    g_autofree char *base = g_path_get_basename(path);
+    char *dot = strrchr(base, '.');
+    if (dot) *dot = '\0';
+    g_autofree char *args_file = g_build_filename(game, "args.txt", NULL);
+    g_autofree char *args = NULL;
+    g_file_get_contents(args_file, &args, NULL, NULL);
+    g_autofree char *want = g_strdup_printf("-basedir\n%s\n+map\n%s\n+skill\n2\n-window\n", game, base);
+    check(t, g_strcmp0(args, want) == 0, "the engine was given \"%s\" (want \"%s\")",
+          args ? args : "", want);
+    g_autofree char *cwd_file = g_build_filename(game, "cwd.txt", NULL);
+    g_autofree char *cwd = NULL;
+    g_file_get_contents(cwd_file, &cwd, NULL, NULL);
+    if (cwd) g_strstrip(cwd);
+    check(t, g_strcmp0(cwd, game) == 0, "the engine ran in the game folder (%s)", cwd ? cwd : "");
+    g_autofree char *bsp_name = g_strconcat(base, ".bsp", NULL);
+    g_autofree char *bsp = g_build_filename(game, "id1", "maps", bsp_name, NULL);
+    gchar *bytes = NULL;
+    gsize size = 0;
+    gboolean read = g_file_get_contents(bsp, &bytes, &size, NULL);
+    check(t, read && size > 124 && bytes[0] == 29 && bytes[1] == 0,
+          "the map was exported as a BSP29 to %s before the engine started", bsp);
+    g_free(bytes);
+    g_autofree char *maps_file = g_build_filename(game, "maps.txt", NULL);
+    g_autofree char *maps = NULL;
+    g_file_get_contents(maps_file, &maps, NULL, NULL);
+    check(t, maps && strstr(maps, bsp_name), "the engine found the .bsp in id1/maps (%s)",
+          maps ? maps : "");
+    g_object_set(prefs, "engine", "", "game-folder", "", "engine-arguments", "", NULL);
+    return TRUE;
+}
+
 static gboolean step_read_only(SelfTest *t)
 {
     g_autofree char *path = dir_file(t, "locked.allium");
@@ -1221,6 +1290,7 @@ static const struct {
     {"undo the edit", step_undo_edit, 30000},
     {"export", step_export, 10000},
     {"export as a Quake BSP", step_export_bsp, 60000},
+    {"run in engine", step_run_engine, 60000},
     {"second map", step_second_map, 60000},
     {"textures from the map's WAD", step_textures, 60000},
     {"a map opens with the light it had", step_reopen_lit, 60000},
