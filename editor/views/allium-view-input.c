@@ -745,3 +745,15 @@ void allium_view_simulate_pointer(AlliumView *self, gboolean inside, double x, d
     else
         leave_cb(NULL, self);
 }
+
+gboolean allium_view_get_pointer_point(AlliumView *self, double point[3], gboolean axes[3])
+{
+    g_return_val_if_fail(ALLIUM_IS_VIEW(self), FALSE);
+    if (self->kind == AL_VIEW_3D || !self->pointer_inside) return FALSE;
+    double scale = allium_view_scale(self);
+    al_camera_unproject(&self->camera, self->pointer_x * scale, self->pointer_y * scale, 0, point);
+    int right, up, depth;
+    al_view_axes(self->kind, &right, &up, &depth);
+    for (int k = 0; k < 3; k++) axes[k] = k != depth;
+    return TRUE;
+}

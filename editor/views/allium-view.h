@@ -121,6 +121,9 @@ gboolean allium_view_offer_key(AlliumView *self, guint keyval, GdkModifierType s
                                gboolean pressed);
 /* Forgets the keys held (the window lost the keyboard: their releases go elsewhere). */
 void allium_view_release_keys(AlliumView *self);
+/* The map point under the pointer in a 2D view (its depth coordinate the camera's) and, in
+ * AXES, the two axes the view shows; FALSE for a 3D view or when the pointer is elsewhere. */
+gboolean allium_view_get_pointer_point(AlliumView *self, double point[3], gboolean axes[3]);
 /* Test hook: the pointer entering (moving to widget point X, Y) or leaving the view,
  * through the code the motion controller runs. */
 void allium_view_simulate_pointer(AlliumView *self, gboolean inside, double x, double y);
