@@ -116,6 +116,8 @@ gboolean step_inspector(SelfTest *t);
 gboolean step_compile_panel(SelfTest *t);
 gboolean step_unknown_class(SelfTest *t);
 gboolean step_undo_editing(SelfTest *t);
+/* allium-self-test-entities.c */
+gboolean step_typed_properties(SelfTest *t);
 /* allium-self-test-clipboard.c */
 gboolean step_clipboard(SelfTest *t);
 /* allium-self-test-tools.c */

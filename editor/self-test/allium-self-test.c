@@ -1261,6 +1261,7 @@ static const struct {
     {"hide, isolate, show all", step_hide_isolate, 20000},
     {"place a light", step_place_light, 30000},
     {"inspector", step_inspector, 30000},
+    {"typed properties from the entity definitions", step_typed_properties, 30000},
     {"copy and paste", step_clipboard, 30000},
     {"compile panel", step_compile_panel, 60000},
     {"an entity of an unknown class", step_unknown_class, 30000},

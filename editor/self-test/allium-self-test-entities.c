@@ -1,0 +1,109 @@
+/* The GUI self-test's typed properties step: the inspector's editors that the entity
+ * definitions give a light (quake.fgd: Light and Switchable).
+ *
+ * On the light the earlier steps placed: the "Start off" check button of spawnflags sets
+ * bit 1 of the document's value; "style", once added, is a drop-down of its named choices,
+ * and picking "Gentle pulse" writes 5; a targetname given to the light is then offered by
+ * the list beside the targetname row. Each change is one undoable step (the editing steps'
+ * undo takes them back).
+ */
+#include "allium-config.h"
+
+#include "allium-self-test-private.h"
+
+#include <string.h>
+
+static AlliumSnapshot *current(SelfTest *t)
+{
+    return allium_document_get_snapshot(allium_window_get_document(t->window));
+}
+
+/* The value of KEY of the entity with row ENTITY in the current snapshot. */
+static const char *entity_value(SelfTest *t, gint64 entity, const char *key)
+{
+    AlliumSnapshot *snap = current(t);
+    int e = allium_snapshot_entity_index(snap, entity);
+    return e >= 0 ? allium_snapshot_entity_value(snap, e, key) : NULL;
+}
+
+static gint64 typed_light = -1;
+
+gboolean step_typed_properties(SelfTest *t)
+{
+    AlliumInspector *inspector = t->window->inspector;
+    AlliumDocument *doc = allium_window_get_document(t->window);
+    if (!t->step_begun) {
+        AlliumSnapshot *snap = current(t);
+        const al_input *in = &snap->input.input;
+        typed_light = -1;
+        for (int e = in->entity_count - 1; e > 0 && typed_light < 0; e--)
+            if (g_strcmp0(in->entities[e].classname, "light") == 0)
+                typed_light = snap->input.entity_ids[e];
+        check(t, typed_light >= 0, "the map has the placed light");
+        if (typed_light < 0) return TRUE;
+        allium_selection_set_items(t->window->selection, NULL, 0, &typed_light, 1);
+        GtkCheckButton *start_off = allium_inspector_get_flag_button(inspector, "spawnflags", 1);
+        check(t, start_off && !gtk_check_button_get_active(start_off),
+              "the light's spawnflags row has an unchecked check button for flag 1");
+        if (!start_off) return TRUE;
+        const char *label = gtk_check_button_get_label(start_off);
+        check(t, label && strstr(label, "Start off"), "named from the definitions (\"%s\")",
+              label ? label : "");
+        gtk_check_button_set_active(start_off, TRUE);
+        t->edits++;
+        t->phase = 0;
+        return FALSE;
+    }
+    if (!compiled_current(t->window)) return FALSE;
+    switch (t->phase) {
+    case 0: {
+        check(t, g_strcmp0(entity_value(t, typed_light, "spawnflags"), "1") == 0,
+              "checking it wrote spawnflags 1 (\"%s\")",
+              entity_value(t, typed_light, "spawnflags"));
+        g_autofree char *label = allium_document_dup_undo_label(doc, FALSE);
+        check(t, label && *label, "as one undoable step (\"%s\")", label ? label : "");
+        check(t, allium_inspector_edit(inspector, "style", "0"), "a style key added");
+        t->edits++;
+        t->phase = 1;
+        return FALSE;
+    }
+    case 1: {
+        GtkWidget *editor = allium_inspector_get_editor(inspector, "style");
+        check(t, editor && GTK_IS_DROP_DOWN(editor), "style is edited with a drop-down");
+        if (!editor || !GTK_IS_DROP_DOWN(editor)) return TRUE;
+        const char *tip = gtk_widget_get_tooltip_text(editor);
+        check(t, tip && strstr(tip, "Light animation"), "whose tooltip is the key's description");
+        GListModel *items = gtk_drop_down_get_model(GTK_DROP_DOWN(editor));
+        guint gentle = G_MAXUINT;
+        for (guint i = 0; i < g_list_model_get_n_items(items); i++) {
+            g_autoptr(GtkStringObject) item = g_list_model_get_item(items, i);
+            if (strstr(gtk_string_object_get_string(item), "Gentle pulse")) gentle = i;
+        }
+        check(t, gentle != G_MAXUINT, "listing the choice \"Gentle pulse\"");
+        if (gentle == G_MAXUINT) return TRUE;
+        gtk_drop_down_set_selected(GTK_DROP_DOWN(editor), gentle);
+        t->edits++;
+        t->phase = 2;
+        return FALSE;
+    }
+    case 2:
+        check(t, g_strcmp0(entity_value(t, typed_light, "style"), "5") == 0,
+              "choosing it wrote style 5 (\"%s\")", entity_value(t, typed_light, "style"));
+        check(t, allium_inspector_edit(inspector, "targetname", "lamp1"), "a targetname added");
+        t->edits++;
+        t->phase = 3;
+        return FALSE;
+    default: {
+        GtkDropDown *names = allium_inspector_get_name_list(inspector, "targetname");
+        gboolean listed = FALSE;
+        GListModel *items = names ? gtk_drop_down_get_model(names) : NULL;
+        for (guint i = 0; items && i < g_list_model_get_n_items(items); i++) {
+            g_autoptr(GtkStringObject) item = g_list_model_get_item(items, i);
+            listed |= g_str_equal(gtk_string_object_get_string(item), "lamp1");
+        }
+        check(t, listed, "the targetname row lists the map's names, lamp1 among them");
+        allium_selection_clear(t->window->selection);
+        return TRUE;
+    }
+    }
+}
