@@ -11,6 +11,9 @@
 
 #include "allium-self-test-private.h"
 
+#include "allium-entity-definitions.h"
+
+#include <stdio.h>
 #include <string.h>
 
 static AlliumSnapshot *current(SelfTest *t)
@@ -40,6 +43,24 @@ gboolean step_typed_properties(SelfTest *t)
             if (g_strcmp0(in->entities[e].classname, "light") == 0)
                 typed_light = snap->input.entity_ids[e];
         check(t, typed_light >= 0, "the map has the placed light");
+        /* Every point entity's box is its class's size from the definitions. */
+        int sized = 0, wrong = 0;
+        for (int e = 1; snap->scene && e < in->entity_count; e++) {
+            const al_entdef_class *cls =
+                al_entdefs_find(allium_entity_definitions_get(), in->entities[e].classname);
+            const char *origin = allium_snapshot_entity_value(snap, e, "origin");
+            double lo[3], hi[3], o[3];
+            if (!cls || !cls->has_size || !origin ||
+                sscanf(origin, "%lf %lf %lf", &o[0], &o[1], &o[2]) != 3 ||
+                !al_scene_entity_bounds(snap->scene, e, lo, hi))
+                continue;
+            sized++;
+            for (int k = 0; k < 3; k++)
+                wrong += lo[k] != o[k] + cls->mins[k] || hi[k] != o[k] + cls->maxs[k];
+        }
+        check(t, sized > 0 && wrong == 0,
+              "the %d point entities whose class has a size are drawn as boxes of that size",
+              sized);
         if (typed_light < 0) return TRUE;
         allium_selection_set_items(t->window->selection, NULL, 0, &typed_light, 1);
         GtkCheckButton *start_off = allium_inspector_get_flag_button(inspector, "spawnflags", 1);

@@ -200,6 +200,15 @@ static void describe_2d(AlliumView *self, GString *text)
     g_string_append_c(text, ' ');
     format_coordinate(text, names[up], al_snap(p[up], grid));
     g_string_append_printf(text, _(" (grid %g)"), grid);
+    /* A point entity under the pointer: its class, as the 3D view says it. */
+    al_pick pick;
+    AlliumSnapshot *snap = allium_view_get_snapshot(self);
+    if (snap && allium_view_pick_at(self, self->pointer_x, self->pointer_y, &pick) &&
+        pick.kind == AL_PICK_ENTITY) {
+        const char *cls = allium_snapshot_entity_value(snap, pick.entity, "classname");
+        g_string_append(text, " · ");
+        g_string_append_printf(text, _("Entity %d (%s)"), pick.entity, cls ? cls : "?");
+    }
 }
 
 static gboolean hover_cb(gpointer data)
