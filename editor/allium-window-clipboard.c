@@ -161,8 +161,8 @@ gboolean allium_window_paste_text(AlliumWindow *self, const char *text,
     if (ok) {
         allium_selection_set_items(self->selection, result.brushes, (guint) result.brush_count,
                                    result.entities, (guint) result.entity_count);
-        g_autofree char *b = g_strdup_printf(
-            ngettext("%d brush", "%d brushes", result.brush_count), result.brush_count);
+        g_autofree char *b = g_strdup_printf(ngettext("%d brush", "%d brushes", result.brush_count),
+                                             result.brush_count);
         g_autofree char *e = g_strdup_printf(
             ngettext("%d entity", "%d entities", result.entity_count), result.entity_count);
         /* TRANSLATORS: "Pasted 2 brushes and 1 entity" */
@@ -173,12 +173,13 @@ gboolean allium_window_paste_text(AlliumWindow *self, const char *text,
         allium_window_report_error(self, error);
         /* The status bar keeps the first line: what and where. */
         const char *newline = strchr(error->message, '\n');
-        g_autofree char *first = newline ? g_strndup(error->message, (gsize) (newline - error->message))
-                                         : g_strdup(error->message);
+        g_autofree char *first = newline
+                                     ? g_strndup(error->message, (gsize) (newline - error->message))
+                                     : g_strdup(error->message);
         g_autofree char *detail = newline ? g_strdup(newline + 1) : NULL;
         if (detail && strchr(detail, '\n')) *strchr(detail, '\n') = '\0';
-        g_autofree char *status = detail ? g_strdup_printf("%s: %s", first, detail)
-                                         : g_strdup(first);
+        g_autofree char *status =
+            detail ? g_strdup_printf("%s: %s", first, detail) : g_strdup(first);
         set_status(self, status);
         g_error_free(error);
     }
@@ -195,8 +196,7 @@ void allium_window_class_add_clipboard_actions(GtkWidgetClass *widget_class)
     /* Bubble-phase bindings: a text field with the focus copies and pastes its own text. */
     gtk_widget_class_add_binding_action(widget_class, GDK_KEY_c, GDK_CONTROL_MASK, "win.copy",
                                         NULL);
-    gtk_widget_class_add_binding_action(widget_class, GDK_KEY_x, GDK_CONTROL_MASK, "win.cut",
-                                        NULL);
+    gtk_widget_class_add_binding_action(widget_class, GDK_KEY_x, GDK_CONTROL_MASK, "win.cut", NULL);
     gtk_widget_class_add_binding_action(widget_class, GDK_KEY_v, GDK_CONTROL_MASK, "win.paste",
                                         NULL);
     gtk_widget_class_add_binding_action(widget_class, GDK_KEY_v, GDK_CONTROL_MASK | GDK_SHIFT_MASK,

@@ -108,8 +108,7 @@ static bool points_text_holds(const al_map_face *f)
 
 /* The writer of files and of fragments (FRAGMENT: no header; the version key only in a
  * worldspawn entity, which a fragment need not begin with). */
-static bool write_text(const al_map *map, bool valve, bool fragment, char **text,
-                       size_t *length)
+static bool write_text(const al_map *map, bool valve, bool fragment, char **text, size_t *length)
 {
     out o = {.capacity = 1 << 16};
     o.text = malloc(o.capacity);

@@ -825,7 +825,8 @@ static al_status paste_rows(al_doc *doc, const al_map *map, al_doc_paste_result 
                 free(flags);
                 return AL_ERR_NOMEM;
             }
-            for (int f = 0; f < mb->face_count; f++) face_from_map(&mb->faces[f], &faces[f], flags[f]);
+            for (int f = 0; f < mb->face_count; f++)
+                face_from_map(&mb->faces[f], &faces[f], flags[f]);
             int64_t id = 0;
             st = al_doc_add_brush(doc, entity, faces, mb->face_count, &id, NULL, diags);
             free(faces);
@@ -833,7 +834,8 @@ static al_status paste_rows(al_doc *doc, const al_map *map, al_doc_paste_result 
             if (st != AL_OK)
                 al_diag_add(diags, AL_SEVERITY_ERROR, AL_DIAG_INVALID_BRUSH, e, mb->index, -1,
                             mb->line, -1, "the brush cannot be added");
-            else r->brushes[r->brush_count++] = id;
+            else
+                r->brushes[r->brush_count++] = id;
         }
     }
     return st;
@@ -862,8 +864,7 @@ static bool pasted_centre(al_doc *doc, const al_map *map, const al_doc_paste_res
 
 /* Moves what was pasted by DELTA: brushes with their textures, origins rewritten. */
 static al_status move_pasted(al_doc *doc, const al_map *map, const al_doc_paste_result *r,
-                             const int64_t *entity_rows, const double delta[3],
-                             al_diag_list *diags)
+                             const int64_t *entity_rows, const double delta[3], al_diag_list *diags)
 {
     double m[3][4] = {{1, 0, 0, delta[0]}, {0, 1, 0, delta[1]}, {0, 0, 1, delta[2]}};
     al_status st = AL_OK;
@@ -882,8 +883,7 @@ static al_status move_pasted(al_doc *doc, const al_map *map, const al_doc_paste_
 }
 
 al_status al_doc_paste_map(al_doc *doc, const al_map *map, const al_doc_paste_place *place,
-                           al_doc_paste_result *result, al_doc_change *change,
-                           al_diag_list *diags)
+                           al_doc_paste_result *result, al_doc_change *change, al_diag_list *diags)
 {
     memset(result, 0, sizeof *result);
     if (doc->read_only) return AL_ERR_READ_ONLY;
@@ -909,8 +909,10 @@ al_status al_doc_paste_map(al_doc *doc, const al_map *map, const al_doc_paste_pl
             st = move_pasted(doc, map, result, entity_rows, delta, diags);
     }
     free(entity_rows);
-    if (st == AL_OK) st = al_doc_end_group(doc, change);
-    else al_doc_cancel_group(doc);
+    if (st == AL_OK)
+        st = al_doc_end_group(doc, change);
+    else
+        al_doc_cancel_group(doc);
     if (st != AL_OK) al_doc_paste_result_free(result);
     return st;
 }

@@ -63,8 +63,7 @@ typedef struct al_doc_paste_result {
  * (no class, an invalid brush) refuses the whole paste with diagnostics naming its line
  * in the text, and DOC is unchanged. Free *RESULT with al_doc_paste_result_free. */
 al_status al_doc_paste_map(al_doc *doc, const al_map *map, const al_doc_paste_place *place,
-                           al_doc_paste_result *result, al_doc_change *change,
-                           al_diag_list *diags);
+                           al_doc_paste_result *result, al_doc_change *change, al_diag_list *diags);
 void al_doc_paste_result_free(al_doc_paste_result *result); /* NULL is a no-op */
 
 #endif

@@ -35,7 +35,7 @@ typedef struct {
     GtkDropDown *choices;    /* a "choices" key of the definitions */
     char **choice_values;    /* owned: the value of each item of CHOICES */
     GtkDropDown *names;      /* a target key: the map's targetnames to pick from */
-    GtkSpinButton *vector[3]; /* an angle triple: mangle, angles */
+    GtkSpinButton *vector[3];  /* an angle triple: mangle, angles */
     GtkCheckButton *flags[32]; /* a "flags" key: one check button per flag */
     unsigned flag_bits[32];
     int flag_count;
@@ -536,9 +536,9 @@ static GtkStringList *map_target_names(AlliumInspector *self)
 static GtkWidget *make_typed_editor(AlliumInspector *self, Row *row, const char *value,
                                     const al_entdef_property *p)
 {
-    gboolean target = in_list(TARGET_KEYS, row->key) ||
-                      (p && (p->type == AL_PROP_TARGET_SOURCE ||
-                             p->type == AL_PROP_TARGET_DESTINATION));
+    gboolean target =
+        in_list(TARGET_KEYS, row->key) ||
+        (p && (p->type == AL_PROP_TARGET_SOURCE || p->type == AL_PROP_TARGET_DESTINATION));
     if (p && p->type == AL_PROP_FLAGS && p->flag_count > 0) {
         GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 2);
         gtk_box_append(GTK_BOX(box), make_entry(row, value));
@@ -619,8 +619,8 @@ static GtkWidget *make_typed_editor(AlliumInspector *self, Row *row, const char 
     int decimals = plain_decimals(value);
     if (number && decimals >= 0) {
         gboolean fractions = p ? p->type == AL_PROP_FLOAT : decimals > 0;
-        GtkWidget *spin = make_spin(g_ascii_strtod(value, NULL), fractions ? MAX(decimals, 3)
-                                                                           : decimals);
+        GtkWidget *spin =
+            make_spin(g_ascii_strtod(value, NULL), fractions ? MAX(decimals, 3) : decimals);
         row->entry = GTK_EDITABLE(spin);
         connect_row(spin, "value-changed", G_CALLBACK(number_changed_cb), row);
         return spin;

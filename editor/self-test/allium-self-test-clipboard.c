@@ -31,8 +31,7 @@ static char *local_clipboard_text(SelfTest *t)
     GValue value = G_VALUE_INIT;
     g_value_init(&value, G_TYPE_STRING);
     char *text = NULL;
-    if (gdk_content_provider_get_value(content, &value, NULL))
-        text = g_value_dup_string(&value);
+    if (gdk_content_provider_get_value(content, &value, NULL)) text = g_value_dup_string(&value);
     g_value_unset(&value);
     return text;
 }
@@ -45,11 +44,11 @@ static gboolean counts_are(SelfTest *t, int brushes, int entities)
 
 /* The state the step keeps between polls. */
 static struct {
-    gint64 brush, light;     /* the rows copied */
-    double lo[3], hi[3];     /* the brush's bounds */
-    double light_origin[3];  /* the light's */
-    double expect_delta[3];  /* where Paste at the Pointer should move them */
-    char *copied;            /* the clipboard text */
+    gint64 brush, light;    /* the rows copied */
+    double lo[3], hi[3];    /* the brush's bounds */
+    double light_origin[3]; /* the light's */
+    double expect_delta[3]; /* where Paste at the Pointer should move them */
+    char *copied;           /* the clipboard text */
 } clip;
 
 static gboolean read_origin(AlliumSnapshot *snap, gint64 row, double o[3])
@@ -85,8 +84,9 @@ gboolean step_clipboard(SelfTest *t)
         for (int e = in->entity_count - 1; e > 0 && clip.light < 0; e--)
             if (g_strcmp0(in->entities[e].classname, "light") == 0)
                 clip.light = snap->input.entity_ids[e];
-        check(t, clip.brush >= 0 && clip.light >= 0 && row_bounds(t, clip.brush, clip.lo, clip.hi) &&
-                     read_origin(snap, clip.light, clip.light_origin),
+        check(t,
+              clip.brush >= 0 && clip.light >= 0 && row_bounds(t, clip.brush, clip.lo, clip.hi) &&
+                  read_origin(snap, clip.light, clip.light_origin),
               "the map has a world brush and a light to copy");
         if (clip.brush < 0 || clip.light < 0) return TRUE;
         allium_selection_set_items(t->window->selection, &clip.brush, 1, &clip.light, 1);
@@ -94,8 +94,9 @@ gboolean step_clipboard(SelfTest *t)
               "win.copy activated");
         g_free(clip.copied);
         clip.copied = local_clipboard_text(t);
-        check(t, clip.copied && strstr(clip.copied, "\"classname\" \"worldspawn\"") &&
-                     strstr(clip.copied, "\"classname\" \"light\""),
+        check(t,
+              clip.copied && strstr(clip.copied, "\"classname\" \"worldspawn\"") &&
+                  strstr(clip.copied, "\"classname\" \"light\""),
               "the clipboard holds the brush in a worldspawn entity and the light as .map text");
         /* The pointer over the top view, away from the copy. */
         AlliumView *top = view_of_kind(t, AL_VIEW_TOP);
@@ -149,8 +150,7 @@ gboolean step_clipboard(SelfTest *t)
         if (!compiled_current(t->window) || !counts_are(t, t->brushes_mark, t->entities_before))
             return FALSE;
         check(t, TRUE, "undo took the pasted brush and light away");
-        gdk_clipboard_set_text(gtk_widget_get_clipboard(GTK_WIDGET(t->window)),
-                               "Hello, world");
+        gdk_clipboard_set_text(gtk_widget_get_clipboard(GTK_WIDGET(t->window)), "Hello, world");
         gtk_label_set_text(t->window->pointer_label, "");
         gtk_widget_activate_action(GTK_WIDGET(t->window), "win.paste-in-place", NULL);
         t->phase = 2;
@@ -161,8 +161,8 @@ gboolean step_clipboard(SelfTest *t)
         check(t, strstr(status, "line 1, column 1") != NULL,
               "text that is not a map names where it goes wrong in the status bar (\"%s\")",
               status);
-        check(t, counts_are(t, t->brushes_mark, t->entities_before) &&
-                     allium_document_can_redo(doc),
+        check(t,
+              counts_are(t, t->brushes_mark, t->entities_before) && allium_document_can_redo(doc),
               "and changes nothing (the undone paste can still be redone)");
         gdk_clipboard_set_text(gtk_widget_get_clipboard(GTK_WIDGET(t->window)), clip.copied);
         gtk_widget_activate_action(GTK_WIDGET(t->window), "win.paste-in-place", NULL);

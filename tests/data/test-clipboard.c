@@ -56,8 +56,8 @@ static char *whole_text(al_doc *doc)
 }
 
 /* The copy of the brushes and entities as fragment text in the dialect VALVE. */
-static char *copy_text(al_doc *doc, const int64_t *brushes, int nb, const int64_t *entities,
-                       int ne, bool valve)
+static char *copy_text(al_doc *doc, const int64_t *brushes, int nb, const int64_t *entities, int ne,
+                       bool valve)
 {
     al_map *m = NULL;
     if (al_doc_export_selection(doc, brushes, nb, entities, ne, &m, NULL) != AL_OK) return NULL;
@@ -191,8 +191,8 @@ CHECK_TEST(write_read, "/clipboard/fragment-text-reads-back-in-both-dialects")
         CHECK_MSG(same_geometry(m, back, none), "dialect %d", valve);
         for (int e = 0; e < m->entity_count; e++)
             for (int p = 0; p < m->entities[e].property_count; p++) {
-                const char *v = al_map_entity_value(&back->entities[e],
-                                                    m->entities[e].properties[p].key);
+                const char *v =
+                    al_map_entity_value(&back->entities[e], m->entities[e].properties[p].key);
                 CHECK(v && strcmp(v, m->entities[e].properties[p].value) == 0);
             }
         /* Written again, the same bytes. */
@@ -303,8 +303,8 @@ CHECK_TEST(paste_at_point, "/clipboard/paste-at-a-point-centres-on-the-grid-and-
         REQUIRE(text);
         /* The copy's bounds are x 0..144, y 0..64, z 0..96 (centre 72 32 48). A top view's
          * pointer at (301, -99) moves x and y by whole 16-unit steps, z not at all. */
-        al_doc_paste_place place = {.point = {301, -99, 1000}, .axes = {true, true, false},
-                                    .grid = 16};
+        al_doc_paste_place place = {
+            .point = {301, -99, 1000}, .axes = {true, true, false}, .grid = 16};
         al_doc_paste_result moved;
         al_diag_list d = {0};
         REQUIRE(paste_text(doc, text, &place, &moved, &d));
@@ -375,7 +375,8 @@ CHECK_TEST(paste_refused, "/clipboard/a-refused-paste-changes-nothing")
          "( 0 0 0 ) ( 0 0 1 ) ( 1 0 0 ) a 0 0 0 1 1\n( 0 8 0 ) ( 1 8 0 ) ( 0 8 1 ) a 0 0 0 1 1\n"
          "( 0 0 0 ) ( 1 0 0 ) ( 0 1 0 ) a 0 0 0 1 1\n( 0 0 8 ) ( 0 1 8 ) ( 1 0 8 ) a 0 0 0 1 1\n}\n"
          "{\n( 0 0 0 ) ( 0 1 0 ) ( 0 0 1 ) a 0 0 0 1 1\n( 0 0 0 ) ( 0 1 0 ) ( 0 0 1 ) a 0 0 0 1 1\n"
-         "( 0 0 0 ) ( 0 1 0 ) ( 0 0 1 ) a 0 0 0 1 1\n( 0 0 0 ) ( 0 1 0 ) ( 0 0 1 ) a 0 0 0 1 1\n}\n",
+         "( 0 0 0 ) ( 0 1 0 ) ( 0 0 1 ) a 0 0 0 1 1\n( 0 0 0 ) ( 0 1 0 ) ( 0 0 1 ) a 0 0 0 1 "
+         "1\n}\n",
          "cannot be added", 9},
         {"{ \"origin\" \"0 0 0\" }\n", "no \"classname\"", 1},
         {"{ \"classname\" \"light\" }\n{ \"classname\" \"\" }\n", "no \"classname\"", 2},
@@ -421,7 +422,8 @@ CHECK_TEST(real_map, "/clipboard/real-maps-copy-and-paste-whole")
         REQUIRE(al_doc_list_brushes(a, -1, &brushes, &nb) == AL_OK);
         entities = malloc((size_t) (ne + 1) * sizeof *entities);
         for (int i = 0; i < ne; i++) entities[i] = i + 1; /* rows 1.. after the world */
-        char *first = copy_text(a, brushes, nb, entities, ne, file->entities[0].brushes[0].faces[0].valve);
+        char *first =
+            copy_text(a, brushes, nb, entities, ne, file->entities[0].brushes[0].faces[0].valve);
         REQUIRE(first);
         al_doc_paste_result r;
         al_diag_list d = {0};
@@ -433,8 +435,8 @@ CHECK_TEST(real_map, "/clipboard/real-maps-copy-and-paste-whole")
         REQUIRE(al_doc_list_brushes(b, -1, &all_b, &all_nb) == AL_OK);
         int64_t *all_e = malloc((size_t) (ne + 1) * sizeof *all_e);
         for (int i = 0; i < ne; i++) all_e[i] = i + 1;
-        char *second = copy_text(b, all_b, all_nb, all_e, ne,
-                                 file->entities[0].brushes[0].faces[0].valve);
+        char *second =
+            copy_text(b, all_b, all_nb, all_e, ne, file->entities[0].brushes[0].faces[0].valve);
         CHECK_MSG(second && strcmp(first, second) == 0, "%s: a second copy differs", names[n]);
         al_map *back = read_fragment(first, NULL);
         REQUIRE(back);

@@ -251,7 +251,10 @@ CHECK_TEST(entity_looks, "/scene/point-entities-take-the-size-and-colour-their-c
     /* The ogre's class gives both, the light's nothing, the shells' a colour alone. */
     al_entity_look looks[4] = {
         {0},
-        {.has_box = true, .mins = {-32, -32, -24}, .maxs = {32, 32, 64}, .has_colour = true,
+        {.has_box = true,
+         .mins = {-32, -32, -24},
+         .maxs = {32, 32, 64},
+         .has_colour = true,
          .colour = {1, 0, 0.5f}},
         {0},
         {.has_colour = true, .colour = {0, 1, 0}},
