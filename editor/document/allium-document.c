@@ -67,7 +67,7 @@ struct _AlliumDocument {
     double light_target;
 
     /* edits and previews */
-    guint64 generation;        /* of the newest change handed to the engine */
+    guint64 generation;                         /* of the newest change handed to the engine */
     GArray *preview_brushes, *preview_entities; /* gint64 rows the preview shows moved */
     int lock_approximate; /* faces the last move or transform's texture lock approximated */
 

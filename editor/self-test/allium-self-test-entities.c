@@ -1,5 +1,5 @@
-/* The GUI self-test's typed properties step: the inspector's editors that the entity
- * definitions give a light (quake.fgd: Light and Switchable).
+/* The GUI self-test's entity steps: the inspector's editors that the entity definitions
+ * give a light (quake.fgd: Light and Switchable), and the entity browser.
  *
  * On the light the earlier steps placed: the "Start off" check button of spawnflags sets
  * bit 1 of the document's value; "style", once added, is a drop-down of its named choices,
@@ -12,8 +12,10 @@
 #include "allium-self-test-private.h"
 
 #include "allium-entity-definitions.h"
+#include "allium-preferences.h"
 
 #include <stdio.h>
+#include <math.h>
 #include <string.h>
 
 static AlliumSnapshot *current(SelfTest *t)
@@ -127,4 +129,88 @@ gboolean step_typed_properties(SelfTest *t)
         return TRUE;
     }
     }
+}
+
+/* The entity browser: its search, and a class dropped into the top view standing on the
+ * first surface below the drop (a box sweep from its origin finds the floor within one
+ * unit, and its box is in no brush). */
+static struct {
+    gint64 placed;
+    double at[2]; /* x, y where it should stand */
+} dropped;
+
+gboolean step_entity_browser(SelfTest *t)
+{
+    AlliumEntityBrowser *browser = t->window->entity_browser;
+    AlliumSnapshot *snap = current(t);
+    const al_input *in = &snap->input.input;
+    const al_entdefs *defs = allium_entity_definitions_get();
+    if (!t->step_begun) {
+        int listed = 0;
+        for (int i = 0; i < defs->class_count; i++)
+            listed += defs->classes[i].kind != AL_ENTDEF_BASE &&
+                      strcmp(defs->classes[i].name, "worldspawn") != 0;
+        allium_entity_browser_set_search(browser, "");
+        g_autoptr(GPtrArray) all = allium_entity_browser_dup_shown(browser);
+        gboolean sorted = TRUE;
+        for (guint i = 1; i < all->len; i++) sorted &= strcmp(all->pdata[i - 1], all->pdata[i]) < 0;
+        check(t, (int) all->len == listed && sorted,
+              "the entity browser lists the %d point and brush classes by name (%u shown)", listed,
+              all->len);
+        allium_entity_browser_set_search(browser, "OGRE");
+        g_autoptr(GPtrArray) found = allium_entity_browser_dup_shown(browser);
+        gboolean match = found->len > 0;
+        for (guint i = 0; i < found->len; i++) {
+            const al_entdef_class *cls = al_entdefs_find(defs, found->pdata[i]);
+            g_autofree char *about = g_utf8_strdown(cls->description, -1);
+            match &= strstr(cls->name, "ogre") || strstr(about, "ogre");
+        }
+        gboolean ogre = FALSE;
+        for (guint i = 0; i < found->len; i++) ogre |= g_str_equal(found->pdata[i], "monster_ogre");
+        check(t, match && ogre,
+              "searching \"OGRE\" keeps the %u classes that name it, "
+              "monster_ogre among them",
+              found->len);
+        allium_entity_browser_set_search(browser, "");
+        /* Dropped over the middle of a world brush, seen from above. */
+        double lo[3], hi[3], centre[3], x, y;
+        gint64 brush = -1;
+        for (int b = 0; b < in->brush_count && brush < 0; b++)
+            if (in->brushes[b].entity == 0 && row_bounds(t, snap->input.brush_ids[b], lo, hi))
+                brush = snap->input.brush_ids[b];
+        for (int k = 0; k < 3; k++) centre[k] = 0.5 * (lo[k] + hi[k]);
+        AlliumView *top = view_of_kind(t, AL_VIEW_TOP);
+        check(t, brush >= 0 && to_widget(top, centre, &x, &y), "a world brush is in the top view");
+        if (brush < 0) return TRUE;
+        t->entities_before = in->entity_count;
+        double grid = allium_preferences_get_grid_size(allium_preferences_get_default());
+        dropped.at[0] = al_snap(centre[0], grid), dropped.at[1] = al_snap(centre[1], grid);
+        check(t, allium_view_place_entity(top, "item_shells", x, y),
+              "item_shells dropped into the top view");
+        guint ne;
+        const gint64 *rows = allium_selection_get_entities(t->window->selection, &ne);
+        dropped.placed = ne == 1 ? rows[0] : -1;
+        check(t, dropped.placed >= 0, "and selected");
+        t->edits++;
+        return FALSE;
+    }
+    if (!compiled_current(t->window) || in->entity_count != t->entities_before + 1) return FALSE;
+    const al_entdef_class *cls = al_entdefs_find(defs, "item_shells");
+    const char *origin = entity_value(t, dropped.placed, "origin");
+    double o[3];
+    gboolean parsed =
+        cls && cls->has_size && origin && sscanf(origin, "%lf %lf %lf", &o[0], &o[1], &o[2]) == 3;
+    check(t, parsed && o[0] == dropped.at[0] && o[1] == dropped.at[1],
+          "it stands on the grid where it was dropped (origin \"%s\")", origin ? origin : "");
+    if (!parsed || !snap->world) return TRUE;
+    /* The class's box let fall from half a unit above comes to rest at the origin. */
+    al_trace fall;
+    double up[3] = {o[0], o[1], o[2] + 0.5}, down[3] = {o[0], o[1], o[2] - 1};
+    al_world_trace_box(snap->world, cls->mins, cls->maxs, up, down, &fall);
+    check(t, !fall.start_solid && fall.hit && fabs(fall.contact[2] - o[2]) <= 1.0 / 16,
+          "on the first surface below it, not inside a brush (a box let fall from above "
+          "rests at z %g, the origin's %g)",
+          fall.contact[2], o[2]);
+    allium_selection_clear(t->window->selection);
+    return TRUE;
 }

@@ -10,6 +10,7 @@
 
 #include "allium-view-private.h"
 
+#include "allium-entity-definitions.h"
 #include "allium-format.h"
 #include "allium-preferences.h"
 
@@ -621,6 +622,18 @@ static GtkGesture *add_drag(AlliumView *self, guint button, GCallback begin, GCa
     return drag;
 }
 
+/* A class name dropped from the entity browser: a point entity placed where it fell. */
+static gboolean class_drop_cb(GtkDropTarget *target, const GValue *value, double x, double y,
+                              AlliumView *self)
+{
+    (void) target;
+    const char *name = G_VALUE_HOLDS_STRING(value) ? g_value_get_string(value) : NULL;
+    const al_entdef_class *cls =
+        name ? al_entdefs_find(allium_entity_definitions_get(), name) : NULL;
+    if (!cls || cls->kind != AL_ENTDEF_POINT) return FALSE;
+    return allium_view_place_entity(self, name, x, y);
+}
+
 /* --- internal API -------------------------------------------------------------------- */
 
 void allium_view_add_controllers(AlliumView *self)
@@ -659,6 +672,10 @@ void allium_view_add_controllers(AlliumView *self)
     g_signal_connect(motion, "enter", G_CALLBACK(enter_cb), self);
     g_signal_connect(motion, "leave", G_CALLBACK(leave_cb), self);
     gtk_widget_add_controller(area, motion);
+
+    GtkDropTarget *drop = gtk_drop_target_new(G_TYPE_STRING, GDK_ACTION_COPY);
+    g_signal_connect(drop, "drop", G_CALLBACK(class_drop_cb), self);
+    gtk_widget_add_controller(area, GTK_EVENT_CONTROLLER(drop));
 }
 
 void allium_view_stop_flying(AlliumView *self)

@@ -91,6 +91,12 @@ void allium_view_get_placement(AlliumView *self, double mins[3], double maxs[3])
  * grid step along the map axis nearest that direction. FALSE for an unknown direction. */
 gboolean allium_view_nudge_vector(AlliumView *self, const char *direction, double out[3]);
 
+/* Places a point entity of CLASSNAME where the entity tool would for widget point (X, Y)
+ * (what a class dropped from the entity browser does), as one undoable step, and selects
+ * it; CLASSNAME becomes the entity tool's class. FALSE when nothing was placed (the
+ * reason, if any, goes out as "edit-error"). */
+gboolean allium_view_place_entity(AlliumView *self, const char *classname, double x, double y);
+
 /* Test hook: a left click at widget point (X, Y), through the code the click gesture runs. */
 void allium_view_simulate_click(AlliumView *self, double x, double y, GdkModifierType state);
 
