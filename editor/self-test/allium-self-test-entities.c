@@ -172,6 +172,7 @@ gboolean step_entity_browser(SelfTest *t)
               "monster_ogre among them",
               found->len);
         allium_entity_browser_set_search(browser, "");
+        gtk_stack_set_visible_child_name(t->window->sidebar_stack, "entities");
         /* Dropped over the middle of a world brush, seen from above. */
         double lo[3], hi[3], centre[3], x, y;
         gint64 brush = -1;
@@ -211,6 +212,9 @@ gboolean step_entity_browser(SelfTest *t)
           "on the first surface below it, not inside a brush (a box let fall from above "
           "rests at z %g, the origin's %g)",
           fall.contact[2], o[2]);
+    g_autoptr(GdkTexture) shot = screenshot(t, GTK_WIDGET(t->window), "32-entity-browser.png");
+    check(t, shot != NULL, "a screenshot of the window with the entity browser");
+    gtk_stack_set_visible_child_name(t->window->sidebar_stack, "properties");
     allium_selection_clear(t->window->selection);
     return TRUE;
 }
