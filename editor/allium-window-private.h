@@ -10,6 +10,7 @@
 
 #include "allium-compile-panel.h"
 #include "allium-inspector.h"
+#include "allium-entity-browser.h"
 #include "allium-material-browser.h"
 
 G_BEGIN_DECLS
@@ -32,6 +33,7 @@ struct _AlliumWindow {
     AlliumInspector *inspector;
     AlliumCompilePanel *compile_panel;
     AlliumMaterialBrowser *material_browser;
+    AlliumEntityBrowser *entity_browser;
     GtkPaned *outer_paned;
     GtkPaned *top_paned;
     GtkPaned *bottom_paned;
@@ -84,6 +86,14 @@ void allium_window_update_hide_actions(AlliumWindow *self);
 void allium_window_restore_hidden(AlliumWindow *self);
 /* allium-window-select.c: select all, invert, select by material or class. */
 void allium_window_class_add_select_actions(GtkWidgetClass *widget_class);
+/* allium-window-clipboard.c: copy, cut and paste as .map text; enabled for the selection. */
+void allium_window_class_add_clipboard_actions(GtkWidgetClass *widget_class);
+void allium_window_update_clipboard_actions(AlliumWindow *self, gboolean writable);
+/* Pastes .map TEXT as the clipboard's text arriving does (PLACE NULL: in place): one
+ * undoable step that selects what it added, or nothing changed and the reason in the banner
+ * and the status bar. */
+gboolean allium_window_paste_text(AlliumWindow *self, const char *text,
+                                  const al_doc_paste_place *place);
 /* Enables and relabels undo, redo and export for the document's state. */
 void allium_window_update_actions(AlliumWindow *self);
 

@@ -668,6 +668,7 @@ static void allium_window_class_init(AlliumWindowClass *klass)
     g_type_ensure(ALLIUM_TYPE_INSPECTOR);
     g_type_ensure(ALLIUM_TYPE_COMPILE_PANEL);
     g_type_ensure(ALLIUM_TYPE_MATERIAL_BROWSER);
+    g_type_ensure(ALLIUM_TYPE_ENTITY_BROWSER);
     gtk_widget_class_set_template_from_resource(widget_class,
                                                 "/org/allium/Allium/ui/allium-window.ui");
     gtk_widget_class_bind_template_child(widget_class, AlliumWindow, title_label);
@@ -684,6 +685,7 @@ static void allium_window_class_init(AlliumWindowClass *klass)
     gtk_widget_class_bind_template_child(widget_class, AlliumWindow, inspector);
     gtk_widget_class_bind_template_child(widget_class, AlliumWindow, compile_panel);
     gtk_widget_class_bind_template_child(widget_class, AlliumWindow, material_browser);
+    gtk_widget_class_bind_template_child(widget_class, AlliumWindow, entity_browser);
     gtk_widget_class_bind_template_child(widget_class, AlliumWindow, outer_paned);
     gtk_widget_class_bind_template_child(widget_class, AlliumWindow, top_paned);
     gtk_widget_class_bind_template_child(widget_class, AlliumWindow, bottom_paned);

@@ -114,6 +114,15 @@ double al_snap(double v, double grid);
  * of every brush and entity whose key is the same, and builds only the others: after an
  * edit, the brushes it changed. A renderer that had the previous scene uploads only the
  * meshes it has not seen (al_renderer_set_scene). */
+/* How a point entity's box looks, from its class's definition (the editor's entity
+ * definitions): its size about the origin and its colour. */
+typedef struct al_entity_look {
+    bool has_box;
+    double mins[3], maxs[3];
+    bool has_colour;
+    float colour[3]; /* 0..1 */
+} al_entity_look;
+
 typedef struct al_scene_desc {
     const al_input *input;       /* required */
     const al_world *world;       /* may be NULL: no portals, leak or PVS */
@@ -131,6 +140,10 @@ typedef struct al_scene_desc {
                                    materials): equal keys, equal meshes */
     const int64_t *entity_ids;  /* the same for the entities */
     const uint64_t *entity_keys;
+    /* Per input entity: its box and colour (what the class's definition gives; the rest
+     * from the built-in sizes and colours by class prefix), or NULL for the built-in ones
+     * alone. Part of what entity_keys must tell apart. */
+    const al_entity_look *entity_looks;
 } al_scene_desc;
 
 typedef struct al_scene al_scene;

@@ -544,7 +544,71 @@ static bool read_entity(reader *r, al_map *map, al_map_entity *e, token_pos open
     }
 }
 
-al_status al_map_read_buffer(const char *data, size_t size, al_map **out, al_diag_list *diags)
+/* Appends a new entity to MAP (its fields zeroed); NULL when memory runs out. */
+static al_map_entity *append_entity(al_map *map, int *capacity)
+{
+    if (map->entity_count == *capacity) {
+        int cap = *capacity ? *capacity * 2 : 64;
+        al_map_entity *e = realloc(map->entities, (size_t) cap * sizeof *e);
+        if (!e) return NULL;
+        map->entities = e;
+        *capacity = cap;
+    }
+    al_map_entity *e = &map->entities[map->entity_count];
+    memset(e, 0, sizeof *e);
+    return e;
+}
+
+/* Reads a brush written outside any entity (a fragment's bare "{ ( ... ) ... }", as editors
+ * copy world brushes) after its '{', into the fragment's world entity at index *WORLD (made
+ * the first time, with the class worldspawn). Returns false if the read must end. */
+static bool read_bare_brush(reader *r, al_map *map, int *capacity, int *world, token_pos open)
+{
+    if (*world < 0) {
+        al_map_entity *e = append_entity(map, capacity);
+        if (!e) {
+            r->failed_nomem = true;
+            return false;
+        }
+        e->line = open.line;
+        e->properties = malloc(sizeof *e->properties);
+        char *key = strdup("classname"), *value = strdup("worldspawn");
+        *world = map->entity_count++;
+        if (!e->properties || !key || !value) {
+            free(key);
+            free(value);
+            r->failed_nomem = true;
+            return false;
+        }
+        e->properties[0] = (al_map_property){key, value};
+        e->property_count = 1;
+    }
+    al_map_entity *e = &map->entities[*world];
+    al_map_brush *b = realloc(e->brushes, (size_t) (e->brush_count + 1) * sizeof *b);
+    if (!b) {
+        r->failed_nomem = true;
+        return false;
+    }
+    e->brushes = b;
+    r->entity = *world;
+    r->brush = e->brush_count;
+    int got = read_brush(r, &e->brushes[e->brush_count], open);
+    r->brush = -1;
+    r->entity = -1;
+    if (got < 0) return false;
+    if (got == 0) {
+        map->brushes_skipped++;
+        return true;
+    }
+    e->brushes[e->brush_count].index = e->brush_count;
+    e->brush_count++;
+    return true;
+}
+
+/* The reader of whole files and of fragments (FRAGMENT: bare brushes allowed at the top,
+ * nothing skipped, and no entity at all is an error). */
+static al_status read_text(const char *data, size_t size, bool fragment, al_map **out,
+                           al_diag_list *diags)
 {
     *out = NULL;
     al_map *map = calloc(1, sizeof *map);
@@ -553,7 +617,7 @@ al_status al_map_read_buffer(const char *data, size_t size, al_map **out, al_dia
                 .entity = -1, .brush = -1};
     /* A UTF-8 byte order mark is harmless. */
     if (size >= 3 && memcmp(data, "\xEF\xBB\xBF", 3) == 0) r.pos = 3;
-    int cap = 0;
+    int cap = 0, world = -1;
     for (;;) {
         skip_space(&r);
         int c = peek_char(&r);
@@ -561,25 +625,36 @@ al_status al_map_read_buffer(const char *data, size_t size, al_map **out, al_dia
         token_pos at = here(&r);
         if (c != '{') {
             char buf[64];
-            error_at(&r, at, AL_DIAG_SYNTAX, "expected '{' to start an entity, found '%s'",
+            error_at(&r, at, AL_DIAG_SYNTAX,
+                     fragment ? "expected '{' to start an entity or a brush, found '%s'"
+                              : "expected '{' to start an entity, found '%s'",
                      describe_next(&r, buf, sizeof buf));
             al_map_destroy(map);
             return AL_ERR_SYNTAX;
         }
         advance(&r);
-        if (map->entity_count == cap) {
-            cap = cap ? cap * 2 : 64;
-            al_map_entity *e = realloc(map->entities, (size_t) cap * sizeof *e);
+        bool ok;
+        skip_space(&r);
+        if (fragment && peek_char(&r) == '(') {
+            ok = read_bare_brush(&r, map, &cap, &world, at);
+        } else {
+            al_map_entity *e = append_entity(map, &cap);
             if (!e) {
                 al_map_destroy(map);
                 return AL_ERR_NOMEM;
             }
-            map->entities = e;
+            r.entity = map->entity_count;
+            ok = read_entity(&r, map, e, at);
+            map->entity_count++; /* so that destroy frees what was read */
         }
-        r.entity = map->entity_count;
-        al_map_entity *e = &map->entities[map->entity_count];
-        bool ok = read_entity(&r, map, e, at);
-        map->entity_count++; /* so that destroy frees what was read */
+        if (ok && fragment && map->brushes_skipped > 0) {
+            /* The bad brush's diagnostic ends "; (brush) skipped", the last ';' of its
+             * message in every case above; a fragment skips nothing, it fails whole. */
+            al_diag *last = diags && diags->count ? &diags->items[diags->count - 1] : NULL;
+            char *tail = last ? strrchr(last->message, ';') : NULL;
+            if (tail) *tail = '\0';
+            ok = false;
+        }
         if (!ok) {
             al_map_destroy(map);
             if (r.failed_nomem) {
@@ -590,6 +665,12 @@ al_status al_map_read_buffer(const char *data, size_t size, al_map **out, al_dia
             return AL_ERR_SYNTAX;
         }
         r.entity = -1;
+    }
+    if (fragment && map->entity_count == 0) {
+        al_diag_add(diags, AL_SEVERITY_ERROR, AL_DIAG_SYNTAX, -1, -1, -1, -1, -1,
+                    "the text holds no entity and no brush");
+        al_map_destroy(map);
+        return AL_ERR_SYNTAX;
     }
     /* Nothing to read is not an error (the map opens empty), but it is worth a word: the
      * file may not be the one meant. */
@@ -605,6 +686,16 @@ al_status al_map_read_buffer(const char *data, size_t size, al_map **out, al_dia
     }
     *out = map;
     return AL_OK;
+}
+
+al_status al_map_read_buffer(const char *data, size_t size, al_map **out, al_diag_list *diags)
+{
+    return read_text(data, size, false, out, diags);
+}
+
+al_status al_map_read_fragment(const char *data, size_t size, al_map **out, al_diag_list *diags)
+{
+    return read_text(data, size, true, out, diags);
 }
 
 al_status al_map_read_file(const char *path, al_map **out, al_diag_list *diags)

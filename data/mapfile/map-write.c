@@ -106,29 +106,34 @@ static bool points_text_holds(const al_map_face *f)
     return *s == '\0';
 }
 
-bool al_map_write(const al_map *map, bool valve, char **text, size_t *length)
+/* The writer of files and of fragments (FRAGMENT: no header; the version key only in a
+ * worldspawn entity, which a fragment need not begin with). */
+static bool write_text(const al_map *map, bool valve, bool fragment, char **text, size_t *length)
 {
     out o = {.capacity = 1 << 16};
     o.text = malloc(o.capacity);
     if (!o.text) return false;
     o.text[0] = '\0';
-    put(&o, "// Game: Quake\n// Format: %s\n", valve ? "Valve" : "Standard");
+    if (!fragment) put(&o, "// Game: Quake\n// Format: %s\n", valve ? "Valve" : "Standard");
     char n[32];
     for (int e = 0; e < map->entity_count; e++) {
         const al_map_entity *ent = &map->entities[e];
         put(&o, "// entity %d\n{\n", e);
+        const char *classname = al_map_entity_value(ent, "classname");
+        bool versioned = fragment ? classname && strcmp(classname, "worldspawn") == 0 : e == 0;
         bool wrote_version = false;
         for (int p = 0; p < ent->property_count; p++) {
             const al_map_property *pr = &ent->properties[p];
             if (strcmp(pr->key, "mapversion") == 0) {
-                if (!valve || e != 0) continue; /* only Valve files carry it */
+                /* Only Valve files carry it, once. */
+                if (!valve || !versioned || wrote_version) continue;
                 wrote_version = true;
             }
             put_string(&o, pr->key);
             put(&o, " ");
             put_string(&o, pr->value);
             put(&o, "\n");
-            if (e == 0 && valve && !wrote_version && strcmp(pr->key, "classname") == 0) {
+            if (versioned && valve && !wrote_version && strcmp(pr->key, "classname") == 0) {
                 put(&o, "\"mapversion\" \"220\"\n");
                 wrote_version = true;
             }
@@ -196,4 +201,14 @@ bool al_map_write(const al_map *map, bool valve, char **text, size_t *length)
     *text = o.text;
     *length = o.length;
     return true;
+}
+
+bool al_map_write(const al_map *map, bool valve, char **text, size_t *length)
+{
+    return write_text(map, valve, false, text, length);
+}
+
+bool al_map_write_fragment(const al_map *map, bool valve, char **text, size_t *length)
+{
+    return write_text(map, valve, true, text, length);
 }

@@ -12,6 +12,11 @@
  * Valve to standard approximately: standard offsets cannot express every axis pair). */
 bool al_map_write(const al_map *map, bool valve, char **text, size_t *length);
 
+/* MAP as a fragment of .map text, as editors put a copy on the clipboard and read it back
+ * (al_map_read_fragment): the same entities and brushes as al_map_write, without the file's
+ * header; only a worldspawn entity carries "mapversion" in the Valve dialect. */
+bool al_map_write_fragment(const al_map *map, bool valve, char **text, size_t *length);
+
 /* The shortest decimal text that reads back as exactly V (into BUF, at least 32 bytes):
  * numbers read from a file print as they were written unless written with extra zeros. */
 void al_format_number(double v, char *buf);

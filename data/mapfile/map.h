@@ -66,6 +66,16 @@ typedef struct al_map {
  * expected, and *OUT is NULL. Never crashes on any input. */
 al_status al_map_read_buffer(const char *data, size_t size, al_map **out, al_diag_list *diags);
 
+/* Parses SIZE bytes of DATA as a fragment of a map, as editors put it on the clipboard:
+ * entities ("{ "classname" ... }", brush entities with their brushes, the world's brushes in
+ * a worldspawn entity) and brushes with no entity around them ("{ ( ... ) ... }" at the
+ * top), in either dialect or both. Bare brushes are gathered into one entity of class
+ * worldspawn, placed where the first of them stands. Strict, since a paste must change
+ * nothing unless all of it reads: any error, a bad brush included, returns AL_ERR_SYNTAX
+ * with a diagnostic naming line, column and what was expected, and *OUT is NULL; so does
+ * text with no entity and no brush. AL_OK and *OUT otherwise. Never crashes on any input. */
+al_status al_map_read_fragment(const char *data, size_t size, al_map **out, al_diag_list *diags);
+
 /* Reads the file at PATH (AL_ERR_IO with a diagnostic if it cannot be read). */
 al_status al_map_read_file(const char *path, al_map **out, al_diag_list *diags);
 

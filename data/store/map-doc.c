@@ -7,6 +7,7 @@
 #include "map-doc.h"
 
 #include "doc-internal.h"
+#include "mapfile/map-write.h"
 #include "mapfile/material-keys.h"
 #include "materials/material-defaults.h"
 #include "settings/hull-spec.h"
@@ -61,6 +62,29 @@ static char *properties_json(const al_map_entity *e, bool world)
     char *s = o ? cJSON_PrintUnformatted(o) : NULL;
     cJSON_Delete(o);
     return s;
+}
+
+/* MF as a document face; its Quake 2 flags, if any, are written into FLAGS, which the face
+ * then points to (as it points to MF's strings). */
+static void face_from_map(const al_map_face *mf, al_doc_face *face, char flags[64])
+{
+    *face = (al_doc_face){
+        .points_text = mf->points_text,
+        .material = mf->material,
+        .valve = mf->valve,
+        .u_offset = mf->u_offset,
+        .v_offset = mf->v_offset,
+        .offset = {mf->offset[0], mf->offset[1]},
+        .rotation = mf->rotation,
+        .scale = {mf->scale[0], mf->scale[1]},
+    };
+    memcpy(face->points, mf->points, sizeof face->points);
+    memcpy(face->u_axis, mf->u_axis, sizeof face->u_axis);
+    memcpy(face->v_axis, mf->v_axis, sizeof face->v_axis);
+    if (mf->has_flags) {
+        snprintf(flags, 64, "%d %d %d", mf->flags[0], mf->flags[1], mf->flags[2]);
+        face->surface = flags;
+    }
 }
 
 /* Material ids by name during an import, so each name is looked up once. */
@@ -278,25 +302,9 @@ al_status al_doc_import_map(al_doc *doc, const al_map *map, al_diag_list *diags)
             for (int f = 0; f < mb->face_count; f++) {
                 const al_map_face *mf = &mb->faces[f];
                 int64_t material = cached_material(doc, &materials, mf->material);
-                al_doc_face face = {
-                    .points_text = mf->points_text,
-                    .material = mf->material,
-                    .valve = mf->valve,
-                    .u_offset = mf->u_offset,
-                    .v_offset = mf->v_offset,
-                    .offset = {mf->offset[0], mf->offset[1]},
-                    .rotation = mf->rotation,
-                    .scale = {mf->scale[0], mf->scale[1]},
-                };
-                memcpy(face.points, mf->points, sizeof face.points);
-                memcpy(face.u_axis, mf->u_axis, sizeof face.u_axis);
-                memcpy(face.v_axis, mf->v_axis, sizeof face.v_axis);
+                al_doc_face face;
                 char flags[64];
-                if (mf->has_flags) {
-                    snprintf(flags, sizeof flags, "%d %d %d", mf->flags[0], mf->flags[1],
-                             mf->flags[2]);
-                    face.surface = flags;
-                }
+                face_from_map(mf, &face, flags);
                 if (material < 0 || !al_doc_insert_face(doc, brush, f, material, &face)) {
                     status = al_doc_sqlite_status(doc, sqlite3_errcode(doc->db),
                                                   "importing a face", diags);
@@ -523,7 +531,42 @@ static bool export_material_keys(al_doc *doc, al_map_entity *world, int *capacit
     return ok;
 }
 
-al_status al_doc_export_map(al_doc *doc, al_map **out, al_diag_list *diags)
+/* What a copy takes (NULL: the whole map): the brushes and entities selected, ascending;
+ * the entities that some selected brush belongs to, ascending. */
+typedef struct export_filter {
+    const int64_t *brushes, *entities, *partial;
+    int brush_count, entity_count, partial_count;
+} export_filter;
+
+static int compare_ids(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *) a, y = *(const int64_t *) b;
+    return (x > y) - (x < y);
+}
+
+static bool has_id(const int64_t *ids, int count, int64_t id)
+{
+    return count > 0 && bsearch(&id, ids, (size_t) count, sizeof id, compare_ids) != NULL;
+}
+
+/* Whether the export takes entity ID: all of it (a whole entity selected; the world never
+ * is) or some of its brushes. */
+static bool takes_entity(const export_filter *f, int64_t id)
+{
+    return !f || (id != 0 && has_id(f->entities, f->entity_count, id)) ||
+           has_id(f->partial, f->partial_count, id);
+}
+
+static bool takes_brush(const export_filter *f, int64_t brush, int64_t entity)
+{
+    return !f || (entity != 0 && has_id(f->entities, f->entity_count, entity)) ||
+           has_id(f->brushes, f->brush_count, brush);
+}
+
+/* DOC, or the part FILTER takes, as a parsed map. The world of a part carries its class
+ * alone: its keys and the map's settings are the map's, not the part's. */
+static al_status export_rows(al_doc *doc, const export_filter *filter, al_map **out,
+                             al_diag_list *diags)
 {
     *out = NULL;
     al_map *map = calloc(1, sizeof *map);
@@ -545,17 +588,20 @@ al_status al_doc_export_map(al_doc *doc, al_map **out, al_diag_list *diags)
                        "SELECT id, classname, properties FROM entities ORDER BY id != 0, position, id",
                        -1, &st, NULL);
     while (sqlite3_step(st) == SQLITE_ROW && map->entity_count < entities) {
+        int64_t id = sqlite3_column_int64(st, 0);
+        if (!takes_entity(filter, id)) continue;
         al_map_entity *e = &map->entities[map->entity_count];
-        ids[map->entity_count++] = sqlite3_column_int64(st, 0);
+        ids[map->entity_count++] = id;
         int capacity = 0;
         if (!add_property(e, &capacity, "classname", (const char *) sqlite3_column_text(st, 1)))
             status = AL_ERR_NOMEM;
+        if (filter && id == 0) continue;
         cJSON *root = cJSON_Parse((const char *) sqlite3_column_text(st, 2));
         for (cJSON *item = root ? root->child : NULL; item && status == AL_OK; item = item->next)
             if (cJSON_IsString(item) && !add_property(e, &capacity, item->string, item->valuestring))
                 status = AL_ERR_NOMEM;
         cJSON_Delete(root);
-        if (map->entity_count == 1 && status == AL_OK) {
+        if (!filter && map->entity_count == 1 && status == AL_OK) {
             /* Settings that differ from the defaults travel as worldspawn keys. */
             al_doc_input in;
             if (al_doc_build_input(doc, &in, NULL) == AL_OK) {
@@ -598,6 +644,7 @@ al_status al_doc_export_map(al_doc *doc, al_map **out, al_diag_list *diags)
     int brush_capacity = 0, face_capacity = 0;
     while (status == AL_OK && sqlite3_step(st) == SQLITE_ROW) {
         int64_t bid = sqlite3_column_int64(st, 0), eid = sqlite3_column_int64(st, 1);
+        if (!takes_brush(filter, bid, eid)) continue;
         while (entity_index < map->entity_count && ids[entity_index] != eid) {
             entity_index++;
             brush_capacity = 0;
@@ -666,4 +713,214 @@ done:
     }
     *out = map;
     return AL_OK;
+}
+
+al_status al_doc_export_map(al_doc *doc, al_map **out, al_diag_list *diags)
+{
+    return export_rows(doc, NULL, out, diags);
+}
+
+/* The sorted copy of COUNT IDS, into *OUT (malloc'd; NULL for none). */
+static bool sorted_ids(const int64_t *ids, int count, int64_t **out)
+{
+    *out = NULL;
+    if (count <= 0) return true;
+    *out = malloc((size_t) count * sizeof **out);
+    if (!*out) return false;
+    memcpy(*out, ids, (size_t) count * sizeof **out);
+    qsort(*out, (size_t) count, sizeof **out, compare_ids);
+    return true;
+}
+
+al_status al_doc_export_selection(al_doc *doc, const int64_t *brushes, int brush_count,
+                                  const int64_t *entities, int entity_count, al_map **out,
+                                  al_diag_list *diags)
+{
+    static const char *owner_sql = "SELECT entity FROM brushes WHERE id = ?";
+    *out = NULL;
+    export_filter f = {.brush_count = brush_count, .entity_count = entity_count};
+    int64_t *b = NULL, *e = NULL, *partial = NULL;
+    al_status status = AL_OK;
+    if (!sorted_ids(brushes, brush_count, &b) || !sorted_ids(entities, entity_count, &e) ||
+        (brush_count > 0 && !(partial = malloc((size_t) brush_count * sizeof *partial)))) {
+        status = AL_ERR_NOMEM;
+        goto done;
+    }
+    for (int i = 0; i < brush_count; i++) {
+        sqlite3_stmt *st = al_doc_prepare(doc, owner_sql);
+        if (!st) {
+            status = AL_ERR_IO;
+            goto done;
+        }
+        sqlite3_bind_int64(st, 1, brushes[i]);
+        bool found = sqlite3_step(st) == SQLITE_ROW;
+        if (found) partial[f.partial_count++] = sqlite3_column_int64(st, 0);
+        sqlite3_reset(st);
+        if (!found) {
+            al_diag_add(diags, AL_SEVERITY_ERROR, AL_DIAG_INVALID_BRUSH, -1, -1, -1, -1, -1,
+                        "brush %lld does not exist", (long long) brushes[i]);
+            status = AL_ERR_NOT_FOUND;
+            goto done;
+        }
+    }
+    if (partial) qsort(partial, (size_t) f.partial_count, sizeof *partial, compare_ids);
+    f.brushes = b, f.entities = e, f.partial = partial;
+    status = export_rows(doc, &f, out, diags);
+done:
+    free(b);
+    free(e);
+    free(partial);
+    return status;
+}
+
+/* --- paste ------------------------------------------------------------------------------ */
+
+/* The grid step nearest to X (X itself for no grid). */
+static double snap_to_grid(double x, double grid)
+{
+    return grid > 0 ? round(x / grid) * grid : x;
+}
+
+static bool read_origin(const al_map_entity *e, double origin[3])
+{
+    const char *text = al_map_entity_value(e, "origin");
+    return text && sscanf(text, "%lf %lf %lf", &origin[0], &origin[1], &origin[2]) == 3 &&
+           isfinite(origin[0]) && isfinite(origin[1]) && isfinite(origin[2]);
+}
+
+/* Adds the entities and brushes of MAP as they are, noting the new rows in R. */
+static al_status paste_rows(al_doc *doc, const al_map *map, al_doc_paste_result *r,
+                            int64_t *entity_rows, al_diag_list *diags)
+{
+    al_status st = AL_OK;
+    for (int e = 0; e < map->entity_count && st == AL_OK; e++) {
+        const al_map_entity *me = &map->entities[e];
+        const char *cls = al_map_entity_value(me, "classname");
+        int64_t entity = 0;
+        entity_rows[e] = -1;
+        if (!cls || !cls[0]) {
+            al_diag_add(diags, AL_SEVERITY_ERROR, AL_DIAG_ENTITY, e, -1, -1, me->line, -1,
+                        "the entity has no \"classname\"");
+            return AL_ERR_INVALID_ARGUMENT;
+        }
+        if (strcmp(cls, "worldspawn") != 0) {
+            char *props = properties_json(me, false);
+            if (!props) return AL_ERR_NOMEM;
+            st = al_doc_add_entity(doc, cls, props, &entity, NULL, diags);
+            free(props);
+            if (st != AL_OK) {
+                al_diag_add(diags, AL_SEVERITY_ERROR, AL_DIAG_ENTITY, e, -1, -1, me->line, -1,
+                            "the entity of class \"%s\" cannot be added", cls);
+                return st;
+            }
+            entity_rows[e] = entity;
+            if (me->brush_count == 0) r->entities[r->entity_count++] = entity;
+        }
+        for (int b = 0; b < me->brush_count && st == AL_OK; b++) {
+            const al_map_brush *mb = &me->brushes[b];
+            al_doc_face *faces = calloc((size_t) mb->face_count, sizeof *faces);
+            char (*flags)[64] = calloc((size_t) mb->face_count, sizeof *flags);
+            if (!faces || !flags) {
+                free(faces);
+                free(flags);
+                return AL_ERR_NOMEM;
+            }
+            for (int f = 0; f < mb->face_count; f++)
+                face_from_map(&mb->faces[f], &faces[f], flags[f]);
+            int64_t id = 0;
+            st = al_doc_add_brush(doc, entity, faces, mb->face_count, &id, NULL, diags);
+            free(faces);
+            free(flags);
+            if (st != AL_OK)
+                al_diag_add(diags, AL_SEVERITY_ERROR, AL_DIAG_INVALID_BRUSH, e, mb->index, -1,
+                            mb->line, -1, "the brush cannot be added");
+            else
+                r->brushes[r->brush_count++] = id;
+        }
+    }
+    return st;
+}
+
+/* The centre of the bounds of what was pasted: the new brushes' stored bounds and the
+ * entities' origins. False when nothing has a place. */
+static bool pasted_centre(al_doc *doc, const al_map *map, const al_doc_paste_result *r,
+                          double centre[3])
+{
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (int i = 0; i < r->brush_count; i++) {
+        double mins[3], maxs[3];
+        if (!al_doc_brush_box(doc, r->brushes[i], mins, maxs)) continue;
+        for (int k = 0; k < 3; k++) lo[k] = fmin(lo[k], mins[k]), hi[k] = fmax(hi[k], maxs[k]);
+    }
+    for (int e = 0; e < map->entity_count; e++) {
+        double o[3];
+        if (!read_origin(&map->entities[e], o)) continue;
+        for (int k = 0; k < 3; k++) lo[k] = fmin(lo[k], o[k]), hi[k] = fmax(hi[k], o[k]);
+    }
+    if (!(lo[0] <= hi[0])) return false;
+    for (int k = 0; k < 3; k++) centre[k] = (lo[k] + hi[k]) / 2;
+    return true;
+}
+
+/* Moves what was pasted by DELTA: brushes with their textures, origins rewritten. */
+static al_status move_pasted(al_doc *doc, const al_map *map, const al_doc_paste_result *r,
+                             const int64_t *entity_rows, const double delta[3], al_diag_list *diags)
+{
+    double m[3][4] = {{1, 0, 0, delta[0]}, {0, 1, 0, delta[1]}, {0, 0, 1, delta[2]}};
+    al_status st = AL_OK;
+    if (r->brush_count > 0)
+        st = al_doc_transform_brushes_locked(doc, r->brushes, r->brush_count,
+                                             (const double (*)[4]) m, NULL, NULL);
+    for (int e = 0; e < map->entity_count && st == AL_OK; e++) {
+        double o[3];
+        if (entity_rows[e] < 0 || !read_origin(&map->entities[e], o)) continue;
+        char value[3 * 32 + 3], n[3][32];
+        for (int k = 0; k < 3; k++) al_format_number(o[k] + delta[k], n[k]);
+        snprintf(value, sizeof value, "%s %s %s", n[0], n[1], n[2]);
+        st = al_doc_set_property(doc, entity_rows[e], "origin", value, NULL, diags);
+    }
+    return st;
+}
+
+al_status al_doc_paste_map(al_doc *doc, const al_map *map, const al_doc_paste_place *place,
+                           al_doc_paste_result *result, al_doc_change *change, al_diag_list *diags)
+{
+    memset(result, 0, sizeof *result);
+    if (doc->read_only) return AL_ERR_READ_ONLY;
+    int brushes = 0;
+    for (int e = 0; e < map->entity_count; e++) brushes += map->entities[e].brush_count;
+    result->brushes = malloc((size_t) (brushes + 1) * sizeof *result->brushes);
+    result->entities = malloc((size_t) (map->entity_count + 1) * sizeof *result->entities);
+    int64_t *entity_rows = malloc((size_t) (map->entity_count + 1) * sizeof *entity_rows);
+    if (!result->brushes || !result->entities || !entity_rows) {
+        free(entity_rows);
+        al_doc_paste_result_free(result);
+        return AL_ERR_NOMEM;
+    }
+    al_status st = al_doc_begin_group(doc, "Paste");
+    if (st == AL_OK) st = paste_rows(doc, map, result, entity_rows, diags);
+    double centre[3];
+    if (st == AL_OK && place && pasted_centre(doc, map, result, centre)) {
+        double delta[3] = {0, 0, 0};
+        for (int k = 0; k < 3; k++)
+            if (place->axes[k]) delta[k] = snap_to_grid(place->point[k] - centre[k], place->grid);
+        for (int k = 0; k < 3; k++) result->delta[k] = delta[k];
+        if (delta[0] != 0 || delta[1] != 0 || delta[2] != 0)
+            st = move_pasted(doc, map, result, entity_rows, delta, diags);
+    }
+    free(entity_rows);
+    if (st == AL_OK)
+        st = al_doc_end_group(doc, change);
+    else
+        al_doc_cancel_group(doc);
+    if (st != AL_OK) al_doc_paste_result_free(result);
+    return st;
+}
+
+void al_doc_paste_result_free(al_doc_paste_result *result)
+{
+    if (!result) return;
+    free(result->brushes);
+    free(result->entities);
+    memset(result, 0, sizeof *result);
 }

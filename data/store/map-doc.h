@@ -26,4 +26,44 @@ al_status al_doc_import_new(const char *path, const al_map *map, al_diag_list *d
  * back as worldspawn keys). */
 al_status al_doc_export_map(al_doc *doc, al_map **out, al_diag_list *diags);
 
+/* The brushes BRUSHES and the entities ENTITIES (whole, with their brushes) of DOC as a
+ * parsed map fragment, as editors copy a selection (al_map_write_fragment): world brushes
+ * inside an entity of class worldspawn that carries nothing else (not the map's keys or
+ * settings), the brushes of a brush entity inside a copy of that entity with its keys, and
+ * each whole entity as it is. The document's order is kept. AL_ERR_NOT_FOUND, with a
+ * diagnostic, for a brush that does not exist. */
+al_status al_doc_export_selection(al_doc *doc, const int64_t *brushes, int brush_count,
+                                  const int64_t *entities, int entity_count, al_map **out,
+                                  al_diag_list *diags);
+
+/* Where a paste puts what it adds: the centre of its bounds (brush bounds and entity
+ * origins) moved to POINT along the axes AXES (a 2D view's two; the third stays), by a
+ * whole number of GRID steps (0: exactly), so that what sat on the grid stays on it. */
+typedef struct al_doc_paste_place {
+    double point[3];
+    bool axes[3];
+    double grid;
+} al_doc_paste_place;
+
+/* What a paste added: every new brush, and the new entities without brushes (point
+ * entities; the brushes stand for the others), malloc'd; DELTA, how far it moved them. */
+typedef struct al_doc_paste_result {
+    int64_t *brushes;
+    int brush_count;
+    int64_t *entities;
+    int entity_count;
+    double delta[3];
+} al_doc_paste_result;
+
+/* Adds the fragment MAP (al_map_read_fragment) to DOC as one undoable step named "Paste":
+ * the brushes of worldspawn entities to the world (the fragment's world keys are not
+ * applied), each other entity as a new entity of its class with its keys and brushes.
+ * PLACE NULL pastes in place; otherwise the paste moves as PLACE says, brushes with their
+ * textures (texture lock) and origins with them. Any entity or brush the document refuses
+ * (no class, an invalid brush) refuses the whole paste with diagnostics naming its line
+ * in the text, and DOC is unchanged. Free *RESULT with al_doc_paste_result_free. */
+al_status al_doc_paste_map(al_doc *doc, const al_map *map, const al_doc_paste_place *place,
+                           al_doc_paste_result *result, al_doc_change *change, al_diag_list *diags);
+void al_doc_paste_result_free(al_doc_paste_result *result); /* NULL is a no-op */
+
 #endif

@@ -39,6 +39,7 @@
 #include "allium-selection.h"
 #include "shapes/shapes.h"
 #include "store/document.h"
+#include "store/map-doc.h"
 
 G_BEGIN_DECLS
 
@@ -178,6 +179,21 @@ gboolean allium_document_delete(AlliumDocument *self, const gint64 *brushes, gui
 gboolean allium_document_duplicate(AlliumDocument *self, const gint64 *brushes,
                                    guint brush_count, const double delta[3], gint64 *copies,
                                    GError **error);
+
+/* The brushes BRUSHES and the entities ENTITIES as .map text for the clipboard
+ * (al_doc_export_selection, al_map_write_fragment), in the Valve 220 dialect when any of
+ * their faces is stored in it, else in the standard one; g_free it. NULL with ERROR when
+ * the document cannot be read. */
+char *allium_document_copy_text(AlliumDocument *self, const gint64 *brushes, guint brush_count,
+                                const gint64 *entities, guint entity_count, GError **error);
+
+/* Pastes TEXT (.map text from the clipboard, al_map_read_fragment) as one undoable step
+ * (al_doc_paste_map; PLACE NULL: in place); what it added in *RESULT (free with
+ * al_doc_paste_result_free). FALSE with ERROR naming the line and column of bad text, or
+ * what the document refused, and the map unchanged. */
+gboolean allium_document_paste_text(AlliumDocument *self, const char *text,
+                                    const al_doc_paste_place *place, al_doc_paste_result *result,
+                                    GError **error);
 
 /* Adds a box brush [MINS, MAXS] to the world, every face of MATERIAL; its row in *ID. */
 gboolean allium_document_add_box(AlliumDocument *self, const double mins[3],

@@ -9,6 +9,7 @@
 #include "allium-snapshot.h"
 
 #include "allium-document.h"
+#include "allium-entity-definitions.h"
 
 #include <glib/gi18n.h>
 #include <math.h>
@@ -93,6 +94,12 @@ gboolean allium_snapshot_build_scene(AlliumSnapshot *s, const AlliumSnapshot *pr
         brush_keys[b] = mesh_key(al_snapshot_brush_version(s->engine, b),
                                  al_snapshot_entity_version(s->engine, in->brushes[b].entity),
                                  materials);
+    /* The definitions never change while the program runs: a class's look is part of
+     * what its entity's key already tells. */
+    g_autofree al_entity_look *looks = g_new(al_entity_look, in->entity_count + 1);
+    const al_entdefs *defs = allium_entity_definitions_get();
+    for (int e = 0; e < in->entity_count; e++)
+        allium_entity_definitions_look(defs, in->entities[e].classname, &looks[e]);
     const al_scene *before = previous ? previous->scene : NULL;
     /* A later stage of the same light keeps the places its scene has. */
     const al_rad *rad = before && previous->rad == s->rad ? NULL : s->rad;
@@ -105,6 +112,7 @@ gboolean allium_snapshot_build_scene(AlliumSnapshot *s, const AlliumSnapshot *pr
         .brush_keys = brush_keys,
         .entity_ids = s->input.entity_ids,
         .entity_keys = entity_keys,
+        .entity_looks = looks,
     };
     if (al_scene_build(&desc, &s->scene) != AL_OK) {
         s->scene = NULL;

@@ -183,3 +183,18 @@ char *allium_entity_definitions_key_tooltip(const al_entdefs *defs, const char *
         g_string_append_printf(text, "\n%u: %s", p->flags[i].bit, p->flags[i].label);
     return g_string_free(text, FALSE);
 }
+
+void allium_entity_definitions_look(const al_entdefs *defs, const char *classname,
+                                    al_entity_look *out)
+{
+    memset(out, 0, sizeof *out);
+    const al_entdef_class *cls = classname ? al_entdefs_find(defs, classname) : NULL;
+    if (!cls) return;
+    out->has_box = cls->has_size;
+    for (int k = 0; k < 3 && cls->has_size; k++) {
+        out->mins[k] = cls->mins[k];
+        out->maxs[k] = cls->maxs[k];
+    }
+    out->has_colour = cls->has_color;
+    for (int k = 0; k < 3 && cls->has_color; k++) out->colour[k] = (float) cls->color[k];
+}

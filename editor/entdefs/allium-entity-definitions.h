@@ -8,6 +8,7 @@
 #ifndef ALLIUM_ENTITY_DEFINITIONS_H
 #define ALLIUM_ENTITY_DEFINITIONS_H
 
+#include "al-render.h"
 #include "entdefs/entdefs.h"
 
 #include <gio/gio.h>
@@ -38,5 +39,10 @@ GMenuModel *allium_entity_definitions_place_menu(const al_entdefs *defs);
  * and description from the definitions, or NULL when they say nothing about it. */
 char *allium_entity_definitions_key_tooltip(const al_entdefs *defs, const char *classname,
                                             const char *key);
+
+/* How a point entity of CLASSNAME is drawn (al_entity_look): the size and colour its
+ * class's definition gives, each marked absent when it gives none. Any thread. */
+void allium_entity_definitions_look(const al_entdefs *defs, const char *classname,
+                                    al_entity_look *out);
 
 #endif

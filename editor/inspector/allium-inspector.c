@@ -28,9 +28,17 @@ typedef struct {
     int refs;
     AlliumInspector *owner; /* borrowed; NULL once the row is detached */
     char *key;
-    GtkEditable *entry;      /* NULL for the hull list */
+    GtkEditable *entry;      /* the text (a spin button's for numbers); NULL for lists and
+                              * three-number rows */
     GtkDropDown *hulls;      /* ALLIUM_VALUE_HULL */
     GtkColorButton *colour;  /* ALLIUM_VALUE_COLOUR */
+    GtkDropDown *choices;    /* a "choices" key of the definitions */
+    char **choice_values;    /* owned: the value of each item of CHOICES */
+    GtkDropDown *names;      /* a target key: the map's targetnames to pick from */
+    GtkSpinButton *vector[3];  /* an angle triple: mangle, angles */
+    GtkCheckButton *flags[32]; /* a "flags" key: one check button per flag */
+    unsigned flag_bits[32];
+    int flag_count;
     GtkWidget *label;        /* the key, its tooltip what the entity definitions say of it */
 } Row;
 
@@ -121,7 +129,16 @@ AlliumValueKind allium_value_kind_for(const char *classname, const char *key)
         classname && key ? al_entdef_find_property(
                                al_entdefs_find(allium_entity_definitions_get(), classname), key)
                          : NULL;
-    if (p && (p->type == AL_PROP_INTEGER || p->type == AL_PROP_FLOAT)) return ALLIUM_VALUE_NUMBER;
+    if (p && (p->type == AL_PROP_INTEGER || p->type == AL_PROP_FLOAT || p->type == AL_PROP_FLAGS))
+        return ALLIUM_VALUE_NUMBER;
+    if (p && p->type == AL_PROP_CHOICES && p->choice_count > 0) {
+        /* Choices that are all numbers (Quake's are) make a number key. */
+        double v;
+        gboolean numbers = TRUE;
+        for (int i = 0; i < p->choice_count && numbers; i++)
+            numbers = read_numbers(p->choices[i].value, &v, 1) == 1;
+        if (numbers) return ALLIUM_VALUE_NUMBER;
+    }
     if (p && (p->type == AL_PROP_COLOR255 || p->type == AL_PROP_COLOR1)) return ALLIUM_VALUE_COLOUR;
     return allium_value_kind_of(key);
 }
@@ -212,6 +229,7 @@ static void row_unref(gpointer data)
 {
     Row *row = data;
     if (--row->refs > 0) return;
+    g_strfreev(row->choice_values);
     g_free(row->key);
     g_free(row);
 }
@@ -224,6 +242,11 @@ static void row_detach(gpointer data)
     row->entry = NULL;
     row->hulls = NULL;
     row->colour = NULL;
+    row->choices = NULL;
+    row->names = NULL;
+    memset(row->vector, 0, sizeof row->vector);
+    memset(row->flags, 0, sizeof row->flags);
+    row->flag_count = 0;
     row_unref(row);
 }
 
@@ -364,12 +387,267 @@ static GtkWidget *make_entry(Row *row, const char *value)
     return entry;
 }
 
-/* The value's editor for KEY: an entry, with a colour button for colours; a list of the
- * world's hulls for "hull". */
+/* --- typed editors from the entity definitions ---------------------------------------- */
+
+static const char *const ANGLE_TRIPLE_KEYS[] = {"mangle", "angles", "_sun_mangle",
+                                                "_sunlight_mangle", NULL};
+static const char *const TARGET_KEYS[] = {"target", "killtarget", "targetname", NULL};
+
+/* Decimals written in TEXT, a plain decimal number ("-12", "0.25"); -1 for anything else
+ * (exponents, several numbers), which keeps its text entry. */
+static int plain_decimals(const char *text)
+{
+    const char *p = text;
+    if (*p == '-' || *p == '+') p++;
+    if (!g_ascii_isdigit(*p)) return -1;
+    while (g_ascii_isdigit(*p)) p++;
+    if (!*p) return 0;
+    if (*p != '.') return -1;
+    const char *dot = ++p;
+    while (g_ascii_isdigit(*p)) p++;
+    return *p || p - dot > 6 ? -1 : (int) (p - dot);
+}
+
+/* A number as short as it reads back: "3", "0.25", not "3.000". */
+static char *format_number(double v, int digits)
+{
+    g_autofree char *text = g_strdup_printf("%.*f", digits, v);
+    if (strchr(text, '.')) {
+        char *end = text + strlen(text) - 1;
+        while (*end == '0') *end-- = '\0';
+        if (*end == '.') *end = '\0';
+    }
+    if (g_str_equal(text, "-0")) return g_strdup("0");
+    return g_strdup(text);
+}
+
+/* Shows a float spin button's value in its shortest form. */
+static gboolean spin_output_cb(GtkSpinButton *spin, gpointer data)
+{
+    (void) data;
+    g_autofree char *text =
+        format_number(gtk_spin_button_get_value(spin), (int) gtk_spin_button_get_digits(spin));
+    if (!g_str_equal(text, gtk_editable_get_text(GTK_EDITABLE(spin))))
+        gtk_editable_set_text(GTK_EDITABLE(spin), text);
+    return TRUE;
+}
+
+static GtkWidget *make_spin(double value, int digits)
+{
+    double step = digits > 0 ? 0.1 : 1;
+    GtkWidget *spin = gtk_spin_button_new_with_range(-1e7, 1e7, step);
+    gtk_spin_button_set_digits(GTK_SPIN_BUTTON(spin), (guint) digits);
+    gtk_spin_button_set_value(GTK_SPIN_BUTTON(spin), value);
+    g_signal_connect(spin, "output", G_CALLBACK(spin_output_cb), NULL);
+    spin_output_cb(GTK_SPIN_BUTTON(spin), NULL);
+    gtk_widget_set_hexpand(spin, TRUE);
+    gtk_editable_set_width_chars(GTK_EDITABLE(spin), 6);
+    return spin;
+}
+
+static void number_changed_cb(GtkSpinButton *spin, Row *row)
+{
+    if (!row_live(row)) return;
+    g_autofree char *text =
+        format_number(gtk_spin_button_get_value(spin), (int) gtk_spin_button_get_digits(spin));
+    row_ref(row);
+    commit(row->owner, row->key, text);
+    row_unref(row);
+}
+
+static void vector_changed_cb(GtkSpinButton *spin, Row *row)
+{
+    (void) spin;
+    if (!row_live(row)) return;
+    char *parts[3];
+    for (int k = 0; k < 3; k++)
+        parts[k] = format_number(gtk_spin_button_get_value(row->vector[k]),
+                                 (int) gtk_spin_button_get_digits(row->vector[k]));
+    g_autofree char *text = g_strdup_printf("%s %s %s", parts[0], parts[1], parts[2]);
+    for (int k = 0; k < 3; k++) g_free(parts[k]);
+    row_ref(row);
+    commit(row->owner, row->key, text);
+    row_unref(row);
+}
+
+static void choice_selected_cb(GtkDropDown *dropdown, GParamSpec *pspec, Row *row)
+{
+    (void) pspec;
+    if (!row_live(row) || !row->choice_values) return;
+    guint i = gtk_drop_down_get_selected(dropdown);
+    if (i < g_strv_length(row->choice_values)) {
+        row_ref(row);
+        commit(row->owner, row->key, row->choice_values[i]);
+        row_unref(row);
+    }
+}
+
+static void name_selected_cb(GtkDropDown *dropdown, GParamSpec *pspec, Row *row)
+{
+    (void) pspec;
+    if (!row_live(row) || !row->entry) return;
+    guint i = gtk_drop_down_get_selected(dropdown);
+    GtkStringObject *item = gtk_drop_down_get_selected_item(dropdown);
+    if (i == 0 || !item) return; /* the list's heading */
+    gtk_editable_set_text(row->entry, gtk_string_object_get_string(item));
+    row_commit(row);
+}
+
+static void flag_toggled_cb(GtkCheckButton *button, Row *row)
+{
+    if (!row_live(row) || !row->entry) return;
+    unsigned bit = GPOINTER_TO_UINT(g_object_get_data(G_OBJECT(button), "allium-flag-bit"));
+    const char *before = shown_value(row->owner, row->key);
+    guint64 flags = before ? g_ascii_strtoull(before, NULL, 10) : 0;
+    flags = gtk_check_button_get_active(button) ? flags | bit : flags & ~(guint64) bit;
+    g_autofree char *text = g_strdup_printf("%" G_GUINT64_FORMAT, flags);
+    gtk_editable_set_text(row->entry, text);
+    row_commit(row);
+}
+
+/* g_ptr_array_sort's order of strings: it hands pointers to the elements. */
+static int compare_names(gconstpointer a, gconstpointer b)
+{
+    return g_strcmp0(*(const char *const *) a, *(const char *const *) b);
+}
+
+/* The targetnames the map's entities carry, sorted, each once. */
+static GtkStringList *map_target_names(AlliumInspector *self)
+{
+    GtkStringList *names = gtk_string_list_new(NULL);
+    gtk_string_list_append(names, _("Names in the map…"));
+    AlliumSnapshot *snap = snapshot_of(self);
+    if (!snap) return names;
+    const al_input *in = &snap->input.input;
+    g_autoptr(GPtrArray) found = g_ptr_array_new();
+    for (int e = 0; e < in->entity_count; e++)
+        for (int p = 0; p < in->entities[e].property_count; p++) {
+            const al_property *pr = &in->entities[e].properties[p];
+            if (g_str_equal(pr->key, "targetname") && *pr->value &&
+                !g_ptr_array_find_with_equal_func(found, pr->value, g_str_equal, NULL))
+                g_ptr_array_add(found, (gpointer) pr->value);
+        }
+    g_ptr_array_sort(found, compare_names);
+    for (guint i = 0; i < found->len; i++) gtk_string_list_append(names, found->pdata[i]);
+    return names;
+}
+
+/* The editor a definition's type gives KEY, or NULL for the plain ones below. */
+static GtkWidget *make_typed_editor(AlliumInspector *self, Row *row, const char *value,
+                                    const al_entdef_property *p)
+{
+    gboolean target =
+        in_list(TARGET_KEYS, row->key) ||
+        (p && (p->type == AL_PROP_TARGET_SOURCE || p->type == AL_PROP_TARGET_DESTINATION));
+    if (p && p->type == AL_PROP_FLAGS && p->flag_count > 0) {
+        GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 2);
+        gtk_box_append(GTK_BOX(box), make_entry(row, value));
+        guint64 flags = g_ascii_strtoull(value, NULL, 10);
+        for (int i = 0; i < p->flag_count && row->flag_count < 32; i++) {
+            const al_entdef_flag *f = &p->flags[i];
+            g_autofree char *label = g_strdup_printf("%s (%u)", f->label, f->bit);
+            GtkWidget *check = gtk_check_button_new_with_label(label);
+            gtk_check_button_set_active(GTK_CHECK_BUTTON(check), (flags & f->bit) != 0);
+            if (*f->description) gtk_widget_set_tooltip_text(check, f->description);
+            g_object_set_data(G_OBJECT(check), "allium-flag-bit", GUINT_TO_POINTER(f->bit));
+            connect_row(check, "toggled", G_CALLBACK(flag_toggled_cb), row);
+            row->flags[row->flag_count] = GTK_CHECK_BUTTON(check);
+            row->flag_bits[row->flag_count++] = f->bit;
+            gtk_box_append(GTK_BOX(box), check);
+        }
+        return box;
+    }
+    if (p && p->type == AL_PROP_CHOICES && p->choice_count > 0) {
+        GtkStringList *labels = gtk_string_list_new(NULL);
+        GPtrArray *values = g_ptr_array_new();
+        guint selected = GTK_INVALID_LIST_POSITION;
+        for (int i = 0; i < p->choice_count; i++) {
+            g_autofree char *label =
+                g_strdup_printf("%s (%s)", p->choices[i].label, p->choices[i].value);
+            gtk_string_list_append(labels, label);
+            g_ptr_array_add(values, g_strdup(p->choices[i].value));
+            if (g_str_equal(p->choices[i].value, value)) selected = (guint) i;
+        }
+        if (selected == GTK_INVALID_LIST_POSITION) {
+            /* Not one of the choices: shown as it is, so it can be seen and fixed. */
+            gtk_string_list_append(labels, value);
+            g_ptr_array_add(values, g_strdup(value));
+            selected = values->len - 1;
+        }
+        g_ptr_array_add(values, NULL);
+        row->choice_values = (char **) g_ptr_array_free(values, FALSE);
+        GtkWidget *dropdown = gtk_drop_down_new(G_LIST_MODEL(labels), NULL);
+        gtk_drop_down_set_selected(GTK_DROP_DOWN(dropdown), selected);
+        gtk_widget_set_hexpand(dropdown, TRUE);
+        connect_row(dropdown, "notify::selected", G_CALLBACK(choice_selected_cb), row);
+        row->choices = GTK_DROP_DOWN(dropdown);
+        return dropdown;
+    }
+    if (in_list(ANGLE_TRIPLE_KEYS, row->key)) {
+        double v[3];
+        g_auto(GStrv) parts = g_strsplit_set(value, " \t", -1);
+        int decimals[3], n = 0;
+        for (int i = 0; parts[i] && n <= 3; i++) {
+            if (!*parts[i]) continue;
+            if (n == 3 || (decimals[n] = plain_decimals(parts[i])) < 0) return NULL;
+            v[n++] = g_ascii_strtod(parts[i], NULL);
+        }
+        if (n != 3) return NULL;
+        GtkWidget *box = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 2);
+        static const char *names[3] = {N_("Pitch"), N_("Yaw"), N_("Roll")};
+        for (int k = 0; k < 3; k++) {
+            GtkWidget *spin = make_spin(v[k], MAX(decimals[k], 0));
+            gtk_widget_set_tooltip_text(spin, _(names[k]));
+            connect_row(spin, "value-changed", G_CALLBACK(vector_changed_cb), row);
+            row->vector[k] = GTK_SPIN_BUTTON(spin);
+            gtk_box_append(GTK_BOX(box), spin);
+        }
+        return box;
+    }
+    if (target) {
+        GtkWidget *box = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 4);
+        gtk_box_append(GTK_BOX(box), make_entry(row, value));
+        GtkWidget *dropdown = gtk_drop_down_new(G_LIST_MODEL(map_target_names(self)), NULL);
+        gtk_widget_set_tooltip_text(dropdown, _("Pick a name that an entity of the map has"));
+        connect_row(dropdown, "notify::selected", G_CALLBACK(name_selected_cb), row);
+        row->names = GTK_DROP_DOWN(dropdown);
+        gtk_box_append(GTK_BOX(box), dropdown);
+        return box;
+    }
+    gboolean number = p ? p->type == AL_PROP_INTEGER || p->type == AL_PROP_FLOAT
+                        : allium_value_kind_of(row->key) == ALLIUM_VALUE_NUMBER;
+    int decimals = plain_decimals(value);
+    if (number && decimals >= 0) {
+        gboolean fractions = p ? p->type == AL_PROP_FLOAT : decimals > 0;
+        GtkWidget *spin =
+            make_spin(g_ascii_strtod(value, NULL), fractions ? MAX(decimals, 3) : decimals);
+        row->entry = GTK_EDITABLE(spin);
+        connect_row(spin, "value-changed", G_CALLBACK(number_changed_cb), row);
+        return spin;
+    }
+    return NULL;
+}
+
+/* The value's editor for KEY: a typed one from the entity definitions (make_typed_editor),
+ * else an entry, with a colour button for colours; a list of the world's hulls for
+ * "hull". */
 static GtkWidget *make_editor(AlliumInspector *self, Row *row, const char *value,
                               const al_world *world)
 {
-    AlliumValueKind kind = allium_value_kind_for(shown_value(self, "classname"), row->key);
+    const char *classname = shown_value(self, "classname");
+    const al_entdef_property *p =
+        classname ? al_entdef_find_property(
+                        al_entdefs_find(allium_entity_definitions_get(), classname), row->key)
+                  : NULL;
+    if (g_ascii_strcasecmp(row->key, "classname") != 0 &&
+        g_ascii_strcasecmp(row->key, "origin") != 0) {
+        GtkWidget *typed = make_typed_editor(self, row, value, p);
+        if (typed) {
+            if (p && *p->description) gtk_widget_set_tooltip_text(typed, p->description);
+            return typed;
+        }
+    }
+    AlliumValueKind kind = allium_value_kind_for(classname, row->key);
     if (kind == ALLIUM_VALUE_HULL && world) {
         GtkStringList *names = gtk_string_list_new(NULL);
         guint selected = GTK_INVALID_LIST_POSITION;
@@ -434,6 +712,15 @@ static void add_row(AlliumInspector *self, int at, const char *classname, const 
     gtk_widget_set_tooltip_text(remove, _("Remove this property"));
     connect_row(remove, "clicked", G_CALLBACK(remove_clicked_cb), row);
     gtk_grid_attach(self->grid, remove, 2, at, 1, 1);
+}
+
+static Row *find_row(AlliumInspector *self, const char *key)
+{
+    for (guint i = 0; i < self->rows->len; i++) {
+        Row *row = self->rows->pdata[i];
+        if (g_ascii_strcasecmp(row->key, key) == 0) return row;
+    }
+    return NULL;
 }
 
 static void clear_grid(AlliumInspector *self)
@@ -617,6 +904,13 @@ static void refresh(AlliumInspector *self)
         for (int p = 0; p < e->property_count; p++)
             if (g_ascii_strcasecmp(e->properties[p].key, "classname") != 0)
                 add_row(self, at++, cls, e->properties[p].key, e->properties[p].value, snap->world);
+        /* The flags the class defines get their check buttons even before one is set. */
+        const al_entdef_class *def = al_entdefs_find(allium_entity_definitions_get(), cls);
+        for (int p = 0; def && p < def->property_count; p++) {
+            const al_entdef_property *prop = &def->properties[p];
+            if (prop->type == AL_PROP_FLAGS && prop->flag_count > 0 && !find_row(self, prop->key))
+                add_row(self, at++, cls, prop->key, "0", snap->world);
+        }
     }
     gtk_widget_set_visible(self->add_box, entity >= 0);
     self->rebuilding = FALSE;
@@ -649,15 +943,6 @@ static void add_clicked_cb(GtkWidget *widget, AlliumInspector *self)
 {
     (void) widget;
     add_property(self);
-}
-
-static Row *find_row(AlliumInspector *self, const char *key)
-{
-    for (guint i = 0; i < self->rows->len; i++) {
-        Row *row = self->rows->pdata[i];
-        if (g_ascii_strcasecmp(row->key, key) == 0) return row;
-    }
-    return NULL;
 }
 
 /* --- overrides ----------------------------------------------------------------------- */
@@ -790,6 +1075,11 @@ const char *allium_inspector_get_value(AlliumInspector *self, const char *key)
     Row *row = find_row(self, key);
     if (!row) return NULL;
     if (row->entry) return gtk_editable_get_text(row->entry);
+    if (row->choices) {
+        guint i = gtk_drop_down_get_selected(row->choices);
+        return i < g_strv_length(row->choice_values) ? row->choice_values[i] : NULL;
+    }
+    if (!row->hulls) return shown_value(self, key);
     GtkStringObject *item = gtk_drop_down_get_selected_item(row->hulls);
     return item ? gtk_string_object_get_string(item) : NULL;
 }
@@ -806,7 +1096,27 @@ GtkWidget *allium_inspector_get_editor(AlliumInspector *self, const char *key)
     g_return_val_if_fail(ALLIUM_IS_INSPECTOR(self), NULL);
     Row *row = find_row(self, key);
     if (!row) return NULL;
-    return row->entry ? GTK_WIDGET(row->entry) : GTK_WIDGET(row->hulls);
+    if (row->entry) return GTK_WIDGET(row->entry);
+    if (row->choices) return GTK_WIDGET(row->choices);
+    if (row->vector[0]) return gtk_widget_get_parent(GTK_WIDGET(row->vector[0]));
+    return GTK_WIDGET(row->hulls);
+}
+
+GtkCheckButton *allium_inspector_get_flag_button(AlliumInspector *self, const char *key,
+                                                 unsigned bit)
+{
+    g_return_val_if_fail(ALLIUM_IS_INSPECTOR(self), NULL);
+    Row *row = find_row(self, key);
+    for (int i = 0; row && i < row->flag_count; i++)
+        if (row->flag_bits[i] == bit) return row->flags[i];
+    return NULL;
+}
+
+GtkDropDown *allium_inspector_get_name_list(AlliumInspector *self, const char *key)
+{
+    g_return_val_if_fail(ALLIUM_IS_INSPECTOR(self), NULL);
+    Row *row = find_row(self, key);
+    return row ? row->names : NULL;
 }
 
 gboolean allium_inspector_edit(AlliumInspector *self, const char *key, const char *value)

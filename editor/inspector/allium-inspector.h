@@ -8,8 +8,12 @@
  *   written. Rows can be removed (not `classname`, nor a point entity's `origin`) and
  *   added (a new key and its value). Every change is one undoable step of the document.
  *   A key's tooltip says what the entity definitions say of it for the entity's class
- *   (its name, description, default, choices or flags), and a key they type as a number
- *   or a colour gets that editor and check.
+ *   (its name, description, default, choices or flags), and a key they type gets that
+ *   editor and check: flags (spawnflags, shown even when unset) as named check buttons
+ *   beside the number, choices as a drop-down, integers and floats as spin buttons,
+ *   target, killtarget and targetname with a list of the map's targetnames beside the
+ *   text, and mangle and angles as three numbers. A plain number key (angle, speed, ...)
+ *   gets a spin button too when its value is a plain decimal number.
  * - Brushes: how many, their bounds and size, the materials of their faces and the entity
  *   they belong to.
  * - Nothing: the map's own properties (worldspawn).
@@ -69,6 +73,11 @@ gboolean allium_inspector_edit(AlliumInspector *self, const char *key, const cha
 const char *allium_inspector_get_key_tooltip(AlliumInspector *self, const char *key);
 /* The widget that edits KEY's value (an entry, or the list of hulls); NULL: no such row. */
 GtkWidget *allium_inspector_get_editor(AlliumInspector *self, const char *key);
+/* The check button of flag BIT of the flags key KEY (spawnflags), or NULL. */
+GtkCheckButton *allium_inspector_get_flag_button(AlliumInspector *self, const char *key,
+                                                 unsigned bit);
+/* The list of the map's targetnames beside the target key KEY, or NULL. */
+GtkDropDown *allium_inspector_get_name_list(AlliumInspector *self, const char *key);
 /* The message under the list ("" when none). */
 const char *allium_inspector_get_message(AlliumInspector *self);
 /* What the inspector shows: "entity", "brushes", "world" or "none". */

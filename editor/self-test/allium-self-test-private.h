@@ -122,6 +122,11 @@ gboolean step_inspector(SelfTest *t);
 gboolean step_compile_panel(SelfTest *t);
 gboolean step_unknown_class(SelfTest *t);
 gboolean step_undo_editing(SelfTest *t);
+/* allium-self-test-entities.c */
+gboolean step_typed_properties(SelfTest *t);
+gboolean step_entity_browser(SelfTest *t);
+/* allium-self-test-clipboard.c */
+gboolean step_clipboard(SelfTest *t);
 /* allium-self-test-tools.c */
 gboolean step_tool_icons(SelfTest *t);
 gboolean step_grid_header(SelfTest *t);

@@ -10,6 +10,7 @@
 
 #include "allium-view-private.h"
 
+#include "allium-entity-definitions.h"
 #include "allium-format.h"
 #include "allium-preferences.h"
 
@@ -200,6 +201,15 @@ static void describe_2d(AlliumView *self, GString *text)
     g_string_append_c(text, ' ');
     format_coordinate(text, names[up], al_snap(p[up], grid));
     g_string_append_printf(text, _(" (grid %g)"), grid);
+    /* A point entity under the pointer: its class, as the 3D view says it. */
+    al_pick pick;
+    AlliumSnapshot *snap = allium_view_get_snapshot(self);
+    if (snap && allium_view_pick_at(self, self->pointer_x, self->pointer_y, &pick) &&
+        pick.kind == AL_PICK_ENTITY) {
+        const char *cls = allium_snapshot_entity_value(snap, pick.entity, "classname");
+        g_string_append(text, " · ");
+        g_string_append_printf(text, _("Entity %d (%s)"), pick.entity, cls ? cls : "?");
+    }
 }
 
 static gboolean hover_cb(gpointer data)
@@ -612,6 +622,18 @@ static GtkGesture *add_drag(AlliumView *self, guint button, GCallback begin, GCa
     return drag;
 }
 
+/* A class name dropped from the entity browser: a point entity placed where it fell. */
+static gboolean class_drop_cb(GtkDropTarget *target, const GValue *value, double x, double y,
+                              AlliumView *self)
+{
+    (void) target;
+    const char *name = G_VALUE_HOLDS_STRING(value) ? g_value_get_string(value) : NULL;
+    const al_entdef_class *cls =
+        name ? al_entdefs_find(allium_entity_definitions_get(), name) : NULL;
+    if (!cls || cls->kind != AL_ENTDEF_POINT) return FALSE;
+    return allium_view_place_entity(self, name, x, y);
+}
+
 /* --- internal API -------------------------------------------------------------------- */
 
 void allium_view_add_controllers(AlliumView *self)
@@ -650,6 +672,10 @@ void allium_view_add_controllers(AlliumView *self)
     g_signal_connect(motion, "enter", G_CALLBACK(enter_cb), self);
     g_signal_connect(motion, "leave", G_CALLBACK(leave_cb), self);
     gtk_widget_add_controller(area, motion);
+
+    GtkDropTarget *drop = gtk_drop_target_new(G_TYPE_STRING, GDK_ACTION_COPY);
+    g_signal_connect(drop, "drop", G_CALLBACK(class_drop_cb), self);
+    gtk_widget_add_controller(area, GTK_EVENT_CONTROLLER(drop));
 }
 
 void allium_view_stop_flying(AlliumView *self)
@@ -744,4 +770,16 @@ void allium_view_simulate_pointer(AlliumView *self, gboolean inside, double x, d
         enter_cb(NULL, x, y, self);
     else
         leave_cb(NULL, self);
+}
+
+gboolean allium_view_get_pointer_point(AlliumView *self, double point[3], gboolean axes[3])
+{
+    g_return_val_if_fail(ALLIUM_IS_VIEW(self), FALSE);
+    if (self->kind == AL_VIEW_3D || !self->pointer_inside) return FALSE;
+    double scale = allium_view_scale(self);
+    al_camera_unproject(&self->camera, self->pointer_x * scale, self->pointer_y * scale, 0, point);
+    int right, up, depth;
+    al_view_axes(self->kind, &right, &up, &depth);
+    for (int k = 0; k < 3; k++) axes[k] = k != depth;
+    return TRUE;
 }

@@ -13,7 +13,9 @@
  * as deep as the selected brush (the one drawn last) or eight grid steps; in the 3D view
  * it draws the box on the surface where the drag began and raises it by that depth.
  * Entity tool: a click (or a drag, to aim) places a point entity of the chosen class on
- * the grid, off the surface under the pointer in 3D. Releasing commits one undoable edit;
+ * the grid, off the surface under the pointer in 3D, standing on the first surface below
+ * the pointer's column in 2D (a box sweep through the compiled world, so never inside a
+ * brush). Releasing commits one undoable edit;
  * until the compile of it arrives, the guides keep showing where things went.
  *
  * While dragging, every view of the window shows the tool's guides (AlliumSelection), and
@@ -23,6 +25,7 @@
 
 #include "allium-view-private.h"
 
+#include "allium-entity-definitions.h"
 #include "allium-format.h"
 #include "allium-preferences.h"
 
@@ -271,9 +274,52 @@ static void report_error(AlliumView *self, GError *error)
     g_error_free(error);
 }
 
+/* The box of the entity tool's class about its origin: its definition's size, else 16
+ * units on a side. */
+static void entity_box(AlliumView *self, double mins[3], double maxs[3])
+{
+    al_entity_look look;
+    allium_entity_definitions_look(allium_entity_definitions_get(), self->entity_class, &look);
+    for (int k = 0; k < 3; k++) {
+        mins[k] = look.has_box ? look.mins[k] : -8;
+        maxs[k] = look.has_box ? look.maxs[k] : 8;
+    }
+}
+
+/* Stands the entity tool's box at OUT (x and y as given) on the first surface below it in
+ * the compiled world, never inside a brush: swept down from OUT's height, or from above
+ * the world when that height is inside a brush. FALSE, OUT unchanged, when there is no
+ * world or nothing below. */
+static gboolean entity_on_surface(AlliumView *self, double out[3])
+{
+    AlliumSnapshot *snap = allium_view_get_snapshot(self);
+    if (!snap || !snap->world) return FALSE;
+    double mins[3], maxs[3], lo[3], hi[3];
+    entity_box(self, mins, maxs);
+    al_world_bounds(snap->world, lo, hi);
+    double above = hi[2] - mins[2] + 1, below = lo[2] - maxs[2] - 1;
+    al_trace t;
+    for (int pass = 0; pass < 2; pass++) {
+        double start[3] = {out[0], out[1], pass == 0 ? out[2] : above};
+        double end[3] = {out[0], out[1], below};
+        if (start[2] <= end[2]) continue;
+        al_world_trace_box(snap->world, mins, maxs, start, end, &t);
+        if (t.start_solid || t.all_solid) continue;
+        if (!t.hit) return FALSE;
+        /* On the surface: the contact height, whole when the skin is all that differs. */
+        double z = round(t.contact[2]);
+        out[2] = fabs(z - t.contact[2]) <= AL_TRACE_SKIN ? z : t.end[2];
+        return TRUE;
+    }
+    return FALSE;
+}
+
 /* Where the entity tool would place an entity for widget point (X, Y): in the 3D view
- * off the surface under the pointer (ENTITY_LIFT units, on the grid across it), in a 2D
- * view on the grid at the selection's depth or a grid step under the 3D camera. */
+ * off the surface under the pointer (ENTITY_LIFT units, on the grid across it); in a 2D
+ * view on the grid, standing on the first surface below the pointer's column, looked for
+ * from the pointer's height in a front or side view and, in a top view, from the
+ * selection's depth or the 3D camera's (entity_on_surface); with nothing below, at that
+ * height. */
 #define ENTITY_LIFT 24.0
 static gboolean entity_point(AlliumView *self, double x, double y, double out[3])
 {
@@ -296,15 +342,15 @@ static gboolean entity_point(AlliumView *self, double x, double y, double out[3]
         out[d] = al_snap(0.5 * (mins[d] + maxs[d]), grid);
     else
         out[d] = self->has_eye ? al_snap(self->eye[d], grid) : 0;
+    if (self->entity_class) entity_on_surface(self, out);
     return TRUE;
 }
 
 static void update_entity(AlliumView *self, double x, double y)
 {
     if (!entity_point(self, x, y, self->edit_from)) return;
-    static const double half[3] = {8, 8, 8};
     double lo[3], hi[3];
-    for (int k = 0; k < 3; k++) lo[k] = -half[k], hi[k] = half[k];
+    entity_box(self, lo, hi);
     g_autoptr(GArray) points = g_array_new(FALSE, FALSE, sizeof(double[3]));
     add_box_edges(points, lo, hi, self->edit_from);
     publish_guides(self, points, 0);
@@ -314,7 +360,7 @@ static void update_entity(AlliumView *self, double x, double y)
     set_tool_info(self, text);
 }
 
-static void commit_entity(AlliumView *self)
+static gboolean commit_entity(AlliumView *self)
 {
     GError *error = NULL;
     gint64 row = 0;
@@ -322,7 +368,7 @@ static void commit_entity(AlliumView *self)
                                           &row, &error)) {
         clear_guides(self);
         report_error(self, error);
-        return;
+        return FALSE;
     }
     allium_selection_select_entity(self->selection, row, ALLIUM_SELECT_REPLACE);
     guint count;
@@ -330,6 +376,17 @@ static void commit_entity(AlliumView *self)
     g_autoptr(GArray) points = g_array_new(FALSE, FALSE, sizeof(double[3]));
     g_array_append_vals(points, guides, count);
     publish_guides(self, points, allium_document_get_generation(self->document));
+    return TRUE;
+}
+
+gboolean allium_view_place_entity(AlliumView *self, const char *classname, double x, double y)
+{
+    g_return_val_if_fail(ALLIUM_IS_VIEW(self), FALSE);
+    if (!self->document || !self->selection || !classname || !*classname) return FALSE;
+    g_free(self->entity_class);
+    self->entity_class = g_strdup(classname);
+    if (!entity_point(self, x, y, self->edit_from)) return FALSE;
+    return commit_entity(self);
 }
 
 /* --- the drags ------------------------------------------------------------------------ */

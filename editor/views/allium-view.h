@@ -91,6 +91,12 @@ void allium_view_get_placement(AlliumView *self, double mins[3], double maxs[3])
  * grid step along the map axis nearest that direction. FALSE for an unknown direction. */
 gboolean allium_view_nudge_vector(AlliumView *self, const char *direction, double out[3]);
 
+/* Places a point entity of CLASSNAME where the entity tool would for widget point (X, Y)
+ * (what a class dropped from the entity browser does), as one undoable step, and selects
+ * it; CLASSNAME becomes the entity tool's class. FALSE when nothing was placed (the
+ * reason, if any, goes out as "edit-error"). */
+gboolean allium_view_place_entity(AlliumView *self, const char *classname, double x, double y);
+
 /* Test hook: a left click at widget point (X, Y), through the code the click gesture runs. */
 void allium_view_simulate_click(AlliumView *self, double x, double y, GdkModifierType state);
 
@@ -121,6 +127,9 @@ gboolean allium_view_offer_key(AlliumView *self, guint keyval, GdkModifierType s
                                gboolean pressed);
 /* Forgets the keys held (the window lost the keyboard: their releases go elsewhere). */
 void allium_view_release_keys(AlliumView *self);
+/* The map point under the pointer in a 2D view (its depth coordinate the camera's) and, in
+ * AXES, the two axes the view shows; FALSE for a 3D view or when the pointer is elsewhere. */
+gboolean allium_view_get_pointer_point(AlliumView *self, double point[3], gboolean axes[3]);
 /* Test hook: the pointer entering (moving to widget point X, Y) or leaving the view,
  * through the code the motion controller runs. */
 void allium_view_simulate_pointer(AlliumView *self, gboolean inside, double x, double y);

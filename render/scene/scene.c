@@ -449,17 +449,26 @@ static bool point_entity(const al_input *in, int e, const bool *has_brush, doubl
 }
 
 /* The box (and a light's reach) of point entity E at O. NULL if memory ran out. */
-static al_mesh *build_entity(const al_input *in, int e, const double o[3], int64_t id,
-                             uint64_t key)
+static al_mesh *build_entity(const al_input *in, int e, const double o[3], int64_t id, uint64_t key,
+                             const al_entity_look *look)
 {
     const al_entity_desc *ed = &in->entities[e];
     al_mesh *m = mesh_new(id, key);
     if (!m) return NULL;
-    class_box(ed->classname, m->mins, m->maxs);
+    if (look && look->has_box && look->mins[0] < look->maxs[0] && look->mins[1] < look->maxs[1] &&
+        look->mins[2] < look->maxs[2]) {
+        memcpy(m->mins, look->mins, sizeof m->mins);
+        memcpy(m->maxs, look->maxs, sizeof m->maxs);
+    } else {
+        class_box(ed->classname, m->mins, m->maxs);
+    }
     for (int k = 0; k < 3; k++) m->mins[k] += o[k], m->maxs[k] += o[k];
     m->has_bounds = true;
     float rgb[3];
-    class_colour(ed->classname, rgb);
+    if (look && look->has_colour)
+        memcpy(rgb, look->colour, sizeof rgb);
+    else
+        class_colour(ed->classname, rgb);
     float fill[4] = {rgb[0], rgb[1], rgb[2], 0.45f}, edge[4] = {rgb[0], rgb[1], rgb[2], 1};
     vbuf tris = {0}, lines = {0}, radius = {0};
     add_box(&tris, &lines, m->mins, m->maxs, fill, edge);
@@ -691,7 +700,7 @@ static bool build_entities(al_scene *s, const al_scene_desc *d)
             m = al_mesh_ref(old);
             s->stats.meshes_kept++;
         } else {
-            m = build_entity(in, e, o, id, key);
+            m = build_entity(in, e, o, id, key, d->entity_looks ? &d->entity_looks[e] : NULL);
             s->stats.meshes_built++;
             ok = m != NULL;
             if (!m) break;

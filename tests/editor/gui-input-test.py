@@ -7,7 +7,9 @@ Runs itself again under xvfb-run, opens a copy of the sample .map in ALLIUM (whi
 it into OUT/sample.allium), and then, with the mouse and keys through the X server: B picks
 the brush tool, a left drag in the top view draws a brush, Ctrl+Z and Ctrl+Shift+Z undo and
 redo it, V picks the select tool, a left drag on the brush moves it, the Right arrow
-nudges it, Ctrl+D copies it and Delete deletes the copy.
+nudges it, Ctrl+D copies it and Delete deletes the copy; then a click selects a brush,
+Ctrl+C copies it, Ctrl+Shift+V pastes a copy in place and Ctrl+V one under the pointer
+(each undone with Ctrl+Z).
 After each step the map document itself (SQLite, read-only) must show the change; what the
 editor draws is the self-test's business (gui-self-test.sh). Before those, W held over the
 3D view (never clicked) and the Left arrow during a walk (after a click in the top view)
@@ -288,6 +290,46 @@ def steps(run, proc):
     count = run.query("SELECT count(*) FROM brushes")
     run.check(gone == 0 and count == before + 1 and copy != new,
               "Delete deleted the copy, and only it")
+
+    # A click in the top view selects what is on top there; Ctrl+C copies it as .map text,
+    # Ctrl+Shift+V pastes a copy in place (the same bounds as a brush of the map), Ctrl+V
+    # with the pointer further left one under the pointer (the same size, whole grid steps
+    # left, its height kept); Ctrl+Z takes each back.
+    def bounds(row):
+        b = run.query(f"SELECT printf('%g %g %g %g %g %g', minx, miny, minz, maxx, maxy, "
+                      f"maxz) FROM brushes WHERE id = {row}")
+        return [float(x) for x in b.split()] if b else None
+
+    time.sleep(1.0)
+    xdo("mousemove", cx + 46, cy)
+    xdo("click", 1)
+    time.sleep(0.5)
+    key("ctrl+c")
+    key("ctrl+shift+v")
+    count = run.wait_for("SELECT count(*) FROM brushes", lambda n: n == before + 2)
+    in_place = run.query("SELECT max(id) FROM brushes")
+    b = bounds(in_place) or [0] * 6
+    twins = run.query(f"SELECT count(*) FROM brushes WHERE id != {in_place} AND "
+                      f"minx = {b[0]} AND miny = {b[1]} AND minz = {b[2]} AND maxx = {b[3]} "
+                      f"AND maxy = {b[4]} AND maxz = {b[5]}")
+    run.check(count == before + 2 and twins and twins >= 1,
+              f"Ctrl+C and Ctrl+Shift+V pasted a copy in place of the brush clicked ({b})")
+    key("ctrl+z")
+    count = run.wait_for("SELECT count(*) FROM brushes", lambda n: n == before + 1)
+    run.check(count == before + 1, "Ctrl+Z took the paste back")
+    xdo("mousemove", x0 - 80, y0 + 60)
+    time.sleep(0.3)
+    key("ctrl+v")
+    count = run.wait_for("SELECT count(*) FROM brushes", lambda n: n == before + 2)
+    p = bounds(run.query("SELECT max(id) FROM brushes")) or [0] * 6
+    same_size = all(p[3 + k] - p[k] == b[3 + k] - b[k] for k in range(3))
+    run.check(count == before + 2 and same_size and p[0] < b[0] and (b[0] - p[0]) % grid == 0
+              and p[2] == b[2],
+              f"Ctrl+V pasted one under the pointer, whole grid steps left, height kept "
+              f"({b} -> {p})")
+    key("ctrl+z")
+    count = run.wait_for("SELECT count(*) FROM brushes", lambda n: n == before + 1)
+    run.check(count == before + 1, "and Ctrl+Z took it back")
     run.check(proc.poll() is None, "the editor is still running")
 
 

@@ -239,6 +239,51 @@ CHECK_TEST(box, "/scene/one-box-has-six-faces-twelve-triangles-twelve-edges-each
     unload(&l);
 }
 
+CHECK_TEST(entity_looks, "/scene/point-entities-take-the-size-and-colour-their-class-gives")
+{
+    static const char *text = "{\n\"classname\" \"worldspawn\"\n}\n"
+                              "{\n\"classname\" \"monster_ogre\"\n\"origin\" \"100 0 24\"\n}\n"
+                              "{\n\"classname\" \"light\"\n\"origin\" \"0 0 0\"\n}\n"
+                              "{\n\"classname\" \"item_shells\"\n\"origin\" \"0 64 0\"\n}\n";
+    loaded l;
+    memset(&l, 0, sizeof l);
+    REQUIRE(scene_load_text(&l.sc, text, strlen(text), NULL));
+    /* The ogre's class gives both, the light's nothing, the shells' a colour alone. */
+    al_entity_look looks[4] = {
+        {0},
+        {.has_box = true,
+         .mins = {-32, -32, -24},
+         .maxs = {32, 32, 64},
+         .has_colour = true,
+         .colour = {1, 0, 0.5f}},
+        {0},
+        {.has_colour = true, .colour = {0, 1, 0}},
+    };
+    al_scene_desc d = {.input = &l.sc.input.input, .world = l.sc.world, .entity_looks = looks};
+    REQUIRE(al_scene_build(&d, &l.scene) == AL_OK);
+    double mn[3], mx[3];
+    REQUIRE(al_scene_entity_bounds(l.scene, 1, mn, mx));
+    CHECK(mn[0] == 68 && mn[1] == -32 && mn[2] == 0 && mx[0] == 132 && mx[2] == 88);
+    REQUIRE(al_scene_entity_bounds(l.scene, 2, mn, mx));
+    CHECK(mn[0] == -8 && mx[2] == 8); /* the built-in light box */
+    REQUIRE(al_scene_entity_bounds(l.scene, 3, mn, mx));
+    CHECK(mn[2] == 0 && mx[2] == 32); /* the built-in item box, coloured by its class */
+    int checked = 0;
+    for (int i = 0; i < l.scene->entity_count; i++) {
+        const al_mesh *m = l.scene->entities[i];
+        int e = l.scene->entity_index[i];
+        if (e == 2 || m->line_count == 0) continue;
+        const al_vertex *v = &m->lines[0];
+        CHECK_MSG(v->colour[0] == lrintf(looks[e].colour[0] * 255) &&
+                      v->colour[1] == lrintf(looks[e].colour[1] * 255) &&
+                      v->colour[2] == lrintf(looks[e].colour[2] * 255),
+                  "entity %d outline %d %d %d", e, v->colour[0], v->colour[1], v->colour[2]);
+        checked++;
+    }
+    CHECK(checked == 2);
+    unload(&l);
+}
+
 CHECK_TEST(sample, "/scene/sample-map-picks-match-brute-force")
 {
     loaded l;
