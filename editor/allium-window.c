@@ -151,7 +151,10 @@ static void update_compile_status(AlliumWindow *self)
     gboolean compiling = self->document && allium_document_get_compiling(self->document);
     /* A still icon, not a spinner: an animation redraws the window every frame, which
      * with software OpenGL takes a core from the compile it is waiting for. */
-    gtk_widget_set_visible(GTK_WIDGET(self->compile_icon), compiling);
+    /* Shown and hidden by its opacity: taken out of the layout, it changed the status
+     * bar's height by a pixel, and every view was laid out and drawn again. */
+    gtk_widget_set_opacity(GTK_WIDGET(self->compile_icon), compiling ? 1.0 : 0.0);
+    gtk_widget_set_has_tooltip(GTK_WIDGET(self->compile_icon), compiling);
 
     AlliumSnapshot *snap = self->document ? allium_document_get_snapshot(self->document) : NULL;
     g_autofree char *text = NULL;

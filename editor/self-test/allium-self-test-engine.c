@@ -326,6 +326,12 @@ static void next_frame_cb(AlliumView *view, double ms, const al_draw_stats *stat
     (void) stats;
     SelfTest *t = data;
     if (!t->frame_edit_generation) return;
+    /* A frame GTK draws again on its own (the window laid out anew by a label that changed
+     * size), or one asked for before the edit, is not the view's to hold. */
+    if (allium_view_get_frame_asked_us(view) < t->frame_edit_us) {
+        t->frames_unasked++;
+        return;
+    }
     AlliumSnapshot *drawn = allium_view_get_drawn_snapshot(view);
     double since_ms = (double) (g_get_monotonic_time() - t->frame_edit_us) / 1000.0;
     if (drawn && drawn->generation >= t->frame_edit_generation) t->frames_new++;
@@ -334,9 +340,9 @@ static void next_frame_cb(AlliumView *view, double ms, const al_draw_stats *stat
     t->frame_edit_generation = 0;
 }
 
-/* While the camera turns, every edit's first frame shows the edit: a view holds its
- * frame for the edit's collision (up to FRAME_HOLD_MS) rather than draw the map as it
- * was. Brushes move one grid step each, and are moved back after. */
+/* While the camera turns, every edit's first frame the view asks for shows the edit: a
+ * view holds its frame for the edit's collision (up to FRAME_HOLD_MS) rather than draw the
+ * map as it was. Brushes move one grid step each, and are moved back after. */
 gboolean step_next_frame(SelfTest *t)
 {
     AlliumDocument *doc = allium_window_get_document(t->window);
@@ -344,7 +350,7 @@ gboolean step_next_frame(SelfTest *t)
     if (!t->step_begun) {
         t->random = 1127;
         t->phase = 0;
-        t->frames_old = t->frames_new = t->frames_late = t->frame_moves = 0;
+        t->frames_old = t->frames_new = t->frames_late = t->frame_moves = t->frames_unasked = 0;
         t->frame_edit_generation = 0;
         allium_view_set_frame_func(view, next_frame_cb, t);
         t->turn_tick = gtk_widget_add_tick_callback(GTK_WIDGET(view), turn_tick_cb, NULL, NULL);
@@ -375,8 +381,10 @@ gboolean step_next_frame(SelfTest *t)
     t->turn_tick = 0;
     allium_view_set_frame_func(view, NULL, NULL);
     g_print("self-test: next frame: %d of %d edits' first frames showed them, %d came after "
-            "the %d ms hold, %d showed the map as it was\n",
-            t->frames_new, FRAME_EDITS, t->frames_late, FRAME_HOLD_MS, t->frames_old);
+            "the %d ms hold, %d showed the map as it was (%d frames drawn meanwhile were "
+            "asked for before the edit or by GTK alone)\n",
+            t->frames_new, FRAME_EDITS, t->frames_late, FRAME_HOLD_MS, t->frames_old,
+            t->frames_unasked);
     check(t, t->frames_old == 0,
           "no frame drawn within %d ms of an edit shows the map without it (%d did)",
           FRAME_HOLD_MS, t->frames_old);

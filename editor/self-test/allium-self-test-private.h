@@ -76,6 +76,7 @@ struct _SelfTest {
     int frames_old, frames_new;    /* first frames after its edits: showing them or not */
     int frames_late;               /* first frames that came after the hold ran out */
     int frame_moves;               /* its moves, undone at its end */
+    int frames_unasked;            /* frames GTK drew on its own, or asked before an edit */
 };
 
 /* Counts a check and prints it; a failed one is listed at the end. */

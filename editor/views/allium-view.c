@@ -357,6 +357,10 @@ static gboolean gl_render_cb(GtkGLArea *area, GdkGLContext *context, AlliumView 
         return TRUE;
     }
     AlliumSnapshot *snap = allium_view_get_snapshot(self);
+    /* When this frame was asked for here, or 0: GTK draws the area again on its own (its
+     * size changed, the window was laid out again). */
+    self->frame_asked_us = self->render_asked_us;
+    self->render_asked_us = 0;
     if (snap != self->drawn) {
         al_renderer_set_scene(self->renderer, snap ? snap->scene : NULL);
         g_clear_pointer(&self->drawn, allium_snapshot_unref);
@@ -978,6 +982,7 @@ static gboolean held_render_cb(gpointer data)
 {
     AlliumView *self = data;
     self->held_source = 0;
+    self->render_asked_us = g_get_monotonic_time();
     gtk_gl_area_queue_render(self->gl_area);
     return G_SOURCE_REMOVE;
 }
@@ -994,6 +999,7 @@ void allium_view_queue_render(AlliumView *self)
     gint64 wait_us = due ? due + HOLD_FOR_COLLISION_MS * 1000 - g_get_monotonic_time() : 0;
     if (wait_us <= 0) {
         g_clear_handle_id(&self->held_source, g_source_remove);
+        self->render_asked_us = g_get_monotonic_time();
         gtk_gl_area_queue_render(self->gl_area);
         return;
     }
@@ -1016,6 +1022,12 @@ void allium_view_frame_selection(AlliumView *self)
     if (!allium_view_selection_bounds(self, TRUE, mins, maxs)) return;
     al_camera_frame(&self->camera, mins, maxs);
     allium_view_queue_render(self);
+}
+
+gint64 allium_view_get_frame_asked_us(AlliumView *self)
+{
+    g_return_val_if_fail(ALLIUM_IS_VIEW(self), 0);
+    return self->frame_asked_us;
 }
 
 AlliumSnapshot *allium_view_get_drawn_snapshot(AlliumView *self)

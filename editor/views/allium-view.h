@@ -163,6 +163,10 @@ void allium_view_frame_selection(AlliumView *self);
 
 /* Frames drawn with a compiled map; the statistics of the last one. */
 guint allium_view_get_frames_drawn(AlliumView *self);
+/* When the last frame drawn was asked for (allium_view_queue_render: an edit, the camera,
+ * the selection..., g_get_monotonic_time), or 0 when GTK drew the area again on its own
+ * (its size changed, the window was laid out again). */
+gint64 allium_view_get_frame_asked_us(AlliumView *self);
 
 /* What the last frame drew: its snapshot and lightmap (borrowed; NULL for none). */
 AlliumSnapshot *allium_view_get_drawn_snapshot(AlliumView *self);
