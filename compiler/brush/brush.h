@@ -56,6 +56,16 @@ static inline bool al_brush_blocks_sight(const al_brush *b)
            !(b->material_flags & AL_MATERIAL_CLIP);
 }
 
+/* True if B is solid to the agent box HULL. A clip brush is solid to the agents' boxes and
+ * not to a point (Quake's qbsp leaves clip brushes out of its drawn hull, hull 0). */
+static inline bool al_brush_in_hull(const al_brush *b, const al_hull_desc *hull)
+{
+    if (!(b->material_flags & AL_MATERIAL_CLIP)) return true;
+    for (int k = 0; k < 3; k++)
+        if (hull->mins[k] != 0 || hull->maxs[k] != 0) return true;
+    return false;
+}
+
 /* True if B blocks light: any world brush but clip (detail does; liquids and other
  * non-solid brushes are not collision brushes at all). */
 static inline bool al_brush_blocks_light(const al_brush *b)

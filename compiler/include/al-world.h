@@ -117,7 +117,7 @@ al_status al_world_load(const void *data, size_t size, al_world **out, al_diag_l
 
 /* Names the compiler's output format, for cache keys: a new layout or a change to what the
  * compiler builds must change it. */
-#define AL_WORLD_FORMAT "allium-world-3"
+#define AL_WORLD_FORMAT "allium-world-4"
 
 /* A content key of everything the compiler reads from IN, of SALT (the compile options that
  * change the result, say) and of AL_WORLD_FORMAT: 32 hexadecimal digits and a NUL in KEY.

@@ -26,7 +26,7 @@
 #include <string.h>
 
 #define MAGIC      "ALWORLD"
-#define VERSION    6u
+#define VERSION    7u
 #define ORDER_MARK 0x01020304u
 #define HEADER     32
 
@@ -169,6 +169,10 @@ al_status al_world_save(const al_world *w, void **data, size_t *size)
             put(&o, &block->stats, sizeof block->stats);
             put_tree(&o, &block->onion);
             for (int h = 0; h < w->hull_count; h++) put_tree(&o, &block->map[h]);
+            /* The shift tree, where clip brushes reach the block. */
+            bool has_shift = block->shift.leaves != NULL;
+            put_i32(&o, has_shift);
+            if (has_shift) put_tree(&o, &block->shift);
             /* A world block compiled without visibility may not have its vis trees yet. */
             bool has_vis = m == 0 && al_block_has_vis(block);
             put_i32(&o, has_vis);
@@ -385,6 +389,10 @@ static bool get_model(reader *r, al_world *w, al_model *m)
             return fail(r, "a block's bounds are wrong");
         for (int h = 0; h < w->hull_count; h++)
             if (!get_tree(r, &block->map[h], false, 0)) return false;
+        int32_t has_shift;
+        if (!get(r, &has_shift, sizeof has_shift)) return false;
+        if (has_shift != 0 && has_shift != 1) return fail(r, "a block's shift tree is wrong");
+        if (has_shift && !get_tree(r, &block->shift, false, 0)) return false;
         int32_t has_vis;
         if (!get(r, &has_vis, sizeof has_vis)) return false;
         if (has_vis != 0 && (has_vis != 1 || m != w->models))
