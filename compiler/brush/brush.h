@@ -26,6 +26,9 @@ typedef struct al_side {
     int material;        /* index into the input's materials, or -1 */
     int face;            /* index of the input face within its brush, -1 for bevels */
     al_winding *winding; /* the face polygon; NULL for a bevel that touches only an edge */
+    uint32_t material_flags; /* its material's AL_MATERIAL_* flags (a hint brush's hint
+                                faces split the vis tree, its skip faces do not); 0 for
+                                bevels and faces without a material */
 } al_side;
 
 enum {

@@ -89,16 +89,21 @@ static int build_map_tree(const al_world *w, const double mins[3], const double 
 /* A map tree of the point hull from some of the brushes. The vis tree is made of the
  * brushes that block sight: detail and clip brushes are left out, so they do not split the
  * leaves that portals and the PVS are made of (their faces are pushed into those leaves
- * afterwards, vis/leaf-faces.c). */
+ * afterwards, vis/leaf-faces.c). With HINTS, the world's hint faces are split on too: they
+ * cut its empty leaves where the designer asked, for more portals there; the leaves'
+ * solidity still comes from the brushes alone (a leaf's point, bsp/build.c). */
 static int build_point_tree(const al_block_input *in, al_block *block, al_brush *const *brushes,
-                            int count, al_tree *out, al_arena *arena, al_build_scratch *scratch)
+                            int count, bool hints, al_tree *out, al_arena *arena,
+                            al_build_scratch *scratch)
 {
     const al_world *w = in->world;
     al_poly_vec polys = {0};
     al_build_stats stats = {0};
     int status = -1;
-    if (al_csg_boundary(arena, &w->planes, brushes, count, block->mins, block->maxs, 0,
-                        &polys) == 0)
+    if (al_csg_boundary(arena, &w->planes, brushes, count, block->mins, block->maxs, 0, &polys) ==
+            0 &&
+        (!hints ||
+         al_csg_hint_faces(arena, w->hints, w->hint_count, block->mins, block->maxs, &polys) == 0))
         status = build_map_tree(w, block->mins, block->maxs, brushes, count, &polys, false,
                                 arena, scratch, out, &stats);
     al_poly_vec_free(&polys);
@@ -112,7 +117,7 @@ static int build_light_tree(const al_block_input *in, al_block *block, al_arena 
 {
     block->light_is_vis = in->light_count == in->vis_count;
     if (block->light_is_vis) return 0;
-    return build_point_tree(in, block, in->light, in->light_count, &block->light, arena,
+    return build_point_tree(in, block, in->light, in->light_count, false, &block->light, arena,
                             scratch);
 }
 
@@ -453,8 +458,8 @@ int al_block_build_vis(const al_block_input *in, al_block *block, al_arena *aren
 {
     al_arena_mark mark = al_arena_get_mark(arena);
     uint64_t t0 = al_clock_ns();
-    int status = build_point_tree(in, block, in->vis, in->vis_count, &block->vis, arena,
-                                  scratch);
+    int status =
+        build_point_tree(in, block, in->vis, in->vis_count, true, &block->vis, arena, scratch);
     block->stats.ms_vis_tree = al_clock_ms_since(t0);
     uint64_t t1 = al_clock_ns();
     if (status == 0) status = build_light_tree(in, block, arena, scratch);

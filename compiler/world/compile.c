@@ -308,6 +308,7 @@ void al_world_destroy(al_world *world)
     free(world->collision_hash);
     free(world->liquids);
     free(world->origins);
+    free(world->hints);
     al_cell_index_free(&world->liquid_index);
     al_plane_table_free(&world->planes);
     al_arena_destroy(world->arena);
@@ -988,6 +989,13 @@ static al_status build_brushes(compile_state *c)
                         "it is left out");
         }
     }
+    /* The hint brushes: the world's (qbsp reads hint in the world alone). */
+    w->hints = malloc((size_t) (c->valid_count + 1) * sizeof *w->hints);
+    if (!w->hints) return AL_ERR_NOMEM;
+    for (int i = 0; i < c->valid_count; i++) {
+        al_brush *b = c->valid[i];
+        if (b->entity == 0 && (b->material_flags & AL_MATERIAL_HINT)) w->hints[w->hint_count++] = b;
+    }
     w->stats.collision_brushes = w->collision_count;
     w->stats.ms_brushes = al_clock_ms_since(t0);
     return AL_OK;
@@ -1106,6 +1114,50 @@ static void mark_brush_dirty(compile_state *c, const al_brush *b)
     if (c->subcells > 1) mark_subcells(m0, c->block_size, b, c->grow_lo, c->grow_hi, c->sub_dirty);
 }
 
+/* Whether hint brushes A and B are the same: the same planes (a world's plane table
+ * extends its predecessor's, so a brush built again gets its planes' indices) with the
+ * same materials' flags, in order. */
+static bool same_hint(const al_brush *a, const al_brush *b)
+{
+    if (a->side_count != b->side_count) return false;
+    for (int s = 0; s < a->side_count; s++)
+        if (a->sides[s].plane != b->sides[s].plane ||
+            a->sides[s].material_flags != b->sides[s].material_flags)
+            return false;
+    return true;
+}
+
+/* Marks dirty the world blocks (not their sub-cells: hints are not collision geometry)
+ * that a hint brush PREV had and this world has not, or the other way, overlaps: their vis
+ * trees are built again, their collision trees copied. Hint brushes are few (tens in a
+ * map), so they are matched pairwise. False if memory runs out. */
+static bool mark_hints_dirty(compile_state *c)
+{
+    const al_world *w = c->world, *prev = c->prev;
+    const al_model *m0 = &w->models[0];
+    bool *taken = calloc((size_t) prev->hint_count + 1, sizeof *taken);
+    if (!taken) return false;
+    const double zero[3] = {0, 0, 0};
+    int lo[3], hi[3];
+    for (int i = 0; i < w->hint_count; i++) {
+        int j = 0;
+        while (j < prev->hint_count && (taken[j] || !same_hint(w->hints[i], prev->hints[j]))) j++;
+        if (j < prev->hint_count) {
+            taken[j] = true;
+            continue;
+        }
+        brush_block_range(m0, c->block_size, w->hints[i], zero, zero, lo, hi);
+        mark_range(m0, lo, hi, c->dirty);
+    }
+    for (int j = 0; j < prev->hint_count; j++) {
+        if (taken[j]) continue;
+        brush_block_range(m0, c->block_size, prev->hints[j], zero, zero, lo, hi);
+        mark_range(m0, lo, hi, c->dirty);
+    }
+    free(taken);
+    return true;
+}
+
 /* Stage: which blocks to build. Without PREV, all. With it: a brush model whose brushes
  * are unchanged keeps all its blocks; the world model, if its grid is unchanged, rebuilds
  * only the blocks that a removed or a new brush (grown by every hull) overlaps, since only
@@ -1135,6 +1187,7 @@ static al_status choose_blocks(compile_state *c)
                 if (!c->reuse.taken[i]) mark_brush_dirty(c, prev->collision[i]);
             for (int i = 0; i < m0->brush_count; i++)
                 if (c->fresh[w->collision[i]->id]) mark_brush_dirty(c, w->collision[i]);
+            if (!mark_hints_dirty(c)) return AL_ERR_NOMEM;
         }
         int base = w->models[0].block_count;
         for (int m = 1; m < w->model_count; m++) {

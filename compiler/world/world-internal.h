@@ -247,6 +247,9 @@ struct al_world {
     al_cell_index liquid_index; /* the liquids by cell (al_world_index_liquids) */
     al_brush **origins;         /* owned array; the brush entities' origin brushes, one each */
     int origin_count;
+    al_brush **hints; /* owned array; the world's hint brushes, in input order: their hint
+                         faces split the vis trees (al_block_build_vis) */
+    int hint_count;
     /* Owned array, at [hull * collision_count + i]: collision brush i expanded by the hull,
      * or NULL where it never was. The brushes live in STORES. NULL in a loaded world. */
     al_brush **expanded;

@@ -517,6 +517,81 @@ CHECK_TEST(detail, "/vis/detail-brushes-do-not-split-leaves-and-sit-in-them")
     }
 }
 
+/* Whether some portal of W lies on the axial plane x[AXIS] = AT. */
+static bool portal_on(const al_world *w, int axis, double at)
+{
+    for (int i = 0; i < al_world_portal_count(w); i++) {
+        al_portal_info p;
+        if (al_world_portal(w, i, &p) && p.leaf[0] >= 0 && p.leaf[1] >= 0 &&
+            fabs(fabs(p.normal[axis]) - 1) < 1e-9 && fabs(fabs(p.dist) - at) < 1e-6)
+            return true;
+    }
+    return false;
+}
+
+/* A long room, and across half of it a hint brush 4 units thick: its two hint faces (at x
+ * 500 and 504) split the vis tree and make portals there; its skip face (at y 128) and
+ * hintskip face do not, and it is no solid. Moving it by an incremental compile gives the
+ * trees of a full compile, and the portals move along. */
+CHECK_TEST(hint, "/vis/hint-faces-split-the-vis-tree-and-skip-faces-do-not")
+{
+    for (int hint = 0; hint < 2; hint++) {
+        mapgen *g = mapgen_create(false);
+        mapgen_begin_entity(g, "worldspawn");
+        room(g, 0, 0, 1024, 256, 128, 0, 0, 0);
+        if (hint)
+            mapgen_box_faces(
+                g, 500, 0, 0, 504, 128, 128,
+                (const char *const[6]){"hintskip", "hint", "skip", "hint", "skip", "skip"});
+        mapgen_end_entity(g);
+        mapgen_point_entity(g, "info_player_start", 32, 32, 32);
+        scene s;
+        REQUIRE(load(&s, g, AL_PVS_TIGHT));
+        al_vis_stats vs;
+        al_world_vis_stats(s.world, &vs);
+        if (!hint) {
+            CHECK_MSG(vs.vis_leaves == 1, "%d vis leaves without the hint", vs.vis_leaves);
+            CHECK(!portal_on(s.world, 0, 500) && !portal_on(s.world, 0, 504));
+        } else {
+            CHECK_MSG(vs.vis_leaves >= 3 && vs.portals >= 2, "%d vis leaves, %d portals",
+                      vs.vis_leaves, vs.portals);
+            CHECK(portal_on(s.world, 0, 500) && portal_on(s.world, 0, 504));
+            CHECK(!portal_on(s.world, 1, 128));
+            CHECK(!al_world_point_solid(s.world, 0, (double[3]){502, 64, 64}));
+            CHECK(leaf(&s, 400, 64, 64) != leaf(&s, 600, 64, 64));
+        }
+        check_portals(&s);
+        check_pvs(&s, 5000);
+        if (hint) {
+            /* Moved by 64 units: an incremental compile against a full one. */
+            al_edit_input e;
+            REQUIRE(al_edit_input_init(&e, &s.input.input));
+            int b = e.input.brush_count - 1;
+            const al_brush_desc *d = &e.brushes[b];
+            for (int f = 0; f < d->face_count; f++)
+                for (int i = 0; i < 3; i++) e.faces[d->first_face + f].points[i][0] += 64;
+            al_compile_options co = {.no_vis = true};
+            al_world *next = NULL, *full = NULL;
+            REQUIRE(al_world_update(s.world, &e.input, &co, &next, NULL) == AL_OK);
+            REQUIRE(al_world_compile(&e.input, &co, &full, NULL) == AL_OK);
+            REQUIRE(al_world_build_vis_trees(next, 0) == AL_OK);
+            REQUIRE(al_world_build_vis_trees(full, 0) == AL_OK);
+            al_world_stats st;
+            al_world_get_stats(next, &st);
+            CHECK_MSG(st.blocks_built >= 1, "%d blocks built", st.blocks_built);
+            char why[300] = "";
+            CHECK_MSG(al_world_tree_differences(next, full, why, sizeof why) == 0, "%s", why);
+            REQUIRE(al_world_build_vis(next, &e.input, AL_PVS_TIGHT, 0) == AL_OK);
+            CHECK(portal_on(next, 0, 564) && portal_on(next, 0, 568));
+            CHECK(!portal_on(next, 0, 500) && !portal_on(next, 0, 504));
+            al_world_destroy(next);
+            al_world_destroy(full);
+            al_edit_input_free(&e);
+        }
+        scene_free(&s);
+    }
+}
+
 int main(int argc, char **argv)
 {
     return check_main(argc, argv);
