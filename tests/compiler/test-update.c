@@ -302,10 +302,11 @@ CHECK_TEST(random_edits, "/update/random-edits-of-a-generated-map-equal-full-com
     scene_free(&s);
 }
 
-/* Clip brushes make a block's shift tree (the point hull's map tree with them): random
- * edits of rooms with clip brushes, moving, resizing, deleting and copying them among the
- * rest, give the trees (shift trees included) and answers of a full compile. */
-CHECK_TEST(clip_edits, "/update/random-edits-among-clip-brushes-equal-full-compiles")
+/* Clip brushes make a block's shift tree (the point hull's map tree with them), hint
+ * brushes split its vis tree: random edits of rooms with both, moving, resizing, deleting
+ * and copying them among the rest, give the trees (shift and vis trees included) and
+ * answers of a full compile. */
+CHECK_TEST(clip_edits, "/update/random-edits-among-clip-and-hint-brushes-equal-full-compiles")
 {
     mapgen *g = mapgen_create(false);
     mapgen_begin_entity(g, "worldspawn");
@@ -315,6 +316,10 @@ CHECK_TEST(clip_edits, "/update/random-edits-among-clip-brushes-equal-full-compi
         for (int i = 0; i < 6; i++)
             mapgen_box(g, x + 64 + i * 112, 200 + (i % 3) * 128, 0, x + 128 + i * 112,
                        264 + (i % 3) * 128, 96 + (i % 2) * 96, i % 2 ? "crate" : "clip");
+        for (int i = 0; i < 2; i++)
+            mapgen_box_faces(g, x + 250 + i * 256, 112, 0, x + 254 + i * 256, 400, 256,
+                             (const char *const[6]){"hint", "hint", "skip", "hint", "skip",
+                                                    "skip"});
     }
     mapgen_end_entity(g);
     size_t len;
