@@ -317,9 +317,9 @@ CHECK_TEST(clip_edits, "/update/random-edits-among-clip-and-hint-brushes-equal-f
             mapgen_box(g, x + 64 + i * 112, 200 + (i % 3) * 128, 0, x + 128 + i * 112,
                        264 + (i % 3) * 128, 96 + (i % 2) * 96, i % 2 ? "crate" : "clip");
         for (int i = 0; i < 2; i++)
-            mapgen_box_faces(g, x + 250 + i * 256, 112, 0, x + 254 + i * 256, 400, 256,
-                             (const char *const[6]){"hint", "hint", "skip", "hint", "skip",
-                                                    "skip"});
+            mapgen_box_faces(
+                g, x + 250 + i * 256, 112, 0, x + 254 + i * 256, 400, 256,
+                (const char *const[6]){"hint", "hint", "skip", "hint", "skip", "skip"});
     }
     mapgen_end_entity(g);
     size_t len;
