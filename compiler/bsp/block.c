@@ -90,8 +90,10 @@ static int build_map_tree(const al_world *w, const double mins[3], const double 
  * brushes that block sight: detail and clip brushes are left out, so they do not split the
  * leaves that portals and the PVS are made of (their faces are pushed into those leaves
  * afterwards, vis/leaf-faces.c). With HINTS, the world's hint faces are split on too: they
- * cut its empty leaves where the designer asked, for more portals there; the leaves'
- * solidity still comes from the brushes alone (a leaf's point, bsp/build.c). */
+ * cut its empty leaves where the designer asked, for more portals there; and with opaque
+ * liquids the liquids' boundary, so that a portal lies on every liquid surface for the
+ * PVS to stop at. The leaves' solidity still comes from the brushes alone (a leaf's
+ * point, bsp/build.c). */
 static int build_point_tree(const al_block_input *in, al_block *block, al_brush *const *brushes,
                             int count, bool hints, al_tree *out, al_arena *arena,
                             al_build_scratch *scratch)
@@ -100,10 +102,13 @@ static int build_point_tree(const al_block_input *in, al_block *block, al_brush 
     al_poly_vec polys = {0};
     al_build_stats stats = {0};
     int status = -1;
+    bool liquids = hints && w->opaque_liquids;
     if (al_csg_boundary(arena, &w->planes, brushes, count, block->mins, block->maxs, 0, &polys) ==
             0 &&
-        (!hints ||
-         al_csg_hint_faces(arena, w->hints, w->hint_count, block->mins, block->maxs, &polys) == 0))
+        (!hints || al_csg_hint_faces(arena, w->hints, w->hint_count, block->mins, block->maxs,
+                                     &polys) == 0) &&
+        (!liquids || al_csg_boundary(arena, &w->planes, w->liquids, w->liquid_count, block->mins,
+                                     block->maxs, 0, &polys) == 0))
         status = build_map_tree(w, block->mins, block->maxs, brushes, count, &polys, false,
                                 arena, scratch, out, &stats);
     al_poly_vec_free(&polys);

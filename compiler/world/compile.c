@@ -6,6 +6,7 @@
  */
 #include "brush/expand.h"
 #include "al-clock.h"
+#include "al-entity-keys.h"
 #include "al-parallel.h"
 #include "al-epsilon.h"
 #include "al-vec3.h"
@@ -989,6 +990,17 @@ static al_status build_brushes(compile_state *c)
                         "it is left out");
         }
     }
+    /* Opaque liquids, a worldspawn setting (absent or 0: transparent, ericw-tools' default). */
+    const char *opaque = input->entity_count > 0
+                             ? al_entity_value(&input->entities[0], "_allium_opaque_liquids")
+                             : NULL;
+    w->opaque_liquids = opaque && strcmp(opaque, "1") == 0;
+    if (opaque && strcmp(opaque, "1") != 0 && strcmp(opaque, "0") != 0)
+        al_diag_add(&w->diags, AL_SEVERITY_WARNING, AL_DIAG_BAD_VALUE, 0, -1, -1,
+                    input->entities[0].line, -1,
+                    "worldspawn key \"_allium_opaque_liquids\" is \"%s\", not 0 or 1; liquids "
+                    "stay transparent",
+                    opaque);
     /* The hint brushes: the world's (qbsp reads hint in the world alone). */
     w->hints = malloc((size_t) (c->valid_count + 1) * sizeof *w->hints);
     if (!w->hints) return AL_ERR_NOMEM;
@@ -1114,10 +1126,10 @@ static void mark_brush_dirty(compile_state *c, const al_brush *b)
     if (c->subcells > 1) mark_subcells(m0, c->block_size, b, c->grow_lo, c->grow_hi, c->sub_dirty);
 }
 
-/* Whether hint brushes A and B are the same: the same planes (a world's plane table
- * extends its predecessor's, so a brush built again gets its planes' indices) with the
- * same materials' flags, in order. */
-static bool same_hint(const al_brush *a, const al_brush *b)
+/* Whether the brushes A and B (hint or liquid) are the same: the same planes (a world's
+ * plane table extends its predecessor's, so a brush built again gets its planes' indices)
+ * with the same materials' flags, in order. */
+static bool same_vis_brush(const al_brush *a, const al_brush *b)
 {
     if (a->side_count != b->side_count) return false;
     for (int s = 0; s < a->side_count; s++)
@@ -1127,35 +1139,50 @@ static bool same_hint(const al_brush *a, const al_brush *b)
     return true;
 }
 
-/* Marks dirty the world blocks (not their sub-cells: hints are not collision geometry)
- * that a hint brush PREV had and this world has not, or the other way, overlaps: their vis
- * trees are built again, their collision trees copied. Hint brushes are few (tens in a
- * map), so they are matched pairwise. False if memory runs out. */
-static bool mark_hints_dirty(compile_state *c)
+/* Marks dirty the world blocks (not their sub-cells: these are not collision geometry)
+ * that a brush of PREV_LIST and not of LIST, or the other way, overlaps: their vis trees
+ * are built again, their collision trees copied. Hint and liquid brushes are few (tens in
+ * a map), so they are matched pairwise. False if memory runs out. */
+static bool mark_vis_brushes_dirty(compile_state *c, al_brush *const *list, int count,
+                                   al_brush *const *prev_list, int prev_count)
 {
-    const al_world *w = c->world, *prev = c->prev;
-    const al_model *m0 = &w->models[0];
-    bool *taken = calloc((size_t) prev->hint_count + 1, sizeof *taken);
+    const al_model *m0 = &c->world->models[0];
+    bool *taken = calloc((size_t) prev_count + 1, sizeof *taken);
     if (!taken) return false;
     const double zero[3] = {0, 0, 0};
     int lo[3], hi[3];
-    for (int i = 0; i < w->hint_count; i++) {
+    for (int i = 0; i < count; i++) {
         int j = 0;
-        while (j < prev->hint_count && (taken[j] || !same_hint(w->hints[i], prev->hints[j]))) j++;
-        if (j < prev->hint_count) {
+        while (j < prev_count && (taken[j] || !same_vis_brush(list[i], prev_list[j]))) j++;
+        if (j < prev_count) {
             taken[j] = true;
             continue;
         }
-        brush_block_range(m0, c->block_size, w->hints[i], zero, zero, lo, hi);
+        brush_block_range(m0, c->block_size, list[i], zero, zero, lo, hi);
         mark_range(m0, lo, hi, c->dirty);
     }
-    for (int j = 0; j < prev->hint_count; j++) {
+    for (int j = 0; j < prev_count; j++) {
         if (taken[j]) continue;
-        brush_block_range(m0, c->block_size, prev->hints[j], zero, zero, lo, hi);
+        brush_block_range(m0, c->block_size, prev_list[j], zero, zero, lo, hi);
         mark_range(m0, lo, hi, c->dirty);
     }
     free(taken);
     return true;
+}
+
+/* Marks dirty the world blocks whose vis trees the hint brushes' changes, and with opaque
+ * liquids the liquids', change; every block when the liquids' opacity changed. False if
+ * memory runs out. */
+static bool mark_vis_dirty(compile_state *c)
+{
+    const al_world *w = c->world, *prev = c->prev;
+    if (w->opaque_liquids != prev->opaque_liquids) {
+        for (int b = 0; b < w->models[0].block_count; b++) c->dirty[b] = true;
+        return true;
+    }
+    return mark_vis_brushes_dirty(c, w->hints, w->hint_count, prev->hints, prev->hint_count) &&
+           (!w->opaque_liquids || mark_vis_brushes_dirty(c, w->liquids, w->liquid_count,
+                                                         prev->liquids, prev->liquid_count));
 }
 
 /* Stage: which blocks to build. Without PREV, all. With it: a brush model whose brushes
@@ -1187,7 +1214,7 @@ static al_status choose_blocks(compile_state *c)
                 if (!c->reuse.taken[i]) mark_brush_dirty(c, prev->collision[i]);
             for (int i = 0; i < m0->brush_count; i++)
                 if (c->fresh[w->collision[i]->id]) mark_brush_dirty(c, w->collision[i]);
-            if (!mark_hints_dirty(c)) return AL_ERR_NOMEM;
+            if (!mark_vis_dirty(c)) return AL_ERR_NOMEM;
         }
         int base = w->models[0].block_count;
         for (int m = 1; m < w->model_count; m++) {

@@ -148,6 +148,7 @@ al_status al_world_save(const al_world *w, void **data, size_t *size)
     for (int i = 0; i < w->origin_count; i++) put_brush(&o, w->origins[i]);
     put_i32(&o, w->hint_count);
     for (int i = 0; i < w->hint_count; i++) put_brush(&o, w->hints[i]);
+    put_i32(&o, w->opaque_liquids);
     put_i32(&o, w->model_count);
     for (int m = 0; m < w->model_count; m++) {
         const al_model *model = &w->models[m];
@@ -537,6 +538,11 @@ al_status al_world_load(const void *data, size_t size, al_world **out, al_diag_l
             else if (get_brush(&r, w, b))
                 w->hints[w->hint_count++] = b;
         }
+    }
+    int32_t opaque = 0;
+    if (!r.problem && get(&r, &opaque, sizeof opaque)) {
+        if (opaque != 0 && opaque != 1) fail(&r, "the liquids' opacity is wrong");
+        w->opaque_liquids = opaque == 1;
     }
     if (get_count(&r, 10 * sizeof(int32_t) + 12 * sizeof(double), &n)) {
         if (n < 1) fail(&r, "there is no world model");

@@ -250,6 +250,10 @@ struct al_world {
     al_brush **hints; /* owned array; the world's hint brushes, in input order: their hint
                          faces split the vis trees (al_block_build_vis) */
     int hint_count;
+    /* The worldspawn key "_allium_opaque_liquids" is 1: liquid surfaces block sight (Quake's
+     * qbsp -notranswater). The vis trees then split on the liquids' boundary too, and the
+     * PVS does not pass a portal between a liquid leaf and a leaf without (vis/flood.c). */
+    bool opaque_liquids;
     /* Owned array, at [hull * collision_count + i]: collision brush i expanded by the hull,
      * or NULL where it never was. The brushes live in STORES. NULL in a loaded world. */
     al_brush **expanded;
