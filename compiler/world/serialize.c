@@ -26,7 +26,7 @@
 #include <string.h>
 
 #define MAGIC      "ALWORLD"
-#define VERSION    7u
+#define VERSION    AL_WORLD_BYTES_VERSION
 #define ORDER_MARK 0x01020304u
 #define HEADER     32
 
