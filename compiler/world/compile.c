@@ -1001,12 +1001,16 @@ static al_status build_brushes(compile_state *c)
                     "worldspawn key \"_allium_opaque_liquids\" is \"%s\", not 0 or 1; liquids "
                     "stay transparent",
                     opaque);
-    /* The hint brushes: the world's (qbsp reads hint in the world alone). */
+    /* The hint brushes: the world's and its func_groups' (structural world geometry; qbsp
+     * splits on hint in the world alone). */
     w->hints = malloc((size_t) (c->valid_count + 1) * sizeof *w->hints);
     if (!w->hints) return AL_ERR_NOMEM;
     for (int i = 0; i < c->valid_count; i++) {
         al_brush *b = c->valid[i];
-        if (b->entity == 0 && (b->material_flags & AL_MATERIAL_HINT)) w->hints[w->hint_count++] = b;
+        const char *classname = input->entities[b->entity].classname;
+        al_entity_role role = b->entity == 0 ? AL_ROLE_WORLD : al_entity_role_of(classname);
+        if (role == AL_ROLE_WORLD && (b->material_flags & AL_MATERIAL_HINT))
+            w->hints[w->hint_count++] = b;
     }
     w->stats.collision_brushes = w->collision_count;
     w->stats.ms_brushes = al_clock_ms_since(t0);

@@ -531,14 +531,18 @@ static bool portal_on(const al_world *w, int axis, double at)
 
 /* A long room, and across half of it a hint brush 4 units thick: its two hint faces (at x
  * 500 and 504) split the vis tree and make portals there; its skip face (at y 128) and
- * hintskip face do not, and it is no solid. Moving it by an incremental compile gives the
- * trees of a full compile, and the portals move along. */
+ * hintskip face do not, and it is no solid; the same in a func_group. Moving it by an
+ * incremental compile gives the trees of a full compile, and the portals move along. */
 CHECK_TEST(hint, "/vis/hint-faces-split-the-vis-tree-and-skip-faces-do-not")
 {
-    for (int hint = 0; hint < 2; hint++) {
+    for (int hint = 0; hint < 3; hint++) {
         mapgen *g = mapgen_create(false);
         mapgen_begin_entity(g, "worldspawn");
         room(g, 0, 0, 1024, 256, 128, 0, 0, 0);
+        if (hint == 2) {
+            mapgen_end_entity(g);
+            mapgen_begin_entity(g, "func_group");
+        }
         if (hint)
             mapgen_box_faces(
                 g, 500, 0, 0, 504, 128, 128,
@@ -562,7 +566,7 @@ CHECK_TEST(hint, "/vis/hint-faces-split-the-vis-tree-and-skip-faces-do-not")
         }
         check_portals(&s);
         check_pvs(&s, 5000);
-        if (hint) {
+        if (hint == 1) {
             /* Moved by 64 units: an incremental compile against a full one. */
             al_edit_input e;
             REQUIRE(al_edit_input_init(&e, &s.input.input));
