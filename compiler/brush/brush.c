@@ -260,7 +260,8 @@ al_brush *al_brush_build(al_arena *arena, al_plane_table *planes, const al_input
                         -1, "the face's plane does not touch the brush; face ignored");
             continue;
         }
-        sides_tmp[kept++] = (al_side){plane_of[u], material, f, windings[u]};
+        sides_tmp[kept++] = (al_side){plane_of[u], material, f, windings[u],
+                                      material >= 0 ? input->materials[material].flags : 0};
     }
     double volume = al_brush_volume(planes, sides_tmp, kept);
     if (!(volume >= AL_BRUSH_MIN_VOLUME)) REJECT(-1, "has no volume (%.3g cubic units)", volume);

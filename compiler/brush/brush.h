@@ -26,6 +26,9 @@ typedef struct al_side {
     int material;        /* index into the input's materials, or -1 */
     int face;            /* index of the input face within its brush, -1 for bevels */
     al_winding *winding; /* the face polygon; NULL for a bevel that touches only an edge */
+    uint32_t material_flags; /* its material's AL_MATERIAL_* flags (a hint brush's hint
+                                faces split the vis tree, its skip faces do not); 0 for
+                                bevels and faces without a material */
 } al_side;
 
 enum {
@@ -54,6 +57,16 @@ static inline bool al_brush_blocks_sight(const al_brush *b)
 {
     return b->model == 0 && !(b->flags & AL_BRUSH_DETAIL) &&
            !(b->material_flags & AL_MATERIAL_CLIP);
+}
+
+/* True if B is solid to the agent box HULL. A clip brush is solid to the agents' boxes and
+ * not to a point (Quake's qbsp leaves clip brushes out of its drawn hull, hull 0). */
+static inline bool al_brush_in_hull(const al_brush *b, const al_hull_desc *hull)
+{
+    if (!(b->material_flags & AL_MATERIAL_CLIP)) return true;
+    for (int k = 0; k < 3; k++)
+        if (hull->mins[k] != 0 || hull->maxs[k] != 0) return true;
+    return false;
 }
 
 /* True if B blocks light: any world brush but clip (detail does; liquids and other

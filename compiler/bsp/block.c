@@ -52,6 +52,7 @@ void al_block_free(al_block *block)
     if (release(&block->refs)) {
         al_tree_free(&block->onion);
         for (int h = 0; h < AL_MAX_HULLS; h++) al_tree_free(&block->map[h]);
+        al_tree_free(&block->shift);
         free(block->sub);
         free(block->sub_stats);
         free(block->open);
@@ -88,16 +89,26 @@ static int build_map_tree(const al_world *w, const double mins[3], const double 
 /* A map tree of the point hull from some of the brushes. The vis tree is made of the
  * brushes that block sight: detail and clip brushes are left out, so they do not split the
  * leaves that portals and the PVS are made of (their faces are pushed into those leaves
- * afterwards, vis/leaf-faces.c). */
+ * afterwards, vis/leaf-faces.c). With HINTS, the world's hint faces are split on too: they
+ * cut its empty leaves where the designer asked, for more portals there; and with opaque
+ * liquids the liquids' boundary, so that a portal lies on every liquid surface for the
+ * PVS to stop at. The leaves' solidity still comes from the brushes alone (a leaf's
+ * point, bsp/build.c). */
 static int build_point_tree(const al_block_input *in, al_block *block, al_brush *const *brushes,
-                            int count, al_tree *out, al_arena *arena, al_build_scratch *scratch)
+                            int count, bool hints, al_tree *out, al_arena *arena,
+                            al_build_scratch *scratch)
 {
     const al_world *w = in->world;
     al_poly_vec polys = {0};
     al_build_stats stats = {0};
     int status = -1;
-    if (al_csg_boundary(arena, &w->planes, brushes, count, block->mins, block->maxs, 0,
-                        &polys) == 0)
+    bool liquids = hints && w->opaque_liquids;
+    if (al_csg_boundary(arena, &w->planes, brushes, count, block->mins, block->maxs, 0, &polys) ==
+            0 &&
+        (!hints || al_csg_hint_faces(arena, w->hints, w->hint_count, block->mins, block->maxs,
+                                     &polys) == 0) &&
+        (!liquids || al_csg_boundary(arena, &w->planes, w->liquids, w->liquid_count, block->mins,
+                                     block->maxs, 0, &polys) == 0))
         status = build_map_tree(w, block->mins, block->maxs, brushes, count, &polys, false,
                                 arena, scratch, out, &stats);
     al_poly_vec_free(&polys);
@@ -111,7 +122,7 @@ static int build_light_tree(const al_block_input *in, al_block *block, al_arena 
 {
     block->light_is_vis = in->light_count == in->vis_count;
     if (block->light_is_vis) return 0;
-    return build_point_tree(in, block, in->light, in->light_count, &block->light, arena,
+    return build_point_tree(in, block, in->light, in->light_count, false, &block->light, arena,
                             scratch);
 }
 
@@ -131,6 +142,7 @@ void al_subcell_trees_free(al_subcell_trees *t)
     if (!t) return;
     al_tree_free(&t->onion);
     for (int h = 0; h < AL_MAX_HULLS; h++) al_tree_free(&t->map[h]);
+    al_tree_free(&t->shift);
 }
 
 /* The brushes of LIST whose bounds reach [MINS, MAXS] (with a margin: one that reaches
@@ -160,27 +172,45 @@ int al_subcell_build(const al_block_input *in, const double mins[3], const doubl
     al_arena_mark mark = al_arena_get_mark(arena);
     al_poly_vec polys[AL_MAX_HULLS];
     memset(polys, 0, sizeof polys);
-    al_poly_vec all = {0};
+    al_poly_vec all = {0}, shift = {0};
+    al_build_stats shift_stats = {0};
     al_brush **brushes[AL_MAX_HULLS];
-    int counts[AL_MAX_HULLS];
+    int counts[AL_MAX_HULLS] = {0};
     int status = -1;
 
     uint64_t t0 = al_clock_ns();
     for (int h = 0; h < hulls; h++) {
         brushes[h] = pick_brushes(arena, in->expanded[h], in->expanded_count[h], mins, maxs,
                                   &counts[h]);
-        if (!brushes[h] ||
-            al_csg_boundary(arena, &w->planes, brushes[h], counts[h], mins, maxs, h,
-                            &polys[h]) < 0)
+        if (!brushes[h]) goto done;
+    }
+    /* The point hull's list holds the clip brushes too: those solid to a point stay in it
+     * (clip ones moved to the end), and all of them make the shift tree. */
+    int with_clip = counts[0], keep = 0;
+    for (int i = 0; i < with_clip; i++)
+        if (al_brush_in_hull(brushes[0][i], &w->hulls[0])) {
+            al_brush *b = brushes[0][i];
+            brushes[0][i] = brushes[0][keep];
+            brushes[0][keep++] = b;
+        }
+    counts[0] = keep;
+    for (int h = 0; h < hulls; h++) {
+        if (al_csg_boundary(arena, &w->planes, brushes[h], counts[h], mins, maxs, h, &polys[h]) < 0)
             goto done;
         out->boundary_polys[h] = polys[h].count;
     }
+    if (with_clip > counts[0] &&
+        al_csg_boundary(arena, &w->planes, brushes[0], with_clip, mins, maxs, 0, &shift) < 0)
+        goto done;
     uint64_t t1 = al_clock_ns();
 
     for (int h = 0; h < hulls; h++)
         if (build_map_tree(w, mins, maxs, brushes[h], counts[h], &polys[h], h == 0, arena,
                            scratch, &out->map[h], &out->map_stats) < 0)
             goto done;
+    if (with_clip > counts[0] && build_map_tree(w, mins, maxs, brushes[0], with_clip, &shift, true,
+                                                arena, scratch, &out->shift, &shift_stats) < 0)
+        goto done;
     uint64_t t2 = al_clock_ns();
 
     for (int h = 0; h < hulls; h++)
@@ -209,6 +239,7 @@ int al_subcell_build(const al_block_input *in, const double mins[3], const doubl
 done:
     for (int h = 0; h < hulls; h++) al_poly_vec_free(&polys[h]);
     al_poly_vec_free(&all);
+    al_poly_vec_free(&shift);
     al_arena_release(arena, mark);
     if (status < 0) al_subcell_trees_free(out);
     return status;
@@ -302,21 +333,39 @@ static al_subcell_stats subcell_stats(const al_subcell_trees *t)
         .onion_splits = (int32_t) t->onion_stats.splits,
         .onion_degenerate = (int32_t) t->onion_stats.degenerate,
         .bevel_nodes = (int32_t) t->map_stats.bevel_nodes,
+        .has_shift = t->shift.leaves != NULL,
     };
     for (int h = 0; h < AL_MAX_HULLS; h++) st.boundary_polys[h] = t->boundary_polys[h];
     return st;
+}
+
+/* A block's tree of KIND (as in al_block.sub). */
+static al_tree *block_tree(al_block *block, int kind, int hull_count)
+{
+    if (kind == 0) return &block->onion;
+    return kind == 1 + hull_count ? &block->shift : &block->map[kind - 1];
+}
+
+/* A built sub-cell's tree of KIND; its shift tree is its point hull's map tree when no
+ * clip brush reaches it. */
+static const al_tree *subcell_tree(const al_subcell_trees *t, int kind, int hull_count)
+{
+    if (kind == 0) return &t->onion;
+    if (kind == 1 + hull_count) return t->shift.leaves ? &t->shift : &t->map[0];
+    return &t->map[kind - 1];
 }
 
 int al_block_assemble(al_block *block, int hull_count, double size,
                       al_subcell_trees *const *fresh, const al_block *prev)
 {
     int n = block->subcells, count = n * n * n;
-    int kinds = 1 + hull_count;
+    int kinds = 2 + hull_count, shift_kind = 1 + hull_count;
     block->sub = calloc((size_t) (kinds * count), sizeof *block->sub);
     block->sub_stats = calloc((size_t) count, sizeof *block->sub_stats);
     if (!block->sub || !block->sub_stats) goto nomem;
     /* Stats: sums over the sub-cells (the vis job's times are kept). */
     double ms_vis = block->stats.ms_vis_tree, ms_light = block->stats.ms_light_tree;
+    bool any_shift = false;
     memset(&block->stats, 0, sizeof block->stats);
     block->stats.ms_vis_tree = ms_vis;
     block->stats.ms_light_tree = ms_light;
@@ -336,32 +385,37 @@ int al_block_assemble(al_block *block, int hull_count, double size,
         block->stats.onion.splits += st->onion_splits;
         block->stats.onion.degenerate += st->onion_degenerate;
         block->stats.map.bevel_nodes += st->bevel_nodes;
+        any_shift = any_shift || st->has_shift;
     }
     for (int kind = 0; kind < kinds; kind++) {
-        al_tree *tree = kind == 0 ? &block->onion : &block->map[kind - 1];
+        if (kind == shift_kind && !any_shift) break; /* map[0] serves */
+        al_tree *tree = block_tree(block, kind, hull_count);
         /* The source of each sub-cell's tree and where it lies there. */
         const al_tree *src[AL_MAX_SUBCELLS];
         span range[AL_MAX_SUBCELLS];
         int64_t nodes = count - 1, leaves = 0;
+        /* A sub-cell without clip brushes gives its point hull's map tree to the shift
+         * tree, as does PREV when it has no shift tree at all. */
+        int prev_kind = kind == shift_kind && prev && !prev->shift.leaves ? 1 : kind;
         /* In PREV's tree the sub-cells follow its joining nodes. */
         int32_t prev_node = 0, prev_leaf = 0;
         if (prev) {
-            const al_tree *pt = kind == 0 ? &prev->onion : &prev->map[kind - 1];
-            prev_node = pt->node_count;
-            for (int s = 0; s < count; s++) prev_node -= prev->sub[kind * count + s].node_count;
+            prev_node = block_tree((al_block *) prev, prev_kind, hull_count)->node_count;
+            for (int s = 0; s < count; s++)
+                prev_node -= prev->sub[prev_kind * count + s].node_count;
         }
         for (int s = 0; s < count; s++) {
             if (prev) {
-                const al_subtree *p = &prev->sub[kind * count + s];
+                const al_subtree *p = &prev->sub[prev_kind * count + s];
                 range[s] = (span){p->root, prev_node, p->node_count, prev_leaf, p->leaf_count};
                 prev_node += p->node_count;
                 prev_leaf += p->leaf_count;
             }
             if (fresh[s]) {
-                src[s] = kind == 0 ? &fresh[s]->onion : &fresh[s]->map[kind - 1];
+                src[s] = subcell_tree(fresh[s], kind, hull_count);
                 range[s] = (span){src[s]->root, 0, src[s]->node_count, 0, src[s]->leaf_count};
             } else {
-                src[s] = kind == 0 ? &prev->onion : &prev->map[kind - 1];
+                src[s] = block_tree((al_block *) prev, prev_kind, hull_count);
             }
             nodes += range[s].node_count;
             leaves += range[s].leaf_count;
@@ -396,6 +450,7 @@ int al_block_assemble(al_block *block, int hull_count, double size,
 nomem:
     al_tree_free(&block->onion);
     for (int h = 0; h < AL_MAX_HULLS; h++) al_tree_free(&block->map[h]);
+    al_tree_free(&block->shift);
     free(block->sub);
     free(block->sub_stats);
     block->sub = NULL;
@@ -408,8 +463,8 @@ int al_block_build_vis(const al_block_input *in, al_block *block, al_arena *aren
 {
     al_arena_mark mark = al_arena_get_mark(arena);
     uint64_t t0 = al_clock_ns();
-    int status = build_point_tree(in, block, in->vis, in->vis_count, &block->vis, arena,
-                                  scratch);
+    int status =
+        build_point_tree(in, block, in->vis, in->vis_count, true, &block->vis, arena, scratch);
     block->stats.ms_vis_tree = al_clock_ms_since(t0);
     uint64_t t1 = al_clock_ns();
     if (status == 0) status = build_light_tree(in, block, arena, scratch);

@@ -107,6 +107,70 @@ static bool carve(al_arena *arena, const al_plane_table *planes, al_winding *pie
     return true; /* REM is inside B */
 }
 
+/* The box [MINS, MAXS] as six outward planes. */
+static void box_planes(const double mins[3], const double maxs[3], double normals[6][3],
+                       double dists[6])
+{
+    for (int axis = 0; axis < 3; axis++)
+        for (int dir = 0; dir < 2; dir++) {
+            int k = axis * 2 + dir;
+            al_set(0, 0, 0, normals[k]);
+            normals[k][axis] = dir ? -1.0 : 1.0;
+            dists[k] = dir ? -mins[axis] : maxs[axis];
+        }
+}
+
+/* The part of W inside the box of planes NORMALS, DISTS into *OUT (in ARENA), or NULL when
+ * none is, or W lies on the box's surface (the block split above already separates the
+ * regions there). The bounds decide the planes the face lies wholly on one side of, beyond
+ * the on-plane epsilon (most, in a small box: most faces of a brush miss it altogether);
+ * only the others split it. Returns 0, or -1 if memory runs out. */
+static int clip_to_box(al_arena *arena, al_winding *w, const double normals[6][3],
+                       const double dists[6], al_winding **out)
+{
+    *out = NULL;
+    double fmins[3], fmaxs[3];
+    al_winding_bounds(w, fmins, fmaxs);
+    for (int k = 0; k < 6 && w; k++) {
+        int axis = k / 2;
+        double lo = k % 2 ? -fmaxs[axis] : fmins[axis]; /* along the box normal */
+        double hi = k % 2 ? -fmins[axis] : fmaxs[axis];
+        if (lo > dists[k] + AL_ON_EPSILON) return 0; /* wholly outside */
+        if (hi < dists[k] - AL_ON_EPSILON) continue; /* wholly inside */
+        al_winding *front, *back;
+        int side = al_winding_split(arena, w, normals[k], dists[k], AL_ON_EPSILON, &front, &back);
+        if (side < 0) return -1;
+        if (side == AL_SIDE_ON) return 0;
+        if (back && back != w) al_winding_bounds(back, fmins, fmaxs);
+        w = back;
+    }
+    *out = w;
+    return 0;
+}
+
+int al_csg_hint_faces(al_arena *arena, al_brush *const *hints, int count, const double mins[3],
+                      const double maxs[3], al_poly_vec *out)
+{
+    double normals[6][3], dists[6];
+    box_planes(mins, maxs, normals, dists);
+    for (int i = 0; i < count; i++) {
+        const al_brush *a = hints[i];
+        if (!al_bounds_overlap(a->mins, a->maxs, mins, maxs, AL_ON_EPSILON)) continue;
+        for (int s = 0; s < a->side_count; s++) {
+            uint32_t flags = a->sides[s].material_flags;
+            if (!(flags & AL_MATERIAL_HINT) || (flags & AL_MATERIAL_NODRAW) || !a->sides[s].winding)
+                continue;
+            al_winding *w;
+            if (clip_to_box(arena, a->sides[s].winding, normals, dists, &w) < 0) return -1;
+            if (!w) continue;
+            al_bsp_poly poly = {.winding = w, .plane = a->sides[s].plane, .candidate = true};
+            al_winding_bounds(w, poly.mins, poly.maxs);
+            if (!al_poly_vec_push(out, &poly)) return -1;
+        }
+    }
+    return 0;
+}
+
 int al_csg_boundary(al_arena *arena, const al_plane_table *planes, al_brush *const *brushes,
                     int count, const double mins[3], const double maxs[3], int hull,
                     al_poly_vec *out)
@@ -163,13 +227,7 @@ int al_csg_boundary(al_arena *arena, const al_plane_table *planes, al_brush *con
 
     double box_normals[6][3];
     double box_dists[6];
-    for (int axis = 0; axis < 3; axis++)
-        for (int dir = 0; dir < 2; dir++) {
-            int k = axis * 2 + dir;
-            al_set(0, 0, 0, box_normals[k]);
-            box_normals[k][axis] = dir ? -1.0 : 1.0;
-            box_dists[k] = dir ? -mins[axis] : maxs[axis];
-        }
+    box_planes(mins, maxs, box_normals, box_dists);
 
     piece_list pieces = {0}, next = {0};
     for (int i = 0; i < count; i++) {
@@ -177,32 +235,11 @@ int al_csg_boundary(al_arena *arena, const al_plane_table *planes, al_brush *con
         if (!al_bounds_overlap(a->mins, a->maxs, mins, maxs, AL_ON_EPSILON)) continue;
         for (int s = 0; s < a->side_count; s++) {
             al_arena_mark face_mark = al_arena_get_mark(arena);
-            al_winding *w = a->sides[s].winding;
             int face_plane = a->sides[s].plane;
-            bool dropped = false;
-            /* Clip to the box. The bounds decide the planes the face lies wholly on one
-             * side of, beyond the on-plane epsilon (most, in a small box: most faces of a
-             * brush miss it altogether); only the others split it. */
-            double fmins[3], fmaxs[3];
-            al_winding_bounds(w, fmins, fmaxs);
-            for (int k = 0; k < 6 && w; k++) {
-                int axis = k / 2;
-                double lo = k % 2 ? -fmaxs[axis] : fmins[axis]; /* along the box normal */
-                double hi = k % 2 ? -fmins[axis] : fmaxs[axis];
-                if (lo > box_dists[k] + AL_ON_EPSILON) {
-                    w = NULL; /* wholly outside */
-                    break;
-                }
-                if (hi < box_dists[k] - AL_ON_EPSILON) continue; /* wholly inside */
-                al_winding *front, *back;
-                int side = al_winding_split(arena, w, box_normals[k], box_dists[k],
-                                            AL_ON_EPSILON, &front, &back);
-                if (side < 0) goto nomem_pieces;
-                if (side == AL_SIDE_ON) dropped = true;
-                if (back && back != w) al_winding_bounds(back, fmins, fmaxs);
-                w = back;
-            }
-            if (!w || dropped) {
+            al_winding *w;
+            if (clip_to_box(arena, a->sides[s].winding, box_normals, box_dists, &w) < 0)
+                goto nomem_pieces;
+            if (!w) {
                 al_arena_release(arena, face_mark);
                 continue;
             }

@@ -23,6 +23,13 @@ int al_csg_boundary(al_arena *arena, const al_plane_table *planes, al_brush *con
                     int count, const double mins[3], const double maxs[3], int hull,
                     al_poly_vec *out);
 
+/* Appends to OUT the hint faces (sides whose material is hint; a hint brush's skip and
+ * hintskip faces are not) of the hint brushes HINTS within [MINS, MAXS], as whole faces clipped to
+ * the box: they are not the boundary of anything, only planes for the vis tree to split on (tagged
+ * hull 0). Returns 0, or -1 if memory runs out. */
+int al_csg_hint_faces(al_arena *arena, al_brush *const *hints, int count, const double mins[3],
+                      const double maxs[3], al_poly_vec *out);
+
 /* Where a point lies against the union of some brushes (al_csg_point_side). */
 typedef enum al_csg_side {
     AL_CSG_OUTSIDE = -1, /* outside every brush by more than AL_ON_EPSILON */

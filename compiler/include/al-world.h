@@ -115,9 +115,13 @@ al_status al_world_save(const al_world *world, void **data, size_t *size);
  * diagnostics are those of the compile that made it. */
 al_status al_world_load(const void *data, size_t size, al_world **out, al_diag_list *diags);
 
+/* The layout version al_world_save writes into its header (al_world_load refuses others):
+ * for tools that make such bytes, as the world-loading fuzz target does. */
+#define AL_WORLD_BYTES_VERSION 7u
+
 /* Names the compiler's output format, for cache keys: a new layout or a change to what the
  * compiler builds must change it. */
-#define AL_WORLD_FORMAT "allium-world-3"
+#define AL_WORLD_FORMAT "allium-world-4"
 
 /* A content key of everything the compiler reads from IN, of SALT (the compile options that
  * change the result, say) and of AL_WORLD_FORMAT: 32 hexadecimal digits and a NUL in KEY.

@@ -14,6 +14,11 @@
  * leaf (+) (-B): the leaf's faces, the axes and its edges crossed with the axes. The point
  * hull's map tree carries those bevels as a chain of nodes above each solid leaf (see
  * bsp/build.c), so the result equals the onion trace of a compiled hull of the same size.
+ *
+ * Clip brushes are solid to every box but a point (Quake's hull 0 leaves them out): a box
+ * reads each block's shift tree, the point hull's map tree with the clip brushes, which a
+ * block has only where clip brushes reach it (al_block_shift); a point reads the point
+ * hull's own map tree.
  */
 #include "brush/expand.h"
 #include "al-vec3.h"
@@ -31,6 +36,12 @@ typedef struct shiftwork {
     const double *normal;
     double sign;
     bool hit, start_solid;
+    bool point; /* the box is a point: clip brushes are not solid to it */
+    /* The top tree's nodes whose empty_mask holds all these bits hold nothing solid to the
+     * box (0: take none as empty). The masks are the onion's: for a box that clip brushes
+     * stop, a region is empty when it is so for every hull, as the agents' hulls hold the
+     * clip brushes (a world with the point hull alone gives no such proof). */
+    uint32_t top_empty;
 } shiftwork;
 
 /* Searches the piece [t0, t1] of the segment in the subtree CODE. T0 was set by crossing the
@@ -42,7 +53,8 @@ static void shift(shiftwork *sw, const al_tree *tree, int32_t code, double t0, d
         if (t0 > t1 || (sw->hit && t0 >= sw->t)) return;
         if (code < 0) {
             if (tree == &sw->model->top) {
-                tree = &sw->model->blocks[-1 - code].map[0];
+                const al_block *block = &sw->model->blocks[-1 - code];
+                tree = sw->point ? &block->map[0] : al_block_shift(block);
                 code = tree->root;
                 continue;
             }
@@ -56,7 +68,10 @@ static void shift(shiftwork *sw, const al_tree *tree, int32_t code, double t0, d
             return;
         }
         const al_node *n = &tree->nodes[code];
-        if (n->empty_mask & 1u) return;
+        if (tree != &sw->model->top
+                ? n->empty_mask & 1u
+                : sw->top_empty && (n->empty_mask & sw->top_empty) == sw->top_empty)
+            return;
         double neg[3] = {-n->normal[0], -n->normal[1], -n->normal[2]};
         double grow_back = al_box_support(n->normal, sw->mins, sw->maxs);
         double grow_front = al_box_support(neg, sw->mins, sw->maxs);
@@ -128,6 +143,13 @@ void al_world_trace_box(const al_world *world, const double mins[3], const doubl
         al_copy(start, out->contact);
         return;
     }
+    bool point = true;
+    for (int k = 0; k < 3; k++) point = point && mins[k] == 0 && maxs[k] == 0;
+    uint32_t top_empty = 1u;
+    if (!point)
+        top_empty = world->hull_count < 2     ? 0u
+                    : world->hull_count >= 32 ? 0xffffffffu
+                                              : (1u << world->hull_count) - 1u;
     for (int m = 0; m < world->model_count; m++) {
         const al_model *model = &world->models[m];
         if (model->brush_count == 0) continue;
@@ -139,7 +161,7 @@ void al_world_trace_box(const al_world *world, const double mins[3], const doubl
             if (hi < model->mins[k] - 1.0 || lo > model->maxs[k] + 1.0) miss = true;
         }
         if (miss) continue;
-        shiftwork sw = {.model = model};
+        shiftwork sw = {.model = model, .point = point, .top_empty = top_empty};
         al_copy(start, sw.start);
         al_sub(end, start, sw.delta);
         al_copy(mins, sw.mins);
@@ -164,7 +186,7 @@ void al_world_trace_box(const al_world *world, const double mins[3], const doubl
         for (int m = 0; m < world->model_count && !out->all_solid; m++) {
             const al_model *model = &world->models[m];
             if (model->brush_count == 0) continue;
-            shiftwork sw = {.model = model};
+            shiftwork sw = {.model = model, .point = point, .top_empty = top_empty};
             al_copy(end, sw.start);
             al_copy(mins, sw.mins);
             al_copy(maxs, sw.maxs);

@@ -316,6 +316,8 @@ int al_world_tree_differences(const al_world *a, const al_world *b, char *why, s
             for (int h = 0; h < a->hull_count; h++)
                 differ += compare_tree(&ba->map[h], &bb->map[h], a->hulls[h].name, m, k, why,
                                        why_size, &found);
+            differ += compare_tree(al_block_shift(ba), al_block_shift(bb), "shift", m, k, why,
+                                   why_size, &found);
             differ += compare_tree(&ba->vis, &bb->vis, "vis", m, k, why, why_size, &found);
             differ += compare_tree(al_block_light(ba), al_block_light(bb), "light", m, k, why,
                                    why_size, &found);

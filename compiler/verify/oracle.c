@@ -24,6 +24,7 @@ typedef struct sat_brush {
     double (*axes)[3]; /* unit axes */
     double *lo, *hi;   /* the brush's projection on each axis */
     double mins[3], maxs[3];
+    bool clip; /* not solid to a point (al_brush_in_hull) */
 } sat_brush;
 
 struct al_oracle {
@@ -133,6 +134,8 @@ static al_oracle *create(const al_world *world, oracle_kind kind)
     for (int i = 0; i < world->collision_count; i++) {
         if (!takes(kind, world->collision[i])) continue;
         if (!build_sat(world, world->collision[i], &o->brushes[o->count++])) goto fail;
+        o->brushes[o->count - 1].clip =
+            (world->collision[i]->material_flags & AL_MATERIAL_CLIP) != 0;
     }
     if (!al_cell_index_build(&o->cells, CELL, o->count, brush_box, o, 50000000)) goto fail;
     return o;
@@ -190,8 +193,17 @@ static void box_interval(const double axis[3], const double mins[3], const doubl
     *hi = c + b;
 }
 
-/* Collects into o->found the brushes whose boxes meet the query box [QMINS, QMAXS]. */
-static int gather(al_oracle *o, const double qmins[3], const double qmaxs[3])
+/* Whether the box [MINS, MAXS] is a point, to which clip brushes are not solid. */
+static bool is_point(const double mins[3], const double maxs[3])
+{
+    bool point = true;
+    for (int k = 0; k < 3; k++) point = point && mins[k] == 0 && maxs[k] == 0;
+    return point;
+}
+
+/* The brushes whose bounds overlap [QMINS, QMAXS] into o->found: all of them, but the
+ * clip brushes for a POINT. */
+static int gather(al_oracle *o, const double qmins[3], const double qmaxs[3], bool point)
 {
     if (++o->stamp_value == 0) {
         memset(o->stamp, 0, (size_t) o->count * sizeof *o->stamp);
@@ -210,14 +222,17 @@ static int gather(al_oracle *o, const double qmins[3], const double qmaxs[3])
                     o->stamp[bi] = o->stamp_value;
                     const sat_brush *b = &o->brushes[bi];
                     if (!al_bounds_overlap(qmins, qmaxs, b->mins, b->maxs, 0)) continue;
+                    if (point && b->clip) continue;
                     o->found[n++] = bi;
                 }
             }
     return n;
 }
 
-double al_oracle_point_margin(al_oracle *o, const double mins[3], const double maxs[3],
-                              const double p[3])
+/* al_oracle_point_margin for the brushes solid to a point (POINT) or to a box: the box
+ * [MINS, MAXS] may be the region a point covers over an open cell. */
+static double box_margin(al_oracle *o, const double mins[3], const double maxs[3],
+                         const double p[3], bool point)
 {
     double qmins[3], qmaxs[3];
     for (int k = 0; k < 3; k++) {
@@ -225,7 +240,7 @@ double al_oracle_point_margin(al_oracle *o, const double mins[3], const double m
         qmaxs[k] = p[k] + maxs[k] + 1.0;
     }
     double best = 2.0; /* beyond the query box: "far" */
-    int found = gather(o, qmins, qmaxs);
+    int found = gather(o, qmins, qmaxs, point);
     for (int f = 0; f < found; f++) {
         const sat_brush *b = &o->brushes[o->found[f]];
         double margin = -INFINITY;
@@ -242,6 +257,12 @@ double al_oracle_point_margin(al_oracle *o, const double mins[3], const double m
     return best;
 }
 
+double al_oracle_point_margin(al_oracle *o, const double mins[3], const double maxs[3],
+                              const double p[3])
+{
+    return box_margin(o, mins, maxs, p, is_point(mins, maxs));
+}
+
 void al_oracle_sweep(al_oracle *o, const double mins[3], const double maxs[3],
                      const double start[3], const double end[3], al_oracle_hit *out)
 {
@@ -253,7 +274,7 @@ void al_oracle_sweep(al_oracle *o, const double mins[3], const double maxs[3],
         qmins[k] = fmin(start[k], end[k]) + mins[k] - 1.0;
         qmaxs[k] = fmax(start[k], end[k]) + maxs[k] + 1.0;
     }
-    int found = gather(o, qmins, qmaxs);
+    int found = gather(o, qmins, qmaxs, is_point(mins, maxs));
     for (int f = 0; f < found; f++) {
         const sat_brush *b = &o->brushes[o->found[f]];
         double t_in = -INFINITY, t_out = INFINITY;
@@ -523,7 +544,8 @@ void al_verify_open_cells(const al_world *w, al_oracle *world_oracle, int hull, 
             lo[k] = at[k] + h->mins[k];
             hi[k] = at[k] + size + h->maxs[k];
         }
-        double margin = al_oracle_point_margin(world_oracle, lo, hi, origin);
+        /* The box is where the hull's origin goes over the cell: a point's keeps its rule. */
+        double margin = box_margin(world_oracle, lo, hi, origin, is_point(h->mins, h->maxs));
         out->checked++;
         if (open && margin < -AL_SURFACE_EPSILON) {
             note_mismatch(out, at, NULL, -margin);

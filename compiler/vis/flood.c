@@ -114,6 +114,27 @@ static bool leak_path(al_world *w, al_vis *vis, const int32_t *parent, int32_t l
     return true;
 }
 
+/* With opaque liquids, marks the portals between two vis leaves that have liquid on one
+ * side only: the vis trees split on the liquids' boundary (bsp/block.c), so such a portal
+ * lies on a liquid surface, and a point a little off its centre on each side tells the
+ * leaves' contents. False if memory runs out. */
+static bool mark_liquid_surfaces(const al_world *w, al_vis *vis)
+{
+    free(vis->portal_opaque);
+    vis->portal_opaque = calloc((size_t) vis->portal_count + 1, 1);
+    if (!vis->portal_opaque) return false;
+    for (int32_t i = 0; i < vis->portal_count; i++) {
+        const al_portal *p = &vis->portals[i];
+        if (vis->leaf_cluster[p->leaf[0]] < 0 || vis->leaf_cluster[p->leaf[1]] < 0) continue;
+        double centre[3], front[3], back[3];
+        al_winding_center(p->winding, centre);
+        al_madd(centre, p->normal, 0.25, front);
+        al_madd(centre, p->normal, -0.25, back);
+        vis->portal_opaque[i] = al_world_point_liquid(w, front) != al_world_point_liquid(w, back);
+    }
+    return true;
+}
+
 int al_vis_flood(al_world *w, al_vis *vis, const al_vis_entity *entities, int entity_count)
 {
     int32_t leaves = vis->leaf_count;
@@ -219,11 +240,10 @@ int al_vis_flood(al_world *w, al_vis *vis, const al_vis_entity *entities, int en
     if (!vis->cluster_leaf) goto done;
     for (int32_t l = 0; l < leaves; l++)
         if (vis->leaf_cluster[l] >= 0) vis->cluster_leaf[vis->leaf_cluster[l]] = l;
+    if (w->opaque_liquids && !mark_liquid_surfaces(w, vis)) goto done;
     vis->vis_portal_count = 0;
     for (int32_t i = 0; i < vis->portal_count; i++)
-        if (vis->leaf_cluster[vis->portals[i].leaf[0]] >= 0 &&
-            vis->leaf_cluster[vis->portals[i].leaf[1]] >= 0)
-            vis->vis_portal_count++;
+        vis->vis_portal_count += al_vis_portal_sees(vis, i);
     vis->stats.vis_leaves = vis->cluster_count;
     vis->stats.portals = vis->vis_portal_count;
     status = 0;

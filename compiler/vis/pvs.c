@@ -755,8 +755,7 @@ int al_vis_pvs(al_vis *vis, al_pvs_level level, int threads)
     int64_t total_points = 0;
     for (int32_t i = 0; i < vis->portal_count; i++) {
         const al_portal *p = &vis->portals[i];
-        if (vis->leaf_cluster[p->leaf[0]] >= 0 && vis->leaf_cluster[p->leaf[1]] >= 0)
-            total_points += 2 * p->winding->count;
+        if (al_vis_portal_sees(vis, i)) total_points += 2 * p->winding->count;
     }
     points = malloc(((size_t) total_points + 1) * sizeof *points);
     if (!points) goto done;
@@ -766,7 +765,7 @@ int al_vis_pvs(al_vis *vis, al_pvs_level level, int threads)
         const al_portal *p = &vis->portals[i];
         int32_t front = vis->leaf_cluster[p->leaf[0]], back = vis->leaf_cluster[p->leaf[1]];
         portal_dportal[i] = -1;
-        if (front < 0 || back < 0) continue;
+        if (!al_vis_portal_sees(vis, i)) continue;
         portal_dportal[i] = n;
         for (int dir = 0; dir < 2; dir++) {
             dportal *d = &s.portals[n];

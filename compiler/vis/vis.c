@@ -29,6 +29,7 @@ void al_vis_destroy(al_vis *vis)
     free(vis->leaf_portal_first);
     free(vis->leaf_portals);
     free(vis->cluster_leaf);
+    free(vis->portal_opaque);
     free(vis->pvs);
     free(vis->cluster_face_first);
     free(vis->cluster_faces);

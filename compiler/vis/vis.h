@@ -76,7 +76,10 @@ typedef struct al_vis {
 
     int32_t cluster_count;
     int32_t *cluster_leaf;
-    int32_t vis_portal_count; /* portals between two vis leaves */
+    int32_t vis_portal_count; /* portals between two vis leaves that sight passes */
+    /* Per portal: 1 where sight does not pass it (with opaque liquids, a liquid surface:
+     * liquid on one side only); the outside flood still does. NULL: every portal passes. */
+    uint8_t *portal_opaque;
 
     /* Leak: entity -1 if none. */
     int32_t leak_entity;
@@ -219,6 +222,14 @@ static inline bool al_bit_test(const uint64_t *row, int i)
 static inline void al_bit_set(uint64_t *row, int i)
 {
     row[i >> 6] |= (uint64_t) 1 << (i & 63);
+}
+
+/* Whether portal I joins two vis leaves for sight (vis_portal_count counts those). */
+static inline bool al_vis_portal_sees(const al_vis *vis, int32_t i)
+{
+    const al_portal *p = &vis->portals[i];
+    return vis->leaf_cluster[p->leaf[0]] >= 0 && vis->leaf_cluster[p->leaf[1]] >= 0 &&
+           !(vis->portal_opaque && vis->portal_opaque[i]);
 }
 
 #endif

@@ -6,6 +6,7 @@
  */
 #include "brush/expand.h"
 #include "al-clock.h"
+#include "al-entity-keys.h"
 #include "al-parallel.h"
 #include "al-epsilon.h"
 #include "al-vec3.h"
@@ -308,6 +309,7 @@ void al_world_destroy(al_world *world)
     free(world->collision_hash);
     free(world->liquids);
     free(world->origins);
+    free(world->hints);
     al_cell_index_free(&world->liquid_index);
     al_plane_table_free(&world->planes);
     al_arena_destroy(world->arena);
@@ -988,6 +990,28 @@ static al_status build_brushes(compile_state *c)
                         "it is left out");
         }
     }
+    /* Opaque liquids, a worldspawn setting (absent or 0: transparent, ericw-tools' default). */
+    const char *opaque = input->entity_count > 0
+                             ? al_entity_value(&input->entities[0], "_allium_opaque_liquids")
+                             : NULL;
+    w->opaque_liquids = opaque && strcmp(opaque, "1") == 0;
+    if (opaque && strcmp(opaque, "1") != 0 && strcmp(opaque, "0") != 0)
+        al_diag_add(&w->diags, AL_SEVERITY_WARNING, AL_DIAG_BAD_VALUE, 0, -1, -1,
+                    input->entities[0].line, -1,
+                    "worldspawn key \"_allium_opaque_liquids\" is \"%s\", not 0 or 1; liquids "
+                    "stay transparent",
+                    opaque);
+    /* The hint brushes: the world's and its func_groups' (structural world geometry; qbsp
+     * splits on hint in the world alone). */
+    w->hints = malloc((size_t) (c->valid_count + 1) * sizeof *w->hints);
+    if (!w->hints) return AL_ERR_NOMEM;
+    for (int i = 0; i < c->valid_count; i++) {
+        al_brush *b = c->valid[i];
+        const char *classname = input->entities[b->entity].classname;
+        al_entity_role role = b->entity == 0 ? AL_ROLE_WORLD : al_entity_role_of(classname);
+        if (role == AL_ROLE_WORLD && (b->material_flags & AL_MATERIAL_HINT))
+            w->hints[w->hint_count++] = b;
+    }
     w->stats.collision_brushes = w->collision_count;
     w->stats.ms_brushes = al_clock_ms_since(t0);
     return AL_OK;
@@ -1106,6 +1130,65 @@ static void mark_brush_dirty(compile_state *c, const al_brush *b)
     if (c->subcells > 1) mark_subcells(m0, c->block_size, b, c->grow_lo, c->grow_hi, c->sub_dirty);
 }
 
+/* Whether the brushes A and B (hint or liquid) are the same: the same planes (a world's
+ * plane table extends its predecessor's, so a brush built again gets its planes' indices)
+ * with the same materials' flags, in order. */
+static bool same_vis_brush(const al_brush *a, const al_brush *b)
+{
+    if (a->side_count != b->side_count) return false;
+    for (int s = 0; s < a->side_count; s++)
+        if (a->sides[s].plane != b->sides[s].plane ||
+            a->sides[s].material_flags != b->sides[s].material_flags)
+            return false;
+    return true;
+}
+
+/* Marks dirty the world blocks (not their sub-cells: these are not collision geometry)
+ * that a brush of PREV_LIST and not of LIST, or the other way, overlaps: their vis trees
+ * are built again, their collision trees copied. Hint and liquid brushes are few (tens in
+ * a map), so they are matched pairwise. False if memory runs out. */
+static bool mark_vis_brushes_dirty(compile_state *c, al_brush *const *list, int count,
+                                   al_brush *const *prev_list, int prev_count)
+{
+    const al_model *m0 = &c->world->models[0];
+    bool *taken = calloc((size_t) prev_count + 1, sizeof *taken);
+    if (!taken) return false;
+    const double zero[3] = {0, 0, 0};
+    int lo[3], hi[3];
+    for (int i = 0; i < count; i++) {
+        int j = 0;
+        while (j < prev_count && (taken[j] || !same_vis_brush(list[i], prev_list[j]))) j++;
+        if (j < prev_count) {
+            taken[j] = true;
+            continue;
+        }
+        brush_block_range(m0, c->block_size, list[i], zero, zero, lo, hi);
+        mark_range(m0, lo, hi, c->dirty);
+    }
+    for (int j = 0; j < prev_count; j++) {
+        if (taken[j]) continue;
+        brush_block_range(m0, c->block_size, prev_list[j], zero, zero, lo, hi);
+        mark_range(m0, lo, hi, c->dirty);
+    }
+    free(taken);
+    return true;
+}
+
+/* Marks dirty the world blocks whose vis trees the hint brushes' changes, and with opaque
+ * liquids the liquids', change; every block when the liquids' opacity changed. False if
+ * memory runs out. */
+static bool mark_vis_dirty(compile_state *c)
+{
+    const al_world *w = c->world, *prev = c->prev;
+    if (w->opaque_liquids != prev->opaque_liquids) {
+        for (int b = 0; b < w->models[0].block_count; b++) c->dirty[b] = true;
+        return true;
+    }
+    return mark_vis_brushes_dirty(c, w->hints, w->hint_count, prev->hints, prev->hint_count) &&
+           (!w->opaque_liquids || mark_vis_brushes_dirty(c, w->liquids, w->liquid_count,
+                                                         prev->liquids, prev->liquid_count));
+}
+
 /* Stage: which blocks to build. Without PREV, all. With it: a brush model whose brushes
  * are unchanged keeps all its blocks; the world model, if its grid is unchanged, rebuilds
  * only the blocks that a removed or a new brush (grown by every hull) overlaps, since only
@@ -1135,6 +1218,7 @@ static al_status choose_blocks(compile_state *c)
                 if (!c->reuse.taken[i]) mark_brush_dirty(c, prev->collision[i]);
             for (int i = 0; i < m0->brush_count; i++)
                 if (c->fresh[w->collision[i]->id]) mark_brush_dirty(c, w->collision[i]);
+            if (!mark_vis_dirty(c)) return AL_ERR_NOMEM;
         }
         int base = w->models[0].block_count;
         for (int m = 1; m < w->model_count; m++) {

@@ -26,7 +26,7 @@
 #include <string.h>
 
 #define MAGIC      "ALWORLD"
-#define VERSION    6u
+#define VERSION    AL_WORLD_BYTES_VERSION
 #define ORDER_MARK 0x01020304u
 #define HEADER     32
 
@@ -95,7 +95,8 @@ static void put_brush(writer *o, const al_brush *b)
     for (int s = 0; s < b->side_count; s++) {
         const al_side *side = &b->sides[s];
         const int32_t f[] = {side->plane, side->material, side->face,
-                             side->winding ? side->winding->count : -1};
+                             side->winding ? side->winding->count : -1,
+                             (int32_t) side->material_flags};
         put(o, f, sizeof f);
         if (side->winding)
             put(o, side->winding->points,
@@ -145,6 +146,9 @@ al_status al_world_save(const al_world *w, void **data, size_t *size)
     for (int i = 0; i < w->liquid_count; i++) put_brush(&o, w->liquids[i]);
     put_i32(&o, w->origin_count);
     for (int i = 0; i < w->origin_count; i++) put_brush(&o, w->origins[i]);
+    put_i32(&o, w->hint_count);
+    for (int i = 0; i < w->hint_count; i++) put_brush(&o, w->hints[i]);
+    put_i32(&o, w->opaque_liquids);
     put_i32(&o, w->model_count);
     for (int m = 0; m < w->model_count; m++) {
         const al_model *model = &w->models[m];
@@ -169,6 +173,10 @@ al_status al_world_save(const al_world *w, void **data, size_t *size)
             put(&o, &block->stats, sizeof block->stats);
             put_tree(&o, &block->onion);
             for (int h = 0; h < w->hull_count; h++) put_tree(&o, &block->map[h]);
+            /* The shift tree, where clip brushes reach the block. */
+            bool has_shift = block->shift.leaves != NULL;
+            put_i32(&o, has_shift);
+            if (has_shift) put_tree(&o, &block->shift);
             /* A world block compiled without visibility may not have its vis trees yet. */
             bool has_vis = m == 0 && al_block_has_vis(block);
             put_i32(&o, has_vis);
@@ -317,12 +325,13 @@ static bool get_brush(reader *r, al_world *w, al_brush *b)
                                sizeof *b->sides);
     if (!b->sides) return fail(r, "memory ran out");
     for (int s = 0; s < b->side_count; s++) {
-        int32_t g[4];
+        int32_t g[5];
         if (!get(r, g, sizeof g)) return false;
         al_side *side = &b->sides[s];
         side->plane = g[0];
         side->material = g[1];
         side->face = g[2];
+        side->material_flags = (uint32_t) g[4];
         if (g[0] < 0 || g[0] >= w->planes.count) return fail(r, "a brush side's plane is wrong");
         if (g[3] < -1 || g[3] > MAX_SIDES) return fail(r, "a winding is wrong");
         if (g[3] < 0) continue;
@@ -385,6 +394,10 @@ static bool get_model(reader *r, al_world *w, al_model *m)
             return fail(r, "a block's bounds are wrong");
         for (int h = 0; h < w->hull_count; h++)
             if (!get_tree(r, &block->map[h], false, 0)) return false;
+        int32_t has_shift;
+        if (!get(r, &has_shift, sizeof has_shift)) return false;
+        if (has_shift != 0 && has_shift != 1) return fail(r, "a block's shift tree is wrong");
+        if (has_shift && !get_tree(r, &block->shift, false, 0)) return false;
         int32_t has_vis;
         if (!get(r, &has_vis, sizeof has_vis)) return false;
         if (has_vis != 0 && (has_vis != 1 || m != w->models))
@@ -514,6 +527,22 @@ al_status al_world_load(const void *data, size_t size, al_world **out, al_diag_l
             else if (get_brush(&r, w, b))
                 w->origins[w->origin_count++] = b;
         }
+    }
+    if (get_count(&r, 8 * sizeof(int32_t) + 6 * sizeof(double), &n)) {
+        w->hints = malloc((size_t) (n ? n : 1) * sizeof *w->hints);
+        if (!w->hints) fail(&r, "memory ran out");
+        for (int i = 0; i < n && !r.problem; i++) {
+            al_brush *b = al_arena_calloc(w->arena, 1, sizeof *b);
+            if (!b)
+                fail(&r, "memory ran out");
+            else if (get_brush(&r, w, b))
+                w->hints[w->hint_count++] = b;
+        }
+    }
+    int32_t opaque = 0;
+    if (!r.problem && get(&r, &opaque, sizeof opaque)) {
+        if (opaque != 0 && opaque != 1) fail(&r, "the liquids' opacity is wrong");
+        w->opaque_liquids = opaque == 1;
     }
     if (get_count(&r, 10 * sizeof(int32_t) + 12 * sizeof(double), &n)) {
         if (n < 1) fail(&r, "there is no world model");

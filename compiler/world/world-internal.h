@@ -75,12 +75,15 @@ typedef struct al_subtree {
 typedef struct al_subcell_stats {
     int32_t boundary_polys[AL_MAX_HULLS];
     int32_t onion_polys, onion_splits, onion_degenerate, bevel_nodes;
+    int32_t has_shift; /* 1: clip brushes reach it, so it has a shift tree of its own */
 } al_subcell_stats;
 
 /* The trees of one sub-cell, as built, before they join their block's. */
 typedef struct al_subcell_trees {
     al_tree onion;
     al_tree map[AL_MAX_HULLS];
+    al_tree shift; /* the shift tree (al_block.shift), built only where clip brushes reach:
+                      elsewhere map[0] is that tree (leaves NULL) */
     int boundary_polys[AL_MAX_HULLS];
     al_build_stats onion_stats, map_stats;
     double ms_csg, ms_map_trees, ms_onion;
@@ -112,9 +115,15 @@ typedef struct al_block {
     double cell_mins[3];     /* the corner of its grid cell (mins, unless outermost) */
     al_tree onion;
     al_tree map[AL_MAX_HULLS]; /* map[0] carries bevel chains under its solid leaves */
+    /* The point hull's map tree with the clip brushes (solid to every box but a point),
+     * with bevel chains, for traces of boxes of any size (trace/shift.c); built only in a
+     * block that clip brushes reach (leaves NULL elsewhere: map[0] is that tree there).
+     * Sub-cells without clip brushes take map[0]'s tree into it. */
+    al_tree shift;
     int subcells; /* per axis: AL_SUBCELLS, or 1 */
     /* Owned with the trees; NULL in a loaded block (which then cannot lend sub-cells).
-     * sub[kind * subcells³ + s]: kind 0 the onion tree, 1 + h the map tree of hull h. */
+     * sub[kind * subcells³ + s]: kind 0 the onion tree, 1 + h the map tree of hull h,
+     * 1 + hull count the shift tree (zero where the block has none). */
     al_subtree *sub;
     al_subcell_stats *sub_stats; /* per sub-cell */
     int onion_max_depth; /* of the onion tree, from its root: kept for the world's stats */
@@ -238,6 +247,13 @@ struct al_world {
     al_cell_index liquid_index; /* the liquids by cell (al_world_index_liquids) */
     al_brush **origins;         /* owned array; the brush entities' origin brushes, one each */
     int origin_count;
+    al_brush **hints; /* owned array; the world's hint brushes, in input order: their hint
+                         faces split the vis trees (al_block_build_vis) */
+    int hint_count;
+    /* The worldspawn key "_allium_opaque_liquids" is 1: liquid surfaces block sight (Quake's
+     * qbsp -notranswater). The vis trees then split on the liquids' boundary too, and the
+     * PVS does not pass a portal between a liquid leaf and a leaf without (vis/flood.c). */
+    bool opaque_liquids;
     /* Owned array, at [hull * collision_count + i]: collision brush i expanded by the hull,
      * or NULL where it never was. The brushes live in STORES. NULL in a loaded world. */
     al_brush **expanded;
@@ -302,6 +318,13 @@ static inline int al_model_box_block(const al_model *m, const double mins[3],
         if (al_model_grid_coord(m, k, maxs[k]) != c[k]) return -1;
     }
     return al_model_block_index(m, c[0], c[1], c[2]);
+}
+
+/* The tree that traces of boxes of any size read in a block: the shift tree where clip
+ * brushes reach the block, else the point hull's map tree. */
+static inline const al_tree *al_block_shift(const al_block *b)
+{
+    return b->shift.leaves ? &b->shift : &b->map[0];
 }
 
 /* The light tree of a world block. */

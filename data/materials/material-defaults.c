@@ -39,7 +39,10 @@ uint32_t al_material_default_flags(const char *name)
     if (equals_ci(name, "clip")) return AL_MATERIAL_CLIP;
     if (equals_ci(name, "skip") || equals_ci(name, "nodraw") || equals_ci(name, "caulk"))
         return AL_MATERIAL_NODRAW;
-    if (equals_ci(name, "hint") || equals_ci(name, "hintskip")) return AL_MATERIAL_HINT;
+    if (equals_ci(name, "hint")) return AL_MATERIAL_HINT;
+    /* A hint brush's faces that split nothing (ericw-tools' hintskip): hint contents, when
+     * it comes first, and a skip face. */
+    if (equals_ci(name, "hintskip")) return AL_MATERIAL_HINT | AL_MATERIAL_NODRAW;
     if (equals_ci(name, "origin")) return AL_MATERIAL_ORIGIN;
     return 0;
 }

@@ -438,6 +438,103 @@ CHECK_TEST(face_polys_generated, "/brush/faces/generated-map-polygons-match-thei
     scene_free(&sc);
 }
 
+/* A box at X sweeps along x from -100 to 100 past brushes at x in [0, 64]: the fraction of
+ * the move at which it stops (1 if it passes). */
+static double sweep_x(const al_world *w, double half, double y)
+{
+    al_trace t;
+    const double mins[3] = {-half, -half, -half}, maxs[3] = {half, half, half};
+    al_world_trace_box(w, mins, maxs, (double[3]){-100, y, 32}, (double[3]){100, y, 32}, &t);
+    return t.hit ? t.fraction : 1.0;
+}
+
+/* Quake's qbsp leaves clip brushes out of hull 0: a clip brush stops every agent's box and
+ * a box of any size, but not a point, nor light. The plane-shifting trace reads a tree of
+ * the point hull with the clip brushes (the block's shift tree), every other point-hull
+ * query the tree without them; the oracles read the same rule, and a saved world keeps
+ * both trees. A clip brush in a door stops boxes as in the world. */
+CHECK_TEST(clip_rule, "/brush/contents/clip-stops-every-box-but-a-point-and-lets-light-through")
+{
+    mapgen *g = mapgen_create(false);
+    mapgen_begin_entity(g, "worldspawn");
+    mapgen_box(g, -512, -512, -16, 512, 512, 0, "floor");
+    mapgen_box(g, 0, 0, 0, 64, 64, 64, "clip");
+    mapgen_box(g, 0, 200, 0, 64, 264, 64, "metal1");
+    /* A clip brush meeting a solid one: the point hull keeps only the solid part. */
+    mapgen_box(g, 0, 400, 0, 64, 464, 64, "clip");
+    mapgen_box(g, 32, 400, 0, 64, 464, 64, "metal1");
+    mapgen_end_entity(g);
+    mapgen_begin_entity(g, "func_door");
+    mapgen_box(g, 0, -300, 0, 64, -236, 64, "clip");
+    mapgen_box(g, 300, -300, 0, 364, -236, 64, "door");
+    mapgen_end_entity(g);
+    scene s;
+    REQUIRE(scene_load_mapgen(&s, g, NULL));
+    int stand = scene_hull(&s, "stand");
+    const double inside[3] = {32, 32, 32}, part[3] = {16, 432, 32}, solid[3] = {48, 432, 32};
+    CHECK(!al_world_point_solid(s.world, 0, inside));
+    CHECK(al_world_point_solid(s.world, stand, inside));
+    CHECK(!al_world_point_solid(s.world, 0, part));
+    CHECK(al_world_point_solid(s.world, 0, solid));
+
+    /* Sweeps: a point passes the clip brush and stops at the solid one; boxes of a hull's
+     * size and of no hull's stop at both, their face on the brush's. */
+    for (int pass = 0; pass < 2; pass++) {
+        al_world *w = s.world;
+        void *bytes = NULL;
+        size_t size = 0;
+        if (pass == 1) {
+            REQUIRE(al_world_save(s.world, &bytes, &size) == AL_OK);
+            REQUIRE(al_world_load(bytes, size, &w, NULL) == AL_OK);
+        }
+        CHECK_MSG(sweep_x(w, 0, 32) == 1.0, "pass %d: a point stops at %g", pass,
+                  sweep_x(w, 0, 32));
+        CHECK(fabs(sweep_x(w, 0, 232) - 0.5) < 1e-3);
+        for (int k = 0; k < 3; k++) {
+            double half = (double[3]){16, 8, 3.5}[k], want = (100 - half) / 200;
+            CHECK_MSG(fabs(sweep_x(w, half, 32) - want) < 1e-3, "pass %d: box %g stops at %g", pass,
+                      half, sweep_x(w, half, 32));
+            CHECK(fabs(sweep_x(w, half, 232) - want) < 1e-3);
+            CHECK(fabs(sweep_x(w, half, -268) - want) < 1e-3); /* the door's clip brush */
+        }
+        CHECK(sweep_x(w, 0, -268) == 1.0);
+        CHECK(fabs(sweep_x(w, 0, 432) - 132.0 / 200) < 1e-3);
+        CHECK(fabs(sweep_x(w, 8, 432) - 92.0 / 200) < 1e-3);
+        /* The onion traces agree: the point hull passes, the standing box stops. */
+        al_trace t;
+        al_world_trace(w, 0, (double[3]){-100, 32, 32}, (double[3]){100, 32, 32}, &t);
+        CHECK(!t.hit);
+        al_world_trace(w, stand, (double[3]){-100, 32, 32}, (double[3]){100, 32, 32}, &t);
+        CHECK(t.hit && t.fraction < 0.5);
+        if (pass == 1) al_world_destroy(w);
+        free(bytes);
+    }
+
+    /* Light: the light trees let a ray through the clip brush, not through the solid one. */
+    CHECK(isinf(
+        al_verify_light_trees_hit(s.world, (double[3]){-100, 32, 32}, (double[3]){100, 32, 32})));
+    CHECK(fabs(al_verify_light_trees_hit(s.world, (double[3]){-100, 232, 32},
+                                         (double[3]){100, 232, 32}) -
+               0.5) < 1e-3);
+
+    /* Every hull's trees, traces and plane shifting against the brute-force oracle. */
+    al_oracle *o = al_oracle_create(s.world);
+    REQUIRE(o);
+    for (int h = 0; h < al_world_hull_count(s.world); h++) {
+        al_verify_counts c[4];
+        al_verify_solidity(s.world, o, h, 20000, 3, &c[0]);
+        al_verify_map_trees(s.world, o, h, 20000, 3, &c[1]);
+        al_verify_traces(s.world, o, h, 2000, 0, 3, &c[2]);
+        al_verify_plane_shift(s.world, o, h, 2000, 0, 3, &c[3]);
+        for (int k = 0; k < 4; k++)
+            CHECK_MSG(c[k].mismatches == 0 && c[k].checked > 0,
+                      "hull %d, check %d: %lld of %lld disagree", h, k, (long long) c[k].mismatches,
+                      (long long) c[k].checked);
+    }
+    al_oracle_destroy(o);
+    scene_free(&s);
+}
+
 int main(int argc, char **argv)
 {
     return check_main(argc, argv);
@@ -466,6 +563,8 @@ CHECK_TEST(contents_first_face, "/brush/contents/the-first-face-decides-as-in-qu
     /* 4: water with skip faces: water, without a warning. */
     mapgen_box_faces(g, 400, 0, 0, 464, 64, 64,
                      (const char *const[6]){"*water1", "skip", "skip", "skip", "skip", "*water1"});
+    /* 7 (placed last in the row): clip, solid to the agents and not to a point. */
+    mapgen_box(g, 700, 0, 0, 764, 64, 64, "clip");
     mapgen_end_entity(g);
     /* 5: water in a func_wall (e1m3): solid. */
     mapgen_begin_entity(g, "func_wall");
@@ -477,14 +576,27 @@ CHECK_TEST(contents_first_face, "/brush/contents/the-first-face-decides-as-in-qu
     mapgen_end_entity(g);
     scene s;
     REQUIRE(scene_load_mapgen(&s, g, NULL));
-    const bool solid[7] = {true, true, false, true, false, true, false};
+    const bool solid[8] = {true, true, false, true, false, true, false, true};
     int stand = scene_hull(&s, "stand");
-    for (int i = 0; i < 7; i++) {
+    for (int i = 0; i < 8; i++) {
         double centre[3] = {100.0 * i + 32, 32, 32};
-        CHECK_MSG(al_world_point_solid(s.world, 0, centre) == solid[i],
+        CHECK_MSG(al_world_point_solid(s.world, 0, centre) == (solid[i] && i != 7),
                   "brush %d in the point hull", i);
         CHECK_MSG(al_world_point_solid(s.world, stand, centre) == solid[i], "brush %d standing", i);
     }
+    /* The brute-force oracle reads the same rules: every hull agrees with it. */
+    al_oracle *o = al_oracle_create(s.world);
+    REQUIRE(o);
+    for (int h = 0; h < al_world_hull_count(s.world); h++) {
+        al_verify_counts points, traces;
+        al_verify_solidity(s.world, o, h, 20000, 7, &points);
+        al_verify_traces(s.world, o, h, 2000, 256, 7, &traces);
+        CHECK_MSG(points.mismatches == 0 && traces.mismatches == 0,
+                  "hull %d: %lld of %lld points and %lld of %lld traces disagree", h,
+                  (long long) points.mismatches, (long long) points.checked,
+                  (long long) traces.mismatches, (long long) traces.checked);
+    }
+    al_oracle_destroy(o);
     /* The warnings name the two mixed brushes' differing faces, and no other brush. */
     const al_diag_list *d = al_world_diagnostics(s.world);
     int mixed = 0;

@@ -302,6 +302,42 @@ CHECK_TEST(random_edits, "/update/random-edits-of-a-generated-map-equal-full-com
     scene_free(&s);
 }
 
+/* Clip brushes make a block's shift tree (the point hull's map tree with them), hint
+ * brushes split its vis tree: random edits of rooms with both, moving, resizing, deleting
+ * and copying them among the rest, give the trees (shift and vis trees included) and
+ * answers of a full compile. */
+CHECK_TEST(clip_edits, "/update/random-edits-among-clip-and-hint-brushes-equal-full-compiles")
+{
+    mapgen *g = mapgen_create(false);
+    mapgen_begin_entity(g, "worldspawn");
+    for (int r = 0; r < 3; r++) {
+        double x = r * 1024.0 + 128;
+        mapgen_room(g, x - 16, 112, -16, x + 784, 656, 272, 16, "wall");
+        for (int i = 0; i < 6; i++)
+            mapgen_box(g, x + 64 + i * 112, 200 + (i % 3) * 128, 0, x + 128 + i * 112,
+                       264 + (i % 3) * 128, 96 + (i % 2) * 96, i % 2 ? "crate" : "clip");
+        for (int i = 0; i < 2; i++)
+            mapgen_box_faces(
+                g, x + 250 + i * 256, 112, 0, x + 254 + i * 256, 400, 256,
+                (const char *const[6]){"hint", "hint", "skip", "hint", "skip", "skip"});
+    }
+    mapgen_end_entity(g);
+    size_t len;
+    const char *text = mapgen_text(g, &len);
+    scene s;
+    bool ok = scene_load_text(&s, text, len, NULL);
+    mapgen_destroy(g);
+    REQUIRE(ok);
+    scene_edit_report r;
+    scene_edit_check(&s.input.input, 30, 2, 2000, 0, 5, &r);
+    CHECK_MSG(r.failed_updates == 0 && r.tree_differences == 0, "%d failed, %d trees differ: %s",
+              r.failed_updates, r.tree_differences, r.why);
+    CHECK(r.solidity_mismatches == 0 && r.solidity_checked > 0);
+    check_note("%d edits in %d batches: %.1f of %.0f blocks built", r.edits, r.batches,
+               r.blocks_built_mean, r.blocks_mean);
+    scene_free(&s);
+}
+
 int main(int argc, char **argv)
 {
     return check_main(argc, argv);

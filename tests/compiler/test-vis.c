@@ -517,6 +517,218 @@ CHECK_TEST(detail, "/vis/detail-brushes-do-not-split-leaves-and-sit-in-them")
     }
 }
 
+/* Whether some portal of W lies on the axial plane x[AXIS] = AT. */
+static bool portal_on(const al_world *w, int axis, double at)
+{
+    for (int i = 0; i < al_world_portal_count(w); i++) {
+        al_portal_info p;
+        if (al_world_portal(w, i, &p) && p.leaf[0] >= 0 && p.leaf[1] >= 0 &&
+            fabs(fabs(p.normal[axis]) - 1) < 1e-9 && fabs(fabs(p.dist) - at) < 1e-6)
+            return true;
+    }
+    return false;
+}
+
+/* A long room, and across half of it a hint brush 4 units thick: its two hint faces (at x
+ * 500 and 504) split the vis tree and make portals there; its skip face (at y 128) and
+ * hintskip face do not, and it is no solid; the same in a func_group. Moving it by an
+ * incremental compile gives the trees of a full compile, and the portals move along. */
+CHECK_TEST(hint, "/vis/hint-faces-split-the-vis-tree-and-skip-faces-do-not")
+{
+    for (int hint = 0; hint < 3; hint++) {
+        mapgen *g = mapgen_create(false);
+        mapgen_begin_entity(g, "worldspawn");
+        room(g, 0, 0, 1024, 256, 128, 0, 0, 0);
+        if (hint == 2) {
+            mapgen_end_entity(g);
+            mapgen_begin_entity(g, "func_group");
+        }
+        if (hint)
+            mapgen_box_faces(
+                g, 500, 0, 0, 504, 128, 128,
+                (const char *const[6]){"hintskip", "hint", "skip", "hint", "skip", "skip"});
+        mapgen_end_entity(g);
+        mapgen_point_entity(g, "info_player_start", 32, 32, 32);
+        scene s;
+        REQUIRE(load(&s, g, AL_PVS_TIGHT));
+        al_vis_stats vs;
+        al_world_vis_stats(s.world, &vs);
+        if (!hint) {
+            CHECK_MSG(vs.vis_leaves == 1, "%d vis leaves without the hint", vs.vis_leaves);
+            CHECK(!portal_on(s.world, 0, 500) && !portal_on(s.world, 0, 504));
+        } else {
+            CHECK_MSG(vs.vis_leaves >= 3 && vs.portals >= 2, "%d vis leaves, %d portals",
+                      vs.vis_leaves, vs.portals);
+            CHECK(portal_on(s.world, 0, 500) && portal_on(s.world, 0, 504));
+            CHECK(!portal_on(s.world, 1, 128));
+            CHECK(!al_world_point_solid(s.world, 0, (double[3]){502, 64, 64}));
+            CHECK(leaf(&s, 400, 64, 64) != leaf(&s, 600, 64, 64));
+        }
+        check_portals(&s);
+        check_pvs(&s, 5000);
+        if (hint == 1) {
+            /* Moved by 64 units: an incremental compile against a full one. */
+            al_edit_input e;
+            REQUIRE(al_edit_input_init(&e, &s.input.input));
+            int b = e.input.brush_count - 1;
+            const al_brush_desc *d = &e.brushes[b];
+            for (int f = 0; f < d->face_count; f++)
+                for (int i = 0; i < 3; i++) e.faces[d->first_face + f].points[i][0] += 64;
+            al_compile_options co = {.no_vis = true};
+            al_world *next = NULL, *full = NULL;
+            REQUIRE(al_world_update(s.world, &e.input, &co, &next, NULL) == AL_OK);
+            REQUIRE(al_world_compile(&e.input, &co, &full, NULL) == AL_OK);
+            REQUIRE(al_world_build_vis_trees(next, 0) == AL_OK);
+            REQUIRE(al_world_build_vis_trees(full, 0) == AL_OK);
+            al_world_stats st;
+            al_world_get_stats(next, &st);
+            CHECK_MSG(st.blocks_built >= 1, "%d blocks built", st.blocks_built);
+            char why[300] = "";
+            CHECK_MSG(al_world_tree_differences(next, full, why, sizeof why) == 0, "%s", why);
+            REQUIRE(al_world_build_vis(next, &e.input, AL_PVS_TIGHT, 0) == AL_OK);
+            CHECK(portal_on(next, 0, 564) && portal_on(next, 0, 568));
+            CHECK(!portal_on(next, 0, 500) && !portal_on(next, 0, 504));
+            al_world_destroy(next);
+            al_world_destroy(full);
+            al_edit_input_free(&e);
+        }
+        scene_free(&s);
+    }
+}
+
+/* A room split by a wall that stops 64 units above the floor, and a pool under it (water
+ * from x 256 to 768, 128 deep): every line between the room's two halves above the water
+ * goes through the water's surface. */
+static bool load_pool(scene *s, bool opaque)
+{
+    mapgen *g = mapgen_create(false);
+    mapgen_begin_entity(g, "worldspawn");
+    if (opaque) mapgen_key(g, "_allium_opaque_liquids", "1");
+    room(g, 0, 0, 1024, 256, 256, 0, 0, 0);
+    mapgen_box(g, 496, 0, 64, 528, 256, 256, "wall");
+    mapgen_box(g, 256, 0, 0, 768, 256, 128, "*water1");
+    mapgen_end_entity(g);
+    mapgen_point_entity(g, "info_player_start", 32, 32, 32);
+    return load(s, g, AL_PVS_TIGHT);
+}
+
+/* Whether the segment A-B touches the box [LO, HI] (slabs). */
+static bool segment_touches_box(const double a[3], const double b[3], const double lo[3],
+                                const double hi[3])
+{
+    double t0 = 0, t1 = 1;
+    for (int k = 0; k < 3; k++) {
+        double d = b[k] - a[k];
+        if (fabs(d) < 1e-12) {
+            if (a[k] < lo[k] || a[k] > hi[k]) return false;
+            continue;
+        }
+        double u = (lo[k] - a[k]) / d, v = (hi[k] - a[k]) / d;
+        if (u > v) {
+            double t = u;
+            u = v;
+            v = t;
+        }
+        if (u > t0) t0 = u;
+        if (v < t1) t1 = v;
+        if (t0 > t1) return false;
+    }
+    return true;
+}
+
+/* The worldspawn key "_allium_opaque_liquids" "1" makes liquid surfaces block sight: the
+ * two halves above the pool see each other through the water by default and not with it;
+ * under water both halves still see each other. With the key, every line of sight that
+ * stays out of the water or in it is still in the PVS (sight oracle, sampled), and an
+ * update that turns the key on, or moves the pool, gives a full compile's trees. */
+CHECK_TEST(opaque_liquids, "/vis/opaque-liquids-block-sight-through-a-pool")
+{
+    const double a[3] = {128, 128, 200}, b[3] = {896, 128, 200};
+    const double c[3] = {384, 128, 32}, d[3] = {640, 128, 32};
+    /* Beside the pool at its depth: a level line through the water joins them. */
+    const double e0[3] = {128, 128, 16}, e1[3] = {896, 128, 16};
+    scene clear, opaque;
+    REQUIRE(load_pool(&clear, false));
+    REQUIRE(load_pool(&opaque, true));
+    CHECK(al_world_leaf_sees(clear.world, leaf(&clear, a[0], a[1], a[2]),
+                             leaf(&clear, b[0], b[1], b[2])));
+    CHECK(al_world_leaf_sees(clear.world, leaf(&clear, a[0], a[1], a[2]),
+                             leaf(&clear, c[0], c[1], c[2])));
+    CHECK(al_world_leaf_sees(clear.world, leaf(&clear, e0[0], e0[1], e0[2]),
+                             leaf(&clear, e1[0], e1[1], e1[2])));
+    check_pvs(&clear, 5000);
+    int la = leaf(&opaque, a[0], a[1], a[2]), lb = leaf(&opaque, b[0], b[1], b[2]);
+    int lc = leaf(&opaque, c[0], c[1], c[2]), ld = leaf(&opaque, d[0], d[1], d[2]);
+    CHECK(la >= 0 && lb >= 0 && lc >= 0 && ld >= 0);
+    CHECK_MSG(!al_world_leaf_sees(opaque.world, la, lb), "the halves see each other");
+    CHECK(!al_world_leaf_sees(opaque.world, la, lc));
+    CHECK(!al_world_leaf_sees(opaque.world, leaf(&opaque, e0[0], e0[1], e0[2]),
+                              leaf(&opaque, e1[0], e1[1], e1[2])));
+    CHECK(al_world_leaf_sees(opaque.world, lc, ld));
+    check_portals(&opaque);
+
+    /* Lines of sight that do not cross the water's surface. */
+    al_oracle *sight = al_oracle_create_sight(opaque.world);
+    REQUIRE(sight);
+    const double water_lo[3] = {256, 0, 0}, water_hi[3] = {768, 256, 128};
+    al_rng rng = {5};
+    int checked = 0, missing = 0;
+    for (int i = 0; i < 20000; i++) {
+        double p[2][3];
+        bool wet[2];
+        for (int e = 0; e < 2; e++) {
+            p[e][0] = 1 + 1022 * al_rng_uniform(&rng);
+            p[e][1] = 1 + 254 * al_rng_uniform(&rng);
+            p[e][2] = 1 + 254 * al_rng_uniform(&rng);
+            wet[e] = p[e][0] > 256 && p[e][0] < 768 && p[e][2] < 128;
+        }
+        if (wet[0] != wet[1]) continue;
+        if (!wet[0] && segment_touches_box(p[0], p[1], water_lo, water_hi)) continue;
+        const double zero[3] = {0, 0, 0};
+        if (al_oracle_point_margin(sight, zero, zero, p[0]) < 1e-3 ||
+            al_oracle_point_margin(sight, zero, zero, p[1]) < 1e-3)
+            continue;
+        al_oracle_hit hit;
+        al_oracle_sweep(sight, zero, zero, p[0], p[1], &hit);
+        if (hit.hit) continue;
+        int l0 = al_world_vis_leaf_at(opaque.world, p[0]);
+        int l1 = al_world_vis_leaf_at(opaque.world, p[1]);
+        if (l0 < 0 || l1 < 0) continue;
+        checked++;
+        missing += !al_world_leaf_sees(opaque.world, l0, l1);
+    }
+    al_oracle_destroy(sight);
+    CHECK_MSG(checked > 2000 && missing == 0, "%d of %d lines of sight missing", missing, checked);
+
+    /* Incremental: the key turned on, then the pool moved, against full compiles. */
+    al_compile_options co = {.no_vis = true};
+    al_world *next = NULL, *full = NULL;
+    REQUIRE(al_world_update(clear.world, &opaque.input.input, &co, &next, NULL) == AL_OK);
+    REQUIRE(al_world_compile(&opaque.input.input, &co, &full, NULL) == AL_OK);
+    REQUIRE(al_world_build_vis_trees(next, 0) == AL_OK);
+    REQUIRE(al_world_build_vis_trees(full, 0) == AL_OK);
+    char why[300] = "";
+    CHECK_MSG(al_world_tree_differences(next, full, why, sizeof why) == 0, "key: %s", why);
+    al_world_destroy(full);
+    al_edit_input e;
+    REQUIRE(al_edit_input_init(&e, &opaque.input.input));
+    const al_brush_desc *pool = &e.brushes[e.input.brush_count - 1];
+    for (int f = 0; f < pool->face_count; f++)
+        for (int i = 0; i < 3; i++) e.faces[pool->first_face + f].points[i][2] -= 32;
+    al_world *moved = NULL;
+    REQUIRE(al_world_update(next, &e.input, &co, &moved, NULL) == AL_OK);
+    REQUIRE(al_world_compile(&e.input, &co, &full, NULL) == AL_OK);
+    REQUIRE(al_world_build_vis_trees(moved, 0) == AL_OK);
+    REQUIRE(al_world_build_vis_trees(full, 0) == AL_OK);
+    CHECK_MSG(al_world_tree_differences(moved, full, why, sizeof why) == 0, "moved: %s", why);
+    al_world_destroy(moved);
+    al_world_destroy(full);
+    al_world_destroy(next);
+    al_edit_input_free(&e);
+    scene_free(&clear);
+    scene_free(&opaque);
+}
+
 int main(int argc, char **argv)
 {
     return check_main(argc, argv);

@@ -19,7 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!copy) return 0;
     memcpy(copy, data, size);
     /* The header as al_world_save writes it. */
-    uint32_t version = 1, order = 0x01020304u;
+    uint32_t version = AL_WORLD_BYTES_VERSION, order = 0x01020304u;
     uint64_t payload = size - 32, sum = 14695981039346656037u;
     for (size_t i = 32; i < size; i++) sum = (sum ^ copy[i]) * 1099511628211u;
     memcpy(copy, "ALWORLD", 8);
