@@ -1434,6 +1434,44 @@ gboolean allium_document_apply_material(AlliumDocument *self, const char *name,
     return finish_edit(self, st, &change, &diags, _("Apply material"), error);
 }
 
+void allium_document_texture_size(AlliumDocument *self, const char *material, double size[2])
+{
+    g_return_if_fail(ALLIUM_IS_DOCUMENT(self));
+    size[0] = size[1] = 64;
+    const AlliumTextures *t = self->textures;
+    for (int i = 0; t && material && i < t->count; i++)
+        if (g_ascii_strcasecmp(t->images[i].name, material) == 0) {
+            size[0] = t->images[i].width;
+            size[1] = t->images[i].height;
+            return;
+        }
+}
+
+gboolean allium_document_align_faces(AlliumDocument *self, const AlliumFaceRef *faces,
+                                     guint count, const al_align *a, const char *material,
+                                     int *refused, GError **error)
+{
+    g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), FALSE);
+    if (!require_open(self, error)) return FALSE;
+    if (count == 0) return TRUE;
+    g_autofree al_doc_face_ref *refs = g_new(al_doc_face_ref, count);
+    g_autofree double(*sizes)[2] = g_malloc_n(count, sizeof *sizes);
+    for (guint i = 0; i < count; i++) {
+        refs[i] = (al_doc_face_ref){faces[i].brush, faces[i].face};
+        al_doc_texture t;
+        const char *name = material;
+        if (!name && al_doc_face_texture(self->doc, faces[i].brush, faces[i].face, &t) == AL_OK)
+            name = t.material;
+        allium_document_texture_size(self, name, sizes[i]);
+    }
+    al_diag_list diags = {0};
+    al_doc_change change = {0};
+    al_status st = al_doc_align_faces(self->doc, refs, (int) count, a,
+                                      (const double(*)[2]) sizes, material, refused, &change,
+                                      &diags);
+    return finish_edit(self, st, &change, &diags, _("Align texture"), error);
+}
+
 gboolean allium_document_set_hulls(AlliumDocument *self, const al_hull_desc *hulls,
                                    guint count, GError **error)
 {
