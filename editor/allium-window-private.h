@@ -11,6 +11,7 @@
 #include "allium-compile-panel.h"
 #include "allium-inspector.h"
 #include "allium-material-browser.h"
+#include "allium-texture-browser.h"
 
 G_BEGIN_DECLS
 
@@ -32,6 +33,7 @@ struct _AlliumWindow {
     AlliumInspector *inspector;
     AlliumCompilePanel *compile_panel;
     AlliumMaterialBrowser *material_browser;
+    AlliumTextureBrowser *texture_browser;
     GtkPaned *outer_paned;
     GtkPaned *top_paned;
     GtkPaned *bottom_paned;

@@ -47,6 +47,7 @@ struct _AlliumDocument {
     /* owned references */
     al_doc *doc;               /* NULL once closed */
     char *path;
+    char *current_material; /* chosen in the texture browser for new brushes, or NULL */
     char *read_only_reason;    /* NULL when writable */
     al_live *live;             /* NULL once closed */
     al_doc_cache_conn *cache;  /* the engine threads', NULL without */
@@ -574,6 +575,7 @@ static void allium_document_finalize(GObject *object)
     g_free(self->texture_request);
     al_diag_list_clear(&self->doc_diags);
     g_free(self->path);
+    g_free(self->current_material);
     g_free(self->read_only_reason);
     g_array_unref(self->residuals);
     g_array_unref(self->preview_brushes);
@@ -1432,6 +1434,19 @@ gboolean allium_document_apply_material(AlliumDocument *self, const char *name,
     if (st == AL_OK) st = al_doc_end_group(self->doc, &change);
     else al_doc_cancel_group(self->doc);
     return finish_edit(self, st, &change, &diags, _("Apply material"), error);
+}
+
+void allium_document_set_current_material(AlliumDocument *self, const char *name)
+{
+    g_return_if_fail(ALLIUM_IS_DOCUMENT(self));
+    g_free(self->current_material);
+    self->current_material = name && *name ? g_strdup(name) : NULL;
+}
+
+const char *allium_document_get_current_material(AlliumDocument *self)
+{
+    g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), NULL);
+    return self->current_material;
 }
 
 void allium_document_texture_size(AlliumDocument *self, const char *material, double size[2])

@@ -225,6 +225,10 @@ gboolean allium_document_apply_material(AlliumDocument *self, const char *name,
                                         const AlliumFaceRef *faces, guint face_count,
                                         GError **error);
 
+/* The material new brushes get (the texture browser's choice; NULL: none chosen). Not an
+ * edit: it lasts while the document is open. */
+void allium_document_set_current_material(AlliumDocument *self, const char *name);
+const char *allium_document_get_current_material(AlliumDocument *self);
 /* The size in texels of the texture of MATERIAL as the views draw it: its image's, or 64 x
  * 64 (the checker drawn for a material without one). */
 void allium_document_texture_size(AlliumDocument *self, const char *material, double size[2]);

@@ -103,6 +103,7 @@ gboolean compiled_current(AlliumWindow *window);
 
 /* allium-self-test-textures.c */
 gboolean step_align_texture(SelfTest *t);
+gboolean step_texture_browser(SelfTest *t);
 
 /* allium-self-test-edit.c */
 gboolean step_brush_tool(SelfTest *t);

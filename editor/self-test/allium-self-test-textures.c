@@ -165,3 +165,66 @@ gboolean step_align_texture(SelfTest *t)
     g_clear_object(&shot);
     return FALSE;
 }
+
+/* The texture browser on the sample's WAD: its textures are listed under the WAD's name,
+ * the search and "Used in map" filter them, and a double click gives one to the selected
+ * face (one step, undone after) and makes it the new brushes' texture. */
+gboolean step_texture_browser(SelfTest *t)
+{
+    if (t->step_begun) return compiled_current(t->window);
+    AlliumDocument *doc = allium_window_get_document(t->window);
+    AlliumTextureBrowser *browser = t->window->texture_browser;
+    AlliumTextures *textures = allium_document_get_textures(doc);
+    gtk_stack_set_visible_child_name(t->window->sidebar_stack, "textures");
+    int top, side;
+    find_faces(t, &top, &side);
+    al_map_face face;
+    char material[256] = "";
+    check(t, top >= 0 && read_face(t, t->box_row, top, &face, material), "the box's top face");
+    check(t, textures && textures->catalogue_count > 0, "the sample's WAD gives %d textures",
+          textures ? textures->catalogue_count : 0);
+    if (!textures || textures->catalogue_count == 0 || top < 0) return TRUE;
+    allium_texture_browser_set_search(browser, "");
+    allium_texture_browser_set_used_only(browser, FALSE);
+    guint all = allium_texture_browser_get_shown(browser);
+    check(t, all >= (guint) textures->catalogue_count, "the browser lists them all (%u)", all);
+    const AlliumTextureEntry *pick = NULL;
+    for (int i = 0; i < textures->catalogue_count && !pick; i++)
+        if (g_ascii_strcasecmp(textures->catalogue[i].name, material) != 0)
+            pick = &textures->catalogue[i];
+    check(t, pick != NULL, "a texture other than the top's");
+    if (!pick) return TRUE;
+    const char *group = allium_texture_browser_get_group(browser, pick->name);
+    check(t, group && g_str_equal(group, pick->source), "%s is listed under its WAD (%s)",
+          pick->name, group ? group : "nothing");
+    allium_texture_browser_set_search(browser, pick->name);
+    guint found = allium_texture_browser_get_shown(browser);
+    check(t, found >= 1 && found < all, "searching its name leaves %u of %u", found, all);
+    allium_texture_browser_set_search(browser, "");
+    allium_texture_browser_set_used_only(browser, TRUE);
+    guint used = allium_texture_browser_get_shown(browser);
+    check(t, used >= 1 && used <= all, "\"Used in map\" leaves %u", used);
+    allium_texture_browser_set_used_only(browser, FALSE);
+
+    allium_selection_select_face(t->window->selection, t->box_row, top, ALLIUM_SELECT_REPLACE);
+    check(t, allium_texture_browser_activate(browser, pick->name), "double click on %s: %s",
+          pick->name, allium_texture_browser_get_message(browser));
+    char now[256] = "";
+    read_face(t, t->box_row, top, &face, now);
+    check(t, g_ascii_strcasecmp(now, pick->name) == 0, "the top face took %s (%s)", pick->name,
+          now);
+    const char *current = allium_document_get_current_material(doc);
+    check(t, current && g_str_equal(current, pick->name),
+          "%s is the texture new brushes get (%s)", pick->name,
+          allium_view_get_new_material(view_3d(t)));
+    GdkTexture *shot = screenshot(t, GTK_WIDGET(t->window), "texture-browser.png");
+    g_clear_object(&shot);
+    GError *error = NULL;
+    check(t, allium_document_undo(doc, &error), "undo the texture");
+    g_clear_error(&error);
+    read_face(t, t->box_row, top, &face, now);
+    check(t, g_str_equal(now, material), "undo gives the top face %s again (%s)", material, now);
+    allium_document_set_current_material(doc, NULL);
+    gtk_stack_set_visible_child_name(t->window->sidebar_stack, "properties");
+    return FALSE;
+}
