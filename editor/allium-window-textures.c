@@ -50,8 +50,7 @@ static AlliumFaceRef *target_faces(AlliumWindow *self, guint *count)
 
 /* --- signal callbacks ---------------------------------------------------------------- */
 
-static void copy_texture_action_cb(GtkWidget *widget, const char *action_name,
-                                   GVariant *parameter)
+static void copy_texture_action_cb(GtkWidget *widget, const char *action_name, GVariant *parameter)
 {
     (void) action_name;
     (void) parameter;
@@ -70,8 +69,7 @@ static void copy_texture_action_cb(GtkWidget *widget, const char *action_name,
     allium_window_update_actions(self);
 }
 
-static void paste_texture_action_cb(GtkWidget *widget, const char *action_name,
-                                    GVariant *parameter)
+static void paste_texture_action_cb(GtkWidget *widget, const char *action_name, GVariant *parameter)
 {
     (void) action_name;
     (void) parameter;
@@ -96,8 +94,7 @@ static void paste_texture_action_cb(GtkWidget *widget, const char *action_name,
 /* PARAMETER: "left", "right", "up" or "down", with ":STEP" texels (default 1), or "ccw" /
  * "cw" for a 15-degree turn. The texture moves the arrow's way on a wall seen from the
  * front (U to the right, V down). */
-static void nudge_texture_action_cb(GtkWidget *widget, const char *action_name,
-                                    GVariant *parameter)
+static void nudge_texture_action_cb(GtkWidget *widget, const char *action_name, GVariant *parameter)
 {
     (void) action_name;
     AlliumWindow *self = ALLIUM_WINDOW(widget);
@@ -109,13 +106,18 @@ static void nudge_texture_action_cb(GtkWidget *widget, const char *action_name,
     double step = colon ? g_ascii_strtod(colon + 1, NULL) : 1;
     g_autofree char *dir = colon ? g_strndup(p, colon - p) : g_strdup(p);
     al_align a = {.kind = AL_ALIGN_NUDGE};
-    if (g_str_equal(dir, "left")) a.value[0] = step;
-    else if (g_str_equal(dir, "right")) a.value[0] = -step;
-    else if (g_str_equal(dir, "up")) a.value[1] = step;
-    else if (g_str_equal(dir, "down")) a.value[1] = -step;
+    if (g_str_equal(dir, "left"))
+        a.value[0] = step;
+    else if (g_str_equal(dir, "right"))
+        a.value[0] = -step;
+    else if (g_str_equal(dir, "up"))
+        a.value[1] = step;
+    else if (g_str_equal(dir, "down"))
+        a.value[1] = -step;
     else if (g_str_equal(dir, "ccw") || g_str_equal(dir, "cw"))
         a = (al_align){.kind = AL_ALIGN_ROTATE, .value = {g_str_equal(dir, "cw") ? 15 : -15}};
-    else return;
+    else
+        return;
     GError *error = NULL;
     allium_document_align_faces(self->document, faces, n, &a, NULL, NULL, &error);
     report(self, error);

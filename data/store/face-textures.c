@@ -29,9 +29,10 @@ typedef struct brush_faces {
  * AL_ERR_NOT_FOUND for a brush without faces, or AL_ERR_IO. */
 static al_status read_faces(al_doc *doc, int64_t brush, brush_faces *out)
 {
-    static const char *sql = "SELECT f.id, f.x0, f.y0, f.z0, f.x1, f.y1, f.z1, f.x2, f.y2, f.z2, "
-                             AL_DOC_TEXTURE_COLUMNS " FROM faces f WHERE f.brush = ? ORDER BY "
-                             "f.position";
+    static const char *sql =
+        "SELECT f.id, f.x0, f.y0, f.z0, f.x1, f.y1, f.z1, f.x2, f.y2, f.z2, " AL_DOC_TEXTURE_COLUMNS
+        " FROM faces f WHERE f.brush = ? ORDER BY "
+        "f.position";
     sqlite3_stmt *s = al_doc_prepare(doc, sql);
     if (!s) return AL_ERR_IO;
     sqlite3_bind_int64(s, 1, brush);
@@ -76,15 +77,16 @@ static al_status write_face(al_doc *doc, int64_t id, const al_map_face *f, int64
         "UPDATE faces SET ux = ?, uy = ?, uz = ?, uoff = ?, vx = ?, vy = ?, vz = ?, voff = ?, "
         "offx = ?, offy = ?, rotation = ?, scalex = ?, scaley = ?, "
         "material = coalesce(?, material) WHERE id = ?";
-    const double values[13] = {f->u_axis[0],  f->u_axis[1],  f->u_axis[2], f->u_offset,
-                               f->v_axis[0],  f->v_axis[1],  f->v_axis[2], f->v_offset,
-                               f->offset[0],  f->offset[1],  f->rotation,  f->scale[0],
-                               f->scale[1]};
+    const double values[13] = {f->u_axis[0], f->u_axis[1], f->u_axis[2], f->u_offset,  f->v_axis[0],
+                               f->v_axis[1], f->v_axis[2], f->v_offset,  f->offset[0], f->offset[1],
+                               f->rotation,  f->scale[0],  f->scale[1]};
     sqlite3_stmt *t = al_doc_prepare(doc, update);
     if (!t) return AL_ERR_IO;
     for (int i = 0; i < 13; i++) sqlite3_bind_double(t, 1 + i, values[i]);
-    if (material >= 0) sqlite3_bind_int64(t, 14, material);
-    else sqlite3_bind_null(t, 14);
+    if (material >= 0)
+        sqlite3_bind_int64(t, 14, material);
+    else
+        sqlite3_bind_null(t, 14);
     sqlite3_bind_int64(t, 15, id);
     return sqlite3_step(t) == SQLITE_DONE ? AL_OK : AL_ERR_IO;
 }
@@ -130,9 +132,8 @@ al_status al_doc_align_faces(al_doc *doc, const al_doc_face_ref *faces, int coun
         if (st == AL_OK && (faces[i].index < 0 || faces[i].index >= b->count))
             st = AL_ERR_NOT_FOUND;
         if (st == AL_ERR_NOT_FOUND) {
-            al_diag_add(diags, AL_SEVERITY_ERROR, AL_DIAG_BAD_VALUE, -1, -1, faces[i].index, -1,
-                        -1, "brush %lld has no face %d", (long long) faces[i].brush,
-                        faces[i].index);
+            al_diag_add(diags, AL_SEVERITY_ERROR, AL_DIAG_BAD_VALUE, -1, -1, faces[i].index, -1, -1,
+                        "brush %lld has no face %d", (long long) faces[i].brush, faces[i].index);
             break;
         }
         if (st != AL_OK) break;
@@ -143,9 +144,8 @@ al_status al_doc_align_faces(al_doc *doc, const al_doc_face_ref *faces, int coun
         if (!al_texture_align(f, (const double (*)[3]) polygon, n < 0 ? 0 : n,
                               sizes ? sizes[i] : NULL, a)) {
             refusals++;
-            al_diag_add(diags, AL_SEVERITY_WARNING, AL_DIAG_BAD_VALUE, -1, -1, faces[i].index,
-                        -1, -1, "brush %lld, face %d: %s", (long long) faces[i].brush,
-                        faces[i].index,
+            al_diag_add(diags, AL_SEVERITY_WARNING, AL_DIAG_BAD_VALUE, -1, -1, faces[i].index, -1,
+                        -1, "brush %lld, face %d: %s", (long long) faces[i].brush, faces[i].index,
                         a->kind == AL_ALIGN_TO_FACE && !f->valve
                             ? "the standard format projects on the nearest axial plane: "
                               "only Valve 220 aligns a sloped face's texture to it"

@@ -30,8 +30,10 @@ static double offset_of(const al_map_face *f, int k)
 
 static void set_offset(al_map_face *f, int k, double value)
 {
-    if (f->valve) *(k ? &f->v_offset : &f->u_offset) = value;
-    else f->offset[k] = value;
+    if (f->valve)
+        *(k ? &f->v_offset : &f->u_offset) = value;
+    else
+        f->offset[k] = value;
 }
 
 /* F's axes before scaling, in either format. */

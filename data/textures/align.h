@@ -19,14 +19,14 @@
 #include <stdbool.h>
 
 typedef enum al_align_kind {
-    AL_ALIGN_SET,      /* FIELD becomes VALUE[0] */
-    AL_ALIGN_NUDGE,    /* the offsets grow by VALUE (texels along u and v) */
-    AL_ALIGN_ROTATE,   /* the rotation grows by VALUE[0] degrees */
-    AL_ALIGN_RESET,    /* Quake's default: base axes, no offset or rotation, scale 1 */
-    AL_ALIGN_TO_FACE,  /* axes in the face's plane, unrotated (scales and offsets kept) */
-    AL_ALIGN_FIT,      /* the texture VALUE[0] times across u, VALUE[1] times along v */
-    AL_ALIGN_JUSTIFY,  /* the texture's edge (JUSTIFY) on the face's */
-    AL_ALIGN_PASTE,    /* SOURCE's offsets, scales and rotation (the material: the caller) */
+    AL_ALIGN_SET,     /* FIELD becomes VALUE[0] */
+    AL_ALIGN_NUDGE,   /* the offsets grow by VALUE (texels along u and v) */
+    AL_ALIGN_ROTATE,  /* the rotation grows by VALUE[0] degrees */
+    AL_ALIGN_RESET,   /* Quake's default: base axes, no offset or rotation, scale 1 */
+    AL_ALIGN_TO_FACE, /* axes in the face's plane, unrotated (scales and offsets kept) */
+    AL_ALIGN_FIT,     /* the texture VALUE[0] times across u, VALUE[1] times along v */
+    AL_ALIGN_JUSTIFY, /* the texture's edge (JUSTIFY) on the face's */
+    AL_ALIGN_PASTE,   /* SOURCE's offsets, scales and rotation (the material: the caller) */
 } al_align_kind;
 
 typedef enum al_justify {
@@ -47,9 +47,9 @@ typedef enum al_texture_field {
 
 typedef struct al_align {
     al_align_kind kind;
-    al_justify justify;     /* AL_ALIGN_JUSTIFY */
-    al_texture_field field; /* AL_ALIGN_SET */
-    double value[2];        /* SET, NUDGE, ROTATE, FIT, as their comments say */
+    al_justify justify;        /* AL_ALIGN_JUSTIFY */
+    al_texture_field field;    /* AL_ALIGN_SET */
+    double value[2];           /* SET, NUDGE, ROTATE, FIT, as their comments say */
     const al_map_face *source; /* AL_ALIGN_PASTE: the face copied (borrowed) */
 } al_align;
 

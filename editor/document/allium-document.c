@@ -47,7 +47,7 @@ struct _AlliumDocument {
     /* owned references */
     al_doc *doc;               /* NULL once closed */
     char *path;
-    char *current_material; /* chosen in the texture browser for new brushes, or NULL */
+    char *current_material;    /* chosen in the texture browser for new brushes, or NULL */
     char *read_only_reason;    /* NULL when writable */
     al_live *live;             /* NULL once closed */
     al_doc_cache_conn *cache;  /* the engine threads', NULL without */
@@ -1462,15 +1462,15 @@ void allium_document_texture_size(AlliumDocument *self, const char *material, do
         }
 }
 
-gboolean allium_document_align_faces(AlliumDocument *self, const AlliumFaceRef *faces,
-                                     guint count, const al_align *a, const char *material,
-                                     int *refused, GError **error)
+gboolean allium_document_align_faces(AlliumDocument *self, const AlliumFaceRef *faces, guint count,
+                                     const al_align *a, const char *material, int *refused,
+                                     GError **error)
 {
     g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), FALSE);
     if (!require_open(self, error)) return FALSE;
     if (count == 0) return TRUE;
     g_autofree al_doc_face_ref *refs = g_new(al_doc_face_ref, count);
-    g_autofree double(*sizes)[2] = g_malloc_n(count, sizeof *sizes);
+    g_autofree double (*sizes)[2] = g_malloc_n(count, sizeof *sizes);
     for (guint i = 0; i < count; i++) {
         refs[i] = (al_doc_face_ref){faces[i].brush, faces[i].face};
         al_doc_texture t;
@@ -1481,9 +1481,8 @@ gboolean allium_document_align_faces(AlliumDocument *self, const AlliumFaceRef *
     }
     al_diag_list diags = {0};
     al_doc_change change = {0};
-    al_status st = al_doc_align_faces(self->doc, refs, (int) count, a,
-                                      (const double(*)[2]) sizes, material, refused, &change,
-                                      &diags);
+    al_status st = al_doc_align_faces(self->doc, refs, (int) count, a, (const double (*)[2]) sizes,
+                                      material, refused, &change, &diags);
     return finish_edit(self, st, &change, &diags, _("Align texture"), error);
 }
 

@@ -235,9 +235,9 @@ void allium_document_texture_size(AlliumDocument *self, const char *material, do
 /* Aligns the textures of FACES by A (al_doc_align_faces, each face with its texture's
  * size), giving them MATERIAL too when not NULL: one undoable step. *REFUSED (may be NULL)
  * counts the faces the operation could not change; when all were, ERROR says why. */
-gboolean allium_document_align_faces(AlliumDocument *self, const AlliumFaceRef *faces,
-                                     guint count, const al_align *a, const char *material,
-                                     int *refused, GError **error);
+gboolean allium_document_align_faces(AlliumDocument *self, const AlliumFaceRef *faces, guint count,
+                                     const al_align *a, const char *material, int *refused,
+                                     GError **error);
 
 /* Replaces the map's list of agent boxes (hull 0, the point hull, first): one undoable
  * step. A list the compiler would refuse (a duplicate name, an empty box, more than it

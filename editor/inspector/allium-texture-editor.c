@@ -17,8 +17,15 @@
 #include <math.h>
 #include <string.h>
 
-enum { FIELD_MATERIAL, FIELD_OFFSET_U, FIELD_OFFSET_V, FIELD_SCALE_U, FIELD_SCALE_V,
-       FIELD_ROTATION, FIELD_COUNT };
+enum {
+    FIELD_MATERIAL,
+    FIELD_OFFSET_U,
+    FIELD_OFFSET_V,
+    FIELD_SCALE_U,
+    FIELD_SCALE_V,
+    FIELD_ROTATION,
+    FIELD_COUNT
+};
 
 static const char *const FIELD_NAMES[FIELD_COUNT] = {"material", "offset-u", "offset-v",
                                                      "scale-u",  "scale-v",  "rotation"};
@@ -35,29 +42,53 @@ typedef struct {
 } ButtonSpec;
 
 static const ButtonSpec BUTTONS[] = {
-    {"reset", N_("Reset"), N_("Align to the world: Quake's default axes, no offset or rotation, scale 1"),
+    {"reset",
+     N_("Reset"),
+     N_("Align to the world: Quake's default axes, no offset or rotation, scale 1"),
      {.kind = AL_ALIGN_RESET}},
-    {"to-face", N_("To Face"), N_("Axes in the face's plane (Valve 220 maps; axial faces in either format)"),
+    {"to-face",
+     N_("To Face"),
+     N_("Axes in the face's plane (Valve 220 maps; axial faces in either format)"),
      {.kind = AL_ALIGN_TO_FACE}},
-    {"fit", N_("Fit"), N_("The texture the given number of times across each face"),
+    {"fit",
+     N_("Fit"),
+     N_("The texture the given number of times across each face"),
      {.kind = AL_ALIGN_FIT}},
-    {"justify-left", N_("Left"), N_("The texture's left edge on the face's"),
+    {"justify-left",
+     N_("Left"),
+     N_("The texture's left edge on the face's"),
      {.kind = AL_ALIGN_JUSTIFY, .justify = AL_JUSTIFY_LEFT}},
-    {"justify-right", N_("Right"), N_("The texture's right edge on the face's"),
+    {"justify-right",
+     N_("Right"),
+     N_("The texture's right edge on the face's"),
      {.kind = AL_ALIGN_JUSTIFY, .justify = AL_JUSTIFY_RIGHT}},
-    {"justify-top", N_("Top"), N_("The texture's top edge on the face's"),
+    {"justify-top",
+     N_("Top"),
+     N_("The texture's top edge on the face's"),
      {.kind = AL_ALIGN_JUSTIFY, .justify = AL_JUSTIFY_TOP}},
-    {"justify-bottom", N_("Bottom"), N_("The texture's bottom edge on the face's"),
+    {"justify-bottom",
+     N_("Bottom"),
+     N_("The texture's bottom edge on the face's"),
      {.kind = AL_ALIGN_JUSTIFY, .justify = AL_JUSTIFY_BOTTOM}},
-    {"justify-centre", N_("Centre"), N_("The texture's middle on the face's"),
+    {"justify-centre",
+     N_("Centre"),
+     N_("The texture's middle on the face's"),
      {.kind = AL_ALIGN_JUSTIFY, .justify = AL_JUSTIFY_CENTRE}},
-    {"rotate-ccw-90", N_("−90°"), N_("Turn the texture by −90 degrees"),
+    {"rotate-ccw-90",
+     N_("−90°"),
+     N_("Turn the texture by −90 degrees"),
      {.kind = AL_ALIGN_ROTATE, .value = {-90}}},
-    {"rotate-ccw-15", N_("−15°"), N_("Turn the texture by −15 degrees"),
+    {"rotate-ccw-15",
+     N_("−15°"),
+     N_("Turn the texture by −15 degrees"),
      {.kind = AL_ALIGN_ROTATE, .value = {-15}}},
-    {"rotate-cw-15", N_("+15°"), N_("Turn the texture by 15 degrees"),
+    {"rotate-cw-15",
+     N_("+15°"),
+     N_("Turn the texture by 15 degrees"),
      {.kind = AL_ALIGN_ROTATE, .value = {15}}},
-    {"rotate-cw-90", N_("+90°"), N_("Turn the texture by 90 degrees"),
+    {"rotate-cw-90",
+     N_("+90°"),
+     N_("Turn the texture by 90 degrees"),
      {.kind = AL_ALIGN_ROTATE, .value = {90}}},
 };
 #define BUTTON_COUNT G_N_ELEMENTS(BUTTONS)
@@ -135,11 +166,14 @@ static void refresh(AlliumTextureEditor *self)
         texture_face(&t, &f);
         for (int k = 0; k < FIELD_COUNT; k++) {
             char number[ALLIUM_NUMBER_SIZE];
-            const char *value = k == FIELD_MATERIAL
-                                    ? t.material
-                                    : allium_format_short(number, al_texture_field_value(&f, FIELDS[k]), 4);
-            if (!text[k]) text[k] = g_strdup(value);
-            else if (!g_str_equal(text[k], value)) mixed[k] = TRUE;
+            const char *value =
+                k == FIELD_MATERIAL
+                    ? t.material
+                    : allium_format_short(number, al_texture_field_value(&f, FIELDS[k]), 4);
+            if (!text[k])
+                text[k] = g_strdup(value);
+            else if (!g_str_equal(text[k], value))
+                mixed[k] = TRUE;
         }
     }
     self->updating = TRUE;
@@ -213,7 +247,8 @@ static void button_clicked_cb(GtkButton *button, AlliumTextureEditor *self)
         if (self->buttons[i] == GTK_WIDGET(button)) {
             al_align a = BUTTONS[i].op;
             if (a.kind == AL_ALIGN_FIT)
-                for (int k = 0; k < 2; k++) a.value[k] = gtk_spin_button_get_value(self->repeats[k]);
+                for (int k = 0; k < 2; k++)
+                    a.value[k] = gtk_spin_button_get_value(self->repeats[k]);
             allium_texture_editor_align(self, &a);
         }
 }
@@ -314,7 +349,8 @@ static void allium_texture_editor_init(AlliumTextureEditor *self)
                                 _("U scale: units per texel (negative mirrors)"));
     gtk_widget_set_tooltip_text(GTK_WIDGET(self->fields[FIELD_SCALE_V]),
                                 _("V scale: units per texel (negative mirrors)"));
-    gtk_widget_set_tooltip_text(GTK_WIDGET(self->fields[FIELD_ROTATION]), _("Rotation, in degrees"));
+    gtk_widget_set_tooltip_text(GTK_WIDGET(self->fields[FIELD_ROTATION]),
+                                _("Rotation, in degrees"));
     gtk_box_append(GTK_BOX(self->box), GTK_WIDGET(grid));
 
     /* Reset, To Face; Fit with its repeats; justify; turn. */
@@ -356,8 +392,7 @@ void allium_texture_editor_set_document(AlliumTextureEditor *self, AlliumDocumen
     }
     if (document) {
         self->document = g_object_ref(document);
-        self->changed_handler =
-            g_signal_connect(document, "changed", G_CALLBACK(changed_cb), self);
+        self->changed_handler = g_signal_connect(document, "changed", G_CALLBACK(changed_cb), self);
     }
     refresh(self);
 }
@@ -396,8 +431,7 @@ GtkWidget *allium_texture_editor_get_widget(AlliumTextureEditor *self, const cha
     return NULL;
 }
 
-gboolean allium_texture_editor_edit(AlliumTextureEditor *self, const char *name,
-                                    const char *text)
+gboolean allium_texture_editor_edit(AlliumTextureEditor *self, const char *name, const char *text)
 {
     g_return_val_if_fail(ALLIUM_IS_TEXTURE_EDITOR(self), FALSE);
     int k = field_index(name);
@@ -416,12 +450,15 @@ gboolean allium_texture_editor_align(AlliumTextureEditor *self, const al_align *
     int refused = 0;
     gboolean ok =
         allium_document_align_faces(self->document, faces, count, a, NULL, &refused, &error);
-    if (!ok) set_message(self, error->message);
+    if (!ok)
+        set_message(self, error->message);
     else if (refused)
         set_message(self, a->kind == AL_ALIGN_TO_FACE
-                              ? _("Some faces are sloped: only Valve 220 faces hold axes in a sloped face's plane")
+                              ? _("Some faces are sloped: only Valve 220 faces hold axes in a "
+                                  "sloped face's plane")
                               : _("Some faces could not be aligned so"));
-    else set_message(self, NULL);
+    else
+        set_message(self, NULL);
     g_clear_error(&error);
     return ok;
 }

@@ -19,8 +19,7 @@
 G_BEGIN_DECLS
 
 #define ALLIUM_TYPE_TEXTURE_EDITOR (allium_texture_editor_get_type())
-G_DECLARE_FINAL_TYPE(AlliumTextureEditor, allium_texture_editor, ALLIUM, TEXTURE_EDITOR,
-                     GtkWidget)
+G_DECLARE_FINAL_TYPE(AlliumTextureEditor, allium_texture_editor, ALLIUM, TEXTURE_EDITOR, GtkWidget)
 
 GtkWidget *allium_texture_editor_new(void);
 
@@ -38,8 +37,7 @@ GtkWidget *allium_texture_editor_get_widget(AlliumTextureEditor *self, const cha
 
 /* Types TEXT into field NAME and commits it, as the designer would; FALSE when refused
  * (the message then says why) or when nothing is selected. */
-gboolean allium_texture_editor_edit(AlliumTextureEditor *self, const char *name,
-                                    const char *text);
+gboolean allium_texture_editor_edit(AlliumTextureEditor *self, const char *name, const char *text);
 
 /* Applies A to the selected faces (what the buttons do). */
 gboolean allium_texture_editor_align(AlliumTextureEditor *self, const al_align *a);

@@ -157,7 +157,8 @@ gboolean step_align_texture(SelfTest *t)
     check(t,
           memcmp(side_after.offset, side_before.offset, sizeof side_before.offset) == 0 &&
               memcmp(side_after.scale, side_before.scale, sizeof side_before.scale) == 0 &&
-              side_after.u_offset == side_before.u_offset && side_after.rotation == side_before.rotation,
+              side_after.u_offset == side_before.u_offset &&
+              side_after.rotation == side_before.rotation,
           "undo gives the side its texture back exactly");
 
     allium_selection_select_face(sel, t->box_row, top, ALLIUM_SELECT_REPLACE);
@@ -214,9 +215,8 @@ gboolean step_texture_browser(SelfTest *t)
     check(t, g_ascii_strcasecmp(now, pick->name) == 0, "the top face took %s (%s)", pick->name,
           now);
     const char *current = allium_document_get_current_material(doc);
-    check(t, current && g_str_equal(current, pick->name),
-          "%s is the texture new brushes get (%s)", pick->name,
-          allium_view_get_new_material(view_3d(t)));
+    check(t, current && g_str_equal(current, pick->name), "%s is the texture new brushes get (%s)",
+          pick->name, allium_view_get_new_material(view_3d(t)));
     GdkTexture *shot = screenshot(t, GTK_WIDGET(t->window), "texture-browser.png");
     g_clear_object(&shot);
     GError *error = NULL;

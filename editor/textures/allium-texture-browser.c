@@ -147,8 +147,8 @@ static void add_item(AlliumTextureBrowser *self, const char *group_title, const 
     gtk_label_set_ellipsize(GTK_LABEL(label), PANGO_ELLIPSIZE_END);
     gtk_label_set_max_width_chars(GTK_LABEL(label), 10);
     gtk_box_append(GTK_BOX(box), label);
-    g_autofree char *size = width > 0 ? g_strdup_printf("%d×%d", width, height)
-                                      : g_strdup(_("missing"));
+    g_autofree char *size =
+        width > 0 ? g_strdup_printf("%d×%d", width, height) : g_strdup(_("missing"));
     g_autofree char *detail =
         uses ? g_strdup_printf(g_dngettext(GETTEXT_PACKAGE, "%s · %d face", "%s · %d faces", uses),
                                size, uses)
@@ -161,7 +161,10 @@ static void add_item(AlliumTextureBrowser *self, const char *group_title, const 
     gtk_flow_box_insert(group->box, box, -1);
     GtkWidget *child = gtk_widget_get_parent(box);
     g_object_set_data(G_OBJECT(child), "item", GUINT_TO_POINTER(self->items->len));
-    Item item = {.name = g_strdup(name), .group = group->title, .uses = uses, .child = child,
+    Item item = {.name = g_strdup(name),
+                 .group = group->title,
+                 .uses = uses,
+                 .child = child,
                  .box = group->box};
     g_array_append_val(self->items, item);
 }
@@ -199,7 +202,8 @@ static void rebuild(AlliumTextureBrowser *self)
         while (g_hash_table_iter_next(&it, &key, &value))
             g_ptr_array_add(lines, g_strdup_printf("%s=%d", (char *) key, GPOINTER_TO_INT(value)));
         g_ptr_array_sort(lines, (GCompareFunc) g_strcmp0);
-        for (guint i = 0; i < lines->len; i++) g_string_append_printf(print, "\n%s", (char *) lines->pdata[i]);
+        for (guint i = 0; i < lines->len; i++)
+            g_string_append_printf(print, "\n%s", (char *) lines->pdata[i]);
         g_ptr_array_unref(lines);
     }
     if (self->fingerprint && g_str_equal(self->fingerprint, print->str)) {
@@ -210,7 +214,8 @@ static void rebuild(AlliumTextureBrowser *self)
     self->fingerprint = g_string_free(print, FALSE);
 
     GtkWidget *w;
-    while ((w = gtk_widget_get_first_child(self->groups_box))) gtk_box_remove(GTK_BOX(self->groups_box), w);
+    while ((w = gtk_widget_get_first_child(self->groups_box)))
+        gtk_box_remove(GTK_BOX(self->groups_box), w);
     g_array_set_size(self->items, 0);
     g_array_set_size(self->groups, 0);
     if (!t) return;
@@ -224,7 +229,8 @@ static void rebuild(AlliumTextureBrowser *self)
     /* The map's materials no source holds, as the views draw them. */
     guint8 checker[ALLIUM_THUMBNAIL_EDGE * ALLIUM_THUMBNAIL_EDGE * 4];
     al_texture_checker(ALLIUM_THUMBNAIL_EDGE, checker);
-    g_autoptr(GdkTexture) missing = new_texture(ALLIUM_THUMBNAIL_EDGE, ALLIUM_THUMBNAIL_EDGE, checker);
+    g_autoptr(GdkTexture) missing =
+        new_texture(ALLIUM_THUMBNAIL_EDGE, ALLIUM_THUMBNAIL_EDGE, checker);
     for (char **m = t->missing; m && *m; m++) {
         g_autofree char *key = g_ascii_strdown(*m, -1);
         if (g_hash_table_contains(seen, key)) continue;
@@ -240,15 +246,18 @@ static gboolean apply(AlliumTextureBrowser *self, const char *name)
     if (!self->document) return FALSE;
     allium_document_set_current_material(self->document, name);
     guint nf = 0, nb = 0;
-    const AlliumFaceRef *faces = self->selection ? allium_selection_get_faces(self->selection, &nf) : NULL;
-    const gint64 *brushes = self->selection ? allium_selection_get_brushes(self->selection, &nb) : NULL;
+    const AlliumFaceRef *faces =
+        self->selection ? allium_selection_get_faces(self->selection, &nf) : NULL;
+    const gint64 *brushes =
+        self->selection ? allium_selection_get_brushes(self->selection, &nb) : NULL;
     if (nf + nb == 0) {
         g_autofree char *text = g_strdup_printf(_("New brushes get %s"), name);
         set_message(self, text);
         return TRUE;
     }
     GError *error = NULL;
-    gboolean ok = allium_document_apply_material(self->document, name, brushes, nb, faces, nf, &error);
+    gboolean ok =
+        allium_document_apply_material(self->document, name, brushes, nb, faces, nf, &error);
     set_message(self, ok ? NULL : error->message);
     g_clear_error(&error);
     return ok;

@@ -79,8 +79,8 @@ static guint8 *find_image(const char *folder, const char *name, int *width, int 
 static void add_entry(GArray *catalogue, const char *name, const char *source, int width,
                       int height, const guint8 *rgba)
 {
-    AlliumTextureEntry e = {.name = g_strdup(name), .source = g_strdup(source),
-                            .width = width, .height = height};
+    AlliumTextureEntry e = {
+        .name = g_strdup(name), .source = g_strdup(source), .width = width, .height = height};
     double k = MAX(width, height) > ALLIUM_THUMBNAIL_EDGE
                    ? (double) ALLIUM_THUMBNAIL_EDGE / MAX(width, height)
                    : 1;

@@ -37,11 +37,11 @@ typedef struct {
  * and the images found for its materials. */
 typedef struct {
     char *name;
-    char *source;          /* the WAD's file name, or the image's folder */
-    int width, height;     /* the texture's, in texels */
+    char *source;      /* the WAD's file name, or the image's folder */
+    int width, height; /* the texture's, in texels */
     int thumb_width, thumb_height;
-    guint8 *thumb;         /* RGBA, rows from the top, the longer edge at most
-                              ALLIUM_THUMBNAIL_EDGE (nearest texels) */
+    guint8 *thumb; /* RGBA, rows from the top, the longer edge at most
+                      ALLIUM_THUMBNAIL_EDGE (nearest texels) */
 } AlliumTextureEntry;
 
 typedef struct {

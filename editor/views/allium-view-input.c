@@ -684,9 +684,9 @@ gboolean allium_view_handle_key(AlliumView *self, guint keyval, GdkModifierType 
         const char *turn = keyval == GDK_KEY_Page_Up     ? "ccw"
                            : keyval == GDK_KEY_Page_Down ? "cw"
                                                          : NULL;
-        g_autofree char *param = turn ? g_strdup(turn)
-                                      : g_strdup_printf("%s:%d", nudge,
-                                                        (state & GDK_SHIFT_MASK) ? 8 : 1);
+        g_autofree char *param =
+            turn ? g_strdup(turn)
+                 : g_strdup_printf("%s:%d", nudge, (state & GDK_SHIFT_MASK) ? 8 : 1);
         allium_view_emit_activated(self);
         gtk_widget_activate_action(GTK_WIDGET(self), "win.nudge-texture", "s", param);
         return TRUE;

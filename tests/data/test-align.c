@@ -185,10 +185,18 @@ CHECK_TEST(justify, "/align/justify-puts-the-textures-edge-on-the-faces-edge")
                 REQUIRE(align(&h, size, (al_align){.kind = AL_ALIGN_JUSTIFY, .justify = j}));
                 range(&h, &h.f, lo, hi);
                 switch (j) {
-                case AL_JUSTIFY_LEFT: CHECK_NEAR(lo[0], 0, 1e-9); break;
-                case AL_JUSTIFY_RIGHT: CHECK_NEAR(hi[0], size[0], 1e-9); break;
-                case AL_JUSTIFY_TOP: CHECK_NEAR(lo[1], 0, 1e-9); break;
-                case AL_JUSTIFY_BOTTOM: CHECK_NEAR(hi[1], size[1], 1e-9); break;
+                case AL_JUSTIFY_LEFT:
+                    CHECK_NEAR(lo[0], 0, 1e-9);
+                    break;
+                case AL_JUSTIFY_RIGHT:
+                    CHECK_NEAR(hi[0], size[0], 1e-9);
+                    break;
+                case AL_JUSTIFY_TOP:
+                    CHECK_NEAR(lo[1], 0, 1e-9);
+                    break;
+                case AL_JUSTIFY_BOTTOM:
+                    CHECK_NEAR(hi[1], size[1], 1e-9);
+                    break;
                 case AL_JUSTIFY_CENTRE:
                     CHECK_NEAR((lo[0] + hi[0]) / 2, size[0] / 2, 1e-9);
                     CHECK_NEAR((lo[1] + hi[1]) / 2, size[1] / 2, 1e-9);
@@ -223,10 +231,12 @@ CHECK_TEST(to_face, "/align/align-to-face-gives-axes-in-the-faces-plane")
             CHECK_MSG(fabs(al_dot(h.f.u_axis, nn)) < 1e-12 && fabs(al_dot(h.f.v_axis, nn)) < 1e-12,
                       "U.n %g, V.n %g", al_dot(h.f.u_axis, nn), al_dot(h.f.v_axis, nn));
             CHECK(fabs(al_dot(h.f.u_axis, h.f.v_axis)) < 1e-12);
-            CHECK(fabs(al_length(h.f.u_axis) - 1) < 1e-12 && fabs(al_length(h.f.v_axis) - 1) < 1e-12);
+            CHECK(fabs(al_length(h.f.u_axis) - 1) < 1e-12 &&
+                  fabs(al_length(h.f.v_axis) - 1) < 1e-12);
             CHECK(h.f.scale[0] == g[i].f.scale[0] && h.f.u_offset == g[i].f.u_offset);
             /* Turned afterwards, the axes stay in the plane. */
-            REQUIRE(align(&h, NULL, (al_align){.kind = AL_ALIGN_ROTATE, .value = {uniform(0, 360)}}));
+            REQUIRE(
+                align(&h, NULL, (al_align){.kind = AL_ALIGN_ROTATE, .value = {uniform(0, 360)}}));
             CHECK(fabs(al_dot(h.f.u_axis, nn)) < 1e-12 && fabs(al_dot(h.f.v_axis, nn)) < 1e-12);
             /* The standard format holds it only on an axial face. */
             random_texture(&g[i].f, false);
@@ -254,7 +264,8 @@ CHECK_TEST(nudge, "/align/nudge-moves-every-texture-coordinate-by-the-step")
             random_texture(&g[i].f, trial % 2);
             face h = g[i];
             double step[2] = {round(uniform(-16, 16)), uniform(-3, 3)};
-            REQUIRE(align(&h, NULL, (al_align){.kind = AL_ALIGN_NUDGE, .value = {step[0], step[1]}}));
+            REQUIRE(
+                align(&h, NULL, (al_align){.kind = AL_ALIGN_NUDGE, .value = {step[0], step[1]}}));
             for (int s = 0; s < 10; s++) {
                 double p[3], a[2], b[2];
                 inside(&g[i], p);
@@ -341,10 +352,10 @@ CHECK_TEST(formats_agree, "/align/standard-and-valve-220-give-the-same-texture-o
         for (int step = 0; step < 12; step++) {
             const al_align *op = &ops[(int) floor(uniform(0, sizeof ops / sizeof ops[0]))];
             for (int i = 0; i < 6; i++) {
-                REQUIRE(al_texture_align(&st[i].f, (const double (*)[3]) st[i].polygon,
-                                         st[i].count, size, op));
-                REQUIRE(al_texture_align(&va[i].f, (const double (*)[3]) va[i].polygon,
-                                         va[i].count, size, op));
+                REQUIRE(al_texture_align(&st[i].f, (const double (*)[3]) st[i].polygon, st[i].count,
+                                         size, op));
+                REQUIRE(al_texture_align(&va[i].f, (const double (*)[3]) va[i].polygon, va[i].count,
+                                         size, op));
                 for (int s = 0; s < 4; s++) {
                     double p[3], a[2], b[2];
                     inside(&st[i], p);
@@ -432,8 +443,8 @@ CHECK_TEST(doc_edit, "/align/an-edit-is-one-step-that-undo-and-redo-restore-exac
 {
     for (int valve = 0; valve < 2; valve++) {
         int64_t id;
-        al_doc *doc = doc_with_box(valve ? "align-valve.allium" : "align-standard.allium",
-                                   valve, &id);
+        al_doc *doc =
+            doc_with_box(valve ? "align-valve.allium" : "align-standard.allium", valve, &id);
         REQUIRE(doc);
         al_doc_texture before[6], after[6], t;
         for (int i = 0; i < 6; i++) REQUIRE(al_doc_face_texture(doc, id, i, &before[i]) == AL_OK);
@@ -441,10 +452,10 @@ CHECK_TEST(doc_edit, "/align/an-edit-is-one-step-that-undo-and-redo-restore-exac
         al_doc_change ch = {0};
         int refused = -1;
         /* One field on three faces: only that field changes, on only those faces. */
-        REQUIRE(al_doc_align_faces(doc, refs, 3,
-                                   &(al_align){.kind = AL_ALIGN_SET, .field = AL_FIELD_SCALE_U,
-                                               .value = {0.25}},
-                                   NULL, NULL, &refused, &ch, NULL) == AL_OK);
+        REQUIRE(al_doc_align_faces(
+                    doc, refs, 3,
+                    &(al_align){.kind = AL_ALIGN_SET, .field = AL_FIELD_SCALE_U, .value = {0.25}},
+                    NULL, NULL, &refused, &ch, NULL) == AL_OK);
         CHECK(refused == 0 && ch.brush_count == 1 && ch.brushes[0].brush == id);
         for (int i = 0; i < 6; i++) {
             REQUIRE(al_doc_face_texture(doc, id, i, &after[i]) == AL_OK);
@@ -491,10 +502,10 @@ CHECK_TEST(doc_edit, "/align/an-edit-is-one-step-that-undo-and-redo-restore-exac
         /* The same value again changes nothing and adds no step. */
         REQUIRE(al_doc_undo(doc, NULL) == AL_OK);
         REQUIRE(al_doc_redo(doc, NULL) == AL_OK);
-        REQUIRE(al_doc_align_faces(doc, refs, 3,
-                                   &(al_align){.kind = AL_ALIGN_SET, .field = AL_FIELD_SCALE_U,
-                                               .value = {0.25}},
-                                   NULL, NULL, NULL, &ch, NULL) == AL_OK);
+        REQUIRE(al_doc_align_faces(
+                    doc, refs, 3,
+                    &(al_align){.kind = AL_ALIGN_SET, .field = AL_FIELD_SCALE_U, .value = {0.25}},
+                    NULL, NULL, NULL, &ch, NULL) == AL_OK);
         CHECK(ch.brush_count == 0);
         CHECK(!al_doc_can_redo(doc));
         REQUIRE(al_doc_undo(doc, NULL) == AL_OK);
@@ -502,8 +513,7 @@ CHECK_TEST(doc_edit, "/align/an-edit-is-one-step-that-undo-and-redo-restore-exac
         REQUIRE(al_doc_redo(doc, NULL) == AL_OK);
         /* Fit, with each face's size, then paste face 1's texture and material on face 3. */
         const double sizes[3][2] = {{64, 64}, {128, 32}, {16, 16}};
-        REQUIRE(al_doc_align_faces(doc, refs, 3,
-                                   &(al_align){.kind = AL_ALIGN_FIT, .value = {1, 1}},
+        REQUIRE(al_doc_align_faces(doc, refs, 3, &(al_align){.kind = AL_ALIGN_FIT, .value = {1, 1}},
                                    sizes, NULL, NULL, NULL, NULL) == AL_OK);
         al_map_face source = {0};
         REQUIRE(al_doc_face_texture(doc, id, 1, &t) == AL_OK);
@@ -515,8 +525,8 @@ CHECK_TEST(doc_edit, "/align/an-edit-is-one-step-that-undo-and-redo-restore-exac
         al_doc_texture target_before;
         REQUIRE(al_doc_face_texture(doc, id, 3, &target_before) == AL_OK);
         REQUIRE(al_doc_align_faces(doc, &(al_doc_face_ref){id, 3}, 1,
-                                   &(al_align){.kind = AL_ALIGN_PASTE, .source = &source},
-                                   NULL, "metal", NULL, NULL, NULL) == AL_OK);
+                                   &(al_align){.kind = AL_ALIGN_PASTE, .source = &source}, NULL,
+                                   "metal", NULL, NULL, NULL) == AL_OK);
         REQUIRE(al_doc_face_texture(doc, id, 3, &after[3]) == AL_OK);
         CHECK(strcmp(after[3].material, "metal") == 0);
         CHECK(after[3].scale[0] == t.scale[0] && after[3].rotation == t.rotation);
@@ -530,10 +540,10 @@ CHECK_TEST(doc_edit, "/align/an-edit-is-one-step-that-undo-and-redo-restore-exac
                                  &d) == AL_ERR_NOT_FOUND);
         CHECK(d.count == 1 && strstr(d.items[0].message, "has no face 6"));
         al_diag_list_clear(&d);
-        CHECK(al_doc_align_faces(doc, refs, 1,
-                                 &(al_align){.kind = AL_ALIGN_SET, .field = AL_FIELD_SCALE_V,
-                                             .value = {0}},
-                                 NULL, NULL, &refused, NULL, &d) == AL_ERR_INVALID_ARGUMENT);
+        CHECK(al_doc_align_faces(
+                  doc, refs, 1,
+                  &(al_align){.kind = AL_ALIGN_SET, .field = AL_FIELD_SCALE_V, .value = {0}}, NULL,
+                  NULL, &refused, NULL, &d) == AL_ERR_INVALID_ARGUMENT);
         CHECK(refused == 1 && d.count == 1);
         al_diag_list_clear(&d);
         REQUIRE(al_doc_face_texture(doc, id, 0, &t) == AL_OK);
