@@ -5,7 +5,10 @@
  * exact values, and what it hands the live engine. */
 #include "check.h"
 #include "doc-fixture.h"
+#include "mapfile/map-write.h"
 #include "mapfile/texture.h"
+#include "scene.h"
+#include "store/map-doc.h"
 #include "store/document.h"
 #include "textures/align.h"
 #include "al-brush.h"
@@ -550,6 +553,118 @@ CHECK_TEST(doc_edit, "/align/an-edit-is-one-step-that-undo-and-redo-restore-exac
         CHECK(t.scale[1] != 0);
         al_doc_close(doc);
     }
+}
+
+/* The document as .map text (what undo must give back). */
+static char *map_text(al_doc *doc)
+{
+    al_map *m = NULL;
+    if (al_doc_export_map(doc, &m, NULL) != AL_OK) return NULL;
+    char *text = NULL;
+    size_t len;
+    if (!al_map_write(m, true, &text, &len)) text = NULL;
+    al_map_destroy(m);
+    return text;
+}
+
+/* Fits every face of a real map once across (one step), then reads the map back through
+ * the export and checks each face's corners in closed form: e1m1 (standard) and
+ * q1_mountain (Valve 220, sloped terrain). Undo gives back the map's text exactly. */
+CHECK_TEST(real_maps, "/align/fitting-every-face-of-real-maps-spans-each-texture-once")
+{
+    const char *names[] = {"e1m1.map", "q1_mountain.map"};
+    int maps = 0;
+    for (int m = 0; m < 2; m++) {
+        const char *path = scene_shared_map(names[m]);
+        if (!path) continue;
+        al_map *map = NULL;
+        REQUIRE(al_map_read_file(path, &map, NULL) == AL_OK);
+        al_doc *doc = NULL;
+        REQUIRE(al_doc_create(fixture_path("align-real.allium"), &doc, NULL) == AL_OK);
+        al_doc_set_durable(doc, false);
+        REQUIRE(al_doc_import_map(doc, map, NULL) == AL_OK);
+        al_map_destroy(map);
+        int64_t *ids = NULL;
+        int count = 0;
+        REQUIRE(al_doc_list_brushes(doc, -1, &ids, &count) == AL_OK);
+        al_doc_face_ref *refs = NULL;
+        int n = 0, room = 0;
+        al_doc_texture t;
+        for (int b = 0; b < count; b++)
+            for (int f = 0; al_doc_face_texture(doc, ids[b], f, &t) == AL_OK; f++) {
+                if (n == room) {
+                    room = room ? 2 * room : 1024;
+                    refs = realloc(refs, room * sizeof *refs);
+                    REQUIRE(refs);
+                }
+                refs[n++] = (al_doc_face_ref){ids[b], f};
+            }
+        free(ids);
+        double (*sizes)[2] = malloc(n * sizeof *sizes);
+        REQUIRE(sizes);
+        for (int i = 0; i < n; i++) sizes[i][0] = 64, sizes[i][1] = 32;
+        char *before = map_text(doc);
+        REQUIRE(before);
+        int refused = -1;
+        REQUIRE(al_doc_align_faces(doc, refs, n, &(al_align){.kind = AL_ALIGN_FIT, .value = {1, 1}},
+                                   (const double (*)[2]) sizes, NULL, &refused, NULL,
+                                   NULL) == AL_OK);
+        /* Read back through the export: each face's polygon from its brush's planes. */
+        al_map *out = NULL;
+        REQUIRE(al_doc_export_map(doc, &out, NULL) == AL_OK);
+        int checked = 0, off = 0;
+        double worst = 0;
+        for (int e = 0; e < out->entity_count; e++)
+            for (int b = 0; b < out->entities[e].brush_count; b++) {
+                const al_map_brush *br = &out->entities[e].brushes[b];
+                al_plane planes[AL_BRUSH_MAX_FACES];
+                int np = 0;
+                for (int f = 0; f < br->face_count && np < AL_BRUSH_MAX_FACES; f++) {
+                    const al_map_face *g = &br->faces[f];
+                    if (al_plane_from_points(g->points[0], g->points[1], g->points[2],
+                                             planes[np].normal, &planes[np].dist)) {
+                        planes[np].type = al_plane_type(planes[np].normal);
+                        np++;
+                    }
+                }
+                for (int f = 0, p = 0; f < br->face_count; f++) {
+                    const al_map_face *g = &br->faces[f];
+                    double pts[AL_BRUSH_POLYGON_MAX][3];
+                    if (!al_plane_from_points(g->points[0], g->points[1], g->points[2],
+                                              (double[3]){0}, &(double){0}))
+                        continue;
+                    int k = al_brush_face_points(planes, NULL, np, p++, pts);
+                    if (k < 3) continue;
+                    face h = {.f = *g, .count = k};
+                    memcpy(h.polygon, pts, sizeof pts);
+                    double lo[2], hi[2];
+                    range(&h, g, lo, hi);
+                    double d = fmax(fmax(fabs(lo[0]), fabs(lo[1])),
+                                    fmax(fabs(hi[0] - 64), fabs(hi[1] - 32)));
+                    checked++;
+                    if (d > 1e-6) off++;
+                    else worst = fmax(worst, d);
+                }
+            }
+        al_map_destroy(out);
+        /* A face the fit refused (a Valve axis across it) keeps its texture. */
+        CHECK_MSG(off <= refused, "%s: %d faces off the fit, %d refused", names[m], off, refused);
+        CHECK_MSG(checked > 1000 && refused * 100 < n, "%s: %d faces checked, %d refused",
+                  names[m], checked, refused);
+        check_note("%s: %d faces fitted and checked, worst edge %g texels, %d refused", names[m],
+                   checked - off, worst, refused);
+        REQUIRE(al_doc_undo(doc, NULL) == AL_OK);
+        char *after = map_text(doc);
+        CHECK_MSG(after && strcmp(before, after) == 0, "%s: undo does not give the map back",
+                  names[m]);
+        free(before);
+        free(after);
+        free(sizes);
+        free(refs);
+        al_doc_close(doc);
+        maps++;
+    }
+    if (!maps) check_skip("the real maps are not in the shared maps folder");
 }
 
 int main(int argc, char **argv)
