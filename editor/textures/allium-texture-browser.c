@@ -1,7 +1,8 @@
 /* AlliumTextureBrowser (see allium-texture-browser.h).
  *
- * The thumbnails are built again when the document's texture set or its materials' uses
- * change (a fingerprint of both tells); filtering only re-runs the flow boxes' filters.
+ * The thumbnails are built again when the document's texture set changes; when only the
+ * materials' uses change (a fingerprint tells) the items' captions are rewritten in place;
+ * filtering only re-runs the flow boxes' filters.
  * Thumbnails are made by the loader's thread (AlliumTextureEntry.thumb), so a WAD of a few
  * hundred textures costs only the widgets here.
  */
@@ -19,7 +20,9 @@ typedef struct {
     char *name;
     const char *group; /* borrowed from the group's title */
     int uses;
-    GtkWidget *child; /* the GtkFlowBoxChild */
+    int width, height; /* 0: missing */
+    GtkLabel *info;    /* size and uses */
+    GtkWidget *child;  /* the GtkFlowBoxChild */
     GtkFlowBox *box;
 } Item;
 
@@ -44,8 +47,9 @@ struct _AlliumTextureBrowser {
     AlliumSelection *selection;
     gulong changed_handler, textures_handler;
     GArray *items;  /* Item */
-    GArray *groups; /* Group */
-    char *fingerprint;
+    GArray *groups;        /* Group */
+    AlliumTextures *shown; /* owned: the set the thumbnails were made from */
+    char *fingerprint;     /* of the uses shown */
 };
 
 G_DEFINE_FINAL_TYPE(AlliumTextureBrowser, allium_texture_browser, GTK_TYPE_WIDGET)
@@ -133,6 +137,19 @@ static Group *group_for(AlliumTextureBrowser *self, const char *title)
     return &g_array_index(self->groups, Group, self->groups->len - 1);
 }
 
+static void set_info(Item *item)
+{
+    g_autofree char *size = item->width > 0
+                                ? g_strdup_printf("%d×%d", item->width, item->height)
+                                : g_strdup(_("missing"));
+    g_autofree char *detail =
+        item->uses ? g_strdup_printf(g_dngettext(GETTEXT_PACKAGE, "%s · %d face", "%s · %d faces",
+                                                 item->uses),
+                                     size, item->uses)
+                   : g_strdup(size);
+    gtk_label_set_text(item->info, detail);
+}
+
 /* A thumbnail with the texture's name, size and uses, added to GROUP. */
 static void add_item(AlliumTextureBrowser *self, const char *group_title, const char *name,
                      int width, int height, GdkTexture *thumb, int uses)
@@ -147,13 +164,7 @@ static void add_item(AlliumTextureBrowser *self, const char *group_title, const 
     gtk_label_set_ellipsize(GTK_LABEL(label), PANGO_ELLIPSIZE_END);
     gtk_label_set_max_width_chars(GTK_LABEL(label), 10);
     gtk_box_append(GTK_BOX(box), label);
-    g_autofree char *size =
-        width > 0 ? g_strdup_printf("%d×%d", width, height) : g_strdup(_("missing"));
-    g_autofree char *detail =
-        uses ? g_strdup_printf(g_dngettext(GETTEXT_PACKAGE, "%s · %d face", "%s · %d faces", uses),
-                               size, uses)
-             : g_strdup(size);
-    GtkWidget *info = gtk_label_new(detail);
+    GtkWidget *info = gtk_label_new(NULL);
     gtk_widget_add_css_class(info, "dim-label");
     gtk_widget_add_css_class(info, "caption");
     gtk_box_append(GTK_BOX(box), info);
@@ -164,9 +175,19 @@ static void add_item(AlliumTextureBrowser *self, const char *group_title, const 
     Item item = {.name = g_strdup(name),
                  .group = group->title,
                  .uses = uses,
+                 .width = width,
+                 .height = height,
+                 .info = GTK_LABEL(info),
                  .child = child,
                  .box = group->box};
+    set_info(&item);
     g_array_append_val(self->items, item);
+}
+
+/* For sorting an array of strings (g_ptr_array_sort passes the elements' addresses). */
+static int compare_strings(gconstpointer a, gconstpointer b)
+{
+    return g_strcmp0(*(char *const *) a, *(char *const *) b);
 }
 
 /* The materials' uses by folded name. */
@@ -187,13 +208,13 @@ static int uses_of(GHashTable *uses, const char *name)
     return GPOINTER_TO_INT(g_hash_table_lookup(uses, key));
 }
 
+/* Makes the thumbnails again when the document's texture set changed; otherwise only the
+ * uses (an edit that adds, removes or retextures faces) are written into the items. */
 static void rebuild(AlliumTextureBrowser *self)
 {
     AlliumTextures *t = self->document ? allium_document_get_textures(self->document) : NULL;
     g_autoptr(GHashTable) uses = self->document ? material_uses(self) : NULL;
-    /* The fingerprint: the set and every use count. */
     GString *print = g_string_new(NULL);
-    g_string_append_printf(print, "%p", (void *) t);
     if (uses) {
         GHashTableIter it;
         gpointer key, value;
@@ -201,17 +222,26 @@ static void rebuild(AlliumTextureBrowser *self)
         GPtrArray *lines = g_ptr_array_new_with_free_func(g_free);
         while (g_hash_table_iter_next(&it, &key, &value))
             g_ptr_array_add(lines, g_strdup_printf("%s=%d", (char *) key, GPOINTER_TO_INT(value)));
-        g_ptr_array_sort(lines, (GCompareFunc) g_strcmp0);
+        g_ptr_array_sort(lines, compare_strings);
         for (guint i = 0; i < lines->len; i++)
             g_string_append_printf(print, "\n%s", (char *) lines->pdata[i]);
         g_ptr_array_unref(lines);
     }
-    if (self->fingerprint && g_str_equal(self->fingerprint, print->str)) {
-        g_string_free(print, TRUE);
-        return;
-    }
+    gboolean same_uses = self->fingerprint && g_str_equal(self->fingerprint, print->str);
     g_free(self->fingerprint);
     self->fingerprint = g_string_free(print, FALSE);
+    if (t == self->shown) {
+        if (same_uses) return;
+        for (guint i = 0; i < self->items->len; i++) {
+            Item *item = &g_array_index(self->items, Item, i);
+            item->uses = uses_of(uses, item->name);
+            set_info(item);
+        }
+        refilter(self);
+        return;
+    }
+    g_clear_pointer(&self->shown, allium_textures_unref);
+    self->shown = t ? allium_textures_ref(t) : NULL;
 
     GtkWidget *w;
     while ((w = gtk_widget_get_first_child(self->groups_box)))
@@ -311,6 +341,7 @@ static void allium_texture_browser_finalize(GObject *object)
     g_array_unref(self->items);
     g_array_unref(self->groups);
     g_free(self->fingerprint);
+    allium_textures_unref(self->shown);
     G_OBJECT_CLASS(allium_texture_browser_parent_class)->finalize(object);
 }
 
