@@ -46,7 +46,7 @@ struct _AlliumTextureBrowser {
     AlliumDocument *document;
     AlliumSelection *selection;
     gulong changed_handler, textures_handler;
-    GArray *items;  /* Item */
+    GArray *items;         /* Item */
     GArray *groups;        /* Group */
     AlliumTextures *shown; /* owned: the set the thumbnails were made from */
     char *fingerprint;     /* of the uses shown */
@@ -139,14 +139,13 @@ static Group *group_for(AlliumTextureBrowser *self, const char *title)
 
 static void set_info(Item *item)
 {
-    g_autofree char *size = item->width > 0
-                                ? g_strdup_printf("%d×%d", item->width, item->height)
-                                : g_strdup(_("missing"));
-    g_autofree char *detail =
-        item->uses ? g_strdup_printf(g_dngettext(GETTEXT_PACKAGE, "%s · %d face", "%s · %d faces",
-                                                 item->uses),
-                                     size, item->uses)
-                   : g_strdup(size);
+    g_autofree char *size = item->width > 0 ? g_strdup_printf("%d×%d", item->width, item->height)
+                                            : g_strdup(_("missing"));
+    g_autofree char *detail = item->uses
+                                  ? g_strdup_printf(g_dngettext(GETTEXT_PACKAGE, "%s · %d face",
+                                                                "%s · %d faces", item->uses),
+                                                    size, item->uses)
+                                  : g_strdup(size);
     gtk_label_set_text(item->info, detail);
 }
 

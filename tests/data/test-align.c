@@ -642,15 +642,17 @@ CHECK_TEST(real_maps, "/align/fitting-every-face-of-real-maps-spans-each-texture
                     double d = fmax(fmax(fabs(lo[0]), fabs(lo[1])),
                                     fmax(fabs(hi[0] - 64), fabs(hi[1] - 32)));
                     checked++;
-                    if (d > 1e-6) off++;
-                    else worst = fmax(worst, d);
+                    if (d > 1e-6)
+                        off++;
+                    else
+                        worst = fmax(worst, d);
                 }
             }
         al_map_destroy(out);
         /* A face the fit refused (a Valve axis across it) keeps its texture. */
         CHECK_MSG(off <= refused, "%s: %d faces off the fit, %d refused", names[m], off, refused);
-        CHECK_MSG(checked > 1000 && refused * 100 < n, "%s: %d faces checked, %d refused",
-                  names[m], checked, refused);
+        CHECK_MSG(checked > 1000 && refused * 100 < n, "%s: %d faces checked, %d refused", names[m],
+                  checked, refused);
         check_note("%s: %d faces fitted and checked, worst edge %g texels, %d refused", names[m],
                    checked - off, worst, refused);
         REQUIRE(al_doc_undo(doc, NULL) == AL_OK);
