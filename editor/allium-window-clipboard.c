@@ -116,11 +116,22 @@ static void paste(AlliumWindow *self, gboolean in_place)
 
 /* --- the actions ------------------------------------------------------------------- */
 
+/* With faces selected, copy and paste are the faces' textures' (TrenchBroom's way): a face
+ * is no piece of a map to paste elsewhere. */
+static gboolean faces_selected(AlliumWindow *self)
+{
+    guint faces = 0;
+    allium_selection_get_faces(self->selection, &faces);
+    return faces > 0;
+}
+
 static void copy_action_cb(GtkWidget *widget, const char *action_name, GVariant *parameter)
 {
     (void) action_name;
     (void) parameter;
-    copy_selection(ALLIUM_WINDOW(widget));
+    AlliumWindow *self = ALLIUM_WINDOW(widget);
+    if (faces_selected(self)) gtk_widget_activate_action(widget, "win.copy-texture", NULL);
+    else copy_selection(self);
 }
 
 static void cut_action_cb(GtkWidget *widget, const char *action_name, GVariant *parameter)
@@ -145,7 +156,9 @@ static void cut_action_cb(GtkWidget *widget, const char *action_name, GVariant *
 static void paste_action_cb(GtkWidget *widget, const char *action_name, GVariant *parameter)
 {
     (void) parameter;
-    paste(ALLIUM_WINDOW(widget), g_str_equal(action_name, "win.paste-in-place"));
+    AlliumWindow *self = ALLIUM_WINDOW(widget);
+    if (faces_selected(self)) gtk_widget_activate_action(widget, "win.paste-texture", NULL);
+    else paste(self, g_str_equal(action_name, "win.paste-in-place"));
 }
 
 /* --- internal API (allium-window-private.h) ----------------------------------------- */
@@ -209,7 +222,7 @@ void allium_window_update_clipboard_actions(AlliumWindow *self, gboolean writabl
     guint faces = 0;
     allium_selection_get_faces(self->selection, &faces);
     gboolean items = selected && faces == 0;
-    gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.copy", self->document && items);
+    gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.copy", self->document && selected);
     gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.cut", writable && items);
     gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.paste", writable);
     gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.paste-in-place", writable);

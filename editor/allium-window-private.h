@@ -12,6 +12,7 @@
 #include "allium-inspector.h"
 #include "allium-entity-browser.h"
 #include "allium-material-browser.h"
+#include "allium-texture-browser.h"
 
 G_BEGIN_DECLS
 
@@ -34,6 +35,7 @@ struct _AlliumWindow {
     AlliumCompilePanel *compile_panel;
     AlliumMaterialBrowser *material_browser;
     AlliumEntityBrowser *entity_browser;
+    AlliumTextureBrowser *texture_browser;
     GtkPaned *outer_paned;
     GtkPaned *top_paned;
     GtkPaned *bottom_paned;
@@ -69,6 +71,10 @@ struct _AlliumWindow {
     AlliumTool tool;    /* the "tool" property */
 
     GtkMessageType banner_type;
+
+    /* Copy Texture's face texture (allium-window-textures.c) */
+    al_doc_texture copied_texture;
+    gboolean has_copied_texture;
 };
 
 /* allium-window-actions.c */
@@ -84,6 +90,10 @@ void allium_window_update_transform_actions(AlliumWindow *self, gboolean writabl
 void allium_window_class_add_hide_actions(GtkWidgetClass *widget_class);
 void allium_window_update_hide_actions(AlliumWindow *self);
 void allium_window_restore_hidden(AlliumWindow *self);
+/* allium-window-textures.c: copy and paste a face's texture, nudge and turn the selected
+ * faces' textures; enabled for the selection. */
+void allium_window_class_add_texture_actions(GtkWidgetClass *widget_class);
+void allium_window_update_texture_actions(AlliumWindow *self, gboolean writable);
 /* allium-window-select.c: select all, invert, select by material or class. */
 void allium_window_class_add_select_actions(GtkWidgetClass *widget_class);
 /* allium-window-clipboard.c: copy, cut and paste as .map text; enabled for the selection. */

@@ -672,6 +672,7 @@ static void allium_window_class_init(AlliumWindowClass *klass)
     g_type_ensure(ALLIUM_TYPE_COMPILE_PANEL);
     g_type_ensure(ALLIUM_TYPE_MATERIAL_BROWSER);
     g_type_ensure(ALLIUM_TYPE_ENTITY_BROWSER);
+    g_type_ensure(ALLIUM_TYPE_TEXTURE_BROWSER);
     gtk_widget_class_set_template_from_resource(widget_class,
                                                 "/org/allium/Allium/ui/allium-window.ui");
     gtk_widget_class_bind_template_child(widget_class, AlliumWindow, title_label);
@@ -689,6 +690,7 @@ static void allium_window_class_init(AlliumWindowClass *klass)
     gtk_widget_class_bind_template_child(widget_class, AlliumWindow, compile_panel);
     gtk_widget_class_bind_template_child(widget_class, AlliumWindow, material_browser);
     gtk_widget_class_bind_template_child(widget_class, AlliumWindow, entity_browser);
+    gtk_widget_class_bind_template_child(widget_class, AlliumWindow, texture_browser);
     gtk_widget_class_bind_template_child(widget_class, AlliumWindow, outer_paned);
     gtk_widget_class_bind_template_child(widget_class, AlliumWindow, top_paned);
     gtk_widget_class_bind_template_child(widget_class, AlliumWindow, bottom_paned);
@@ -742,6 +744,7 @@ static void allium_window_init(AlliumWindow *self)
     g_signal_connect(self->collision, "changed", G_CALLBACK(collision_changed_cb), self);
     allium_inspector_set_selection(self->inspector, self->selection);
     allium_material_browser_set_selection(self->material_browser, self->selection);
+    allium_texture_browser_set_selection(self->texture_browser, self->selection);
     g_signal_connect(self->compile_panel, "select-brush", G_CALLBACK(problem_select_cb), self);
     g_signal_connect(self->compile_panel, "frame", G_CALLBACK(problem_frame_cb), self);
     for (int i = 0; i < ALLIUM_WINDOW_VIEW_COUNT; i++) {
@@ -851,6 +854,7 @@ void allium_window_set_document(AlliumWindow *self, AlliumDocument *document)
         allium_view_set_document(self->views[i], document);
     allium_inspector_set_document(self->inspector, document);
     allium_material_browser_set_document(self->material_browser, document);
+    allium_texture_browser_set_document(self->texture_browser, document);
     allium_compile_panel_set_document(self->compile_panel, document);
     update_title(self);
     update_compile_status(self);

@@ -6,9 +6,7 @@
 #include <math.h>
 #include <string.h>
 
-/* Quake's base axes: the axial plane a face is projected on, by its normal (floor,
- * ceiling, then the walls; the first of equally near ones wins, as in qbsp). */
-static void base_axes(const double normal[3], double s[3], double t[3])
+void al_texture_base_axes(const double normal[3], double s[3], double t[3])
 {
     static const double table[6][3][3] = {
         {{0, 0, 1}, {1, 0, 0}, {0, -1, 0}},  /* floor */
@@ -31,7 +29,7 @@ static void base_axes(const double normal[3], double s[3], double t[3])
     al_copy(table[best][2], t);
 }
 
-static void face_normal(const al_map_face *f, double n[3])
+void al_texture_face_normal(const al_map_face *f, double n[3])
 {
     double a[3], b[3];
     al_sub(f->points[0], f->points[1], a);
@@ -46,8 +44,7 @@ static int axis_of(const double a[3])
     return fabs(a[0]) > 0.5 ? 0 : fabs(a[1]) > 0.5 ? 1 : 2;
 }
 
-/* Cosine and sine of ROTATION degrees; right angles exact, as Quake special-cases them. */
-static void cos_sin(double rotation, double *c, double *s)
+void al_texture_cos_sin(double rotation, double *c, double *s)
 {
     double quarter = rotation / 90.0;
     if (quarter == floor(quarter) && fabs(quarter) < 1e9) {
@@ -66,9 +63,9 @@ static void cos_sin(double rotation, double *c, double *s)
 static void standard_axes(const al_map_face *f, double rs[3], double rt[3])
 {
     double n[3], s[3], t[3], c, si;
-    face_normal(f, n);
-    base_axes(n, s, t);
-    cos_sin(f->rotation, &c, &si);
+    al_texture_face_normal(f, n);
+    al_texture_base_axes(n, s, t);
+    al_texture_cos_sin(f->rotation, &c, &si);
     int sv = axis_of(s), tv = axis_of(t);
     al_copy(s, rs);
     al_copy(t, rt);
@@ -118,8 +115,8 @@ bool al_texture_to_standard(const al_map_face *f, double offset[2], double *rota
                             double scale[2])
 {
     double n[3], s[3], t[3];
-    face_normal(f, n);
-    base_axes(n, s, t);
+    al_texture_face_normal(f, n);
+    al_texture_base_axes(n, s, t);
     int sv = axis_of(s), tv = axis_of(t), drop = 3 - sv - tv;
     double su = f->scale[0] ? f->scale[0] : 1, sw = f->scale[1] ? f->scale[1] : 1;
     offset[0] = f->u_offset;
@@ -139,7 +136,7 @@ bool al_texture_to_standard(const al_map_face *f, double offset[2], double *rota
     if (fabs(angle - round(angle)) < 1e-9) angle = round(angle);
     *rotation = angle == 0 ? 0 : angle; /* no -0 */
     double c, si;
-    cos_sin(angle, &c, &si);
+    al_texture_cos_sin(angle, &c, &si);
     /* T rotated: (-sin, cos) times t's sign on the plane's axes; V's part along it. */
     double tx = -si * t[tv], ty = c * t[tv];
     double pv = f->v_axis[sv] * tx + f->v_axis[tv] * ty;

@@ -19,6 +19,17 @@
  * rule above is written; the compiler's input carries it (al_face_desc.texture_axes). */
 void al_texture_axes(const al_map_face *f, double axes[2][4]);
 
+/* Quake's base axes S and T for a face with unit NORMAL: those of the axial plane it is
+ * projected on (floor, ceiling, then the walls; the first of equally near ones wins, as in
+ * qbsp). */
+void al_texture_base_axes(const double normal[3], double s[3], double t[3]);
+
+/* Cosine and sine of ROTATION degrees; right angles exact, as Quake special-cases them. */
+void al_texture_cos_sin(double rotation, double *c, double *s);
+
+/* The unit normal of F's plane, by the faces' rule normalize((p0 - p1) x (p2 - p1)). */
+void al_texture_face_normal(const al_map_face *f, double n[3]);
+
 /* The texture coordinates of P on face F, in either dialect. */
 void al_texture_coords(const al_map_face *f, const double p[3], double uv[2]);
 

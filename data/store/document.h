@@ -20,6 +20,7 @@
 #include "al-diag.h"
 #include "al-live.h"
 #include "al-status.h"
+#include "textures/align.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -209,6 +210,25 @@ al_status al_doc_set_brush_faces(al_doc *doc, int64_t brush, const al_doc_face *
  * compiler input has them; NULL: all of them). */
 al_status al_doc_set_face_material(al_doc *doc, int64_t brush, const int *face_indices,
                                    int count, const char *material, al_doc_change *change);
+
+/* A face of a brush: INDEX counts BRUSH's faces in order, as the compiler input does. */
+typedef struct al_doc_face_ref {
+    int64_t brush;
+    int index;
+} al_doc_face_ref;
+
+/* Aligns the textures of COUNT faces by A (al_texture_align, on each face's polygon in its
+ * brush), as one undoable step; with MATERIAL not NULL the faces take that material too
+ * (pasting a face's texture). SIZES (may be NULL when A is neither fit nor justify) gives
+ * each face's texture size in texels. A face the operation cannot change (al_texture_align
+ * refuses it) stays as it is, with a warning in DIAGS naming it, and counts in *REFUSED
+ * (may be NULL); if every face is refused the result is AL_ERR_INVALID_ARGUMENT and nothing
+ * changes. AL_ERR_NOT_FOUND with a diagnostic for a face that does not exist. Faces whose
+ * parameters come out as they were are not written, so an edit that changes nothing adds
+ * no step. */
+al_status al_doc_align_faces(al_doc *doc, const al_doc_face_ref *faces, int count,
+                             const al_align *a, const double (*sizes)[2], const char *material,
+                             int *refused, al_doc_change *change, al_diag_list *diags);
 
 /* Adds an entity; PROPERTIES_JSON is a JSON object of string values (NULL: none). */
 al_status al_doc_add_entity(al_doc *doc, const char *classname, const char *properties_json,

@@ -48,6 +48,7 @@ struct _AlliumDocument {
     /* owned references */
     al_doc *doc;               /* NULL once closed */
     char *path;
+    char *current_material;    /* chosen in the texture browser for new brushes, or NULL */
     char *read_only_reason;    /* NULL when writable */
     al_live *live;             /* NULL once closed */
     al_doc_cache_conn *cache;  /* the engine threads', NULL without */
@@ -580,6 +581,7 @@ static void allium_document_finalize(GObject *object)
     g_free(self->texture_request);
     al_diag_list_clear(&self->doc_diags);
     g_free(self->path);
+    g_free(self->current_material);
     g_free(self->read_only_reason);
     g_array_unref(self->residuals);
     g_array_unref(self->preview_brushes);
@@ -1505,6 +1507,56 @@ gboolean allium_document_apply_material(AlliumDocument *self, const char *name,
     if (st == AL_OK) st = al_doc_end_group(self->doc, &change);
     else al_doc_cancel_group(self->doc);
     return finish_edit(self, st, &change, &diags, _("Apply material"), error);
+}
+
+void allium_document_set_current_material(AlliumDocument *self, const char *name)
+{
+    g_return_if_fail(ALLIUM_IS_DOCUMENT(self));
+    g_free(self->current_material);
+    self->current_material = name && *name ? g_strdup(name) : NULL;
+}
+
+const char *allium_document_get_current_material(AlliumDocument *self)
+{
+    g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), NULL);
+    return self->current_material;
+}
+
+void allium_document_texture_size(AlliumDocument *self, const char *material, double size[2])
+{
+    g_return_if_fail(ALLIUM_IS_DOCUMENT(self));
+    size[0] = size[1] = 64;
+    const AlliumTextures *t = self->textures;
+    for (int i = 0; t && material && i < t->count; i++)
+        if (g_ascii_strcasecmp(t->images[i].name, material) == 0) {
+            size[0] = t->images[i].width;
+            size[1] = t->images[i].height;
+            return;
+        }
+}
+
+gboolean allium_document_align_faces(AlliumDocument *self, const AlliumFaceRef *faces, guint count,
+                                     const al_align *a, const char *material, int *refused,
+                                     GError **error)
+{
+    g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), FALSE);
+    if (!require_open(self, error)) return FALSE;
+    if (count == 0) return TRUE;
+    g_autofree al_doc_face_ref *refs = g_new(al_doc_face_ref, count);
+    g_autofree double (*sizes)[2] = g_malloc_n(count, sizeof *sizes);
+    for (guint i = 0; i < count; i++) {
+        refs[i] = (al_doc_face_ref){faces[i].brush, faces[i].face};
+        al_doc_texture t;
+        const char *name = material;
+        if (!name && al_doc_face_texture(self->doc, faces[i].brush, faces[i].face, &t) == AL_OK)
+            name = t.material;
+        allium_document_texture_size(self, name, sizes[i]);
+    }
+    al_diag_list diags = {0};
+    al_doc_change change = {0};
+    al_status st = al_doc_align_faces(self->doc, refs, (int) count, a, (const double (*)[2]) sizes,
+                                      material, refused, &change, &diags);
+    return finish_edit(self, st, &change, &diags, _("Align texture"), error);
 }
 
 gboolean allium_document_set_hulls(AlliumDocument *self, const al_hull_desc *hulls,

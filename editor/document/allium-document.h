@@ -244,6 +244,20 @@ gboolean allium_document_apply_material(AlliumDocument *self, const char *name,
                                         const AlliumFaceRef *faces, guint face_count,
                                         GError **error);
 
+/* The material new brushes get (the texture browser's choice; NULL: none chosen). Not an
+ * edit: it lasts while the document is open. */
+void allium_document_set_current_material(AlliumDocument *self, const char *name);
+const char *allium_document_get_current_material(AlliumDocument *self);
+/* The size in texels of the texture of MATERIAL as the views draw it: its image's, or 64 x
+ * 64 (the checker drawn for a material without one). */
+void allium_document_texture_size(AlliumDocument *self, const char *material, double size[2]);
+/* Aligns the textures of FACES by A (al_doc_align_faces, each face with its texture's
+ * size), giving them MATERIAL too when not NULL: one undoable step. *REFUSED (may be NULL)
+ * counts the faces the operation could not change; when all were, ERROR says why. */
+gboolean allium_document_align_faces(AlliumDocument *self, const AlliumFaceRef *faces, guint count,
+                                     const al_align *a, const char *material, int *refused,
+                                     GError **error);
+
 /* Replaces the map's list of agent boxes (hull 0, the point hull, first): one undoable
  * step. A list the compiler would refuse (a duplicate name, an empty box, more than it
  * holds) is refused with the compiler's reason. */

@@ -12,6 +12,7 @@
 #include "allium-entity-definitions.h"
 #include "allium-error-label.h"
 #include "allium-format.h"
+#include "allium-texture-editor.h"
 
 #include "al-plane.h"
 
@@ -50,6 +51,7 @@ struct _AlliumInspector {
     GtkGrid *grid;
     GtkWidget *add_box;
     GtkEditable *new_key, *new_value;
+    AlliumTextureEditor *texture_editor;
 
     AlliumDocument *document;
     AlliumSelection *selection;
@@ -796,22 +798,16 @@ static void describe_faces(AlliumSnapshot *snap, const AlliumFaceRef *faces, gui
 }
 
 /* One face's texture parameters, as the document stores them. */
+/* A Valve 220 face's axes (the texture editor below has the other parameters). */
 static void describe_texture(AlliumDocument *document, const AlliumFaceRef *face, GString *text)
 {
     al_doc_texture tex;
     al_doc *doc = document ? allium_document_get_doc(document) : NULL;
-    if (!doc || al_doc_face_texture(doc, face->brush, face->face, &tex) != AL_OK) return;
-    if (tex.valve)
-        g_string_append_printf(text,
-                               _("\nTexture axes U %g %g %g (offset %g), V %g %g %g (offset "
-                                 "%g)\nScale %g %g · rotation %g"),
-                               tex.u_axis[0], tex.u_axis[1], tex.u_axis[2], tex.u_offset,
-                               tex.v_axis[0], tex.v_axis[1], tex.v_axis[2], tex.v_offset,
-                               tex.scale[0], tex.scale[1], tex.rotation);
-    else
-        g_string_append_printf(text, _("\nTexture offset %g %g · rotation %g · scale %g %g"),
-                               tex.offset[0], tex.offset[1], tex.rotation, tex.scale[0],
-                               tex.scale[1]);
+    if (!doc || al_doc_face_texture(doc, face->brush, face->face, &tex) != AL_OK || !tex.valve)
+        return;
+    g_string_append_printf(text, _("\nTexture axes U %g %g %g, V %g %g %g"), tex.u_axis[0],
+                           tex.u_axis[1], tex.u_axis[2], tex.v_axis[0], tex.v_axis[1],
+                           tex.v_axis[2]);
 }
 
 static gboolean entity_has_brushes(const al_input *in, int entity)
@@ -1000,6 +996,9 @@ static void allium_inspector_init(AlliumInspector *self)
     gtk_grid_set_column_spacing(self->grid, 6);
     gtk_box_append(GTK_BOX(box), GTK_WIDGET(self->grid));
 
+    self->texture_editor = ALLIUM_TEXTURE_EDITOR(allium_texture_editor_new());
+    gtk_box_append(GTK_BOX(box), GTK_WIDGET(self->texture_editor));
+
     self->message = allium_error_label_new();
     gtk_box_append(GTK_BOX(box), GTK_WIDGET(self->message));
 
@@ -1050,6 +1049,7 @@ void allium_inspector_set_document(AlliumInspector *self, AlliumDocument *docume
         self->document = g_object_ref(document);
         self->compiled_handler = g_signal_connect(document, "compiled", G_CALLBACK(compiled_cb), self);
     }
+    allium_texture_editor_set_document(self->texture_editor, document);
     refresh(self);
 }
 
@@ -1066,6 +1066,7 @@ void allium_inspector_set_selection(AlliumInspector *self, AlliumSelection *sele
         self->selection_handler =
             g_signal_connect(selection, "changed", G_CALLBACK(selection_changed_cb), self);
     }
+    allium_texture_editor_set_selection(self->texture_editor, selection);
     refresh(self);
 }
 
@@ -1140,6 +1141,12 @@ const char *allium_inspector_get_message(AlliumInspector *self)
 {
     g_return_val_if_fail(ALLIUM_IS_INSPECTOR(self), "");
     return gtk_label_get_text(self->message);
+}
+
+AlliumTextureEditor *allium_inspector_get_texture_editor(AlliumInspector *self)
+{
+    g_return_val_if_fail(ALLIUM_IS_INSPECTOR(self), NULL);
+    return self->texture_editor;
 }
 
 const char *allium_inspector_get_subject(AlliumInspector *self)

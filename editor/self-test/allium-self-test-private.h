@@ -108,6 +108,10 @@ GtkWindow *take_new_dialog(GList *before);
 /* Whether WINDOW's document has published the snapshot of its newest edit. */
 gboolean compiled_current(AlliumWindow *window);
 
+/* allium-self-test-textures.c */
+gboolean step_align_texture(SelfTest *t);
+gboolean step_texture_browser(SelfTest *t);
+
 /* allium-self-test-edit.c */
 gboolean step_brush_tool(SelfTest *t);
 gboolean step_move_drag(SelfTest *t);

@@ -1323,6 +1323,8 @@ static const struct {
     {"brush tool in 3D", step_brush_on_surface, 30000},
     {"rotate", step_rotate, 30000},
     {"texture lock", step_texture_lock, 30000},
+    {"align a face's texture", step_align_texture, 30000},
+    {"texture browser", step_texture_browser, 30000},
     {"rotate by a typed angle", step_rotate_dialog, 30000},
     {"scale by typed factors", step_scale_dialog, 30000},
     {"rotate by dragging", step_rotate_drag, 30000},

@@ -22,6 +22,12 @@ static void clear_textures(gpointer data)
         g_free((guint8 *) t->images[i].rgba);
     }
     g_free(t->images);
+    for (int i = 0; i < t->catalogue_count; i++) {
+        g_free(t->catalogue[i].name);
+        g_free(t->catalogue[i].source);
+        g_free(t->catalogue[i].thumb);
+    }
+    g_free(t->catalogue);
     g_strfreev(t->missing);
     g_strfreev(t->files);
     al_diag_list_clear(&t->diags);
@@ -68,6 +74,28 @@ static guint8 *find_image(const char *folder, const char *name, int *width, int 
     return NULL;
 }
 
+/* A catalogue entry for the WIDTH x HEIGHT RGBA texels of NAME from SOURCE, with a thumbnail
+ * of nearest texels. */
+static void add_entry(GArray *catalogue, const char *name, const char *source, int width,
+                      int height, const guint8 *rgba)
+{
+    AlliumTextureEntry e = {
+        .name = g_strdup(name), .source = g_strdup(source), .width = width, .height = height};
+    double k = MAX(width, height) > ALLIUM_THUMBNAIL_EDGE
+                   ? (double) ALLIUM_THUMBNAIL_EDGE / MAX(width, height)
+                   : 1;
+    e.thumb_width = MAX(1, (int) (width * k));
+    e.thumb_height = MAX(1, (int) (height * k));
+    e.thumb = g_malloc((gsize) e.thumb_width * e.thumb_height * 4);
+    for (int y = 0; y < e.thumb_height; y++)
+        for (int x = 0; x < e.thumb_width; x++) {
+            int sx = MIN(width - 1, (int) (x / k)), sy = MIN(height - 1, (int) (y / k));
+            memcpy(e.thumb + ((gsize) y * e.thumb_width + x) * 4,
+                   rgba + ((gsize) sy * width + sx) * 4, 4);
+        }
+    g_array_append_val(catalogue, e);
+}
+
 AlliumTextures *allium_textures_load(const AlliumTextureRequest *request)
 {
     AlliumTextures *t = g_atomic_rc_box_new0(AlliumTextures);
@@ -80,7 +108,15 @@ AlliumTextures *allium_textures_load(const AlliumTextureRequest *request)
     GArray *images = g_array_new(FALSE, FALSE, sizeof(al_texture_image));
     GPtrArray *missing = g_ptr_array_new();
     GPtrArray *files = g_ptr_array_new();
-    for (int i = 0; i < sources.count; i++) g_ptr_array_add(files, g_strdup(sources.paths[i]));
+    GArray *catalogue = g_array_new(FALSE, FALSE, sizeof(AlliumTextureEntry));
+    for (int i = 0; i < sources.count; i++) {
+        g_ptr_array_add(files, g_strdup(sources.paths[i]));
+        g_autofree char *base = g_path_get_basename(sources.paths[i]);
+        const al_wad *wad = sources.wads[i];
+        for (int k = 0; k < wad->count; k++)
+            add_entry(catalogue, wad->textures[k].name, base, wad->textures[k].width,
+                      wad->textures[k].height, wad->textures[k].rgba);
+    }
     for (const char *const *m = request->materials; m && *m; m++) {
         const al_texture *found = al_texture_sources_find(&sources, *m, NULL);
         al_texture_image image = {.name = g_strdup(*m)};
@@ -98,7 +134,11 @@ AlliumTextures *allium_textures_load(const AlliumTextureRequest *request)
             for (int f = 0; !rgba && f < folder_count; f++)
                 rgba = find_image(folders[f], *m, &image.width, &image.height, &path, &t->diags);
             image.rgba = rgba;
-            if (path) g_ptr_array_add(files, path);
+            if (path) {
+                g_autofree char *folder = g_path_get_dirname(path);
+                add_entry(catalogue, *m, folder, image.width, image.height, rgba);
+                g_ptr_array_add(files, path);
+            }
         }
         if (image.rgba) {
             g_array_append_val(images, image);
@@ -124,6 +164,8 @@ AlliumTextures *allium_textures_load(const AlliumTextureRequest *request)
     g_ptr_array_add(files, NULL);
     t->missing = (char **) g_ptr_array_free(missing, FALSE);
     t->files = (char **) g_ptr_array_free(files, FALSE);
+    t->catalogue_count = (int) catalogue->len;
+    t->catalogue = (AlliumTextureEntry *) (gpointer) g_array_free(catalogue, FALSE);
     t->count = (int) images->len;
     t->images = (al_texture_image *) (gpointer) g_array_free(images, FALSE);
     return t;

@@ -30,12 +30,28 @@ typedef struct {
     const char *const *materials;
 } AlliumTextureRequest;
 
+/* The longer edge of a catalogue thumbnail, in pixels. */
+#define ALLIUM_THUMBNAIL_EDGE 64
+
+/* A texture the designer can choose (the texture browser): every texture of the map's WADs,
+ * and the images found for its materials. */
+typedef struct {
+    char *name;
+    char *source;      /* the WAD's file name, or the image's folder */
+    int width, height; /* the texture's, in texels */
+    int thumb_width, thumb_height;
+    guint8 *thumb; /* RGBA, rows from the top, the longer edge at most
+                      ALLIUM_THUMBNAIL_EDGE (nearest texels) */
+} AlliumTextureEntry;
+
 typedef struct {
     al_texture_image *images; /* one per material found, names and texels owned */
     int count;
     char **missing;     /* NULL-terminated: materials found nowhere */
     char **files;       /* NULL-terminated: the WADs and images read (to watch) */
     al_diag_list diags; /* WADs not found or damaged; one warning naming the missing */
+    AlliumTextureEntry *catalogue; /* in the sources' order, each WAD's in its own */
+    int catalogue_count;
 } AlliumTextures;
 
 #define ALLIUM_TYPE_TEXTURES (allium_textures_get_type())

@@ -704,6 +704,19 @@ gboolean allium_view_handle_key(AlliumView *self, guint keyval, GdkModifierType 
     /* The arrow and page keys nudge the selection (the window's action, in this view's
      * axes); GtkWindow would take them for moving the focus. */
     const char *nudge = nudge_direction_of(keyval);
+    /* Alt with them shifts (arrows, Shift: eight texels) or turns (pages) the selected
+     * faces' textures (win.nudge-texture). */
+    if (nudge && (state & GDK_ALT_MASK) && !(state & (GDK_CONTROL_MASK | GDK_SUPER_MASK))) {
+        const char *turn = keyval == GDK_KEY_Page_Up     ? "ccw"
+                           : keyval == GDK_KEY_Page_Down ? "cw"
+                                                         : NULL;
+        g_autofree char *param =
+            turn ? g_strdup(turn)
+                 : g_strdup_printf("%s:%d", nudge, (state & GDK_SHIFT_MASK) ? 8 : 1);
+        allium_view_emit_activated(self);
+        gtk_widget_activate_action(GTK_WIDGET(self), "win.nudge-texture", "s", param);
+        return TRUE;
+    }
     if (nudge && !(state & (GDK_CONTROL_MASK | GDK_ALT_MASK | GDK_SUPER_MASK | GDK_SHIFT_MASK))) {
         allium_view_emit_activated(self);
         gtk_widget_activate_action(GTK_WIDGET(self), "win.nudge", "s", nudge);

@@ -243,7 +243,8 @@ static void box_depth(AlliumView *self, int axis, double floor_at, double sign, 
     *hi = sign > 0 ? floor_at + depth : floor_at;
 }
 
-/* The material of a new brush: the selected brush's first face's, or the map's first. */
+/* The material of a new brush: the texture browser's current one, else the selected
+ * brush's first face's, or the map's first. */
 static const char *new_brush_material(AlliumView *self)
 {
     return allium_view_get_new_material(self);
@@ -251,6 +252,9 @@ static const char *new_brush_material(AlliumView *self)
 
 const char *allium_view_get_new_material(AlliumView *self)
 {
+    const char *current =
+        self->document ? allium_document_get_current_material(self->document) : NULL;
+    if (current) return current;
     AlliumSnapshot *snap = allium_view_get_snapshot(self);
     if (!snap) return "wall";
     const al_input *in = &snap->input.input;

@@ -77,8 +77,10 @@ void allium_view_set_entity_class(AlliumView *self, const char *classname);
  * it. */
 gboolean allium_view_get_selection_bounds(AlliumView *self, double mins[3], double maxs[3]);
 
-/* The material a new brush or shape takes: the selected brush's first face's (the one
- * selected last), or the map's first material. Borrowed from the current snapshot. */
+/* The material a new brush or shape takes: the texture browser's current texture
+ * (allium_document_get_current_material), else the selected brush's first face's (the one
+ * selected last), or the map's first material. Borrowed from the document or the current
+ * snapshot. */
 const char *allium_view_get_new_material(AlliumView *self);
 
 /* Where a new shape goes when nothing is selected: a box eight grid steps on a side, on
