@@ -130,8 +130,10 @@ static void copy_action_cb(GtkWidget *widget, const char *action_name, GVariant 
     (void) action_name;
     (void) parameter;
     AlliumWindow *self = ALLIUM_WINDOW(widget);
-    if (faces_selected(self)) gtk_widget_activate_action(widget, "win.copy-texture", NULL);
-    else copy_selection(self);
+    if (faces_selected(self))
+        gtk_widget_activate_action(widget, "win.copy-texture", NULL);
+    else
+        copy_selection(self);
 }
 
 static void cut_action_cb(GtkWidget *widget, const char *action_name, GVariant *parameter)
@@ -157,8 +159,10 @@ static void paste_action_cb(GtkWidget *widget, const char *action_name, GVariant
 {
     (void) parameter;
     AlliumWindow *self = ALLIUM_WINDOW(widget);
-    if (faces_selected(self)) gtk_widget_activate_action(widget, "win.paste-texture", NULL);
-    else paste(self, g_str_equal(action_name, "win.paste-in-place"));
+    if (faces_selected(self))
+        gtk_widget_activate_action(widget, "win.paste-texture", NULL);
+    else
+        paste(self, g_str_equal(action_name, "win.paste-in-place"));
 }
 
 /* --- internal API (allium-window-private.h) ----------------------------------------- */

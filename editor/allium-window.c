@@ -178,8 +178,10 @@ static void update_compile_status(AlliumWindow *self)
     for (guint i = 0; i < G_N_ELEMENTS(marks); i++) {
         gboolean wanted = g_strcmp0(mark, marks[i]) == 0;
         if (wanted != gtk_widget_has_css_class(label, marks[i])) {
-            if (wanted) gtk_widget_add_css_class(label, marks[i]);
-            else gtk_widget_remove_css_class(label, marks[i]);
+            if (wanted)
+                gtk_widget_add_css_class(label, marks[i]);
+            else
+                gtk_widget_remove_css_class(label, marks[i]);
         }
     }
 }

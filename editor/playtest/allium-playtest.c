@@ -63,18 +63,20 @@ AlliumPlaytest *allium_playtest_plan(AlliumPreferences *prefs, const char *docum
         return NULL;
     }
     /* A bare name is looked for on the PATH, as a shell would. */
-    g_autofree char *program = strchr(engine, G_DIR_SEPARATOR) ? g_strdup(engine)
-                                                                : g_find_program_in_path(engine);
+    g_autofree char *program =
+        strchr(engine, G_DIR_SEPARATOR) ? g_strdup(engine) : g_find_program_in_path(engine);
     if (!program || !g_file_test(program, G_FILE_TEST_IS_EXECUTABLE) ||
         g_file_test(program, G_FILE_TEST_IS_DIR)) {
-        fail(error, _("The engine “%s” is not a program that can be run (Preferences, Run in "
-                      "Engine)"),
+        fail(error,
+             _("The engine “%s” is not a program that can be run (Preferences, Run in "
+               "Engine)"),
              engine);
         return NULL;
     }
     if (!*game || !g_file_test(game, G_FILE_TEST_IS_DIR)) {
-        fail(error, _("The game folder “%s” does not exist: name the folder that holds id1 in "
-                      "Preferences, under Run in Engine"),
+        fail(error,
+             _("The game folder “%s” does not exist: name the folder that holds id1 in "
+               "Preferences, under Run in Engine"),
              game);
         return NULL;
     }
@@ -121,7 +123,7 @@ typedef struct {
     AlliumDocument *document; /* owned */
     AlliumPlaytest *plan;     /* owned */
     AlliumPlaytestReport report;
-    GObject *user;            /* owned */
+    GObject *user; /* owned */
     al_bsp_format format;
 } Run;
 
@@ -194,8 +196,8 @@ static void start_engine(Run *run, int warnings, const char *first_warning)
     GSubprocess *process =
         g_subprocess_launcher_spawnv(launcher, (const char *const *) run->plan->argv, &error);
     if (!process) {
-        g_autofree char *text = g_strdup_printf(_("The engine could not be started: %s"),
-                                                error->message);
+        g_autofree char *text =
+            g_strdup_printf(_("The engine could not be started: %s"), error->message);
         say(run, GTK_MESSAGE_ERROR, text);
         g_error_free(error);
         run_free(run);
@@ -253,8 +255,8 @@ static void export(Run *run)
     g_autofree char *folder = g_path_get_dirname(run->plan->bsp);
     if (g_mkdir_with_parents(folder, 0755) != 0) {
         g_autofree char *name = g_filename_display_name(folder);
-        g_autofree char *text = g_strdup_printf(_("The export folder %s cannot be made: %s"),
-                                                name, g_strerror(errno));
+        g_autofree char *text =
+            g_strdup_printf(_("The export folder %s cannot be made: %s"), name, g_strerror(errno));
         say(run, GTK_MESSAGE_ERROR, text);
         run_free(run);
         return;

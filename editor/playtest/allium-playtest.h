@@ -19,10 +19,10 @@ G_BEGIN_DECLS
 
 /* What a run does, from the preferences and the document's path. */
 typedef struct {
-    char **argv;     /* the engine's command line */
-    char *game;      /* the folder it runs in */
-    char *bsp;       /* where the map is exported */
-    char *map_name;  /* NAME of +map */
+    char **argv;    /* the engine's command line */
+    char *game;     /* the folder it runs in */
+    char *bsp;      /* where the map is exported */
+    char *map_name; /* NAME of +map */
 } AlliumPlaytest;
 
 /* The run for the document at DOCUMENT_PATH under PREFS, or NULL with ERROR naming the

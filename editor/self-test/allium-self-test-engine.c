@@ -20,7 +20,7 @@
 #define ORACLE_EDITS 24
 /* Edits the next-frame step makes, and how long a view holds a frame for an edit's
  * collision (HOLD_FOR_COLLISION_MS in allium-view.c). */
-#define FRAME_EDITS 12
+#define FRAME_EDITS   12
 #define FRAME_HOLD_MS 30
 
 static guint32 next_random(SelfTest *t)
@@ -59,13 +59,13 @@ static void random_step(SelfTest *t, AlliumDocument *doc)
     gboolean ok = TRUE;
     switch (next_random(t) % 7) {
     case 0: /* a move */
-        ok = allium_document_transform(doc, &row, 1, NULL, 0, (const double(*)[4]) m, "Move", NULL);
+        ok = allium_document_transform(doc, &row, 1, NULL, 0, (const double (*)[4]) m, "Move", NULL);
         t->oracle_edits += ok;
         break;
     case 1: /* a resize about the brush's corner */
         m[axis][axis] = 0.5 + (next_random(t) % 3) * 0.5;
         m[axis][3] = 0;
-        ok = allium_document_transform(doc, &row, 1, NULL, 0, (const double(*)[4]) m, "Resize",
+        ok = allium_document_transform(doc, &row, 1, NULL, 0, (const double (*)[4]) m, "Resize",
                                        NULL);
         t->oracle_edits += ok;
         break;
@@ -80,16 +80,16 @@ static void random_step(SelfTest *t, AlliumDocument *doc)
     case 3: /* a drag previewed on the way and dropped with Escape */
         for (int i = 1; i <= 4; i++) {
             m[axis][3] = d * i / 4;
-            allium_document_preview_transform(doc, &row, 1, NULL, 0, (const double(*)[4]) m);
+            allium_document_preview_transform(doc, &row, 1, NULL, 0, (const double (*)[4]) m);
         }
         allium_document_preview_end(doc);
         break;
     case 4: /* a drag previewed on the way and released */
         for (int i = 1; i <= 4; i++) {
             m[axis][3] = d * i / 4;
-            allium_document_preview_transform(doc, &row, 1, NULL, 0, (const double(*)[4]) m);
+            allium_document_preview_transform(doc, &row, 1, NULL, 0, (const double (*)[4]) m);
         }
-        ok = allium_document_transform(doc, &row, 1, NULL, 0, (const double(*)[4]) m, "Move", NULL);
+        ok = allium_document_transform(doc, &row, 1, NULL, 0, (const double (*)[4]) m, "Move", NULL);
         t->oracle_edits += ok;
         break;
     case 5: /* undo */
@@ -334,9 +334,12 @@ static void next_frame_cb(AlliumView *view, double ms, const al_draw_stats *stat
     }
     AlliumSnapshot *drawn = allium_view_get_drawn_snapshot(view);
     double since_ms = (double) (g_get_monotonic_time() - t->frame_edit_us) / 1000.0;
-    if (drawn && drawn->generation >= t->frame_edit_generation) t->frames_new++;
-    else if (since_ms >= FRAME_HOLD_MS) t->frames_late++; /* the collision took longer */
-    else t->frames_old++;
+    if (drawn && drawn->generation >= t->frame_edit_generation)
+        t->frames_new++;
+    else if (since_ms >= FRAME_HOLD_MS)
+        t->frames_late++; /* the collision took longer */
+    else
+        t->frames_old++;
     t->frame_edit_generation = 0;
 }
 
@@ -386,8 +389,8 @@ gboolean step_next_frame(SelfTest *t)
             t->frames_new, FRAME_EDITS, t->frames_late, FRAME_HOLD_MS, t->frames_old,
             t->frames_unasked);
     check(t, t->frames_old == 0,
-          "no frame drawn within %d ms of an edit shows the map without it (%d did)",
-          FRAME_HOLD_MS, t->frames_old);
+          "no frame drawn within %d ms of an edit shows the map without it (%d did)", FRAME_HOLD_MS,
+          t->frames_old);
     check(t, t->frames_new + t->frames_late == t->frame_moves, "every edit's frame came (%d of %d)",
           t->frames_new + t->frames_late, t->frame_moves);
     for (int i = 0; i < t->frame_moves; i++) allium_document_undo(doc, NULL);

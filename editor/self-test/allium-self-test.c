@@ -705,8 +705,8 @@ static gboolean step_run_engine(SelfTest *t)
                                      "ls id1/maps > maps.txt\n"
                                      "echo 'Host_Error: the test engine stops here'\n"
                                      "exit 3\n";
-        gboolean written = g_file_set_contents(engine, script, -1, NULL) &&
-                           g_chmod(engine, 0755) == 0;
+        gboolean written =
+            g_file_set_contents(engine, script, -1, NULL) && g_chmod(engine, 0755) == 0;
         check(t, written, "wrote the test's engine %s", engine);
         g_object_set(prefs, "engine", engine, "game-folder", game, "game-mod", "id1",
                      "engine-arguments", "+skill 2 -window", "export-folder", "", NULL);
@@ -717,14 +717,16 @@ static gboolean step_run_engine(SelfTest *t)
     if (!strstr(banner, "status 3")) return FALSE;
     check(t, strstr(banner, "Host_Error: the test engine stops here") != NULL,
           "the banner tells the engine's status and last words (\"%s\")", banner);
-    g_autofree char *path = g_strdup(allium_document_get_path(allium_window_get_document(t->window)));
+    g_autofree char *path =
+        g_strdup(allium_document_get_path(allium_window_get_document(t->window)));
     g_autofree char *base = g_path_get_basename(path);
     char *dot = strrchr(base, '.');
     if (dot) *dot = '\0';
     g_autofree char *args_file = g_build_filename(game, "args.txt", NULL);
     g_autofree char *args = NULL;
     g_file_get_contents(args_file, &args, NULL, NULL);
-    g_autofree char *want = g_strdup_printf("-basedir\n%s\n+map\n%s\n+skill\n2\n-window\n", game, base);
+    g_autofree char *want =
+        g_strdup_printf("-basedir\n%s\n+map\n%s\n+skill\n2\n-window\n", game, base);
     check(t, g_strcmp0(args, want) == 0, "the engine was given \"%s\" (want \"%s\")",
           args ? args : "", want);
     g_autofree char *cwd_file = g_build_filename(game, "cwd.txt", NULL);

@@ -62,7 +62,7 @@ struct _AlliumView {
     GArray *selected_faces; /* int32[2] (input brush, face) pairs */
     GArray *hidden_brushes; /* guint8 per input brush, 1: hidden; empty when none is */
 
-    guint held_source; /* a redraw held for an edit's collision (allium_view_queue_render) */
+    guint held_source;      /* a redraw held for an edit's collision (allium_view_queue_render) */
     gint64 render_asked_us; /* when a frame was asked for since the last one, or 0 */
     gint64 frame_asked_us;  /* when the last frame was (0: GTK drew it again alone) */
 
