@@ -625,10 +625,15 @@ static al_status read_text(const char *data, size_t size, bool fragment, al_map 
         token_pos at = here(&r);
         if (c != '{') {
             char buf[64];
-            error_at(&r, at, AL_DIAG_SYNTAX,
-                     fragment ? "expected '{' to start an entity or a brush, found '%s'"
-                              : "expected '{' to start an entity, found '%s'",
-                     describe_next(&r, buf, sizeof buf));
+            /* Two calls, not one with a choice of formats: the catalogue's extraction
+             * takes a call's format only when it is one literal. */
+            if (fragment)
+                error_at(&r, at, AL_DIAG_SYNTAX,
+                         "expected '{' to start an entity or a brush, found '%s'",
+                         describe_next(&r, buf, sizeof buf));
+            else
+                error_at(&r, at, AL_DIAG_SYNTAX, "expected '{' to start an entity, found '%s'",
+                         describe_next(&r, buf, sizeof buf));
             al_map_destroy(map);
             return AL_ERR_SYNTAX;
         }
