@@ -33,6 +33,7 @@ struct _AlliumWindow {
     GtkStack *sidebar_stack;
     AlliumInspector *inspector;
     AlliumCompilePanel *compile_panel;
+    GtkWidget *sidebar_switcher;
     AlliumMaterialBrowser *material_browser;
     AlliumEntityBrowser *entity_browser;
     AlliumTextureBrowser *texture_browser;

@@ -1,6 +1,6 @@
-/* AlliumWindow's texture keys: Copy Texture (Ctrl+Shift+C, or Ctrl+C with faces selected)
- * takes the first selected face's material, offsets, scales and rotation; Paste Texture
- * (Ctrl+V or Ctrl+Shift+V with faces selected, allium-window-clipboard.c) gives them to the
+/* AlliumWindow's texture keys: Copy Texture (Ctrl+C with faces selected, through
+ * allium-window-clipboard.c) takes the first selected face's material, offsets, scales and
+ * rotation; Paste Texture (Ctrl+V or Ctrl+Shift+V with faces selected) gives them to the
  * selected faces, or to every face of the selected brushes, as one undoable step. With
  * faces selected, Alt+arrow keys in a view shift their textures by a texel (Alt+Shift+arrow
  * by eight) and Alt+Page Up / Page Down turn them by 15 degrees (win.nudge-texture; the
@@ -133,10 +133,6 @@ void allium_window_class_add_texture_actions(GtkWidgetClass *widget_class)
                                     paste_texture_action_cb);
     gtk_widget_class_install_action(widget_class, "win.nudge-texture", "s",
                                     nudge_texture_action_cb);
-    /* TrenchBroom's Copy and Paste Attributes keys; plain Ctrl+C and Ctrl+V are left for
-     * the text fields. */
-    gtk_widget_class_add_binding_action(widget_class, GDK_KEY_c, GDK_CONTROL_MASK | GDK_SHIFT_MASK,
-                                        "win.copy-texture", NULL);
 }
 
 void allium_window_update_texture_actions(AlliumWindow *self, gboolean writable)

@@ -690,6 +690,7 @@ static void allium_window_class_init(AlliumWindowClass *klass)
     gtk_widget_class_bind_template_child(widget_class, AlliumWindow, sidebar_stack);
     gtk_widget_class_bind_template_child(widget_class, AlliumWindow, inspector);
     gtk_widget_class_bind_template_child(widget_class, AlliumWindow, compile_panel);
+    gtk_widget_class_bind_template_child(widget_class, AlliumWindow, sidebar_switcher);
     gtk_widget_class_bind_template_child(widget_class, AlliumWindow, material_browser);
     gtk_widget_class_bind_template_child(widget_class, AlliumWindow, entity_browser);
     gtk_widget_class_bind_template_child(widget_class, AlliumWindow, texture_browser);
@@ -729,6 +730,11 @@ static void allium_window_init(AlliumWindow *self)
     self->banner_type = GTK_MESSAGE_INFO;
 
     gtk_widget_init_template(GTK_WIDGET(self));
+    /* The side panel's five page names each as wide as itself: at equal widths (the
+     * switcher's own way) the panel took a third of the window from the views. */
+    GtkLayoutManager *switcher_layout = gtk_widget_get_layout_manager(self->sidebar_switcher);
+    if (GTK_IS_BOX_LAYOUT(switcher_layout))
+        gtk_box_layout_set_homogeneous(GTK_BOX_LAYOUT(switcher_layout), FALSE);
     /* Settings the menus and the header bar toggle: "prefs.texture-lock". */
     GSimpleActionGroup *prefs = g_simple_action_group_new();
     g_autoptr(GPropertyAction) lock =
