@@ -201,7 +201,7 @@ static void check_not_blank(SelfTest *t, GdkTexture *texture, GtkWidget *view, c
 }
 
 /* The fraction of WIDGET's pixels that differ between two screenshots. */
-static double changed_fraction(GdkTexture *a, GdkTexture *b, GtkWidget *widget, GtkWidget *window)
+double changed_fraction(GdkTexture *a, GdkTexture *b, GtkWidget *widget, GtkWidget *window)
 {
     if (!a || !b) return 0;
     int wa, ha, wb, hb, x0, y0, x1, y1;
@@ -1305,6 +1305,7 @@ static const struct {
     {"open through the Open dialog", step_open_dialog, 30000},
     {"new map through the New dialog", step_new_dialog, 30000},
     {"four views again", step_grid_layout, 10000},
+    {"view toggles remembered", step_view_toggles, 20000},
     {"brush tool", step_brush_tool, 30000},
     {"move by dragging", step_move_drag, 30000},
     {"the light is carried across edits", step_light_carried, 60000},
@@ -1366,6 +1367,7 @@ static void finish(SelfTest *t)
     g_clear_object(&t->second);
     g_clear_object(&t->built);
     g_clear_object(&t->previous);
+    g_clear_object(&t->radii_off);
     g_clear_object(&t->held_editor);
     g_action_group_activate_action(G_ACTION_GROUP(t->app), "quit", NULL);
     g_object_unref(t->app);
