@@ -64,6 +64,8 @@ struct _SelfTest {
     GHashTable *face_light_mark; /* owned: the faces' light a step compares with, or NULL */
     gint64 shots_mark;      /* its shots */
     GtkWidget *held_editor; /* owned: a properties row's entry kept past its row */
+    gint64 small_row;       /* the small brush a handle must not steal */
+    al_camera saved_camera; /* a view's camera a step moved, to put back */
     GdkTexture *radii_off;  /* owned: the window before the 2D light radii were turned on */
 
     /* engine steps */
@@ -144,6 +146,7 @@ gboolean step_add_shapes(SelfTest *t);
 /* allium-self-test-pick.c */
 gboolean step_cycle_pick(SelfTest *t);
 gboolean step_hide_isolate(SelfTest *t);
+gboolean step_small_brush_moves(SelfTest *t);
 /* allium-self-test-views.c */
 gboolean step_view_toggles(SelfTest *t);
 /* allium-self-test-build.c */
