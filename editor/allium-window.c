@@ -95,9 +95,9 @@ static void push_draw_settings(AlliumWindow *self)
     for (int i = 0; i < ALLIUM_WINDOW_VIEW_COUNT; i++) {
         gboolean radii = allium_view_get_kind(self->views[i]) == AL_VIEW_3D ? self->light_radii_3d
                                                                             : self->light_radii_2d;
-        allium_view_set_draw_settings(self->views[i], overlays | (radii ? AL_OVERLAY_LIGHT_RADII : 0),
-                                      self->wireframe, !self->pvs_culling, self->lighting,
-                                      self->textures);
+        allium_view_set_draw_settings(
+            self->views[i], overlays | (radii ? AL_OVERLAY_LIGHT_RADII : 0), self->wireframe,
+            !self->pvs_culling, self->lighting, self->textures);
     }
 }
 

@@ -70,10 +70,10 @@ static const struct {
     const char *name;
     gboolean on;
 } view_toggles[ALLIUM_VIEW_TOGGLE_COUNT] = {
-    {"show-portals", FALSE},       {"show-leak", TRUE},           {"show-pvs", FALSE},
-    {"show-cluster", FALSE},       {"show-entities", TRUE},       {"show-tools", TRUE},
-    {"show-splits", FALSE},        {"light-radii-2d", FALSE},     {"light-radii-3d", FALSE},
-    {"wireframe", FALSE},          {"pvs-culling", TRUE},         {"lighting", TRUE},
+    {"show-portals", FALSE}, {"show-leak", TRUE},       {"show-pvs", FALSE},
+    {"show-cluster", FALSE}, {"show-entities", TRUE},   {"show-tools", TRUE},
+    {"show-splits", FALSE},  {"light-radii-2d", FALSE}, {"light-radii-3d", FALSE},
+    {"wireframe", FALSE},    {"pvs-culling", TRUE},     {"lighting", TRUE},
     {"textures", TRUE},
 };
 

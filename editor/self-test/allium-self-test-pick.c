@@ -197,8 +197,7 @@ gboolean step_hide_isolate(SelfTest *t)
 }
 
 /* Whether the small brush of step_small_brush_moves lies from LO to HI. */
-static gboolean small_box_at(SelfTest *t, const double lo[3], const double hi[3],
-                             const char *what)
+static gboolean small_box_at(SelfTest *t, const double lo[3], const double hi[3], const char *what)
 {
     /* The bounds of the document's face points (a box's are its corners). */
     AlliumSnapshot *snap = current(t);
@@ -265,7 +264,8 @@ gboolean step_small_brush_moves(SelfTest *t)
                 double f = sampled_cover(w, h);
                 if (fabs(f - 0.5) < 0.01) continue;
                 tried++;
-                if ((f > 0.5) == allium_view_handles_cover_most(w, h)) agree++;
+                if ((f > 0.5) == allium_view_handles_cover_most(w, h))
+                    agree++;
                 else if (tried - agree <= 3)
                     g_print("handles cover %.1f%% of %g x %g pixels\n", f * 100, w, h);
             }
@@ -283,7 +283,8 @@ gboolean step_small_brush_moves(SelfTest *t)
             t->mark_hi[k] = t->mark_lo[k] + 8;
         }
         GError *error = NULL;
-        check(t, allium_document_add_box(doc, t->mark_lo, t->mark_hi, "wall", &t->small_row, &error),
+        check(t,
+              allium_document_add_box(doc, t->mark_lo, t->mark_hi, "wall", &t->small_row, &error),
               "an 8-unit box is added%s%s", error ? ": " : "", error ? error->message : "");
         g_clear_error(&error);
         allium_selection_select_brush(t->window->selection, t->small_row, ALLIUM_SELECT_REPLACE);

@@ -53,16 +53,19 @@ static int saved(GKeyFile *file, const char *key)
 static void check_new_window(SelfTest *t)
 {
     AlliumWindow *fresh = allium_window_new(GTK_APPLICATION(t->app));
-    check(t, window_flag(fresh, "light-radii-2d") && !window_flag(fresh, "show-tools") &&
-                 window_flag(fresh, "show-entities") && !window_flag(fresh, "light-radii-3d"),
+    check(t,
+          window_flag(fresh, "light-radii-2d") && !window_flag(fresh, "show-tools") &&
+              window_flag(fresh, "show-entities") && !window_flag(fresh, "light-radii-3d"),
           "a new window shows the light radii in 2D and no tool brushes, as the last one did");
     int radii_2d = 0, radii_3d = 0, tools = 0;
     for (int i = 0; i < ALLIUM_WINDOW_VIEW_COUNT; i++) {
         AlliumView *view = allium_window_get_view(fresh, i);
         gboolean flat = allium_view_get_kind(view) != AL_VIEW_3D;
         if (!view_has(view, AL_OVERLAY_LIGHT_RADII)) continue;
-        if (flat) radii_2d++;
-        else radii_3d++;
+        if (flat)
+            radii_2d++;
+        else
+            radii_3d++;
     }
     for (int i = 0; i < ALLIUM_WINDOW_VIEW_COUNT; i++)
         tools += view_has(allium_window_get_view(fresh, i), AL_OVERLAY_TOOLS);
@@ -78,8 +81,9 @@ static void check_new_window(SelfTest *t)
     allium_view_set_kind(top, AL_VIEW_TOP);
     check(t, view_has(top, AL_OVERLAY_LIGHT_RADII), "and back to top, the 2D one (on)");
     gtk_widget_activate_action(GTK_WIDGET(fresh), "win.show-tools", NULL);
-    check(t, pref("show-tools") && window_flag(t->window, "show-tools") &&
-                 view_has(allium_window_get_view(t->window, 1), AL_OVERLAY_TOOLS),
+    check(t,
+          pref("show-tools") && window_flag(t->window, "show-tools") &&
+              view_has(allium_window_get_view(t->window, 1), AL_OVERLAY_TOOLS),
           "tool brushes turned on in the new window come back in the first one too");
     gtk_window_destroy(GTK_WINDOW(fresh));
 }
@@ -93,8 +97,9 @@ gboolean step_view_toggles(SelfTest *t)
     }
     if (!t->step_begun) {
         t->phase = 0;
-        check(t, !pref("light-radii-2d") && !pref("light-radii-3d") &&
-                     !window_flag(t->window, "light-radii-2d"),
+        check(t,
+              !pref("light-radii-2d") && !pref("light-radii-3d") &&
+                  !window_flag(t->window, "light-radii-2d"),
               "light radii are off by default, in the preferences and the window");
         check(t, !view_has(top, AL_OVERLAY_LIGHT_RADII) && view_has(top, AL_OVERLAY_ENTITIES),
               "the top view draws the entities without every light's reach");

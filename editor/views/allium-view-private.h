@@ -26,7 +26,7 @@ enum {
 /* Half the edge of a resize handle, and how near the pointer must come (pixels, either
  * axis). */
 #define HANDLE_RADIUS 4.0
-#define HANDLE_REACH 7.0
+#define HANDLE_REACH  7.0
 
 /* What a left drag is doing (allium-view-tools.c). */
 enum {

@@ -582,9 +582,9 @@ static int handle_at(AlliumView *self, double x, double y, int side[3])
 static void handle_cover(double length, double *along, double *middle_only)
 {
     const double reach = HANDLE_REACH;
-    double a1 = MIN(reach, length);                                            /* [0, a1] */
+    double a1 = MIN(reach, length); /* [0, a1] */
     double b0 = MAX(0, 0.5 * length - reach), b1 = MIN(length, 0.5 * length + reach);
-    double c0 = MAX(0, length - reach);                                        /* [c0, L] */
+    double c0 = MAX(0, length - reach); /* [c0, L] */
     /* The three intervals start in order: their union is a sweep. */
     double covered = a1, end = a1;
     if (b1 > end) covered += b1 - MAX(b0, end), end = b1;
@@ -984,7 +984,8 @@ gboolean allium_view_tool_begin(AlliumView *self, double x, double y, GdkModifie
         else if ((state & GDK_CONTROL_MASK) && in_selection_2d(self, self->edit_from) &&
                  begin_rotate(self)) {
             /* Ctrl + drag on the selection turns it about its centre */
-        } else if (!(inside_small_selection(self, x, y) && in_selection_2d(self, self->edit_from)) &&
+        } else if (!(inside_small_selection(self, x, y) &&
+                     in_selection_2d(self, self->edit_from)) &&
                    handle_at(self, x, y, side) >= 0 && begin_resize(self, side)) {
             /* the handle pulls its sides (a small brush under the pointer moves instead) */
         } else if (in_selection_2d(self, self->edit_from))

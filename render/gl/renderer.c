@@ -636,8 +636,10 @@ static void draw_2d(al_renderer *r, const al_camera *cam, const al_draw_options 
     if (opt->overlays & AL_OVERLAY_ENTITIES) {
         static const float faint[4] = {1, 1, 1, 0.5f};
         /* Every light's reach only when asked: in a lit map the circles hide the brushes. */
-        if (opt->overlays & AL_OVERLAY_LIGHT_RADII) entity_ranges(r, 2, NULL, &r->scratch);
-        else radius_ranges(r, opt, &r->scratch);
+        if (opt->overlays & AL_OVERLAY_LIGHT_RADII)
+            entity_ranges(r, 2, NULL, &r->scratch);
+        else
+            radius_ranges(r, opt, &r->scratch);
         set_pass(r, 0, faint, NULL);
         draw_ranges(&r->store.radius, GL_LINES, &r->scratch);
         set_pass(r, 0, NULL, NULL);

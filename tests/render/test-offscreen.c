@@ -365,8 +365,7 @@ CHECK_TEST(light_radii, "/render/light-radii-only-when-asked-or-selected")
     int rest = differing_pixels(selected, pixels);
     check_note("selected light: %d pixels change, then the others' reach %d", circle, rest);
     CHECK_MSG(circle > W * H / 1000, "selecting a light changes only %d pixels", circle);
-    CHECK_MSG(rest > 0 && rest < all, "the other lights' reach changes %d of %d pixels", rest,
-              all);
+    CHECK_MSG(rest > 0 && rest < all, "the other lights' reach changes %d of %d pixels", rest, all);
 
     opt.selected_entity_count = 0;
     camera_at_start(&l, &cam);
