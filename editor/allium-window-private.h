@@ -67,6 +67,7 @@ struct _AlliumWindow {
     /* view settings (properties, so that they are stateful actions) */
     gboolean show_portals, show_leak, show_pvs, show_cluster, show_entities, show_tools,
         show_splits;
+    gboolean light_radii_2d, light_radii_3d; /* every light's reach in the 2D views, the 3D */
     gboolean wireframe, pvs_culling, lighting, textures;
     int maximized_slot; /* -1: the four views */
     AlliumTool tool;    /* the "tool" property */

@@ -30,6 +30,8 @@ enum {
     PROP_SHOW_ENTITIES,
     PROP_SHOW_TOOLS,
     PROP_SHOW_SPLITS,
+    PROP_LIGHT_RADII_2D,
+    PROP_LIGHT_RADII_3D,
     PROP_WIREFRAME,
     PROP_PVS_CULLING,
     PROP_LIGHTING,
@@ -64,6 +66,10 @@ static gboolean *flag_of(AlliumWindow *self, guint prop_id)
         return &self->show_tools;
     case PROP_SHOW_SPLITS:
         return &self->show_splits;
+    case PROP_LIGHT_RADII_2D:
+        return &self->light_radii_2d;
+    case PROP_LIGHT_RADII_3D:
+        return &self->light_radii_3d;
     case PROP_WIREFRAME:
         return &self->wireframe;
     case PROP_PVS_CULLING:
@@ -86,9 +92,13 @@ static void push_draw_settings(AlliumWindow *self)
                         (self->show_entities ? AL_OVERLAY_ENTITIES : 0) |
                         (self->show_tools ? AL_OVERLAY_TOOLS : 0) |
                         (self->show_splits ? AL_OVERLAY_SPLITS : 0);
-    for (int i = 0; i < ALLIUM_WINDOW_VIEW_COUNT; i++)
-        allium_view_set_draw_settings(self->views[i], overlays, self->wireframe, !self->pvs_culling,
-                                      self->lighting, self->textures);
+    for (int i = 0; i < ALLIUM_WINDOW_VIEW_COUNT; i++) {
+        gboolean radii = allium_view_get_kind(self->views[i]) == AL_VIEW_3D ? self->light_radii_3d
+                                                                            : self->light_radii_2d;
+        allium_view_set_draw_settings(
+            self->views[i], overlays | (radii ? AL_OVERLAY_LIGHT_RADII : 0), self->wireframe,
+            !self->pvs_culling, self->lighting, self->textures);
+    }
 }
 
 static int slot_of_view(AlliumWindow *self, AlliumView *view)
@@ -404,6 +414,8 @@ static void view_kind_changed_cb(GObject *object, GParamSpec *pspec, AlliumWindo
             g_strdup_printf("single-%s", allium_view_kind_to_string(allium_view_get_kind(self->views[slot])));
         set_layout_string(self, layout);
     }
+    /* The light radii toggle of its new kind. */
+    push_draw_settings(self);
     /* A view that became 2D marks the 3D camera at once. */
     for (int i = 0; i < ALLIUM_WINDOW_VIEW_COUNT; i++)
         if (allium_view_get_kind(self->views[i]) == AL_VIEW_3D) {
@@ -658,6 +670,11 @@ static void allium_window_class_init(AlliumWindowClass *klass)
     properties[PROP_SHOW_ENTITIES] = g_param_spec_boolean("show-entities", NULL, NULL, TRUE, flags);
     properties[PROP_SHOW_TOOLS] = g_param_spec_boolean("show-tools", NULL, NULL, TRUE, flags);
     properties[PROP_SHOW_SPLITS] = g_param_spec_boolean("show-splits", NULL, NULL, FALSE, flags);
+    /* Every light's reach in the 2D views, and in the 3D view. */
+    properties[PROP_LIGHT_RADII_2D] =
+        g_param_spec_boolean("light-radii-2d", NULL, NULL, FALSE, flags);
+    properties[PROP_LIGHT_RADII_3D] =
+        g_param_spec_boolean("light-radii-3d", NULL, NULL, FALSE, flags);
     properties[PROP_WIREFRAME] = g_param_spec_boolean("wireframe", NULL, NULL, FALSE, flags);
     properties[PROP_PVS_CULLING] = g_param_spec_boolean("pvs-culling", NULL, NULL, TRUE, flags);
     properties[PROP_LIGHTING] = g_param_spec_boolean("lighting", NULL, NULL, TRUE, flags);
@@ -769,6 +786,13 @@ static void allium_window_init(AlliumWindow *self)
         g_signal_connect(view, "notify::kind-name", G_CALLBACK(view_kind_changed_cb), self);
     }
     self->active_view = self->views[0];
+    /* The View menu's toggles are the preferences' (a new window shows what the last one
+     * showed, and they are saved for the next start). */
+    for (int i = 0; i < ALLIUM_VIEW_TOGGLE_COUNT; i++) {
+        const char *name = allium_preferences_view_toggle_name(i);
+        g_object_bind_property(allium_preferences_get_default(), name, self, name,
+                               G_BINDING_BIDIRECTIONAL | G_BINDING_SYNC_CREATE);
+    }
     push_draw_settings(self);
     g_signal_connect(self, "notify::application", G_CALLBACK(application_set_cb), self);
 

@@ -221,13 +221,14 @@ bool al_scene_pick_visible(const al_scene *scene, const double origin[3], const 
 /* --- the GL renderer ----------------------------------------------------------------- */
 
 enum {
-    AL_OVERLAY_PORTALS = 1u << 0,  /* portals, translucent */
-    AL_OVERLAY_LEAK = 1u << 1,     /* the leak path */
-    AL_OVERLAY_PVS = 1u << 2,      /* faces in the camera leaf's PVS highlighted */
-    AL_OVERLAY_CLUSTER = 1u << 3,  /* the camera leaf's faces and portals highlighted */
-    AL_OVERLAY_ENTITIES = 1u << 4, /* entity boxes and light radii */
-    AL_OVERLAY_TOOLS = 1u << 5,    /* clip, trigger and hint brushes, translucent */
-    AL_OVERLAY_SPLITS = 1u << 6,   /* the split planes given to al_renderer_set_splits */
+    AL_OVERLAY_PORTALS = 1u << 0,     /* portals, translucent */
+    AL_OVERLAY_LEAK = 1u << 1,        /* the leak path */
+    AL_OVERLAY_PVS = 1u << 2,         /* faces in the camera leaf's PVS highlighted */
+    AL_OVERLAY_CLUSTER = 1u << 3,     /* the camera leaf's faces and portals highlighted */
+    AL_OVERLAY_ENTITIES = 1u << 4,    /* entity boxes (and the selected lights' reach) */
+    AL_OVERLAY_TOOLS = 1u << 5,       /* clip, trigger and hint brushes, translucent */
+    AL_OVERLAY_SPLITS = 1u << 6,      /* the split planes given to al_renderer_set_splits */
+    AL_OVERLAY_LIGHT_RADII = 1u << 7, /* every light's reach, faint (with AL_OVERLAY_ENTITIES) */
     AL_OVERLAY_DEFAULT = AL_OVERLAY_LEAK | AL_OVERLAY_ENTITIES | AL_OVERLAY_TOOLS,
 };
 

@@ -32,6 +32,7 @@ struct _AlliumPreferences {
     char *entity_definitions;
     char *texture_folders;
     char *engine, *game_folder, *game_mod, *engine_arguments, *export_folder;
+    gboolean view_toggles[ALLIUM_VIEW_TOGGLE_COUNT]; /* by the order of view_toggles[] */
 
     gboolean loading; /* set while reading the file: no save for what was just read */
     guint save_source;
@@ -57,7 +58,23 @@ enum {
     PROP_GAME_MOD,
     PROP_ENGINE_ARGUMENTS,
     PROP_EXPORT_FOLDER,
-    N_PROPS
+    PROP_FIRST_VIEW_TOGGLE,
+    N_PROPS = PROP_FIRST_VIEW_TOGGLE + ALLIUM_VIEW_TOGGLE_COUNT
+};
+
+/* The View menu's toggles, remembered for the next window and the next start: their
+ * names (those of the window's properties they follow) and defaults. The light radii are
+ * two: every light's reach drawn in the 2D views veils the brushes of a lit map, so there
+ * they start off; a 3D view shows the selected lights' reach whatever the toggle. */
+static const struct {
+    const char *name;
+    gboolean on;
+} view_toggles[ALLIUM_VIEW_TOGGLE_COUNT] = {
+    {"show-portals", FALSE}, {"show-leak", TRUE},       {"show-pvs", FALSE},
+    {"show-cluster", FALSE}, {"show-entities", TRUE},   {"show-tools", TRUE},
+    {"show-splits", FALSE},  {"light-radii-2d", FALSE}, {"light-radii-3d", FALSE},
+    {"wireframe", FALSE},    {"pvs-culling", TRUE},     {"lighting", TRUE},
+    {"textures", TRUE},
 };
 
 static GParamSpec *properties[N_PROPS];
@@ -217,7 +234,10 @@ static void allium_preferences_get_property(GObject *object, guint prop_id, GVal
         g_value_set_string(value, self->export_folder);
         break;
     default:
-        G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
+        if (prop_id >= PROP_FIRST_VIEW_TOGGLE && prop_id < N_PROPS)
+            g_value_set_boolean(value, self->view_toggles[prop_id - PROP_FIRST_VIEW_TOGGLE]);
+        else
+            G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
     }
 }
 
@@ -279,6 +299,10 @@ static void allium_preferences_set_property(GObject *object, guint prop_id, cons
         set_string(&self->export_folder, g_value_get_string(value));
         break;
     default:
+        if (prop_id >= PROP_FIRST_VIEW_TOGGLE && prop_id < N_PROPS) {
+            self->view_toggles[prop_id - PROP_FIRST_VIEW_TOGGLE] = g_value_get_boolean(value);
+            break;
+        }
         G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
         return;
     }
@@ -322,6 +346,9 @@ static void allium_preferences_class_init(AlliumPreferencesClass *klass)
     properties[PROP_ENGINE_ARGUMENTS] =
         g_param_spec_string("engine-arguments", NULL, NULL, "", flags);
     properties[PROP_EXPORT_FOLDER] = g_param_spec_string("export-folder", NULL, NULL, "", flags);
+    for (int i = 0; i < ALLIUM_VIEW_TOGGLE_COUNT; i++)
+        properties[PROP_FIRST_VIEW_TOGGLE + i] =
+            g_param_spec_boolean(view_toggles[i].name, NULL, NULL, view_toggles[i].on, flags);
     g_object_class_install_properties(object_class, N_PROPS, properties);
 }
 
@@ -340,6 +367,7 @@ static void allium_preferences_init(AlliumPreferences *self)
     self->game_mod = g_strdup("id1");
     self->engine_arguments = g_strdup("");
     self->export_folder = g_strdup("");
+    for (int i = 0; i < ALLIUM_VIEW_TOGGLE_COUNT; i++) self->view_toggles[i] = view_toggles[i].on;
     self->path = g_build_filename(g_get_user_config_dir(), "allium", "settings.ini", NULL);
 }
 
@@ -506,4 +534,10 @@ char **allium_preferences_dup_texture_folders(AlliumPreferences *self)
     }
     g_ptr_array_add(out, NULL);
     return (char **) g_ptr_array_free(out, FALSE);
+}
+
+const char *allium_preferences_view_toggle_name(int i)
+{
+    g_return_val_if_fail(i >= 0 && i < ALLIUM_VIEW_TOGGLE_COUNT, NULL);
+    return view_toggles[i].name;
 }

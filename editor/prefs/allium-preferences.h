@@ -14,6 +14,12 @@
  * engine's program), "game-folder" (the folder it runs in, given as -basedir), "game-mod"
  * ("id1" by default), "engine-arguments" (added after +map NAME) and "export-folder"
  * (where the map's .bsp goes; empty: GAME-FOLDER/GAME-MOD/maps).
+ *
+ * The View menu's toggles, which every window follows both ways (so a new window and the
+ * next start show what was shown last): "show-portals", "show-leak", "show-pvs",
+ * "show-cluster", "show-entities", "show-tools", "show-splits", "light-radii-2d" (every
+ * light's reach in the 2D views; off by default), "light-radii-3d" (the same in the 3D
+ * view; off), "wireframe", "pvs-culling", "lighting" and "textures".
  */
 #pragma once
 
@@ -23,6 +29,9 @@ G_BEGIN_DECLS
 
 #define ALLIUM_TYPE_PREFERENCES (allium_preferences_get_type())
 G_DECLARE_FINAL_TYPE(AlliumPreferences, allium_preferences, ALLIUM, PREFERENCES, GObject)
+
+/* How many View menu toggles the preferences keep. */
+#define ALLIUM_VIEW_TOGGLE_COUNT 13
 
 /* The application's preferences, loaded on first use. Main thread. */
 AlliumPreferences *allium_preferences_get_default(void);
@@ -53,5 +62,8 @@ const char *allium_preferences_get_last_document(AlliumPreferences *self);
 void allium_preferences_set_last_document(AlliumPreferences *self, const char *path);
 /* The "texture-folders" list split at ';', empty entries dropped (free with g_strfreev). */
 char **allium_preferences_dup_texture_folders(AlliumPreferences *self);
+/* The property name of view toggle I (0 <= I < ALLIUM_VIEW_TOGGLE_COUNT): the same name
+ * as the window property it follows. */
+const char *allium_preferences_view_toggle_name(int i);
 
 G_END_DECLS

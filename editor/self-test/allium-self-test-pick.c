@@ -2,13 +2,16 @@
  * in the top view walks down through the brushes under the pointer (checked against the
  * brushes found by sampling points along the vertical line); Hide, Isolate and Show All
  * take brushes out of reach and back, keep them compiled, and keep the hidden rows in the
- * session file.
+ * session file; a press in the middle of a small selected brush, zoomed out, moves it
+ * rather than pull the handles that cover it, which still pull from just outside it.
  */
 #include "allium-config.h"
 
 #include "allium-self-test-private.h"
 
+#include "allium-preferences.h"
 #include "allium-session.h"
+#include "allium-view-private.h"
 
 #include "al-plane.h"
 
@@ -190,5 +193,164 @@ gboolean step_hide_isolate(SelfTest *t)
     activate(t, "win.show-all");
     check(t, allium_selection_get_hidden_count(t->window->selection) == 0, "Show All again");
     g_free(rows);
+    return TRUE;
+}
+
+/* Whether the small brush of step_small_brush_moves lies from LO to HI. */
+static gboolean small_box_at(SelfTest *t, const double lo[3], const double hi[3], const char *what)
+{
+    /* The bounds of the document's face points (a box's are its corners). */
+    AlliumSnapshot *snap = current(t);
+    int b = allium_snapshot_brush_index(snap, t->small_row);
+    double mins[3] = {0, 0, 0}, maxs[3] = {0, 0, 0};
+    if (b >= 0) {
+        const al_input *in = &snap->input.input;
+        for (int k = 0; k < 3; k++) mins[k] = INFINITY, maxs[k] = -INFINITY;
+        for (int f = 0; f < in->brushes[b].face_count; f++)
+            for (int i = 0; i < 3; i++)
+                for (int k = 0; k < 3; k++) {
+                    double v = in->faces[in->brushes[b].first_face + f].points[i][k];
+                    mins[k] = MIN(mins[k], v);
+                    maxs[k] = MAX(maxs[k], v);
+                }
+    }
+    gboolean same = b >= 0;
+    for (int k = 0; k < 3 && same; k++)
+        same = fabs(mins[k] - lo[k]) < 1e-6 && fabs(maxs[k] - hi[k]) < 1e-6;
+    check(t, same, "%s (%g %g %g to %g %g %g, expected %g %g %g to %g %g %g)", what, mins[0],
+          mins[1], mins[2], maxs[0], maxs[1], maxs[2], lo[0], lo[1], lo[2], hi[0], hi[1], hi[2]);
+    return same;
+}
+
+/* The oracle of allium_view_handles_cover_most: the fraction of a W by H rectangle's
+ * pixels (sampled on a fine lattice) within HANDLE_REACH of one of its 8 handles on both
+ * axes. */
+static double sampled_cover(double w, double h)
+{
+    const int n = 200;
+    long covered = 0;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) {
+            double x = (i + 0.5) * w / n, y = (j + 0.5) * h / n;
+            gboolean reached = FALSE;
+            for (int a = 0; a < 3 && !reached; a++)
+                for (int b = 0; b < 3 && !reached; b++)
+                    reached = (a != 1 || b != 1) && fabs(x - 0.5 * a * w) <= HANDLE_REACH &&
+                              fabs(y - 0.5 * b * h) <= HANDLE_REACH;
+            covered += reached;
+        }
+    return (double) covered / ((double) n * n);
+}
+
+/* An 8-unit cube at 40% zoom is about three pixels wide, inside the reach of all its
+ * handles: a press in its middle drags it; a press on its side's handle from outside
+ * resizes it. The box, the move and the resize are undone at the end. */
+gboolean step_small_brush_moves(SelfTest *t)
+{
+    AlliumView *top = view_of_kind(t, AL_VIEW_TOP);
+    AlliumDocument *doc = allium_window_get_document(t->window);
+    double g = allium_preferences_get_grid_size(allium_preferences_get_default());
+    if (!top) {
+        check(t, FALSE, "there is a top view");
+        return TRUE;
+    }
+    al_camera *cam = allium_view_get_camera(top);
+    if (!t->step_begun) {
+        /* The rule against a brute-force count, on sizes around where it turns (a sampled
+         * fraction within 1% of one half is not held against it). */
+        int agree = 0, tried = 0;
+        for (double w = 1; w < 90; w += 2.3)
+            for (double h = 1; h < 90; h += 3.1) {
+                double f = sampled_cover(w, h);
+                if (fabs(f - 0.5) < 0.01) continue;
+                tried++;
+                if ((f > 0.5) == allium_view_handles_cover_most(w, h))
+                    agree++;
+                else if (tried - agree <= 3)
+                    g_print("handles cover %.1f%% of %g x %g pixels\n", f * 100, w, h);
+            }
+        check(t, agree == tried,
+              "whether the handles cover most of a selection agrees with counting pixels (%d of "
+              "%d sizes)",
+              agree, tried);
+        t->phase = 0;
+        t->saved_camera = *cam;
+        t->brushes_mark = current(t)->input.input.brush_count;
+        double lo[3], hi[3];
+        check(t, al_scene_bounds(current(t)->scene, lo, hi), "the map has bounds");
+        for (int k = 0; k < 3; k++) {
+            t->mark_lo[k] = floor(0.5 * (lo[k] + hi[k]) / g) * g;
+            t->mark_hi[k] = t->mark_lo[k] + 8;
+        }
+        GError *error = NULL;
+        check(t,
+              allium_document_add_box(doc, t->mark_lo, t->mark_hi, "wall", &t->small_row, &error),
+              "an 8-unit box is added%s%s", error ? ": " : "", error ? error->message : "");
+        g_clear_error(&error);
+        allium_selection_select_brush(t->window->selection, t->small_row, ALLIUM_SELECT_REPLACE);
+        cam->zoom = 0.4;
+        cam->position[0] = t->mark_lo[0] + 4;
+        cam->position[1] = t->mark_lo[1] + 4;
+        allium_view_queue_render(top);
+        return FALSE;
+    }
+    /* The view finds the selection's bounds, and so its handles, in the render scene of the
+     * newest snapshot, built after it is published: wait until that has the box. */
+    double scene_lo[3], scene_hi[3];
+    if (!compiled_current(t->window) ||
+        (t->phase < 3 && !row_bounds(t, t->small_row, scene_lo, scene_hi)))
+        return FALSE;
+    double x0, y0, x1, y1;
+    if (t->phase == 0) {
+        if (!small_box_at(t, t->mark_lo, t->mark_hi, "the small box is compiled")) return TRUE;
+        double mid[3], to[3], corner[3];
+        for (int k = 0; k < 3; k++) mid[k] = to[k] = 0.5 * (t->mark_lo[k] + t->mark_hi[k]);
+        to[0] += 3.2 * g;
+        memcpy(corner, t->mark_hi, sizeof corner);
+        double cx, cy;
+        gboolean ok = to_widget(top, mid, &x0, &y0) && to_widget(top, to, &x1, &y1) &&
+                      to_widget(top, corner, &cx, &cy);
+        check(t, ok, "the box is in the top view");
+        if (!ok) return TRUE;
+        check(t, fabs(cx - x0) < 2.5 && fabs(cy - y0) < 2.5,
+              "it is a few pixels wide on the screen (%.1f from its middle to its corner)",
+              fabs(cx - x0));
+        allium_view_simulate_drag(top, x0, y0, x1, y1, 6, 0);
+        t->mark_lo[0] += 3 * g;
+        t->mark_hi[0] += 3 * g;
+        t->phase = 1;
+        return FALSE;
+    }
+    if (t->phase == 1) {
+        small_box_at(t, t->mark_lo, t->mark_hi,
+                     "a press in its middle dragged the whole box three grid steps");
+        /* Its right side's handle, taken from 4 pixels right of the box. */
+        double side[3], to[3];
+        for (int k = 0; k < 3; k++) side[k] = 0.5 * (t->mark_lo[k] + t->mark_hi[k]);
+        side[0] = t->mark_hi[0];
+        memcpy(to, side, sizeof to);
+        to[0] += 2.2 * g;
+        gboolean ok = to_widget(top, side, &x0, &y0) && to_widget(top, to, &x1, &y1);
+        check(t, ok, "its side is in the top view");
+        if (!ok) return TRUE;
+        allium_view_simulate_drag(top, x0 + 4, y0, x1 + 4, y1, 6, 0);
+        t->phase = 2;
+        return FALSE;
+    }
+    if (t->phase == 2) {
+        double grown[3] = {t->mark_hi[0] + 2 * g, t->mark_hi[1], t->mark_hi[2]};
+        small_box_at(t, t->mark_lo, grown,
+                     "its right side's handle, pressed from just outside, still widens it two "
+                     "grid steps");
+        /* The box, the move and the resize go. */
+        for (int i = 0; i < 3; i++) check(t, allium_document_undo(doc, NULL), "undo %d", i + 1);
+        *cam = t->saved_camera;
+        allium_view_queue_render(top);
+        allium_selection_clear(t->window->selection);
+        t->phase = 3;
+        return FALSE;
+    }
+    check(t, current(t)->input.input.brush_count == t->brushes_mark,
+          "undone, the map has its %d brushes again", t->brushes_mark);
     return TRUE;
 }

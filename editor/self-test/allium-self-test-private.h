@@ -64,6 +64,9 @@ struct _SelfTest {
     GHashTable *face_light_mark; /* owned: the faces' light a step compares with, or NULL */
     gint64 shots_mark;      /* its shots */
     GtkWidget *held_editor; /* owned: a properties row's entry kept past its row */
+    gint64 small_row;       /* the small brush a handle must not steal */
+    al_camera saved_camera; /* a view's camera a step moved, to put back */
+    GdkTexture *radii_off;  /* owned: the window before the 2D light radii were turned on */
 
     /* engine steps */
     guint32 random;   /* the oracle step's random sequence */
@@ -98,6 +101,8 @@ GdkTexture *screenshot(SelfTest *t, GtkWidget *window, const char *name);
 /* Takes screenshot NAME of the sample's window, checks the 3D view is drawn and, when
  * CHANGE names what was done, that it changed the picture. */
 void shoot_and_compare(SelfTest *t, const char *name, const char *change);
+/* The fraction of WIDGET's pixels (WIDGET inside WINDOW) that differ between A and B. */
+double changed_fraction(GdkTexture *a, GdkTexture *b, GtkWidget *widget, GtkWidget *window);
 /* FALSE the first time in a step, and the next poll comes after a pause. */
 gboolean settle(SelfTest *t);
 void mark_frames(SelfTest *t);
@@ -151,6 +156,9 @@ gboolean step_add_shapes(SelfTest *t);
 /* allium-self-test-pick.c */
 gboolean step_cycle_pick(SelfTest *t);
 gboolean step_hide_isolate(SelfTest *t);
+gboolean step_small_brush_moves(SelfTest *t);
+/* allium-self-test-views.c */
+gboolean step_view_toggles(SelfTest *t);
 /* allium-self-test-build.c */
 gboolean step_build_from_empty(SelfTest *t);
 gboolean step_subtract_merge(SelfTest *t);

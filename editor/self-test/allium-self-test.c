@@ -201,7 +201,7 @@ static void check_not_blank(SelfTest *t, GdkTexture *texture, GtkWidget *view, c
 }
 
 /* The fraction of WIDGET's pixels that differ between two screenshots. */
-static double changed_fraction(GdkTexture *a, GdkTexture *b, GtkWidget *widget, GtkWidget *window)
+double changed_fraction(GdkTexture *a, GdkTexture *b, GtkWidget *widget, GtkWidget *window)
 {
     if (!a || !b) return 0;
     int wa, ha, wb, hb, x0, y0, x1, y1;
@@ -1307,6 +1307,7 @@ static const struct {
     {"open through the Open dialog", step_open_dialog, 30000},
     {"new map through the New dialog", step_new_dialog, 30000},
     {"four views again", step_grid_layout, 10000},
+    {"view toggles remembered", step_view_toggles, 20000},
     {"brush tool", step_brush_tool, 30000},
     {"move by dragging", step_move_drag, 30000},
     {"the light is carried across edits", step_light_carried, 60000},
@@ -1333,6 +1334,8 @@ static const struct {
     {"add shapes", step_add_shapes, 60000},
     {"pick what lies behind", step_cycle_pick, 20000},
     {"hide, isolate, show all", step_hide_isolate, 20000},
+    {"a small brush moves rather than lose the press to its handles", step_small_brush_moves,
+     30000},
     {"place a light", step_place_light, 30000},
     {"inspector", step_inspector, 30000},
     {"typed properties from the entity definitions", step_typed_properties, 30000},
@@ -1373,6 +1376,7 @@ static void finish(SelfTest *t)
     g_clear_object(&t->second);
     g_clear_object(&t->built);
     g_clear_object(&t->previous);
+    g_clear_object(&t->radii_off);
     g_clear_object(&t->held_editor);
     g_action_group_activate_action(G_ACTION_GROUP(t->app), "quit", NULL);
     g_object_unref(t->app);

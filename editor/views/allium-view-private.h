@@ -23,6 +23,11 @@ enum {
  * behind the selected one. */
 #define CYCLE_REACH 4.0
 
+/* Half the edge of a resize handle, and how near the pointer must come (pixels, either
+ * axis). */
+#define HANDLE_RADIUS 4.0
+#define HANDLE_REACH  7.0
+
 /* What a left drag is doing (allium-view-tools.c). */
 enum {
     EDIT_NONE,
@@ -178,6 +183,9 @@ double allium_view_pitch_sign(void);
 void allium_view_clip_click(AlliumView *self, double x, double y);
 gboolean allium_view_clip_key(AlliumView *self, guint keyval);
 void allium_view_clip_clear(AlliumView *self);
+/* Whether the reach of the eight handles of a 2D view covers more than half of a
+ * selection WIDTH by HEIGHT pixels on the screen (then a press inside it moves it). */
+gboolean allium_view_handles_cover_most(double width, double height);
 /* Appends the selection's resize handles (2D views, Select tool) to the guide lines. */
 void allium_view_tool_append_handles(AlliumView *self, GArray *points, GArray *colours);
 /* The collision preview changed: the test box's readout follows (or goes with the box). */

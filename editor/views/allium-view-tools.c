@@ -7,7 +7,9 @@
  * the brushes and entities inside it (Shift: adds them). A drag that starts on a resize
  * handle (2D: the corners and side middles of the selection's bounds; 3D: the middles of
  * its faces, or Shift on any face of it) pulls those sides by whole grid steps, scaling
- * the selection as one. Ctrl + drag that starts within the selection in a 2D view turns
+ * the selection as one; in a 2D view a press inside a selection so small on the screen that
+ * the handles' reach covers most of it moves it instead (its handles are taken from just
+ * outside it, or on its edge). Ctrl + drag that starts within the selection in a 2D view turns
  * it about the middle of its bounds, in the view's plane, by whole steps of the rotation
  * snap (Shift held: any angle). Brush tool: a drag in a 2D view draws a box on the grid,
  * as deep as the selected brush (the one drawn last) or eight grid steps; in the 3D view
@@ -39,9 +41,6 @@
 #define MAX_GUIDE_POINTS 200000
 /* A new box's depth when nothing is selected, in grid steps. */
 #define DEFAULT_DEPTH_STEPS 8
-/* Half the edge of a resize handle, and how near the pointer must come, in pixels. */
-#define HANDLE_RADIUS 4.0
-#define HANDLE_REACH 7.0
 
 /* --- static helpers ------------------------------------------------------------------ */
 
@@ -617,19 +616,63 @@ static void handle_point(AlliumView *self, const double lo[3], const double hi[3
     p[d] = self->camera.position[d];
 }
 
-/* The handle under widget point (X, Y), with the sides it pulls; -1 none. */
+/* The handle under widget point (X, Y), with the sides it pulls; -1 none. Of handles
+ * within reach (on a small selection, several are) the nearest. */
 static int handle_at(AlliumView *self, double x, double y, int side[3])
 {
     double lo[3], hi[3], p[3], scale = allium_view_scale(self);
     if (!handle_bounds(self, lo, hi)) return -1;
+    int best = -1;
+    double best_d2 = INFINITY;
     for (int h = 0; h < handle_count(self); h++) {
         double px, py;
         handle_point(self, lo, hi, h, p, side);
-        if (al_camera_project(&self->camera, p, &px, &py) && fabs(px / scale - x) <= HANDLE_REACH &&
-            fabs(py / scale - y) <= HANDLE_REACH)
-            return h;
+        if (!al_camera_project(&self->camera, p, &px, &py)) continue;
+        double dx = px / scale - x, dy = py / scale - y;
+        if (fabs(dx) <= HANDLE_REACH && fabs(dy) <= HANDLE_REACH && dx * dx + dy * dy < best_d2) {
+            best = h;
+            best_d2 = dx * dx + dy * dy;
+        }
     }
-    return -1;
+    if (best >= 0) handle_point(self, lo, hi, best, p, side);
+    return best;
+}
+
+/* The part of a side L pixels long, in pixels, within HANDLE_REACH of its ends and middle
+ * (ALONG), and the part only the middle reaches (MIDDLE_ONLY). */
+static void handle_cover(double length, double *along, double *middle_only)
+{
+    const double reach = HANDLE_REACH;
+    double a1 = MIN(reach, length); /* [0, a1] */
+    double b0 = MAX(0, 0.5 * length - reach), b1 = MIN(length, 0.5 * length + reach);
+    double c0 = MAX(0, length - reach); /* [c0, L] */
+    /* The three intervals start in order: their union is a sweep. */
+    double covered = a1, end = a1;
+    if (b1 > end) covered += b1 - MAX(b0, end), end = b1;
+    if (length > end) covered += length - MAX(c0, end);
+    *along = covered;
+    *middle_only = MAX(0, MIN(b1, c0) - MAX(b0, a1));
+}
+
+/* 2D: whether widget point (X, Y) lies inside the selection's bounds (by more than half a
+ * pixel, so a press on the very edge still takes its handle) while the handles' reach
+ * covers most of that rectangle on the screen: then a press there means to move the brush,
+ * and the handles are still within reach from outside it. */
+static gboolean inside_small_selection(AlliumView *self, double x, double y)
+{
+    double lo[3], hi[3], scale = allium_view_scale(self);
+    if (self->kind == AL_VIEW_3D || !handle_bounds(self, lo, hi)) return FALSE;
+    double x0, y0, x1, y1;
+    int r, u, d;
+    al_view_axes(self->kind, &r, &u, &d);
+    lo[d] = hi[d] = self->camera.position[d];
+    if (!al_camera_project(&self->camera, lo, &x0, &y0) ||
+        !al_camera_project(&self->camera, hi, &x1, &y1))
+        return FALSE;
+    double left = MIN(x0, x1) / scale, right = MAX(x0, x1) / scale;
+    double top = MIN(y0, y1) / scale, bottom = MAX(y0, y1) / scale;
+    if (x <= left + 0.5 || x >= right - 0.5 || y <= top + 0.5 || y >= bottom - 0.5) return FALSE;
+    return allium_view_handles_cover_most(right - left, bottom - top);
 }
 
 /* 3D: the axis the plane of a drag along axis A is perpendicular to: of the two others, the
@@ -916,6 +959,17 @@ static void update_test_box(AlliumView *self, double point[3])
 
 /* --- internal API (allium-view-private.h) ------------------------------------------ */
 
+/* The handles reach the points within HANDLE_REACH of a corner or a side's middle on both
+ * axes: the covered area is the product of the covered parts of the two sides less what
+ * only the middles reach (the centre has no handle). */
+gboolean allium_view_handles_cover_most(double width, double height)
+{
+    double cover_w, mid_w, cover_h, mid_h;
+    handle_cover(width, &cover_w, &mid_w);
+    handle_cover(height, &cover_h, &mid_h);
+    return cover_w * cover_h - mid_w * mid_h > 0.5 * width * height;
+}
+
 gboolean allium_view_tool_begin(AlliumView *self, double x, double y, GdkModifierType state)
 {
     self->edit = EDIT_NONE;
@@ -991,8 +1045,10 @@ gboolean allium_view_tool_begin(AlliumView *self, double x, double y, GdkModifie
         else if ((state & GDK_CONTROL_MASK) && in_selection_2d(self, self->edit_from) &&
                  begin_rotate(self)) {
             /* Ctrl + drag on the selection turns it about its centre */
-        } else if (handle_at(self, x, y, side) >= 0 && begin_resize(self, side)) {
-            /* the handle pulls its sides */
+        } else if (!(inside_small_selection(self, x, y) &&
+                     in_selection_2d(self, self->edit_from)) &&
+                   handle_at(self, x, y, side) >= 0 && begin_resize(self, side)) {
+            /* the handle pulls its sides (a small brush under the pointer moves instead) */
         } else if (in_selection_2d(self, self->edit_from))
             self->edit = EDIT_MOVE;
         else self->edit = EDIT_BAND;

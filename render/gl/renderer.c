@@ -635,8 +635,12 @@ static void draw_2d(al_renderer *r, const al_camera *cam, const al_draw_options 
     glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ZERO, GL_ONE);
     if (opt->overlays & AL_OVERLAY_ENTITIES) {
         static const float faint[4] = {1, 1, 1, 0.5f};
+        /* Every light's reach only when asked: in a lit map the circles hide the brushes. */
+        if (opt->overlays & AL_OVERLAY_LIGHT_RADII)
+            entity_ranges(r, 2, NULL, &r->scratch);
+        else
+            radius_ranges(r, opt, &r->scratch);
         set_pass(r, 0, faint, NULL);
-        entity_ranges(r, 2, NULL, &r->scratch);
         draw_ranges(&r->store.radius, GL_LINES, &r->scratch);
         set_pass(r, 0, NULL, NULL);
         entity_ranges(r, 1, NULL, &r->scratch);
@@ -733,6 +737,12 @@ static void draw_3d(al_renderer *r, const al_camera *cam, const al_draw_options 
         entity_ranges(r, 1, NULL, &r->scratch);
         set_pass(r, 0, NULL, NULL);
         draw_ranges(&r->store.lines, GL_LINES, &r->scratch);
+        if (opt->overlays & AL_OVERLAY_LIGHT_RADII) {
+            static const float faint[4] = {1, 1, 1, 0.4f};
+            entity_ranges(r, 2, NULL, &r->scratch);
+            set_pass(r, 0, faint, NULL);
+            draw_ranges(&r->store.radius, GL_LINES, &r->scratch);
+        }
     }
     if (opt->overlays & AL_OVERLAY_PVS) {
         static const float green[4] = {0.2f, 1.0f, 0.35f, 0.3f};

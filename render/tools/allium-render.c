@@ -7,8 +7,8 @@
  * Options: --size WxH (default 1280x720), --view 3d|top|front|side, --camera X Y Z YAW
  * PITCH (3D; default: at the first info_player_start, else the whole map framed),
  * --frame (frame the whole map), --overlay LIST (comma-separated: portals, leak, pvs,
- * cluster, entities, tools, splits (of the block around the camera), wireframe, nocull;
- * "none" for no overlays), --grid N,
+ * cluster, entities, light-radii, tools, splits (of the block around the camera), wireframe,
+ * nocull; "none" for no overlays), --grid N,
  * --select-brush N (repeatable), --json (print the frame's statistics), --frames N (draw
  * N frames turning the camera a full circle and print the median and 95th percentile
  * frame times, glFinish included, as JSON), plus the
@@ -115,10 +115,10 @@ static bool parse_overlays(const char *list, unsigned *overlays, bool *wireframe
     static const struct {
         const char *name;
         unsigned bit;
-    } names[] = {{"portals", AL_OVERLAY_PORTALS}, {"leak", AL_OVERLAY_LEAK},
-                 {"pvs", AL_OVERLAY_PVS},         {"cluster", AL_OVERLAY_CLUSTER},
+    } names[] = {{"portals", AL_OVERLAY_PORTALS},   {"leak", AL_OVERLAY_LEAK},
+                 {"pvs", AL_OVERLAY_PVS},           {"cluster", AL_OVERLAY_CLUSTER},
                  {"entities", AL_OVERLAY_ENTITIES}, {"tools", AL_OVERLAY_TOOLS},
-                 {"splits", AL_OVERLAY_SPLITS}};
+                 {"splits", AL_OVERLAY_SPLITS},     {"light-radii", AL_OVERLAY_LIGHT_RADII}};
     *overlays = 0;
     char buf[256];
     snprintf(buf, sizeof buf, "%s", list);

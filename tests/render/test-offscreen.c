@@ -321,6 +321,65 @@ CHECK_TEST(overlays, "/render/each-overlay-changes-the-image")
     unload(&l);
 }
 
+/* Every light's reach is its own overlay: in a 2D view the circles come only with
+ * AL_OVERLAY_LIGHT_RADII, except the selected light's; a 3D view draws them with it too. */
+CHECK_TEST(light_radii, "/render/light-radii-only-when-asked-or-selected")
+{
+    loaded l;
+    al_camera cam;
+    REQUIRE(load_sample_top(&l, &cam));
+    const al_input *in = &l.sc.input.input;
+    int32_t light = -1;
+    for (int e = 0; e < in->entity_count && light < 0; e++)
+        if (strcmp(in->entities[e].classname, "light") == 0) light = e;
+    REQUIRE(light >= 0);
+    al_draw_options opt;
+    al_draw_options_init(&opt);
+    static uint8_t plain[W * H * 4], selected[W * H * 4];
+    opt.overlays = AL_OVERLAY_ENTITIES;
+    draw(&cam, &opt, NULL);
+    memcpy(plain, pixels, sizeof plain);
+    opt.overlays = AL_OVERLAY_ENTITIES | AL_OVERLAY_LIGHT_RADII;
+    draw(&cam, &opt, NULL);
+    int all = differing_pixels(plain, pixels);
+    check_note("top view: every light's reach changes %d pixels", all);
+    CHECK_MSG(all > W * H / 200, "the light radii change only %d pixels", all);
+    /* Without the entities overlay there is nothing of the entities, reach included. */
+    opt.overlays = AL_OVERLAY_LIGHT_RADII;
+    draw(&cam, &opt, NULL);
+    memcpy(selected, pixels, sizeof selected);
+    opt.overlays = 0;
+    draw(&cam, &opt, NULL);
+    CHECK(differing_pixels(selected, pixels) == 0);
+
+    /* One light selected: its circle shows without the overlay, so turning the overlay on
+     * adds less than it did, and still adds (the other lights). */
+    opt.selected_entities = &light;
+    opt.selected_entity_count = 1;
+    opt.overlays = AL_OVERLAY_ENTITIES;
+    draw(&cam, &opt, NULL);
+    memcpy(selected, pixels, sizeof selected);
+    int circle = differing_pixels(plain, selected);
+    opt.overlays = AL_OVERLAY_ENTITIES | AL_OVERLAY_LIGHT_RADII;
+    draw(&cam, &opt, NULL);
+    int rest = differing_pixels(selected, pixels);
+    check_note("selected light: %d pixels change, then the others' reach %d", circle, rest);
+    CHECK_MSG(circle > W * H / 1000, "selecting a light changes only %d pixels", circle);
+    CHECK_MSG(rest > 0 && rest < all, "the other lights' reach changes %d of %d pixels", rest, all);
+
+    opt.selected_entity_count = 0;
+    camera_at_start(&l, &cam);
+    opt.overlays = AL_OVERLAY_ENTITIES;
+    draw(&cam, &opt, NULL);
+    memcpy(plain, pixels, sizeof plain);
+    opt.overlays = AL_OVERLAY_ENTITIES | AL_OVERLAY_LIGHT_RADII;
+    draw(&cam, &opt, NULL);
+    int d3 = differing_pixels(plain, pixels);
+    check_note("3D view: every light's reach changes %d pixels", d3);
+    CHECK_MSG(d3 > W * H / 1000, "the light radii change only %d pixels in 3D", d3);
+    unload(&l);
+}
+
 /* Draws views from points in empty space with culling on and off: they must agree. */
 static void check_culling(loaded *l, int views, unsigned seed, int *culled)
 {
