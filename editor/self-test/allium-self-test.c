@@ -117,8 +117,24 @@ static GdkTexture *render_window(GtkWidget *window)
     return texture;
 }
 
+/* Lets WINDOW's frame clock lay it out and draw it once: a widget changed by the step (a
+ * label's text, a button shown) is allocated anew only in the next frame, and
+ * snapshotting it before that makes GTK warn of a widget without an allocation. */
+static void settle_frame(GtkWidget *window)
+{
+    GdkFrameClock *clock = gtk_widget_get_frame_clock(window);
+    if (!clock) return;
+    gint64 frame = gdk_frame_clock_get_frame_counter(clock);
+    gtk_widget_queue_draw(window);
+    gint64 until = g_get_monotonic_time() + 500 * 1000;
+    while (gdk_frame_clock_get_frame_counter(clock) <= frame && g_get_monotonic_time() < until) {
+        if (!g_main_context_iteration(NULL, FALSE)) g_usleep(1000);
+    }
+}
+
 GdkTexture *screenshot(SelfTest *t, GtkWidget *window, const char *name)
 {
+    settle_frame(window);
     GdkTexture *texture = render_window(window);
     /* A window that was just shown or resized may not be laid out yet: let the frame
      * clock run (this is a test; re-entering the main loop here is harmless). */
