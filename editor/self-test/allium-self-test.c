@@ -122,12 +122,21 @@ static GdkTexture *render_window(GtkWidget *window)
  * snapshotting it before that makes GTK warn of a widget without an allocation. */
 static void settle_frame(GtkWidget *window)
 {
-    GdkFrameClock *clock = gtk_widget_get_frame_clock(window);
-    if (!clock) return;
-    gint64 frame = gdk_frame_clock_get_frame_counter(clock);
+    /* A dialog just shown has no frame clock until it is mapped: wait for that too. */
+    gint64 until = g_get_monotonic_time() + 1000 * 1000;
+    GdkFrameClock *clock = NULL;
+    gint64 frame = -1;
     gtk_widget_queue_draw(window);
-    gint64 until = g_get_monotonic_time() + 500 * 1000;
-    while (gdk_frame_clock_get_frame_counter(clock) <= frame && g_get_monotonic_time() < until) {
+    while (g_get_monotonic_time() < until) {
+        GdkFrameClock *now = gtk_widget_get_mapped(window) ? gtk_widget_get_frame_clock(window)
+                                                           : NULL;
+        if (now && now != clock) {
+            clock = now;
+            frame = gdk_frame_clock_get_frame_counter(clock);
+            gtk_widget_queue_draw(window);
+        } else if (clock && gdk_frame_clock_get_frame_counter(clock) > frame) {
+            return;
+        }
         if (!g_main_context_iteration(NULL, FALSE)) g_usleep(1000);
     }
 }
@@ -1419,6 +1428,8 @@ static gboolean tick_cb(gpointer data)
     }
     if (!t->step_begun) {
         g_print("# %s\n", steps[t->step].name);
+        /* On the error stream too, so that a warning GTK logs there shows its step. */
+        g_printerr("self-test step: %s\n", steps[t->step].name);
         t->step_started_us = now;
     }
     gboolean done = steps[t->step].run(t);
