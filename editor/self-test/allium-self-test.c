@@ -128,8 +128,8 @@ static void settle_frame(GtkWidget *window)
     gint64 frame = -1;
     gtk_widget_queue_draw(window);
     while (g_get_monotonic_time() < until) {
-        GdkFrameClock *now = gtk_widget_get_mapped(window) ? gtk_widget_get_frame_clock(window)
-                                                           : NULL;
+        GdkFrameClock *now =
+            gtk_widget_get_mapped(window) ? gtk_widget_get_frame_clock(window) : NULL;
         if (now && now != clock) {
             clock = now;
             frame = gdk_frame_clock_get_frame_counter(clock);
