@@ -18,6 +18,13 @@
  * controls ask for. Light work and the cache's store give way to a new change at the next
  * shot; the light controls interrupt the shot in progress (al_rad_cancel) and the thread
  * picks up the new order.
+ *
+ * All of that but an edit's collision runs on a second, background thread, one job at a
+ * time. The engine's thread does not wait for the job in progress to see a new change's
+ * cancel: it builds the change's collision from the base it holds while the job winds
+ * down, and waits for the job only before it starts the stages after that collision. What
+ * both threads touch is under the lock (the base, the loaded world, the cache's keys), and
+ * a job of an older change never replaces the newer base or current snapshot.
  */
 #define _GNU_SOURCE /* pthread_setname_np */
 #include "al-live.h"
@@ -87,7 +94,8 @@ struct al_live {
     int queue_count, queue_cap;
     uint64_t generation;      /* of the newest change */
     uint64_t taken;           /* of the newest change the engine has taken */
-    bool busy;                /* the engine is working */
+    bool busy;                /* the engine's thread is working */
+    bool bg_busy;             /* the background thread is working (start_background) */
     bool quit;
     al_snapshot *current;
     al_live_lightmap *lightmap; /* the newest copy */
@@ -114,14 +122,17 @@ struct al_live {
     int64_t light_progress[2];
     /* The engine's own. */
     live_model *model;
-    al_snapshot *base; /* the last collision snapshot: what the next update starts from */
+    al_snapshot *base; /* the last collision snapshot: what the next update starts from
+                          (under lock: the portals stage replaces it) */
     al_snapshot *lit;  /* the last light snapshot: what the next light starts from */
     al_snapshot *seen; /* the last snapshot with portals: the next copies its unchanged
                           blocks' portals and takes its unchanged portals' PVS sets */
     al_snapshot *seen_tight; /* the same with the tight PVS, for the next tight PVS */
     al_snapshot *loaded;     /* the last collision snapshot whose world came from the cache
-                                (its stored PVS is for that input's tight pass), or NULL */
-    char stored_world[33];   /* the key of the world last stored in or loaded from the cache */
+                                (its stored PVS is for that input's tight pass), or NULL;
+                                under lock */
+    char stored_world[33];   /* under lock: the key of the world last stored in or loaded
+                                from the cache */
     bool stored_tight;       /* and whether it held its tight PVS */
     bool store_whole;        /* the world due to be stored was compiled whole */
     uint64_t store_due_ns;   /* when the base's world is to be stored; 0: nothing to store */
@@ -129,14 +140,14 @@ struct al_live {
     bool light_from_cache;    /* the light snapshot being published went on from the cache */
     const al_rad *stored_rad; /* the solver whose state the cache got last, and its shots */
     int64_t stored_shots;
-    /* The background thread: runs the long work for the engine's thread, which waits. */
+    /* The background thread: runs the long work for the engine's thread. */
     pthread_t background;
     bool has_background;
     pthread_mutex_t job_lock;
     pthread_cond_t job_cond;
     void (*job)(al_live *live, void *arg); /* the job to run, NULL when there is none */
     void *job_arg;
-    bool job_done, job_quit;
+    bool job_quit;
 };
 
 static int lightmap_interval_ms(const al_live *live)
@@ -340,12 +351,13 @@ uint64_t al_live_lightmap_serial(const al_live_lightmap *l)
 /* --- the background thread ----------------------------------------------------------------- */
 
 /* The background thread runs all of the engine's work but an edit's collision (portals,
- * the light's update, corrections and shots, the tight PVS, the cache's store) while the
- * engine's thread waits: the engine stays one line of work, but the engine's thread stays
- * free to take a new change at once and cancel that work, and the collision that an edit
+ * the light's update, corrections and shots, the tight PVS, the cache's store), one job at
+ * a time: the engine's thread stays free to take a new change at once, cancel that work and
+ * build the change's collision while the job winds down, and the collision that an edit
  * waits for can keep a higher priority than the rest (al_live_options.thread_started may
  * give each thread its own). A newer change stops the work as it stops any, at its next
- * check. */
+ * check; on a busy machine the background thread, at its lower priority, may take a while
+ * to reach it, and the collision does not wait for that. */
 /* Names the calling thread, for debuggers and profilers. */
 static void name_thread(const char *name)
 {
@@ -371,28 +383,52 @@ static void *background_main(void *arg)
         job(live, job_arg);
         pthread_mutex_lock(&live->job_lock);
         live->job = NULL;
-        live->job_done = true;
-        pthread_cond_broadcast(&live->job_cond);
+        pthread_mutex_unlock(&live->job_lock);
+        /* The engine's thread waits for this (wait_background) or for work to hand out. */
+        pthread_mutex_lock(&live->lock);
+        live->bg_busy = false;
+        pthread_cond_broadcast(&live->wake);
+        pthread_cond_broadcast(&live->published);
+        pthread_mutex_unlock(&live->lock);
+        pthread_mutex_lock(&live->job_lock);
     }
     pthread_mutex_unlock(&live->job_lock);
     return NULL;
 }
 
-/* Runs JOB(LIVE, ARG) on the background thread and waits for it; on this thread when there
- * is none. Engine thread. */
-static void run_in_background(al_live *live, void (*job)(al_live *, void *), void *arg)
+/* Starts JOB(LIVE, ARG) on the background thread, which must be free (wait_background),
+ * and returns; runs it on this thread when there is none. Engine thread. */
+static void start_background(al_live *live, void (*job)(al_live *, void *), void *arg)
 {
     if (!live->has_background) {
         job(live, arg);
         return;
     }
+    pthread_mutex_lock(&live->lock);
+    live->bg_busy = true;
+    pthread_mutex_unlock(&live->lock);
     pthread_mutex_lock(&live->job_lock);
     live->job = job;
     live->job_arg = arg;
-    live->job_done = false;
     pthread_cond_broadcast(&live->job_cond);
-    while (!live->job_done) pthread_cond_wait(&live->job_cond, &live->job_lock);
     pthread_mutex_unlock(&live->job_lock);
+}
+
+/* Waits until the background thread has finished its job. Engine thread. */
+static void wait_background(al_live *live)
+{
+    pthread_mutex_lock(&live->lock);
+    while (live->bg_busy) pthread_cond_wait(&live->wake, &live->lock);
+    pthread_mutex_unlock(&live->lock);
+}
+
+/* A new reference to the base, or NULL. Either thread. */
+static al_snapshot *base_ref(al_live *live)
+{
+    pthread_mutex_lock(&live->lock);
+    al_snapshot *base = al_snapshot_ref(live->base);
+    pthread_mutex_unlock(&live->lock);
+    return base;
 }
 
 /* --- stages ------------------------------------------------------------------------------- */
@@ -494,8 +530,12 @@ static al_snapshot *publish(al_live *live, al_world *world, live_input *in, al_s
         s->light = al_snapshot_ref(live->lit);
     __atomic_add_fetch(&in->refs, 1, __ATOMIC_RELAXED);
     pthread_mutex_lock(&live->lock);
-    al_snapshot *old = live->current;
-    live->current = al_snapshot_ref(s);
+    /* A job of an older change that ends after a newer collision does not take its place. */
+    al_snapshot *old = NULL;
+    if (!live->current || live->current->generation <= s->generation) {
+        old = live->current;
+        live->current = al_snapshot_ref(s);
+    }
     al_stage_status *st = &live->status[stage];
     st->generation = in->generation;
     st->last_ms = al_clock_ms_since(in->submitted_ns);
@@ -541,10 +581,12 @@ static void fail(al_live *live, al_status status, const al_diag_list *diags)
     pthread_mutex_unlock(&live->lock);
 }
 
-/* The visibility stages: a copy of the base world that shares its blocks, with visibility
- * up to LEVEL; the portals of blocks the last snapshot with portals shares come from it.
- * Returns the snapshot published (a reference for the caller), or NULL. */
-static al_snapshot *run_vis(al_live *live, live_input *in, al_stage stage, al_pvs_level level)
+/* The visibility stages: a copy of BASE's world (IN's collision or portals) that shares
+ * its blocks, with visibility up to LEVEL; the portals of blocks the last snapshot with
+ * portals shares come from it. Returns the snapshot published (a reference for the
+ * caller), or NULL. Background thread. */
+static al_snapshot *run_vis(al_live *live, live_input *in, const al_snapshot *base, al_stage stage,
+                            al_pvs_level level)
 {
     uint64_t t0 = al_clock_ns();
     if (stage == AL_STAGE_PVS) {
@@ -561,14 +603,18 @@ static al_snapshot *run_vis(al_live *live, live_input *in, al_stage stage, al_pv
     const al_snapshot *previous = stage == AL_STAGE_PVS && live->seen_tight ? live->seen_tight
                                                                             : live->seen;
     const al_input *input = &in->map->input;
-    al_status st = al_world_update(live->base->world, input, &co, &w, &diags);
+    al_status st = al_world_update(base->world, input, &co, &w, &diags);
     /* The tight pass of a world from the cache, for the input it was stored for, takes the
      * PVS stored with it rather than compute one. (Not the portals stage: the light is
      * carried from world to world on the coarse PVS, and one carried from the tight rows to
      * the next edit's coarse ones would correct the direct light of every luxel whose
      * leaf's row differs: seconds on lq-e3m4.) */
-    if (st == AL_OK && stage == AL_STAGE_PVS && live->loaded && live->loaded->input == in)
-        st = al_world_share_stored_pvs(w, live->loaded->world);
+    pthread_mutex_lock(&live->lock);
+    al_snapshot *loaded = al_snapshot_ref(live->loaded);
+    pthread_mutex_unlock(&live->lock);
+    if (st == AL_OK && stage == AL_STAGE_PVS && loaded && loaded->input == in)
+        st = al_world_share_stored_pvs(w, loaded->world);
+    al_snapshot_release(loaded);
     if (st == AL_OK)
         st = al_world_build_vis_with(w, input,
                                      &(al_vis_options){.level = level,
@@ -584,7 +630,7 @@ static al_snapshot *run_vis(al_live *live, live_input *in, al_stage stage, al_pv
     al_snapshot *s = NULL;
     if (st == AL_OK) {
         s = publish(live, w, in, stage, al_clock_ms_since(t0), NULL, NULL, NULL, AL_OK,
-                    live->base->from_cache);
+                    base->from_cache);
         al_snapshot_release(live->seen);
         live->seen = al_snapshot_ref(s);
         if (stage == AL_STAGE_PVS) {
@@ -784,13 +830,18 @@ static bool run_light(al_live *live, live_input *in, al_snapshot *portals)
     return done;
 }
 
-static void run_tight_pvs(al_live *live, void *arg)
+static void run_tight_pvs(al_live *live, live_input *in, const al_snapshot *portals)
 {
-    al_snapshot *s = run_vis(live, arg, AL_STAGE_PVS, AL_PVS_TIGHT);
+    al_snapshot *s = run_vis(live, in, portals, AL_STAGE_PVS, AL_PVS_TIGHT);
     if (s) {
-        /* Its stored PVS is used (or did not fit): the loaded world is needed no more. */
-        al_snapshot_release(live->loaded);
-        live->loaded = NULL;
+        /* Its stored PVS is used (or did not fit): the loaded world is needed no more,
+         * unless a newer collision came from the cache meanwhile. */
+        pthread_mutex_lock(&live->lock);
+        al_snapshot *loaded = live->loaded;
+        if (loaded && loaded->generation <= s->generation) live->loaded = NULL;
+        else loaded = NULL;
+        pthread_mutex_unlock(&live->lock);
+        al_snapshot_release(loaded);
     }
     const al_live_cache *c = &live->options.cache;
     if (s && cache_on(live) && c->put && c->world_salt) {
@@ -802,8 +853,8 @@ static void run_tight_pvs(al_live *live, void *arg)
         al_world_vis_stats(s->world, &vs);
         char key[33];
         al_input_key(al_snapshot_input(s), c->world_salt, key);
-        bool same = strcmp(key, live->stored_world) == 0;
         pthread_mutex_lock(&live->lock);
+        bool same = strcmp(key, live->stored_world) == 0;
         if (same && vs.pvs_stored)
             live->stored_tight = true;
         else if ((live->store_due_ns && live->store_whole) || (same && !live->stored_tight))
@@ -813,12 +864,12 @@ static void run_tight_pvs(al_live *live, void *arg)
     al_snapshot_release(s);
 }
 
-/* Whether IN's hull list or block size differ from the base's (or there is no base): the
+/* Whether IN's hull list or block size differ from BASE's (or there is no base): the
  * world is then compiled whole, which takes a while on a large map. */
-static bool needs_full_compile(const al_live *live, const live_input *in)
+static bool needs_full_compile(const al_snapshot *base, const live_input *in)
 {
-    if (!live->base) return true;
-    const al_input *a = al_snapshot_input(live->base), *b = &in->map->input;
+    if (!base) return true;
+    const al_input *a = al_snapshot_input(base), *b = &in->map->input;
     if (a->block_size != b->block_size || a->hull_count != b->hull_count) return true;
     for (int i = 0; i < a->hull_count; i++)
         if (memcmp(&a->hulls[i], &b->hulls[i], sizeof a->hulls[i]) != 0) return true;
@@ -846,8 +897,10 @@ static al_world *load_cached_world(al_live *live, live_input *in)
         return NULL;
     }
     if (st != AL_OK) return NULL;
+    pthread_mutex_lock(&live->lock);
     memcpy(live->stored_world, key, sizeof key);
     live->stored_tight = false; /* known once its PVS is built (run_tight_pvs) */
+    pthread_mutex_unlock(&live->lock);
     return w;
 }
 
@@ -869,24 +922,32 @@ static bool newer_change_within(al_live *live, int ms)
 
 static void after_collision_job(al_live *live, void *arg);
 
+/* What the stages after a collision work from: its input and its snapshot. */
+typedef struct after_collision {
+    live_input *in;
+    al_snapshot *collision;
+} after_collision;
+
 static void run(al_live *live, live_input *in)
 {
     uint64_t t0 = al_clock_ns();
 
     const al_input *input = &in->map->input;
+    al_snapshot *base = base_ref(live);
     /* A map compiled whole is shown before it is compiled. */
-    bool needs_full = needs_full_compile(live, in);
+    bool needs_full = needs_full_compile(base, in);
     if (needs_full)
         al_snapshot_release(publish(live, NULL, in, AL_STAGE_INPUT, 0, NULL, NULL, NULL, AL_OK, false));
     al_compile_options co = live->options.compile;
     co.no_vis = true;
-    al_world *w = live->base ? NULL : load_cached_world(live, in);
+    al_world *w = base ? NULL : load_cached_world(live, in);
     bool from_cache = w != NULL;
     al_diag_list diags = {0};
     al_status st = AL_OK;
     if (!w)
-        st = live->base ? al_world_update(live->base->world, input, &co, &w, &diags)
-                        : al_world_compile(input, &co, &w, &diags);
+        st = base ? al_world_update(base->world, input, &co, &w, &diags)
+                  : al_world_compile(input, &co, &w, &diags);
+    al_snapshot_release(base);
     if (st != AL_OK) {
         fail(live, st, &diags);
         /* The map as it is, with why it does not compile. */
@@ -901,41 +962,44 @@ static void run(al_live *live, live_input *in)
         fail(live, AL_ERR_NOMEM, NULL);
         return;
     }
-    al_snapshot_release(live->base);
-    live->base = s;
     /* A world from the cache keeps the PVS stored with it for this input's tight pass. */
-    al_snapshot_release(live->loaded);
+    pthread_mutex_lock(&live->lock);
+    al_snapshot *old_base = live->base, *old_loaded = live->loaded;
+    live->base = s;
     live->loaded = from_cache ? al_snapshot_ref(s) : NULL;
     if (cache_on(live) && live->options.cache.put && !from_cache) {
         /* Kept once changes pause, or as soon as its tight PVS is done (run_tight_pvs), so
          * that the map opens from it whole next time. */
-        pthread_mutex_lock(&live->lock);
         live->store_due_ns = al_clock_ns() + (uint64_t) store_delay_ms(live) * 1000000u;
         live->store_whole = needs_full;
-        pthread_mutex_unlock(&live->lock);
     }
+    pthread_mutex_unlock(&live->lock);
+    al_snapshot_release(old_base);
+    al_snapshot_release(old_loaded);
     if (!stage_on(live, AL_STAGE_PORTALS)) return;
+    /* The job of an older change may still be winding down: the stages after this
+     * collision start when it has. Nothing is stale then unless a newer change waits. */
+    wait_background(live);
+    pthread_mutex_lock(&live->lock);
+    if (!live->queue_count) __atomic_store_n(&live->cancel, 0, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&live->lock);
     if (stale(live) || (in->preview && newer_change_within(live, preview_settle_ms(live)))) {
         note_cancelled(live, AL_STAGE_PORTALS);
         return;
     }
-    run_in_background(live, after_collision_job, in);
+    after_collision *job = malloc(sizeof *job);
+    if (!job) {
+        fail(live, AL_ERR_NOMEM, NULL);
+        return;
+    }
+    __atomic_add_fetch(&in->refs, 1, __ATOMIC_RELAXED);
+    *job = (after_collision){in, al_snapshot_ref(s)};
+    start_background(live, after_collision_job, job);
 }
 
-/* The stages after an edit's collision: portals, light and the tight PVS. They run on the
- * background thread, which the caller may give a lower priority, so that an edit's
- * collision (on the engine's thread) never waits behind the interface's drawing while they
- * keep out of its way. Background thread. */
-static void after_collision_job(al_live *live, void *arg)
+/* The stages after the portals of IN: light and the tight PVS. Background thread. */
+static void after_portals(al_live *live, live_input *in, al_snapshot *portals)
 {
-    live_input *in = arg;
-    /* The collision stage leaves the vis and light trees of the blocks it built to the
-     * portals stage. Its world, which has them, becomes the base: the next edit and the
-     * PVS stage share them rather than build them again. */
-    al_snapshot *portals = run_vis(live, in, AL_STAGE_PORTALS, AL_PVS_COARSE);
-    if (!portals) return;
-    al_snapshot_release(live->base);
-    live->base = portals;
     if (stage_on(live, AL_STAGE_LIGHT)) {
         if (stale(live)) {
             note_cancelled(live, AL_STAGE_LIGHT);
@@ -952,7 +1016,37 @@ static void after_collision_job(al_live *live, void *arg)
         note_cancelled(live, AL_STAGE_PVS);
         return;
     }
-    run_tight_pvs(live, in);
+    run_tight_pvs(live, in, portals);
+}
+
+/* The stages after an edit's collision: portals, light and the tight PVS. They run on the
+ * background thread, which the caller may give a lower priority, so that an edit's
+ * collision (on the engine's thread) never waits behind the interface's drawing while they
+ * keep out of its way. Background thread. */
+static void after_collision_job(al_live *live, void *arg)
+{
+    after_collision *job = arg;
+    live_input *in = job->in;
+    /* The collision stage leaves the vis and light trees of the blocks it built to the
+     * portals stage. Its world, which has them, becomes the base (unless a newer collision
+     * is the base already): the next edit and the PVS stage share them rather than build
+     * them again. */
+    al_snapshot *portals = run_vis(live, in, job->collision, AL_STAGE_PORTALS, AL_PVS_COARSE);
+    if (portals) {
+        pthread_mutex_lock(&live->lock);
+        al_snapshot *old = NULL;
+        if (live->base == job->collision) {
+            old = live->base;
+            live->base = al_snapshot_ref(portals);
+        }
+        pthread_mutex_unlock(&live->lock);
+        al_snapshot_release(old);
+        after_portals(live, in, portals);
+        al_snapshot_release(portals);
+    }
+    al_snapshot_release(job->collision);
+    input_release(in);
+    free(job);
 }
 
 /* --- work between changes ------------------------------------------------------------------ */
@@ -962,7 +1056,7 @@ static bool light_work_wanted(const al_live *live)
 {
     if (!live->lit || live->lit->generation != live->generation || live->queue_count) return false;
     /* The stages of the newest generation come first. */
-    if (live->busy) return false;
+    if (live->busy || live->bg_busy) return false;
     if (live->light_reset) return true;
     return !live->light_idle && live->light_mode != AL_LIGHT_PAUSED;
 }
@@ -1078,23 +1172,32 @@ static void light_work(al_live *live)
 static void store_world(al_live *live)
 {
     pthread_mutex_lock(&live->lock);
-    live->store_due_ns = 0;
+    /* Not a store a newer collision made due meanwhile (the engine's thread goes on). */
+    if (store_due(live)) live->store_due_ns = 0;
+    al_snapshot *base = al_snapshot_ref(live->base);
     pthread_mutex_unlock(&live->lock);
     const al_live_cache *c = &live->options.cache;
-    if (!live->base || !c->put || !c->world_salt) return;
-    /* The base's world with its tight PVS when that is done (the PVS goes with it). */
-    const al_snapshot *tight = live->seen_tight;
-    bool with_pvs = tight && tight->generation == live->base->generation;
-    const al_snapshot *from = with_pvs ? tight : live->base;
-    char key[33];
-    al_input_key(al_snapshot_input(from), c->world_salt, key);
-    if (strcmp(key, live->stored_world) == 0 && (live->stored_tight || !with_pvs)) return;
-    void *bytes = NULL;
-    size_t size = 0;
-    if (al_world_save(from->world, &bytes, &size) != AL_OK) return;
-    c->put(c->user, "world", key, bytes, size);
-    memcpy(live->stored_world, key, sizeof key);
-    live->stored_tight = with_pvs;
+    if (base && c->put && c->world_salt) {
+        /* The base's world with its tight PVS when that is done (the PVS goes with it). */
+        const al_snapshot *tight = live->seen_tight;
+        bool with_pvs = tight && tight->generation == base->generation;
+        const al_snapshot *from = with_pvs ? tight : base;
+        char key[33];
+        al_input_key(al_snapshot_input(from), c->world_salt, key);
+        pthread_mutex_lock(&live->lock);
+        bool stored = strcmp(key, live->stored_world) == 0 && (live->stored_tight || !with_pvs);
+        pthread_mutex_unlock(&live->lock);
+        void *bytes = NULL;
+        size_t size = 0;
+        if (!stored && al_world_save(from->world, &bytes, &size) == AL_OK) {
+            c->put(c->user, "world", key, bytes, size);
+            pthread_mutex_lock(&live->lock);
+            memcpy(live->stored_world, key, sizeof key);
+            live->stored_tight = with_pvs;
+            pthread_mutex_unlock(&live->lock);
+        }
+    }
+    al_snapshot_release(base);
 }
 
 static void store_world_job(al_live *live, void *arg)
@@ -1141,8 +1244,10 @@ static void *engine_main(void *arg)
     if (live->options.thread_started) live->options.thread_started(live->options.user, false);
     pthread_mutex_lock(&live->lock);
     for (;;) {
-        while (!live->quit && !live->queue_count && !light_work_wanted(live) && !store_due(live)) {
-            if (!live->store_due_ns) {
+        /* Light work and the store wait for the background thread to be free. */
+        while (!live->quit && !live->queue_count &&
+               (live->bg_busy || (!light_work_wanted(live) && !store_due(live)))) {
+            if (!live->store_due_ns || live->bg_busy) {
                 pthread_cond_wait(&live->wake, &live->lock);
                 continue;
             }
@@ -1160,7 +1265,8 @@ static void *engine_main(void *arg)
             live->taken = changes[count - 1].generation;
             live->status[AL_STAGE_COLLISION].last_wait_ms =
                 al_clock_ms_since(changes[count - 1].applied_ns);
-            __atomic_store_n(&live->cancel, 0, __ATOMIC_RELEASE);
+            /* A job still winding down keeps the cancel it saw until it has (run). */
+            if (!live->bg_busy) __atomic_store_n(&live->cancel, 0, __ATOMIC_RELEASE);
             live->status[AL_STAGE_INPUT].state = AL_STAGE_CURRENT;
             live->status[AL_STAGE_COLLISION].state = AL_STAGE_RUNNING;
             for (int s = AL_STAGE_PORTALS; s < AL_STAGE_COUNT; s++)
@@ -1171,9 +1277,11 @@ static void *engine_main(void *arg)
             if (in) run(live, in);
             input_release(in);
         } else {
+            /* Every change is taken and the background is free: nothing is stale. */
+            __atomic_store_n(&live->cancel, 0, __ATOMIC_RELEASE);
             bool store = store_due(live);
             pthread_mutex_unlock(&live->lock);
-            run_in_background(live, store ? store_world_job : light_work_job, NULL);
+            start_background(live, store ? store_world_job : light_work_job, NULL);
         }
         pthread_mutex_lock(&live->lock);
         live->busy = false;
@@ -1424,7 +1532,7 @@ bool al_live_wait(al_live *live, uint64_t generation, al_stage stage, double tim
                            : stage == AL_STAGE_LIGHT ? st->done_generation
                                                      : st->generation;
         done = on && reached >= generation;
-        bool idle = !live->busy && !live->queue_count;
+        bool idle = !live->busy && !live->bg_busy && !live->queue_count;
         if (done || !on || (idle && live->taken >= generation)) break;
         if (pthread_cond_timedwait(&live->published, &live->lock, &until) != 0) break;
     }
@@ -1438,7 +1546,7 @@ bool al_live_wait_idle(al_live *live, double timeout_s)
     pthread_mutex_lock(&live->lock);
     bool idle;
     for (;;) {
-        idle = !live->busy && !live->queue_count && !light_work_wanted(live) &&
+        idle = !live->busy && !live->bg_busy && !live->queue_count && !light_work_wanted(live) &&
                !live->store_due_ns;
         if (idle) break;
         if (pthread_cond_timedwait(&live->published, &live->lock, &until) != 0) break;
@@ -1495,7 +1603,7 @@ bool al_live_light_busy(al_live *live)
         live->lit && live->lit->generation == live->generation &&
         (live->light_reset || (!live->light_idle && live->light_mode != AL_LIGHT_PAUSED));
     bool busy = waiting || live->status[AL_STAGE_LIGHT].state == AL_STAGE_RUNNING ||
-                (live->busy && live->shooting != NULL);
+                ((live->busy || live->bg_busy) && live->shooting != NULL);
     pthread_mutex_unlock(&live->lock);
     return busy;
 }

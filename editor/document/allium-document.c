@@ -80,7 +80,8 @@ struct _AlliumDocument {
     guint64 awaiting_light; /* a light snapshot waits in INCOMING for its first lightmap */
     gboolean delivery_queued;
 
-    /* the engine's threads only (never both at once) */
+    /* the engine's threads only, under BUILD_LOCK (both may publish at once) */
+    GMutex build_lock;
     AlliumSnapshot *built;  /* the last snapshot made: the next scene is built from its */
 };
 
@@ -180,10 +181,18 @@ static void thread_started_cb(void *user, bool background)
 /* The engine published STAGE of GENERATION (engine thread). */
 static void published_cb(void *user, al_stage stage, uint64_t generation)
 {
+    (void) stage; /* the current snapshot's (snap->stage) is what counts */
     (void) generation;
     AlliumDocument *self = user;
+    g_mutex_lock(&self->build_lock);
     al_snapshot *engine = al_live_current(self->live);
-    if (!engine) return;
+    /* The engine's other thread made this one already (a job of an older change published
+     * after it, and the engine kept the newer one current). */
+    if (!engine || (self->built && self->built->engine == engine)) {
+        al_snapshot_release(engine);
+        g_mutex_unlock(&self->build_lock);
+        return;
+    }
     AlliumSnapshot *snap = allium_snapshot_new(engine, &self->doc_diags);
     al_snapshot_release(engine);
     /* The entities against the entity definitions: warnings for the problems list. */
@@ -203,15 +212,16 @@ static void published_cb(void *user, al_stage stage, uint64_t generation)
     allium_snapshot_build_scene(snap, self->built);
     g_debug("engine: %s of generation %" G_GUINT64_FORMAT " published %.1f ms after the change "
             "(its own work %.1f ms); scene %.2f ms",
-            al_stage_name(stage), snap->generation, snap->ms_total, snap->ms_work,
+            al_stage_name(snap->stage), snap->generation, snap->ms_total, snap->ms_work,
             (double) (g_get_monotonic_time() - t0) / 1000.0);
     g_clear_pointer(&self->built, allium_snapshot_unref);
     self->built = allium_snapshot_ref(snap);
     g_mutex_lock(&self->lock);
+    g_mutex_unlock(&self->build_lock);
     g_clear_pointer(&self->incoming, allium_snapshot_unref);
     self->incoming = snap;
     /* A light snapshot goes with its light: the engine's copy comes next. */
-    if (stage == AL_STAGE_LIGHT && snap->rad) self->awaiting_light = snap->generation;
+    if (snap->stage == AL_STAGE_LIGHT && snap->rad) self->awaiting_light = snap->generation;
     else {
         self->awaiting_light = 0;
         queue_delivery(self);
@@ -590,6 +600,7 @@ static void allium_document_finalize(GObject *object)
     g_array_unref(self->preview_brushes);
     g_array_unref(self->preview_entities);
     g_mutex_clear(&self->lock);
+    g_mutex_clear(&self->build_lock);
     G_OBJECT_CLASS(allium_document_parent_class)->finalize(object);
 }
 
@@ -663,6 +674,7 @@ static void allium_document_init(AlliumDocument *self)
     self->light_target = ALLIUM_LIGHT_RESIDUAL;
     self->texture_monitors = g_ptr_array_new_with_free_func(g_object_unref);
     g_mutex_init(&self->lock);
+    g_mutex_init(&self->build_lock);
 }
 
 /* --- public API ---------------------------------------------------------------------- */
