@@ -131,6 +131,173 @@ void al_doc_input_free(al_doc_input *in)
     memset(in, 0, sizeof *in);
 }
 
+/* --- brushes and faces ---------------------------------------------------------------- */
+
+/* What read_geometry reads into (arrays sized by the counts) and finds. */
+typedef struct geometry {
+    const int64_t *entity_ids; /* in the entities' order */
+    int entities;
+    const int64_t *material_ids; /* ascending */
+    int materials;
+    al_brush_desc *brs;
+    int64_t *brush_rows;
+    double *brush_order;
+    int brushes;
+    al_face_desc *fcs;
+    int faces;
+    int brush_count, face_count; /* found */
+} geometry;
+
+typedef struct id_index {
+    int64_t id;
+    int32_t index;
+} id_index;
+
+typedef struct brush_row {
+    int64_t id;
+    double position;
+    int32_t entity; /* index in the entities' order */
+    int32_t first, count, filled;
+} brush_row;
+
+static int compare_id_index(const void *a, const void *b)
+{
+    int64_t x = ((const id_index *) a)->id, y = ((const id_index *) b)->id;
+    return (x > y) - (x < y);
+}
+
+/* The entities' order, then position, then id: the order of the map's text. */
+static int compare_brush_rows(const void *a, const void *b)
+{
+    const brush_row *x = a, *y = b;
+    if (x->entity != y->entity) return x->entity < y->entity ? -1 : 1;
+    if (x->position != y->position) return x->position < y->position ? -1 : 1;
+    return (x->id > y->id) - (x->id < y->id);
+}
+
+/* The index that ID maps to in T (N rows, ascending ids), or -1. */
+static int32_t find_index(const id_index *t, int n, int64_t id)
+{
+    int lo = 0, hi = n - 1;
+    while (lo <= hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (t[mid].id == id) return t[mid].index;
+        if (t[mid].id < id) lo = mid + 1;
+        else hi = mid - 1;
+    }
+    return -1;
+}
+
+/* Reads every brush with faces and its faces into G, grouped by entity in the entities'
+ * order, each entity's brushes by position and each brush's faces by position; brushes of
+ * an entity that does not exist are left out. The rows are read as stored and ordered
+ * here: SQLite's sort of every face row (a join ordered by entity, brush and face) took
+ * most of the read of a large map. False when memory runs out. */
+static bool read_geometry(al_doc *doc, geometry *g)
+{
+    g->brush_count = g->face_count = 0;
+    id_index *ents = malloc(((size_t) g->entities + 1) * sizeof *ents);
+    id_index *by_id = malloc(((size_t) g->brushes + 1) * sizeof *by_id);
+    brush_row *rows = malloc(((size_t) g->brushes + 1) * sizeof *rows);
+    int64_t *face_position = malloc(((size_t) g->faces + 1) * sizeof *face_position);
+    bool ok = ents && by_id && rows && face_position;
+    if (!ok) goto done;
+    for (int e = 0; e < g->entities; e++) ents[e] = (id_index){g->entity_ids[e], e};
+    qsort(ents, (size_t) g->entities, sizeof *ents, compare_id_index);
+
+    sqlite3_stmt *st;
+    sqlite3_prepare_v2(doc->db, "SELECT id, entity, position FROM brushes", -1, &st, NULL);
+    int n = 0;
+    while (sqlite3_step(st) == SQLITE_ROW && n < g->brushes) {
+        int32_t entity = find_index(ents, g->entities, sqlite3_column_int64(st, 1));
+        if (entity < 0) continue;
+        rows[n++] = (brush_row){.id = sqlite3_column_int64(st, 0),
+                                .position = sqlite3_column_double(st, 2),
+                                .entity = entity};
+    }
+    sqlite3_finalize(st);
+    qsort(rows, (size_t) n, sizeof *rows, compare_brush_rows);
+    for (int i = 0; i < n; i++) by_id[i] = (id_index){rows[i].id, i};
+    qsort(by_id, (size_t) n, sizeof *by_id, compare_id_index);
+
+    /* Each brush's faces: their count first, so that each face goes to its place. */
+    sqlite3_prepare_v2(doc->db, "SELECT brush, count(*) FROM faces GROUP BY brush", -1, &st, NULL);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        int32_t i = find_index(by_id, n, sqlite3_column_int64(st, 0));
+        if (i >= 0) rows[i].count = sqlite3_column_int(st, 1);
+    }
+    sqlite3_finalize(st);
+    int32_t total = 0;
+    for (int i = 0; i < n; i++) {
+        if (rows[i].count > g->faces - total) rows[i].count = g->faces - total;
+        rows[i].first = total;
+        total += rows[i].count;
+    }
+    sqlite3_prepare_v2(doc->db,
+                       "SELECT f.brush, f.position, f.x0, f.y0, f.z0, f.x1, f.y1, f.z1, f.x2, f.y2, "
+                       "f.z2, f.material, " AL_DOC_TEXTURE_COLUMNS " FROM faces f",
+                       -1, &st, NULL);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        int32_t i = find_index(by_id, n, sqlite3_column_int64(st, 0));
+        if (i < 0 || rows[i].filled >= rows[i].count) continue;
+        int32_t at = rows[i].first + rows[i].filled++;
+        al_face_desc *fc = &g->fcs[at];
+        face_position[at] = sqlite3_column_int64(st, 1);
+        for (int k = 0; k < 9; k++) fc->points[k / 3][k % 3] = sqlite3_column_double(st, 2 + k);
+        al_doc_face_axes(st, 12, (const double (*)[3]) fc->points, fc->texture_axes);
+        int64_t mid = sqlite3_column_int64(st, 11);
+        int lo = 0, hi = g->materials - 1;
+        fc->material = -1;
+        while (lo <= hi) {
+            int mid_i = (lo + hi) / 2;
+            if (g->material_ids[mid_i] == mid) {
+                fc->material = mid_i;
+                break;
+            }
+            if (g->material_ids[mid_i] < mid) lo = mid_i + 1;
+            else hi = mid_i - 1;
+        }
+    }
+    sqlite3_finalize(st);
+
+    /* Each brush's faces by position (a brush has a handful: insertion), then the brushes
+     * that have faces, numbered within their entity. */
+    int32_t entity = -1, index_in_entity = 0;
+    for (int i = 0; i < n; i++) {
+        brush_row *r = &rows[i];
+        al_face_desc *fc = g->fcs + r->first;
+        int64_t *pos = face_position + r->first;
+        for (int a = 1; a < r->filled; a++)
+            for (int c = a; c > 0 && pos[c - 1] > pos[c]; c--) {
+                al_face_desc t = fc[c];
+                fc[c] = fc[c - 1];
+                fc[c - 1] = t;
+                int64_t tp = pos[c];
+                pos[c] = pos[c - 1];
+                pos[c - 1] = tp;
+            }
+        if (r->filled == 0) continue;
+        if (r->entity != entity) {
+            entity = r->entity;
+            index_in_entity = 0;
+        }
+        /* Faces stay where they were placed; a brush that got fewer than counted (the rows
+         * changed meanwhile, which the read transaction rules out) keeps only those. */
+        int b = g->brush_count++;
+        g->brs[b] = (al_brush_desc){.entity = entity, .index = index_in_entity++,
+                                    .first_face = r->first, .face_count = r->filled, .line = -1};
+        g->brush_rows[b] = r->id;
+        g->brush_order[b] = r->position;
+    }
+    g->face_count = total;
+done:
+    free(ents);
+    free(by_id);
+    free(rows);
+    free(face_position);
+    return ok;
+}
+
 al_status al_doc_build_input(al_doc *doc, al_doc_input *out, al_diag_list *diags)
 {
     memset(out, 0, sizeof *out);
@@ -231,55 +398,16 @@ al_status al_doc_build_input(al_doc *doc, al_doc_input *out, al_diag_list *diags
     sqlite3_finalize(st);
 
     /* Brushes and faces, grouped by entity in the entities' order. */
-    sqlite3_prepare_v2(
-        doc->db,
-        "SELECT b.id, b.entity, f.x0, f.y0, f.z0, f.x1, f.y1, f.z1, f.x2, f.y2, f.z2, "
-        "f.material, b.position, " AL_DOC_TEXTURE_COLUMNS
-        " FROM brushes b JOIN entities e ON e.id = b.entity "
-        "JOIN faces f ON f.brush = b.id "
-        "ORDER BY e.id != 0, e.position, e.id, b.position, b.id, f.position",
-        -1, &st, NULL);
-    int b = -1, f = 0, entity_index = -1;
-    int64_t last_brush = -1, last_entity = -1;
-    int index_in_entity = 0;
-    while (sqlite3_step(st) == SQLITE_ROW && f < faces) {
-        int64_t brush = sqlite3_column_int64(st, 0), entity = sqlite3_column_int64(st, 1);
-        if (entity != last_entity) {
-            /* Entities come in the same order as above: advance to it. */
-            while (entity_index + 1 < entities && entity_ids[entity_index + 1] != entity)
-                entity_index++;
-            entity_index++;
-            last_entity = entity;
-            index_in_entity = 0;
-        }
-        if (brush != last_brush) {
-            if (b + 1 >= brushes) break;
-            b++;
-            brs[b] = (al_brush_desc){.entity = entity_index, .index = index_in_entity++,
-                                     .first_face = f, .face_count = 0, .line = -1};
-            brush_rows[b] = brush;
-            brush_order[b] = sqlite3_column_double(st, 12);
-            last_brush = brush;
-        }
-        for (int i = 0; i < 9; i++)
-            fcs[f].points[i / 3][i % 3] = sqlite3_column_double(st, 2 + i);
-        al_doc_face_axes(st, 13, (const double (*)[3]) fcs[f].points, fcs[f].texture_axes);
-        int64_t mid = sqlite3_column_int64(st, 11);
-        int lo = 0, hi = materials - 1, found = -1;
-        while (lo <= hi) {
-            int mid_i = (lo + hi) / 2;
-            if (material_ids[mid_i] == mid) {
-                found = mid_i;
-                break;
-            }
-            if (material_ids[mid_i] < mid) lo = mid_i + 1;
-            else hi = mid_i - 1;
-        }
-        fcs[f].material = found;
-        brs[b].face_count++;
-        f++;
+    int b = -1, f = 0;
+    geometry g = {.entity_ids = entity_ids, .entities = e, .material_ids = material_ids,
+                  .materials = m, .brs = brs, .brush_rows = brush_rows,
+                  .brush_order = brush_order, .brushes = brushes, .fcs = fcs, .faces = faces};
+    if (!read_geometry(doc, &g)) {
+        status = AL_ERR_NOMEM;
+        goto done;
     }
-    sqlite3_finalize(st);
+    b = g.brush_count - 1;
+    f = g.face_count;
 
     sqlite3_prepare_v2(doc->db, al_doc_hull_select, -1, &st, NULL);
     int h = 0;

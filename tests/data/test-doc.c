@@ -14,6 +14,7 @@
 #include "al-clock.h"
 
 #include <math.h>
+#include <sqlite3.h>
 #include <pthread.h>
 #include <time.h>
 #include <stdio.h>
@@ -1731,6 +1732,80 @@ static al_doc *e1m1_doc(const char *name, int64_t **ids, int *count)
         if (al_doc_brush_box(doc, all[i], (double[3]){0}, (double[3]){0})) all[(*count)++] = all[i];
     *ids = all;
     return doc;
+}
+
+/* The compiler's input read from a document against an independent reading: one SQL join
+ * ordered by entity, brush and face position (the reader orders the rows itself). The map
+ * is e1m1 with its entities' brushes and every brush's faces stored out of their rows'
+ * order, some brushes without an entity and one without faces. */
+CHECK_TEST(input_order_oracle, "/doc/the-input-read-in-rows-order-equals-an-ordered-join")
+{
+    int64_t *ids = NULL;
+    int count = 0;
+    al_doc *doc = e1m1_doc("input-order.allium", &ids, &count);
+    if (!doc) {
+        check_skip("e1m1.map is not in the shared maps folder");
+        return;
+    }
+    free(ids);
+    char *path = strdup(al_doc_path(doc));
+    al_doc_close(doc);
+    sqlite3 *db = NULL;
+    REQUIRE(sqlite3_open(path, &db) == SQLITE_OK);
+    /* Positions against the rows' order: reversed, and shuffled by a multiplier. */
+    REQUIRE(sqlite3_exec(db,
+                         "UPDATE brushes SET position = (id * 7919) % 1009;"
+                         "UPDATE faces SET position = -position * ((id % 3) + 1) + id % 5;"
+                         "UPDATE entities SET position = -position WHERE id != 0;"
+                         "PRAGMA foreign_keys = OFF;"
+                         "UPDATE brushes SET entity = 999999 WHERE id % 97 = 0;"
+                         "DELETE FROM faces WHERE brush = (SELECT min(id) FROM brushes WHERE id % 97 = 1);",
+                         NULL, NULL, NULL) == SQLITE_OK);
+    al_diag_list d = {0};
+    REQUIRE(al_doc_open(path, AL_DOC_READ_ONLY, &doc, &d) == AL_OK);
+    al_diag_list_clear(&d);
+    al_doc_input in;
+    REQUIRE(al_doc_build_input(doc, &in, NULL) == AL_OK);
+    sqlite3_stmt *st = NULL;
+    REQUIRE(sqlite3_prepare_v2(db,
+                               "SELECT b.id, f.x0, f.y1, f.z2, f.material, e.id FROM brushes b "
+                               "JOIN entities e ON e.id = b.entity JOIN faces f ON f.brush = b.id "
+                               "ORDER BY e.id != 0, e.position, e.id, b.position, b.id, f.position",
+                               -1, &st, NULL) == SQLITE_OK);
+    int b = -1, f = 0, mismatches = 0;
+    int64_t last = -1;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        int64_t brush = sqlite3_column_int64(st, 0);
+        if (brush != last) {
+            b++;
+            last = brush;
+            if (b >= in.input.brush_count || in.brush_ids[b] != brush ||
+                in.input.brushes[b].first_face != f ||
+                in.entity_ids[in.input.brushes[b].entity] != sqlite3_column_int64(st, 5))
+                mismatches++;
+        }
+        if (f >= in.input.face_count) {
+            mismatches++;
+            break;
+        }
+        const al_face_desc *fc = &in.input.faces[f++];
+        int m = fc->material;
+        if (fc->points[0][0] != sqlite3_column_double(st, 1) ||
+            fc->points[1][1] != sqlite3_column_double(st, 2) ||
+            fc->points[2][2] != sqlite3_column_double(st, 3) || m < 0 ||
+            in.material_ids[m] != sqlite3_column_int64(st, 4))
+            mismatches++;
+    }
+    sqlite3_finalize(st);
+    CHECK(mismatches == 0);
+    CHECK(b + 1 == in.input.brush_count && f == in.input.face_count);
+    /* The brushes of the missing entity and the brush without faces are not there. */
+    CHECK(in.input.brush_count < count);
+    CHECK(in.input.brush_count > count / 2);
+    al_doc_input_free(&in);
+    al_doc_close(doc);
+    sqlite3_close(db);
+    free(path);
 }
 
 /* The subtract oracle above, with e1m1's own brushes (slanted, many-sided, as designers
