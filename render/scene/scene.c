@@ -18,6 +18,8 @@
  * a pass over the map's tables (per brush, per face: under a millisecond on lq-e3m4). */
 #include "scene/scene.h"
 
+#include "al-parallel.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -623,6 +625,37 @@ static bool copy_materials(al_scene *s, const al_input *in)
     return true;
 }
 
+/* The meshes build_brushes makes anew, on every core when there are many (opening a
+ * large map); each worker has its own face builder and polygons. */
+typedef struct brush_builds {
+    al_scene *scene;
+    const al_scene_desc *desc;
+    const int32_t *todo; /* brush indices */
+    al_face_builder **builders;
+    al_face_polys *polys;
+    int failed;
+} brush_builds;
+
+static void build_brush_job(void *context, int index, int worker)
+{
+    brush_builds *j = context;
+    if (__atomic_load_n(&j->failed, __ATOMIC_RELAXED)) return;
+    const al_scene_desc *d = j->desc;
+    int32_t b = j->todo[index];
+    if (!j->builders[worker] && !(j->builders[worker] = al_face_builder_create())) {
+        __atomic_store_n(&j->failed, 1, __ATOMIC_RELAXED);
+        return;
+    }
+    bool nomem = false;
+    int64_t id = d->brush_ids ? d->brush_ids[b] : b;
+    uint64_t key = d->brush_keys ? d->brush_keys[b] : 0;
+    j->scene->brushes[b] = build_brush(d, j->builders[worker], &j->polys[worker], b, id, key, &nomem);
+    if (nomem) __atomic_store_n(&j->failed, 1, __ATOMIC_RELAXED);
+}
+
+/* Fewer meshes than this to build are built on the calling thread (an edit's few). */
+#define PARALLEL_BRUSHES 256
+
 static bool build_brushes(al_scene *s, const al_scene_desc *d)
 {
     const al_input *in = d->input;
@@ -634,10 +667,13 @@ static bool build_brushes(al_scene *s, const al_scene_desc *d)
                              (size_t) s->brush_count * sizeof *d->brush_ids) == 0;
     if (keyed && !same_order && !mesh_table_build(&table, prev->brushes, prev->brush_count))
         return false;
-    al_face_builder *fb = NULL;
-    al_face_polys p = {0};
-    bool ok = true;
-    for (int32_t b = 0; ok && b < s->brush_count; b++) {
+    int32_t *todo = malloc(((size_t) s->brush_count + 1) * sizeof *todo);
+    if (!todo) {
+        free(table.slots);
+        return false;
+    }
+    int32_t builds = 0;
+    for (int32_t b = 0; b < s->brush_count; b++) {
         int64_t id = d->brush_ids ? d->brush_ids[b] : b;
         uint64_t key = d->brush_keys ? d->brush_keys[b] : 0;
         s->brush_entity[b] = in->brushes[b].entity;
@@ -649,15 +685,26 @@ static bool build_brushes(al_scene *s, const al_scene_desc *d)
             s->brushes[b] = al_mesh_ref(old);
             s->stats.meshes_kept++;
         } else {
-            if (!fb && !(fb = al_face_builder_create())) {
-                ok = false;
-                break;
-            }
-            bool nomem = false;
-            s->brushes[b] = build_brush(d, fb, &p, b, id, key, &nomem);
-            ok = !nomem;
-            s->stats.meshes_built++;
+            todo[builds++] = b;
         }
+    }
+    free(table.slots);
+    int threads = builds >= PARALLEL_BRUSHES ? al_cpu_count() : 1;
+    brush_builds job = {.scene = s, .desc = d, .todo = todo,
+                        .builders = calloc((size_t) threads, sizeof *job.builders),
+                        .polys = calloc((size_t) threads, sizeof *job.polys)};
+    bool ok = job.builders && job.polys;
+    if (ok && builds > 0) {
+        al_parallel_for(builds, threads, build_brush_job, &job);
+        ok = !job.failed;
+    }
+    for (int w = 0; w < threads && job.builders; w++) al_face_builder_destroy(job.builders[w]);
+    for (int w = 0; w < threads && job.polys; w++) al_face_polys_free(&job.polys[w]);
+    free(job.builders);
+    free(job.polys);
+    free(todo);
+    s->stats.meshes_built += builds;
+    for (int32_t b = 0; b < s->brush_count; b++) {
         al_mesh *m = s->brushes[b];
         s->brush_first_face[b] = s->face_count;
         if (!m) continue;
@@ -669,9 +716,6 @@ static bool build_brushes(al_scene *s, const al_scene_desc *d)
     }
     s->brush_first_face[s->brush_count] = s->face_count;
     s->stats.faces = s->face_count;
-    al_face_polys_free(&p);
-    al_face_builder_destroy(fb);
-    free(table.slots);
     return ok;
 }
 
