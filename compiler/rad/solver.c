@@ -260,14 +260,15 @@ static void light_job(void *context, int index, int worker)
         al_bounds_add(p.x, lo, hi);
     }
     int32_t stack[256];
-    int32_t *near = ps->light_count <= 256 ? stack : malloc((size_t) ps->light_count * sizeof *near);
+    int32_t *near =
+        ps->light_count <= 256 ? stack : malloc((size_t) ps->light_count * sizeof *near);
     int32_t near_count = 0;
     for (int32_t q = 0; q < ps->light_count; q++) {
         const rad_light *l = &rad->lights[ps->lights[q]];
         if (near && l->kind != RAD_SUN) {
             double d2 = 0;
             for (int k = 0; k < 3; k++) {
-                double gap = l->origin[k] < lo[k] ? lo[k] - l->origin[k]
+                double gap = l->origin[k] < lo[k]   ? lo[k] - l->origin[k]
                              : l->origin[k] > hi[k] ? l->origin[k] - hi[k]
                                                     : 0.0;
                 d2 += gap * gap;
