@@ -10,12 +10,15 @@ a machine shared with other work loads every size alike. Each compile lights the
 its first lit frame only (--rad-residual 1: every light source shot, no reflected light),
 unless the options after -- say otherwise. Prints one JSON object: per size the medians of
 each stage's milliseconds (collision trees, portals, coarse and tight PVS, first lit
-frame, the whole compile) and of the peak resident memory, with the counts of the map; a
+frame, the whole compile), of the processor time the compile took (cpu_s: user and system,
+which other work on the machine inflates less than the wall time) and of the peak resident
+memory, with the counts of the map; a
 run that passed --timeout or failed is counted in "failed" and left out of the medians.
 """
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -79,6 +82,7 @@ def main():
     for _ in range(args.runs):
         for size in sizes:
             start = time.monotonic()
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
             try:
                 done = subprocess.run([compiler, "--json", "--no-cache", *options, maps[size]],
                                       capture_output=True, text=True, timeout=args.timeout)
@@ -91,6 +95,8 @@ def main():
             report = json.loads(done.stdout)
             figures = stage_figures(report)
             figures["wall_ms"] = (time.monotonic() - start) * 1000
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            figures["cpu_s"] = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
             runs[size].append(figures)
             counts[size] = {
                 "brushes": report["brushes"],
@@ -102,7 +108,7 @@ def main():
     result = {"seed": args.seed, "runs": args.runs, "options": options, "sizes": []}
     for size in sizes:
         entry = {"requested_brushes": size, "failed": failed[size], **counts.get(size, {})}
-        for key in ("compile_ms", "wall_ms", "collision_ms", "portals_ms", "coarse_pvs_ms",
+        for key in ("compile_ms", "wall_ms", "cpu_s", "collision_ms", "portals_ms", "coarse_pvs_ms",
                     "tight_pvs_ms", "first_lit_frame_ms", "peak_rss_mb"):
             entry[key] = median_of(runs[size], key)
         result["sizes"].append(entry)
