@@ -94,14 +94,16 @@ static void room_wall(mapgen *g, const room *r, int s)
 #undef WALL_BOX
 }
 
-/* The corridor from room A's side S (east or north) to room B, through their doorways. */
-static void corridor(mapgen *g, const room *a, const room *b, int s, int *lights_x, double *light,
+/* The corridor from room A's side S (east or north) to room B, through their doorways.
+ * *LIT: whether it is long enough for a light, at LIGHT; *DOORWAY: for a door, at its
+ * middle. */
+static void corridor(mapgen *g, const room *a, const room *b, int s, int *lit, double *light,
                      int *doorway)
 {
     double c = a->door[s], w = a->door_w[s];
     double p0 = (s == 1 ? a->x1 : a->y1) + WALL, p1 = (s == 1 ? b->x0 : b->y0) - WALL;
     double q0 = c - w / 2 - WALL, q1 = c + w / 2 + WALL;
-    *lights_x = p1 - p0 >= 96;
+    *lit = p1 - p0 >= 96;
     light[0] = s == 1 ? (p0 + p1) / 2 : c;
     light[1] = s == 1 ? c : (p0 + p1) / 2;
     light[2] = DOOR_H - 24;
