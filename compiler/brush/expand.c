@@ -86,6 +86,17 @@ int al_bevel_planes(const al_winding *const *windings, const double (*normals)[3
                 al_cross(u, a, n);
                 if (al_normalize(n, n) < 1e-6) continue; /* edge parallel to the axis */
                 snap_bevel_normal(n);
+                /* A plane already there in both orientations is skipped whichever one the
+                 * solid would pick: most candidates of boxes and of the cells of
+                 * axis-aligned brushes are their own faces, so this spares the pass over
+                 * every vertex for them. */
+                double m[3];
+                al_scale(n, -1.0, m);
+                if ((has_normal(normals, count, n, BEVEL_SAME_NORMAL) ||
+                     has_normal(out_normals, made, n, BEVEL_SAME_NORMAL)) &&
+                    (has_normal(normals, count, m, BEVEL_SAME_NORMAL) ||
+                     has_normal(out_normals, made, m, BEVEL_SAME_NORMAL)))
+                    continue;
                 double e0 = al_dot(n, p), lo = e0, hi = e0;
                 for (int f = 0; f < count; f++) {
                     if (!windings[f]) continue;

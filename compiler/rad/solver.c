@@ -244,17 +244,55 @@ static void light_job(void *context, int index, int worker)
     int32_t a = index * CHUNK, b = a + CHUNK < ps->count ? a + CHUNK : ps->count;
     /* A cancelled pass is dropped whole (shoot_lights), so the rest need not be done. */
     if (atomic_load(&rad->cancel)) return;
+    /* The lights that may reach the chunk: a point light whose range ends short of the box
+     * around the chunk's sample points reaches none of them (al_rad_light_add would turn
+     * each away by its distance), so the chunk's luxels try only the others. Without this
+     * every luxel tried every light, a cost of luxels times lights that grows with the
+     * square of a map's size. The box's distance to the light is at most each point's, in
+     * floating point too (subtraction, squares and sums round monotonically), and the kept
+     * lights keep their order, so each luxel's sum is the same to the last bit. */
+    double lo[3], hi[3];
+    al_bounds_clear(lo, hi);
+    for (int32_t r = a; r < b; r++) {
+        int32_t j = ps->receivers ? ps->receivers[r] : r;
+        rad_point p;
+        al_rad_luxel_point(rad, j, &p);
+        al_bounds_add(p.x, lo, hi);
+    }
+    int32_t stack[256];
+    int32_t *near =
+        ps->light_count <= 256 ? stack : malloc((size_t) ps->light_count * sizeof *near);
+    int32_t near_count = 0;
+    for (int32_t q = 0; q < ps->light_count; q++) {
+        const rad_light *l = &rad->lights[ps->lights[q]];
+        if (near && l->kind != RAD_SUN) {
+            double d2 = 0;
+            for (int k = 0; k < 3; k++) {
+                double gap = l->origin[k] < lo[k]   ? lo[k] - l->origin[k]
+                             : l->origin[k] > hi[k] ? l->origin[k] - hi[k]
+                                                    : 0.0;
+                d2 += gap * gap;
+            }
+            if (d2 >= l->range * l->range) continue;
+        }
+        if (near) near[near_count++] = q;
+    }
     int64_t rays = 0;
     for (int32_t r = a; r < b; r++) {
         int32_t j = ps->receivers ? ps->receivers[r] : r;
         rad_point p;
         al_rad_luxel_point(rad, j, &p);
         float sum[3] = {0, 0, 0};
-        for (int32_t q = 0; q < ps->light_count; q++)
+        /* Out of memory for the list: every light, as without it. */
+        int32_t tried = near ? near_count : ps->light_count;
+        for (int32_t i = 0; i < tried; i++) {
+            int32_t q = near ? near[i] : i;
             rays += al_rad_light_add(rad, &rad->lights[ps->lights[q]], ps->light_rows[q], &p,
                                      ps->extent, sum);
+        }
         for (int k = 0; k < 3; k++) rad->delta[j][k] = sum[k];
     }
+    if (near != stack) free(near);
     ps->rays[worker] += rays;
 }
 

@@ -3,6 +3,7 @@
 #include "check.h"
 #include "al-vec3.h"
 #include "mapgen.h"
+#include "realistic.h"
 #include "scene.h"
 #include "al-edits.h"
 #include "al-oracle.h"
@@ -957,4 +958,55 @@ CHECK_TEST(pruning, "/vis/pruning-the-flow-adds-no-pair-and-drops-only-pairs-not
     const char *real = scene_shared_map("lq-e3m4.map");
     if (real) check_pruning_drops_only_the_unseen(real);
     else check_skip("lq-e3m4.map is not in the shared maps folder");
+}
+
+/* The generator's realistic style (tests/gen/realistic.c) at a small size: the same seed
+ * writes the same text, the map reads without a bad brush, most of its brushes are detail,
+ * it has doors, liquids and lights, it is sealed (no leak), and its PVS passes the sight
+ * oracle. */
+CHECK_TEST(realistic_style, "/vis/generated-realistic-map-is-sealed-and-mostly-detail")
+{
+    mapgen *g = mapgen_create(false), *again = mapgen_create(false);
+    REQUIRE(g && again);
+    REQUIRE(realistic_map(g, 1500, 4));
+    REQUIRE(realistic_map(again, 1500, 4));
+    size_t len, len_again;
+    const char *text = mapgen_text(g, &len), *text_again = mapgen_text(again, &len_again);
+    CHECK(len == len_again && memcmp(text, text_again, len) == 0);
+    mapgen_destroy(again);
+    int brushes = mapgen_brush_count(g);
+    CHECK_MSG(brushes >= 1500 && brushes <= 1575, "%d brushes for 1500", brushes);
+
+    scene s;
+    scene_options o = {.pvs = true, .pvs_level = AL_PVS_TIGHT};
+    REQUIRE(scene_load_mapgen(&s, g, &o));
+    const al_input *in = &s.input.input;
+    CHECK(in->brush_count == brushes);
+    int detail = 0, doors = 0, lights = 0, liquids = 0;
+    for (int i = 0; i < in->entity_count; i++) {
+        const char *c = in->entities[i].classname;
+        doors += strcmp(c, "func_door") == 0;
+        lights += strcmp(c, "light") == 0;
+    }
+    for (int b = 0; b < in->brush_count; b++) {
+        const al_brush_desc *bd = &in->brushes[b];
+        detail += al_entity_role_of(in->entities[bd->entity].classname) == AL_ROLE_DETAIL;
+        const al_face_desc *f = &in->faces[bd->first_face];
+        liquids += f->material >= 0 && in->materials[f->material].name &&
+                   in->materials[f->material].name[0] == '*';
+    }
+    CHECK_MSG(detail > brushes * 7 / 10, "%d of %d brushes are detail", detail, brushes);
+    CHECK(doors > 0 && lights > 12 && liquids > 0);
+    al_world_stats cs;
+    al_world_get_stats(s.world, &cs);
+    CHECK_MSG(cs.invalid_brushes == 0, "%d invalid brushes", cs.invalid_brushes);
+    al_leak_info leak;
+    CHECK_MSG(!al_world_leak(s.world, &leak), "the void reaches %s (entity %d)", leak.classname,
+              leak.entity);
+    al_vis_stats vs;
+    al_world_vis_stats(s.world, &vs);
+    CHECK(vs.vis_leaves > 12 && vs.outside_leaves > 0);
+    check_portals(&s);
+    check_pvs(&s, 20000);
+    scene_free(&s);
 }

@@ -1,6 +1,7 @@
 /* allium-genmap: generate sealed test maps of any size.
  *
  *   allium-genmap [--brushes N] [--seed S] [--format valve|standard] -o FILE
+ *   allium-genmap --style realistic [--brushes N] [--seed S] [--format ...] -o FILE
  *   allium-genmap --sample [--format valve|standard] -o FILE
  *
  * A grid of 512-unit rooms under one floor and ceiling level, joined by doorways, each
@@ -14,8 +15,13 @@
  * TrenchBroom saves vertex-edited brushes), rising to the top of a landing with a crate on it:
  * nearly coplanar slopes meeting a neighbour's face at one height. The wedges are func_detail or
  * func_group entities.
+ *
+ * --style realistic writes maps shaped like today's large community maps instead (see
+ * realistic.h): sealed rooms and corridors as the structural shell, most brushes func_detail.
  */
+#include "gen-rng.h"
 #include "mapgen.h"
+#include "realistic.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -30,21 +36,11 @@
 #define DOOR_W 64.0
 #define DOOR_H 112.0
 
-typedef struct rng {
-    uint64_t s;
-} rng;
-
-static uint64_t next(rng *r)
-{
-    uint64_t z = (r->s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
+typedef gen_rng rng;
 
 static int pick(rng *r, int n)
 {
-    return (int) (next(r) % (uint64_t) n);
+    return gen_pick(r, n);
 }
 
 /* A wall along AXIS (0: runs along x at y = AT; 1: runs along y at x = AT) from A0 to A1,
@@ -284,7 +280,7 @@ int main(int argc, char **argv)
 {
     long brushes = 200;
     uint64_t seed = 1;
-    bool valve = true, want_sample = false, off_grid = false;
+    bool valve = true, want_sample = false, off_grid = false, realistic = false;
     const char *out = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--brushes") == 0 && i + 1 < argc) {
@@ -305,9 +301,20 @@ int main(int argc, char **argv)
             want_sample = true;
         } else if (strcmp(argv[i], "--off-grid") == 0) {
             off_grid = true;
+        } else if (strcmp(argv[i], "--style") == 0 && i + 1 < argc) {
+            i++;
+            if (strcmp(argv[i], "realistic") == 0)
+                realistic = true;
+            else if (strcmp(argv[i], "grid") == 0)
+                realistic = false;
+            else {
+                fprintf(stderr, "error: --style is grid or realistic\n");
+                return 2;
+            }
         } else {
-            fprintf(stderr, "usage: allium-genmap [--brushes N] [--seed S] "
-                            "[--format valve|standard] [--off-grid] [--sample] -o FILE\n");
+            fprintf(stderr,
+                    "usage: allium-genmap [--brushes N] [--seed S] [--style grid|realistic] "
+                    "[--format valve|standard] [--off-grid] [--sample] -o FILE\n");
             return 2;
         }
     }
@@ -324,6 +331,24 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: allium-genmap [--brushes N (10..10000000)] [--seed S] "
                         "[--format valve|standard] [--off-grid] -o FILE\n");
         return 2;
+    }
+    if (realistic) {
+        if (off_grid || brushes > REALISTIC_MAX_BRUSHES) {
+            fprintf(stderr,
+                    "usage: allium-genmap --style realistic [--brushes N (10..%d)] "
+                    "[--seed S] [--format valve|standard] -o FILE\n",
+                    REALISTIC_MAX_BRUSHES);
+            return 2;
+        }
+        mapgen *g = mapgen_create(valve);
+        if (!g) return 1;
+        bool ok = realistic_map(g, brushes, seed) && mapgen_save(g, out);
+        if (ok)
+            fprintf(stderr, "%s: %d brushes\n", out, mapgen_brush_count(g));
+        else
+            fprintf(stderr, "error: cannot write %s\n", out);
+        mapgen_destroy(g);
+        return ok ? 0 : 1;
     }
     /* About 16 brushes a room (walls, shell share, furniture): a square grid of enough
      * rooms; the furniture budget then tops the count up to the target. */
