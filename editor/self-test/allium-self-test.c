@@ -1364,6 +1364,7 @@ static const struct {
     {"place a light", step_place_light, 30000},
     {"inspector", step_inspector, 30000},
     {"typed properties from the entity definitions", step_typed_properties, 30000},
+    {"angle dial", step_angle_dial, 30000},
     {"entity browser", step_entity_browser, 30000},
     {"copy and paste", step_clipboard, 30000},
     {"compile panel", step_compile_panel, 60000},
