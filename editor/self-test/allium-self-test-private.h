@@ -135,6 +135,7 @@ gboolean step_undo_editing(SelfTest *t);
 /* allium-self-test-entities.c */
 gboolean step_typed_properties(SelfTest *t);
 gboolean step_angle_dial(SelfTest *t);
+gboolean step_texture_drop(SelfTest *t);
 gboolean step_entity_browser(SelfTest *t);
 /* allium-self-test-clipboard.c */
 gboolean step_clipboard(SelfTest *t);

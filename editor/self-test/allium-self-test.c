@@ -1353,6 +1353,7 @@ static const struct {
     {"texture lock", step_texture_lock, 30000},
     {"align a face's texture", step_align_texture, 30000},
     {"texture browser", step_texture_browser, 30000},
+    {"drag a texture onto a face or a brush", step_texture_drop, 30000},
     {"rotate by a typed angle", step_rotate_dialog, 30000},
     {"scale by typed factors", step_scale_dialog, 30000},
     {"rotate by dragging", step_rotate_drag, 30000},

@@ -99,6 +99,12 @@ gboolean allium_view_nudge_vector(AlliumView *self, const char *direction, doubl
  * reason, if any, goes out as "edit-error"). */
 gboolean allium_view_place_entity(AlliumView *self, const char *classname, double x, double y);
 
+/* Gives MATERIAL to what lies under widget point (X, Y) (what a texture dropped from the
+ * texture browser does): the face in the 3D view, the whole brush in a 2D view, as one
+ * undoable step; MATERIAL becomes the current texture. FALSE when nothing took it (no
+ * brush there, or the edit failed: its reason goes out as "edit-error"). */
+gboolean allium_view_apply_material(AlliumView *self, const char *material, double x, double y);
+
 /* Test hook: a left click at widget point (X, Y), through the code the click gesture runs. */
 void allium_view_simulate_click(AlliumView *self, double x, double y, GdkModifierType state);
 
