@@ -161,6 +161,7 @@ gboolean step_hide_isolate(SelfTest *t);
 gboolean step_small_brush_moves(SelfTest *t);
 /* allium-self-test-views.c */
 gboolean step_view_toggles(SelfTest *t);
+gboolean step_faint_textures(SelfTest *t);
 /* allium-self-test-build.c */
 gboolean step_build_from_empty(SelfTest *t);
 gboolean step_subtract_merge(SelfTest *t);

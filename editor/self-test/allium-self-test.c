@@ -1333,6 +1333,7 @@ static const struct {
     {"new map through the New dialog", step_new_dialog, 30000},
     {"four views again", step_grid_layout, 10000},
     {"view toggles remembered", step_view_toggles, 20000},
+    {"faint textures in 2D views", step_faint_textures, 20000},
     {"brush tool", step_brush_tool, 30000},
     {"move by dragging", step_move_drag, 30000},
     {"the light is carried across edits", step_light_carried, 60000},

@@ -146,7 +146,8 @@ void allium_view_simulate_pointer(AlliumView *self, gboolean inside, double x, d
 void allium_view_set_maximized(AlliumView *self, gboolean maximized);
 
 /* The draw settings of the window (AL_OVERLAY_* bits, wireframe, no PVS culling, whether
- * lit faces show their lightmaps, and whether the 3D view shows textures). */
+ * lit faces show their lightmaps, and whether textures show: in the 3D view drawn on the
+ * faces, in a 2D view faintly under the outlines). */
 void allium_view_set_draw_settings(AlliumView *self, unsigned overlays, gboolean wireframe,
                                    gboolean no_cull, gboolean lighting, gboolean textures);
 
