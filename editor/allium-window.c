@@ -682,8 +682,7 @@ static void allium_window_class_init(AlliumWindowClass *klass)
     properties[PROP_PVS_CULLING] = g_param_spec_boolean("pvs-culling", NULL, NULL, TRUE, flags);
     properties[PROP_LIGHTING] = g_param_spec_boolean("lighting", NULL, NULL, TRUE, flags);
     properties[PROP_TEXTURES] = g_param_spec_boolean("textures", NULL, NULL, TRUE, flags);
-    properties[PROP_TEXTURES_2D] =
-        g_param_spec_boolean("textures-2d", NULL, NULL, FALSE, flags);
+    properties[PROP_TEXTURES_2D] = g_param_spec_boolean("textures-2d", NULL, NULL, FALSE, flags);
     properties[PROP_LAYOUT] = g_param_spec_string("layout", NULL, NULL, "grid", flags);
     /* "select", "brush" or "entity" (win.place-entity chooses the class): what a left
      * drag does in the views */

@@ -308,8 +308,8 @@ typedef struct al_doc_texture_colour {
  * change->materials when a stored colour changed (nothing stored changes otherwise).
  * Refuses a colour outside 0..1 or NaN with AL_ERR_INVALID_ARGUMENT naming the material,
  * storing none. */
-al_status al_doc_set_texture_colours(al_doc *doc, const al_doc_texture_colour *colours,
-                                     int count, al_doc_change *change, al_diag_list *diags);
+al_status al_doc_set_texture_colours(al_doc *doc, const al_doc_texture_colour *colours, int count,
+                                     al_doc_change *change, al_diag_list *diags);
 
 /* Groups the edits up to al_doc_end_group into one transaction and one undoable step named
  * LABEL. A failed edit inside the group rolls back only itself. Groups do not nest. The

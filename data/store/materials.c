@@ -86,8 +86,8 @@ al_status al_doc_set_material(al_doc *doc, const al_doc_material *m, al_doc_chan
     return al_doc_edit_end(doc, st, change);
 }
 
-al_status al_doc_set_texture_colours(al_doc *doc, const al_doc_texture_colour *colours,
-                                     int count, al_doc_change *change, al_diag_list *diags)
+al_status al_doc_set_texture_colours(al_doc *doc, const al_doc_texture_colour *colours, int count,
+                                     al_doc_change *change, al_diag_list *diags)
 {
     static const char *sql =
         "UPDATE materials SET texture_red = ?2, texture_green = ?3, texture_blue = ?4 "

@@ -35,9 +35,9 @@ int al_doc_table_index(const char *name)
 }
 
 /* A material's texture colour channel C (the new schema and the migration declare it). */
-#define TEXTURE_COLUMN(c)                                                                   \
+#define TEXTURE_COLUMN(c)                                                                          \
     "texture_" c " REAL CHECK(texture_" c " IS NULL OR texture_" c " BETWEEN 0 AND 1)"
-#define TEXTURE_COLUMNS                                                                     \
+#define TEXTURE_COLUMNS                                                                            \
     TEXTURE_COLUMN("red") ", " TEXTURE_COLUMN("green") ", " TEXTURE_COLUMN("blue")
 
 /* Column declarations of each journaled table, without "id INTEGER PRIMARY KEY". The image

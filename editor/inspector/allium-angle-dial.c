@@ -7,7 +7,7 @@
 struct _AlliumAngleDial {
     GtkDrawingArea parent_instance;
 
-    double angle;      /* degrees; -1 up, -2 down */
+    double angle;         /* degrees; -1 up, -2 down */
     double drag_start[2]; /* where the drag began, in the widget's pixels */
 };
 
@@ -96,8 +96,8 @@ static void allium_angle_dial_class_init(AlliumAngleDialClass *klass)
 {
     /* angle-set(angle): the designer chose ANGLE (degrees) by dragging or clicking. */
     signals[SIGNAL_ANGLE_SET] =
-        g_signal_new("angle-set", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
-                     NULL, G_TYPE_NONE, 1, G_TYPE_DOUBLE);
+        g_signal_new("angle-set", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                     G_TYPE_NONE, 1, G_TYPE_DOUBLE);
     gtk_widget_class_set_css_name(GTK_WIDGET_CLASS(klass), "allium-angle-dial");
 }
 
@@ -153,8 +153,8 @@ void allium_angle_dial_drag_to(AlliumAngleDial *self, double x, double y, GdkMod
 {
     g_return_if_fail(ALLIUM_IS_ANGLE_DIAL(self));
     GtkWidget *w = GTK_WIDGET(self);
-    allium_angle_dial_set_angle(
-        self, allium_angle_dial_angle_at(gtk_widget_get_width(w), gtk_widget_get_height(w), x, y,
-                                         (state & GDK_SHIFT_MASK) != 0));
+    allium_angle_dial_set_angle(self, allium_angle_dial_angle_at(gtk_widget_get_width(w),
+                                                                 gtk_widget_get_height(w), x, y,
+                                                                 (state & GDK_SHIFT_MASK) != 0));
     if (release) g_signal_emit(self, signals[SIGNAL_ANGLE_SET], 0, self->angle);
 }

@@ -35,7 +35,7 @@ double allium_angle_dial_angle_at(int width, int height, double x, double y, gbo
 /* What the dial's drag does, one pointer position at a time (the gesture's handlers and
  * the self-test call it): the pointer at (X, Y) with modifier STATE; RELEASE ends the drag
  * and emits "angle-set". */
-void allium_angle_dial_drag_to(AlliumAngleDial *self, double x, double y,
-                               GdkModifierType state, gboolean release);
+void allium_angle_dial_drag_to(AlliumAngleDial *self, double x, double y, GdkModifierType state,
+                               gboolean release);
 
 G_END_DECLS

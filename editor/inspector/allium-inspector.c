@@ -539,8 +539,8 @@ static void dial_set_cb(AlliumAngleDial *dial, double angle, Row *row)
 {
     (void) dial;
     if (!row_live(row)) return;
-    GtkSpinButton *spin = row->dial_index >= 0 ? row->vector[row->dial_index]
-                                                : GTK_SPIN_BUTTON(row->entry);
+    GtkSpinButton *spin =
+        row->dial_index >= 0 ? row->vector[row->dial_index] : GTK_SPIN_BUTTON(row->entry);
     if (spin) gtk_spin_button_set_value(spin, angle);
 }
 
@@ -685,8 +685,8 @@ static GtkWidget *make_typed_editor(AlliumInspector *self, Row *row, const char 
     gboolean number = p ? p->type == AL_PROP_INTEGER || p->type == AL_PROP_FLOAT
                         : allium_value_kind_of(row->key) == ALLIUM_VALUE_NUMBER;
     /* A direction: a dial beside the number, and Quake's up and down. */
-    gboolean direction = g_ascii_strcasecmp(row->key, "angle") == 0 &&
-                         !is_light(shown_value(self, "classname"));
+    gboolean direction =
+        g_ascii_strcasecmp(row->key, "angle") == 0 && !is_light(shown_value(self, "classname"));
     if (direction && !*value) value = "0"; /* an absent key's empty default */
     int decimals = plain_decimals(value);
     if (number && decimals >= 0) {
@@ -1013,7 +1013,7 @@ static void refresh(AlliumInspector *self)
         for (int p = 0; def && p < def->property_count; p++) {
             const al_entdef_property *prop = &def->properties[p];
             if (!*prop->key || find_row(self, prop->key)) continue;
-            const char *value = prop->has_default                   ? prop->default_value
+            const char *value = prop->has_default             ? prop->default_value
                                 : prop->type == AL_PROP_FLAGS ? "0"
                                                               : "";
             add_row(self, at++, cls, prop->key, value, TRUE, snap->world);
@@ -1210,14 +1210,13 @@ AlliumAngleDial *allium_inspector_get_angle_dial(AlliumInspector *self, const ch
     return row ? row->dial : NULL;
 }
 
-GtkButton *allium_inspector_get_vertical_button(AlliumInspector *self, const char *key,
-                                                int angle)
+GtkButton *allium_inspector_get_vertical_button(AlliumInspector *self, const char *key, int angle)
 {
     g_return_val_if_fail(ALLIUM_IS_INSPECTOR(self), NULL);
     Row *row = find_row(self, key);
     if (!row || !row->dial || row->dial_index >= 0) return NULL;
-    for (GtkWidget *w = gtk_widget_get_first_child(gtk_widget_get_parent(GTK_WIDGET(row->dial)));
-         w; w = gtk_widget_get_next_sibling(w))
+    for (GtkWidget *w = gtk_widget_get_first_child(gtk_widget_get_parent(GTK_WIDGET(row->dial))); w;
+         w = gtk_widget_get_next_sibling(w))
         if (GTK_IS_BUTTON(w) &&
             GPOINTER_TO_INT(g_object_get_data(G_OBJECT(w), "allium-angle")) == angle)
             return GTK_BUTTON(w);

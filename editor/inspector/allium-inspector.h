@@ -77,8 +77,7 @@ const char *allium_inspector_get_key_tooltip(AlliumInspector *self, const char *
  * "mangle" or "angles"), or NULL. */
 AlliumAngleDial *allium_inspector_get_angle_dial(AlliumInspector *self, const char *key);
 /* The button that sets the direction KEY to ANGLE, -1 (up) or -2 (down), or NULL. */
-GtkButton *allium_inspector_get_vertical_button(AlliumInspector *self, const char *key,
-                                                int angle);
+GtkButton *allium_inspector_get_vertical_button(AlliumInspector *self, const char *key, int angle);
 /* Whether KEY's row is a key the class defines and the entity lacks (greyed, showing the
  * definition's default; the first change adds the key). */
 gboolean allium_inspector_is_absent(AlliumInspector *self, const char *key);

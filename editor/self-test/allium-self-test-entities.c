@@ -88,11 +88,13 @@ gboolean step_typed_properties(SelfTest *t)
         check(t, label && *label, "as one undoable step (\"%s\")", label ? label : "");
         const al_entdef_property *style = al_entdef_find_property(
             al_entdefs_find(allium_entity_definitions_get(), "light"), "style");
-        check(t, style && entity_value(t, typed_light, "style") == NULL &&
-                     allium_inspector_is_absent(inspector, "style"),
+        check(t,
+              style && entity_value(t, typed_light, "style") == NULL &&
+                  allium_inspector_is_absent(inspector, "style"),
               "style, which the light lacks, is listed from its class's definition");
-        check(t, style && g_strcmp0(allium_inspector_get_value(inspector, "style"),
-                                    style->default_value) == 0,
+        check(t,
+              style && g_strcmp0(allium_inspector_get_value(inspector, "style"),
+                                 style->default_value) == 0,
               "showing the definition's default (\"%s\")",
               allium_inspector_get_value(inspector, "style"));
         t->phase = 1;
@@ -102,8 +104,7 @@ gboolean step_typed_properties(SelfTest *t)
         GtkWidget *editor = allium_inspector_get_editor(inspector, "style");
         check(t, editor && GTK_IS_DROP_DOWN(editor), "style is edited with a drop-down");
         if (!editor || !GTK_IS_DROP_DOWN(editor)) return TRUE;
-        check(t, gtk_widget_has_css_class(editor, "dim-label"),
-              "greyed while the light lacks it");
+        check(t, gtk_widget_has_css_class(editor, "dim-label"), "greyed while the light lacks it");
         g_autoptr(GdkTexture) shot = screenshot(t, GTK_WIDGET(t->window), "32-absent-keys.png");
         check(t, shot != NULL, "a screenshot of the inspector with the class's other keys");
         const char *tip = gtk_widget_get_tooltip_text(editor);
@@ -129,9 +130,10 @@ gboolean step_typed_properties(SelfTest *t)
         t->phase = 3;
         return FALSE;
     case 3:
-        check(t, entity_value(t, typed_light, "style") == NULL &&
-                     g_strcmp0(entity_value(t, typed_light, "spawnflags"), "1") == 0 &&
-                     allium_inspector_is_absent(inspector, "style"),
+        check(t,
+              entity_value(t, typed_light, "style") == NULL &&
+                  g_strcmp0(entity_value(t, typed_light, "spawnflags"), "1") == 0 &&
+                  allium_inspector_is_absent(inspector, "style"),
               "one undo takes the added style away, and only it");
         check(t, allium_document_redo(doc, NULL), "redo");
         t->phase = 4;

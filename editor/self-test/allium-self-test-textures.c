@@ -263,8 +263,8 @@ static int topmost_box(const AlliumSnapshot *snap, double p[3])
             !al_scene_brush_bounds(scene, b, lo, hi) || hi[0] - lo[0] < 16 || hi[1] - lo[1] < 16)
             continue;
         const al_face_desc *f = &in->faces[in->brushes[b].first_face];
-        if (in->materials[f->material].flags & (AL_MATERIAL_CLIP | AL_MATERIAL_NODRAW |
-                                                AL_MATERIAL_HINT | AL_MATERIAL_TRIGGER))
+        if (in->materials[f->material].flags &
+            (AL_MATERIAL_CLIP | AL_MATERIAL_NODRAW | AL_MATERIAL_HINT | AL_MATERIAL_TRIGGER))
             continue;
         double c[3] = {(lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2, hi[2]};
         gboolean covered = FALSE;
@@ -293,9 +293,10 @@ gboolean step_texture_drop(SelfTest *t)
         find_faces(t, &top, &side);
         al_map_face face;
         char material[256] = "";
-        check(t, top >= 0 && read_face(t, t->box_row, top, &face, material) &&
-                     row_bounds(t, t->box_row, mins, maxs) && textures &&
-                     textures->catalogue_count > 0,
+        check(t,
+              top >= 0 && read_face(t, t->box_row, top, &face, material) &&
+                  row_bounds(t, t->box_row, mins, maxs) && textures &&
+                  textures->catalogue_count > 0,
               "the box, its top face and the sample's textures");
         if (top < 0 || !textures || textures->catalogue_count == 0) return TRUE;
         dropped_texture.name[0] = '\0';
@@ -342,7 +343,8 @@ gboolean step_texture_drop(SelfTest *t)
         char material[256] = "";
         al_map_face face;
         read_face(t, t->box_row, top, &face, material);
-        check(t, changed == 1 && took == 1 && g_ascii_strcasecmp(material, dropped_texture.name) == 0,
+        check(t,
+              changed == 1 && took == 1 && g_ascii_strcasecmp(material, dropped_texture.name) == 0,
               "the top face alone took it (%d faces changed, top: %s)", changed, material);
         const char *current = allium_document_get_current_material(doc);
         check(t, current && g_str_equal(current, dropped_texture.name),
@@ -366,8 +368,9 @@ gboolean step_texture_drop(SelfTest *t)
         return FALSE;
     }
     case 2:
-        check(t, b >= 0 && box_took == in->brushes[b].face_count && changed == took &&
-                     changed == box_took,
+        check(t,
+              b >= 0 && box_took == in->brushes[b].face_count && changed == took &&
+                  changed == box_took,
               "all %d of the box's faces took it, no other face (%d changed)",
               b >= 0 ? in->brushes[b].face_count : 0, changed);
         check(t, allium_document_undo(doc, NULL), "undo");

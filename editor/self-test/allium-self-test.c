@@ -1050,9 +1050,10 @@ static gboolean step_reopen_lit(SelfTest *t)
     /* The sample's materials have no colour of their own: they reflect their textures'. */
     const al_input *in = &snap->input.input;
     int reflecting = 0;
-    for (int m = 0; m < in->material_count; m++)
-        reflecting += in->materials[m].name &&
-                      !al_material_colour_is_default(in->materials[m].name, in->materials[m].colour);
+    for (int m = 0; m < in->material_count; m++) {
+        const al_material_desc *md = &in->materials[m];
+        reflecting += md->name && !al_material_colour_is_default(md->name, md->colour);
+    }
     check(t, reflecting > 0,
           "its first compile reflects the texture colours kept in the map (%d of %d materials)",
           reflecting, in->material_count);

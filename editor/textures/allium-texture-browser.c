@@ -120,8 +120,7 @@ static AlliumMaterialName *material_name_copy(AlliumMaterialName *name)
 G_DEFINE_BOXED_TYPE(AlliumMaterialName, allium_material_name, material_name_copy, g_free)
 
 /* A thumbnail's drag carries its texture's name to a view (allium_view_apply_material). */
-static GdkContentProvider *drag_prepare_cb(GtkDragSource *source, double x, double y,
-                                           gpointer data)
+static GdkContentProvider *drag_prepare_cb(GtkDragSource *source, double x, double y, gpointer data)
 {
     (void) source, (void) x, (void) y;
     return gdk_content_provider_new_typed(ALLIUM_TYPE_MATERIAL_NAME, (const char *) data);

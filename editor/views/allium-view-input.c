@@ -636,8 +636,8 @@ static gboolean class_drop_cb(GtkDropTarget *target, const GValue *value, double
 }
 
 /* A texture dropped from the texture browser: it goes to the face or brush it fell on. */
-static gboolean material_drop_cb(GtkDropTarget *target, const GValue *value, double x,
-                                 double y, AlliumView *self)
+static gboolean material_drop_cb(GtkDropTarget *target, const GValue *value, double x, double y,
+                                 AlliumView *self)
 {
     (void) target;
     const char *name =

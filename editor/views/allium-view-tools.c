@@ -404,9 +404,9 @@ gboolean allium_view_apply_material(AlliumView *self, const char *material, doub
     AlliumFaceRef face = {brush, pick.face};
     gboolean whole = self->kind != AL_VIEW_3D;
     GError *error = NULL;
-    gboolean ok = allium_document_apply_material(self->document, material, whole ? &brush : NULL,
-                                                 whole ? 1 : 0, whole ? NULL : &face,
-                                                 whole ? 0 : 1, &error);
+    gboolean ok =
+        allium_document_apply_material(self->document, material, whole ? &brush : NULL,
+                                       whole ? 1 : 0, whole ? NULL : &face, whole ? 0 : 1, &error);
     if (ok) {
         allium_document_set_current_material(self->document, material);
     } else {

@@ -202,10 +202,11 @@ CHECK_TEST(upgrade_1, "/doc-files/a-map-of-format-1-is-upgraded-and-its-material
     /* The texture colours are there, unknown until the editor reads the textures. */
     al_doc_input in;
     REQUIRE(al_doc_build_input(doc, &in, &d) == AL_OK);
-    for (int i = 0; i < in.input.material_count; i++)
-        CHECK_MSG(memcmp(in.input.materials[i].colour, in.material_colours[i],
-                         sizeof(float[3])) == 0,
+    for (int i = 0; i < in.input.material_count; i++) {
+        const float *own = in.material_colours[i];
+        CHECK_MSG(memcmp(in.input.materials[i].colour, own, sizeof(float[3])) == 0,
                   "%s reflects another colour than its own", in.input.materials[i].name);
+    }
     al_doc_input_free(&in);
     al_doc_texture_colour red = {"*lava1", true, {0.5f, 0.25f, 0.125f}};
     al_doc_change change = {0};

@@ -43,9 +43,9 @@ static void add_box(char *text, size_t size, const int mn[3], const int mx[3], c
              mn[0], mn[1], mn[2], mn[0], mn[1] + 1, mn[2], mn[0], mn[1], mn[2] + 1, mat, mx[0],
              mx[1], mx[2], mx[0], mx[1], mx[2] + 1, mx[0], mx[1] + 1, mx[2], mat, mn[0], mn[1],
              mn[2], mn[0], mn[1], mn[2] + 1, mn[0] + 1, mn[1], mn[2], mat, mx[0], mx[1], mx[2],
-             mx[0] + 1, mx[1], mx[2], mx[0], mx[1], mx[2] + 1, mat, mn[0], mn[1], mn[2],
-             mn[0] + 1, mn[1], mn[2], mn[0], mn[1] + 1, mn[2], mat, mx[0], mx[1], mx[2], mx[0],
-             mx[1] + 1, mx[2], mx[0] + 1, mx[1], mx[2], mat);
+             mx[0] + 1, mx[1], mx[2], mx[0], mx[1], mx[2] + 1, mat, mn[0], mn[1], mn[2], mn[0] + 1,
+             mn[1], mn[2], mn[0], mn[1] + 1, mn[2], mat, mx[0], mx[1], mx[2], mx[0], mx[1] + 1,
+             mx[2], mx[0] + 1, mx[1], mx[2], mat);
 }
 
 /* The sealed room with its west wall in "paint" and the rest in "stone"; the worldspawn
