@@ -84,7 +84,7 @@ static bool write_wad(const uint8_t colour[3])
     size_t size = 0;
     uint8_t *bytes = al_wad_write(3, &desc, 1, NULL, &size);
     if (!bytes) return false;
-    char tmp[1024];
+    char tmp[sizeof wad_path + 8];
     snprintf(tmp, sizeof tmp, "%s.tmp", wad_path);
     FILE *f = fopen(tmp, "wb");
     bool ok = f && fwrite(bytes, 1, size, f) == size;
