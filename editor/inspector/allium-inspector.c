@@ -1013,6 +1013,9 @@ static void refresh(AlliumInspector *self)
         for (int p = 0; def && p < def->property_count; p++) {
             const al_entdef_property *prop = &def->properties[p];
             if (!*prop->key || find_row(self, prop->key)) continue;
+            /* The world's own keys are many (the light tools' worldspawn settings) and the
+             * panel shows them whenever nothing is selected: only its flags are listed. */
+            if (entity == 0 && prop->type != AL_PROP_FLAGS) continue;
             const char *value = prop->has_default             ? prop->default_value
                                 : prop->type == AL_PROP_FLAGS ? "0"
                                                               : "";
