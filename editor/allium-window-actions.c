@@ -594,10 +594,11 @@ void allium_window_class_add_actions(GtkWidgetClass *widget_class)
     gtk_widget_class_install_action(widget_class, "win.clear-test-boxes", NULL,
                                     test_box_action_cb);
 
-    static const char *toggles[] = {"show-portals",   "show-leak",  "show-pvs",    "show-cluster",
-                                    "show-entities",  "show-tools", "show-splits", "light-radii-2d",
-                                    "light-radii-3d", "wireframe",  "pvs-culling", "lighting",
-                                    "textures",       "layout",     "tool"};
+    static const char *toggles[] = {
+        "show-portals",   "show-leak",   "show-pvs",    "show-cluster",
+        "show-entities",  "show-tools",  "show-splits", "light-radii-2d",
+        "light-radii-3d", "wireframe",   "pvs-culling", "lighting",
+        "textures",       "textures-2d", "layout",      "tool"};
     for (guint i = 0; i < G_N_ELEMENTS(toggles); i++) {
         g_autofree char *action = g_strconcat("win.", toggles[i], NULL);
         gtk_widget_class_install_property_action(widget_class, action, toggles[i]);

@@ -69,6 +69,7 @@ struct _AlliumWindow {
         show_splits;
     gboolean light_radii_2d, light_radii_3d; /* every light's reach in the 2D views, the 3D */
     gboolean wireframe, pvs_culling, lighting, textures;
+    gboolean textures_2d; /* the 2D views' faint textures */
     int maximized_slot; /* -1: the four views */
     AlliumTool tool;    /* the "tool" property */
 

@@ -36,6 +36,7 @@ enum {
     PROP_PVS_CULLING,
     PROP_LIGHTING,
     PROP_TEXTURES,
+    PROP_TEXTURES_2D,
     PROP_LAYOUT,
     PROP_TOOL,
     N_PROPS
@@ -78,6 +79,8 @@ static gboolean *flag_of(AlliumWindow *self, guint prop_id)
         return &self->lighting;
     case PROP_TEXTURES:
         return &self->textures;
+    case PROP_TEXTURES_2D:
+        return &self->textures_2d;
     default:
         return NULL;
     }
@@ -93,11 +96,11 @@ static void push_draw_settings(AlliumWindow *self)
                         (self->show_tools ? AL_OVERLAY_TOOLS : 0) |
                         (self->show_splits ? AL_OVERLAY_SPLITS : 0);
     for (int i = 0; i < ALLIUM_WINDOW_VIEW_COUNT; i++) {
-        gboolean radii = allium_view_get_kind(self->views[i]) == AL_VIEW_3D ? self->light_radii_3d
-                                                                            : self->light_radii_2d;
+        gboolean three_d = allium_view_get_kind(self->views[i]) == AL_VIEW_3D;
+        gboolean radii = three_d ? self->light_radii_3d : self->light_radii_2d;
         allium_view_set_draw_settings(
             self->views[i], overlays | (radii ? AL_OVERLAY_LIGHT_RADII : 0), self->wireframe,
-            !self->pvs_culling, self->lighting, self->textures);
+            !self->pvs_culling, self->lighting, three_d ? self->textures : self->textures_2d);
     }
 }
 
@@ -679,6 +682,7 @@ static void allium_window_class_init(AlliumWindowClass *klass)
     properties[PROP_PVS_CULLING] = g_param_spec_boolean("pvs-culling", NULL, NULL, TRUE, flags);
     properties[PROP_LIGHTING] = g_param_spec_boolean("lighting", NULL, NULL, TRUE, flags);
     properties[PROP_TEXTURES] = g_param_spec_boolean("textures", NULL, NULL, TRUE, flags);
+    properties[PROP_TEXTURES_2D] = g_param_spec_boolean("textures-2d", NULL, NULL, FALSE, flags);
     properties[PROP_LAYOUT] = g_param_spec_string("layout", NULL, NULL, "grid", flags);
     /* "select", "brush" or "entity" (win.place-entity chooses the class): what a left
      * drag does in the views */

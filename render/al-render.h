@@ -232,6 +232,9 @@ enum {
     AL_OVERLAY_DEFAULT = AL_OVERLAY_LEAK | AL_OVERLAY_ENTITIES | AL_OVERLAY_TOOLS,
 };
 
+/* How much of a texture a 2D view's faint textures show over the background. */
+#define AL_FAINT_TEXTURE_ALPHA 0.3f
+
 typedef struct al_draw_options {
     unsigned overlays;  /* AL_OVERLAY_* */
     bool wireframe;     /* 3D: outlines over the faces */
@@ -251,6 +254,9 @@ typedef struct al_draw_options {
     bool has_pvs_point;
     bool no_lightmap;    /* 3D: flat shading even where a lightmap is uploaded */
     bool no_textures;    /* 3D: the materials' flat colours even where textures are given */
+    bool faint_textures; /* 2D: the faces nearest the viewer drawn textured, faintly
+                            (AL_FAINT_TEXTURE_ALPHA over the background), under the
+                            outlines; needs textures given */
     float background[3]; /* the clear colour, sRGB 0..1 */
     bool has_eye;        /* 2D: draw the 3D camera as a marker, at EYE looking along FORWARD */
     double eye[3], eye_forward[3];

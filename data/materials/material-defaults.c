@@ -84,3 +84,12 @@ bool al_material_colour_is_default(const char *name, const float rgb[3])
         if (!(fabsf(d[k] - rgb[k]) <= 1e-6f)) return false;
     return true;
 }
+
+void al_material_reflected_colour(const char *name, const float colour[3],
+                                  const float *texture_average, float out[3])
+{
+    const float *from =
+        texture_average && al_material_colour_is_default(name, colour) ? texture_average : colour;
+    float c[3] = {from[0], from[1], from[2]};
+    for (int k = 0; k < 3; k++) out[k] = c[k];
+}

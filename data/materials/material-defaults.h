@@ -30,4 +30,11 @@ void al_material_default_colour(const char *name, float rgb[3]);
 /* Whether RGB is NAME's default colour (within a millionth, as stored): nobody chose it. */
 bool al_material_colour_is_default(const char *name, const float rgb[3]);
 
+/* The colour material NAME reflects (its radiosity colour, al_material_desc.colour): the
+ * COLOUR the designer chose, or when nobody chose one (it is the name's default) and its
+ * texture is known, the TEXTURE_AVERAGE (NULL: no texture), as Quake's light tools take a
+ * texture's average colour for the light its faces bounce. OUT may alias COLOUR. */
+void al_material_reflected_colour(const char *name, const float colour[3],
+                                  const float *texture_average, float out[3]);
+
 #endif

@@ -8,6 +8,7 @@
 #include "doc-internal.h"
 
 #include "al-world.h"
+#include "materials/material-defaults.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>
@@ -50,17 +51,23 @@ static int count_rows(al_doc *doc, const char *sql, int64_t *bytes)
 }
 
 const char *const al_doc_material_select =
-    "SELECT id, name, flags, red, green, blue, reflectance, emit_red, emit_green, emit_blue "
-    "FROM materials ORDER BY id";
+    "SELECT id, name, flags, red, green, blue, reflectance, emit_red, emit_green, emit_blue, "
+    "texture_red, texture_green, texture_blue FROM materials ORDER BY id";
 
 void al_doc_material_row(sqlite3_stmt *st, al_material_desc *m, float colour[3])
 {
     m->flags = (uint32_t) sqlite3_column_int64(st, 2);
+    float texture[3];
+    bool textured = true;
     for (int k = 0; k < 3; k++) {
         colour[k] = (float) sqlite3_column_double(st, 3 + k);
-        m->colour[k] = colour[k];
         m->emission[k] = (float) sqlite3_column_double(st, 7 + k); /* NULL reads 0 */
+        textured = textured && sqlite3_column_type(st, 10 + k) != SQLITE_NULL;
+        texture[k] = (float) sqlite3_column_double(st, 10 + k);
     }
+    /* The radiosity reflects the texture's colour unless the designer chose one. */
+    al_material_reflected_colour((const char *) sqlite3_column_text(st, 1), colour,
+                                 textured ? texture : NULL, m->colour);
     m->reflectance = (float) sqlite3_column_double(st, 6); /* NULL: 0, from colour */
 }
 

@@ -100,7 +100,9 @@ double al_doc_now(void);
 
 /* SELECT of every material (id, name, then the columns al_doc_material_row reads), by id. */
 extern const char *const al_doc_material_select;
-/* Flags, colour (also into COLOUR), reflectance and emission of a row of that SELECT. */
+/* Flags, reflectance, emission and the colour reflected (al_material_reflected_colour:
+ * the texture's colour when nobody chose one) of a row of that SELECT; the colour as
+ * stored into COLOUR. */
 void al_doc_material_row(sqlite3_stmt *st, al_material_desc *m, float colour[3]);
 
 /* SELECT of the hulls in order, and one row of it. */

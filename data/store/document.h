@@ -293,6 +293,24 @@ typedef struct al_doc_material {
 al_status al_doc_set_material(al_doc *doc, const al_doc_material *m, al_doc_change *change,
                               al_diag_list *diags);
 
+/* A material's texture colour as the editor found it: the mean colour of its texture
+ * (sRGB 0..1), or none. */
+typedef struct al_doc_texture_colour {
+    const char *material;
+    bool found;
+    float average[3]; /* when FOUND */
+} al_doc_texture_colour;
+
+/* Stores the texture colours of COUNT materials named in COLOURS (names the map has no
+ * material of are skipped), so that this and later compiles (after reopening too) reflect
+ * them wherever the designer chose no colour (al_material_reflected_colour). A fact about
+ * the texture files rather than an edit: one transaction, no undoable step; reports
+ * change->materials when a stored colour changed (nothing stored changes otherwise).
+ * Refuses a colour outside 0..1 or NaN with AL_ERR_INVALID_ARGUMENT naming the material,
+ * storing none. */
+al_status al_doc_set_texture_colours(al_doc *doc, const al_doc_texture_colour *colours, int count,
+                                     al_doc_change *change, al_diag_list *diags);
+
 /* Groups the edits up to al_doc_end_group into one transaction and one undoable step named
  * LABEL. A failed edit inside the group rolls back only itself. Groups do not nest. The
  * edits inside report nothing; al_doc_end_group reports what the whole group changed in

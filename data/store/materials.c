@@ -86,6 +86,52 @@ al_status al_doc_set_material(al_doc *doc, const al_doc_material *m, al_doc_chan
     return al_doc_edit_end(doc, st, change);
 }
 
+al_status al_doc_set_texture_colours(al_doc *doc, const al_doc_texture_colour *colours, int count,
+                                     al_doc_change *change, al_diag_list *diags)
+{
+    static const char *sql =
+        "UPDATE materials SET texture_red = ?2, texture_green = ?3, texture_blue = ?4 "
+        "WHERE name = ?1 AND (texture_red IS NOT ?2 OR texture_green IS NOT ?3 "
+        "OR texture_blue IS NOT ?4)";
+    static const char *const channel[3] = {"texture red", "texture green", "texture blue"};
+    if (change) al_doc_change_clear(change);
+    if (doc->read_only) return AL_ERR_READ_ONLY;
+    if (doc->in_group || doc->step) return AL_ERR_INVALID_ARGUMENT; /* inside an edit */
+    for (int i = 0; i < count; i++) {
+        const char *name = colours[i].material ? colours[i].material : "";
+        for (int k = 0; colours[i].found && k < 3; k++)
+            if (!check_value(name, channel[k], colours[i].average[k], 0, 1, diags))
+                return AL_ERR_INVALID_ARGUMENT;
+    }
+    if (al_doc_exec(doc, "BEGIN IMMEDIATE") != SQLITE_OK) return AL_ERR_LOCKED;
+    sqlite3_stmt *s = al_doc_prepare(doc, sql);
+    al_status st = s ? AL_OK : AL_ERR_IO;
+    int changed = 0;
+    for (int i = 0; st == AL_OK && i < count; i++) {
+        if (!colours[i].material) continue;
+        sqlite3_bind_text(s, 1, colours[i].material, -1, SQLITE_STATIC);
+        for (int k = 0; k < 3; k++)
+            if (colours[i].found)
+                sqlite3_bind_double(s, 2 + k, colours[i].average[k]);
+            else
+                sqlite3_bind_null(s, 2 + k);
+        if (sqlite3_step(s) != SQLITE_DONE)
+            st = al_doc_sqlite_status(doc, sqlite3_errcode(doc->db), "storing texture colours",
+                                      diags);
+        else
+            changed += sqlite3_changes(doc->db);
+        sqlite3_reset(s);
+        sqlite3_clear_bindings(s);
+    }
+    if (st == AL_OK && al_doc_exec(doc, "COMMIT") != SQLITE_OK) st = AL_ERR_IO;
+    if (st != AL_OK) {
+        al_doc_exec(doc, "ROLLBACK");
+        return st;
+    }
+    if (change) change->materials = changed > 0;
+    return AL_OK;
+}
+
 void al_doc_materials_free(al_doc_material *materials, int count)
 {
     if (!materials) return;

@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Column lists: the columns' declarations are in TABLE_SQL below, in the same order. */
+/* Column lists: the columns' declarations are in table_columns below, in the same order.
+ * A table may declare columns after its list's that the journal does not record (see the
+ * materials' texture colours). */
 const al_table al_doc_tables[] = {
     {"settings", {"key", "value", NULL}},
     {"hulls", {"position", "name", "minx", "miny", "minz", "maxx", "maxy", "maxz", NULL}},
@@ -32,6 +34,12 @@ int al_doc_table_index(const char *name)
     return -1;
 }
 
+/* A material's texture colour channel C (the new schema and the migration declare it). */
+#define TEXTURE_COLUMN(c)                                                                          \
+    "texture_" c " REAL CHECK(texture_" c " IS NULL OR texture_" c " BETWEEN 0 AND 1)"
+#define TEXTURE_COLUMNS                                                                            \
+    TEXTURE_COLUMN("red") ", " TEXTURE_COLUMN("green") ", " TEXTURE_COLUMN("blue")
+
 /* Column declarations of each journaled table, without "id INTEGER PRIMARY KEY". The image
  * tables repeat them without constraints. */
 static const char *const table_columns[] = {
@@ -50,7 +58,12 @@ static const char *const table_columns[] = {
     "emit_red REAL NOT NULL DEFAULT 0 CHECK(emit_red >= 0), "
     "emit_green REAL NOT NULL DEFAULT 0 CHECK(emit_green >= 0), "
     "emit_blue REAL NOT NULL DEFAULT 0 CHECK(emit_blue >= 0), "
-    "flags INTEGER NOT NULL DEFAULT 0",
+    "flags INTEGER NOT NULL DEFAULT 0, "
+    /* The mean colour of the material's texture as the editor last found it (NULL: none
+     * found), so the first compile of an open already reflects it. A fact about the
+     * texture files, not an edit: outside the journal, so undo never brings back a stale
+     * one (a row undo re-inserts has none until the textures are read again). */
+    TEXTURE_COLUMNS,
     /* entities */
     "position REAL NOT NULL, classname TEXT NOT NULL, "
     "properties TEXT NOT NULL CHECK(json_valid(properties) AND json_type(properties) = 'object')",
@@ -199,12 +212,28 @@ static int refresh_material_flags(sqlite3 *db)
     return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 
+/* Version 3: the materials' texture colours, unknown (NULL) until the editor reads the
+ * textures. */
+static int add_texture_colours(sqlite3 *db)
+{
+    static const char *const column[3] = {TEXTURE_COLUMN("red"), TEXTURE_COLUMN("green"),
+                                          TEXTURE_COLUMN("blue")};
+    int rc = SQLITE_OK;
+    char sql[256];
+    for (int k = 0; k < 3 && rc == SQLITE_OK; k++) {
+        snprintf(sql, sizeof sql, "ALTER TABLE materials ADD COLUMN %s", column[k]);
+        rc = exec(db, sql);
+    }
+    return rc;
+}
+
 int al_schema_migrate(sqlite3 *db, int from)
 {
     /* Each version adds a step here, run in order from the document's. */
     if (from < 1 || from > AL_DOC_SCHEMA_VERSION) return SQLITE_ERROR;
     int rc = SQLITE_OK;
     if (from < 2) rc = refresh_material_flags(db);
+    if (from < 3 && rc == SQLITE_OK) rc = add_texture_colours(db);
     return rc;
 }
 

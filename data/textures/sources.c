@@ -123,7 +123,7 @@ int al_texture_sources_colour_materials(const al_texture_sources *sources,
         if (!md->name || !al_material_colour_is_default(md->name, md->colour)) continue;
         const al_texture *t = al_texture_sources_find(sources, md->name, NULL);
         if (!t) continue;
-        for (int k = 0; k < 3; k++) md->colour[k] = t->average[k];
+        al_material_reflected_colour(md->name, md->colour, t->average, md->colour);
         coloured++;
     }
     return coloured;

@@ -22,6 +22,7 @@
 #include "allium-entity-definitions.h"
 #include "allium-preferences.h"
 #include "mapfile/map-write.h"
+#include "textures/wad.h"
 
 #include <glib/gi18n.h>
 #include <math.h>
@@ -285,9 +286,41 @@ static void cache_put_cb(void *user, const char *kind, const char *key, void *by
 /* --- textures ------------------------------------------------------------------------ */
 
 static void request_textures(AlliumDocument *self, gboolean again);
+static void hand_over(AlliumDocument *self, const al_doc_change *change);
 
 static void texture_file_changed_cb(GFileMonitor *monitor, GFile *file, GFile *other,
                                     GFileMonitorEvent event, AlliumDocument *self);
+
+/* Stores the texture colours T found for its materials in the document, and hands the
+ * engine the materials if one changed: coloured walls tint the light they bounce, and the
+ * next open's first compile already has the colours (its light cache matches). Main
+ * thread. */
+static void store_texture_colours(AlliumDocument *self, const AlliumTextures *t)
+{
+    int missing = t->missing ? (int) g_strv_length(t->missing) : 0;
+    al_doc_texture_colour *colours = g_new0(al_doc_texture_colour, t->count + missing + 1);
+    int n = 0;
+    for (int i = 0; i < t->count; i++) {
+        const al_texture_image *image = &t->images[i];
+        colours[n].material = image->name;
+        colours[n].found = TRUE;
+        al_texture_average(image->rgba, image->width, image->height, colours[n].average);
+        n++;
+    }
+    for (int i = 0; i < missing; i++) colours[n++].material = t->missing[i];
+    al_doc_change change = {0};
+    al_diag_list diags = {0};
+    al_status st = al_doc_set_texture_colours(self->doc, colours, n, &change, &diags);
+    if (st != AL_OK)
+        g_debug("texture colours not stored: %s", al_status_message(st));
+    else if (change.materials) {
+        hand_over(self, &change);
+        g_object_notify_by_pspec(G_OBJECT(self), properties[PROP_COMPILING]);
+    }
+    al_doc_change_clear(&change);
+    al_diag_list_clear(&diags);
+    g_free(colours);
+}
 
 static void textures_loaded_cb(GObject *source, GAsyncResult *result, gpointer data)
 {
@@ -314,6 +347,7 @@ static void textures_loaded_cb(GObject *source, GAsyncResult *result, gpointer d
     }
     g_debug("textures: %d found, %d missing, %u files watched", t->count,
             t->missing ? (int) g_strv_length(t->missing) : 0, self->texture_monitors->len);
+    if (self->doc && !al_doc_read_only(self->doc)) store_texture_colours(self, t);
     g_signal_emit(self, signals[SIGNAL_TEXTURES], 0);
     g_object_unref(self);
 }

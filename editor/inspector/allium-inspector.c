@@ -9,6 +9,7 @@
 #include "allium-config.h"
 
 #include "allium-inspector.h"
+#include "allium-angle-dial.h"
 #include "allium-entity-definitions.h"
 #include "allium-error-label.h"
 #include "allium-format.h"
@@ -37,10 +38,16 @@ typedef struct {
     char **choice_values;    /* owned: the value of each item of CHOICES */
     GtkDropDown *names;      /* a target key: the map's targetnames to pick from */
     GtkSpinButton *vector[3];  /* an angle triple: mangle, angles */
+    AlliumAngleDial *dial;     /* a direction: "angle", or the yaw of a triple */
+    int dial_index;            /* which of VECTOR the dial sets; -1: ENTRY's number */
     GtkCheckButton *flags[32]; /* a "flags" key: one check button per flag */
     unsigned flag_bits[32];
     int flag_count;
     GtkWidget *label;        /* the key, its tooltip what the entity definitions say of it */
+    /* A key the entity's class defines but the entity lacks: shown greyed with the
+     * definition's default (SHOWN, owned); the first change adds it. */
+    gboolean absent;
+    char *shown;
 } Row;
 
 struct _AlliumInspector {
@@ -233,6 +240,7 @@ static void row_unref(gpointer data)
     if (--row->refs > 0) return;
     g_strfreev(row->choice_values);
     g_free(row->key);
+    g_free(row->shown);
     g_free(row);
 }
 
@@ -318,7 +326,9 @@ static gboolean row_commit(Row *row)
 {
     if (!row_live(row) || !row->entry) return TRUE;
     const char *text = gtk_editable_get_text(row->entry);
-    if (g_strcmp0(text, shown_value(row->owner, row->key)) == 0) return TRUE;
+    /* An absent key's default, left as it was, is not written. */
+    const char *before = row->absent ? row->shown : shown_value(row->owner, row->key);
+    if (g_strcmp0(text, before) == 0) return TRUE;
     g_autofree char *value = g_strdup(text);
     row_ref(row);
     gboolean ok = commit(row->owner, row->key, value);
@@ -394,6 +404,22 @@ static GtkWidget *make_entry(Row *row, const char *value)
 static const char *const ANGLE_TRIPLE_KEYS[] = {"mangle", "angles", "_sun_mangle",
                                                 "_sunlight_mangle", NULL};
 static const char *const TARGET_KEYS[] = {"target", "killtarget", "targetname", NULL};
+
+/* Whether CLASSNAME is a light: its "angle" is a spotlight's cone, not a direction, and its
+ * "mangle" is yaw, pitch and roll (ericw-tools' order). */
+static gboolean is_light(const char *classname)
+{
+    return classname && g_ascii_strncasecmp(classname, "light", 5) == 0;
+}
+
+/* Where the yaw is in KEY's three numbers: first in a light's "mangle" and in the sun's
+ * keys (yaw, pitch, roll), second in "angles" and a camera's "mangle" (pitch, yaw, roll). */
+static int yaw_index(const char *classname, const char *key)
+{
+    if (g_ascii_strcasecmp(key, "angles") == 0) return 1;
+    if (g_ascii_strcasecmp(key, "mangle") == 0) return is_light(classname) ? 0 : 1;
+    return 0;
+}
 
 /* Decimals written in TEXT, a plain decimal number ("-12", "0.25"); -1 for anything else
  * (exponents, several numbers), which keeps its text entry. */
@@ -508,6 +534,43 @@ static void flag_toggled_cb(GtkCheckButton *button, Row *row)
 }
 
 /* g_ptr_array_sort's order of strings: it hands pointers to the elements. */
+/* The dial was dragged: its angle into the number it sets, which commits as typing does. */
+static void dial_set_cb(AlliumAngleDial *dial, double angle, Row *row)
+{
+    (void) dial;
+    if (!row_live(row)) return;
+    GtkSpinButton *spin =
+        row->dial_index >= 0 ? row->vector[row->dial_index] : GTK_SPIN_BUTTON(row->entry);
+    if (spin) gtk_spin_button_set_value(spin, angle);
+}
+
+/* The number the dial shows changed (typed, or set by the dial): the dial follows. */
+static void dial_follow_cb(GtkSpinButton *spin, AlliumAngleDial *dial)
+{
+    allium_angle_dial_set_angle(dial, gtk_spin_button_get_value(spin));
+}
+
+/* "Up" and "Down" of an angle: Quake's -1 and -2. */
+static void vertical_clicked_cb(GtkButton *button, Row *row)
+{
+    if (!row_live(row) || !row->entry) return;
+    int value = GPOINTER_TO_INT(g_object_get_data(G_OBJECT(button), "allium-angle"));
+    gtk_spin_button_set_value(GTK_SPIN_BUTTON(row->entry), value);
+}
+
+/* A dial beside SPIN that sets it, for ROW's number DIAL_INDEX (-1: the row's entry). */
+static GtkWidget *make_dial(Row *row, GtkWidget *spin, int dial_index)
+{
+    GtkWidget *dial = allium_angle_dial_new(gtk_spin_button_get_value(GTK_SPIN_BUTTON(spin)));
+    gtk_widget_set_tooltip_text(dial, _("Drag to point the direction, as seen in the top view "
+                                        "(15° steps; Shift: whole degrees)"));
+    row->dial = ALLIUM_ANGLE_DIAL(dial);
+    row->dial_index = dial_index;
+    connect_row(dial, "angle-set", G_CALLBACK(dial_set_cb), row);
+    g_signal_connect_object(spin, "value-changed", G_CALLBACK(dial_follow_cb), dial, 0);
+    return dial;
+}
+
 static int compare_names(gconstpointer a, gconstpointer b)
 {
     return g_strcmp0(*(const char *const *) a, *(const char *const *) b);
@@ -596,14 +659,17 @@ static GtkWidget *make_typed_editor(AlliumInspector *self, Row *row, const char 
         }
         if (n != 3) return NULL;
         GtkWidget *box = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 2);
-        static const char *names[3] = {N_("Pitch"), N_("Yaw"), N_("Roll")};
+        static const char *pitch_first[3] = {N_("Pitch"), N_("Yaw"), N_("Roll")};
+        static const char *yaw_first[3] = {N_("Yaw"), N_("Pitch"), N_("Roll")};
+        int yaw = yaw_index(shown_value(self, "classname"), row->key);
         for (int k = 0; k < 3; k++) {
             GtkWidget *spin = make_spin(v[k], MAX(decimals[k], 0));
-            gtk_widget_set_tooltip_text(spin, _(names[k]));
+            gtk_widget_set_tooltip_text(spin, _(yaw == 0 ? yaw_first[k] : pitch_first[k]));
             connect_row(spin, "value-changed", G_CALLBACK(vector_changed_cb), row);
             row->vector[k] = GTK_SPIN_BUTTON(spin);
             gtk_box_append(GTK_BOX(box), spin);
         }
+        gtk_box_append(GTK_BOX(box), make_dial(row, GTK_WIDGET(row->vector[yaw]), yaw));
         return box;
     }
     if (target) {
@@ -618,6 +684,10 @@ static GtkWidget *make_typed_editor(AlliumInspector *self, Row *row, const char 
     }
     gboolean number = p ? p->type == AL_PROP_INTEGER || p->type == AL_PROP_FLOAT
                         : allium_value_kind_of(row->key) == ALLIUM_VALUE_NUMBER;
+    /* A direction: a dial beside the number, and Quake's up and down. */
+    gboolean direction =
+        g_ascii_strcasecmp(row->key, "angle") == 0 && !is_light(shown_value(self, "classname"));
+    if (direction && !*value) value = "0"; /* an absent key's empty default */
     int decimals = plain_decimals(value);
     if (number && decimals >= 0) {
         gboolean fractions = p ? p->type == AL_PROP_FLOAT : decimals > 0;
@@ -625,7 +695,24 @@ static GtkWidget *make_typed_editor(AlliumInspector *self, Row *row, const char 
             make_spin(g_ascii_strtod(value, NULL), fractions ? MAX(decimals, 3) : decimals);
         row->entry = GTK_EDITABLE(spin);
         connect_row(spin, "value-changed", G_CALLBACK(number_changed_cb), row);
-        return spin;
+        if (!direction) return spin;
+        GtkWidget *box = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 2);
+        gtk_box_append(GTK_BOX(box), spin);
+        gtk_box_append(GTK_BOX(box), make_dial(row, spin, -1));
+        static const struct {
+            const char *icon, *tip;
+            int value;
+        } vertical[2] = {{"go-up-symbolic", N_("Up (-1)"), -1},
+                         {"go-down-symbolic", N_("Down (-2)"), -2}};
+        for (int i = 0; i < 2; i++) {
+            GtkWidget *button = gtk_button_new_from_icon_name(vertical[i].icon);
+            gtk_widget_add_css_class(button, "flat");
+            gtk_widget_set_tooltip_text(button, _(vertical[i].tip));
+            g_object_set_data(G_OBJECT(button), "allium-angle", GINT_TO_POINTER(vertical[i].value));
+            connect_row(button, "clicked", G_CALLBACK(vertical_clicked_cb), row);
+            gtk_box_append(GTK_BOX(box), button);
+        }
+        return box;
     }
     return NULL;
 }
@@ -685,13 +772,17 @@ static GtkWidget *make_editor(AlliumInspector *self, Row *row, const char *value
     return box;
 }
 
+/* Adds KEY's row at grid row AT showing VALUE; ABSENT: a key of CLASSNAME's definition
+ * that the entity lacks, VALUE its default (greyed, no remove button; a change adds it). */
 static void add_row(AlliumInspector *self, int at, const char *classname, const char *key,
-                    const char *value, const al_world *world)
+                    const char *value, gboolean absent, const al_world *world)
 {
     Row *row = g_new0(Row, 1);
     row->refs = 1; /* the panel's list */
     row->owner = self;
     row->key = g_strdup(key);
+    row->absent = absent;
+    row->shown = absent ? g_strdup(value) : NULL;
     g_ptr_array_add(self->rows, row);
 
     GtkWidget *label = gtk_label_new(key);
@@ -704,7 +795,22 @@ static void add_row(AlliumInspector *self, int at, const char *classname, const 
     gtk_widget_set_tooltip_text(label, tooltip ? tooltip : key);
     row->label = label;
     gtk_grid_attach(self->grid, label, 0, at, 1, 1);
-    gtk_grid_attach(self->grid, make_editor(self, row, value, world), 1, at, 1, 1);
+    GtkWidget *editor = make_editor(self, row, value, world);
+    gtk_grid_attach(self->grid, editor, 1, at, 1, 1);
+    if (absent) {
+        /* What the editor shows for the default (a number's "0" for ""), left alone, is not
+         * written. */
+        if (row->entry) {
+            g_free(row->shown);
+            row->shown = g_strdup(gtk_editable_get_text(row->entry));
+        }
+        /* Greyed as a hint, not disabled: it is edited like any other row. */
+        gtk_widget_add_css_class(label, "dim-label");
+        gtk_widget_add_css_class(editor, "dim-label");
+        if (!gtk_widget_get_tooltip_text(editor))
+            gtk_widget_set_tooltip_text(editor, _("Not set: the entity has the class's default"));
+        return;
+    }
     /* What the entity cannot lose has no remove button (commit refuses it as well). */
     if (g_ascii_strcasecmp(key, "classname") == 0 ||
         (self->point_entity && g_ascii_strcasecmp(key, "origin") == 0))
@@ -896,16 +1002,24 @@ static void refresh(AlliumInspector *self)
         const al_entity_desc *e = &in->entities[entity];
         int at = 0;
         const char *cls = e->classname ? e->classname : "";
-        add_row(self, at++, cls, "classname", cls, snap->world);
+        add_row(self, at++, cls, "classname", cls, FALSE, snap->world);
         for (int p = 0; p < e->property_count; p++)
             if (g_ascii_strcasecmp(e->properties[p].key, "classname") != 0)
-                add_row(self, at++, cls, e->properties[p].key, e->properties[p].value, snap->world);
-        /* The flags the class defines get their check buttons even before one is set. */
+                add_row(self, at++, cls, e->properties[p].key, e->properties[p].value, FALSE,
+                        snap->world);
+        /* The keys the class defines and the entity lacks, greyed with their defaults
+         * (flags 0 when none is given, so that their check buttons show). */
         const al_entdef_class *def = al_entdefs_find(allium_entity_definitions_get(), cls);
         for (int p = 0; def && p < def->property_count; p++) {
             const al_entdef_property *prop = &def->properties[p];
-            if (prop->type == AL_PROP_FLAGS && prop->flag_count > 0 && !find_row(self, prop->key))
-                add_row(self, at++, cls, prop->key, "0", snap->world);
+            if (!*prop->key || find_row(self, prop->key)) continue;
+            /* The world's own keys are many (the light tools' worldspawn settings) and the
+             * panel shows them whenever nothing is selected: only its flags are listed. */
+            if (entity == 0 && prop->type != AL_PROP_FLAGS) continue;
+            const char *value = prop->has_default             ? prop->default_value
+                                : prop->type == AL_PROP_FLAGS ? "0"
+                                                              : "";
+            add_row(self, at++, cls, prop->key, value, TRUE, snap->world);
         }
     }
     gtk_widget_set_visible(self->add_box, entity >= 0);
@@ -1090,6 +1204,33 @@ const char *allium_inspector_get_key_tooltip(AlliumInspector *self, const char *
     g_return_val_if_fail(ALLIUM_IS_INSPECTOR(self), NULL);
     Row *row = find_row(self, key);
     return row ? gtk_widget_get_tooltip_text(row->label) : NULL;
+}
+
+AlliumAngleDial *allium_inspector_get_angle_dial(AlliumInspector *self, const char *key)
+{
+    g_return_val_if_fail(ALLIUM_IS_INSPECTOR(self), NULL);
+    Row *row = find_row(self, key);
+    return row ? row->dial : NULL;
+}
+
+GtkButton *allium_inspector_get_vertical_button(AlliumInspector *self, const char *key, int angle)
+{
+    g_return_val_if_fail(ALLIUM_IS_INSPECTOR(self), NULL);
+    Row *row = find_row(self, key);
+    if (!row || !row->dial || row->dial_index >= 0) return NULL;
+    for (GtkWidget *w = gtk_widget_get_first_child(gtk_widget_get_parent(GTK_WIDGET(row->dial))); w;
+         w = gtk_widget_get_next_sibling(w))
+        if (GTK_IS_BUTTON(w) &&
+            GPOINTER_TO_INT(g_object_get_data(G_OBJECT(w), "allium-angle")) == angle)
+            return GTK_BUTTON(w);
+    return NULL;
+}
+
+gboolean allium_inspector_is_absent(AlliumInspector *self, const char *key)
+{
+    g_return_val_if_fail(ALLIUM_IS_INSPECTOR(self), FALSE);
+    Row *row = find_row(self, key);
+    return row && row->absent;
 }
 
 GtkWidget *allium_inspector_get_editor(AlliumInspector *self, const char *key)

@@ -23,6 +23,7 @@
  */
 #pragma once
 
+#include "allium-angle-dial.h"
 #include "allium-document.h"
 #include "allium-selection.h"
 #include "allium-texture-editor.h"
@@ -72,6 +73,14 @@ gboolean allium_inspector_edit(AlliumInspector *self, const char *key, const cha
 /* The tooltip of KEY's name: the key, then what the entity definitions say of it for the
  * entity's class (NULL: no such row). */
 const char *allium_inspector_get_key_tooltip(AlliumInspector *self, const char *key);
+/* The dial beside KEY's number (a direction: "angle" but a light's, or the yaw of
+ * "mangle" or "angles"), or NULL. */
+AlliumAngleDial *allium_inspector_get_angle_dial(AlliumInspector *self, const char *key);
+/* The button that sets the direction KEY to ANGLE, -1 (up) or -2 (down), or NULL. */
+GtkButton *allium_inspector_get_vertical_button(AlliumInspector *self, const char *key, int angle);
+/* Whether KEY's row is a key the class defines and the entity lacks (greyed, showing the
+ * definition's default; the first change adds the key). */
+gboolean allium_inspector_is_absent(AlliumInspector *self, const char *key);
 /* The widget that edits KEY's value (an entry, or the list of hulls); NULL: no such row. */
 GtkWidget *allium_inspector_get_editor(AlliumInspector *self, const char *key);
 /* The check button of flag BIT of the flags key KEY (spawnflags), or NULL. */

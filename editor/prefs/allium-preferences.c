@@ -74,7 +74,7 @@ static const struct {
     {"show-cluster", FALSE}, {"show-entities", TRUE},   {"show-tools", TRUE},
     {"show-splits", FALSE},  {"light-radii-2d", FALSE}, {"light-radii-3d", FALSE},
     {"wireframe", FALSE},    {"pvs-culling", TRUE},     {"lighting", TRUE},
-    {"textures", TRUE},
+    {"textures", TRUE},      {"textures-2d", FALSE},
 };
 
 static GParamSpec *properties[N_PROPS];

@@ -19,7 +19,8 @@
  * next start show what was shown last): "show-portals", "show-leak", "show-pvs",
  * "show-cluster", "show-entities", "show-tools", "show-splits", "light-radii-2d" (every
  * light's reach in the 2D views; off by default), "light-radii-3d" (the same in the 3D
- * view; off), "wireframe", "pvs-culling", "lighting" and "textures".
+ * view; off), "wireframe", "pvs-culling", "lighting", "textures" and "textures-2d" (the
+ * 2D views' faint textures; off).
  */
 #pragma once
 
@@ -31,7 +32,7 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE(AlliumPreferences, allium_preferences, ALLIUM, PREFERENCES, GObject)
 
 /* How many View menu toggles the preferences keep. */
-#define ALLIUM_VIEW_TOGGLE_COUNT 13
+#define ALLIUM_VIEW_TOGGLE_COUNT 14
 
 /* The application's preferences, loaded on first use. Main thread. */
 AlliumPreferences *allium_preferences_get_default(void);

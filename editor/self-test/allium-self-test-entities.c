@@ -2,10 +2,11 @@
  * give a light (quake.fgd: Light and Switchable), and the entity browser.
  *
  * On the light the earlier steps placed: the "Start off" check button of spawnflags sets
- * bit 1 of the document's value; "style", once added, is a drop-down of its named choices,
- * and picking "Gentle pulse" writes 5; a targetname given to the light is then offered by
- * the list beside the targetname row. Each change is one undoable step (the editing steps'
- * undo takes them back).
+ * bit 1 of the document's value; "style", which the light lacks, is listed greyed with its
+ * default as a drop-down of its named choices, and picking "Gentle pulse" adds it as 5 in
+ * one undoable step; a targetname given to the light is then offered by the list beside
+ * the targetname row. Each change is one undoable step (the editing steps' undo takes them
+ * back).
  */
 #include "allium-config.h"
 
@@ -85,8 +86,17 @@ gboolean step_typed_properties(SelfTest *t)
               entity_value(t, typed_light, "spawnflags"));
         g_autofree char *label = allium_document_dup_undo_label(doc, FALSE);
         check(t, label && *label, "as one undoable step (\"%s\")", label ? label : "");
-        check(t, allium_inspector_edit(inspector, "style", "0"), "a style key added");
-        t->edits++;
+        const al_entdef_property *style = al_entdef_find_property(
+            al_entdefs_find(allium_entity_definitions_get(), "light"), "style");
+        check(t,
+              style && entity_value(t, typed_light, "style") == NULL &&
+                  allium_inspector_is_absent(inspector, "style"),
+              "style, which the light lacks, is listed from its class's definition");
+        check(t,
+              style && g_strcmp0(allium_inspector_get_value(inspector, "style"),
+                                 style->default_value) == 0,
+              "showing the definition's default (\"%s\")",
+              allium_inspector_get_value(inspector, "style"));
         t->phase = 1;
         return FALSE;
     }
@@ -94,6 +104,9 @@ gboolean step_typed_properties(SelfTest *t)
         GtkWidget *editor = allium_inspector_get_editor(inspector, "style");
         check(t, editor && GTK_IS_DROP_DOWN(editor), "style is edited with a drop-down");
         if (!editor || !GTK_IS_DROP_DOWN(editor)) return TRUE;
+        check(t, gtk_widget_has_css_class(editor, "dim-label"), "greyed while the light lacks it");
+        g_autoptr(GdkTexture) shot = screenshot(t, GTK_WIDGET(t->window), "32-absent-keys.png");
+        check(t, shot != NULL, "a screenshot of the inspector with the class's other keys");
         const char *tip = gtk_widget_get_tooltip_text(editor);
         check(t, tip && strstr(tip, "Light animation"), "whose tooltip is the key's description");
         GListModel *items = gtk_drop_down_get_model(GTK_DROP_DOWN(editor));
@@ -112,9 +125,25 @@ gboolean step_typed_properties(SelfTest *t)
     case 2:
         check(t, g_strcmp0(entity_value(t, typed_light, "style"), "5") == 0,
               "choosing it wrote style 5 (\"%s\")", entity_value(t, typed_light, "style"));
+        check(t, !allium_inspector_is_absent(inspector, "style"), "a key of the light now");
+        check(t, allium_document_undo(doc, NULL), "undo");
+        t->phase = 3;
+        return FALSE;
+    case 3:
+        check(t,
+              entity_value(t, typed_light, "style") == NULL &&
+                  g_strcmp0(entity_value(t, typed_light, "spawnflags"), "1") == 0 &&
+                  allium_inspector_is_absent(inspector, "style"),
+              "one undo takes the added style away, and only it");
+        check(t, allium_document_redo(doc, NULL), "redo");
+        t->phase = 4;
+        return FALSE;
+    case 4:
+        check(t, g_strcmp0(entity_value(t, typed_light, "style"), "5") == 0,
+              "redo gives style 5 back (\"%s\")", entity_value(t, typed_light, "style"));
         check(t, allium_inspector_edit(inspector, "targetname", "lamp1"), "a targetname added");
         t->edits++;
-        t->phase = 3;
+        t->phase = 5;
         return FALSE;
     default: {
         GtkDropDown *names = allium_inspector_get_name_list(inspector, "targetname");
@@ -128,6 +157,150 @@ gboolean step_typed_properties(SelfTest *t)
         allium_selection_clear(t->window->selection);
         return TRUE;
     }
+    }
+}
+
+/* The angle dial. Its pointer rule against a closed form at every whole degree; then on
+ * the player start a drag towards north-north-west writes 90 (15-degree steps) as one
+ * step, the same drag with Shift 100, and the Up and Down buttons -1 and -2 (drawn as an
+ * arrow); on a light, whose "angle" is a spotlight's cone and has no dial, the dial of
+ * "mangle" sets its first number (yaw, pitch, roll). */
+static struct {
+    gint64 start, light;
+    char *angle_before;
+} dial_test;
+
+/* Where the pointer is on DIAL for DEGREES, at 0.8 of its radius. */
+static void dial_point(AlliumAngleDial *dial, double degrees, double *x, double *y)
+{
+    double w = gtk_widget_get_width(GTK_WIDGET(dial)), h = gtk_widget_get_height(GTK_WIDGET(dial));
+    double r = MIN(w, h) / 2 * 0.8, a = degrees * G_PI / 180;
+    *x = w / 2 + r * cos(a);
+    *y = h / 2 - r * sin(a);
+}
+
+/* Drags DIAL from east to DEGREES with modifier STATE and lets go. */
+static void dial_drag(AlliumAngleDial *dial, double degrees, GdkModifierType state)
+{
+    double x, y;
+    dial_point(dial, 0, &x, &y);
+    allium_angle_dial_drag_to(dial, x, y, state, FALSE);
+    dial_point(dial, degrees, &x, &y);
+    allium_angle_dial_drag_to(dial, x, y, state, TRUE);
+}
+
+gboolean step_angle_dial(SelfTest *t)
+{
+    AlliumInspector *inspector = t->window->inspector;
+    AlliumDocument *doc = allium_window_get_document(t->window);
+    if (!t->step_begun) {
+        /* The rule: a pointer at whole degree A (0..359) on a 30-pixel dial points at A
+         * with Shift, and at the nearest multiple of 15 (mod 360) without. */
+        int wrong = 0;
+        for (int a = 0; a < 360; a++) {
+            double x = 15 + 12 * cos(a * G_PI / 180), y = 15 - 12 * sin(a * G_PI / 180);
+            int snapped = (a + 7) / 15 * 15 % 360;
+            wrong += allium_angle_dial_angle_at(30, 30, x, y, TRUE) != a ||
+                     allium_angle_dial_angle_at(30, 30, x, y, FALSE) != snapped;
+        }
+        check(t, wrong == 0, "the dial's angle at every whole degree (%d wrong)", wrong);
+        AlliumSnapshot *snap = current(t);
+        const al_input *in = &snap->input.input;
+        dial_test.start = dial_test.light = -1;
+        for (int e = 1; e < in->entity_count; e++) {
+            if (g_strcmp0(in->entities[e].classname, "info_player_start") == 0)
+                dial_test.start = snap->input.entity_ids[e];
+            if (g_strcmp0(in->entities[e].classname, "light") == 0)
+                dial_test.light = snap->input.entity_ids[e];
+        }
+        check(t, dial_test.start >= 0 && dial_test.light >= 0,
+              "the map has a player start and a light");
+        if (dial_test.start < 0 || dial_test.light < 0) return TRUE;
+        g_free(dial_test.angle_before);
+        dial_test.angle_before = g_strdup(entity_value(t, dial_test.start, "angle"));
+        allium_selection_set_items(t->window->selection, NULL, 0, &dial_test.start, 1);
+        t->phase = 0;
+        return FALSE;
+    }
+    if (!compiled_current(t->window)) return FALSE;
+    AlliumAngleDial *dial = allium_inspector_get_angle_dial(inspector, "angle");
+    switch (t->phase) {
+    case 0:
+        if (!settle(t)) return FALSE;
+        check(t, dial && gtk_widget_get_width(GTK_WIDGET(dial)) > 0,
+              "the player start's angle has a dial beside its number");
+        if (!dial) return TRUE;
+        dial_drag(dial, 97, 0);
+        t->edits++;
+        t->phase = 1;
+        return FALSE;
+    case 1: {
+        check(t, g_strcmp0(entity_value(t, dial_test.start, "angle"), "90") == 0,
+              "dragging it to 97 degrees wrote angle 90 (\"%s\")",
+              entity_value(t, dial_test.start, "angle"));
+        g_autofree char *label = allium_document_dup_undo_label(doc, FALSE);
+        check(t, label && *label, "as one undoable step (\"%s\")", label ? label : "");
+        if (!dial) return TRUE;
+        check(t, allium_angle_dial_get_angle(dial) == 90, "the rebuilt dial shows 90");
+        dial_drag(dial, 100, GDK_SHIFT_MASK);
+        t->edits++;
+        t->phase = 2;
+        return FALSE;
+    }
+    case 2: {
+        check(t, g_strcmp0(entity_value(t, dial_test.start, "angle"), "100") == 0,
+              "with Shift, 100 (\"%s\")", entity_value(t, dial_test.start, "angle"));
+        GtkButton *up = allium_inspector_get_vertical_button(inspector, "angle", -1);
+        check(t, up != NULL, "an Up button beside the dial");
+        if (!up) return TRUE;
+        g_signal_emit_by_name(up, "clicked");
+        t->edits++;
+        t->phase = 3;
+        return FALSE;
+    }
+    case 3: {
+        check(t, g_strcmp0(entity_value(t, dial_test.start, "angle"), "-1") == 0,
+              "Up wrote angle -1 (\"%s\")", entity_value(t, dial_test.start, "angle"));
+        check(t, dial && allium_angle_dial_get_angle(dial) == -1, "the dial shows up");
+        if (!settle(t)) return FALSE;
+        g_autoptr(GdkTexture) shot = screenshot(t, GTK_WIDGET(t->window), "32-angle-dial.png");
+        check(t, shot != NULL, "a screenshot of the dial showing up");
+        GtkButton *down = allium_inspector_get_vertical_button(inspector, "angle", -2);
+        if (!down) return TRUE;
+        g_signal_emit_by_name(down, "clicked");
+        t->edits++;
+        t->phase = 4;
+        return FALSE;
+    }
+    case 4:
+        check(t, g_strcmp0(entity_value(t, dial_test.start, "angle"), "-2") == 0,
+              "Down wrote angle -2 (\"%s\")", entity_value(t, dial_test.start, "angle"));
+        allium_selection_set_items(t->window->selection, NULL, 0, &dial_test.light, 1);
+        t->phase = 5;
+        return FALSE;
+    case 5:
+        check(t, allium_inspector_get_editor(inspector, "angle") && !dial,
+              "a light's angle (a spotlight's cone) has a number but no dial");
+        check(t, allium_inspector_edit(inspector, "mangle", "0 -30 0"), "a mangle added");
+        t->edits++;
+        t->phase = 6;
+        return FALSE;
+    case 6: {
+        AlliumAngleDial *yaw = allium_inspector_get_angle_dial(inspector, "mangle");
+        check(t, yaw && allium_angle_dial_get_angle(yaw) == 0, "mangle has a dial showing 0");
+        if (!yaw) return TRUE;
+        if (!settle(t)) return FALSE;
+        dial_drag(yaw, 182, 0);
+        t->edits++;
+        t->phase = 7;
+        return FALSE;
+    }
+    default:
+        check(t, g_strcmp0(entity_value(t, dial_test.light, "mangle"), "180 -30 0") == 0,
+              "its drag to 182 degrees set the yaw, first of a light's mangle (\"%s\")",
+              entity_value(t, dial_test.light, "mangle"));
+        allium_selection_clear(t->window->selection);
+        return TRUE;
     }
 }
 

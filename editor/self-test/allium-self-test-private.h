@@ -134,6 +134,8 @@ gboolean step_unknown_class(SelfTest *t);
 gboolean step_undo_editing(SelfTest *t);
 /* allium-self-test-entities.c */
 gboolean step_typed_properties(SelfTest *t);
+gboolean step_angle_dial(SelfTest *t);
+gboolean step_texture_drop(SelfTest *t);
 gboolean step_entity_browser(SelfTest *t);
 /* allium-self-test-clipboard.c */
 gboolean step_clipboard(SelfTest *t);
@@ -159,6 +161,7 @@ gboolean step_hide_isolate(SelfTest *t);
 gboolean step_small_brush_moves(SelfTest *t);
 /* allium-self-test-views.c */
 gboolean step_view_toggles(SelfTest *t);
+gboolean step_faint_textures(SelfTest *t);
 /* allium-self-test-build.c */
 gboolean step_build_from_empty(SelfTest *t);
 gboolean step_subtract_merge(SelfTest *t);

@@ -228,3 +228,157 @@ gboolean step_texture_browser(SelfTest *t)
     gtk_stack_set_visible_child_name(t->window->sidebar_stack, "properties");
     return FALSE;
 }
+
+/* Every face's material in the current snapshot, by input face index (names borrowed from
+ * the snapshot's input). */
+static GPtrArray *face_materials(SelfTest *t)
+{
+    AlliumSnapshot *snap = allium_document_get_snapshot(allium_window_get_document(t->window));
+    const al_input *in = &snap->input.input;
+    GPtrArray *out = g_ptr_array_new_with_free_func(g_free);
+    for (int f = 0; f < in->face_count; f++)
+        g_ptr_array_add(out, g_strdup(in->materials[in->faces[f].material].name));
+    return out;
+}
+
+/* A texture dragged from the browser (the drop target's own call,
+ * allium_view_apply_material): onto the box's top face, seen from just above it in the 3D
+ * view, it goes to that face alone; in the top view onto a box that nothing rises above
+ * (by the bounds of every brush over its middle), to all that box's faces; each one
+ * undoable step, undone. */
+static struct {
+    char name[64];
+    int brush; /* the top view's box, an input brush index */
+} dropped_texture;
+
+/* An input brush of six faces, not a tool, whose middle (x, y) no other brush's bounds
+ * cover higher up; -1 if none. Its middle into P (at its top). */
+static int topmost_box(const AlliumSnapshot *snap, double p[3])
+{
+    const al_input *in = &snap->input.input;
+    const al_scene *scene = snap->scene;
+    for (int b = 0; scene && b < in->brush_count; b++) {
+        double lo[3], hi[3];
+        if (in->brushes[b].face_count != 6 || in->brushes[b].entity != 0 ||
+            !al_scene_brush_bounds(scene, b, lo, hi) || hi[0] - lo[0] < 16 || hi[1] - lo[1] < 16)
+            continue;
+        const al_face_desc *f = &in->faces[in->brushes[b].first_face];
+        if (in->materials[f->material].flags &
+            (AL_MATERIAL_CLIP | AL_MATERIAL_NODRAW | AL_MATERIAL_HINT | AL_MATERIAL_TRIGGER))
+            continue;
+        double c[3] = {(lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2, hi[2]};
+        gboolean covered = FALSE;
+        for (int o = 0; o < in->brush_count && !covered; o++) {
+            double olo[3], ohi[3];
+            covered = o != b && al_scene_brush_bounds(scene, o, olo, ohi) && olo[0] <= c[0] &&
+                      c[0] <= ohi[0] && olo[1] <= c[1] && c[1] <= ohi[1] && ohi[2] >= hi[2];
+        }
+        if (!covered) {
+            memcpy(p, c, sizeof c);
+            return b;
+        }
+    }
+    return -1;
+}
+
+gboolean step_texture_drop(SelfTest *t)
+{
+    AlliumDocument *doc = allium_window_get_document(t->window);
+    AlliumSnapshot *snap = allium_document_get_snapshot(doc);
+    const al_input *in = &snap->input.input;
+    double mins[3], maxs[3], x, y;
+    if (!t->step_begun) {
+        AlliumTextures *textures = allium_document_get_textures(doc);
+        int top, side;
+        find_faces(t, &top, &side);
+        al_map_face face;
+        char material[256] = "";
+        check(t,
+              top >= 0 && read_face(t, t->box_row, top, &face, material) &&
+                  row_bounds(t, t->box_row, mins, maxs) && textures &&
+                  textures->catalogue_count > 0,
+              "the box, its top face and the sample's textures");
+        if (top < 0 || !textures || textures->catalogue_count == 0) return TRUE;
+        dropped_texture.name[0] = '\0';
+        for (int i = 0; i < textures->catalogue_count && !dropped_texture.name[0]; i++)
+            if (g_ascii_strcasecmp(textures->catalogue[i].name, material) != 0)
+                g_strlcpy(dropped_texture.name, textures->catalogue[i].name,
+                          sizeof dropped_texture.name);
+        allium_selection_clear(t->window->selection);
+        AlliumView *view = view_of_kind(t, AL_VIEW_3D);
+        if (!view) return TRUE;
+        /* Looking down from just above the top face's middle. */
+        const double p[3] = {(mins[0] + maxs[0]) / 2, (mins[1] + maxs[1]) / 2, maxs[2]};
+        al_camera *camera = allium_view_get_camera(view);
+        al_camera saved = *camera;
+        camera->position[0] = p[0], camera->position[1] = p[1], camera->position[2] = p[2] + 8;
+        camera->pitch = -89;
+        check(t, to_widget(view, p, &x, &y), "the top face's middle is in the 3D view");
+        g_autoptr(GPtrArray) before = face_materials(t);
+        g_object_set_data_full(G_OBJECT(t->window), "allium-self-test-faces",
+                               g_ptr_array_ref(before), (GDestroyNotify) g_ptr_array_unref);
+        check(t, allium_view_apply_material(view, dropped_texture.name, x, y),
+              "%s dropped on it in the 3D view", dropped_texture.name);
+        *camera = saved;
+        t->phase = 0;
+        return FALSE;
+    }
+    if (!compiled_current(t->window)) return FALSE;
+    GPtrArray *before = g_object_get_data(G_OBJECT(t->window), "allium-self-test-faces");
+    g_autoptr(GPtrArray) now = face_materials(t);
+    int changed = 0, took = 0, box_took = 0;
+    for (guint f = 0; before && f < now->len && f < before->len; f++)
+        if (!g_str_equal(now->pdata[f], before->pdata[f])) {
+            changed++;
+            took += g_ascii_strcasecmp(now->pdata[f], dropped_texture.name) == 0;
+        }
+    int b = dropped_texture.brush;
+    for (int f = 0; t->phase == 2 && b >= 0 && f < in->brushes[b].face_count; f++)
+        box_took += g_ascii_strcasecmp(now->pdata[in->brushes[b].first_face + f],
+                                       dropped_texture.name) == 0;
+    switch (t->phase) {
+    case 0: {
+        int top, side;
+        find_faces(t, &top, &side);
+        char material[256] = "";
+        al_map_face face;
+        read_face(t, t->box_row, top, &face, material);
+        check(t,
+              changed == 1 && took == 1 && g_ascii_strcasecmp(material, dropped_texture.name) == 0,
+              "the top face alone took it (%d faces changed, top: %s)", changed, material);
+        const char *current = allium_document_get_current_material(doc);
+        check(t, current && g_str_equal(current, dropped_texture.name),
+              "and it is the texture new brushes get");
+        check(t, allium_document_undo(doc, NULL), "undo");
+        t->phase = 1;
+        return FALSE;
+    }
+    case 1: {
+        check(t, changed == 0, "one undo gives every face its texture back (%d differ)", changed);
+        AlliumView *view = view_of_kind(t, AL_VIEW_TOP);
+        double p[3];
+        dropped_texture.brush = topmost_box(snap, p);
+        check(t, dropped_texture.brush >= 0, "a box nothing rises above");
+        check(t, view && dropped_texture.brush >= 0 && to_widget(view, p, &x, &y),
+              "its middle is in the top view");
+        if (!view || dropped_texture.brush < 0) return TRUE;
+        check(t, allium_view_apply_material(view, dropped_texture.name, x, y),
+              "%s dropped on it in the top view", dropped_texture.name);
+        t->phase = 2;
+        return FALSE;
+    }
+    case 2:
+        check(t,
+              b >= 0 && box_took == in->brushes[b].face_count && changed == took &&
+                  changed == box_took,
+              "all %d of the box's faces took it, no other face (%d changed)",
+              b >= 0 ? in->brushes[b].face_count : 0, changed);
+        check(t, allium_document_undo(doc, NULL), "undo");
+        t->phase = 3;
+        return FALSE;
+    default:
+        check(t, changed == 0, "one undo gives them back (%d differ)", changed);
+        allium_document_set_current_material(doc, NULL);
+        return TRUE;
+    }
+}

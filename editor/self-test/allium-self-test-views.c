@@ -159,3 +159,51 @@ gboolean step_view_toggles(SelfTest *t)
           "the 2D light radii off again");
     return TRUE;
 }
+
+/* Faint textures in the 2D views (View menu, off by default, kept in the preferences):
+ * turned on, the top view draws textured faces (its last frame's stats) and its picture
+ * changes; the 3D view is as before; turned off again, the top view draws none. */
+gboolean step_faint_textures(SelfTest *t)
+{
+    AlliumView *top = view_of_kind(t, AL_VIEW_TOP), *v3d = view_3d(t);
+    if (!top || !v3d) {
+        check(t, FALSE, "the window has a top and a 3D view");
+        return TRUE;
+    }
+    if (!t->step_begun) {
+        t->phase = 0;
+        check(t, !pref("textures-2d") && !window_flag(t->window, "textures-2d"),
+              "faint textures in 2D views are off by default");
+        allium_selection_clear(t->window->selection);
+        mark_top(t, top);
+        return FALSE;
+    }
+    if (allium_view_get_frames_drawn(top) <= t->frames_mark || !settle(t)) return FALSE;
+    al_draw_stats st;
+    allium_view_get_last_stats(top, &st);
+    if (t->phase == 0) {
+        check(t, !st.textured, "the top view draws no texture");
+        t->radii_off = screenshot(t, GTK_WIDGET(t->window), "13d-textures-2d-off.png");
+        check(t, gtk_widget_activate_action(GTK_WIDGET(t->window), "win.textures-2d", NULL),
+              "win.textures-2d activated");
+        check(t, pref("textures-2d") && pref("textures"),
+              "the preference follows it, the 3D view's textures stay on");
+        t->phase = 1;
+        mark_top(t, top);
+        return FALSE;
+    }
+    if (t->phase == 1) {
+        check(t, st.textured, "the top view draws its faces' textures");
+        g_autoptr(GdkTexture) on = screenshot(t, GTK_WIDGET(t->window), "13e-textures-2d.png");
+        double f = changed_fraction(t->radii_off, on, GTK_WIDGET(top), GTK_WIDGET(t->window));
+        check(t, f > 0.05, "faintly, under the outlines (%.1f%% of its pixels changed)", f * 100);
+        g_clear_object(&t->radii_off);
+        gtk_widget_activate_action(GTK_WIDGET(t->window), "win.textures-2d", NULL);
+        check(t, !pref("textures-2d"), "off again");
+        t->phase = 2;
+        mark_top(t, top);
+        return FALSE;
+    }
+    check(t, !st.textured, "the top view draws no texture again");
+    return TRUE;
+}

@@ -112,6 +112,27 @@ static GdkTexture *new_texture(int width, int height, const guint8 *rgba)
 
 static void child_activated_cb(GtkFlowBox *box, GtkFlowBoxChild *child, gpointer data);
 
+static AlliumMaterialName *material_name_copy(AlliumMaterialName *name)
+{
+    return g_strdup(name);
+}
+
+G_DEFINE_BOXED_TYPE(AlliumMaterialName, allium_material_name, material_name_copy, g_free)
+
+/* A thumbnail's drag carries its texture's name to a view (allium_view_apply_material). */
+static GdkContentProvider *drag_prepare_cb(GtkDragSource *source, double x, double y, gpointer data)
+{
+    (void) source, (void) x, (void) y;
+    return gdk_content_provider_new_typed(ALLIUM_TYPE_MATERIAL_NAME, (const char *) data);
+}
+
+static void drag_begin_cb(GtkDragSource *source, GdkDrag *drag, GtkWidget *picture)
+{
+    (void) drag;
+    GdkPaintable *thumb = gtk_picture_get_paintable(GTK_PICTURE(picture));
+    if (thumb) gtk_drag_source_set_icon(source, thumb, 0, 0);
+}
+
 /* The group titled TITLE, made (after the others) if there is none. */
 static Group *group_for(AlliumTextureBrowser *self, const char *title)
 {
@@ -168,6 +189,14 @@ static void add_item(AlliumTextureBrowser *self, const char *group_title, const 
     gtk_widget_add_css_class(info, "caption");
     gtk_box_append(GTK_BOX(box), info);
     gtk_widget_set_tooltip_text(box, name);
+    /* Dragged onto a face in the 3D view or a brush in a 2D view, the texture goes to it. */
+    GtkDragSource *drag = gtk_drag_source_new();
+    gtk_drag_source_set_actions(drag, GDK_ACTION_COPY);
+    char *dragged = g_strdup(name);
+    g_signal_connect_data(drag, "prepare", G_CALLBACK(drag_prepare_cb), dragged,
+                          (GClosureNotify) (void (*)(void)) g_free, 0);
+    g_signal_connect(drag, "drag-begin", G_CALLBACK(drag_begin_cb), picture);
+    gtk_widget_add_controller(box, GTK_EVENT_CONTROLLER(drag));
     gtk_flow_box_insert(group->box, box, -1);
     GtkWidget *child = gtk_widget_get_parent(box);
     g_object_set_data(G_OBJECT(child), "item", GUINT_TO_POINTER(self->items->len));
@@ -378,7 +407,7 @@ static void allium_texture_browser_init(AlliumTextureBrowser *self)
 
     GtkWidget *hint = gtk_label_new(
         _("Double-click a texture to give it to the selected faces or brushes; new brushes "
-          "get it too."));
+          "get it too. Drag it onto a face in the 3D view, or onto a brush in a 2D view."));
     gtk_label_set_wrap(GTK_LABEL(hint), TRUE);
     gtk_label_set_xalign(GTK_LABEL(hint), 0);
     gtk_widget_add_css_class(hint, "dim-label");

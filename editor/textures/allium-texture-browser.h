@@ -45,4 +45,10 @@ gboolean allium_texture_browser_activate(AlliumTextureBrowser *self, const char 
 /* The message under the thumbnails ("" if none). */
 const char *allium_texture_browser_get_message(AlliumTextureBrowser *self);
 
+/* What a thumbnail dragged out of the browser carries: the texture's name (a boxed string,
+ * so that a view tells it from the entity browser's class names). */
+typedef char AlliumMaterialName;
+#define ALLIUM_TYPE_MATERIAL_NAME (allium_material_name_get_type())
+GType allium_material_name_get_type(void);
+
 G_END_DECLS

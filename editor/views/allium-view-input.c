@@ -13,6 +13,7 @@
 #include "allium-entity-definitions.h"
 #include "allium-format.h"
 #include "allium-preferences.h"
+#include "allium-texture-browser.h"
 
 #include "al-plane.h"
 
@@ -634,6 +635,16 @@ static gboolean class_drop_cb(GtkDropTarget *target, const GValue *value, double
     return allium_view_place_entity(self, name, x, y);
 }
 
+/* A texture dropped from the texture browser: it goes to the face or brush it fell on. */
+static gboolean material_drop_cb(GtkDropTarget *target, const GValue *value, double x, double y,
+                                 AlliumView *self)
+{
+    (void) target;
+    const char *name =
+        G_VALUE_HOLDS(value, ALLIUM_TYPE_MATERIAL_NAME) ? g_value_get_boxed(value) : NULL;
+    return name && allium_view_apply_material(self, name, x, y);
+}
+
 /* --- internal API -------------------------------------------------------------------- */
 
 void allium_view_add_controllers(AlliumView *self)
@@ -675,6 +686,9 @@ void allium_view_add_controllers(AlliumView *self)
 
     GtkDropTarget *drop = gtk_drop_target_new(G_TYPE_STRING, GDK_ACTION_COPY);
     g_signal_connect(drop, "drop", G_CALLBACK(class_drop_cb), self);
+    gtk_widget_add_controller(area, GTK_EVENT_CONTROLLER(drop));
+    drop = gtk_drop_target_new(ALLIUM_TYPE_MATERIAL_NAME, GDK_ACTION_COPY);
+    g_signal_connect(drop, "drop", G_CALLBACK(material_drop_cb), self);
     gtk_widget_add_controller(area, GTK_EVENT_CONTROLLER(drop));
 }
 

@@ -392,6 +392,30 @@ gboolean allium_view_place_entity(AlliumView *self, const char *classname, doubl
     return commit_entity(self);
 }
 
+gboolean allium_view_apply_material(AlliumView *self, const char *material, double x, double y)
+{
+    g_return_val_if_fail(ALLIUM_IS_VIEW(self), FALSE);
+    AlliumSnapshot *snap = allium_view_get_snapshot(self);
+    al_pick pick;
+    if (!self->document || !material || !*material || !snap ||
+        !allium_view_pick_at(self, x, y, &pick) || pick.kind != AL_PICK_FACE || pick.brush < 0)
+        return FALSE;
+    gint64 brush = snap->input.brush_ids[pick.brush];
+    AlliumFaceRef face = {brush, pick.face};
+    gboolean whole = self->kind != AL_VIEW_3D;
+    GError *error = NULL;
+    gboolean ok =
+        allium_document_apply_material(self->document, material, whole ? &brush : NULL,
+                                       whole ? 1 : 0, whole ? NULL : &face, whole ? 0 : 1, &error);
+    if (ok) {
+        allium_document_set_current_material(self->document, material);
+    } else {
+        g_signal_emit_by_name(self, "edit-error", error->message);
+        g_clear_error(&error);
+    }
+    return ok;
+}
+
 /* --- the drags ------------------------------------------------------------------------ */
 
 /* The guides of the box or bounds being drawn or resized (edit_mins, edit_maxs), kept

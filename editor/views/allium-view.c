@@ -178,11 +178,12 @@ static void update_lightmap(AlliumView *self, AlliumSnapshot *snap)
     self->uploaded = allium_lightmap_ref(lightmap);
 }
 
-/* Uploads the document's newest textures when the renderer does not have them (3D views
- * only: 2D views draw no faces). Render handler only: the GL context is current. */
+/* Uploads the document's newest textures when the renderer does not have them (3D views,
+ * and 2D views while they draw faint textures). Render handler only: the GL context is
+ * current. */
 static void update_textures(AlliumView *self)
 {
-    if (self->kind != AL_VIEW_3D) return;
+    if (self->kind != AL_VIEW_3D && !self->textures) return;
     AlliumTextures *t = self->document ? allium_document_get_textures(self->document) : NULL;
     if (t == self->uploaded_textures) return;
     g_clear_pointer(&self->uploaded_textures, allium_textures_unref);
@@ -383,6 +384,7 @@ static gboolean gl_render_cb(GtkGLArea *area, GdkGLContext *context, AlliumView 
     opt.no_cull = self->no_cull;
     opt.no_lightmap = !self->lighting;
     opt.no_textures = !self->textures;
+    opt.faint_textures = self->kind != AL_VIEW_3D && self->textures;
     opt.grid = self->kind == AL_VIEW_3D
                    ? 0
                    : allium_preferences_get_grid_size(allium_preferences_get_default());

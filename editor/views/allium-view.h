@@ -99,6 +99,12 @@ gboolean allium_view_nudge_vector(AlliumView *self, const char *direction, doubl
  * reason, if any, goes out as "edit-error"). */
 gboolean allium_view_place_entity(AlliumView *self, const char *classname, double x, double y);
 
+/* Gives MATERIAL to what lies under widget point (X, Y) (what a texture dropped from the
+ * texture browser does): the face in the 3D view, the whole brush in a 2D view, as one
+ * undoable step; MATERIAL becomes the current texture. FALSE when nothing took it (no
+ * brush there, or the edit failed: its reason goes out as "edit-error"). */
+gboolean allium_view_apply_material(AlliumView *self, const char *material, double x, double y);
+
 /* Test hook: a left click at widget point (X, Y), through the code the click gesture runs. */
 void allium_view_simulate_click(AlliumView *self, double x, double y, GdkModifierType state);
 
@@ -140,7 +146,8 @@ void allium_view_simulate_pointer(AlliumView *self, gboolean inside, double x, d
 void allium_view_set_maximized(AlliumView *self, gboolean maximized);
 
 /* The draw settings of the window (AL_OVERLAY_* bits, wireframe, no PVS culling, whether
- * lit faces show their lightmaps, and whether the 3D view shows textures). */
+ * lit faces show their lightmaps, and whether textures show: in the 3D view drawn on the
+ * faces, in a 2D view faintly under the outlines). */
 void allium_view_set_draw_settings(AlliumView *self, unsigned overlays, gboolean wireframe,
                                    gboolean no_cull, gboolean lighting, gboolean textures);
 

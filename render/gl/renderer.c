@@ -609,6 +609,7 @@ static void draw_2d(al_renderer *r, const al_camera *cam, const al_draw_options 
     if (!s) return;
     range_list *edges = &r->opaque_edges;
     edges->n = 0;
+    r->opaque.n = 0;
     for (int b = 0; b < s->brush_count; b++) {
         const al_mesh *m = s->brushes[b];
         if (!m || r->brush_line[b] < 0 || brush_hidden(opt, b)) continue;
@@ -626,7 +627,35 @@ static void draw_2d(al_renderer *r, const al_camera *cam, const al_draw_options 
             }
             st->faces_drawn++;
             ranges_add(edges, r->brush_line[b] + sf->first_edge, sf->edge_count);
+            if (r->textures_on && !(sf->flags & AL_FACE_TOOL) && r->brush_tri[b] >= 0)
+                ranges_add(&r->opaque, r->brush_tri[b] + sf->first_tri, sf->tri_count);
         }
+    }
+    if (r->textures_on && r->opaque.n > 0) {
+        /* Faint textures: the faces facing the viewer, only the nearest where they
+         * overlap (a depth pass first, so that a farther face drawn earlier does not
+         * blend in too), blended over the background and the grid; the outlines go over
+         * them. */
+        static const float faint[4] = {1, 1, 1, AL_FAINT_TEXTURE_ALPHA};
+        glEnable(GL_DEPTH_TEST);
+        glDepthMask(GL_TRUE);
+        glDepthFunc(GL_LESS);
+        glEnable(GL_CULL_FACE);
+        glFrontFace(GL_CW);
+        glCullFace(GL_BACK);
+        glColorMask(GL_FALSE, GL_FALSE, GL_FALSE, GL_FALSE);
+        set_pass(r, 1, faint, NULL);
+        draw_ranges(&r->store.tris, GL_TRIANGLES, &r->opaque);
+        glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
+        glDepthMask(GL_FALSE);
+        glDepthFunc(GL_LEQUAL);
+        glEnable(GL_BLEND);
+        glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ZERO, GL_ONE);
+        draw_ranges(&r->store.tris, GL_TRIANGLES, &r->opaque);
+        glDisable(GL_BLEND);
+        glDepthMask(GL_TRUE);
+        glDisable(GL_CULL_FACE);
+        glDisable(GL_DEPTH_TEST);
     }
     set_pass(r, 0, NULL, NULL);
     draw_ranges(&r->store.lines, GL_LINES, edges);
@@ -1015,8 +1044,8 @@ void al_renderer_draw(al_renderer *r, const al_camera *cam, const al_draw_option
                      s->stats.lit_faces > 0 && r->lightmap_w == s->lightmap_width &&
                      r->lightmap_h == s->lightmap_height;
     st.lightmapped = r->lightmap_on;
-    r->textures_on = cam->kind == AL_VIEW_3D && s && r->textures_valid && !opt->no_textures &&
-                     update_material_table(r);
+    r->textures_on = (cam->kind == AL_VIEW_3D ? !opt->no_textures : opt->faint_textures) && s &&
+                     r->textures_valid && update_material_table(r);
     st.textured = r->textures_on;
     r->prog = &r->programs[(r->lightmap_on ? AL_PROGRAM_LIGHTMAP : 0) |
                            (r->textures_on ? AL_PROGRAM_TEXTURE : 0)];

@@ -157,8 +157,9 @@ CHECK_TEST(future, "/doc-files/a-map-from-a-newer-allium-is-refused-untouched")
     free(image);
 }
 
-/* A map of format 1, whose trigger material had the contents format 2 no longer gives
- * it, opens for writing as format 2 with the material's flags from its name. */
+/* A map of format 1 (without the materials' texture colours of format 3), whose trigger
+ * material had the contents format 2 no longer gives it, opens for writing in the current
+ * format with the material's flags from its name and no texture colours yet. */
 CHECK_TEST(upgrade_1, "/doc-files/a-map-of-format-1-is-upgraded-and-its-material-flags-renewed")
 {
     size_t size;
@@ -171,6 +172,9 @@ CHECK_TEST(upgrade_1, "/doc-files/a-map-of-format-1-is-upgraded-and-its-material
     REQUIRE(sqlite3_exec(db,
                          "INSERT INTO materials(name, red, green, blue, flags) VALUES "
                          "('trigger', 1, 0.5, 0, 20), ('*lava1', 1, 0, 0, 2);"
+                         "ALTER TABLE materials DROP COLUMN texture_red;"
+                         "ALTER TABLE materials DROP COLUMN texture_green;"
+                         "ALTER TABLE materials DROP COLUMN texture_blue;"
                          "PRAGMA user_version = 1",
                          NULL, NULL, NULL) == SQLITE_OK);
     sqlite3_close(db);
@@ -195,6 +199,19 @@ CHECK_TEST(upgrade_1, "/doc-files/a-map-of-format-1-is-upgraded-and-its-material
     }
     CHECK(seen == 2);
     al_doc_materials_free(m, count);
+    /* The texture colours are there, unknown until the editor reads the textures. */
+    al_doc_input in;
+    REQUIRE(al_doc_build_input(doc, &in, &d) == AL_OK);
+    for (int i = 0; i < in.input.material_count; i++) {
+        const float *own = in.material_colours[i];
+        CHECK_MSG(memcmp(in.input.materials[i].colour, own, sizeof(float[3])) == 0,
+                  "%s reflects another colour than its own", in.input.materials[i].name);
+    }
+    al_doc_input_free(&in);
+    al_doc_texture_colour red = {"*lava1", true, {0.5f, 0.25f, 0.125f}};
+    al_doc_change change = {0};
+    CHECK(al_doc_set_texture_colours(doc, &red, 1, &change, &d) == AL_OK && change.materials);
+    al_doc_change_clear(&change);
     al_doc_close(doc);
     al_diag_list_clear(&d);
     /* Upgraded once, it now opens for reading too. */

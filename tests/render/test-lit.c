@@ -583,6 +583,76 @@ CHECK_TEST(missing_texture_checker, "/render/lit/a-material-without-a-texture-sh
     room_free(&r);
 }
 
+CHECK_TEST(faint_textures_2d, "/render/lit/a-2d-view-shows-faint-textures-under-the-outlines")
+{
+    /* The top view with faint textures: where no outline passes, every pixel is the
+     * ceiling's top face (the nearest face, looking down) textured with the fixed shading
+     * of an upward face, AL_FAINT_TEXTURE_ALPHA of it over the background. Without the
+     * option, or without textures, the picture is the outlines alone, as before. */
+    if (!renderer) {
+        check_skip("no offscreen OpenGL 3.3 context");
+        return;
+    }
+    lit_room r;
+    REQUIRE(room_load(&r, true, false));
+    static uint8_t texels[64 * 64 * 4];
+    quadrant_texture(texels);
+    al_texture_image image = {.name = "stone", .width = 64, .height = 64, .rgba = texels};
+    al_renderer_set_scene(renderer, r.plain_scene);
+    al_camera cam;
+    al_camera_init(&cam, AL_VIEW_TOP);
+    cam.width = W, cam.height = H;
+    cam.zoom = 1.5;
+    al_draw_options opt;
+    al_draw_options_init(&opt);
+    opt.overlays = 0;
+    opt.grid = 0;
+    al_draw_stats st;
+    draw(&cam, &opt, &st); /* no textures given: outlines */
+    static uint8_t outlines[W * H * 4];
+    memcpy(outlines, pixels, sizeof outlines);
+    REQUIRE(al_renderer_set_textures(renderer, &image, 1) == AL_OK);
+    draw(&cam, &opt, &st); /* given, but the option is off */
+    CHECK(!st.textured && differing_pixels(outlines, pixels) == 0);
+    opt.faint_textures = true;
+    draw(&cam, &opt, &st);
+    CHECK(st.textured);
+    double key[3] = {0.35, 0.55, 0.76}, len = sqrt(0.35 * 0.35 + 0.55 * 0.55 + 0.76 * 0.76);
+    double shade = 0.52 + 0.38 * fmax(key[2] / len, 0) + 0.16 * fmax(-key[2] / len, 0);
+    const double a = AL_FAINT_TEXTURE_ALPHA;
+    /* The outlines of the room in the top view: the walls' inner and outer sides. */
+    const double lines_x[4] = {-ROOM_X - 16, -ROOM_X, ROOM_X, ROOM_X + 16};
+    const double lines_y[4] = {-ROOM_Y - 16, -ROOM_Y, ROOM_Y, ROOM_Y + 16};
+    int checked = 0, bad = 0;
+    for (int y = 0; y < H; y += 2)
+        for (int x = 0; x < W; x += 2) {
+            double o[3], d[3];
+            al_camera_ray(&cam, x + 0.5, y + 0.5, o, d);
+            if (fabs(o[0]) > ROOM_X + 14 || fabs(o[1]) > ROOM_Y + 14) continue;
+            bool near_line = false;
+            for (int i = 0; i < 4; i++)
+                near_line |= fabs(o[0] - lines_x[i]) < 3 || fabs(o[1] - lines_y[i]) < 3;
+            if (near_line || !inside_cell(o, 32, 1.0)) continue;
+            int u = ((int) floor(o[0]) % 64 + 64) % 64, v = ((int) floor(-o[1]) % 64 + 64) % 64;
+            const uint8_t *texel = texels + 4 * (v * 64 + u);
+            const uint8_t *px = pixels + 4 * (y * W + x);
+            for (int k = 0; k < 3; k++) {
+                double want = fmin(texel[k] * shade, 255) * a + opt.background[k] * 255 * (1 - a);
+                if (fabs(px[k] - want) > 3 && bad < 5)
+                    check_note("at %g %g: channel %d is %d, want %.1f", o[0], o[1], k, px[k], want);
+                bad += fabs(px[k] - want) > 3;
+            }
+            checked++;
+        }
+    check_note("%d pixels checked against the faint texture", checked);
+    CHECK(checked > 1000 && bad == 0);
+    REQUIRE(al_renderer_set_textures(renderer, NULL, 0) == AL_OK);
+    draw(&cam, &opt, &st);
+    CHECK(!st.textured && differing_pixels(outlines, pixels) == 0);
+    al_renderer_set_scene(renderer, NULL);
+    room_free(&r);
+}
+
 /* The red room: the room with its west wall (the third box) in material "paint", whose
  * texture in a WAD is COLOUR; the materials take their textures' averages
  * (al_texture_sources_colour_materials) and the light runs to 1%. Returns the red over
