@@ -3,6 +3,7 @@
  */
 #include "vertex.h"
 
+#include "al-epsilon.h"
 #include "al-plane.h"
 #include "al-vec3.h"
 
@@ -273,6 +274,12 @@ al_status al_vertex_move(const al_doc_face *faces, int count, const double (*fro
         bool hit = false;
         for (int k = 0; k < from_count && !hit; k++) hit = near_point(p, from[k]);
         if (hit) al_add(p, delta, p), hits++;
+        if (!(fabs(p[0]) <= AL_COORD_MAX && fabs(p[1]) <= AL_COORD_MAX &&
+              fabs(p[2]) <= AL_COORD_MAX)) {
+            say(why, why_size, "a corner would go beyond the map's limits of ±%g units",
+                AL_COORD_MAX);
+            goto done;
+        }
         corner_index(moved, &n, AL_VERTEX_MAX, p); /* coincident corners merge */
     }
     if (hits == 0) {

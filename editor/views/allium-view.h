@@ -45,6 +45,8 @@ typedef enum {
     ALLIUM_TOOL_ENTITY, /* place a point entity (allium_view_set_entity_class) */
     ALLIUM_TOOL_TESTBOX, /* place and drag collision test boxes (AlliumCollision) */
     ALLIUM_TOOL_CLIP,    /* clicks place a clip plane's points (allium-view-clip.c) */
+    ALLIUM_TOOL_VERTEX,  /* drag corners, edges and faces of the selected brushes
+                          * (allium-view-vertex.c) */
 } AlliumTool;
 
 /* Called after each frame drawn, with the time it took (GPU work included: the view
