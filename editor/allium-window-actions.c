@@ -264,8 +264,10 @@ static void select_none_action_cb(GtkWidget *widget, const char *action_name, GV
     (void) action_name;
     (void) parameter;
     AlliumWindow *self = ALLIUM_WINDOW(widget);
-    if (self->tool == ALLIUM_TOOL_VERTEX) g_object_set(self, "tool", "select", NULL);
-    else allium_selection_clear(self->selection);
+    if (self->tool == ALLIUM_TOOL_VERTEX)
+        g_object_set(self, "tool", "select", NULL);
+    else
+        allium_selection_clear(self->selection);
 }
 
 /* V: the vertex tool, or back to the select tool from it. */

@@ -373,8 +373,10 @@ al_status al_doc_live_set_faces(al_doc *doc, al_doc_live *live, int index, const
         sqlite3_bind_text(st, 1, faces[f].material ? faces[f].material : "", -1, SQLITE_STATIC);
         out[f].material = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
         sqlite3_reset(st);
-        al_map_face m = {.valve = faces[f].valve, .u_offset = faces[f].u_offset,
-                         .v_offset = faces[f].v_offset, .rotation = faces[f].rotation};
+        al_map_face m = {.valve = faces[f].valve,
+                         .u_offset = faces[f].u_offset,
+                         .v_offset = faces[f].v_offset,
+                         .rotation = faces[f].rotation};
         memcpy(m.points, faces[f].points, sizeof m.points);
         memcpy(m.u_axis, faces[f].u_axis, sizeof m.u_axis);
         memcpy(m.v_axis, faces[f].v_axis, sizeof m.v_axis);

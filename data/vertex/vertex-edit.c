@@ -40,8 +40,8 @@ al_status al_doc_move_vertices(al_doc *doc, const int64_t *ids, int count, const
     for (int b = 0; st == AL_OK && b < count; b++) {
         al_doc_face *read = NULL;
         int n = 0;
-        al_status m = move_brush(doc, ids[b], from, from_count, delta, &read, out, &n, why,
-                                 sizeof why);
+        al_status m =
+            move_brush(doc, ids[b], from, from_count, delta, &read, out, &n, why, sizeof why);
         if (m == AL_OK) {
             st = al_doc_set_brush_faces(doc, ids[b], out, n, NULL, diags);
             moved++;
@@ -76,12 +76,14 @@ al_status al_doc_live_move_vertices(al_doc *doc, al_doc_live *live, const double
     /* Every brush first, so that a refusal leaves LIVE as it was. */
     for (int b = 0; st == AL_OK && b < count; b++) {
         if (live->change.brushes[b].removed) continue;
-        al_status m = move_brush(doc, live->change.brushes[b].id, from, from_count, delta,
-                                 &read[b], out + (size_t) b * AL_BRUSH_MAX_FACES, &counts[b], why,
-                                 why_size);
-        if (m == AL_OK) moved++;
-        else if (m != AL_ERR_NOT_FOUND) st = m;
-        else counts[b] = 0;
+        al_status m = move_brush(doc, live->change.brushes[b].id, from, from_count, delta, &read[b],
+                                 out + (size_t) b * AL_BRUSH_MAX_FACES, &counts[b], why, why_size);
+        if (m == AL_OK)
+            moved++;
+        else if (m != AL_ERR_NOT_FOUND)
+            st = m;
+        else
+            counts[b] = 0;
     }
     if (st == AL_OK && moved == 0) {
         snprintf(why, why_size, "no selected brush has a corner there");

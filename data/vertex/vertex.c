@@ -85,7 +85,7 @@ bool al_vertex_geometry_build(const al_doc_face *faces, int count, al_vertex_geo
     double poly[AL_BRUSH_POLYGON_MAX][3];
     for (int i = 0; i < np; i++) {
         int n = al_brush_face_points(planes, NULL, np, i, poly);
-        if (n < 3 || al_points_area((const double (*)[3]) poly, n) < MIN_FACE_AREA) continue;
+        if (n < 3 || al_points_area((const double(*)[3]) poly, n) < MIN_FACE_AREA) continue;
         int first = out->face_first[out->face_count], at = first;
         for (int k = 0; k < n; k++) {
             if (at >= AL_VERTEX_POINT_MAX) goto full;
@@ -142,8 +142,8 @@ static bool spread_triple(const double (*p)[3], const int *on, int count, int t[
     return count >= 3 && best > MIN_SPAN * MIN_SPAN;
 }
 
-int al_vertex_hull(const double (*points)[3], int count, bool require_all_corners,
-                   al_doc_face *out, char *why, size_t why_size)
+int al_vertex_hull(const double (*points)[3], int count, bool require_all_corners, al_doc_face *out,
+                   char *why, size_t why_size)
 {
     if (count < 4) {
         say(why, why_size, "%d corners span no volume", count);
@@ -153,7 +153,7 @@ int al_vertex_hull(const double (*points)[3], int count, bool require_all_corner
         say(why, why_size, "more than %d corners", AL_VERTEX_MAX);
         return -1;
     }
-    const double (*p)[3] = points;
+    const double(*p)[3] = points;
     al_plane planes[AL_BRUSH_MAX_FACES];
     int np = 0, on[AL_VERTEX_MAX];
     for (int i = 0; i < count; i++)
@@ -214,11 +214,12 @@ int al_vertex_hull(const double (*points)[3], int count, bool require_all_corner
     if (require_all_corners)
         for (int q = 0; q < count; q++) {
             int touching = 0;
-            for (int e = 0; e < np; e++) touching += fabs(al_plane_distance(&planes[e], p[q])) <= ON_PLANE;
+            for (int e = 0; e < np; e++)
+                touching += fabs(al_plane_distance(&planes[e], p[q])) <= ON_PLANE;
             if (touching < 3) {
                 say(why, why_size,
-                    "the corner at (%g %g %g) would lie %s: the brush would not be convex",
-                    p[q][0], p[q][1], p[q][2],
+                    "the corner at (%g %g %g) would lie %s: the brush would not be convex", p[q][0],
+                    p[q][1], p[q][2],
                     touching == 0   ? "inside the brush"
                     : touching == 1 ? "on one of its faces"
                                     : "on one of its edges");
@@ -232,7 +233,7 @@ int al_vertex_hull(const double (*points)[3], int count, bool require_all_corner
     for (int e = 0; e < np; e++) {
         int n = al_brush_face_points(planes, NULL, np, e, poly);
         if (n >= 3)
-            volume += al_points_area((const double (*)[3]) poly, n) *
+            volume += al_points_area((const double(*)[3]) poly, n) *
                       -al_plane_distance(&planes[e], centre) / 3.0;
     }
     if (!(volume >= AL_BRUSH_MIN_VOLUME)) {
@@ -291,15 +292,15 @@ al_status al_vertex_move(const al_doc_face *faces, int count, const double (*fro
         st = AL_ERR_NOT_FOUND;
         goto done;
     }
-    int hn = al_vertex_hull((const double (*)[3]) moved, n, true, hull, why, why_size);
+    int hn = al_vertex_hull((const double(*)[3]) moved, n, true, hull, why, why_size);
     if (hn < 0) goto done;
     /* Faces of old planes first, in their old order, then the new ones. */
     bool used[AL_BRUSH_MAX_FACES] = {false};
     int m = 0;
     al_plane hp[AL_BRUSH_MAX_FACES];
     for (int h = 0; h < hn; h++) {
-        al_plane_from_points(hull[h].points[0], hull[h].points[1], hull[h].points[2],
-                             hp[h].normal, &hp[h].dist);
+        al_plane_from_points(hull[h].points[0], hull[h].points[1], hull[h].points[2], hp[h].normal,
+                             &hp[h].dist);
         hp[h].type = al_plane_type(hp[h].normal);
     }
     for (int f = 0; f < count; f++)

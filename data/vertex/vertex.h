@@ -73,8 +73,8 @@ al_status al_vertex_move(const al_doc_face *faces, int count, const double (*fro
  * AL_BRUSH_MAX_FACES), their number returned. Returns -1 (reason in WHY) when the points
  * span no volume, when there are too many planes, or, with REQUIRE_ALL_CORNERS, when a
  * point is not a corner of the hull (it lies inside it, on a face or on an edge). */
-int al_vertex_hull(const double (*points)[3], int count, bool require_all_corners,
-                   al_doc_face *out, char *why, size_t why_size);
+int al_vertex_hull(const double (*points)[3], int count, bool require_all_corners, al_doc_face *out,
+                   char *why, size_t why_size);
 
 /* --- as document edits (vertex-edit.c) ---------------------------------------------- */
 

@@ -1166,8 +1166,8 @@ gboolean allium_document_move(AlliumDocument *self, const gint64 *brushes, guint
 }
 
 gboolean allium_document_move_vertices(AlliumDocument *self, const gint64 *brushes,
-                                       guint brush_count, const double (*from)[3],
-                                       guint from_count, const double delta[3], GError **error)
+                                       guint brush_count, const double (*from)[3], guint from_count,
+                                       const double delta[3], GError **error)
 {
     g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), FALSE);
     if (!require_open(self, error)) return FALSE;
@@ -1178,8 +1178,7 @@ gboolean allium_document_move_vertices(AlliumDocument *self, const gint64 *brush
     return finish_edit(self, st, &change, &diags, _("Move vertices"), error);
 }
 
-gboolean allium_document_brush_geometry(AlliumDocument *self, gint64 brush,
-                                        al_vertex_geometry *out)
+gboolean allium_document_brush_geometry(AlliumDocument *self, gint64 brush, al_vertex_geometry *out)
 {
     g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), FALSE);
     if (!self->doc) return FALSE;

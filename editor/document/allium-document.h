@@ -182,8 +182,8 @@ int allium_document_get_lock_approximate(AlliumDocument *self);
  * (al_doc_move_vertices): one undoable step, refused as a whole (ERROR says why) when a
  * brush would not stay convex and solid. */
 gboolean allium_document_move_vertices(AlliumDocument *self, const gint64 *brushes,
-                                       guint brush_count, const double (*from)[3],
-                                       guint from_count, const double delta[3], GError **error);
+                                       guint brush_count, const double (*from)[3], guint from_count,
+                                       const double delta[3], GError **error);
 /* The corners, edges and faces of BRUSH as the document holds it; FALSE if it has none. */
 gboolean allium_document_brush_geometry(AlliumDocument *self, gint64 brush,
                                         al_vertex_geometry *out);

@@ -88,8 +88,9 @@ gboolean step_vertex_tool(SelfTest *t)
         return TRUE;
     }
     if (t->phase == 1) {
-        check(t, allium_document_brush_geometry(doc, t->vertex_row, geom) &&
-                     geom->vertex_count == 8 && geom->edge_count == 12 && geom->face_count == 6,
+        check(t,
+              allium_document_brush_geometry(doc, t->vertex_row, geom) && geom->vertex_count == 8 &&
+                  geom->edge_count == 12 && geom->face_count == 6,
               "the box has 8 corners, 12 edges and 6 faces to drag");
         guint handles = top->vertex_handles ? top->vertex_handles->len : 0;
         /* Escape in the middle of a drag: the map as it was, in the engine too. */
@@ -100,8 +101,9 @@ gboolean step_vertex_tool(SelfTest *t)
         gboolean previewed = allium_document_get_previewing(doc);
         allium_view_simulate_key(top, GDK_KEY_Escape, TRUE);
         allium_view_simulate_key(top, GDK_KEY_Escape, FALSE);
-        check(t, began && previewed && !allium_document_get_previewing(doc) &&
-                     !allium_view_tool_active(top),
+        check(t,
+              began && previewed && !allium_document_get_previewing(doc) &&
+                  !allium_view_tool_active(top),
               "a corner drag previews in the engine and Escape ends it (%u handles drawn)",
               handles);
         /* The real drag: two grid steps along +x. */
@@ -112,8 +114,9 @@ gboolean step_vertex_tool(SelfTest *t)
     if (t->phase == 2) {
         double moved[3] = {hi[0] + 2 * g, hi[1], hi[2]}, mins[3], maxs[3];
         gboolean ok = allium_document_brush_geometry(doc, t->vertex_row, geom);
-        check(t, ok && geom->vertex_count == 8 && geom->face_count == 7 && has_corner(geom, moved) &&
-                     !has_corner(geom, corner),
+        check(t,
+              ok && geom->vertex_count == 8 && geom->face_count == 7 && has_corner(geom, moved) &&
+                  !has_corner(geom, corner),
               "the dragged corner moved two grid steps along x; the box has 7 faces (%d corners, "
               "%d faces)",
               ok ? geom->vertex_count : -1, ok ? geom->face_count : -1);
@@ -148,7 +151,8 @@ gboolean step_vertex_tool(SelfTest *t)
         double middle[3] = {0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1]), hi[2]};
         to_widget(top, middle, &x1, &y1);
         guint changes = 0;
-        gulong handler = g_signal_connect_swapped(doc, "changed", G_CALLBACK(count_change), &changes);
+        gulong handler =
+            g_signal_connect_swapped(doc, "changed", G_CALLBACK(count_change), &changes);
         allium_window_hide_banner(t->window);
         allium_view_simulate_drag(top, x0, y0, x1, y1, 4, 0);
         g_signal_handler_disconnect(doc, handler);
@@ -159,8 +163,9 @@ gboolean step_vertex_tool(SelfTest *t)
               "a concave move is refused, with why (\"%s\")", text ? text : "");
         allium_window_hide_banner(t->window);
         ok = allium_document_brush_geometry(doc, t->vertex_row, geom);
-        check(t, ok && geom->face_count == 6 && has_corner(geom, corner) &&
-                     !allium_document_get_previewing(doc),
+        check(t,
+              ok && geom->face_count == 6 && has_corner(geom, corner) &&
+                  !allium_document_get_previewing(doc),
               "and the corner snaps back");
         /* Escape leaves the vertex tool, keeping the selection. */
         gtk_widget_activate_action(GTK_WIDGET(t->window), "win.select-none", NULL);

@@ -143,9 +143,9 @@ struct _AlliumView {
     GArray *vertex_handles;   /* owned: AlliumVertexHandle of the selected brushes */
     GArray *vertex_corners;   /* owned: double[3], the corners the handles move */
     guint64 vertex_generation, vertex_serial; /* what the handles were made from */
-    int vertex_handle;        /* the handle being dragged */
-    double vertex_delta[3];   /* its move so far, on the grid */
-    gboolean vertex_refused;  /* that move would not leave valid brushes */
+    int vertex_handle;                        /* the handle being dragged */
+    double vertex_delta[3];                   /* its move so far, on the grid */
+    gboolean vertex_refused;                  /* that move would not leave valid brushes */
     char tool_info[1024];     /* the header's text while dragging, or "" */
     gulong guides_handler;
     AlliumCollision *collision; /* owned reference */

@@ -979,8 +979,7 @@ gboolean allium_view_tool_begin(AlliumView *self, double x, double y, GdkModifie
     /* The clip tool places points by clicks; its drags do nothing. */
     if (self->tool == ALLIUM_TOOL_CLIP) return FALSE;
     if (self->tool == ALLIUM_TOOL_VERTEX) {
-        if (allium_document_get_read_only(self->document) ||
-            !allium_view_vertex_begin(self, x, y))
+        if (allium_document_get_read_only(self->document) || !allium_view_vertex_begin(self, x, y))
             return FALSE;
         g_clear_pointer(&self->drag_snapshot, allium_snapshot_unref);
         self->drag_snapshot = allium_snapshot_ref(snap);

@@ -149,8 +149,11 @@ void allium_view_vertex_append_handles(AlliumView *self, GArray *points, GArray 
     refresh_handles(self);
     for (guint i = 0; i < self->vertex_handles->len; i++) {
         const AlliumVertexHandle *h = &g_array_index(self->vertex_handles, AlliumVertexHandle, i);
-        allium_view_append_handle_square(self, h->point, h->kind == 0 ? CORNER_RADIUS : SMALL_RADIUS,
-                                         h->kind == 0 ? white : h->kind == 1 ? cyan : yellow,
+        allium_view_append_handle_square(self, h->point,
+                                         h->kind == 0 ? CORNER_RADIUS : SMALL_RADIUS,
+                                         h->kind == 0   ? white
+                                         : h->kind == 1 ? cyan
+                                                        : yellow,
                                          points, colours);
     }
 }
@@ -215,15 +218,19 @@ void allium_view_vertex_update(AlliumView *self, const double point[3])
         }
         double raw = point[k] - self->edit_from[k];
         /* A corner lands on the grid; an edge or a face moves by whole steps. */
-        delta[k] = h->kind == 0 ? al_snap(h->point[k] + raw, grid) - h->point[k] : al_snap(raw, grid);
+        delta[k] =
+            h->kind == 0 ? al_snap(h->point[k] + raw, grid) - h->point[k] : al_snap(raw, grid);
     }
-    if (memcmp(delta, self->vertex_delta, sizeof delta) == 0 && (self->previewing || self->vertex_refused ||
-                                                                  (delta[0] == 0 && delta[1] == 0 && delta[2] == 0)))
+    if (memcmp(delta, self->vertex_delta, sizeof delta) == 0 &&
+        (self->previewing || self->vertex_refused ||
+         (delta[0] == 0 && delta[1] == 0 && delta[2] == 0)))
         return;
     memcpy(self->vertex_delta, delta, sizeof delta);
     self->vertex_refused = FALSE;
     char x[ALLIUM_NUMBER_SIZE], y[ALLIUM_NUMBER_SIZE], z[ALLIUM_NUMBER_SIZE];
-    const char *what = h->kind == 0 ? _("Move corner") : h->kind == 1 ? _("Move edge") : _("Move face");
+    const char *what = h->kind == 0   ? _("Move corner")
+                       : h->kind == 1 ? _("Move edge")
+                                      : _("Move face");
     if (delta[0] == 0 && delta[1] == 0 && delta[2] == 0) {
         if (self->previewing) {
             self->previewing = FALSE;
@@ -241,7 +248,7 @@ void allium_view_vertex_update(AlliumView *self, const double point[3])
     g_autofree char *why = NULL;
     g_autofree char *text = NULL;
     if (allium_document_preview_vertices(self->document, brushes, nb,
-                                         (const double(*)[3]) (gpointer) from->data, from->len,
+                                         (const double(*)[3])(gpointer) from->data, from->len,
                                          delta, &why)) {
         self->previewing = TRUE;
         text = g_strdup_printf("%s %s %s %s", what, allium_format_short(x, delta[0], 2),
@@ -276,8 +283,8 @@ void allium_view_vertex_commit(AlliumView *self)
             g_autoptr(GArray) from = dragged_corners(self);
             GError *error = NULL;
             if (!allium_document_move_vertices(self->document, brushes, nb,
-                                               (const double(*)[3]) (gpointer) from->data,
-                                               from->len, d, &error) &&
+                                               (const double(*)[3])(gpointer) from->data, from->len,
+                                               d, &error) &&
                 error) {
                 allium_view_emit_edit_error(self, error->message);
                 g_error_free(error);
@@ -293,7 +300,7 @@ void allium_view_vertex_commit(AlliumView *self)
     g_autoptr(GArray) from = dragged_corners(self);
     GError *error = NULL;
     if (!allium_document_move_vertices(self->document, brushes, nb,
-                                       (const double(*)[3]) (gpointer) from->data, from->len, d,
+                                       (const double(*)[3])(gpointer) from->data, from->len, d,
                                        &error)) {
         allium_document_preview_end(self->document);
         if (error) {

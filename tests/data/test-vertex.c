@@ -86,7 +86,8 @@ static double dist(const al_plane *p, const double x[3])
 static int find_point(double (*v)[3], int n, const double p[3])
 {
     for (int i = 0; i < n; i++)
-        if (fabs(v[i][0] - p[0]) <= EPS && fabs(v[i][1] - p[1]) <= EPS && fabs(v[i][2] - p[2]) <= EPS)
+        if (fabs(v[i][0] - p[0]) <= EPS && fabs(v[i][1] - p[1]) <= EPS &&
+            fabs(v[i][2] - p[2]) <= EPS)
             return i;
     return -1;
 }
@@ -109,7 +110,8 @@ static bool oracle(const al_doc_face *faces, int n, solid_check *out)
                 if (!solve3(&pl[i], &pl[j], &pl[k], p)) continue;
                 bool inside = true;
                 for (int q = 0; q < n && inside; q++) inside = dist(&pl[q], p) <= EPS;
-                if (inside && find_point(out->v, out->vertex_count, p) < 0 && out->vertex_count < 600)
+                if (inside && find_point(out->v, out->vertex_count, p) < 0 &&
+                    out->vertex_count < 600)
                     memcpy(out->v[out->vertex_count++], p, sizeof p);
             }
     double c[3] = {0, 0, 0};
@@ -125,7 +127,8 @@ static bool oracle(const al_doc_face *faces, int n, solid_check *out)
         for (int j = i + 1; j < out->vertex_count; j++) {
             int shared = 0;
             for (int q = 0; q < n; q++)
-                shared += fabs(dist(&pl[q], out->v[i])) <= EPS && fabs(dist(&pl[q], out->v[j])) <= EPS;
+                shared +=
+                    fabs(dist(&pl[q], out->v[i])) <= EPS && fabs(dist(&pl[q], out->v[j])) <= EPS;
             out->edge_count += shared >= 2;
         }
     }
@@ -149,7 +152,8 @@ static bool oracle(const al_doc_face *faces, int n, solid_check *out)
         for (int i = 0; i < m; i++) {
             double d[3];
             for (int k = 0; k < 3; k++) d[k] = out->v[idx[i]][k] - fc[k];
-            ang[i] = atan2(d[0] * w[0] + d[1] * w[1] + d[2] * w[2], d[0] * u[0] + d[1] * u[1] + d[2] * u[2]);
+            ang[i] = atan2(d[0] * w[0] + d[1] * w[1] + d[2] * w[2],
+                           d[0] * u[0] + d[1] * u[1] + d[2] * u[2]);
         }
         for (int i = 1; i < m; i++)
             for (int j = i; j > 0 && ang[j] < ang[j - 1]; j--) {
@@ -175,8 +179,8 @@ static bool oracle(const al_doc_face *faces, int n, solid_check *out)
         out->face_count++;
     }
     if (out->vertex_count - out->edge_count + out->face_count != 2) {
-        snprintf(out->why, sizeof out->why, "not closed: V %d - E %d + F %d != 2", out->vertex_count,
-                 out->edge_count, out->face_count);
+        snprintf(out->why, sizeof out->why, "not closed: V %d - E %d + F %d != 2",
+                 out->vertex_count, out->edge_count, out->face_count);
         return false;
     }
     if (!(out->volume > AL_BRUSH_MIN_VOLUME)) {
@@ -189,8 +193,12 @@ static bool oracle(const al_doc_face *faces, int n, solid_check *out)
     for (int f = 0; f < n; f++) memcpy(fd[f].points, faces[f].points, sizeof fd[f].points);
     al_brush_desc bd = {.entity = 0, .first_face = 0, .face_count = n};
     al_entity_desc ed = {.classname = "worldspawn"};
-    al_input in = {.entities = &ed, .entity_count = 1, .brushes = &bd, .brush_count = 1,
-                   .faces = fd, .face_count = n};
+    al_input in = {.entities = &ed,
+                   .entity_count = 1,
+                   .brushes = &bd,
+                   .brush_count = 1,
+                   .faces = fd,
+                   .face_count = n};
     al_brush_builder *b = al_brush_builder_create();
     al_brush_measure m;
     bool nomem = false, built = b && al_brush_builder_measure(b, &in, 0, &m, NULL, &nomem);
@@ -218,7 +226,8 @@ static bool proven_corner(const double (*p)[3], int count, int i)
         double best = d[0] * p[i][0] + d[1] * p[i][1] + d[2] * p[i][2];
         bool farthest = true;
         for (int q = 0; q < count && farthest; q++)
-            if (q != i) farthest = d[0] * p[q][0] + d[1] * p[q][1] + d[2] * p[q][2] < best - EPS * len;
+            if (q != i)
+                farthest = d[0] * p[q][0] + d[1] * p[q][1] + d[2] * p[q][2] < best - EPS * len;
         if (farthest) return true;
     }
     return false;
@@ -233,7 +242,7 @@ static int expected_corners(const solid_check *before, const double (*from)[3], 
         double p[3];
         memcpy(p, before->v[i], sizeof p);
         for (int k = 0; k < from_count; k++)
-            if (find_point((double (*)[3]) from[k], 1, p) == 0) {
+            if (find_point((double(*)[3]) from[k], 1, p) == 0) {
                 for (int a = 0; a < 3; a++) p[a] += delta[a];
                 break;
             }
@@ -248,8 +257,8 @@ typedef struct tally {
 
 /* Moves a random handle (corner, edge or face) of FACES by DELTA and checks the result
  * against the oracles; counts into T. */
-static void check_random_move(const al_doc_face *faces, int count, const double delta[3],
-                              tally *t, const char *what)
+static void check_random_move(const al_doc_face *faces, int count, const double delta[3], tally *t,
+                              const char *what)
 {
     solid_check before;
     if (!oracle(faces, count, &before)) return; /* not a brush this test can judge */
@@ -276,17 +285,19 @@ static void check_random_move(const al_doc_face *faces, int count, const double 
     }
     al_doc_face out[AL_BRUSH_MAX_FACES];
     int n = 0;
-    al_status st = al_vertex_move(faces, count, (const double (*)[3]) from, from_count, delta, out,
+    al_status st = al_vertex_move(faces, count, (const double(*)[3]) from, from_count, delta, out,
                                   &n, why, sizeof why);
     static double expect[AL_VERTEX_MAX][3];
-    int m = expected_corners(&before, (const double (*)[3]) from, from_count, delta, expect);
+    int m = expected_corners(&before, (const double(*)[3]) from, from_count, delta, expect);
     if (st == AL_OK) {
         solid_check after;
         bool valid = oracle(out, n, &after);
         CHECK_MSG(valid, "%s: the moved brush is not valid: %s", what, after.why);
         bool same = valid && after.vertex_count == m;
-        for (int i = 0; same && i < m; i++) same = find_point(after.v, after.vertex_count, expect[i]) >= 0;
-        CHECK_MSG(same, "%s: the moved brush has %d corners, %d expected", what, after.vertex_count, m);
+        for (int i = 0; same && i < m; i++)
+            same = find_point(after.v, after.vertex_count, expect[i]) >= 0;
+        CHECK_MSG(same, "%s: the moved brush has %d corners, %d expected", what, after.vertex_count,
+                  m);
         /* A face whose plane stays keeps its texture; every face has a material of the old. */
         for (int f = 0; f < n; f++) {
             bool known = false;
@@ -299,13 +310,15 @@ static void check_random_move(const al_doc_face *faces, int count, const double 
         CHECK_MSG(st == AL_ERR_INVALID_ARGUMENT, "%s: status %d (%s)", what, st, why);
         bool all_corners = m >= 4;
         for (int i = 0; all_corners && i < m; i++)
-            all_corners = proven_corner((const double (*)[3]) expect, m, i);
+            all_corners = proven_corner((const double(*)[3]) expect, m, i);
         bool flat = strstr(why, "flat") || strstr(why, "volume");
-        CHECK_MSG(!all_corners || flat, "%s: refused (%s) though every corner is a corner of the hull",
-                  what, why);
+        CHECK_MSG(!all_corners || flat,
+                  "%s: refused (%s) though every corner is a corner of the hull", what, why);
         if (all_corners && !flat) t->wrong++;
-        if (flat) t->refused_flat++;
-        else t->refused_concave++;
+        if (flat)
+            t->refused_flat++;
+        else
+            t->refused_concave++;
     }
     free(g);
 }
@@ -334,14 +347,14 @@ CHECK_TEST(box_closed_forms, "/vertex/box-face-edge-and-corner-moves-have-closed
     char why[256];
     /* The +X face moved out by D: a longer box. */
     const double face[4][3] = {{a, 0, 0}, {a, b, 0}, {a, 0, c}, {a, b, c}};
-    REQUIRE_MSG(move_box(a, b, c, face, 4, (double[3]){d, 0, 0}, &s, why, sizeof why) == AL_OK, "%s",
-                why);
+    REQUIRE_MSG(move_box(a, b, c, face, 4, (double[3]){d, 0, 0}, &s, why, sizeof why) == AL_OK,
+                "%s", why);
     CHECK_NEAR(s.volume, (a + d) * b * c, 1e-6);
     CHECK(s.vertex_count == 8 && s.face_count == 6);
     /* The top edge at y = b raised by D: a prism of trapezoid section. */
     const double edge[2][3] = {{0, b, c}, {a, b, c}};
-    REQUIRE_MSG(move_box(a, b, c, edge, 2, (double[3]){0, 0, d}, &s, why, sizeof why) == AL_OK, "%s",
-                why);
+    REQUIRE_MSG(move_box(a, b, c, edge, 2, (double[3]){0, 0, d}, &s, why, sizeof why) == AL_OK,
+                "%s", why);
     CHECK_NEAR(s.volume, a * (b * c + b * d / 2), 1e-6);
     CHECK(s.vertex_count == 8 && s.face_count == 6);
     /* One top corner raised by D: the top folds along the diagonal through it (the higher
@@ -357,8 +370,8 @@ CHECK_TEST(box_closed_forms, "/vertex/box-face-edge-and-corner-moves-have-closed
     CHECK_NEAR(s.volume, 5 * a * b * c / 6, 1e-6);
     CHECK(s.vertex_count == 7 && s.face_count == 7);
     /* The top edge at y = b onto the bottom edge: a wedge (a triangular prism). */
-    REQUIRE_MSG(move_box(a, b, c, edge, 2, (double[3]){0, 0, -c}, &s, why, sizeof why) == AL_OK, "%s",
-                why);
+    REQUIRE_MSG(move_box(a, b, c, edge, 2, (double[3]){0, 0, -c}, &s, why, sizeof why) == AL_OK,
+                "%s", why);
     CHECK_NEAR(s.volume, a * b * c / 2, 1e-6);
     CHECK(s.vertex_count == 6 && s.face_count == 5);
 }
@@ -384,7 +397,8 @@ CHECK_TEST(box_refusals, "/vertex/concave-and-flat-moves-are-refused-with-a-reas
     CHECK_MSG(strstr(why, "flat"), "%s", why);
     /* Nothing there. */
     const double none[1][3] = {{1, 2, 3}};
-    CHECK(move_box(a, b, c, none, 1, (double[3]){8, 0, 0}, &s, why, sizeof why) == AL_ERR_NOT_FOUND);
+    CHECK(move_box(a, b, c, none, 1, (double[3]){8, 0, 0}, &s, why, sizeof why) ==
+          AL_ERR_NOT_FOUND);
     /* A move that is not a number. */
     CHECK(move_box(a, b, c, corner, 1, (double[3]){NAN, 0, 0}, &s, why, sizeof why) ==
           AL_ERR_INVALID_ARGUMENT);
@@ -395,11 +409,13 @@ CHECK_TEST(box_texture_kept, "/vertex/faces-on-their-old-planes-keep-their-textu
     al_doc_face box[6], out[AL_BRUSH_MAX_FACES];
     fixture_box_faces(0, 0, 0, 64, 64, 64, "wall", box);
     const char *names[6] = {"w0", "w1", "w2", "w3", "floor", "ceiling"};
-    for (int f = 0; f < 6; f++) box[f].material = names[f], box[f].offset[0] = f * 3, box[f].rotation = f * 15;
+    for (int f = 0; f < 6; f++)
+        box[f].material = names[f], box[f].offset[0] = f * 3, box[f].rotation = f * 15;
     const double corner[1][3] = {{64, 64, 64}};
     int n = 0;
     char why[256];
-    REQUIRE(al_vertex_move(box, 6, corner, 1, (double[3]){0, 0, 16}, out, &n, why, sizeof why) == AL_OK);
+    REQUIRE(al_vertex_move(box, 6, corner, 1, (double[3]){0, 0, 16}, out, &n, why, sizeof why) ==
+            AL_OK);
     REQUIRE(n == 7);
     /* Five planes stay, in their old order, untouched; the top folds along the diagonal
      * through the raised corner into two new planes. */
@@ -442,7 +458,8 @@ CHECK_TEST(random_boxes, "/vertex/random-moves-of-random-boxes-give-valid-brushe
         check_random_move(once, n, delta, &t, what);
         if (check_failed()) break;
     }
-    check_note("%d moves, %d refused as concave, %d as flat", t.moved, t.refused_concave, t.refused_flat);
+    check_note("%d moves, %d refused as concave, %d as flat", t.moved, t.refused_concave,
+               t.refused_flat);
     CHECK(t.wrong == 0);
     CHECK(t.moved > 1000 && t.refused_concave > 100);
 }
@@ -506,7 +523,8 @@ CHECK_TEST(doc_step, "/vertex/a-vertex-move-is-one-undoable-step")
     const double corner[1][3] = {{64, 64, 64}};
     al_doc_change change = {0};
     al_diag_list diags = {0};
-    REQUIRE(al_doc_move_vertices(doc, ids, 2, corner, 1, (double[3]){0, 0, 16}, &change, &diags) == AL_OK);
+    REQUIRE(al_doc_move_vertices(doc, ids, 2, corner, 1, (double[3]){0, 0, 16}, &change, &diags) ==
+            AL_OK);
     CHECK(change.brush_count == 2);
     al_doc_change_clear(&change);
     for (int i = 0; i < 2; i++) {
@@ -519,15 +537,16 @@ CHECK_TEST(doc_step, "/vertex/a-vertex-move-is-one-undoable-step")
         free(f);
     }
     char label[64];
-    CHECK(al_doc_undo_label(doc, false, label, sizeof label) && strcmp(label, "Move vertices") == 0);
+    CHECK(al_doc_undo_label(doc, false, label, sizeof label) &&
+          strcmp(label, "Move vertices") == 0);
     /* A concave move changes nothing and says why, naming the brush. */
-    REQUIRE(al_doc_move_vertices(doc, ids, 1, (const double[1][3]){{0, 0, 0}}, 1, (double[3]){32, 32, 32},
-                                 NULL, &diags) == AL_ERR_INVALID_ARGUMENT);
+    REQUIRE(al_doc_move_vertices(doc, ids, 1, (const double[1][3]){{0, 0, 0}}, 1,
+                                 (double[3]){32, 32, 32}, NULL, &diags) == AL_ERR_INVALID_ARGUMENT);
     CHECK_MSG(diags.count == 1 && strstr(diags.items[0].message, "inside"), "%s",
               diags.count ? diags.items[0].message : "(none)");
     al_diag_list_clear(&diags);
-    REQUIRE(al_doc_move_vertices(doc, ids, 2, (const double[1][3]){{5, 5, 5}}, 1, (double[3]){8, 0, 0},
-                                 NULL, &diags) == AL_ERR_NOT_FOUND);
+    REQUIRE(al_doc_move_vertices(doc, ids, 2, (const double[1][3]){{5, 5, 5}}, 1,
+                                 (double[3]){8, 0, 0}, NULL, &diags) == AL_ERR_NOT_FOUND);
     al_diag_list_clear(&diags);
     REQUIRE(al_doc_undo(doc, NULL) == AL_OK);
     al_doc_face *after = NULL;

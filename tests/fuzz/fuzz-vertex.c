@@ -69,7 +69,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (int a = 0; a < 3; a++) delta[a] = take_coord(&data, &size, raw);
     int n = 0;
     why[0] = '\0';
-    al_status st = al_vertex_move(faces, count, (const double (*)[3]) from, from_count, delta, out,
+    al_status st = al_vertex_move(faces, count, (const double(*)[3]) from, from_count, delta, out,
                                   &n, why, sizeof why);
     if (st != AL_OK && why[0] == '\0') abort();
     if (st == AL_OK) {
@@ -80,8 +80,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         for (int f = 0; f < n; f++) memcpy(fd[f].points, out[f].points, sizeof fd[f].points);
         al_brush_desc bd = {.entity = 0, .first_face = 0, .face_count = n};
         al_entity_desc ed = {.classname = "worldspawn"};
-        al_input in = {.entities = &ed, .entity_count = 1, .brushes = &bd, .brush_count = 1,
-                       .faces = fd, .face_count = n};
+        al_input in = {.entities = &ed,
+                       .entity_count = 1,
+                       .brushes = &bd,
+                       .brush_count = 1,
+                       .faces = fd,
+                       .face_count = n};
         al_brush_builder *b = al_brush_builder_create();
         al_brush_measure m;
         bool nomem = false;
