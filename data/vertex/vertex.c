@@ -307,7 +307,17 @@ al_status al_vertex_move(const al_doc_face *faces, int count, const double (*fro
         for (int h = 0; h < hn; h++)
             if (!used[h] && same_plane(&hp[h], &faces[f])) {
                 used[h] = true;
-                out[m++] = faces[f];
+                out[m] = faces[f];
+                /* Its own points, unless they lie beyond the map's limits (the plane is
+                 * the same through the hull's corners on it). */
+                bool inside = true;
+                for (int i = 0; i < 9 && inside; i++)
+                    inside = fabs(faces[f].points[i / 3][i % 3]) <= AL_COORD_MAX;
+                if (!inside) {
+                    memcpy(out[m].points, hull[h].points, sizeof out[m].points);
+                    out[m].points_text = NULL;
+                }
+                m++;
                 break;
             }
     for (int h = 0; h < hn; h++) {

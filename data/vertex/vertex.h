@@ -17,10 +17,10 @@
  * Pure geometry over the caller's arrays, no document: the document's edit
  * (al_doc_move_vertices) and the editor's drag preview call the same functions.
  *
- * Workload: interactive; a brush has at most AL_VERTEX_MAX corners, and the hull is found
- * by testing every plane through three corners (n^3 candidates, each tested against the
- * corners until one is outside): well under a millisecond for the 8 to 30 corners of a
- * real brush, about 0.1 s for the largest.
+ * Workload: interactive, one brush per call for each step of a drag; a brush has at most
+ * AL_VERTEX_MAX corners, and the hull is found by testing every plane through three
+ * corners (n^3 candidates, each tested against the corners until one is outside), which
+ * suits the 4 to 30 corners of real brushes.
  */
 #ifndef AL_VERTEX_H
 #define AL_VERTEX_H

@@ -161,6 +161,8 @@ gboolean step_vertex_tool(SelfTest *t)
         gboolean shown = allium_window_get_banner(t->window, &type, &text);
         check(t, shown && text && strstr(text, "convex") && changes == 0,
               "a concave move is refused, with why (\"%s\")", text ? text : "");
+        const char *status = gtk_label_get_text(t->window->pointer_label);
+        check(t, strstr(status, "convex") != NULL, "the status bar says why too (\"%s\")", status);
         allium_window_hide_banner(t->window);
         ok = allium_document_brush_geometry(doc, t->vertex_row, geom);
         check(t,

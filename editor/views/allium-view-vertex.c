@@ -286,6 +286,9 @@ void allium_view_vertex_commit(AlliumView *self)
                                                (const double(*)[3])(gpointer) from->data, from->len,
                                                d, &error) &&
                 error) {
+                /* The status bar keeps the reason until the pointer moves on; the banner
+                 * until it is closed. */
+                allium_view_emit_pointer_info(self, error->message);
                 allium_view_emit_edit_error(self, error->message);
                 g_error_free(error);
             }

@@ -89,10 +89,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         al_brush_builder *b = al_brush_builder_create();
         al_brush_measure m;
         bool nomem = false;
-        if (!b || !al_brush_builder_measure(b, &in, 0, &m, NULL, &nomem)) {
-            fprintf(stderr, "a moved brush the builder refuses\n");
+        al_diag_list diags = {0};
+        if (!b || !al_brush_builder_measure(b, &in, 0, &m, &diags, &nomem)) {
+            fprintf(stderr, "a moved brush the builder refuses: %s\n",
+                    diags.count ? diags.items[0].message : "(no reason)");
+            for (int f = 0; f < n; f++)
+                fprintf(stderr, "  ( %.17g %.17g %.17g ) ( %.17g %.17g %.17g ) ( %.17g %.17g %.17g )\n",
+                        out[f].points[0][0], out[f].points[0][1], out[f].points[0][2],
+                        out[f].points[1][0], out[f].points[1][1], out[f].points[1][2],
+                        out[f].points[2][0], out[f].points[2][1], out[f].points[2][2]);
             abort();
         }
+        al_diag_list_clear(&diags);
         al_brush_builder_destroy(b);
         free(fd);
     }
