@@ -270,13 +270,14 @@ static void select_none_action_cb(GtkWidget *widget, const char *action_name, GV
         allium_selection_clear(self->selection);
 }
 
-/* V: the vertex tool, or back to the select tool from it. */
+/* V: the select tool from any other tool but the vertex tool; from the select tool, the
+ * vertex tool (so V, V enters it from anywhere, and V leaves it as TrenchBroom's V does). */
 static void vertex_mode_action_cb(GtkWidget *widget, const char *action_name, GVariant *parameter)
 {
     (void) action_name;
     (void) parameter;
     AlliumWindow *self = ALLIUM_WINDOW(widget);
-    g_object_set(self, "tool", self->tool == ALLIUM_TOOL_VERTEX ? "select" : "vertex", NULL);
+    g_object_set(self, "tool", self->tool == ALLIUM_TOOL_SELECT ? "vertex" : "select", NULL);
 }
 
 static void frame_action_cb(GtkWidget *widget, const char *action_name, GVariant *parameter)

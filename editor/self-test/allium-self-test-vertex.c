@@ -71,10 +71,15 @@ gboolean step_vertex_tool(SelfTest *t)
         if (!added) return TRUE;
         t->vertex_row = id;
         allium_selection_select_brush(t->window->selection, id, ALLIUM_SELECT_REPLACE);
+        g_object_set(t->window, "tool", "brush", NULL);
+        gtk_widget_activate_action(GTK_WIDGET(t->window), "win.vertex-mode", NULL);
+        g_autofree char *first = NULL;
+        g_object_get(t->window, "tool", &first, NULL);
+        check(t, g_strcmp0(first, "select") == 0, "V in the brush tool gives the select tool");
         gtk_widget_activate_action(GTK_WIDGET(t->window), "win.vertex-mode", NULL);
         g_autofree char *tool = NULL;
         g_object_get(t->window, "tool", &tool, NULL);
-        check(t, g_strcmp0(tool, "vertex") == 0, "V enters the vertex tool (tool %s)", tool);
+        check(t, g_strcmp0(tool, "vertex") == 0, "V again enters the vertex tool (tool %s)", tool);
         t->phase = 1;
         return FALSE;
     }

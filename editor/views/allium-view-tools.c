@@ -981,6 +981,12 @@ gboolean allium_view_tool_begin(AlliumView *self, double x, double y, GdkModifie
     if (self->tool == ALLIUM_TOOL_VERTEX) {
         if (allium_document_get_read_only(self->document) || !allium_view_vertex_begin(self, x, y))
             return FALSE;
+        /* The drag's start on its plane (the handle's height in 3D, the view's in 2D). */
+        double at = self->kind == AL_VIEW_3D ? self->edit_plane : self->camera.position[self->edit_axis];
+        if (!point_on_plane(self, x, y, self->edit_axis, at, self->edit_from)) {
+            self->edit = EDIT_NONE;
+            return FALSE;
+        }
         g_clear_pointer(&self->drag_snapshot, allium_snapshot_unref);
         self->drag_snapshot = allium_snapshot_ref(snap);
         allium_view_tool_update(self, x, y);

@@ -194,13 +194,6 @@ gboolean allium_view_vertex_begin(AlliumView *self, double x, double y)
     }
     self->edit_axis = axis;
     self->edit_plane = h->point[axis];
-    double scale_px = allium_view_scale(self), origin[3], dir[3];
-    al_camera_ray(&self->camera, x * scale_px, y * scale_px, origin, dir);
-    double at = self->kind == AL_VIEW_3D ? self->edit_plane : self->camera.position[axis];
-    if (fabs(dir[axis]) < 1e-9) return FALSE;
-    double t = (at - origin[axis]) / dir[axis];
-    if (!isfinite(t) || (self->kind == AL_VIEW_3D && t < 0)) return FALSE;
-    for (int k = 0; k < 3; k++) self->edit_from[k] = origin[k] + t * dir[k];
     memset(self->vertex_delta, 0, sizeof self->vertex_delta);
     self->vertex_refused = FALSE;
     self->edit = EDIT_VERTEX;
