@@ -982,7 +982,8 @@ gboolean allium_view_tool_begin(AlliumView *self, double x, double y, GdkModifie
         if (allium_document_get_read_only(self->document) || !allium_view_vertex_begin(self, x, y))
             return FALSE;
         /* The drag's start on its plane (the handle's height in 3D, the view's in 2D). */
-        double at = self->kind == AL_VIEW_3D ? self->edit_plane : self->camera.position[self->edit_axis];
+        double at =
+            self->kind == AL_VIEW_3D ? self->edit_plane : self->camera.position[self->edit_axis];
         if (!point_on_plane(self, x, y, self->edit_axis, at, self->edit_from)) {
             self->edit = EDIT_NONE;
             return FALSE;

@@ -94,7 +94,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             fprintf(stderr, "a moved brush the builder refuses: %s\n",
                     diags.count ? diags.items[0].message : "(no reason)");
             for (int f = 0; f < n; f++)
-                fprintf(stderr, "  ( %.17g %.17g %.17g ) ( %.17g %.17g %.17g ) ( %.17g %.17g %.17g )\n",
+                fprintf(stderr,
+                        "  ( %.17g %.17g %.17g ) ( %.17g %.17g %.17g ) ( %.17g %.17g %.17g )\n",
                         out[f].points[0][0], out[f].points[0][1], out[f].points[0][2],
                         out[f].points[1][0], out[f].points[1][1], out[f].points[1][2],
                         out[f].points[2][0], out[f].points[2][1], out[f].points[2][2]);
