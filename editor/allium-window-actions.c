@@ -257,11 +257,27 @@ static void close_action_cb(GtkWidget *widget, const char *action_name, GVariant
     gtk_window_close(GTK_WINDOW(widget));
 }
 
+/* Escape: leaves the vertex tool for the select tool (the selection stays, as in
+ * TrenchBroom); with any other tool, selects nothing. */
 static void select_none_action_cb(GtkWidget *widget, const char *action_name, GVariant *parameter)
 {
     (void) action_name;
     (void) parameter;
-    allium_selection_clear(ALLIUM_WINDOW(widget)->selection);
+    AlliumWindow *self = ALLIUM_WINDOW(widget);
+    if (self->tool == ALLIUM_TOOL_VERTEX)
+        g_object_set(self, "tool", "select", NULL);
+    else
+        allium_selection_clear(self->selection);
+}
+
+/* V: the select tool from any other tool but the vertex tool; from the select tool, the
+ * vertex tool (so V, V enters it from anywhere, and V leaves it as TrenchBroom's V does). */
+static void vertex_mode_action_cb(GtkWidget *widget, const char *action_name, GVariant *parameter)
+{
+    (void) action_name;
+    (void) parameter;
+    AlliumWindow *self = ALLIUM_WINDOW(widget);
+    g_object_set(self, "tool", self->tool == ALLIUM_TOOL_SELECT ? "vertex" : "select", NULL);
 }
 
 static void frame_action_cb(GtkWidget *widget, const char *action_name, GVariant *parameter)
@@ -570,6 +586,7 @@ void allium_window_class_add_actions(GtkWidgetClass *widget_class)
     gtk_widget_class_install_action(widget_class, "win.redo", NULL, redo_action_cb);
     gtk_widget_class_install_action(widget_class, "win.close", NULL, close_action_cb);
     gtk_widget_class_install_action(widget_class, "win.select-none", NULL, select_none_action_cb);
+    gtk_widget_class_install_action(widget_class, "win.vertex-mode", NULL, vertex_mode_action_cb);
     gtk_widget_class_install_action(widget_class, "win.frame", NULL, frame_action_cb);
     gtk_widget_class_install_action(widget_class, "win.maximize-view", NULL, maximize_view_action_cb);
     gtk_widget_class_install_action(widget_class, "win.grid-smaller", NULL, grid_action_cb);
@@ -635,7 +652,7 @@ void allium_window_class_add_actions(GtkWidgetClass *widget_class)
                                             flips[k]);
     gtk_widget_class_add_binding_action(widget_class, GDK_KEY_b, 0, "win.tool", "s", "brush");
     gtk_widget_class_add_binding_action(widget_class, GDK_KEY_c, 0, "win.tool", "s", "clip");
-    gtk_widget_class_add_binding_action(widget_class, GDK_KEY_v, 0, "win.tool", "s", "select");
+    gtk_widget_class_add_binding_action(widget_class, GDK_KEY_v, 0, "win.vertex-mode", NULL);
     gtk_widget_class_add_binding_action(widget_class, GDK_KEY_t, 0, "win.tool", "s", "testbox");
     gtk_widget_class_add_binding_action(widget_class, GDK_KEY_h, 0, "win.test-hull", NULL);
     gtk_widget_class_add_binding_action(widget_class, GDK_KEY_g, 0, "win.walk", NULL);

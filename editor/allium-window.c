@@ -604,6 +604,7 @@ static void allium_window_get_property(GObject *object, guint prop_id, GValue *v
                                   : self->tool == ALLIUM_TOOL_ENTITY  ? "entity"
                                   : self->tool == ALLIUM_TOOL_TESTBOX ? "testbox"
                                   : self->tool == ALLIUM_TOOL_CLIP    ? "clip"
+                                  : self->tool == ALLIUM_TOOL_VERTEX  ? "vertex"
                                                                       : "select");
     } else {
         G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
@@ -633,6 +634,7 @@ static void allium_window_set_property(GObject *object, guint prop_id, const GVa
                           : g_strcmp0(name, "entity") == 0  ? ALLIUM_TOOL_ENTITY
                           : g_strcmp0(name, "testbox") == 0 ? ALLIUM_TOOL_TESTBOX
                           : g_strcmp0(name, "clip") == 0    ? ALLIUM_TOOL_CLIP
+                          : g_strcmp0(name, "vertex") == 0  ? ALLIUM_TOOL_VERTEX
                                                             : ALLIUM_TOOL_SELECT;
         if (tool == self->tool) return;
         self->tool = tool;
@@ -647,6 +649,10 @@ static void allium_window_set_property(GObject *object, guint prop_id, const GVa
             gtk_label_set_text(self->pointer_label,
                                _("Clip: click two points in a 2D view (three on surfaces in 3D); "
                                  "Tab: which side stays; Enter: clip the selected brushes"));
+        } else if (tool == ALLIUM_TOOL_VERTEX) {
+            gtk_label_set_text(self->pointer_label,
+                               _("Vertices: drag a corner, an edge's middle or a face's centre of "
+                                 "the selected brushes; Esc: back to Select"));
         }
         g_object_notify_by_pspec(object, pspec);
     } else {

@@ -7,6 +7,8 @@
  */
 #include "doc-internal.h"
 
+#include "mapfile/texture.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -346,4 +348,44 @@ void al_doc_live_transform(al_doc_live *live, const double m[3][4], bool texture
             prop->value = keep_text(r, text);
         }
     }
+}
+
+al_status al_doc_live_set_faces(al_doc *doc, al_doc_live *live, int index, const al_doc_face *faces,
+                                int count)
+{
+    static const char *sql = "SELECT id FROM materials WHERE name = ?";
+    storage *s = live->storage;
+    if (!s || index < 0 || index >= live->change.brush_count || s->r.brushes[index].removed ||
+        count < 1)
+        return AL_ERR_INVALID_ARGUMENT;
+    reader *r = &s->r;
+    /* The faces' block is owned like the change's strings (texts are freed one by one). */
+    al_live_face *out = calloc((size_t) count, sizeof *out);
+    if (!out || !al_doc_grow((void **) &r->texts, &r->text_cap, r->text_count, sizeof *r->texts)) {
+        free(out);
+        return AL_ERR_NOMEM;
+    }
+    r->texts[r->text_count++] = (char *) out;
+    sqlite3_stmt *st = al_doc_prepare(doc, sql);
+    if (!st) return AL_ERR_IO;
+    for (int f = 0; f < count; f++) {
+        memcpy(out[f].points, faces[f].points, sizeof out[f].points);
+        sqlite3_bind_text(st, 1, faces[f].material ? faces[f].material : "", -1, SQLITE_STATIC);
+        out[f].material = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
+        sqlite3_reset(st);
+        al_map_face m = {.valve = faces[f].valve,
+                         .u_offset = faces[f].u_offset,
+                         .v_offset = faces[f].v_offset,
+                         .rotation = faces[f].rotation};
+        memcpy(m.points, faces[f].points, sizeof m.points);
+        memcpy(m.u_axis, faces[f].u_axis, sizeof m.u_axis);
+        memcpy(m.v_axis, faces[f].v_axis, sizeof m.v_axis);
+        memcpy(m.offset, faces[f].offset, sizeof m.offset);
+        memcpy(m.scale, faces[f].scale, sizeof m.scale);
+        al_texture_axes(&m, out[f].texture_axes);
+    }
+    sqlite3_clear_bindings(st);
+    r->brushes[index].faces = out;
+    r->brushes[index].face_count = count;
+    return AL_OK;
 }

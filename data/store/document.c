@@ -747,6 +747,74 @@ al_status al_doc_face_texture(al_doc *doc, int64_t brush, int index, al_doc_text
     return rc == SQLITE_ROW ? AL_OK : rc == SQLITE_DONE ? AL_ERR_NOT_FOUND : AL_ERR_IO;
 }
 
+/* The strings of one face read by al_doc_read_faces, kept after the faces in their block. */
+typedef struct face_strings {
+    char material[256], surface[64], points_text[256];
+} face_strings;
+
+al_status al_doc_read_faces(al_doc *doc, int64_t brush, al_doc_face **faces, int *count)
+{
+    static const char *sql =
+        "SELECT f.x0, f.y0, f.z0, f.x1, f.y1, f.z1, f.x2, f.y2, f.z2, m.name, f.surface, "
+        "f.points_text, " AL_DOC_TEXTURE_COLUMNS " FROM faces f JOIN materials m ON m.id = "
+        "f.material WHERE f.brush = ? ORDER BY f.position";
+    *faces = NULL;
+    *count = 0;
+    size_t per = sizeof(al_doc_face) + sizeof(face_strings);
+    al_doc_face *out = malloc(AL_BRUSH_MAX_FACES * per);
+    if (!out) return AL_ERR_NOMEM;
+    face_strings *text = (face_strings *) (out + AL_BRUSH_MAX_FACES);
+    sqlite3_stmt *st = al_doc_prepare(doc, sql);
+    if (!st) {
+        free(out);
+        return AL_ERR_IO;
+    }
+    sqlite3_bind_int64(st, 1, brush);
+    int n = 0, rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW && n < AL_BRUSH_MAX_FACES) {
+        al_doc_face *f = &out[n];
+        memset(f, 0, sizeof *f);
+        for (int i = 0; i < 9; i++) f->points[i / 3][i % 3] = sqlite3_column_double(st, i);
+        const char *name = (const char *) sqlite3_column_text(st, 9);
+        const char *surface = (const char *) sqlite3_column_text(st, 10);
+        const char *points = (const char *) sqlite3_column_text(st, 11);
+        snprintf(text[n].material, sizeof text[n].material, "%s", name ? name : "");
+        f->material = text[n].material;
+        if (surface) {
+            snprintf(text[n].surface, sizeof text[n].surface, "%s", surface);
+            f->surface = text[n].surface;
+        }
+        /* A points text too long for the block is left out: the points are the same. */
+        if (points && strlen(points) < sizeof text[n].points_text) {
+            memcpy(text[n].points_text, points, strlen(points) + 1);
+            f->points_text = text[n].points_text;
+        }
+        al_map_face m = {0};
+        al_doc_read_face_texture(st, 12, &m);
+        f->valve = m.valve;
+        memcpy(f->u_axis, m.u_axis, sizeof f->u_axis);
+        memcpy(f->v_axis, m.v_axis, sizeof f->v_axis);
+        f->u_offset = m.u_offset;
+        f->v_offset = m.v_offset;
+        memcpy(f->offset, m.offset, sizeof f->offset);
+        f->rotation = m.rotation;
+        memcpy(f->scale, m.scale, sizeof f->scale);
+        n++;
+    }
+    sqlite3_reset(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+        free(out);
+        return AL_ERR_IO;
+    }
+    if (n == 0) {
+        free(out);
+        return AL_ERR_NOT_FOUND;
+    }
+    *faces = out;
+    *count = n;
+    return AL_OK;
+}
+
 int al_doc_count(al_doc *doc, const char *table)
 {
     if (al_doc_table_index(table) < 0) return -1;

@@ -383,6 +383,12 @@ void al_doc_live_free(al_doc_live *live); /* NULL is a no-op */
  * changed in place. */
 void al_doc_live_transform(al_doc_live *live, const double m[3][4], bool texture_lock);
 
+/* Replaces the faces of LIVE's brush INDEX (among the change's brushes, read from a change
+ * naming brushes) by COUNT FACES, their materials found by name among the document's (an
+ * unknown name: no material): the preview of a brush rebuilt (vertex editing). */
+al_status al_doc_live_set_faces(al_doc *doc, al_doc_live *live, int index, const al_doc_face *faces,
+                                int count);
+
 /* The ids of ENTITY's brushes (ENTITY < 0: every brush), in order, malloc'd into *IDS. */
 al_status al_doc_list_brushes(al_doc *doc, int64_t entity, int64_t **ids, int *count);
 
@@ -417,6 +423,11 @@ typedef struct al_doc_texture {
 al_status al_doc_face_texture(al_doc *doc, int64_t brush, int index, al_doc_texture *out);
 
 /* Counts, for reports. */
+/* BRUSH's faces as stored, in order (as the compiler input counts them), into *FACES: one
+ * malloc'd block holding the faces and their strings, freed with free(); *COUNT of them.
+ * AL_ERR_NOT_FOUND for a brush without faces, AL_ERR_NOMEM, AL_ERR_IO. */
+al_status al_doc_read_faces(al_doc *doc, int64_t brush, al_doc_face **faces, int *count);
+
 int al_doc_count(al_doc *doc, const char *table);
 
 /* --- the compiled-results cache ------------------------------------------------------- */

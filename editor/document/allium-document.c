@@ -23,6 +23,7 @@
 #include "allium-preferences.h"
 #include "mapfile/map-write.h"
 #include "textures/wad.h"
+#include "vertex/vertex.h"
 
 #include <glib/gi18n.h>
 #include <math.h>
@@ -1052,6 +1053,37 @@ void allium_document_preview_end(AlliumDocument *self)
     g_object_notify_by_pspec(G_OBJECT(self), properties[PROP_COMPILING]);
 }
 
+gboolean allium_document_preview_vertices(AlliumDocument *self, const gint64 *brushes,
+                                          guint brush_count, const double (*from)[3],
+                                          guint from_count, const double delta[3], char **why)
+{
+    g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), FALSE);
+    if (!self->doc || !self->live || brush_count == 0) return FALSE;
+    g_autofree al_doc_brush_change *b = g_new0(al_doc_brush_change, brush_count + 1);
+    for (guint i = 0; i < brush_count; i++) b[i].brush = brushes[i];
+    al_doc_change rows = {.brushes = b, .brush_count = (int) brush_count};
+    al_doc_live live;
+    if (al_doc_live_read(self->doc, &rows, &live, NULL) != AL_OK) return FALSE;
+    char reason[512] = "";
+    al_status st = al_doc_live_move_vertices(self->doc, &live, from, (int) from_count, delta,
+                                             reason, sizeof reason);
+    if (st != AL_OK) {
+        al_doc_live_free(&live);
+        if (why) *why = g_strdup(reason);
+        return FALSE;
+    }
+    live.change.preview = true; /* the next step of the drag comes within a frame or two */
+    guint64 g = al_live_apply(self->live, &live.change);
+    al_doc_live_free(&live);
+    if (g) {
+        self->generation = g;
+        self->handed_us = g_get_monotonic_time();
+        remember_rows(self->preview_brushes, brushes, brush_count);
+        g_object_notify_by_pspec(G_OBJECT(self), properties[PROP_COMPILING]);
+    }
+    return TRUE;
+}
+
 gboolean allium_document_get_previewing(AlliumDocument *self)
 {
     g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), FALSE);
@@ -1081,7 +1113,7 @@ static const char *const data_step_labels[] G_GNUC_UNUSED = {
     N_("Resize brush"),      N_("Change brush planes"), N_("Set material"),
     N_("Add entity"),        N_("Delete entity"),       N_("Delete entities"),
     N_("Set property"),      N_("Remove property"),     N_("Move entity"),
-    N_("Change hulls"),      N_("Change setting"),
+    N_("Change hulls"),      N_("Change setting"),      N_("Move vertices"),
 };
 
 char *allium_document_dup_undo_label(AlliumDocument *self, gboolean redo)
@@ -1177,6 +1209,31 @@ gboolean allium_document_move(AlliumDocument *self, const gint64 *brushes, guint
     if (st == AL_OK) st = al_doc_end_group(self->doc, &change);
     else al_doc_cancel_group(self->doc);
     return finish_edit(self, st, &change, &diags, _("Move"), error);
+}
+
+gboolean allium_document_move_vertices(AlliumDocument *self, const gint64 *brushes,
+                                       guint brush_count, const double (*from)[3], guint from_count,
+                                       const double delta[3], GError **error)
+{
+    g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), FALSE);
+    if (!require_open(self, error)) return FALSE;
+    al_diag_list diags = {0};
+    al_doc_change change = {0};
+    al_status st = al_doc_move_vertices(self->doc, brushes, (int) brush_count, from,
+                                        (int) from_count, delta, &change, &diags);
+    return finish_edit(self, st, &change, &diags, _("Move vertices"), error);
+}
+
+gboolean allium_document_brush_geometry(AlliumDocument *self, gint64 brush, al_vertex_geometry *out)
+{
+    g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), FALSE);
+    if (!self->doc) return FALSE;
+    al_doc_face *faces = NULL;
+    int count = 0;
+    if (al_doc_read_faces(self->doc, brush, &faces, &count) != AL_OK) return FALSE;
+    gboolean ok = al_vertex_geometry_build(faces, count, out, NULL, 0);
+    free(faces);
+    return ok;
 }
 
 gboolean allium_document_delete(AlliumDocument *self, const gint64 *brushes, guint brush_count,

@@ -40,6 +40,7 @@
 #include "shapes/shapes.h"
 #include "store/document.h"
 #include "store/map-doc.h"
+#include "vertex/vertex.h"
 
 G_BEGIN_DECLS
 
@@ -133,6 +134,12 @@ void allium_document_preview_transform(AlliumDocument *self, const gint64 *brush
                                        guint brush_count, const gint64 *entities,
                                        guint entity_count, const double matrix[3][4]);
 void allium_document_preview_end(AlliumDocument *self);
+/* Shows BRUSHES with their corners at FROM moved by DELTA (al_doc_move_vertices), compiled
+ * like a preview of a transform. FALSE when the move would be refused (the reason, to
+ * g_free, in *WHY when not NULL): the engine then keeps what it showed. */
+gboolean allium_document_preview_vertices(AlliumDocument *self, const gint64 *brushes,
+                                          guint brush_count, const double (*from)[3],
+                                          guint from_count, const double delta[3], char **why);
 gboolean allium_document_get_previewing(AlliumDocument *self);
 
 gboolean allium_document_can_undo(AlliumDocument *self);
@@ -170,6 +177,16 @@ gboolean allium_document_transform(AlliumDocument *self, const gint64 *brushes,
  * preference) could only approximate: the standard format holds a texture's axes in the
  * face's axial plane, so a turn that takes them out of it drifts (Valve 220 is exact). */
 int allium_document_get_lock_approximate(AlliumDocument *self);
+
+/* Moves the corners at FROM of BRUSHES by DELTA, rebuilding each brush that has one there
+ * (al_doc_move_vertices): one undoable step, refused as a whole (ERROR says why) when a
+ * brush would not stay convex and solid. */
+gboolean allium_document_move_vertices(AlliumDocument *self, const gint64 *brushes,
+                                       guint brush_count, const double (*from)[3], guint from_count,
+                                       const double delta[3], GError **error);
+/* The corners, edges and faces of BRUSH as the document holds it; FALSE if it has none. */
+gboolean allium_document_brush_geometry(AlliumDocument *self, gint64 brush,
+                                        al_vertex_geometry *out);
 
 /* Deletes BRUSHES and ENTITIES (with their brushes; the world is never deleted). */
 gboolean allium_document_delete(AlliumDocument *self, const gint64 *brushes, guint brush_count,

@@ -109,7 +109,7 @@ static void random_step(SelfTest *t, AlliumDocument *doc)
 
 /* The snapshot's world, visibility and light against a compile of the document from
  * nothing. EXPECT_SEALED: the map must not leak (so that the PVS compared is one). */
-static void compare_with_full(SelfTest *t, AlliumDocument *doc, gboolean expect_sealed)
+void compare_with_full(SelfTest *t, AlliumDocument *doc, gboolean expect_sealed)
 {
     AlliumSnapshot *snap = allium_document_get_snapshot(doc);
     al_doc_input whole;

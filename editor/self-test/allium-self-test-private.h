@@ -65,6 +65,7 @@ struct _SelfTest {
     gint64 shots_mark;      /* its shots */
     GtkWidget *held_editor; /* owned: a properties row's entry kept past its row */
     gint64 small_row;       /* the small brush a handle must not steal */
+    gint64 vertex_row;      /* the box the vertex tool step edits */
     al_camera saved_camera; /* a view's camera a step moved, to put back */
     GdkTexture *radii_off;  /* owned: the window before the 2D light radii were turned on */
 
@@ -186,5 +187,11 @@ gboolean step_keys_under_pointer(SelfTest *t);
 gboolean step_light_orders(SelfTest *t);
 gboolean step_engine_oracle(SelfTest *t);
 gboolean step_next_frame(SelfTest *t);
+/* The current snapshot's world, visibility and light against a full compile of the
+ * document. EXPECT_SEALED: the map must not leak. */
+void compare_with_full(SelfTest *t, AlliumDocument *doc, gboolean expect_sealed);
+
+/* allium-self-test-vertex.c */
+gboolean step_vertex_tool(SelfTest *t);
 
 G_END_DECLS

@@ -722,7 +722,7 @@ gboolean step_tool_icons(SelfTest *t)
         check(t, !g_hash_table_contains(seen, icon), "the tool's icon %s is its own", icon);
         g_hash_table_add(seen, (gpointer) icon);
     }
-    check(t, tools == 4, "four tools in the header bar (%d)", tools);
+    check(t, tools == 5, "five tools in the header bar (%d)", tools);
     check(t,
           g_hash_table_contains(seen, "allium-select-symbolic") &&
               g_hash_table_contains(seen, "allium-test-box-symbolic"),

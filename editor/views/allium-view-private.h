@@ -38,7 +38,16 @@ enum {
     EDIT_TESTBOX, /* dragging a collision test box */
     EDIT_RESIZE,  /* pulling sides of the selection's bounds (a handle, or a face in 3D) */
     EDIT_ROTATE,  /* turning the selection about its centre (Ctrl + drag in a 2D view) */
+    EDIT_VERTEX,  /* moving corners, an edge or a face of the selected brushes */
 };
+
+/* A handle of the vertex tool: a corner, an edge's middle or a face's centre, and the
+ * corners it moves (vertex_corners[first] .. [first + count - 1]). */
+typedef struct {
+    int kind; /* 0: corner, 1: edge, 2: face */
+    double point[3];
+    int first, count;
+} AlliumVertexHandle;
 
 typedef void (*AlliumViewPixelsFunc)(AlliumView *view, GdkTexture *pixels, gpointer user_data);
 
@@ -131,6 +140,12 @@ struct _AlliumView {
     double clip_points[3][3]; /* the clip tool's points, on the grid */
     int clip_count;
     int clip_keep;            /* al_doc_clip_keep */
+    GArray *vertex_handles;   /* owned: AlliumVertexHandle of the selected brushes */
+    GArray *vertex_corners;   /* owned: double[3], the corners the handles move */
+    guint64 vertex_generation, vertex_serial; /* what the handles were made from */
+    int vertex_handle;                        /* the handle being dragged */
+    double vertex_delta[3];                   /* its move so far, on the grid */
+    gboolean vertex_refused;                  /* that move would not leave valid brushes */
     char tool_info[1024];     /* the header's text while dragging, or "" */
     gulong guides_handler;
     AlliumCollision *collision; /* owned reference */
@@ -192,6 +207,18 @@ void allium_view_tool_append_handles(AlliumView *self, GArray *points, GArray *c
 void allium_view_tool_collision_changed(AlliumView *self);
 /* Whether the drag under way completes on a plain click too (placing an entity). */
 gboolean allium_view_tool_places_on_click(AlliumView *self);
+
+/* allium-view-vertex.c: the vertex tool's handles drawn in the guides, and its drag (begin
+ * FALSE when no handle is under the pointer); commit writes one step or reports the
+ * refusal (the handle snaps back). */
+void allium_view_vertex_append_handles(AlliumView *self, GArray *points, GArray *colours);
+gboolean allium_view_vertex_begin(AlliumView *self, double x, double y);
+void allium_view_vertex_update(AlliumView *self, const double point[3]);
+void allium_view_vertex_commit(AlliumView *self);
+void allium_view_vertex_finalize(AlliumView *self);
+/* allium-view-tools.c: a square of RADIUS pixels about P facing the camera, in COLOUR. */
+void allium_view_append_handle_square(AlliumView *self, const double p[3], double radius,
+                                      const guint8 colour[4], GArray *points, GArray *colours);
 
 /* allium-view-walk.c: a key for walk mode (TRUE: walking took it), and turning the eye
  * by a pointer motion of DX, DY framebuffer pixels. */

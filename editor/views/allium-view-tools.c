@@ -1002,6 +1002,21 @@ gboolean allium_view_tool_begin(AlliumView *self, double x, double y, GdkModifie
     if (!snap || !self->document || !self->selection) return FALSE;
     /* The clip tool places points by clicks; its drags do nothing. */
     if (self->tool == ALLIUM_TOOL_CLIP) return FALSE;
+    if (self->tool == ALLIUM_TOOL_VERTEX) {
+        if (allium_document_get_read_only(self->document) || !allium_view_vertex_begin(self, x, y))
+            return FALSE;
+        /* The drag's start on its plane (the handle's height in 3D, the view's in 2D). */
+        double at =
+            self->kind == AL_VIEW_3D ? self->edit_plane : self->camera.position[self->edit_axis];
+        if (!point_on_plane(self, x, y, self->edit_axis, at, self->edit_from)) {
+            self->edit = EDIT_NONE;
+            return FALSE;
+        }
+        g_clear_pointer(&self->drag_snapshot, allium_snapshot_unref);
+        self->drag_snapshot = allium_snapshot_ref(snap);
+        allium_view_tool_update(self, x, y);
+        return TRUE;
+    }
     /* Test boxes are not edits of the map: read-only documents have them too. */
     if (self->tool == ALLIUM_TOOL_TESTBOX) return begin_test_box(self, x, y);
     if (allium_document_get_read_only(self->document) && self->tool != ALLIUM_TOOL_SELECT)
@@ -1123,6 +1138,9 @@ void allium_view_tool_update(AlliumView *self, double x, double y)
     case EDIT_ROTATE:
         update_rotate(self, point);
         break;
+    case EDIT_VERTEX:
+        allium_view_vertex_update(self, point);
+        break;
     default:
         break;
     }
@@ -1154,6 +1172,9 @@ void allium_view_tool_end(AlliumView *self, double x, double y)
         break;
     case EDIT_ROTATE:
         commit_rotate(self);
+        break;
+    case EDIT_VERTEX:
+        allium_view_vertex_commit(self);
         break;
     case EDIT_TESTBOX: /* the readout stays, kept current, until the box goes */
         show_test_box(self);
@@ -1251,43 +1272,53 @@ void allium_view_get_placement(AlliumView *self, double mins[3], double maxs[3])
     }
 }
 
+void allium_view_append_handle_square(AlliumView *self, const double p[3], double radius,
+                                      const guint8 colour[4], GArray *points, GArray *colours)
+{
+    /* A square of RADIUS pixels around the point, facing the camera. */
+    double f[3], right[3], up[3], c[4][3], half;
+    al_camera_basis(&self->camera, f, right, up);
+    double scale = allium_view_scale(self);
+    if (self->kind == AL_VIEW_3D) {
+        /* Map units per pixel at the handle's distance. */
+        double px, py, a[3], b[3], depth = 0;
+        for (int k = 0; k < 3; k++) depth += (p[k] - self->camera.position[k]) * f[k];
+        if (depth <= 1 || !al_camera_project(&self->camera, p, &px, &py)) return;
+        al_camera_unproject(&self->camera, px, py, depth, a);
+        al_camera_unproject(&self->camera, px + 1, py, depth, b);
+        half = radius * scale *
+               sqrt((b[0] - a[0]) * (b[0] - a[0]) + (b[1] - a[1]) * (b[1] - a[1]) +
+                    (b[2] - a[2]) * (b[2] - a[2]));
+    } else {
+        half = radius * scale / MAX(self->camera.zoom, 1e-9);
+    }
+    for (int i = 0; i < 4; i++) {
+        double sr = (i == 1 || i == 2) ? half : -half, su = i >= 2 ? half : -half;
+        for (int k = 0; k < 3; k++) c[i][k] = p[k] + sr * right[k] + su * up[k];
+    }
+    for (int i = 0; i < 4; i++) {
+        g_array_append_vals(points, c[i], 1);
+        g_array_append_vals(points, c[(i + 1) % 4], 1);
+        g_array_append_vals(colours, colour, 1);
+        g_array_append_vals(colours, colour, 1);
+    }
+}
+
 void allium_view_tool_append_handles(AlliumView *self, GArray *points, GArray *colours)
 {
+    if (self->tool == ALLIUM_TOOL_VERTEX) {
+        allium_view_vertex_append_handles(self, points, colours);
+        return;
+    }
     double lo[3], hi[3];
     if (self->edit == EDIT_RESIZE || self->edit == EDIT_MOVE || self->edit == EDIT_ROTATE ||
         !handle_bounds(self, lo, hi))
         return;
     static const guint8 white[4] = {235, 235, 235, 255};
-    /* A square of HANDLE_RADIUS pixels around each handle's point, facing the camera. */
-    double f[3], right[3], up[3];
-    al_camera_basis(&self->camera, f, right, up);
-    double scale = allium_view_scale(self);
     for (int h = 0; h < handle_count(self); h++) {
-        double p[3], c[4][3], half;
+        double p[3];
         int side[3];
         handle_point(self, lo, hi, h, p, side);
-        if (self->kind == AL_VIEW_3D) {
-            /* Map units per pixel at the handle's distance. */
-            double px, py, a[3], b[3], depth = 0;
-            for (int k = 0; k < 3; k++) depth += (p[k] - self->camera.position[k]) * f[k];
-            if (depth <= 1 || !al_camera_project(&self->camera, p, &px, &py)) continue;
-            al_camera_unproject(&self->camera, px, py, depth, a);
-            al_camera_unproject(&self->camera, px + 1, py, depth, b);
-            half = HANDLE_RADIUS * scale * sqrt((b[0] - a[0]) * (b[0] - a[0]) +
-                                                (b[1] - a[1]) * (b[1] - a[1]) +
-                                                (b[2] - a[2]) * (b[2] - a[2]));
-        } else {
-            half = HANDLE_RADIUS * scale / MAX(self->camera.zoom, 1e-9);
-        }
-        for (int i = 0; i < 4; i++) {
-            double sr = (i == 1 || i == 2) ? half : -half, su = i >= 2 ? half : -half;
-            for (int k = 0; k < 3; k++) c[i][k] = p[k] + sr * right[k] + su * up[k];
-        }
-        for (int i = 0; i < 4; i++) {
-            g_array_append_vals(points, c[i], 1);
-            g_array_append_vals(points, c[(i + 1) % 4], 1);
-            g_array_append_vals(colours, white, 1);
-            g_array_append_vals(colours, white, 1);
-        }
+        allium_view_append_handle_square(self, p, HANDLE_RADIUS, white, points, colours);
     }
 }

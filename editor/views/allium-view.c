@@ -545,6 +545,7 @@ static void allium_view_finalize(GObject *object)
     g_array_unref(self->selected_entities);
     g_array_unref(self->selected_faces);
     g_free(self->gl_error);
+    allium_view_vertex_finalize(self);
     G_OBJECT_CLASS(allium_view_parent_class)->finalize(object);
 }
 

@@ -40,11 +40,13 @@ G_DECLARE_FINAL_TYPE(AlliumView, allium_view, ALLIUM, VIEW, GtkWidget)
 
 /* What a left drag does (see allium-view-tools.c). */
 typedef enum {
-    ALLIUM_TOOL_SELECT, /* select, move the selection */
-    ALLIUM_TOOL_BRUSH,  /* draw a box brush */
-    ALLIUM_TOOL_ENTITY, /* place a point entity (allium_view_set_entity_class) */
+    ALLIUM_TOOL_SELECT,  /* select, move the selection */
+    ALLIUM_TOOL_BRUSH,   /* draw a box brush */
+    ALLIUM_TOOL_ENTITY,  /* place a point entity (allium_view_set_entity_class) */
     ALLIUM_TOOL_TESTBOX, /* place and drag collision test boxes (AlliumCollision) */
     ALLIUM_TOOL_CLIP,    /* clicks place a clip plane's points (allium-view-clip.c) */
+    ALLIUM_TOOL_VERTEX,  /* drag corners, edges and faces of the selected brushes
+                          * (allium-view-vertex.c) */
 } AlliumTool;
 
 /* Called after each frame drawn, with the time it took (GPU work included: the view
