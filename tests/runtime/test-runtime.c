@@ -34,14 +34,17 @@ static void random_point(const double lo[3], const double hi[3], double p[3])
     for (int k = 0; k < 3; k++) p[k] = lo[k] + (hi[k] - lo[k]) * uniform();
 }
 
-/* A point in empty space for HULL when one is found in a few tries (most queries a game
- * makes start there), else any point. */
+/* A point in empty space for HULL inside the map (in a vis leaf, where the map has them)
+ * when one is found in a few dozen tries (most queries a game makes start there), else any
+ * point. */
 static void random_start(const al_world *w, int hull, const double lo[3], const double hi[3],
                          double p[3])
 {
-    for (int tries = 0; tries < 20; tries++) {
+    bool vis = al_world_vis_leaf_count(w) > 0;
+    for (int tries = 0; tries < 60; tries++) {
         random_point(lo, hi, p);
-        if (!al_world_point_solid(w, hull, p)) return;
+        if (!al_world_point_solid(w, hull, p) && (!vis || al_world_vis_leaf_at(w, p) >= 0))
+            return;
     }
 }
 
