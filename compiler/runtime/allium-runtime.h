@@ -50,8 +50,7 @@ alrt_status alrt_load(const void *data, size_t size, alrt_world **out, char *mes
                       size_t message_size);
 
 /* alrt_load of the file at PATH; the message names the file too. */
-alrt_status alrt_load_file(const char *path, alrt_world **out, char *message,
-                           size_t message_size);
+alrt_status alrt_load_file(const char *path, alrt_world **out, char *message, size_t message_size);
 
 /* Frees WORLD. NULL is a no-op. */
 void alrt_destroy(alrt_world *world);
@@ -80,10 +79,10 @@ typedef struct alrt_hit {
     double contact[3]; /* the box's origin at contact */
     double normal[3];  /* of the surface hit, facing the mover; zero if nothing was hit */
     int hit;
-    int start_solid;   /* the move starts inside solid */
-    int all_solid;     /* the move never leaves solid */
-    int model;         /* 0 the world, k > 0 the k-th brush model; -1 none */
-    int entity;        /* the entity of that model; -1 none */
+    int start_solid; /* the move starts inside solid */
+    int all_solid;   /* the move never leaves solid */
+    int model;       /* 0 the world, k > 0 the k-th brush model; -1 none */
+    int entity;      /* the entity of that model; -1 none */
 } alrt_hit;
 
 /* The gap a resting box keeps from a surface, along its normal (Quake's DIST_EPSILON). */

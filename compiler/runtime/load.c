@@ -210,8 +210,8 @@ static void read_tree(reader *r, const alrt_world *w, rt_tree *t, uint32_t leaf_
                 else
                     depth[c] = (uint16_t) (depth[i] + 1);
             } else if ((uint32_t) (-1 - (int64_t) c) >= lc) {
-                fail(r, "%s: node %u's leaf %d is outside the tree's %u leaves", what, i,
-                     -1 - c, lc);
+                fail(r, "%s: node %u's leaf %d is outside the tree's %u leaves", what, i, -1 - c,
+                     lc);
             }
         }
     free(depth);
@@ -240,7 +240,8 @@ static void read_models(reader *r, alrt_world *w, alrt_status *st)
         uint32_t blocks = get_count(r, 4 * ALRT_TREE_REF_SIZE, "block count");
         if (!r->failed && blocks == 0) fail(r, "model %u has no blocks", m);
         read_tree(r, w, &model->top, blocks, "model top tree", st);
-        if (!r->failed && model->top.leaf_count == 0) fail(r, "model %u: top tree has no leaves", m);
+        if (!r->failed && model->top.leaf_count == 0)
+            fail(r, "model %u: top tree has no leaves", m);
         model->blocks = alloc_array(r, blocks, sizeof *model->blocks, st);
         if (r->failed) return;
         model->block_count = blocks;
@@ -269,7 +270,8 @@ static void read_liquids(reader *r, alrt_world *w, alrt_status *st)
         for (uint32_t i = 0; i < n && !r->failed; i++) {
             rt_liquid *l = &w->liquids[i];
             l->contents = get_u32(r, "liquid contents");
-            if (!r->failed && (l->contents < ALRT_CONTENTS_WATER || l->contents > ALRT_CONTENTS_LAVA))
+            if (!r->failed &&
+                (l->contents < ALRT_CONTENTS_WATER || l->contents > ALRT_CONTENTS_LAVA))
                 fail(r, "liquid %u: contents %u is not water, slime or lava", i, l->contents);
             get_vec(r, l->mins, "liquid mins");
             get_vec(r, l->maxs, "liquid maxs");
@@ -311,8 +313,8 @@ static void read_vis(reader *r, alrt_world *w, alrt_status *st)
         const rt_tree *t = &world->blocks[b].vis;
         for (uint32_t i = 0; i < t->leaf_count; i++)
             if ((int32_t) t->leaves[i] < -1 || (int32_t) t->leaves[i] >= (int64_t) n) {
-                fail(r, "block %u's vis tree names vis leaf %d of %u", b,
-                     (int32_t) t->leaves[i], n);
+                fail(r, "block %u's vis tree names vis leaf %d of %u", b, (int32_t) t->leaves[i],
+                     n);
                 break;
             }
     }
@@ -344,14 +346,16 @@ static void read_light(reader *r, alrt_world *w, alrt_status *st)
         if (r->failed) return;
         if (f->axis_u > 2 || f->axis_v > 2 || !(f->luxel > 0) || f->w == 0 || f->h == 0)
             fail(r, "face %u: bad luxel grid", i);
-        else if ((uint64_t) f->atlas_x + f->w + 2 > width || (uint64_t) f->atlas_y + f->h + 2 > height)
+        else if ((uint64_t) f->atlas_x + f->w + 2 > width ||
+                 (uint64_t) f->atlas_y + f->h + 2 > height)
             fail(r, "face %u: its luxels run outside the %ux%u atlas", i, width, height);
         else if (f->point_count < 3)
             fail(r, "face %u: a polygon of %u points", i, f->point_count);
     }
     uint32_t points = get_count(r, 24, "point count");
     for (uint32_t i = 0; i < faces && !r->failed; i++)
-        if (w->faces[i].first_point > points || w->faces[i].point_count > points - w->faces[i].first_point)
+        if (w->faces[i].first_point > points ||
+            w->faces[i].point_count > points - w->faces[i].first_point)
             fail(r, "face %u: points %u+%u outside the %u points", i, w->faces[i].first_point,
                  w->faces[i].point_count, points);
     w->points = alloc_array(r, points, sizeof *w->points, st);
@@ -444,8 +448,7 @@ alrt_status alrt_load(const void *data, size_t size, alrt_world **out, char *mes
     uint32_t version = le32(bytes + 8), sections = le32(bytes + 12), crc = le32(bytes + 16);
     uint64_t file_size = le64(bytes + 24);
     if (version != ALRT_FORMAT_VERSION) {
-        fail(&hr, "format version %u, this library reads version %u", version,
-             ALRT_FORMAT_VERSION);
+        fail(&hr, "format version %u, this library reads version %u", version, ALRT_FORMAT_VERSION);
         return ALRT_ERR_FORMAT;
     }
     if (file_size != size) {
@@ -465,8 +468,7 @@ alrt_status alrt_load(const void *data, size_t size, alrt_world **out, char *mes
         fail(&hr, "reserved field is not zero");
         return ALRT_ERR_CORRUPT;
     }
-    if (sections != ALRT_SEC_COUNT ||
-        (size - ALRT_HEADER_SIZE) / ALRT_DIR_ENTRY_SIZE < sections) {
+    if (sections != ALRT_SEC_COUNT || (size - ALRT_HEADER_SIZE) / ALRT_DIR_ENTRY_SIZE < sections) {
         fail(&hr, "%u sections, expected %d", sections, ALRT_SEC_COUNT);
         return ALRT_ERR_CORRUPT;
     }
@@ -498,14 +500,30 @@ alrt_status alrt_load(const void *data, size_t size, alrt_world **out, char *mes
         r.size = (size_t) len;
         r.at = 0;
         switch (s) {
-        case ALRT_SEC_HULL: read_hulls(&r, w); break;
-        case ALRT_SEC_NODE: read_nodes(&r, w, &st); break;
-        case ALRT_SEC_LEAF: read_leaves(&r, w, &st); break;
-        case ALRT_SEC_MODL: read_models(&r, w, &st); break;
-        case ALRT_SEC_LIQD: read_liquids(&r, w, &st); break;
-        case ALRT_SEC_VISL: read_vis(&r, w, &st); break;
-        case ALRT_SEC_LMAP: read_light(&r, w, &st); break;
-        case ALRT_SEC_ENTS: read_entities(&r, w, &st); break;
+        case ALRT_SEC_HULL:
+            read_hulls(&r, w);
+            break;
+        case ALRT_SEC_NODE:
+            read_nodes(&r, w, &st);
+            break;
+        case ALRT_SEC_LEAF:
+            read_leaves(&r, w, &st);
+            break;
+        case ALRT_SEC_MODL:
+            read_models(&r, w, &st);
+            break;
+        case ALRT_SEC_LIQD:
+            read_liquids(&r, w, &st);
+            break;
+        case ALRT_SEC_VISL:
+            read_vis(&r, w, &st);
+            break;
+        case ALRT_SEC_LMAP:
+            read_light(&r, w, &st);
+            break;
+        case ALRT_SEC_ENTS:
+            read_entities(&r, w, &st);
+            break;
         }
     }
     if (r.failed) {
@@ -531,7 +549,8 @@ alrt_status alrt_load_file(const char *path, alrt_world **out, char *message, si
             if (!grown) {
                 free(data);
                 fclose(f);
-                if (message && message_size) snprintf(message, message_size, "%s: out of memory", path);
+                if (message && message_size)
+                    snprintf(message, message_size, "%s: out of memory", path);
                 return ALRT_ERR_NOMEM;
             }
             data = grown;
@@ -582,11 +601,16 @@ void alrt_destroy(alrt_world *w)
 const char *alrt_status_message(alrt_status status)
 {
     switch (status) {
-    case ALRT_OK: return "no error";
-    case ALRT_ERR_IO: return "the file could not be read";
-    case ALRT_ERR_NOMEM: return "out of memory";
-    case ALRT_ERR_FORMAT: return "not an Allium runtime world of this version";
-    case ALRT_ERR_CORRUPT: return "the file is damaged";
+    case ALRT_OK:
+        return "no error";
+    case ALRT_ERR_IO:
+        return "the file could not be read";
+    case ALRT_ERR_NOMEM:
+        return "out of memory";
+    case ALRT_ERR_FORMAT:
+        return "not an Allium runtime world of this version";
+    case ALRT_ERR_CORRUPT:
+        return "the file is damaged";
     }
     return "unknown status";
 }
@@ -597,48 +621,42 @@ uint32_t alrt_crc32(uint32_t crc, const void *data, size_t size)
      * the CRC register after eight shifts of i), written out so that nothing is built at
      * run time. */
     static const uint32_t table[256] = {
-        0x00000000u, 0x77073096u, 0xee0e612cu, 0x990951bau, 0x076dc419u, 0x706af48fu,
-        0xe963a535u, 0x9e6495a3u, 0x0edb8832u, 0x79dcb8a4u, 0xe0d5e91eu, 0x97d2d988u,
-        0x09b64c2bu, 0x7eb17cbdu, 0xe7b82d07u, 0x90bf1d91u, 0x1db71064u, 0x6ab020f2u,
-        0xf3b97148u, 0x84be41deu, 0x1adad47du, 0x6ddde4ebu, 0xf4d4b551u, 0x83d385c7u,
-        0x136c9856u, 0x646ba8c0u, 0xfd62f97au, 0x8a65c9ecu, 0x14015c4fu, 0x63066cd9u,
-        0xfa0f3d63u, 0x8d080df5u, 0x3b6e20c8u, 0x4c69105eu, 0xd56041e4u, 0xa2677172u,
-        0x3c03e4d1u, 0x4b04d447u, 0xd20d85fdu, 0xa50ab56bu, 0x35b5a8fau, 0x42b2986cu,
-        0xdbbbc9d6u, 0xacbcf940u, 0x32d86ce3u, 0x45df5c75u, 0xdcd60dcfu, 0xabd13d59u,
-        0x26d930acu, 0x51de003au, 0xc8d75180u, 0xbfd06116u, 0x21b4f4b5u, 0x56b3c423u,
-        0xcfba9599u, 0xb8bda50fu, 0x2802b89eu, 0x5f058808u, 0xc60cd9b2u, 0xb10be924u,
-        0x2f6f7c87u, 0x58684c11u, 0xc1611dabu, 0xb6662d3du, 0x76dc4190u, 0x01db7106u,
-        0x98d220bcu, 0xefd5102au, 0x71b18589u, 0x06b6b51fu, 0x9fbfe4a5u, 0xe8b8d433u,
-        0x7807c9a2u, 0x0f00f934u, 0x9609a88eu, 0xe10e9818u, 0x7f6a0dbbu, 0x086d3d2du,
-        0x91646c97u, 0xe6635c01u, 0x6b6b51f4u, 0x1c6c6162u, 0x856530d8u, 0xf262004eu,
-        0x6c0695edu, 0x1b01a57bu, 0x8208f4c1u, 0xf50fc457u, 0x65b0d9c6u, 0x12b7e950u,
-        0x8bbeb8eau, 0xfcb9887cu, 0x62dd1ddfu, 0x15da2d49u, 0x8cd37cf3u, 0xfbd44c65u,
-        0x4db26158u, 0x3ab551ceu, 0xa3bc0074u, 0xd4bb30e2u, 0x4adfa541u, 0x3dd895d7u,
-        0xa4d1c46du, 0xd3d6f4fbu, 0x4369e96au, 0x346ed9fcu, 0xad678846u, 0xda60b8d0u,
-        0x44042d73u, 0x33031de5u, 0xaa0a4c5fu, 0xdd0d7cc9u, 0x5005713cu, 0x270241aau,
-        0xbe0b1010u, 0xc90c2086u, 0x5768b525u, 0x206f85b3u, 0xb966d409u, 0xce61e49fu,
-        0x5edef90eu, 0x29d9c998u, 0xb0d09822u, 0xc7d7a8b4u, 0x59b33d17u, 0x2eb40d81u,
-        0xb7bd5c3bu, 0xc0ba6cadu, 0xedb88320u, 0x9abfb3b6u, 0x03b6e20cu, 0x74b1d29au,
-        0xead54739u, 0x9dd277afu, 0x04db2615u, 0x73dc1683u, 0xe3630b12u, 0x94643b84u,
-        0x0d6d6a3eu, 0x7a6a5aa8u, 0xe40ecf0bu, 0x9309ff9du, 0x0a00ae27u, 0x7d079eb1u,
-        0xf00f9344u, 0x8708a3d2u, 0x1e01f268u, 0x6906c2feu, 0xf762575du, 0x806567cbu,
-        0x196c3671u, 0x6e6b06e7u, 0xfed41b76u, 0x89d32be0u, 0x10da7a5au, 0x67dd4accu,
-        0xf9b9df6fu, 0x8ebeeff9u, 0x17b7be43u, 0x60b08ed5u, 0xd6d6a3e8u, 0xa1d1937eu,
-        0x38d8c2c4u, 0x4fdff252u, 0xd1bb67f1u, 0xa6bc5767u, 0x3fb506ddu, 0x48b2364bu,
-        0xd80d2bdau, 0xaf0a1b4cu, 0x36034af6u, 0x41047a60u, 0xdf60efc3u, 0xa867df55u,
-        0x316e8eefu, 0x4669be79u, 0xcb61b38cu, 0xbc66831au, 0x256fd2a0u, 0x5268e236u,
-        0xcc0c7795u, 0xbb0b4703u, 0x220216b9u, 0x5505262fu, 0xc5ba3bbeu, 0xb2bd0b28u,
-        0x2bb45a92u, 0x5cb36a04u, 0xc2d7ffa7u, 0xb5d0cf31u, 0x2cd99e8bu, 0x5bdeae1du,
-        0x9b64c2b0u, 0xec63f226u, 0x756aa39cu, 0x026d930au, 0x9c0906a9u, 0xeb0e363fu,
-        0x72076785u, 0x05005713u, 0x95bf4a82u, 0xe2b87a14u, 0x7bb12baeu, 0x0cb61b38u,
-        0x92d28e9bu, 0xe5d5be0du, 0x7cdcefb7u, 0x0bdbdf21u, 0x86d3d2d4u, 0xf1d4e242u,
-        0x68ddb3f8u, 0x1fda836eu, 0x81be16cdu, 0xf6b9265bu, 0x6fb077e1u, 0x18b74777u,
-        0x88085ae6u, 0xff0f6a70u, 0x66063bcau, 0x11010b5cu, 0x8f659effu, 0xf862ae69u,
-        0x616bffd3u, 0x166ccf45u, 0xa00ae278u, 0xd70dd2eeu, 0x4e048354u, 0x3903b3c2u,
-        0xa7672661u, 0xd06016f7u, 0x4969474du, 0x3e6e77dbu, 0xaed16a4au, 0xd9d65adcu,
-        0x40df0b66u, 0x37d83bf0u, 0xa9bcae53u, 0xdebb9ec5u, 0x47b2cf7fu, 0x30b5ffe9u,
-        0xbdbdf21cu, 0xcabac28au, 0x53b39330u, 0x24b4a3a6u, 0xbad03605u, 0xcdd70693u,
-        0x54de5729u, 0x23d967bfu, 0xb3667a2eu, 0xc4614ab8u, 0x5d681b02u, 0x2a6f2b94u,
+        0x00000000u, 0x77073096u, 0xee0e612cu, 0x990951bau, 0x076dc419u, 0x706af48fu, 0xe963a535u,
+        0x9e6495a3u, 0x0edb8832u, 0x79dcb8a4u, 0xe0d5e91eu, 0x97d2d988u, 0x09b64c2bu, 0x7eb17cbdu,
+        0xe7b82d07u, 0x90bf1d91u, 0x1db71064u, 0x6ab020f2u, 0xf3b97148u, 0x84be41deu, 0x1adad47du,
+        0x6ddde4ebu, 0xf4d4b551u, 0x83d385c7u, 0x136c9856u, 0x646ba8c0u, 0xfd62f97au, 0x8a65c9ecu,
+        0x14015c4fu, 0x63066cd9u, 0xfa0f3d63u, 0x8d080df5u, 0x3b6e20c8u, 0x4c69105eu, 0xd56041e4u,
+        0xa2677172u, 0x3c03e4d1u, 0x4b04d447u, 0xd20d85fdu, 0xa50ab56bu, 0x35b5a8fau, 0x42b2986cu,
+        0xdbbbc9d6u, 0xacbcf940u, 0x32d86ce3u, 0x45df5c75u, 0xdcd60dcfu, 0xabd13d59u, 0x26d930acu,
+        0x51de003au, 0xc8d75180u, 0xbfd06116u, 0x21b4f4b5u, 0x56b3c423u, 0xcfba9599u, 0xb8bda50fu,
+        0x2802b89eu, 0x5f058808u, 0xc60cd9b2u, 0xb10be924u, 0x2f6f7c87u, 0x58684c11u, 0xc1611dabu,
+        0xb6662d3du, 0x76dc4190u, 0x01db7106u, 0x98d220bcu, 0xefd5102au, 0x71b18589u, 0x06b6b51fu,
+        0x9fbfe4a5u, 0xe8b8d433u, 0x7807c9a2u, 0x0f00f934u, 0x9609a88eu, 0xe10e9818u, 0x7f6a0dbbu,
+        0x086d3d2du, 0x91646c97u, 0xe6635c01u, 0x6b6b51f4u, 0x1c6c6162u, 0x856530d8u, 0xf262004eu,
+        0x6c0695edu, 0x1b01a57bu, 0x8208f4c1u, 0xf50fc457u, 0x65b0d9c6u, 0x12b7e950u, 0x8bbeb8eau,
+        0xfcb9887cu, 0x62dd1ddfu, 0x15da2d49u, 0x8cd37cf3u, 0xfbd44c65u, 0x4db26158u, 0x3ab551ceu,
+        0xa3bc0074u, 0xd4bb30e2u, 0x4adfa541u, 0x3dd895d7u, 0xa4d1c46du, 0xd3d6f4fbu, 0x4369e96au,
+        0x346ed9fcu, 0xad678846u, 0xda60b8d0u, 0x44042d73u, 0x33031de5u, 0xaa0a4c5fu, 0xdd0d7cc9u,
+        0x5005713cu, 0x270241aau, 0xbe0b1010u, 0xc90c2086u, 0x5768b525u, 0x206f85b3u, 0xb966d409u,
+        0xce61e49fu, 0x5edef90eu, 0x29d9c998u, 0xb0d09822u, 0xc7d7a8b4u, 0x59b33d17u, 0x2eb40d81u,
+        0xb7bd5c3bu, 0xc0ba6cadu, 0xedb88320u, 0x9abfb3b6u, 0x03b6e20cu, 0x74b1d29au, 0xead54739u,
+        0x9dd277afu, 0x04db2615u, 0x73dc1683u, 0xe3630b12u, 0x94643b84u, 0x0d6d6a3eu, 0x7a6a5aa8u,
+        0xe40ecf0bu, 0x9309ff9du, 0x0a00ae27u, 0x7d079eb1u, 0xf00f9344u, 0x8708a3d2u, 0x1e01f268u,
+        0x6906c2feu, 0xf762575du, 0x806567cbu, 0x196c3671u, 0x6e6b06e7u, 0xfed41b76u, 0x89d32be0u,
+        0x10da7a5au, 0x67dd4accu, 0xf9b9df6fu, 0x8ebeeff9u, 0x17b7be43u, 0x60b08ed5u, 0xd6d6a3e8u,
+        0xa1d1937eu, 0x38d8c2c4u, 0x4fdff252u, 0xd1bb67f1u, 0xa6bc5767u, 0x3fb506ddu, 0x48b2364bu,
+        0xd80d2bdau, 0xaf0a1b4cu, 0x36034af6u, 0x41047a60u, 0xdf60efc3u, 0xa867df55u, 0x316e8eefu,
+        0x4669be79u, 0xcb61b38cu, 0xbc66831au, 0x256fd2a0u, 0x5268e236u, 0xcc0c7795u, 0xbb0b4703u,
+        0x220216b9u, 0x5505262fu, 0xc5ba3bbeu, 0xb2bd0b28u, 0x2bb45a92u, 0x5cb36a04u, 0xc2d7ffa7u,
+        0xb5d0cf31u, 0x2cd99e8bu, 0x5bdeae1du, 0x9b64c2b0u, 0xec63f226u, 0x756aa39cu, 0x026d930au,
+        0x9c0906a9u, 0xeb0e363fu, 0x72076785u, 0x05005713u, 0x95bf4a82u, 0xe2b87a14u, 0x7bb12baeu,
+        0x0cb61b38u, 0x92d28e9bu, 0xe5d5be0du, 0x7cdcefb7u, 0x0bdbdf21u, 0x86d3d2d4u, 0xf1d4e242u,
+        0x68ddb3f8u, 0x1fda836eu, 0x81be16cdu, 0xf6b9265bu, 0x6fb077e1u, 0x18b74777u, 0x88085ae6u,
+        0xff0f6a70u, 0x66063bcau, 0x11010b5cu, 0x8f659effu, 0xf862ae69u, 0x616bffd3u, 0x166ccf45u,
+        0xa00ae278u, 0xd70dd2eeu, 0x4e048354u, 0x3903b3c2u, 0xa7672661u, 0xd06016f7u, 0x4969474du,
+        0x3e6e77dbu, 0xaed16a4au, 0xd9d65adcu, 0x40df0b66u, 0x37d83bf0u, 0xa9bcae53u, 0xdebb9ec5u,
+        0x47b2cf7fu, 0x30b5ffe9u, 0xbdbdf21cu, 0xcabac28au, 0x53b39330u, 0x24b4a3a6u, 0xbad03605u,
+        0xcdd70693u, 0x54de5729u, 0x23d967bfu, 0xb3667a2eu, 0xc4614ab8u, 0x5d681b02u, 0x2a6f2b94u,
         0xb40bbe37u, 0xc30c8ea1u, 0x5a05df1bu, 0x2d02ef8du,
     };
     const uint8_t *p = data;

@@ -50,8 +50,7 @@ int alrt_leaf_count(const alrt_world *w)
 
 int alrt_leaf_at(const alrt_world *w, const double p[3])
 {
-    if (w->vis_leaf_count == 0 || !isfinite(p[0]) || !isfinite(p[1]) || !isfinite(p[2]))
-        return -1;
+    if (w->vis_leaf_count == 0 || !isfinite(p[0]) || !isfinite(p[1]) || !isfinite(p[2])) return -1;
     const rt_tree *t = &rt_find_block(&w->models[0], p)->vis;
     if (t->leaf_count == 0) return -1;
     return (int32_t) t->leaves[rt_find_leaf(t, p)];
@@ -96,8 +95,8 @@ static double outside_by(const double (*poly)[3], uint32_t n, const double norma
         else if (side * sign < 0)
             inside = false;
         double len2 = e[0] * e[0] + e[1] * e[1] + e[2] * e[2];
-        double t = len2 > 0 ? fmin(fmax((ap[0] * e[0] + ap[1] * e[1] + ap[2] * e[2]) / len2, 0), 1)
-                            : 0;
+        double t =
+            len2 > 0 ? fmin(fmax((ap[0] * e[0] + ap[1] * e[1] + ap[2] * e[2]) / len2, 0), 1) : 0;
         double d[3];
         for (int k = 0; k < 3; k++) d[k] = p[k] - (a[k] + e[k] * t);
         double dn = d[0] * normal[0] + d[1] * normal[1] + d[2] * normal[2];

@@ -61,15 +61,15 @@ static bool is_transition(int k)
 
 /* Where the descent goes in TREE from CODE; TREE is NULL for the model's top tree, whose
  * leaves are blocks. */
-static transition fft(const tracework *tw, const rt_tree *tree, int32_t code, double t0,
-                      double t1, const double p0[3], const double p1[3]);
+static transition fft(const tracework *tw, const rt_tree *tree, int32_t code, double t0, double t1,
+                      const double p0[3], const double p1[3]);
 
 /* The move enters solid where it crosses N's plane at TM. The crossing may also lie on a
  * real surface whose plane is not N's (a block face or another hull's plane meeting a wall
  * there): the far side is traced again from a hair before TM, and a surface entered there
  * gives the normal. The fraction stays TM. */
-static transition entered_at(const tracework *tw, const rt_tree *tree, const rt_node *n,
-                             int near, double t0, double tm, double t1, const double p1[3])
+static transition entered_at(const tracework *tw, const rt_tree *tree, const rt_node *n, int near,
+                             double t0, double tm, double t1, const double p1[3])
 {
     double hair = TRACE_HAIR / sqrt(dot(tw->delta, tw->delta));
     double ts = fmax(t0, tm - hair);
@@ -83,8 +83,8 @@ static transition entered_at(const tracework *tw, const rt_tree *tree, const rt_
     return hit;
 }
 
-static transition fft(const tracework *tw, const rt_tree *tree, int32_t code, double t0,
-                      double t1, const double p0[3], const double p1[3])
+static transition fft(const tracework *tw, const rt_tree *tree, int32_t code, double t0, double t1,
+                      const double p0[3], const double p1[3])
 {
     for (;;) {
         if (code < 0) {
@@ -101,7 +101,8 @@ static transition fft(const tracework *tw, const rt_tree *tree, int32_t code, do
             return plain(n->solid_mask & tw->bit ? RAY_S : RAY_E);
         double d0 = dot(n->normal, p0) - n->dist, d1 = dot(n->normal, p1) - n->dist;
         double lo = fmin(d0, d1), hi = fmax(d0, d1);
-        if (lo >= -TRACE_EPSILON && hi > TRACE_EPSILON) { /* in front (one end may be in the band) */
+        if (lo >= -TRACE_EPSILON &&
+            hi > TRACE_EPSILON) { /* in front (one end may be in the band) */
             code = n->child[0];
             continue;
         }
@@ -127,10 +128,15 @@ static transition fft(const tracework *tw, const rt_tree *tree, int32_t code, do
         transition b = fft(tw, tree, n->child[near ^ 1], tm, t1, mid, p1);
         transition cross = {RAY_S2E, tm, n, near};
         switch (b.kind) {
-        case RAY_E: return a.kind == RAY_E ? b : cross;
-        case RAY_S: return a.kind == RAY_S ? b : entered_at(tw, tree, n, near, t0, tm, t1, p1);
-        case RAY_E2S: return a.kind == RAY_E ? b : cross;
-        default: cross.kind = RAY_E2S; return a.kind == RAY_S ? b : cross;
+        case RAY_E:
+            return a.kind == RAY_E ? b : cross;
+        case RAY_S:
+            return a.kind == RAY_S ? b : entered_at(tw, tree, n, near, t0, tm, t1, p1);
+        case RAY_E2S:
+            return a.kind == RAY_E ? b : cross;
+        default:
+            cross.kind = RAY_E2S;
+            return a.kind == RAY_S ? b : cross;
         }
     }
 }
@@ -450,7 +456,8 @@ int alrt_point_solid(const alrt_world *w, int hull, const double p[3])
     if (world->has_brushes && !outside && model_point_solid(world, 1u << hull, p)) return 1;
     for (uint32_t m = 1; m < w->model_count; m++) {
         const rt_model *model = &w->models[m];
-        if (model->has_brushes && reaches(model, hull, p, p) && model_point_solid(model, 1u << hull, p))
+        if (model->has_brushes && reaches(model, hull, p, p) &&
+            model_point_solid(model, 1u << hull, p))
             return 1;
     }
     return 0;

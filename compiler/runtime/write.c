@@ -138,15 +138,16 @@ static tree_ref add_tree(trees *t, const al_tree *tree, const int32_t *leaf_valu
         put_vec(&t->nodes, nd->normal);
         put_f64(&t->nodes, nd->dist);
         for (int s = 0; s < 2; s++)
-            put_u32(&t->nodes, (uint32_t) (nd->child[s] >= 0 ? t->map[nd->child[s]] : nd->child[s]));
+            put_u32(&t->nodes,
+                    (uint32_t) (nd->child[s] >= 0 ? t->map[nd->child[s]] : nd->child[s]));
         put_u32(&t->nodes, nd->solid_mask);
         put_u32(&t->nodes, nd->empty_mask);
     }
     free(visit);
     for (int32_t i = 0; i < leaves; i++)
         put_u32(&t->leaves, top_blocks > 0 ? (uint32_t) i
-                            : leaf_value  ? (uint32_t) leaf_value[i]
-                                          : tree->leaves[i]);
+                            : leaf_value   ? (uint32_t) leaf_value[i]
+                                           : tree->leaves[i]);
     r.root = tree->root >= 0 ? 0 : tree->root;
     r.node_count = next;
     r.leaf_count = (uint32_t) leaves;

@@ -51,14 +51,16 @@
 
 static int usage(FILE *to)
 {
-    fprintf(to, "usage: allium-compile [--hull NAME=minx,miny,minz,maxx,maxy,maxz ...] "
-                "[--block-size N] [--threads N] [--json] [--no-cache]\n"
-                "                      [--rad-residual EPS] [--rad-time SECONDS] [--luxel UNITS] "
-                "[--no-rad] [--texture-path DIR ...]\n"
-                "                      [--defs FILE ...]\n"
-                "                      [--bsp OUT.bsp [--bsp-format bsp29|bsp2]] [--runtime OUT.alw] MAP\n"
-                "       allium-compile -o OUT.allium IN.map     (import, then compile)\n"
-                "       allium-compile -o OUT.map [--format valve|standard] IN.allium  (export)\n");
+    fprintf(
+        to,
+        "usage: allium-compile [--hull NAME=minx,miny,minz,maxx,maxy,maxz ...] "
+        "[--block-size N] [--threads N] [--json] [--no-cache]\n"
+        "                      [--rad-residual EPS] [--rad-time SECONDS] [--luxel UNITS] "
+        "[--no-rad] [--texture-path DIR ...]\n"
+        "                      [--defs FILE ...]\n"
+        "                      [--bsp OUT.bsp [--bsp-format bsp29|bsp2]] [--runtime OUT.alw] MAP\n"
+        "       allium-compile -o OUT.allium IN.map     (import, then compile)\n"
+        "       allium-compile -o OUT.map [--format valve|standard] IN.allium  (export)\n");
     return to == stdout ? 0 : 2;
 }
 
@@ -665,7 +667,8 @@ int main(int argc, char **argv)
     bool exported = !ba.path || export_bsp(&m, w, rad, &ra, &options, &ba, texture_paths,
                                            texture_path_count, &bc);
     size_t runtime_bytes = 0;
-    if (exported && runtime_path) exported = export_runtime(&m, w, rad, runtime_path, &runtime_bytes);
+    if (exported && runtime_path)
+        exported = export_runtime(&m, w, rad, runtime_path, &runtime_bytes);
     al_rad_destroy(rad);
     if (!exported) {
         al_texture_sources_close(&sources);
@@ -730,8 +733,7 @@ int main(int argc, char **argv)
                    rr.stats.patches, rr.stats.lights, (long long) rr.stats.shots,
                    rr.stats.residual * 100, rr.ms,
                    rr.stop == AL_RAD_STOP_TIME ? " (time budget reached)" : "");
-        if (runtime_path)
-            printf("  runtime world: %s, %zu bytes\n", runtime_path, runtime_bytes);
+        if (runtime_path) printf("  runtime world: %s, %zu bytes\n", runtime_path, runtime_bytes);
         if (ba.path)
             printf("  bsp: %s (%s), %zu bytes: %d models, %d nodes, %d leafs, %d clipnodes, "
                    "%d faces, %d textures (%d checkers), %zu bytes of visibility, %zu of "

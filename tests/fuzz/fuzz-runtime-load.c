@@ -60,7 +60,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         for (int e = 0; e < alrt_entity_count(w); e++) {
             alrt_entity_value(w, e, "classname");
             const char *value;
-            for (int i = 0; i < alrt_entity_pair_count(w, e); i++) alrt_entity_pair(w, e, i, &value);
+            for (int i = 0; i < alrt_entity_pair_count(w, e); i++)
+                alrt_entity_pair(w, e, i, &value);
         }
         alrt_destroy(w);
     }

@@ -43,8 +43,7 @@ static void random_start(const al_world *w, int hull, const double lo[3], const 
     bool vis = al_world_vis_leaf_count(w) > 0;
     for (int tries = 0; tries < 60; tries++) {
         random_point(lo, hi, p);
-        if (!al_world_point_solid(w, hull, p) && (!vis || al_world_vis_leaf_at(w, p) >= 0))
-            return;
+        if (!al_world_point_solid(w, hull, p) && (!vis || al_world_vis_leaf_at(w, p) >= 0)) return;
     }
 }
 
@@ -182,8 +181,7 @@ static void check_oracle(const scene *s, const alrt_world *rt, int queries, cons
         CHECK_MSG(bad_light == 0, "%s: %d luxels' light differs", name, bad_light);
         CHECK_MSG(lit > 0, "%s: no luxel lit", name);
     }
-    check_note("%s: %d queries, %d hits, %d vis leaves", name, queries, hits,
-               alrt_leaf_count(rt));
+    check_note("%s: %d queries, %d hits, %d vis leaves", name, queries, hits, alrt_leaf_count(rt));
 }
 
 static void check_map(const char *path, const char *name, int queries, int64_t shots)

@@ -97,7 +97,8 @@ static void step(const alrt_world *w, agent *a)
     a->on_ground = h.hit && h.normal[2] > 0.7;
     if (a->on_ground) a->velocity[2] = 0;
     /* Stuck against a wall: turn. */
-    if (hypot(a->origin[0] - before[0], a->origin[1] - before[1]) < WALK_SPEED * STEP_SECONDS * 0.25)
+    if (hypot(a->origin[0] - before[0], a->origin[1] - before[1]) <
+        WALK_SPEED * STEP_SECONDS * 0.25)
         a->yaw += 1.9;
 }
 
