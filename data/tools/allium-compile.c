@@ -51,16 +51,15 @@
 
 static int usage(FILE *to)
 {
-    fprintf(
-        to,
-        "usage: allium-compile [--hull NAME=minx,miny,minz,maxx,maxy,maxz ...] "
-        "[--block-size N] [--threads N] [--json] [--no-cache]\n"
-        "                      [--rad-residual EPS] [--rad-time SECONDS] [--luxel UNITS] "
-        "[--no-rad] [--texture-path DIR ...]\n"
-        "                      [--defs FILE ...]\n"
-        "                      [--bsp OUT.bsp [--bsp-format bsp29|bsp2]] [--runtime OUT.alw] MAP\n"
-        "       allium-compile -o OUT.allium IN.map     (import, then compile)\n"
-        "       allium-compile -o OUT.map [--format valve|standard] IN.allium  (export)\n");
+    fprintf(to, "usage: allium-compile [--hull NAME=minx,miny,minz,maxx,maxy,maxz ...] "
+                "[--block-size N] [--threads N] [--json] [--no-cache]\n"
+                "                      [--rad-residual EPS] [--rad-time SECONDS] [--luxel UNITS] "
+                "[--no-rad] [--texture-path DIR ...]\n"
+                "                      [--defs FILE ...]\n"
+                "                      [--bsp OUT.bsp [--bsp-format bsp29|bsp2]] "
+                "[--runtime OUT.alw] MAP\n"
+                "       allium-compile -o OUT.allium IN.map     (import, then compile)\n"
+                "       allium-compile -o OUT.map [--format valve|standard] IN.allium  (export)\n");
     return to == stdout ? 0 : 2;
 }
 
