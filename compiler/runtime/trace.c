@@ -32,10 +32,16 @@ typedef struct transition {
     int near;            /* the side the move came from */
 } transition;
 
+/* Nodes a trace may visit before entered_at stops looking again past its crossings: each
+ * such look visits the far subtree a second time, which a hostile file could nest down a
+ * deep tree into exponential work. Real traces visit a few hundred nodes at most. */
+#define TRACE_NODE_BUDGET (1 << 20)
+
 typedef struct tracework {
     const rt_model *model;
     uint32_t bit;
     double start[3], delta[3];
+    int64_t budget; /* nodes left to visit (see TRACE_NODE_BUDGET) */
 } tracework;
 
 static double dot(const double a[3], const double b[3])
@@ -61,20 +67,20 @@ static bool is_transition(int k)
 
 /* Where the descent goes in TREE from CODE; TREE is NULL for the model's top tree, whose
  * leaves are blocks. */
-static transition fft(const tracework *tw, const rt_tree *tree, int32_t code, double t0, double t1,
+static transition fft(tracework *tw, const rt_tree *tree, int32_t code, double t0, double t1,
                       const double p0[3], const double p1[3]);
 
 /* The move enters solid where it crosses N's plane at TM. The crossing may also lie on a
  * real surface whose plane is not N's (a block face or another hull's plane meeting a wall
  * there): the far side is traced again from a hair before TM, and a surface entered there
  * gives the normal. The fraction stays TM. */
-static transition entered_at(const tracework *tw, const rt_tree *tree, const rt_node *n, int near,
+static transition entered_at(tracework *tw, const rt_tree *tree, const rt_node *n, int near,
                              double t0, double tm, double t1, const double p1[3])
 {
     double hair = TRACE_HAIR / sqrt(dot(tw->delta, tw->delta));
     double ts = fmax(t0, tm - hair);
     transition hit = {RAY_E2S, tm, n, near};
-    if (ts < tm) {
+    if (ts < tm && tw->budget > 0) {
         double ps[3];
         for (int k = 0; k < 3; k++) ps[k] = tw->start[k] + tw->delta[k] * ts;
         transition x = fft(tw, tree, n->child[near ^ 1], ts, t1, ps, p1);
@@ -83,10 +89,11 @@ static transition entered_at(const tracework *tw, const rt_tree *tree, const rt_
     return hit;
 }
 
-static transition fft(const tracework *tw, const rt_tree *tree, int32_t code, double t0, double t1,
+static transition fft(tracework *tw, const rt_tree *tree, int32_t code, double t0, double t1,
                       const double p0[3], const double p1[3])
 {
     for (;;) {
+        tw->budget--;
         if (code < 0) {
             if (!tree) { /* a block of the model: its onion tree */
                 tree = &tw->model->blocks[tw->model->top.leaves[-1 - code]].onion;
@@ -144,7 +151,7 @@ static transition fft(const tracework *tw, const rt_tree *tree, int32_t code, do
 static transition first_transition(const rt_model *m, uint32_t bit, const double start[3],
                                    const double delta[3])
 {
-    tracework tw = {.model = m, .bit = bit};
+    tracework tw = {.model = m, .bit = bit, .budget = TRACE_NODE_BUDGET};
     double end[3];
     for (int k = 0; k < 3; k++) {
         tw.start[k] = start[k];
