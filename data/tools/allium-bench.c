@@ -10,7 +10,9 @@
  *       the same run (compare the two, not either with a figure from another day);
  *       open_fraction is the share of traces the world's open cells answer without a
  *       descent, open_median_ns and descending_median_ns the two kinds timed apart (each
- *       batch's traces again, sorted by kind, so with warm caches)
+ *       batch's traces again, sorted by kind, so with warm caches); runtime_ns the same
+ *       traces by the runtime library (liballium-runtime) on this world exported in memory,
+ *       timed alike, and runtime_mismatches the traces whose answer differs from the world's
  *   allium-bench verify MAP [--points 1000000] [--traces N] [--segments 1000000] [options]
  *       ... and the PVS against sampled lines of sight (--segments)
  *       every oracle on every hull, mismatch counts per oracle
@@ -96,6 +98,8 @@
 #include "al-png.h"
 #include "quake-trace.h"
 #include "al-rad.h"
+#include "al-runtime.h"
+#include "allium-runtime.h"
 #include "report.h"
 #include "store/map-doc.h"
 #include "al-live.h"
@@ -378,18 +382,31 @@ static int cmd_trace(const args *a)
         return 1;
     }
     const al_hull_desc *h = al_world_hull(w, hull);
+    /* The same world as a game loads it, exported in memory (no light). */
+    alrt_world *rt = NULL;
+    void *rt_bytes = NULL;
+    size_t rt_size = 0;
+    al_runtime_source rt_src = {w, &m.input, NULL, NULL};
+    if (al_runtime_write(&rt_src, &rt_bytes, &rt_size) != AL_OK ||
+        alrt_load(rt_bytes, rt_size, &rt, NULL, 0) != ALRT_OK) {
+        fprintf(stderr, "error: the runtime world could not be made\n");
+        return 1;
+    }
+    free(rt_bytes);
     enum { BATCH = 1000 };
     long long batches = (a->count + BATCH - 1) / BATCH;
     /* Segments are generated first so the timed loop does nothing but trace. */
     double (*seg)[2][3] = malloc(BATCH * sizeof *seg);
     double *batch_ns = malloc((size_t) batches * sizeof *batch_ns);
     double *ref_ns = malloc((size_t) batches * sizeof *ref_ns);
+    double *rt_ns = malloc((size_t) batches * sizeof *rt_ns);
+    long long rt_mismatches = 0;
     double *kind_ns[2] = {malloc((size_t) batches * sizeof(double)),
                           malloc((size_t) batches * sizeof(double))};
     int kind_batches[2] = {0, 0};
     int(*order)[BATCH] = malloc(2 * sizeof *order);
     long long answered_open = 0;
-    if (!seg || !batch_ns || !ref_ns || !kind_ns[0] || !kind_ns[1] || !order) return 1;
+    if (!seg || !batch_ns || !ref_ns || !rt_ns || !kind_ns[0] || !kind_ns[1] || !order) return 1;
     al_rng rng = {a->seed};
     long long checked = 0, mismatches = 0, done = 0;
     double total_ns = 0, sink = 0;
@@ -422,8 +439,22 @@ static int cmd_trace(const args *a)
         uint64_t t1 = al_clock_ns();
         for (int i = 0; i < n; i++) sink += al_quake_trace(w, hull, seg[i][0], seg[i][1]);
         uint64_t t2 = al_clock_ns();
+        for (int i = 0; i < n; i++) {
+            alrt_hit r;
+            alrt_trace(rt, hull, seg[i][0], seg[i][1], &r);
+            sink += r.fraction;
+        }
+        uint64_t t3 = al_clock_ns();
         batch_ns[b] = (double) (t1 - t0) / n;
         ref_ns[b] = (double) (t2 - t1) / n;
+        rt_ns[b] = (double) (t3 - t2) / n;
+        for (int i = 0; i < n; i++) { /* untimed: the runtime answers as the world */
+            al_trace t;
+            alrt_hit r;
+            al_world_trace(w, hull, seg[i][0], seg[i][1], &t);
+            alrt_trace(rt, hull, seg[i][0], seg[i][1], &r);
+            if (t.hit != (r.hit != 0) || t.fraction != r.fraction) rt_mismatches++;
+        }
         /* The same traces again, those the open cells answer apart from those that descend
          * (caches now warm for these segments). */
         int kinds[2] = {0, 0};
@@ -475,6 +506,9 @@ static int cmd_trace(const args *a)
     cJSON_AddNumberToObject(r, "descending_median_ns", median(kind_ns[0], kind_batches[0]));
     cJSON_AddNumberToObject(r, "reference_ns", median(ref_ns, (int) batches));
     cJSON_AddStringToObject(r, "reference", "Quake's hull check on this hull's map tree, same traces");
+    cJSON_AddNumberToObject(r, "runtime_ns", median(rt_ns, (int) batches));
+    cJSON_AddNumberToObject(r, "runtime_mismatches", (double) rt_mismatches);
+    cJSON_AddNumberToObject(r, "runtime_bytes", (double) rt_size);
     cJSON_AddNumberToObject(r, "oracle_checked", (double) checked);
     cJSON_AddNumberToObject(r, "oracle_mismatches", (double) mismatches);
     cJSON_AddNumberToObject(r, "checksum", sink);
@@ -482,6 +516,8 @@ static int cmd_trace(const args *a)
     free(seg);
     free(batch_ns);
     free(ref_ns);
+    free(rt_ns);
+    alrt_destroy(rt);
     free(kind_ns[0]);
     free(kind_ns[1]);
     free(order);

@@ -5,6 +5,8 @@
  *   allium-compile -o OUT.allium IN.map     import IN into a new document, then compile it
  *   allium-compile -o OUT.map [--format valve|standard] IN.allium    export
  *   allium-compile --bsp OUT.bsp [--bsp-format bsp29|bsp2] MAP   compile, write a Quake BSP
+ *   allium-compile --runtime OUT.alw MAP   compile and light, write the runtime world (the
+ *                                          portable format games load with liballium-runtime)
  *
  * Options: --hull NAME=minx,miny,minz,maxx,maxy,maxz (repeatable), --block-size N,
  * --threads N, --json, --no-cache; radiosity: --rad-residual EPS (default 0.01: shoot
@@ -29,6 +31,7 @@
  * compiled, 2 for a usage error.
  */
 #include "al-rad.h"
+#include "al-runtime.h"
 #include "al-clock.h"
 #include "load.h"
 #include "mapfile/map-write.h"
@@ -53,7 +56,8 @@ static int usage(FILE *to)
                 "                      [--rad-residual EPS] [--rad-time SECONDS] [--luxel UNITS] "
                 "[--no-rad] [--texture-path DIR ...]\n"
                 "                      [--defs FILE ...]\n"
-                "                      [--bsp OUT.bsp [--bsp-format bsp29|bsp2]] MAP\n"
+                "                      [--bsp OUT.bsp [--bsp-format bsp29|bsp2]] "
+                "[--runtime OUT.alw] MAP\n"
                 "       allium-compile -o OUT.allium IN.map     (import, then compile)\n"
                 "       allium-compile -o OUT.map [--format valve|standard] IN.allium  (export)\n");
     return to == stdout ? 0 : 2;
@@ -361,6 +365,27 @@ static bool export_bsp(al_tool_map *m, const al_world *w, al_rad *rad, const rad
     return st == AL_OK;
 }
 
+/* Writes W (compiled from M's input, lit by RAD unless that is NULL) as the runtime world
+ * PATH; its size into *BYTES. Prints errors; false on failure. */
+static bool export_runtime(const al_tool_map *m, const al_world *w, al_rad *rad, const char *path,
+                           size_t *bytes)
+{
+    al_rad_lightmap lightmap = {0};
+    al_status st = rad ? al_rad_snapshot(rad, &lightmap) : AL_OK;
+    al_runtime_source src = {w, &m->input, rad, rad ? &lightmap : NULL};
+    if (st == AL_OK) st = al_runtime_write_file(&src, path);
+    al_rad_lightmap_free(&lightmap);
+    if (st != AL_OK) {
+        fprintf(stderr, "%s: no runtime world written: %s\n", path, al_status_message(st));
+        return false;
+    }
+    FILE *f = fopen(path, "rb");
+    *bytes = 0;
+    if (f && fseek(f, 0, SEEK_END) == 0) *bytes = (size_t) ftell(f);
+    if (f) fclose(f);
+    return true;
+}
+
 static cJSON *bsp_json(const bsp_args *ba, const al_bsp_counts *c)
 {
     cJSON *o = cJSON_CreateObject();
@@ -527,6 +552,7 @@ int main(int argc, char **argv)
     bool json = false;
     const char *path = NULL, *output = NULL, *format = NULL;
     bsp_args ba = {NULL, AL_BSP29};
+    const char *runtime_path = NULL; /* --runtime */
     for (int i = 1; i < argc;) {
         int used = al_tool_parse_option(argc, argv, &i, &options);
         if (used < 0) return 2;
@@ -545,6 +571,8 @@ int main(int argc, char **argv)
                 return 2;
             }
             defs_paths[defs_path_count++] = argv[++i];
+        } else if (strcmp(argv[i], "--runtime") == 0 && i + 1 < argc) {
+            runtime_path = argv[++i];
         } else if (strcmp(argv[i], "--bsp") == 0 && i + 1 < argc) {
             ba.path = argv[++i];
         } else if (strcmp(argv[i], "--bsp-format") == 0 && i + 1 < argc) {
@@ -587,8 +615,8 @@ int main(int argc, char **argv)
         i++;
     }
     if (!path) return usage(stderr);
-    if (ba.path && output) {
-        fprintf(stderr, "error: --bsp and -o cannot be used together\n");
+    if ((ba.path || runtime_path) && output) {
+        fprintf(stderr, "error: --bsp and --runtime cannot be used with -o\n");
         return 2;
     }
 
@@ -627,7 +655,8 @@ int main(int argc, char **argv)
     }
     rad_result rr;
     al_rad *rad = NULL; /* kept for a BSP of this very compile (a .map's) */
-    if (!light(&m, w, &ra, &options, &rr, ba.path && m.map ? &rad : NULL)) {
+    bool keep_rad = (ba.path && m.map) || runtime_path;
+    if (!light(&m, w, &ra, &options, &rr, keep_rad ? &rad : NULL)) {
         al_texture_sources_close(&sources);
         al_world_destroy(w);
         al_tool_map_free(&m);
@@ -636,6 +665,9 @@ int main(int argc, char **argv)
     al_bsp_counts bc;
     bool exported = !ba.path || export_bsp(&m, w, rad, &ra, &options, &ba, texture_paths,
                                            texture_path_count, &bc);
+    size_t runtime_bytes = 0;
+    if (exported && runtime_path)
+        exported = export_runtime(&m, w, rad, runtime_path, &runtime_bytes);
     al_rad_destroy(rad);
     if (!exported) {
         al_texture_sources_close(&sources);
@@ -658,6 +690,11 @@ int main(int argc, char **argv)
         cJSON *report = al_report_json(&m, w, &s);
         if (report) rad_json(report, &rr);
         if (report && ba.path) cJSON_AddItemToObject(report, "bsp", bsp_json(&ba, &bc));
+        cJSON *rt = report && runtime_path ? cJSON_AddObjectToObject(report, "runtime") : NULL;
+        if (rt) {
+            cJSON_AddStringToObject(rt, "path", runtime_path);
+            cJSON_AddNumberToObject(rt, "bytes", (double) runtime_bytes);
+        }
         if (report && textures)
             cJSON_AddItemToObject(report, "materials", textures);
         else
@@ -695,6 +732,7 @@ int main(int argc, char **argv)
                    rr.stats.patches, rr.stats.lights, (long long) rr.stats.shots,
                    rr.stats.residual * 100, rr.ms,
                    rr.stop == AL_RAD_STOP_TIME ? " (time budget reached)" : "");
+        if (runtime_path) printf("  runtime world: %s, %zu bytes\n", runtime_path, runtime_bytes);
         if (ba.path)
             printf("  bsp: %s (%s), %zu bytes: %d models, %d nodes, %d leafs, %d clipnodes, "
                    "%d faces, %d textures (%d checkers), %zu bytes of visibility, %zu of "
