@@ -59,10 +59,12 @@ static int32_t add_texinfo(q_bsp *q, const al_map_face *f, int32_t miptex, bool 
     q_texinfo t;
     memset(&t, 0, sizeof t);
     double o[2], e[2];
-    al_texture_coords(f, (const double[3]){0, 0, 0}, o);
+    /* In the model's coordinates: its origin (Q->offset) has the coordinates the map gives
+     * that point, so the texture stays where the map put it. */
+    al_texture_coords(f, q->offset, o);
     for (int a = 0; a < 3; a++) {
-        double p[3] = {0, 0, 0};
-        p[a] = 1;
+        double p[3] = {q->offset[0], q->offset[1], q->offset[2]};
+        p[a] += 1;
         al_texture_coords(f, p, e);
         t.vecs[0][a] = (float) (e[0] - o[0]);
         t.vecs[1][a] = (float) (e[1] - o[1]);
@@ -250,18 +252,22 @@ static bool drawn_faces(const q_bsp *q, bool *drawn)
     return true;
 }
 
-/* The pieces of every drawn face, per model. */
+/* The pieces of every drawn face, per model, in the model's coordinates. */
 static al_status collect_pieces(q_bsp *q, const face_ref *refs, const bool *drawn)
 {
     const al_input *in = q->src->input;
     const al_face_polys *p = &q->polys;
-    for (int b = 0; b < in->brush_count; b++) {
+    double (*moved)[3] = malloc(MAX_POINTS * sizeof *moved);
+    if (!moved) return AL_ERR_NOMEM;
+    al_status st = AL_OK;
+    for (int b = 0; b < in->brush_count && st == AL_OK; b++) {
         int model = q->entity_model[in->brushes[b].entity];
         if (model < 0) {
             al_entity_role role = al_entity_role_of(in->entities[in->brushes[b].entity].classname);
             if (role != AL_ROLE_WORLD && role != AL_ROLE_DETAIL) continue;
             model = 0; /* func_group, func_detail: merged into the world */
         }
+        memcpy(q->offset, q->model_origin[model], sizeof q->offset);
         for (int i = p->brush_first[b]; i < p->brush_first[b + 1]; i++) {
             const al_face_poly *f = &p->faces[i];
             int32_t input_face = in->brushes[b].first_face + f->face;
@@ -270,13 +276,20 @@ static al_status collect_pieces(q_bsp *q, const face_ref *refs, const bool *draw
             bool special = special_name(name ? name : "");
             int32_t miptex = material_miptex(q, f->material);
             int32_t texinfo = add_texinfo(q, refs->faces[input_face], miptex, special);
-            if (texinfo < 0) return AL_ERR_NOMEM;
-            if (!add_piece(q, model, texinfo, special, f, p->points + f->first_point,
-                           f->point_count, 0))
-                return AL_ERR_NOMEM;
+            int n = f->point_count < MAX_POINTS ? f->point_count : MAX_POINTS;
+            for (int v = 0; v < n; v++)
+                for (int k = 0; k < 3; k++)
+                    moved[v][k] = p->points[f->first_point + v][k] - q->offset[k];
+            if (texinfo < 0 ||
+                !add_piece(q, model, texinfo, special, f, (const double (*)[3]) moved, n, 0)) {
+                st = AL_ERR_NOMEM;
+                break;
+            }
         }
     }
-    return AL_OK;
+    memset(q->offset, 0, sizeof q->offset);
+    free(moved);
+    return st;
 }
 
 /* The index of vertex P (added if new), or -1. */

@@ -526,3 +526,46 @@ void rb_face_extents(const rb_bsp *b, int face, double first[2], int size[2])
         size[a] = (int) (bmax - bmin) + 1;
     }
 }
+
+/* The next quoted string of the entities text from *AT: its bounds into *START and *LEN,
+ * *AT past it; false at a brace or the end. */
+static bool next_string(const char **at, const char **start, size_t *len)
+{
+    const char *p = *at;
+    while (*p && *p != '"' && *p != '{' && *p != '}') p++;
+    if (*p != '"') {
+        *at = p;
+        return false;
+    }
+    const char *end = strchr(p + 1, '"');
+    if (!end) return false;
+    *start = p + 1;
+    *len = (size_t) (end - p - 1);
+    *at = end + 1;
+    return true;
+}
+
+bool rb_model_origin(const rb_bsp *b, int model, double origin[3])
+{
+    char name[24];
+    snprintf(name, sizeof name, "*%d", model);
+    origin[0] = origin[1] = origin[2] = 0;
+    for (const char *at = b->entities; (at = strchr(at, '{'));) {
+        at++;
+        bool ours = false, found = false;
+        double o[3] = {0, 0, 0};
+        const char *key, *value;
+        size_t key_len, value_len;
+        while (next_string(&at, &key, &key_len) && next_string(&at, &value, &value_len)) {
+            if (key_len == 5 && memcmp(key, "model", 5) == 0)
+                ours = value_len == strlen(name) && memcmp(value, name, value_len) == 0;
+            if (key_len == 6 && memcmp(key, "origin", 6) == 0)
+                found = sscanf(value, "%lf %lf %lf", &o[0], &o[1], &o[2]) == 3;
+        }
+        if (ours) {
+            if (found) memcpy(origin, o, sizeof o);
+            return found;
+        }
+    }
+    return false;
+}

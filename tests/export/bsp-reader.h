@@ -105,4 +105,8 @@ bool rb_leaf_sees(const rb_bsp *bsp, int from, int to);
  * a plane on the way, to tell points on a plane (where floats decide) apart. */
 int rb_point_contents(const rb_bsp *bsp, int model, int hull, const double p[3], double *nearest);
 
+/* The "origin" of the entity whose "model" is "*MODEL" in the entities lump into ORIGIN
+ * (where an engine places the model); false, and 0 0 0, when it has none. */
+bool rb_model_origin(const rb_bsp *bsp, int model, double origin[3]);
+
 #endif

@@ -58,19 +58,23 @@ static int quake_contents(al_contents c)
 }
 
 /* Quake's contents at P in HULL over every model (a solid model's solid wins over the
- * world's contents, as the world's query counts brush models), with the nearest plane on
- * the way in *NEAREST. */
-static int contents_all(const rb_bsp *b, int hull, const double p[3], double *nearest)
+ * world's contents, as the world's query counts brush models), each model placed at its
+ * entity's origin (ORIGINS, per model), with the nearest plane on the way in *NEAREST. */
+static int contents_all(const rb_bsp *b, const double (*origins)[3], int hull, const double p[3],
+                        double *nearest)
 {
     double near;
     int c = rb_point_contents(b, 0, hull, p, nearest);
     for (int m = 1; m < b->model_count; m++) {
         const rb_model *md = &b->models[m];
+        double local[3];
         bool inside = true;
-        for (int k = 0; k < 3; k++)
-            inside = inside && p[k] >= md->mins[k] - 80 && p[k] <= md->maxs[k] + 100;
+        for (int k = 0; k < 3; k++) {
+            local[k] = p[k] - origins[m][k];
+            inside = inside && local[k] >= md->mins[k] - 80 && local[k] <= md->maxs[k] + 100;
+        }
         if (!inside) continue; /* a model's hulls are empty beyond its box grown by a hull */
-        if (rb_point_contents(b, m, hull, p, &near) == -2) c = -2;
+        if (rb_point_contents(b, m, hull, local, &near) == -2) c = -2;
         if (near < *nearest) *nearest = near;
     }
     return c;
@@ -109,6 +113,9 @@ static void check_export(const scene *s, al_bsp_format format, int samples, cons
     REQUIRE(hull[1] > 0 && hull[2] > 0);
     double lo[3], hi[3];
     al_world_bounds(w, lo, hi);
+    double (*origins)[3] = calloc((size_t) b.model_count, sizeof *origins);
+    REQUIRE(origins);
+    for (int m = 1; m < b.model_count; m++) rb_model_origin(&b, m, origins[m]);
     export_report r = {0};
     rng_state = 12345;
     for (int i = 0; i < samples; i++) {
@@ -116,7 +123,7 @@ static void check_export(const scene *s, al_bsp_format format, int samples, cons
         for (int k = 0; k < 3; k++) p[k] = lo[k] + (hi[k] - lo[k]) * uniform01();
         for (int h = 0; h < 3; h++) {
             double nearest;
-            int got = contents_all(&b, h, p, &nearest);
+            int got = contents_all(&b, (const double (*)[3]) origins, h, p, &nearest);
             if (nearest < 0.01) {
                 r.skipped++;
                 continue;
@@ -138,6 +145,7 @@ static void check_export(const scene *s, al_bsp_format format, int samples, cons
                b.face_count, b.model_count);
     CHECK_MSG(r.mismatches[0] + r.mismatches[1] + r.mismatches[2] == 0, "%s: %s", name, r.why);
     CHECK(r.samples > samples); /* the planes did not swallow the test */
+    free(origins);
 
     /* Visibility: points in vis leaves that see each other lie in leaves whose rows say
      * so. Up to 300 points in vis leaves (and in empty leaves of the .bsp), every pair. */
@@ -269,6 +277,18 @@ static mapgen *room_map(double shift)
     return g;
 }
 
+/* The room with a rotating blade (Hipnotic's rotate_object) whose origin brush, above the
+ * blade and off the unit grid in x, sets its origin at 367.5 188 154. */
+static mapgen *rotating_map(void)
+{
+    mapgen *g = room_map(0);
+    mapgen_begin_entity(g, "rotate_object");
+    mapgen_box(g, 330, 180, 40, 410, 196, 140, "door1");
+    mapgen_box(g, 364, 184, 150, 371, 192, 158, "origin");
+    mapgen_end_entity(g);
+    return g;
+}
+
 CHECK_TEST(room, "/export/bsp/room-contents-equal-the-world-in-every-hull")
 {
     scene s = {0};
@@ -310,6 +330,74 @@ CHECK_TEST(entities, "/export/bsp/brush-entities-get-models-and-groups-merge-int
     CHECK(b.lighting_bytes == 0 && b.visibility_bytes > 0);
     CHECK(b.leafs[0].visofs == -1);
     for (int l = b.models[0].visleafs + 1; l < b.leaf_count; l++) CHECK(b.leafs[l].visofs == -1);
+    rb_free(&b);
+    scene_free(&s);
+}
+
+/* An origin brush places its entity's model: the model is written relative to the brush's
+ * centre, which the entity gets as its "origin"; the brush itself has no faces and no
+ * solid, and the model's bounds leave it out. Point contents everywhere (check_both, each
+ * model placed at its origin) equal the world's. */
+CHECK_TEST(origin, "/export/bsp/an-origin-brush-places-its-entitys-model")
+{
+    scene s = {0};
+    REQUIRE(scene_load_mapgen(&s, rotating_map(), &with_pvs));
+    check_both(&s, 20000, "rotating");
+    const double centre[3] = {367.5, 188, 154};
+    CHECK(!al_world_point_solid(s.world, 0, (const double[3]){367.5, 188, 157}));
+    al_bsp_source src = {s.map, &s.input.input, s.world, NULL};
+    void *data;
+    size_t size;
+    REQUIRE(build(&src, AL_BSP29, &data, &size, NULL, NULL) == AL_OK);
+    rb_bsp b;
+    char why[200];
+    REQUIRE_MSG(rb_read(data, size, &b, why, sizeof why), "%s", why);
+    free(data);
+    /* World, door, platform, blade (the solid models), then the trigger. */
+    REQUIRE(b.model_count == 5);
+    CHECK(strstr(b.entities, "\"classname\" \"rotate_object\"\n\"model\" \"*3\"\n"
+                             "\"origin\" \"367.5 188 154\"\n}"));
+    double o[3];
+    CHECK(rb_model_origin(&b, 3, o) && o[0] == centre[0] && o[1] == centre[1] && o[2] == centre[2]);
+    CHECK(!rb_model_origin(&b, 1, o) && o[0] == 0 && o[1] == 0 && o[2] == 0);
+    /* The blade's bounds less the origin; its six faces, not the origin brush's. */
+    const rb_model *m = &b.models[3];
+    const double mins[3] = {330, 180, 40}, maxs[3] = {410, 196, 140};
+    for (int k = 0; k < 3; k++) {
+        CHECK(m->mins[k] == (float) (mins[k] - centre[k]));
+        CHECK(m->maxs[k] == (float) (maxs[k] - centre[k]));
+    }
+    CHECK(m->face_count == 6);
+    /* Solid in every hull at the blade's centre (model coordinates), empty at the origin
+     * brush's, and empty there in the world too. */
+    for (int h = 0; h < 3; h++) {
+        CHECK(rb_point_contents(&b, 3, h, (const double[3]){2.5, 0, -64}, NULL) == -2);
+        CHECK(rb_point_contents(&b, 3, 0, (const double[3]){0, 0, 3}, NULL) == -1);
+        CHECK(rb_point_contents(&b, 0, h, (const double[3]){367.5, 188, 157}, NULL) == -1);
+    }
+    /* A texture stays where the map put it: a vertex's texture coordinates in the model
+     * equal those of its place in the world under the map's axes (the blade's front face,
+     * y = 180, has the map's default axes x and -z, scale 1). */
+    int checked = 0;
+    for (int f = m->first_face; f < m->first_face + m->face_count; f++) {
+        const rb_face *face = &b.faces[f];
+        const rb_plane *pl = &b.planes[face->plane];
+        if (pl->normal[1] != 1 || pl->dist != (float) (180 - centre[1])) continue;
+        const rb_texinfo *t = &b.texinfo[face->texinfo];
+        for (int e = 0; e < face->edge_count; e++) {
+            int32_t se = b.surfedges[face->first_edge + e];
+            const float *v = b.vertexes[se >= 0 ? b.edges[se][0] : b.edges[-se][1]];
+            double world[3] = {v[0] + centre[0], v[1] + centre[1], v[2] + centre[2]};
+            double su = t->vecs[0][0] * v[0] + t->vecs[0][1] * v[1] + t->vecs[0][2] * v[2] +
+                        t->vecs[0][3];
+            double tv = t->vecs[1][0] * v[0] + t->vecs[1][1] * v[1] + t->vecs[1][2] * v[2] +
+                        t->vecs[1][3];
+            CHECK_NEAR(su, world[0], 1e-3);
+            CHECK_NEAR(tv, -world[2], 1e-3);
+            checked++;
+        }
+    }
+    CHECK(checked == 4);
     rb_free(&b);
     scene_free(&s);
 }
@@ -470,7 +558,7 @@ static int quake_byte(float level)
 CHECK_TEST(light, "/export/bsp/lightmaps-are-the-radiosity-on-quakes-luxel-grid")
 {
     scene s = {0};
-    REQUIRE(scene_load_mapgen(&s, room_map(0), &with_pvs));
+    REQUIRE(scene_load_mapgen(&s, rotating_map(), &with_pvs));
     al_rad *rad = NULL;
     REQUIRE(al_rad_create(s.world, &s.input.input, NULL, &rad, NULL) == AL_OK);
     al_rad_run(rad, 0.05, 0, NULL, NULL);
@@ -486,9 +574,12 @@ CHECK_TEST(light, "/export/bsp/lightmaps-are-the-radiosity-on-quakes-luxel-grid"
     REQUIRE(files.lit && files.lit_size == 8 + 3 * b.lighting_bytes);
     const uint8_t *lit = files.lit;
     CHECK(memcmp(lit, "QLIT", 4) == 0 && lit[4] == 1 && lit[5] == 0 && lit[6] == 0 && lit[7] == 0);
-    int luxels = 0, compared = 0, wrong = 0, unlit = 0, special = 0;
-    for (int f = 0; f < b.face_count; f++) {
+    int luxels = 0, compared = 0, wrong = 0, unlit = 0, special = 0, moved = 0;
+    for (int f = 0, model = 0; f < b.face_count; f++) {
         const rb_face *face = &b.faces[f];
+        while (f >= b.models[model].first_face + b.models[model].face_count) model++;
+        double origin[3];
+        rb_model_origin(&b, model, origin);
         const rb_texinfo *tex = &b.texinfo[face->texinfo];
         if (tex->flags & 1) {
             special++;
@@ -513,6 +604,8 @@ CHECK_TEST(light, "/export/bsp/lightmaps-are-the-radiosity-on-quakes-luxel-grid"
                 luxels++;
                 double p[3];
                 luxel_point(tex, n, sign * pl->dist, first[0] + 16 * u, first[1] + 16 * t, p);
+                for (int k = 0; k < 3; k++) p[k] += origin[k];
+                moved += origin[0] != 0;
                 float level[3];
                 if (!al_rad_shown_at(rad, &map, p, n, level)) continue;
                 compared++;
@@ -534,6 +627,7 @@ CHECK_TEST(light, "/export/bsp/lightmaps-are-the-radiosity-on-quakes-luxel-grid"
                b.face_count, luxels, compared, wrong, unlit + special, special);
     CHECK(wrong == 0);
     CHECK(compared > luxels / 2);
+    CHECK(moved > 0); /* the blade's luxels, placed at its origin */
     CHECK(special > 0);
     rb_free(&b);
     al_bsp_files_free(&files);
