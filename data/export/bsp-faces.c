@@ -252,14 +252,311 @@ static bool drawn_faces(const q_bsp *q, bool *drawn)
     return true;
 }
 
-/* The pieces of every drawn face, per model, in the model's coordinates. */
+/* --- hidden parts: faces cut against the solid brushes of their model -------------------- */
+
+/* What a face is cut against: the solid brushes of its model (per .bsp model, the input
+ * indices of the world model's brushes solid to the point hull, as the compile has them)
+ * that meet its brush's box. */
+typedef struct cutters {
+    int *solid;       /* of the current model */
+    int solid_count;
+    int model;        /* whose list SOLID is, or -1 */
+    int *near;        /* of SOLID, those meeting the current brush's box */
+    int near_count;
+} cutters;
+
+/* What a kept part becomes: a piece of MODEL on the plane PLANE (the .bsp's, SIDE 1 when
+ * the face looks the other way) with TEXINFO, made from the brush face POLY. Parts with
+ * the same model, plane, side and texinfo may merge. */
+typedef struct part_info {
+    int32_t model, plane, side, texinfo;
+    bool special;
+    const al_face_poly *poly;
+} part_info;
+
+/* The kept parts of faces: polygons of points[first[i] .. first[i] + count[i]) (world
+ * coordinates), each with its info. */
+typedef struct fragments {
+    double (*points)[3];
+    int *first, *count;
+    part_info *info;
+    int point_count, point_room, n, room;
+    part_info adding; /* the info of the parts keep_part adds */
+} fragments;
+
+/* The face being cut: what its pieces are, and the parts kept so far. */
+typedef struct cut_face {
+    int model, brush;
+    int32_t texinfo;
+    bool special;
+    const al_face_poly *poly;
+    fragments *kept;
+} cut_face;
+
+static bool boxes_meet(const double *amin, const double *amax, const double *bmin,
+                       const double *bmax)
+{
+    for (int k = 0; k < 3; k++)
+        if (amin[k] > bmax[k] + ON_PLANE || bmin[k] > amax[k] + ON_PLANE) return false;
+    return true;
+}
+
+/* Keeps the polygon P (N points) in F. False when memory runs out. */
+static bool keep_part(fragments *f, const double (*p)[3], int n)
+{
+    if (f->n == f->room) {
+        int room = f->room ? 2 * f->room : 16;
+        int *first = realloc(f->first, (size_t) room * sizeof *first);
+        if (!first) return false;
+        f->first = first;
+        int *count = realloc(f->count, (size_t) room * sizeof *count);
+        if (!count) return false;
+        f->count = count;
+        part_info *info = realloc(f->info, (size_t) room * sizeof *info);
+        if (!info) return false;
+        f->info = info;
+        f->room = room;
+    }
+    if (f->point_count + n > f->point_room) {
+        int room = 2 * (f->point_count + n) + 64;
+        double (*points)[3] = realloc(f->points, (size_t) room * sizeof *points);
+        if (!points) return false;
+        f->points = points;
+        f->point_room = room;
+    }
+    memcpy(f->points + f->point_count, p, (size_t) n * sizeof *p);
+    f->first[f->n] = f->point_count;
+    f->info[f->n] = f->adding;
+    f->count[f->n++] = n;
+    f->point_count += n;
+    return true;
+}
+
+static bool same_point(const double *a, const double *b)
+{
+    return fabs(a[0] - b[0]) < 1e-9 && fabs(a[1] - b[1]) < 1e-9 && fabs(a[2] - b[2]) < 1e-9;
+}
+
+/* The union of polygons A (NA points) and B (NB) into OUT (room for MAX_POINTS), when they
+ * share an edge (A's runs one way, B's the other) and the union, without the points on a
+ * straight line, is convex seen along NORMAL (their front); its point count, else 0. */
+static int merge_pair(const double (*a)[3], int na, const double (*b)[3], int nb,
+                      const double normal[3], double (*out)[3])
+{
+    if (na + nb - 2 > MAX_POINTS) return 0;
+    for (int i = 0; i < na; i++)
+        for (int j = 0; j < nb; j++) {
+            if (!same_point(a[i], b[(j + 1) % nb]) || !same_point(a[(i + 1) % na], b[j]))
+                continue;
+            double (*u)[3] = malloc(MAX_POINTS * sizeof *u);
+            if (!u) return 0;
+            int n = 0;
+            for (int k = 1; k <= na; k++) memcpy(u[n++], a[(i + k) % na], sizeof *u);
+            for (int k = 2; k < nb; k++) memcpy(u[n++], b[(j + k) % nb], sizeof *u);
+            /* Drop points on a line with their neighbours; any turn against the others
+             * makes the union concave. */
+            int m = 0, sign = 0;
+            bool convex = true;
+            for (int k = 0; k < n && convex; k++) {
+                const double *p = u[(k + n - 1) % n], *c = u[k], *x = u[(k + 1) % n];
+                double e1[3] = {c[0] - p[0], c[1] - p[1], c[2] - p[2]};
+                double e2[3] = {x[0] - c[0], x[1] - c[1], x[2] - c[2]};
+                double t = normal[0] * (e1[1] * e2[2] - e1[2] * e2[1]) +
+                           normal[1] * (e1[2] * e2[0] - e1[0] * e2[2]) +
+                           normal[2] * (e1[0] * e2[1] - e1[1] * e2[0]);
+                double l1 = sqrt(e1[0] * e1[0] + e1[1] * e1[1] + e1[2] * e1[2]);
+                double l2 = sqrt(e2[0] * e2[0] + e2[1] * e2[1] + e2[2] * e2[2]);
+                if (fabs(t) <= 1e-6 * l1 * l2) continue; /* straight on */
+                int st = t > 0 ? 1 : -1;
+                if (sign && st != sign) convex = false;
+                sign = st;
+                memcpy(out[m++], c, sizeof *out);
+            }
+            free(u);
+            return convex && m >= 3 ? m : 0;
+        }
+    return 0;
+}
+
+/* A kept part's place in the merge order: by model, plane, side and texinfo. */
+typedef struct part_key {
+    int32_t model, plane, side, texinfo, part;
+} part_key;
+
+static int compare_part_keys(const void *a, const void *b)
+{
+    const int32_t *x = a, *y = b; /* part_key's fields in order */
+    for (int i = 0; i < 5; i++)
+        if (x[i] != y[i]) return x[i] < y[i] ? -1 : 1;
+    return 0;
+}
+
+static bool same_group(const part_key *a, const part_key *b)
+{
+    return a->model == b->model && a->plane == b->plane && a->side == b->side &&
+           a->texinfo == b->texinfo;
+}
+
+/* Merges the parts in K of one model, plane, side and texinfo that share an edge while
+ * their union stays convex (as qbsp merges the faces its CSG leaves), then adds each,
+ * moved into its model's coordinates, as pieces. False when memory runs out. */
+static bool emit_kept(q_bsp *q, fragments *k)
+{
+    int parts = k->n;
+    part_key *keys = malloc((size_t) (parts > 0 ? parts : 1) * sizeof *keys);
+    int *order = malloc((size_t) (parts > 0 ? parts : 1) * sizeof *order);
+    double (*merged)[3] = malloc(2 * MAX_POINTS * sizeof *merged);
+    bool ok = keys && order && merged;
+    for (int i = 0; ok && i < parts; i++) {
+        const part_info *in = &k->info[i];
+        keys[i] = (part_key){in->model, in->plane, in->side, in->texinfo, i};
+    }
+    if (ok) qsort(keys, (size_t) parts, sizeof *keys, compare_part_keys);
+    for (int i = 0; ok && i < parts; i++) order[i] = keys[i].part;
+    for (int g = 0; ok && g < parts;) {
+        int end = g + 1;
+        while (end < parts && same_group(&keys[g], &keys[end])) end++;
+        /* The group order[g .. end): merge pairs until a pass merges none. A merged part
+         * takes I's slot (its points appended), J's count becomes 0. */
+        for (bool again = end - g > 1; again && ok;) {
+            again = false;
+            for (int i = g; i < end && ok; i++) {
+                int a = order[i];
+                for (int j = i + 1; j < end && ok && k->count[a] > 0; j++) {
+                    int b = order[j];
+                    if (k->count[b] == 0) continue;
+                    int n = merge_pair((const double (*)[3]) k->points + k->first[a], k->count[a],
+                                       (const double (*)[3]) k->points + k->first[b], k->count[b],
+                                       k->info[a].poly->normal, merged);
+                    if (!n) continue;
+                    k->adding = k->info[a];
+                    ok = keep_part(k, (const double (*)[3]) merged, n);
+                    k->n--; /* only its points are kept, in A's slot */
+                    k->first[a] = k->first[k->n];
+                    k->count[a] = n;
+                    k->count[b] = 0;
+                    again = true;
+                }
+            }
+        }
+        g = end;
+    }
+    for (int i = 0; i < parts && ok; i++) {
+        if (k->count[i] == 0) continue;
+        const part_info *info = &k->info[i];
+        const double (*p)[3] = (const double (*)[3]) k->points + k->first[i];
+        double (*moved)[3] = merged + MAX_POINTS;
+        memcpy(q->offset, q->model_origin[info->model], sizeof q->offset);
+        for (int v = 0; v < k->count[i]; v++)
+            for (int a = 0; a < 3; a++) moved[v][a] = p[v][a] - q->offset[a];
+        ok = add_piece(q, info->model, info->texinfo, info->special, info->poly,
+                       (const double (*)[3]) moved, k->count[i], 0);
+    }
+    memset(q->offset, 0, sizeof q->offset);
+    free(keys);
+    free(order);
+    free(merged);
+    return ok;
+}
+
+/* Adds the parts of polygon P (N points) of face F that lie outside the cutters from K on,
+ * as qbsp's CSG keeps them: a part inside a solid brush of the model is hidden and left
+ * out. On a cutter's face plane, a part facing the other way is between two solids
+ * (hidden); one facing the same way is kept on the later brush of the two, so exactly one
+ * of two coinciding faces is drawn. False when memory runs out. */
+static bool cut_part(q_bsp *q, const cutters *c, const cut_face *f, int k, const double (*p)[3],
+                     int n)
+{
+    if (n < 3) return true;
+    const al_face_polys *polys = &q->polys;
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (int i = 0; i < n; i++)
+        for (int a = 0; a < 3; a++) lo[a] = fmin(lo[a], p[i][a]), hi[a] = fmax(hi[a], p[i][a]);
+    for (; k < c->near_count; k++) {
+        int b = c->near[k];
+        if (b != f->brush && boxes_meet(lo, hi, polys->brush_mins[b], polys->brush_maxs[b]))
+            break;
+    }
+    if (k == c->near_count) return keep_part(f->kept, p, n);
+    int b = c->near[k];
+    double (*work)[3] = malloc(3 * MAX_POINTS * sizeof *work);
+    if (!work) return false;
+    /* Pass 0 only looks whether some of P is inside the cutter (a face that merely meets
+     * its box is not cut); pass 1 cuts. */
+    bool ok = true, inside = true;
+    for (int pass = 0; pass < 2 && ok && inside; pass++) {
+        double (*cur)[3] = work, (*front)[3] = work + MAX_POINTS, (*back)[3] = work + 2 * MAX_POINTS;
+        memcpy(cur, p, (size_t) n * sizeof *cur);
+        int count = n;
+        for (int i = polys->brush_first[b]; i < polys->brush_first[b + 1] && ok && inside; i++) {
+            const al_face_poly *side = &polys->faces[i];
+            double dlo = INFINITY, dhi = -INFINITY;
+            for (int v = 0; v < count; v++) {
+                double d = side->normal[0] * cur[v][0] + side->normal[1] * cur[v][1] +
+                           side->normal[2] * cur[v][2] - side->dist;
+                dlo = fmin(dlo, d);
+                dhi = fmax(dhi, d);
+            }
+            if (dlo > -ON_PLANE && dhi < ON_PLANE) {
+                /* On the cutter's face plane: kept when it faces the same way and the
+                 * cutter comes first. */
+                const double *own = f->poly->normal;
+                double dot = own[0] * side->normal[0] + own[1] * side->normal[1] +
+                             own[2] * side->normal[2];
+                inside = !(dot > 0 && b < f->brush);
+            } else if (dlo > -ON_PLANE) {
+                inside = false; /* wholly in front: outside the cutter */
+            } else if (dhi >= ON_PLANE) {
+                int nf, nb;
+                split_polygon((const double (*)[3]) cur, count, side->normal, side->dist, front,
+                              &nf, back, &nb);
+                if (pass == 1) ok = cut_part(q, c, f, k + 1, (const double (*)[3]) front, nf);
+                double (*t)[3] = cur;
+                cur = back;
+                back = t;
+                count = nb;
+                inside = count >= 3;
+            }
+        }
+        /* In pass 1, what is left outside after the cuts goes on; pass 0's whole P. */
+        if (ok && !inside)
+            ok = cut_part(q, c, f, k + 1, pass == 0 ? p : (const double (*)[3]) cur,
+                          pass == 0 ? n : count);
+    }
+    free(work);
+    return ok;
+}
+
+/* Sets C's cutters for brush B of .bsp model MODEL: the solid brushes of its model (kept
+ * from the last brush while the model is the same) that meet B's box. */
+static void near_cutters(const q_bsp *q, cutters *c, int model, int b)
+{
+    const al_face_polys *polys = &q->polys;
+    if (c->model != model) {
+        c->model = model;
+        int am = q->model_allium[model];
+        c->solid_count = am < 0 ? 0 : al_world_model_brushes(q->src->world, am, 0, c->solid);
+    }
+    c->near_count = 0;
+    for (int i = 0; i < c->solid_count; i++) {
+        int s = c->solid[i];
+        if (polys->brush_first[s] < polys->brush_first[s + 1] &&
+            boxes_meet(polys->brush_mins[b], polys->brush_maxs[b], polys->brush_mins[s],
+                       polys->brush_maxs[s]))
+            c->near[c->near_count++] = s;
+    }
+}
+
+/* The pieces of every drawn face, per model, in the model's coordinates, without the parts
+ * that lie inside the solid brushes of their model. */
 static al_status collect_pieces(q_bsp *q, const face_ref *refs, const bool *drawn)
 {
     const al_input *in = q->src->input;
     const al_face_polys *p = &q->polys;
-    double (*moved)[3] = malloc(MAX_POINTS * sizeof *moved);
-    if (!moved) return AL_ERR_NOMEM;
-    al_status st = AL_OK;
+    size_t room = (size_t) in->brush_count + 1;
+    cutters c = {malloc(room * sizeof(int)), 0, -1, malloc(room * sizeof(int)), 0};
+    fragments kept = {0};
+    al_status st = c.solid && c.near ? AL_OK : AL_ERR_NOMEM;
     for (int b = 0; b < in->brush_count && st == AL_OK; b++) {
         int model = q->entity_model[in->brushes[b].entity];
         if (model < 0) {
@@ -267,28 +564,36 @@ static al_status collect_pieces(q_bsp *q, const face_ref *refs, const bool *draw
             if (role != AL_ROLE_WORLD && role != AL_ROLE_DETAIL) continue;
             model = 0; /* func_group, func_detail: merged into the world */
         }
+        if (p->brush_first[b] == p->brush_first[b + 1]) continue;
         memcpy(q->offset, q->model_origin[model], sizeof q->offset);
+        near_cutters(q, &c, model, b);
         for (int i = p->brush_first[b]; i < p->brush_first[b + 1]; i++) {
             const al_face_poly *f = &p->faces[i];
             int32_t input_face = in->brushes[b].first_face + f->face;
             if (!drawn[input_face] || f->material < 0) continue;
             const char *name = in->materials[f->material].name;
-            bool special = special_name(name ? name : "");
+            cut_face cf = {model, b, -1, special_name(name ? name : ""), f, &kept};
+            bool flipped;
+            int32_t plane = q_plane_add(q, f->normal, f->dist, &flipped);
             int32_t miptex = material_miptex(q, f->material);
-            int32_t texinfo = add_texinfo(q, refs->faces[input_face], miptex, special);
+            cf.texinfo = add_texinfo(q, refs->faces[input_face], miptex, cf.special);
             int n = f->point_count < MAX_POINTS ? f->point_count : MAX_POINTS;
-            for (int v = 0; v < n; v++)
-                for (int k = 0; k < 3; k++)
-                    moved[v][k] = p->points[f->first_point + v][k] - q->offset[k];
-            if (texinfo < 0 ||
-                !add_piece(q, model, texinfo, special, f, (const double (*)[3]) moved, n, 0)) {
+            kept.adding = (part_info){model, plane, flipped, cf.texinfo, cf.special, f};
+            if (plane < 0 || cf.texinfo < 0 ||
+                !cut_part(q, &c, &cf, 0, p->points + f->first_point, n)) {
                 st = AL_ERR_NOMEM;
                 break;
             }
         }
     }
+    if (st == AL_OK && !emit_kept(q, &kept)) st = AL_ERR_NOMEM;
     memset(q->offset, 0, sizeof q->offset);
-    free(moved);
+    free(c.solid);
+    free(c.near);
+    free(kept.info);
+    free(kept.points);
+    free(kept.first);
+    free(kept.count);
     return st;
 }
 

@@ -218,6 +218,56 @@ static void check_export(const scene *s, al_bsp_format format, int samples, cons
     CHECK_MSG(off_plane == 0, "%s: %d face vertexes off their plane", name, off_plane);
     CHECK_MSG(outside == 0, "%s: %d face vertexes outside their model's bounds", name, outside);
 
+    /* No hidden faces: each face has space in front of it (not solid in its own model's
+     * hull 0, read from the .bsp's trees) at one of its sample points at least: its centre,
+     * and points a tenth and half way from each vertex and edge middle to the centre, 0.05
+     * units out. Points within 0.001 of a plane on the walk do not count. */
+    int buried = 0;
+    double area = 0;
+    for (int m = 0; m < b.model_count; m++) {
+        const rb_model *md = &b.models[m];
+        for (int f = md->first_face; f < md->first_face + md->face_count; f++) {
+            const rb_face *face = &b.faces[f];
+            const rb_plane *pl = &b.planes[face->plane];
+            double sign = face->side ? -1 : 1, c[3] = {0, 0, 0}, v[64][3];
+            int nv = face->edge_count < 64 ? face->edge_count : 64;
+            for (int e = 0; e < nv; e++) {
+                int32_t se = b.surfedges[face->first_edge + e];
+                const float *x = b.vertexes[se >= 0 ? b.edges[se][0] : b.edges[-se][1]];
+                for (int k = 0; k < 3; k++) v[e][k] = x[k], c[k] += x[k] / nv;
+            }
+            for (int e = 1; e + 1 < nv; e++) {
+                double a1[3], a2[3];
+                for (int k = 0; k < 3; k++) a1[k] = v[e][k] - v[0][k], a2[k] = v[e + 1][k] - v[0][k];
+                double cx = a1[1] * a2[2] - a1[2] * a2[1], cy = a1[2] * a2[0] - a1[0] * a2[2],
+                       cz = a1[0] * a2[1] - a1[1] * a2[0];
+                area += 0.5 * sqrt(cx * cx + cy * cy + cz * cz);
+            }
+            /* Sample I: the centre (-1), else from vertex I / 4 (I % 4 < 2) or the middle
+             * of its edge to the next, a tenth (even I) or half (odd I) way to the centre. */
+            bool open = false;
+            for (int i = -1; i < 4 * nv && !open; i++) {
+                double from[3], at[3];
+                const double *x = i < 0 ? c : v[i / 4], *y = i < 0 ? c : v[(i / 4 + 1) % nv];
+                bool edge = i >= 0 && i % 4 >= 2;
+                for (int k = 0; k < 3; k++) from[k] = edge ? 0.5 * (x[k] + y[k]) : x[k];
+                double t = i < 0 ? 1 : i % 2 == 0 ? 0.1 : 0.5;
+                for (int k = 0; k < 3; k++)
+                    at[k] = from[k] + t * (c[k] - from[k]) + 0.05 * sign * pl->normal[k];
+                double nearest;
+                open = rb_point_contents(&b, m, 0, at, &nearest) != -2 && nearest >= 0.001;
+            }
+            buried += !open;
+            if (!open && buried <= 3)
+                check_note("%s: face %d of model %d (centre %.2f %.2f %.2f) has solid in front "
+                           "of all its sample points",
+                           name, f, m, c[0], c[1], c[2]);
+        }
+    }
+    check_note("%s %s: %d faces, %.0f square units; %d without open space in front", name,
+               al_bsp_format_name(format), b.face_count, area, buried);
+    CHECK_MSG(buried == 0, "%s: %d faces are hidden inside their model's solid", name, buried);
+
     /* Every model but the world is named by one entity. */
     for (int m = 1; m < b.model_count; m++) {
         char key[40];
