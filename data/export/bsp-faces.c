@@ -11,6 +11,7 @@
 #include "mapfile/texture.h"
 
 #include <ctype.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -749,7 +750,7 @@ static al_status emit_faces(q_bsp *q)
 
 /* --- miptex -------------------------------------------------------------------------------- */
 
-/* A checker of two greys in 16-texel squares, for a texture no WAD gives in Quake's palette
+/* A checker of two greys in 16-texel squares, for a texture no WAD gives
  * (WIDTH x HEIGHT, all four levels into OUT). */
 static void checker(uint8_t *out, int width, int height)
 {
@@ -768,24 +769,76 @@ static void put32(uint8_t *p, uint32_t v)
     p[3] = (uint8_t) (v >> 24);
 }
 
+/* Quake's palette keeps its last 32 colours (224-255) fullbright: engines draw them unlit,
+ * so a colour of a lit texture is never turned into one; 255 is a '{' texture's see-through
+ * texel. */
+#define Q_LIT_COLOURS 224
+#define Q_SEE_THROUGH 255
+
+/* WAD3 texture T in PALETTE: each opaque texel of level 0 as the nearest lit colour (the
+ * least squared RGB distance, the lowest index on a tie), a see-through one as 255, and
+ * the smaller levels every 2nd, 4th and 8th texel of it, as WAD2's levels are laid out
+ * (al_texture.indices). Malloc'd, al_texture_mip_bytes of them; NULL (memory). */
+static uint8_t *quake_indices(const al_texture *t, const uint8_t *palette)
+{
+    size_t bytes = al_texture_mip_bytes(t->width, t->height);
+    uint8_t *out = malloc(bytes);
+    if (!out) return NULL;
+    /* A WAD3 texture has at most 256 colours: the last one looked up is remembered. */
+    uint32_t last = UINT32_MAX;
+    uint8_t last_index = 0;
+    for (int i = 0; i < t->width * t->height; i++) {
+        const uint8_t *c = t->rgba + 4 * (size_t) i;
+        if (c[3] == 0) {
+            out[i] = Q_SEE_THROUGH;
+            continue;
+        }
+        uint32_t key = (uint32_t) c[0] << 16 | (uint32_t) c[1] << 8 | c[2];
+        if (key != last) {
+            long best = LONG_MAX;
+            for (int k = 0; k < Q_LIT_COLOURS; k++) {
+                long dr = c[0] - palette[3 * k], dg = c[1] - palette[3 * k + 1],
+                     db = c[2] - palette[3 * k + 2];
+                long d = dr * dr + dg * dg + db * db;
+                if (d < best) best = d, last_index = (uint8_t) k;
+            }
+            last = key;
+        }
+        out[i] = last_index;
+    }
+    size_t at = (size_t) t->width * (size_t) t->height;
+    for (int m = 1; m < 4; m++) {
+        int w = t->width >> m, h = t->height >> m;
+        for (int y = 0; y < h; y++)
+            for (int x = 0; x < w; x++) out[at++] = out[(size_t) (y << m) * t->width + (x << m)];
+    }
+    return out;
+}
+
 /* The miptex lump: a count, an offset per texture, and each texture's header and levels. */
 static al_status build_miptex(q_bsp *q)
 {
     const al_input *in = q->src->input;
     size_t total = 4 + 4 * (size_t) q->miptex_count;
     const al_texture **found = calloc((size_t) q->miptex_count + 1, sizeof *found);
+    uint8_t **converted = calloc((size_t) q->miptex_count + 1, sizeof *converted);
     int *size = calloc(2 * (size_t) q->miptex_count + 2, sizeof *size);
-    if (!found || !size) {
-        free(found);
-        free(size);
-        return AL_ERR_NOMEM;
-    }
-    for (int i = 0; i < q->miptex_count; i++) {
+    uint8_t stand_in[768];
+    const uint8_t *palette = q->src->palette;
+    if (!palette) al_palette_default(stand_in);
+    al_status st = found && converted && size ? AL_OK : AL_ERR_NOMEM;
+    int wad3 = 0;
+    for (int i = 0; i < q->miptex_count && st == AL_OK; i++) {
         const char *name = in->materials[q->miptex_material[i]].name;
         if (!name) name = "";
         const al_texture *t =
             q->src->textures ? al_texture_sources_find(q->src->textures, name, NULL) : NULL;
-        if (t && !t->indices) t = NULL; /* WAD3: colours of its own, not Quake's palette */
+        if (t && !t->indices) {
+            /* WAD3: colours of its own, turned into Quake's palette. */
+            converted[i] = quake_indices(t, palette ? palette : stand_in);
+            if (!converted[i]) st = AL_ERR_NOMEM;
+            wad3++;
+        }
         found[i] = t;
         /* A sky is two layers side by side, 256 x 128 in Quake's data (engines split a sky
          * texture twice as wide as high); other checkers are 64 x 64. */
@@ -795,7 +848,7 @@ static al_status build_miptex(q_bsp *q)
         if (!t) {
             q->miptex_missing++;
             al_diag_add(q->diags, AL_SEVERITY_WARNING, AL_DIAG_BAD_VALUE, -1, -1, -1, -1, -1,
-                        "texture \"%s\" is in no WAD of the map in Quake's palette; the .bsp "
+                        "texture \"%s\" is in no WAD of the map; the .bsp "
                         "has a checker in its place",
                         name);
         } else if (strlen(name) > 15) {
@@ -805,8 +858,15 @@ static al_status build_miptex(q_bsp *q)
         }
         total += 40 + al_texture_mip_bytes(size[2 * i], size[2 * i + 1]);
     }
-    uint8_t *lump = calloc(total, 1);
+    if (wad3 > 0 && !palette)
+        al_diag_add(q->diags, AL_SEVERITY_WARNING, AL_DIAG_BAD_VALUE, -1, -1, -1, -1, -1,
+                    "%d WAD3 texture%s turned into a stand-in palette, not Quake's: an engine "
+                    "draws %s in the wrong colours (give Quake's gfx/palette.lmp with --palette)",
+                    wad3, wad3 == 1 ? " is" : "s are", wad3 == 1 ? "it" : "them");
+    uint8_t *lump = st == AL_OK ? calloc(total, 1) : NULL;
     if (!lump) {
+        for (int i = 0; converted && i < q->miptex_count; i++) free(converted[i]);
+        free(converted);
         free(found);
         free(size);
         return AL_ERR_NOMEM;
@@ -832,13 +892,15 @@ static al_status build_miptex(q_bsp *q)
         }
         size_t bytes = al_texture_mip_bytes(w, h);
         if (found[i])
-            memcpy(mt + 40, found[i]->indices, bytes);
+            memcpy(mt + 40, converted[i] ? converted[i] : found[i]->indices, bytes);
         else
             checker(mt + 40, w, h);
         at += 40 + bytes;
     }
     q->miptex_lump = lump;
     q->miptex_bytes = total;
+    for (int i = 0; i < q->miptex_count; i++) free(converted[i]);
+    free(converted);
     free(found);
     free(size);
     return AL_OK;

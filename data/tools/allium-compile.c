@@ -4,7 +4,9 @@
  *   allium-compile [options] MAP            compile MAP (.map or .allium) and report
  *   allium-compile -o OUT.allium IN.map     import IN into a new document, then compile it
  *   allium-compile -o OUT.map [--format valve|standard] IN.allium    export
- *   allium-compile --bsp OUT.bsp [--bsp-format bsp29|bsp2] MAP   compile, write a Quake BSP
+ *   allium-compile --bsp OUT.bsp [--bsp-format bsp29|bsp2] [--palette FILE] MAP
+ *                                        compile, write a Quake BSP (WAD3 textures turned
+ *                                        into the palette FILE: Quake's gfx/palette.lmp)
  *
  * Options: --hull NAME=minx,miny,minz,maxx,maxy,maxz (repeatable), --block-size N,
  * --threads N, --json, --no-cache; radiosity: --rad-residual EPS (default 0.01: shoot
@@ -40,6 +42,7 @@
 #include "entdefs/entdefs.h"
 #include "export/bsp.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,7 +56,8 @@ static int usage(FILE *to)
                 "                      [--rad-residual EPS] [--rad-time SECONDS] [--luxel UNITS] "
                 "[--no-rad] [--texture-path DIR ...]\n"
                 "                      [--defs FILE ...]\n"
-                "                      [--bsp OUT.bsp [--bsp-format bsp29|bsp2]] MAP\n"
+                "                      [--bsp OUT.bsp [--bsp-format bsp29|bsp2] [--palette FILE]] "
+                "MAP\n"
                 "       allium-compile -o OUT.allium IN.map     (import, then compile)\n"
                 "       allium-compile -o OUT.map [--format valve|standard] IN.allium  (export)\n");
     return to == stdout ? 0 : 2;
@@ -298,7 +302,29 @@ static bool open_textures(al_tool_map *m, const char *const *search, int search_
 typedef struct bsp_args {
     const char *path; /* --bsp, or NULL */
     al_bsp_format format;
+    const char *palette_path; /* --palette, or NULL */
+    uint8_t palette[768];     /* read from it */
 } bsp_args;
+
+/* Reads Quake's palette (768 bytes: 256 RGB triples, gfx/palette.lmp) from BA's
+ * --palette file into BA; false, with the file and why on stderr, when it cannot. */
+static bool read_palette(bsp_args *ba)
+{
+    FILE *f = fopen(ba->palette_path, "rb");
+    if (!f) {
+        fprintf(stderr, "%s: cannot be read: %s\n", ba->palette_path, strerror(errno));
+        return false;
+    }
+    size_t n = fread(ba->palette, 1, sizeof ba->palette, f);
+    bool longer = fgetc(f) != EOF;
+    fclose(f);
+    if (n != sizeof ba->palette || longer) {
+        fprintf(stderr, "%s: not a palette: %s 768 bytes (256 RGB colours, as gfx/palette.lmp)\n",
+                ba->palette_path, longer ? "more than" : "fewer than");
+        return false;
+    }
+    return true;
+}
 
 /* Writes M (compiled into W, lit by RAD unless --no-rad) as the Quake BSP BA->path. The
  * exporter reads the texture axes from a parsed .map: a document is exported as one and
@@ -346,7 +372,8 @@ static bool export_bsp(al_tool_map *m, const al_world *w, al_rad *rad, const rad
     bool have_textures = st == AL_OK && open_textures(m, search, search_count, &sources);
     if (st == AL_OK) {
         al_bsp_source src = {
-            map, input, w, have_textures ? &sources : NULL, rad, rad ? &lightmap : NULL};
+            map, input, w, have_textures ? &sources : NULL, rad, rad ? &lightmap : NULL,
+            ba->palette_path ? ba->palette : NULL};
         st = al_bsp_write(&src, ba->format, ba->path, counts, &diags);
     }
     al_tool_print_diags(m->path, &diags, stderr);
@@ -526,7 +553,7 @@ int main(int argc, char **argv)
     rad_args ra = {.residual = 0.01};
     bool json = false;
     const char *path = NULL, *output = NULL, *format = NULL;
-    bsp_args ba = {NULL, AL_BSP29};
+    bsp_args ba = {NULL, AL_BSP29, NULL, {0}};
     for (int i = 1; i < argc;) {
         int used = al_tool_parse_option(argc, argv, &i, &options);
         if (used < 0) return 2;
@@ -552,6 +579,8 @@ int main(int argc, char **argv)
                 fprintf(stderr, "error: --bsp-format %s: expected bsp29 or bsp2\n", argv[i]);
                 return 2;
             }
+        } else if (strcmp(argv[i], "--palette") == 0 && i + 1 < argc) {
+            ba.palette_path = argv[++i];
         } else if (strcmp(argv[i], "--no-cache") == 0) {
             options.use_cache = false;
         } else if (strcmp(argv[i], "--no-rad") == 0) {
@@ -587,6 +616,7 @@ int main(int argc, char **argv)
         i++;
     }
     if (!path) return usage(stderr);
+    if (ba.palette_path && !read_palette(&ba)) return 1;
     if (ba.path && output) {
         fprintf(stderr, "error: --bsp and -o cannot be used together\n");
         return 2;

@@ -15,6 +15,7 @@
 #include "scene.h"
 #include "textures/wad-write.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -569,6 +570,110 @@ CHECK_TEST(miptex, "/export/bsp/wad2-textures-are-copied-and-missing-ones-are-ch
     rb_free(&b);
     free(data);
     al_diag_list_clear(&d);
+    al_wad_free(read);
+    scene_free(&s);
+}
+
+/* The miptex named NAME in the .bsp bytes DATA (B read from them): its offset, or 0. */
+static uint32_t find_miptex(const uint8_t *bytes, const rb_bsp *b, const char *name)
+{
+    uint32_t lump = bytes[4 + 8 * 2] | bytes[5 + 8 * 2] << 8 | bytes[6 + 8 * 2] << 16 |
+                    (uint32_t) bytes[7 + 8 * 2] << 24;
+    for (int i = 0; i < b->miptex_count; i++) {
+        const uint8_t *o = bytes + lump + 4 + 4 * i;
+        uint32_t at = lump + (o[0] | o[1] << 8 | o[2] << 16 | (uint32_t) o[3] << 24);
+        if (strcmp((const char *) bytes + at, name) == 0) return at;
+    }
+    return 0;
+}
+
+static uint32_t le32(const uint8_t *p)
+{
+    return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t) p[3] << 24;
+}
+
+/* WAD3 textures (their own palettes) become Quake's palette indices: with a WAD3 palette
+ * made of Quake colours (a permutation of them), every texel must come back as exactly the
+ * index of its colour, at every mip level; a colour that is only among Quake's fullbright
+ * ones (224-254) goes to the nearest lit one, found by brute force; a '{' texture keeps its
+ * see-through texels as 255. Without Quake's palette, a warning says the colours are off. */
+CHECK_TEST(wad3, "/export/bsp/wad3-textures-are-turned-into-quakes-palette")
+{
+    uint8_t quake[768], own[768], pixels[32 * 16];
+    for (int k = 0; k < 256; k++) { /* distinct colours */
+        quake[3 * k] = (uint8_t) (k * 37 + 11);
+        quake[3 * k + 1] = (uint8_t) (k * 91 + 5);
+        quake[3 * k + 2] = (uint8_t) k;
+    }
+    int want[256]; /* the Quake index of each WAD3 index */
+    for (int i = 0; i < 256; i++) {
+        want[i] = (i * 5 + 7) % 224;
+        memcpy(own + 3 * i, quake + 3 * want[i], 3);
+    }
+    /* WAD3 index 0 is Quake's fullbright 230: the nearest lit colour by brute force. */
+    memcpy(own, quake + 3 * 230, 3);
+    long best = LONG_MAX;
+    for (int k = 0; k < 224; k++) {
+        long d = 0;
+        for (int c = 0; c < 3; c++) d += (long) (own[c] - quake[3 * k + c]) * (own[c] - quake[3 * k + c]);
+        if (d < best) best = d, want[0] = k;
+    }
+    for (int i = 0; i < 32 * 16; i++) pixels[i] = (uint8_t) (i * 7 + 3);
+    al_wad_texture_desc t[2] = {{"wall1", 32, 16, pixels, own}, {"{grate", 32, 16, pixels, own}};
+    size_t wad_size;
+    uint8_t *wad = al_wad_write(3, t, 2, NULL, &wad_size);
+    REQUIRE(wad);
+    al_wad *read = NULL;
+    REQUIRE(al_wad_read(wad, wad_size, "test.wad", NULL, &read, NULL) == AL_OK);
+    free(wad);
+    al_texture_sources sources = {&read, NULL, 1};
+    mapgen *g = room_map(0);
+    mapgen_begin_entity(g, "func_wall");
+    mapgen_box(g, 300, 200, 0, 316, 260, 64, "{grate");
+    mapgen_end_entity(g);
+    scene s = {0};
+    REQUIRE(scene_load_mapgen(&s, g, &with_pvs));
+    for (int pass = 0; pass < 2; pass++) {
+        al_bsp_source src = {s.map, &s.input.input, s.world, &sources, NULL, NULL,
+                             pass == 0 ? quake : NULL};
+        void *data;
+        size_t size;
+        al_bsp_counts c;
+        al_diag_list d = {0};
+        REQUIRE(build(&src, AL_BSP29, &data, &size, &c, &d) == AL_OK);
+        CHECK(c.miptex_missing == c.miptex - 2);
+        bool warned = false;
+        for (size_t i = 0; i < d.count; i++)
+            warned |= strstr(d.items[i].message, "2 WAD3 textures are turned into a stand-in") != NULL;
+        CHECK(warned == (pass == 1));
+        rb_bsp b;
+        char why[200];
+        REQUIRE_MSG(rb_read(data, size, &b, why, sizeof why), "%s", why);
+        const uint8_t *bytes = data;
+        int wrong = 0, compared = 0;
+        for (int k = 0; k < 2 && pass == 0; k++) {
+            uint32_t at = find_miptex(bytes, &b, k == 0 ? "wall1" : "{grate");
+            REQUIRE_MSG(at, "no miptex %s", k == 0 ? "wall1" : "{grate");
+            CHECK(le32(bytes + at + 16) == 32 && le32(bytes + at + 20) == 16);
+            for (int m = 0; m < 4; m++) {
+                const uint8_t *level = bytes + at + le32(bytes + at + 24 + 4 * m);
+                for (int y = 0; y < 16 >> m; y++)
+                    for (int x = 0; x < 32 >> m; x++) {
+                        int source = pixels[(y << m) * 32 + (x << m)];
+                        int expect = k == 1 && source == 255 ? 255 : want[source];
+                        compared++;
+                        wrong += level[y * (32 >> m) + x] != expect;
+                    }
+            }
+        }
+        if (pass == 0) {
+            check_note("WAD3 texels compared with their Quake index: %d, %d wrong", compared, wrong);
+            CHECK(compared == 2 * (512 + 128 + 32 + 8) && wrong == 0);
+        }
+        rb_free(&b);
+        free(data);
+        al_diag_list_clear(&d);
+    }
     al_wad_free(read);
     scene_free(&s);
 }
