@@ -641,6 +641,113 @@ static bool pack(q_bsp *q, out_buffer *o)
     return true;
 }
 
+/* --- BSPX: BRUSHLIST ---------------------------------------------------------------------- */
+
+static void put_u16(out_buffer *o, uint32_t v)
+{
+    put_i16(o, (int32_t) v);
+}
+
+/* Whether the face plane NORMAL is axial (the brush's bounds stand for it). */
+static bool axial(const double normal[3])
+{
+    int zero = 0;
+    for (int a = 0; a < 3; a++) zero += normal[a] == 0;
+    return zero == 2;
+}
+
+/* One BRUSHLIST brush: input brush B with CONTENTS, in model coordinates (less ORIGIN). */
+static void put_brush(q_bsp *q, out_buffer *o, int b, int32_t contents, const double origin[3])
+{
+    const al_face_polys *p = &q->polys;
+    for (int a = 0; a < 3; a++) put_f32(o, (float) (p->brush_mins[b][a] - origin[a]));
+    for (int a = 0; a < 3; a++) put_f32(o, (float) (p->brush_maxs[b][a] - origin[a]));
+    put_i16(o, contents);
+    int planes = 0;
+    for (int f = p->brush_first[b]; f < p->brush_first[b + 1]; f++) planes += !axial(p->faces[f].normal);
+    put_u16(o, (uint32_t) planes);
+    for (int f = p->brush_first[b]; f < p->brush_first[b + 1]; f++) {
+        const al_face_poly *face = &p->faces[f];
+        if (axial(face->normal)) continue;
+        double dist = face->dist;
+        for (int a = 0; a < 3; a++) dist -= face->normal[a] * origin[a];
+        for (int a = 0; a < 3; a++) put_f32(o, (float) face->normal[a]);
+        put_f32(o, (float) dist);
+    }
+}
+
+/* The BRUSHLIST lump (the BSPX extension that ericw-tools' qbsp writes and engines such
+ * as FTE read to trace boxes of any size): per model, version 1, the model's number, its
+ * brush and plane counts, then each brush's bounds, contents and non-axial planes (the
+ * bounds stand for the axial ones), in the model's coordinates. The brushes are those
+ * solid to the point hull (al_world_model_brushes) as solid, and the world's liquid brushes
+ * as their liquid; clip brushes are left out (BSP29 has no contents for them). */
+static bool build_brushlist(q_bsp *q, out_buffer *o)
+{
+    const al_input *in = q->src->input;
+    int *brushes = malloc(((size_t) in->brush_count + 1) * sizeof *brushes);
+    if (!brushes) return false;
+    for (int m = 0; m < q->model_count; m++) {
+        int am = q->model_allium[m];
+        int count = am < 0 ? 0 : al_world_model_brushes(q->src->world, am, 0, brushes);
+        int solid = count;
+        if (m == 0)
+            for (int b = 0; b < in->brush_count; b++) {
+                const al_entity_desc *e = &in->entities[in->brushes[b].entity];
+                al_entity_role role =
+                    in->brushes[b].entity == 0 ? AL_ROLE_WORLD : al_entity_role_of(e->classname);
+                if ((role == AL_ROLE_WORLD || role == AL_ROLE_DETAIL) &&
+                    q->polys.brush_first[b] < q->polys.brush_first[b + 1] &&
+                    (al_brush_contents(in, b, NULL) & AL_MATERIAL_LIQUID))
+                    brushes[count++] = b;
+            }
+        int planes = 0;
+        for (int i = 0; i < count; i++)
+            for (int f = q->polys.brush_first[brushes[i]]; f < q->polys.brush_first[brushes[i] + 1];
+                 f++)
+                planes += !axial(q->polys.faces[f].normal);
+        put_i32(o, 1);
+        put_i32(o, m);
+        put_i32(o, count);
+        put_i32(o, planes);
+        for (int i = 0; i < count; i++) {
+            int32_t contents = Q_CONTENTS_SOLID;
+            if (i >= solid) {
+                uint32_t c = al_brush_contents(in, brushes[i], NULL);
+                contents = c & AL_MATERIAL_LAVA    ? Q_CONTENTS_LAVA
+                           : c & AL_MATERIAL_SLIME ? Q_CONTENTS_SLIME
+                                                   : Q_CONTENTS_WATER;
+            }
+            put_brush(q, o, brushes[i], contents, q->model_origin[m]);
+        }
+    }
+    free(brushes);
+    return !o->failed;
+}
+
+/* The BSPX block after the lumps (4-byte aligned, where the engines that read it look):
+ * "BSPX", the lump count, a 24-byte name, offset and length per lump, then the lumps.
+ * Holds BRUSHLIST. */
+static bool put_bspx(q_bsp *q, out_buffer *o)
+{
+    out_buffer list = {0};
+    if (!build_brushlist(q, &list)) {
+        free(list.data);
+        return false;
+    }
+    size_t at = o->length + 8 + 32; /* the header and one directory entry */
+    put(o, "BSPX", 4);
+    put_i32(o, 1);
+    char name[24] = "BRUSHLIST";
+    put(o, name, sizeof name);
+    put_i32(o, (int32_t) at);
+    put_i32(o, (int32_t) list.length);
+    put(o, list.data, list.length);
+    while (o->length % 4) put(o, "", 1);
+    free(list.data);
+    return !o->failed;
+}
+
 static void counts_of(const q_bsp *q, size_t file_bytes, al_bsp_counts *c)
 {
     memset(c, 0, sizeof *c);
@@ -762,7 +869,8 @@ al_status al_bsp_build(const al_bsp_source *source, al_bsp_format format, al_bsp
     if (st == AL_OK) st = build_entities(&q);
     if (st == AL_OK && format == AL_BSP29 && !fits_bsp29(&q)) st = AL_ERR_LIMIT;
     out_buffer o = {0};
-    if (st == AL_OK && (!pack(&q, &o) || !make_lit(&q, out))) st = AL_ERR_NOMEM;
+    if (st == AL_OK && (!pack(&q, &o) || !put_bspx(&q, &o) || !make_lit(&q, out)))
+        st = AL_ERR_NOMEM;
     if (st == AL_OK) {
         out->bsp = o.data;
         out->bsp_size = o.length;

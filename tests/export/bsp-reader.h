@@ -49,8 +49,21 @@ typedef struct rb_model {
     int32_t headnode[4], visleafs, first_face, face_count;
 } rb_model;
 
+/* A brush of the BSPX BRUSHLIST lump: its model, bounds and contents, and its non-axial
+ * planes (normal . x <= dist inside) brush_planes[first_plane .. + plane_count). */
+typedef struct rb_brush {
+    int model;
+    float mins[3], maxs[3];
+    int contents;
+    int first_plane, plane_count;
+} rb_brush;
+
 typedef struct rb_bsp {
     bool bsp2;
+    rb_brush *brushes; /* NULL: no BRUSHLIST */
+    int brush_count;
+    float (*brush_planes)[4];
+    int brush_plane_count;
     rb_plane *planes;
     int plane_count;
     rb_node *nodes;

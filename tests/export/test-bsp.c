@@ -10,6 +10,7 @@
  * limit. */
 #include "bsp-reader.h"
 #include "check.h"
+#include "al-faces.h"
 #include "export/bsp.h"
 #include "mapgen.h"
 #include "scene.h"
@@ -146,7 +147,86 @@ static void check_export(const scene *s, al_bsp_format format, int samples, cons
                b.face_count, b.model_count);
     CHECK_MSG(r.mismatches[0] + r.mismatches[1] + r.mismatches[2] == 0, "%s: %s", name, r.why);
     CHECK(r.samples > samples); /* the planes did not swallow the test */
-    free(origins);
+
+    /* BRUSHLIST: every brush is one of the map's (its bounds and non-axial planes, less its
+     * model's origin), and at random points the brushes (each model placed at its origin;
+     * solid ones first, then the first liquid one) give the world's point-hull contents. */
+    REQUIRE_MSG(b.brushes, "%s: no BRUSHLIST", name);
+    al_face_polys polys;
+    REQUIRE(al_face_polys_build(&s->input.input, &polys) == AL_OK);
+    int unmatched = 0;
+    for (int i = 0; i < b.brush_count; i++) {
+        const rb_brush *br = &b.brushes[i];
+        const double *o = origins[br->model];
+        bool matched = false;
+        for (int k = 0; k < polys.brush_count && !matched; k++) {
+            if (polys.brush_first[k] == polys.brush_first[k + 1]) continue;
+            bool same = true;
+            for (int a = 0; a < 3; a++)
+                same = same && br->mins[a] == (float) (polys.brush_mins[k][a] - o[a]) &&
+                       br->maxs[a] == (float) (polys.brush_maxs[k][a] - o[a]);
+            int planes = 0;
+            for (int f = polys.brush_first[k]; same && f < polys.brush_first[k + 1]; f++) {
+                const al_face_poly *fp = &polys.faces[f];
+                int zero = (fp->normal[0] == 0) + (fp->normal[1] == 0) + (fp->normal[2] == 0);
+                if (zero == 2) continue;
+                planes++;
+                double d = fp->dist - fp->normal[0] * o[0] - fp->normal[1] * o[1] -
+                           fp->normal[2] * o[2];
+                bool found = false;
+                for (int j = 0; j < br->plane_count && !found; j++) {
+                    const float *pl = b.brush_planes[br->first_plane + j];
+                    found = fabs(pl[0] - fp->normal[0]) < 1e-6 &&
+                            fabs(pl[1] - fp->normal[1]) < 1e-6 &&
+                            fabs(pl[2] - fp->normal[2]) < 1e-6 && fabs(pl[3] - d) < 1e-3;
+                }
+                same = found;
+            }
+            matched = same && planes == br->plane_count;
+        }
+        unmatched += !matched;
+    }
+    al_face_polys_free(&polys);
+    int list_samples = 0, list_wrong = 0;
+    char list_why[300] = "";
+    rng_state = 777;
+    for (int i = 0; i < samples; i++) {
+        double p[3];
+        for (int k = 0; k < 3; k++) p[k] = lo[k] + (hi[k] - lo[k]) * uniform01();
+        int got = -1, liquid = -1;
+        double nearest = INFINITY;
+        for (int j = 0; j < b.brush_count; j++) {
+            const rb_brush *br = &b.brushes[j];
+            double x[3], margin = INFINITY; /* how far inside (< 0: outside) */
+            for (int a = 0; a < 3; a++) {
+                x[a] = p[a] - origins[br->model][a];
+                margin = fmin(margin, fmin(x[a] - br->mins[a], br->maxs[a] - x[a]));
+            }
+            if (margin < -0.01) continue;
+            for (int f = 0; f < br->plane_count; f++) {
+                const float *pl = b.brush_planes[br->first_plane + f];
+                margin = fmin(margin, pl[3] - (pl[0] * x[0] + pl[1] * x[1] + pl[2] * x[2]));
+            }
+            nearest = fmin(nearest, fabs(margin));
+            if (margin <= 0) continue;
+            if (br->contents == -2) got = -2;
+            else if (liquid == -1) liquid = br->contents;
+        }
+        if (nearest < 0.01) continue;
+        if (got != -2) got = liquid;
+        list_samples++;
+        int want = quake_contents(al_world_point_contents(w, 0, p));
+        if (got != want && list_wrong++ == 0)
+            snprintf(list_why, sizeof list_why, "at %.3f %.3f %.3f the brushes say %d, the world %d",
+                     p[0], p[1], p[2], got, want);
+    }
+    check_note("%s %s: BRUSHLIST of %d brushes (%d planes), %d not the map's; %d samples, %d "
+               "mismatches",
+               name, al_bsp_format_name(format), b.brush_count, b.brush_plane_count, unmatched,
+               list_samples, list_wrong);
+    CHECK_MSG(unmatched == 0, "%s: %d BRUSHLIST brushes are not the map's", name, unmatched);
+    CHECK_MSG(list_wrong == 0, "%s: BRUSHLIST %s", name, list_why);
+    CHECK(list_samples > samples / 2);
 
     /* Visibility: points in vis leaves that see each other lie in leaves whose rows say
      * so. Up to 300 points in vis leaves (and in empty leaves of the .bsp), every pair. */
@@ -268,6 +348,8 @@ static void check_export(const scene *s, al_bsp_format format, int samples, cons
     check_note("%s %s: %d faces, %.0f square units; %d without open space in front", name,
                al_bsp_format_name(format), b.face_count, area, buried);
     CHECK_MSG(buried == 0, "%s: %d faces are hidden inside their model's solid", name, buried);
+
+    free(origins);
 
     /* Every model but the world is named by one entity. */
     for (int m = 1; m < b.model_count; m++) {
