@@ -45,8 +45,7 @@ int al_world_model_entity(const al_world *world, int model)
 
 int al_world_model_brushes(const al_world *world, int model, int hull, int *out)
 {
-    if (model < 0 || model >= world->model_count || hull < 0 || hull >= world->hull_count)
-        return 0;
+    if (model < 0 || model >= world->model_count || hull < 0 || hull >= world->hull_count) return 0;
     const al_model *m = &world->models[model];
     int n = 0;
     for (int i = m->first_brush; i < m->first_brush + m->brush_count; i++)

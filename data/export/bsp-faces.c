@@ -259,10 +259,10 @@ static bool drawn_faces(const q_bsp *q, bool *drawn)
  * indices of the world model's brushes solid to the point hull, as the compile has them)
  * that meet its brush's box. */
 typedef struct cutters {
-    int *solid;       /* of the current model */
+    int *solid; /* of the current model */
     int solid_count;
-    int model;        /* whose list SOLID is, or -1 */
-    int *near;        /* of SOLID, those meeting the current brush's box */
+    int model; /* whose list SOLID is, or -1 */
+    int *near; /* of SOLID, those meeting the current brush's box */
     int near_count;
 } cutters;
 
@@ -347,8 +347,7 @@ static int merge_pair(const double (*a)[3], int na, const double (*b)[3], int nb
     if (na + nb - 2 > MAX_POINTS) return 0;
     for (int i = 0; i < na; i++)
         for (int j = 0; j < nb; j++) {
-            if (!same_point(a[i], b[(j + 1) % nb]) || !same_point(a[(i + 1) % na], b[j]))
-                continue;
+            if (!same_point(a[i], b[(j + 1) % nb]) || !same_point(a[(i + 1) % na], b[j])) continue;
             double (*u)[3] = malloc(MAX_POINTS * sizeof *u);
             if (!u) return 0;
             int n = 0;
@@ -475,8 +474,7 @@ static bool cut_part(q_bsp *q, const cutters *c, const cut_face *f, int k, const
         for (int a = 0; a < 3; a++) lo[a] = fmin(lo[a], p[i][a]), hi[a] = fmax(hi[a], p[i][a]);
     for (; k < c->near_count; k++) {
         int b = c->near[k];
-        if (b != f->brush && boxes_meet(lo, hi, polys->brush_mins[b], polys->brush_maxs[b]))
-            break;
+        if (b != f->brush && boxes_meet(lo, hi, polys->brush_mins[b], polys->brush_maxs[b])) break;
     }
     if (k == c->near_count) return keep_part(f->kept, p, n);
     int b = c->near[k];
@@ -502,15 +500,15 @@ static bool cut_part(q_bsp *q, const cutters *c, const cut_face *f, int k, const
                 /* On the cutter's face plane: kept when it faces the same way and the
                  * cutter comes first. */
                 const double *own = f->poly->normal;
-                double dot = own[0] * side->normal[0] + own[1] * side->normal[1] +
-                             own[2] * side->normal[2];
+                double dot =
+                    own[0] * side->normal[0] + own[1] * side->normal[1] + own[2] * side->normal[2];
                 inside = !(dot > 0 && b < f->brush);
             } else if (dlo > -ON_PLANE) {
                 inside = false; /* wholly in front: outside the cutter */
             } else if (dhi >= ON_PLANE) {
                 int nf, nb;
-                split_polygon((const double (*)[3]) cur, count, side->normal, side->dist, front,
-                              &nf, back, &nb);
+                split_polygon((const double (*)[3]) cur, count, side->normal, side->dist, front, &nf,
+                              back, &nb);
                 if (pass == 1) ok = cut_part(q, c, f, k + 1, (const double (*)[3]) front, nf);
                 double (*t)[3] = cur;
                 cur = back;

@@ -193,8 +193,7 @@ static al_status plan_models(q_bsp *q)
     for (int m = 0; m < q->model_count; m++)
         for (int a = 0; a < 3; a++) lo[m][a] = INFINITY, hi[m][a] = -INFINITY;
     for (int b = 0; b < in->brush_count; b++) {
-        if (q->polys.brush_first[b] == q->polys.brush_first[b + 1] || origin_brush(in, b))
-            continue;
+        if (q->polys.brush_first[b] == q->polys.brush_first[b + 1] || origin_brush(in, b)) continue;
         int e = in->brushes[b].entity;
         int m = q->entity_model[e];
         if (m < 0) {
@@ -664,7 +663,8 @@ static void put_brush(q_bsp *q, out_buffer *o, int b, int32_t contents, const do
     for (int a = 0; a < 3; a++) put_f32(o, (float) (p->brush_maxs[b][a] - origin[a]));
     put_i16(o, contents);
     int planes = 0;
-    for (int f = p->brush_first[b]; f < p->brush_first[b + 1]; f++) planes += !axial(p->faces[f].normal);
+    for (int f = p->brush_first[b]; f < p->brush_first[b + 1]; f++)
+        planes += !axial(p->faces[f].normal);
     put_u16(o, (uint32_t) planes);
     for (int f = p->brush_first[b]; f < p->brush_first[b + 1]; f++) {
         const al_face_poly *face = &p->faces[f];

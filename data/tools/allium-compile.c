@@ -371,9 +371,13 @@ static bool export_bsp(al_tool_map *m, const al_world *w, al_rad *rad, const rad
     al_texture_sources sources = {0};
     bool have_textures = st == AL_OK && open_textures(m, search, search_count, &sources);
     if (st == AL_OK) {
-        al_bsp_source src = {
-            map, input, w, have_textures ? &sources : NULL, rad, rad ? &lightmap : NULL,
-            ba->palette_path ? ba->palette : NULL};
+        al_bsp_source src = {.map = map,
+                             .input = input,
+                             .world = w,
+                             .textures = have_textures ? &sources : NULL,
+                             .rad = rad,
+                             .lightmap = rad ? &lightmap : NULL,
+                             .palette = ba->palette_path ? ba->palette : NULL};
         st = al_bsp_write(&src, ba->format, ba->path, counts, &diags);
     }
     al_tool_print_diags(m->path, &diags, stderr);

@@ -473,7 +473,8 @@ static bool read_bspx(const uint8_t *data, size_t size, rb_bsp *b, char *why, si
                 }
                 seen += br->plane_count;
             }
-            NEED(seen == planes, "BRUSHLIST: model %d says %d planes and has %d", model, planes, seen);
+            NEED(seen == planes, "BRUSHLIST: model %d says %d planes and has %d", model, planes,
+                 seen);
             at = m.p;
         }
     }

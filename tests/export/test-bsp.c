@@ -171,8 +171,8 @@ static void check_export(const scene *s, al_bsp_format format, int samples, cons
                 int zero = (fp->normal[0] == 0) + (fp->normal[1] == 0) + (fp->normal[2] == 0);
                 if (zero == 2) continue;
                 planes++;
-                double d = fp->dist - fp->normal[0] * o[0] - fp->normal[1] * o[1] -
-                           fp->normal[2] * o[2];
+                double d =
+                    fp->dist - fp->normal[0] * o[0] - fp->normal[1] * o[1] - fp->normal[2] * o[2];
                 bool found = false;
                 for (int j = 0; j < br->plane_count && !found; j++) {
                     const float *pl = b.brush_planes[br->first_plane + j];
@@ -209,16 +209,19 @@ static void check_export(const scene *s, al_bsp_format format, int samples, cons
             }
             nearest = fmin(nearest, fabs(margin));
             if (margin <= 0) continue;
-            if (br->contents == -2) got = -2;
-            else if (liquid == -1) liquid = br->contents;
+            if (br->contents == -2)
+                got = -2;
+            else if (liquid == -1)
+                liquid = br->contents;
         }
         if (nearest < 0.01) continue;
         if (got != -2) got = liquid;
         list_samples++;
         int want = quake_contents(al_world_point_contents(w, 0, p));
         if (got != want && list_wrong++ == 0)
-            snprintf(list_why, sizeof list_why, "at %.3f %.3f %.3f the brushes say %d, the world %d",
-                     p[0], p[1], p[2], got, want);
+            snprintf(list_why, sizeof list_why,
+                     "at %.3f %.3f %.3f the brushes say %d, the world %d", p[0], p[1], p[2], got,
+                     want);
     }
     check_note("%s %s: BRUSHLIST of %d brushes (%d planes), %d not the map's; %d samples, %d "
                "mismatches",
@@ -319,7 +322,8 @@ static void check_export(const scene *s, al_bsp_format format, int samples, cons
             }
             for (int e = 1; e + 1 < nv; e++) {
                 double a1[3], a2[3];
-                for (int k = 0; k < 3; k++) a1[k] = v[e][k] - v[0][k], a2[k] = v[e + 1][k] - v[0][k];
+                for (int k = 0; k < 3; k++)
+                    a1[k] = v[e][k] - v[0][k], a2[k] = v[e + 1][k] - v[0][k];
                 double cx = a1[1] * a2[2] - a1[2] * a2[1], cy = a1[2] * a2[0] - a1[0] * a2[2],
                        cz = a1[0] * a2[1] - a1[1] * a2[0];
                 area += 0.5 * sqrt(cx * cx + cy * cy + cz * cz);
@@ -521,10 +525,10 @@ CHECK_TEST(origin, "/export/bsp/an-origin-brush-places-its-entitys-model")
             int32_t se = b.surfedges[face->first_edge + e];
             const float *v = b.vertexes[se >= 0 ? b.edges[se][0] : b.edges[-se][1]];
             double world[3] = {v[0] + centre[0], v[1] + centre[1], v[2] + centre[2]};
-            double su = t->vecs[0][0] * v[0] + t->vecs[0][1] * v[1] + t->vecs[0][2] * v[2] +
-                        t->vecs[0][3];
-            double tv = t->vecs[1][0] * v[0] + t->vecs[1][1] * v[1] + t->vecs[1][2] * v[2] +
-                        t->vecs[1][3];
+            double su =
+                t->vecs[0][0] * v[0] + t->vecs[0][1] * v[1] + t->vecs[0][2] * v[2] + t->vecs[0][3];
+            double tv =
+                t->vecs[1][0] * v[0] + t->vecs[1][1] * v[1] + t->vecs[1][2] * v[2] + t->vecs[1][3];
             CHECK_NEAR(su, world[0], 1e-3);
             CHECK_NEAR(tv, -world[2], 1e-3);
             checked++;
@@ -697,7 +701,8 @@ CHECK_TEST(wad3, "/export/bsp/wad3-textures-are-turned-into-quakes-palette")
     long best = LONG_MAX;
     for (int k = 0; k < 224; k++) {
         long d = 0;
-        for (int c = 0; c < 3; c++) d += (long) (own[c] - quake[3 * k + c]) * (own[c] - quake[3 * k + c]);
+        for (int c = 0; c < 3; c++)
+            d += (long) (own[c] - quake[3 * k + c]) * (own[c] - quake[3 * k + c]);
         if (d < best) best = d, want[0] = k;
     }
     for (int i = 0; i < 32 * 16; i++) pixels[i] = (uint8_t) (i * 7 + 3);
@@ -716,8 +721,8 @@ CHECK_TEST(wad3, "/export/bsp/wad3-textures-are-turned-into-quakes-palette")
     scene s = {0};
     REQUIRE(scene_load_mapgen(&s, g, &with_pvs));
     for (int pass = 0; pass < 2; pass++) {
-        al_bsp_source src = {s.map, &s.input.input, s.world, &sources, NULL, NULL,
-                             pass == 0 ? quake : NULL};
+        al_bsp_source src = {s.map, &s.input.input,          s.world, &sources, NULL,
+                             NULL,  pass == 0 ? quake : NULL};
         void *data;
         size_t size;
         al_bsp_counts c;
@@ -726,7 +731,8 @@ CHECK_TEST(wad3, "/export/bsp/wad3-textures-are-turned-into-quakes-palette")
         CHECK(c.miptex_missing == c.miptex - 2);
         bool warned = false;
         for (size_t i = 0; i < d.count; i++)
-            warned |= strstr(d.items[i].message, "2 WAD3 textures are turned into a stand-in") != NULL;
+            warned |=
+                strstr(d.items[i].message, "2 WAD3 textures are turned into a stand-in") != NULL;
         CHECK(warned == (pass == 1));
         rb_bsp b;
         char why[200];
@@ -749,7 +755,8 @@ CHECK_TEST(wad3, "/export/bsp/wad3-textures-are-turned-into-quakes-palette")
             }
         }
         if (pass == 0) {
-            check_note("WAD3 texels compared with their Quake index: %d, %d wrong", compared, wrong);
+            check_note("WAD3 texels compared with their Quake index: %d, %d wrong", compared,
+                       wrong);
             CHECK(compared == 2 * (512 + 128 + 32 + 8) && wrong == 0);
         }
         rb_free(&b);
