@@ -238,6 +238,11 @@ void al_world_trace_box(const al_world *world, const double mins[3], const doubl
 int al_world_model_count(const al_world *world);
 int al_world_model_entity(const al_world *world, int model);
 
+/* The brushes of MODEL solid to HULL (its collision brushes; clip ones only for a hull with
+ * a box), as input brush indices in input order, into OUT (room for the model's brush
+ * count: at most the input's); their count, 0 for a model or hull that does not exist. */
+int al_world_model_brushes(const al_world *world, int model, int hull, int *out);
+
 /* Bounds of the world model's expanded geometry (all hulls). */
 void al_world_bounds(const al_world *world, double mins[3], double maxs[3]);
 

@@ -43,6 +43,17 @@ int al_world_model_entity(const al_world *world, int model)
     return world->models[model].entity;
 }
 
+int al_world_model_brushes(const al_world *world, int model, int hull, int *out)
+{
+    if (model < 0 || model >= world->model_count || hull < 0 || hull >= world->hull_count) return 0;
+    const al_model *m = &world->models[model];
+    int n = 0;
+    for (int i = m->first_brush; i < m->first_brush + m->brush_count; i++)
+        if (al_brush_in_hull(world->collision[i], &world->hulls[hull]))
+            out[n++] = world->collision[i]->id;
+    return n;
+}
+
 void al_world_bounds(const al_world *world, double mins[3], double maxs[3])
 {
     al_copy(world->models[0].mins, mins);

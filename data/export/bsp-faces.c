@@ -11,6 +11,7 @@
 #include "mapfile/texture.h"
 
 #include <ctype.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,10 +60,12 @@ static int32_t add_texinfo(q_bsp *q, const al_map_face *f, int32_t miptex, bool 
     q_texinfo t;
     memset(&t, 0, sizeof t);
     double o[2], e[2];
-    al_texture_coords(f, (const double[3]){0, 0, 0}, o);
+    /* In the model's coordinates: its origin (Q->offset) has the coordinates the map gives
+     * that point, so the texture stays where the map put it. */
+    al_texture_coords(f, q->offset, o);
     for (int a = 0; a < 3; a++) {
-        double p[3] = {0, 0, 0};
-        p[a] = 1;
+        double p[3] = {q->offset[0], q->offset[1], q->offset[2]};
+        p[a] += 1;
         al_texture_coords(f, p, e);
         t.vecs[0][a] = (float) (e[0] - o[0]);
         t.vecs[1][a] = (float) (e[1] - o[1]);
@@ -250,33 +253,347 @@ static bool drawn_faces(const q_bsp *q, bool *drawn)
     return true;
 }
 
-/* The pieces of every drawn face, per model. */
+/* --- hidden parts: faces cut against the solid brushes of their model -------------------- */
+
+/* What a face is cut against: the solid brushes of its model (per .bsp model, the input
+ * indices of the world model's brushes solid to the point hull, as the compile has them)
+ * that meet its brush's box. */
+typedef struct cutters {
+    int *solid; /* of the current model */
+    int solid_count;
+    int model; /* whose list SOLID is, or -1 */
+    int *near; /* of SOLID, those meeting the current brush's box */
+    int near_count;
+} cutters;
+
+/* What a kept part becomes: a piece of MODEL on the plane PLANE (the .bsp's, SIDE 1 when
+ * the face looks the other way) with TEXINFO, made from the brush face POLY. Parts with
+ * the same model, plane, side and texinfo may merge. */
+typedef struct part_info {
+    int32_t model, plane, side, texinfo;
+    bool special;
+    const al_face_poly *poly;
+} part_info;
+
+/* The kept parts of faces: polygons of points[first[i] .. first[i] + count[i]) (world
+ * coordinates), each with its info. */
+typedef struct fragments {
+    double (*points)[3];
+    int *first, *count;
+    part_info *info;
+    int point_count, point_room, n, room;
+    part_info adding; /* the info of the parts keep_part adds */
+} fragments;
+
+/* The face being cut: what its pieces are, and the parts kept so far. */
+typedef struct cut_face {
+    int model, brush;
+    int32_t texinfo;
+    bool special;
+    const al_face_poly *poly;
+    fragments *kept;
+} cut_face;
+
+static bool boxes_meet(const double *amin, const double *amax, const double *bmin,
+                       const double *bmax)
+{
+    for (int k = 0; k < 3; k++)
+        if (amin[k] > bmax[k] + ON_PLANE || bmin[k] > amax[k] + ON_PLANE) return false;
+    return true;
+}
+
+/* Keeps the polygon P (N points) in F. False when memory runs out. */
+static bool keep_part(fragments *f, const double (*p)[3], int n)
+{
+    if (f->n == f->room) {
+        int room = f->room ? 2 * f->room : 16;
+        int *first = realloc(f->first, (size_t) room * sizeof *first);
+        if (!first) return false;
+        f->first = first;
+        int *count = realloc(f->count, (size_t) room * sizeof *count);
+        if (!count) return false;
+        f->count = count;
+        part_info *info = realloc(f->info, (size_t) room * sizeof *info);
+        if (!info) return false;
+        f->info = info;
+        f->room = room;
+    }
+    if (f->point_count + n > f->point_room) {
+        int room = 2 * (f->point_count + n) + 64;
+        double (*points)[3] = realloc(f->points, (size_t) room * sizeof *points);
+        if (!points) return false;
+        f->points = points;
+        f->point_room = room;
+    }
+    memcpy(f->points + f->point_count, p, (size_t) n * sizeof *p);
+    f->first[f->n] = f->point_count;
+    f->info[f->n] = f->adding;
+    f->count[f->n++] = n;
+    f->point_count += n;
+    return true;
+}
+
+static bool same_point(const double *a, const double *b)
+{
+    return fabs(a[0] - b[0]) < 1e-9 && fabs(a[1] - b[1]) < 1e-9 && fabs(a[2] - b[2]) < 1e-9;
+}
+
+/* The union of polygons A (NA points) and B (NB) into OUT (room for MAX_POINTS), when they
+ * share an edge (A's runs one way, B's the other) and the union, without the points on a
+ * straight line, is convex seen along NORMAL (their front); its point count, else 0. */
+static int merge_pair(const double (*a)[3], int na, const double (*b)[3], int nb,
+                      const double normal[3], double (*out)[3])
+{
+    if (na + nb - 2 > MAX_POINTS) return 0;
+    for (int i = 0; i < na; i++)
+        for (int j = 0; j < nb; j++) {
+            if (!same_point(a[i], b[(j + 1) % nb]) || !same_point(a[(i + 1) % na], b[j])) continue;
+            double (*u)[3] = malloc(MAX_POINTS * sizeof *u);
+            if (!u) return 0;
+            int n = 0;
+            for (int k = 1; k <= na; k++) memcpy(u[n++], a[(i + k) % na], sizeof *u);
+            for (int k = 2; k < nb; k++) memcpy(u[n++], b[(j + k) % nb], sizeof *u);
+            /* Drop points on a line with their neighbours; any turn against the others
+             * makes the union concave. */
+            int m = 0, sign = 0;
+            bool convex = true;
+            for (int k = 0; k < n && convex; k++) {
+                const double *p = u[(k + n - 1) % n], *c = u[k], *x = u[(k + 1) % n];
+                double e1[3] = {c[0] - p[0], c[1] - p[1], c[2] - p[2]};
+                double e2[3] = {x[0] - c[0], x[1] - c[1], x[2] - c[2]};
+                double t = normal[0] * (e1[1] * e2[2] - e1[2] * e2[1]) +
+                           normal[1] * (e1[2] * e2[0] - e1[0] * e2[2]) +
+                           normal[2] * (e1[0] * e2[1] - e1[1] * e2[0]);
+                double l1 = sqrt(e1[0] * e1[0] + e1[1] * e1[1] + e1[2] * e1[2]);
+                double l2 = sqrt(e2[0] * e2[0] + e2[1] * e2[1] + e2[2] * e2[2]);
+                if (fabs(t) <= 1e-6 * l1 * l2) continue; /* straight on */
+                int st = t > 0 ? 1 : -1;
+                if (sign && st != sign) convex = false;
+                sign = st;
+                memcpy(out[m++], c, sizeof *out);
+            }
+            free(u);
+            return convex && m >= 3 ? m : 0;
+        }
+    return 0;
+}
+
+/* A kept part's place in the merge order: by model, plane, side and texinfo. */
+typedef struct part_key {
+    int32_t model, plane, side, texinfo, part;
+} part_key;
+
+static int compare_part_keys(const void *a, const void *b)
+{
+    const int32_t *x = a, *y = b; /* part_key's fields in order */
+    for (int i = 0; i < 5; i++)
+        if (x[i] != y[i]) return x[i] < y[i] ? -1 : 1;
+    return 0;
+}
+
+static bool same_group(const part_key *a, const part_key *b)
+{
+    return a->model == b->model && a->plane == b->plane && a->side == b->side &&
+           a->texinfo == b->texinfo;
+}
+
+/* Merges the parts in K of one model, plane, side and texinfo that share an edge while
+ * their union stays convex (as qbsp merges the faces its CSG leaves), then adds each,
+ * moved into its model's coordinates, as pieces. False when memory runs out. */
+static bool emit_kept(q_bsp *q, fragments *k)
+{
+    int parts = k->n;
+    part_key *keys = malloc((size_t) (parts > 0 ? parts : 1) * sizeof *keys);
+    int *order = malloc((size_t) (parts > 0 ? parts : 1) * sizeof *order);
+    double (*merged)[3] = malloc(2 * MAX_POINTS * sizeof *merged);
+    bool ok = keys && order && merged;
+    for (int i = 0; ok && i < parts; i++) {
+        const part_info *in = &k->info[i];
+        keys[i] = (part_key){in->model, in->plane, in->side, in->texinfo, i};
+    }
+    if (ok) qsort(keys, (size_t) parts, sizeof *keys, compare_part_keys);
+    for (int i = 0; ok && i < parts; i++) order[i] = keys[i].part;
+    for (int g = 0; ok && g < parts;) {
+        int end = g + 1;
+        while (end < parts && same_group(&keys[g], &keys[end])) end++;
+        /* The group order[g .. end): merge pairs until a pass merges none. A merged part
+         * takes I's slot (its points appended), J's count becomes 0. */
+        for (bool again = end - g > 1; again && ok;) {
+            again = false;
+            for (int i = g; i < end && ok; i++) {
+                int a = order[i];
+                for (int j = i + 1; j < end && ok && k->count[a] > 0; j++) {
+                    int b = order[j];
+                    if (k->count[b] == 0) continue;
+                    int n = merge_pair((const double (*)[3]) k->points + k->first[a], k->count[a],
+                                       (const double (*)[3]) k->points + k->first[b], k->count[b],
+                                       k->info[a].poly->normal, merged);
+                    if (!n) continue;
+                    k->adding = k->info[a];
+                    ok = keep_part(k, (const double (*)[3]) merged, n);
+                    k->n--; /* only its points are kept, in A's slot */
+                    k->first[a] = k->first[k->n];
+                    k->count[a] = n;
+                    k->count[b] = 0;
+                    again = true;
+                }
+            }
+        }
+        g = end;
+    }
+    for (int i = 0; i < parts && ok; i++) {
+        if (k->count[i] == 0) continue;
+        const part_info *info = &k->info[i];
+        const double (*p)[3] = (const double (*)[3]) k->points + k->first[i];
+        double (*moved)[3] = merged + MAX_POINTS;
+        memcpy(q->offset, q->model_origin[info->model], sizeof q->offset);
+        for (int v = 0; v < k->count[i]; v++)
+            for (int a = 0; a < 3; a++) moved[v][a] = p[v][a] - q->offset[a];
+        ok = add_piece(q, info->model, info->texinfo, info->special, info->poly,
+                       (const double (*)[3]) moved, k->count[i], 0);
+    }
+    memset(q->offset, 0, sizeof q->offset);
+    free(keys);
+    free(order);
+    free(merged);
+    return ok;
+}
+
+/* Adds the parts of polygon P (N points) of face F that lie outside the cutters from K on,
+ * as qbsp's CSG keeps them: a part inside a solid brush of the model is hidden and left
+ * out. On a cutter's face plane, a part facing the other way is between two solids
+ * (hidden); one facing the same way is kept on the later brush of the two, so exactly one
+ * of two coinciding faces is drawn. False when memory runs out. */
+static bool cut_part(q_bsp *q, const cutters *c, const cut_face *f, int k, const double (*p)[3],
+                     int n)
+{
+    if (n < 3) return true;
+    const al_face_polys *polys = &q->polys;
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (int i = 0; i < n; i++)
+        for (int a = 0; a < 3; a++) lo[a] = fmin(lo[a], p[i][a]), hi[a] = fmax(hi[a], p[i][a]);
+    for (; k < c->near_count; k++) {
+        int b = c->near[k];
+        if (b != f->brush && boxes_meet(lo, hi, polys->brush_mins[b], polys->brush_maxs[b])) break;
+    }
+    if (k == c->near_count) return keep_part(f->kept, p, n);
+    int b = c->near[k];
+    double (*work)[3] = malloc(3 * MAX_POINTS * sizeof *work);
+    if (!work) return false;
+    /* Pass 0 only looks whether some of P is inside the cutter (a face that merely meets
+     * its box is not cut); pass 1 cuts. */
+    bool ok = true, inside = true;
+    for (int pass = 0; pass < 2 && ok && inside; pass++) {
+        double (*cur)[3] = work, (*front)[3] = work + MAX_POINTS, (*back)[3] = work + 2 * MAX_POINTS;
+        memcpy(cur, p, (size_t) n * sizeof *cur);
+        int count = n;
+        for (int i = polys->brush_first[b]; i < polys->brush_first[b + 1] && ok && inside; i++) {
+            const al_face_poly *side = &polys->faces[i];
+            double dlo = INFINITY, dhi = -INFINITY;
+            for (int v = 0; v < count; v++) {
+                double d = side->normal[0] * cur[v][0] + side->normal[1] * cur[v][1] +
+                           side->normal[2] * cur[v][2] - side->dist;
+                dlo = fmin(dlo, d);
+                dhi = fmax(dhi, d);
+            }
+            if (dlo > -ON_PLANE && dhi < ON_PLANE) {
+                /* On the cutter's face plane: kept when it faces the same way and the
+                 * cutter comes first. */
+                const double *own = f->poly->normal;
+                double dot =
+                    own[0] * side->normal[0] + own[1] * side->normal[1] + own[2] * side->normal[2];
+                inside = !(dot > 0 && b < f->brush);
+            } else if (dlo > -ON_PLANE) {
+                inside = false; /* wholly in front: outside the cutter */
+            } else if (dhi >= ON_PLANE) {
+                int nf, nb;
+                split_polygon((const double (*)[3]) cur, count, side->normal, side->dist, front, &nf,
+                              back, &nb);
+                if (pass == 1) ok = cut_part(q, c, f, k + 1, (const double (*)[3]) front, nf);
+                double (*t)[3] = cur;
+                cur = back;
+                back = t;
+                count = nb;
+                inside = count >= 3;
+            }
+        }
+        /* In pass 1, what is left outside after the cuts goes on; pass 0's whole P. */
+        if (ok && !inside)
+            ok = cut_part(q, c, f, k + 1, pass == 0 ? p : (const double (*)[3]) cur,
+                          pass == 0 ? n : count);
+    }
+    free(work);
+    return ok;
+}
+
+/* Sets C's cutters for brush B of .bsp model MODEL: the solid brushes of its model (kept
+ * from the last brush while the model is the same) that meet B's box. */
+static void near_cutters(const q_bsp *q, cutters *c, int model, int b)
+{
+    const al_face_polys *polys = &q->polys;
+    if (c->model != model) {
+        c->model = model;
+        int am = q->model_allium[model];
+        c->solid_count = am < 0 ? 0 : al_world_model_brushes(q->src->world, am, 0, c->solid);
+    }
+    c->near_count = 0;
+    for (int i = 0; i < c->solid_count; i++) {
+        int s = c->solid[i];
+        if (polys->brush_first[s] < polys->brush_first[s + 1] &&
+            boxes_meet(polys->brush_mins[b], polys->brush_maxs[b], polys->brush_mins[s],
+                       polys->brush_maxs[s]))
+            c->near[c->near_count++] = s;
+    }
+}
+
+/* The pieces of every drawn face, per model, in the model's coordinates, without the parts
+ * that lie inside the solid brushes of their model. */
 static al_status collect_pieces(q_bsp *q, const face_ref *refs, const bool *drawn)
 {
     const al_input *in = q->src->input;
     const al_face_polys *p = &q->polys;
-    for (int b = 0; b < in->brush_count; b++) {
+    size_t room = (size_t) in->brush_count + 1;
+    cutters c = {malloc(room * sizeof(int)), 0, -1, malloc(room * sizeof(int)), 0};
+    fragments kept = {0};
+    al_status st = c.solid && c.near ? AL_OK : AL_ERR_NOMEM;
+    for (int b = 0; b < in->brush_count && st == AL_OK; b++) {
         int model = q->entity_model[in->brushes[b].entity];
         if (model < 0) {
             al_entity_role role = al_entity_role_of(in->entities[in->brushes[b].entity].classname);
             if (role != AL_ROLE_WORLD && role != AL_ROLE_DETAIL) continue;
             model = 0; /* func_group, func_detail: merged into the world */
         }
+        if (p->brush_first[b] == p->brush_first[b + 1]) continue;
+        memcpy(q->offset, q->model_origin[model], sizeof q->offset);
+        near_cutters(q, &c, model, b);
         for (int i = p->brush_first[b]; i < p->brush_first[b + 1]; i++) {
             const al_face_poly *f = &p->faces[i];
             int32_t input_face = in->brushes[b].first_face + f->face;
             if (!drawn[input_face] || f->material < 0) continue;
             const char *name = in->materials[f->material].name;
-            bool special = special_name(name ? name : "");
+            cut_face cf = {model, b, -1, special_name(name ? name : ""), f, &kept};
+            bool flipped;
+            int32_t plane = q_plane_add(q, f->normal, f->dist, &flipped);
             int32_t miptex = material_miptex(q, f->material);
-            int32_t texinfo = add_texinfo(q, refs->faces[input_face], miptex, special);
-            if (texinfo < 0) return AL_ERR_NOMEM;
-            if (!add_piece(q, model, texinfo, special, f, p->points + f->first_point,
-                           f->point_count, 0))
-                return AL_ERR_NOMEM;
+            cf.texinfo = add_texinfo(q, refs->faces[input_face], miptex, cf.special);
+            int n = f->point_count < MAX_POINTS ? f->point_count : MAX_POINTS;
+            kept.adding = (part_info){model, plane, flipped, cf.texinfo, cf.special, f};
+            if (plane < 0 || cf.texinfo < 0 ||
+                !cut_part(q, &c, &cf, 0, p->points + f->first_point, n)) {
+                st = AL_ERR_NOMEM;
+                break;
+            }
         }
     }
-    return AL_OK;
+    if (st == AL_OK && !emit_kept(q, &kept)) st = AL_ERR_NOMEM;
+    memset(q->offset, 0, sizeof q->offset);
+    free(c.solid);
+    free(c.near);
+    free(kept.info);
+    free(kept.points);
+    free(kept.first);
+    free(kept.count);
+    return st;
 }
 
 /* The index of vertex P (added if new), or -1. */
@@ -431,7 +748,7 @@ static al_status emit_faces(q_bsp *q)
 
 /* --- miptex -------------------------------------------------------------------------------- */
 
-/* A checker of two greys in 16-texel squares, for a texture no WAD gives in Quake's palette
+/* A checker of two greys in 16-texel squares, for a texture no WAD gives
  * (WIDTH x HEIGHT, all four levels into OUT). */
 static void checker(uint8_t *out, int width, int height)
 {
@@ -450,24 +767,76 @@ static void put32(uint8_t *p, uint32_t v)
     p[3] = (uint8_t) (v >> 24);
 }
 
+/* Quake's palette keeps its last 32 colours (224-255) fullbright: engines draw them unlit,
+ * so a colour of a lit texture is never turned into one; 255 is a '{' texture's see-through
+ * texel. */
+#define Q_LIT_COLOURS 224
+#define Q_SEE_THROUGH 255
+
+/* WAD3 texture T in PALETTE: each opaque texel of level 0 as the nearest lit colour (the
+ * least squared RGB distance, the lowest index on a tie), a see-through one as 255, and
+ * the smaller levels every 2nd, 4th and 8th texel of it, as WAD2's levels are laid out
+ * (al_texture.indices). Malloc'd, al_texture_mip_bytes of them; NULL (memory). */
+static uint8_t *quake_indices(const al_texture *t, const uint8_t *palette)
+{
+    size_t bytes = al_texture_mip_bytes(t->width, t->height);
+    uint8_t *out = malloc(bytes);
+    if (!out) return NULL;
+    /* A WAD3 texture has at most 256 colours: the last one looked up is remembered. */
+    uint32_t last = UINT32_MAX;
+    uint8_t last_index = 0;
+    for (int i = 0; i < t->width * t->height; i++) {
+        const uint8_t *c = t->rgba + 4 * (size_t) i;
+        if (c[3] == 0) {
+            out[i] = Q_SEE_THROUGH;
+            continue;
+        }
+        uint32_t key = (uint32_t) c[0] << 16 | (uint32_t) c[1] << 8 | c[2];
+        if (key != last) {
+            long best = LONG_MAX;
+            for (int k = 0; k < Q_LIT_COLOURS; k++) {
+                long dr = c[0] - palette[3 * k], dg = c[1] - palette[3 * k + 1],
+                     db = c[2] - palette[3 * k + 2];
+                long d = dr * dr + dg * dg + db * db;
+                if (d < best) best = d, last_index = (uint8_t) k;
+            }
+            last = key;
+        }
+        out[i] = last_index;
+    }
+    size_t at = (size_t) t->width * (size_t) t->height;
+    for (int m = 1; m < 4; m++) {
+        int w = t->width >> m, h = t->height >> m;
+        for (int y = 0; y < h; y++)
+            for (int x = 0; x < w; x++) out[at++] = out[(size_t) (y << m) * t->width + (x << m)];
+    }
+    return out;
+}
+
 /* The miptex lump: a count, an offset per texture, and each texture's header and levels. */
 static al_status build_miptex(q_bsp *q)
 {
     const al_input *in = q->src->input;
     size_t total = 4 + 4 * (size_t) q->miptex_count;
     const al_texture **found = calloc((size_t) q->miptex_count + 1, sizeof *found);
+    uint8_t **converted = calloc((size_t) q->miptex_count + 1, sizeof *converted);
     int *size = calloc(2 * (size_t) q->miptex_count + 2, sizeof *size);
-    if (!found || !size) {
-        free(found);
-        free(size);
-        return AL_ERR_NOMEM;
-    }
-    for (int i = 0; i < q->miptex_count; i++) {
+    uint8_t stand_in[768];
+    const uint8_t *palette = q->src->palette;
+    if (!palette) al_palette_default(stand_in);
+    al_status st = found && converted && size ? AL_OK : AL_ERR_NOMEM;
+    int wad3 = 0;
+    for (int i = 0; i < q->miptex_count && st == AL_OK; i++) {
         const char *name = in->materials[q->miptex_material[i]].name;
         if (!name) name = "";
         const al_texture *t =
             q->src->textures ? al_texture_sources_find(q->src->textures, name, NULL) : NULL;
-        if (t && !t->indices) t = NULL; /* WAD3: colours of its own, not Quake's palette */
+        if (t && !t->indices) {
+            /* WAD3: colours of its own, turned into Quake's palette. */
+            converted[i] = quake_indices(t, palette ? palette : stand_in);
+            if (!converted[i]) st = AL_ERR_NOMEM;
+            wad3++;
+        }
         found[i] = t;
         /* A sky is two layers side by side, 256 x 128 in Quake's data (engines split a sky
          * texture twice as wide as high); other checkers are 64 x 64. */
@@ -477,7 +846,7 @@ static al_status build_miptex(q_bsp *q)
         if (!t) {
             q->miptex_missing++;
             al_diag_add(q->diags, AL_SEVERITY_WARNING, AL_DIAG_BAD_VALUE, -1, -1, -1, -1, -1,
-                        "texture \"%s\" is in no WAD of the map in Quake's palette; the .bsp "
+                        "texture \"%s\" is in no WAD of the map; the .bsp "
                         "has a checker in its place",
                         name);
         } else if (strlen(name) > 15) {
@@ -487,8 +856,15 @@ static al_status build_miptex(q_bsp *q)
         }
         total += 40 + al_texture_mip_bytes(size[2 * i], size[2 * i + 1]);
     }
-    uint8_t *lump = calloc(total, 1);
+    if (wad3 > 0 && !palette)
+        al_diag_add(q->diags, AL_SEVERITY_WARNING, AL_DIAG_BAD_VALUE, -1, -1, -1, -1, -1,
+                    "%d WAD3 texture%s turned into a stand-in palette, not Quake's: an engine "
+                    "draws %s in the wrong colours (give Quake's gfx/palette.lmp with --palette)",
+                    wad3, wad3 == 1 ? " is" : "s are", wad3 == 1 ? "it" : "them");
+    uint8_t *lump = st == AL_OK ? calloc(total, 1) : NULL;
     if (!lump) {
+        for (int i = 0; converted && i < q->miptex_count; i++) free(converted[i]);
+        free(converted);
         free(found);
         free(size);
         return AL_ERR_NOMEM;
@@ -514,13 +890,15 @@ static al_status build_miptex(q_bsp *q)
         }
         size_t bytes = al_texture_mip_bytes(w, h);
         if (found[i])
-            memcpy(mt + 40, found[i]->indices, bytes);
+            memcpy(mt + 40, converted[i] ? converted[i] : found[i]->indices, bytes);
         else
             checker(mt + 40, w, h);
         at += 40 + bytes;
     }
     q->miptex_lump = lump;
     q->miptex_bytes = total;
+    for (int i = 0; i < q->miptex_count; i++) free(converted[i]);
+    free(converted);
     free(found);
     free(size);
     return AL_OK;

@@ -133,7 +133,12 @@ typedef struct q_bsp {
     int32_t *entity_model;
     int32_t *model_entity; /* per .bsp model */
     int32_t *model_allium; /* per .bsp model: its model in the world, or -1 (not solid) */
+    double (*model_origin)[3]; /* per .bsp model: its entity's origin brush's centre, or 0 */
+    bool *model_has_origin;    /* per .bsp model: whether it has an origin brush */
     int32_t model_count;
+    /* The origin of the model being built (model_origin): a model is written relative to
+     * it, so q_plane_add, the trees' bounds, the faces' vertexes and texinfo subtract it. */
+    double offset[3];
     /* Miptex: the materials used, in miptex order, per material its miptex or -1. */
     int32_t *material_miptex;
     int32_t *miptex_material;
@@ -151,9 +156,10 @@ typedef struct q_bsp {
     q_array leaf_pieces; /* pairs (leaf, piece) */
 } q_bsp;
 
-/* The index of the plane through NORMAL and DIST (added if new), oriented as Quake's
- * engines expect (the largest component positive): *FLIPPED says whether it was turned
- * around. -1 when memory runs out. */
+/* The index of the plane through NORMAL and DIST (world coordinates; added if new) moved
+ * by -Q->offset into the model's own coordinates, oriented as Quake's engines expect (the
+ * largest component positive): *FLIPPED says whether it was turned around. -1 when memory
+ * runs out. */
 int32_t q_plane_add(q_bsp *q, const double normal[3], double dist, bool *flipped);
 
 /* Stage: the hull trees of every model (bsp-trees.c). Reads the world; writes planes,

@@ -63,8 +63,17 @@ al_status q_build_light(q_bsp *q)
     const al_rad_lightmap *map = q->src->lightmap;
     if (!rad || !map) return AL_OK;
     q_array gray = {NULL, 0, 0, 1}, rgb = {NULL, 0, 0, 3};
+    int model = 0;
     for (int32_t i = 0; i < q->faces.count; i++) {
         q_face *f = Q_AT(q->faces, q_face, i);
+        /* The faces are in model order; a model's are in its own coordinates, so its origin
+         * takes a luxel's point back into the world's. */
+        for (const q_model *qm = Q_AT(q->models, q_model, model);
+             model + 1 < q->model_count &&
+             (i < qm->first_face || i >= qm->first_face + qm->face_count);
+             qm = Q_AT(q->models, q_model, ++model))
+            ;
+        const double *origin = q->model_origin[model];
         const q_texinfo *tex = Q_AT(q->texinfo, q_texinfo, f->texinfo);
         f->lightofs = -1;
         if (tex->flags & Q_TEX_SPECIAL) continue;
@@ -90,6 +99,7 @@ al_status q_build_light(q_bsp *q)
             first[a] = (int) floor(lo[a] / LUXEL);
             size[a] = (int) ceil(hi[a] / LUXEL) - first[a] + 1;
         }
+        for (int k = 0; k < 3; k++) centre[k] += origin[k];
         double probe[3];
         if (!texel_point(tex, n, d, first[0] * LUXEL, first[1] * LUXEL, probe)) continue;
         f->lightofs = gray.count;
@@ -98,6 +108,7 @@ al_status q_build_light(q_bsp *q)
             for (int s = 0; s < size[0]; s++) {
                 double p[3], half[3];
                 texel_point(tex, n, d, (first[0] + s) * LUXEL, (first[1] + t) * LUXEL, p);
+                for (int k = 0; k < 3; k++) p[k] += origin[k];
                 for (int k = 0; k < 3; k++) half[k] = 0.5 * (p[k] + centre[k]);
                 float level[3] = {0, 0, 0};
                 if (!al_rad_shown_at(rad, map, p, n, level) &&

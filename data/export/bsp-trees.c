@@ -123,8 +123,8 @@ static void cut_box(const double normal[3], double dist, int side, const double 
 }
 
 /* The bounds written for a cell of the box [LO, HI]: the box cut to the model's bounds
- * (grown by a unit), whole units. Cells outside the model's geometry are flat boxes on its
- * edge. */
+ * (grown by a unit), in the model's coordinates (less Q->offset), whole units. Cells
+ * outside the model's geometry are flat boxes on its edge. */
 static void set_bounds(const q_bsp *q, float mins[3], float maxs[3], const double lo[3],
                        const double hi[3])
 {
@@ -132,8 +132,8 @@ static void set_bounds(const q_bsp *q, float mins[3], float maxs[3], const doubl
         double l = fmax(lo[a], q->clamp_mins[a]), h = fmin(hi[a], q->clamp_maxs[a]);
         l = fmin(l, q->clamp_maxs[a]);
         h = fmax(h, l);
-        mins[a] = (float) floor(l);
-        maxs[a] = (float) ceil(h);
+        mins[a] = (float) floor(l - q->offset[a]);
+        maxs[a] = (float) ceil(h - q->offset[a]);
     }
 }
 
@@ -412,6 +412,7 @@ al_status q_build_trees(q_bsp *q)
             q->clamp_mins[a] = qm->mins[a] - 1;
             q->clamp_maxs[a] = qm->maxs[a] + 1;
         }
+        memcpy(q->offset, q->model_origin[m], sizeof q->offset);
         int am = q->model_allium[m];
         int32_t first_leaf = q->leafs.count;
         if (am < 0) {
@@ -446,5 +447,6 @@ al_status q_build_trees(q_bsp *q)
         if (m == 0) qm->visleafs = q->leafs.count - first_leaf;
     }
     free(liquids.brushes);
+    memset(q->offset, 0, sizeof q->offset);
     return st;
 }

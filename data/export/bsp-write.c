@@ -9,6 +9,7 @@
  */
 #include "bsp-internal.h"
 
+#include "al-brush.h"
 #include "al-clock.h"
 
 #include <errno.h>
@@ -114,6 +115,7 @@ int32_t q_plane_add(q_bsp *q, const double normal[3], double dist, bool *flipped
     q_plane p;
     memset(&p, 0, sizeof p);
     for (int a = 0; a < 3; a++) p.normal[a] = (float) (s * normal[a]) + 0.0f; /* no -0 */
+    dist -= normal[0] * q->offset[0] + normal[1] * q->offset[1] + normal[2] * q->offset[2];
     p.dist = (float) (s * dist) + 0.0f;
     bool axial = p.normal[(axis + 1) % 3] == 0 && p.normal[(axis + 2) % 3] == 0;
     p.type = axial ? axis : 3 + axis;
@@ -135,9 +137,17 @@ static al_entity_role role_of(const al_input *in, int entity)
     return entity == 0 ? AL_ROLE_WORLD : al_entity_role_of(in->entities[entity].classname);
 }
 
+/* Whether input brush B is an origin brush (no geometry: it places its entity's model). */
+static bool origin_brush(const al_input *in, int b)
+{
+    return (al_brush_contents(in, b, NULL) & AL_MATERIAL_ORIGIN) != 0;
+}
+
 /* The .bsp's models: the world, each solid brush model of the world in its order, then
  * every other brush entity with a valid brush (triggers and the like: no collision). The
- * bounds of each are its brushes' (unexpanded). */
+ * bounds of each are its brushes' but its origin brush (unexpanded, in world coordinates
+ * until relative_bounds); its origin is the centre of its origin brush, as the compiled
+ * world reports it (al_world_entity_origin), as ericw-tools' qbsp sets it. */
 static al_status plan_models(q_bsp *q)
 {
     const al_input *in = q->src->input;
@@ -146,14 +156,17 @@ static al_status plan_models(q_bsp *q)
     q->entity_model = malloc(entities * sizeof *q->entity_model);
     q->model_entity = malloc(entities * sizeof *q->model_entity);
     q->model_allium = malloc(entities * sizeof *q->model_allium);
+    q->model_origin = calloc(entities, sizeof *q->model_origin);
+    q->model_has_origin = calloc(entities, sizeof *q->model_has_origin);
     bool *has_brush = calloc(entities, sizeof *has_brush);
-    if (!q->entity_model || !q->model_entity || !q->model_allium || !has_brush) {
+    if (!q->entity_model || !q->model_entity || !q->model_allium || !q->model_origin ||
+        !q->model_has_origin || !has_brush) {
         free(has_brush);
         return AL_ERR_NOMEM;
     }
     for (int e = 0; e < in->entity_count; e++) q->entity_model[e] = -1;
     for (int b = 0; b < in->brush_count; b++)
-        if (q->polys.brush_first[b] < q->polys.brush_first[b + 1])
+        if (q->polys.brush_first[b] < q->polys.brush_first[b + 1] && !origin_brush(in, b))
             has_brush[in->brushes[b].entity] = true;
     for (int m = 0; m < al_world_model_count(w); m++) {
         int e = al_world_model_entity(w, m);
@@ -170,6 +183,8 @@ static al_status plan_models(q_bsp *q)
         q->model_allium[q->model_count++] = -1;
     }
     free(has_brush);
+    for (int m = 1; m < q->model_count; m++)
+        q->model_has_origin[m] = al_world_entity_origin(w, q->model_entity[m], q->model_origin[m]);
     for (int m = 0; m < q->model_count; m++)
         if (!q_push(&q->models)) return AL_ERR_NOMEM;
     double (*lo)[3] = malloc((size_t) q->model_count * 2 * sizeof *lo);
@@ -178,7 +193,7 @@ static al_status plan_models(q_bsp *q)
     for (int m = 0; m < q->model_count; m++)
         for (int a = 0; a < 3; a++) lo[m][a] = INFINITY, hi[m][a] = -INFINITY;
     for (int b = 0; b < in->brush_count; b++) {
-        if (q->polys.brush_first[b] == q->polys.brush_first[b + 1]) continue;
+        if (q->polys.brush_first[b] == q->polys.brush_first[b + 1] || origin_brush(in, b)) continue;
         int e = in->brushes[b].entity;
         int m = q->entity_model[e];
         if (m < 0) {
@@ -201,6 +216,19 @@ static al_status plan_models(q_bsp *q)
     }
     free(lo);
     return AL_OK;
+}
+
+/* The models' bounds moved into their own coordinates (by -origin), once every stage has
+ * read them in the world's. */
+static void relative_bounds(q_bsp *q)
+{
+    for (int m = 0; m < q->model_count; m++) {
+        q_model *qm = Q_AT(q->models, q_model, m);
+        for (int a = 0; a < 3; a++) {
+            qm->mins[a] = (float) (qm->mins[a] - q->model_origin[m][a]);
+            qm->maxs[a] = (float) (qm->maxs[a] - q->model_origin[m][a]);
+        }
+    }
 }
 
 /* Quake's hull boxes: 1 the player, 2 the large monsters. */
@@ -286,8 +314,19 @@ static void append(text *t, const char *format, ...)
     va_end(args);
 }
 
+/* V as the shortest decimal that reads back as the same double, into BUF. */
+static void shortest(char *buf, size_t size, double v)
+{
+    for (int digits = 6; digits <= 17; digits++) {
+        snprintf(buf, size, "%.*g", digits, v + 0.0);
+        if (strtod(buf, NULL) == v) return;
+    }
+}
+
 /* The entities lump: the map's entities in order, but for the func_group and func_detail
- * ones (their brushes are the world's), each brush entity with "model" "*N". */
+ * ones (their brushes are the world's), each brush entity with "model" "*N", and one with
+ * an origin brush with "origin" "X Y Z" (its origin brush's centre, in place of any origin
+ * the map gave it). */
 static al_status build_entities(q_bsp *q)
 {
     const al_map *map = q->src->map;
@@ -301,11 +340,18 @@ static al_status build_entities(q_bsp *q)
             (role == AL_ROLE_WORLD || role == AL_ROLE_DETAIL))
             continue;
         append(&t, "{\n");
+        bool origin = model > 0 && q->model_has_origin[model];
         for (int p = 0; p < me->property_count; p++) {
             if (model > 0 && strcmp(me->properties[p].key, "model") == 0) continue;
+            if (origin && strcmp(me->properties[p].key, "origin") == 0) continue;
             append(&t, "\"%s\" \"%s\"\n", me->properties[p].key, me->properties[p].value);
         }
         if (model > 0) append(&t, "\"model\" \"*%d\"\n", model);
+        if (origin) {
+            char xyz[3][32];
+            for (int a = 0; a < 3; a++) shortest(xyz[a], sizeof xyz[a], q->model_origin[model][a]);
+            append(&t, "\"origin\" \"%s %s %s\"\n", xyz[0], xyz[1], xyz[2]);
+        }
         append(&t, "}\n");
     }
     if (t.failed) {
@@ -594,6 +640,114 @@ static bool pack(q_bsp *q, out_buffer *o)
     return true;
 }
 
+/* --- BSPX: BRUSHLIST ---------------------------------------------------------------------- */
+
+static void put_u16(out_buffer *o, uint32_t v)
+{
+    put_i16(o, (int32_t) v);
+}
+
+/* Whether the face plane NORMAL is axial (the brush's bounds stand for it). */
+static bool axial(const double normal[3])
+{
+    int zero = 0;
+    for (int a = 0; a < 3; a++) zero += normal[a] == 0;
+    return zero == 2;
+}
+
+/* One BRUSHLIST brush: input brush B with CONTENTS, in model coordinates (less ORIGIN). */
+static void put_brush(q_bsp *q, out_buffer *o, int b, int32_t contents, const double origin[3])
+{
+    const al_face_polys *p = &q->polys;
+    for (int a = 0; a < 3; a++) put_f32(o, (float) (p->brush_mins[b][a] - origin[a]));
+    for (int a = 0; a < 3; a++) put_f32(o, (float) (p->brush_maxs[b][a] - origin[a]));
+    put_i16(o, contents);
+    int planes = 0;
+    for (int f = p->brush_first[b]; f < p->brush_first[b + 1]; f++)
+        planes += !axial(p->faces[f].normal);
+    put_u16(o, (uint32_t) planes);
+    for (int f = p->brush_first[b]; f < p->brush_first[b + 1]; f++) {
+        const al_face_poly *face = &p->faces[f];
+        if (axial(face->normal)) continue;
+        double dist = face->dist;
+        for (int a = 0; a < 3; a++) dist -= face->normal[a] * origin[a];
+        for (int a = 0; a < 3; a++) put_f32(o, (float) face->normal[a]);
+        put_f32(o, (float) dist);
+    }
+}
+
+/* The BRUSHLIST lump (the BSPX extension that ericw-tools' qbsp writes and engines such
+ * as FTE read to trace boxes of any size): per model, version 1, the model's number, its
+ * brush and plane counts, then each brush's bounds, contents and non-axial planes (the
+ * bounds stand for the axial ones), in the model's coordinates. The brushes are those
+ * solid to the point hull (al_world_model_brushes) as solid, and the world's liquid brushes
+ * as their liquid; clip brushes are left out (BSP29 has no contents for them). */
+static bool build_brushlist(q_bsp *q, out_buffer *o)
+{
+    const al_input *in = q->src->input;
+    int *brushes = malloc(((size_t) in->brush_count + 1) * sizeof *brushes);
+    if (!brushes) return false;
+    for (int m = 0; m < q->model_count; m++) {
+        int am = q->model_allium[m];
+        int count = am < 0 ? 0 : al_world_model_brushes(q->src->world, am, 0, brushes);
+        int solid = count;
+        if (m == 0)
+            for (int b = 0; b < in->brush_count; b++) {
+                const al_entity_desc *e = &in->entities[in->brushes[b].entity];
+                al_entity_role role =
+                    in->brushes[b].entity == 0 ? AL_ROLE_WORLD : al_entity_role_of(e->classname);
+                if ((role == AL_ROLE_WORLD || role == AL_ROLE_DETAIL) &&
+                    q->polys.brush_first[b] < q->polys.brush_first[b + 1] &&
+                    (al_brush_contents(in, b, NULL) & AL_MATERIAL_LIQUID))
+                    brushes[count++] = b;
+            }
+        int planes = 0;
+        for (int i = 0; i < count; i++)
+            for (int f = q->polys.brush_first[brushes[i]]; f < q->polys.brush_first[brushes[i] + 1];
+                 f++)
+                planes += !axial(q->polys.faces[f].normal);
+        put_i32(o, 1);
+        put_i32(o, m);
+        put_i32(o, count);
+        put_i32(o, planes);
+        for (int i = 0; i < count; i++) {
+            int32_t contents = Q_CONTENTS_SOLID;
+            if (i >= solid) {
+                uint32_t c = al_brush_contents(in, brushes[i], NULL);
+                contents = c & AL_MATERIAL_LAVA    ? Q_CONTENTS_LAVA
+                           : c & AL_MATERIAL_SLIME ? Q_CONTENTS_SLIME
+                                                   : Q_CONTENTS_WATER;
+            }
+            put_brush(q, o, brushes[i], contents, q->model_origin[m]);
+        }
+    }
+    free(brushes);
+    return !o->failed;
+}
+
+/* The BSPX block after the lumps (4-byte aligned, where the engines that read it look):
+ * "BSPX", the lump count, a 24-byte name, offset and length per lump, then the lumps.
+ * Holds BRUSHLIST. */
+static bool put_bspx(q_bsp *q, out_buffer *o)
+{
+    out_buffer list = {0};
+    if (!build_brushlist(q, &list)) {
+        free(list.data);
+        return false;
+    }
+    size_t at = o->length + 8 + 32; /* the header and one directory entry */
+    put(o, "BSPX", 4);
+    put_i32(o, 1);
+    char name[24] = "BRUSHLIST";
+    put(o, name, sizeof name);
+    put_i32(o, (int32_t) at);
+    put_i32(o, (int32_t) list.length);
+    put(o, list.data, list.length);
+    while (o->length % 4) put(o, "", 1);
+    free(list.data);
+    return !o->failed;
+}
+
 static void counts_of(const q_bsp *q, size_t file_bytes, al_bsp_counts *c)
 {
     memset(c, 0, sizeof *c);
@@ -633,6 +787,8 @@ static void q_bsp_free(q_bsp *q)
     free(q->entity_model);
     free(q->model_entity);
     free(q->model_allium);
+    free(q->model_origin);
+    free(q->model_has_origin);
     free(q->material_miptex);
     free(q->miptex_material);
     free(q->miptex_lump);
@@ -709,10 +865,12 @@ al_status al_bsp_build(const al_bsp_source *source, al_bsp_format format, al_bsp
     uint64_t t3 = al_clock_ns();
     if (st == AL_OK) st = q_build_light(&q);
     uint64_t t4 = al_clock_ns();
+    if (st == AL_OK) relative_bounds(&q);
     if (st == AL_OK) st = build_entities(&q);
     if (st == AL_OK && format == AL_BSP29 && !fits_bsp29(&q)) st = AL_ERR_LIMIT;
     out_buffer o = {0};
-    if (st == AL_OK && (!pack(&q, &o) || !make_lit(&q, out))) st = AL_ERR_NOMEM;
+    if (st == AL_OK && (!pack(&q, &o) || !put_bspx(&q, &o) || !make_lit(&q, out)))
+        st = AL_ERR_NOMEM;
     if (st == AL_OK) {
         out->bsp = o.data;
         out->bsp_size = o.length;

@@ -1,7 +1,8 @@
 /* Quake BSP export: a compiled map as a .bsp file that a Quake engine loads.
  *
  * Expected workload: a whole map per call, from the command line or the editor's export;
- * e1m1 exports in about 170 ms, three quarters of it the visibility rows (allium-bench bsp).
+ * e1m1 exports in 170 to 450 ms (two cores shared with other work), two thirds of it the
+ * visibility rows and a third of the rest cutting faces (allium-bench bsp).
  *
  * Entry points:
  *   al_bsp_build  map + its input + its compiled world (+ WADs) -> the bytes of a .bsp
@@ -17,14 +18,20 @@
  *     "stand" and "large" (or, failing those names, of the hulls with Quake's boxes), equal
  *     subtrees shared; a hull whose box differs from Quake's is a warning;
  *   - faces: the drawn faces of every brush (for the world, those a vis leaf lists, and
- *     every liquid face), cut where their texture extent passes 240 texels as Quake's qbsp
- *     cuts them, with texinfo from the face's texture axes, edges and vertexes shared, each
+ *     every liquid face) less their parts inside another solid brush of their model (as
+ *     qbsp's CSG leaves them; two coinciding faces keep the later brush's), the parts
+ *     merged again where convex, cut where their texture extent passes 240 texels as
+ *     Quake's qbsp cuts them, with texinfo from the face's texture axes, edges and vertexes shared, each
  *     face on the node of its plane and in the marksurfaces of every leaf it touches;
- *   - miptex from the map's WADs (WAD2 textures as they are; a texture no WAD holds in
- *     Quake's palette becomes a checker of its name, with a warning);
+ *   - miptex from the map's WADs (WAD2 textures as they are; WAD3 ones with each colour
+ *     turned into the nearest of Quake's palette; a texture no WAD holds becomes a checker
+ *     of its name, with a warning);
  *   - one model per brush entity (solid ones with their own hull trees, triggers and
  *     other non-solid ones with empty trees), and the entities lump, with "model" "*N" on
  *     each brush entity; func_group and func_detail entities are merged into the world;
+ *     a model with an origin brush is written relative to its centre, which its entity
+ *     gets as "origin";
+ *   - a BSPX BRUSHLIST lump: every model's brushes with their contents and planes;
  *   - visibility: a row per world leaf from the world's PVS, conservative (bsp-vis.c);
  *   - lighting, when given the radiosity: each face's lightmap on Quake's 16-texel grid,
  *     the channels' mean in the .bsp and the colours in a .lit file (bsp-light.c); without
@@ -63,7 +70,8 @@ typedef struct al_bsp_counts {
 /* What a .bsp is made of. MAP gives the texture axes and the entities; INPUT must be
  * al_map_input_build's input of MAP (entities, brushes and faces in MAP's order) and
  * WORLD its compile; TEXTURES (may be NULL) the WADs; RAD (a solver of WORLD and INPUT) and
- * LIGHTMAP (its snapshot) the light, or both NULL for none. Everything is only read. */
+ * LIGHTMAP (its snapshot) the light, or both NULL for none; PALETTE for WAD3 textures.
+ * Everything is only read. */
 typedef struct al_bsp_source {
     const al_map *map;
     const al_input *input;
@@ -71,6 +79,10 @@ typedef struct al_bsp_source {
     const al_texture_sources *textures;
     const al_rad *rad;
     const al_rad_lightmap *lightmap;
+    /* Quake's palette (768 bytes: the game's gfx/palette.lmp) that WAD3 textures are
+     * converted into; NULL: al_palette_default's stand-in, with a warning (an engine then
+     * draws them in the wrong colours). */
+    const uint8_t *palette;
 } al_bsp_source;
 
 /* The bytes of a .bsp and of its .lit (colour lightmaps; none without lighting), owned. */

@@ -4,7 +4,9 @@
  *   allium-compile [options] MAP            compile MAP (.map or .allium) and report
  *   allium-compile -o OUT.allium IN.map     import IN into a new document, then compile it
  *   allium-compile -o OUT.map [--format valve|standard] IN.allium    export
- *   allium-compile --bsp OUT.bsp [--bsp-format bsp29|bsp2] MAP   compile, write a Quake BSP
+ *   allium-compile --bsp OUT.bsp [--bsp-format bsp29|bsp2] [--palette FILE] MAP
+ *                                        compile, write a Quake BSP (WAD3 textures turned
+ *                                        into the palette FILE: Quake's gfx/palette.lmp)
  *   allium-compile --runtime OUT.alw MAP   compile and light, write the runtime world (the
  *                                          portable format games load with liballium-runtime)
  *
@@ -43,6 +45,7 @@
 #include "entdefs/entdefs.h"
 #include "export/bsp.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,7 +59,7 @@ static int usage(FILE *to)
                 "                      [--rad-residual EPS] [--rad-time SECONDS] [--luxel UNITS] "
                 "[--no-rad] [--texture-path DIR ...]\n"
                 "                      [--defs FILE ...]\n"
-                "                      [--bsp OUT.bsp [--bsp-format bsp29|bsp2]] "
+                "                      [--bsp OUT.bsp [--bsp-format bsp29|bsp2] [--palette FILE]] "
                 "[--runtime OUT.alw] MAP\n"
                 "       allium-compile -o OUT.allium IN.map     (import, then compile)\n"
                 "       allium-compile -o OUT.map [--format valve|standard] IN.allium  (export)\n");
@@ -302,7 +305,29 @@ static bool open_textures(al_tool_map *m, const char *const *search, int search_
 typedef struct bsp_args {
     const char *path; /* --bsp, or NULL */
     al_bsp_format format;
+    const char *palette_path; /* --palette, or NULL */
+    uint8_t palette[768];     /* read from it */
 } bsp_args;
+
+/* Reads Quake's palette (768 bytes: 256 RGB triples, gfx/palette.lmp) from BA's
+ * --palette file into BA; false, with the file and why on stderr, when it cannot. */
+static bool read_palette(bsp_args *ba)
+{
+    FILE *f = fopen(ba->palette_path, "rb");
+    if (!f) {
+        fprintf(stderr, "%s: cannot be read: %s\n", ba->palette_path, strerror(errno));
+        return false;
+    }
+    size_t n = fread(ba->palette, 1, sizeof ba->palette, f);
+    bool longer = fgetc(f) != EOF;
+    fclose(f);
+    if (n != sizeof ba->palette || longer) {
+        fprintf(stderr, "%s: not a palette: %s 768 bytes (256 RGB colours, as gfx/palette.lmp)\n",
+                ba->palette_path, longer ? "more than" : "fewer than");
+        return false;
+    }
+    return true;
+}
 
 /* Writes M (compiled into W, lit by RAD unless --no-rad) as the Quake BSP BA->path. The
  * exporter reads the texture axes from a parsed .map: a document is exported as one and
@@ -349,8 +374,13 @@ static bool export_bsp(al_tool_map *m, const al_world *w, al_rad *rad, const rad
     al_texture_sources sources = {0};
     bool have_textures = st == AL_OK && open_textures(m, search, search_count, &sources);
     if (st == AL_OK) {
-        al_bsp_source src = {
-            map, input, w, have_textures ? &sources : NULL, rad, rad ? &lightmap : NULL};
+        al_bsp_source src = {.map = map,
+                             .input = input,
+                             .world = w,
+                             .textures = have_textures ? &sources : NULL,
+                             .rad = rad,
+                             .lightmap = rad ? &lightmap : NULL,
+                             .palette = ba->palette_path ? ba->palette : NULL};
         st = al_bsp_write(&src, ba->format, ba->path, counts, &diags);
     }
     al_tool_print_diags(m->path, &diags, stderr);
@@ -551,7 +581,7 @@ int main(int argc, char **argv)
     rad_args ra = {.residual = 0.01};
     bool json = false;
     const char *path = NULL, *output = NULL, *format = NULL;
-    bsp_args ba = {NULL, AL_BSP29};
+    bsp_args ba = {NULL, AL_BSP29, NULL, {0}};
     const char *runtime_path = NULL; /* --runtime */
     for (int i = 1; i < argc;) {
         int used = al_tool_parse_option(argc, argv, &i, &options);
@@ -580,6 +610,8 @@ int main(int argc, char **argv)
                 fprintf(stderr, "error: --bsp-format %s: expected bsp29 or bsp2\n", argv[i]);
                 return 2;
             }
+        } else if (strcmp(argv[i], "--palette") == 0 && i + 1 < argc) {
+            ba.palette_path = argv[++i];
         } else if (strcmp(argv[i], "--no-cache") == 0) {
             options.use_cache = false;
         } else if (strcmp(argv[i], "--no-rad") == 0) {
@@ -615,6 +647,7 @@ int main(int argc, char **argv)
         i++;
     }
     if (!path) return usage(stderr);
+    if (ba.palette_path && !read_palette(&ba)) return 1;
     if ((ba.path || runtime_path) && output) {
         fprintf(stderr, "error: --bsp and --runtime cannot be used with -o\n");
         return 2;

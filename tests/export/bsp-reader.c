@@ -20,6 +20,7 @@
 
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -408,6 +409,78 @@ static bool check_indices(const rb_bsp *b, char *why, size_t why_size)
     return true;
 }
 
+/* The BSPX block, if any: 4-byte aligned after the end of the last lump, "BSPX", a lump
+ * count, and 32-byte entries (a 24-byte name, offset, length). Its BRUSHLIST lump (per
+ * model: version 1, model, brush count, plane count; per brush: float bounds, 16-bit
+ * contents, 16-bit plane count, the non-axial planes as four floats) into B. */
+static bool read_bspx(const uint8_t *data, size_t size, rb_bsp *b, char *why, size_t why_size)
+{
+    size_t end = 0;
+    for (int l = 0; l < L_COUNT; l++) {
+        cursor c = {data + 4 + 8 * l};
+        size_t offset = u32(&c), length = u32(&c);
+        if (offset + length > end) end = offset + length;
+    }
+    end = (end + 3) & ~(size_t) 3;
+    if (end + 8 > size || memcmp(data + end, "BSPX", 4) != 0) return true; /* none */
+    cursor c = {data + end + 4};
+    uint32_t lumps = u32(&c);
+    NEED(lumps <= (size - end - 8) / 32, "BSPX: %u lumps do not fit the file", lumps);
+    for (uint32_t i = 0; i < lumps; i++) {
+        char name[25];
+        memcpy(name, c.p, 24);
+        name[24] = '\0';
+        c.p += 24;
+        uint32_t offset = u32(&c), length = u32(&c);
+        NEED(offset <= size && length <= size - offset, "BSPX lump %s lies outside the file", name);
+        if (strcmp(name, "BRUSHLIST") != 0) continue;
+        const uint8_t *at = data + offset, *stop = at + length;
+        int room = 0, plane_room = 0;
+        while (at < stop) {
+            NEED(stop - at >= 16, "BRUSHLIST: a model header is cut short");
+            cursor m = {at};
+            int version = i32(&m), model = i32(&m), brushes = i32(&m), planes = i32(&m);
+            NEED(version == 1, "BRUSHLIST: version %d, not 1", version);
+            NEED(model >= 0 && model < b->model_count, "BRUSHLIST: model %d does not exist", model);
+            NEED(brushes >= 0 && planes >= 0, "BRUSHLIST: negative counts");
+            int seen = 0;
+            for (int k = 0; k < brushes; k++) {
+                NEED(stop - m.p >= 28, "BRUSHLIST: brush %d of model %d is cut short", k, model);
+                if (b->brush_count == room) {
+                    room = room ? 2 * room : 64;
+                    rb_brush *r = realloc(b->brushes, (size_t) room * sizeof *r);
+                    NEED(r, "out of memory");
+                    b->brushes = r;
+                }
+                rb_brush *br = &b->brushes[b->brush_count++];
+                br->model = model;
+                for (int a = 0; a < 3; a++) br->mins[a] = f32(&m);
+                for (int a = 0; a < 3; a++) br->maxs[a] = f32(&m);
+                br->contents = i16(&m);
+                br->plane_count = (int) u16(&m);
+                br->first_plane = b->brush_plane_count;
+                NEED(stop - m.p >= 16 * (ptrdiff_t) br->plane_count,
+                     "BRUSHLIST: the planes of brush %d of model %d are cut short", k, model);
+                for (int f = 0; f < br->plane_count; f++) {
+                    if (b->brush_plane_count == plane_room) {
+                        plane_room = plane_room ? 2 * plane_room : 256;
+                        float (*r)[4] = realloc(b->brush_planes, (size_t) plane_room * sizeof *r);
+                        NEED(r, "out of memory");
+                        b->brush_planes = r;
+                    }
+                    for (int a = 0; a < 4; a++) b->brush_planes[b->brush_plane_count][a] = f32(&m);
+                    b->brush_plane_count++;
+                }
+                seen += br->plane_count;
+            }
+            NEED(seen == planes, "BRUSHLIST: model %d says %d planes and has %d", model, planes,
+                 seen);
+            at = m.p;
+        }
+    }
+    return true;
+}
+
 bool rb_read(const void *bytes, size_t size, rb_bsp *out, char *why, size_t why_size)
 {
     memset(out, 0, sizeof *out);
@@ -419,7 +492,8 @@ bool rb_read(const void *bytes, size_t size, rb_bsp *out, char *why, size_t why_
         out->bsp2 = true;
     else if (i32(&c) != 29)
         return fail(why, why_size, "neither BSP29 nor BSP2");
-    if (!read_lumps(data, size, out, why, why_size) || !check_indices(out, why, why_size)) {
+    if (!read_lumps(data, size, out, why, why_size) || !check_indices(out, why, why_size) ||
+        !read_bspx(data, size, out, why, why_size)) {
         rb_free(out);
         return false;
     }
@@ -428,6 +502,8 @@ bool rb_read(const void *bytes, size_t size, rb_bsp *out, char *why, size_t why_
 
 void rb_free(rb_bsp *b)
 {
+    free(b->brushes);
+    free(b->brush_planes);
     free(b->planes);
     free(b->nodes);
     free(b->leafs);
@@ -525,4 +601,47 @@ void rb_face_extents(const rb_bsp *b, int face, double first[2], int size[2])
         first[a] = bmin * 16;
         size[a] = (int) (bmax - bmin) + 1;
     }
+}
+
+/* The next quoted string of the entities text from *AT: its bounds into *START and *LEN,
+ * *AT past it; false at a brace or the end. */
+static bool next_string(const char **at, const char **start, size_t *len)
+{
+    const char *p = *at;
+    while (*p && *p != '"' && *p != '{' && *p != '}') p++;
+    if (*p != '"') {
+        *at = p;
+        return false;
+    }
+    const char *end = strchr(p + 1, '"');
+    if (!end) return false;
+    *start = p + 1;
+    *len = (size_t) (end - p - 1);
+    *at = end + 1;
+    return true;
+}
+
+bool rb_model_origin(const rb_bsp *b, int model, double origin[3])
+{
+    char name[24];
+    snprintf(name, sizeof name, "*%d", model);
+    origin[0] = origin[1] = origin[2] = 0;
+    for (const char *at = b->entities; (at = strchr(at, '{'));) {
+        at++;
+        bool ours = false, found = false;
+        double o[3] = {0, 0, 0};
+        const char *key, *value;
+        size_t key_len, value_len;
+        while (next_string(&at, &key, &key_len) && next_string(&at, &value, &value_len)) {
+            if (key_len == 5 && memcmp(key, "model", 5) == 0)
+                ours = value_len == strlen(name) && memcmp(value, name, value_len) == 0;
+            if (key_len == 6 && memcmp(key, "origin", 6) == 0)
+                found = sscanf(value, "%lf %lf %lf", &o[0], &o[1], &o[2]) == 3;
+        }
+        if (ours) {
+            if (found) memcpy(origin, o, sizeof o);
+            return found;
+        }
+    }
+    return false;
 }

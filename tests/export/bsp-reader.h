@@ -49,8 +49,21 @@ typedef struct rb_model {
     int32_t headnode[4], visleafs, first_face, face_count;
 } rb_model;
 
+/* A brush of the BSPX BRUSHLIST lump: its model, bounds and contents, and its non-axial
+ * planes (normal . x <= dist inside) brush_planes[first_plane .. + plane_count). */
+typedef struct rb_brush {
+    int model;
+    float mins[3], maxs[3];
+    int contents;
+    int first_plane, plane_count;
+} rb_brush;
+
 typedef struct rb_bsp {
     bool bsp2;
+    rb_brush *brushes; /* NULL: no BRUSHLIST */
+    int brush_count;
+    float (*brush_planes)[4];
+    int brush_plane_count;
     rb_plane *planes;
     int plane_count;
     rb_node *nodes;
@@ -104,5 +117,9 @@ bool rb_leaf_sees(const rb_bsp *bsp, int from, int to);
  * MODEL's hull HULL (0-2). *NEAREST (may be NULL) receives the smallest distance of P from
  * a plane on the way, to tell points on a plane (where floats decide) apart. */
 int rb_point_contents(const rb_bsp *bsp, int model, int hull, const double p[3], double *nearest);
+
+/* The "origin" of the entity whose "model" is "*MODEL" in the entities lump into ORIGIN
+ * (where an engine places the model); false, and 0 0 0, when it has none. */
+bool rb_model_origin(const rb_bsp *bsp, int model, double origin[3]);
 
 #endif

@@ -10,11 +10,13 @@
  * limit. */
 #include "bsp-reader.h"
 #include "check.h"
+#include "al-faces.h"
 #include "export/bsp.h"
 #include "mapgen.h"
 #include "scene.h"
 #include "textures/wad-write.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,19 +60,23 @@ static int quake_contents(al_contents c)
 }
 
 /* Quake's contents at P in HULL over every model (a solid model's solid wins over the
- * world's contents, as the world's query counts brush models), with the nearest plane on
- * the way in *NEAREST. */
-static int contents_all(const rb_bsp *b, int hull, const double p[3], double *nearest)
+ * world's contents, as the world's query counts brush models), each model placed at its
+ * entity's origin (ORIGINS, per model), with the nearest plane on the way in *NEAREST. */
+static int contents_all(const rb_bsp *b, const double (*origins)[3], int hull, const double p[3],
+                        double *nearest)
 {
     double near;
     int c = rb_point_contents(b, 0, hull, p, nearest);
     for (int m = 1; m < b->model_count; m++) {
         const rb_model *md = &b->models[m];
+        double local[3];
         bool inside = true;
-        for (int k = 0; k < 3; k++)
-            inside = inside && p[k] >= md->mins[k] - 80 && p[k] <= md->maxs[k] + 100;
+        for (int k = 0; k < 3; k++) {
+            local[k] = p[k] - origins[m][k];
+            inside = inside && local[k] >= md->mins[k] - 80 && local[k] <= md->maxs[k] + 100;
+        }
         if (!inside) continue; /* a model's hulls are empty beyond its box grown by a hull */
-        if (rb_point_contents(b, m, hull, p, &near) == -2) c = -2;
+        if (rb_point_contents(b, m, hull, local, &near) == -2) c = -2;
         if (near < *nearest) *nearest = near;
     }
     return c;
@@ -109,6 +115,9 @@ static void check_export(const scene *s, al_bsp_format format, int samples, cons
     REQUIRE(hull[1] > 0 && hull[2] > 0);
     double lo[3], hi[3];
     al_world_bounds(w, lo, hi);
+    double (*origins)[3] = calloc((size_t) b.model_count, sizeof *origins);
+    REQUIRE(origins);
+    for (int m = 1; m < b.model_count; m++) rb_model_origin(&b, m, origins[m]);
     export_report r = {0};
     rng_state = 12345;
     for (int i = 0; i < samples; i++) {
@@ -116,7 +125,7 @@ static void check_export(const scene *s, al_bsp_format format, int samples, cons
         for (int k = 0; k < 3; k++) p[k] = lo[k] + (hi[k] - lo[k]) * uniform01();
         for (int h = 0; h < 3; h++) {
             double nearest;
-            int got = contents_all(&b, h, p, &nearest);
+            int got = contents_all(&b, (const double (*)[3]) origins, h, p, &nearest);
             if (nearest < 0.01) {
                 r.skipped++;
                 continue;
@@ -138,6 +147,89 @@ static void check_export(const scene *s, al_bsp_format format, int samples, cons
                b.face_count, b.model_count);
     CHECK_MSG(r.mismatches[0] + r.mismatches[1] + r.mismatches[2] == 0, "%s: %s", name, r.why);
     CHECK(r.samples > samples); /* the planes did not swallow the test */
+
+    /* BRUSHLIST: every brush is one of the map's (its bounds and non-axial planes, less its
+     * model's origin), and at random points the brushes (each model placed at its origin;
+     * solid ones first, then the first liquid one) give the world's point-hull contents. */
+    REQUIRE_MSG(b.brushes, "%s: no BRUSHLIST", name);
+    al_face_polys polys;
+    REQUIRE(al_face_polys_build(&s->input.input, &polys) == AL_OK);
+    int unmatched = 0;
+    for (int i = 0; i < b.brush_count; i++) {
+        const rb_brush *br = &b.brushes[i];
+        const double *o = origins[br->model];
+        bool matched = false;
+        for (int k = 0; k < polys.brush_count && !matched; k++) {
+            if (polys.brush_first[k] == polys.brush_first[k + 1]) continue;
+            bool same = true;
+            for (int a = 0; a < 3; a++)
+                same = same && br->mins[a] == (float) (polys.brush_mins[k][a] - o[a]) &&
+                       br->maxs[a] == (float) (polys.brush_maxs[k][a] - o[a]);
+            int planes = 0;
+            for (int f = polys.brush_first[k]; same && f < polys.brush_first[k + 1]; f++) {
+                const al_face_poly *fp = &polys.faces[f];
+                int zero = (fp->normal[0] == 0) + (fp->normal[1] == 0) + (fp->normal[2] == 0);
+                if (zero == 2) continue;
+                planes++;
+                double d =
+                    fp->dist - fp->normal[0] * o[0] - fp->normal[1] * o[1] - fp->normal[2] * o[2];
+                bool found = false;
+                for (int j = 0; j < br->plane_count && !found; j++) {
+                    const float *pl = b.brush_planes[br->first_plane + j];
+                    found = fabs(pl[0] - fp->normal[0]) < 1e-6 &&
+                            fabs(pl[1] - fp->normal[1]) < 1e-6 &&
+                            fabs(pl[2] - fp->normal[2]) < 1e-6 && fabs(pl[3] - d) < 1e-3;
+                }
+                same = found;
+            }
+            matched = same && planes == br->plane_count;
+        }
+        unmatched += !matched;
+    }
+    al_face_polys_free(&polys);
+    int list_samples = 0, list_wrong = 0;
+    char list_why[300] = "";
+    rng_state = 777;
+    for (int i = 0; i < samples; i++) {
+        double p[3];
+        for (int k = 0; k < 3; k++) p[k] = lo[k] + (hi[k] - lo[k]) * uniform01();
+        int got = -1, liquid = -1;
+        double nearest = INFINITY;
+        for (int j = 0; j < b.brush_count; j++) {
+            const rb_brush *br = &b.brushes[j];
+            double x[3], margin = INFINITY; /* how far inside (< 0: outside) */
+            for (int a = 0; a < 3; a++) {
+                x[a] = p[a] - origins[br->model][a];
+                margin = fmin(margin, fmin(x[a] - br->mins[a], br->maxs[a] - x[a]));
+            }
+            if (margin < -0.01) continue;
+            for (int f = 0; f < br->plane_count; f++) {
+                const float *pl = b.brush_planes[br->first_plane + f];
+                margin = fmin(margin, pl[3] - (pl[0] * x[0] + pl[1] * x[1] + pl[2] * x[2]));
+            }
+            nearest = fmin(nearest, fabs(margin));
+            if (margin <= 0) continue;
+            if (br->contents == -2)
+                got = -2;
+            else if (liquid == -1)
+                liquid = br->contents;
+        }
+        if (nearest < 0.01) continue;
+        if (got != -2) got = liquid;
+        list_samples++;
+        int want = quake_contents(al_world_point_contents(w, 0, p));
+        if (got != want && list_wrong++ == 0)
+            snprintf(list_why, sizeof list_why,
+                     "at %.3f %.3f %.3f the brushes say %d, the world %d", p[0], p[1], p[2], got,
+                     want);
+    }
+    check_note("%s %s: BRUSHLIST of %d brushes (%d planes), %d not the map's; %d samples, %d "
+               "mismatches",
+               name, al_bsp_format_name(format), b.brush_count, b.brush_plane_count, unmatched,
+               list_samples, list_wrong);
+    CHECK_MSG(unmatched == 0, "%s: %d BRUSHLIST brushes are not the map's", name, unmatched);
+    CHECK_MSG(list_wrong == 0, "%s: BRUSHLIST %s", name, list_why);
+    CHECK(list_samples > samples / 2);
 
     /* Visibility: points in vis leaves that see each other lie in leaves whose rows say
      * so. Up to 300 points in vis leaves (and in empty leaves of the .bsp), every pair. */
@@ -210,6 +302,59 @@ static void check_export(const scene *s, al_bsp_format format, int samples, cons
     CHECK_MSG(off_plane == 0, "%s: %d face vertexes off their plane", name, off_plane);
     CHECK_MSG(outside == 0, "%s: %d face vertexes outside their model's bounds", name, outside);
 
+    /* No hidden faces: each face has space in front of it (not solid in its own model's
+     * hull 0, read from the .bsp's trees) at one of its sample points at least: its centre,
+     * and points a tenth and half way from each vertex and edge middle to the centre, 0.05
+     * units out. Points within 0.001 of a plane on the walk do not count. */
+    int buried = 0;
+    double area = 0;
+    for (int m = 0; m < b.model_count; m++) {
+        const rb_model *md = &b.models[m];
+        for (int f = md->first_face; f < md->first_face + md->face_count; f++) {
+            const rb_face *face = &b.faces[f];
+            const rb_plane *pl = &b.planes[face->plane];
+            double sign = face->side ? -1 : 1, c[3] = {0, 0, 0}, v[64][3];
+            int nv = face->edge_count < 64 ? face->edge_count : 64;
+            for (int e = 0; e < nv; e++) {
+                int32_t se = b.surfedges[face->first_edge + e];
+                const float *x = b.vertexes[se >= 0 ? b.edges[se][0] : b.edges[-se][1]];
+                for (int k = 0; k < 3; k++) v[e][k] = x[k], c[k] += x[k] / nv;
+            }
+            for (int e = 1; e + 1 < nv; e++) {
+                double a1[3], a2[3];
+                for (int k = 0; k < 3; k++)
+                    a1[k] = v[e][k] - v[0][k], a2[k] = v[e + 1][k] - v[0][k];
+                double cx = a1[1] * a2[2] - a1[2] * a2[1], cy = a1[2] * a2[0] - a1[0] * a2[2],
+                       cz = a1[0] * a2[1] - a1[1] * a2[0];
+                area += 0.5 * sqrt(cx * cx + cy * cy + cz * cz);
+            }
+            /* Sample I: the centre (-1), else from vertex I / 4 (I % 4 < 2) or the middle
+             * of its edge to the next, a tenth (even I) or half (odd I) way to the centre. */
+            bool open = false;
+            for (int i = -1; i < 4 * nv && !open; i++) {
+                double from[3], at[3];
+                const double *x = i < 0 ? c : v[i / 4], *y = i < 0 ? c : v[(i / 4 + 1) % nv];
+                bool edge = i >= 0 && i % 4 >= 2;
+                for (int k = 0; k < 3; k++) from[k] = edge ? 0.5 * (x[k] + y[k]) : x[k];
+                double t = i < 0 ? 1 : i % 2 == 0 ? 0.1 : 0.5;
+                for (int k = 0; k < 3; k++)
+                    at[k] = from[k] + t * (c[k] - from[k]) + 0.05 * sign * pl->normal[k];
+                double nearest;
+                open = rb_point_contents(&b, m, 0, at, &nearest) != -2 && nearest >= 0.001;
+            }
+            buried += !open;
+            if (!open && buried <= 3)
+                check_note("%s: face %d of model %d (centre %.2f %.2f %.2f) has solid in front "
+                           "of all its sample points",
+                           name, f, m, c[0], c[1], c[2]);
+        }
+    }
+    check_note("%s %s: %d faces, %.0f square units; %d without open space in front", name,
+               al_bsp_format_name(format), b.face_count, area, buried);
+    CHECK_MSG(buried == 0, "%s: %d faces are hidden inside their model's solid", name, buried);
+
+    free(origins);
+
     /* Every model but the world is named by one entity. */
     for (int m = 1; m < b.model_count; m++) {
         char key[40];
@@ -269,6 +414,18 @@ static mapgen *room_map(double shift)
     return g;
 }
 
+/* The room with a rotating blade (Hipnotic's rotate_object) whose origin brush, above the
+ * blade and off the unit grid in x, sets its origin at 367.5 188 154. */
+static mapgen *rotating_map(void)
+{
+    mapgen *g = room_map(0);
+    mapgen_begin_entity(g, "rotate_object");
+    mapgen_box(g, 330, 180, 40, 410, 196, 140, "door1");
+    mapgen_box(g, 364, 184, 150, 371, 192, 158, "origin");
+    mapgen_end_entity(g);
+    return g;
+}
+
 CHECK_TEST(room, "/export/bsp/room-contents-equal-the-world-in-every-hull")
 {
     scene s = {0};
@@ -310,6 +467,74 @@ CHECK_TEST(entities, "/export/bsp/brush-entities-get-models-and-groups-merge-int
     CHECK(b.lighting_bytes == 0 && b.visibility_bytes > 0);
     CHECK(b.leafs[0].visofs == -1);
     for (int l = b.models[0].visleafs + 1; l < b.leaf_count; l++) CHECK(b.leafs[l].visofs == -1);
+    rb_free(&b);
+    scene_free(&s);
+}
+
+/* An origin brush places its entity's model: the model is written relative to the brush's
+ * centre, which the entity gets as its "origin"; the brush itself has no faces and no
+ * solid, and the model's bounds leave it out. Point contents everywhere (check_both, each
+ * model placed at its origin) equal the world's. */
+CHECK_TEST(origin, "/export/bsp/an-origin-brush-places-its-entitys-model")
+{
+    scene s = {0};
+    REQUIRE(scene_load_mapgen(&s, rotating_map(), &with_pvs));
+    check_both(&s, 20000, "rotating");
+    const double centre[3] = {367.5, 188, 154};
+    CHECK(!al_world_point_solid(s.world, 0, (const double[3]){367.5, 188, 157}));
+    al_bsp_source src = {s.map, &s.input.input, s.world, NULL};
+    void *data;
+    size_t size;
+    REQUIRE(build(&src, AL_BSP29, &data, &size, NULL, NULL) == AL_OK);
+    rb_bsp b;
+    char why[200];
+    REQUIRE_MSG(rb_read(data, size, &b, why, sizeof why), "%s", why);
+    free(data);
+    /* World, door, platform, blade (the solid models), then the trigger. */
+    REQUIRE(b.model_count == 5);
+    CHECK(strstr(b.entities, "\"classname\" \"rotate_object\"\n\"model\" \"*3\"\n"
+                             "\"origin\" \"367.5 188 154\"\n}"));
+    double o[3];
+    CHECK(rb_model_origin(&b, 3, o) && o[0] == centre[0] && o[1] == centre[1] && o[2] == centre[2]);
+    CHECK(!rb_model_origin(&b, 1, o) && o[0] == 0 && o[1] == 0 && o[2] == 0);
+    /* The blade's bounds less the origin; its six faces, not the origin brush's. */
+    const rb_model *m = &b.models[3];
+    const double mins[3] = {330, 180, 40}, maxs[3] = {410, 196, 140};
+    for (int k = 0; k < 3; k++) {
+        CHECK(m->mins[k] == (float) (mins[k] - centre[k]));
+        CHECK(m->maxs[k] == (float) (maxs[k] - centre[k]));
+    }
+    CHECK(m->face_count == 6);
+    /* Solid in every hull at the blade's centre (model coordinates), empty at the origin
+     * brush's, and empty there in the world too. */
+    for (int h = 0; h < 3; h++) {
+        CHECK(rb_point_contents(&b, 3, h, (const double[3]){2.5, 0, -64}, NULL) == -2);
+        CHECK(rb_point_contents(&b, 3, 0, (const double[3]){0, 0, 3}, NULL) == -1);
+        CHECK(rb_point_contents(&b, 0, h, (const double[3]){367.5, 188, 157}, NULL) == -1);
+    }
+    /* A texture stays where the map put it: a vertex's texture coordinates in the model
+     * equal those of its place in the world under the map's axes (the blade's front face,
+     * y = 180, has the map's default axes x and -z, scale 1). */
+    int checked = 0;
+    for (int f = m->first_face; f < m->first_face + m->face_count; f++) {
+        const rb_face *face = &b.faces[f];
+        const rb_plane *pl = &b.planes[face->plane];
+        if (pl->normal[1] != 1 || pl->dist != (float) (180 - centre[1])) continue;
+        const rb_texinfo *t = &b.texinfo[face->texinfo];
+        for (int e = 0; e < face->edge_count; e++) {
+            int32_t se = b.surfedges[face->first_edge + e];
+            const float *v = b.vertexes[se >= 0 ? b.edges[se][0] : b.edges[-se][1]];
+            double world[3] = {v[0] + centre[0], v[1] + centre[1], v[2] + centre[2]};
+            double su =
+                t->vecs[0][0] * v[0] + t->vecs[0][1] * v[1] + t->vecs[0][2] * v[2] + t->vecs[0][3];
+            double tv =
+                t->vecs[1][0] * v[0] + t->vecs[1][1] * v[1] + t->vecs[1][2] * v[2] + t->vecs[1][3];
+            CHECK_NEAR(su, world[0], 1e-3);
+            CHECK_NEAR(tv, -world[2], 1e-3);
+            checked++;
+        }
+    }
+    CHECK(checked == 4);
     rb_free(&b);
     scene_free(&s);
 }
@@ -435,6 +660,113 @@ CHECK_TEST(miptex, "/export/bsp/wad2-textures-are-copied-and-missing-ones-are-ch
     scene_free(&s);
 }
 
+/* The miptex named NAME in the .bsp bytes DATA (B read from them): its offset, or 0. */
+static uint32_t find_miptex(const uint8_t *bytes, const rb_bsp *b, const char *name)
+{
+    uint32_t lump = bytes[4 + 8 * 2] | bytes[5 + 8 * 2] << 8 | bytes[6 + 8 * 2] << 16 |
+                    (uint32_t) bytes[7 + 8 * 2] << 24;
+    for (int i = 0; i < b->miptex_count; i++) {
+        const uint8_t *o = bytes + lump + 4 + 4 * i;
+        uint32_t at = lump + (o[0] | o[1] << 8 | o[2] << 16 | (uint32_t) o[3] << 24);
+        if (strcmp((const char *) bytes + at, name) == 0) return at;
+    }
+    return 0;
+}
+
+static uint32_t le32(const uint8_t *p)
+{
+    return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t) p[3] << 24;
+}
+
+/* WAD3 textures (their own palettes) become Quake's palette indices: with a WAD3 palette
+ * made of Quake colours (a permutation of them), every texel must come back as exactly the
+ * index of its colour, at every mip level; a colour that is only among Quake's fullbright
+ * ones (224-254) goes to the nearest lit one, found by brute force; a '{' texture keeps its
+ * see-through texels as 255. Without Quake's palette, a warning says the colours are off. */
+CHECK_TEST(wad3, "/export/bsp/wad3-textures-are-turned-into-quakes-palette")
+{
+    uint8_t quake[768], own[768], pixels[32 * 16];
+    for (int k = 0; k < 256; k++) { /* distinct colours */
+        quake[3 * k] = (uint8_t) (k * 37 + 11);
+        quake[3 * k + 1] = (uint8_t) (k * 91 + 5);
+        quake[3 * k + 2] = (uint8_t) k;
+    }
+    int want[256]; /* the Quake index of each WAD3 index */
+    for (int i = 0; i < 256; i++) {
+        want[i] = (i * 5 + 7) % 224;
+        memcpy(own + 3 * i, quake + 3 * want[i], 3);
+    }
+    /* WAD3 index 0 is Quake's fullbright 230: the nearest lit colour by brute force. */
+    memcpy(own, quake + 3 * 230, 3);
+    long best = LONG_MAX;
+    for (int k = 0; k < 224; k++) {
+        long d = 0;
+        for (int c = 0; c < 3; c++)
+            d += (long) (own[c] - quake[3 * k + c]) * (own[c] - quake[3 * k + c]);
+        if (d < best) best = d, want[0] = k;
+    }
+    for (int i = 0; i < 32 * 16; i++) pixels[i] = (uint8_t) (i * 7 + 3);
+    al_wad_texture_desc t[2] = {{"wall1", 32, 16, pixels, own}, {"{grate", 32, 16, pixels, own}};
+    size_t wad_size;
+    uint8_t *wad = al_wad_write(3, t, 2, NULL, &wad_size);
+    REQUIRE(wad);
+    al_wad *read = NULL;
+    REQUIRE(al_wad_read(wad, wad_size, "test.wad", NULL, &read, NULL) == AL_OK);
+    free(wad);
+    al_texture_sources sources = {&read, NULL, 1};
+    mapgen *g = room_map(0);
+    mapgen_begin_entity(g, "func_wall");
+    mapgen_box(g, 300, 200, 0, 316, 260, 64, "{grate");
+    mapgen_end_entity(g);
+    scene s = {0};
+    REQUIRE(scene_load_mapgen(&s, g, &with_pvs));
+    for (int pass = 0; pass < 2; pass++) {
+        al_bsp_source src = {s.map, &s.input.input,          s.world, &sources, NULL,
+                             NULL,  pass == 0 ? quake : NULL};
+        void *data;
+        size_t size;
+        al_bsp_counts c;
+        al_diag_list d = {0};
+        REQUIRE(build(&src, AL_BSP29, &data, &size, &c, &d) == AL_OK);
+        CHECK(c.miptex_missing == c.miptex - 2);
+        bool warned = false;
+        for (size_t i = 0; i < d.count; i++)
+            warned |=
+                strstr(d.items[i].message, "2 WAD3 textures are turned into a stand-in") != NULL;
+        CHECK(warned == (pass == 1));
+        rb_bsp b;
+        char why[200];
+        REQUIRE_MSG(rb_read(data, size, &b, why, sizeof why), "%s", why);
+        const uint8_t *bytes = data;
+        int wrong = 0, compared = 0;
+        for (int k = 0; k < 2 && pass == 0; k++) {
+            uint32_t at = find_miptex(bytes, &b, k == 0 ? "wall1" : "{grate");
+            REQUIRE_MSG(at, "no miptex %s", k == 0 ? "wall1" : "{grate");
+            CHECK(le32(bytes + at + 16) == 32 && le32(bytes + at + 20) == 16);
+            for (int m = 0; m < 4; m++) {
+                const uint8_t *level = bytes + at + le32(bytes + at + 24 + 4 * m);
+                for (int y = 0; y < 16 >> m; y++)
+                    for (int x = 0; x < 32 >> m; x++) {
+                        int source = pixels[(y << m) * 32 + (x << m)];
+                        int expect = k == 1 && source == 255 ? 255 : want[source];
+                        compared++;
+                        wrong += level[y * (32 >> m) + x] != expect;
+                    }
+            }
+        }
+        if (pass == 0) {
+            check_note("WAD3 texels compared with their Quake index: %d, %d wrong", compared,
+                       wrong);
+            CHECK(compared == 2 * (512 + 128 + 32 + 8) && wrong == 0);
+        }
+        rb_free(&b);
+        free(data);
+        al_diag_list_clear(&d);
+    }
+    al_wad_free(read);
+    scene_free(&s);
+}
+
 /* The point of texture coordinates (S, T) on the plane N . p = D of texinfo TEX: the
  * least-squares answer of the three equations by elimination with partial pivoting. */
 static void luxel_point(const rb_texinfo *tex, const double n[3], double d, double s, double t,
@@ -470,7 +802,7 @@ static int quake_byte(float level)
 CHECK_TEST(light, "/export/bsp/lightmaps-are-the-radiosity-on-quakes-luxel-grid")
 {
     scene s = {0};
-    REQUIRE(scene_load_mapgen(&s, room_map(0), &with_pvs));
+    REQUIRE(scene_load_mapgen(&s, rotating_map(), &with_pvs));
     al_rad *rad = NULL;
     REQUIRE(al_rad_create(s.world, &s.input.input, NULL, &rad, NULL) == AL_OK);
     al_rad_run(rad, 0.05, 0, NULL, NULL);
@@ -486,9 +818,12 @@ CHECK_TEST(light, "/export/bsp/lightmaps-are-the-radiosity-on-quakes-luxel-grid"
     REQUIRE(files.lit && files.lit_size == 8 + 3 * b.lighting_bytes);
     const uint8_t *lit = files.lit;
     CHECK(memcmp(lit, "QLIT", 4) == 0 && lit[4] == 1 && lit[5] == 0 && lit[6] == 0 && lit[7] == 0);
-    int luxels = 0, compared = 0, wrong = 0, unlit = 0, special = 0;
-    for (int f = 0; f < b.face_count; f++) {
+    int luxels = 0, compared = 0, wrong = 0, unlit = 0, special = 0, moved = 0;
+    for (int f = 0, model = 0; f < b.face_count; f++) {
         const rb_face *face = &b.faces[f];
+        while (f >= b.models[model].first_face + b.models[model].face_count) model++;
+        double origin[3];
+        rb_model_origin(&b, model, origin);
         const rb_texinfo *tex = &b.texinfo[face->texinfo];
         if (tex->flags & 1) {
             special++;
@@ -513,6 +848,8 @@ CHECK_TEST(light, "/export/bsp/lightmaps-are-the-radiosity-on-quakes-luxel-grid"
                 luxels++;
                 double p[3];
                 luxel_point(tex, n, sign * pl->dist, first[0] + 16 * u, first[1] + 16 * t, p);
+                for (int k = 0; k < 3; k++) p[k] += origin[k];
+                moved += origin[0] != 0;
                 float level[3];
                 if (!al_rad_shown_at(rad, &map, p, n, level)) continue;
                 compared++;
@@ -534,6 +871,7 @@ CHECK_TEST(light, "/export/bsp/lightmaps-are-the-radiosity-on-quakes-luxel-grid"
                b.face_count, luxels, compared, wrong, unlit + special, special);
     CHECK(wrong == 0);
     CHECK(compared > luxels / 2);
+    CHECK(moved > 0); /* the blade's luxels, placed at its origin */
     CHECK(special > 0);
     rb_free(&b);
     al_bsp_files_free(&files);

@@ -129,6 +129,23 @@ CHECK_TEST(compile_bsp, "/tools/allium-compile-bsp-writes-a-quake-bsp")
     CHECK(run(cmd, &out) == 2);
     CHECK(strstr(out, "bsp30") != NULL);
     free(out);
+    /* A --palette that is not 768 bytes fails, naming the file; one that is is taken. */
+    char palette[600];
+    snprintf(palette, sizeof palette, "%s/tools-palette.lmp", scratch);
+    FILE *pf = fopen(palette, "wb");
+    REQUIRE(pf);
+    for (int i = 0; i < 767; i++) fputc(i & 255, pf);
+    fclose(pf);
+    snprintf(cmd, sizeof cmd, "'%s' --no-rad --bsp '%s' --palette '%s' '%s' 2>&1 >/dev/null",
+             compile_tool, bsp, palette, sample_map);
+    CHECK(run(cmd, &out) == 1);
+    CHECK(strstr(out, "tools-palette.lmp: not a palette") != NULL);
+    free(out);
+    pf = fopen(palette, "ab");
+    REQUIRE(pf);
+    fputc(0, pf);
+    fclose(pf);
+    CHECK(run(cmd, NULL) == 0);
     /* Past BSP29's 16-bit bounds: refused, the limit named, the older file kept. */
     mapgen *g = mapgen_create(false);
     mapgen_begin_entity(g, "worldspawn");
