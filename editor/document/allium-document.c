@@ -1190,30 +1190,16 @@ char *allium_document_copy_text(AlliumDocument *self, const gint64 *brushes, gui
     g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), NULL);
     if (!require_open(self, error)) return NULL;
     al_diag_list diags = {0};
-    al_map *map = NULL;
-    al_status st = al_doc_export_selection(self->doc, brushes, (int) brush_count, entities,
-                                           (int) entity_count, &map, &diags);
+    char *text = NULL;
+    size_t length = 0;
+    al_status st = al_doc_copy_text(self->doc, brushes, (int) brush_count, entities,
+                                    (int) entity_count, &text, &length, &diags);
     if (st != AL_OK) {
         allium_set_status_error(error, st, &diags, _("Copy"));
         al_diag_list_clear(&diags);
         return NULL;
     }
-    /* The faces' own dialect: a standard copy pastes into every editor, and a Valve face
-     * turned standard may lose its exact axes. */
-    gboolean valve = FALSE;
-    for (int e = 0; e < map->entity_count && !valve; e++)
-        for (int b = 0; b < map->entities[e].brush_count && !valve; b++)
-            for (int f = 0; f < map->entities[e].brushes[b].face_count && !valve; f++)
-                valve = map->entities[e].brushes[b].faces[f].valve;
-    char *text = NULL;
-    size_t length = 0;
-    gboolean ok = al_map_write_fragment(map, valve, &text, &length);
-    al_map_destroy(map);
     al_diag_list_clear(&diags);
-    if (!ok) {
-        allium_set_status_error(error, AL_ERR_NOMEM, NULL, _("Copy"));
-        return NULL;
-    }
     char *copy = g_strndup(text, length);
     free(text);
     return copy;
