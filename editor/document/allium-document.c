@@ -22,6 +22,7 @@
 #include "allium-entity-definitions.h"
 #include "allium-preferences.h"
 #include "mapfile/map-write.h"
+#include "prefabs/prefab.h"
 
 #include <glib/gi18n.h>
 #include <math.h>
@@ -1225,6 +1226,39 @@ gboolean allium_document_paste_text(AlliumDocument *self, const char *text,
     st = al_doc_paste_map(self->doc, map, place, result, &change, &diags);
     al_map_destroy(map);
     return finish_edit(self, st, &change, &diags, _("Paste"), error);
+}
+
+gboolean allium_document_save_prefab(AlliumDocument *self, const gint64 *brushes,
+                                     guint brush_count, const gint64 *entities,
+                                     guint entity_count, const char *path, GError **error)
+{
+    g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), FALSE);
+    g_return_val_if_fail(path != NULL, FALSE);
+    if (!require_open(self, error)) return FALSE;
+    al_diag_list diags = {0};
+    al_status st = al_prefab_save(self->doc, brushes, (int) brush_count, entities,
+                                  (int) entity_count, path, &diags);
+    if (st != AL_OK) {
+        g_autofree char *name = g_filename_display_basename(path);
+        allium_set_status_error(error, st, &diags, name);
+    }
+    al_diag_list_clear(&diags);
+    return st == AL_OK;
+}
+
+gboolean allium_document_insert_prefab(AlliumDocument *self, const char *path,
+                                       const al_doc_paste_place *place,
+                                       al_doc_paste_result *result, GError **error)
+{
+    g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), FALSE);
+    g_return_val_if_fail(path != NULL, FALSE);
+    memset(result, 0, sizeof *result);
+    if (!require_open(self, error)) return FALSE;
+    al_diag_list diags = {0};
+    al_doc_change change = {0};
+    al_status st = al_prefab_insert(self->doc, path, place, result, &change, &diags);
+    g_autofree char *name = g_filename_display_basename(path);
+    return finish_edit(self, st, &change, &diags, name, error);
 }
 
 gboolean allium_document_add_box(AlliumDocument *self, const double mins[3],

@@ -137,6 +137,8 @@ gboolean step_typed_properties(SelfTest *t);
 gboolean step_entity_browser(SelfTest *t);
 /* allium-self-test-clipboard.c */
 gboolean step_clipboard(SelfTest *t);
+/* allium-self-test-prefabs.c */
+gboolean step_prefabs(SelfTest *t);
 /* allium-self-test-tools.c */
 gboolean step_tool_icons(SelfTest *t);
 gboolean step_grid_header(SelfTest *t);

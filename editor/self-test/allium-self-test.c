@@ -1366,6 +1366,7 @@ static const struct {
     {"typed properties from the entity definitions", step_typed_properties, 30000},
     {"entity browser", step_entity_browser, 30000},
     {"copy and paste", step_clipboard, 30000},
+    {"prefabs", step_prefabs, 60000},
     {"compile panel", step_compile_panel, 60000},
     {"an entity of an unknown class", step_unknown_class, 30000},
     {"the light controls in any order", step_light_orders, 90000},
