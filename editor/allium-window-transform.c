@@ -1,6 +1,7 @@
 /* AlliumWindow's free transforms and shapes (Edit menu): Rotate… turns the selection by a
- * typed angle about an axis (the focused view's depth axis to begin with, Z in 3D), Scale…
- * scales it by typed factors, both about the middle of its bounds; Add Shape… adds a
+ * typed angle about an axis (the focused view's depth axis to begin with, Z in 3D) about the
+ * middle of its bounds or a typed point (the rotation centre placed with Ctrl+Alt+drag in a
+ * 2D view, to begin with), Scale… scales it by typed factors about the middle; Add Shape… adds a
  * cylinder, cone, sphere, arch or stairs, previewed while its parameters are typed, in the
  * selection's bounds (or a box at the middle of the focused view) and selects it. Each is
  * one undoable step; a refusal keeps its dialog open with the reason.
@@ -16,6 +17,7 @@
 
 #include <glib/gi18n.h>
 #include <math.h>
+#include <string.h>
 
 /* --- static helpers ------------------------------------------------------------------ */
 
@@ -43,7 +45,7 @@ static gboolean box_stays_inside(const double mins[3], const double maxs[3], con
 
 /* The dialog's values as one edit of the current selection. */
 static gboolean transform_chosen_cb(AlliumTransformKind kind, const double values[3], int axis,
-                                    char **message, gpointer data)
+                                    const double *about, char **message, gpointer data)
 {
     AlliumWindow *self = data;
     double mins[3], maxs[3], centre[3], m[3][4];
@@ -52,7 +54,7 @@ static gboolean transform_chosen_cb(AlliumTransformKind kind, const double value
         *message = g_strdup(_("Nothing is selected"));
         return FALSE;
     }
-    for (int k = 0; k < 3; k++) centre[k] = 0.5 * (mins[k] + maxs[k]);
+    for (int k = 0; k < 3; k++) centre[k] = about ? about[k] : 0.5 * (mins[k] + maxs[k]);
     const char *label;
     if (kind == ALLIUM_TRANSFORM_ROTATE) {
         al_doc_rotation_matrix(axis, values[0], centre, m);
@@ -91,8 +93,15 @@ static void rotate_action_cb(GtkWidget *widget, const char *action_name, GVarian
     (void) parameter;
     AlliumWindow *self = ALLIUM_WINDOW(widget);
     if (!self->document || allium_selection_is_empty(self->selection)) return;
+    /* The rotation centre placed in a 2D view, else the middle of the selection. */
+    double point[3], mins[3], maxs[3];
+    gboolean placed = allium_selection_get_pivot(self->selection, point);
+    if (!placed && allium_view_get_selection_bounds(allium_window_get_active_view(self), mins, maxs))
+        for (int k = 0; k < 3; k++) point[k] = 0.5 * (mins[k] + maxs[k]);
+    else if (!placed)
+        memset(point, 0, sizeof point);
     allium_transform_dialog_show(GTK_WINDOW(self), ALLIUM_TRANSFORM_ROTATE, view_depth_axis(self),
-                                 transform_chosen_cb, self);
+                                 point, placed, transform_chosen_cb, self);
 }
 
 static void scale_action_cb(GtkWidget *widget, const char *action_name, GVariant *parameter)
@@ -102,7 +111,7 @@ static void scale_action_cb(GtkWidget *widget, const char *action_name, GVariant
     AlliumWindow *self = ALLIUM_WINDOW(widget);
     if (!self->document || allium_selection_is_empty(self->selection)) return;
     allium_transform_dialog_show(GTK_WINDOW(self), ALLIUM_TRANSFORM_SCALE, view_depth_axis(self),
-                                 transform_chosen_cb, self);
+                                 NULL, FALSE, transform_chosen_cb, self);
 }
 
 /* A shape for the box [MINS, MAXS], centred in it, standing along AXIS: a cylinder as wide

@@ -5,6 +5,8 @@
 #include "allium-dialog.h"
 #include "allium-error-label.h"
 
+#include "al-epsilon.h"
+
 #include <glib/gi18n.h>
 
 typedef struct {
@@ -12,6 +14,8 @@ typedef struct {
     AlliumTransformKind kind;
     GtkSpinButton *spins[3]; /* rotate: the angle only */
     GtkDropDown *axis;       /* rotate only */
+    GtkCheckButton *about_point; /* rotate only: about CENTRE rather than the middle */
+    GtkSpinButton *centre[3];
     GtkLabel *message;
     AlliumTransformFunc func;
     gpointer user_data;
@@ -62,7 +66,14 @@ static GtkWidget *add_row(GtkGrid *grid, int row, const char *text, GtkWidget *f
     return label;
 }
 
+static void about_point_toggled_cb(GtkCheckButton *button, Dialog *d)
+{
+    gboolean on = gtk_check_button_get_active(button);
+    for (int k = 0; k < 3; k++) gtk_widget_set_sensitive(GTK_WIDGET(d->centre[k]), on);
+}
+
 GtkWindow *allium_transform_dialog_show(GtkWindow *parent, AlliumTransformKind kind, int axis,
+                                        const double point[3], gboolean use_point,
                                         AlliumTransformFunc func, gpointer user_data)
 {
     Dialog *d = g_new0(Dialog, 1);
@@ -98,8 +109,23 @@ GtkWindow *allium_transform_dialog_show(GtkWindow *parent, AlliumTransformKind k
         gtk_drop_down_set_selected(GTK_DROP_DOWN(drop), (guint) CLAMP(axis, 0, 2));
         d->axis = GTK_DROP_DOWN(drop);
         add_row(grid, row++, _("A_xis"), drop, NULL);
+        GtkWidget *check = gtk_check_button_new_with_mnemonic(_("About a _point"));
+        d->about_point = GTK_CHECK_BUTTON(check);
+        gtk_grid_attach(grid, check, 0, row++, 3, 1);
+        const char *centre_labels[3] = {_("Centre _X"), _("Centre _Y"), _("Centre _Z")};
+        for (int k = 0; k < 3; k++) {
+            GtkWidget *field = gtk_spin_button_new_with_range(-AL_COORD_MAX, AL_COORD_MAX, 1);
+            gtk_spin_button_set_digits(GTK_SPIN_BUTTON(field), 3);
+            gtk_spin_button_set_value(GTK_SPIN_BUTTON(field), point ? point[k] : 0);
+            d->centre[k] = GTK_SPIN_BUTTON(field);
+            add_row(grid, row++, centre_labels[k], field, NULL);
+        }
+        g_signal_connect(check, "toggled", G_CALLBACK(about_point_toggled_cb), d);
+        gtk_check_button_set_active(d->about_point, use_point);
+        about_point_toggled_cb(d->about_point, d);
         GtkWidget *note = gtk_label_new(_("Counter-clockwise seen from the axis's positive\n"
-                                          "side, about the middle of the selection."));
+                                          "side, about the middle of the selection or the\n"
+                                          "point (Ctrl+Alt+drag in a 2D view places it)."));
         gtk_widget_add_css_class(note, "dim-label");
         gtk_label_set_xalign(GTK_LABEL(note), 0);
         gtk_grid_attach(grid, note, 0, row++, 3, 1);
@@ -158,9 +184,15 @@ gboolean allium_transform_dialog_apply(GtkWindow *dialog)
             gtk_spin_button_update(d->spins[k]); /* take what was typed but not yet confirmed */
             values[k] = gtk_spin_button_get_value(d->spins[k]);
         }
+    double centre[3];
+    gboolean about_point = d->about_point && gtk_check_button_get_active(d->about_point);
+    for (int k = 0; k < 3 && about_point; k++) {
+        gtk_spin_button_update(d->centre[k]);
+        centre[k] = gtk_spin_button_get_value(d->centre[k]);
+    }
     char *message = NULL;
-    if (!d->func(d->kind, values, allium_transform_dialog_get_axis(dialog), &message,
-                 d->user_data)) {
+    if (!d->func(d->kind, values, allium_transform_dialog_get_axis(dialog),
+                 about_point ? centre : NULL, &message, d->user_data)) {
         allium_error_label_set(d->message, message ? message : _("The values were refused"));
         g_free(message);
         return FALSE;
@@ -182,4 +214,12 @@ int allium_transform_dialog_get_axis(GtkWindow *dialog)
     Dialog *d = dialog_of(dialog);
     g_return_val_if_fail(d != NULL, 2);
     return d->axis ? (int) gtk_drop_down_get_selected(d->axis) : -1;
+}
+
+void allium_transform_dialog_set_centre(GtkWindow *dialog, const double *point)
+{
+    Dialog *d = dialog_of(dialog);
+    g_return_if_fail(d != NULL && d->about_point != NULL);
+    for (int k = 0; k < 3 && point; k++) gtk_spin_button_set_value(d->centre[k], point[k]);
+    gtk_check_button_set_active(d->about_point, point != NULL);
 }

@@ -38,6 +38,7 @@ enum {
     EDIT_TESTBOX, /* dragging a collision test box */
     EDIT_RESIZE,  /* pulling sides of the selection's bounds (a handle, or a face in 3D) */
     EDIT_ROTATE,  /* turning the selection about its centre (Ctrl + drag in a 2D view) */
+    EDIT_PIVOT,   /* placing the rotation centre (Ctrl + Alt + drag in a 2D view) */
 };
 
 typedef void (*AlliumViewPixelsFunc)(AlliumView *view, GdkTexture *pixels, gpointer user_data);
@@ -124,7 +125,7 @@ struct _AlliumView {
     gboolean edit_add;        /* Shift or Ctrl held: the rectangle adds to the selection */
     int resize_side[3];       /* resize: per axis -1 (its min moves), +1 (its max), 0 */
     double resize_mins[3], resize_maxs[3]; /* resize: the selection's bounds at the start */
-    double rotate_centre[3];               /* rotate: the middle of the selection's bounds */
+    double rotate_centre[3]; /* rotate: the rotation centre placed, or the selection's middle */
     double rotate_start;        /* rotate: the pointer's angle about it at the start, radians */
     double rotate_degrees;      /* rotate: the turn so far (snapped unless Shift is held) */
     GdkModifierType drag_state; /* the modifiers held at the drag's last update */

@@ -784,11 +784,33 @@ static double rotate_angle_of(AlliumView *self, const double point[3])
     return atan2(point[v] - self->rotate_centre[v], point[u] - self->rotate_centre[u]);
 }
 
+/* The rotation centre under the pointer at POINT: the view's two axes on the grid, the
+ * depth of the centre placed before, else of the selection's middle. */
+static void update_pivot(AlliumView *self, const double point[3])
+{
+    double mins[3], maxs[3], pivot[3];
+    if (!allium_selection_get_pivot(self->selection, pivot)) {
+        if (!allium_view_selection_bounds(self, FALSE, mins, maxs)) return;
+        for (int k = 0; k < 3; k++) pivot[k] = 0.5 * (mins[k] + maxs[k]);
+    }
+    int d = self->edit_axis;
+    for (int k = 0; k < 3; k++)
+        if (k != d) pivot[k] = al_snap(point[k], grid_size());
+    allium_selection_set_pivot(self->selection, pivot);
+    char a[ALLIUM_NUMBER_SIZE], b[ALLIUM_NUMBER_SIZE], c[ALLIUM_NUMBER_SIZE];
+    g_autofree char *text = g_strdup_printf(_("Rotation centre %s %s %s"),
+                                            allium_format_short(a, pivot[0], 2),
+                                            allium_format_short(b, pivot[1], 2),
+                                            allium_format_short(c, pivot[2], 2));
+    set_tool_info(self, text);
+}
+
 static gboolean begin_rotate(AlliumView *self)
 {
     double mins[3], maxs[3];
     if (!allium_view_selection_bounds(self, FALSE, mins, maxs)) return FALSE;
-    for (int k = 0; k < 3; k++) self->rotate_centre[k] = 0.5 * (mins[k] + maxs[k]);
+    if (!allium_selection_get_pivot(self->selection, self->rotate_centre))
+        for (int k = 0; k < 3; k++) self->rotate_centre[k] = 0.5 * (mins[k] + maxs[k]);
     self->rotate_start = rotate_angle_of(self, self->edit_from);
     self->rotate_degrees = 0;
     self->edit = EDIT_ROTATE;
@@ -1042,6 +1064,9 @@ gboolean allium_view_tool_begin(AlliumView *self, double x, double y, GdkModifie
             return FALSE;
         int side[3];
         if (self->tool == ALLIUM_TOOL_BRUSH) self->edit = EDIT_BOX;
+        else if ((state & GDK_CONTROL_MASK) && (state & GDK_ALT_MASK) &&
+                 !allium_selection_is_empty(self->selection))
+            self->edit = EDIT_PIVOT; /* Ctrl + Alt + drag places the rotation centre */
         else if ((state & GDK_CONTROL_MASK) && in_selection_2d(self, self->edit_from) &&
                  begin_rotate(self)) {
             /* Ctrl + drag on the selection turns it about its centre */
@@ -1098,6 +1123,9 @@ void allium_view_tool_update(AlliumView *self, double x, double y)
         break;
     case EDIT_ROTATE:
         update_rotate(self, point);
+        break;
+    case EDIT_PIVOT:
+        update_pivot(self, point);
         break;
     default:
         break;
@@ -1227,9 +1255,39 @@ void allium_view_get_placement(AlliumView *self, double mins[3], double maxs[3])
     }
 }
 
+/* The rotation centre placed, in a 2D view: a cross in a square, cyan. */
+static void append_pivot(AlliumView *self, GArray *points, GArray *colours)
+{
+    double pivot[3];
+    if (self->kind == AL_VIEW_3D || !self->selection ||
+        !allium_selection_get_pivot(self->selection, pivot))
+        return;
+    static const guint8 cyan[4] = {80, 220, 255, 255};
+    double f[3], right[3], up[3];
+    al_camera_basis(&self->camera, f, right, up);
+    double half = 2 * HANDLE_RADIUS * allium_view_scale(self) / MAX(self->camera.zoom, 1e-9);
+    double c[8][3];
+    for (int k = 0; k < 3; k++) {
+        c[0][k] = pivot[k] - half * right[k], c[1][k] = pivot[k] + half * right[k];
+        c[2][k] = pivot[k] - half * up[k], c[3][k] = pivot[k] + half * up[k];
+        for (int i = 0; i < 4; i++) {
+            double sr = (i == 1 || i == 2) ? 0.5 : -0.5, su = i >= 2 ? 0.5 : -0.5;
+            c[4 + i][k] = pivot[k] + half * (sr * right[k] + su * up[k]);
+        }
+    }
+    const int segments[6][2] = {{0, 1}, {2, 3}, {4, 5}, {5, 6}, {6, 7}, {7, 4}};
+    for (int i = 0; i < 6; i++) {
+        g_array_append_vals(points, c[segments[i][0]], 1);
+        g_array_append_vals(points, c[segments[i][1]], 1);
+        g_array_append_vals(colours, cyan, 1);
+        g_array_append_vals(colours, cyan, 1);
+    }
+}
+
 void allium_view_tool_append_handles(AlliumView *self, GArray *points, GArray *colours)
 {
     double lo[3], hi[3];
+    append_pivot(self, points, colours);
     if (self->edit == EDIT_RESIZE || self->edit == EDIT_MOVE || self->edit == EDIT_ROTATE ||
         !handle_bounds(self, lo, hi))
         return;
