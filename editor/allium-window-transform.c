@@ -1,7 +1,9 @@
 /* AlliumWindow's free transforms and shapes (Edit menu): Rotate… turns the selection by a
  * typed angle about an axis (the focused view's depth axis to begin with, Z in 3D) about the
  * middle of its bounds or a typed point (the rotation centre placed with Ctrl+Alt+drag in a
- * 2D view, to begin with), Scale… scales it by typed factors about the middle; Add Shape… adds a
+ * 2D view, to begin with), Scale… scales it by typed factors about the middle, Shear…
+ * moves the far side of its bounds across one axis along another by a typed distance, the
+ * near side kept; Add Shape… adds a
  * cylinder, cone, sphere, arch or stairs, previewed while its parameters are typed, in the
  * selection's bounds (or a box at the middle of the focused view) and selects it. Each is
  * one undoable step; a refusal keeps its dialog open with the reason.
@@ -59,6 +61,20 @@ static gboolean transform_chosen_cb(AlliumTransformKind kind, const double value
     if (kind == ALLIUM_TRANSFORM_ROTATE) {
         al_doc_rotation_matrix(axis, values[0], centre, m);
         label = N_("Rotate selection");
+    } else if (kind == ALLIUM_TRANSFORM_SHEAR) {
+        int across = (int) values[1];
+        double size = maxs[across] - mins[across];
+        if (across == axis) {
+            *message = g_strdup(_("A shear moves a side along another axis than its own"));
+            return FALSE;
+        }
+        if (size <= 0) {
+            *message = g_strdup_printf(_("The selection has no extent along %c to shear across"),
+                                       'X' + across);
+            return FALSE;
+        }
+        al_doc_shear_matrix(axis, across, values[0] / size, mins[across], m);
+        label = N_("Shear selection");
     } else {
         for (int k = 0; k < 3; k++)
             if (values[k] == 0) {
@@ -162,6 +178,19 @@ static gboolean shape_chosen_cb(const al_shape_desc *desc, char **message, gpoin
     return ok;
 }
 
+static void shear_action_cb(GtkWidget *widget, const char *action_name, GVariant *parameter)
+{
+    (void) action_name;
+    (void) parameter;
+    AlliumWindow *self = ALLIUM_WINDOW(widget);
+    if (!self->document || allium_selection_is_empty(self->selection)) return;
+    /* Along the focused view's right axis to begin with (X in 3D). */
+    int r, u, d;
+    al_view_axes(allium_view_get_kind(allium_window_get_active_view(self)), &r, &u, &d);
+    allium_transform_dialog_show(GTK_WINDOW(self), ALLIUM_TRANSFORM_SHEAR, r, NULL, FALSE,
+                                 transform_chosen_cb, self);
+}
+
 static void add_shape_action_cb(GtkWidget *widget, const char *action_name, GVariant *parameter)
 {
     (void) action_name;
@@ -184,6 +213,7 @@ void allium_window_class_add_transform_actions(GtkWidgetClass *widget_class)
 {
     gtk_widget_class_install_action(widget_class, "win.rotate", NULL, rotate_action_cb);
     gtk_widget_class_install_action(widget_class, "win.scale", NULL, scale_action_cb);
+    gtk_widget_class_install_action(widget_class, "win.shear", NULL, shear_action_cb);
     gtk_widget_class_install_action(widget_class, "win.add-shape", NULL, add_shape_action_cb);
     gtk_widget_class_add_binding_action(widget_class, GDK_KEY_r, GDK_CONTROL_MASK, "win.rotate",
                                         NULL);
@@ -198,5 +228,6 @@ void allium_window_update_transform_actions(AlliumWindow *self, gboolean writabl
     gboolean selected = !allium_selection_is_empty(self->selection);
     gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.rotate", writable && selected);
     gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.scale", writable && selected);
+    gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.shear", writable && selected);
     gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.add-shape", writable);
 }

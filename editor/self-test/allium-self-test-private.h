@@ -155,6 +155,7 @@ gboolean step_rotate_dialog(SelfTest *t);
 gboolean step_scale_dialog(SelfTest *t);
 gboolean step_rotate_drag(SelfTest *t);
 gboolean step_rotate_about_point(SelfTest *t);
+gboolean step_shear(SelfTest *t);
 gboolean step_add_shapes(SelfTest *t);
 /* allium-self-test-pick.c */
 gboolean step_cycle_pick(SelfTest *t);

@@ -1357,6 +1357,7 @@ static const struct {
     {"scale by typed factors", step_scale_dialog, 30000},
     {"rotate by dragging", step_rotate_drag, 30000},
     {"rotate about a picked point", step_rotate_about_point, 30000},
+    {"shear", step_shear, 30000},
     {"add shapes", step_add_shapes, 60000},
     {"pick what lies behind", step_cycle_pick, 20000},
     {"hide, isolate, show all", step_hide_isolate, 20000},

@@ -35,6 +35,7 @@
 
 #include <glib/gi18n.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Guides beyond this many points are replaced by the selection's box. */
@@ -878,6 +879,92 @@ static void commit_rotate(AlliumView *self)
     publish_guides(self, points, allium_document_get_generation(self->document));
 }
 
+/* --- the shear drag ----------------------------------------------------------------- */
+
+/* Whether SIDE names one side of a 2D view's bounds (a middle handle), not a corner. */
+static gboolean is_side_handle(const int side[3])
+{
+    return abs(side[0]) + abs(side[1]) + abs(side[2]) == 1;
+}
+
+/* Starts an Alt + drag of the side handle SIDE: that side moves along the view's other
+ * axis, the opposite side stays (TrenchBroom's shear). */
+static gboolean begin_shear(AlliumView *self, const int side[3])
+{
+    double lo[3], hi[3];
+    if (!is_side_handle(side) || !allium_view_selection_bounds(self, FALSE, lo, hi)) return FALSE;
+    int r, u, d;
+    al_view_axes(self->kind, &r, &u, &d);
+    int across = side[r] ? r : u;
+    double moved = side[across] > 0 ? hi[across] : lo[across];
+    self->shear_across = across;
+    self->shear_along = across == r ? u : r;
+    self->shear_fixed = side[across] > 0 ? lo[across] : hi[across];
+    self->shear_size = moved - self->shear_fixed;
+    self->shear_delta = 0;
+    if (self->shear_size == 0) return FALSE;
+    self->edit = EDIT_SHEAR;
+    return TRUE;
+}
+
+static void shear_matrix(AlliumView *self, double m[3][4])
+{
+    al_doc_shear_matrix(self->shear_along, self->shear_across,
+                        self->shear_delta / self->shear_size, self->shear_fixed, m);
+}
+
+/* The dragged side follows the pointer along its own line by whole grid steps. */
+static void update_shear(AlliumView *self, const double point[3])
+{
+    int a = self->shear_along;
+    double delta = al_snap(point[a] - self->edit_from[a], grid_size());
+    self->shear_delta = delta == 0 ? 0 : delta; /* not -0 */
+    double m[3][4];
+    shear_matrix(self, m);
+    g_autoptr(GArray) points = g_array_new(FALSE, FALSE, sizeof(double[3]));
+    selection_guides(self, (const double(*)[4]) m, points);
+    publish_guides(self, points, 0);
+    char text_delta[ALLIUM_NUMBER_SIZE];
+    /* TRANSLATORS: "Shear 32 along Y" */
+    g_autofree char *text =
+        g_strdup_printf(_("Shear %s along %c"),
+                        allium_format_short(text_delta, self->shear_delta, 2), 'X' + a);
+    set_tool_info(self, text);
+    if (self->shear_delta == 0)
+        end_preview(self);
+    else
+        preview(self, (const double(*)[4]) m);
+}
+
+/* Shears the selection by the drag: one undoable step. */
+static void commit_shear(AlliumView *self)
+{
+    if (self->shear_delta == 0) {
+        clear_guides(self);
+        end_preview(self);
+        return;
+    }
+    double m[3][4];
+    shear_matrix(self, m);
+    self->previewing = FALSE; /* the edit replaces the preview */
+    guint nb, ne;
+    const gint64 *brushes = allium_selection_get_brushes(self->selection, &nb);
+    const gint64 *entities = allium_selection_get_entities(self->selection, &ne);
+    GError *error = NULL;
+    if (!allium_document_transform(self->document, brushes, nb, entities, ne,
+                                   (const double(*)[4]) m, N_("Shear selection"), &error)) {
+        clear_guides(self);
+        allium_document_preview_end(self->document);
+        report_error(self, error);
+        return;
+    }
+    guint count;
+    const double(*guides)[3] = allium_selection_get_guides(self->selection, &count);
+    g_autoptr(GArray) points = g_array_new(FALSE, FALSE, sizeof(double[3]));
+    g_array_append_vals(points, guides, count);
+    publish_guides(self, points, allium_document_get_generation(self->document));
+}
+
 /* --- the test-box tool ----------------------------------------------------------------- */
 
 /* The test box under widget point (X, Y): in 3D the nearest one the pointer's ray enters, in
@@ -1067,7 +1154,10 @@ gboolean allium_view_tool_begin(AlliumView *self, double x, double y, GdkModifie
         else if ((state & GDK_CONTROL_MASK) && (state & GDK_ALT_MASK) &&
                  !allium_selection_is_empty(self->selection))
             self->edit = EDIT_PIVOT; /* Ctrl + Alt + drag places the rotation centre */
-        else if ((state & GDK_CONTROL_MASK) && in_selection_2d(self, self->edit_from) &&
+        else if ((state & GDK_ALT_MASK) && !(state & GDK_CONTROL_MASK) &&
+                 handle_at(self, x, y, side) >= 0 && begin_shear(self, side)) {
+            /* Alt + drag of a side handle shears */
+        } else if ((state & GDK_CONTROL_MASK) && in_selection_2d(self, self->edit_from) &&
                  begin_rotate(self)) {
             /* Ctrl + drag on the selection turns it about its centre */
         } else if (!(inside_small_selection(self, x, y) &&
@@ -1082,7 +1172,8 @@ gboolean allium_view_tool_begin(AlliumView *self, double x, double y, GdkModifie
          * at). */
         self->edit_plane = self->has_eye ? al_snap(self->eye[d], grid_size()) - grid_size() : 0;
     }
-    if ((self->edit == EDIT_MOVE || self->edit == EDIT_RESIZE || self->edit == EDIT_ROTATE) &&
+    if ((self->edit == EDIT_MOVE || self->edit == EDIT_RESIZE || self->edit == EDIT_ROTATE ||
+         self->edit == EDIT_SHEAR) &&
         allium_document_get_read_only(self->document)) {
         self->edit = EDIT_NONE;
         return FALSE;
@@ -1127,6 +1218,9 @@ void allium_view_tool_update(AlliumView *self, double x, double y)
     case EDIT_PIVOT:
         update_pivot(self, point);
         break;
+    case EDIT_SHEAR:
+        update_shear(self, point);
+        break;
     default:
         break;
     }
@@ -1158,6 +1252,9 @@ void allium_view_tool_end(AlliumView *self, double x, double y)
         break;
     case EDIT_ROTATE:
         commit_rotate(self);
+        break;
+    case EDIT_SHEAR:
+        commit_shear(self);
         break;
     case EDIT_TESTBOX: /* the readout stays, kept current, until the box goes */
         show_test_box(self);
@@ -1289,7 +1386,7 @@ void allium_view_tool_append_handles(AlliumView *self, GArray *points, GArray *c
     double lo[3], hi[3];
     append_pivot(self, points, colours);
     if (self->edit == EDIT_RESIZE || self->edit == EDIT_MOVE || self->edit == EDIT_ROTATE ||
-        !handle_bounds(self, lo, hi))
+        self->edit == EDIT_SHEAR || !handle_bounds(self, lo, hi))
         return;
     static const guint8 white[4] = {235, 235, 235, 255};
     /* A square of HANDLE_RADIUS pixels around each handle's point, facing the camera. */
@@ -1324,4 +1421,10 @@ void allium_view_tool_append_handles(AlliumView *self, GArray *points, GArray *c
             g_array_append_vals(colours, white, 1);
         }
     }
+}
+
+gboolean allium_view_side_handle_at(AlliumView *self, double x, double y)
+{
+    int side[3];
+    return self->kind != AL_VIEW_3D && handle_at(self, x, y, side) >= 0 && is_side_handle(side);
 }
