@@ -75,7 +75,8 @@ static void show_save_dialog(AlliumWindow *self)
     gtk_entry_set_activates_default(d->name, TRUE);
     gtk_label_set_mnemonic_widget(GTK_LABEL(label), GTK_WIDGET(d->name));
     gtk_box_append(GTK_BOX(box), GTK_WIDGET(d->name));
-    g_autofree char *folder = allium_preferences_dup_prefab_folder(allium_preferences_get_default());
+    g_autofree char *folder =
+        allium_preferences_dup_prefab_folder(allium_preferences_get_default());
     g_autofree char *where_text = g_strdup_printf(_("Saved as NAME.map in %s"), folder);
     GtkWidget *where = gtk_label_new(where_text);
     gtk_label_set_wrap(GTK_LABEL(where), TRUE);
@@ -99,8 +100,7 @@ static void save_prefab_action_cb(GtkWidget *widget, const char *action_name, GV
     show_save_dialog(self);
 }
 
-static void insert_prefab_action_cb(GtkWidget *widget, const char *action_name,
-                                    GVariant *parameter)
+static void insert_prefab_action_cb(GtkWidget *widget, const char *action_name, GVariant *parameter)
 {
     (void) action_name;
     (void) parameter;
@@ -135,7 +135,8 @@ gboolean allium_window_save_prefab(AlliumWindow *self, const char *name, GError 
                     trimmed);
         return FALSE;
     }
-    g_autofree char *folder = allium_preferences_dup_prefab_folder(allium_preferences_get_default());
+    g_autofree char *folder =
+        allium_preferences_dup_prefab_folder(allium_preferences_get_default());
     if (g_mkdir_with_parents(folder, 0755) != 0) {
         g_set_error(error, ALLIUM_DOCUMENT_ERROR, AL_ERR_IO, _("Cannot create the folder “%s”: %s"),
                     folder, g_strerror(errno));

@@ -112,7 +112,8 @@ static void rotate_action_cb(GtkWidget *widget, const char *action_name, GVarian
     /* The rotation centre placed in a 2D view, else the middle of the selection. */
     double point[3], mins[3], maxs[3];
     gboolean placed = allium_selection_get_pivot(self->selection, point);
-    if (!placed && allium_view_get_selection_bounds(allium_window_get_active_view(self), mins, maxs))
+    if (!placed &&
+        allium_view_get_selection_bounds(allium_window_get_active_view(self), mins, maxs))
         for (int k = 0; k < 3; k++) point[k] = 0.5 * (mins[k] + maxs[k]);
     else if (!placed)
         memset(point, 0, sizeof point);

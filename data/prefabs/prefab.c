@@ -12,8 +12,8 @@ al_status al_prefab_save(al_doc *doc, const int64_t *brushes, int brush_count,
 {
     char *text = NULL;
     size_t length = 0;
-    al_status st = al_doc_copy_text(doc, brushes, brush_count, entities, entity_count, &text,
-                                    &length, diags);
+    al_status st =
+        al_doc_copy_text(doc, brushes, brush_count, entities, entity_count, &text, &length, diags);
     if (st != AL_OK) return st;
     if (!al_file_write_atomic(path, text, length, diags)) st = AL_ERR_IO;
     free(text);
@@ -32,8 +32,7 @@ al_status al_prefab_read(const char *path, al_map **out, al_diag_list *diags)
 }
 
 al_status al_prefab_insert(al_doc *doc, const char *path, const al_doc_paste_place *place,
-                           al_doc_paste_result *result, al_doc_change *change,
-                           al_diag_list *diags)
+                           al_doc_paste_result *result, al_doc_change *change, al_diag_list *diags)
 {
     memset(result, 0, sizeof *result);
     al_map *map = NULL;

@@ -34,7 +34,6 @@ al_status al_prefab_read(const char *path, al_map **out, al_diag_list *diags);
 /* Reads the prefab at PATH and adds it to DOC as al_doc_paste_map does with PLACE (NULL:
  * where the file puts it). On any error DOC is unchanged. */
 al_status al_prefab_insert(al_doc *doc, const char *path, const al_doc_paste_place *place,
-                           al_doc_paste_result *result, al_doc_change *change,
-                           al_diag_list *diags);
+                           al_doc_paste_result *result, al_doc_change *change, al_diag_list *diags);
 
 #endif

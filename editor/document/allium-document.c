@@ -212,7 +212,8 @@ static void published_cb(void *user, al_stage stage, uint64_t generation)
     g_clear_pointer(&self->incoming, allium_snapshot_unref);
     self->incoming = snap;
     /* A light snapshot goes with its light: the engine's copy comes next. */
-    if (stage == AL_STAGE_LIGHT && snap->rad) self->awaiting_light = snap->generation;
+    if (stage == AL_STAGE_LIGHT && snap->rad)
+        self->awaiting_light = snap->generation;
     else {
         self->awaiting_light = 0;
         queue_delivery(self);
@@ -1228,9 +1229,9 @@ gboolean allium_document_paste_text(AlliumDocument *self, const char *text,
     return finish_edit(self, st, &change, &diags, _("Paste"), error);
 }
 
-gboolean allium_document_save_prefab(AlliumDocument *self, const gint64 *brushes,
-                                     guint brush_count, const gint64 *entities,
-                                     guint entity_count, const char *path, GError **error)
+gboolean allium_document_save_prefab(AlliumDocument *self, const gint64 *brushes, guint brush_count,
+                                     const gint64 *entities, guint entity_count, const char *path,
+                                     GError **error)
 {
     g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), FALSE);
     g_return_val_if_fail(path != NULL, FALSE);
@@ -1247,8 +1248,8 @@ gboolean allium_document_save_prefab(AlliumDocument *self, const gint64 *brushes
 }
 
 gboolean allium_document_insert_prefab(AlliumDocument *self, const char *path,
-                                       const al_doc_paste_place *place,
-                                       al_doc_paste_result *result, GError **error)
+                                       const al_doc_paste_place *place, al_doc_paste_result *result,
+                                       GError **error)
 {
     g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), FALSE);
     g_return_val_if_fail(path != NULL, FALSE);

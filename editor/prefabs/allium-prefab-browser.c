@@ -313,7 +313,8 @@ void allium_prefab_browser_reload(AlliumPrefabBrowser *self)
     g_string_truncate(self->notes, 0);
     gtk_label_set_text(self->message, "");
     gtk_widget_set_visible(GTK_WIDGET(self->message), FALSE);
-    g_autofree char *folder = allium_preferences_dup_prefab_folder(allium_preferences_get_default());
+    g_autofree char *folder =
+        allium_preferences_dup_prefab_folder(allium_preferences_get_default());
     GDir *dir = g_dir_open(folder, 0, NULL);
     if (!dir) return; /* no prefabs saved yet */
     g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
@@ -350,9 +351,9 @@ void allium_prefab_browser_reload(AlliumPrefabBrowser *self)
         g_autofree char *png = allium_prefab_thumbnail_path(path);
         if (thumbnail_is_fresh(path, png)) {
             gtk_picture_set_filename(picture, png);
-            g_object_set_data(G_OBJECT(gtk_widget_get_ancestor(GTK_WIDGET(picture),
-                                                               GTK_TYPE_LIST_BOX_ROW)),
-                              "allium-has-thumbnail", GINT_TO_POINTER(1));
+            g_object_set_data(
+                G_OBJECT(gtk_widget_get_ancestor(GTK_WIDGET(picture), GTK_TYPE_LIST_BOX_ROW)),
+                "allium-has-thumbnail", GINT_TO_POINTER(1));
         } else {
             ThumbnailJob *job = g_new0(ThumbnailJob, 1);
             job->map_path = g_strdup(path);

@@ -23,8 +23,7 @@ char *allium_prefab_thumbnail_path(const char *map_path)
     return g_strdup_printf("%s.png", map_path);
 }
 
-gboolean allium_prefab_thumbnail_render(const char *map_path, const char *png_path,
-                                        GError **error)
+gboolean allium_prefab_thumbnail_render(const char *map_path, const char *png_path, GError **error)
 {
     g_autofree char *name = g_filename_display_basename(map_path);
     al_diag_list diags = {0};
@@ -47,8 +46,8 @@ gboolean allium_prefab_thumbnail_render(const char *map_path, const char *png_pa
         goto done;
     }
     char reason[256] = "";
-    off = al_offscreen_create(ALLIUM_PREFAB_THUMBNAIL_WIDTH, ALLIUM_PREFAB_THUMBNAIL_HEIGHT,
-                              reason, sizeof reason);
+    off = al_offscreen_create(ALLIUM_PREFAB_THUMBNAIL_WIDTH, ALLIUM_PREFAB_THUMBNAIL_HEIGHT, reason,
+                              sizeof reason);
     if (off) renderer = al_renderer_create(reason, sizeof reason);
     if (!renderer) {
         g_set_error(error, ALLIUM_DOCUMENT_ERROR, AL_ERR_IO,

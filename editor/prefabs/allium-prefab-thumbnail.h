@@ -9,7 +9,7 @@
 G_BEGIN_DECLS
 
 /* The thumbnail's size in pixels. */
-#define ALLIUM_PREFAB_THUMBNAIL_WIDTH 160
+#define ALLIUM_PREFAB_THUMBNAIL_WIDTH  160
 #define ALLIUM_PREFAB_THUMBNAIL_HEIGHT 120
 
 /* The cached thumbnail's path for the prefab at MAP_PATH: beside it, ".map" replaced by
@@ -20,7 +20,6 @@ char *allium_prefab_thumbnail_path(const char *map_path);
  * and a rename. FALSE with ERROR (the file and line of bad text, or why no GL context or
  * PNG could be made) when it cannot; PNG_PATH is then as it was. Any thread but the main
  * one while a window draws (it makes its own context current). */
-gboolean allium_prefab_thumbnail_render(const char *map_path, const char *png_path,
-                                        GError **error);
+gboolean allium_prefab_thumbnail_render(const char *map_path, const char *png_path, GError **error);
 
 G_END_DECLS

@@ -30,8 +30,8 @@ static struct {
 
 static int brush_count(SelfTest *t)
 {
-    return allium_document_get_snapshot(allium_window_get_document(t->window))->input.input
-        .brush_count;
+    return allium_document_get_snapshot(allium_window_get_document(t->window))
+        ->input.input.brush_count;
 }
 
 /* Whether the PNG at PATH is a thumbnail-sized picture of more than one colour. */
@@ -108,8 +108,8 @@ gboolean step_prefabs(SelfTest *t)
         allium_window_hide_banner(t->window); /* the last step's, over the screenshot */
         g_free(pre.folder);
         pre.folder = allium_preferences_dup_prefab_folder(allium_preferences_get_default());
-        g_autofree char *expected = g_build_filename(g_get_user_data_dir(), "allium", "prefabs",
-                                                     NULL);
+        g_autofree char *expected =
+            g_build_filename(g_get_user_data_dir(), "allium", "prefabs", NULL);
         check(t, g_strcmp0(pre.folder, expected) == 0,
               "the prefab folder is the user data folder's allium/prefabs by default (%s)",
               pre.folder);

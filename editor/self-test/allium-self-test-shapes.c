@@ -300,8 +300,8 @@ gboolean step_rotate_about_point(SelfTest *t)
         allium_selection_select_brush(t->window->selection, t->box_row, ALLIUM_SELECT_REPLACE);
         double corner[3] = {t->box_mins[0], t->box_maxs[1],
                             0.5 * (t->box_mins[2] + t->box_maxs[2])};
-        check(t, place_pivot(t, corner), "the rotation centre moved to the corner %g %g",
-              corner[0], corner[1]);
+        check(t, place_pivot(t, corner), "the rotation centre moved to the corner %g %g", corner[0],
+              corner[1]);
         AlliumView *top = view_of_kind(t, AL_VIEW_TOP);
         double from[3], to[3], x0, y0, x1, y1;
         for (int k = 0; k < 3; k++) from[k] = to[k] = corner[k];
@@ -335,10 +335,11 @@ static double row_volume(SelfTest *t, gint64 row)
     int b = allium_snapshot_brush_index(snap, row);
     al_brush_measure m;
     bool out_of_memory = false;
-    double volume = builder && b >= 0 && al_brush_builder_measure(builder, &snap->input.input, b,
-                                                                  &m, NULL, &out_of_memory)
-                        ? m.volume
-                        : -1;
+    double volume =
+        builder && b >= 0 &&
+                al_brush_builder_measure(builder, &snap->input.input, b, &m, NULL, &out_of_memory)
+            ? m.volume
+            : -1;
     al_brush_builder_destroy(builder);
     return volume;
 }
@@ -378,8 +379,10 @@ gboolean step_shear(SelfTest *t)
     case 2: {
         memcpy(want_lo, t->box_mins, sizeof want_lo);
         memcpy(want_hi, t->box_maxs, sizeof want_hi);
-        if (t->phase == 0) want_hi[0] += 32;
-        else want_hi[1] += 48;
+        if (t->phase == 0)
+            want_hi[0] += 32;
+        else
+            want_hi[1] += 48;
         gboolean found = row_bounds(t, t->box_row, lo, hi);
         check(t, found && near_box(lo, hi, want_lo, want_hi, 1e-6),
               "%s sheared the brush: bounds %g %g %g .. %g %g %g, closed form %g %g %g .. %g %g "

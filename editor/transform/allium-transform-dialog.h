@@ -23,8 +23,7 @@ typedef enum {
 /* Applies the values about CENTRE (NULL: the middle of the selection); returns FALSE with a
  * message (g_free'd by the dialog) to refuse. */
 typedef gboolean (*AlliumTransformFunc)(AlliumTransformKind kind, const double values[3], int axis,
-                                        const double *centre, char **message,
-                                        gpointer user_data);
+                                        const double *centre, char **message, gpointer user_data);
 
 /* Shows the dialog of KIND over PARENT, the axis set to AXIS (0 X, 1 Y, 2 Z); it destroys
  * itself when closed. A rotation offers "About a point" with POINT's coordinates, chosen

@@ -127,9 +127,9 @@ struct _AlliumView {
     gboolean edit_add;        /* Shift or Ctrl held: the rectangle adds to the selection */
     int resize_side[3];       /* resize: per axis -1 (its min moves), +1 (its max), 0 */
     double resize_mins[3], resize_maxs[3]; /* resize: the selection's bounds at the start */
-    double rotate_centre[3]; /* rotate: the rotation centre placed, or the selection's middle */
+    double rotate_centre[3];    /* rotate: the rotation centre placed, or the selection's middle */
     double rotate_start;        /* rotate: the pointer's angle about it at the start, radians */
-    int shear_along, shear_across; /* shear: the axis moved along, the axis of the side */
+    int shear_along, shear_across;  /* shear: the axis moved along, the axis of the side */
     double shear_fixed, shear_size; /* shear: the side that stays; from it to the one dragged */
     double shear_delta;             /* shear: how far the dragged side moved (on the grid) */
     double rotate_degrees;      /* rotate: the turn so far (snapped unless Shift is held) */

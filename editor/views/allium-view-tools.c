@@ -799,10 +799,9 @@ static void update_pivot(AlliumView *self, const double point[3])
         if (k != d) pivot[k] = al_snap(point[k], grid_size());
     allium_selection_set_pivot(self->selection, pivot);
     char a[ALLIUM_NUMBER_SIZE], b[ALLIUM_NUMBER_SIZE], c[ALLIUM_NUMBER_SIZE];
-    g_autofree char *text = g_strdup_printf(_("Rotation centre %s %s %s"),
-                                            allium_format_short(a, pivot[0], 2),
-                                            allium_format_short(b, pivot[1], 2),
-                                            allium_format_short(c, pivot[2], 2));
+    g_autofree char *text =
+        g_strdup_printf(_("Rotation centre %s %s %s"), allium_format_short(a, pivot[0], 2),
+                        allium_format_short(b, pivot[1], 2), allium_format_short(c, pivot[2], 2));
     set_tool_info(self, text);
 }
 
@@ -909,8 +908,8 @@ static gboolean begin_shear(AlliumView *self, const int side[3])
 
 static void shear_matrix(AlliumView *self, double m[3][4])
 {
-    al_doc_shear_matrix(self->shear_along, self->shear_across,
-                        self->shear_delta / self->shear_size, self->shear_fixed, m);
+    al_doc_shear_matrix(self->shear_along, self->shear_across, self->shear_delta / self->shear_size,
+                        self->shear_fixed, m);
 }
 
 /* The dragged side follows the pointer along its own line by whole grid steps. */
@@ -926,9 +925,8 @@ static void update_shear(AlliumView *self, const double point[3])
     publish_guides(self, points, 0);
     char text_delta[ALLIUM_NUMBER_SIZE];
     /* TRANSLATORS: "Shear 32 along Y" */
-    g_autofree char *text =
-        g_strdup_printf(_("Shear %s along %c"),
-                        allium_format_short(text_delta, self->shear_delta, 2), 'X' + a);
+    g_autofree char *text = g_strdup_printf(
+        _("Shear %s along %c"), allium_format_short(text_delta, self->shear_delta, 2), 'X' + a);
     set_tool_info(self, text);
     if (self->shear_delta == 0)
         end_preview(self);
@@ -1158,7 +1156,7 @@ gboolean allium_view_tool_begin(AlliumView *self, double x, double y, GdkModifie
                  handle_at(self, x, y, side) >= 0 && begin_shear(self, side)) {
             /* Alt + drag of a side handle shears */
         } else if ((state & GDK_CONTROL_MASK) && in_selection_2d(self, self->edit_from) &&
-                 begin_rotate(self)) {
+                   begin_rotate(self)) {
             /* Ctrl + drag on the selection turns it about its centre */
         } else if (!(inside_small_selection(self, x, y) &&
                      in_selection_2d(self, self->edit_from)) &&

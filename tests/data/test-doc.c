@@ -276,7 +276,8 @@ CHECK_TEST(turn_about_corner, "/doc/quarter-turn-about-a-corner-is-closed-form-a
         REQUIRE(export_faces(doc, undone) == 6);
         bool same = true;
         for (int i = 0; i < 6; i++)
-            same = same && memcmp(undone[i].points, before[i].points, sizeof before[i].points) == 0 &&
+            same = same &&
+                   memcmp(undone[i].points, before[i].points, sizeof before[i].points) == 0 &&
                    undone[i].offset[0] == before[i].offset[0] &&
                    undone[i].offset[1] == before[i].offset[1] &&
                    undone[i].rotation == before[i].rotation &&

@@ -135,8 +135,8 @@ CHECK_TEST(round_trip, "/prefab/save-then-insert-gives-the-same-brushes-moved-by
     REQUIRE(al_doc_list_brushes(doc, 0, &brushes, &nb) == AL_OK);
     REQUIRE(nb >= 5);
     /* A top view's pointer: x and y move by whole 16-unit steps, z stays. */
-    al_doc_paste_place place = {.point = {1001, -517, 4000}, .axes = {true, true, false},
-                                .grid = 16};
+    al_doc_paste_place place = {
+        .point = {1001, -517, 4000}, .axes = {true, true, false}, .grid = 16};
     CHECK(save_and_insert(doc, brushes, 5, doc, &place, "prefab-round.map") == 5);
     /* A front view, without a grid: the centre lands exactly on the point. */
     al_doc_paste_place exact = {.point = {-333.5, 0, 77.25}, .axes = {true, false, true}};
@@ -167,15 +167,15 @@ CHECK_TEST(entities, "/prefab/entities-keep-their-keys-and-move-with-their-brush
     REQUIRE(doc);
     /* A light and a door, written by hand. */
     const char *path = plain_path("prefab-ents.map");
-    REQUIRE(write_text(path,
-                       "{\n\"classname\" \"func_door\"\n\"targetname\" \"d1\"\n"
-                       "{\n( 128 0 0 ) ( 128 1 0 ) ( 128 0 1 ) door 0 0 0 1 1\n"
-                       "( 144 0 0 ) ( 144 0 1 ) ( 144 1 0 ) door 0 0 0 1 1\n"
-                       "( 128 0 0 ) ( 128 0 1 ) ( 129 0 0 ) door 0 0 0 1 1\n"
-                       "( 128 64 0 ) ( 129 64 0 ) ( 128 64 1 ) door 0 0 0 1 1\n"
-                       "( 128 0 0 ) ( 129 0 0 ) ( 128 1 0 ) door 0 0 0 1 1\n"
-                       "( 128 0 96 ) ( 128 1 96 ) ( 129 0 96 ) door 0 0 0 1 1\n}\n}\n"
-                       "{\n\"classname\" \"light\"\n\"origin\" \"160 32 48\"\n\"light\" \"200\"\n}\n"));
+    REQUIRE(write_text(
+        path, "{\n\"classname\" \"func_door\"\n\"targetname\" \"d1\"\n"
+              "{\n( 128 0 0 ) ( 128 1 0 ) ( 128 0 1 ) door 0 0 0 1 1\n"
+              "( 144 0 0 ) ( 144 0 1 ) ( 144 1 0 ) door 0 0 0 1 1\n"
+              "( 128 0 0 ) ( 128 0 1 ) ( 129 0 0 ) door 0 0 0 1 1\n"
+              "( 128 64 0 ) ( 129 64 0 ) ( 128 64 1 ) door 0 0 0 1 1\n"
+              "( 128 0 0 ) ( 129 0 0 ) ( 128 1 0 ) door 0 0 0 1 1\n"
+              "( 128 0 96 ) ( 128 1 96 ) ( 129 0 96 ) door 0 0 0 1 1\n}\n}\n"
+              "{\n\"classname\" \"light\"\n\"origin\" \"160 32 48\"\n\"light\" \"200\"\n}\n"));
     /* Bounds x 128..160, y 0..64, z 0..96: centre (144, 32, 48). */
     al_doc_paste_place place = {.point = {0, 0, 0}, .axes = {true, true, true}, .grid = 8};
     al_doc_paste_result r;
@@ -249,8 +249,9 @@ CHECK_TEST(bad_file, "/prefab/a-damaged-file-names-its-line-and-changes-nothing"
     REQUIRE(before);
     const char *path = plain_path("prefab-bad.map");
     /* Line 3 holds a face with a word for a coordinate. */
-    REQUIRE(write_text(path, "{\n\"classname\" \"worldspawn\"\n{\n( 0 0 zero ) ( 0 1 0 ) ( 0 0 1 ) a "
-                             "0 0 0 1 1\n}\n}\n"));
+    REQUIRE(write_text(path,
+                       "{\n\"classname\" \"worldspawn\"\n{\n( 0 0 zero ) ( 0 1 0 ) ( 0 0 1 ) a "
+                       "0 0 0 1 1\n}\n}\n"));
     al_doc_paste_result r;
     al_diag_list d = {0};
     CHECK(al_prefab_insert(doc, path, NULL, &r, NULL, &d) != AL_OK);
@@ -307,7 +308,8 @@ CHECK_TEST(write_whole, "/prefab/a-save-writes-the-whole-file-or-leaves-the-old-
     al_doc_close(doc);
 }
 
-/* Pieces of real maps (every tenth brush, world and entities') saved and inserted into a new map. */
+/* Pieces of real maps (every tenth brush, world and entities') saved and inserted into a new map.
+ */
 CHECK_TEST(real_maps, "/prefab/real-map-pieces-insert-whole")
 {
     const char *names[] = {"e1m1.map", "q1_mountain.map"};
@@ -327,8 +329,8 @@ CHECK_TEST(real_maps, "/prefab/real-map-pieces-insert-whole")
         REQUIRE(al_doc_list_brushes(a, -1, &brushes, &nb) == AL_OK);
         int count = 0;
         for (int i = 0; i < nb; i += 10) brushes[count++] = brushes[i];
-        al_doc_paste_place place = {.point = {-2048, 1024, 512}, .axes = {true, true, true},
-                                    .grid = 8};
+        al_doc_paste_place place = {
+            .point = {-2048, 1024, 512}, .axes = {true, true, true}, .grid = 8};
         int inserted = save_and_insert(a, brushes, count, b, &place, "prefab-real.map");
         CHECK_MSG(inserted == count, "%s: %d of %d", names[n], inserted, count);
         check_note("%s: %d brushes saved as a prefab and inserted", names[n], count);
