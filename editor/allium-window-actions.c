@@ -578,6 +578,7 @@ void allium_window_class_add_actions(GtkWidgetClass *widget_class)
     allium_window_class_add_transform_actions(widget_class);
     allium_window_class_add_hide_actions(widget_class);
     allium_window_class_add_clipboard_actions(widget_class);
+    allium_window_class_add_prefab_actions(widget_class);
     allium_window_class_add_texture_actions(widget_class);
     gtk_widget_class_install_action(widget_class, "win.export", NULL, export_action_cb);
     gtk_widget_class_install_action(widget_class, "win.export-bsp", NULL, export_bsp_action_cb);
@@ -699,6 +700,7 @@ void allium_window_update_actions(AlliumWindow *self)
     allium_window_update_transform_actions(self, writable);
     allium_window_update_hide_actions(self);
     allium_window_update_clipboard_actions(self, writable);
+    allium_window_update_prefab_actions(self, writable);
     allium_window_update_texture_actions(self, writable);
     gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.select-same-material", selected);
     gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.select-same-class", selected);

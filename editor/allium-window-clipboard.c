@@ -36,29 +36,6 @@ static void set_status(AlliumWindow *self, const char *text)
     gtk_label_set_text(self->pointer_label, text);
 }
 
-/* Where Paste at the Pointer puts the centre of what it pastes: the pointer's point in the
- * 2D view it is over, else the middle of the active view's placement box. */
-static void pointer_place(AlliumWindow *self, al_doc_paste_place *place)
-{
-    memset(place, 0, sizeof *place);
-    place->grid = allium_preferences_get_grid_size(allium_preferences_get_default());
-    gboolean axes[3];
-    for (int i = 0; i < ALLIUM_WINDOW_VIEW_COUNT; i++) {
-        AlliumView *view = self->views[i];
-        if (!view || !gtk_widget_get_mapped(GTK_WIDGET(view)) ||
-            !allium_view_get_pointer_point(view, place->point, axes))
-            continue;
-        for (int k = 0; k < 3; k++) place->axes[k] = axes[k];
-        return;
-    }
-    double mins[3], maxs[3];
-    allium_view_get_placement(allium_window_get_active_view(self), mins, maxs);
-    for (int k = 0; k < 3; k++) {
-        place->point[k] = 0.5 * (mins[k] + maxs[k]);
-        place->axes[k] = TRUE;
-    }
-}
-
 /* Puts the selection on the clipboard; TRUE when it did. */
 static gboolean copy_selection(AlliumWindow *self)
 {
@@ -109,7 +86,7 @@ static void paste(AlliumWindow *self, gboolean in_place)
     PasteRequest *request = g_new0(PasteRequest, 1);
     request->window = g_object_ref(self);
     request->in_place = in_place;
-    if (!in_place) pointer_place(self, &request->place);
+    if (!in_place) allium_window_pointer_place(self, &request->place);
     gdk_clipboard_read_text_async(gtk_widget_get_clipboard(GTK_WIDGET(self)), NULL, paste_read_cb,
                                   request);
 }
@@ -167,6 +144,28 @@ static void paste_action_cb(GtkWidget *widget, const char *action_name, GVariant
 
 /* --- internal API (allium-window-private.h) ----------------------------------------- */
 
+void allium_window_pointer_place(AlliumWindow *self, al_doc_paste_place *place)
+{
+    g_return_if_fail(ALLIUM_IS_WINDOW(self));
+    memset(place, 0, sizeof *place);
+    place->grid = allium_preferences_get_grid_size(allium_preferences_get_default());
+    gboolean axes[3];
+    for (int i = 0; i < ALLIUM_WINDOW_VIEW_COUNT; i++) {
+        AlliumView *view = self->views[i];
+        if (!view || !gtk_widget_get_mapped(GTK_WIDGET(view)) ||
+            !allium_view_get_pointer_point(view, place->point, axes))
+            continue;
+        for (int k = 0; k < 3; k++) place->axes[k] = axes[k];
+        return;
+    }
+    double mins[3], maxs[3];
+    allium_view_get_placement(allium_window_get_active_view(self), mins, maxs);
+    for (int k = 0; k < 3; k++) {
+        place->point[k] = 0.5 * (mins[k] + maxs[k]);
+        place->axes[k] = TRUE;
+    }
+}
+
 gboolean allium_window_paste_text(AlliumWindow *self, const char *text,
                                   const al_doc_paste_place *place)
 {
@@ -175,18 +174,27 @@ gboolean allium_window_paste_text(AlliumWindow *self, const char *text,
     al_doc_paste_result result;
     GError *error = NULL;
     gboolean ok = allium_document_paste_text(self->document, text, place, &result, &error);
+    allium_window_finish_paste(self, ok, &result, error);
+    g_clear_error(&error);
+    return ok;
+}
+
+void allium_window_finish_paste(AlliumWindow *self, gboolean ok, al_doc_paste_result *result,
+                                const GError *error)
+{
+    g_return_if_fail(ALLIUM_IS_WINDOW(self));
     if (ok) {
-        allium_selection_set_items(self->selection, result.brushes, (guint) result.brush_count,
-                                   result.entities, (guint) result.entity_count);
-        g_autofree char *b = g_strdup_printf(ngettext("%d brush", "%d brushes", result.brush_count),
-                                             result.brush_count);
+        allium_selection_set_items(self->selection, result->brushes, (guint) result->brush_count,
+                                   result->entities, (guint) result->entity_count);
+        g_autofree char *b = g_strdup_printf(
+            ngettext("%d brush", "%d brushes", result->brush_count), result->brush_count);
         g_autofree char *e = g_strdup_printf(
-            ngettext("%d entity", "%d entities", result.entity_count), result.entity_count);
+            ngettext("%d entity", "%d entities", result->entity_count), result->entity_count);
         /* TRANSLATORS: "Pasted 2 brushes and 1 entity" */
         g_autofree char *status = g_strdup_printf(_("Pasted %s and %s"), b, e);
         set_status(self, status);
-        al_doc_paste_result_free(&result);
-    } else {
+        al_doc_paste_result_free(result);
+    } else if (error) {
         allium_window_report_error(self, error);
         /* The status bar keeps the first line: what and where. */
         const char *newline = strchr(error->message, '\n');
@@ -198,10 +206,8 @@ gboolean allium_window_paste_text(AlliumWindow *self, const char *text,
         g_autofree char *status =
             detail ? g_strdup_printf("%s: %s", first, detail) : g_strdup(first);
         set_status(self, status);
-        g_error_free(error);
     }
     allium_window_update_actions(self);
-    return ok;
 }
 
 void allium_window_class_add_clipboard_actions(GtkWidgetClass *widget_class)

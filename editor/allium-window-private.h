@@ -13,6 +13,7 @@
 #include "allium-entity-browser.h"
 #include "allium-material-browser.h"
 #include "allium-texture-browser.h"
+#include "allium-prefab-browser.h"
 
 G_BEGIN_DECLS
 
@@ -37,6 +38,7 @@ struct _AlliumWindow {
     AlliumMaterialBrowser *material_browser;
     AlliumEntityBrowser *entity_browser;
     AlliumTextureBrowser *texture_browser;
+    AlliumPrefabBrowser *prefab_browser;
     GtkPaned *outer_paned;
     GtkPaned *top_paned;
     GtkPaned *bottom_paned;
@@ -107,6 +109,24 @@ void allium_window_update_clipboard_actions(AlliumWindow *self, gboolean writabl
  * and the status bar. */
 gboolean allium_window_paste_text(AlliumWindow *self, const char *text,
                                   const al_doc_paste_place *place);
+/* What a paste (or a prefab's insert) did, told: with OK the added items selected and
+ * counted in the status bar, RESULT freed; else ERROR in the banner and the status bar. */
+void allium_window_finish_paste(AlliumWindow *self, gboolean ok, al_doc_paste_result *result,
+                                const GError *error);
+/* Where Paste at the Pointer (and a prefab's insert) puts the centre of what it adds: the
+ * pointer's point in the 2D view it is over, else the middle of the active view's
+ * placement box. */
+void allium_window_pointer_place(AlliumWindow *self, al_doc_paste_place *place);
+/* allium-window-prefabs.c: Save Selection as Prefab… and Insert Prefab at Pointer. */
+void allium_window_class_add_prefab_actions(GtkWidgetClass *widget_class);
+void allium_window_update_prefab_actions(AlliumWindow *self, gboolean writable);
+/* Saves the selection as the prefab NAME (a file NAME.map in the prefab folder, which is
+ * made when missing) and lists it on the Prefabs page; FALSE with ERROR when NAME is no
+ * file name, is taken, or the file cannot be written. */
+gboolean allium_window_save_prefab(AlliumWindow *self, const char *name, GError **error);
+/* Inserts the prefab at PATH where allium_window_pointer_place says, as one undoable step
+ * that selects what it added; FALSE with the reason (file, line) in the banner. */
+gboolean allium_window_insert_prefab(AlliumWindow *self, const char *path);
 /* Enables and relabels undo, redo and export for the document's state. */
 void allium_window_update_actions(AlliumWindow *self);
 

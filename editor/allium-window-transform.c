@@ -1,6 +1,9 @@
 /* AlliumWindow's free transforms and shapes (Edit menu): Rotate… turns the selection by a
- * typed angle about an axis (the focused view's depth axis to begin with, Z in 3D), Scale…
- * scales it by typed factors, both about the middle of its bounds; Add Shape… adds a
+ * typed angle about an axis (the focused view's depth axis to begin with, Z in 3D) about the
+ * middle of its bounds or a typed point (the rotation centre placed with Ctrl+Alt+drag in a
+ * 2D view, to begin with), Scale… scales it by typed factors about the middle, Shear…
+ * moves the far side of its bounds across one axis along another by a typed distance, the
+ * near side kept; Add Shape… adds a
  * cylinder, cone, sphere, arch or stairs, previewed while its parameters are typed, in the
  * selection's bounds (or a box at the middle of the focused view) and selects it. Each is
  * one undoable step; a refusal keeps its dialog open with the reason.
@@ -16,6 +19,7 @@
 
 #include <glib/gi18n.h>
 #include <math.h>
+#include <string.h>
 
 /* --- static helpers ------------------------------------------------------------------ */
 
@@ -43,7 +47,7 @@ static gboolean box_stays_inside(const double mins[3], const double maxs[3], con
 
 /* The dialog's values as one edit of the current selection. */
 static gboolean transform_chosen_cb(AlliumTransformKind kind, const double values[3], int axis,
-                                    char **message, gpointer data)
+                                    const double *about, char **message, gpointer data)
 {
     AlliumWindow *self = data;
     double mins[3], maxs[3], centre[3], m[3][4];
@@ -52,11 +56,25 @@ static gboolean transform_chosen_cb(AlliumTransformKind kind, const double value
         *message = g_strdup(_("Nothing is selected"));
         return FALSE;
     }
-    for (int k = 0; k < 3; k++) centre[k] = 0.5 * (mins[k] + maxs[k]);
+    for (int k = 0; k < 3; k++) centre[k] = about ? about[k] : 0.5 * (mins[k] + maxs[k]);
     const char *label;
     if (kind == ALLIUM_TRANSFORM_ROTATE) {
         al_doc_rotation_matrix(axis, values[0], centre, m);
         label = N_("Rotate selection");
+    } else if (kind == ALLIUM_TRANSFORM_SHEAR) {
+        int across = (int) values[1];
+        double size = maxs[across] - mins[across];
+        if (across == axis) {
+            *message = g_strdup(_("A shear moves a side along another axis than its own"));
+            return FALSE;
+        }
+        if (size <= 0) {
+            *message = g_strdup_printf(_("The selection has no extent along %c to shear across"),
+                                       'X' + across);
+            return FALSE;
+        }
+        al_doc_shear_matrix(axis, across, values[0] / size, mins[across], m);
+        label = N_("Shear selection");
     } else {
         for (int k = 0; k < 3; k++)
             if (values[k] == 0) {
@@ -91,8 +109,16 @@ static void rotate_action_cb(GtkWidget *widget, const char *action_name, GVarian
     (void) parameter;
     AlliumWindow *self = ALLIUM_WINDOW(widget);
     if (!self->document || allium_selection_is_empty(self->selection)) return;
+    /* The rotation centre placed in a 2D view, else the middle of the selection. */
+    double point[3], mins[3], maxs[3];
+    gboolean placed = allium_selection_get_pivot(self->selection, point);
+    if (!placed &&
+        allium_view_get_selection_bounds(allium_window_get_active_view(self), mins, maxs))
+        for (int k = 0; k < 3; k++) point[k] = 0.5 * (mins[k] + maxs[k]);
+    else if (!placed)
+        memset(point, 0, sizeof point);
     allium_transform_dialog_show(GTK_WINDOW(self), ALLIUM_TRANSFORM_ROTATE, view_depth_axis(self),
-                                 transform_chosen_cb, self);
+                                 point, placed, transform_chosen_cb, self);
 }
 
 static void scale_action_cb(GtkWidget *widget, const char *action_name, GVariant *parameter)
@@ -102,7 +128,7 @@ static void scale_action_cb(GtkWidget *widget, const char *action_name, GVariant
     AlliumWindow *self = ALLIUM_WINDOW(widget);
     if (!self->document || allium_selection_is_empty(self->selection)) return;
     allium_transform_dialog_show(GTK_WINDOW(self), ALLIUM_TRANSFORM_SCALE, view_depth_axis(self),
-                                 transform_chosen_cb, self);
+                                 NULL, FALSE, transform_chosen_cb, self);
 }
 
 /* A shape for the box [MINS, MAXS], centred in it, standing along AXIS: a cylinder as wide
@@ -153,6 +179,19 @@ static gboolean shape_chosen_cb(const al_shape_desc *desc, char **message, gpoin
     return ok;
 }
 
+static void shear_action_cb(GtkWidget *widget, const char *action_name, GVariant *parameter)
+{
+    (void) action_name;
+    (void) parameter;
+    AlliumWindow *self = ALLIUM_WINDOW(widget);
+    if (!self->document || allium_selection_is_empty(self->selection)) return;
+    /* Along the focused view's right axis to begin with (X in 3D). */
+    int r, u, d;
+    al_view_axes(allium_view_get_kind(allium_window_get_active_view(self)), &r, &u, &d);
+    allium_transform_dialog_show(GTK_WINDOW(self), ALLIUM_TRANSFORM_SHEAR, r, NULL, FALSE,
+                                 transform_chosen_cb, self);
+}
+
 static void add_shape_action_cb(GtkWidget *widget, const char *action_name, GVariant *parameter)
 {
     (void) action_name;
@@ -175,6 +214,7 @@ void allium_window_class_add_transform_actions(GtkWidgetClass *widget_class)
 {
     gtk_widget_class_install_action(widget_class, "win.rotate", NULL, rotate_action_cb);
     gtk_widget_class_install_action(widget_class, "win.scale", NULL, scale_action_cb);
+    gtk_widget_class_install_action(widget_class, "win.shear", NULL, shear_action_cb);
     gtk_widget_class_install_action(widget_class, "win.add-shape", NULL, add_shape_action_cb);
     gtk_widget_class_add_binding_action(widget_class, GDK_KEY_r, GDK_CONTROL_MASK, "win.rotate",
                                         NULL);
@@ -189,5 +229,6 @@ void allium_window_update_transform_actions(AlliumWindow *self, gboolean writabl
     gboolean selected = !allium_selection_is_empty(self->selection);
     gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.rotate", writable && selected);
     gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.scale", writable && selected);
+    gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.shear", writable && selected);
     gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.add-shape", writable);
 }

@@ -702,6 +702,7 @@ static void allium_window_class_init(AlliumWindowClass *klass)
     g_type_ensure(ALLIUM_TYPE_MATERIAL_BROWSER);
     g_type_ensure(ALLIUM_TYPE_ENTITY_BROWSER);
     g_type_ensure(ALLIUM_TYPE_TEXTURE_BROWSER);
+    g_type_ensure(ALLIUM_TYPE_PREFAB_BROWSER);
     gtk_widget_class_set_template_from_resource(widget_class,
                                                 "/org/allium/Allium/ui/allium-window.ui");
     gtk_widget_class_bind_template_child(widget_class, AlliumWindow, title_label);
@@ -721,6 +722,7 @@ static void allium_window_class_init(AlliumWindowClass *klass)
     gtk_widget_class_bind_template_child(widget_class, AlliumWindow, material_browser);
     gtk_widget_class_bind_template_child(widget_class, AlliumWindow, entity_browser);
     gtk_widget_class_bind_template_child(widget_class, AlliumWindow, texture_browser);
+    gtk_widget_class_bind_template_child(widget_class, AlliumWindow, prefab_browser);
     gtk_widget_class_bind_template_child(widget_class, AlliumWindow, outer_paned);
     gtk_widget_class_bind_template_child(widget_class, AlliumWindow, top_paned);
     gtk_widget_class_bind_template_child(widget_class, AlliumWindow, bottom_paned);

@@ -11,6 +11,7 @@
 
 #include "al-brush.h"
 #include "al-clock.h"
+#include "files/files.h"
 
 #include <errno.h>
 #include <math.h>
@@ -890,31 +891,6 @@ al_status al_bsp_build(const al_bsp_source *source, al_bsp_format format, al_bsp
     return st;
 }
 
-/* Writes SIZE bytes of DATA to PATH through PATH.writing and a rename; false (an error in
- * DIAGS names PATH) when it cannot. */
-static bool write_file(const char *path, const void *data, size_t size, al_diag_list *diags)
-{
-    size_t n = strlen(path) + 16;
-    char *temp = malloc(n);
-    if (!temp) return false;
-    snprintf(temp, n, "%s.writing", path);
-    errno = 0;
-    FILE *f = fopen(temp, "wb");
-    bool ok = f && fwrite(data, 1, size, f) == size;
-    int error = errno;
-    ok = f && fflush(f) == 0 && fsync(fileno(f)) == 0 && ok;
-    if (f && fclose(f) != 0) ok = false;
-    if (ok && rename(temp, path) != 0) ok = false;
-    if (!ok) {
-        if (errno) error = errno;
-        unlink(temp);
-        al_diag_add(diags, AL_SEVERITY_ERROR, AL_DIAG_SYNTAX, -1, -1, -1, -1, -1,
-                    "%s: cannot be written: %s", path, strerror(error ? error : EIO));
-    }
-    free(temp);
-    return ok;
-}
-
 al_status al_bsp_write(const al_bsp_source *source, al_bsp_format format, const char *path,
                        al_bsp_counts *counts, al_diag_list *diags)
 {
@@ -933,8 +909,8 @@ al_status al_bsp_write(const al_bsp_source *source, al_bsp_format format, const 
         if (n >= 4 && strcasecmp(path + n - 4, ".bsp") == 0) lit_path[n - 4] = '\0';
         strcat(lit_path, ".lit");
     }
-    if (!write_file(path, files.bsp, files.bsp_size, diags) ||
-        (lit_path && !write_file(lit_path, files.lit, files.lit_size, diags)))
+    if (!al_file_write_atomic(path, files.bsp, files.bsp_size, diags) ||
+        (lit_path && !al_file_write_atomic(lit_path, files.lit, files.lit_size, diags)))
         st = AL_ERR_IO;
     free(lit_path);
     al_bsp_files_free(&files);

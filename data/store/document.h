@@ -130,6 +130,13 @@ void al_doc_rotation_matrix(int axis, double degrees, const double centre[3], do
 /* The affine map that scales by FACTORS along the axes about CENTRE. */
 void al_doc_scale_matrix(const double factors[3], const double centre[3], double m[3][4]);
 
+/* The affine map that shears along axis ALONG by RATE units per unit along axis ACROSS
+ * (another axis), measured from the plane ACROSS = FIXED, which stays where it is:
+ * x'[ALONG] = x[ALONG] + RATE (x[ACROSS] - FIXED). Its determinant is 1: a shear keeps
+ * every volume. A side of the selection dragged by D while the opposite side at FIXED stays
+ * is RATE = D / (the selection's size along ACROSS). */
+void al_doc_shear_matrix(int along, int across, double rate, double fixed, double m[3][4]);
+
 /* Copies the brushes IDS (into the same entity, with every face parameter) and moves the
  * copies by DELTA; the copies' ids go to NEW_IDS (room for COUNT) when not NULL. */
 al_status al_doc_duplicate_brushes(al_doc *doc, const int64_t *ids, int count,

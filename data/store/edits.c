@@ -359,6 +359,14 @@ void al_doc_scale_matrix(const double factors[3], const double centre[3], double
     }
 }
 
+void al_doc_shear_matrix(int along, int across, double rate, double fixed, double m[3][4])
+{
+    for (int i = 0; i < 3; i++)
+        for (int k = 0; k < 4; k++) m[i][k] = i == k ? 1 : 0;
+    m[along][across] = rate;
+    m[along][3] = -rate * fixed;
+}
+
 /* A transform's map, and the texture lock's (al_doc_transform_brushes_locked). */
 typedef struct transform_job {
     const double (*m)[4];

@@ -924,3 +924,23 @@ void al_doc_paste_result_free(al_doc_paste_result *result)
     free(result->entities);
     memset(result, 0, sizeof *result);
 }
+
+al_status al_doc_copy_text(al_doc *doc, const int64_t *brushes, int brush_count,
+                           const int64_t *entities, int entity_count, char **text, size_t *length,
+                           al_diag_list *diags)
+{
+    *text = NULL;
+    *length = 0;
+    al_map *map = NULL;
+    al_status st =
+        al_doc_export_selection(doc, brushes, brush_count, entities, entity_count, &map, diags);
+    if (st != AL_OK) return st;
+    bool valve = false;
+    for (int e = 0; e < map->entity_count && !valve; e++)
+        for (int b = 0; b < map->entities[e].brush_count && !valve; b++)
+            for (int f = 0; f < map->entities[e].brushes[b].face_count && !valve; f++)
+                valve = map->entities[e].brushes[b].faces[f].valve;
+    bool ok = al_map_write_fragment(map, valve, text, length);
+    al_map_destroy(map);
+    return ok ? AL_OK : AL_ERR_NOMEM;
+}

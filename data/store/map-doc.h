@@ -36,6 +36,15 @@ al_status al_doc_export_selection(al_doc *doc, const int64_t *brushes, int brush
                                   const int64_t *entities, int entity_count, al_map **out,
                                   al_diag_list *diags);
 
+/* The same selection as .map fragment text (al_map_write_fragment), as Copy puts it on the
+ * clipboard and Save Selection as Prefab writes it: in Valve 220 when any of its faces is
+ * (a standard copy pastes into every editor, and a Valve face turned standard may lose
+ * its exact axes), else standard. *TEXT is malloc'd, *LENGTH bytes; errors as
+ * al_doc_export_selection, or AL_ERR_NOMEM. */
+al_status al_doc_copy_text(al_doc *doc, const int64_t *brushes, int brush_count,
+                           const int64_t *entities, int entity_count, char **text, size_t *length,
+                           al_diag_list *diags);
+
 /* Where a paste puts what it adds: the centre of its bounds (brush bounds and entity
  * origins) moved to POINT along the axes AXES (a 2D view's two; the third stays), by a
  * whole number of GRID steps (0: exactly), so that what sat on the grid stays on it. */

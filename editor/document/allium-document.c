@@ -24,6 +24,7 @@
 #include "mapfile/map-write.h"
 #include "textures/wad.h"
 #include "vertex/vertex.h"
+#include "prefabs/prefab.h"
 
 #include <glib/gi18n.h>
 #include <math.h>
@@ -1293,30 +1294,16 @@ char *allium_document_copy_text(AlliumDocument *self, const gint64 *brushes, gui
     g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), NULL);
     if (!require_open(self, error)) return NULL;
     al_diag_list diags = {0};
-    al_map *map = NULL;
-    al_status st = al_doc_export_selection(self->doc, brushes, (int) brush_count, entities,
-                                           (int) entity_count, &map, &diags);
+    char *text = NULL;
+    size_t length = 0;
+    al_status st = al_doc_copy_text(self->doc, brushes, (int) brush_count, entities,
+                                    (int) entity_count, &text, &length, &diags);
     if (st != AL_OK) {
         allium_set_status_error(error, st, &diags, _("Copy"));
         al_diag_list_clear(&diags);
         return NULL;
     }
-    /* The faces' own dialect: a standard copy pastes into every editor, and a Valve face
-     * turned standard may lose its exact axes. */
-    gboolean valve = FALSE;
-    for (int e = 0; e < map->entity_count && !valve; e++)
-        for (int b = 0; b < map->entities[e].brush_count && !valve; b++)
-            for (int f = 0; f < map->entities[e].brushes[b].face_count && !valve; f++)
-                valve = map->entities[e].brushes[b].faces[f].valve;
-    char *text = NULL;
-    size_t length = 0;
-    gboolean ok = al_map_write_fragment(map, valve, &text, &length);
-    al_map_destroy(map);
     al_diag_list_clear(&diags);
-    if (!ok) {
-        allium_set_status_error(error, AL_ERR_NOMEM, NULL, _("Copy"));
-        return NULL;
-    }
     char *copy = g_strndup(text, length);
     free(text);
     return copy;
@@ -1342,6 +1329,39 @@ gboolean allium_document_paste_text(AlliumDocument *self, const char *text,
     st = al_doc_paste_map(self->doc, map, place, result, &change, &diags);
     al_map_destroy(map);
     return finish_edit(self, st, &change, &diags, _("Paste"), error);
+}
+
+gboolean allium_document_save_prefab(AlliumDocument *self, const gint64 *brushes, guint brush_count,
+                                     const gint64 *entities, guint entity_count, const char *path,
+                                     GError **error)
+{
+    g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), FALSE);
+    g_return_val_if_fail(path != NULL, FALSE);
+    if (!require_open(self, error)) return FALSE;
+    al_diag_list diags = {0};
+    al_status st = al_prefab_save(self->doc, brushes, (int) brush_count, entities,
+                                  (int) entity_count, path, &diags);
+    if (st != AL_OK) {
+        g_autofree char *name = g_filename_display_basename(path);
+        allium_set_status_error(error, st, &diags, name);
+    }
+    al_diag_list_clear(&diags);
+    return st == AL_OK;
+}
+
+gboolean allium_document_insert_prefab(AlliumDocument *self, const char *path,
+                                       const al_doc_paste_place *place, al_doc_paste_result *result,
+                                       GError **error)
+{
+    g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), FALSE);
+    g_return_val_if_fail(path != NULL, FALSE);
+    memset(result, 0, sizeof *result);
+    if (!require_open(self, error)) return FALSE;
+    al_diag_list diags = {0};
+    al_doc_change change = {0};
+    al_status st = al_prefab_insert(self->doc, path, place, result, &change, &diags);
+    g_autofree char *name = g_filename_display_basename(path);
+    return finish_edit(self, st, &change, &diags, name, error);
 }
 
 gboolean allium_document_add_box(AlliumDocument *self, const double mins[3],

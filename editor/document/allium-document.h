@@ -212,6 +212,20 @@ gboolean allium_document_paste_text(AlliumDocument *self, const char *text,
                                     const al_doc_paste_place *place, al_doc_paste_result *result,
                                     GError **error);
 
+/* Writes the brushes BRUSHES and the entities ENTITIES to PATH as a prefab (al_prefab_save:
+ * the text Copy makes, through a temporary file and a rename). FALSE with ERROR naming the
+ * file when it cannot be written; PATH is then as it was. */
+gboolean allium_document_save_prefab(AlliumDocument *self, const gint64 *brushes, guint brush_count,
+                                     const gint64 *entities, guint entity_count, const char *path,
+                                     GError **error);
+
+/* Inserts the prefab at PATH as a paste does (al_prefab_insert; PLACE NULL: where the file
+ * puts it): one undoable step, what it added in *RESULT. FALSE with ERROR naming the file
+ * and the line and column of bad text, or what the document refused; the map unchanged. */
+gboolean allium_document_insert_prefab(AlliumDocument *self, const char *path,
+                                       const al_doc_paste_place *place, al_doc_paste_result *result,
+                                       GError **error);
+
 /* Adds a box brush [MINS, MAXS] to the world, every face of MATERIAL; its row in *ID. */
 gboolean allium_document_add_box(AlliumDocument *self, const double mins[3],
                                  const double maxs[3], const char *material, gint64 *id,

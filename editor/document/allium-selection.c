@@ -6,6 +6,8 @@
 
 #include "allium-selection.h"
 
+#include <string.h>
+
 #include <stdlib.h>
 
 struct _AlliumSelection {
@@ -19,6 +21,8 @@ struct _AlliumSelection {
     GArray *guides;   /* double[3] point pairs */
     GHashTable *hidden; /* gint64 row ids of the hidden brushes (a set) */
     guint64 guides_until;
+    gboolean has_pivot; /* the rotation centre the designer placed */
+    double pivot[3];
 };
 
 G_DEFINE_TYPE(AlliumSelection, allium_selection, G_TYPE_OBJECT)
@@ -38,6 +42,7 @@ static int find_row(GArray *rows, gint64 row)
 static void emit_changed(AlliumSelection *self)
 {
     self->serial++;
+    self->has_pivot = FALSE; /* a rotation centre belongs to the selection it was placed for */
     g_signal_emit(self, signals[SIGNAL_CHANGED], 0);
 }
 
@@ -187,6 +192,22 @@ void allium_selection_set_guides(AlliumSelection *self, const double (*points)[3
     if (points && count) g_array_append_vals(self->guides, points, count & ~1u);
     self->guides_until = until;
     g_signal_emit(self, signals[SIGNAL_GUIDES_CHANGED], 0);
+}
+
+void allium_selection_set_pivot(AlliumSelection *self, const double point[3])
+{
+    g_return_if_fail(ALLIUM_IS_SELECTION(self));
+    if (!point && !self->has_pivot) return;
+    self->has_pivot = point != NULL;
+    if (point) memcpy(self->pivot, point, sizeof self->pivot);
+    g_signal_emit(self, signals[SIGNAL_GUIDES_CHANGED], 0);
+}
+
+gboolean allium_selection_get_pivot(AlliumSelection *self, double point[3])
+{
+    g_return_val_if_fail(ALLIUM_IS_SELECTION(self), FALSE);
+    if (self->has_pivot) memcpy(point, self->pivot, sizeof self->pivot);
+    return self->has_pivot;
 }
 
 const double (*allium_selection_get_guides(AlliumSelection *self, guint *count))[3]

@@ -79,6 +79,12 @@ gint64 *allium_selection_dup_hidden(AlliumSelection *self, guint *count);
 void allium_selection_set_guides(AlliumSelection *self, const double (*points)[3], guint count,
                                  guint64 until);
 const double (*allium_selection_get_guides(AlliumSelection *self, guint *count))[3];
+/* The rotation centre the designer placed (Ctrl+Alt+drag in a 2D view): free rotations
+ * turn about it rather than about the middle of the selection. POINT NULL removes it; any
+ * change of what is selected removes it too. Setting it emits "guides-changed" (the views
+ * draw it). allium_selection_get_pivot returns FALSE when there is none. */
+void allium_selection_set_pivot(AlliumSelection *self, const double point[3]);
+gboolean allium_selection_get_pivot(AlliumSelection *self, double point[3]);
 /* Clears the guides that waited for generation GENERATION or an older one. */
 void allium_selection_snapshot_arrived(AlliumSelection *self, guint64 generation);
 

@@ -32,6 +32,7 @@ struct _AlliumPreferences {
     char *entity_definitions;
     char *texture_folders;
     char *engine, *game_folder, *game_mod, *engine_arguments, *export_folder;
+    char *prefab_folder; /* "" : the user data folder's allium/prefabs */
     gboolean view_toggles[ALLIUM_VIEW_TOGGLE_COUNT]; /* by the order of view_toggles[] */
 
     gboolean loading; /* set while reading the file: no save for what was just read */
@@ -58,6 +59,7 @@ enum {
     PROP_GAME_MOD,
     PROP_ENGINE_ARGUMENTS,
     PROP_EXPORT_FOLDER,
+    PROP_PREFAB_FOLDER,
     PROP_FIRST_VIEW_TOGGLE,
     N_PROPS = PROP_FIRST_VIEW_TOGGLE + ALLIUM_VIEW_TOGGLE_COUNT
 };
@@ -177,6 +179,7 @@ static void allium_preferences_finalize(GObject *object)
     g_free(self->game_mod);
     g_free(self->engine_arguments);
     g_free(self->export_folder);
+    g_free(self->prefab_folder);
     G_OBJECT_CLASS(allium_preferences_parent_class)->finalize(object);
 }
 
@@ -232,6 +235,9 @@ static void allium_preferences_get_property(GObject *object, guint prop_id, GVal
         break;
     case PROP_EXPORT_FOLDER:
         g_value_set_string(value, self->export_folder);
+        break;
+    case PROP_PREFAB_FOLDER:
+        g_value_set_string(value, self->prefab_folder);
         break;
     default:
         if (prop_id >= PROP_FIRST_VIEW_TOGGLE && prop_id < N_PROPS)
@@ -298,6 +304,9 @@ static void allium_preferences_set_property(GObject *object, guint prop_id, cons
     case PROP_EXPORT_FOLDER:
         set_string(&self->export_folder, g_value_get_string(value));
         break;
+    case PROP_PREFAB_FOLDER:
+        set_string(&self->prefab_folder, g_value_get_string(value));
+        break;
     default:
         if (prop_id >= PROP_FIRST_VIEW_TOGGLE && prop_id < N_PROPS) {
             self->view_toggles[prop_id - PROP_FIRST_VIEW_TOGGLE] = g_value_get_boolean(value);
@@ -346,6 +355,9 @@ static void allium_preferences_class_init(AlliumPreferencesClass *klass)
     properties[PROP_ENGINE_ARGUMENTS] =
         g_param_spec_string("engine-arguments", NULL, NULL, "", flags);
     properties[PROP_EXPORT_FOLDER] = g_param_spec_string("export-folder", NULL, NULL, "", flags);
+    /* The folder Save Selection as Prefab writes to and the Prefabs page lists (empty: the
+     * default, allium_preferences_dup_prefab_folder). */
+    properties[PROP_PREFAB_FOLDER] = g_param_spec_string("prefab-folder", NULL, NULL, "", flags);
     for (int i = 0; i < ALLIUM_VIEW_TOGGLE_COUNT; i++)
         properties[PROP_FIRST_VIEW_TOGGLE + i] =
             g_param_spec_boolean(view_toggles[i].name, NULL, NULL, view_toggles[i].on, flags);
@@ -367,6 +379,7 @@ static void allium_preferences_init(AlliumPreferences *self)
     self->game_mod = g_strdup("id1");
     self->engine_arguments = g_strdup("");
     self->export_folder = g_strdup("");
+    self->prefab_folder = g_strdup("");
     for (int i = 0; i < ALLIUM_VIEW_TOGGLE_COUNT; i++) self->view_toggles[i] = view_toggles[i].on;
     self->path = g_build_filename(g_get_user_config_dir(), "allium", "settings.ini", NULL);
 }
@@ -534,6 +547,14 @@ char **allium_preferences_dup_texture_folders(AlliumPreferences *self)
     }
     g_ptr_array_add(out, NULL);
     return (char **) g_ptr_array_free(out, FALSE);
+}
+
+char *allium_preferences_dup_prefab_folder(AlliumPreferences *self)
+{
+    g_return_val_if_fail(ALLIUM_IS_PREFERENCES(self), NULL);
+    g_autofree char *chosen = g_strstrip(g_strdup(self->prefab_folder ? self->prefab_folder : ""));
+    if (chosen[0]) return g_steal_pointer(&chosen);
+    return g_build_filename(g_get_user_data_dir(), "allium", "prefabs", NULL);
 }
 
 const char *allium_preferences_view_toggle_name(int i)

@@ -13,7 +13,8 @@
  * images are looked for after the map's own folder), and for Run in Engine "engine" (the
  * engine's program), "game-folder" (the folder it runs in, given as -basedir), "game-mod"
  * ("id1" by default), "engine-arguments" (added after +map NAME) and "export-folder"
- * (where the map's .bsp goes; empty: GAME-FOLDER/GAME-MOD/maps).
+ * (where the map's .bsp goes; empty: GAME-FOLDER/GAME-MOD/maps), and "prefab-folder"
+ * (where prefabs are saved and listed; empty: g_get_user_data_dir()/allium/prefabs).
  *
  * The View menu's toggles, which every window follows both ways (so a new window and the
  * next start show what was shown last): "show-portals", "show-leak", "show-pvs",
@@ -63,6 +64,8 @@ const char *allium_preferences_get_last_document(AlliumPreferences *self);
 void allium_preferences_set_last_document(AlliumPreferences *self, const char *path);
 /* The "texture-folders" list split at ';', empty entries dropped (free with g_strfreev). */
 char **allium_preferences_dup_texture_folders(AlliumPreferences *self);
+/* The prefab folder in effect: "prefab-folder", or the default when it is empty. */
+char *allium_preferences_dup_prefab_folder(AlliumPreferences *self);
 /* The property name of view toggle I (0 <= I < ALLIUM_VIEW_TOGGLE_COUNT): the same name
  * as the window property it follows. */
 const char *allium_preferences_view_toggle_name(int i);

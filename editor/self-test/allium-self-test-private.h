@@ -140,6 +140,8 @@ gboolean step_texture_drop(SelfTest *t);
 gboolean step_entity_browser(SelfTest *t);
 /* allium-self-test-clipboard.c */
 gboolean step_clipboard(SelfTest *t);
+/* allium-self-test-prefabs.c */
+gboolean step_prefabs(SelfTest *t);
 /* allium-self-test-tools.c */
 gboolean step_tool_icons(SelfTest *t);
 gboolean step_grid_header(SelfTest *t);
@@ -155,6 +157,8 @@ gboolean step_clip_3d(SelfTest *t);
 gboolean step_rotate_dialog(SelfTest *t);
 gboolean step_scale_dialog(SelfTest *t);
 gboolean step_rotate_drag(SelfTest *t);
+gboolean step_rotate_about_point(SelfTest *t);
+gboolean step_shear(SelfTest *t);
 gboolean step_add_shapes(SelfTest *t);
 /* allium-self-test-pick.c */
 gboolean step_cycle_pick(SelfTest *t);

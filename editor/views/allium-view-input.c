@@ -492,7 +492,11 @@ static void primary_begin_cb(GtkGestureDrag *gesture, double x, double y, Allium
     self->drag_x = self->drag_y = 0;
     self->primary_dragged = FALSE;
     GdkModifierType state = current_state(GTK_GESTURE(gesture));
-    self->orbiting = (state & GDK_ALT_MASK) != 0;
+    /* Ctrl + Alt in a 2D view is the rotation centre's drag, and Alt on a side handle the
+     * shear: tools' drags. */
+    self->orbiting = (state & GDK_ALT_MASK) &&
+                     !(self->kind != AL_VIEW_3D &&
+                       ((state & GDK_CONTROL_MASK) || allium_view_side_handle_at(self, x, y)));
     if (!self->orbiting) {
         /* A tool's drag, or nothing (a click selects on release). */
         allium_view_tool_begin(self, x, y, state);

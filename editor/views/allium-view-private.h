@@ -39,6 +39,9 @@ enum {
     EDIT_RESIZE,  /* pulling sides of the selection's bounds (a handle, or a face in 3D) */
     EDIT_ROTATE,  /* turning the selection about its centre (Ctrl + drag in a 2D view) */
     EDIT_VERTEX,  /* moving corners, an edge or a face of the selected brushes */
+    EDIT_PIVOT,   /* placing the rotation centre (Ctrl + Alt + drag in a 2D view) */
+    EDIT_SHEAR,   /* moving one side of the selection along itself (Alt + drag of a side
+                     handle in a 2D view) */
 };
 
 /* A handle of the vertex tool: a corner, an edge's middle or a face's centre, and the
@@ -133,8 +136,11 @@ struct _AlliumView {
     gboolean edit_add;        /* Shift or Ctrl held: the rectangle adds to the selection */
     int resize_side[3];       /* resize: per axis -1 (its min moves), +1 (its max), 0 */
     double resize_mins[3], resize_maxs[3]; /* resize: the selection's bounds at the start */
-    double rotate_centre[3];               /* rotate: the middle of the selection's bounds */
+    double rotate_centre[3];    /* rotate: the rotation centre placed, or the selection's middle */
     double rotate_start;        /* rotate: the pointer's angle about it at the start, radians */
+    int shear_along, shear_across;  /* shear: the axis moved along, the axis of the side */
+    double shear_fixed, shear_size; /* shear: the side that stays; from it to the one dragged */
+    double shear_delta;             /* shear: how far the dragged side moved (on the grid) */
     double rotate_degrees;      /* rotate: the turn so far (snapped unless Shift is held) */
     GdkModifierType drag_state; /* the modifiers held at the drag's last update */
     double clip_points[3][3]; /* the clip tool's points, on the grid */
@@ -203,6 +209,9 @@ void allium_view_clip_clear(AlliumView *self);
 gboolean allium_view_handles_cover_most(double width, double height);
 /* Appends the selection's resize handles (2D views, Select tool) to the guide lines. */
 void allium_view_tool_append_handles(AlliumView *self, GArray *points, GArray *colours);
+/* 2D: whether a side handle (the middle of a side, not a corner) of the selection is under
+ * widget point (X, Y): Alt + drag there shears rather than pans. */
+gboolean allium_view_side_handle_at(AlliumView *self, double x, double y);
 /* The collision preview changed: the test box's readout follows (or goes with the box). */
 void allium_view_tool_collision_changed(AlliumView *self);
 /* Whether the drag under way completes on a plain click too (placing an entity). */

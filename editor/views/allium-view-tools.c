@@ -35,6 +35,7 @@
 
 #include <glib/gi18n.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Guides beyond this many points are replaced by the selection's box. */
@@ -808,11 +809,32 @@ static double rotate_angle_of(AlliumView *self, const double point[3])
     return atan2(point[v] - self->rotate_centre[v], point[u] - self->rotate_centre[u]);
 }
 
+/* The rotation centre under the pointer at POINT: the view's two axes on the grid, the
+ * depth of the centre placed before, else of the selection's middle. */
+static void update_pivot(AlliumView *self, const double point[3])
+{
+    double mins[3], maxs[3], pivot[3];
+    if (!allium_selection_get_pivot(self->selection, pivot)) {
+        if (!allium_view_selection_bounds(self, FALSE, mins, maxs)) return;
+        for (int k = 0; k < 3; k++) pivot[k] = 0.5 * (mins[k] + maxs[k]);
+    }
+    int d = self->edit_axis;
+    for (int k = 0; k < 3; k++)
+        if (k != d) pivot[k] = al_snap(point[k], grid_size());
+    allium_selection_set_pivot(self->selection, pivot);
+    char a[ALLIUM_NUMBER_SIZE], b[ALLIUM_NUMBER_SIZE], c[ALLIUM_NUMBER_SIZE];
+    g_autofree char *text =
+        g_strdup_printf(_("Rotation centre %s %s %s"), allium_format_short(a, pivot[0], 2),
+                        allium_format_short(b, pivot[1], 2), allium_format_short(c, pivot[2], 2));
+    set_tool_info(self, text);
+}
+
 static gboolean begin_rotate(AlliumView *self)
 {
     double mins[3], maxs[3];
     if (!allium_view_selection_bounds(self, FALSE, mins, maxs)) return FALSE;
-    for (int k = 0; k < 3; k++) self->rotate_centre[k] = 0.5 * (mins[k] + maxs[k]);
+    if (!allium_selection_get_pivot(self->selection, self->rotate_centre))
+        for (int k = 0; k < 3; k++) self->rotate_centre[k] = 0.5 * (mins[k] + maxs[k]);
     self->rotate_start = rotate_angle_of(self, self->edit_from);
     self->rotate_degrees = 0;
     self->edit = EDIT_ROTATE;
@@ -868,6 +890,91 @@ static void commit_rotate(AlliumView *self)
     GError *error = NULL;
     if (!allium_document_transform(self->document, brushes, nb, entities, ne,
                                    (const double(*)[4]) m, N_("Rotate selection"), &error)) {
+        clear_guides(self);
+        allium_document_preview_end(self->document);
+        report_error(self, error);
+        return;
+    }
+    guint count;
+    const double(*guides)[3] = allium_selection_get_guides(self->selection, &count);
+    g_autoptr(GArray) points = g_array_new(FALSE, FALSE, sizeof(double[3]));
+    g_array_append_vals(points, guides, count);
+    publish_guides(self, points, allium_document_get_generation(self->document));
+}
+
+/* --- the shear drag ----------------------------------------------------------------- */
+
+/* Whether SIDE names one side of a 2D view's bounds (a middle handle), not a corner. */
+static gboolean is_side_handle(const int side[3])
+{
+    return abs(side[0]) + abs(side[1]) + abs(side[2]) == 1;
+}
+
+/* Starts an Alt + drag of the side handle SIDE: that side moves along the view's other
+ * axis, the opposite side stays (TrenchBroom's shear). */
+static gboolean begin_shear(AlliumView *self, const int side[3])
+{
+    double lo[3], hi[3];
+    if (!is_side_handle(side) || !allium_view_selection_bounds(self, FALSE, lo, hi)) return FALSE;
+    int r, u, d;
+    al_view_axes(self->kind, &r, &u, &d);
+    int across = side[r] ? r : u;
+    double moved = side[across] > 0 ? hi[across] : lo[across];
+    self->shear_across = across;
+    self->shear_along = across == r ? u : r;
+    self->shear_fixed = side[across] > 0 ? lo[across] : hi[across];
+    self->shear_size = moved - self->shear_fixed;
+    self->shear_delta = 0;
+    if (self->shear_size == 0) return FALSE;
+    self->edit = EDIT_SHEAR;
+    return TRUE;
+}
+
+static void shear_matrix(AlliumView *self, double m[3][4])
+{
+    al_doc_shear_matrix(self->shear_along, self->shear_across, self->shear_delta / self->shear_size,
+                        self->shear_fixed, m);
+}
+
+/* The dragged side follows the pointer along its own line by whole grid steps. */
+static void update_shear(AlliumView *self, const double point[3])
+{
+    int a = self->shear_along;
+    double delta = al_snap(point[a] - self->edit_from[a], grid_size());
+    self->shear_delta = delta == 0 ? 0 : delta; /* not -0 */
+    double m[3][4];
+    shear_matrix(self, m);
+    g_autoptr(GArray) points = g_array_new(FALSE, FALSE, sizeof(double[3]));
+    selection_guides(self, (const double(*)[4]) m, points);
+    publish_guides(self, points, 0);
+    char text_delta[ALLIUM_NUMBER_SIZE];
+    /* TRANSLATORS: "Shear 32 along Y" */
+    g_autofree char *text = g_strdup_printf(
+        _("Shear %s along %c"), allium_format_short(text_delta, self->shear_delta, 2), 'X' + a);
+    set_tool_info(self, text);
+    if (self->shear_delta == 0)
+        end_preview(self);
+    else
+        preview(self, (const double(*)[4]) m);
+}
+
+/* Shears the selection by the drag: one undoable step. */
+static void commit_shear(AlliumView *self)
+{
+    if (self->shear_delta == 0) {
+        clear_guides(self);
+        end_preview(self);
+        return;
+    }
+    double m[3][4];
+    shear_matrix(self, m);
+    self->previewing = FALSE; /* the edit replaces the preview */
+    guint nb, ne;
+    const gint64 *brushes = allium_selection_get_brushes(self->selection, &nb);
+    const gint64 *entities = allium_selection_get_entities(self->selection, &ne);
+    GError *error = NULL;
+    if (!allium_document_transform(self->document, brushes, nb, entities, ne,
+                                   (const double(*)[4]) m, N_("Shear selection"), &error)) {
         clear_guides(self);
         allium_document_preview_end(self->document);
         report_error(self, error);
@@ -1081,8 +1188,14 @@ gboolean allium_view_tool_begin(AlliumView *self, double x, double y, GdkModifie
             return FALSE;
         int side[3];
         if (self->tool == ALLIUM_TOOL_BRUSH) self->edit = EDIT_BOX;
-        else if ((state & GDK_CONTROL_MASK) && in_selection_2d(self, self->edit_from) &&
-                 begin_rotate(self)) {
+        else if ((state & GDK_CONTROL_MASK) && (state & GDK_ALT_MASK) &&
+                 !allium_selection_is_empty(self->selection))
+            self->edit = EDIT_PIVOT; /* Ctrl + Alt + drag places the rotation centre */
+        else if ((state & GDK_ALT_MASK) && !(state & GDK_CONTROL_MASK) &&
+                 handle_at(self, x, y, side) >= 0 && begin_shear(self, side)) {
+            /* Alt + drag of a side handle shears */
+        } else if ((state & GDK_CONTROL_MASK) && in_selection_2d(self, self->edit_from) &&
+                   begin_rotate(self)) {
             /* Ctrl + drag on the selection turns it about its centre */
         } else if (!(inside_small_selection(self, x, y) &&
                      in_selection_2d(self, self->edit_from)) &&
@@ -1096,7 +1209,8 @@ gboolean allium_view_tool_begin(AlliumView *self, double x, double y, GdkModifie
          * at). */
         self->edit_plane = self->has_eye ? al_snap(self->eye[d], grid_size()) - grid_size() : 0;
     }
-    if ((self->edit == EDIT_MOVE || self->edit == EDIT_RESIZE || self->edit == EDIT_ROTATE) &&
+    if ((self->edit == EDIT_MOVE || self->edit == EDIT_RESIZE || self->edit == EDIT_ROTATE ||
+         self->edit == EDIT_SHEAR) &&
         allium_document_get_read_only(self->document)) {
         self->edit = EDIT_NONE;
         return FALSE;
@@ -1141,6 +1255,12 @@ void allium_view_tool_update(AlliumView *self, double x, double y)
     case EDIT_VERTEX:
         allium_view_vertex_update(self, point);
         break;
+    case EDIT_PIVOT:
+        update_pivot(self, point);
+        break;
+    case EDIT_SHEAR:
+        update_shear(self, point);
+        break;
     default:
         break;
     }
@@ -1175,6 +1295,9 @@ void allium_view_tool_end(AlliumView *self, double x, double y)
         break;
     case EDIT_VERTEX:
         allium_view_vertex_commit(self);
+        break;
+    case EDIT_SHEAR:
+        commit_shear(self);
         break;
     case EDIT_TESTBOX: /* the readout stays, kept current, until the box goes */
         show_test_box(self);
@@ -1304,6 +1427,35 @@ void allium_view_append_handle_square(AlliumView *self, const double p[3], doubl
     }
 }
 
+/* The rotation centre placed, in a 2D view: a cross in a square, cyan. */
+static void append_pivot(AlliumView *self, GArray *points, GArray *colours)
+{
+    double pivot[3];
+    if (self->kind == AL_VIEW_3D || !self->selection ||
+        !allium_selection_get_pivot(self->selection, pivot))
+        return;
+    static const guint8 cyan[4] = {80, 220, 255, 255};
+    double f[3], right[3], up[3];
+    al_camera_basis(&self->camera, f, right, up);
+    double half = 2 * HANDLE_RADIUS * allium_view_scale(self) / MAX(self->camera.zoom, 1e-9);
+    double c[8][3];
+    for (int k = 0; k < 3; k++) {
+        c[0][k] = pivot[k] - half * right[k], c[1][k] = pivot[k] + half * right[k];
+        c[2][k] = pivot[k] - half * up[k], c[3][k] = pivot[k] + half * up[k];
+        for (int i = 0; i < 4; i++) {
+            double sr = (i == 1 || i == 2) ? 0.5 : -0.5, su = i >= 2 ? 0.5 : -0.5;
+            c[4 + i][k] = pivot[k] + half * (sr * right[k] + su * up[k]);
+        }
+    }
+    const int segments[6][2] = {{0, 1}, {2, 3}, {4, 5}, {5, 6}, {6, 7}, {7, 4}};
+    for (int i = 0; i < 6; i++) {
+        g_array_append_vals(points, c[segments[i][0]], 1);
+        g_array_append_vals(points, c[segments[i][1]], 1);
+        g_array_append_vals(colours, cyan, 1);
+        g_array_append_vals(colours, cyan, 1);
+    }
+}
+
 void allium_view_tool_append_handles(AlliumView *self, GArray *points, GArray *colours)
 {
     if (self->tool == ALLIUM_TOOL_VERTEX) {
@@ -1311,8 +1463,9 @@ void allium_view_tool_append_handles(AlliumView *self, GArray *points, GArray *c
         return;
     }
     double lo[3], hi[3];
+    append_pivot(self, points, colours);
     if (self->edit == EDIT_RESIZE || self->edit == EDIT_MOVE || self->edit == EDIT_ROTATE ||
-        !handle_bounds(self, lo, hi))
+        self->edit == EDIT_SHEAR || !handle_bounds(self, lo, hi))
         return;
     static const guint8 white[4] = {235, 235, 235, 255};
     for (int h = 0; h < handle_count(self); h++) {
@@ -1321,4 +1474,10 @@ void allium_view_tool_append_handles(AlliumView *self, GArray *points, GArray *c
         handle_point(self, lo, hi, h, p, side);
         allium_view_append_handle_square(self, p, HANDLE_RADIUS, white, points, colours);
     }
+}
+
+gboolean allium_view_side_handle_at(AlliumView *self, double x, double y)
+{
+    int side[3];
+    return self->kind != AL_VIEW_3D && handle_at(self, x, y, side) >= 0 && is_side_handle(side);
 }

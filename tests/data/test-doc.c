@@ -224,6 +224,73 @@ CHECK_TEST(texture_lock, "/doc/texture-lock-moves-textures-with-the-brush-and-un
     }
 }
 
+/* A quarter turn about a picked point (a corner of the box, as the rotation centre placed
+ * in a 2D view): the box lands where the closed form puts it, the textures stay locked
+ * exactly in both formats, and undo gives the faces back unchanged. */
+CHECK_TEST(turn_about_corner, "/doc/quarter-turn-about-a-corner-is-closed-form-and-undoes")
+{
+    for (int valve = 0; valve < 2; valve++) {
+        al_doc *doc = new_doc(valve ? "corner-valve.allium" : "corner-standard.allium");
+        REQUIRE(doc);
+        al_doc_face f[6];
+        fixture_box_faces(0, 0, 0, 64, 32, 16, "stone", f);
+        for (int i = 0; i < 6; i++) {
+            f[i].offset[0] = 3 + i, f[i].offset[1] = 7, f[i].scale[1] = 2;
+            if (!valve) continue;
+            al_map_face st = {0};
+            memcpy(st.points, f[i].points, sizeof st.points);
+            st.offset[0] = f[i].offset[0], st.offset[1] = f[i].offset[1];
+            st.scale[0] = f[i].scale[0], st.scale[1] = f[i].scale[1];
+            f[i].valve = true;
+            al_texture_to_valve(&st, f[i].u_axis, &f[i].u_offset, f[i].v_axis, &f[i].v_offset);
+        }
+        int64_t id;
+        REQUIRE(al_doc_add_brush(doc, 0, f, 6, &id, NULL, NULL) == AL_OK);
+        al_map_face before[6], after[6], undone[6];
+        REQUIRE(export_faces(doc, before) == 6);
+        /* About the corner (64, 32) counter-clockwise: (x, y) -> (96 - y, x - 32). */
+        const double corner[3] = {64, 32, 0};
+        double m[3][4];
+        al_doc_rotation_matrix(2, 90, corner, m);
+        const double want[3][4] = {{0, -1, 0, 96}, {1, 0, 0, -32}, {0, 0, 1, 0}};
+        bool exact = true;
+        for (int r = 0; r < 3; r++)
+            for (int c = 0; c < 4; c++) exact = exact && m[r][c] == want[r][c];
+        CHECK_MSG(exact, "the matrix about the corner is the closed form");
+        int approximate = -1;
+        al_doc_change ch = {0};
+        REQUIRE(al_doc_transform_brushes_locked(doc, &id, 1, (const double(*)[4]) m, &approximate,
+                                                &ch) == AL_OK);
+        al_doc_change_clear(&ch);
+        double lo[3], hi[3];
+        REQUIRE(al_doc_brush_box(doc, id, lo, hi));
+        CHECK_MSG(lo[0] == 64 && hi[0] == 96 && lo[1] == -32 && hi[1] == 32 && lo[2] == 0 &&
+                      hi[2] == 16,
+                  "%s: box %g %g %g .. %g %g %g, closed form 64 -32 0 .. 96 32 16",
+                  valve ? "Valve" : "standard", lo[0], lo[1], lo[2], hi[0], hi[1], hi[2]);
+        REQUIRE(export_faces(doc, after) == 6);
+        double d = lock_shift(before, after, (const double(*)[4]) m);
+        CHECK_MSG(approximate == 0 && d < 1e-9, "%s: %d approximate, texture shift %g",
+                  valve ? "Valve" : "standard", approximate, d);
+        REQUIRE(al_doc_undo(doc, &ch) == AL_OK);
+        al_doc_change_clear(&ch);
+        REQUIRE(export_faces(doc, undone) == 6);
+        bool same = true;
+        for (int i = 0; i < 6; i++)
+            same = same &&
+                   memcmp(undone[i].points, before[i].points, sizeof before[i].points) == 0 &&
+                   undone[i].offset[0] == before[i].offset[0] &&
+                   undone[i].offset[1] == before[i].offset[1] &&
+                   undone[i].rotation == before[i].rotation &&
+                   undone[i].u_offset == before[i].u_offset &&
+                   undone[i].v_offset == before[i].v_offset;
+        CHECK_MSG(same, "%s: undo gives the faces back", valve ? "Valve" : "standard");
+        REQUIRE(al_doc_brush_box(doc, id, lo, hi));
+        CHECK(lo[0] == 0 && hi[0] == 64 && lo[1] == 0 && hi[1] == 32);
+        al_doc_close(doc);
+    }
+}
+
 /* The worst difference between the texture projections of two readings of one brush. */
 static double axes_difference(const al_doc_live *a, const al_doc_live *b)
 {

@@ -557,6 +557,145 @@ CHECK_TEST(quarter_turn_exact, "/transform/quarter-turns-and-scales-are-exact")
     CHECK(q[0] == 64 && q[1] == 8 && q[2] == -5);
 }
 
+CHECK_TEST(shear_box, "/transform/a-sheared-box-has-the-closed-form-corners-and-volume")
+{
+    al_doc *doc = NULL;
+    REQUIRE(al_doc_create(fixture_path("shear-box.allium"), &doc, NULL) == AL_OK);
+    al_doc_face f[6];
+    fixture_box_faces(0, 0, 0, 64, 32, 16, "stone", f);
+    int64_t id;
+    REQUIRE(al_doc_add_brush(doc, 0, f, 6, &id, NULL, NULL) == AL_OK);
+    char *before = NULL;
+    {
+        al_map *m = NULL;
+        REQUIRE(al_doc_export_map(doc, &m, NULL) == AL_OK);
+        size_t len;
+        REQUIRE(al_map_write(m, true, &before, &len));
+        al_map_destroy(m);
+    }
+    /* The top side (z 16) dragged 32 units along +X, the bottom (z 0) kept: rate 2. */
+    double m[3][4];
+    al_doc_shear_matrix(0, 2, 32.0 / 16, 0, m);
+    CHECK(al_doc_matrix_determinant(m) == 1);
+    const double p[3] = {10, 20, 16};
+    double q[3];
+    for (int r = 0; r < 3; r++) q[r] = m[r][0] * p[0] + m[r][1] * p[1] + m[r][2] * p[2] + m[r][3];
+    CHECK(q[0] == 42 && q[1] == 20 && q[2] == 16);
+    REQUIRE(al_doc_transform_brushes(doc, &id, 1, (const double(*)[4]) m, NULL) == AL_OK);
+    double lo[3], hi[3];
+    REQUIRE(al_doc_brush_box(doc, id, lo, hi));
+    /* The box's corners are where three planes meet, computed again: to 1e-9. */
+    const double want_lo[3] = {0, 0, 0}, want_hi[3] = {96, 32, 16};
+    bool near = true;
+    for (int k = 0; k < 3; k++)
+        near = near && fabs(lo[k] - want_lo[k]) < 1e-9 && fabs(hi[k] - want_hi[k]) < 1e-9;
+    CHECK_MSG(near, "box %.17g %.17g %.17g .. %.17g %.17g %.17g, closed form 0 0 0 .. 96 32 16",
+              lo[0], lo[1], lo[2], hi[0], hi[1], hi[2]);
+    al_doc_input in;
+    REQUIRE(al_doc_build_input(doc, &in, NULL) == AL_OK);
+    al_brush_builder *builder = al_brush_builder_create();
+    al_brush_measure bm;
+    bool nomem = false;
+    CHECK(al_brush_builder_measure(builder, &in.input, 0, &bm, NULL, &nomem));
+    CHECK_MSG(fabs(bm.volume - 64 * 32 * 16) < 1e-9, "volume %.17g, closed form 32768", bm.volume);
+    al_brush_builder_destroy(builder);
+    al_doc_input_free(&in);
+    REQUIRE(al_doc_undo(doc, NULL) == AL_OK);
+    al_map *back = NULL;
+    REQUIRE(al_doc_export_map(doc, &back, NULL) == AL_OK);
+    char *undone = NULL;
+    size_t len;
+    REQUIRE(al_map_write(back, true, &undone, &len));
+    al_map_destroy(back);
+    CHECK_MSG(strcmp(before, undone) == 0, "undo gives the box back");
+    free(before);
+    free(undone);
+    al_doc_close(doc);
+}
+
+/* Every brush of e1m1 sheared on its own (a random pair of axes, a rate up to 1 either way,
+ * a random fixed plane) in one step: the validity oracle (the compiler's brush builder:
+ * convex, closed, no face lost) takes every brush it took before, each keeps its volume,
+ * and undo gives the map back byte for byte. */
+CHECK_TEST(shear_real_map, "/transform/brushes-of-a-real-map-sheared-stay-valid-and-keep-volume")
+{
+    const char *path = scene_shared_map("e1m1.map");
+    if (!path) {
+        check_skip("e1m1.map is not in the shared maps folder");
+        return;
+    }
+    al_map *map = NULL;
+    REQUIRE(al_map_read_file(path, &map, NULL) == AL_OK);
+    al_doc *doc = NULL;
+    REQUIRE(al_doc_create(fixture_path("shear-e1m1.allium"), &doc, NULL) == AL_OK);
+    al_doc_set_durable(doc, false);
+    REQUIRE(al_doc_import_map(doc, map, NULL) == AL_OK);
+    al_map_destroy(map);
+    al_map *whole = NULL;
+    REQUIRE(al_doc_export_map(doc, &whole, NULL) == AL_OK);
+    char *first = NULL;
+    size_t len;
+    REQUIRE(al_map_write(whole, true, &first, &len));
+    al_map_destroy(whole);
+    int64_t *ids = NULL;
+    int count = 0;
+    REQUIRE(al_doc_list_brushes(doc, -1, &ids, &count) == AL_OK);
+    al_doc_input in;
+    REQUIRE(al_doc_build_input(doc, &in, NULL) == AL_OK);
+    double *before = calloc((size_t) count, sizeof *before);
+    REQUIRE(before);
+    al_brush_builder *builder = al_brush_builder_create();
+    int valid = 0;
+    for (int b = 0; b < count; b++) {
+        al_brush_measure bm;
+        bool nomem = false;
+        before[b] =
+            al_brush_builder_measure(builder, &in.input, b, &bm, NULL, &nomem) ? bm.volume : -1;
+        valid += before[b] >= 0;
+    }
+    al_doc_input_free(&in);
+    REQUIRE(al_doc_begin_group(doc, "Shear") == AL_OK);
+    for (int b = 0; b < count; b++) {
+        if (before[b] < 0) continue;
+        int along = (int) (uniform() * 3), across = (along + 1 + (int) (uniform() * 2)) % 3;
+        double m[3][4];
+        al_doc_shear_matrix(along, across, uniform() * 2 - 1, uniform() * 2048 - 1024, m);
+        REQUIRE(al_doc_transform_brushes(doc, &ids[b], 1, (const double(*)[4]) m, NULL) == AL_OK);
+    }
+    REQUIRE(al_doc_end_group(doc, NULL) == AL_OK);
+    REQUIRE(al_doc_build_input(doc, &in, NULL) == AL_OK);
+    int lost = 0, changed = 0;
+    double worst = 0;
+    for (int b = 0; b < count; b++) {
+        if (before[b] < 0) continue;
+        al_brush_measure bm;
+        bool nomem = false;
+        if (!al_brush_builder_measure(builder, &in.input, b, &bm, NULL, &nomem)) {
+            lost++;
+            continue;
+        }
+        double rel = fabs(bm.volume - before[b]) / before[b];
+        if (rel > worst) worst = rel;
+        changed += rel > 1e-6;
+    }
+    al_doc_input_free(&in);
+    check_note("e1m1: %d valid brushes sheared; worst relative volume change %.3g", valid, worst);
+    CHECK_MSG(lost == 0, "%d sheared brushes are no longer valid", lost);
+    CHECK_MSG(changed == 0, "%d sheared brushes changed volume by more than 1e-6", changed);
+    REQUIRE(al_doc_undo(doc, NULL) == AL_OK);
+    REQUIRE(al_doc_export_map(doc, &whole, NULL) == AL_OK);
+    char *undone = NULL;
+    REQUIRE(al_map_write(whole, true, &undone, &len));
+    al_map_destroy(whole);
+    CHECK_MSG(strcmp(first, undone) == 0, "undo gives e1m1 back byte for byte");
+    free(first);
+    free(undone);
+    free(before);
+    free(ids);
+    al_brush_builder_destroy(builder);
+    al_doc_close(doc);
+}
+
 CHECK_TEST(rotate_real_map, "/transform/brushes-of-a-real-map-turned-at-random-keep-their-volume")
 {
     const char *path = scene_shared_map("e1m1.map");
