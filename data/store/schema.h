@@ -9,6 +9,7 @@
  *   2  materials' flags follow Quake's rules as the compiler now reads them (the trigger
  *      texture has no contents of its own; lava and slime are kinds of liquid; origin
  *      brushes)
+ *   3  brushes and entities have a state: hidden and locked by the designer (AL_DOC_STATE_*)
  */
 #ifndef AL_SCHEMA_H
 #define AL_SCHEMA_H
@@ -18,7 +19,7 @@
 #include <stddef.h>
 
 #define AL_DOC_APPLICATION_ID 0x416C6C69 /* "Alli" */
-#define AL_DOC_SCHEMA_VERSION 2
+#define AL_DOC_SCHEMA_VERSION 3
 
 typedef struct al_table {
     const char *name;
