@@ -126,8 +126,9 @@ static void cut_cycles(const al_layer_source *s, al_layer_node *nodes, al_diag_l
 /* Each entity's layer, depth and the layer's flags (no cycles are left). */
 static void resolve_layers(const al_layer_source *s, al_layer_node *nodes)
 {
-    bool world_hidden = al_layer_flag(s->value(s->context, 0, "_tb_layer_hidden"));
-    bool world_locked = al_layer_flag(s->value(s->context, 0, "_tb_layer_locked"));
+    bool world = s->entity_count > 0;
+    bool world_hidden = world && al_layer_flag(s->value(s->context, 0, "_tb_layer_hidden"));
+    bool world_locked = world && al_layer_flag(s->value(s->context, 0, "_tb_layer_locked"));
     for (int e = 0; e < s->entity_count; e++) {
         al_layer_node *n = &nodes[e];
         int at = e, depth = 0;
