@@ -261,7 +261,9 @@ static void select_none_action_cb(GtkWidget *widget, const char *action_name, GV
 {
     (void) action_name;
     (void) parameter;
-    allium_selection_clear(ALLIUM_WINDOW(widget)->selection);
+    AlliumWindow *self = ALLIUM_WINDOW(widget);
+    if (allium_selection_is_empty(self->selection) && allium_window_leave_group(self)) return;
+    allium_selection_clear(self->selection);
 }
 
 static void frame_action_cb(GtkWidget *widget, const char *action_name, GVariant *parameter)
@@ -561,6 +563,7 @@ void allium_window_class_add_actions(GtkWidgetClass *widget_class)
     allium_window_class_add_csg_actions(widget_class);
     allium_window_class_add_transform_actions(widget_class);
     allium_window_class_add_hide_actions(widget_class);
+    allium_window_class_add_group_actions(widget_class);
     allium_window_class_add_clipboard_actions(widget_class);
     allium_window_class_add_texture_actions(widget_class);
     gtk_widget_class_install_action(widget_class, "win.export", NULL, export_action_cb);
@@ -680,6 +683,7 @@ void allium_window_update_actions(AlliumWindow *self)
     allium_window_update_csg_actions(self, writable);
     allium_window_update_transform_actions(self, writable);
     allium_window_update_hide_actions(self);
+    allium_window_update_group_actions(self, writable);
     allium_window_update_clipboard_actions(self, writable);
     allium_window_update_texture_actions(self, writable);
     gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.select-same-material", selected);
