@@ -258,16 +258,20 @@ static void close_action_cb(GtkWidget *widget, const char *action_name, GVariant
 }
 
 /* Escape: leaves the vertex tool for the select tool (the selection stays, as in
- * TrenchBroom); with any other tool, selects nothing. */
+ * TrenchBroom); with any other tool, selects nothing, or with nothing selected leaves the
+ * group entered. */
 static void select_none_action_cb(GtkWidget *widget, const char *action_name, GVariant *parameter)
 {
     (void) action_name;
     (void) parameter;
     AlliumWindow *self = ALLIUM_WINDOW(widget);
-    if (self->tool == ALLIUM_TOOL_VERTEX)
+    if (self->tool == ALLIUM_TOOL_VERTEX) {
         g_object_set(self, "tool", "select", NULL);
-    else
-        allium_selection_clear(self->selection);
+        return;
+    }
+    /* With nothing selected inside an entered group, Escape leaves the group. */
+    if (allium_selection_is_empty(self->selection) && allium_window_leave_group(self)) return;
+    allium_selection_clear(self->selection);
 }
 
 /* V: the select tool from any other tool but the vertex tool; from the select tool, the
@@ -577,6 +581,7 @@ void allium_window_class_add_actions(GtkWidgetClass *widget_class)
     allium_window_class_add_csg_actions(widget_class);
     allium_window_class_add_transform_actions(widget_class);
     allium_window_class_add_hide_actions(widget_class);
+    allium_window_class_add_group_actions(widget_class);
     allium_window_class_add_clipboard_actions(widget_class);
     allium_window_class_add_prefab_actions(widget_class);
     allium_window_class_add_texture_actions(widget_class);
@@ -699,6 +704,7 @@ void allium_window_update_actions(AlliumWindow *self)
     allium_window_update_csg_actions(self, writable);
     allium_window_update_transform_actions(self, writable);
     allium_window_update_hide_actions(self);
+    allium_window_update_group_actions(self, writable);
     allium_window_update_clipboard_actions(self, writable);
     allium_window_update_prefab_actions(self, writable);
     allium_window_update_texture_actions(self, writable);

@@ -1,34 +1,30 @@
-/* AlliumWindow's hiding (View menu): Hide (Ctrl+H) takes the selected brushes out of every
- * view of the window, Isolate (Ctrl+Alt+I) hides every brush but the selected ones, Show
- * All (Ctrl+Alt+H) brings them all back. Hidden brushes are neither drawn nor picked nor
- * taken by a rectangle or Select All, but they are still part of the map and compiled
- * (they collide, block light and seal the map). Which brushes are hidden is view state,
- * not an edit: it is kept in the session file by the map's path (allium-session.h), so it
- * is there again when the map is next opened, and it is not in the undo history. Point
- * entities are not hidden.
+/* AlliumWindow's hiding (View menu): Hide (Ctrl+H) hides the selected brushes, Isolate
+ * (Ctrl+Alt+I) hides every brush but the selected ones, Show All (Ctrl+Alt+H) shows every
+ * brush and group again. Hidden brushes are neither drawn nor picked nor taken by a
+ * rectangle or Select All, but they are still part of the map and compiled (they collide,
+ * block light and seal the map) and exported, as in TrenchBroom. Which brushes are hidden
+ * is part of the document (al_doc_set_state: each change is one undoable step, kept with
+ * the map), as are the hidden and locked layers (their TrenchBroom keys) and groups.
+ *
+ * allium_window_refresh_marks hands the selection what the document says after every
+ * change: a brush is hidden when it is marked so, or its group (or one holding that) is,
+ * or its layer is; locked likewise (drawn, but out of reach of every pick). Point entities
+ * are not hidden.
  */
 #include "allium-config.h"
 
 #include "allium-window-private.h"
 
-#include "allium-session.h"
+#include "layers/layer-edits.h"
 
 #include <glib/gi18n.h>
 
 /* --- static helpers ------------------------------------------------------------------ */
 
-/* Writes the hidden brushes to the session file and says how many there are. */
+/* Says how many brushes are hidden. */
 static void hidden_changed(AlliumWindow *self)
 {
-    guint count = 0;
-    g_autofree gint64 *rows = allium_selection_dup_hidden(self->selection, &count);
-    GError *error = NULL;
-    if (self->document &&
-        !allium_session_set_hidden(allium_document_get_path(self->document), rows, count, &error)) {
-        /* Only the view state is at stake: said once, on the console. */
-        g_warning("%s", error->message);
-        g_clear_error(&error);
-    }
+    guint count = allium_selection_get_hidden_count(self->selection);
     g_autofree char *text =
         count ? g_strdup_printf(
                     g_dngettext(GETTEXT_PACKAGE, "%u brush hidden (View → Show All brings it back)",
@@ -51,16 +47,29 @@ static GArray *selected_brush_rows(AlliumWindow *self)
     return rows;
 }
 
+/* Sets the hidden mark of ROWS to HIDE as one step named LABEL; says why not if it fails. */
+static void mark_hidden(AlliumWindow *self, GArray *rows, const gint64 *entities,
+                        guint entity_count, gboolean hide, const char *label)
+{
+    GError *error = NULL;
+    if (!allium_document_set_state(self->document, (const gint64 *) (gpointer) rows->data,
+                                   rows->len, entities, entity_count, AL_DOC_STATE_HIDDEN,
+                                   hide ? AL_DOC_STATE_HIDDEN : 0, label, &error)) {
+        allium_window_report_error(self, error);
+        g_clear_error(&error);
+        return;
+    }
+    hidden_changed(self);
+}
+
 static void hide_action_cb(GtkWidget *widget, const char *action_name, GVariant *parameter)
 {
     (void) action_name;
     (void) parameter;
     AlliumWindow *self = ALLIUM_WINDOW(widget);
     g_autoptr(GArray) rows = selected_brush_rows(self);
-    if (rows->len == 0) return;
-    allium_selection_hide_brushes(self->selection, (const gint64 *) (gpointer) rows->data,
-                                  rows->len);
-    hidden_changed(self);
+    if (rows->len == 0 || !self->document) return;
+    mark_hidden(self, rows, NULL, 0, TRUE, _("Hide"));
 }
 
 static void isolate_action_cb(GtkWidget *widget, const char *action_name, GVariant *parameter)
@@ -77,9 +86,7 @@ static void isolate_action_cb(GtkWidget *widget, const char *action_name, GVaria
     for (int b = 0; b < snap->input.input.brush_count; b++)
         if (!g_hash_table_contains(kept, &snap->input.brush_ids[b]))
             g_array_append_val(others, snap->input.brush_ids[b]);
-    allium_selection_hide_brushes(self->selection, (const gint64 *) (gpointer) others->data,
-                                  others->len);
-    hidden_changed(self);
+    mark_hidden(self, others, NULL, 0, TRUE, _("Isolate"));
 }
 
 static void show_all_action_cb(GtkWidget *widget, const char *action_name, GVariant *parameter)
@@ -87,9 +94,37 @@ static void show_all_action_cb(GtkWidget *widget, const char *action_name, GVari
     (void) action_name;
     (void) parameter;
     AlliumWindow *self = ALLIUM_WINDOW(widget);
-    if (allium_selection_get_hidden_count(self->selection) == 0) return;
-    allium_selection_show_all(self->selection);
-    hidden_changed(self);
+    if (!self->document) return;
+    al_doc *doc = allium_document_get_doc(self->document);
+    int64_t *ids = NULL;
+    unsigned *states = NULL;
+    int count = 0;
+    al_doc_entity_row *rows = NULL;
+    int row_count = 0;
+    g_autoptr(GArray) brushes = g_array_new(FALSE, FALSE, sizeof(gint64));
+    g_autoptr(GArray) entities = g_array_new(FALSE, FALSE, sizeof(gint64));
+    if (al_doc_brush_states(doc, &ids, &states, &count) == AL_OK)
+        for (int i = 0; i < count; i++)
+            if (states[i] & AL_DOC_STATE_HIDDEN) g_array_append_val(brushes, ids[i]);
+    if (al_doc_list_entities(doc, &rows, &row_count) == AL_OK)
+        for (int i = 0; i < row_count; i++)
+            if (rows[i].state & AL_DOC_STATE_HIDDEN) g_array_append_val(entities, rows[i].id);
+    free(ids);
+    free(states);
+    al_doc_entity_rows_free(rows, row_count);
+    if (brushes->len + entities->len == 0) return;
+    mark_hidden(self, brushes, (const gint64 *) (gpointer) entities->data, entities->len, FALSE,
+                _("Show all"));
+}
+
+/* Adds every brush of entity row ENTITY to ROWS. */
+static void add_entity_brushes(al_doc *doc, int64_t entity, GArray *rows)
+{
+    int64_t *ids = NULL;
+    int count = 0;
+    if (al_doc_list_brushes(doc, entity, &ids, &count) == AL_OK)
+        g_array_append_vals(rows, ids, (guint) count);
+    free(ids);
 }
 
 /* --- internal API (allium-window-private.h) ----------------------------------------- */
@@ -121,10 +156,40 @@ void allium_window_update_hide_actions(AlliumWindow *self)
                                   doc && allium_selection_get_hidden_count(self->selection) > 0);
 }
 
-void allium_window_restore_hidden(AlliumWindow *self)
+void allium_window_refresh_marks(AlliumWindow *self)
 {
-    guint count = 0;
-    g_autofree gint64 *rows =
-        allium_session_get_hidden(allium_document_get_path(self->document), &count);
-    if (count) allium_selection_hide_brushes(self->selection, rows, count);
+    if (!self->document) {
+        allium_selection_set_marks(self->selection, NULL, 0, NULL, 0);
+        return;
+    }
+    al_doc *doc = allium_document_get_doc(self->document);
+    g_autoptr(GArray) hidden = g_array_new(FALSE, FALSE, sizeof(gint64));
+    g_autoptr(GArray) locked = g_array_new(FALSE, FALSE, sizeof(gint64));
+    int64_t *ids = NULL;
+    unsigned *states = NULL;
+    int count = 0;
+    if (al_doc_brush_states(doc, &ids, &states, &count) == AL_OK)
+        for (int i = 0; i < count; i++) {
+            if (states[i] & AL_DOC_STATE_HIDDEN) g_array_append_val(hidden, ids[i]);
+            if (states[i] & AL_DOC_STATE_LOCKED) g_array_append_val(locked, ids[i]);
+        }
+    free(ids);
+    free(states);
+    /* Entities: by their layer, their own mark, or a group holding them. */
+    al_layers layers;
+    if (al_layers_read(doc, &layers, NULL) == AL_OK) {
+        for (int e = 0; e < layers.count; e++) {
+            gboolean hide = layers.nodes[e].hidden, lock = layers.nodes[e].locked;
+            for (int at = e, steps = 0; at >= 0 && steps <= layers.count; steps++) {
+                hide = hide || (layers.rows[at].state & AL_DOC_STATE_HIDDEN);
+                lock = lock || (layers.rows[at].state & AL_DOC_STATE_LOCKED);
+                at = layers.nodes[at].parent;
+            }
+            if (hide) add_entity_brushes(doc, layers.rows[e].id, hidden);
+            if (lock) add_entity_brushes(doc, layers.rows[e].id, locked);
+        }
+        al_layers_free(&layers);
+    }
+    allium_selection_set_marks(self->selection, (const gint64 *) (gpointer) hidden->data,
+                               hidden->len, (const gint64 *) (gpointer) locked->data, locked->len);
 }

@@ -9,6 +9,7 @@
 #include "allium-selection.h"
 
 #include "allium-compile-panel.h"
+#include "allium-layers-panel.h"
 #include "allium-inspector.h"
 #include "allium-entity-browser.h"
 #include "allium-material-browser.h"
@@ -34,6 +35,7 @@ struct _AlliumWindow {
     GtkStack *sidebar_stack;
     AlliumInspector *inspector;
     AlliumCompilePanel *compile_panel;
+    AlliumLayersPanel *layers_panel;
     GtkWidget *sidebar_switcher;
     AlliumMaterialBrowser *material_browser;
     AlliumEntityBrowser *entity_browser;
@@ -77,6 +79,9 @@ struct _AlliumWindow {
 
     GtkMessageType banner_type;
 
+    /* The group the designer entered (double click; allium-window-groups.c), or 0 */
+    gint64 entered_group;
+
     /* Copy Texture's face texture (allium-window-textures.c) */
     al_doc_texture copied_texture;
     gboolean has_copied_texture;
@@ -90,11 +95,19 @@ void allium_window_update_csg_actions(AlliumWindow *self, gboolean writable);
 /* allium-window-transform.c: Rotate…, Scale… and Add Shape…; enabled for the selection. */
 void allium_window_class_add_transform_actions(GtkWidgetClass *widget_class);
 void allium_window_update_transform_actions(AlliumWindow *self, gboolean writable);
-/* allium-window-hide.c: Hide, Isolate and Show All; enabled for the selection; the hidden
- * brushes the session file kept for the window's document, hidden again. */
+/* allium-window-hide.c: Hide, Isolate and Show All; enabled for the selection. The
+ * document's hidden and locked brushes, groups and layers handed to the selection (after
+ * opening and after every change). */
 void allium_window_class_add_hide_actions(GtkWidgetClass *widget_class);
 void allium_window_update_hide_actions(AlliumWindow *self);
-void allium_window_restore_hidden(AlliumWindow *self);
+void allium_window_refresh_marks(AlliumWindow *self);
+/* allium-window-groups.c: Group, Ungroup and entering a group; a selected member brings its
+ * whole group into the selection; Escape with nothing selected leaves the entered group
+ * (FALSE when none is entered). */
+void allium_window_class_add_group_actions(GtkWidgetClass *widget_class);
+void allium_window_update_group_actions(AlliumWindow *self, gboolean writable);
+void allium_window_select_whole_groups(AlliumWindow *self);
+gboolean allium_window_leave_group(AlliumWindow *self);
 /* allium-window-textures.c: copy and paste a face's texture, nudge and turn the selected
  * faces' textures; enabled for the selection. */
 void allium_window_class_add_texture_actions(GtkWidgetClass *widget_class);

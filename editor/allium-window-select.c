@@ -35,9 +35,9 @@ static void select_where(AlliumWindow *self, const AlliumSnapshot *snap, KeepFun
     const al_input *in = &snap->input.input;
     g_autoptr(GArray) brushes = g_array_new(FALSE, FALSE, sizeof(gint64));
     g_autoptr(GArray) entities = g_array_new(FALSE, FALSE, sizeof(gint64));
-    /* Hidden brushes are out of reach of every selection (Show All brings them back). */
+    /* Hidden and locked brushes are out of reach of every selection. */
     for (int b = 0; keep_brush && b < in->brush_count; b++)
-        if (!allium_selection_is_hidden(self->selection, snap->input.brush_ids[b]) &&
+        if (allium_selection_is_pickable(self->selection, snap->input.brush_ids[b]) &&
             keep_brush(snap, b, data))
             g_array_append_val(brushes, snap->input.brush_ids[b]);
     g_autofree gboolean *point = point_entities(in);
@@ -196,7 +196,7 @@ static void select_material_action_cb(GtkWidget *widget, const char *action_name
     g_autoptr(GArray) faces = g_array_new(FALSE, FALSE, sizeof(AlliumFaceRef));
     for (int b = 0; b < in->brush_count; b++)
         for (int f = 0; f < in->brushes[b].face_count &&
-                        !allium_selection_is_hidden(self->selection, snap->input.brush_ids[b]);
+                        allium_selection_is_pickable(self->selection, snap->input.brush_ids[b]);
              f++) {
             int m = in->faces[in->brushes[b].first_face + f].material;
             if (m < 0 || !used[m]) continue;

@@ -310,6 +310,7 @@ static void document_lit_cb(AlliumDocument *document, AlliumWindow *self)
 
 static void document_changed_cb(AlliumDocument *document, AlliumWindow *self)
 {
+    allium_window_refresh_marks(self);
     allium_window_update_actions(self);
     int approximate = allium_document_get_lock_approximate(document);
     if (approximate > 0) {
@@ -329,6 +330,7 @@ static void selection_changed_cb(AlliumSelection *selection, AlliumWindow *self)
 {
     (void) selection;
     allium_collision_watch_agent(self->collision, -1); /* selecting ends watching an agent */
+    allium_window_select_whole_groups(self);
     update_selection_status(self);
     allium_window_update_actions(self);
 }
@@ -699,6 +701,7 @@ static void allium_window_class_init(AlliumWindowClass *klass)
     g_type_ensure(ALLIUM_TYPE_VIEW);
     g_type_ensure(ALLIUM_TYPE_INSPECTOR);
     g_type_ensure(ALLIUM_TYPE_COMPILE_PANEL);
+    g_type_ensure(ALLIUM_TYPE_LAYERS_PANEL);
     g_type_ensure(ALLIUM_TYPE_MATERIAL_BROWSER);
     g_type_ensure(ALLIUM_TYPE_ENTITY_BROWSER);
     g_type_ensure(ALLIUM_TYPE_TEXTURE_BROWSER);
@@ -718,6 +721,7 @@ static void allium_window_class_init(AlliumWindowClass *klass)
     gtk_widget_class_bind_template_child(widget_class, AlliumWindow, sidebar_stack);
     gtk_widget_class_bind_template_child(widget_class, AlliumWindow, inspector);
     gtk_widget_class_bind_template_child(widget_class, AlliumWindow, compile_panel);
+    gtk_widget_class_bind_template_child(widget_class, AlliumWindow, layers_panel);
     gtk_widget_class_bind_template_child(widget_class, AlliumWindow, sidebar_switcher);
     gtk_widget_class_bind_template_child(widget_class, AlliumWindow, material_browser);
     gtk_widget_class_bind_template_child(widget_class, AlliumWindow, entity_browser);
@@ -892,14 +896,15 @@ void allium_window_set_document(AlliumWindow *self, AlliumDocument *document)
     /* The test boxes the map had when it was last closed. */
     self->kept_boxes = allium_session_get_test_boxes(allium_document_get_path(document));
     if (self->kept_boxes) allium_collision_restore_boxes(self->collision, self->kept_boxes);
-    /* And the brushes that were hidden. */
-    allium_window_restore_hidden(self);
+    /* And what the map has hidden and locked. */
+    allium_window_refresh_marks(self);
     for (int i = 0; i < ALLIUM_WINDOW_VIEW_COUNT; i++)
         allium_view_set_document(self->views[i], document);
     allium_inspector_set_document(self->inspector, document);
     allium_material_browser_set_document(self->material_browser, document);
     allium_texture_browser_set_document(self->texture_browser, document);
     allium_compile_panel_set_document(self->compile_panel, document);
+    allium_layers_panel_set_document(self->layers_panel, document, self->selection);
     update_title(self);
     update_compile_status(self);
     update_light_status(self);

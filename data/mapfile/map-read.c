@@ -462,6 +462,18 @@ void al_map_destroy(al_map *map)
     free(map);
 }
 
+void al_map_keep_entities(al_map *map, const bool *keep)
+{
+    int kept = 0;
+    for (int i = 0; i < map->entity_count; i++) {
+        if (keep[i])
+            map->entities[kept++] = map->entities[i];
+        else
+            free_entity(&map->entities[i]);
+    }
+    map->entity_count = kept;
+}
+
 const char *al_map_entity_value(const al_map_entity *e, const char *key)
 {
     for (int i = e->property_count - 1; i >= 0; i--)

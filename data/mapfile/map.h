@@ -81,6 +81,10 @@ al_status al_map_read_file(const char *path, al_map **out, al_diag_list *diags);
 
 void al_map_destroy(al_map *map);
 
+/* Keeps the entities E of MAP with KEEP[E] (one flag per entity), in order, and frees the
+ * others. */
+void al_map_keep_entities(al_map *map, const bool *keep);
+
 /* Value of KEY in E (the last one if repeated), or NULL. */
 const char *al_map_entity_value(const al_map_entity *e, const char *key);
 

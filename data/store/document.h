@@ -326,6 +326,40 @@ al_status al_doc_begin_group(al_doc *doc, const char *label);
 al_status al_doc_end_group(al_doc *doc, al_doc_change *change);
 void al_doc_cancel_group(al_doc *doc);
 
+/* --- hidden and locked ------------------------------------------------------------------ */
+
+/* A brush's or an entity's marks (the state column). A hidden brush or entity is not drawn
+ * nor picked but stays part of the map: compiled, exported. A locked one is drawn but cannot
+ * be picked in the views. A group's marks (its func_group entity's) stand for its members. */
+enum {
+    AL_DOC_STATE_HIDDEN = 1u << 0,
+    AL_DOC_STATE_LOCKED = 1u << 1,
+};
+
+/* Sets the bits MASK of the state of the brushes BRUSHES and entities ENTITIES to those of
+ * BITS, as one undoable step named LABEL (a row that already has them is left alone).
+ * AL_ERR_NOT_FOUND, with a diagnostic, for a row that does not exist (nothing changes). */
+al_status al_doc_set_state(al_doc *doc, const int64_t *brushes, int brush_count,
+                           const int64_t *entities, int entity_count, unsigned mask, unsigned bits,
+                           const char *label, al_doc_change *change, al_diag_list *diags);
+
+/* The brushes with a state other than 0, by id, into *IDS and *STATES (malloc'd). */
+al_status al_doc_brush_states(al_doc *doc, int64_t **ids, unsigned **states, int *count);
+
+/* An entity row as stored: the world first, then the others in the map's order (the order
+ * al_doc_export_map writes them, so index E here is entity E of the exported map). */
+typedef struct al_doc_entity_row {
+    int64_t id;
+    char *classname;  /* owned */
+    char *properties; /* owned: a JSON object of string values */
+    unsigned state;   /* AL_DOC_STATE_* */
+} al_doc_entity_row;
+
+/* Every entity of DOC into *OUT (malloc'd, *COUNT of them); free with
+ * al_doc_entity_rows_free. */
+al_status al_doc_list_entities(al_doc *doc, al_doc_entity_row **out, int *count);
+void al_doc_entity_rows_free(al_doc_entity_row *rows, int count); /* NULL is a no-op */
+
 /* --- history -------------------------------------------------------------------------- */
 
 al_status al_doc_undo(al_doc *doc, al_doc_change *change);
@@ -413,6 +447,12 @@ al_status al_doc_list_materials(al_doc *doc, al_doc_material **out, int *count);
 
 /* Frees a list from al_doc_list_materials (COUNT materials). NULL is a no-op. */
 void al_doc_materials_free(al_doc_material *materials, int count);
+
+/* The entity BRUSH belongs to (0: the world), or -1 if there is no such brush. */
+int64_t al_doc_brush_owner(al_doc *doc, int64_t brush);
+
+/* Whether DOC has an entity row ENTITY (0: the world). */
+bool al_doc_entity_exists(al_doc *doc, int64_t entity);
 
 /* Bounds of BRUSH as stored; false if there is no such brush or it has none (invalid). */
 bool al_doc_brush_box(al_doc *doc, int64_t brush, double mins[3], double maxs[3]);

@@ -982,8 +982,15 @@ static al_status move_brushes(al_doc *doc, const int64_t *ids, int count, int64_
         "position = (SELECT coalesce(max(position), 0) + 1 FROM brushes WHERE entity = ?1), "
         "detail = (SELECT classname LIKE 'func_detail%' FROM entities WHERE id = ?1) "
         "WHERE id = ?2";
-    static const char *empty = "DELETE FROM entities WHERE id = ?1 AND id != 0 AND NOT EXISTS "
-                               "(SELECT 1 FROM brushes WHERE entity = ?1)";
+    /* A layer stays though empty, as does a group that other entities name as theirs
+     * (data/layers). */
+    static const char *empty =
+        "DELETE FROM entities WHERE id = ?1 AND id != 0 AND NOT EXISTS "
+        "(SELECT 1 FROM brushes WHERE entity = ?1) AND "
+        "coalesce(json_extract(properties, '$._tb_type'), '') != '_tb_layer' AND NOT "
+        "(json_extract(properties, '$._tb_type') = '_tb_group' AND EXISTS (SELECT 1 FROM "
+        "entities m WHERE json_extract(m.properties, '$._tb_group') = "
+        "json_extract(entities.properties, '$._tb_id')))";
     int64_t *left = malloc(((size_t) count + 1) * sizeof *left);
     int left_count = 0;
     al_status st = left ? AL_OK : AL_ERR_NOMEM;

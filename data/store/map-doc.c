@@ -7,6 +7,7 @@
 #include "map-doc.h"
 
 #include "doc-internal.h"
+#include "layers/layer-tree.h"
 #include "mapfile/map-write.h"
 #include "mapfile/material-keys.h"
 #include "materials/material-defaults.h"
@@ -319,6 +320,14 @@ al_status al_doc_import_map(al_doc *doc, const al_map *map, al_diag_list *diags)
         }
     }
     free_cache(&materials);
+    if (status == AL_OK) {
+        /* Broken layer and group keys are kept as written; the warnings say what the
+         * editor will make of them. */
+        al_layer_source source = al_layer_source_of_map(map);
+        al_layer_node *nodes = NULL;
+        status = al_layer_tree_build(&source, &nodes, diags);
+        free(nodes);
+    }
     if (status == AL_OK && map->entity_count > 0) {
         const char *cls = al_map_entity_value(&map->entities[0], "classname");
         if (cls && strcmp(cls, "worldspawn") == 0)

@@ -15,15 +15,16 @@ const al_table al_doc_tables[] = {
     {"settings", {"key", "value", NULL}},
     {"hulls", {"position", "name", "minx", "miny", "minz", "maxx", "maxy", "maxz", NULL}},
     {"materials",
-     {"name", "red", "green", "blue", "reflectance", "emit_red", "emit_green", "emit_blue",
-      "flags", NULL}},
-    {"entities", {"position", "classname", "properties", NULL}},
-    {"brushes", {"entity", "position", "detail", "minx", "miny", "minz", "maxx", "maxy", "maxz",
-                 NULL}},
-    {"faces",
-     {"brush", "position", "x0", "y0", "z0", "x1", "y1", "z1", "x2", "y2", "z2", "material",
-      "valve", "ux", "uy", "uz", "uoff", "vx", "vy", "vz", "voff", "offx", "offy", "rotation",
-      "scalex", "scaley", "surface", "points_text", NULL}},
+     {"name", "red", "green", "blue", "reflectance", "emit_red", "emit_green", "emit_blue", "flags",
+      NULL}},
+    {"entities", {"position", "classname", "properties", "state", NULL}},
+    {"brushes",
+     {"entity", "position", "detail", "minx", "miny", "minz", "maxx", "maxy", "maxz", "state",
+      NULL}},
+    {"faces", {"brush",  "position", "x0",      "y0",          "z0",    "x1",   "y1",   "z1",
+               "x2",     "y2",       "z2",      "material",    "valve", "ux",   "uy",   "uz",
+               "uoff",   "vx",       "vy",      "vz",          "voff",  "offx", "offy", "rotation",
+               "scalex", "scaley",   "surface", "points_text", NULL}},
 };
 const int al_doc_table_count = (int) (sizeof al_doc_tables / sizeof al_doc_tables[0]);
 
@@ -39,6 +40,8 @@ int al_doc_table_index(const char *name)
     "texture_" c " REAL CHECK(texture_" c " IS NULL OR texture_" c " BETWEEN 0 AND 1)"
 #define TEXTURE_COLUMNS                                                                            \
     TEXTURE_COLUMN("red") ", " TEXTURE_COLUMN("green") ", " TEXTURE_COLUMN("blue")
+/* Whether the designer hid or locked a brush or an entity (a group): AL_DOC_STATE_* bits. */
+#define STATE_COLUMN "state INTEGER NOT NULL DEFAULT 0"
 
 /* Column declarations of each journaled table, without "id INTEGER PRIMARY KEY". The image
  * tables repeat them without constraints. */
@@ -52,7 +55,8 @@ static const char *const table_columns[] = {
     "CHECK(minx <= maxx AND miny <= maxy AND minz <= maxz)",
     /* materials */
     "name TEXT NOT NULL UNIQUE, "
-    "red REAL NOT NULL CHECK(red BETWEEN 0 AND 1), green REAL NOT NULL CHECK(green BETWEEN 0 AND 1), "
+    "red REAL NOT NULL CHECK(red BETWEEN 0 AND 1), green REAL NOT NULL CHECK(green BETWEEN 0 AND "
+    "1), "
     "blue REAL NOT NULL CHECK(blue BETWEEN 0 AND 1), "
     "reflectance REAL CHECK(reflectance IS NULL OR reflectance BETWEEN 0 AND 1), "
     "emit_red REAL NOT NULL DEFAULT 0 CHECK(emit_red >= 0), "
@@ -66,11 +70,12 @@ static const char *const table_columns[] = {
     TEXTURE_COLUMNS,
     /* entities */
     "position REAL NOT NULL, classname TEXT NOT NULL, "
-    "properties TEXT NOT NULL CHECK(json_valid(properties) AND json_type(properties) = 'object')",
+    "properties TEXT NOT NULL CHECK(json_valid(properties) AND json_type(properties) = "
+    "'object'), " STATE_COLUMN,
     /* brushes */
     "entity INTEGER NOT NULL REFERENCES entities(id) ON DELETE CASCADE DEFERRABLE INITIALLY "
     "DEFERRED, position REAL NOT NULL, detail INTEGER NOT NULL DEFAULT 0, "
-    "minx REAL, miny REAL, minz REAL, maxx REAL, maxy REAL, maxz REAL",
+    "minx REAL, miny REAL, minz REAL, maxx REAL, maxy REAL, maxz REAL, " STATE_COLUMN,
     /* faces */
     "brush INTEGER NOT NULL REFERENCES brushes(id) ON DELETE CASCADE DEFERRABLE INITIALLY "
     "DEFERRED, position INTEGER NOT NULL, "
@@ -127,6 +132,59 @@ static void append_columns(char **buf, size_t *len, size_t *cap, const al_table 
     }
 }
 
+/* The journal of table T: its image table (when WITH_IMAGES) and its three triggers,
+ * made from the table's column list. */
+static int create_journal(sqlite3 *db, int t, bool with_images)
+{
+    int rc = SQLITE_OK;
+    const al_table *tb = &al_doc_tables[t];
+    size_t cap = 1024, len = 0;
+    char *cols = malloc(cap), *olds = NULL, *news = NULL;
+    cols[0] = '\0';
+    append_columns(&cols, &len, &cap, tb, "");
+    size_t ocap = 1024, olen = 0, ncap = 1024, nlen = 0;
+    olds = malloc(ocap);
+    news = malloc(ncap);
+    olds[0] = news[0] = '\0';
+    append_columns(&olds, &olen, &ocap, tb, "OLD.");
+    append_columns(&news, &nlen, &ncap, tb, "NEW.");
+    size_t big = 3 * (len + olen + nlen) + 2048;
+    char *q = malloc(big);
+    /* The image table: the journal row, which image, then the columns untyped. */
+    snprintf(q, big,
+             "CREATE TABLE jimg_%s(jid INTEGER NOT NULL REFERENCES journal(id) ON DELETE "
+             "CASCADE, which INTEGER NOT NULL, id INTEGER, %s, PRIMARY KEY(jid, which));",
+             tb->name, cols);
+    if (with_images) rc = exec(db, q);
+    const char *ops[3] = {"INSERT", "UPDATE", "DELETE"};
+    for (int op = 0; op < 3 && rc == SQLITE_OK; op++) {
+        size_t n = (size_t) snprintf(
+            q, big,
+            "CREATE TRIGGER journal_%s_%d AFTER %s ON %s "
+            "WHEN (SELECT step FROM journal_state) > 0 BEGIN "
+            "INSERT INTO journal(step, tbl, rid, op) VALUES ((SELECT step FROM journal_state), "
+            "%d, %s.id, %d);",
+            tb->name, op, ops[op], tb->name, t, op == 2 ? "OLD" : "NEW", op);
+        if (op >= 1)
+            n += (size_t) snprintf(q + n, big - n,
+                                   "INSERT INTO jimg_%s(jid, which, id, %s) VALUES "
+                                   "((SELECT max(id) FROM journal), 0, OLD.id, %s);",
+                                   tb->name, cols, olds);
+        if (op <= 1)
+            n += (size_t) snprintf(q + n, big - n,
+                                   "INSERT INTO jimg_%s(jid, which, id, %s) VALUES "
+                                   "((SELECT max(id) FROM journal), 1, NEW.id, %s);",
+                                   tb->name, cols, news);
+        snprintf(q + n, big - n, "END;");
+        rc = exec(db, q);
+    }
+    free(q);
+    free(cols);
+    free(olds);
+    free(news);
+    return rc;
+}
+
 int al_schema_create(sqlite3 *db)
 {
     int rc = SQLITE_OK;
@@ -138,53 +196,8 @@ int al_schema_create(sqlite3 *db)
         rc = exec(db, sql);
     }
     if (rc == SQLITE_OK) rc = exec(db, other_sql);
-    for (int t = 0; t < al_doc_table_count && rc == SQLITE_OK; t++) {
-        const al_table *tb = &al_doc_tables[t];
-        size_t cap = 1024, len = 0;
-        char *cols = malloc(cap), *olds = NULL, *news = NULL;
-        cols[0] = '\0';
-        append_columns(&cols, &len, &cap, tb, "");
-        size_t ocap = 1024, olen = 0, ncap = 1024, nlen = 0;
-        olds = malloc(ocap);
-        news = malloc(ncap);
-        olds[0] = news[0] = '\0';
-        append_columns(&olds, &olen, &ocap, tb, "OLD.");
-        append_columns(&news, &nlen, &ncap, tb, "NEW.");
-        size_t big = 3 * (len + olen + nlen) + 2048;
-        char *q = malloc(big);
-        /* The image table: the journal row, which image, then the columns untyped. */
-        snprintf(q, big,
-                 "CREATE TABLE jimg_%s(jid INTEGER NOT NULL REFERENCES journal(id) ON DELETE "
-                 "CASCADE, which INTEGER NOT NULL, id INTEGER, %s, PRIMARY KEY(jid, which));",
-                 tb->name, cols);
-        rc = exec(db, q);
-        const char *ops[3] = {"INSERT", "UPDATE", "DELETE"};
-        for (int op = 0; op < 3 && rc == SQLITE_OK; op++) {
-            size_t n = (size_t) snprintf(
-                q, big,
-                "CREATE TRIGGER journal_%s_%d AFTER %s ON %s "
-                "WHEN (SELECT step FROM journal_state) > 0 BEGIN "
-                "INSERT INTO journal(step, tbl, rid, op) VALUES ((SELECT step FROM journal_state), "
-                "%d, %s.id, %d);",
-                tb->name, op, ops[op], tb->name, t, op == 2 ? "OLD" : "NEW", op);
-            if (op >= 1)
-                n += (size_t) snprintf(q + n, big - n,
-                                       "INSERT INTO jimg_%s(jid, which, id, %s) VALUES "
-                                       "((SELECT max(id) FROM journal), 0, OLD.id, %s);",
-                                       tb->name, cols, olds);
-            if (op <= 1)
-                n += (size_t) snprintf(q + n, big - n,
-                                       "INSERT INTO jimg_%s(jid, which, id, %s) VALUES "
-                                       "((SELECT max(id) FROM journal), 1, NEW.id, %s);",
-                                       tb->name, cols, news);
-            snprintf(q + n, big - n, "END;");
-            rc = exec(db, q);
-        }
-        free(q);
-        free(cols);
-        free(olds);
-        free(news);
-    }
+    for (int t = 0; t < al_doc_table_count && rc == SQLITE_OK; t++)
+        rc = create_journal(db, t, true);
     return rc;
 }
 
@@ -227,6 +240,26 @@ static int add_texture_colours(sqlite3 *db)
     return rc;
 }
 
+/* Version 4: the state column (hidden, locked) of brushes and entities, in the tables, in
+ * their image tables, and in the triggers that copy the rows into those. */
+static int add_state_columns(sqlite3 *db)
+{
+    static const char *const tables[] = {"entities", "brushes"};
+    int rc = SQLITE_OK;
+    char sql[512];
+    for (int i = 0; i < 2 && rc == SQLITE_OK; i++) {
+        snprintf(sql, sizeof sql,
+                 "ALTER TABLE %s ADD COLUMN " STATE_COLUMN ";"
+                 "ALTER TABLE jimg_%s ADD COLUMN state;"
+                 "DROP TRIGGER IF EXISTS journal_%s_0; DROP TRIGGER IF EXISTS journal_%s_1; "
+                 "DROP TRIGGER IF EXISTS journal_%s_2;",
+                 tables[i], tables[i], tables[i], tables[i], tables[i]);
+        rc = exec(db, sql);
+        if (rc == SQLITE_OK) rc = create_journal(db, al_doc_table_index(tables[i]), false);
+    }
+    return rc;
+}
+
 int al_schema_migrate(sqlite3 *db, int from)
 {
     /* Each version adds a step here, run in order from the document's. */
@@ -234,6 +267,7 @@ int al_schema_migrate(sqlite3 *db, int from)
     int rc = SQLITE_OK;
     if (from < 2) rc = refresh_material_flags(db);
     if (from < 3 && rc == SQLITE_OK) rc = add_texture_colours(db);
+    if (rc == SQLITE_OK && from < 4) rc = add_state_columns(db);
     return rc;
 }
 

@@ -10,6 +10,7 @@
  *      texture has no contents of its own; lava and slime are kinds of liquid; origin
  *      brushes)
  *   3  materials' texture colours (texture_red, texture_green, texture_blue; NULL: none)
+ *   4  brushes and entities have a state: hidden and locked by the designer (AL_DOC_STATE_*)
  */
 #ifndef AL_SCHEMA_H
 #define AL_SCHEMA_H
@@ -19,7 +20,7 @@
 #include <stddef.h>
 
 #define AL_DOC_APPLICATION_ID 0x416C6C69 /* "Alli" */
-#define AL_DOC_SCHEMA_VERSION 3
+#define AL_DOC_SCHEMA_VERSION 4
 
 typedef struct al_table {
     const char *name;

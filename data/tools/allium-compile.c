@@ -44,6 +44,7 @@
 #include "al-entity-keys.h"
 #include "entdefs/entdefs.h"
 #include "export/bsp.h"
+#include "layers/layer-tree.h"
 
 #include <errno.h>
 #include <math.h>
@@ -347,6 +348,7 @@ static bool export_bsp(al_tool_map *m, const al_world *w, al_rad *rad, const rad
     al_status st = AL_OK;
     if (!map) {
         st = al_doc_export_map(m->doc, &exported, &diags);
+        if (st == AL_OK) st = al_map_omit_layers(exported, NULL, &diags);
         if (st == AL_OK) st = al_map_input_build(exported, &mi, &diags);
         if (st == AL_OK) {
             if (options->hull_count > 0) {

@@ -2,6 +2,7 @@
 #include "load.h"
 
 #include "al-clock.h"
+#include "layers/layer-tree.h"
 #include "settings/hull-spec.h"
 
 #include <stdio.h>
@@ -177,7 +178,9 @@ bool al_tool_load(const char *path, const al_tool_options *options, al_tool_map 
             al_tool_map_free(out);
             return false;
         }
-        st = al_map_input_build(out->map, &out->map_input, &out->diags);
+        /* Layers omitted from export are not compiled, as qbsp leaves them out. */
+        st = al_map_omit_layers(out->map, NULL, &out->diags);
+        if (st == AL_OK) st = al_map_input_build(out->map, &out->map_input, &out->diags);
         if (st != AL_OK) {
             fprintf(stderr, "%s: %s\n", path, al_status_message(st));
             al_tool_map_free(out);

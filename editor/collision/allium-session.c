@@ -9,7 +9,6 @@
 #include <glib/gstdio.h>
 
 #define KEY_TEST_BOXES "test-boxes"
-#define KEY_HIDDEN     "hidden-brushes"
 
 /* --- static helpers ------------------------------------------------------------------ */
 
@@ -77,34 +76,4 @@ gboolean allium_session_set_test_boxes(const char *document_path, const char *bo
 {
     g_return_val_if_fail(document_path != NULL, FALSE);
     return set_value(document_path, KEY_TEST_BOXES, boxes, error);
-}
-
-gint64 *allium_session_get_hidden(const char *document_path, guint *count)
-{
-    g_return_val_if_fail(document_path != NULL, NULL);
-    *count = 0;
-    g_autofree char *text = get_value(document_path, KEY_HIDDEN);
-    if (!text) return NULL;
-    g_auto(GStrv) words = g_strsplit(text, " ", -1);
-    gint64 *rows = g_new(gint64, g_strv_length(words) + 1);
-    for (int i = 0; words[i]; i++) {
-        /* A word that is not a row id (a hand-edited file) is left out. */
-        gint64 row;
-        if (g_ascii_string_to_signed(words[i], 10, 1, G_MAXINT64, &row, NULL))
-            rows[(*count)++] = row;
-    }
-    if (*count == 0) g_clear_pointer(&rows, g_free);
-    return rows;
-}
-
-gboolean allium_session_set_hidden(const char *document_path, const gint64 *rows, guint count,
-                                   GError **error)
-{
-    g_return_val_if_fail(document_path != NULL, FALSE);
-    GString *text = g_string_new(NULL);
-    for (guint i = 0; i < count; i++)
-        g_string_append_printf(text, i ? " %" G_GINT64_FORMAT : "%" G_GINT64_FORMAT, rows[i]);
-    gboolean ok = set_value(document_path, KEY_HIDDEN, text->str, error);
-    g_string_free(text, TRUE);
-    return ok;
 }

@@ -1,6 +1,5 @@
 /* What the editor keeps of a map between runs that is not part of the map: its collision
- * test boxes (allium_collision_save_boxes's text) and the brushes hidden from its views
- * (row ids), by the map's path.
+ * test boxes (allium_collision_save_boxes's text), by the map's path.
  *
  * One key file, g_get_user_data_dir()/allium/session.ini, beside the documents the editor
  * makes there; a group per map (its absolute path). Written whole to a temporary file
@@ -22,14 +21,5 @@ char *allium_session_get_test_boxes(const char *document_path);
  * file could not be written. */
 gboolean allium_session_set_test_boxes(const char *document_path, const char *boxes,
                                        GError **error);
-
-/* The brushes hidden in the map at DOCUMENT_PATH (row ids, *COUNT of them; g_free), or
- * NULL when none is. */
-gint64 *allium_session_get_hidden(const char *document_path, guint *count);
-
-/* Keeps ROWS as the map's hidden brushes (COUNT 0: none). FALSE with ERROR if the file
- * could not be written. */
-gboolean allium_session_set_hidden(const char *document_path, const gint64 *rows, guint count,
-                                   GError **error);
 
 G_END_DECLS

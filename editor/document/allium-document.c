@@ -19,6 +19,8 @@
 
 #include "allium-document.h"
 
+#include "layers/layer-edits.h"
+
 #include "allium-entity-definitions.h"
 #include "allium-preferences.h"
 #include "mapfile/map-write.h"
@@ -1730,4 +1732,103 @@ gboolean allium_document_transform(AlliumDocument *self, const gint64 *brushes,
     if (st == AL_OK) st = al_doc_end_group(self->doc, &change);
     else al_doc_cancel_group(self->doc);
     return finish_edit(self, st, &change, &diags, _(label), error);
+}
+
+/* --- hidden, locked, layers and groups --------------------------------------------- */
+
+gboolean allium_document_set_state(AlliumDocument *self, const gint64 *brushes, guint brush_count,
+                                   const gint64 *entities, guint entity_count, unsigned mask,
+                                   unsigned bits, const char *label, GError **error)
+{
+    g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), FALSE);
+    if (!require_open(self, error)) return FALSE;
+    al_diag_list diags = {0};
+    al_doc_change change = {0};
+    al_status st = al_doc_set_state(self->doc, brushes, (int) brush_count, entities,
+                                    (int) entity_count, mask, bits, label, &change, &diags);
+    return finish_edit(self, st, &change, &diags, label, error);
+}
+
+gboolean allium_document_group(AlliumDocument *self, const gint64 *brushes, guint brush_count,
+                               const gint64 *entities, guint entity_count, const char *name,
+                               gint64 *group, GError **error)
+{
+    g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), FALSE);
+    if (!require_open(self, error)) return FALSE;
+    al_diag_list diags = {0};
+    al_doc_change change = {0};
+    int64_t id = 0;
+    al_status st = al_layers_group(self->doc, brushes, (int) brush_count, entities,
+                                   (int) entity_count, name, &id, &change, &diags);
+    if (group) *group = id;
+    return finish_edit(self, st, &change, &diags, _("Group"), error);
+}
+
+gboolean allium_document_ungroup(AlliumDocument *self, gint64 group, GError **error)
+{
+    g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), FALSE);
+    if (!require_open(self, error)) return FALSE;
+    al_diag_list diags = {0};
+    al_doc_change change = {0};
+    al_status st = al_layers_ungroup(self->doc, group, &change, &diags);
+    return finish_edit(self, st, &change, &diags, _("Ungroup"), error);
+}
+
+gboolean allium_document_add_layer(AlliumDocument *self, const char *name, gint64 *layer,
+                                   GError **error)
+{
+    g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), FALSE);
+    if (!require_open(self, error)) return FALSE;
+    al_diag_list diags = {0};
+    al_doc_change change = {0};
+    int64_t id = 0;
+    al_status st = al_layers_add_layer(self->doc, name, &id, &change, &diags);
+    if (layer) *layer = id;
+    return finish_edit(self, st, &change, &diags, _("New layer"), error);
+}
+
+gboolean allium_document_rename_layer(AlliumDocument *self, gint64 layer, const char *name,
+                                      GError **error)
+{
+    g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), FALSE);
+    if (!require_open(self, error)) return FALSE;
+    al_diag_list diags = {0};
+    al_doc_change change = {0};
+    al_status st = al_layers_rename(self->doc, layer, name, &change, &diags);
+    return finish_edit(self, st, &change, &diags, _("Rename"), error);
+}
+
+gboolean allium_document_set_layer_flag(AlliumDocument *self, gint64 layer, int flag, gboolean on,
+                                        GError **error)
+{
+    g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), FALSE);
+    if (!require_open(self, error)) return FALSE;
+    al_diag_list diags = {0};
+    al_doc_change change = {0};
+    al_status st =
+        al_layers_set_flag(self->doc, layer, (al_layer_flag_kind) flag, on, &change, &diags);
+    return finish_edit(self, st, &change, &diags, _("Layer"), error);
+}
+
+gboolean allium_document_delete_layer(AlliumDocument *self, gint64 layer, GError **error)
+{
+    g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), FALSE);
+    if (!require_open(self, error)) return FALSE;
+    al_diag_list diags = {0};
+    al_doc_change change = {0};
+    al_status st = al_layers_delete_layer(self->doc, layer, &change, &diags);
+    return finish_edit(self, st, &change, &diags, _("Delete layer"), error);
+}
+
+gboolean allium_document_move_to_layer(AlliumDocument *self, const gint64 *brushes,
+                                       guint brush_count, const gint64 *entities,
+                                       guint entity_count, gint64 layer, GError **error)
+{
+    g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), FALSE);
+    if (!require_open(self, error)) return FALSE;
+    al_diag_list diags = {0};
+    al_doc_change change = {0};
+    al_status st = al_layers_move_to_layer(self->doc, brushes, (int) brush_count, entities,
+                                           (int) entity_count, layer, &change, &diags);
+    return finish_edit(self, st, &change, &diags, _("Move to layer"), error);
 }

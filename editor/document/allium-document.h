@@ -160,6 +160,28 @@ gboolean allium_document_set_entity_property(AlliumDocument *self, gint64 entity
 
 /* --- editing: each call is one undoable step, committed at once ----------------------- */
 
+/* Sets the bits MASK of the hidden and locked marks (AL_DOC_STATE_*) of BRUSHES and
+ * ENTITIES to those of BITS, as one step named LABEL (al_doc_set_state). */
+gboolean allium_document_set_state(AlliumDocument *self, const gint64 *brushes, guint brush_count,
+                                   const gint64 *entities, guint entity_count, unsigned mask,
+                                   unsigned bits, const char *label, GError **error);
+
+/* Layers and groups (data/layers/layer-edits.h), each one step. */
+gboolean allium_document_group(AlliumDocument *self, const gint64 *brushes, guint brush_count,
+                               const gint64 *entities, guint entity_count, const char *name,
+                               gint64 *group, GError **error);
+gboolean allium_document_ungroup(AlliumDocument *self, gint64 group, GError **error);
+gboolean allium_document_add_layer(AlliumDocument *self, const char *name, gint64 *layer,
+                                   GError **error);
+gboolean allium_document_rename_layer(AlliumDocument *self, gint64 layer, const char *name,
+                                      GError **error);
+gboolean allium_document_set_layer_flag(AlliumDocument *self, gint64 layer, int flag, gboolean on,
+                                        GError **error);
+gboolean allium_document_delete_layer(AlliumDocument *self, gint64 layer, GError **error);
+gboolean allium_document_move_to_layer(AlliumDocument *self, const gint64 *brushes,
+                                       guint brush_count, const gint64 *entities,
+                                       guint entity_count, gint64 layer, GError **error);
+
 /* Moves BRUSHES and the point ENTITIES by DELTA. */
 gboolean allium_document_move(AlliumDocument *self, const gint64 *brushes, guint brush_count,
                               const gint64 *entities, guint entity_count, const double delta[3],

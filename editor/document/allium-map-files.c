@@ -13,6 +13,7 @@
 #include "allium-map-files.h"
 
 #include "al-entity-keys.h"
+#include "layers/layer-tree.h"
 #include "mapfile/map-input.h"
 #include "mapfile/map-write.h"
 #include "store/map-doc.h"
@@ -288,7 +289,10 @@ gboolean allium_export_map(AlliumDocument *document, const char *path, GError **
     al_diag_list diags = {0};
     al_map *map = NULL;
     al_status st = al_doc_export_map(doc, &map, &diags);
+    /* What the designer omitted from export is left out, as TrenchBroom's export does. */
+    if (st == AL_OK) st = al_map_omit_layers(map, NULL, &diags);
     if (st != AL_OK) {
+        al_map_destroy(map);
         allium_set_status_error(error, st, &diags, _("Export failed"));
         al_diag_list_clear(&diags);
         return FALSE;
@@ -373,7 +377,9 @@ void allium_export_bsp_async(AlliumDocument *document, const char *path, al_bsp_
     al_diag_list diags = {0};
     al_map *map = NULL;
     al_status st = doc ? al_doc_export_map(doc, &map, &diags) : AL_ERR_NOT_FOUND;
+    if (st == AL_OK) st = al_map_omit_layers(map, NULL, &diags);
     if (st != AL_OK) {
+        al_map_destroy(map);
         GError *error = NULL;
         allium_set_status_error(&error, st, &diags, _("Export failed"));
         al_diag_list_clear(&diags);

@@ -20,6 +20,7 @@ struct _AlliumSelection {
     guint64 serial;
     GArray *guides;   /* double[3] point pairs */
     GHashTable *hidden; /* gint64 row ids of the hidden brushes (a set) */
+    GHashTable *locked; /* gint64 row ids of the locked brushes (a set) */
     guint64 guides_until;
     gboolean has_pivot; /* the rotation centre the designer placed */
     double pivot[3];
@@ -76,6 +77,7 @@ static void allium_selection_finalize(GObject *object)
     g_array_unref(self->faces);
     g_array_unref(self->guides);
     g_hash_table_unref(self->hidden);
+    g_hash_table_unref(self->locked);
     G_OBJECT_CLASS(allium_selection_parent_class)->finalize(object);
 }
 
@@ -100,6 +102,7 @@ static void allium_selection_init(AlliumSelection *self)
     self->faces = g_array_new(FALSE, FALSE, sizeof(AlliumFaceRef));
     self->guides = g_array_new(FALSE, FALSE, sizeof(double[3]));
     self->hidden = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+    self->locked = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
 }
 
 /* --- public API ---------------------------------------------------------------------- */
@@ -279,30 +282,53 @@ void allium_selection_set_faces(AlliumSelection *self, const AlliumFaceRef *face
     emit_changed(self);
 }
 
-void allium_selection_hide_brushes(AlliumSelection *self, const gint64 *rows, guint count)
+/* Whether SET holds exactly ROWS (COUNT, maybe repeated). */
+static gboolean same_set(GHashTable *set, const gint64 *rows, guint count)
+{
+    for (guint i = 0; i < count; i++)
+        if (!g_hash_table_contains(set, &rows[i])) return FALSE;
+    g_autoptr(GHashTable) given = g_hash_table_new(g_int64_hash, g_int64_equal);
+    for (guint i = 0; i < count; i++) g_hash_table_add(given, (gpointer) &rows[i]);
+    return g_hash_table_size(given) == g_hash_table_size(set);
+}
+
+static void fill_set(GHashTable *set, const gint64 *rows, guint count)
+{
+    g_hash_table_remove_all(set);
+    for (guint i = 0; i < count; i++)
+        if (!g_hash_table_contains(set, &rows[i]))
+            g_hash_table_add(set, g_memdup2(&rows[i], sizeof rows[i]));
+}
+
+void allium_selection_set_marks(AlliumSelection *self, const gint64 *hidden, guint hidden_count,
+                                const gint64 *locked, guint locked_count)
 {
     g_return_if_fail(ALLIUM_IS_SELECTION(self));
-    if (count == 0) return;
-    for (guint i = 0; i < count; i++) {
-        if (!g_hash_table_contains(self->hidden, &rows[i]))
-            g_hash_table_add(self->hidden, g_memdup2(&rows[i], sizeof rows[i]));
-        int at = find_row(self->brushes, rows[i]);
-        if (at >= 0) g_array_remove_index(self->brushes, (guint) at);
-    }
-    /* A face of a hidden brush leaves the selection too. */
+    if (same_set(self->hidden, hidden, hidden_count) &&
+        same_set(self->locked, locked, locked_count))
+        return;
+    fill_set(self->hidden, hidden, hidden_count);
+    fill_set(self->locked, locked, locked_count);
+    for (guint i = self->brushes->len; i-- > 0;)
+        if (!allium_selection_is_pickable(self, g_array_index(self->brushes, gint64, i)))
+            g_array_remove_index(self->brushes, i);
     for (guint i = self->faces->len; i-- > 0;)
-        if (g_hash_table_contains(self->hidden,
-                                  &g_array_index(self->faces, AlliumFaceRef, i).brush))
+        if (!allium_selection_is_pickable(self, g_array_index(self->faces, AlliumFaceRef, i).brush))
             g_array_remove_index(self->faces, i);
     emit_changed(self);
 }
 
-void allium_selection_show_all(AlliumSelection *self)
+gboolean allium_selection_is_locked(AlliumSelection *self, gint64 brush)
 {
-    g_return_if_fail(ALLIUM_IS_SELECTION(self));
-    if (g_hash_table_size(self->hidden) == 0) return;
-    g_hash_table_remove_all(self->hidden);
-    emit_changed(self);
+    g_return_val_if_fail(ALLIUM_IS_SELECTION(self), FALSE);
+    return g_hash_table_contains(self->locked, &brush);
+}
+
+gboolean allium_selection_is_pickable(AlliumSelection *self, gint64 brush)
+{
+    g_return_val_if_fail(ALLIUM_IS_SELECTION(self), FALSE);
+    return !g_hash_table_contains(self->hidden, &brush) &&
+           !g_hash_table_contains(self->locked, &brush);
 }
 
 gboolean allium_selection_is_hidden(AlliumSelection *self, gint64 brush)

@@ -1,6 +1,7 @@
 /* AlliumSelection: what the designer has selected in one window, as document row ids,
- * the brushes hidden from its views (Hide, Isolate, Show All: drawn nowhere and picked
- * nowhere, yet compiled), and the guides the current tool draws (a box being drawn,
+ * the brushes hidden from its views (drawn nowhere and picked nowhere, yet compiled) and
+ * those locked (drawn, never picked), as the document's marks and layers say (the window
+ * hands them over: allium-window-hide.c), and the guides the current tool draws (a box being drawn,
  * brushes being moved), which every view of the window shows.
  *
  * Row ids (not input indices) so that a selection survives recompiles, undo and redo;
@@ -64,9 +65,13 @@ const gint64 *allium_selection_get_entities(AlliumSelection *self, guint *count)
 
 gboolean allium_selection_has_entity(AlliumSelection *self, gint64 entity);
 
-/* Hides the brushes ROWS (they leave the selection), or shows every brush again. */
-void allium_selection_hide_brushes(AlliumSelection *self, const gint64 *rows, guint count);
-void allium_selection_show_all(AlliumSelection *self);
+/* Replaces the hidden brushes by HIDDEN and the locked ones by LOCKED (both rows); those
+ * leave the selection, with their faces. "changed" only when something changed. */
+void allium_selection_set_marks(AlliumSelection *self, const gint64 *hidden, guint hidden_count,
+                                const gint64 *locked, guint locked_count);
+gboolean allium_selection_is_locked(AlliumSelection *self, gint64 brush);
+/* Whether a view may pick BRUSH: neither hidden nor locked. */
+gboolean allium_selection_is_pickable(AlliumSelection *self, gint64 brush);
 gboolean allium_selection_is_hidden(AlliumSelection *self, gint64 brush);
 guint allium_selection_get_hidden_count(AlliumSelection *self);
 /* The hidden rows, ascending, g_malloc'd (g_free), *COUNT of them; NULL when none. */

@@ -10,7 +10,9 @@
 #include "allium-self-test-private.h"
 
 #include "allium-preferences.h"
-#include "allium-session.h"
+#include "store/document.h"
+
+#include <glib/gi18n.h>
 #include "allium-view-private.h"
 
 #include "al-plane.h"
@@ -128,7 +130,6 @@ gboolean step_cycle_pick(SelfTest *t)
 gboolean step_hide_isolate(SelfTest *t)
 {
     AlliumView *top = view_of_kind(t, AL_VIEW_TOP);
-    const char *path = allium_document_get_path(allium_window_get_document(t->window));
     double lo[3], hi[3], p[3], x, y;
     check(t, row_bounds(t, t->box_row, lo, hi), "the brush is there");
     for (int k = 0; k < 3; k++) p[k] = 0.5 * (lo[k] + hi[k]);
@@ -147,10 +148,18 @@ gboolean step_hide_isolate(SelfTest *t)
               allium_selection_get_hidden_count(t->window->selection) == 1 &&
               allium_selection_is_empty(t->window->selection),
           "View → Hide hides the selected brush and leaves nothing selected");
-    guint kept = 0;
-    g_autofree gint64 *rows = allium_session_get_hidden(path, &kept);
-    check(t, kept == 1 && rows && rows[0] == t->box_row,
-          "the session file keeps the hidden brush (%u kept)", kept);
+    int64_t *rows = NULL;
+    unsigned *states = NULL;
+    int kept = 0;
+    al_doc *doc = allium_document_get_doc(allium_window_get_document(t->window));
+    al_doc_brush_states(doc, &rows, &states, &kept);
+    check(t, kept == 1 && rows && rows[0] == t->box_row && states[0] == AL_DOC_STATE_HIDDEN,
+          "the document keeps the hidden brush (%d marked)", kept);
+    free(rows);
+    free(states);
+    char label[64] = "";
+    check(t, al_doc_undo_label(doc, FALSE, label, sizeof label) && strcmp(label, _("Hide")) == 0,
+          "hiding is an undoable step (“%s”)", label);
     /* Out of reach: clicks there walk through the others only; Select All leaves it. */
     g_autoptr(GArray) under = g_array_new(FALSE, FALSE, sizeof(gint64));
     brushes_on_line(t, p[0], p[1], under, TRUE);
@@ -172,9 +181,10 @@ gboolean step_hide_isolate(SelfTest *t)
     activate(t, "win.show-all");
     check(t, allium_selection_get_hidden_count(t->window->selection) == 0,
           "View → Show All shows it again");
-    g_free(rows);
-    rows = allium_session_get_hidden(path, &kept);
-    check(t, kept == 0 && rows == NULL, "and the session file forgets it");
+    al_doc_brush_states(doc, &rows, &states, &kept);
+    check(t, kept == 0, "and the document has no mark left (%d)", kept);
+    free(rows);
+    free(states);
 
     /* Isolate: everything else hidden; a click elsewhere finds nothing but it. */
     allium_selection_select_brush(t->window->selection, t->box_row, ALLIUM_SELECT_REPLACE);
@@ -192,7 +202,7 @@ gboolean step_hide_isolate(SelfTest *t)
           "a click beside it, on what is hidden, selects nothing");
     activate(t, "win.show-all");
     check(t, allium_selection_get_hidden_count(t->window->selection) == 0, "Show All again");
-    g_free(rows);
+    t->edits += 4; /* hide, show all, isolate, show all: each an undoable step */
     return TRUE;
 }
 

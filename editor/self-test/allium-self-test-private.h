@@ -163,6 +163,7 @@ gboolean step_add_shapes(SelfTest *t);
 /* allium-self-test-pick.c */
 gboolean step_cycle_pick(SelfTest *t);
 gboolean step_hide_isolate(SelfTest *t);
+gboolean step_groups_layers(SelfTest *t);
 gboolean step_small_brush_moves(SelfTest *t);
 /* allium-self-test-views.c */
 gboolean step_view_toggles(SelfTest *t);

@@ -1380,6 +1380,7 @@ static const struct {
     {"add shapes", step_add_shapes, 60000},
     {"pick what lies behind", step_cycle_pick, 20000},
     {"hide, isolate, show all", step_hide_isolate, 20000},
+    {"groups and layers", step_groups_layers, 20000},
     {"a small brush moves rather than lose the press to its handles", step_small_brush_moves,
      30000},
     {"place a light", step_place_light, 30000},

@@ -280,9 +280,11 @@ static void click_pressed_cb(GtkGestureClick *gesture, int n_press, double x, do
 static void click_released_cb(GtkGestureClick *gesture, int n_press, double x, double y,
                               AlliumView *self)
 {
-    (void) n_press;
-    /* GTK reports the release of a drag as a click too: a drag is not a click. */
-    if (!self->primary_dragged) allium_view_click(self, x, y, current_state(GTK_GESTURE(gesture)));
+    /* GTK reports the release of a drag as a click too: a drag is not a click. A double
+     * click enters the group the first click selected, then picks inside it. */
+    if (self->primary_dragged) return;
+    if (n_press == 2) gtk_widget_activate_action(GTK_WIDGET(self), "win.enter-group", NULL);
+    allium_view_click(self, x, y, current_state(GTK_GESTURE(gesture)));
 }
 
 /* Where the ray through widget point (X, Y) enters and leaves input brush B (the
@@ -336,7 +338,7 @@ static void brushes_under(AlliumView *self, const AlliumSnapshot *snap, double x
     int r, u, d;
     al_view_axes(self->kind, &r, &u, &d);
     int hidden_count;
-    const guint8 *hidden = allium_view_hidden_mask(self, snap, &hidden_count);
+    const guint8 *hidden = allium_view_pick_mask(self, snap, &hidden_count);
     g_autoptr(GArray) found = g_array_new(FALSE, FALSE, sizeof(DepthHit));
     const al_input *in = &snap->input.input;
     for (int b = 0; b < in->brush_count; b++) {
@@ -765,7 +767,7 @@ gboolean allium_view_pick_at(AlliumView *self, double x, double y, al_pick *pick
     if (!(self->overlays & AL_OVERLAY_TOOLS)) flags |= AL_PICK_SKIP_TOOLS;
     if (!(self->overlays & AL_OVERLAY_ENTITIES)) flags |= AL_PICK_SKIP_ENTITIES;
     int hidden_count;
-    const guint8 *hidden = allium_view_hidden_mask(self, snap, &hidden_count);
+    const guint8 *hidden = allium_view_pick_mask(self, snap, &hidden_count);
     return al_scene_pick_visible(snap->scene, origin, dir, flags, hidden, hidden_count, pick);
 }
 

@@ -78,6 +78,7 @@ struct _AlliumView {
     GArray *selected_entities;
     GArray *selected_faces; /* int32[2] (input brush, face) pairs */
     GArray *hidden_brushes; /* guint8 per input brush, 1: hidden; empty when none is */
+    GArray *unpickable_brushes; /* guint8 per input brush, 1: hidden or locked; empty when none */
 
     guint held_source;      /* a redraw held for an edit's collision (allium_view_queue_render) */
     gint64 render_asked_us; /* when a frame was asked for since the last one, or 0 */
@@ -250,10 +251,10 @@ gboolean allium_view_foreach_selected_bounds(AlliumView *self, AlliumBoundsFunc 
 gboolean allium_view_selection_bounds(AlliumView *self, gboolean whole_map_if_empty,
                                       double mins[3], double maxs[3]);
 AlliumSnapshot *allium_view_get_snapshot(AlliumView *self);
-/* The hidden brushes of the selection as a mask over SNAP's input brushes (one byte each,
- * *COUNT of them), or NULL when none is hidden. Valid until the selection or the snapshot
- * changes. */
-const guint8 *allium_view_hidden_mask(AlliumView *self, const AlliumSnapshot *snap, int *count);
+/* The brushes a view may not pick (hidden or locked) as a mask over SNAP's input brushes
+ * (one byte each, *COUNT of them), or NULL when every brush may be picked. Valid until the
+ * selection or the snapshot changes. */
+const guint8 *allium_view_pick_mask(AlliumView *self, const AlliumSnapshot *snap, int *count);
 double allium_view_scale(AlliumView *self);
 
 G_END_DECLS

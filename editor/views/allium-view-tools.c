@@ -581,7 +581,7 @@ static void commit_band(AlliumView *self)
     for (int b = 0; b < snap->input.input.brush_count && snap->input.brush_ids; b++) {
         double lo[3], hi[3];
         if (al_scene_brush_bounds(snap->scene, b, lo, hi) && INSIDE(lo, hi) &&
-            !allium_selection_is_hidden(self->selection, snap->input.brush_ids[b]))
+            allium_selection_is_pickable(self->selection, snap->input.brush_ids[b]))
             g_array_append_val(brushes, snap->input.brush_ids[b]);
     }
     AlliumSelectMode mode = self->edit_add ? ALLIUM_SELECT_TOGGLE : ALLIUM_SELECT_REPLACE;

@@ -126,6 +126,7 @@ static void update_selected_indices(AlliumView *self, const AlliumSnapshot *snap
     g_array_set_size(self->selected_entities, 0);
     g_array_set_size(self->selected_faces, 0);
     g_array_set_size(self->hidden_brushes, 0);
+    g_array_set_size(self->unpickable_brushes, 0);
     if (!snap || !self->selection) return;
 
     const al_input *in = &snap->input.input;
@@ -134,6 +135,15 @@ static void update_selected_indices(AlliumView *self, const AlliumSnapshot *snap
         for (int b = 0; b < in->brush_count; b++)
             g_array_index(self->hidden_brushes, guint8, b) =
                 allium_selection_is_hidden(self->selection, snap->input.brush_ids[b]);
+    }
+    gboolean any = FALSE;
+    for (int b = 0; snap->input.brush_ids && b < in->brush_count && !any; b++)
+        any = !allium_selection_is_pickable(self->selection, snap->input.brush_ids[b]);
+    if (any) {
+        g_array_set_size(self->unpickable_brushes, (guint) in->brush_count);
+        for (int b = 0; b < in->brush_count; b++)
+            g_array_index(self->unpickable_brushes, guint8, b) =
+                !allium_selection_is_pickable(self->selection, snap->input.brush_ids[b]);
     }
 
     guint count;
@@ -542,6 +552,7 @@ static void allium_view_finalize(GObject *object)
     g_clear_pointer(&self->uploaded_textures, allium_textures_unref);
     g_array_unref(self->selected_brushes);
     g_array_unref(self->hidden_brushes);
+    g_array_unref(self->unpickable_brushes);
     g_array_unref(self->selected_entities);
     g_array_unref(self->selected_faces);
     g_free(self->gl_error);
@@ -656,6 +667,7 @@ static void allium_view_init(AlliumView *self)
     self->textures = TRUE;
     self->selected_brushes = g_array_new(FALSE, FALSE, sizeof(int32_t));
     self->hidden_brushes = g_array_new(FALSE, FALSE, sizeof(guint8));
+    self->unpickable_brushes = g_array_new(FALSE, FALSE, sizeof(guint8));
     self->selected_faces = g_array_new(FALSE, FALSE, sizeof(int32_t[2]));
     self->selected_entities = g_array_new(FALSE, FALSE, sizeof(int32_t));
 
@@ -711,11 +723,11 @@ double allium_view_scale(AlliumView *self)
     return (double) gtk_widget_get_scale_factor(GTK_WIDGET(self));
 }
 
-const guint8 *allium_view_hidden_mask(AlliumView *self, const AlliumSnapshot *snap, int *count)
+const guint8 *allium_view_pick_mask(AlliumView *self, const AlliumSnapshot *snap, int *count)
 {
     update_selected_indices(self, snap);
-    *count = (int) self->hidden_brushes->len;
-    return self->hidden_brushes->len ? (const guint8 *) self->hidden_brushes->data : NULL;
+    *count = (int) self->unpickable_brushes->len;
+    return self->unpickable_brushes->len ? (const guint8 *) self->unpickable_brushes->data : NULL;
 }
 
 gboolean allium_view_foreach_selected_bounds(AlliumView *self, AlliumBoundsFunc func,

@@ -157,9 +157,26 @@ CHECK_TEST(future, "/doc-files/a-map-from-a-newer-allium-is-refused-untouched")
     free(image);
 }
 
-/* A map of format 1 (without the materials' texture colours of format 3), whose trigger
- * material had the contents format 2 no longer gives it, opens for writing in the current
- * format with the material's flags from its name and no texture colours yet. */
+/* Turns DB (of the current format) into one of format 3 as Allium wrote it: no state
+ * column in brushes, entities and their image tables, and the journal triggers that copy
+ * rows without it. Those triggers are dropped here (the upgrade makes them anew); the image
+ * is otherwise format 3's. */
+static bool downgrade_to_3(sqlite3 *db)
+{
+    static const char *sql =
+        "DROP TRIGGER journal_entities_0; DROP TRIGGER journal_entities_1; "
+        "DROP TRIGGER journal_entities_2; DROP TRIGGER journal_brushes_0; "
+        "DROP TRIGGER journal_brushes_1; DROP TRIGGER journal_brushes_2; "
+        "ALTER TABLE entities DROP COLUMN state; ALTER TABLE brushes DROP COLUMN state; "
+        "ALTER TABLE jimg_entities DROP COLUMN state; ALTER TABLE jimg_brushes DROP COLUMN state; "
+        "PRAGMA user_version = 3";
+    return sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK;
+}
+
+/* A map of format 1 (without the materials' texture colours of format 3 and the marks of
+ * format 4), whose trigger material had the contents format 2 no longer gives it, opens
+ * for writing in the current format with the material's flags from its name and no
+ * texture colours yet. */
 CHECK_TEST(upgrade_1, "/doc-files/a-map-of-format-1-is-upgraded-and-its-material-flags-renewed")
 {
     size_t size;
@@ -169,6 +186,7 @@ CHECK_TEST(upgrade_1, "/doc-files/a-map-of-format-1-is-upgraded-and-its-material
     REQUIRE(write_file(path, image, size));
     sqlite3 *db;
     REQUIRE(sqlite3_open(path, &db) == SQLITE_OK);
+    REQUIRE(downgrade_to_3(db));
     REQUIRE(sqlite3_exec(db,
                          "INSERT INTO materials(name, red, green, blue, flags) VALUES "
                          "('trigger', 1, 0.5, 0, 20), ('*lava1', 1, 0, 0, 2);"
@@ -215,6 +233,49 @@ CHECK_TEST(upgrade_1, "/doc-files/a-map-of-format-1-is-upgraded-and-its-material
     al_doc_close(doc);
     al_diag_list_clear(&d);
     /* Upgraded once, it now opens for reading too. */
+    REQUIRE(al_doc_open(path, AL_DOC_READ_ONLY, &doc, &d) == AL_OK);
+    al_doc_close(doc);
+    al_diag_list_clear(&d);
+    free(image);
+}
+
+/* A map of format 3 opens for writing as format 4: its brushes and entities gain their
+ * hidden and locked marks, unmarked, and marking one is an edit that undoes. */
+CHECK_TEST(upgrade_3, "/doc-files/a-map-of-format-3-is-upgraded-with-hidden-and-locked-marks")
+{
+    size_t size;
+    char *image = valid_image(&size);
+    REQUIRE(image);
+    const char *path = fixture_path("format3.allium");
+    REQUIRE(write_file(path, image, size));
+    sqlite3 *db;
+    REQUIRE(sqlite3_open(path, &db) == SQLITE_OK);
+    REQUIRE(downgrade_to_3(db));
+    sqlite3_close(db);
+    expect_refused(path, AL_DOC_READ_ONLY, AL_ERR_VERSION, "open it for writing once");
+    al_diag_list d = {0};
+    al_doc *doc = NULL;
+    REQUIRE(al_doc_open(path, AL_DOC_READ_WRITE, &doc, &d) == AL_OK);
+    int64_t *ids = NULL, *states_ids = NULL;
+    unsigned *states = NULL;
+    int count = 0, marked = -1;
+    REQUIRE(al_doc_list_brushes(doc, -1, &ids, &count) == AL_OK && count > 0);
+    CHECK(al_doc_brush_states(doc, &states_ids, &states, &marked) == AL_OK && marked == 0);
+    free(states_ids);
+    free(states);
+    CHECK(al_doc_set_state(doc, ids, 1, NULL, 0, AL_DOC_STATE_HIDDEN, AL_DOC_STATE_HIDDEN, "Hide",
+                           NULL, &d) == AL_OK);
+    CHECK(al_doc_brush_states(doc, &states_ids, &states, &marked) == AL_OK && marked == 1 &&
+          states_ids[0] == ids[0] && states[0] == AL_DOC_STATE_HIDDEN);
+    free(states_ids);
+    free(states);
+    CHECK(al_doc_undo(doc, NULL) == AL_OK);
+    CHECK(al_doc_brush_states(doc, &states_ids, &states, &marked) == AL_OK && marked == 0);
+    free(states_ids);
+    free(states);
+    free(ids);
+    al_doc_close(doc);
+    /* Upgraded, it passes the schema check of a reader. */
     REQUIRE(al_doc_open(path, AL_DOC_READ_ONLY, &doc, &d) == AL_OK);
     al_doc_close(doc);
     al_diag_list_clear(&d);

@@ -6,8 +6,10 @@
  *
  * Inputs that read are converted and compiled (one thread, small block size so that the
  * block machinery is exercised), and traced once. Crashes, leaks, undefined behaviour and
- * reads that fail without a diagnostic are bugs. */
+ * reads that fail without a diagnostic are bugs. Before the conversion, the layers omitted
+ * from export are taken out (layer-tree.h), as every export does. */
 #include "al-world.h"
+#include "layers/layer-tree.h"
 #include "mapfile/map-input.h"
 
 #include <stdint.h>
@@ -22,6 +24,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     al_status st = al_map_read_buffer((const char *) data, size, &map, &diags);
     if (st != AL_OK && diags.count == 0) abort();
     if (st == AL_OK) {
+        /* The layers and groups (TrenchBroom's keys): a broken hierarchy is a warning, and
+         * what is omitted from export leaves a map that still converts and compiles. */
+        int before = map->entity_count, omitted = 0;
+        if (al_map_omit_layers(map, &omitted, &diags) != AL_OK) abort();
+        if (map->entity_count != before - omitted || (before > 0 && map->entity_count < 1)) abort();
         al_map_input in;
         if (al_map_input_build(map, &in, &diags) == AL_OK) {
             in.input.block_size = 256;
