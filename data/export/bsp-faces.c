@@ -858,9 +858,9 @@ static al_status build_miptex(q_bsp *q)
     }
     if (wad3 > 0 && !palette)
         al_diag_add(q->diags, AL_SEVERITY_WARNING, AL_DIAG_BAD_VALUE, -1, -1, -1, -1, -1,
-                    "%d WAD3 texture%s turned into a stand-in palette, not Quake's: an engine "
-                    "draws %s in the wrong colours (give Quake's gfx/palette.lmp with --palette)",
-                    wad3, wad3 == 1 ? " is" : "s are", wad3 == 1 ? "it" : "them");
+                    "WAD3 textures turned into a stand-in palette, not Quake's: %d (an engine "
+                    "draws them in the wrong colours; give Quake's gfx/palette.lmp with --palette)",
+                    wad3);
     uint8_t *lump = st == AL_OK ? calloc(total, 1) : NULL;
     if (!lump) {
         for (int i = 0; converted && i < q->miptex_count; i++) free(converted[i]);
