@@ -144,10 +144,44 @@ static void settle_frame(GtkWidget *window)
     }
 }
 
+typedef struct shot_wait {
+    GtkWidget *window;
+    GdkTexture *texture;
+    gboolean taken;
+} shot_wait;
+
+static void shot_after_paint_cb(GdkFrameClock *clock, shot_wait *w)
+{
+    (void) clock;
+    if (w->taken) return;
+    w->taken = TRUE;
+    w->texture = render_window(w->window);
+}
+
+/* WINDOW drawn into a texture at the end of one of its frames (its frame clock's
+ * "after-paint"): every widget is allocated then. Snapshotting it between frames could
+ * meet a widget that something asynchronous (a file chooser loading its folder, a label
+ * set by a timeout) changed since the last layout, and GTK warns of a widget without an
+ * allocation. NULL if no frame came within a second. */
+static GdkTexture *render_after_frame(GtkWidget *window)
+{
+    GdkFrameClock *clock = gtk_widget_get_mapped(window) ? gtk_widget_get_frame_clock(window) : NULL;
+    if (!clock) return NULL;
+    shot_wait w = {window, NULL, FALSE};
+    gulong handler = g_signal_connect(clock, "after-paint", G_CALLBACK(shot_after_paint_cb), &w);
+    gtk_widget_queue_draw(window);
+    gint64 until = g_get_monotonic_time() + 1000 * 1000;
+    while (!w.taken && g_get_monotonic_time() < until)
+        if (!g_main_context_iteration(NULL, FALSE)) g_usleep(1000);
+    g_signal_handler_disconnect(clock, handler);
+    return w.texture;
+}
+
 GdkTexture *screenshot(SelfTest *t, GtkWidget *window, const char *name)
 {
     settle_frame(window);
-    GdkTexture *texture = render_window(window);
+    GdkTexture *texture = render_after_frame(window);
+    if (!texture) texture = render_window(window);
     /* A window that was just shown or resized may not be laid out yet: let the frame
      * clock run (this is a test; re-entering the main loop here is harmless). */
     for (int tries = 0; !texture && tries < 50; tries++) {
