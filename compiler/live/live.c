@@ -838,8 +838,10 @@ static void run_tight_pvs(al_live *live, live_input *in, const al_snapshot *port
          * unless a newer collision came from the cache meanwhile. */
         pthread_mutex_lock(&live->lock);
         al_snapshot *loaded = live->loaded;
-        if (loaded && loaded->generation <= s->generation) live->loaded = NULL;
-        else loaded = NULL;
+        if (loaded && loaded->generation <= s->generation)
+            live->loaded = NULL;
+        else
+            loaded = NULL;
         pthread_mutex_unlock(&live->lock);
         al_snapshot_release(loaded);
     }

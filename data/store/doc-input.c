@@ -189,8 +189,10 @@ static int32_t find_index(const id_index *t, int n, int64_t id)
     while (lo <= hi) {
         int mid = lo + (hi - lo) / 2;
         if (t[mid].id == id) return t[mid].index;
-        if (t[mid].id < id) lo = mid + 1;
-        else hi = mid - 1;
+        if (t[mid].id < id)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
     }
     return -1;
 }
@@ -240,10 +242,11 @@ static bool read_geometry(al_doc *doc, geometry *g)
         rows[i].first = total;
         total += rows[i].count;
     }
-    sqlite3_prepare_v2(doc->db,
-                       "SELECT f.brush, f.position, f.x0, f.y0, f.z0, f.x1, f.y1, f.z1, f.x2, f.y2, "
-                       "f.z2, f.material, " AL_DOC_TEXTURE_COLUMNS " FROM faces f",
-                       -1, &st, NULL);
+    sqlite3_prepare_v2(
+        doc->db,
+        "SELECT f.brush, f.position, f.x0, f.y0, f.z0, f.x1, f.y1, f.z1, f.x2, f.y2, "
+        "f.z2, f.material, " AL_DOC_TEXTURE_COLUMNS " FROM faces f",
+        -1, &st, NULL);
     while (sqlite3_step(st) == SQLITE_ROW) {
         int32_t i = find_index(by_id, n, sqlite3_column_int64(st, 0));
         if (i < 0 || rows[i].filled >= rows[i].count) continue;
@@ -261,8 +264,10 @@ static bool read_geometry(al_doc *doc, geometry *g)
                 fc->material = mid_i;
                 break;
             }
-            if (g->material_ids[mid_i] < mid) lo = mid_i + 1;
-            else hi = mid_i - 1;
+            if (g->material_ids[mid_i] < mid)
+                lo = mid_i + 1;
+            else
+                hi = mid_i - 1;
         }
     }
     sqlite3_finalize(st);
@@ -291,8 +296,11 @@ static bool read_geometry(al_doc *doc, geometry *g)
         /* Faces stay where they were placed; a brush that got fewer than counted (the rows
          * changed meanwhile, which the read transaction rules out) keeps only those. */
         int b = g->brush_count++;
-        g->brs[b] = (al_brush_desc){.entity = entity, .index = index_in_entity++,
-                                    .first_face = r->first, .face_count = r->filled, .line = -1};
+        g->brs[b] = (al_brush_desc){.entity = entity,
+                                    .index = index_in_entity++,
+                                    .first_face = r->first,
+                                    .face_count = r->filled,
+                                    .line = -1};
         g->brush_rows[b] = r->id;
         g->brush_order[b] = r->position;
     }
@@ -406,9 +414,16 @@ al_status al_doc_build_input(al_doc *doc, al_doc_input *out, al_diag_list *diags
 
     /* Brushes and faces, grouped by entity in the entities' order. */
     int b = -1, f = 0;
-    geometry g = {.entity_ids = entity_ids, .entities = e, .material_ids = material_ids,
-                  .materials = m, .brs = brs, .brush_rows = brush_rows,
-                  .brush_order = brush_order, .brushes = brushes, .fcs = fcs, .faces = faces};
+    geometry g = {.entity_ids = entity_ids,
+                  .entities = e,
+                  .material_ids = material_ids,
+                  .materials = m,
+                  .brs = brs,
+                  .brush_rows = brush_rows,
+                  .brush_order = brush_order,
+                  .brushes = brushes,
+                  .fcs = fcs,
+                  .faces = faces};
     if (!read_geometry(doc, &g)) {
         status = AL_ERR_NOMEM;
         goto done;

@@ -226,7 +226,8 @@ static void published_cb(void *user, al_stage stage, uint64_t generation)
     g_clear_pointer(&self->incoming, allium_snapshot_unref);
     self->incoming = snap;
     /* A light snapshot goes with its light: the engine's copy comes next. */
-    if (snap->stage == AL_STAGE_LIGHT && snap->rad) self->awaiting_light = snap->generation;
+    if (snap->stage == AL_STAGE_LIGHT && snap->rad)
+        self->awaiting_light = snap->generation;
     else {
         self->awaiting_light = 0;
         queue_delivery(self);

@@ -165,7 +165,8 @@ static void shot_after_paint_cb(GdkFrameClock *clock, shot_wait *w)
  * allocation. NULL if no frame came within a second. */
 static GdkTexture *render_after_frame(GtkWidget *window)
 {
-    GdkFrameClock *clock = gtk_widget_get_mapped(window) ? gtk_widget_get_frame_clock(window) : NULL;
+    GdkFrameClock *clock =
+        gtk_widget_get_mapped(window) ? gtk_widget_get_frame_clock(window) : NULL;
     if (!clock) return NULL;
     shot_wait w = {window, NULL, FALSE};
     gulong handler = g_signal_connect(clock, "after-paint", G_CALLBACK(shot_after_paint_cb), &w);

@@ -649,7 +649,8 @@ static void build_brush_job(void *context, int index, int worker)
     bool nomem = false;
     int64_t id = d->brush_ids ? d->brush_ids[b] : b;
     uint64_t key = d->brush_keys ? d->brush_keys[b] : 0;
-    j->scene->brushes[b] = build_brush(d, j->builders[worker], &j->polys[worker], b, id, key, &nomem);
+    j->scene->brushes[b] =
+        build_brush(d, j->builders[worker], &j->polys[worker], b, id, key, &nomem);
     if (nomem) __atomic_store_n(&j->failed, 1, __ATOMIC_RELAXED);
 }
 
@@ -690,7 +691,9 @@ static bool build_brushes(al_scene *s, const al_scene_desc *d)
     }
     free(table.slots);
     int threads = builds >= PARALLEL_BRUSHES ? al_cpu_count() : 1;
-    brush_builds job = {.scene = s, .desc = d, .todo = todo,
+    brush_builds job = {.scene = s,
+                        .desc = d,
+                        .todo = todo,
                         .builders = calloc((size_t) threads, sizeof *job.builders),
                         .polys = calloc((size_t) threads, sizeof *job.polys)};
     bool ok = job.builders && job.polys;

@@ -259,7 +259,7 @@ CHECK_TEST(turn_about_corner, "/doc/quarter-turn-about-a-corner-is-closed-form-a
         CHECK_MSG(exact, "the matrix about the corner is the closed form");
         int approximate = -1;
         al_doc_change ch = {0};
-        REQUIRE(al_doc_transform_brushes_locked(doc, &id, 1, (const double(*)[4]) m, &approximate,
+        REQUIRE(al_doc_transform_brushes_locked(doc, &id, 1, (const double (*)[4]) m, &approximate,
                                                 &ch) == AL_OK);
         al_doc_change_clear(&ch);
         double lo[3], hi[3];
@@ -269,7 +269,7 @@ CHECK_TEST(turn_about_corner, "/doc/quarter-turn-about-a-corner-is-closed-form-a
                   "%s: box %g %g %g .. %g %g %g, closed form 64 -32 0 .. 96 32 16",
                   valve ? "Valve" : "standard", lo[0], lo[1], lo[2], hi[0], hi[1], hi[2]);
         REQUIRE(export_faces(doc, after) == 6);
-        double d = lock_shift(before, after, (const double(*)[4]) m);
+        double d = lock_shift(before, after, (const double (*)[4]) m);
         CHECK_MSG(approximate == 0 && d < 1e-9, "%s: %d approximate, texture shift %g",
                   valve ? "Valve" : "standard", approximate, d);
         REQUIRE(al_doc_undo(doc, &ch) == AL_OK);
@@ -1820,14 +1820,15 @@ CHECK_TEST(input_order_oracle, "/doc/the-input-read-in-rows-order-equals-an-orde
     sqlite3 *db = NULL;
     REQUIRE(sqlite3_open(path, &db) == SQLITE_OK);
     /* Positions against the rows' order: reversed, and shuffled by a multiplier. */
-    REQUIRE(sqlite3_exec(db,
-                         "UPDATE brushes SET position = (id * 7919) % 1009;"
-                         "UPDATE faces SET position = -position * ((id % 3) + 1) + id % 5;"
-                         "UPDATE entities SET position = -position WHERE id != 0;"
-                         "PRAGMA foreign_keys = OFF;"
-                         "UPDATE brushes SET entity = 999999 WHERE id % 97 = 0;"
-                         "DELETE FROM faces WHERE brush = (SELECT min(id) FROM brushes WHERE id % 97 = 1);",
-                         NULL, NULL, NULL) == SQLITE_OK);
+    REQUIRE(sqlite3_exec(
+                db,
+                "UPDATE brushes SET position = (id * 7919) % 1009;"
+                "UPDATE faces SET position = -position * ((id % 3) + 1) + id % 5;"
+                "UPDATE entities SET position = -position WHERE id != 0;"
+                "PRAGMA foreign_keys = OFF;"
+                "UPDATE brushes SET entity = 999999 WHERE id % 97 = 0;"
+                "DELETE FROM faces WHERE brush = (SELECT min(id) FROM brushes WHERE id % 97 = 1);",
+                NULL, NULL, NULL) == SQLITE_OK);
     al_diag_list d = {0};
     REQUIRE(al_doc_open(path, AL_DOC_READ_ONLY, &doc, &d) == AL_OK);
     al_diag_list_clear(&d);
