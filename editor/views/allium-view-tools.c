@@ -873,6 +873,28 @@ static void update_rotate(AlliumView *self, const double point[3])
         preview(self, (const double(*)[4]) m);
 }
 
+/* Applies M to the selection as one undoable step named LABEL (untranslated), in place
+ * of the drag's preview. */
+static void commit_matrix(AlliumView *self, const double m[3][4], const char *label)
+{
+    self->previewing = FALSE; /* the edit replaces the preview */
+    guint nb, ne;
+    const gint64 *brushes = allium_selection_get_brushes(self->selection, &nb);
+    const gint64 *entities = allium_selection_get_entities(self->selection, &ne);
+    GError *error = NULL;
+    if (!allium_document_transform(self->document, brushes, nb, entities, ne, m, label, &error)) {
+        clear_guides(self);
+        allium_document_preview_end(self->document);
+        report_error(self, error);
+        return;
+    }
+    guint count;
+    const double (*guides)[3] = allium_selection_get_guides(self->selection, &count);
+    g_autoptr(GArray) points = g_array_new(FALSE, FALSE, sizeof(double[3]));
+    g_array_append_vals(points, guides, count);
+    publish_guides(self, points, allium_document_get_generation(self->document));
+}
+
 /* Turns the selection by the drag's angle: one undoable step. */
 static void commit_rotate(AlliumView *self)
 {
@@ -883,23 +905,7 @@ static void commit_rotate(AlliumView *self)
     }
     double m[3][4];
     al_doc_rotation_matrix(self->edit_axis, self->rotate_degrees, self->rotate_centre, m);
-    self->previewing = FALSE; /* the edit replaces the preview */
-    guint nb, ne;
-    const gint64 *brushes = allium_selection_get_brushes(self->selection, &nb);
-    const gint64 *entities = allium_selection_get_entities(self->selection, &ne);
-    GError *error = NULL;
-    if (!allium_document_transform(self->document, brushes, nb, entities, ne,
-                                   (const double(*)[4]) m, N_("Rotate selection"), &error)) {
-        clear_guides(self);
-        allium_document_preview_end(self->document);
-        report_error(self, error);
-        return;
-    }
-    guint count;
-    const double(*guides)[3] = allium_selection_get_guides(self->selection, &count);
-    g_autoptr(GArray) points = g_array_new(FALSE, FALSE, sizeof(double[3]));
-    g_array_append_vals(points, guides, count);
-    publish_guides(self, points, allium_document_get_generation(self->document));
+    commit_matrix(self, m, N_("Rotate selection"));
 }
 
 /* --- the shear drag ----------------------------------------------------------------- */
@@ -968,23 +974,7 @@ static void commit_shear(AlliumView *self)
     }
     double m[3][4];
     shear_matrix(self, m);
-    self->previewing = FALSE; /* the edit replaces the preview */
-    guint nb, ne;
-    const gint64 *brushes = allium_selection_get_brushes(self->selection, &nb);
-    const gint64 *entities = allium_selection_get_entities(self->selection, &ne);
-    GError *error = NULL;
-    if (!allium_document_transform(self->document, brushes, nb, entities, ne,
-                                   (const double(*)[4]) m, N_("Shear selection"), &error)) {
-        clear_guides(self);
-        allium_document_preview_end(self->document);
-        report_error(self, error);
-        return;
-    }
-    guint count;
-    const double(*guides)[3] = allium_selection_get_guides(self->selection, &count);
-    g_autoptr(GArray) points = g_array_new(FALSE, FALSE, sizeof(double[3]));
-    g_array_append_vals(points, guides, count);
-    publish_guides(self, points, allium_document_get_generation(self->document));
+    commit_matrix(self, m, N_("Shear selection"));
 }
 
 /* --- the test-box tool ----------------------------------------------------------------- */
