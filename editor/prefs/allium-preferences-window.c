@@ -17,7 +17,7 @@ struct _AlliumPreferencesWindow {
     GtkEntry *grid_sizes_entry;
     GtkEntry *texture_folders_entry;
     GtkEntry *engine_entry, *game_folder_entry, *game_mod_entry, *engine_arguments_entry,
-        *export_folder_entry, *prefab_folder_entry;
+        *export_folder_entry, *prefab_folder_entry, *entity_definitions_entry;
     GtkAdjustment *sensitivity_adjustment;
     GtkSwitch *invert_y_switch;
     GtkAdjustment *fly_speed_adjustment;
@@ -89,6 +89,8 @@ static void allium_preferences_window_class_init(AlliumPreferencesWindowClass *k
     gtk_widget_class_bind_template_child(widget_class, AlliumPreferencesWindow,
                                          prefab_folder_entry);
     gtk_widget_class_bind_template_child(widget_class, AlliumPreferencesWindow,
+                                         entity_definitions_entry);
+    gtk_widget_class_bind_template_child(widget_class, AlliumPreferencesWindow,
                                          sensitivity_adjustment);
     gtk_widget_class_bind_template_child(widget_class, AlliumPreferencesWindow, invert_y_switch);
     gtk_widget_class_bind_template_child(widget_class, AlliumPreferencesWindow, fly_speed_adjustment);
@@ -112,6 +114,8 @@ static void allium_preferences_window_init(AlliumPreferencesWindow *self)
     g_object_bind_property(prefs, "engine-arguments", self->engine_arguments_entry, "text", both);
     g_object_bind_property(prefs, "export-folder", self->export_folder_entry, "text", both);
     g_object_bind_property(prefs, "prefab-folder", self->prefab_folder_entry, "text", both);
+    g_object_bind_property(prefs, "entity-definitions", self->entity_definitions_entry, "text",
+                           both);
     g_object_bind_property(prefs, "mouse-sensitivity", self->sensitivity_adjustment, "value", both);
     g_object_bind_property(prefs, "invert-y", self->invert_y_switch, "active", both);
     g_object_bind_property(prefs, "fly-speed", self->fly_speed_adjustment, "value", both);

@@ -216,7 +216,8 @@ static void allium_preferences_get_property(GObject *object, guint prop_id, GVal
         g_value_set_boolean(value, self->texture_lock);
         break;
     case PROP_ENTITY_DEFINITIONS:
-        g_value_set_string(value, self->entity_definitions);
+        /* Empty, not NULL, when none is set: an entry bound to it cannot show NULL. */
+        g_value_set_string(value, self->entity_definitions ? self->entity_definitions : "");
         break;
     case PROP_TEXTURE_FOLDERS:
         g_value_set_string(value, self->texture_folders);

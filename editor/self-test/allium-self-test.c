@@ -1244,6 +1244,19 @@ static gboolean step_preferences(SelfTest *t)
         collect_widgets(GTK_WIDGET(t->dialog), GTK_TYPE_COLOR_BUTTON, buttons);
         check(t, buttons->len == 1 && gtk_widget_is_visible(buttons->pdata[0]),
               "the preferences show the background colour's button");
+        /* The entity definition files are a setting there: an entry shows the preference. */
+        AlliumPreferences *prefs = allium_preferences_get_default();
+        g_autofree char *before = NULL;
+        g_object_get(prefs, "entity-definitions", &before, NULL);
+        static const char *const files = "/tmp/self-test-a.fgd;/tmp/self-test-b.def";
+        g_object_set(prefs, "entity-definitions", files, NULL);
+        g_autoptr(GPtrArray) entries = g_ptr_array_new();
+        collect_widgets(GTK_WIDGET(t->dialog), GTK_TYPE_ENTRY, entries);
+        gboolean shown = FALSE;
+        for (guint i = 0; i < entries->len; i++)
+            shown = shown || g_strcmp0(gtk_editable_get_text(entries->pdata[i]), files) == 0;
+        check(t, shown, "the preferences show the entity definition files");
+        g_object_set(prefs, "entity-definitions", before ? before : "", NULL);
     }
     return step_dialog(t, "preferences", "10-preferences.png");
 }
