@@ -630,7 +630,7 @@ static bool copy_materials(al_scene *s, const al_input *in)
 typedef struct brush_builds {
     al_scene *scene;
     const al_scene_desc *desc;
-    const int32_t *todo; /* brush indices */
+    const int32_t *to_build; /* brush indices */
     al_face_builder **builders;
     al_face_polys *polys;
     int failed;
@@ -641,7 +641,7 @@ static void build_brush_job(void *context, int index, int worker)
     brush_builds *j = context;
     if (__atomic_load_n(&j->failed, __ATOMIC_RELAXED)) return;
     const al_scene_desc *d = j->desc;
-    int32_t b = j->todo[index];
+    int32_t b = j->to_build[index];
     if (!j->builders[worker] && !(j->builders[worker] = al_face_builder_create())) {
         __atomic_store_n(&j->failed, 1, __ATOMIC_RELAXED);
         return;
@@ -668,8 +668,8 @@ static bool build_brushes(al_scene *s, const al_scene_desc *d)
                              (size_t) s->brush_count * sizeof *d->brush_ids) == 0;
     if (keyed && !same_order && !mesh_table_build(&table, prev->brushes, prev->brush_count))
         return false;
-    int32_t *todo = malloc(((size_t) s->brush_count + 1) * sizeof *todo);
-    if (!todo) {
+    int32_t *to_build = malloc(((size_t) s->brush_count + 1) * sizeof *to_build);
+    if (!to_build) {
         free(table.slots);
         return false;
     }
@@ -686,14 +686,14 @@ static bool build_brushes(al_scene *s, const al_scene_desc *d)
             s->brushes[b] = al_mesh_ref(old);
             s->stats.meshes_kept++;
         } else {
-            todo[builds++] = b;
+            to_build[builds++] = b;
         }
     }
     free(table.slots);
     int threads = builds >= PARALLEL_BRUSHES ? al_cpu_count() : 1;
     brush_builds job = {.scene = s,
                         .desc = d,
-                        .todo = todo,
+                        .to_build = to_build,
                         .builders = calloc((size_t) threads, sizeof *job.builders),
                         .polys = calloc((size_t) threads, sizeof *job.polys)};
     bool ok = job.builders && job.polys;
@@ -705,7 +705,7 @@ static bool build_brushes(al_scene *s, const al_scene_desc *d)
     for (int w = 0; w < threads && job.polys; w++) al_face_polys_free(&job.polys[w]);
     free(job.builders);
     free(job.polys);
-    free(todo);
+    free(to_build);
     s->stats.meshes_built += builds;
     for (int32_t b = 0; b < s->brush_count; b++) {
         al_mesh *m = s->brushes[b];
