@@ -297,6 +297,29 @@ static bool pick_finish(const al_scene *s, const double origin[3], const double 
     return true;
 }
 
+bool al_scene_bvh_mark(const al_scene *s,
+                       bool (*outside)(const void *context, const double mins[3],
+                                       const double maxs[3]),
+                       const void *context, uint32_t *stamp, uint32_t mark)
+{
+    const al_scene_bvh *tree = s->bvh;
+    if (!tree || tree->count <= 0) return false;
+    int32_t stack[2 * AL_BVH_DEPTH + 2];
+    int top = 0;
+    stack[top++] = 0;
+    while (top > 0) {
+        const al_scene_bvh_node *n = &tree->nodes[stack[--top]];
+        if (outside(context, n->mins, n->maxs)) continue;
+        if (n->count > 0) {
+            for (int32_t i = n->first; i < n->first + n->count; i++) stamp[tree->items[i]] = mark;
+            continue;
+        }
+        stack[top++] = n->first;
+        stack[top++] = n->first + 1;
+    }
+    return true;
+}
+
 bool al_scene_pick(const al_scene *s, const double origin[3], const double dir[3],
                    unsigned flags, al_pick *out)
 {

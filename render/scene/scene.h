@@ -128,6 +128,15 @@ int al_scene_face_index(const al_scene *scene, int brush, int face, const al_mes
 bool al_scene_bvh_build(al_scene *scene, const al_scene *previous);
 void al_scene_bvh_release(al_scene_bvh *bvh);
 
+/* Marks STAMP[b] = MARK for the brushes b of every leaf of the tree whose box OUTSIDE
+ * (called with CONTEXT) does not rule out, walking down only from boxes it does not rule
+ * out: a brush left unmarked lies in a box OUTSIDE ruled out. False (nothing marked) if
+ * the scene has no tree. */
+bool al_scene_bvh_mark(const al_scene *scene,
+                       bool (*outside)(const void *context, const double mins[3],
+                                       const double maxs[3]),
+                       const void *context, uint32_t *stamp, uint32_t mark);
+
 /* al_scene_pick_visible without the tree: every brush in input order (the tests'
  * reference). */
 bool al_scene_pick_scan(const al_scene *scene, const double origin[3], const double dir[3],

@@ -135,8 +135,52 @@ static void check_tree_equals_scan(loaded *l, const double (*rays)[6], int count
                1e9 * scan_s / picks);
 }
 
+static bool box_apart(const void *context, const double mn[3], const double mx[3])
+{
+    const double *q = context; /* mins, then maxs */
+    for (int k = 0; k < 3; k++)
+        if (mx[k] < q[k] || mn[k] > q[3 + k]) return true;
+    return false;
+}
+
+/* The tree's marking of the brushes a box may touch (what the renderer's frustum culling
+ * walks) against every brush's own box: a brush whose box meets the query box is always
+ * marked; notes how many the tree marked beyond those. */
+static void check_marks(loaded *l, int queries, unsigned seed)
+{
+    double mn[3], mx[3];
+    REQUIRE(al_scene_bounds(l->scene, mn, mx));
+    int n = l->scene->brush_count;
+    uint32_t *stamp = calloc((size_t) n + 1, sizeof *stamp);
+    REQUIRE(stamp != NULL);
+    long missed = 0, meeting = 0, extra = 0;
+    for (int q = 0; q < queries; q++) {
+        double box[6];
+        for (int k = 0; k < 3; k++) {
+            double a = mn[k] + (mx[k] - mn[k]) * (rand_r(&seed) / (double) RAND_MAX);
+            double size = (mx[k] - mn[k]) * (rand_r(&seed) / (double) RAND_MAX) * 0.3;
+            box[k] = a, box[3 + k] = a + size;
+        }
+        REQUIRE(al_scene_bvh_mark(l->scene, box_apart, box, stamp, (uint32_t) q + 1));
+        for (int b = 0; b < n; b++) {
+            const al_mesh *m = l->scene->brushes[b];
+            bool marked = stamp[b] == (uint32_t) q + 1;
+            bool meets = m && !box_apart(box, m->mins, m->maxs);
+            meeting += meets;
+            missed += meets && !marked;
+            extra += marked && !meets;
+        }
+    }
+    CHECK_MSG(missed == 0, "%ld brushes meeting a query box were not marked", missed);
+    CHECK(meeting > 0);
+    check_note("%d query boxes: %ld brushes met them, the tree marked %ld more", queries,
+               meeting, extra);
+    free(stamp);
+}
+
 static void check_picks(loaded *l, int rays, unsigned seed)
 {
+    check_marks(l, 200, seed);
     double mn[3], mx[3];
     REQUIRE(al_scene_bounds(l->scene, mn, mx));
     int hits = 0, mismatches = 0;
