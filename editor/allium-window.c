@@ -310,7 +310,9 @@ static void document_lit_cb(AlliumDocument *document, AlliumWindow *self)
 
 static void document_changed_cb(AlliumDocument *document, AlliumWindow *self)
 {
-    allium_window_refresh_marks(self);
+    /* Reading every brush's marks and the layers takes milliseconds on a big map: not
+     * for a move or a texture edit. */
+    if (allium_document_change_touches_marks(document)) allium_window_refresh_marks(self);
     allium_window_update_actions(self);
     int approximate = allium_document_get_lock_approximate(document);
     if (approximate > 0) {

@@ -65,6 +65,10 @@ typedef struct al_doc_change {
     int brush_count;
     bool settings; /* map settings or hulls changed */
     bool materials;
+    /* Brushes added, deleted, moved to another entity or marked (hidden, locked), or
+     * entities changed: what the marks and the layers are read from. A change without it
+     * (a move, a resize, a texture edit) leaves them as they were. */
+    bool marks;
 } al_doc_change;
 
 void al_doc_change_clear(al_doc_change *change);

@@ -90,6 +90,27 @@ static al_status begin_step(al_doc *doc, const char *label)
 }
 
 /* Ends recording: forgets a step that recorded nothing, trims the history. */
+/* Whether journal step STEP changed what the marks and the layers are read from (see
+ * al_doc_change.marks): notes it in the pending change. */
+static al_status note_marks(al_doc *doc, int64_t step)
+{
+    static const char *sql =
+        "SELECT EXISTS (SELECT 1 FROM journal j WHERE j.step = ?1 AND (j.tbl = ?2 OR "
+        "(j.tbl = ?3 AND (j.op != 1 OR EXISTS (SELECT 1 FROM jimg_brushes a, jimg_brushes b "
+        "WHERE a.jid = j.id AND a.which = 0 AND b.jid = j.id AND b.which = 1 AND "
+        "(a.entity IS NOT b.entity OR a.state IS NOT b.state))))))";
+    if (doc->pending.marks) return AL_OK;
+    sqlite3_stmt *st = al_doc_prepare(doc, sql);
+    if (!st) return AL_ERR_IO;
+    sqlite3_bind_int64(st, 1, step);
+    sqlite3_bind_int(st, 2, al_doc_table_index("entities"));
+    sqlite3_bind_int(st, 3, al_doc_table_index("brushes"));
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) doc->pending.marks = sqlite3_column_int(st, 0) != 0;
+    sqlite3_reset(st);
+    return rc == SQLITE_ROW ? AL_OK : AL_ERR_IO;
+}
+
 static al_status end_step(al_doc *doc)
 {
     static const char *stop = "UPDATE journal_state SET step = 0 WHERE id = 1";
@@ -97,6 +118,7 @@ static al_status end_step(al_doc *doc)
         "DELETE FROM steps WHERE id = ?1 AND NOT EXISTS (SELECT 1 FROM journal WHERE step = ?1)";
     static const char *trim = "DELETE FROM steps WHERE id <= (SELECT id FROM steps WHERE done = 1 "
                               "ORDER BY id DESC LIMIT 1 OFFSET ?)";
+    if (note_marks(doc, doc->step) != AL_OK) return AL_ERR_IO;
     sqlite3_stmt *st = al_doc_prepare(doc, stop);
     if (!st || sqlite3_step(st) != SQLITE_DONE) return AL_ERR_IO;
     st = al_doc_prepare(doc, empty);
@@ -255,6 +277,10 @@ static al_status apply_step(al_doc *doc, int64_t step, bool undo)
     }
     sqlite3_reset(st);
     if (rc != SQLITE_DONE) {
+        free(records);
+        return AL_ERR_IO;
+    }
+    if (note_marks(doc, step) != AL_OK) {
         free(records);
         return AL_ERR_IO;
     }

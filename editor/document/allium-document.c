@@ -77,6 +77,7 @@ struct _AlliumDocument {
     gint64 handed_us;          /* when it was handed over (monotonic) */
     GArray *preview_brushes, *preview_entities; /* gint64 rows the preview shows moved */
     int lock_approximate; /* faces the last move or transform's texture lock approximated */
+    gboolean change_marks; /* FALSE while "changed" tells of an edit that left the marks */
 
     /* the mailbox from the engine's thread, under LOCK */
     GMutex lock;
@@ -538,7 +539,9 @@ static void contents_changed(AlliumDocument *self, al_doc_change *change)
     hand_over(self, change);
     g_object_notify_by_pspec(G_OBJECT(self), properties[PROP_CAN_UNDO]);
     g_object_notify_by_pspec(G_OBJECT(self), properties[PROP_CAN_REDO]);
+    self->change_marks = change->marks;
     g_signal_emit(self, signals[SIGNAL_CHANGED], 0);
+    self->change_marks = TRUE;
     g_object_notify_by_pspec(G_OBJECT(self), properties[PROP_COMPILING]);
 }
 
@@ -707,6 +710,7 @@ static void allium_document_class_init(AlliumDocumentClass *klass)
 
 static void allium_document_init(AlliumDocument *self)
 {
+    self->change_marks = TRUE;
     self->residuals = g_array_new(FALSE, FALSE, sizeof(AlliumResidualPoint));
     self->preview_brushes = g_array_new(FALSE, FALSE, sizeof(gint64));
     self->preview_entities = g_array_new(FALSE, FALSE, sizeof(gint64));
@@ -1191,6 +1195,12 @@ int allium_document_get_lock_approximate(AlliumDocument *self)
 {
     g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), 0);
     return self->lock_approximate;
+}
+
+gboolean allium_document_change_touches_marks(AlliumDocument *self)
+{
+    g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), TRUE);
+    return self->change_marks;
 }
 
 gboolean allium_document_move(AlliumDocument *self, const gint64 *brushes, guint brush_count,

@@ -200,6 +200,12 @@ gboolean allium_document_transform(AlliumDocument *self, const gint64 *brushes,
  * face's axial plane, so a turn that takes them out of it drifts (Valve 220 is exact). */
 int allium_document_get_lock_approximate(AlliumDocument *self);
 
+/* Inside a "changed" handler: whether the edit may have changed what the hidden and locked
+ * marks and the layers are read from (brushes added, deleted, moved between entities or
+ * marked, or entities changed); FALSE for edits of brushes' shapes and textures only, so
+ * that those need not read them again. TRUE outside a handler. */
+gboolean allium_document_change_touches_marks(AlliumDocument *self);
+
 /* Moves the corners at FROM of BRUSHES by DELTA, rebuilding each brush that has one there
  * (al_doc_move_vertices): one undoable step, refused as a whole (ERROR says why) when a
  * brush would not stay convex and solid. */

@@ -119,9 +119,9 @@ static void refill(AlliumLayersPanel *self)
 
 static void document_changed_cb(AlliumDocument *document, AlliumLayersPanel *self)
 {
-    (void) document;
     report(self, NULL);
-    refill(self);
+    /* The layers and their counts change only with what the marks are read from. */
+    if (allium_document_change_touches_marks(document)) refill(self);
 }
 
 static void row_selected_cb(GtkListBox *list, GtkListBoxRow *row, AlliumLayersPanel *self)

@@ -872,6 +872,42 @@ static bool report_matches(const brush_box *a, int na, const brush_box *b, int n
     return true;
 }
 
+/* What the marks and the layers are read from (al_doc_change.marks): every entity row
+ * with its brushes, and every brush's state, as text. */
+static char *marks_of(al_doc *doc)
+{
+    char *text = NULL;
+    size_t size = 0;
+    FILE *f = open_memstream(&text, &size);
+    al_doc_entity_row *rows = NULL;
+    int count = 0;
+    if (!f || al_doc_list_entities(doc, &rows, &count) != AL_OK) {
+        if (f) fclose(f);
+        free(text);
+        return NULL;
+    }
+    for (int e = 0; e < count; e++) {
+        fprintf(f, "%lld %s %s %u:", (long long) rows[e].id, rows[e].classname,
+                rows[e].properties, rows[e].state);
+        int64_t *ids = NULL;
+        int n = 0;
+        if (al_doc_list_brushes(doc, rows[e].id, &ids, &n) == AL_OK)
+            for (int b = 0; b < n; b++) fprintf(f, " %lld", (long long) ids[b]);
+        free(ids);
+        fputc('\n', f);
+    }
+    al_doc_entity_rows_free(rows, count);
+    int64_t *ids = NULL;
+    unsigned *states = NULL;
+    int n = 0;
+    if (al_doc_brush_states(doc, &ids, &states, &n) == AL_OK)
+        for (int b = 0; b < n; b++) fprintf(f, "%lld=%u ", (long long) ids[b], states[b]);
+    free(ids);
+    free(states);
+    fclose(f);
+    return text;
+}
+
 CHECK_TEST(change_oracle, "/doc/every-edit-undo-and-redo-reports-exactly-the-brushes-it-changed")
 {
     al_doc *doc = new_doc("change-oracle.allium");
@@ -880,10 +916,13 @@ CHECK_TEST(change_oracle, "/doc/every-edit-undo-and-redo-reports-exactly-the-bru
     REQUIRE(al_doc_add_entity(doc, "func_door", "{\"targetname\": \"d\"}", &door, NULL, NULL) ==
             AL_OK);
     uint64_t s = 11;
-    int checked = 0;
+    int checked = 0, marks_told = 0, shapes_only = 0;
     for (int i = 0; i < 150; i++) {
         s = s * 6364136223846793005ull + 1442695040888963407ull;
         int kind = (int) (s >> 59) % 15;
+        if (i % 10 == 9) kind = 15; /* a mark now and then */
+        char *marks_before = marks_of(doc);
+        REQUIRE(marks_before != NULL);
         brush_box *before, *after;
         int nbefore = boxes_of(doc, &before);
         REQUIRE(nbefore >= 0);
@@ -928,6 +967,12 @@ CHECK_TEST(change_oracle, "/doc/every-edit-undo-and-redo-reports-exactly-the-bru
         } else if (kind == 14) {
             int64_t pair[2] = {pick, ids[(s >> 30) % (uint64_t) count]};
             st = al_doc_merge_brushes(doc, pair, 2, NULL, &change, NULL);
+        } else if (kind == 15) {
+            unsigned bits = (s >> 30) % 2 ? AL_DOC_STATE_HIDDEN : AL_DOC_STATE_LOCKED;
+            st = (s >> 31) % 2 ? al_doc_set_state(doc, &pick, 1, NULL, 0, bits, bits, "Mark", &change,
+                                                  NULL)
+                               : al_doc_set_state(doc, NULL, 0, &door, 1, bits,
+                                                  (s >> 32) % 2 ? bits : 0, "Mark", &change, NULL);
         } else {
             /* A group: move the door and add a brush to the world, one step. */
             REQUIRE(al_doc_begin_group(doc, "move and add") == AL_OK);
@@ -945,12 +990,27 @@ CHECK_TEST(change_oracle, "/doc/every-edit-undo-and-redo-reports-exactly-the-bru
             CHECK(report_matches(before, nbefore, after, nafter, &change, i));
             checked++;
             free(after);
+            /* A change of what the marks are read from is told; a move or a resize (of
+             * brushes that exist) tells none. */
+            char *marks_after = marks_of(doc);
+            REQUIRE(marks_after != NULL);
+            bool differ = strcmp(marks_before, marks_after) != 0;
+            CHECK_MSG(!differ || change.marks, "step %d (kind %d): the marks' sources changed "
+                      "untold", i, kind);
+            if ((kind == 3 || kind == 4) && count >= 3) {
+                CHECK_MSG(!change.marks, "step %d: a move or resize told of marks", i);
+                shapes_only++;
+            }
+            marks_told += change.marks;
+            free(marks_after);
         }
+        free(marks_before);
         free(before);
         al_doc_change_clear(&change);
     }
-    check_note("%d edits, undos and redos checked against the brush table", checked);
-    CHECK(checked > 100);
+    check_note("%d edits, undos and redos checked against the brush table; %d told of marks, "
+               "%d moves and resizes did not", checked, marks_told, shapes_only);
+    CHECK(checked > 100 && marks_told > 10 && shapes_only > 5);
     al_doc_close(doc);
 }
 
