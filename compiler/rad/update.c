@@ -685,6 +685,44 @@ static bool occlusion_changed(const al_rad *rad, const al_rad *base, int32_t j, 
     return now != before;
 }
 
+/* The lights shot that may reach some luxel of face F, into NEAR (room for every light),
+ * in their order; how many. A point light whose range ends short of the box around the
+ * face's sample points gives none of them anything (as the solver's light_job finds), so
+ * a luxel's sum over these is its sum over every light shot, to the last bit. */
+static int32_t lights_near_face(const al_rad *rad, const rad_face *f, int32_t *near)
+{
+    double lo[3], hi[3];
+    al_bounds_clear(lo, hi);
+    for (int32_t s = f->first_slot; s < f->first_slot + f->w * f->h; s++) {
+        if (rad->slots[s] < 0) continue;
+        rad_point p;
+        al_rad_luxel_point(rad, rad->slots[s], &p);
+        al_bounds_add(p.x, lo, hi);
+    }
+    int32_t n = 0;
+    for (int32_t m = 0; m < rad->light_count; m++)
+        if (rad->light_shot[m] && !out_of_reach(&rad->lights[m], lo, hi)) near[n++] = m;
+    return n;
+}
+
+/* Luxel J's direct light anew from the lights NEAR[0, COUNT), or (NEAR NULL: out of
+ * memory for the list) from every light shot; the rays cast. */
+static int64_t relight(const light_pass *lp, int32_t j, const int32_t *near, int32_t count)
+{
+    al_rad *rad = lp->rad;
+    int64_t rays = 0;
+    float sum[3] = {0, 0, 0}, add[3];
+    int32_t tried = near ? count : rad->light_count;
+    for (int32_t i = 0; i < tried; i++) {
+        int32_t m = near ? near[i] : i;
+        if (!rad->light_shot[m]) continue;
+        rays += al_rad_light_at(rad, &rad->lights[m], lp->rows[m], j, lp->extent, add);
+        for (int c = 0; c < 3; c++) sum[c] += add[c];
+    }
+    for (int c = 0; c < 3; c++) rad->direct[j][c] = sum[c];
+    return rays;
+}
+
 static void direct_job(void *context, int index, int worker)
 {
     light_pass *lp = context;
@@ -695,19 +733,19 @@ static void direct_job(void *context, int index, int worker)
     int32_t fb = lp->face_base[index];
     int64_t rays = 0;
     float add[3], old[3];
+    /* Lights near the face, for luxels lit anew (found when the first needs them). */
+    int32_t *near = NULL, near_count = -1;
     if (fb < 0) {
-        /* A new face: the direct light of every light already shot. */
+        /* A new face: the direct light of every light already shot (that reaches it). A
+         * map that leaks keeps the faces toward the void: thousands at once. */
+        near = malloc(((size_t) rad->light_count + 1) * sizeof *near);
+        if (near) near_count = lights_near_face(rad, f, near);
         for (int32_t s = f->first_slot; s < f->first_slot + f->w * f->h; s++) {
             int32_t j = rad->slots[s];
             if (j < 0) continue;
-            float sum[3] = {0, 0, 0};
-            for (int32_t m = 0; m < rad->light_count; m++) {
-                if (!rad->light_shot[m]) continue;
-                rays += al_rad_light_at(rad, &rad->lights[m], lp->rows[m], j, lp->extent, add);
-                for (int c = 0; c < 3; c++) sum[c] += add[c];
-            }
-            for (int c = 0; c < 3; c++) rad->direct[j][c] = sum[c];
+            rays += relight(lp, j, near, near_count);
         }
+        free(near);
         lp->rays[worker] += rays;
         return;
     }
@@ -719,14 +757,11 @@ static void direct_job(void *context, int index, int worker)
         int32_t j = rad->slots[f->first_slot + s];
         if (j < 0 || !occlusion_changed(rad, base, j, base->slots[f0->first_slot + s])) continue;
         relit_any = true;
-        float sum[3] = {0, 0, 0};
-        for (int32_t m = 0; m < rad->light_count; m++) {
-            if (!rad->light_shot[m]) continue;
-            rays += al_rad_light_at(rad, &rad->lights[m], lp->rows[m], j, lp->extent, add);
-            for (int c = 0; c < 3; c++) sum[c] += add[c];
-        }
-        for (int c = 0; c < 3; c++) rad->direct[j][c] = sum[c];
+        if (near_count < 0 && (near = malloc(((size_t) rad->light_count + 1) * sizeof *near)))
+            near_count = lights_near_face(rad, f, near);
+        rays += relight(lp, j, near, near_count);
     }
+    free(near);
     double lo[3], hi[3];
     face_box(rad, f, lo, hi);
     for (int32_t i = 0; i < lp->relevant_count; i++) {
