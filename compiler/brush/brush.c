@@ -28,6 +28,13 @@ al_entity_role al_entity_role_of(const char *classname)
     return AL_ROLE_MODEL;
 }
 
+bool al_entity_in_world(const char *classname)
+{
+    al_entity_role role = al_entity_role_of(classname);
+    return role == AL_ROLE_WORLD || role == AL_ROLE_DETAIL ||
+           (classname && strcmp(classname, "func_detail_illusionary") == 0);
+}
+
 int al_default_hulls(const al_hull_desc **hulls)
 {
     static const al_hull_desc defaults[] = {

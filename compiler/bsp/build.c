@@ -38,6 +38,7 @@ void al_build_scratch_free(al_build_scratch *s)
     free(s->evals);
     free(s->sorted);
     free(s->flat);
+    free(s->hints);
     memset(s, 0, sizeof *s);
 }
 

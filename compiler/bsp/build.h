@@ -60,6 +60,8 @@ typedef struct al_build_scratch {
     double *sorted; /* 6 arrays of sorted_capacity: lo and hi per axis */
     struct al_split_flat *flat; /* 3 arrays of sorted_capacity */
     int sorted_capacity;
+    int *hints; /* the candidate hint faces of a node (split.c) */
+    int hint_capacity;
 } al_build_scratch;
 
 void al_build_scratch_free(al_build_scratch *s);

@@ -163,7 +163,8 @@ int al_csg_hint_faces(al_arena *arena, al_brush *const *hints, int count, const 
             al_winding *w;
             if (clip_to_box(arena, a->sides[s].winding, normals, dists, &w) < 0) return -1;
             if (!w) continue;
-            al_bsp_poly poly = {.winding = w, .plane = a->sides[s].plane, .candidate = true};
+            al_bsp_poly poly = {
+                .winding = w, .plane = a->sides[s].plane, .candidate = true, .hint = true};
             al_winding_bounds(w, poly.mins, poly.maxs);
             if (!al_poly_vec_push(out, &poly)) return -1;
         }

@@ -11,6 +11,7 @@ typedef struct al_bsp_poly {
     int plane;           /* plane table index; the normal points out of the solid */
     int hull;            /* the hull whose boundary this polygon is part of */
     bool candidate;      /* its plane has not split an ancestor yet */
+    bool hint;           /* a hint face: no plane but a hint face's may cut it (split.c) */
     double mins[3], maxs[3];
 } al_bsp_poly;
 

@@ -1,4 +1,5 @@
-/* Split plane choice: the thesis's CHOOSE-DIVIDING-POLYGON with axial preference.
+/* Split plane choice: the thesis's CHOOSE-DIVIDING-POLYGON with axial preference, and hint
+ * faces split on before any other plane crosses them.
  *
  * Workload: for a node of n polygons with k distinct candidate planes the cost is O(k * n)
  * box tests; polygons are tested point by point only when their box straddles a non-axial
@@ -256,17 +257,55 @@ static void count_direct(const al_plane_table *planes, const al_bsp_poly *polys,
     }
 }
 
+/* Whether the canonical plane PLANE is that of one of the hint faces HINTS[0..N). */
+static bool is_hint_plane(const al_bsp_poly *polys, const int *hints, int n, int plane)
+{
+    for (int i = 0; i < n; i++)
+        if ((polys[hints[i]].plane >> 1) == (plane >> 1)) return true;
+    return false;
+}
+
+/* Marks E as cutting a hint face when its plane is no hint face's and would split one of
+ * HINTS[0..N) (the candidate hint faces of the node). Quake's compilers never split a hint
+ * face but with a hint (ericw-tools qbsp, both its Quake 1 and its Quake 2 split choice):
+ * so a hint face is split on while it is whole, and its plane cuts the planes that cross
+ * it, not the other way round; the designer's portal lies where the hint face does. */
+static void mark_hint_cut(const al_plane_table *planes, const al_bsp_poly *polys, const int *hints,
+                          int n, al_split_eval *e)
+{
+    e->cuts_hint = false;
+    if (n == 0 || is_hint_plane(polys, hints, n, e->plane)) return;
+    for (int i = 0; i < n && !e->cuts_hint; i++)
+        e->cuts_hint = al_split_classify(planes, e->plane, &polys[hints[i]]) == AL_POLY_SPANNING;
+}
+
 int al_split_choose(al_build_scratch *scratch, const al_plane_table *planes,
                     const al_bsp_poly *polys, int count, al_build_stats *stats)
 {
-    /* Distinct candidate planes, by canonical index; axial ones first. */
+    /* Distinct candidate planes, by canonical index; axial ones first. The candidate hint
+     * faces are listed in HINTS (a vis tree has some; a collision tree none). */
     if (++scratch->stamp_value == 0) {
         for (int i = 0; i < scratch->stamp_size; i++) scratch->stamp[i] = 0;
         scratch->stamp_value = 1;
     }
-    int k = 0;
+    int k = 0, hint_count = 0;
+    int *hints = NULL;
     for (int i = 0; i < count; i++) {
         if (!polys[i].candidate) continue;
+        if (polys[i].hint) {
+            if (hint_count == scratch->hint_capacity) {
+                int capacity = hint_count ? 2 * hint_count : 64;
+                int *grown = realloc(scratch->hints, (size_t) capacity * sizeof *grown);
+                if (grown) {
+                    scratch->hints = grown;
+                    scratch->hint_capacity = capacity;
+                }
+            }
+            if (hint_count < scratch->hint_capacity) { /* else: memory ran out */
+                scratch->hints[hint_count++] = i;
+                hints = scratch->hints;
+            }
+        }
         int key = polys[i].plane >> 1;
         if (scratch->stamp[key] == scratch->stamp_value) continue;
         scratch->stamp[key] = scratch->stamp_value;
@@ -282,11 +321,20 @@ int al_split_choose(al_build_scratch *scratch, const al_plane_table *planes,
         scratch->candidates[k++] = key << 1;
     }
     if (k == 0) return -1;
+    /* Axial candidates first, then the non-axial hint planes (always evaluated), then the
+     * rest. */
     int axial = 0;
     for (int c = 0; c < k; c++)
         if (planes->planes[scratch->candidates[c]].type < AL_PLANE_ANY) {
             int t = scratch->candidates[axial];
             scratch->candidates[axial++] = scratch->candidates[c];
+            scratch->candidates[c] = t;
+        }
+    int hinted = axial;
+    for (int c = axial; c < k && hint_count > 0; c++)
+        if (is_hint_plane(polys, hints, hint_count, scratch->candidates[c])) {
+            int t = scratch->candidates[hinted];
+            scratch->candidates[hinted++] = scratch->candidates[c];
             scratch->candidates[c] = t;
         }
 
@@ -304,17 +352,31 @@ int al_split_choose(al_build_scratch *scratch, const al_plane_table *planes,
         if (sorted) count_axial(&axes[pl->type], count, pl->dist, e);
         else count_axial_direct(planes, polys, count, pl->type, pl->dist, e);
     }
-    /* Non-axial candidates: an evenly spaced sample. */
-    int others = k - axial;
+    /* Non-axial candidates: the hint planes, and an evenly spaced sample of the others. */
+    for (int c = axial; c < hinted; c++) {
+        al_split_eval *e = &scratch->evals[m++];
+        e->plane = scratch->candidates[c];
+        e->axial = false;
+        count_direct(planes, polys, count, e);
+    }
+    int others = k - hinted;
     int cap = scratch->max_candidates > 0 ? scratch->max_candidates : AL_SPLIT_MAX_CANDIDATES;
     int step = others > cap ? (others + cap - 1) / cap : 1;
-    for (int c = axial; c < k; c += step) {
+    for (int c = hinted; c < k; c += step) {
         al_split_eval *e = &scratch->evals[m++];
         e->plane = scratch->candidates[c];
         e->axial = false;
         count_direct(planes, polys, count, e);
     }
     stats->candidates_evaluated += m;
+    /* A hint face's plane is always left (unless memory ran out while listing them). */
+    int eligible = 0;
+    for (int i = 0; i < m; i++) {
+        mark_hint_cut(planes, polys, hints, hint_count, &scratch->evals[i]);
+        eligible += !scratch->evals[i].cuts_hint;
+    }
+    if (eligible == 0)
+        for (int i = 0; i < m; i++) scratch->evals[i].cuts_hint = false;
 
     /* Thesis loop: accept the fewest splits among planes whose balance beats min_relation;
      * relax min_relation until one does. When it falls below 1/count no balance can be
@@ -325,6 +387,7 @@ int al_split_choose(al_build_scratch *scratch, const al_plane_table *planes,
         const al_split_eval *best = NULL;
         double best_rel = 0;
         for (int i = 0; i < m; i++) {
+            if (scratch->evals[i].cuts_hint) continue;
             double rel = relation(&scratch->evals[i]);
             if (!last && !(rel > min_relation)) continue;
             if (better(&scratch->evals[i], rel, best, best_rel)) {

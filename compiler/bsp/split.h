@@ -8,6 +8,7 @@ typedef struct al_split_eval {
     int plane; /* canonical plane index */
     int front, back, spanning;
     bool axial;
+    bool cuts_hint; /* not a hint face's plane, and it would cut a hint face */
 } al_split_eval;
 
 /* How a polygon lies against a canonical split plane. A polygon in the plane's on-plane
@@ -27,7 +28,9 @@ enum {
 /* Classifies P against the plane PLANE_INDEX with the bounding box first, then the points. */
 int al_split_classify(const al_plane_table *planes, int plane_index, const al_bsp_poly *p);
 
-/* The canonical plane to split POLYS on, or -1 when no polygon is a candidate. */
+/* The canonical plane to split POLYS on, or -1 when no polygon is a candidate. A plane that
+ * would cut a candidate hint face is not chosen unless it is itself a hint face's plane
+ * (Quake's compilers' rule: a hint face is split on before any other plane crosses it). */
 int al_split_choose(al_build_scratch *scratch, const al_plane_table *planes,
                     const al_bsp_poly *polys, int count, al_build_stats *stats);
 

@@ -12,6 +12,7 @@
 #ifndef AL_INPUT_H
 #define AL_INPUT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #define AL_MAX_HULLS     32 /* hull solidity is one bit of a uint32_t per leaf */
@@ -119,5 +120,10 @@ typedef enum al_entity_role {
 } al_entity_role;
 
 al_entity_role al_entity_role_of(const char *classname);
+
+/* True for the brush entities whose brushes Quake's compilers merge into the world
+ * (func_group, func_detail, func_detail_wall, func_detail_fence, func_detail_illusionary):
+ * their hint brushes split the world's vis tree. */
+bool al_entity_in_world(const char *classname);
 
 #endif

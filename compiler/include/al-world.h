@@ -117,7 +117,7 @@ al_status al_world_load(const void *data, size_t size, al_world **out, al_diag_l
 
 /* The layout version al_world_save writes into its header (al_world_load refuses others):
  * for tools that make such bytes, as the world-loading fuzz target does. */
-#define AL_WORLD_BYTES_VERSION 7u
+#define AL_WORLD_BYTES_VERSION 8u
 
 /* Names the compiler's output format, for cache keys: a new layout or a change to what the
  * compiler builds must change it. */

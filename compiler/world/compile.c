@@ -1001,15 +1001,19 @@ static al_status build_brushes(compile_state *c)
                     "worldspawn key \"_allium_opaque_liquids\" is \"%s\", not 0 or 1; liquids "
                     "stay transparent",
                     opaque);
-    /* The hint brushes: the world's and its func_groups' (structural world geometry; qbsp
-     * splits on hint in the world alone). */
+    /* The hint brushes that split the world's vis tree: those of the world and of the
+     * entities whose brushes Quake's compilers merge into it (func_group, and func_detail of
+     * every kind: qbsp gives a hint brush empty, structural contents before it looks at
+     * detail, so a hint in a func_detail splits like one in the world). A hint brush of
+     * any other brush entity splits only that entity's own model, which has no portals: it
+     * does nothing here. */
     w->hints = malloc((size_t) (c->valid_count + 1) * sizeof *w->hints);
     if (!w->hints) return AL_ERR_NOMEM;
     for (int i = 0; i < c->valid_count; i++) {
         al_brush *b = c->valid[i];
         const char *classname = input->entities[b->entity].classname;
-        al_entity_role role = b->entity == 0 ? AL_ROLE_WORLD : al_entity_role_of(classname);
-        if (role == AL_ROLE_WORLD && (b->material_flags & AL_MATERIAL_HINT))
+        if ((b->material_flags & AL_MATERIAL_HINT) &&
+            (b->entity == 0 || al_entity_in_world(classname)))
             w->hints[w->hint_count++] = b;
     }
     w->stats.collision_brushes = w->collision_count;

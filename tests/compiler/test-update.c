@@ -303,9 +303,10 @@ CHECK_TEST(random_edits, "/update/random-edits-of-a-generated-map-equal-full-com
 }
 
 /* Clip brushes make a block's shift tree (the point hull's map tree with them), hint
- * brushes split its vis tree: random edits of rooms with both, moving, resizing, deleting
- * and copying them among the rest, give the trees (shift and vis trees included) and
- * answers of a full compile. */
+ * brushes split its vis tree (hint faces first): random edits of rooms with both, moving,
+ * resizing, deleting and copying them among the rest, give the trees (shift and vis trees
+ * included) and answers of a full compile. The third room's hint brushes are a func_detail's
+ * (they split the world's vis tree as the world's do). */
 CHECK_TEST(clip_edits, "/update/random-edits-among-clip-and-hint-brushes-equal-full-compiles")
 {
     mapgen *g = mapgen_create(false);
@@ -316,6 +317,10 @@ CHECK_TEST(clip_edits, "/update/random-edits-among-clip-and-hint-brushes-equal-f
         for (int i = 0; i < 6; i++)
             mapgen_box(g, x + 64 + i * 112, 200 + (i % 3) * 128, 0, x + 128 + i * 112,
                        264 + (i % 3) * 128, 96 + (i % 2) * 96, i % 2 ? "crate" : "clip");
+        if (r == 2) {
+            mapgen_end_entity(g);
+            mapgen_begin_entity(g, "func_detail");
+        }
         for (int i = 0; i < 2; i++)
             mapgen_box_faces(
                 g, x + 250 + i * 256, 112, 0, x + 254 + i * 256, 400, 256,

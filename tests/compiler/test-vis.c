@@ -597,6 +597,195 @@ CHECK_TEST(hint, "/vis/hint-faces-split-the-vis-tree-and-skip-faces-do-not")
     }
 }
 
+/* A cube room (the block [0, 1024]³, its walls outside it) with two crates along the floor
+ * and one hanging from the ceiling, all from x 100 to 900, and across them a hint brush at x
+ * 500-504 whose two hint faces fill the room's section. The crates' planes z 64, z 256, y
+ * 400 and the like cut the block with 2 polygons split (the hint faces), the hint planes
+ * with 9 (the crates' faces through them): by the fewest-splits rule alone the vis tree
+ * would split on z 64 first and cut the hint faces; as Quake's compilers rule it, no plane
+ * but a hint's may cut a hint face, so x 500 is the block's first split. HOLDER names the
+ * entity of the hint brush: worldspawn, func_detail (a hint splits the world there too) or
+ * func_wall (a brush entity's hint splits only its own model: not the world's vis tree). */
+static bool load_hint_priority(scene *s, const char *holder)
+{
+    mapgen *g = mapgen_create(false);
+    mapgen_begin_entity(g, "worldspawn");
+    mapgen_box(g, -16, -16, -16, 1040, 1040, 0, "floor");
+    mapgen_box(g, -16, -16, 1024, 1040, 1040, 1040, "ceiling");
+    mapgen_box(g, -16, -16, 0, 0, 1040, 1024, "wall");
+    mapgen_box(g, 1024, -16, 0, 1040, 1040, 1024, "wall");
+    mapgen_box(g, 0, -16, 0, 1024, 0, 1024, "wall");
+    mapgen_box(g, 0, 1024, 0, 1024, 1040, 1024, "wall");
+    mapgen_box(g, 100, 100, 0, 900, 200, 64, "crate");
+    mapgen_box(g, 100, 800, 0, 900, 900, 64, "crate");
+    mapgen_box(g, 100, 400, 256, 900, 600, 1024, "crate");
+    if (holder) {
+        if (strcmp(holder, "worldspawn") != 0) {
+            mapgen_end_entity(g);
+            mapgen_begin_entity(g, holder);
+        }
+        mapgen_box_faces(
+            g, 500, 0, 0, 504, 1024, 1024,
+            (const char *const[6]){"hintskip", "hint", "hintskip", "hint", "hintskip", "hintskip"});
+    }
+    mapgen_end_entity(g);
+    mapgen_point_entity(g, "info_player_start", 32, 32, 32);
+    return load(s, g, AL_PVS_TIGHT);
+}
+
+/* Clips the convex polygon IN (N points) to the FRONT (or back) of the plane into OUT;
+ * returns the new count. */
+static int clip_polygon(const double (*in)[3], int n, const double normal[3], double dist,
+                        bool front, double (*out)[3])
+{
+    int m = 0;
+    for (int i = 0; i < n; i++) {
+        const double *a = in[i], *b = in[(i + 1) % n];
+        double da = (al_dot(normal, a) - dist) * (front ? 1 : -1);
+        double db = (al_dot(normal, b) - dist) * (front ? 1 : -1);
+        if (da >= 0) al_copy(a, out[m++]);
+        if ((da > 0 && db < 0) || (da < 0 && db > 0)) al_lerp(a, b, da / (da - db), out[m++]);
+    }
+    return m;
+}
+
+/* Walks TREE down from NODE with the part P (N points) of a hint face on the plane x = AT:
+ * counts the nodes whose plane cuts P although it is none of the hint planes x = HINTS[k]
+ * (a split before the hint face's own). The walk ends where the face's own plane splits. */
+static int hint_cuts(const al_tree *tree, int32_t node, const double (*p)[3], int n, double at,
+                     const double *hints, int hint_count)
+{
+    if (n < 3 || al_tree_child_is_leaf(node)) return 0;
+    const al_node *d = &tree->nodes[node];
+    bool axial_x = fabs(fabs(d->normal[0]) - 1) < 1e-12;
+    double x = axial_x ? d->dist * d->normal[0] : 0;
+    if (axial_x && fabs(x - at) < 1e-6) return 0;
+    double lo = INFINITY, hi = -INFINITY;
+    for (int i = 0; i < n; i++) {
+        double s = al_dot(d->normal, p[i]) - d->dist;
+        lo = fmin(lo, s), hi = fmax(hi, s);
+    }
+    int cuts = 0;
+    if (lo < -0.01 && hi > 0.01) {
+        bool hint = false;
+        for (int k = 0; k < hint_count; k++) hint |= axial_x && fabs(x - hints[k]) < 1e-6;
+        cuts += !hint;
+    }
+    double part[64][3];
+    if (hi > 0.01 || lo >= -0.01) {
+        int m = clip_polygon(p, n, d->normal, d->dist, true, part);
+        cuts += hint_cuts(tree, d->child[0], (const double (*)[3]) part, m, at, hints, hint_count);
+    }
+    if (lo < -0.01 || hi <= 0.01) {
+        int m = clip_polygon(p, n, d->normal, d->dist, false, part);
+        cuts += hint_cuts(tree, d->child[1], (const double (*)[3]) part, m, at, hints, hint_count);
+    }
+    return cuts;
+}
+
+/* The world's vis-tree splits that cut the hint faces x = HINTS[k] (y and z from 0 to 1024)
+ * before their own plane does, over the blocks. */
+static int hint_cuts_in_world(const al_world *w, const double *hints, int hint_count)
+{
+    const al_model *m = &w->models[0];
+    int cuts = 0;
+    for (int k = 0; k < hint_count; k++)
+        for (int b = 0; b < m->block_count; b++) {
+            const al_block *block = &m->blocks[b];
+            if (hints[k] <= block->mins[0] || hints[k] >= block->maxs[0]) continue;
+            double lo[2] = {fmax(0, block->mins[1]), fmax(0, block->mins[2])};
+            double hi[2] = {fmin(1024, block->maxs[1]), fmin(1024, block->maxs[2])};
+            if (lo[0] >= hi[0] || lo[1] >= hi[1]) continue;
+            const double face[4][3] = {{hints[k], lo[0], lo[1]},
+                                       {hints[k], hi[0], lo[1]},
+                                       {hints[k], hi[0], hi[1]},
+                                       {hints[k], lo[0], hi[1]}};
+            cuts += hint_cuts(&block->vis, block->vis.root, face, 4, hints[k], hints, hint_count);
+        }
+    return cuts;
+}
+
+/* The portals on the planes x = HINTS[0] and x = HINTS[1]: how many (ON) and their area. */
+static void hint_portals(const al_world *w, const double hints[2], int on[2], double area[2])
+{
+    on[0] = on[1] = 0;
+    area[0] = area[1] = 0;
+    for (int i = 0; i < al_world_portal_count(w); i++) {
+        al_portal_info p;
+        if (!al_world_portal(w, i, &p) || fabs(fabs(p.normal[0]) - 1) > 1e-9) continue;
+        for (int k = 0; k < 2; k++) {
+            if (fabs(fabs(p.dist) - hints[k]) > 1e-6) continue;
+            on[k]++;
+            for (int j = 1; j + 1 < p.point_count; j++) {
+                double e1[3], e2[3], c[3];
+                al_sub(p.points[j], p.points[0], e1);
+                al_sub(p.points[j + 1], p.points[0], e2);
+                al_cross(e1, e2, c);
+                area[k] += 0.5 * al_length(c);
+            }
+        }
+    }
+}
+
+/* The vis tree's first split in the block [0, 1024]³, as "x 500" or the like. */
+static void first_split(const al_world *w, char *out, size_t size)
+{
+    const al_model *m = &w->models[0];
+    snprintf(out, size, "none");
+    for (int b = 0; b < m->block_count; b++) {
+        const al_block *block = &m->blocks[b];
+        if (block->mins[0] != 0 || block->mins[1] != 0 || block->mins[2] != 0) continue;
+        if (al_tree_child_is_leaf(block->vis.root)) return;
+        const al_node *d = &block->vis.nodes[block->vis.root];
+        for (int a = 0; a < 3; a++)
+            if (fabs(fabs(d->normal[a]) - 1) < 1e-12)
+                snprintf(out, size, "%c %g", "xyz"[a], d->dist * d->normal[a]);
+    }
+}
+
+CHECK_TEST(hint_priority, "/vis/hint-faces-are-split-on-before-any-plane-that-would-cut-them")
+{
+    const double hints[2] = {500, 504};
+    char split[32];
+    scene s;
+    for (int v = 0; v < 2; v++) {
+        REQUIRE(load_hint_priority(&s, v == 0 ? "worldspawn" : "func_detail"));
+        first_split(s.world, split, sizeof split);
+        CHECK_MSG(strcmp(split, "x 500") == 0 || strcmp(split, "x 504") == 0,
+                  "%s: the block's first split is %s", v ? "func_detail" : "world", split);
+        int cuts = hint_cuts_in_world(s.world, hints, 2);
+        CHECK_MSG(cuts == 0, "%d splits cut the hint faces before their own", cuts);
+        CHECK(portal_on(s.world, 0, 500) && portal_on(s.world, 0, 504));
+        /* The portals on each hint plane fill the room's section but the crates':
+         * 1024² - 2 x 100 x 64 - 200 x 768. For this scene the rule gives 21 vis leaves and
+         * 46 portals, 6 of them on x 500 and 8 on x 504 (the fewest splits alone: 24 and
+         * 45, 6 and 6, the hint faces cut 12 times). */
+        int on[2];
+        double area[2];
+        hint_portals(s.world, hints, on, area);
+        CHECK_MSG(fabs(area[0] - 882176) < 1e-6 && fabs(area[1] - 882176) < 1e-6,
+                  "portal areas %g and %g", area[0], area[1]);
+        al_vis_stats vs;
+        al_world_vis_stats(s.world, &vs);
+        CHECK_MSG(vs.vis_leaves == 21 && vs.portals == 46 && on[0] == 6 && on[1] == 8,
+                  "%d vis leaves, %d portals, %d on x 500, %d on x 504", vs.vis_leaves, vs.portals,
+                  on[0], on[1]);
+        check_portals(&s);
+        check_pvs(&s, 20000);
+        scene_free(&s);
+    }
+    /* Without the hint, or with it in a func_wall, z 64 (fewest polygons split) comes first. */
+    for (int v = 0; v < 2; v++) {
+        REQUIRE(load_hint_priority(&s, v == 0 ? NULL : "func_wall"));
+        first_split(s.world, split, sizeof split);
+        CHECK_MSG(strcmp(split, "x 500") != 0 && strcmp(split, "x 504") != 0,
+                  "the block's first split is %s", split);
+        CHECK(!portal_on(s.world, 0, 500) && !portal_on(s.world, 0, 504));
+        check_pvs(&s, 5000);
+        scene_free(&s);
+    }
+}
+
 /* A room split by a wall that stops 64 units above the floor, and a pool under it (water
  * from x 256 to 768, 128 deep): every line between the room's two halves above the water
  * goes through the water's surface. */

@@ -685,13 +685,15 @@ CHECK_TEST(light_across_edits, "/realmaps/light-carried-across-edits-is-the-new-
      * and after the corrections the bounced light must equal the kernel of the new world
      * times what was sent (about 100 groups gathered anew per edit).
      * ALLIUM_TEST_RAD_EDITS sets the number of edits (the ThreadSanitizer run asks for
-     * fewer). */
-    int edits = 4;
+     * fewer), ALLIUM_TEST_RAD_GROUPS the number of groups gathered anew (every group: a
+     * large number). */
+    int edits = 4, groups = 100;
     const char *env = getenv("ALLIUM_TEST_RAD_EDITS");
     if (env) edits = atoi(env);
+    if ((env = getenv("ALLIUM_TEST_RAD_GROUPS")) && atoi(env) > 0) groups = atoi(env);
     rad_edit_report r;
-    rad_check_edits(&s.input.input, s.world, &(al_rad_options){.luxel_size = 64}, 0.05, edits,
-                    29, 100, &r);
+    rad_check_edits(&s.input.input, s.world, &(al_rad_options){.luxel_size = 64}, 0.05, edits, 29,
+                    groups, &r);
     CHECK_MSG(r.failed == 0 && r.edits == edits, "%s: %d edits, %d failed", map_name, r.edits,
               r.failed);
     CHECK_MSG(r.clusters_off == 0, "%s: %lld luxels in another vis leaf than a new solver's",
