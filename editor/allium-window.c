@@ -302,6 +302,25 @@ static void document_notify_cb(GObject *object, GParamSpec *pspec, AlliumWindow 
     allium_window_update_actions(self);
 }
 
+/* The document's entity definitions: the entity browser's classes and the Place Entity
+ * menu's. */
+static void show_definitions(AlliumWindow *self)
+{
+    g_autoptr(AlliumDefinitionSet) set = allium_document_dup_definitions(self->document);
+    allium_entity_browser_set_definitions(self->entity_browser, set);
+    g_menu_remove_all(self->place_entity_menu);
+    if (!set) return;
+    GMenuModel *classes = allium_entity_definitions_place_menu(&set->defs);
+    g_menu_append_section(self->place_entity_menu, NULL, classes);
+    g_object_unref(classes);
+}
+
+static void document_definitions_cb(AlliumDocument *document, AlliumWindow *self)
+{
+    (void) document;
+    show_definitions(self);
+}
+
 static void document_lit_cb(AlliumDocument *document, AlliumWindow *self)
 {
     (void) document;
@@ -777,9 +796,6 @@ static void allium_window_init(AlliumWindow *self)
     g_action_map_add_action(G_ACTION_MAP(prefs), G_ACTION(lock));
     gtk_widget_insert_action_group(GTK_WIDGET(self), "prefs", G_ACTION_GROUP(prefs));
     g_object_unref(prefs);
-    GMenuModel *classes = allium_entity_definitions_place_menu(allium_entity_definitions_get());
-    g_menu_append_section(self->place_entity_menu, NULL, classes);
-    g_object_unref(classes);
 
     self->selection = allium_selection_new();
     self->collision = allium_collision_new();
@@ -892,6 +908,8 @@ void allium_window_set_document(AlliumWindow *self, AlliumDocument *document)
     g_signal_connect(document, "changed", G_CALLBACK(document_changed_cb), self);
     g_signal_connect(document, "notify::compiling", G_CALLBACK(document_notify_cb), self);
     g_signal_connect(document, "lit", G_CALLBACK(document_lit_cb), self);
+    g_signal_connect(document, "definitions", G_CALLBACK(document_definitions_cb), self);
+    show_definitions(self);
     allium_selection_clear(self->selection);
     AlliumSnapshot *snap = allium_document_get_snapshot(document);
     if (snap && snap->world) allium_collision_set_snapshot(self->collision, snap);

@@ -72,6 +72,12 @@ struct _AlliumDocument {
     gulong folders_handler;
     double light_target;
 
+    /* entity definitions: the current set (read by the engine's threads too), the files
+     * the worldspawn names (absolute), the handler of the preference */
+    AlliumDefinitionSlot definitions;
+    char **map_definition_files;
+    gulong definitions_handler;
+
     /* edits and previews */
     guint64 generation;        /* of the newest change handed to the engine */
     gint64 handed_us;          /* when it was handed over (monotonic) */
@@ -106,7 +112,14 @@ enum {
     N_PROPS
 };
 
-enum { SIGNAL_CHANGED, SIGNAL_COMPILED, SIGNAL_LIT, SIGNAL_TEXTURES, N_SIGNALS };
+enum {
+    SIGNAL_CHANGED,
+    SIGNAL_COMPILED,
+    SIGNAL_LIT,
+    SIGNAL_TEXTURES,
+    SIGNAL_DEFINITIONS,
+    N_SIGNALS
+};
 
 static GParamSpec *properties[N_PROPS];
 static guint signals[N_SIGNALS];
@@ -168,9 +181,14 @@ static void queue_delivery(AlliumDocument *self)
 {
     if (self->delivery_queued) return;
     self->delivery_queued = TRUE;
-    /* Before the next frame is drawn (GTK draws at a lower priority). */
-    g_main_context_invoke_full(g_main_context_default(), G_PRIORITY_DEFAULT, deliver_cb,
-                               g_object_ref(self), g_object_unref);
+    /* Before the next frame is drawn (GTK draws at a lower priority). Always a source, never
+     * a call: on the main thread (the definitions changed) g_main_context_invoke would run
+     * deliver_cb at once, under LOCK, which it takes. */
+    GSource *source = g_idle_source_new();
+    g_source_set_priority(source, G_PRIORITY_DEFAULT);
+    g_source_set_callback(source, deliver_cb, g_object_ref(self), g_object_unref);
+    g_source_attach(source, g_main_context_default());
+    g_source_unref(source);
 }
 
 /* The engine's background thread (portals, light, the tight PVS, and the workers it starts)
@@ -184,17 +202,16 @@ static void thread_started_cb(void *user, bool background)
     if (background) yield_to_interface();
 }
 
-/* The engine published STAGE of GENERATION (engine thread). */
-static void published_cb(void *user, al_stage stage, uint64_t generation)
+/* Makes an AlliumSnapshot of the engine's current snapshot and leaves it in the mailbox:
+ * the engine's threads after each stage, and the main thread with AGAIN when the entity
+ * definitions changed (the same engine snapshot, made again with the new set). */
+static void make_snapshot(AlliumDocument *self, gboolean again)
 {
-    (void) stage; /* the current snapshot's (snap->stage) is what counts */
-    (void) generation;
-    AlliumDocument *self = user;
     g_mutex_lock(&self->build_lock);
     al_snapshot *engine = al_live_current(self->live);
     /* The engine's other thread made this one already (a job of an older change published
      * after it, and the engine kept the newer one current). */
-    if (!engine || (self->built && self->built->engine == engine)) {
+    if (!engine || (!again && self->built && self->built->engine == engine)) {
         al_snapshot_release(engine);
         g_mutex_unlock(&self->build_lock);
         return;
@@ -202,7 +219,8 @@ static void published_cb(void *user, al_stage stage, uint64_t generation)
     AlliumSnapshot *snap = allium_snapshot_new(engine, &self->doc_diags);
     al_snapshot_release(engine);
     /* The entities against the entity definitions: warnings for the problems list. */
-    allium_entity_definitions_check(&snap->input.input, &snap->diags);
+    snap->definitions = allium_definition_slot_dup(&self->definitions);
+    allium_entity_definitions_check(snap->definitions, &snap->input.input, &snap->diags);
     al_stage_status st[AL_STAGE_COUNT];
     al_live_status(self->live, st);
     snap->ms_total = st[snap->stage].last_ms;
@@ -234,6 +252,14 @@ static void published_cb(void *user, al_stage stage, uint64_t generation)
         queue_delivery(self);
     }
     g_mutex_unlock(&self->lock);
+}
+
+/* The engine published STAGE of GENERATION (engine thread). */
+static void published_cb(void *user, al_stage stage, uint64_t generation)
+{
+    (void) stage; /* the current snapshot's (snap->stage) is what counts */
+    (void) generation;
+    make_snapshot(user, FALSE);
 }
 
 /* The engine's light work stopped (engine thread): "lighting" is told on the main thread,
@@ -293,6 +319,7 @@ static void cache_put_cb(void *user, const char *kind, const char *key, void *by
 
 static void request_textures(AlliumDocument *self, gboolean again);
 static void hand_over(AlliumDocument *self, const al_doc_change *change);
+static void update_definitions(AlliumDocument *self, gboolean again);
 
 static void texture_file_changed_cb(GFileMonitor *monitor, GFile *file, GFile *other,
                                     GFileMonitorEvent event, AlliumDocument *self);
@@ -473,6 +500,35 @@ static gboolean deliver_cb(gpointer data)
     return G_SOURCE_REMOVE;
 }
 
+/* Makes a new set of entity definitions when the files it would read (the Preferences',
+ * then the worldspawn's) differ from the current set's, and tells "definitions". With
+ * AGAIN, the current snapshot is made again with it (nothing else would bring one). Main
+ * thread. */
+static void update_definitions(AlliumDocument *self, gboolean again)
+{
+    assert_main_thread();
+    const char *preference =
+        allium_preferences_get_entity_definitions(allium_preferences_get_default());
+    g_auto(GStrv) files = allium_definition_set_list_files(preference, NULL, NULL);
+    g_autoptr(GStrvBuilder) all = g_strv_builder_new();
+    g_strv_builder_addv(all, (const char **) files);
+    if (self->map_definition_files)
+        g_strv_builder_addv(all, (const char **) self->map_definition_files);
+    g_auto(GStrv) wanted = g_strv_builder_end(all);
+    g_autoptr(AlliumDefinitionSet) current = allium_definition_slot_dup(&self->definitions);
+    if (current && allium_definition_set_has_files(current, (const char *const *) wanted)) return;
+    g_autoptr(AlliumDefinitionSet) set = allium_definition_set_new((const char *const *) wanted);
+    allium_definition_slot_set(&self->definitions, set);
+    if (again && self->live) make_snapshot(self, TRUE);
+    g_signal_emit(self, signals[SIGNAL_DEFINITIONS], 0);
+}
+
+static void definitions_preference_cb(GObject *prefs, GParamSpec *pspec, AlliumDocument *self)
+{
+    (void) prefs, (void) pspec;
+    update_definitions(self, TRUE);
+}
+
 /* Hands the engine CHANGE's rows as the document holds them now (NULL: the whole map). */
 static void hand_over(AlliumDocument *self, const al_doc_change *change)
 {
@@ -491,6 +547,16 @@ static void hand_over(AlliumDocument *self, const al_doc_change *change)
     if (st != AL_OK) {
         g_warning("the map could not be read for its compile: %s", allium_status_message(st));
         return;
+    }
+    /* Before the engine sees the change: its snapshots are made with the new set. */
+    for (int e = 0; e < live.change.entity_count; e++) {
+        const al_live_entity *world = &live.change.entities[e];
+        if (world->id != allium_document_get_world_entity(self) || world->removed) continue;
+        al_entity_desc desc = {world->classname, -1, world->properties, world->property_count};
+        g_autofree char *folder = g_path_get_dirname(self->path);
+        g_strfreev(self->map_definition_files);
+        self->map_definition_files = allium_definition_set_list_files(NULL, &desc, folder);
+        update_definitions(self, FALSE);
     }
     guint64 g = al_live_apply(self->live, &live.change);
     if (g) {
@@ -622,6 +688,10 @@ static void allium_document_dispose(GObject *object)
     if (self->folders_handler && g_signal_handler_is_connected(prefs, self->folders_handler))
         g_signal_handler_disconnect(prefs, self->folders_handler);
     self->folders_handler = 0;
+    if (self->definitions_handler &&
+        g_signal_handler_is_connected(prefs, self->definitions_handler))
+        g_signal_handler_disconnect(prefs, self->definitions_handler);
+    self->definitions_handler = 0;
     G_OBJECT_CLASS(allium_document_parent_class)->dispose(object);
 }
 
@@ -634,6 +704,8 @@ static void allium_document_finalize(GObject *object)
     g_clear_pointer(&self->textures, allium_textures_unref);
     g_clear_pointer(&self->texture_monitors, g_ptr_array_unref);
     g_free(self->texture_request);
+    allium_definition_slot_clear(&self->definitions);
+    g_strfreev(self->map_definition_files);
     al_diag_list_clear(&self->doc_diags);
     g_free(self->path);
     g_free(self->current_material);
@@ -706,6 +778,9 @@ static void allium_document_class_init(AlliumDocumentClass *klass)
                                        NULL, NULL, G_TYPE_NONE, 0);
     signals[SIGNAL_TEXTURES] = g_signal_new("textures", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST,
                                             0, NULL, NULL, NULL, G_TYPE_NONE, 0);
+    signals[SIGNAL_DEFINITIONS] =
+        g_signal_new("definitions", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
+                     NULL, G_TYPE_NONE, 0);
 }
 
 static void allium_document_init(AlliumDocument *self)
@@ -718,6 +793,7 @@ static void allium_document_init(AlliumDocument *self)
     self->texture_monitors = g_ptr_array_new_with_free_func(g_object_unref);
     g_mutex_init(&self->lock);
     g_mutex_init(&self->build_lock);
+    allium_definition_slot_init(&self->definitions);
 }
 
 /* --- public API ---------------------------------------------------------------------- */
@@ -809,6 +885,8 @@ AlliumDocument *allium_document_open(const char *path, GError **error)
     self->read_only_reason = reason;
     if (!self->read_only_reason && al_doc_read_only(doc))
         self->read_only_reason = g_strdup(allium_status_message(AL_ERR_READ_ONLY));
+    /* The Preferences' definitions until the map's worldspawn is read (hand_over). */
+    update_definitions(self, FALSE);
     if (!start_engine(self)) {
         allium_set_status_error(error, AL_ERR_NOMEM, NULL, NULL);
         g_object_unref(self);
@@ -820,6 +898,9 @@ AlliumDocument *allium_document_open(const char *path, GError **error)
     self->folders_handler =
         g_signal_connect(allium_preferences_get_default(), "notify::texture-folders",
                          G_CALLBACK(texture_folders_changed_cb), self);
+    self->definitions_handler =
+        g_signal_connect(allium_preferences_get_default(), "notify::entity-definitions",
+                         G_CALLBACK(definitions_preference_cb), self);
     return self;
 }
 
@@ -903,6 +984,12 @@ gboolean allium_document_get_compiling(AlliumDocument *self)
     gboolean behind = published && published != self->snapshot->engine;
     al_snapshot_release(published);
     return behind;
+}
+
+AlliumDefinitionSet *allium_document_dup_definitions(AlliumDocument *self)
+{
+    g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), NULL);
+    return allium_definition_slot_dup(&self->definitions);
 }
 
 AlliumTextures *allium_document_get_textures(AlliumDocument *self)
@@ -1447,8 +1534,9 @@ gboolean allium_document_add_point_entity(AlliumDocument *self, const char *clas
     g_return_val_if_fail(classname != NULL, FALSE);
     if (!require_open(self, error)) return FALSE;
     /* The origin and the default keys of the class's definition. */
-    g_autofree char *json = allium_entity_definitions_new_entity_json(
-        allium_entity_definitions_get(), classname, origin);
+    g_autoptr(AlliumDefinitionSet) set = allium_document_dup_definitions(self);
+    g_autofree char *json =
+        allium_entity_definitions_new_entity_json(&set->defs, classname, origin);
     al_diag_list diags = {0};
     int64_t row = 0;
     al_doc_change change = {0};

@@ -21,6 +21,14 @@
  *   "compiled"  a new snapshot is current (allium_document_get_snapshot)
  *   "lit"       a newer lightmap is current (allium_document_get_lightmap)
  *   "textures"  a newer set of texture images is current (allium_document_get_textures)
+ *   "definitions" a new set of entity definitions is current
+ *               (allium_document_dup_definitions); a snapshot made with it follows
+ *
+ * Entity definitions: the bundled Quake file, then the Preferences' files, then those the
+ * map's worldspawn names ("_tb_def" "external:PATH", "allium_defs", relative to the
+ * document's folder), as one AlliumDefinitionSet. A change of the preference or of those
+ * keys (an edit, undo or redo) makes a new set before the engine compiles the change;
+ * every snapshot carries the set it was made with.
  *
  * Textures: after each snapshot the document asks for the map's textures (AlliumTextures:
  * the worldspawn "wad" key beside the map, the Preferences' texture folders) on a worker
@@ -34,6 +42,7 @@
 
 #include <gio/gio.h>
 
+#include "allium-definition-set.h"
 #include "allium-lightmap.h"
 #include "allium-textures.h"
 #include "allium-selection.h"
@@ -89,6 +98,10 @@ AlliumLightmap *allium_document_get_lightmap(AlliumDocument *self);
 /* The newest texture images of the map (borrowed; take a reference to keep it), or NULL
  * before the first load finished. */
 AlliumTextures *allium_document_get_textures(AlliumDocument *self);
+
+/* A reference to the document's current entity definitions (unref it); never NULL while
+ * the document is open. Any thread. */
+AlliumDefinitionSet *allium_document_dup_definitions(AlliumDocument *self);
 /* Whether the engine is still working on the light (correcting an edit, or shooting). */
 gboolean allium_document_get_lighting(AlliumDocument *self);
 

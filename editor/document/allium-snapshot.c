@@ -25,6 +25,7 @@ static void clear_snapshot(gpointer data)
     al_scene_destroy(s->scene);
     al_snapshot_release(s->engine);
     al_diag_list_clear(&s->diags);
+    allium_definition_set_unref(s->definitions);
 }
 
 AlliumSnapshot *allium_snapshot_new(al_snapshot *engine, const al_diag_list *doc_diags)
@@ -88,16 +89,17 @@ gboolean allium_snapshot_build_scene(AlliumSnapshot *s, const AlliumSnapshot *pr
     guint64 materials = al_snapshot_materials_version(s->engine);
     g_autofree guint64 *brush_keys = g_new(guint64, in->brush_count + 1);
     g_autofree guint64 *entity_keys = g_new(guint64, in->entity_count + 1);
+    /* A point entity's look is its class's in the definitions: another set, another mesh. */
+    guint64 serial = s->definitions ? s->definitions->serial : 0;
     for (int e = 0; e < in->entity_count; e++)
-        entity_keys[e] = mesh_key(al_snapshot_entity_version(s->engine, e), 0, 0);
+        entity_keys[e] = mesh_key(al_snapshot_entity_version(s->engine, e), serial, 0);
     for (int b = 0; b < in->brush_count; b++)
-        brush_keys[b] = mesh_key(al_snapshot_brush_version(s->engine, b),
-                                 al_snapshot_entity_version(s->engine, in->brushes[b].entity),
-                                 materials);
-    /* The definitions never change while the program runs: a class's look is part of
-     * what its entity's key already tells. */
+        brush_keys[b] =
+            mesh_key(al_snapshot_brush_version(s->engine, b),
+                     al_snapshot_entity_version(s->engine, in->brushes[b].entity), materials);
     g_autofree al_entity_look *looks = g_new(al_entity_look, in->entity_count + 1);
-    const al_entdefs *defs = allium_entity_definitions_get();
+    const al_entdefs none = {0};
+    const al_entdefs *defs = s->definitions ? &s->definitions->defs : &none;
     for (int e = 0; e < in->entity_count; e++)
         allium_entity_definitions_look(defs, in->entities[e].classname, &looks[e]);
     const al_scene *before = previous ? previous->scene : NULL;

@@ -17,6 +17,7 @@
 #include <glib-object.h>
 
 #include "al-live.h"
+#include "allium-definition-set.h"
 #include "al-render.h"
 #include "al-world.h"
 #include "store/document.h"
@@ -43,6 +44,8 @@ typedef struct _AlliumSnapshot {
                                * faces that did not change); 0: none */
     al_status status;     /* of the compile */
     al_diag_list diags;   /* owned: the document's and the compile's diagnostics */
+    AlliumDefinitionSet *definitions; /* owned: the entity definitions it was checked
+                                       * against and its entities drawn with (NULL: none) */
     gboolean from_cache;  /* the world came from the document's cache */
     gboolean light_from_cache; /* the solver went on from a state the cache held */
     double ms_total;      /* from the edit to the engine's publication */

@@ -1,7 +1,8 @@
 /* AlliumEntityBrowser (see allium-entity-browser.h).
  *
- * The list is built once from the editor's definitions, which never change while the
- * program runs; the search only filters it. Workload: a few hundred classes.
+ * The list is built from the set it is given (the window's document's) and built again
+ * when another set is given; the search only filters it. Rows borrow their classes from
+ * the set, which the browser holds. Workload: a few hundred classes.
  */
 #include "allium-config.h"
 
@@ -18,6 +19,7 @@ struct _AlliumEntityBrowser {
     GtkSearchEntry *search;
     GtkListBox *list;
     char *needle; /* owned: the search text, case-folded */
+    AlliumDefinitionSet *set; /* owned: the classes the rows show; NULL: none */
 };
 
 G_DEFINE_FINAL_TYPE(AlliumEntityBrowser, allium_entity_browser, GTK_TYPE_WIDGET)
@@ -111,9 +113,14 @@ static int compare_classes(const void *a, const void *b)
     return strcmp(x->name, y->name);
 }
 
+/* Lists the classes of the browser's set, instead of those listed. */
 static void fill(AlliumEntityBrowser *self)
 {
-    const al_entdefs *defs = allium_entity_definitions_get();
+    GtkWidget *child;
+    while ((child = gtk_widget_get_first_child(GTK_WIDGET(self->list))))
+        gtk_list_box_remove(self->list, child);
+    if (!self->set) return;
+    const al_entdefs *defs = &self->set->defs;
     g_autoptr(GPtrArray) classes = g_ptr_array_new();
     for (int i = 0; i < defs->class_count; i++)
         if (defs->classes[i].kind != AL_ENTDEF_BASE &&
@@ -190,6 +197,7 @@ static void allium_entity_browser_dispose(GObject *object)
 static void allium_entity_browser_finalize(GObject *object)
 {
     g_free(ALLIUM_ENTITY_BROWSER(object)->needle);
+    allium_definition_set_unref(ALLIUM_ENTITY_BROWSER(object)->set);
     G_OBJECT_CLASS(allium_entity_browser_parent_class)->finalize(object);
 }
 
@@ -228,7 +236,6 @@ static void allium_entity_browser_init(AlliumEntityBrowser *self)
     gtk_widget_set_vexpand(scroller, TRUE);
     gtk_box_append(GTK_BOX(self->box), scroller);
     gtk_widget_set_parent(self->box, GTK_WIDGET(self));
-    fill(self);
 }
 
 /* --- public API ---------------------------------------------------------------------- */
@@ -236,6 +243,16 @@ static void allium_entity_browser_init(AlliumEntityBrowser *self)
 GtkWidget *allium_entity_browser_new(void)
 {
     return g_object_new(ALLIUM_TYPE_ENTITY_BROWSER, NULL);
+}
+
+void allium_entity_browser_set_definitions(AlliumEntityBrowser *self, AlliumDefinitionSet *set)
+{
+    g_return_if_fail(ALLIUM_IS_ENTITY_BROWSER(self));
+    if (set == self->set) return;
+    AlliumDefinitionSet *old = self->set;
+    self->set = set ? allium_definition_set_ref(set) : NULL;
+    fill(self); /* the old rows go before the set they borrow from */
+    allium_definition_set_unref(old);
 }
 
 void allium_entity_browser_set_search(AlliumEntityBrowser *self, const char *text)
@@ -259,6 +276,6 @@ GPtrArray *allium_entity_browser_dup_shown(AlliumEntityBrowser *self)
 gboolean allium_entity_browser_activate(AlliumEntityBrowser *self, const char *name)
 {
     g_return_val_if_fail(ALLIUM_IS_ENTITY_BROWSER(self), FALSE);
-    const al_entdef_class *cls = al_entdefs_find(allium_entity_definitions_get(), name);
+    const al_entdef_class *cls = self->set ? al_entdefs_find(&self->set->defs, name) : NULL;
     return cls && cls->kind != AL_ENTDEF_BASE && activate_class(self, cls);
 }

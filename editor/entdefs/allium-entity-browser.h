@@ -1,4 +1,5 @@
-/* AlliumEntityBrowser: the classes of the entity definitions, in the window's side panel.
+/* AlliumEntityBrowser: the classes of a set of entity definitions (the window's
+ * document's), in the window's side panel.
  *
  * Point and brush classes in name order, under a heading per prefix ("monster_",
  * "item_", ...; classes without one under "other"), each with a swatch of its colour, its
@@ -10,6 +11,8 @@
  */
 #pragma once
 
+#include "allium-definition-set.h"
+
 #include <gtk/gtk.h>
 
 G_BEGIN_DECLS
@@ -18,6 +21,9 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE(AlliumEntityBrowser, allium_entity_browser, ALLIUM, ENTITY_BROWSER, GtkWidget)
 
 GtkWidget *allium_entity_browser_new(void);
+
+/* Shows the classes of SET (a reference is taken; NULL: none) instead of those shown. */
+void allium_entity_browser_set_definitions(AlliumEntityBrowser *self, AlliumDefinitionSet *set);
 
 /* Test hooks: types TEXT into the search field; the classes shown now, in order (a new
  * array of borrowed names); activates the class NAME as its row does (FALSE: no such

@@ -3,56 +3,15 @@
 
 #include "allium-entity-definitions.h"
 
-#include "allium-preferences.h"
-
 #include <glib/gi18n.h>
 #include <string.h>
 
-/* Read once and never changed afterwards, so that any thread may read them. */
-static al_entdefs definitions;
-static al_diag_list problems;
-static gsize loaded;
-
-/* Reads the bundled file and the preferences' files into the static set (the first caller;
- * the preferences are read on the main thread, where the window asks first). */
-static void read_files(void)
+void allium_entity_definitions_check(const AlliumDefinitionSet *set, const al_input *input,
+                                     al_diag_list *diags)
 {
-    al_entdefs_load_bundled(&definitions, &problems);
-    const char *files = allium_preferences_get_entity_definitions(allium_preferences_get_default());
-    if (!files) return;
-    g_auto(GStrv) paths = g_strsplit(files, ";", -1);
-    for (int i = 0; paths[i]; i++) {
-        char *path = g_strstrip(paths[i]);
-        if (*path) al_entdefs_load(&definitions, path, &problems);
-    }
-}
-
-static void load(void)
-{
-    if (g_once_init_enter(&loaded)) {
-        read_files();
-        g_once_init_leave(&loaded, 1);
-    }
-}
-
-const al_entdefs *allium_entity_definitions_get(void)
-{
-    load();
-    return &definitions;
-}
-
-const al_diag_list *allium_entity_definitions_diagnostics(void)
-{
-    load();
-    return &problems;
-}
-
-void allium_entity_definitions_check(const al_input *input, al_diag_list *diags)
-{
-    load();
-    al_diag_append(diags, &problems);
+    al_diag_append(diags, &set->problems);
     al_entdefs_check check;
-    if (al_entdefs_check_input(&definitions, input, &check, diags) == AL_OK)
+    if (al_entdefs_check_input(&set->defs, input, &check, diags) == AL_OK)
         al_entdefs_check_clear(&check);
 }
 

@@ -1,28 +1,21 @@
-/* The entity definitions the editor works from (data/entdefs): the bundled Quake file,
- * then the files the preferences' "entity-definitions" names, in order (a mod's files
- * replace the game's classes of the same name). They give the Place Entity menu, the keys
- * a new entity starts with and the inspector's explanations of keys.
- *
- * Read once, on first use (the window's, on the main thread), and never changed afterwards:
- * any thread may use them. Problems with the files are kept for the problems list. */
+/* What the editor makes of entity definitions (data/entdefs): the Place Entity menu, the
+ * keys a new entity starts with, the inspector's explanations of keys, the look of point
+ * entities and the warnings of the problems list. Each works on a set it is given (a
+ * document's AlliumDefinitionSet: allium_document_dup_definitions). */
 #ifndef ALLIUM_ENTITY_DEFINITIONS_H
 #define ALLIUM_ENTITY_DEFINITIONS_H
 
 #include "al-render.h"
+#include "allium-definition-set.h"
 #include "entdefs/entdefs.h"
 
 #include <gio/gio.h>
 
-/* The editor's definitions; never NULL (empty if even the bundled file could not be read). */
-const al_entdefs *allium_entity_definitions_get(void);
-
-/* The problems found reading them (file, line and column in each message). */
-const al_diag_list *allium_entity_definitions_diagnostics(void);
-
-/* Appends to DIAGS the problems of the definition files and warnings for INPUT's
+/* Appends to DIAGS the problems of SET's definition files and warnings for INPUT's
  * entities: classes no definition names, keys their class does not define, targets no
  * entity names (al_entdefs_check_input). Any thread. */
-void allium_entity_definitions_check(const al_input *input, al_diag_list *diags);
+void allium_entity_definitions_check(const AlliumDefinitionSet *set, const al_input *input,
+                                     al_diag_list *diags);
 
 /* The keys of a new point entity of CLASSNAME at ORIGIN as a JSON object (g_free it):
  * "origin", then every key its class gives a default value other than "" and "0" (the

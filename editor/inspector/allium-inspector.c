@@ -132,12 +132,12 @@ static int read_numbers(const char *text, double *out, int max)
     }
 }
 
-AlliumValueKind allium_value_kind_for(const char *classname, const char *key)
+AlliumValueKind allium_value_kind_for(const al_entdefs *defs, const char *classname,
+                                      const char *key)
 {
     const al_entdef_property *p =
-        classname && key ? al_entdef_find_property(
-                               al_entdefs_find(allium_entity_definitions_get(), classname), key)
-                         : NULL;
+        defs && classname && key ? al_entdef_find_property(al_entdefs_find(defs, classname), key)
+                                 : NULL;
     if (p && (p->type == AL_PROP_INTEGER || p->type == AL_PROP_FLOAT || p->type == AL_PROP_FLAGS))
         return ALLIUM_VALUE_NUMBER;
     if (p && p->type == AL_PROP_CHOICES && p->choice_count > 0) {
@@ -154,11 +154,11 @@ AlliumValueKind allium_value_kind_for(const char *classname, const char *key)
 
 gboolean allium_value_check(const char *key, const char *value, char **message)
 {
-    return allium_value_check_for(NULL, key, value, message);
+    return allium_value_check_for(NULL, NULL, key, value, message);
 }
 
-gboolean allium_value_check_for(const char *classname, const char *key, const char *value,
-                                char **message)
+gboolean allium_value_check_for(const al_entdefs *defs, const char *classname, const char *key,
+                                const char *value, char **message)
 {
     *message = NULL;
     if (!key || !*key || strspn(key, " \t") == strlen(key)) {
@@ -175,7 +175,7 @@ gboolean allium_value_check_for(const char *classname, const char *key, const ch
         return FALSE;
     }
     double v[3];
-    switch (allium_value_kind_for(classname, key)) {
+    switch (allium_value_kind_for(defs, classname, key)) {
     case ALLIUM_VALUE_NUMBER:
         if (read_numbers(value, v, 1) != 1) {
             *message = g_strdup_printf(_("%s: \"%s\" is not a number"), key, value);
@@ -226,6 +226,15 @@ static gboolean parse_colour(const char *text, GdkRGBA *out)
 static AlliumSnapshot *snapshot_of(AlliumInspector *self)
 {
     return self->document ? allium_document_get_snapshot(self->document) : NULL;
+}
+
+/* The entity definitions of the snapshot shown (its keys are typed and explained by the
+ * set it was checked against): never NULL. */
+static const al_entdefs *definitions_of(AlliumInspector *self)
+{
+    static const al_entdefs none;
+    AlliumSnapshot *snap = snapshot_of(self);
+    return snap && snap->definitions ? &snap->definitions->defs : &none;
 }
 
 static Row *row_ref(Row *row)
@@ -297,7 +306,8 @@ static gboolean commit(AlliumInspector *self, const char *key, const char *value
 {
     if (self->entity_row < 0 || !self->document) return FALSE;
     g_autofree char *message = NULL;
-    if (!allium_value_check_for(shown_value(self, "classname"), key, value, &message)) {
+    if (!allium_value_check_for(definitions_of(self), shown_value(self, "classname"), key, value,
+                                &message)) {
         set_message(self, message);
         return FALSE;
     }
@@ -725,9 +735,9 @@ static GtkWidget *make_editor(AlliumInspector *self, Row *row, const char *value
 {
     const char *classname = shown_value(self, "classname");
     const al_entdef_property *p =
-        classname ? al_entdef_find_property(
-                        al_entdefs_find(allium_entity_definitions_get(), classname), row->key)
-                  : NULL;
+        classname
+            ? al_entdef_find_property(al_entdefs_find(definitions_of(self), classname), row->key)
+            : NULL;
     if (g_ascii_strcasecmp(row->key, "classname") != 0 &&
         g_ascii_strcasecmp(row->key, "origin") != 0) {
         GtkWidget *typed = make_typed_editor(self, row, value, p);
@@ -736,7 +746,7 @@ static GtkWidget *make_editor(AlliumInspector *self, Row *row, const char *value
             return typed;
         }
     }
-    AlliumValueKind kind = allium_value_kind_for(classname, row->key);
+    AlliumValueKind kind = allium_value_kind_for(definitions_of(self), classname, row->key);
     if (kind == ALLIUM_VALUE_HULL && world) {
         GtkStringList *names = gtk_string_list_new(NULL);
         guint selected = GTK_INVALID_LIST_POSITION;
@@ -790,7 +800,7 @@ static void add_row(AlliumInspector *self, int at, const char *classname, const 
     gtk_label_set_ellipsize(GTK_LABEL(label), PANGO_ELLIPSIZE_END);
     gtk_label_set_width_chars(GTK_LABEL(label), 8);
     g_autofree char *meaning =
-        allium_entity_definitions_key_tooltip(allium_entity_definitions_get(), classname, key);
+        allium_entity_definitions_key_tooltip(definitions_of(self), classname, key);
     g_autofree char *tooltip = meaning ? g_strdup_printf("%s\n%s", key, meaning) : NULL;
     gtk_widget_set_tooltip_text(label, tooltip ? tooltip : key);
     row->label = label;
@@ -985,6 +995,8 @@ static void refresh(AlliumInspector *self)
     }
     gint64 row = entity >= 0 && snap->input.entity_ids ? snap->input.entity_ids[entity] : -1;
     g_string_append_printf(print, "%" G_GINT64_FORMAT, row);
+    /* Other definitions type and explain the keys otherwise. */
+    if (snap && snap->definitions) g_string_append_printf(print, "\n%u", snap->definitions->serial);
     if (self->fingerprint && g_str_equal(self->fingerprint, print->str)) return;
     g_free(self->fingerprint);
     self->fingerprint = g_strdup(print->str);
@@ -1009,7 +1021,7 @@ static void refresh(AlliumInspector *self)
                         snap->world);
         /* The keys the class defines and the entity lacks, greyed with their defaults
          * (flags 0 when none is given, so that their check buttons show). */
-        const al_entdef_class *def = al_entdefs_find(allium_entity_definitions_get(), cls);
+        const al_entdef_class *def = al_entdefs_find(definitions_of(self), cls);
         for (int p = 0; def && p < def->property_count; p++) {
             const al_entdef_property *prop = &def->properties[p];
             if (!*prop->key || find_row(self, prop->key)) continue;

@@ -52,9 +52,10 @@ typedef enum {
 AlliumValueKind allium_value_kind_of(const char *key);
 
 /* The kind of value KEY holds on an entity of CLASSNAME (NULL: unknown): what the entity
- * definitions type it (integer and float: a number; color255 and color1: a colour), else
- * allium_value_kind_of. */
-AlliumValueKind allium_value_kind_for(const char *classname, const char *key);
+ * definitions DEFS (NULL: none) type it (integer and float: a number; color255 and color1:
+ * a colour), else allium_value_kind_of. */
+AlliumValueKind allium_value_kind_for(const al_entdefs *defs, const char *classname,
+                                      const char *key);
 
 /* Whether VALUE is acceptable for KEY; if not, *MESSAGE (free with g_free) says why,
  * naming the key ("speed: \"fast\" is not a number"). Values and keys may not hold a
@@ -62,8 +63,8 @@ AlliumValueKind allium_value_kind_for(const char *classname, const char *key);
 gboolean allium_value_check(const char *key, const char *value, char **message);
 
 /* The same for KEY of an entity of CLASSNAME (allium_value_kind_for). */
-gboolean allium_value_check_for(const char *classname, const char *key, const char *value,
-                                char **message);
+gboolean allium_value_check_for(const al_entdefs *defs, const char *classname, const char *key,
+                                const char *value, char **message);
 
 /* Test hooks: the value shown for KEY (NULL: no such row), and the whole edit of one row,
  * as typing VALUE and pressing Enter does (NULL VALUE: the row's remove button). Returns

@@ -50,7 +50,7 @@ gboolean step_typed_properties(SelfTest *t)
         int sized = 0, wrong = 0;
         for (int e = 1; snap->scene && e < in->entity_count; e++) {
             const al_entdef_class *cls =
-                al_entdefs_find(allium_entity_definitions_get(), in->entities[e].classname);
+                al_entdefs_find(&current(t)->definitions->defs, in->entities[e].classname);
             const char *origin = allium_snapshot_entity_value(snap, e, "origin");
             double lo[3], hi[3], o[3];
             if (!cls || !cls->has_size || !origin ||
@@ -87,7 +87,7 @@ gboolean step_typed_properties(SelfTest *t)
         g_autofree char *label = allium_document_dup_undo_label(doc, FALSE);
         check(t, label && *label, "as one undoable step (\"%s\")", label ? label : "");
         const al_entdef_property *style = al_entdef_find_property(
-            al_entdefs_find(allium_entity_definitions_get(), "light"), "style");
+            al_entdefs_find(&current(t)->definitions->defs, "light"), "style");
         check(t,
               style && entity_value(t, typed_light, "style") == NULL &&
                   allium_inspector_is_absent(inspector, "style"),
@@ -317,7 +317,7 @@ gboolean step_entity_browser(SelfTest *t)
     AlliumEntityBrowser *browser = t->window->entity_browser;
     AlliumSnapshot *snap = current(t);
     const al_input *in = &snap->input.input;
-    const al_entdefs *defs = allium_entity_definitions_get();
+    const al_entdefs *defs = &current(t)->definitions->defs;
     if (!t->step_begun) {
         int listed = 0;
         for (int i = 0; i < defs->class_count; i++)

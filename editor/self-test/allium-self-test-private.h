@@ -173,6 +173,9 @@ gboolean step_build_from_empty(SelfTest *t);
 gboolean step_subtract_merge(SelfTest *t);
 gboolean step_entity_material(SelfTest *t);
 
+/* allium-self-test-definitions.c */
+gboolean step_map_definitions(SelfTest *t);
+
 /* allium-self-test-files.c */
 gboolean step_open_dialog(SelfTest *t);
 gboolean step_new_dialog(SelfTest *t);

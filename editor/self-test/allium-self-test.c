@@ -1436,6 +1436,7 @@ static const struct {
     {"typed properties from the entity definitions", step_typed_properties, 30000},
     {"angle dial", step_angle_dial, 30000},
     {"entity browser", step_entity_browser, 30000},
+    {"the definitions a map names, and the Preferences' at once", step_map_definitions, 60000},
     {"copy and paste", step_clipboard, 30000},
     {"prefabs", step_prefabs, 60000},
     {"compile panel", step_compile_panel, 60000},

@@ -9,6 +9,8 @@
 #include "allium-config.h"
 
 #include "allium-texture-browser.h"
+
+#include "allium-missing-texture.h"
 #include "allium-error-label.h"
 
 #include "al-render.h"
@@ -286,14 +288,14 @@ static void rebuild(AlliumTextureBrowser *self)
         add_item(self, e->source, e->name, e->width, e->height, thumb, uses_of(uses, e->name));
         g_hash_table_add(seen, g_ascii_strdown(e->name, -1));
     }
-    /* The map's materials no source holds, as the views draw them. */
-    guint8 checker[ALLIUM_THUMBNAIL_EDGE * ALLIUM_THUMBNAIL_EDGE * 4];
-    al_texture_checker(ALLIUM_THUMBNAIL_EDGE, checker);
-    g_autoptr(GdkTexture) missing =
-        new_texture(ALLIUM_THUMBNAIL_EDGE, ALLIUM_THUMBNAIL_EDGE, checker);
+    /* The map's materials no source holds, as the views draw them: the checker with the
+     * name. */
     for (char **m = t->missing; m && *m; m++) {
         g_autofree char *key = g_ascii_strdown(*m, -1);
         if (g_hash_table_contains(seen, key)) continue;
+        g_autofree guint8 *pixels = allium_missing_texture_draw(*m, ALLIUM_THUMBNAIL_EDGE);
+        g_autoptr(GdkTexture) missing =
+            new_texture(ALLIUM_THUMBNAIL_EDGE, ALLIUM_THUMBNAIL_EDGE, pixels);
         add_item(self, _("Missing"), *m, 0, 0, missing, uses_of(uses, *m));
     }
     g_hash_table_unref(seen);

@@ -3,6 +3,7 @@
 
 #include "allium-textures.h"
 
+#include "allium-missing-texture.h"
 #include "textures/sources.h"
 
 #include <gdk-pixbuf/gdk-pixbuf.h>
@@ -22,6 +23,11 @@ static void clear_textures(gpointer data)
         g_free((guint8 *) t->images[i].rgba);
     }
     g_free(t->images);
+    for (int i = t->count; i < t->drawn_count; i++) {
+        g_free((char *) t->drawn[i].name);
+        g_free((guint8 *) t->drawn[i].rgba);
+    }
+    g_free(t->drawn);
     for (int i = 0; i < t->catalogue_count; i++) {
         g_free(t->catalogue[i].name);
         g_free(t->catalogue[i].source);
@@ -168,6 +174,17 @@ AlliumTextures *allium_textures_load(const AlliumTextureRequest *request)
     t->catalogue = (AlliumTextureEntry *) (gpointer) g_array_free(catalogue, FALSE);
     t->count = (int) images->len;
     t->images = (al_texture_image *) (gpointer) g_array_free(images, FALSE);
+    int missing_count = (int) g_strv_length(t->missing);
+    t->drawn = g_new0(al_texture_image, t->count + missing_count + 1);
+    memcpy(t->drawn, t->images, sizeof *t->images * (gsize) t->count);
+    for (int i = 0; i < missing_count; i++)
+        t->drawn[t->count + i] = (al_texture_image){
+            .name = g_strdup(t->missing[i]),
+            .width = ALLIUM_MISSING_TEXTURE_EDGE,
+            .height = ALLIUM_MISSING_TEXTURE_EDGE,
+            .rgba = allium_missing_texture_draw(t->missing[i], ALLIUM_MISSING_TEXTURE_EDGE),
+        };
+    t->drawn_count = t->count + missing_count;
     return t;
 }
 

@@ -4,7 +4,8 @@
  * found beside the map, as written or by file name, then in the Preferences' texture
  * folders; Quake's WAD2 and Half-Life's WAD3) and, for a material no WAD holds, from an
  * image named after it (NAME.png, .tga, .jpg or .jpeg; a '*' in the name may be written
- * '#') in the map's folder or a texture folder, decoded with gdk-pixbuf. A set is
+ * '#') in the map's folder or a texture folder, decoded with gdk-pixbuf. A material found
+ * nowhere is drawn as a checker with its name (allium-missing-texture.h). A set is
  * immutable and reference counted: the document keeps the newest, the views upload it
  * (al_renderer_set_textures).
  *
@@ -47,6 +48,11 @@ typedef struct {
 typedef struct {
     al_texture_image *images; /* one per material found, names and texels owned */
     int count;
+    /* What the views draw (al_renderer_set_textures): IMAGES (borrowed), then an image per
+     * missing material, the checker with its name (allium_missing_texture_draw; owned),
+     * ALLIUM_MISSING_TEXTURE_EDGE pixels a side */
+    al_texture_image *drawn;
+    int drawn_count;
     char **missing;     /* NULL-terminated: materials found nowhere */
     char **files;       /* NULL-terminated: the WADs and images read (to watch) */
     al_diag_list diags; /* WADs not found or damaged; one warning naming the missing */

@@ -635,8 +635,9 @@ static gboolean class_drop_cb(GtkDropTarget *target, const GValue *value, double
 {
     (void) target;
     const char *name = G_VALUE_HOLDS_STRING(value) ? g_value_get_string(value) : NULL;
-    const al_entdef_class *cls =
-        name ? al_entdefs_find(allium_entity_definitions_get(), name) : NULL;
+    if (!name || !self->document) return FALSE;
+    g_autoptr(AlliumDefinitionSet) set = allium_document_dup_definitions(self->document);
+    const al_entdef_class *cls = al_entdefs_find(&set->defs, name);
     if (!cls || cls->kind != AL_ENTDEF_POINT) return FALSE;
     return allium_view_place_entity(self, name, x, y);
 }

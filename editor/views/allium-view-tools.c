@@ -283,7 +283,10 @@ static void report_error(AlliumView *self, GError *error)
 static void entity_box(AlliumView *self, double mins[3], double maxs[3])
 {
     al_entity_look look;
-    allium_entity_definitions_look(allium_entity_definitions_get(), self->entity_class, &look);
+    g_autoptr(AlliumDefinitionSet) set =
+        self->document ? allium_document_dup_definitions(self->document) : NULL;
+    const al_entdefs none = {0};
+    allium_entity_definitions_look(set ? &set->defs : &none, self->entity_class, &look);
     for (int k = 0; k < 3; k++) {
         mins[k] = look.has_box ? look.mins[k] : -8;
         maxs[k] = look.has_box ? look.maxs[k] : 8;
