@@ -11,7 +11,8 @@
  * Patches. Every drawn face (a face of a world or detail brush that a vis leaf lists, or any
  * face of a solid brush model; never sky, liquid, clip, skip or hint faces) is covered by a
  * grid of luxels of LUXEL units (default 16; worldspawn key "allium_luxel_size" for the map,
- * the same key on a brush entity for its brushes, al_face_desc.luxel_size for one face).
+ * the same key on a brush entity for its brushes, al_face_desc.luxel_size for one face;
+ * without it, ericw-tools' "_lightmap_scale" on the same entities).
  * The grid is laid on the face's plane projected along its dominant axis. A luxel's sample
  * point is the centroid of the part of its cell that lies on the face, a unit in front of
  * it; luxels whose sample point lies in solid (the face is covered there) take no part.

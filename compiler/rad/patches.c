@@ -21,20 +21,24 @@ enum {
                   AL_MATERIAL_NODRAW | AL_MATERIAL_HINT | AL_MATERIAL_TRIGGER | AL_MATERIAL_ORIGIN,
 };
 
-/* The entity key "allium_luxel_size", or 0 if absent or unusable (with a warning). */
+/* The entity key "allium_luxel_size", else ericw-tools' "_lightmap_scale" (its qbsp's
+ * luxel size in texels, which for a texture at scale 1 is units), or 0 if absent or
+ * unusable (with a warning). */
 static double entity_luxel(const al_input *in, int e, al_diag_list *diags)
 {
     if (e < 0 || e >= in->entity_count) return 0;
     const al_entity_desc *ent = &in->entities[e];
-    const char *s = al_entity_value(ent, "allium_luxel_size");
+    const char *key = "allium_luxel_size";
+    const char *s = al_entity_value(ent, key);
+    if (!s) s = al_entity_value(ent, key = "_lightmap_scale");
     if (!s) return 0;
     char *end;
     double v = strtod(s, &end);
     if (end == s || !isfinite(v) || v < 1 || v > 1024) {
         if (diags)
             al_diag_add(diags, AL_SEVERITY_WARNING, AL_DIAG_BAD_VALUE, e, -1, -1, ent->line, -1,
-                        "key \"allium_luxel_size\" is \"%s\", not a size from 1 to 1024; using "
-                        "the default", s);
+                        "key \"%s\" is \"%s\", not a size from 1 to 1024; using the default",
+                        key, s);
         return 0;
     }
     return v;
