@@ -37,8 +37,8 @@ static double entity_luxel(const al_input *in, int e, al_diag_list *diags)
     if (end == s || !isfinite(v) || v < 1 || v > 1024) {
         if (diags)
             al_diag_add(diags, AL_SEVERITY_WARNING, AL_DIAG_BAD_VALUE, e, -1, -1, ent->line, -1,
-                        "key \"%s\" is \"%s\", not a size from 1 to 1024; using the default",
-                        key, s);
+                        "key \"%s\" is \"%s\", not a size from 1 to 1024; using the default", key,
+                        s);
         return 0;
     }
     return v;
@@ -154,8 +154,10 @@ static bool in_convex(const double (*poly)[2], int n, const double p[2])
         double cr = (b[0] - a[0]) * (p[1] - a[1]) - (b[1] - a[1]) * (p[0] - a[0]);
         int s = cr > 0 ? 1 : cr < 0 ? -1 : 0;
         if (s == 0) continue;
-        if (sign == 0) sign = s;
-        else if (s != sign) return false;
+        if (sign == 0)
+            sign = s;
+        else if (s != sign)
+            return false;
     }
     return true;
 }
@@ -373,8 +375,8 @@ static al_status choose_faces(al_rad *rad, al_diag_list *diags)
     rad->unshot = calloc(cap, sizeof *rad->unshot);
     rad->delta = calloc(cap * AL_RAD_BATCH, sizeof *rad->delta);
     if (!rad->point || !rad->normal || !rad->area || !rad->luxel_face || !rad->luxel_cluster ||
-        !rad->luxel_group || !rad->luxel_slot || !rad->sub_mask || !rad->incident ||
-        !rad->unshot || !rad->delta) {
+        !rad->luxel_group || !rad->luxel_slot || !rad->sub_mask || !rad->incident || !rad->unshot ||
+        !rad->delta) {
         free(info);
         return AL_ERR_NOMEM;
     }

@@ -235,8 +235,8 @@ void al_rad_sub_point(const rad_face *f, int extra, int32_t slot, int a, int b, 
     double v = f->v0 + ((slot / f->w) + (b + 0.5) / extra) * f->luxel;
     out[f->axis_u] = u;
     out[f->axis_v] = v;
-    out[f->axis] = (f->dist - f->normal[f->axis_u] * u - f->normal[f->axis_v] * v) /
-                   f->normal[f->axis];
+    out[f->axis] =
+        (f->dist - f->normal[f->axis_u] * u - f->normal[f->axis_v] * v) / f->normal[f->axis];
 }
 
 int al_rad_luxel_samples(const al_rad *rad, int32_t j, rad_point *out)
@@ -320,8 +320,8 @@ static void light_job(void *context, int index, int worker)
         for (int32_t i = 0; i < tried; i++) {
             int32_t q = near ? near[i] : i;
             for (int s = 0; s < n; s++)
-                rays += al_rad_light_add(rad, &rad->lights[ps->lights[q]], ps->light_rows[q],
-                                         &p[s], ps->extent, sum);
+                rays += al_rad_light_add(rad, &rad->lights[ps->lights[q]], ps->light_rows[q], &p[s],
+                                         ps->extent, sum);
         }
         for (int k = 0; k < 3; k++) rad->delta[j][k] = n > 1 ? sum[k] / (float) n : sum[k];
     }
@@ -1028,7 +1028,8 @@ static int map_extra(const al_input *in, al_diag_list *diags)
         if (diags)
             al_diag_add(diags, AL_SEVERITY_WARNING, AL_DIAG_BAD_VALUE, 0, -1, -1, ent->line, -1,
                         "key \"allium_extra_samples\" is \"%s\", not a whole number from 1 to "
-                        "%d; using 1", s, AL_RAD_MAX_EXTRA);
+                        "%d; using 1",
+                        s, AL_RAD_MAX_EXTRA);
         return 1;
     }
     return (int) v;
@@ -1046,8 +1047,7 @@ al_status al_rad_begin(const al_world *world, const al_input *input, const al_ra
     }
     if (o.extra_samples < 0 || o.extra_samples > AL_RAD_MAX_EXTRA) {
         al_diag_add(diags, AL_SEVERITY_ERROR, AL_DIAG_BAD_VALUE, -1, -1, -1, -1, -1,
-                    "%d extra samples is not between 1 and %d", o.extra_samples,
-                    AL_RAD_MAX_EXTRA);
+                    "%d extra samples is not between 1 and %d", o.extra_samples, AL_RAD_MAX_EXTRA);
         return AL_ERR_INVALID_ARGUMENT;
     }
     /* Its rays go through the world's light trees, which a compile with no_vis leaves to

@@ -633,8 +633,10 @@ typedef struct light_pass {
 /* Where a ray from a luxel at X toward light L ends. */
 static void light_end(const rad_light *l, const double x[3], double extent, double end[3])
 {
-    if (l->kind == RAD_SUN) al_madd(x, l->dir, -extent, end);
-    else al_copy(l->origin, end);
+    if (l->kind == RAD_SUN)
+        al_madd(x, l->dir, -extent, end);
+    else
+        al_copy(l->origin, end);
 }
 
 /* The box of a face's sample points (those of the direct light's sub-grid included). */
@@ -776,8 +778,7 @@ static void direct_job(void *context, int index, int worker)
             int32_t j0 = base->slots[f0->first_slot + s];
             if (relit_any && occlusion_changed(rad, base, j, j0)) continue;
             if (m >= 0) {
-                if (!luxel_light_crosses(rad, j, bl, fmax(lp->extent, lp->base_extent),
-                                         lp->fix))
+                if (!luxel_light_crosses(rad, j, bl, fmax(lp->extent, lp->base_extent), lp->fix))
                     continue;
                 rays += al_rad_light_at(rad, &rad->lights[m], lp->rows[m], j, lp->extent, add);
             } else {

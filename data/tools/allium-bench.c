@@ -40,7 +40,8 @@
  *       with its commit), undo and redo; medians in ms. Edits are timed with
  *       synchronous = FULL (the documents' setting) and again with NORMAL, to show what
  *       durability costs. Documents are written in DIR (default: $TMPDIR or /var/tmp).
- *   allium-bench rad MAP [--luxel 16] [--extra N] [--runs 3] [--count 1000000] [options]
+ *   allium-bench rad MAP [--luxel 16] [--extra N] [--runs 3] [--count 1000000]
+ *                        [--rad-residual 0.01] [options]
  *       radiosity: {first_frame_ms (patches built and every light shot),
  *       ms_to_residual_10pct, ms_to_residual_1pct (from the start, patches included),
  *       mrays_per_s_per_thread (about --count of the occlusion rays the last run cast,
@@ -166,6 +167,7 @@ static int usage(void)
             "       allium-bench slice MAP --z HEIGHT [--scale UNITS] -o FILE.png\n"
             "       allium-bench document MAP.map [--runs N] [--count EDITS] [--scratch DIR]\n"
             "       allium-bench rad MAP [--luxel UNITS] [--extra N] [--runs N] [--count RAYS]\n"
+            "                            [--rad-residual R]\n"
             "       allium-bench edit MAP [--edits N] [--tight-edits N] [--luxel UNITS]\n"
             "                             [--extra N] [--rad-residual R] [--leaks]\n"
             "       allium-bench bsp MAP.map [--runs N]\n"
@@ -671,8 +673,8 @@ static int cmd_light(const args *a)
     if (!w) return 1;
     al_rad *rad = NULL;
     al_diag_list diags = {0};
-    al_rad_options o = {.luxel_size = a->luxel, .extra_samples = a->extra,
-                        .threads = a->options.threads};
+    al_rad_options o = {
+        .luxel_size = a->luxel, .extra_samples = a->extra, .threads = a->options.threads};
     int status = 0;
     al_rad_lightmap map = {0};
     if (al_rad_create(w, &m.input, &o, &rad, &diags) != AL_OK) {
@@ -974,8 +976,8 @@ static int cmd_rad(const args *a)
     al_rad_stats st = {0};
     al_rad *rad = NULL;
     al_diag_list diags = {0};
-    al_rad_options o = {.luxel_size = a->luxel, .extra_samples = a->extra,
-                        .threads = a->options.threads};
+    al_rad_options o = {
+        .luxel_size = a->luxel, .extra_samples = a->extra, .threads = a->options.threads};
     int atlas_w = 0, atlas_h = 0;
     bool ok = true;
     for (int r = 0; r < runs && ok; r++) {
@@ -1000,11 +1002,13 @@ static int cmd_rad(const args *a)
         al_rad_get_stats(rad, &st);
         al_rad_step(rad, st.lights);
         first[r] = al_clock_ms_since(t0);
+        /* --rad-residual: where the run stops (default 1%). */
+        double stop = a->residual_given ? a->rad_residual : 0.01;
         to10[r] = to1[r] = -1;
         for (;;) {
             al_rad_get_stats(rad, &st);
             if (to10[r] < 0 && st.residual <= 0.10) to10[r] = al_clock_ms_since(t0);
-            if (st.residual <= 0.01 || st.converged) break;
+            if (st.residual <= stop || st.converged) break;
             if (al_rad_step(rad, 8) == 0) break;
         }
         to1[r] = al_clock_ms_since(t0);

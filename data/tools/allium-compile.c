@@ -210,8 +210,8 @@ static bool light(al_tool_map *m, const al_world *w, const rad_args *ra,
     uint64_t t0 = al_clock_ns();
     al_rad *rad = NULL;
     al_diag_list diags = {0};
-    al_rad_options o = {.luxel_size = ra->luxel, .extra_samples = ra->extra,
-                        .threads = options->threads};
+    al_rad_options o = {
+        .luxel_size = ra->luxel, .extra_samples = ra->extra, .threads = options->threads};
     al_status st = al_rad_create(w, &m->input, &o, &rad, &diags);
     al_diag_append(&m->diags, &diags);
     al_diag_list_clear(&diags);
@@ -372,8 +372,8 @@ static bool export_bsp(al_tool_map *m, const al_world *w, al_rad *rad, const rad
         /* The light of this compile, lit as the report's was. */
         rad = NULL;
         if (st == AL_OK && !ra->off) {
-            al_rad_options ro = {.luxel_size = ra->luxel, .extra_samples = ra->extra,
-                                 .threads = options->threads};
+            al_rad_options ro = {
+                .luxel_size = ra->luxel, .extra_samples = ra->extra, .threads = options->threads};
             st = al_rad_create(own, input, &ro, &own_rad, &diags);
             if (st == AL_OK) al_rad_run(own_rad, ra->residual, ra->seconds, NULL, NULL);
             rad = own_rad;

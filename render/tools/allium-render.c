@@ -100,14 +100,14 @@ static int compare_double(const void *a, const void *b)
 
 static int usage(void)
 {
-    fprintf(stderr,
-            "usage: allium-render [--size WxH] [--view 3d|top|front|side] "
-            "[--camera X Y Z YAW PITCH] [--frame] [--overlay LIST] [--grid N] "
-            "[--select-brush N] [--json] [--rad] [--rad-residual EPS] "
-            "[--rad-time SECONDS] [--luxel UNITS] [--extra N] [--rad-no-ambient] [--unlit] [--textures] "
-            "[--texture-path DIR ...] "
-            "[compile options] "
-            "MAP -o OUT.png\n");
+    fprintf(stderr, "usage: allium-render [--size WxH] [--view 3d|top|front|side] "
+                    "[--camera X Y Z YAW PITCH] [--frame] [--overlay LIST] [--grid N] "
+                    "[--select-brush N] [--json] [--rad] [--rad-residual EPS] "
+                    "[--rad-time SECONDS] [--luxel UNITS] [--extra N] [--rad-no-ambient] [--unlit] "
+                    "[--textures] "
+                    "[--texture-path DIR ...] "
+                    "[compile options] "
+                    "MAP -o OUT.png\n");
     return 2;
 }
 
@@ -307,7 +307,8 @@ int main(int argc, char **argv)
                 return 2;
             }
             use_rad = true;
-        } else if (a[0] == '-') return usage();
+        } else if (a[0] == '-')
+            return usage();
         else path = a;
     }
     if (!path || !out) return usage();

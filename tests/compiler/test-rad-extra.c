@@ -158,9 +158,11 @@ CHECK_TEST(half_plane, "/rad/extra/half-plane-shadow-approaches-the-lit-area-fra
                   ns[i], e[i].plain_worst);
         CHECK_MSG(e[i].bound_excess <= 0,
                   "%d x %d: an edge luxel is off by %.3f, beyond the bound (2N - 1) / N^2 by "
-                  "%.3f", ns[i], ns[i], e[i].worst, e[i].bound_excess);
+                  "%.3f",
+                  ns[i], ns[i], e[i].worst, e[i].bound_excess);
         check_note("%d x %d samples: %d edge luxels, error along the edge rms %.4f, worst "
-                   "%.4f of the level", ns[i], ns[i], e[i].edge_luxels, e[i].rms, e[i].worst);
+                   "%.4f of the level",
+                   ns[i], ns[i], e[i].edge_luxels, e[i].rms, e[i].worst);
     }
     CHECK_MSG(e[1].rms < 0.6 * e[0].rms && e[2].rms < 0.6 * e[1].rms,
               "the stair-steps do not shrink: rms %.4f, %.4f, %.4f", e[0].rms, e[1].rms, e[2].rms);
@@ -183,15 +185,15 @@ CHECK_TEST(map_key, "/rad/extra/the-worldspawn-key-sets-the-samples-and-the-opti
                                   &(scene_options){.pvs = true, .pvs_level = AL_PVS_TIGHT}));
         al_rad *rad = NULL;
         al_diag_list d = {0};
-        REQUIRE(al_rad_create(s.world, &s.input.input, &(al_rad_options){.luxel_size = 64},
-                              &rad, &d) == AL_OK);
+        REQUIRE(al_rad_create(s.world, &s.input.input, &(al_rad_options){.luxel_size = 64}, &rad,
+                              &d) == AL_OK);
         bool warned = false;
         for (size_t k = 0; k < d.count; k++)
             warned |= d.items[k].entity == 0 && d.items[k].line > 0 &&
                       d.items[k].severity == AL_SEVERITY_WARNING &&
                       strstr(d.items[k].message, "allium_extra_samples") != NULL;
-        CHECK_MSG(warned && rad->extra == 1, "\"%s\": warned %d, %d samples a side", bad[i],
-                  warned, rad->extra);
+        CHECK_MSG(warned && rad->extra == 1, "\"%s\": warned %d, %d samples a side", bad[i], warned,
+                  rad->extra);
         al_rad_destroy(rad);
         al_diag_list_clear(&d);
         scene_free(&s);
@@ -202,8 +204,8 @@ CHECK_TEST(map_key, "/rad/extra/the-worldspawn-key-sets-the-samples-and-the-opti
                               &(scene_options){.pvs = true, .pvs_level = AL_PVS_TIGHT}));
     al_rad *rad = NULL;
     al_diag_list d = {0};
-    CHECK(al_rad_create(s.world, &s.input.input, &(al_rad_options){.extra_samples = 5}, &rad,
-                        &d) == AL_ERR_INVALID_ARGUMENT);
+    CHECK(al_rad_create(s.world, &s.input.input, &(al_rad_options){.extra_samples = 5}, &rad, &d) ==
+          AL_ERR_INVALID_ARGUMENT);
     CHECK(al_rad_create(s.world, &s.input.input, &(al_rad_options){.extra_samples = -1}, &rad,
                         &d) == AL_ERR_INVALID_ARGUMENT);
     al_diag_list_clear(&d);
@@ -263,8 +265,10 @@ CHECK_TEST(samples_on_faces, "/rad/extra/every-sample-lies-on-its-face-out-of-so
             in_solid += al_world_point_solid(s.world, 0, p[q].from);
         }
     }
-    CHECK_MSG(off_face == 0 && in_solid == 0, "of %lld samples %lld are off their face, %lld in "
-              "solid", (long long) samples, (long long) off_face, (long long) in_solid);
+    CHECK_MSG(off_face == 0 && in_solid == 0,
+              "of %lld samples %lld are off their face, %lld in "
+              "solid",
+              (long long) samples, (long long) off_face, (long long) in_solid);
     CHECK_MSG(partial > 0, "no luxel lost a sample to solid or to its face's edge");
     check_note("%lld samples of %d luxels checked, %lld luxels with some samples left out",
                (long long) samples, rad->luxel_count, (long long) partial);
@@ -281,14 +285,14 @@ CHECK_TEST(random_edits, "/rad/extra/edits-carry-antialiased-light-exactly")
     REQUIRE(scene_load_file(&s, path, &(scene_options){.pvs = true, .pvs_level = AL_PVS_COARSE}));
     rad_edit_report r;
     rad_check_edits(&s.input.input, s.world,
-                    &(al_rad_options){.luxel_size = 32, .extra_samples = 2}, 0.05, 4, 13, 1000,
-                    &r);
+                    &(al_rad_options){.luxel_size = 32, .extra_samples = 2}, 0.05, 4, 13, 1000, &r);
     CHECK_MSG(r.failed == 0 && r.edits == 4, "%d edits, %d failed", r.edits, r.failed);
     CHECK_MSG(r.worst_direct < 1e-3 && r.ties == 0 && r.worst_bounce < 2e-3 && r.books_off == 0,
               "direct %.2e (%d ties), bounced %.2e, %d unbalanced: %s", r.worst_direct, r.ties,
               r.worst_bounce, r.books_off, r.why);
     check_note("%d edits with 2 x 2 samples: direct light off by at most %.1e, bounced %.1e of "
-               "the mean", r.edits, r.worst_direct, r.worst_bounce);
+               "the mean",
+               r.edits, r.worst_direct, r.worst_bounce);
     scene_free(&s);
 }
 

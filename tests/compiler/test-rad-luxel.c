@@ -91,9 +91,8 @@ CHECK_TEST(counts, "/rad/luxel-size/luxel-counts-scale-and-light-is-conserved")
             CHECK_MSG(fabs(r[k][i].power - power16) <= 0.01 * power16,
                       "%s %s: direct power %.6g, at 16 units %.6g", keys[k], sizes[i],
                       r[k][i].power, power16);
-            check_note("%s %s: %d luxels, direct power %.6g (%+.3f%% of 16's)", keys[k],
-                       sizes[i], r[k][i].patches, r[k][i].power,
-                       100 * (r[k][i].power / power16 - 1));
+            check_note("%s %s: %d luxels, direct power %.6g (%+.3f%% of 16's)", keys[k], sizes[i],
+                       r[k][i].patches, r[k][i].power, 100 * (r[k][i].power / power16 - 1));
         }
     /* The Allium key wins over ericw-tools'; the option over both; a bad value warns. */
     sized both, opt, bad;
@@ -102,8 +101,10 @@ CHECK_TEST(counts, "/rad/luxel-size/luxel-counts-scale-and-light-is-conserved")
     light_room(box_room("_lightmap_scale", "8", NULL, NULL), 16, &opt);
     CHECK_MSG(opt.patches == r[0][1].patches, "the option: %d luxels", opt.patches);
     light_room(box_room("_lightmap_scale", "0", NULL, NULL), 0, &bad);
-    CHECK_MSG(bad.warnings == 1 && bad.patches == r[0][1].patches, "a bad _lightmap_scale: %d "
-              "warnings, %d luxels", bad.warnings, bad.patches);
+    CHECK_MSG(bad.warnings == 1 && bad.patches == r[0][1].patches,
+              "a bad _lightmap_scale: %d "
+              "warnings, %d luxels",
+              bad.warnings, bad.patches);
 }
 
 int main(int argc, char **argv)
