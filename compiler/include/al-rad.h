@@ -11,10 +11,16 @@
  * Patches. Every drawn face (a face of a world or detail brush that a vis leaf lists, or any
  * face of a solid brush model; never sky, liquid, clip, skip or hint faces) is covered by a
  * grid of luxels of LUXEL units (default 16; worldspawn key "allium_luxel_size" for the map,
- * the same key on a brush entity for its brushes, al_face_desc.luxel_size for one face).
+ * the same key on a brush entity for its brushes, al_face_desc.luxel_size for one face;
+ * without it, ericw-tools' "_lightmap_scale" on the same entities).
  * The grid is laid on the face's plane projected along its dominant axis. A luxel's sample
  * point is the centroid of the part of its cell that lies on the face, a unit in front of
  * it; luxels whose sample point lies in solid (the face is covered there) take no part.
+ * Direct light is antialiased with EXTRA x EXTRA samples per luxel (al_rad_options.
+ * extra_samples, worldspawn key "allium_extra_samples": 1 to 4, default 1; ericw-tools'
+ * light -extra is 2, -extra4 is 4): the centres of a sub-grid of the luxel's cell, those
+ * that lie on the face and whose point a unit in front of it is not in solid, averaged; a
+ * luxel none of whose centres qualifies takes its sample point.
  *
  * Shooters. Luxels form groups of up to AL_RAD_GROUP x AL_RAD_GROUP on one face, groups
  * form panels of up to 4 x 4 groups in four quads. A shot takes a panel: the unshot light
@@ -127,6 +133,8 @@ typedef struct al_rad al_rad;
 
 typedef struct al_rad_options {
     double luxel_size; /* overrides the map's luxel size; 0: the map's, or 16 */
+    int extra_samples; /* direct light samples per luxel side, 1 to 4; 0: the map's
+                          ("allium_extra_samples"), or 1 */
     int threads;       /* 0: one per CPU */
     bool no_ambient;   /* snapshots without the ambient term */
     const int *cancel; /* al_rad_update: when *CANCEL turns nonzero (read atomically) the
@@ -138,7 +146,8 @@ typedef struct al_rad_options {
 /* Builds the patches and lights of WORLD (compiled from INPUT). Problems with light
  * entities (bad numbers, a missing target, a light inside solid) become warnings in the
  * diagnostics, naming the entity and its line; they never fail the call. Returns AL_OK,
- * AL_ERR_NOMEM or AL_ERR_INVALID_ARGUMENT (a luxel size below 1 or above 1024). */
+ * AL_ERR_NOMEM or AL_ERR_INVALID_ARGUMENT (a luxel size below 1 or above 1024, extra
+ * samples below 0 or above 4). */
 al_status al_rad_create(const al_world *world, const al_input *input, const al_rad_options *opts,
                         al_rad **out, al_diag_list *diags);
 

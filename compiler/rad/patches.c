@@ -21,20 +21,24 @@ enum {
                   AL_MATERIAL_NODRAW | AL_MATERIAL_HINT | AL_MATERIAL_TRIGGER | AL_MATERIAL_ORIGIN,
 };
 
-/* The entity key "allium_luxel_size", or 0 if absent or unusable (with a warning). */
+/* The entity key "allium_luxel_size", else ericw-tools' "_lightmap_scale" (its qbsp's
+ * luxel size in texels, which for a texture at scale 1 is units), or 0 if absent or
+ * unusable (with a warning). */
 static double entity_luxel(const al_input *in, int e, al_diag_list *diags)
 {
     if (e < 0 || e >= in->entity_count) return 0;
     const al_entity_desc *ent = &in->entities[e];
-    const char *s = al_entity_value(ent, "allium_luxel_size");
+    const char *key = "allium_luxel_size";
+    const char *s = al_entity_value(ent, key);
+    if (!s) s = al_entity_value(ent, key = "_lightmap_scale");
     if (!s) return 0;
     char *end;
     double v = strtod(s, &end);
     if (end == s || !isfinite(v) || v < 1 || v > 1024) {
         if (diags)
             al_diag_add(diags, AL_SEVERITY_WARNING, AL_DIAG_BAD_VALUE, e, -1, -1, ent->line, -1,
-                        "key \"allium_luxel_size\" is \"%s\", not a size from 1 to 1024; using "
-                        "the default", s);
+                        "key \"%s\" is \"%s\", not a size from 1 to 1024; using the default", key,
+                        s);
         return 0;
     }
     return v;
@@ -107,6 +111,7 @@ typedef struct slot_info {
     double point[3];
     float area;
     int32_t cluster;
+    uint16_t sub_mask; /* rad.sub_mask */
     bool live;
 } slot_info;
 
@@ -131,12 +136,51 @@ static void copy_face(layout_job *job, const rad_face *f, int32_t from)
         if (!si->live) continue;
         al_copy(base->point[l], si->point);
         si->area = base->area[l];
+        si->sub_mask = base->sub_mask[l]; /* the same EXTRA (al_rad_update) */
         if (!job->has_vis) continue;
         const rad_reuse *ru = rad->reuse;
         int32_t c = base->luxel_cluster[l];
         si->cluster = ru->cluster && c >= 0 && c < ru->cluster_count ? ru->cluster[c] : -2;
         if (si->cluster == -2) si->cluster = al_world_vis_leaf_at(rad->world, si->point);
     }
+}
+
+/* Whether 2D point P lies in the convex polygon POLY (N points, either winding). */
+static bool in_convex(const double (*poly)[2], int n, const double p[2])
+{
+    int sign = 0;
+    for (int k = 0; k < n; k++) {
+        const double *a = poly[k], *b = poly[(k + 1) % n];
+        double cr = (b[0] - a[0]) * (p[1] - a[1]) - (b[1] - a[1]) * (p[0] - a[0]);
+        int s = cr > 0 ? 1 : cr < 0 ? -1 : 0;
+        if (s == 0) continue;
+        if (sign == 0)
+            sign = s;
+        else if (s != sign)
+            return false;
+    }
+    return true;
+}
+
+/* rad.sub_mask of slot SLOT of face F, whose cell's part on the face is CELL (M points):
+ * the sub-cell centres on that part whose point a unit in front of the face is not in
+ * solid. */
+static uint16_t sub_mask(const al_rad *rad, const rad_face *f, int32_t slot,
+                         const double (*cell)[2], int m)
+{
+    if (rad->extra <= 1) return 0;
+    uint16_t mask = 0;
+    for (int b = 0; b < rad->extra; b++)
+        for (int a = 0; a < rad->extra; a++) {
+            double x[3], from[3];
+            al_rad_sub_point(f, rad->extra, slot, a, b, x);
+            double uv[2] = {x[f->axis_u], x[f->axis_v]};
+            if (!in_convex(cell, m, uv)) continue;
+            al_madd(x, f->normal, AL_RAD_SAMPLE_OFFSET, from);
+            if (al_world_point_solid(rad->world, 0, from)) continue;
+            mask |= (uint16_t) (1u << (a + rad->extra * b));
+        }
+    return mask;
 }
 
 static void layout_face(void *context, int index, int worker)
@@ -178,6 +222,7 @@ static void layout_face(void *context, int index, int worker)
             if (al_world_point_solid(rad->world, 0, s->point)) continue;
             s->area = (float) a;
             s->live = true;
+            s->sub_mask = sub_mask(rad, f, j * f->w + i, (const double (*)[2]) out, m);
             if (job->has_vis) s->cluster = al_world_vis_leaf_at(rad->world, s->point);
         }
 }
@@ -324,11 +369,14 @@ static al_status choose_faces(al_rad *rad, al_diag_list *diags)
     rad->luxel_face = malloc(cap * sizeof *rad->luxel_face);
     rad->luxel_cluster = malloc(cap * sizeof *rad->luxel_cluster);
     rad->luxel_group = malloc(cap * sizeof *rad->luxel_group);
+    rad->luxel_slot = malloc(cap * sizeof *rad->luxel_slot);
+    rad->sub_mask = malloc(cap * sizeof *rad->sub_mask);
     rad->incident = calloc(cap, sizeof *rad->incident);
     rad->unshot = calloc(cap, sizeof *rad->unshot);
     rad->delta = calloc(cap * AL_RAD_BATCH, sizeof *rad->delta);
     if (!rad->point || !rad->normal || !rad->area || !rad->luxel_face || !rad->luxel_cluster ||
-        !rad->luxel_group || !rad->incident || !rad->unshot || !rad->delta) {
+        !rad->luxel_group || !rad->luxel_slot || !rad->sub_mask || !rad->incident || !rad->unshot ||
+        !rad->delta) {
         free(info);
         return AL_ERR_NOMEM;
     }
@@ -346,6 +394,8 @@ static al_status choose_faces(al_rad *rad, al_diag_list *diags)
             rad->area[n] = info[s].area;
             rad->luxel_face[n] = fi;
             rad->luxel_cluster[n] = info[s].cluster;
+            rad->luxel_slot[n] = s - f->first_slot;
+            rad->sub_mask[n] = info[s].sub_mask;
             f->live++;
             n++;
         }

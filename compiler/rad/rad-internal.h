@@ -22,6 +22,8 @@
 #define AL_RAD_DOME          65  /* suns making up a sky dome ("_sunlight2", "_sunlight3") */
 #define AL_RAD_PENUMBRA      16  /* suns making up a sun with a penumbra */
 #define AL_RAD_SURFACE_STEP  128.0 /* surface lights: faces are cut at multiples of this */
+#define AL_RAD_MAX_EXTRA     4     /* sub-grid side of the direct light's samples (4 x 4) */
+#define AL_RAD_MAX_SAMPLES   (AL_RAD_MAX_EXTRA * AL_RAD_MAX_EXTRA)
 
 /* Keeps the part of POLY in front of the plane through P with normal N, into OUT (at most
  * MAX points). Returns the point count (0 if nothing is in front). */
@@ -170,6 +172,13 @@ struct al_rad {
     int32_t *luxel_face;
     int32_t *luxel_cluster; /* vis leaf of the sample point, -1 if none */
     int32_t *luxel_group;
+    int32_t *luxel_slot; /* its slot in its face's grid, from the face's first_slot */
+    /* Antialiased direct light: each luxel takes it at the centres of an EXTRA x EXTRA
+     * sub-grid of its cell, those on the face and out of solid (bit a + EXTRA b of
+     * SUB_MASK for sub-cell (a, b)); a luxel none of whose centres qualifies, or any
+     * luxel when EXTRA is 1, takes it at its sample point. */
+    int extra;
+    uint16_t *sub_mask;
     float (*incident)[3]; /* light arrived (direct + shot), no ambient */
     float (*unshot)[3];   /* exitance not yet shot; below zero where an edit took light
                              away that was reflected on (al_rad_update) */
@@ -300,8 +309,9 @@ void al_rad_recompute_powers(al_rad *rad);
 bool al_rad_shooter_of(const al_rad *rad, int32_t panel, const float (*exitance)[3],
                        uint64_t *mask, rad_shooter *sh);
 
-/* The direct light light L (PVS row ROW, NULL: none) gives luxel J, into OUT; EXTENT is a
- * length beyond the world (the reach of a sun ray). Returns the rays cast (0 or 1). */
+/* The direct light light L (PVS row ROW, NULL: none) gives luxel J, into OUT: the mean over
+ * its samples (al_rad_luxel_samples). EXTENT is a length beyond the world (the reach of a
+ * sun ray). Returns the rays cast (up to one per sample). */
 int al_rad_light_at(const al_rad *rad, const rad_light *l, const uint64_t *row, int32_t j,
                     double extent, float out[3]);
 
@@ -316,6 +326,14 @@ typedef struct rad_point {
 
 /* Luxel J as a rad_point. */
 void al_rad_luxel_point(const al_rad *rad, int32_t j, rad_point *out);
+
+/* The points luxel J takes direct light at (rad.sub_mask), into OUT (room for
+ * AL_RAD_MAX_SAMPLES); returns how many (at least 1). Its direct light is their mean. */
+int al_rad_luxel_samples(const al_rad *rad, int32_t j, rad_point *out);
+
+/* The centre of sub-cell (A, B) of the EXTRA x EXTRA sub-grid of slot SLOT (from the first
+ * slot) of face F, on the face's plane, into OUT. */
+void al_rad_sub_point(const rad_face *f, int extra, int32_t slot, int a, int b, double out[3]);
 
 /* Adds the direct light of L (PVS row ROW, NULL: none) to SUM at point P: its falloff,
  * angle, cone and dirt, if a ray from P->from reaches the light (for a sun: a sky face

@@ -26,6 +26,7 @@
 #include "rad-internal.h"
 
 #include "al-clock.h"
+#include "al-entity-keys.h"
 #include "core/hash.h"
 #include "al-parallel.h"
 #include "al-vec3.h"
@@ -228,13 +229,45 @@ void al_rad_luxel_point(const al_rad *rad, int32_t j, rad_point *out)
     out->occlusion = rad->occlusion ? rad->occlusion[j] : 0;
 }
 
+void al_rad_sub_point(const rad_face *f, int extra, int32_t slot, int a, int b, double out[3])
+{
+    double u = f->u0 + ((slot % f->w) + (a + 0.5) / extra) * f->luxel;
+    double v = f->v0 + ((slot / f->w) + (b + 0.5) / extra) * f->luxel;
+    out[f->axis_u] = u;
+    out[f->axis_v] = v;
+    out[f->axis] =
+        (f->dist - f->normal[f->axis_u] * u - f->normal[f->axis_v] * v) / f->normal[f->axis];
+}
+
+int al_rad_luxel_samples(const al_rad *rad, int32_t j, rad_point *out)
+{
+    al_rad_luxel_point(rad, j, &out[0]);
+    unsigned mask = rad->sub_mask ? rad->sub_mask[j] : 0;
+    if (rad->extra <= 1 || mask == 0) return 1;
+    const rad_face *f = &rad->faces[rad->luxel_face[j]];
+    int n = 0;
+    for (int b = 0; b < rad->extra; b++)
+        for (int a = 0; a < rad->extra; a++) {
+            if (!(mask & (1u << (a + rad->extra * b)))) continue;
+            rad_point *p = &out[n++];
+            *p = out[0];
+            al_rad_sub_point(f, rad->extra, rad->luxel_slot[j], a, b, p->x);
+            al_madd(p->x, p->n, AL_RAD_SAMPLE_OFFSET, p->from);
+        }
+    return n;
+}
+
 int al_rad_light_at(const al_rad *rad, const rad_light *l, const uint64_t *row, int32_t j,
                     double extent, float out[3])
 {
     out[0] = out[1] = out[2] = 0;
-    rad_point p;
-    al_rad_luxel_point(rad, j, &p);
-    return al_rad_light_add(rad, l, row, &p, extent, out);
+    rad_point p[AL_RAD_MAX_SAMPLES];
+    int n = al_rad_luxel_samples(rad, j, p);
+    int rays = 0;
+    for (int s = 0; s < n; s++) rays += al_rad_light_add(rad, l, row, &p[s], extent, out);
+    if (n > 1)
+        for (int k = 0; k < 3; k++) out[k] /= (float) n;
+    return rays;
 }
 
 static void light_job(void *context, int index, int worker)
@@ -253,11 +286,11 @@ static void light_job(void *context, int index, int worker)
      * lights keep their order, so each luxel's sum is the same to the last bit. */
     double lo[3], hi[3];
     al_bounds_clear(lo, hi);
+    rad_point p[AL_RAD_MAX_SAMPLES];
     for (int32_t r = a; r < b; r++) {
         int32_t j = ps->receivers ? ps->receivers[r] : r;
-        rad_point p;
-        al_rad_luxel_point(rad, j, &p);
-        al_bounds_add(p.x, lo, hi);
+        int n = al_rad_luxel_samples(rad, j, p);
+        for (int s = 0; s < n; s++) al_bounds_add(p[s].x, lo, hi);
     }
     int32_t stack[256];
     int32_t *near =
@@ -280,17 +313,17 @@ static void light_job(void *context, int index, int worker)
     int64_t rays = 0;
     for (int32_t r = a; r < b; r++) {
         int32_t j = ps->receivers ? ps->receivers[r] : r;
-        rad_point p;
-        al_rad_luxel_point(rad, j, &p);
+        int n = al_rad_luxel_samples(rad, j, p);
         float sum[3] = {0, 0, 0};
         /* Out of memory for the list: every light, as without it. */
         int32_t tried = near ? near_count : ps->light_count;
         for (int32_t i = 0; i < tried; i++) {
             int32_t q = near ? near[i] : i;
-            rays += al_rad_light_add(rad, &rad->lights[ps->lights[q]], ps->light_rows[q], &p,
-                                     ps->extent, sum);
+            for (int s = 0; s < n; s++)
+                rays += al_rad_light_add(rad, &rad->lights[ps->lights[q]], ps->light_rows[q], &p[s],
+                                         ps->extent, sum);
         }
-        for (int k = 0; k < 3; k++) rad->delta[j][k] = sum[k];
+        for (int k = 0; k < 3; k++) rad->delta[j][k] = n > 1 ? sum[k] / (float) n : sum[k];
     }
     if (near != stack) free(near);
     ps->rays[worker] += rays;
@@ -981,6 +1014,27 @@ static int shoot_panels(al_rad *rad, int count)
 
 /* --- the API ------------------------------------------------------------------------ */
 
+/* The worldspawn's "allium_extra_samples", 1 if absent or unusable (with a warning). */
+static int map_extra(const al_input *in, al_diag_list *diags)
+{
+    if (in->entity_count < 1) return 1;
+    const al_entity_desc *ent = &in->entities[0];
+    const char *s = al_entity_value(ent, "allium_extra_samples");
+    if (!s) return 1;
+    char *end;
+    long v = strtol(s, &end, 10);
+    while (*end == ' ' || *end == '\t') end++;
+    if (end == s || *end || v < 1 || v > AL_RAD_MAX_EXTRA) {
+        if (diags)
+            al_diag_add(diags, AL_SEVERITY_WARNING, AL_DIAG_BAD_VALUE, 0, -1, -1, ent->line, -1,
+                        "key \"allium_extra_samples\" is \"%s\", not a whole number from 1 to "
+                        "%d; using 1",
+                        s, AL_RAD_MAX_EXTRA);
+        return 1;
+    }
+    return (int) v;
+}
+
 al_status al_rad_begin(const al_world *world, const al_input *input, const al_rad_options *opts,
                        al_rad **out, al_diag_list *diags)
 {
@@ -989,6 +1043,11 @@ al_status al_rad_begin(const al_world *world, const al_input *input, const al_ra
     if (o.luxel_size != 0 && !(o.luxel_size >= 1 && o.luxel_size <= 1024)) {
         al_diag_add(diags, AL_SEVERITY_ERROR, AL_DIAG_BAD_VALUE, -1, -1, -1, -1, -1,
                     "luxel size %g is not between 1 and 1024 units", o.luxel_size);
+        return AL_ERR_INVALID_ARGUMENT;
+    }
+    if (o.extra_samples < 0 || o.extra_samples > AL_RAD_MAX_EXTRA) {
+        al_diag_add(diags, AL_SEVERITY_ERROR, AL_DIAG_BAD_VALUE, -1, -1, -1, -1, -1,
+                    "%d extra samples is not between 1 and %d", o.extra_samples, AL_RAD_MAX_EXTRA);
         return AL_ERR_INVALID_ARGUMENT;
     }
     /* Its rays go through the world's light trees, which a compile with no_vis leaves to
@@ -1004,6 +1063,7 @@ al_status al_rad_begin(const al_world *world, const al_input *input, const al_ra
     rad->world = world;
     rad->input = input;
     rad->options = o;
+    rad->extra = o.extra_samples > 0 ? o.extra_samples : map_extra(input, diags);
     pthread_mutex_init(&rad->lock, NULL);
     atomic_init(&rad->cancel, false);
     al_status st = al_ray_tree_build(world, &rad->ray_tree) ? AL_OK : AL_ERR_NOMEM;
@@ -1089,6 +1149,8 @@ void al_rad_destroy(al_rad *rad)
     free(rad->luxel_face);
     free(rad->luxel_cluster);
     free(rad->luxel_group);
+    free(rad->luxel_slot);
+    free(rad->sub_mask);
     free(rad->incident);
     free(rad->unshot);
     free(rad->direct);
@@ -1272,6 +1334,8 @@ static uint64_t patch_fingerprint(const al_rad *rad)
     h = al_fnv1a(h, rad->point, n * sizeof *rad->point);
     h = al_fnv1a(h, rad->area, n * sizeof *rad->area);
     h = al_fnv1a(h, rad->luxel_face, n * sizeof *rad->luxel_face);
+    h = al_fnv1a(h, &rad->extra, sizeof rad->extra);
+    h = al_fnv1a(h, rad->sub_mask, n * sizeof *rad->sub_mask);
     for (int32_t f = 0; f < rad->face_count; f++)
         h = al_fnv1a(h, rad->faces[f].emission, sizeof rad->faces[f].emission);
     return h;

@@ -630,23 +630,57 @@ typedef struct light_pass {
     int64_t rays[64];
 } light_pass;
 
-/* The box of a face's sample points. */
+/* Where a ray from a luxel at X toward light L ends. */
+static void light_end(const rad_light *l, const double x[3], double extent, double end[3])
+{
+    if (l->kind == RAD_SUN)
+        al_madd(x, l->dir, -extent, end);
+    else
+        al_copy(l->origin, end);
+}
+
+/* The box of a face's sample points (those of the direct light's sub-grid included). */
 static void face_box(const al_rad *rad, const rad_face *f, double lo[3], double hi[3])
 {
     for (int k = 0; k < 3; k++) lo[k] = INFINITY, hi[k] = -INFINITY;
+    int extra = rad->extra > 1 ? rad->extra : 0;
     for (int32_t s = f->first_slot; s < f->first_slot + f->w * f->h; s++) {
         int32_t l = rad->slots[s];
         if (l < 0) continue;
         for (int k = 0; k < 3; k++)
             lo[k] = fmin(lo[k], rad->point[l][k]), hi[k] = fmax(hi[k], rad->point[l][k]);
+        /* Every centre of the sub-grid, in use here or in the base's luxel. */
+        for (int q = 0; q < extra * extra; q++) {
+            double x[3], from[3];
+            al_rad_sub_point(f, extra, s - f->first_slot, q % extra, q / extra, x);
+            al_madd(x, f->normal, AL_RAD_SAMPLE_OFFSET, from);
+            for (int k = 0; k < 3; k++) lo[k] = fmin(lo[k], from[k]), hi[k] = fmax(hi[k], from[k]);
+        }
     }
 }
 
-/* Where a ray from a luxel at X toward light L ends. */
-static void light_end(const rad_light *l, const double x[3], double extent, double end[3])
+/* Whether a ray from a sample point of luxel J of RAD (or of the base's luxel of the same
+ * cell) toward light L (reaching EXTENT) may cross a box of FIX: every centre of the
+ * sub-grid is tried, so that a sample the edit put into solid or took out of it counts. */
+static bool luxel_light_crosses(const al_rad *rad, int32_t j, const rad_light *l, double extent,
+                                const rad_fix *fix)
 {
-    if (l->kind == RAD_SUN) al_madd(x, l->dir, -extent, end);
-    else al_copy(l->origin, end);
+    double end[3];
+    light_end(l, rad->point[j], extent, end);
+    for (int b = 0; b < fix->box_count; b++)
+        if (segment_meets(rad->point[j], end, &fix->boxes[b])) return true;
+    if (rad->extra <= 1) return false;
+    const rad_face *f = &rad->faces[rad->luxel_face[j]];
+    for (int sb = 0; sb < rad->extra; sb++)
+        for (int sa = 0; sa < rad->extra; sa++) {
+            double x[3], from[3];
+            al_rad_sub_point(f, rad->extra, rad->luxel_slot[j], sa, sb, x);
+            al_madd(x, f->normal, AL_RAD_SAMPLE_OFFSET, from);
+            light_end(l, from, extent, end);
+            for (int b = 0; b < fix->box_count; b++)
+                if (segment_meets(from, end, &fix->boxes[b])) return true;
+        }
+    return false;
 }
 
 /* Whether the box [LO, HI] lies beyond L's reach: it lights nothing there. */
@@ -779,12 +813,8 @@ static void direct_job(void *context, int index, int worker)
             int32_t j0 = base->slots[f0->first_slot + s];
             if (relit_any && occlusion_changed(rad, base, j, j0)) continue;
             if (m >= 0) {
-                double end[3];
-                bool crosses = false;
-                light_end(bl, rad->point[j], fmax(lp->extent, lp->base_extent), end);
-                for (int b = 0; b < lp->fix->box_count && !crosses; b++)
-                    crosses = segment_meets(rad->point[j], end, &lp->fix->boxes[b]);
-                if (!crosses) continue;
+                if (!luxel_light_crosses(rad, j, bl, fmax(lp->extent, lp->base_extent), lp->fix))
+                    continue;
                 rays += al_rad_light_at(rad, &rad->lights[m], lp->rows[m], j, lp->extent, add);
             } else {
                 add[0] = add[1] = add[2] = 0;
@@ -1179,6 +1209,12 @@ al_status al_rad_update(al_rad *prev, const al_world *world, const al_input *inp
     pthread_mutex_lock(&prev->lock);
     const al_rad *base = prev->fix ? prev->fix->base : prev;
     pthread_mutex_unlock(&prev->lock);
+    /* Another sampling of the direct light (the map's "allium_extra_samples" changed)
+     * changes every luxel's light: the map is lit anew. */
+    if (rad->extra != base->extra) {
+        al_rad_destroy(rad);
+        return al_rad_create(world, input, opts, out, NULL);
+    }
     rad_fix *fix = calloc(1, sizeof *fix);
     int32_t *face_base = NULL;
     st = fix ? AL_OK : AL_ERR_NOMEM;

@@ -18,8 +18,8 @@
  *       every oracle on every hull, mismatch counts per oracle
  *   allium-bench classify MAP --hull NAME [options]
  *       reads "x y z" lines on stdin, prints 0 (empty) or 1 (solid) per line
- *   allium-bench light MAP [--direct [--style N]] [--luxel 16] [--rad-residual 0.01]
- *                          [options]
+ *   allium-bench light MAP [--direct [--style N]] [--luxel 16] [--extra N]
+ *                          [--rad-residual 0.01] [options]
  *       reads "x y z nx ny nz" lines on stdin (points on faces, with the faces' normals)
  *       and prints "r g b" per line on Quake's lightmap scale: a byte per channel, half a
  *       light level (Quake's light writes level x 0.5, its -range, and clamps at 255), so
@@ -40,7 +40,8 @@
  *       with its commit), undo and redo; medians in ms. Edits are timed with
  *       synchronous = FULL (the documents' setting) and again with NORMAL, to show what
  *       durability costs. Documents are written in DIR (default: $TMPDIR or /var/tmp).
- *   allium-bench rad MAP [--luxel 16] [--runs 3] [--count 1000000] [options]
+ *   allium-bench rad MAP [--luxel 16] [--extra N] [--runs 3] [--count 1000000]
+ *                        [--rad-residual 0.01] [options]
  *       radiosity: {first_frame_ms (patches built and every light shot),
  *       ms_to_residual_10pct, ms_to_residual_1pct (from the start, patches included),
  *       mrays_per_s_per_thread (about --count of the occlusion rays the last run cast,
@@ -49,8 +50,10 @@
  *       (--count rays between random luxels that may see each other, on one thread:
  *       longer and less alike than the solver's), patches, ...}; times are medians of
  *       the runs
- *   allium-bench edit MAP [--edits 200] [--tight-edits 3] [--luxel 16] [--rad-residual 0.1]
- *                         [--leaks] [options]
+ *   allium-bench edit MAP [--edits 200] [--tight-edits 3] [--luxel 16] [--extra N]
+ *                         [--rad-residual 0.1] [--leaks] [options]
+ *       (--extra N: N x N direct light samples per luxel, al_rad_options.extra_samples,
+ *       for light, rad and edit; default the map's "allium_extra_samples", or 1)
  *       live compilation (al-live.h): random single-brush moves, resizes, deletes and
  *       copies, each submitted to the engine and waited for (an edit that opens a leak is
  *       taken back and not counted, unless --leaks); for each stage the time from
@@ -136,6 +139,7 @@ typedef struct args {
     double z, scale;
     bool has_z;
     double luxel;
+    int extra; /* --extra: direct light samples per luxel side; 0: the map's */
     const char *out;
     const char *scratch;
     int edits, tight_edits;
@@ -158,13 +162,14 @@ static int usage(void)
             "       allium-bench verify MAP [--points N] [--traces N] [--segments N]\n"
             "       allium-bench classify MAP --hull NAME < points\n"
             "       allium-bench light MAP [--direct [--style N]] [--luxel UNITS]\n"
-            "                              [--rad-residual R]\n"
+            "                              [--extra N] [--rad-residual R]\n"
             "                              < points-and-normals\n"
             "       allium-bench slice MAP --z HEIGHT [--scale UNITS] -o FILE.png\n"
             "       allium-bench document MAP.map [--runs N] [--count EDITS] [--scratch DIR]\n"
-            "       allium-bench rad MAP [--luxel UNITS] [--runs N] [--count RAYS]\n"
+            "       allium-bench rad MAP [--luxel UNITS] [--extra N] [--runs N] [--count RAYS]\n"
+            "                            [--rad-residual R]\n"
             "       allium-bench edit MAP [--edits N] [--tight-edits N] [--luxel UNITS]\n"
-            "                             [--rad-residual R] [--leaks]\n"
+            "                             [--extra N] [--rad-residual R] [--leaks]\n"
             "       allium-bench bsp MAP.map [--runs N]\n"
             "       allium-bench spheretree [--count N] [--steps N] [--margin UNITS]\n"
             "       allium-bench agents MAP [--count N] [--steps N]\n"
@@ -265,6 +270,10 @@ static int parse_args(int argc, char **argv, args *a)
             } else if (strcmp(arg, "--luxel") == 0) {
                 a->luxel = strtod(v, &end);
                 if (*end || !(a->luxel >= 1 && a->luxel <= 1024)) goto bad;
+            } else if (strcmp(arg, "--extra") == 0) {
+                long extra = strtol(v, &end, 10);
+                if (*end || extra < 1 || extra > 4) goto bad;
+                a->extra = (int) extra;
             } else if (strcmp(arg, "--edits") == 0) {
                 a->edits = (int) strtol(v, &end, 10);
                 if (*end || a->edits < 1 || a->edits > 1000000) goto bad;
@@ -664,7 +673,8 @@ static int cmd_light(const args *a)
     if (!w) return 1;
     al_rad *rad = NULL;
     al_diag_list diags = {0};
-    al_rad_options o = {.luxel_size = a->luxel, .threads = a->options.threads};
+    al_rad_options o = {
+        .luxel_size = a->luxel, .extra_samples = a->extra, .threads = a->options.threads};
     int status = 0;
     al_rad_lightmap map = {0};
     if (al_rad_create(w, &m.input, &o, &rad, &diags) != AL_OK) {
@@ -966,7 +976,8 @@ static int cmd_rad(const args *a)
     al_rad_stats st = {0};
     al_rad *rad = NULL;
     al_diag_list diags = {0};
-    al_rad_options o = {.luxel_size = a->luxel, .threads = a->options.threads};
+    al_rad_options o = {
+        .luxel_size = a->luxel, .extra_samples = a->extra, .threads = a->options.threads};
     int atlas_w = 0, atlas_h = 0;
     bool ok = true;
     for (int r = 0; r < runs && ok; r++) {
@@ -991,11 +1002,13 @@ static int cmd_rad(const args *a)
         al_rad_get_stats(rad, &st);
         al_rad_step(rad, st.lights);
         first[r] = al_clock_ms_since(t0);
+        /* --rad-residual: where the run stops (default 1%). */
+        double stop = a->residual_given ? a->rad_residual : 0.01;
         to10[r] = to1[r] = -1;
         for (;;) {
             al_rad_get_stats(rad, &st);
             if (to10[r] < 0 && st.residual <= 0.10) to10[r] = al_clock_ms_since(t0);
-            if (st.residual <= 0.01 || st.converged) break;
+            if (st.residual <= stop || st.converged) break;
             if (al_rad_step(rad, 8) == 0) break;
         }
         to1[r] = al_clock_ms_since(t0);
@@ -1014,6 +1027,7 @@ static int cmd_rad(const args *a)
     cJSON_AddNumberToObject(j, "threads", a->options.threads > 0 ? a->options.threads
                                                                  : al_cpu_count());
     cJSON_AddNumberToObject(j, "patches", st.patches);
+    cJSON_AddNumberToObject(j, "extra", o.extra_samples);
     cJSON_AddNumberToObject(j, "shooters", st.shooters);
     cJSON_AddNumberToObject(j, "lights", st.lights);
     cJSON_AddNumberToObject(j, "atlas_width", atlas_w);
@@ -1086,7 +1100,9 @@ static int cmd_edit(const args *a)
     double *subcells = calloc((size_t) n, sizeof(double));
     double *tight = calloc((size_t) a->tight_edits + 1, sizeof(double));
     if (!bsp || !portals || !rad_first || !blocks || !tight) return 1;
-    al_rad_options ro = {.luxel_size = a->luxel > 0 ? a->luxel : 16, .threads = a->options.threads};
+    al_rad_options ro = {.luxel_size = a->luxel > 0 ? a->luxel : 16,
+                         .extra_samples = a->extra,
+                         .threads = a->options.threads};
     al_live_options lo = {.compile = {.threads = a->options.threads,
                                       .split_candidates = a->options.split_candidates,
                                       .split_balance = a->options.split_balance},
@@ -1267,6 +1283,7 @@ static int cmd_edit(const args *a)
     cJSON_AddNumberToObject(j, "rad_difference_from_full", rad_difference);
     cJSON_AddNumberToObject(j, "rad_difference_residual", final_residual);
     cJSON_AddNumberToObject(j, "rad_luxel", ro.luxel_size);
+    cJSON_AddNumberToObject(j, "rad_extra", ro.extra_samples);
     cJSON *b = percentiles(blocks, n);
     cJSON_AddItemToObject(j, "blocks_rebuilt", b);
     cJSON_AddItemToObject(j, "subcells_rebuilt", percentiles(subcells, n));

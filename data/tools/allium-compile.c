@@ -13,7 +13,9 @@
  * Options: --hull NAME=minx,miny,minz,maxx,maxy,maxz (repeatable), --block-size N,
  * --threads N, --json, --no-cache; radiosity: --rad-residual EPS (default 0.01: shoot
  * until the unshot light is 1% of the emitted), --rad-time SECONDS (a budget; default
- * none), --luxel UNITS (the lightmap texel; default the map's, or 16), --no-rad;
+ * none), --luxel UNITS (the lightmap texel; default the map's, or 16), --extra N (N x N
+ * direct light samples per luxel, 1 to 4; default the map's "allium_extra_samples", or
+ * 1), --no-rad;
  * textures: --texture-path DIR (repeatable: folders where the worldspawn "wad" key's WADs
  * are looked for, after the map's own folder; the materials nobody gave a colour reflect
  * their textures' average colours); entities: --defs FILE (repeatable: FGD or
@@ -163,6 +165,7 @@ static bool export(const char *in, const char *out, const char *format)
 typedef struct rad_args {
     bool off;
     double residual, seconds, luxel;
+    int extra; /* al_rad_options.extra_samples: 0, the map's */
 } rad_args;
 
 typedef struct rad_result {
@@ -207,7 +210,8 @@ static bool light(al_tool_map *m, const al_world *w, const rad_args *ra,
     uint64_t t0 = al_clock_ns();
     al_rad *rad = NULL;
     al_diag_list diags = {0};
-    al_rad_options o = {.luxel_size = ra->luxel, .threads = options->threads};
+    al_rad_options o = {
+        .luxel_size = ra->luxel, .extra_samples = ra->extra, .threads = options->threads};
     al_status st = al_rad_create(w, &m->input, &o, &rad, &diags);
     al_diag_append(&m->diags, &diags);
     al_diag_list_clear(&diags);
@@ -218,8 +222,11 @@ static bool light(al_tool_map *m, const al_world *w, const rad_args *ra,
     char key[33] = "";
     if (m->doc && options->use_cache) {
         char salt[128];
-        snprintf(salt, sizeof salt, "split %d %.17g light luxel %.17g",
-                 options->split_candidates, options->split_balance, ra->luxel);
+        int n = snprintf(salt, sizeof salt, "split %d %.17g light luxel %.17g",
+                         options->split_candidates, options->split_balance, ra->luxel);
+        /* Only a sampling the option sets is salted: the map key is in the input. */
+        if (ra->extra > 0 && n > 0 && (size_t) n < sizeof salt)
+            snprintf(salt + n, sizeof salt - (size_t) n, " extra %d", ra->extra);
         al_input_key(&m->input, salt, key);
         light_from_cache(m, rad, key, out);
     }
@@ -365,7 +372,8 @@ static bool export_bsp(al_tool_map *m, const al_world *w, al_rad *rad, const rad
         /* The light of this compile, lit as the report's was. */
         rad = NULL;
         if (st == AL_OK && !ra->off) {
-            al_rad_options ro = {.luxel_size = ra->luxel, .threads = options->threads};
+            al_rad_options ro = {
+                .luxel_size = ra->luxel, .extra_samples = ra->extra, .threads = options->threads};
             st = al_rad_create(own, input, &ro, &own_rad, &diags);
             if (st == AL_OK) al_rad_run(own_rad, ra->residual, ra->seconds, NULL, NULL);
             rad = own_rad;
@@ -626,6 +634,16 @@ int main(int argc, char **argv)
             i++;
         } else if (strcmp(argv[i], "--luxel") == 0 && i + 1 < argc) {
             if (!parse_number(argv[i], argv[i + 1], 1, 1024, &ra.luxel)) return 2;
+            i++;
+        } else if (strcmp(argv[i], "--extra") == 0 && i + 1 < argc) {
+            double n;
+            if (!parse_number(argv[i], argv[i + 1], 1, 4, &n)) return 2;
+            if (n != floor(n)) {
+                fprintf(stderr, "error: --extra %s: expected a whole number from 1 to 4\n",
+                        argv[i + 1]);
+                return 2;
+            }
+            ra.extra = (int) n;
             i++;
         } else if ((strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--format") == 0) &&
                    i + 1 < argc) {

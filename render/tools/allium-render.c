@@ -17,7 +17,8 @@
  * Lighting: --rad lights the map with the radiosity solver (al-rad.h) before drawing: the
  * direct light, then shots until the residual is at most --rad-residual EPS (default 0.01)
  * or --rad-time SECONDS have passed (default: no limit); --luxel UNITS sets the lightmap
- * texel size (default: the map's, or 16); --rad-no-ambient leaves out the solver's
+ * texel size (default: the map's, or 16); --extra N takes the direct light at N x N points
+ * of each luxel (1 to 4; default: the map's, or 1); --rad-no-ambient leaves out the solver's
  * ambient estimate of the light not yet shot. Each of these implies --rad. --unlit draws
  * without the lightmap (for comparison). With --json the report gains a "rad" object.
  *
@@ -99,14 +100,14 @@ static int compare_double(const void *a, const void *b)
 
 static int usage(void)
 {
-    fprintf(stderr,
-            "usage: allium-render [--size WxH] [--view 3d|top|front|side] "
-            "[--camera X Y Z YAW PITCH] [--frame] [--overlay LIST] [--grid N] "
-            "[--select-brush N] [--json] [--rad] [--rad-residual EPS] "
-            "[--rad-time SECONDS] [--luxel UNITS] [--rad-no-ambient] [--unlit] [--textures] "
-            "[--texture-path DIR ...] "
-            "[compile options] "
-            "MAP -o OUT.png\n");
+    fprintf(stderr, "usage: allium-render [--size WxH] [--view 3d|top|front|side] "
+                    "[--camera X Y Z YAW PITCH] [--frame] [--overlay LIST] [--grid N] "
+                    "[--select-brush N] [--json] [--rad] [--rad-residual EPS] "
+                    "[--rad-time SECONDS] [--luxel UNITS] [--extra N] [--rad-no-ambient] [--unlit] "
+                    "[--textures] "
+                    "[--texture-path DIR ...] "
+                    "[compile options] "
+                    "MAP -o OUT.png\n");
     return 2;
 }
 
@@ -290,6 +291,15 @@ int main(int argc, char **argv)
                 return 2;
             }
             use_rad = true;
+        } else if (strcmp(a, "--extra") == 0 && more) {
+            char *end;
+            long n = strtol(argv[++i], &end, 10);
+            if (*end || n < 1 || n > 4) {
+                fprintf(stderr, "allium-render: --extra %s: expected 1 to 4\n", argv[i]);
+                return 2;
+            }
+            rad_options.extra_samples = (int) n;
+            use_rad = true;
         } else if (strcmp(a, "--luxel") == 0 && more) {
             rad_options.luxel_size = atof(argv[++i]);
             if (!(rad_options.luxel_size >= 1 && rad_options.luxel_size <= 1024)) {
@@ -297,7 +307,8 @@ int main(int argc, char **argv)
                 return 2;
             }
             use_rad = true;
-        } else if (a[0] == '-') return usage();
+        } else if (a[0] == '-')
+            return usage();
         else path = a;
     }
     if (!path || !out) return usage();
