@@ -403,6 +403,13 @@ al_status al_vertex_split(const al_doc_face *faces, int count, const double at[3
         st = AL_ERR_NOT_FOUND;
         goto done;
     }
+    for (int v = 0; v < g->vertex_count; v++)
+        for (int k = 0; k < 3; k++)
+            if (!(fabs(g->vertices[v][k]) <= AL_COORD_MAX)) {
+                say(why, why_size, "a corner lies beyond the map's limits of ±%g units",
+                    AL_COORD_MAX);
+                goto done;
+            }
     memcpy(corners, g->vertices, (size_t) g->vertex_count * sizeof *corners);
     int n = g->vertex_count;
     if (corner_index(corners, &n, AL_VERTEX_MAX + 1, p) < g->vertex_count) {

@@ -74,7 +74,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     al_status st;
     if (mode & 4) {
         double at[3] = {0, 0, 0};
-        int pick = (int) (from[0][0] + from[0][1] + from[0][2]) & 0xff;
+        int pick = take_byte(&data, &size);
         if (built && !(mode & 2) && (pick & 1)) {
             const int *e = g->edges[pick % g->edge_count];
             for (int a = 0; a < 3; a++) at[a] = 0.5 * (g->vertices[e[0]][a] + g->vertices[e[1]][a]);
