@@ -1,9 +1,9 @@
 /* Vertex moves and splits as document edits and as previews of a drag (see vertex.h).
  *
  * Both read each brush's faces (al_doc_read_faces) and rebuild it with al_vertex_move or
- * al_vertex_split, the one rule; the edit writes the results with al_doc_set_brush_faces inside one group (one
- * undoable step, checked by the compiler's brush builder), the preview hands them to the
- * live engine in place of the stored faces.
+ * al_vertex_split, the one rule; the edit writes the results with al_doc_set_brush_faces
+ * inside one group (one undoable step, checked by the compiler's brush builder), the
+ * preview hands them to the live engine in place of the stored faces.
  *
  * Workload: a drag previews the selected brushes (a handful) once per pointer step.
  */
@@ -35,8 +35,7 @@ static al_status edit_brush(al_doc *doc, int64_t brush, const vertex_op *op, al_
         return st == AL_ERR_NOT_FOUND ? AL_ERR_INVALID_ARGUMENT : st;
     }
     if (op->split)
-        return al_vertex_split(*read, count, op->from[0], op->delta, out, out_count, why,
-                               why_size);
+        return al_vertex_split(*read, count, op->from[0], op->delta, out, out_count, why, why_size);
     return al_vertex_move(*read, count, op->from, op->from_count, op->delta, out, out_count, why,
                           why_size);
 }
@@ -52,8 +51,7 @@ static al_status edit_vertices(al_doc *doc, const int64_t *ids, int count, const
     for (int b = 0; st == AL_OK && b < count; b++) {
         al_doc_face *read = NULL;
         int n = 0;
-        al_status m =
-            edit_brush(doc, ids[b], op, &read, out, &n, why, sizeof why);
+        al_status m = edit_brush(doc, ids[b], op, &read, out, &n, why, sizeof why);
         if (m == AL_OK) {
             st = al_doc_set_brush_faces(doc, ids[b], out, n, NULL, diags);
             moved++;
@@ -76,8 +74,8 @@ static al_status edit_vertices(al_doc *doc, const int64_t *ids, int count, const
     return st;
 }
 
-static al_status live_edit_vertices(al_doc *doc, al_doc_live *live, const vertex_op *op,
-                                    char *why, size_t why_size)
+static al_status live_edit_vertices(al_doc *doc, al_doc_live *live, const vertex_op *op, char *why,
+                                    size_t why_size)
 {
     int count = live->change.brush_count;
     al_doc_face *out = malloc((size_t) (count > 0 ? count : 1) * AL_BRUSH_MAX_FACES * sizeof *out);

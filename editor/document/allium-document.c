@@ -1059,8 +1059,8 @@ void allium_document_preview_end(AlliumDocument *self)
 
 gboolean allium_document_preview_vertices(AlliumDocument *self, const gint64 *brushes,
                                           guint brush_count, const double (*from)[3],
-                                          guint from_count, const double delta[3],
-                                          gboolean split, char **why)
+                                          guint from_count, const double delta[3], gboolean split,
+                                          char **why)
 {
     g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), FALSE);
     if (!self->doc || !self->live || brush_count == 0) return FALSE;
@@ -1070,11 +1070,11 @@ gboolean allium_document_preview_vertices(AlliumDocument *self, const gint64 *br
     al_doc_live live;
     if (al_doc_live_read(self->doc, &rows, &live, NULL) != AL_OK) return FALSE;
     char reason[512] = "";
-    al_status st = split && from_count > 0
-                       ? al_doc_live_split_vertex(self->doc, &live, from[0], delta, reason,
-                                                  sizeof reason)
-                       : al_doc_live_move_vertices(self->doc, &live, from, (int) from_count, delta,
-                                                   reason, sizeof reason);
+    al_status st =
+        split && from_count > 0
+            ? al_doc_live_split_vertex(self->doc, &live, from[0], delta, reason, sizeof reason)
+            : al_doc_live_move_vertices(self->doc, &live, from, (int) from_count, delta, reason,
+                                        sizeof reason);
     if (st != AL_OK) {
         al_doc_live_free(&live);
         if (why) *why = g_strdup(reason);
@@ -1234,8 +1234,8 @@ gboolean allium_document_move_vertices(AlliumDocument *self, const gint64 *brush
 }
 
 gboolean allium_document_split_vertex(AlliumDocument *self, const gint64 *brushes,
-                                      guint brush_count, const double at[3],
-                                      const double delta[3], GError **error)
+                                      guint brush_count, const double at[3], const double delta[3],
+                                      GError **error)
 {
     g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), FALSE);
     if (!require_open(self, error)) return FALSE;

@@ -140,8 +140,8 @@ void allium_document_preview_end(AlliumDocument *self);
  * not NULL): the engine then keeps what it showed. */
 gboolean allium_document_preview_vertices(AlliumDocument *self, const gint64 *brushes,
                                           guint brush_count, const double (*from)[3],
-                                          guint from_count, const double delta[3],
-                                          gboolean split, char **why);
+                                          guint from_count, const double delta[3], gboolean split,
+                                          char **why);
 gboolean allium_document_get_previewing(AlliumDocument *self);
 
 gboolean allium_document_can_undo(AlliumDocument *self);
@@ -212,8 +212,8 @@ gboolean allium_document_move_vertices(AlliumDocument *self, const gint64 *brush
  * (al_doc_split_vertex): one undoable step, refused as a whole (ERROR says why) as
  * allium_document_move_vertices is. */
 gboolean allium_document_split_vertex(AlliumDocument *self, const gint64 *brushes,
-                                      guint brush_count, const double at[3],
-                                      const double delta[3], GError **error);
+                                      guint brush_count, const double at[3], const double delta[3],
+                                      GError **error);
 /* The corners, edges and faces of BRUSH as the document holds it; FALSE if it has none. */
 gboolean allium_document_brush_geometry(AlliumDocument *self, gint64 brush,
                                         al_vertex_geometry *out);

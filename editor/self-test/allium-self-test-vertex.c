@@ -198,8 +198,8 @@ static gboolean handle_selected(AlliumView *view, int kind, const double p[3])
 {
     for (guint i = 0; view->vertex_selected && i < view->vertex_selected->len; i++) {
         const AlliumVertexHandle *h = &g_array_index(view->vertex_selected, AlliumVertexHandle, i);
-        if (h->kind == kind && fabs(h->point[0] - p[0]) < 1e-6 &&
-            fabs(h->point[1] - p[1]) < 1e-6 && fabs(h->point[2] - p[2]) < 1e-6)
+        if (h->kind == kind && fabs(h->point[0] - p[0]) < 1e-6 && fabs(h->point[1] - p[1]) < 1e-6 &&
+            fabs(h->point[2] - p[2]) < 1e-6)
             return TRUE;
     }
     return FALSE;
@@ -222,8 +222,8 @@ static void check_box_edit(SelfTest *t, int corners, int faces, double volume, c
           "%s: %d corners and %d faces (%d, %d)", what, corners, faces,
           ok ? geom->vertex_count : -1, ok ? geom->face_count : -1);
     double v = row_volume(t, t->vertex_row);
-    check(t, fabs(v - volume) < 1e-6 * volume, "%s: the volume is the closed form's (%g, %g)",
-          what, v, volume);
+    check(t, fabs(v - volume) < 1e-6 * volume, "%s: the volume is the closed form's (%g, %g)", what,
+          v, volume);
     g_autofree char *step = allium_document_dup_undo_label(doc, FALSE);
     check(t, g_strcmp0(step, label) == 0, "%s: one undoable step, \"%s\"", what, step);
     compare_with_full(t, doc, FALSE);
@@ -267,8 +267,9 @@ gboolean step_vertex_more(SelfTest *t)
                        "Ctrl + drag of an edge's middle splits it");
         double corner[3] = {al_snap(mid_x, g), hi[1] + 2 * g, hi[2]};
         gboolean ok = allium_document_brush_geometry(doc, t->vertex_row, geom);
-        check(t, ok && has_corner(geom, corner) && handle_selected(top, 0, corner) &&
-                     selected_handles(top) == 1,
+        check(t,
+              ok && has_corner(geom, corner) && handle_selected(top, 0, corner) &&
+                  selected_handles(top) == 1,
               "the new corner is on the grid where the pointer took it, and selected");
         t->phase = 3;
         return FALSE;
@@ -288,8 +289,9 @@ gboolean step_vertex_more(SelfTest *t)
         allium_view_simulate_click(top, x0, y0, 0);
         to_widget(top, corner_b, &x1, &y1);
         allium_view_simulate_click(top, x1, y1, GDK_SHIFT_MASK);
-        check(t, selected_handles(top) == 2 && handle_selected(top, 0, corner_a) &&
-                     handle_selected(top, 0, corner_b),
+        check(t,
+              selected_handles(top) == 2 && handle_selected(top, 0, corner_a) &&
+                  handle_selected(top, 0, corner_b),
               "a click and a Shift + click select two corners (%u)", selected_handles(top));
         allium_view_simulate_click(top, x1, y1, GDK_SHIFT_MASK);
         check(t, selected_handles(top) == 1, "Shift + click again takes one away (%u)",

@@ -159,8 +159,8 @@ struct _AlliumView {
     GArray *vertex_corners;   /* owned: double[3], the corners the handles move */
     guint64 vertex_generation, vertex_serial; /* what the handles were made from */
     int vertex_handle;                        /* the handle being dragged */
-    GArray *vertex_selected;  /* owned: AlliumVertexHandle (kind, point) selected */
-    gboolean vertex_split;    /* the drag adds a corner at the dragged edge or face handle */
+    GArray *vertex_selected;                  /* owned: AlliumVertexHandle (kind, point) selected */
+    gboolean vertex_split;         /* the drag adds a corner at the dragged edge or face handle */
     gboolean vertex_drag_selected; /* the dragged handle is selected: all selected move */
     double vertex_delta[3];                   /* its move so far, on the grid */
     gboolean vertex_refused;                  /* that move would not leave valid brushes */

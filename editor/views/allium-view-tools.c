@@ -1233,19 +1233,22 @@ gboolean allium_view_tool_begin(AlliumView *self, double x, double y, GdkModifie
 
 /* Alt held during a 3D move of the selection or of vertex handles: the pointer moves
  * along Z (TrenchBroom's vertical drag) on a vertical plane that faces the camera through
- * where the drag was when Alt went down, and POINT (on the horizontal drag plane) stays
- * where it was then. Releasing Alt goes back to the horizontal plane, keeping the rise.
- * FALSE when the pointer's ray misses the vertical plane (the step is skipped). */
-static gboolean track_rise(AlliumView *self, double x, double y, double point[3])
+ * where the drag was when Alt went down, and POINT (on the horizontal drag plane; ON_PLANE
+ * says whether the pointer's ray met it) stays where it was then: the pointer may rise
+ * above the horizon. Releasing Alt goes back to the horizontal plane, keeping the rise.
+ * FALSE when the step is to be skipped (a ray that misses the plane it moves on). */
+static gboolean track_rise(AlliumView *self, double x, double y, gboolean on_plane,
+                           double point[3])
 {
     gboolean alt = self->kind == AL_VIEW_3D && (self->drag_state & GDK_ALT_MASK) &&
                    (self->edit == EDIT_MOVE || self->edit == EDIT_VERTEX);
     if (!alt) {
         self->edit_vertical = FALSE;
-        return TRUE;
+        return on_plane;
     }
     double hit[3];
     if (!self->edit_vertical) {
+        if (!on_plane) return FALSE;
         double f[3], r[3], u[3];
         al_camera_basis(&self->camera, f, r, u);
         self->vertical_axis = fabs(f[0]) >= fabs(f[1]) ? 0 : 1;
@@ -1271,8 +1274,8 @@ void allium_view_tool_update(AlliumView *self, double x, double y)
     int axis = depth_axis(self);
     double at = self->kind == AL_VIEW_3D ? self->edit_plane : self->camera.position[axis];
     double point[3];
-    if (!point_on_plane(self, x, y, axis, at, point)) return;
-    if (!track_rise(self, x, y, point)) return;
+    gboolean on_plane = point_on_plane(self, x, y, axis, at, point);
+    if (!track_rise(self, x, y, on_plane, point)) return;
     switch (self->edit) {
     case EDIT_MOVE:
         update_move(self, point);

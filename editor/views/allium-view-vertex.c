@@ -174,7 +174,8 @@ static GArray *dragged_corners(AlliumView *self)
         corner_index(out, corner_at(self->vertex_corners, (guint) (h->first + i)));
     if (!self->vertex_drag_selected) return out;
     for (guint s = 0; s < self->vertex_selected->len; s++) {
-        const AlliumVertexHandle *sel = &g_array_index(self->vertex_selected, AlliumVertexHandle, s);
+        const AlliumVertexHandle *sel =
+            &g_array_index(self->vertex_selected, AlliumVertexHandle, s);
         int at = find_handle(self->vertex_handles, sel->kind, sel->point);
         if (at < 0) continue;
         const AlliumVertexHandle *o = &g_array_index(self->vertex_handles, AlliumVertexHandle, at);
@@ -312,9 +313,9 @@ void allium_view_vertex_update(AlliumView *self, const double point[3])
     self->vertex_refused = FALSE;
     char x[ALLIUM_NUMBER_SIZE], y[ALLIUM_NUMBER_SIZE], z[ALLIUM_NUMBER_SIZE];
     const char *what = self->vertex_split ? _("Add corner")
-                       : h->kind == 0         ? _("Move corner")
-                       : h->kind == 1         ? _("Move edge")
-                                              : _("Move face");
+                       : h->kind == 0     ? _("Move corner")
+                       : h->kind == 1     ? _("Move edge")
+                                          : _("Move face");
     if (delta[0] == 0 && delta[1] == 0 && delta[2] == 0) {
         if (self->previewing) {
             self->previewing = FALSE;
@@ -436,7 +437,6 @@ void allium_view_vertex_select_box(AlliumView *self, const double mins[3], const
     }
     allium_view_queue_render(self);
 }
-
 
 void allium_view_vertex_finalize(AlliumView *self)
 {

@@ -942,9 +942,8 @@ void allium_view_simulate_drag(AlliumView *self, double x0, double y0, double x1
     allium_view_tool_end(self, x1, y1);
 }
 
-void allium_view_simulate_drag_holding(AlliumView *self, double x0, double y0, double x1,
-                                       double y1, int steps, GdkModifierType state,
-                                       GdkModifierType held)
+void allium_view_simulate_drag_holding(AlliumView *self, double x0, double y0, double x1, double y1,
+                                       int steps, GdkModifierType state, GdkModifierType held)
 {
     g_return_if_fail(ALLIUM_IS_VIEW(self));
     if (!allium_view_tool_begin(self, x0, y0, state)) return;

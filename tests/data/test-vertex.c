@@ -567,8 +567,8 @@ CHECK_TEST(doc_step, "/vertex/a-vertex-move-is-one-undoable-step")
 
 /* Splits a random edge (at its middle) or face (at its centre) of FACES with the new
  * corner DELTA beyond it and checks the result against the oracles; counts into T. */
-static void check_random_split(const al_doc_face *faces, int count, const double delta[3],
-                               tally *t, const char *what)
+static void check_random_split(const al_doc_face *faces, int count, const double delta[3], tally *t,
+                               const char *what)
 {
     solid_check before;
     if (!oracle(faces, count, &before)) return;
@@ -635,16 +635,16 @@ CHECK_TEST(split_closed_forms, "/vertex/splitting-an-edge-or-a-face-of-a-box-has
     /* The top edge at y = b, its middle pulled out along +y in the top plane: a pyramid of
      * base a c (the +y side) and height d, whose top triangle joins the top face. */
     const double edge_mid[3] = {a / 2, b, c};
-    REQUIRE_MSG(al_vertex_split(box, 6, edge_mid, (double[3]){0, d, 0}, out, &n, why,
-                                sizeof why) == AL_OK,
+    REQUIRE_MSG(al_vertex_split(box, 6, edge_mid, (double[3]){0, d, 0}, out, &n, why, sizeof why) ==
+                    AL_OK,
                 "%s", why);
     REQUIRE_MSG(oracle(out, n, &s), "%s", s.why);
     CHECK_NEAR(s.volume, a * b * c + a * c * d / 3, 1e-6);
     CHECK_MSG(s.vertex_count == 9 && n == 8, "%d corners, %d faces", s.vertex_count, n);
     /* The centre of the top face raised: a pyramid on the top. */
     const double face_mid[3] = {a / 2, b / 2, c};
-    REQUIRE_MSG(al_vertex_split(box, 6, face_mid, (double[3]){0, 0, d}, out, &n, why,
-                                sizeof why) == AL_OK,
+    REQUIRE_MSG(al_vertex_split(box, 6, face_mid, (double[3]){0, 0, d}, out, &n, why, sizeof why) ==
+                    AL_OK,
                 "%s", why);
     REQUIRE_MSG(oracle(out, n, &s), "%s", s.why);
     CHECK_NEAR(s.volume, a * b * c + a * b * d / 3, 1e-6);
