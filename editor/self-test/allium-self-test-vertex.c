@@ -361,11 +361,14 @@ gboolean step_vertex_more(SelfTest *t)
         return FALSE;
     }
     if (t->phase == 9) {
-        /* The select tool: Alt held while moving the box in 3D lifts it. */
+        /* The select tool: Alt held while moving the box in 3D lifts it (grabbed off the
+         * top's centre, where its resize handle is). */
         g_object_set(t->window, "tool", "select", NULL);
         allium_selection_select_brush(t->window->selection, t->vertex_row, ALLIUM_SELECT_REPLACE);
-        to_widget(view, top_centre, &x0, &y0);
-        to_widget(view, raised, &x1, &y1);
+        double grab[3] = {lo[0] + 0.3 * a, lo[1] + 0.3 * b, hi[2]},
+               lifted[3] = {grab[0], grab[1], hi[2] + 2 * g};
+        to_widget(view, grab, &x0, &y0);
+        to_widget(view, lifted, &x1, &y1);
         allium_view_simulate_drag_holding(view, x0, y0, x1, y1, 4, 0, GDK_ALT_MASK);
         t->phase = 10;
         return FALSE;
