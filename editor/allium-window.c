@@ -675,7 +675,8 @@ static void allium_window_set_property(GObject *object, guint prop_id, const GVa
         } else if (tool == ALLIUM_TOOL_VERTEX) {
             gtk_label_set_text(self->pointer_label,
                                _("Vertices: drag a corner, an edge's middle or a face's centre of "
-                                 "the selected brushes; Esc: back to Select"));
+                                 "the selected brushes (Ctrl: split it; Shift+click: select "
+                                 "several; Alt in 3D: along Z); Esc: back to Select"));
         }
         g_object_notify_by_pspec(object, pspec);
     } else {

@@ -251,48 +251,18 @@ static bool same_plane(const al_plane *a, const al_doc_face *f)
     return al_dot(a->normal, n) > 1 - 1e-9 && fabs(a->dist - d) <= ON_PLANE;
 }
 
-al_status al_vertex_move(const al_doc_face *faces, int count, const double (*from)[3],
-                         int from_count, const double delta[3], al_doc_face *out, int *out_count,
-                         char *why, size_t why_size)
+/* The brush whose corners are the N points CORNERS, its faces into OUT (*OUT_COUNT of them):
+ * a hull plane on which a face of FACES (COUNT) lay keeps that face, a new plane takes the
+ * texture of the old face whose normal is nearest. AL_ERR_INVALID_ARGUMENT (reason in WHY)
+ * when a point would not be a corner of the hull or the hull is not a brush. */
+static al_status faces_of_corners(const al_doc_face *faces, int count, const double (*corners)[3],
+                                  int n, al_doc_face *out, int *out_count, char *why,
+                                  size_t why_size)
 {
-    *out_count = 0;
-    for (int k = 0; k < 3; k++)
-        if (!isfinite(delta[k])) {
-            say(why, why_size, "the move is not a finite offset");
-            return AL_ERR_INVALID_ARGUMENT;
-        }
-    al_vertex_geometry *g = malloc(sizeof *g);
-    double(*moved)[3] = malloc(AL_VERTEX_MAX * sizeof *moved);
     al_doc_face *hull = malloc(AL_BRUSH_MAX_FACES * sizeof *hull);
-    al_status st = AL_ERR_NOMEM;
-    if (!g || !moved || !hull) goto done;
-    st = AL_ERR_INVALID_ARGUMENT;
-    if (!al_vertex_geometry_build(faces, count, g, why, why_size)) goto done;
-    int n = 0, hits = 0;
-    for (int v = 0; v < g->vertex_count; v++) {
-        double p[3];
-        memcpy(p, g->vertices[v], sizeof p);
-        bool hit = false;
-        for (int k = 0; k < from_count && !hit; k++) hit = near_point(p, from[k]);
-        if (hit) al_add(p, delta, p), hits++;
-        if (!(fabs(p[0]) <= AL_COORD_MAX && fabs(p[1]) <= AL_COORD_MAX &&
-              fabs(p[2]) <= AL_COORD_MAX)) {
-            say(why, why_size, "a corner would go beyond the map's limits of ±%g units",
-                AL_COORD_MAX);
-            goto done;
-        }
-        corner_index(moved, &n, AL_VERTEX_MAX, p); /* coincident corners merge */
-    }
-    if (hits == 0) {
-        if (from_count > 0)
-            say(why, why_size, "the brush has no corner at (%g %g %g)", from[0][0], from[0][1],
-                from[0][2]);
-        else
-            say(why, why_size, "no corner to move");
-        st = AL_ERR_NOT_FOUND;
-        goto done;
-    }
-    int hn = al_vertex_hull((const double(*)[3]) moved, n, true, hull, why, why_size);
+    if (!hull) return AL_ERR_NOMEM;
+    al_status st = AL_ERR_INVALID_ARGUMENT;
+    int hn = al_vertex_hull(corners, n, true, hull, why, why_size);
     if (hn < 0) goto done;
     /* Faces of old planes first, in their old order, then the new ones. */
     bool used[AL_BRUSH_MAX_FACES] = {false};
@@ -339,6 +309,116 @@ al_status al_vertex_move(const al_doc_face *faces, int count, const double (*fro
     *out_count = m;
     st = AL_OK;
 done:
-    free(g), free(moved), free(hull);
+    free(hull);
+    return st;
+}
+
+al_status al_vertex_move(const al_doc_face *faces, int count, const double (*from)[3],
+                         int from_count, const double delta[3], al_doc_face *out, int *out_count,
+                         char *why, size_t why_size)
+{
+    *out_count = 0;
+    for (int k = 0; k < 3; k++)
+        if (!isfinite(delta[k])) {
+            say(why, why_size, "the move is not a finite offset");
+            return AL_ERR_INVALID_ARGUMENT;
+        }
+    al_vertex_geometry *g = malloc(sizeof *g);
+    double(*moved)[3] = malloc(AL_VERTEX_MAX * sizeof *moved);
+    al_status st = AL_ERR_NOMEM;
+    if (!g || !moved) goto done;
+    st = AL_ERR_INVALID_ARGUMENT;
+    if (!al_vertex_geometry_build(faces, count, g, why, why_size)) goto done;
+    int n = 0, hits = 0;
+    for (int v = 0; v < g->vertex_count; v++) {
+        double p[3];
+        memcpy(p, g->vertices[v], sizeof p);
+        bool hit = false;
+        for (int k = 0; k < from_count && !hit; k++) hit = near_point(p, from[k]);
+        if (hit) al_add(p, delta, p), hits++;
+        if (!(fabs(p[0]) <= AL_COORD_MAX && fabs(p[1]) <= AL_COORD_MAX &&
+              fabs(p[2]) <= AL_COORD_MAX)) {
+            say(why, why_size, "a corner would go beyond the map's limits of ±%g units",
+                AL_COORD_MAX);
+            goto done;
+        }
+        corner_index(moved, &n, AL_VERTEX_MAX, p); /* coincident corners merge */
+    }
+    if (hits == 0) {
+        if (from_count > 0)
+            say(why, why_size, "the brush has no corner at (%g %g %g)", from[0][0], from[0][1],
+                from[0][2]);
+        else
+            say(why, why_size, "no corner to move");
+        st = AL_ERR_NOT_FOUND;
+        goto done;
+    }
+    st = faces_of_corners(faces, count, (const double(*)[3]) moved, n, out, out_count, why,
+                          why_size);
+done:
+    free(g), free(moved);
+    return st;
+}
+
+al_status al_vertex_split(const al_doc_face *faces, int count, const double at[3],
+                          const double delta[3], al_doc_face *out, int *out_count, char *why,
+                          size_t why_size)
+{
+    *out_count = 0;
+    double p[3];
+    for (int k = 0; k < 3; k++) {
+        p[k] = at[k] + delta[k];
+        if (!isfinite(p[k])) {
+            say(why, why_size, "the new corner is not a finite point");
+            return AL_ERR_INVALID_ARGUMENT;
+        }
+        if (!(fabs(p[k]) <= AL_COORD_MAX)) {
+            say(why, why_size, "the new corner would go beyond the map's limits of ±%g units",
+                AL_COORD_MAX);
+            return AL_ERR_INVALID_ARGUMENT;
+        }
+    }
+    al_vertex_geometry *g = malloc(sizeof *g);
+    double(*corners)[3] = malloc((AL_VERTEX_MAX + 1) * sizeof *corners);
+    al_status st = AL_ERR_NOMEM;
+    if (!g || !corners) goto done;
+    st = AL_ERR_INVALID_ARGUMENT;
+    if (!al_vertex_geometry_build(faces, count, g, why, why_size)) goto done;
+    /* AT must lie on the surface (on a face's plane, behind every other) and not at a
+     * corner: the middle of an edge or a face, or any point of one. */
+    al_plane planes[AL_BRUSH_MAX_FACES];
+    int source[AL_BRUSH_MAX_FACES];
+    int np = face_planes(faces, count, planes, source), touching = 0;
+    bool outside = false;
+    for (int i = 0; i < np && !outside; i++) {
+        double d = al_plane_distance(&planes[i], at);
+        outside = d > ON_PLANE;
+        touching += fabs(d) <= ON_PLANE;
+    }
+    bool corner = false;
+    for (int v = 0; v < g->vertex_count && !corner; v++) corner = near_point(g->vertices[v], at);
+    if (outside || touching == 0 || corner) {
+        say(why, why_size, "(%g %g %g) is not on an edge or a face of the brush", at[0], at[1],
+            at[2]);
+        st = AL_ERR_NOT_FOUND;
+        goto done;
+    }
+    for (int v = 0; v < g->vertex_count; v++)
+        for (int k = 0; k < 3; k++)
+            if (!(fabs(g->vertices[v][k]) <= AL_COORD_MAX)) {
+                say(why, why_size, "a corner lies beyond the map's limits of ±%g units",
+                    AL_COORD_MAX);
+                goto done;
+            }
+    memcpy(corners, g->vertices, (size_t) g->vertex_count * sizeof *corners);
+    int n = g->vertex_count;
+    if (corner_index(corners, &n, AL_VERTEX_MAX + 1, p) < g->vertex_count) {
+        say(why, why_size, "the new corner at (%g %g %g) is one the brush has", p[0], p[1], p[2]);
+        goto done;
+    }
+    st = faces_of_corners(faces, count, (const double(*)[3]) corners, n, out, out_count, why,
+                          why_size);
+done:
+    free(g), free(corners);
     return st;
 }

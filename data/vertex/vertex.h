@@ -68,6 +68,18 @@ al_status al_vertex_move(const al_doc_face *faces, int count, const double (*fro
                          int from_count, const double delta[3], al_doc_face *out, int *out_count,
                          char *why, size_t why_size);
 
+/* The brush of COUNT FACES with a new corner at AT + DELTA, AT being a point of one of its
+ * edges or faces (the edge's middle or the face's centre in the editor): the brush becomes
+ * the convex hull of its corners and the new one (TrenchBroom's split of an edge or a
+ * face), its faces into OUT as al_vertex_move gives them. AL_ERR_NOT_FOUND when AT is not
+ * on the brush's surface or is one of its corners; AL_ERR_INVALID_ARGUMENT, the reason in
+ * WHY, when a corner (the new one or an old one) would not be a corner of the hull (a
+ * split with no offset leaves the new corner on its edge or face) or the brush would have
+ * too many faces. */
+al_status al_vertex_split(const al_doc_face *faces, int count, const double at[3],
+                          const double delta[3], al_doc_face *out, int *out_count, char *why,
+                          size_t why_size);
+
 /* The convex hull of COUNT POINTS as brush faces (each face's three points are corners,
  * ordered so that the normal points out; no material or texture): into OUT (room for
  * AL_BRUSH_MAX_FACES), their number returned. Returns -1 (reason in WHY) when the points
@@ -93,5 +105,16 @@ al_status al_doc_move_vertices(al_doc *doc, const int64_t *ids, int count, const
 al_status al_doc_live_move_vertices(al_doc *doc, al_doc_live *live, const double (*from)[3],
                                     int from_count, const double delta[3], char *why,
                                     size_t why_size);
+
+/* Adds a corner at AT + DELTA to each of the COUNT brushes IDS that has AT on an edge or a
+ * face (al_vertex_split; the others stay), as one undoable step named "Add vertex".
+ * Refused as a whole like al_doc_move_vertices (AL_ERR_INVALID_ARGUMENT with the reason
+ * naming the brush in DIAGS; AL_ERR_NOT_FOUND when no brush has AT on its surface). */
+al_status al_doc_split_vertex(al_doc *doc, const int64_t *ids, int count, const double at[3],
+                              const double delta[3], al_doc_change *change, al_diag_list *diags);
+
+/* The preview of that edit into LIVE, as al_doc_live_move_vertices. */
+al_status al_doc_live_split_vertex(al_doc *doc, al_doc_live *live, const double at[3],
+                                   const double delta[3], char *why, size_t why_size);
 
 #endif

@@ -1150,7 +1150,8 @@ void allium_document_preview_end(AlliumDocument *self)
 
 gboolean allium_document_preview_vertices(AlliumDocument *self, const gint64 *brushes,
                                           guint brush_count, const double (*from)[3],
-                                          guint from_count, const double delta[3], char **why)
+                                          guint from_count, const double delta[3], gboolean split,
+                                          char **why)
 {
     g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), FALSE);
     if (!self->doc || !self->live || brush_count == 0) return FALSE;
@@ -1160,8 +1161,11 @@ gboolean allium_document_preview_vertices(AlliumDocument *self, const gint64 *br
     al_doc_live live;
     if (al_doc_live_read(self->doc, &rows, &live, NULL) != AL_OK) return FALSE;
     char reason[512] = "";
-    al_status st = al_doc_live_move_vertices(self->doc, &live, from, (int) from_count, delta,
-                                             reason, sizeof reason);
+    al_status st =
+        split && from_count > 0
+            ? al_doc_live_split_vertex(self->doc, &live, from[0], delta, reason, sizeof reason)
+            : al_doc_live_move_vertices(self->doc, &live, from, (int) from_count, delta, reason,
+                                        sizeof reason);
     if (st != AL_OK) {
         al_doc_live_free(&live);
         if (why) *why = g_strdup(reason);
@@ -1209,6 +1213,7 @@ static const char *const data_step_labels[] G_GNUC_UNUSED = {
     N_("Add entity"),        N_("Delete entity"),       N_("Delete entities"),
     N_("Set property"),      N_("Remove property"),     N_("Move entity"),
     N_("Change hulls"),      N_("Change setting"),      N_("Move vertices"),
+    N_("Add vertex"),
 };
 
 char *allium_document_dup_undo_label(AlliumDocument *self, gboolean redo)
@@ -1323,6 +1328,19 @@ gboolean allium_document_move_vertices(AlliumDocument *self, const gint64 *brush
     al_status st = al_doc_move_vertices(self->doc, brushes, (int) brush_count, from,
                                         (int) from_count, delta, &change, &diags);
     return finish_edit(self, st, &change, &diags, _("Move vertices"), error);
+}
+
+gboolean allium_document_split_vertex(AlliumDocument *self, const gint64 *brushes,
+                                      guint brush_count, const double at[3], const double delta[3],
+                                      GError **error)
+{
+    g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), FALSE);
+    if (!require_open(self, error)) return FALSE;
+    al_diag_list diags = {0};
+    al_doc_change change = {0};
+    al_status st =
+        al_doc_split_vertex(self->doc, brushes, (int) brush_count, at, delta, &change, &diags);
+    return finish_edit(self, st, &change, &diags, _("Add vertex"), error);
 }
 
 gboolean allium_document_brush_geometry(AlliumDocument *self, gint64 brush, al_vertex_geometry *out)

@@ -147,12 +147,14 @@ void allium_document_preview_transform(AlliumDocument *self, const gint64 *brush
                                        guint brush_count, const gint64 *entities,
                                        guint entity_count, const double matrix[3][4]);
 void allium_document_preview_end(AlliumDocument *self);
-/* Shows BRUSHES with their corners at FROM moved by DELTA (al_doc_move_vertices), compiled
- * like a preview of a transform. FALSE when the move would be refused (the reason, to
- * g_free, in *WHY when not NULL): the engine then keeps what it showed. */
+/* Shows BRUSHES with their corners at FROM moved by DELTA (al_doc_move_vertices), or with
+ * SPLIT a new corner at FROM[0] + DELTA (al_doc_split_vertex), compiled like a preview of
+ * a transform. FALSE when the edit would be refused (the reason, to g_free, in *WHY when
+ * not NULL): the engine then keeps what it showed. */
 gboolean allium_document_preview_vertices(AlliumDocument *self, const gint64 *brushes,
                                           guint brush_count, const double (*from)[3],
-                                          guint from_count, const double delta[3], char **why);
+                                          guint from_count, const double delta[3], gboolean split,
+                                          char **why);
 gboolean allium_document_get_previewing(AlliumDocument *self);
 
 gboolean allium_document_can_undo(AlliumDocument *self);
@@ -225,6 +227,12 @@ gboolean allium_document_change_touches_marks(AlliumDocument *self);
 gboolean allium_document_move_vertices(AlliumDocument *self, const gint64 *brushes,
                                        guint brush_count, const double (*from)[3], guint from_count,
                                        const double delta[3], GError **error);
+/* Adds a corner at AT + DELTA to those of BRUSHES that have AT on an edge or a face
+ * (al_doc_split_vertex): one undoable step, refused as a whole (ERROR says why) as
+ * allium_document_move_vertices is. */
+gboolean allium_document_split_vertex(AlliumDocument *self, const gint64 *brushes,
+                                      guint brush_count, const double at[3], const double delta[3],
+                                      GError **error);
 /* The corners, edges and faces of BRUSH as the document holds it; FALSE if it has none. */
 gboolean allium_document_brush_geometry(AlliumDocument *self, gint64 brush,
                                         al_vertex_geometry *out);

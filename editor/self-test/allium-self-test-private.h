@@ -201,5 +201,7 @@ void compare_with_full(SelfTest *t, AlliumDocument *doc, gboolean expect_sealed)
 
 /* allium-self-test-vertex.c */
 gboolean step_vertex_tool(SelfTest *t);
+/* Splits, several handles, vertical drags in 3D (allium-self-test-vertex.c). */
+gboolean step_vertex_more(SelfTest *t);
 
 G_END_DECLS

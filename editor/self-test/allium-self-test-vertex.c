@@ -192,3 +192,206 @@ gboolean step_vertex_tool(SelfTest *t)
     t->vertex_row = 0;
     return TRUE;
 }
+
+/* Whether the tool's selected handles hold one of KIND at P. */
+static gboolean handle_selected(AlliumView *view, int kind, const double p[3])
+{
+    for (guint i = 0; view->vertex_selected && i < view->vertex_selected->len; i++) {
+        const AlliumVertexHandle *h = &g_array_index(view->vertex_selected, AlliumVertexHandle, i);
+        if (h->kind == kind && fabs(h->point[0] - p[0]) < 1e-6 && fabs(h->point[1] - p[1]) < 1e-6 &&
+            fabs(h->point[2] - p[2]) < 1e-6)
+            return TRUE;
+    }
+    return FALSE;
+}
+
+static guint selected_handles(AlliumView *view)
+{
+    return view->vertex_selected ? view->vertex_selected->len : 0;
+}
+
+/* Checks that the box's geometry has CORNERS corners, FACES faces and VOLUME (closed
+ * form), the last step being LABEL, and that the engine equals a full compile. */
+static void check_box_edit(SelfTest *t, int corners, int faces, double volume, const char *label,
+                           const char *what)
+{
+    AlliumDocument *doc = allium_window_get_document(t->window);
+    al_vertex_geometry *geom = g_newa(al_vertex_geometry, 1);
+    gboolean ok = allium_document_brush_geometry(doc, t->vertex_row, geom);
+    check(t, ok && geom->vertex_count == corners && geom->face_count == faces,
+          "%s: %d corners and %d faces (%d, %d)", what, corners, faces,
+          ok ? geom->vertex_count : -1, ok ? geom->face_count : -1);
+    double v = row_volume(t, t->vertex_row);
+    check(t, fabs(v - volume) < 1e-6 * volume, "%s: the volume is the closed form's (%g, %g)", what,
+          v, volume);
+    g_autofree char *step = allium_document_dup_undo_label(doc, FALSE);
+    check(t, g_strcmp0(step, label) == 0, "%s: one undoable step, \"%s\"", what, step);
+    compare_with_full(t, doc, FALSE);
+}
+
+gboolean step_vertex_more(SelfTest *t)
+{
+    AlliumDocument *doc = allium_window_get_document(t->window);
+    AlliumView *top = view_of_kind(t, AL_VIEW_TOP), *view = view_3d(t);
+    double g = grid();
+    al_vertex_geometry *geom = g_newa(al_vertex_geometry, 1);
+    if (!t->step_begun) {
+        allium_view_get_placement(top, t->mark_lo, t->mark_hi);
+        gint64 id = 0;
+        gboolean added = allium_document_add_box(doc, t->mark_lo, t->mark_hi, "wall", &id, NULL);
+        check(t, added, "a box for splits, several handles and vertical drags");
+        if (!added) return TRUE;
+        t->vertex_row = id;
+        allium_selection_select_brush(t->window->selection, id, ALLIUM_SELECT_REPLACE);
+        g_object_set(t->window, "tool", "vertex", NULL);
+        t->phase = 1;
+        return FALSE;
+    }
+    if (!compiled_current(t->window)) return FALSE;
+    const double *lo = t->mark_lo, *hi = t->mark_hi;
+    double a = hi[0] - lo[0], b = hi[1] - lo[1], c = hi[2] - lo[2], mid_x = 0.5 * (lo[0] + hi[0]);
+    double x0, y0, x1, y1;
+    if (t->phase == 1) {
+        /* Ctrl + drag of the middle of the top edge at max y, out by two grid steps. */
+        double edge[3] = {mid_x, hi[1], hi[2]}, out[3] = {mid_x, hi[1] + 2 * g, hi[2]};
+        gboolean seen = to_widget(top, edge, &x0, &y0) && to_widget(top, out, &x1, &y1);
+        check(t, seen, "the box's edge is in the top view");
+        if (!seen) return TRUE;
+        allium_view_simulate_drag(top, x0, y0, x1, y1, 4, GDK_CONTROL_MASK);
+        t->phase = 2;
+        return FALSE;
+    }
+    if (t->phase == 2) {
+        /* A pyramid of base a c (the max y side) and height 2g; its top joins the top. */
+        check_box_edit(t, 9, 8, a * b * c + a * c * 2 * g / 3, _("Add vertex"),
+                       "Ctrl + drag of an edge's middle splits it");
+        double corner[3] = {al_snap(mid_x, g), hi[1] + 2 * g, hi[2]};
+        gboolean ok = allium_document_brush_geometry(doc, t->vertex_row, geom);
+        check(t,
+              ok && has_corner(geom, corner) && handle_selected(top, 0, corner) &&
+                  selected_handles(top) == 1,
+              "the new corner is on the grid where the pointer took it, and selected");
+        t->phase = 3;
+        return FALSE;
+    }
+    if (t->phase == 3) {
+        if (!settle(t)) return FALSE;
+        shoot_and_compare(t, "vertex-split.png", NULL);
+        gtk_widget_activate_action(GTK_WIDGET(t->window), "win.undo", NULL);
+        t->phase = 4;
+        return FALSE;
+    }
+    double corner_a[3] = {hi[0], hi[1], hi[2]}, corner_b[3] = {hi[0], lo[1], hi[2]};
+    if (t->phase == 4) {
+        check_box_edit(t, 8, 6, a * b * c, _("Add brush"), "undo takes the split back");
+        /* Click a corner, Shift + click another: two selected. */
+        to_widget(top, corner_a, &x0, &y0);
+        allium_view_simulate_click(top, x0, y0, 0);
+        to_widget(top, corner_b, &x1, &y1);
+        allium_view_simulate_click(top, x1, y1, GDK_SHIFT_MASK);
+        check(t,
+              selected_handles(top) == 2 && handle_selected(top, 0, corner_a) &&
+                  handle_selected(top, 0, corner_b),
+              "a click and a Shift + click select two corners (%u)", selected_handles(top));
+        allium_view_simulate_click(top, x1, y1, GDK_SHIFT_MASK);
+        check(t, selected_handles(top) == 1, "Shift + click again takes one away (%u)",
+              selected_handles(top));
+        /* A rectangle off the handles over the max x side: its 4 corners, 4 edges and the
+         * face's centre (20 pixels beyond the box, in map units). */
+        double along[3] = {hi[0] + g, hi[1], hi[2]}, xs, ys;
+        to_widget(top, along, &xs, &ys);
+        double m = 20 * g / fmax(fabs(xs - x0), 1e-6);
+        double from[3] = {hi[0] + m, hi[1] + m, hi[2]}, to[3] = {hi[0] - a / 4, lo[1] - m, hi[2]};
+        to_widget(top, from, &x0, &y0);
+        to_widget(top, to, &x1, &y1);
+        allium_view_simulate_drag(top, x0, y0, x1, y1, 4, 0);
+        check(t, selected_handles(top) == 9 && !allium_document_get_previewing(doc),
+              "a rectangle selects the 9 handles of the max x side (%u)", selected_handles(top));
+        /* Dragging one of them moves them all: the side goes out two grid steps. */
+        double out[3] = {hi[0] + 2 * g, hi[1], hi[2]};
+        to_widget(top, corner_a, &x0, &y0);
+        to_widget(top, out, &x1, &y1);
+        allium_view_simulate_drag(top, x0, y0, x1, y1, 4, 0);
+        t->phase = 5;
+        return FALSE;
+    }
+    if (t->phase == 5) {
+        check_box_edit(t, 8, 6, (a + 2 * g) * b * c, _("Move vertices"),
+                       "dragging one of the selected handles moves them all");
+        double moved[3] = {hi[0] + 2 * g, hi[1], hi[2]};
+        check(t, selected_handles(top) == 9 && handle_selected(top, 0, moved),
+              "they stay selected where they went");
+        t->phase = 6;
+        return FALSE;
+    }
+    if (t->phase == 6) {
+        if (!settle(t)) return FALSE;
+        shoot_and_compare(t, "vertex-several.png", NULL);
+        gtk_widget_activate_action(GTK_WIDGET(t->window), "win.undo", NULL);
+        /* The 3D view aimed at the box from above its side. */
+        al_camera *camera = allium_view_get_camera(view);
+        t->saved_camera = *camera;
+        camera->pitch = -30;
+        al_camera_frame(camera, lo, hi);
+        allium_view_queue_render(view);
+        t->phase = 7;
+        return FALSE;
+    }
+    double top_centre[3] = {mid_x, 0.5 * (lo[1] + hi[1]), hi[2]},
+           raised[3] = {top_centre[0], top_centre[1], hi[2] + 2 * g};
+    if (t->phase == 7) {
+        check_box_edit(t, 8, 6, a * b * c, _("Add brush"), "undo takes the side back");
+        /* Alt held while dragging the top face's handle in 3D: it rises along Z. */
+        gboolean seen = to_widget(view, top_centre, &x0, &y0) && to_widget(view, raised, &x1, &y1);
+        check(t, seen, "the box's top is in front of the 3D camera");
+        if (!seen) return TRUE;
+        allium_view_simulate_drag_holding(view, x0, y0, x1, y1, 4, 0, GDK_ALT_MASK);
+        t->phase = 8;
+        return FALSE;
+    }
+    if (t->phase == 8) {
+        check_box_edit(t, 8, 6, a * b * (c + 2 * g), _("Move vertices"),
+                       "Alt + drag of the top face's handle in 3D raises it along Z");
+        double mins[3], maxs[3];
+        gboolean bounded = row_bounds(t, t->vertex_row, mins, maxs);
+        check(t, bounded && fabs(maxs[2] - hi[2] - 2 * g) < 1e-6 && fabs(maxs[0] - hi[0]) < 1e-6,
+              "only the top rose (max z %g)", bounded ? maxs[2] : NAN);
+        gtk_widget_activate_action(GTK_WIDGET(t->window), "win.undo", NULL);
+        t->phase = 9;
+        return FALSE;
+    }
+    if (t->phase == 9) {
+        /* The select tool: Alt held while moving the box in 3D lifts it (grabbed off the
+         * top's centre, where its resize handle is). */
+        g_object_set(t->window, "tool", "select", NULL);
+        allium_selection_select_brush(t->window->selection, t->vertex_row, ALLIUM_SELECT_REPLACE);
+        double grab[3] = {lo[0] + 0.3 * a, lo[1] + 0.3 * b, hi[2]},
+               lifted[3] = {grab[0], grab[1], hi[2] + 2 * g};
+        to_widget(view, grab, &x0, &y0);
+        to_widget(view, lifted, &x1, &y1);
+        allium_view_simulate_drag_holding(view, x0, y0, x1, y1, 4, 0, GDK_ALT_MASK);
+        t->phase = 10;
+        return FALSE;
+    }
+    if (t->phase == 10) {
+        double mins[3], maxs[3];
+        gboolean bounded = row_bounds(t, t->vertex_row, mins, maxs);
+        check(t,
+              bounded && fabs(mins[2] - lo[2] - 2 * g) < 1e-6 && fabs(mins[0] - lo[0]) < 1e-6 &&
+                  fabs(mins[1] - lo[1]) < 1e-6,
+              "Alt + drag of the box in 3D lifts it two grid steps, nothing else (min %g %g %g)",
+              bounded ? mins[0] - lo[0] : NAN, bounded ? mins[1] - lo[1] : NAN,
+              bounded ? mins[2] - lo[2] : NAN);
+        compare_with_full(t, doc, FALSE);
+        gtk_widget_activate_action(GTK_WIDGET(t->window), "win.undo", NULL);
+        gtk_widget_activate_action(GTK_WIDGET(t->window), "win.undo", NULL);
+        *allium_view_get_camera(view) = t->saved_camera;
+        allium_view_queue_render(view);
+        t->phase = 11;
+        return FALSE;
+    }
+    double mins[3], maxs[3];
+    check(t, !row_bounds(t, t->vertex_row, mins, maxs), "undoing the box removes it");
+    t->vertex_row = 0;
+    return TRUE;
+}

@@ -1408,6 +1408,7 @@ static const struct {
     {"resize in 3D", step_resize_3d, 30000},
     {"resize with a 3D handle", step_resize_3d_handle, 30000},
     {"vertex tool", step_vertex_tool, 60000},
+    {"split, several handles, vertical drags", step_vertex_more, 60000},
     {"select a face", step_select_face, 10000},
     {"clip", step_clip, 30000},
     {"clip in 3D", step_clip_3d, 30000},

@@ -392,6 +392,8 @@ void allium_view_click(AlliumView *self, double x, double y, GdkModifierType sta
         return;
     }
     if ((state & GDK_ALT_MASK) || !self->selection) return; /* Alt + left is orbit */
+    /* The vertex tool: a click on a handle selects it rather than a brush. */
+    if (self->tool == ALLIUM_TOOL_VERTEX && allium_view_vertex_click(self, x, y, state)) return;
     AlliumSnapshot *snap = allium_view_get_snapshot(self);
     if (!snap || !snap->scene) return;
 

@@ -130,6 +130,14 @@ struct _AlliumView {
     double edit_sign;         /* 3D box: +1 or -1, the way the surface faces */
     double edit_from[3];      /* the drag's start on the plane */
     double edit_delta[3];     /* move: the offset, whole grid steps */
+    /* 3D moves (of the selection or of vertex handles) along Z while Alt is held: */
+    gboolean edit_vertical;   /* Alt is held: the pointer moves the rise */
+    double edit_rise;         /* the offset along Z so far (units, not snapped) */
+    double vertical_anchor;   /* the height on the vertical plane where Alt went down, less
+                                 the rise then */
+    int vertical_axis;        /* that plane: perpendicular to this horizontal axis */
+    double vertical_at;       /* through this coordinate on it */
+    double vertical_hold[3];  /* the drag plane's point when Alt went down (it stays) */
     gboolean previewing;      /* a move or resize has the engine compile where it goes */
     AlliumSnapshot *drag_snapshot; /* owned: the snapshot a drag began on, or NULL */
     double preview_matrix[3][4]; /* the map of that preview */
@@ -151,6 +159,9 @@ struct _AlliumView {
     GArray *vertex_corners;   /* owned: double[3], the corners the handles move */
     guint64 vertex_generation, vertex_serial; /* what the handles were made from */
     int vertex_handle;                        /* the handle being dragged */
+    GArray *vertex_selected;                  /* owned: AlliumVertexHandle (kind, point) selected */
+    gboolean vertex_split;         /* the drag adds a corner at the dragged edge or face handle */
+    gboolean vertex_drag_selected; /* the dragged handle is selected: all selected move */
     double vertex_delta[3];                   /* its move so far, on the grid */
     gboolean vertex_refused;                  /* that move would not leave valid brushes */
     char tool_info[1024];     /* the header's text while dragging, or "" */
@@ -219,10 +230,16 @@ void allium_view_tool_collision_changed(AlliumView *self);
 gboolean allium_view_tool_places_on_click(AlliumView *self);
 
 /* allium-view-vertex.c: the vertex tool's handles drawn in the guides, and its drag (begin
- * FALSE when no handle is under the pointer); commit writes one step or reports the
- * refusal (the handle snaps back). */
+ * FALSE when no handle is under the pointer; Ctrl in STATE: a split); commit writes one
+ * step or reports the refusal (the handle snaps back). A click selects the handle under
+ * the pointer (Shift or Ctrl: toggles it), FALSE when there is none (the selected handles
+ * are then dropped unless Shift or Ctrl is held); select_box selects those within MINS,
+ * MAXS on a 2D view's two axes (ADD: in addition to those selected). */
 void allium_view_vertex_append_handles(AlliumView *self, GArray *points, GArray *colours);
-gboolean allium_view_vertex_begin(AlliumView *self, double x, double y);
+gboolean allium_view_vertex_begin(AlliumView *self, double x, double y, GdkModifierType state);
+gboolean allium_view_vertex_click(AlliumView *self, double x, double y, GdkModifierType state);
+void allium_view_vertex_select_box(AlliumView *self, const double mins[3], const double maxs[3],
+                                   gboolean add);
 void allium_view_vertex_update(AlliumView *self, const double point[3]);
 void allium_view_vertex_commit(AlliumView *self);
 void allium_view_vertex_finalize(AlliumView *self);

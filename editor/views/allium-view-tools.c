@@ -471,7 +471,8 @@ static void update_move(AlliumView *self, const double point[3])
     double grid = grid_size();
     int axis = depth_axis(self);
     for (int k = 0; k < 3; k++)
-        self->edit_delta[k] = k == axis ? 0 : al_snap(point[k] - self->edit_from[k], grid);
+        self->edit_delta[k] =
+            al_snap(k == axis ? self->edit_rise : point[k] - self->edit_from[k], grid);
     const double *d = self->edit_delta;
     const double m[3][4] = {{1, 0, 0, d[0]}, {0, 1, 0, d[1]}, {0, 0, 1, d[2]}};
     g_autoptr(GArray) points = g_array_new(FALSE, FALSE, sizeof(double[3]));
@@ -572,6 +573,10 @@ static void commit_box(AlliumView *self)
 static void commit_band(AlliumView *self)
 {
     clear_guides(self);
+    if (self->tool == ALLIUM_TOOL_VERTEX) {
+        allium_view_vertex_select_box(self, self->edit_mins, self->edit_maxs, self->edit_add);
+        return;
+    }
     AlliumSnapshot *snap = allium_view_get_snapshot(self);
     if (!snap || !snap->scene) return;
     int r, u, d;
@@ -1102,9 +1107,23 @@ gboolean allium_view_tool_begin(AlliumView *self, double x, double y, GdkModifie
     if (!snap || !self->document || !self->selection) return FALSE;
     /* The clip tool places points by clicks; its drags do nothing. */
     if (self->tool == ALLIUM_TOOL_CLIP) return FALSE;
+    self->edit_vertical = FALSE;
+    self->edit_rise = 0;
     if (self->tool == ALLIUM_TOOL_VERTEX) {
-        if (allium_document_get_read_only(self->document) || !allium_view_vertex_begin(self, x, y))
-            return FALSE;
+        if (allium_document_get_read_only(self->document)) return FALSE;
+        if (!allium_view_vertex_begin(self, x, y, state)) {
+            /* Off the handles, in a 2D view: a rectangle that selects handles. */
+            int r, u, d;
+            if (self->kind == AL_VIEW_3D) return FALSE;
+            al_view_axes(self->kind, &r, &u, &d);
+            self->edit_axis = d;
+            if (!point_on_plane(self, x, y, d, self->camera.position[d], self->edit_from))
+                return FALSE;
+            self->edit_add = (state & (GDK_SHIFT_MASK | GDK_CONTROL_MASK)) != 0;
+            self->edit = EDIT_BAND;
+            allium_view_tool_update(self, x, y);
+            return TRUE;
+        }
         /* The drag's start on its plane (the handle's height in 3D, the view's in 2D). */
         double at =
             self->kind == AL_VIEW_3D ? self->edit_plane : self->camera.position[self->edit_axis];
@@ -1215,6 +1234,39 @@ gboolean allium_view_tool_begin(AlliumView *self, double x, double y, GdkModifie
     return TRUE;
 }
 
+/* Alt held during a 3D move of the selection or of vertex handles: the pointer moves
+ * along Z (TrenchBroom's vertical drag) on a vertical plane that faces the camera through
+ * where the drag was when Alt went down, and POINT (on the horizontal drag plane; ON_PLANE
+ * says whether the pointer's ray met it) stays where it was then: the pointer may rise
+ * above the horizon. Releasing Alt goes back to the horizontal plane, keeping the rise.
+ * FALSE when the step is to be skipped (a ray that misses the plane it moves on). */
+static gboolean track_rise(AlliumView *self, double x, double y, gboolean on_plane,
+                           double point[3])
+{
+    gboolean alt = self->kind == AL_VIEW_3D && (self->drag_state & GDK_ALT_MASK) &&
+                   (self->edit == EDIT_MOVE || self->edit == EDIT_VERTEX);
+    if (!alt) {
+        self->edit_vertical = FALSE;
+        return on_plane;
+    }
+    double hit[3];
+    if (!self->edit_vertical) {
+        if (!on_plane) return FALSE;
+        double f[3], r[3], u[3];
+        al_camera_basis(&self->camera, f, r, u);
+        self->vertical_axis = fabs(f[0]) >= fabs(f[1]) ? 0 : 1;
+        self->vertical_at = point[self->vertical_axis];
+        memcpy(self->vertical_hold, point, sizeof self->vertical_hold);
+        if (!point_on_plane(self, x, y, self->vertical_axis, self->vertical_at, hit)) return FALSE;
+        self->vertical_anchor = hit[2] - self->edit_rise;
+        self->edit_vertical = TRUE;
+    }
+    if (!point_on_plane(self, x, y, self->vertical_axis, self->vertical_at, hit)) return FALSE;
+    self->edit_rise = hit[2] - self->vertical_anchor;
+    memcpy(point, self->vertical_hold, sizeof self->vertical_hold);
+    return TRUE;
+}
+
 void allium_view_tool_update(AlliumView *self, double x, double y)
 {
     if (self->edit == EDIT_NONE) return;
@@ -1225,7 +1277,8 @@ void allium_view_tool_update(AlliumView *self, double x, double y)
     int axis = depth_axis(self);
     double at = self->kind == AL_VIEW_3D ? self->edit_plane : self->camera.position[axis];
     double point[3];
-    if (!point_on_plane(self, x, y, axis, at, point)) return;
+    gboolean on_plane = point_on_plane(self, x, y, axis, at, point);
+    if (!track_rise(self, x, y, on_plane, point)) return;
     switch (self->edit) {
     case EDIT_MOVE:
         update_move(self, point);

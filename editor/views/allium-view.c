@@ -943,6 +943,22 @@ void allium_view_simulate_drag(AlliumView *self, double x0, double y0, double x1
     allium_view_tool_end(self, x1, y1);
 }
 
+void allium_view_simulate_drag_holding(AlliumView *self, double x0, double y0, double x1, double y1,
+                                       int steps, GdkModifierType state, GdkModifierType held)
+{
+    g_return_if_fail(ALLIUM_IS_VIEW(self));
+    if (!allium_view_tool_begin(self, x0, y0, state)) return;
+    /* What primary_update_cb reads from the event before each update: the keys went down
+     * before the pointer moved on. */
+    self->drag_state = state | held;
+    allium_view_tool_update(self, x0, y0);
+    for (int i = 1; i <= steps; i++) {
+        double t = (double) i / (steps + 1);
+        allium_view_tool_update(self, x0 + t * (x1 - x0), y0 + t * (y1 - y0));
+    }
+    allium_view_tool_end(self, x1, y1);
+}
+
 void allium_view_simulate_click(AlliumView *self, double x, double y, GdkModifierType state)
 {
     g_return_if_fail(ALLIUM_IS_VIEW(self));

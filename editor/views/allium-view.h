@@ -114,6 +114,10 @@ void allium_view_simulate_click(AlliumView *self, double x, double y, GdkModifie
  * the pointer gestures run; STEPS intermediate updates. */
 void allium_view_simulate_drag(AlliumView *self, double x0, double y0, double x1, double y1,
                                int steps, GdkModifierType state);
+/* Test hook: the same drag with the modifiers HELD pressed after it began (as Alt during
+ * a 3D move, for a vertical drag), held until the release. */
+void allium_view_simulate_drag_holding(AlliumView *self, double x0, double y0, double x1, double y1,
+                                       int steps, GdkModifierType state, GdkModifierType held);
 
 /* Walk mode (3D views only): the camera becomes the eye of an agent the designer steers
  * with W, A, S, D, Space (jump), Ctrl or C (crouch), the mouse and the arrow keys, until

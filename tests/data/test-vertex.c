@@ -1,4 +1,5 @@
-/* Vertex editing (data/vertex): moving corners, edges and faces of brushes.
+/* Vertex editing (data/vertex): moving corners, edges and faces of brushes, and splitting
+ * an edge or a face by a new corner.
  *
  * Oracles, none of which uses the code under test:
  *  - a brute-force solid check: every corner found as the meeting point of three face
@@ -10,7 +11,10 @@
  *    (coincident ones merged);
  *  - a refusal is right: some corner cannot be proven a corner of the hull by sampling
  *    directions (a direction in which it is strictly the farthest), or the move flattens;
- *  - closed-form volumes of a box with a face, an edge or a corner moved.
+ *  - closed-form volumes of a box with a face, an edge or a corner moved, and with a
+ *    corner added beyond the middle of an edge or the centre of a face;
+ *  - a split's brush has exactly the old corners and the new one; a refused split has a
+ *    point (old or new) that sampling cannot prove a corner of their hull.
  * Random moves of random boxes and of the brushes of id's e1m1 (skipped without the
  * shared maps), and the document edit: one undoable step, undo restores the faces.
  */
@@ -556,6 +560,254 @@ CHECK_TEST(doc_step, "/vertex/a-vertex-move-is-one-undoable-step")
     for (int f = 0; same && f < nb; f++)
         same = memcmp(after[f].points, before[f].points, sizeof after[f].points) == 0 &&
                strcmp(after[f].material, before[f].material) == 0;
+    CHECK_MSG(same, "undo restores the faces");
+    free(before), free(after);
+    al_doc_close(doc);
+}
+
+/* Splits a random edge (at its middle) or face (at its centre) of FACES with the new
+ * corner DELTA beyond it and checks the result against the oracles; counts into T. */
+static void check_random_split(const al_doc_face *faces, int count, const double delta[3], tally *t,
+                               const char *what)
+{
+    solid_check before;
+    if (!oracle(faces, count, &before)) return;
+    al_vertex_geometry *g = malloc(sizeof *g);
+    REQUIRE(g);
+    char why[256];
+    REQUIRE_MSG(al_vertex_geometry_build(faces, count, g, why, sizeof why), "%s: %s", what, why);
+    double at[3] = {0, 0, 0};
+    if (pick(2) == 0) {
+        int e = pick(g->edge_count);
+        for (int k = 0; k < 3; k++)
+            at[k] = 0.5 * (g->vertices[g->edges[e][0]][k] + g->vertices[g->edges[e][1]][k]);
+    } else {
+        int f = pick(g->face_count), n = g->face_first[f + 1] - g->face_first[f];
+        for (int i = g->face_first[f]; i < g->face_first[f + 1]; i++)
+            for (int k = 0; k < 3; k++) at[k] += g->vertices[g->face_points[i]][k] / n;
+    }
+    al_doc_face out[AL_BRUSH_MAX_FACES];
+    int n = 0;
+    al_status st = al_vertex_split(faces, count, at, delta, out, &n, why, sizeof why);
+    /* The expected corners: the old ones and the new one. */
+    static double expect[AL_VERTEX_MAX + 1][3];
+    int m = before.vertex_count;
+    memcpy(expect, before.v, (size_t) m * sizeof expect[0]);
+    double p[3] = {at[0] + delta[0], at[1] + delta[1], at[2] + delta[2]};
+    bool fresh = find_point(expect, m, p) < 0;
+    if (fresh) memcpy(expect[m++], p, sizeof p);
+    if (st == AL_OK) {
+        solid_check after;
+        bool valid = oracle(out, n, &after);
+        CHECK_MSG(valid, "%s: the split brush is not valid: %s", what, after.why);
+        bool same = valid && fresh && after.vertex_count == m;
+        for (int i = 0; same && i < m; i++)
+            same = find_point(after.v, after.vertex_count, expect[i]) >= 0;
+        CHECK_MSG(same, "%s: the split brush has %d corners, %d expected", what,
+                  valid ? after.vertex_count : -1, m);
+        /* The hull holds the old brush: it cannot lose volume. */
+        CHECK_MSG(!valid || after.volume >= before.volume - 1e-6 * before.volume,
+                  "%s: the volume fell from %g to %g", what, before.volume, after.volume);
+        if (!valid || !same) t->wrong++;
+        t->moved++;
+    } else {
+        CHECK_MSG(st == AL_ERR_INVALID_ARGUMENT, "%s: status %d (%s)", what, st, why);
+        bool all_corners = fresh;
+        for (int i = 0; all_corners && i < m; i++)
+            all_corners = proven_corner((const double(*)[3]) expect, m, i);
+        bool too_many = strstr(why, "more than") != NULL;
+        CHECK_MSG(!all_corners || too_many,
+                  "%s: split refused (%s) though every point is a corner of the hull", what, why);
+        if (all_corners && !too_many) t->wrong++;
+        t->refused_concave++;
+    }
+    free(g);
+}
+
+CHECK_TEST(split_closed_forms, "/vertex/splitting-an-edge-or-a-face-of-a-box-has-closed-forms")
+{
+    const double a = 64, b = 32, c = 16, d = 8;
+    al_doc_face box[6], out[AL_BRUSH_MAX_FACES];
+    fixture_box_faces(0, 0, 0, a, b, c, "wall", box);
+    int n = 0;
+    char why[256];
+    solid_check s;
+    /* The top edge at y = b, its middle pulled out along +y in the top plane: a pyramid of
+     * base a c (the +y side) and height d, whose top triangle joins the top face. */
+    const double edge_mid[3] = {a / 2, b, c};
+    REQUIRE_MSG(al_vertex_split(box, 6, edge_mid, (double[3]){0, d, 0}, out, &n, why, sizeof why) ==
+                    AL_OK,
+                "%s", why);
+    REQUIRE_MSG(oracle(out, n, &s), "%s", s.why);
+    CHECK_NEAR(s.volume, a * b * c + a * c * d / 3, 1e-6);
+    CHECK_MSG(s.vertex_count == 9 && n == 8, "%d corners, %d faces", s.vertex_count, n);
+    /* The centre of the top face raised: a pyramid on the top. */
+    const double face_mid[3] = {a / 2, b / 2, c};
+    REQUIRE_MSG(al_vertex_split(box, 6, face_mid, (double[3]){0, 0, d}, out, &n, why, sizeof why) ==
+                    AL_OK,
+                "%s", why);
+    REQUIRE_MSG(oracle(out, n, &s), "%s", s.why);
+    CHECK_NEAR(s.volume, a * b * c + a * b * d / 3, 1e-6);
+    CHECK_MSG(s.vertex_count == 9 && n == 9, "%d corners, %d faces", s.vertex_count, n);
+    /* The new faces take the texture of the face they rise from (the nearest normal). */
+    for (int f = 5; f < n; f++) CHECK(out[f].material == box[5].material);
+    /* No offset: the new corner would lie on the edge; pushed in: inside the brush. */
+    CHECK(al_vertex_split(box, 6, edge_mid, (double[3]){0, 0, 0}, out, &n, why, sizeof why) ==
+          AL_ERR_INVALID_ARGUMENT);
+    CHECK_MSG(strstr(why, "on one of its edges"), "%s", why);
+    CHECK(al_vertex_split(box, 6, face_mid, (double[3]){0, 0, -d}, out, &n, why, sizeof why) ==
+          AL_ERR_INVALID_ARGUMENT);
+    CHECK_MSG(strstr(why, "inside"), "%s", why);
+    /* Pulled along the face's plane beyond its corner at (a, b): that corner would lie
+     * inside the new top face, no longer a corner. */
+    CHECK(al_vertex_split(box, 6, face_mid, (double[3]){a, b, 0}, out, &n, why, sizeof why) ==
+          AL_ERR_INVALID_ARGUMENT);
+    CHECK_MSG(strstr(why, "not be convex"), "%s", why);
+    /* Not on the surface: inside, outside, or a corner. */
+    const double inside[3] = {a / 2, b / 2, c / 2}, outside[3] = {a / 2, b / 2, c + 1},
+                 corner[3] = {a, b, c};
+    CHECK(al_vertex_split(box, 6, inside, (double[3]){0, 0, d}, out, &n, why, sizeof why) ==
+          AL_ERR_NOT_FOUND);
+    CHECK(al_vertex_split(box, 6, outside, (double[3]){0, 0, d}, out, &n, why, sizeof why) ==
+          AL_ERR_NOT_FOUND);
+    CHECK(al_vertex_split(box, 6, corner, (double[3]){0, 0, d}, out, &n, why, sizeof why) ==
+          AL_ERR_NOT_FOUND);
+    CHECK(al_vertex_split(box, 6, face_mid, (double[3]){INFINITY, 0, 0}, out, &n, why,
+                          sizeof why) == AL_ERR_INVALID_ARGUMENT);
+}
+
+CHECK_TEST(random_splits, "/vertex/random-splits-of-boxes-and-e1m1-brushes-give-valid-brushes")
+{
+    tally t = {0};
+    for (int i = 0; i < 3000; i++) {
+        double lo[3], hi[3], delta[3];
+        for (int k = 0; k < 3; k++) {
+            lo[k] = 8 * (pick(17) - 8);
+            hi[k] = lo[k] + 8 * (1 + pick(8));
+            delta[k] = 4 * (pick(9) - 4) * (pick(3) == 0 ? 0 : 1);
+        }
+        al_doc_face box[6], once[AL_BRUSH_MAX_FACES];
+        fixture_box_faces(lo[0], lo[1], lo[2], hi[0], hi[1], hi[2], "wall", box);
+        int n = 6;
+        memcpy(once, box, sizeof box);
+        if (i % 2) {
+            double from[1][3] = {{hi[0], hi[1], hi[2]}}, d1[3] = {8, 8, 8};
+            char why[256];
+            REQUIRE(al_vertex_move(box, 6, from, 1, d1, once, &n, why, sizeof why) == AL_OK);
+        }
+        char what[64];
+        snprintf(what, sizeof what, "box %d", i);
+        check_random_split(once, n, delta, &t, what);
+        if (check_failed()) break;
+    }
+    check_note("boxes: %d splits, %d refused", t.moved, t.refused_concave);
+    CHECK(t.wrong == 0);
+    CHECK(t.moved > 500 && t.refused_concave > 100);
+    const char *path = scene_shared_map("e1m1.map");
+    if (!path) {
+        check_skip("e1m1.map is not in the shared maps folder");
+        return;
+    }
+    al_map *map = NULL;
+    REQUIRE(al_map_read_file(path, &map, NULL) == AL_OK);
+    al_doc *doc = NULL;
+    REQUIRE(al_doc_create(fixture_path("vertex-split-e1m1.allium"), &doc, NULL) == AL_OK);
+    al_doc_set_durable(doc, false);
+    REQUIRE(al_doc_import_map(doc, map, NULL) == AL_OK);
+    al_map_destroy(map);
+    int64_t *ids = NULL;
+    int count = 0;
+    REQUIRE(al_doc_list_brushes(doc, -1, &ids, &count) == AL_OK);
+    tally r = {0};
+    for (int b = 0; b < count; b++) {
+        al_doc_face *faces = NULL;
+        int n = 0;
+        REQUIRE(al_doc_read_faces(doc, ids[b], &faces, &n) == AL_OK);
+        double delta[3] = {0, 0, 0};
+        delta[pick(3)] = 4.0 * (pick(2) ? 1 : -1) * (1 + pick(4));
+        char what[64];
+        snprintf(what, sizeof what, "e1m1 brush %lld", (long long) ids[b]);
+        check_random_split(faces, n, delta, &r, what);
+        free(faces);
+        if (check_failed()) break;
+    }
+    check_note("e1m1: %d brushes; %d split, %d refused", count, r.moved, r.refused_concave);
+    CHECK(r.wrong == 0);
+    CHECK(r.moved > 300);
+    free(ids);
+    al_doc_close(doc);
+}
+
+/* Whether the brush at INDEX of two readings has the same faces (points and material). */
+static bool same_live_brush(const al_doc_live *a, const al_doc_live *b, int index)
+{
+    const al_live_brush *x = &a->change.brushes[index], *y = &b->change.brushes[index];
+    if (x->face_count != y->face_count) return false;
+    for (int f = 0; f < x->face_count; f++)
+        if (memcmp(x->faces[f].points, y->faces[f].points, sizeof x->faces[f].points) != 0 ||
+            x->faces[f].material != y->faces[f].material)
+            return false;
+    return true;
+}
+
+CHECK_TEST(split_step, "/vertex/a-split-is-one-undoable-step-and-its-preview-is-what-it-writes")
+{
+    al_doc *doc = NULL;
+    REQUIRE(al_doc_create(fixture_path("vertex-split.allium"), &doc, NULL) == AL_OK);
+    al_doc_set_durable(doc, false);
+    al_doc_face box[6];
+    int64_t ids[2];
+    fixture_box_faces(0, 0, 0, 64, 64, 64, "wall", box);
+    REQUIRE(al_doc_add_brush(doc, 0, box, 6, &ids[0], NULL, NULL) == AL_OK);
+    fixture_box_faces(128, 0, 0, 192, 64, 64, "floor", box);
+    REQUIRE(al_doc_add_brush(doc, 0, box, 6, &ids[1], NULL, NULL) == AL_OK);
+    al_doc_face *before = NULL;
+    int nb = 0;
+    REQUIRE(al_doc_read_faces(doc, ids[0], &before, &nb) == AL_OK);
+    /* The middle of the first box's +x top edge pulled out: only that brush has it. */
+    const double at[3] = {64, 32, 64}, delta[3] = {16, 0, 16};
+    al_doc_brush_change rows_b[2] = {{.brush = ids[0]}, {.brush = ids[1]}};
+    al_doc_change rows = {.brushes = rows_b, .brush_count = 2};
+    al_doc_live preview, committed;
+    char why[256] = "";
+    REQUIRE(al_doc_live_read(doc, &rows, &preview, NULL) == AL_OK);
+    REQUIRE_MSG(al_doc_live_split_vertex(doc, &preview, at, delta, why, sizeof why) == AL_OK, "%s",
+                why);
+    al_doc_change change = {0};
+    al_diag_list diags = {0};
+    REQUIRE(al_doc_split_vertex(doc, ids, 2, at, delta, &change, &diags) == AL_OK);
+    CHECK(change.brush_count == 1);
+    al_doc_change_clear(&change);
+    REQUIRE(al_doc_live_read(doc, &rows, &committed, NULL) == AL_OK);
+    CHECK_MSG(same_live_brush(&preview, &committed, 0) && same_live_brush(&preview, &committed, 1),
+              "the preview is what the edit writes");
+    al_doc_live_free(&preview);
+    al_doc_live_free(&committed);
+    al_doc_face *f = NULL;
+    int n = 0;
+    REQUIRE(al_doc_read_faces(doc, ids[0], &f, &n) == AL_OK);
+    solid_check s;
+    CHECK_MSG(oracle(f, n, &s), "%s", s.why);
+    CHECK(s.vertex_count == 9);
+    free(f);
+    char label[64];
+    CHECK(al_doc_undo_label(doc, false, label, sizeof label) && strcmp(label, "Add vertex") == 0);
+    /* Refused as a whole: a point on neither brush; a split into the brush. */
+    CHECK(al_doc_split_vertex(doc, ids, 2, (double[3]){96, 32, 32}, delta, NULL, &diags) ==
+          AL_ERR_NOT_FOUND);
+    al_diag_list_clear(&diags);
+    CHECK(al_doc_split_vertex(doc, ids, 2, (double[3]){160, 32, 64}, (double[3]){0, 0, -8}, NULL,
+                              &diags) == AL_ERR_INVALID_ARGUMENT);
+    CHECK_MSG(diags.count == 1 && strstr(diags.items[0].message, "inside"), "%s",
+              diags.count ? diags.items[0].message : "(none)");
+    al_diag_list_clear(&diags);
+    REQUIRE(al_doc_undo(doc, NULL) == AL_OK);
+    al_doc_face *after = NULL;
+    int na = 0;
+    REQUIRE(al_doc_read_faces(doc, ids[0], &after, &na) == AL_OK);
+    bool same = na == nb;
+    for (int i = 0; same && i < nb; i++)
+        same = memcmp(after[i].points, before[i].points, sizeof after[i].points) == 0;
     CHECK_MSG(same, "undo restores the faces");
     free(before), free(after);
     al_doc_close(doc);

@@ -1,10 +1,12 @@
-/* libFuzzer target: vertex moves (data/vertex) over any brush and any move.
+/* libFuzzer target: vertex moves and splits (data/vertex) over any brush and any move.
  *
  * The first byte chooses how the rest is read: coordinates as small whole numbers times 8
  * (brushes and moves on the grid, where real edits live) or as doubles as they lie in the
  * input (NaN, infinity, denormals and huge values included). Then the faces (4 to 19, three
  * points each), the corners to move (by index among the brush's corners, or points as
- * read) and the offset. A refusal must come with a reason; a brush that is built must be
+ * read) and the offset; with bit 2 of the first byte, a split instead, at the middle of an
+ * edge or the centre of a face chosen by the first corner's index (or the first point as
+ * read). A refusal must come with a reason; a brush that is built must be
  * taken by the compiler's brush builder. See tests/meson.build for running it. */
 #include "vertex/vertex.h"
 
@@ -69,8 +71,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (int a = 0; a < 3; a++) delta[a] = take_coord(&data, &size, raw);
     int n = 0;
     why[0] = '\0';
-    al_status st = al_vertex_move(faces, count, (const double(*)[3]) from, from_count, delta, out,
-                                  &n, why, sizeof why);
+    al_status st;
+    if (mode & 4) {
+        double at[3] = {0, 0, 0};
+        int pick = take_byte(&data, &size);
+        if (built && !(mode & 2) && (pick & 1)) {
+            const int *e = g->edges[pick % g->edge_count];
+            for (int a = 0; a < 3; a++) at[a] = 0.5 * (g->vertices[e[0]][a] + g->vertices[e[1]][a]);
+        } else if (built && !(mode & 2)) {
+            int f = pick % g->face_count, k = g->face_first[f + 1] - g->face_first[f];
+            for (int i = g->face_first[f]; i < g->face_first[f + 1]; i++)
+                for (int a = 0; a < 3; a++) at[a] += g->vertices[g->face_points[i]][a] / k;
+        } else {
+            memcpy(at, from[0], sizeof at);
+        }
+        st = al_vertex_split(faces, count, at, delta, out, &n, why, sizeof why);
+    } else {
+        st = al_vertex_move(faces, count, (const double(*)[3]) from, from_count, delta, out, &n,
+                            why, sizeof why);
+    }
     if (st != AL_OK && why[0] == '\0') abort();
     if (st == AL_OK) {
         if (n < 4 || n > AL_BRUSH_MAX_FACES) abort();
