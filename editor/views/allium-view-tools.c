@@ -1240,8 +1240,7 @@ gboolean allium_view_tool_begin(AlliumView *self, double x, double y, GdkModifie
  * says whether the pointer's ray met it) stays where it was then: the pointer may rise
  * above the horizon. Releasing Alt goes back to the horizontal plane, keeping the rise.
  * FALSE when the step is to be skipped (a ray that misses the plane it moves on). */
-static gboolean track_rise(AlliumView *self, double x, double y, gboolean on_plane,
-                           double point[3])
+static gboolean track_rise(AlliumView *self, double x, double y, gboolean on_plane, double point[3])
 {
     gboolean alt = self->kind == AL_VIEW_3D && (self->drag_state & GDK_ALT_MASK) &&
                    (self->edit == EDIT_MOVE || self->edit == EDIT_VERTEX);

@@ -261,7 +261,8 @@ static bool place_tables(al_renderer *r, const al_scene *s)
     r->entity_tri = malloc(ne * sizeof *r->entity_tri);
     r->entity_line = malloc(ne * sizeof *r->entity_line);
     r->entity_radius = malloc(ne * sizeof *r->entity_radius);
-    return r->brush_tri && r->brush_line && r->brush_stamp && r->entity_tri && r->entity_line && r->entity_radius;
+    return r->brush_tri && r->brush_line && r->brush_stamp && r->entity_tri && r->entity_line &&
+           r->entity_radius;
 }
 
 void al_renderer_set_scene(al_renderer *r, const al_scene *s)

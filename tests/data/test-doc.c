@@ -887,8 +887,8 @@ static char *marks_of(al_doc *doc)
         return NULL;
     }
     for (int e = 0; e < count; e++) {
-        fprintf(f, "%lld %s %s %u:", (long long) rows[e].id, rows[e].classname,
-                rows[e].properties, rows[e].state);
+        fprintf(f, "%lld %s %s %u:", (long long) rows[e].id, rows[e].classname, rows[e].properties,
+                rows[e].state);
         int64_t *ids = NULL;
         int n = 0;
         if (al_doc_list_brushes(doc, rows[e].id, &ids, &n) == AL_OK)
@@ -969,10 +969,10 @@ CHECK_TEST(change_oracle, "/doc/every-edit-undo-and-redo-reports-exactly-the-bru
             st = al_doc_merge_brushes(doc, pair, 2, NULL, &change, NULL);
         } else if (kind == 15) {
             unsigned bits = (s >> 30) % 2 ? AL_DOC_STATE_HIDDEN : AL_DOC_STATE_LOCKED;
-            st = (s >> 31) % 2 ? al_doc_set_state(doc, &pick, 1, NULL, 0, bits, bits, "Mark", &change,
-                                                  NULL)
-                               : al_doc_set_state(doc, NULL, 0, &door, 1, bits,
-                                                  (s >> 32) % 2 ? bits : 0, "Mark", &change, NULL);
+            st = (s >> 31) % 2
+                     ? al_doc_set_state(doc, &pick, 1, NULL, 0, bits, bits, "Mark", &change, NULL)
+                     : al_doc_set_state(doc, NULL, 0, &door, 1, bits, (s >> 32) % 2 ? bits : 0,
+                                        "Mark", &change, NULL);
         } else {
             /* A group: move the door and add a brush to the world, one step. */
             REQUIRE(al_doc_begin_group(doc, "move and add") == AL_OK);
@@ -995,8 +995,10 @@ CHECK_TEST(change_oracle, "/doc/every-edit-undo-and-redo-reports-exactly-the-bru
             char *marks_after = marks_of(doc);
             REQUIRE(marks_after != NULL);
             bool differ = strcmp(marks_before, marks_after) != 0;
-            CHECK_MSG(!differ || change.marks, "step %d (kind %d): the marks' sources changed "
-                      "untold", i, kind);
+            CHECK_MSG(!differ || change.marks,
+                      "step %d (kind %d): the marks' sources changed "
+                      "untold",
+                      i, kind);
             if ((kind == 3 || kind == 4) && count >= 3) {
                 CHECK_MSG(!change.marks, "step %d: a move or resize told of marks", i);
                 shapes_only++;
@@ -1009,7 +1011,8 @@ CHECK_TEST(change_oracle, "/doc/every-edit-undo-and-redo-reports-exactly-the-bru
         al_doc_change_clear(&change);
     }
     check_note("%d edits, undos and redos checked against the brush table; %d told of marks, "
-               "%d moves and resizes did not", checked, marks_told, shapes_only);
+               "%d moves and resizes did not",
+               checked, marks_told, shapes_only);
     CHECK(checked > 100 && marks_told > 10 && shapes_only > 5);
     al_doc_close(doc);
 }
