@@ -176,7 +176,7 @@ AlliumTextures *allium_textures_load(const AlliumTextureRequest *request)
     t->images = (al_texture_image *) (gpointer) g_array_free(images, FALSE);
     int missing_count = (int) g_strv_length(t->missing);
     t->drawn = g_new0(al_texture_image, t->count + missing_count + 1);
-    memcpy(t->drawn, t->images, sizeof *t->images * (gsize) t->count);
+    if (t->count > 0) memcpy(t->drawn, t->images, sizeof *t->images * (gsize) t->count);
     for (int i = 0; i < missing_count; i++)
         t->drawn[t->count + i] = (al_texture_image){
             .name = g_strdup(t->missing[i]),
