@@ -64,9 +64,10 @@ struct al_renderer {
     uint32_t cull_pass;
     int32_t *brush_order;  /* the 3D pass's marked brushes, nearer first */
     int32_t brush_order_count;
-    uint32_t *stamp;       /* per scene face: the frame that found it in the PVS */
-    uint32_t *leaf_stamp;  /* per scene face: the frame that found it in the eye's leaf */
-    uint32_t frame;
+    uint32_t *stamp;       /* per scene face: the pass that found it in the PVS */
+    uint32_t *leaf_stamp;  /* per scene face: the pass that found it in the eye's leaf */
+    uint32_t pvs_pass;     /* of the stamps made last */
+    int pvs_leaf;          /* the vis leaf they were made for; -1: none */
     int32_t *leaves; /* scratch for the PVS query */
     int leaf_cap;
     range_list opaque, opaque_edges, tools, pvs, cluster, scratch;
@@ -280,7 +281,8 @@ void al_renderer_set_scene(al_renderer *r, const al_scene *s)
     r->stamp = r->leaf_stamp = NULL;
     r->leaves = NULL;
     r->leaf_cap = 0;
-    r->frame = 0;
+    r->pvs_pass = 0;
+    r->pvs_leaf = -1;
     /* The meshes the scene shares with the last one stay where they are. */
     gl_mesh_store_begin(&r->store);
     if (s && !place_tables(r, s)) s = r->scene = NULL;
@@ -406,14 +408,22 @@ static void draw_all(const gl_buffer *b, GLenum mode)
     glDrawArrays(mode, 0, b->count);
 }
 
-/* Stamps the faces of the eye's PVS (and of its own leaf) with this frame; returns the
- * eye's vis leaf or -1. */
+/* Stamps the faces of the eye's PVS (and of its own leaf) with a new pass, unless the eye
+ * is in the leaf the stamps were made for (a PVS is a leaf's: its stamps hold until the
+ * eye leaves it or the scene changes); returns the eye's vis leaf or -1. */
 static int stamp_pvs(al_renderer *r, const double eye[3])
 {
     const al_scene *s = r->scene;
     if (!s->world || !r->leaves || !r->stamp) return -1;
     int leaf = al_world_vis_leaf_at(s->world, eye);
     if (leaf < 0) return -1;
+    if (leaf == r->pvs_leaf) return leaf;
+    r->pvs_leaf = leaf;
+    if (++r->pvs_pass == 0) { /* wrapped: old stamps could match again */
+        memset(r->stamp, 0, ((size_t) s->face_count + 1) * sizeof *r->stamp);
+        memset(r->leaf_stamp, 0, ((size_t) s->face_count + 1) * sizeof *r->leaf_stamp);
+        r->pvs_pass = 1;
+    }
     int n = al_world_leaves_visible_from(s->world, eye, r->leaves, r->leaf_cap);
     if (n > r->leaf_cap) n = r->leaf_cap;
     for (int i = 0; i < n; i++) {
@@ -421,14 +431,14 @@ static int stamp_pvs(al_renderer *r, const double eye[3])
         const al_leaf_face *lf = al_world_leaf_faces(s->world, r->leaves[i], &count);
         for (int j = 0; j < count; j++) {
             int f = al_scene_face_index(s, lf[j].brush, lf[j].face, NULL);
-            if (f >= 0) r->stamp[f] = r->frame;
+            if (f >= 0) r->stamp[f] = r->pvs_pass;
         }
     }
     int count;
     const al_leaf_face *lf = al_world_leaf_faces(s->world, leaf, &count);
     for (int j = 0; j < count; j++) {
         int f = al_scene_face_index(s, lf[j].brush, lf[j].face, NULL);
-        if (f >= 0) r->leaf_stamp[f] = r->frame;
+        if (f >= 0) r->leaf_stamp[f] = r->pvs_pass;
     }
     return leaf;
 }
@@ -729,7 +739,6 @@ static void draw_3d(al_renderer *r, const al_camera *cam, const al_draw_options 
 {
     const al_scene *s = r->scene;
     if (!s) return;
-    r->frame++;
     const double *look_from = opt->has_pvs_point ? opt->pvs_point : cam->position;
     int leaf = stamp_pvs(r, look_from);
     st->camera_leaf = leaf;
@@ -759,7 +768,7 @@ static void draw_3d(al_renderer *r, const al_camera *cam, const al_draw_options 
             bool tool = sf->flags & AL_FACE_TOOL;
             if (tool && !(opt->overlays & AL_OVERLAY_TOOLS)) continue;
             bool listed = s->in_leaves && s->in_leaves[f];
-            bool in_pvs = !listed || r->stamp[f] == r->frame;
+            bool in_pvs = !listed || r->stamp[f] == r->pvs_pass;
             if (pvs_cull && !in_pvs) {
                 st->faces_culled_pvs++;
                 continue;
@@ -776,8 +785,8 @@ static void draw_3d(al_renderer *r, const al_camera *cam, const al_draw_options 
             ranges_add(&r->opaque, tri + sf->first_tri, sf->tri_count);
             ranges_add(&r->opaque_edges, line + sf->first_edge, sf->edge_count);
             if (leaf >= 0 && listed) {
-                if (r->stamp[f] == r->frame) ranges_add(&r->pvs, tri + sf->first_tri, sf->tri_count);
-                if (r->leaf_stamp[f] == r->frame)
+                if (r->stamp[f] == r->pvs_pass) ranges_add(&r->pvs, tri + sf->first_tri, sf->tri_count);
+                if (r->leaf_stamp[f] == r->pvs_pass)
                     ranges_add(&r->cluster, tri + sf->first_tri, sf->tri_count);
             }
         }
