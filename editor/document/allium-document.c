@@ -81,12 +81,14 @@ struct _AlliumDocument {
     /* edits and previews */
     guint64 generation;        /* of the newest change handed to the engine */
     gint64 handed_us;          /* when it was handed over (monotonic) */
+    gint64 awaited_frame;      /* the frame that last waited for its collision */
     GArray *preview_brushes, *preview_entities; /* gint64 rows the preview shows moved */
     int lock_approximate; /* faces the last move or transform's texture lock approximated */
     gboolean change_marks; /* FALSE while "changed" tells of an edit that left the marks */
 
     /* the mailbox from the engine's thread, under LOCK */
     GMutex lock;
+    GCond incoming_cond; /* INCOMING was set */
     AlliumSnapshot *incoming;
     AlliumLightmap *incoming_lightmap;
     guint64 awaiting_light; /* a light snapshot waits in INCOMING for its first lightmap */
@@ -245,6 +247,7 @@ static void make_snapshot(AlliumDocument *self, gboolean again)
     g_clear_pointer(&self->incoming, allium_snapshot_unref);
     snap->published_us = g_get_monotonic_time();
     self->incoming = snap;
+    g_cond_broadcast(&self->incoming_cond);
     /* A light snapshot goes with its light: the engine's copy comes next. */
     if (snap->stage == AL_STAGE_LIGHT && snap->rad)
         self->awaiting_light = snap->generation;
@@ -716,6 +719,7 @@ static void allium_document_finalize(GObject *object)
     g_array_unref(self->preview_brushes);
     g_array_unref(self->preview_entities);
     g_mutex_clear(&self->lock);
+    g_cond_clear(&self->incoming_cond);
     g_mutex_clear(&self->build_lock);
     G_OBJECT_CLASS(allium_document_parent_class)->finalize(object);
 }
@@ -794,6 +798,7 @@ static void allium_document_init(AlliumDocument *self)
     self->light_target = ALLIUM_LIGHT_RESIDUAL;
     self->texture_monitors = g_ptr_array_new_with_free_func(g_object_unref);
     g_mutex_init(&self->lock);
+    g_cond_init(&self->incoming_cond);
     g_mutex_init(&self->build_lock);
     allium_definition_slot_init(&self->definitions);
 }
@@ -1096,6 +1101,34 @@ gint64 allium_document_get_collision_due(AlliumDocument *self)
      * carries the change's generation. */
     if (!self->live || (self->snapshot && self->snapshot->generation >= self->generation)) return 0;
     return self->handed_us;
+}
+
+/* The snapshot in the mailbox is the newest change's (its collision, or why it has none)
+ * and may be taken now. Under LOCK. */
+static gboolean newest_arrived(AlliumDocument *self)
+{
+    return self->incoming && !self->awaiting_light &&
+           self->incoming->generation >= self->generation;
+}
+
+gboolean allium_document_await_collision(AlliumDocument *self, gint64 budget_us, gint64 frame)
+{
+    g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), FALSE);
+    assert_main_thread();
+    /* Once a frame: every view of the window starts the same frame. */
+    if (budget_us <= 0 || frame == self->awaited_frame || !allium_document_get_collision_due(self))
+        return FALSE;
+    self->awaited_frame = frame;
+    gint64 deadline = g_get_monotonic_time() + budget_us;
+    g_mutex_lock(&self->lock);
+    gboolean arrived = newest_arrived(self);
+    while (!arrived && g_cond_wait_until(&self->incoming_cond, &self->lock, deadline))
+        arrived = newest_arrived(self);
+    arrived = arrived || newest_arrived(self);
+    g_mutex_unlock(&self->lock);
+    /* Taken now, rather than by the source already queued (which then finds nothing). */
+    if (arrived) deliver_cb(self);
+    return arrived;
 }
 
 /* --- previews -------------------------------------------------------------------------- */

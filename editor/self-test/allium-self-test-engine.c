@@ -6,10 +6,12 @@
  * compiled in full (al_world_compile with the tight PVS, and a new radiosity solver run to
  * the same residual) against the snapshot the editor shows once the engine is done: the
  * trees (al_world_tree_differences), the portals and vis leaves, every pair of vis leaves'
- * PVS answer, and the light of every luxel within the solvers' sampling tolerance. */
+ * PVS answer (within a full build's coarse rows, holding every sampled line of sight, and
+ * at most a few pairs off its tight rows: the tight pass's order), and the light of every luxel within the solvers' sampling tolerance. */
 #include "allium-config.h"
 
 #include "al-edits.h"
+#include "al-oracle.h"
 #include "allium-self-test-private.h"
 #include "allium-compile-panel.h"
 
@@ -133,11 +135,19 @@ void compare_with_full(SelfTest *t, AlliumDocument *doc, gboolean expect_sealed)
     check(t, same_input, "the engine's map is the document's (%d brushes, %d faces; %d, %d)",
           a->brush_count, a->face_count, b->brush_count, b->face_count);
     al_world *full = NULL;
-    /* Visibility as the engine builds it: the exact PVS, none for a leaking map. */
+    /* Visibility as the engine builds it: the coarse rows (kept), then the tight PVS, none
+     * for a leaking map. */
     al_compile_options co = {.no_vis = true};
+    const al_vis_options coarse = {.level = AL_PVS_COARSE, .no_pvs_if_leaking = true};
     const al_vis_options vo = {.level = AL_PVS_TIGHT, .no_pvs_if_leaking = true};
-    if (al_world_compile(b, &co, &full, NULL) != AL_OK ||
-        al_world_build_vis_with(full, b, &vo) != AL_OK) {
+    gboolean built = al_world_compile(b, &co, &full, NULL) == AL_OK &&
+                     al_world_build_vis_with(full, b, &coarse) == AL_OK;
+    int leaves = built ? al_world_vis_leaf_count(full) : 0;
+    guint8 *might = g_malloc0((gsize) leaves * (gsize) leaves + 1);
+    for (int i = 0; i < leaves; i++)
+        for (int j = 0; j < leaves; j++) might[i * leaves + j] = al_world_leaf_sees(full, i, j);
+    if (!built || al_world_build_vis_with(full, b, &vo) != AL_OK) {
+        g_free(might);
         al_world_destroy(full);
         check(t, FALSE, "the document compiles in full");
         al_doc_input_free(&whole);
@@ -157,17 +167,33 @@ void compare_with_full(SelfTest *t, AlliumDocument *doc, gboolean expect_sealed)
     check(t, va.portals == vb.portals && va.vis_leaves == vb.vis_leaves,
           "its portals and vis leaves are a full compile's (%d and %d; %d and %d)", va.portals,
           va.vis_leaves, vb.portals, vb.vis_leaves);
-    /* Every pair of vis leaves sees the other or not alike. */
-    int leaves = al_world_vis_leaf_count(full), differ = 0;
-    if (leaves == al_world_vis_leaf_count(snap->world))
+    /* The PVS as the engine's design promises it (pvs.c): a tight row taken from the walks
+     * of an earlier edit is what that walk found, which a full build, walking its portals
+     * in another order, may narrow by a few leaves more or fewer. So each row must lie
+     * within a full build's coarse row, hold every line of sight (sampled), and differ
+     * from a full build's tight row by a few pairs at most. */
+    int differ = 0, beyond = 0;
+    gboolean same_leaves = leaves == al_world_vis_leaf_count(snap->world);
+    if (same_leaves)
         for (int i = 0; i < leaves; i++)
-            for (int j = 0; j < leaves; j++)
-                differ += al_world_leaf_sees(snap->world, i, j) != al_world_leaf_sees(full, i, j);
-    check(t, differ == 0 && va.level == vb.level,
-          "its PVS rows are a full compile's (%d of %d pairs differ; levels %d and %d, "
-          "%.1f and %.1f leaves seen on average)",
-          differ, leaves * leaves, (int) va.level, (int) vb.level, va.avg_visible_tight,
-          vb.avg_visible_tight);
+            for (int j = 0; j < leaves; j++) {
+                gboolean sees = al_world_leaf_sees(snap->world, i, j);
+                differ += sees != al_world_leaf_sees(full, i, j);
+                beyond += sees && !might[i * leaves + j];
+            }
+    g_free(might);
+    al_verify_counts sight = {0};
+    al_oracle *oracle = al_oracle_create_sight(snap->world);
+    gboolean sighted = oracle != NULL;
+    if (oracle) al_verify_pvs(snap->world, oracle, 4000, 7, &sight);
+    al_oracle_destroy(oracle);
+    check(t, same_leaves && va.level == vb.level && beyond == 0 && sighted && sight.mismatches == 0 &&
+                 differ <= leaves * leaves / 200,
+          "its PVS rows are a full compile's within the tight pass's order (%d of %d pairs "
+          "differ, %d beyond the coarse rows; %lld of %lld lines of sight missing; levels %d "
+          "and %d)",
+          differ, leaves * leaves, beyond, (long long) sight.mismatches,
+          (long long) sight.checked, (int) va.level, (int) vb.level);
     /* The light carried through the edits against a new solve, both at the target. */
     if (snap->rad) {
         al_rad *fresh = NULL;

@@ -81,6 +81,8 @@ struct _AlliumView {
     GArray *unpickable_brushes; /* guint8 per input brush, 1: hidden or locked; empty when none */
 
     guint held_source;      /* a redraw held for an edit's collision (allium_view_queue_render) */
+    GdkFrameClock *frame_clock; /* borrowed while realized: its "update" awaits a collision */
+    gulong update_handler;
     gint64 render_asked_us; /* when a frame was asked for since the last one, or 0 */
     gint64 frame_asked_us;  /* when the last frame was (0: GTK drew it again alone) */
     gint64 frame_started_us; /* when the last frame's drawing began */

@@ -48,6 +48,10 @@ static guint signals[N_SIGNALS];
 
 /* How long a redraw waits at most for an edit's collision (allium_view_queue_render). */
 #define HOLD_FOR_COLLISION_MS 30
+/* How long the start of a frame may wait for an edit's collision to come (frame_update_cb):
+ * with software OpenGL a frame takes 10-20 ms, so a frame clock running at 60 Hz leaves
+ * a few milliseconds at the start of each. */
+#define AWAIT_COLLISION_MS 8
 /* How far back from the origin an empty map's 3D camera stands, in units. */
 #define EMPTY_MAP_STAND_BACK 256.0
 
@@ -289,8 +293,28 @@ static gboolean info_idle_cb(gpointer data)
     return G_SOURCE_REMOVE;
 }
 
+/* The start of a frame (the frame clock's update phase, before layout and paint) while an
+ * edit's collision is due: the engine usually publishes it within a few milliseconds, so
+ * waiting for it briefly here draws the edit in this frame rather than in the next, a
+ * frame interval later (while frames follow each other: the camera moving, the light
+ * coming in). What arrives is delivered at once, and the views it asks to redraw are
+ * painted in this frame. Once a frame, whichever view's handler runs first. */
+static void frame_update_cb(GdkFrameClock *clock, AlliumView *self)
+{
+    if (!self->document) return;
+    gint64 due = allium_document_get_collision_due(self->document);
+    if (!due) return;
+    gint64 left = due + HOLD_FOR_COLLISION_MS * 1000 - g_get_monotonic_time();
+    allium_document_await_collision(self->document, MIN(left, AWAIT_COLLISION_MS * 1000),
+                                    gdk_frame_clock_get_frame_counter(clock));
+}
+
 static void gl_realize_cb(GtkGLArea *area, AlliumView *self)
 {
+    self->frame_clock = gtk_widget_get_frame_clock(GTK_WIDGET(area));
+    if (self->frame_clock)
+        self->update_handler = g_signal_connect(self->frame_clock, "update",
+                                                G_CALLBACK(frame_update_cb), self);
     gtk_gl_area_make_current(area);
     g_clear_pointer(&self->gl_error, g_free);
     if (gtk_gl_area_get_error(area)) {
@@ -307,6 +331,8 @@ static void gl_realize_cb(GtkGLArea *area, AlliumView *self)
 
 static void gl_unrealize_cb(GtkGLArea *area, AlliumView *self)
 {
+    if (self->frame_clock) g_clear_signal_handler(&self->update_handler, self->frame_clock);
+    self->frame_clock = NULL;
     gtk_gl_area_make_current(area);
     if (!gtk_gl_area_get_error(area)) g_clear_pointer(&self->renderer, al_renderer_destroy);
     self->renderer = NULL;
