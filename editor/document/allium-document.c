@@ -82,6 +82,7 @@ struct _AlliumDocument {
     guint64 generation;        /* of the newest change handed to the engine */
     gint64 handed_us;          /* when it was handed over (monotonic) */
     gint64 awaited_frame;      /* the frame that last waited for its collision */
+    gboolean compiled_pending; /* a snapshot taken by that wait, "compiled" not yet told */
     GArray *preview_brushes, *preview_entities; /* gint64 rows the preview shows moved */
     int lock_approximate; /* faces the last move or transform's texture lock approximated */
     gboolean change_marks; /* FALSE while "changed" tells of an edit that left the marks */
@@ -497,8 +498,10 @@ static gboolean deliver_cb(gpointer data)
         self->lightmap = lightmap;
         add_residual(self, lightmap);
     }
-    if (snap) g_signal_emit(self, signals[SIGNAL_COMPILED], 0);
-    if (snap) request_textures(self, FALSE);
+    gboolean compiled = snap || self->compiled_pending;
+    self->compiled_pending = FALSE;
+    if (compiled) g_signal_emit(self, signals[SIGNAL_COMPILED], 0);
+    if (compiled) request_textures(self, FALSE);
     if (lightmap) g_signal_emit(self, signals[SIGNAL_LIT], 0);
     g_object_notify_by_pspec(G_OBJECT(self), properties[PROP_COMPILING]);
     g_object_notify_by_pspec(G_OBJECT(self), properties[PROP_LIGHTING]);
@@ -1125,10 +1128,17 @@ gboolean allium_document_await_collision(AlliumDocument *self, gint64 budget_us,
     while (!arrived && g_cond_wait_until(&self->incoming_cond, &self->lock, deadline))
         arrived = newest_arrived(self);
     arrived = arrived || newest_arrived(self);
+    AlliumSnapshot *snap = arrived ? g_steal_pointer(&self->incoming) : NULL;
     g_mutex_unlock(&self->lock);
-    /* Taken now, rather than by the source already queued (which then finds nothing). */
-    if (arrived) deliver_cb(self);
-    return arrived;
+    if (!snap) return FALSE;
+    /* The views draw it in this frame; the rest of the interface hears of it ("compiled")
+     * from the delivery already queued, after the frame, as of any snapshot: widgets are
+     * not changed in the middle of a frame. */
+    g_clear_pointer(&self->snapshot, allium_snapshot_unref);
+    snap->delivered_us = g_get_monotonic_time();
+    self->snapshot = snap;
+    self->compiled_pending = TRUE;
+    return TRUE;
 }
 
 /* --- previews -------------------------------------------------------------------------- */

@@ -137,10 +137,10 @@ guint64 allium_document_get_generation(AlliumDocument *self);
  * not been delivered yet, else 0. */
 gint64 allium_document_get_collision_due(AlliumDocument *self);
 /* While the newest change's collision is due, waits up to BUDGET_US for the engine to
- * publish it and, if it came, takes it at once ("compiled" is emitted before this
- * returns); TRUE then. For the start of FRAME (the frame clock's counter: once per frame,
- * whichever view asks first), which would otherwise show the map as it was and draw the
- * edit a frame later. Main thread. */
+ * publish it and, if it came, makes it the current snapshot at once; TRUE then. For the
+ * start of FRAME (the frame clock's counter: once per frame, whichever view asks first),
+ * which would otherwise show the map as it was and draw the edit a frame later. "compiled"
+ * is emitted after the frame, by the delivery already queued. Main thread. */
 gboolean allium_document_await_collision(AlliumDocument *self, gint64 budget_us, gint64 frame);
 
 /* --- previews of a drag: compiled, never written ------------------------------------- */

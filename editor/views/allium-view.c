@@ -297,16 +297,25 @@ static gboolean info_idle_cb(gpointer data)
  * edit's collision is due: the engine usually publishes it within a few milliseconds, so
  * waiting for it briefly here draws the edit in this frame rather than in the next, a
  * frame interval later (while frames follow each other: the camera moving, the light
- * coming in). What arrives is delivered at once, and the views it asks to redraw are
- * painted in this frame. Once a frame, whichever view's handler runs first. */
+ * coming in). What arrives becomes the document's snapshot at once, and the views whose
+ * redraw was held for it are painted in this frame; the rest of the window hears of it
+ * after the frame. Once a frame, whichever view's handler runs first. */
 static void frame_update_cb(GdkFrameClock *clock, AlliumView *self)
 {
     if (!self->document) return;
     gint64 due = allium_document_get_collision_due(self->document);
-    if (!due) return;
-    gint64 left = due + HOLD_FOR_COLLISION_MS * 1000 - g_get_monotonic_time();
-    allium_document_await_collision(self->document, MIN(left, AWAIT_COLLISION_MS * 1000),
-                                    gdk_frame_clock_get_frame_counter(clock));
+    if (due) {
+        gint64 left = due + HOLD_FOR_COLLISION_MS * 1000 - g_get_monotonic_time();
+        allium_document_await_collision(self->document, MIN(left, AWAIT_COLLISION_MS * 1000),
+                                        gdk_frame_clock_get_frame_counter(clock));
+    }
+    /* A redraw held for the collision goes now if it came (to this view's wait or to
+     * another's). */
+    if (self->held_source && !allium_document_get_collision_due(self->document)) {
+        g_clear_handle_id(&self->held_source, g_source_remove);
+        self->render_asked_us = g_get_monotonic_time();
+        gtk_gl_area_queue_render(self->gl_area);
+    }
 }
 
 static void gl_realize_cb(GtkGLArea *area, AlliumView *self)
