@@ -305,9 +305,17 @@ static void frame_update_cb(GdkFrameClock *clock, AlliumView *self)
     if (!self->document) return;
     gint64 due = allium_document_get_collision_due(self->document);
     if (due) {
-        gint64 left = due + HOLD_FOR_COLLISION_MS * 1000 - g_get_monotonic_time();
-        allium_document_await_collision(self->document, MIN(left, AWAIT_COLLISION_MS * 1000),
-                                        gdk_frame_clock_get_frame_counter(clock));
+        /* Only when the engine's last collision took no longer than the wait: else it would
+         * be time lost (a drag on a big map, every frame). */
+        al_stage_status st[AL_STAGE_COUNT];
+        allium_document_get_stages(self->document, st);
+        gint64 now = g_get_monotonic_time();
+        gint64 expected = due + (gint64) (st[AL_STAGE_COLLISION].last_ms * 1000);
+        gint64 left = due + HOLD_FOR_COLLISION_MS * 1000 - now;
+        if (expected - now <= AWAIT_COLLISION_MS * 1000)
+            allium_document_await_collision(self->document,
+                                            MIN(left, AWAIT_COLLISION_MS * 1000),
+                                            gdk_frame_clock_get_frame_counter(clock));
     }
     /* A redraw held for the collision goes now if it came (to this view's wait or to
      * another's). */
@@ -322,8 +330,9 @@ static void gl_realize_cb(GtkGLArea *area, AlliumView *self)
 {
     self->frame_clock = gtk_widget_get_frame_clock(GTK_WIDGET(area));
     if (self->frame_clock)
-        self->update_handler = g_signal_connect(self->frame_clock, "update",
-                                                G_CALLBACK(frame_update_cb), self);
+        /* After the tick callbacks: a drag's tick makes this frame's preview first. */
+        self->update_handler = g_signal_connect_after(self->frame_clock, "update",
+                                                      G_CALLBACK(frame_update_cb), self);
     gtk_gl_area_make_current(area);
     g_clear_pointer(&self->gl_error, g_free);
     if (gtk_gl_area_get_error(area)) {
