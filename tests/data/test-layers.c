@@ -507,6 +507,16 @@ CHECK_TEST(undo, "/layers/edits/each-change-is-one-undoable-step")
                            "Lock", NULL, &d) == AL_OK);
     check_one_step(doc, "lock a group", before);
 
+    /* A point entity takes the marks as any entity does. */
+    before = snapshot(doc);
+    CHECK(al_doc_set_state(doc, NULL, 0, &light, 1, AL_DOC_STATE_HIDDEN | AL_DOC_STATE_LOCKED,
+                           AL_DOC_STATE_HIDDEN | AL_DOC_STATE_LOCKED, "Hide", NULL, &d) == AL_OK);
+    check_one_step(doc, "hide and lock a point entity", before);
+    REQUIRE(al_layers_read(doc, &l, NULL) == AL_OK);
+    int li = al_layers_find(&l, light);
+    CHECK(li > 0 && l.rows[li].state == (AL_DOC_STATE_HIDDEN | AL_DOC_STATE_LOCKED));
+    al_layers_free(&l);
+
     before = snapshot(doc);
     CHECK(al_layers_delete_layer(doc, ghosts, NULL, &d) == AL_OK);
     check_one_step(doc, "delete layer", before);
