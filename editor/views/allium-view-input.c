@@ -13,6 +13,7 @@
 #include "allium-entity-definitions.h"
 #include "allium-format.h"
 #include "allium-preferences.h"
+#include "allium-prefab-browser.h"
 #include "allium-texture-browser.h"
 
 #include "al-plane.h"
@@ -665,6 +666,21 @@ static gboolean material_drop_cb(GtkDropTarget *target, const GValue *value, dou
     return name && allium_view_apply_material(self, name, x, y);
 }
 
+/* A prefab dropped from the Prefabs page: inserted with the centre of its bounds where it
+ * fell (in a 2D view; the window's insert at the pointer, one undoable step). */
+static gboolean prefab_drop_cb(GtkDropTarget *target, const GValue *value, double x, double y,
+                               AlliumView *self)
+{
+    (void) target;
+    const char *path =
+        G_VALUE_HOLDS(value, ALLIUM_TYPE_PREFAB_PATH) ? g_value_get_boxed(value) : NULL;
+    if (!path || !self->document) return FALSE;
+    /* The drop is where the pointer is now: the insert reads it from there. */
+    enter_cb(NULL, x, y, self);
+    gtk_widget_activate_action(GTK_WIDGET(self), "win.insert-prefab-file", "s", path);
+    return TRUE;
+}
+
 /* --- internal API -------------------------------------------------------------------- */
 
 void allium_view_add_controllers(AlliumView *self)
@@ -710,6 +726,10 @@ void allium_view_add_controllers(AlliumView *self)
     drop = gtk_drop_target_new(ALLIUM_TYPE_MATERIAL_NAME, GDK_ACTION_COPY);
     g_signal_connect(drop, "drop", G_CALLBACK(material_drop_cb), self);
     gtk_widget_add_controller(area, GTK_EVENT_CONTROLLER(drop));
+    drop = gtk_drop_target_new(ALLIUM_TYPE_PREFAB_PATH, GDK_ACTION_COPY);
+    g_signal_connect(drop, "drop", G_CALLBACK(prefab_drop_cb), self);
+    gtk_widget_add_controller(area, GTK_EVENT_CONTROLLER(drop));
+    self->prefab_drop = drop;
 }
 
 void allium_view_stop_flying(AlliumView *self)

@@ -122,6 +122,7 @@ struct _AlliumView {
     double secondary_x, secondary_y; /* where it went down (gl_area pixels) */
     GtkGesture *secondary_drag;      /* borrowed: the right button's drag (the area owns it) */
     GtkPopover *context_menu;        /* owned (a child of the view): the context menu, or NULL */
+    GtkDropTarget *prefab_drop;      /* borrowed: where prefabs dragged from the Prefabs page fall */
     double orbit_pivot[3];
     double pointer_x, pointer_y; /* widget pixels */
     double last_click_x, last_click_y; /* the last left click that selected (widget pixels) */

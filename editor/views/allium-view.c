@@ -1010,6 +1010,14 @@ void allium_view_simulate_right_click(AlliumView *self, double x, double y)
     g_signal_emit_by_name(self->secondary_drag, "drag-end", 0.0, 0.0);
 }
 
+gboolean allium_view_simulate_drop(AlliumView *self, const GValue *value, double x, double y)
+{
+    g_return_val_if_fail(ALLIUM_IS_VIEW(self), FALSE);
+    gboolean taken = FALSE;
+    g_signal_emit_by_name(self->prefab_drop, "drop", value, x, y, &taken);
+    return taken;
+}
+
 void allium_view_simulate_click(AlliumView *self, double x, double y, GdkModifierType state)
 {
     g_return_if_fail(ALLIUM_IS_VIEW(self));

@@ -116,6 +116,10 @@ void allium_view_simulate_click(AlliumView *self, double x, double y, GdkModifie
  * right button's drag gesture emits its "drag-begin" and "drag-end" as GTK does for a
  * click, so the code a real click runs opens the context menu. */
 void allium_view_simulate_right_click(AlliumView *self, double x, double y);
+/* Test hook: VALUE (what a drag from the Prefabs page carries) dropped at widget point
+ * (X, Y): the view's drop target emits its "drop" as GTK does when the drag ends there.
+ * TRUE when the view took it. */
+gboolean allium_view_simulate_drop(AlliumView *self, const GValue *value, double x, double y);
 /* The context menu, once a right click opened it (NULL before); for tests. */
 GtkPopover *allium_view_get_context_menu(AlliumView *self);
 
