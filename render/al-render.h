@@ -248,6 +248,8 @@ typedef struct al_draw_options {
     unsigned overlays;  /* AL_OVERLAY_* */
     bool wireframe;     /* 3D: outlines over the faces */
     bool no_cull;       /* 3D: draw everything (no PVS or frustum culling) */
+    bool input_order;   /* 3D: draw the opaque faces in the scene's order, not nearer
+                         * brushes first (the same picture; the tests' reference) */
     double grid;        /* 2D: grid size in map units; 0: no grid */
     const int32_t *selected_brushes; /* input brush indices, drawn highlighted */
     int selected_brush_count;

@@ -22,7 +22,8 @@
  * edits as it does while a designer works. Prints
  *
  *   {"edits": N, "collision_frame_ms": {"median", "p95"}, "lit_frame_ms": {...},
- *    "engine_collision_ms": {...}, "blocks_built": {"median"}, "blocks": ...,
+ *    "engine_collision_ms": {...}, "engine_wait_ms", "commit_ms", "handover_ms",
+ *    "queued_ms", "draw_ms": {...}, "blocks_built": {"median"}, "blocks": ...,
  *    "frame_interval_ms": {"median", "p95", "max", "frames"}, "lit_missing": ...,
  *    "leaking": ...}
  *
@@ -32,7 +33,9 @@
  * corrected); engine_collision_ms is the engine's part of the first (from the hand-over to
  * the publication), to compare with allium-bench edit's bsp_ms, and engine_wait_ms the part
  * of it the edit waited for the engine to take it; commit_ms the edit's call (the
- * document's transaction and the hand-over). An edit whose light does
+ * document's transaction and the hand-over). The rest of the first: handover_ms from the
+ * publication to the main thread taking the snapshot, queued_ms from there to the start of
+ * the frame that draws it, draw_ms that frame (to the end of glFinish). An edit whose light does
  * not come within 10 s counts in lit_missing; leaking counts the edits after which the map
  * leaks (a leaking map has no PVS, and its light is slow to correct). The edits are undone
  * at the end.
@@ -74,6 +77,7 @@ typedef struct {
     guint32 seed;
     /* edits */
     GArray *collision_ms, *lit_ms, *engine_ms, *blocks_built, *commit_ms, *wait_ms; /* per edit */
+    GArray *handover_ms, *queued_ms, *draw_ms; /* per edit: the collision frame's parts */
     int blocks, lit_missing;
     int leaking; /* edits whose compiled map leaks (no PVS: its light is slow to correct) */
     gint64 edit_started_us;
@@ -191,6 +195,12 @@ static void report_edits(Bench *b)
     print_spread(out, "engine_wait_ms", b->wait_ms, FALSE);
     g_string_append(out, ", ");
     print_spread(out, "commit_ms", b->commit_ms, FALSE);
+    g_string_append(out, ", ");
+    print_spread(out, "handover_ms", b->handover_ms, FALSE);
+    g_string_append(out, ", ");
+    print_spread(out, "queued_ms", b->queued_ms, FALSE);
+    g_string_append(out, ", ");
+    print_spread(out, "draw_ms", b->draw_ms, FALSE);
     g_array_sort(b->blocks_built, compare_double);
     g_string_append_printf(out,
                            ", \"blocks_built\": {\"median\": %.0f}, \"blocks\": %d, "
@@ -229,7 +239,8 @@ static void report_drag(Bench *b)
 static void bench_free(gpointer data)
 {
     Bench *b = data;
-    GArray *all[] = {b->collision_ms, b->lit_ms, b->engine_ms, b->blocks_built, b->commit_ms, b->wait_ms, b->lag,
+    GArray *all[] = {b->collision_ms, b->lit_ms, b->engine_ms, b->blocks_built, b->commit_ms,
+                     b->wait_ms, b->handover_ms, b->queued_ms, b->draw_ms, b->lag,
                      b->preview_frame, b->ms, b->faces, b->intervals};
     for (guint i = 0; i < G_N_ELEMENTS(all); i++) g_array_unref(all[i]);
     g_clear_handle_id(&b->watchdog, g_source_remove);
@@ -343,6 +354,14 @@ static void edit_frame(Bench *b, double now_ms)
         g_array_append_val(b->engine_ms, engine);
         g_array_append_val(b->wait_ms, wait);
         g_array_append_val(b->blocks_built, built);
+        /* The rest of the way: publication to the main thread, then to the frame. */
+        gint64 started = allium_view_get_frame_started_us(b->view);
+        double handover = (double) (drawn->delivered_us - drawn->published_us) / 1000.0;
+        double queued = (double) (started - drawn->delivered_us) / 1000.0;
+        double draw = now_ms - (double) started / 1000.0;
+        g_array_append_val(b->handover_ms, handover);
+        g_array_append_val(b->queued_ms, queued);
+        g_array_append_val(b->draw_ms, draw);
         b->blocks = drawn->blocks;
         b->leaking += al_world_leak(drawn->world, NULL);
     }
@@ -553,6 +572,7 @@ void allium_benchmark_start(AlliumApplication *app, AlliumBenchmarkKind kind, in
     b->count = count;
     b->seed = 12345;
     GArray **doubles[] = {&b->collision_ms, &b->lit_ms, &b->engine_ms, &b->blocks_built, &b->commit_ms, &b->wait_ms,
+                          &b->handover_ms, &b->queued_ms, &b->draw_ms,
                           &b->lag, &b->ms, &b->intervals};
     for (guint i = 0; i < G_N_ELEMENTS(doubles); i++)
         *doubles[i] = g_array_new(FALSE, FALSE, sizeof(double));

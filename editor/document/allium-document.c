@@ -243,6 +243,7 @@ static void make_snapshot(AlliumDocument *self, gboolean again)
     g_mutex_lock(&self->lock);
     g_mutex_unlock(&self->build_lock);
     g_clear_pointer(&self->incoming, allium_snapshot_unref);
+    snap->published_us = g_get_monotonic_time();
     self->incoming = snap;
     /* A light snapshot goes with its light: the engine's copy comes next. */
     if (snap->stage == AL_STAGE_LIGHT && snap->rad)
@@ -485,6 +486,7 @@ static gboolean deliver_cb(gpointer data)
     }
     if (snap) {
         g_clear_pointer(&self->snapshot, allium_snapshot_unref);
+        snap->delivered_us = g_get_monotonic_time();
         self->snapshot = snap;
     }
     if (lightmap) {

@@ -52,6 +52,8 @@ typedef struct _AlliumSnapshot {
     double collision_ms;  /* from the edit to its collision (every stage of it) */
     double collision_wait_ms; /* of that, waiting for the engine to take the edit */
     double ms_work;       /* the stage's own work */
+    gint64 published_us;  /* monotonic: when the engine's thread left it for the main thread */
+    gint64 delivered_us;  /* monotonic: when the main thread took it (0: not yet) */
     int blocks, blocks_built; /* of all models; the rest were shared with the previous
                                * world by the edit's collision (0, 0 without a world) */
 } AlliumSnapshot;

@@ -87,6 +87,7 @@ struct _AlliumView {
     guint held_source;      /* a redraw held for an edit's collision (allium_view_queue_render) */
     gint64 render_asked_us; /* when a frame was asked for since the last one, or 0 */
     gint64 frame_asked_us;  /* when the last frame was (0: GTK drew it again alone) */
+    gint64 frame_started_us; /* when the last frame's drawing began */
 
     /* borrowed references */
     gulong compiled_handler, compiling_handler, lit_handler, textures_handler, selection_handler;

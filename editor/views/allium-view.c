@@ -396,6 +396,7 @@ static gboolean gl_render_cb(GtkGLArea *area, GdkGLContext *context, AlliumView 
         glClear(GL_COLOR_BUFFER_BIT);
         return TRUE;
     }
+    self->frame_started_us = g_get_monotonic_time();
     AlliumSnapshot *snap = allium_view_get_snapshot(self);
     /* When this frame was asked for here, or 0: GTK draws the area again on its own (its
      * size changed, the window was laid out again). */
@@ -1119,6 +1120,12 @@ gint64 allium_view_get_frame_asked_us(AlliumView *self)
 {
     g_return_val_if_fail(ALLIUM_IS_VIEW(self), 0);
     return self->frame_asked_us;
+}
+
+gint64 allium_view_get_frame_started_us(AlliumView *self)
+{
+    g_return_val_if_fail(ALLIUM_IS_VIEW(self), 0);
+    return self->frame_started_us;
 }
 
 AlliumSnapshot *allium_view_get_drawn_snapshot(AlliumView *self)

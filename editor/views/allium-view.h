@@ -196,6 +196,9 @@ guint allium_view_get_frames_drawn(AlliumView *self);
  * (its size changed, the window was laid out again). */
 gint64 allium_view_get_frame_asked_us(AlliumView *self);
 
+/* When the last frame's drawing began (monotonic microseconds; 0: none yet). */
+gint64 allium_view_get_frame_started_us(AlliumView *self);
+
 /* What the last frame drew: its snapshot and lightmap (borrowed; NULL for none). */
 AlliumSnapshot *allium_view_get_drawn_snapshot(AlliumView *self);
 AlliumLightmap *allium_view_get_drawn_lightmap(AlliumView *self);

@@ -62,6 +62,8 @@ struct al_renderer {
     int32_t *entity_tri, *entity_line, *entity_radius;
     uint32_t *brush_stamp; /* per scene brush: the pass whose frustum may hold it */
     uint32_t cull_pass;
+    int32_t *brush_order;  /* the 3D pass's marked brushes, nearer first */
+    int32_t brush_order_count;
     uint32_t *stamp;       /* per scene face: the frame that found it in the PVS */
     uint32_t *leaf_stamp;  /* per scene face: the frame that found it in the eye's leaf */
     uint32_t frame;
@@ -199,7 +201,7 @@ void al_renderer_destroy(al_renderer *r)
                         &r->splits,      &r->marker,       &r->guides};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) buffer_destroy(all[i]);
     gl_mesh_store_free(&r->store);
-    free(r->brush_tri), free(r->brush_line), free(r->brush_stamp);
+    free(r->brush_tri), free(r->brush_line), free(r->brush_stamp), free(r->brush_order);
     free(r->entity_tri), free(r->entity_line), free(r->entity_radius);
     if (r->lightmap) glDeleteTextures(1, &r->lightmap);
     free(r->lightmap_bytes);
@@ -252,18 +254,20 @@ bool al_renderer_set_splits(al_renderer *r, const al_block_splits *s)
 /* Room for the current scene's mesh places; false if memory ran out. */
 static bool place_tables(al_renderer *r, const al_scene *s)
 {
-    free(r->brush_tri), free(r->brush_line), free(r->brush_stamp);
+    free(r->brush_tri), free(r->brush_line), free(r->brush_stamp), free(r->brush_order);
     free(r->entity_tri), free(r->entity_line), free(r->entity_radius);
     size_t nb = (size_t) s->brush_count + 1, ne = (size_t) s->entity_count + 1;
     r->brush_tri = malloc(nb * sizeof *r->brush_tri);
     r->brush_line = malloc(nb * sizeof *r->brush_line);
     r->brush_stamp = calloc(nb, sizeof *r->brush_stamp);
+    r->brush_order = malloc(nb * sizeof *r->brush_order);
+    r->brush_order_count = 0;
     r->cull_pass = 0;
     r->entity_tri = malloc(ne * sizeof *r->entity_tri);
     r->entity_line = malloc(ne * sizeof *r->entity_line);
     r->entity_radius = malloc(ne * sizeof *r->entity_radius);
-    return r->brush_tri && r->brush_line && r->brush_stamp && r->entity_tri && r->entity_line &&
-           r->entity_radius;
+    return r->brush_tri && r->brush_line && r->brush_stamp && r->brush_order && r->entity_tri &&
+           r->entity_line && r->entity_radius;
 }
 
 void al_renderer_set_scene(al_renderer *r, const al_scene *s)
@@ -368,13 +372,15 @@ static bool node_outside(const void *planes, const double mn[3], const double mx
 /* Marks the brushes whose tree boxes the frustum PLANES may hold, for in_frustum; false
  * if the scene has no tree (then every brush is tested on its own). Walking the tree
  * reads only the boxes near the view: a big map's frame does not touch every face. */
-static bool mark_frustum(al_renderer *r, const float planes[6][4])
+static bool mark_frustum(al_renderer *r, const float planes[6][4], const double *eye)
 {
     if (++r->cull_pass == 0) { /* wrapped: old marks could match again */
         memset(r->brush_stamp, 0, ((size_t) r->scene->brush_count + 1) * sizeof *r->brush_stamp);
         r->cull_pass = 1;
     }
-    return al_scene_bvh_mark(r->scene, node_outside, planes, r->brush_stamp, r->cull_pass);
+    return al_scene_bvh_mark_ordered(r->scene, node_outside, planes, r->brush_stamp,
+                                     r->cull_pass, eye, eye ? r->brush_order : NULL,
+                                     &r->brush_order_count);
 }
 
 static void set_pass(al_renderer *r, float lit, const float tint[4], const float over[4])
@@ -674,7 +680,7 @@ static void draw_2d(al_renderer *r, const al_camera *cam, const al_draw_options 
     range_list *edges = &r->opaque_edges;
     edges->n = 0;
     r->opaque.n = 0;
-    bool marked = mark_frustum(r, planes);
+    bool marked = mark_frustum(r, planes, NULL);
     uint8_t *kept = opt->brush_tints ? calloc((size_t) s->brush_count + 1, 1) : NULL;
     for (int b = 0; b < s->brush_count; b++) {
         const al_mesh *m = s->brushes[b];
@@ -776,14 +782,21 @@ static void draw_3d(al_renderer *r, const al_camera *cam, const al_draw_options 
     st->camera_leaf = leaf;
     bool pvs_cull = leaf >= 0 && !opt->no_cull && s->in_leaves;
     r->opaque.n = r->opaque_edges.n = r->tools.n = r->pvs.n = r->cluster.n = 0;
-    bool marked = !opt->no_cull && mark_frustum(r, planes);
-    for (int b = 0; b < s->brush_count; b++) {
+    /* Nearer brushes first (the tree's order), so that the depth test keeps most hidden
+     * fragments from being shaded; the brushes the walk left out lie outside the frustum. */
+    bool marked =
+        !opt->no_cull && mark_frustum(r, planes, opt->input_order ? NULL : cam->position);
+    for (int b = 0; marked && b < s->brush_count; b++)
+        if (s->brushes[b] && r->brush_tri[b] >= 0 && !brush_hidden(opt, b) &&
+            r->brush_stamp[b] != r->cull_pass)
+            st->faces_culled_frustum += s->brush_first_face[b + 1] - s->brush_first_face[b];
+    bool ordered = marked && !opt->input_order;
+    int32_t n = ordered ? r->brush_order_count : s->brush_count;
+    for (int32_t k = 0; k < n; k++) {
+        int b = ordered ? r->brush_order[k] : k;
         const al_mesh *m = s->brushes[b];
         if (!m || r->brush_tri[b] < 0 || brush_hidden(opt, b)) continue;
-        if (marked && r->brush_stamp[b] != r->cull_pass) {
-            st->faces_culled_frustum += s->brush_first_face[b + 1] - s->brush_first_face[b];
-            continue;
-        }
+        if (marked && r->brush_stamp[b] != r->cull_pass) continue; /* counted above */
         if ((m->flags & AL_FACE_TOOL) && !(opt->overlays & AL_OVERLAY_TOOLS)) continue;
         int32_t tri = r->brush_tri[b], line = r->brush_line[b];
         int32_t f0 = s->brush_first_face[b];

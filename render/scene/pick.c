@@ -298,12 +298,33 @@ static bool pick_finish(const al_scene *s, const double origin[3], const double 
     return true;
 }
 
+/* Squared distance from P to the box MN..MX (0 inside). */
+static double box_distance2(const double p[3], const double mn[3], const double mx[3])
+{
+    double d2 = 0;
+    for (int k = 0; k < 3; k++) {
+        double d = p[k] < mn[k] ? mn[k] - p[k] : p[k] > mx[k] ? p[k] - mx[k] : 0;
+        d2 += d * d;
+    }
+    return d2;
+}
+
 bool al_scene_bvh_mark(const al_scene *s,
                        bool (*outside)(const void *context, const double mins[3],
                                        const double maxs[3]),
                        const void *context, uint32_t *stamp, uint32_t mark)
 {
+    return al_scene_bvh_mark_ordered(s, outside, context, stamp, mark, NULL, NULL, NULL);
+}
+
+bool al_scene_bvh_mark_ordered(const al_scene *s,
+                               bool (*outside)(const void *context, const double mins[3],
+                                               const double maxs[3]),
+                               const void *context, uint32_t *stamp, uint32_t mark,
+                               const double eye[3], int32_t *order, int32_t *order_count)
+{
     const al_scene_bvh *tree = s->bvh;
+    if (order_count) *order_count = 0;
     if (!tree || tree->count <= 0) return false;
     int32_t stack[2 * AL_BVH_DEPTH + 2];
     int top = 0;
@@ -312,11 +333,20 @@ bool al_scene_bvh_mark(const al_scene *s,
         const al_scene_bvh_node *n = &tree->nodes[stack[--top]];
         if (outside(context, n->mins, n->maxs)) continue;
         if (n->count > 0) {
-            for (int32_t i = n->first; i < n->first + n->count; i++) stamp[tree->items[i]] = mark;
+            for (int32_t i = n->first; i < n->first + n->count; i++) {
+                int32_t b = tree->items[i];
+                stamp[b] = mark;
+                if (order) order[(*order_count)++] = b;
+            }
             continue;
         }
-        stack[top++] = n->first;
-        stack[top++] = n->first + 1;
+        /* The nearer child is taken first (pushed last). */
+        int32_t near = n->first, far = n->first + 1;
+        if (eye && box_distance2(eye, tree->nodes[far].mins, tree->nodes[far].maxs) <
+                       box_distance2(eye, tree->nodes[near].mins, tree->nodes[near].maxs))
+            near = n->first + 1, far = n->first;
+        stack[top++] = far;
+        stack[top++] = near;
     }
     return true;
 }

@@ -137,6 +137,16 @@ bool al_scene_bvh_mark(const al_scene *scene,
                                        const double maxs[3]),
                        const void *context, uint32_t *stamp, uint32_t mark);
 
+/* al_scene_bvh_mark that also lists the brushes it marks in ORDER (room for every brush;
+ * *ORDER_COUNT of them), nearer leaves before farther ones: at each node the child whose
+ * box is nearer EYE is walked first. Drawn in that order, the opaque faces let the depth
+ * test reject most hidden fragments before they are shaded. */
+bool al_scene_bvh_mark_ordered(const al_scene *scene,
+                               bool (*outside)(const void *context, const double mins[3],
+                                               const double maxs[3]),
+                               const void *context, uint32_t *stamp, uint32_t mark,
+                               const double eye[3], int32_t *order, int32_t *order_count);
+
 /* al_scene_pick_visible without the tree: every brush in input order (the tests'
  * reference). */
 bool al_scene_pick_scan(const al_scene *scene, const double origin[3], const double dir[3],

@@ -11,7 +11,8 @@
  * nocull; "none" for no overlays), --grid N,
  * --select-brush N (repeatable), --json (print the frame's statistics), --frames N (draw
  * N frames turning the camera a full circle and print the median and 95th percentile
- * frame times, glFinish included, as JSON), plus the
+ * frame times, glFinish included, and the samples per pixel that passed the depth test
+ * (shaded and written: the overdraw, whatever the machine's load), as JSON), plus the
  * compile options of allium-compile (--hull, --block-size, --threads, --pvs).
  *
  * Lighting: --rad lights the map with the radiosity solver (al-rad.h) before drawing: the
@@ -404,21 +405,33 @@ int main(int argc, char **argv)
     if (frames > 0) {
         double *ms = calloc((size_t) frames, sizeof *ms);
         long drawn = 0;
+        double passed = 0;
         if (!ms) goto done;
         double yaw0 = cam.yaw;
+        /* Samples that passed the depth test: those shaded and written (a hidden fragment
+         * rejected early is not counted). Per pixel, the frame's overdraw: unlike its time,
+         * it does not depend on what else the machine is doing. */
+        GLuint query = 0;
+        glGenQueries(1, &query);
         for (int f = 0; f < frames; f++) {
             cam.yaw = yaw0 + 360.0 * f / frames;
             uint64_t t0 = al_clock_ns();
+            glBeginQuery(GL_SAMPLES_PASSED, query);
             al_renderer_draw(r, &cam, &opt, &st);
+            glEndQuery(GL_SAMPLES_PASSED);
             glFinish();
             ms[f] = (al_clock_ns() - t0) * 1e-6;
+            GLuint samples = 0;
+            glGetQueryObjectuiv(query, GL_QUERY_RESULT, &samples);
+            passed += samples;
             drawn += st.faces_drawn;
         }
+        glDeleteQueries(1, &query);
         qsort(ms, (size_t) frames, sizeof *ms, compare_double);
         printf("{\"frames\":%d,\"width\":%d,\"height\":%d,\"frame_ms\":{\"median\":%.2f,"
-               "\"p95\":%.2f},\"faces_drawn_mean\":%.0f}\n",
+               "\"p95\":%.2f},\"faces_drawn_mean\":%.0f,\"samples_per_pixel\":%.3f}\n",
                frames, width, height, ms[frames / 2], ms[(int) (frames * 0.95)],
-               (double) drawn / frames);
+               (double) drawn / frames, passed / frames / ((double) width * height));
         free(ms);
         cam.yaw = yaw0;
     }

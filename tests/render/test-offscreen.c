@@ -7,6 +7,7 @@
  * that rasterisation details of another Mesa version do not matter. Run with
  * ALLIUM_UPDATE_REFERENCES=DIR to write fresh ones into DIR. */
 #include "al-offscreen.h"
+#include <epoxy/gl.h>
 #include "al-render.h"
 #include "check.h"
 #include "materials/material-defaults.h"
@@ -62,6 +63,22 @@ static void draw(const al_camera *cam, const al_draw_options *opt, al_draw_stats
 {
     al_renderer_draw(renderer, cam, opt, st);
     REQUIRE(al_offscreen_read(off, pixels));
+}
+
+/* draw, returning the samples that passed the depth test (shaded and written). */
+static double draw_counted(const al_camera *cam, const al_draw_options *opt, al_draw_stats *st)
+{
+    GLuint query = 0;
+    glGenQueries(1, &query);
+    glBeginQuery(GL_SAMPLES_PASSED, query);
+    al_renderer_draw(renderer, cam, opt, st);
+    glEndQuery(GL_SAMPLES_PASSED);
+    GLuint samples = 0;
+    glGetQueryObjectuiv(query, GL_QUERY_RESULT, &samples);
+    glDeleteQueries(1, &query);
+    bool read = al_offscreen_read(off, pixels);
+    CHECK(read);
+    return samples;
 }
 
 static void camera_at_start(loaded *l, al_camera *cam)
@@ -387,6 +404,7 @@ static void check_culling(loaded *l, int views, unsigned seed, int *culled)
     REQUIRE(al_scene_bounds(l->scene, mn, mx));
     static uint8_t culled_img[W * H * 4];
     int done = 0, worst = 0;
+    double shaded[2] = {0, 0};
     for (int tries = 0; done < views && tries < views * 50; tries++) {
         al_camera cam;
         al_camera_init(&cam, AL_VIEW_3D);
@@ -406,19 +424,31 @@ static void check_culling(loaded *l, int views, unsigned seed, int *culled)
         al_draw_options_init(&opt);
         opt.overlays = 0;
         al_draw_stats st;
-        draw(&cam, &opt, &st);
+        shaded[0] += draw_counted(&cam, &opt, &st);
         *culled += st.faces_culled_pvs;
         memcpy(culled_img, pixels, sizeof culled_img);
+        /* The same culling with the faces in the scene's order: the same picture, and as
+         * many fragments shaded or more (nearer brushes first let the depth test reject
+         * hidden fragments before they are shaded). */
+        opt.input_order = true;
+        shaded[1] += draw_counted(&cam, &opt, NULL);
+        int d = differing_pixels(culled_img, pixels);
+        opt.input_order = false;
         opt.no_cull = true;
         draw(&cam, &opt, NULL);
-        int d = differing_pixels(culled_img, pixels);
+        int d_all = differing_pixels(culled_img, pixels);
+        if (d_all > d) d = d_all;
         if (d > worst) worst = d;
         CHECK_MSG(d <= W * H / 500, "view %d from %g %g %g yaw %g pitch %g: %d pixels differ",
                   done, cam.position[0], cam.position[1], cam.position[2], cam.yaw, cam.pitch, d);
         done++;
     }
     CHECK(done == views);
-    check_note("%d views, worst %d differing pixels, %d faces culled by the PVS", done, worst, *culled);
+    CHECK_MSG(shaded[0] <= shaded[1], "nearer first shaded %.0f fragments, in input order %.0f",
+              shaded[0], shaded[1]);
+    check_note("%d views, worst %d differing pixels, %d faces culled by the PVS; fragments "
+               "shaded nearer first %.3f of those in input order",
+               done, worst, *culled, shaded[0] / (shaded[1] > 0 ? shaded[1] : 1));
 }
 
 CHECK_TEST(culling_sample, "/render/culling-never-changes-the-picture/sample")

@@ -157,6 +157,94 @@ static bool box_apart(const void *context, const double mn[3], const double mx[3
 /* The tree's marking of the brushes a box may touch (what the renderer's frustum culling
  * walks) against every brush's own box: a brush whose box meets the query box is always
  * marked; notes how many the tree marked beyond those. */
+/* Squared distance from P to a box. */
+static double box_d2(const double p[3], const double mn[3], const double mx[3])
+{
+    double d2 = 0;
+    for (int k = 0; k < 3; k++) {
+        double d = p[k] < mn[k] ? mn[k] - p[k] : p[k] > mx[k] ? p[k] - mx[k] : 0;
+        d2 += d * d;
+    }
+    return d2;
+}
+
+/* The first and last place in ORDER (POS per brush, -1: not listed) of the brushes under
+ * NODE; false if none is listed. Checks on the way that every node whose two children
+ * both have brushes listed lists all of the child nearer EYE first; counts failures. */
+static bool listed_span(const al_scene_bvh *t, int32_t node, const int32_t *pos,
+                        const double eye[3], int *lo, int *hi, long *misordered)
+{
+    const al_scene_bvh_node *n = &t->nodes[node];
+    if (n->count > 0) {
+        bool any = false;
+        for (int32_t i = n->first; i < n->first + n->count; i++) {
+            int p = pos[t->items[i]];
+            if (p < 0) continue;
+            if (!any || p < *lo) *lo = p;
+            if (!any || p > *hi) *hi = p;
+            any = true;
+        }
+        return any;
+    }
+    int lo0 = 0, hi0 = 0, lo1 = 0, hi1 = 0;
+    bool a = listed_span(t, n->first, pos, eye, &lo0, &hi0, misordered);
+    bool b = listed_span(t, n->first + 1, pos, eye, &lo1, &hi1, misordered);
+    if (a && b) {
+        double d0 = box_d2(eye, t->nodes[n->first].mins, t->nodes[n->first].maxs);
+        double d1 = box_d2(eye, t->nodes[n->first + 1].mins, t->nodes[n->first + 1].maxs);
+        if (d1 < d0 ? hi1 > lo0 : hi0 > lo1) (*misordered)++;
+    }
+    if (!a && !b) return false;
+    *lo = !a ? lo1 : !b ? lo0 : lo0 < lo1 ? lo0 : lo1;
+    *hi = !a ? hi1 : !b ? hi0 : hi0 > hi1 ? hi0 : hi1;
+    return true;
+}
+
+/* The ordered walk marks what the plain one marks, lists each marked brush once, and
+ * lists the nearer child of every node before the farther. */
+static void check_order(loaded *l, int queries, unsigned seed, uint32_t *stamp)
+{
+    double mn[3], mx[3];
+    REQUIRE(al_scene_bounds(l->scene, mn, mx));
+    int n = l->scene->brush_count;
+    uint32_t *plain = calloc((size_t) n + 1, sizeof *plain);
+    int32_t *order = malloc(((size_t) n + 1) * sizeof *order);
+    int32_t *pos = malloc(((size_t) n + 1) * sizeof *pos);
+    REQUIRE(plain && order && pos);
+    long differ = 0, twice = 0, misordered = 0, listed = 0;
+    for (int q = 0; q < queries; q++) {
+        double box[6], eye[3];
+        for (int k = 0; k < 3; k++) {
+            double a = mn[k] + (mx[k] - mn[k]) * (rand_r(&seed) / (double) RAND_MAX);
+            double size = (mx[k] - mn[k]) * (rand_r(&seed) / (double) RAND_MAX) * 0.5;
+            box[k] = a, box[3 + k] = a + size;
+            eye[k] = mn[k] + (mx[k] - mn[k]) * (rand_r(&seed) / (double) RAND_MAX);
+        }
+        uint32_t mark = (uint32_t) q + 1000;
+        int32_t count = -1;
+        REQUIRE(al_scene_bvh_mark(l->scene, box_apart, box, plain, mark));
+        REQUIRE(al_scene_bvh_mark_ordered(l->scene, box_apart, box, stamp, mark, eye, order,
+                                          &count));
+        for (int b = 0; b < n; b++) {
+            differ += (plain[b] == mark) != (stamp[b] == mark);
+            pos[b] = -1;
+        }
+        for (int32_t i = 0; i < count; i++) {
+            twice += pos[order[i]] >= 0 || stamp[order[i]] != mark;
+            pos[order[i]] = i;
+        }
+        listed += count;
+        int lo, hi;
+        listed_span(l->scene->bvh, 0, pos, eye, &lo, &hi, &misordered);
+    }
+    CHECK_MSG(differ == 0, "the ordered walk marked %ld brushes differently", differ);
+    CHECK_MSG(twice == 0, "%ld brushes listed twice or unmarked", twice);
+    CHECK_MSG(misordered == 0, "%ld nodes listed their farther child first", misordered);
+    CHECK(listed > 0);
+    check_note("%d ordered walks listed %ld brushes, nearer children first", queries, listed);
+    free(plain), free(order), free(pos);
+}
+
 static void check_marks(loaded *l, int queries, unsigned seed)
 {
     double mn[3], mx[3];
@@ -186,6 +274,7 @@ static void check_marks(loaded *l, int queries, unsigned seed)
     CHECK(meeting > 0);
     check_note("%d query boxes: %ld brushes met them, the tree marked %ld more", queries,
                meeting, extra);
+    check_order(l, queries, seed, stamp);
     free(stamp);
 }
 
