@@ -137,8 +137,7 @@ static void enter_group_action_cb(GtkWidget *widget, const char *action_name, GV
 }
 
 /* Move to Layer (parameter: the layer's entity row, 0 the default layer). */
-static void move_to_layer_action_cb(GtkWidget *widget, const char *action_name,
-                                    GVariant *parameter)
+static void move_to_layer_action_cb(GtkWidget *widget, const char *action_name, GVariant *parameter)
 {
     (void) action_name;
     AlliumWindow *self = ALLIUM_WINDOW(widget);
@@ -183,13 +182,15 @@ gboolean allium_window_selection_members(AlliumWindow *self, GArray *brushes, GA
     g_autoptr(GHashTable) seen = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
     for (guint i = 0; i < selected->len; i++) {
         gint64 b = g_array_index(selected, gint64, i);
-        gint64 g = al_layers_outer_group(&layers, al_doc_brush_owner(doc, b), true,
-                                         self->entered_group);
+        gint64 g =
+            al_layers_outer_group(&layers, al_doc_brush_owner(doc, b), true, self->entered_group);
         gint64 key = g ? g : -b; /* brushes and entities apart in one set */
         if (g_hash_table_contains(seen, &key)) continue;
         g_hash_table_add(seen, g_memdup2(&key, sizeof key));
-        if (g) g_array_append_val(entities, g);
-        else g_array_append_val(brushes, b);
+        if (g)
+            g_array_append_val(entities, g);
+        else
+            g_array_append_val(brushes, b);
     }
     for (guint i = 0; i < entity_count; i++) {
         gint64 g = al_layers_outer_group(&layers, ents[i], false, self->entered_group);

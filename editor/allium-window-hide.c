@@ -53,8 +53,10 @@ static void set_marks(AlliumWindow *self, GArray *brushes, GArray *entities, uns
         g_clear_error(&error);
         return;
     }
-    if (state == AL_DOC_STATE_HIDDEN) hidden_changed(self);
-    else allium_window_update_actions(self);
+    if (state == AL_DOC_STATE_HIDDEN)
+        hidden_changed(self);
+    else
+        allium_window_update_actions(self);
 }
 
 /* Hide and Lock: what is selected, as members (a group as itself). */
@@ -173,11 +175,11 @@ void allium_window_update_hide_actions(AlliumWindow *self)
     gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.hide", any);
     gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.lock", any);
     gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.isolate", any);
-    gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.show-all",
-                                  doc && allium_selection_get_hidden_count(self->selection) +
-                                                 allium_selection_get_hidden_entity_count(
-                                                     self->selection) >
-                                             0);
+    gtk_widget_action_set_enabled(
+        GTK_WIDGET(self), "win.show-all",
+        doc && allium_selection_get_hidden_count(self->selection) +
+                       allium_selection_get_hidden_entity_count(self->selection) >
+                   0);
     gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.unlock-all",
                                   doc && allium_selection_get_locked_count(self->selection) > 0);
 }
@@ -186,7 +188,8 @@ void allium_window_update_hide_actions(AlliumWindow *self)
 static guint32 pack_color(const float rgb[3])
 {
     guint32 c = 0xff;
-    for (int k = 0; k < 3; k++) c |= (guint32) lroundf(CLAMP(rgb[k], 0.0f, 1.0f) * 255.0f) << (24 - 8 * k);
+    for (int k = 0; k < 3; k++)
+        c |= (guint32) lroundf(CLAMP(rgb[k], 0.0f, 1.0f) * 255.0f) << (24 - 8 * k);
     return c;
 }
 

@@ -41,8 +41,8 @@ typedef struct al_layer_node {
     bool hidden; /* its layer is hidden ("_tb_layer_hidden" "1"; the default layer's too) */
     bool locked; /* its layer is locked ("_tb_layer_locked" "1") */
     bool omit;   /* its layer is omitted from export ("_tb_layer_omit_from_export" "1") */
-    bool has_color;  /* its layer has a colour ("_tb_layer_color"; the default layer's too) */
-    float color[3];  /* that colour: red, green, blue from 0 to 1 */
+    bool has_color; /* its layer has a colour ("_tb_layer_color"; the default layer's too) */
+    float color[3]; /* that colour: red, green, blue from 0 to 1 */
 } al_layer_node;
 
 /* How the tree reads an entity's keys: VALUE(CONTEXT, ENTITY, KEY) returns the value of

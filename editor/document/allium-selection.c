@@ -23,7 +23,7 @@ struct _AlliumSelection {
     GHashTable *locked; /* gint64 row ids of the locked brushes (a set) */
     GHashTable *hidden_entities; /* gint64 entity rows hidden (a set) */
     GHashTable *locked_entities; /* gint64 entity rows locked (a set) */
-    GHashTable *tints; /* gint64 brush row -> its layer's colour, 0xRRGGBBAA */
+    GHashTable *tints;           /* gint64 brush row -> its layer's colour, 0xRRGGBBAA */
     guint64 guides_until;
     gboolean has_pivot; /* the rotation centre the designer placed */
     double pivot[3];

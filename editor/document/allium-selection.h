@@ -78,7 +78,8 @@ typedef struct {
 } AlliumMarks;
 
 /* Replaces the hidden and locked brushes and entities and the tints by MARKS' (NULL:
- * none); the hidden and locked leave the selection, with their faces. "changed" only when something changed. */
+ * none); the hidden and locked leave the selection, with their faces. "changed" only when
+ * something changed. */
 void allium_selection_set_marks(AlliumSelection *self, const AlliumMarks *marks);
 /* Whether entity ENTITY is hidden, and whether a view may pick it (neither hidden nor
  * locked). */

@@ -149,14 +149,13 @@ static void shoot_with_menu(SelfTest *t, GtkPopover *menu, const char *name)
     int w = gdk_texture_get_width(window), h = gdk_texture_get_height(window);
     GtkSnapshot *snapshot = gtk_snapshot_new();
     gtk_snapshot_append_texture(snapshot, window, &GRAPHENE_RECT_INIT(0, 0, (float) w, (float) h));
-    gtk_snapshot_append_texture(
-        snapshot, popup,
-        &GRAPHENE_RECT_INIT(x, y, (float) gdk_texture_get_width(popup),
-                            (float) gdk_texture_get_height(popup)));
+    gtk_snapshot_append_texture(snapshot, popup,
+                                &GRAPHENE_RECT_INIT(x, y, (float) gdk_texture_get_width(popup),
+                                                    (float) gdk_texture_get_height(popup)));
     GskRenderNode *node = gtk_snapshot_free_to_node(snapshot);
     GskRenderer *renderer = gtk_native_get_renderer(GTK_NATIVE(t->window));
-    g_autoptr(GdkTexture) both =
-        gsk_renderer_render_texture(renderer, node, &GRAPHENE_RECT_INIT(0, 0, (float) w, (float) h));
+    g_autoptr(GdkTexture) both = gsk_renderer_render_texture(
+        renderer, node, &GRAPHENE_RECT_INIT(0, 0, (float) w, (float) h));
     gsk_render_node_unref(node);
     g_autofree char *path = dir_file(t, name);
     check(t, both && gdk_texture_save_to_png(both, path), "screenshot saved to %s", path);
@@ -188,12 +187,13 @@ gboolean step_context_menu(SelfTest *t)
         check(t, menu && gtk_widget_get_visible(GTK_WIDGET(menu)),
               "a right click (no drag) in the top view opens the context menu");
         if (!menu) return TRUE;
-        const char *const labels[] = {_("_Group"),       _("_Ungroup"),   _("_Enter Group"),
-                                      _("_Leave Group"), _("_Hide"),      _("_Isolate"),
-                                      _("Show _All"),    _("_Lock"),      _("_Unlock All"),
-                                      _("_Move to Layer"), _("Save as _Prefab…"), _("_Delete")};
+        const char *const labels[] = {
+            _("_Group"),      _("_Ungroup"),       _("_Enter Group"),     _("_Leave Group"),
+            _("_Hide"),       _("_Isolate"),       _("Show _All"),        _("_Lock"),
+            _("_Unlock All"), _("_Move to Layer"), _("Save as _Prefab…"), _("_Delete")};
         int listed = 0;
-        for (size_t i = 0; i < G_N_ELEMENTS(labels); i++) listed += menu_item(menu, labels[i]) != NULL;
+        for (size_t i = 0; i < G_N_ELEMENTS(labels); i++)
+            listed += menu_item(menu, labels[i]) != NULL;
         check(t, listed == (int) G_N_ELEMENTS(labels), "it lists the %d items (%d found)",
               (int) G_N_ELEMENTS(labels), listed);
         check(t, menu_item(menu, _("Default Layer")) != NULL,
@@ -205,7 +205,9 @@ gboolean step_context_menu(SelfTest *t)
         gtk_popover_popdown(menu);
         from_menu(t, top, x, y, _("_Group"));
         m.group = al_doc_brush_owner(doc, m.a);
-        check(t, m.group > 0 && al_doc_brush_owner(doc, m.b) == m.group && undo_label_is(t, _("Group")),
+        check(t,
+              m.group > 0 && al_doc_brush_owner(doc, m.b) == m.group &&
+                  undo_label_is(t, _("Group")),
               "Group from the menu makes both one group, one undoable step");
         m.undo++;
         allium_selection_clear(sel);
@@ -251,8 +253,9 @@ gboolean step_context_menu(SelfTest *t)
         click_until(t, top, x, y, m.a);
         from_menu(t, top, x, y, _("_Hide"));
         check(t,
-              entity_state(t, m.group) == AL_DOC_STATE_HIDDEN && allium_selection_is_hidden(sel, m.a) &&
-                  allium_selection_is_hidden(sel, m.b) && undo_label_is(t, _("Hide")),
+              entity_state(t, m.group) == AL_DOC_STATE_HIDDEN &&
+                  allium_selection_is_hidden(sel, m.a) && allium_selection_is_hidden(sel, m.b) &&
+                  undo_label_is(t, _("Hide")),
               "Hide from the menu marks the group hidden (both members hidden), one step");
         undo(t);
         check(t, entity_state(t, m.group) == 0 && !allium_selection_is_hidden(sel, m.a),
@@ -260,8 +263,8 @@ gboolean step_context_menu(SelfTest *t)
         click_until(t, top, x, y, m.a);
         from_menu(t, top, x, y, _("_Lock"));
         check(t,
-              entity_state(t, m.group) == AL_DOC_STATE_LOCKED && allium_selection_is_locked(sel, m.b) &&
-                  undo_label_is(t, _("Lock")),
+              entity_state(t, m.group) == AL_DOC_STATE_LOCKED &&
+                  allium_selection_is_locked(sel, m.b) && undo_label_is(t, _("Lock")),
               "Lock from the menu marks the group locked, one step");
         allium_view_simulate_click(top, x, y, 0);
         check(t, !allium_selection_has_brush(sel, m.a) && !allium_selection_has_brush(sel, m.b),
@@ -364,10 +367,10 @@ gboolean step_layer_colour(SelfTest *t)
     if (!compiled_current(t->window) || !settle(t)) return FALSE;
     switch (t->phase) {
     case 0: {
-        g_autoptr(GdkTexture) before = screenshot(t, GTK_WIDGET(t->window), "layer-colours-before.png");
-        m.magenta_before = before ? count_colour(before, GTK_WIDGET(top), GTK_WIDGET(t->window),
-                                                 MAGENTA, 40)
-                                  : -1;
+        g_autoptr(GdkTexture) before =
+            screenshot(t, GTK_WIDGET(t->window), "layer-colours-before.png");
+        m.magenta_before =
+            before ? count_colour(before, GTK_WIDGET(top), GTK_WIDGET(t->window), MAGENTA, 40) : -1;
         /* The layer's swatch on the Layers page: the designer picks magenta. */
         GtkWidget *button = allium_layers_panel_get_color_button(t->window->layers_panel, 1);
         check(t, button && GTK_IS_COLOR_BUTTON(button), "the layer's row has a colour button");
@@ -387,8 +390,9 @@ gboolean step_layer_colour(SelfTest *t)
               "the colour is the layer's \"_tb_layer_color\" \"%s\", one undoable step",
               kept ? kept : "");
         m.undo++;
-        check(t, allium_selection_get_tint(sel, m.a) == 0xff00ffffu &&
-                     allium_selection_get_tint(sel, m.b) == 0xff00ffffu,
+        check(t,
+              allium_selection_get_tint(sel, m.a) == 0xff00ffffu &&
+                  allium_selection_get_tint(sel, m.b) == 0xff00ffffu,
               "both brushes of the group take the layer's colour");
         t->phase = 1;
         t->settled = FALSE;
@@ -396,7 +400,8 @@ gboolean step_layer_colour(SelfTest *t)
     }
     case 1: {
         g_autoptr(GdkTexture) after = screenshot(t, GTK_WIDGET(t->window), "layer-colours.png");
-        int magenta = after ? count_colour(after, GTK_WIDGET(top), GTK_WIDGET(t->window), MAGENTA, 40) : -1;
+        int magenta =
+            after ? count_colour(after, GTK_WIDGET(top), GTK_WIDGET(t->window), MAGENTA, 40) : -1;
         check(t, magenta > 40 && magenta > 4 * (m.magenta_before + 1),
               "the top view draws the layer's brushes in magenta (%d pixels, %d before)", magenta,
               m.magenta_before);
@@ -407,8 +412,10 @@ gboolean step_layer_colour(SelfTest *t)
         return FALSE;
     }
     default: {
-        g_autoptr(GdkTexture) undone = screenshot(t, GTK_WIDGET(t->window), "layer-colours-undone.png");
-        int magenta = undone ? count_colour(undone, GTK_WIDGET(top), GTK_WIDGET(t->window), MAGENTA, 40) : -1;
+        g_autoptr(GdkTexture) undone =
+            screenshot(t, GTK_WIDGET(t->window), "layer-colours-undone.png");
+        int magenta =
+            undone ? count_colour(undone, GTK_WIDGET(top), GTK_WIDGET(t->window), MAGENTA, 40) : -1;
         check(t, magenta <= m.magenta_before + 4, "undo takes the colour away (%d magenta pixels)",
               magenta);
         /* Everything the two steps did, undone: the map as it was. */

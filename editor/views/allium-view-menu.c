@@ -37,10 +37,12 @@ static GMenu *layer_menu(AlliumView *self)
     if (al_layers_list(&layers, &order, &count) == AL_OK) {
         for (int i = 0; i < count; i++) {
             int e = order[i];
-            const char *name = e == 0 ? _("Default Layer") : al_layers_value(&layers, e, "_tb_name");
-            g_autoptr(GMenuItem) item = g_menu_item_new(name && name[0] ? name : _("(unnamed)"), NULL);
-            g_menu_item_set_action_and_target_value(item, "win.move-to-layer",
-                                                    g_variant_new_int64(e == 0 ? 0 : layers.rows[e].id));
+            const char *name =
+                e == 0 ? _("Default Layer") : al_layers_value(&layers, e, "_tb_name");
+            g_autoptr(GMenuItem) item =
+                g_menu_item_new(name && name[0] ? name : _("(unnamed)"), NULL);
+            g_menu_item_set_action_and_target_value(
+                item, "win.move-to-layer", g_variant_new_int64(e == 0 ? 0 : layers.rows[e].id));
             g_menu_append_item(menu, item);
         }
         free(order);

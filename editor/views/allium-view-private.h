@@ -79,10 +79,10 @@ struct _AlliumView {
     GArray *selected_faces; /* int32[2] (input brush, face) pairs */
     GArray *hidden_brushes; /* guint8 per input brush, 1: hidden; empty when none is */
     GArray *unpickable_brushes; /* guint8 per input brush, 1: hidden or locked; empty when none */
-    GArray *hidden_entities;     /* guint8 per input entity, 1: hidden; empty when none is */
+    GArray *hidden_entities;    /* guint8 per input entity, 1: hidden; empty when none is */
     GArray *unpickable_entities; /* guint8 per input entity, 1: hidden or locked; empty when none */
-    al_pick_mask pick_mask;      /* the two unpickable arrays, as allium_view_pick_mask gives them */
-    GArray *brush_tints; /* guint8 RGBA per input brush (alpha 0: none), 2D; empty when none */
+    al_pick_mask pick_mask; /* the two unpickable arrays, as allium_view_pick_mask gives them */
+    GArray *brush_tints;    /* guint8 RGBA per input brush (alpha 0: none), 2D; empty when none */
 
     guint held_source;      /* a redraw held for an edit's collision (allium_view_queue_render) */
     gint64 render_asked_us; /* when a frame was asked for since the last one, or 0 */
@@ -123,7 +123,7 @@ struct _AlliumView {
     double secondary_x, secondary_y; /* where it went down (gl_area pixels) */
     GtkGesture *secondary_drag;      /* borrowed: the right button's drag (the area owns it) */
     GtkPopover *context_menu;        /* owned (a child of the view): the context menu, or NULL */
-    GtkDropTarget *prefab_drop;      /* borrowed: where prefabs dragged from the Prefabs page fall */
+    GtkDropTarget *prefab_drop; /* borrowed: where prefabs dragged from the Prefabs page fall */
     double orbit_pivot[3];
     double pointer_x, pointer_y; /* widget pixels */
     double last_click_x, last_click_y; /* the last left click that selected (widget pixels) */

@@ -70,7 +70,7 @@ struct al_renderer {
     int32_t *leaves; /* scratch for the PVS query */
     int leaf_cap;
     range_list opaque, opaque_edges, tools, pvs, cluster, scratch;
-    range_list tinted; /* 2D: the outlines of brushes with a tint, one colour at a time */
+    range_list tinted;        /* 2D: the outlines of brushes with a tint, one colour at a time */
     al_vertex *line_vertices; /* scratch for the lines made per frame (grid, guides) */
     int line_cap;
     GLuint lightmap;            /* the atlas texture, 0 until one is uploaded */
@@ -210,8 +210,8 @@ void al_renderer_destroy(al_renderer *r)
     for (int i = 0; i < r->held_count; i++) free(r->held[i].name);
     free(r->held);
     for (unsigned v = 0; v < AL_PROGRAM_VARIANTS; v++) al_program_destroy(&r->programs[v]);
-    range_list *lists[] = {&r->opaque, &r->opaque_edges, &r->tools,
-                           &r->pvs,    &r->cluster,      &r->scratch, &r->tinted};
+    range_list *lists[] = {&r->opaque,  &r->opaque_edges, &r->tools, &r->pvs,
+                           &r->cluster, &r->scratch,      &r->tinted};
     for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++) ranges_free(lists[i]);
     free(r->stamp);
     free(r->leaf_stamp);
@@ -636,8 +636,7 @@ static bool brush_hidden(const al_draw_options *opt, int b)
 /* Brush B's tint (al_draw_options.brush_tints), or NULL when it has none. */
 static const uint8_t *brush_tint(const al_draw_options *opt, int b)
 {
-    if (!opt->brush_tints || b >= opt->brush_tint_count || opt->brush_tints[b][3] == 0)
-        return NULL;
+    if (!opt->brush_tints || b >= opt->brush_tint_count || opt->brush_tints[b][3] == 0) return NULL;
     return opt->brush_tints[b];
 }
 
@@ -703,8 +702,10 @@ static void draw_2d(al_renderer *r, const al_camera *cam, const al_draw_options 
                 continue;
             }
             st->faces_drawn++;
-            if (tinted) kept[b] = 1; /* its whole outline in its colour, after the others */
-            else ranges_add(edges, r->brush_line[b] + sf->first_edge, sf->edge_count);
+            if (tinted)
+                kept[b] = 1; /* its whole outline in its colour, after the others */
+            else
+                ranges_add(edges, r->brush_line[b] + sf->first_edge, sf->edge_count);
             if (r->textures_on && !(sf->flags & AL_FACE_TOOL) && r->brush_tri[b] >= 0)
                 ranges_add(&r->opaque, r->brush_tri[b] + sf->first_tri, sf->tri_count);
         }

@@ -277,8 +277,7 @@ static bool pick_finish(const al_scene *s, const double origin[3], const double 
     if (!(flags & AL_PICK_SKIP_ENTITIES)) {
         for (int i = 0; i < s->entity_count; i++) {
             const al_mesh *e = s->entities[i];
-            if (mask && is_hidden(mask->entities, mask->entity_count, s->entity_index[i]))
-                continue;
+            if (mask && is_hidden(mask->entities, mask->entity_count, s->entity_index[i])) continue;
             double t;
             int axis, side;
             if (!ray_box(origin, dir, e->mins, e->maxs, best, &t, &axis, &side) || t >= best ||

@@ -647,8 +647,8 @@ CHECK_TEST(color, "/layers/color/set-undone-and-kept-through-the-map-text")
     CHECK(al_layer_color_parse("0.25 0.75 1 1", rgb) && rgb[0] == 0.25f && rgb[1] == 0.75f &&
           rgb[2] == 1.0f);
     CHECK(al_layer_color_parse(" 0.0 1.0 0.0", rgb) && rgb[0] == 0 && rgb[1] == 1 && rgb[2] == 0);
-    static const char *const bad[] = {"", "1 1", "0.5 0.5 x", "0.5 0.5 1.5", "-0.1 0 0",
-                                      "0 0 0 1 1", "nan 0 0", "0 0 0,"};
+    static const char *const bad[] = {"",         "1 1",       "0.5 0.5 x", "0.5 0.5 1.5",
+                                      "-0.1 0 0", "0 0 0 1 1", "nan 0 0",   "0 0 0,"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
         CHECK_MSG(!al_layer_color_parse(bad[i], rgb), "\"%s\" read as a colour", bad[i]);
     char text[AL_LAYER_COLOR_SIZE];
