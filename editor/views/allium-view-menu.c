@@ -81,8 +81,10 @@ static GMenuModel *build_model(AlliumView *self)
 void allium_view_open_context_menu(AlliumView *self, double x, double y)
 {
     if (self->walker || !self->selection) return;
-    /* Nothing selected: what is under the pointer, as a left click picks it. */
-    if (allium_selection_is_empty(self->selection)) allium_view_click(self, x, y, 0);
+    /* Nothing selected: what is under the pointer, as a left click picks it (not with
+     * the clip tool, whose click places a point). */
+    if (allium_selection_is_empty(self->selection) && self->tool != ALLIUM_TOOL_CLIP)
+        allium_view_click(self, x, y, 0);
     g_autoptr(GMenuModel) model = build_model(self);
     if (!self->context_menu) {
         self->context_menu = GTK_POPOVER(gtk_popover_menu_new_from_model(model));
