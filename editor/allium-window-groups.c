@@ -1,5 +1,6 @@
-/* AlliumWindow's groups (Edit menu): Group (Ctrl+G) makes the selection a group, Ungroup
- * (Ctrl+Shift+G) dissolves the selected groups, each one undoable step
+/* AlliumWindow's groups (Edit menu and the views' context menu): Group (Ctrl+G) makes the
+ * selection a group, Ungroup (Ctrl+Shift+G) dissolves the selected groups, Move to Layer
+ * moves the selection (groups whole) to a layer, each one undoable step
  * (data/layers/layer-edits.h: TrenchBroom's func_group keys, so groups round-trip).
  *
  * A group is selected and moved as one: whenever the selection changes, a selected member
@@ -75,36 +76,10 @@ static void group_action_cb(GtkWidget *widget, const char *action_name, GVariant
     (void) parameter;
     AlliumWindow *self = ALLIUM_WINDOW(widget);
     if (!self->document) return;
-    guint brush_count, entity_count;
-    const gint64 *brushes = allium_selection_get_brushes(self->selection, &brush_count);
-    const gint64 *entities = allium_selection_get_entities(self->selection, &entity_count);
-    if (brush_count + entity_count == 0) return;
-    /* A selected group stands for itself (its entity), not for its brushes. */
-    al_doc *doc = allium_document_get_doc(self->document);
-    al_layers layers;
-    if (al_layers_read(doc, &layers, NULL) != AL_OK) return;
     g_autoptr(GArray) loose = g_array_new(FALSE, FALSE, sizeof(gint64));
     g_autoptr(GArray) members = g_array_new(FALSE, FALSE, sizeof(gint64));
-    g_autoptr(GHashTable) seen = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
-    for (guint i = 0; i < brush_count; i++) {
-        gint64 g = al_layers_outer_group(&layers, al_doc_brush_owner(doc, brushes[i]), true,
-                                         self->entered_group);
-        if (!g)
-            g_array_append_val(loose, brushes[i]);
-        else if (!g_hash_table_contains(seen, &g)) {
-            g_hash_table_add(seen, g_memdup2(&g, sizeof g));
-            g_array_append_val(members, g);
-        }
-    }
-    for (guint i = 0; i < entity_count; i++) {
-        gint64 g = al_layers_outer_group(&layers, entities[i], false, self->entered_group);
-        gint64 member = g ? g : entities[i];
-        if (!g_hash_table_contains(seen, &member)) {
-            g_hash_table_add(seen, g_memdup2(&member, sizeof member));
-            g_array_append_val(members, member);
-        }
-    }
-    al_layers_free(&layers);
+    if (!allium_window_selection_members(self, loose, members) || loose->len + members->len == 0)
+        return;
     GError *error = NULL;
     gint64 group = 0;
     if (!allium_document_group(self->document, (const gint64 *) (gpointer) loose->data, loose->len,
@@ -161,13 +136,82 @@ static void enter_group_action_cb(GtkWidget *widget, const char *action_name, GV
                        _("Inside the group: members are picked one by one (Escape leaves)"));
 }
 
+/* Move to Layer (parameter: the layer's entity row, 0 the default layer). */
+static void move_to_layer_action_cb(GtkWidget *widget, const char *action_name, GVariant *parameter)
+{
+    (void) action_name;
+    AlliumWindow *self = ALLIUM_WINDOW(widget);
+    g_autoptr(GArray) brushes = g_array_new(FALSE, FALSE, sizeof(gint64));
+    g_autoptr(GArray) entities = g_array_new(FALSE, FALSE, sizeof(gint64));
+    if (!allium_window_selection_members(self, brushes, entities) ||
+        brushes->len + entities->len == 0)
+        return;
+    GError *error = NULL;
+    if (!allium_document_move_to_layer(self->document, (const gint64 *) (gpointer) brushes->data,
+                                       brushes->len, (const gint64 *) (gpointer) entities->data,
+                                       entities->len, g_variant_get_int64(parameter), &error)) {
+        allium_window_report_error(self, error);
+        g_clear_error(&error);
+    }
+}
+
+static void leave_group_action_cb(GtkWidget *widget, const char *action_name, GVariant *parameter)
+{
+    (void) action_name;
+    (void) parameter;
+    AlliumWindow *self = ALLIUM_WINDOW(widget);
+    if (allium_window_leave_group(self)) allium_selection_clear(self->selection);
+}
+
 /* --- internal API (allium-window-private.h) ----------------------------------------- */
+
+gboolean allium_window_selection_members(AlliumWindow *self, GArray *brushes, GArray *entities)
+{
+    if (!self->document) return FALSE;
+    guint brush_count, entity_count, face_count;
+    const gint64 *rows = allium_selection_get_brushes(self->selection, &brush_count);
+    const gint64 *ents = allium_selection_get_entities(self->selection, &entity_count);
+    const AlliumFaceRef *faces = allium_selection_get_faces(self->selection, &face_count);
+    g_autoptr(GArray) selected = g_array_new(FALSE, FALSE, sizeof(gint64));
+    g_array_append_vals(selected, rows, brush_count);
+    for (guint i = 0; i < face_count; i++) g_array_append_val(selected, faces[i].brush);
+    al_doc *doc = allium_document_get_doc(self->document);
+    al_layers layers;
+    if (al_layers_read(doc, &layers, NULL) != AL_OK) return FALSE;
+    /* A selected group stands for itself (its entity), not for its brushes. */
+    g_autoptr(GHashTable) seen = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+    for (guint i = 0; i < selected->len; i++) {
+        gint64 b = g_array_index(selected, gint64, i);
+        gint64 g =
+            al_layers_outer_group(&layers, al_doc_brush_owner(doc, b), true, self->entered_group);
+        gint64 key = g ? g : -b; /* brushes and entities apart in one set */
+        if (g_hash_table_contains(seen, &key)) continue;
+        g_hash_table_add(seen, g_memdup2(&key, sizeof key));
+        if (g)
+            g_array_append_val(entities, g);
+        else
+            g_array_append_val(brushes, b);
+    }
+    for (guint i = 0; i < entity_count; i++) {
+        gint64 g = al_layers_outer_group(&layers, ents[i], false, self->entered_group);
+        gint64 member = g ? g : ents[i];
+        if (!g_hash_table_contains(seen, &member)) {
+            g_hash_table_add(seen, g_memdup2(&member, sizeof member));
+            g_array_append_val(entities, member);
+        }
+    }
+    al_layers_free(&layers);
+    return TRUE;
+}
 
 void allium_window_class_add_group_actions(GtkWidgetClass *widget_class)
 {
     gtk_widget_class_install_action(widget_class, "win.group", NULL, group_action_cb);
     gtk_widget_class_install_action(widget_class, "win.ungroup", NULL, ungroup_action_cb);
     gtk_widget_class_install_action(widget_class, "win.enter-group", NULL, enter_group_action_cb);
+    gtk_widget_class_install_action(widget_class, "win.leave-group", NULL, leave_group_action_cb);
+    gtk_widget_class_install_action(widget_class, "win.move-to-layer", "x",
+                                    move_to_layer_action_cb);
     gtk_widget_class_add_binding_action(widget_class, GDK_KEY_g, GDK_CONTROL_MASK, "win.group",
                                         NULL);
     gtk_widget_class_add_binding_action(widget_class, GDK_KEY_g, GDK_CONTROL_MASK | GDK_SHIFT_MASK,
@@ -183,6 +227,8 @@ void allium_window_update_group_actions(AlliumWindow *self, gboolean writable)
     gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.group", any);
     gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.ungroup", any);
     gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.enter-group", any);
+    gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.move-to-layer", any);
+    gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.leave-group", self->entered_group != 0);
 }
 
 void allium_window_select_whole_groups(AlliumWindow *self)
@@ -244,6 +290,7 @@ gboolean allium_window_leave_group(AlliumWindow *self)
         al_layers_free(&layers);
     }
     self->entered_group = parent;
+    allium_window_update_actions(self);
     gtk_label_set_text(self->pointer_label, parent ? _("Inside the outer group (Escape leaves)")
                                                    : _("Out of the group"));
     return TRUE;

@@ -2,7 +2,8 @@
  * Selection as Prefab… asks for a name and writes the selected brushes and entities as a
  * small .map (the text Copy makes) into the prefab folder; Insert Prefab at Pointer
  * (Ctrl+Shift+P, or a double click on the Prefabs page) adds the prefab chosen there with
- * the centre of its bounds under the pointer in the 2D view it is over, else at the middle
+ * the centre of its bounds under the pointer in the 2D view it is over (a prefab dragged
+ * from the page onto a 2D view: where it falls), else at the middle
  * of the focused view, moved by whole grid steps, as one undoable step that selects it.
  */
 #include "allium-config.h"
@@ -114,6 +115,14 @@ static void insert_prefab_action_cb(GtkWidget *widget, const char *action_name, 
     allium_window_insert_prefab(self, path);
 }
 
+/* A prefab file dropped on a view (parameter: its path): inserted at the pointer. */
+static void insert_prefab_file_action_cb(GtkWidget *widget, const char *action_name,
+                                         GVariant *parameter)
+{
+    (void) action_name;
+    allium_window_insert_prefab(ALLIUM_WINDOW(widget), g_variant_get_string(parameter, NULL));
+}
+
 /* --- internal API (allium-window-private.h) ----------------------------------------- */
 
 gboolean allium_window_save_prefab(AlliumWindow *self, const char *name, GError **error)
@@ -179,6 +188,8 @@ void allium_window_class_add_prefab_actions(GtkWidgetClass *widget_class)
                                     insert_prefab_action_cb);
     gtk_widget_class_add_binding_action(widget_class, GDK_KEY_p, GDK_CONTROL_MASK | GDK_SHIFT_MASK,
                                         "win.insert-prefab", NULL);
+    gtk_widget_class_install_action(widget_class, "win.insert-prefab-file", "s",
+                                    insert_prefab_file_action_cb);
 }
 
 void allium_window_update_prefab_actions(AlliumWindow *self, gboolean writable)
@@ -188,4 +199,5 @@ void allium_window_update_prefab_actions(AlliumWindow *self, gboolean writable)
     gboolean items = !allium_selection_is_empty(self->selection) && faces == 0;
     gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.save-prefab", self->document && items);
     gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.insert-prefab", writable);
+    gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.insert-prefab-file", writable);
 }

@@ -108,6 +108,11 @@ void allium_window_class_add_group_actions(GtkWidgetClass *widget_class);
 void allium_window_update_group_actions(AlliumWindow *self, gboolean writable);
 void allium_window_select_whole_groups(AlliumWindow *self);
 gboolean allium_window_leave_group(AlliumWindow *self);
+/* What the selection stands for as members of the hierarchy: the selected brushes (and
+ * those of selected faces) no group holds below the entered one into BRUSHES, and the
+ * outermost groups of the others and the selected entities into ENTITIES (rows, each
+ * once). FALSE when there is no document or its hierarchy cannot be read. */
+gboolean allium_window_selection_members(AlliumWindow *self, GArray *brushes, GArray *entities);
 /* allium-window-textures.c: copy and paste a face's texture, nudge and turn the selected
  * faces' textures; enabled for the selection. */
 void allium_window_class_add_texture_actions(GtkWidgetClass *widget_class);

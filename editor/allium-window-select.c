@@ -42,7 +42,9 @@ static void select_where(AlliumWindow *self, const AlliumSnapshot *snap, KeepFun
             g_array_append_val(brushes, snap->input.brush_ids[b]);
     g_autofree gboolean *point = point_entities(in);
     for (int e = 1; keep_entity && e < in->entity_count; e++)
-        if (point[e] && keep_entity(snap, e, data))
+        if (point[e] &&
+            allium_selection_is_entity_pickable(self->selection, snap->input.entity_ids[e]) &&
+            keep_entity(snap, e, data))
             g_array_append_val(entities, snap->input.entity_ids[e]);
     allium_selection_set_items(self->selection, (const gint64 *) (gpointer) brushes->data,
                                brushes->len, (const gint64 *) (gpointer) entities->data,

@@ -213,10 +213,19 @@ enum {
 bool al_scene_pick(const al_scene *scene, const double origin[3], const double dir[3],
                    unsigned flags, al_pick *out);
 
-/* The same passing through the brushes the designer hid: those whose byte in HIDDEN (one
- * per input brush, HIDDEN_COUNT of them; NULL: none hidden) is not 0. */
+/* What a pick passes through: the brushes and point entities whose byte is not 0 (one
+ * byte per input brush, one per input entity; NULL: none). A zeroed mask hides nothing. */
+typedef struct al_pick_mask {
+    const uint8_t *brushes;
+    int brush_count;
+    const uint8_t *entities;
+    int entity_count;
+} al_pick_mask;
+
+/* The same passing through what MASK hides (NULL: nothing), as the designer hid or locked
+ * it. */
 bool al_scene_pick_visible(const al_scene *scene, const double origin[3], const double dir[3],
-                           unsigned flags, const uint8_t *hidden, int hidden_count, al_pick *out);
+                           unsigned flags, const al_pick_mask *mask, al_pick *out);
 
 /* --- the GL renderer ----------------------------------------------------------------- */
 
@@ -250,6 +259,13 @@ typedef struct al_draw_options {
     const uint8_t *hidden_brushes; /* one byte per input brush, not 0: not drawn (NULL:
                                       none hidden) */
     int hidden_brush_count;
+    const uint8_t *hidden_entities; /* one byte per input entity, not 0: its point entity
+                                       box not drawn (NULL: none hidden) */
+    int hidden_entity_count;
+    /* 2D: one RGBA per input brush (BRUSH_TINT_COUNT of them; NULL: none); where the alpha
+     * is not 0 the brush's outline takes that colour (its layer's) unless it is selected. */
+    const uint8_t (*brush_tints)[4];
+    int brush_tint_count;
     double pvs_point[3]; /* where the PVS and cluster overlays look from (the 3D eye) */
     bool has_pvs_point;
     bool no_lightmap;    /* 3D: flat shading even where a lightmap is uploaded */

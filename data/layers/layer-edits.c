@@ -290,6 +290,22 @@ al_status al_layers_set_flag(al_doc *doc, int64_t layer, al_layer_flag_kind flag
     return al_doc_set_property(doc, layer, keys[flag], on ? "1" : NULL, change, diags);
 }
 
+al_status al_layers_set_color(al_doc *doc, int64_t layer, const float rgb[3], al_doc_change *change,
+                              al_diag_list *diags)
+{
+    al_layers layers;
+    al_status st = al_layers_read(doc, &layers, NULL);
+    if (st != AL_OK) return st;
+    if (layer != 0)
+        st =
+            expect_kind(&layers, al_layers_find(&layers, layer), layer, AL_LAYER_NODE_LAYER, diags);
+    al_layers_free(&layers);
+    if (st != AL_OK) return st;
+    char value[AL_LAYER_COLOR_SIZE];
+    if (rgb) al_layer_color_format(rgb, value);
+    return al_doc_set_property(doc, layer, "_tb_layer_color", rgb ? value : NULL, change, diags);
+}
+
 /* The loose brushes of entity row ID, malloc'd. */
 static al_status brushes_of(al_doc *doc, int64_t id, int64_t **brushes, int *count)
 {

@@ -56,6 +56,11 @@ typedef enum al_layer_flag_kind {
 al_status al_layers_set_flag(al_doc *doc, int64_t layer, al_layer_flag_kind flag, bool on,
                              al_doc_change *change, al_diag_list *diags);
 
+/* Gives layer LAYER (0: the default layer) the colour RGB (0..1 each; NULL: none), kept
+ * as TrenchBroom keeps it ("_tb_layer_color" "R G B 1"). */
+al_status al_layers_set_color(al_doc *doc, int64_t layer, const float rgb[3], al_doc_change *change,
+                              al_diag_list *diags);
+
 /* Deletes the layer LAYER; what it held moves to the default layer. */
 al_status al_layers_delete_layer(al_doc *doc, int64_t layer, al_doc_change *change,
                                  al_diag_list *diags);

@@ -2,12 +2,42 @@
 #include "layer-tree.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 bool al_layer_flag(const char *value)
 {
     return value && strcmp(value, "1") == 0;
+}
+
+bool al_layer_color_parse(const char *value, float rgb[3])
+{
+    if (!value) return false;
+    double v[4];
+    int n = 0;
+    const char *at = value;
+    while (n < 4) {
+        while (*at == ' ' || *at == '\t') at++;
+        if (*at == '\0') break;
+        char *end;
+        errno = 0;
+        v[n] = strtod(at, &end);
+        if (end == at || errno != 0 || !(v[n] >= 0.0 && v[n] <= 1.0)) return false;
+        n++;
+        at = end;
+    }
+    while (*at == ' ' || *at == '\t') at++;
+    if (*at != '\0' || n < 3) return false;
+    for (int k = 0; k < 3; k++) rgb[k] = (float) v[k];
+    return true;
+}
+
+void al_layer_color_format(const float rgb[3], char *out)
+{
+    double c[3];
+    for (int k = 0; k < 3; k++) c[k] = rgb[k] < 0.0f ? 0.0 : rgb[k] > 1.0f ? 1.0 : rgb[k];
+    snprintf(out, AL_LAYER_COLOR_SIZE, "%.4g %.4g %.4g 1", c[0], c[1], c[2]);
 }
 
 /* The whole number VALUE into *OUT; false for anything else (empty, signs, junk after). */
@@ -36,9 +66,22 @@ static int find_node(const al_layer_node *nodes, int count, al_layer_kind kind, 
     return -1;
 }
 
+/* A warning when layer E's "_tb_layer_color" is there but cannot be read. */
+static void warn_color(const al_layer_source *s, int e, al_diag_list *diags)
+{
+    const char *value = s->value(s->context, e, "_tb_layer_color");
+    float rgb[3];
+    if (value && !al_layer_color_parse(value, rgb))
+        al_diag_add(diags, AL_SEVERITY_WARNING, AL_DIAG_BAD_VALUE, e, -1, -1, line_of(s, e), -1,
+                    "\"_tb_layer_color\" \"%s\" is not three or four numbers from 0 to 1; the "
+                    "layer has no colour",
+                    value);
+}
+
 /* The kinds and ids: which entities are layers and groups. */
 static void read_kinds(const al_layer_source *s, al_layer_node *nodes, al_diag_list *diags)
 {
+    if (s->entity_count > 0) warn_color(s, 0, diags);
     for (int e = 0; e < s->entity_count; e++) {
         al_layer_node *n = &nodes[e];
         *n = (al_layer_node){.parent = -1, .layer = -1, .sort = e};
@@ -68,6 +111,7 @@ static void read_kinds(const al_layer_source *s, al_layer_node *nodes, al_diag_l
         n->kind = kind;
         n->id = id;
         if (kind == AL_LAYER_NODE_LAYER) {
+            warn_color(s, e, diags);
             long sort;
             if (parse_id(s->value(s->context, e, "_tb_layer_sort_index"), &sort) && sort < 1 << 30)
                 n->sort = (int) sort;
@@ -129,6 +173,9 @@ static void resolve_layers(const al_layer_source *s, al_layer_node *nodes)
     bool world = s->entity_count > 0;
     bool world_hidden = world && al_layer_flag(s->value(s->context, 0, "_tb_layer_hidden"));
     bool world_locked = world && al_layer_flag(s->value(s->context, 0, "_tb_layer_locked"));
+    float world_color[3];
+    bool world_colored =
+        world && al_layer_color_parse(s->value(s->context, 0, "_tb_layer_color"), world_color);
     for (int e = 0; e < s->entity_count; e++) {
         al_layer_node *n = &nodes[e];
         int at = e, depth = 0;
@@ -142,9 +189,13 @@ static void resolve_layers(const al_layer_source *s, al_layer_node *nodes)
             n->hidden = al_layer_flag(s->value(s->context, n->layer, "_tb_layer_hidden"));
             n->locked = al_layer_flag(s->value(s->context, n->layer, "_tb_layer_locked"));
             n->omit = al_layer_flag(s->value(s->context, n->layer, "_tb_layer_omit_from_export"));
+            n->has_color =
+                al_layer_color_parse(s->value(s->context, n->layer, "_tb_layer_color"), n->color);
         } else {
             n->hidden = world_hidden;
             n->locked = world_locked;
+            n->has_color = world_colored;
+            if (world_colored) memcpy(n->color, world_color, sizeof n->color);
         }
     }
 }

@@ -41,6 +41,8 @@ typedef struct al_layer_node {
     bool hidden; /* its layer is hidden ("_tb_layer_hidden" "1"; the default layer's too) */
     bool locked; /* its layer is locked ("_tb_layer_locked" "1") */
     bool omit;   /* its layer is omitted from export ("_tb_layer_omit_from_export" "1") */
+    bool has_color; /* its layer has a colour ("_tb_layer_color"; the default layer's too) */
+    float color[3]; /* that colour: red, green, blue from 0 to 1 */
 } al_layer_node;
 
 /* How the tree reads an entity's keys: VALUE(CONTEXT, ENTITY, KEY) returns the value of
@@ -58,12 +60,23 @@ typedef struct al_layer_source {
  * then lies in the default layer: a "_tb_group" or "_tb_layer" naming an id no group or
  * layer has, an id that is not a whole number, a second layer or group with an id already
  * taken (it counts as a plain func_group), a group that holds itself through its parents
- * (the cycle is cut where it was found). AL_ERR_NOMEM, or AL_OK. */
+ * (the cycle is cut where it was found), a "_tb_layer_color" that is not three or four
+ * numbers from 0 to 1 (the layer then has no colour). AL_ERR_NOMEM, or AL_OK. */
 al_status al_layer_tree_build(const al_layer_source *source, al_layer_node **out,
                               al_diag_list *diags);
 
 /* Whether VALUE is a true flag as TrenchBroom writes one ("1"). */
 bool al_layer_flag(const char *value);
+
+/* Reads a "_tb_layer_color" value as TrenchBroom writes it: three or four numbers from 0 to
+ * 1 (red, green, blue, then an alpha it writes as 1 and that is ignored) into RGB; false
+ * (RGB untouched) for anything else. */
+bool al_layer_color_parse(const char *value, float rgb[3]);
+
+/* Writes RGB (each clamped to 0..1) as a "_tb_layer_color" value, "R G B 1" as TrenchBroom
+ * writes it, into OUT (at least AL_LAYER_COLOR_SIZE bytes). */
+#define AL_LAYER_COLOR_SIZE 64
+void al_layer_color_format(const float rgb[3], char *out);
 
 /* The entities of MAP as a source (MAP must outlive it). */
 al_layer_source al_layer_source_of_map(const al_map *map);

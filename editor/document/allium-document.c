@@ -1972,6 +1972,17 @@ gboolean allium_document_set_layer_flag(AlliumDocument *self, gint64 layer, int 
     return finish_edit(self, st, &change, &diags, _("Layer"), error);
 }
 
+gboolean allium_document_set_layer_color(AlliumDocument *self, gint64 layer, const float rgb[3],
+                                         GError **error)
+{
+    g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), FALSE);
+    if (!require_open(self, error)) return FALSE;
+    al_diag_list diags = {0};
+    al_doc_change change = {0};
+    al_status st = al_layers_set_color(self->doc, layer, rgb, &change, &diags);
+    return finish_edit(self, st, &change, &diags, _("Layer"), error);
+}
+
 gboolean allium_document_delete_layer(AlliumDocument *self, gint64 layer, GError **error)
 {
     g_return_val_if_fail(ALLIUM_IS_DOCUMENT(self), FALSE);

@@ -198,6 +198,9 @@ gboolean allium_document_rename_layer(AlliumDocument *self, gint64 layer, const 
                                       GError **error);
 gboolean allium_document_set_layer_flag(AlliumDocument *self, gint64 layer, int flag, gboolean on,
                                         GError **error);
+/* Gives LAYER the colour RGB (0..1 each; NULL: none), as "_tb_layer_color". */
+gboolean allium_document_set_layer_color(AlliumDocument *self, gint64 layer, const float rgb[3],
+                                         GError **error);
 gboolean allium_document_delete_layer(AlliumDocument *self, gint64 layer, GError **error);
 gboolean allium_document_move_to_layer(AlliumDocument *self, const gint64 *brushes,
                                        guint brush_count, const gint64 *entities,

@@ -21,6 +21,9 @@ struct _AlliumSelection {
     GArray *guides;   /* double[3] point pairs */
     GHashTable *hidden; /* gint64 row ids of the hidden brushes (a set) */
     GHashTable *locked; /* gint64 row ids of the locked brushes (a set) */
+    GHashTable *hidden_entities; /* gint64 entity rows hidden (a set) */
+    GHashTable *locked_entities; /* gint64 entity rows locked (a set) */
+    GHashTable *tints;           /* gint64 brush row -> its layer's colour, 0xRRGGBBAA */
     guint64 guides_until;
     gboolean has_pivot; /* the rotation centre the designer placed */
     double pivot[3];
@@ -78,6 +81,9 @@ static void allium_selection_finalize(GObject *object)
     g_array_unref(self->guides);
     g_hash_table_unref(self->hidden);
     g_hash_table_unref(self->locked);
+    g_hash_table_unref(self->hidden_entities);
+    g_hash_table_unref(self->locked_entities);
+    g_hash_table_unref(self->tints);
     G_OBJECT_CLASS(allium_selection_parent_class)->finalize(object);
 }
 
@@ -103,6 +109,9 @@ static void allium_selection_init(AlliumSelection *self)
     self->guides = g_array_new(FALSE, FALSE, sizeof(double[3]));
     self->hidden = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
     self->locked = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+    self->hidden_entities = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+    self->locked_entities = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+    self->tints = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
 }
 
 /* --- public API ---------------------------------------------------------------------- */
@@ -300,15 +309,41 @@ static void fill_set(GHashTable *set, const gint64 *rows, guint count)
             g_hash_table_add(set, g_memdup2(&rows[i], sizeof rows[i]));
 }
 
-void allium_selection_set_marks(AlliumSelection *self, const gint64 *hidden, guint hidden_count,
-                                const gint64 *locked, guint locked_count)
+/* Whether the tints are those of MARKS. */
+static gboolean same_tints(GHashTable *tints, const AlliumMarks *marks)
+{
+    if (g_hash_table_size(tints) != marks->tinted_count) return FALSE;
+    for (guint i = 0; i < marks->tinted_count; i++) {
+        gpointer value;
+        if (!g_hash_table_lookup_extended(tints, &marks->tinted[i], NULL, &value) ||
+            GPOINTER_TO_UINT(value) != marks->tints[i])
+            return FALSE;
+    }
+    return TRUE;
+}
+
+void allium_selection_set_marks(AlliumSelection *self, const AlliumMarks *marks)
 {
     g_return_if_fail(ALLIUM_IS_SELECTION(self));
-    if (same_set(self->hidden, hidden, hidden_count) &&
-        same_set(self->locked, locked, locked_count))
+    static const AlliumMarks none = {0};
+    if (!marks) marks = &none;
+    if (same_set(self->hidden, marks->hidden, marks->hidden_count) &&
+        same_set(self->locked, marks->locked, marks->locked_count) &&
+        same_set(self->hidden_entities, marks->hidden_entities, marks->hidden_entity_count) &&
+        same_set(self->locked_entities, marks->locked_entities, marks->locked_entity_count) &&
+        same_tints(self->tints, marks))
         return;
-    fill_set(self->hidden, hidden, hidden_count);
-    fill_set(self->locked, locked, locked_count);
+    g_hash_table_remove_all(self->tints);
+    for (guint i = 0; i < marks->tinted_count; i++)
+        g_hash_table_insert(self->tints, g_memdup2(&marks->tinted[i], sizeof(gint64)),
+                            GUINT_TO_POINTER(marks->tints[i]));
+    fill_set(self->hidden, marks->hidden, marks->hidden_count);
+    fill_set(self->locked, marks->locked, marks->locked_count);
+    fill_set(self->hidden_entities, marks->hidden_entities, marks->hidden_entity_count);
+    fill_set(self->locked_entities, marks->locked_entities, marks->locked_entity_count);
+    for (guint i = self->entities->len; i-- > 0;)
+        if (!allium_selection_is_entity_pickable(self, g_array_index(self->entities, gint64, i)))
+            g_array_remove_index(self->entities, i);
     for (guint i = self->brushes->len; i-- > 0;)
         if (!allium_selection_is_pickable(self, g_array_index(self->brushes, gint64, i)))
             g_array_remove_index(self->brushes, i);
@@ -335,6 +370,43 @@ gboolean allium_selection_is_hidden(AlliumSelection *self, gint64 brush)
 {
     g_return_val_if_fail(ALLIUM_IS_SELECTION(self), FALSE);
     return g_hash_table_contains(self->hidden, &brush);
+}
+
+gboolean allium_selection_is_entity_hidden(AlliumSelection *self, gint64 entity)
+{
+    g_return_val_if_fail(ALLIUM_IS_SELECTION(self), FALSE);
+    return g_hash_table_contains(self->hidden_entities, &entity);
+}
+
+gboolean allium_selection_is_entity_pickable(AlliumSelection *self, gint64 entity)
+{
+    g_return_val_if_fail(ALLIUM_IS_SELECTION(self), FALSE);
+    return !g_hash_table_contains(self->hidden_entities, &entity) &&
+           !g_hash_table_contains(self->locked_entities, &entity);
+}
+
+guint allium_selection_get_hidden_entity_count(AlliumSelection *self)
+{
+    g_return_val_if_fail(ALLIUM_IS_SELECTION(self), 0);
+    return g_hash_table_size(self->hidden_entities);
+}
+
+guint allium_selection_get_locked_count(AlliumSelection *self)
+{
+    g_return_val_if_fail(ALLIUM_IS_SELECTION(self), 0);
+    return g_hash_table_size(self->locked) + g_hash_table_size(self->locked_entities);
+}
+
+guint32 allium_selection_get_tint(AlliumSelection *self, gint64 brush)
+{
+    g_return_val_if_fail(ALLIUM_IS_SELECTION(self), 0);
+    return GPOINTER_TO_UINT(g_hash_table_lookup(self->tints, &brush));
+}
+
+guint allium_selection_get_tint_count(AlliumSelection *self)
+{
+    g_return_val_if_fail(ALLIUM_IS_SELECTION(self), 0);
+    return g_hash_table_size(self->tints);
 }
 
 guint allium_selection_get_hidden_count(AlliumSelection *self)

@@ -65,10 +65,33 @@ const gint64 *allium_selection_get_entities(AlliumSelection *self, guint *count)
 
 gboolean allium_selection_has_entity(AlliumSelection *self, gint64 entity);
 
-/* Replaces the hidden brushes by HIDDEN and the locked ones by LOCKED (both rows); those
- * leave the selection, with their faces. "changed" only when something changed. */
-void allium_selection_set_marks(AlliumSelection *self, const gint64 *hidden, guint hidden_count,
-                                const gint64 *locked, guint locked_count);
+/* What is hidden and locked, as rows: brushes, and entities (a point entity is drawn and
+ * picked as its entity). */
+typedef struct {
+    const gint64 *hidden, *locked; /* brush rows */
+    guint hidden_count, locked_count;
+    const gint64 *hidden_entities, *locked_entities; /* entity rows */
+    guint hidden_entity_count, locked_entity_count;
+    const gint64 *tinted; /* brush rows whose layer has a colour */
+    const guint32 *tints; /* that colour for each, 0xRRGGBBAA */
+    guint tinted_count;
+} AlliumMarks;
+
+/* Replaces the hidden and locked brushes and entities and the tints by MARKS' (NULL:
+ * none); the hidden and locked leave the selection, with their faces. "changed" only when
+ * something changed. */
+void allium_selection_set_marks(AlliumSelection *self, const AlliumMarks *marks);
+/* Whether entity ENTITY is hidden, and whether a view may pick it (neither hidden nor
+ * locked). */
+gboolean allium_selection_is_entity_hidden(AlliumSelection *self, gint64 entity);
+gboolean allium_selection_is_entity_pickable(AlliumSelection *self, gint64 entity);
+guint allium_selection_get_hidden_entity_count(AlliumSelection *self);
+/* The colour of BRUSH's layer as 0xRRGGBBAA (the 2D views draw its outline so), 0 when
+ * it has none; how many brushes have one. */
+guint32 allium_selection_get_tint(AlliumSelection *self, gint64 brush);
+guint allium_selection_get_tint_count(AlliumSelection *self);
+/* How many brushes and entities are locked (by their marks, groups or layers). */
+guint allium_selection_get_locked_count(AlliumSelection *self);
 gboolean allium_selection_is_locked(AlliumSelection *self, gint64 brush);
 /* Whether a view may pick BRUSH: neither hidden nor locked. */
 gboolean allium_selection_is_pickable(AlliumSelection *self, gint64 brush);

@@ -61,6 +61,33 @@ static void flag_toggled_cb(GtkCheckButton *check, AlliumLayersPanel *self)
         report(self, error);
 }
 
+static void color_set_cb(GtkColorButton *button, AlliumLayersPanel *self)
+{
+    if (self->updating || !self->document) return;
+    gint64 layer = GPOINTER_TO_SIZE(g_object_get_data(G_OBJECT(button), "layer")) - 1;
+    GdkRGBA rgba;
+    gtk_color_chooser_get_rgba(GTK_COLOR_CHOOSER(button), &rgba);
+    const float rgb[3] = {rgba.red, rgba.green, rgba.blue};
+    GError *error = NULL;
+    if (!allium_document_set_layer_color(self->document, layer, rgb, &error)) report(self, error);
+}
+
+/* The layer's colour swatch; a click opens a chooser, and the choice is one undoable step.
+ * A layer without a colour shows the views' usual outline grey. */
+static GtkWidget *color_button(AlliumLayersPanel *self, gint64 layer, const al_layer_node *node)
+{
+    GdkRGBA rgba = {0.75, 0.75, 0.75, 1};
+    if (node->has_color) rgba = (GdkRGBA){node->color[0], node->color[1], node->color[2], 1};
+    GtkWidget *button = gtk_color_button_new_with_rgba(&rgba);
+    gtk_color_chooser_set_use_alpha(GTK_COLOR_CHOOSER(button), FALSE);
+    gtk_color_button_set_title(GTK_COLOR_BUTTON(button), _("Layer Colour"));
+    gtk_widget_set_tooltip_text(button, node->has_color ? _("The layer's colour in the 2D views")
+                                                        : _("No colour yet: click to give one"));
+    g_object_set_data(G_OBJECT(button), "layer", GSIZE_TO_POINTER((gsize) (layer + 1)));
+    g_signal_connect(button, "color-set", G_CALLBACK(color_set_cb), self);
+    return button;
+}
+
 static GtkWidget *flag_check(AlliumLayersPanel *self, const char *label, gint64 layer, int flag,
                              gboolean active)
 {
@@ -92,6 +119,7 @@ static void refill(AlliumLayersPanel *self)
                 const char *name =
                     e == 0 ? _("Default Layer") : al_layers_value(&layers, e, "_tb_name");
                 GtkWidget *box = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
+                gtk_box_append(GTK_BOX(box), color_button(self, id, &layers.nodes[e]));
                 GtkWidget *label = gtk_label_new(name ? name : "");
                 gtk_widget_set_hexpand(label, TRUE);
                 gtk_label_set_xalign(GTK_LABEL(label), 0);
@@ -191,13 +219,8 @@ static void move_clicked_cb(GtkButton *button, AlliumLayersPanel *self)
     (void) button;
     gint64 layer = selected_layer(self);
     if (!self->document || !self->selection || layer < 0) return;
-    guint brushes, entities;
-    const gint64 *b = allium_selection_get_brushes(self->selection, &brushes);
-    const gint64 *e = allium_selection_get_entities(self->selection, &entities);
-    if (brushes + entities == 0) return;
-    GError *error = NULL;
-    if (!allium_document_move_to_layer(self->document, b, brushes, e, entities, layer, &error))
-        report(self, error);
+    /* The window's action, as the views' context menu runs it. */
+    gtk_widget_activate_action(GTK_WIDGET(self), "win.move-to-layer", "x", layer);
 }
 
 /* --- overrides ----------------------------------------------------------------------- */
@@ -287,4 +310,12 @@ gint64 allium_layers_panel_get_layer(AlliumLayersPanel *self, int index)
     return index >= 0 && (guint) index < self->layers->len
                ? g_array_index(self->layers, gint64, index)
                : -1;
+}
+
+GtkWidget *allium_layers_panel_get_color_button(AlliumLayersPanel *self, int index)
+{
+    g_return_val_if_fail(ALLIUM_IS_LAYERS_PANEL(self), NULL);
+    GtkListBoxRow *row = gtk_list_box_get_row_at_index(self->list, index);
+    GtkWidget *box = row ? gtk_list_box_row_get_child(row) : NULL;
+    return box ? gtk_widget_get_first_child(box) : NULL;
 }

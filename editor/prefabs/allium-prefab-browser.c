@@ -138,6 +138,28 @@ static char *describe(const al_map *map)
     return g_strdup_printf(_("%s, %s"), b, e);
 }
 
+static AlliumPrefabPath *prefab_path_copy(AlliumPrefabPath *path)
+{
+    return g_strdup(path);
+}
+
+G_DEFINE_BOXED_TYPE(AlliumPrefabPath, allium_prefab_path, prefab_path_copy, g_free)
+
+/* A row's drag carries its prefab's path to a view, which inserts it where it falls. */
+static GdkContentProvider *drag_prepare_cb(GtkDragSource *source, double x, double y,
+                                           GtkListBoxRow *row)
+{
+    (void) source, (void) x, (void) y;
+    return gdk_content_provider_new_typed(ALLIUM_TYPE_PREFAB_PATH, path_of_row(row));
+}
+
+static void drag_begin_cb(GtkDragSource *source, GdkDrag *drag, GtkPicture *picture)
+{
+    (void) drag;
+    GdkPaintable *thumb = gtk_picture_get_paintable(picture);
+    if (thumb) gtk_drag_source_set_icon(source, thumb, 0, 0);
+}
+
 static GtkWidget *make_row(const char *path, const char *name, const char *detail,
                            GtkPicture **picture_out)
 {
@@ -168,6 +190,11 @@ static GtkWidget *make_row(const char *path, const char *name, const char *detai
     gtk_box_append(GTK_BOX(line), text);
     gtk_list_box_row_set_child(GTK_LIST_BOX_ROW(row), line);
     gtk_widget_set_tooltip_text(row, path);
+    GtkDragSource *drag = gtk_drag_source_new();
+    gtk_drag_source_set_actions(drag, GDK_ACTION_COPY);
+    g_signal_connect(drag, "prepare", G_CALLBACK(drag_prepare_cb), row);
+    g_signal_connect(drag, "drag-begin", G_CALLBACK(drag_begin_cb), picture);
+    gtk_widget_add_controller(row, GTK_EVENT_CONTROLLER(drag));
     *picture_out = GTK_PICTURE(picture);
     return row;
 }
@@ -421,4 +448,20 @@ guint allium_prefab_browser_count_thumbnails(AlliumPrefabBrowser *self)
             g_object_get_data(G_OBJECT(child), "allium-has-thumbnail"))
             count++;
     return count;
+}
+
+GtkDragSource *allium_prefab_browser_get_drag_source(AlliumPrefabBrowser *self, const char *name)
+{
+    g_return_val_if_fail(ALLIUM_IS_PREFAB_BROWSER(self), NULL);
+    for (GtkWidget *child = gtk_widget_get_first_child(GTK_WIDGET(self->list)); child;
+         child = gtk_widget_get_next_sibling(child)) {
+        if (!GTK_IS_LIST_BOX_ROW(child) || g_strcmp0(name_of_row(GTK_LIST_BOX_ROW(child)), name))
+            continue;
+        g_autoptr(GListModel) controllers = gtk_widget_observe_controllers(child);
+        for (guint i = 0; i < g_list_model_get_n_items(controllers); i++) {
+            g_autoptr(GObject) c = g_list_model_get_item(controllers, i);
+            if (GTK_IS_DRAG_SOURCE(c)) return GTK_DRAG_SOURCE(c);
+        }
+    }
+    return NULL;
 }

@@ -37,4 +37,13 @@ const char *allium_prefab_browser_get_message(AlliumPrefabBrowser *self);
 guint allium_prefab_browser_get_pending(AlliumPrefabBrowser *self);
 guint allium_prefab_browser_count_thumbnails(AlliumPrefabBrowser *self);
 
+/* The drag source of prefab NAME's row (borrowed), or NULL; for tests. */
+GtkDragSource *allium_prefab_browser_get_drag_source(AlliumPrefabBrowser *self, const char *name);
+
+/* What a row dragged out of the browser carries: the prefab's path (a boxed string, so
+ * that a view tells it from the other browsers' names). */
+typedef char AlliumPrefabPath;
+#define ALLIUM_TYPE_PREFAB_PATH (allium_prefab_path_get_type())
+GType allium_prefab_path_get_type(void);
+
 G_END_DECLS

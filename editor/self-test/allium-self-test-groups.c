@@ -15,9 +15,7 @@
 #include <glib/gi18n.h>
 #include <math.h>
 
-/* A brush of the world other than EXCEPT whose middle the top view shows, away from
- * EXCEPT's bounds; -1 if none. */
-static gint64 other_brush(SelfTest *t, gint64 except, AlliumView *top)
+gint64 other_brush(SelfTest *t, gint64 except, AlliumView *top)
 {
     AlliumSnapshot *snap = allium_document_get_snapshot(allium_window_get_document(t->window));
     al_doc *doc = allium_document_get_doc(allium_window_get_document(t->window));

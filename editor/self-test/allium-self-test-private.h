@@ -114,6 +114,20 @@ GtkWindow *take_new_dialog(GList *before);
 /* Whether WINDOW's document has published the snapshot of its newest edit. */
 gboolean compiled_current(AlliumWindow *window);
 
+/* How many of WIDGET's pixels (WIDGET inside WINDOW) in TEXTURE have the hue of colour RGB
+ * (0xRRGGBB): brought to full brightness (not too dark), within TOLERANCE of it in each
+ * channel. */
+int count_colour(GdkTexture *texture, GtkWidget *widget, GtkWidget *window, guint32 rgb,
+                 int tolerance);
+/* A loose brush of the world other than EXCEPT whose middle the top view TOP shows, away
+ * from EXCEPT's bounds; -1 if none (allium-self-test-groups.c). */
+gint64 other_brush(SelfTest *t, gint64 except, AlliumView *top);
+
+/* allium-self-test-menu.c */
+gboolean step_context_menu(SelfTest *t);
+gboolean step_layer_colour(SelfTest *t);
+gboolean step_prefab_drag(SelfTest *t);
+
 /* allium-self-test-textures.c */
 gboolean step_align_texture(SelfTest *t);
 gboolean step_texture_browser(SelfTest *t);

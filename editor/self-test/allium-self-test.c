@@ -224,6 +224,29 @@ static void widget_rect(GtkWidget *widget, GtkWidget *window, int width, int hei
     *y1 = CLAMP((int) (r.origin.y + r.size.height), 0, height);
 }
 
+int count_colour(GdkTexture *texture, GtkWidget *widget, GtkWidget *window, guint32 rgb,
+                 int tolerance)
+{
+    int width, height, x0, y0, x1, y1, n = 0;
+    guint32 *pixels = download(texture, &width, &height);
+    widget_rect(widget, window, width, height, &x0, &y0, &x1, &y1);
+    for (int y = y0; y < y1; y++)
+        for (int x = x0; x < x1; x++) {
+            guint32 p = pixels[(gsize) y * (gsize) width + (gsize) x];
+            int top = 0;
+            for (int shift = 0; shift <= 16; shift += 8) top = MAX(top, (int) ((p >> shift) & 255));
+            /* Lines blend into the background at their edges: the hue counts, the pixel
+             * brought to full brightness (dark pixels are background). */
+            gboolean near = top >= 64;
+            for (int shift = 0; shift <= 16 && near; shift += 8)
+                near = abs((int) ((p >> shift) & 255) * 255 / top - (int) ((rgb >> shift) & 255)) <=
+                       tolerance;
+            n += near;
+        }
+    g_free(pixels);
+    return n;
+}
+
 /* Distinct colours and the standard deviation of brightness inside WIDGET's part of
  * TEXTURE: a drawn map has many colours and shading, a blank view one or two. */
 static void measure_region(GdkTexture *texture, GtkWidget *widget, GtkWidget *window,
@@ -1430,6 +1453,8 @@ static const struct {
     {"pick what lies behind", step_cycle_pick, 20000},
     {"hide, isolate, show all", step_hide_isolate, 20000},
     {"groups and layers", step_groups_layers, 20000},
+    {"the views' context menu: groups, hide and lock", step_context_menu, 60000},
+    {"a layer's colour in the 2D views", step_layer_colour, 30000},
     {"a small brush moves rather than lose the press to its handles", step_small_brush_moves,
      30000},
     {"place a light", step_place_light, 30000},
@@ -1440,6 +1465,7 @@ static const struct {
     {"the definitions a map names, and the Preferences' at once", step_map_definitions, 60000},
     {"copy and paste", step_clipboard, 30000},
     {"prefabs", step_prefabs, 60000},
+    {"a prefab dragged into a 2D view", step_prefab_drag, 60000},
     {"compile panel", step_compile_panel, 60000},
     {"an entity of an unknown class", step_unknown_class, 30000},
     {"the light controls in any order", step_light_orders, 90000},

@@ -13,6 +13,7 @@
 #include "allium-entity-definitions.h"
 #include "allium-format.h"
 #include "allium-preferences.h"
+#include "allium-prefab-browser.h"
 #include "allium-texture-browser.h"
 
 #include "al-plane.h"
@@ -337,8 +338,9 @@ static void brushes_under(AlliumView *self, const AlliumSnapshot *snap, double x
     al_camera_ray(&self->camera, x * scale, y * scale, origin, dir);
     int r, u, d;
     al_view_axes(self->kind, &r, &u, &d);
-    int hidden_count;
-    const guint8 *hidden = allium_view_pick_mask(self, snap, &hidden_count);
+    const al_pick_mask *mask = allium_view_pick_mask(self, snap);
+    const guint8 *hidden = mask->brushes;
+    int hidden_count = mask->brush_count;
     g_autoptr(GArray) found = g_array_new(FALSE, FALSE, sizeof(DepthHit));
     const al_input *in = &snap->input.input;
     for (int b = 0; b < in->brush_count; b++) {
@@ -439,9 +441,10 @@ void allium_view_click(AlliumView *self, double x, double y, GdkModifierType sta
 static void secondary_begin_cb(GtkGestureDrag *gesture, double x, double y, AlliumView *self)
 {
     (void) gesture;
-    (void) x;
-    (void) y;
     self->drag_x = self->drag_y = 0;
+    self->secondary_moved = FALSE;
+    self->secondary_x = x;
+    self->secondary_y = y;
     gtk_widget_grab_focus(GTK_WIDGET(self->gl_area));
     allium_view_emit_activated(self);
 }
@@ -460,6 +463,7 @@ static void take_drag_delta(AlliumView *self, double ox, double oy, double *dx, 
 static void secondary_update_cb(GtkGestureDrag *gesture, double ox, double oy, AlliumView *self)
 {
     (void) gesture;
+    if (fabs(ox) >= CLICK_SLOP || fabs(oy) >= CLICK_SLOP) self->secondary_moved = TRUE;
     double dx, dy;
     take_drag_delta(self, ox, oy, &dx, &dy);
     if (self->walker) {
@@ -473,6 +477,14 @@ static void secondary_update_cb(GtkGestureDrag *gesture, double ox, double oy, A
         al_camera_pan(&self->camera, dx, dy);
     }
     allium_view_queue_render(self);
+}
+
+/* A right press and release without moving is a click: the context menu. */
+static void secondary_end_cb(GtkGestureDrag *gesture, double ox, double oy, AlliumView *self)
+{
+    (void) gesture;
+    if (self->secondary_moved || fabs(ox) >= CLICK_SLOP || fabs(oy) >= CLICK_SLOP) return;
+    allium_view_open_context_menu(self, self->secondary_x, self->secondary_y);
 }
 
 /* Middle drag: pan, in both kinds of view. */
@@ -654,6 +666,21 @@ static gboolean material_drop_cb(GtkDropTarget *target, const GValue *value, dou
     return name && allium_view_apply_material(self, name, x, y);
 }
 
+/* A prefab dropped from the Prefabs page: inserted with the centre of its bounds where it
+ * fell (in a 2D view; the window's insert at the pointer, one undoable step). */
+static gboolean prefab_drop_cb(GtkDropTarget *target, const GValue *value, double x, double y,
+                               AlliumView *self)
+{
+    (void) target;
+    const char *path =
+        G_VALUE_HOLDS(value, ALLIUM_TYPE_PREFAB_PATH) ? g_value_get_boxed(value) : NULL;
+    if (!path || !self->document) return FALSE;
+    /* The drop is where the pointer is now: the insert reads it from there. */
+    enter_cb(NULL, x, y, self);
+    gtk_widget_activate_action(GTK_WIDGET(self), "win.insert-prefab-file", "s", path);
+    return TRUE;
+}
+
 /* --- internal API -------------------------------------------------------------------- */
 
 void allium_view_add_controllers(AlliumView *self)
@@ -675,8 +702,8 @@ void allium_view_add_controllers(AlliumView *self)
     g_signal_connect(click, "released", G_CALLBACK(click_released_cb), self);
     gtk_widget_add_controller(area, GTK_EVENT_CONTROLLER(click));
 
-    add_drag(self, GDK_BUTTON_SECONDARY, G_CALLBACK(secondary_begin_cb),
-             G_CALLBACK(secondary_update_cb), NULL);
+    self->secondary_drag = add_drag(self, GDK_BUTTON_SECONDARY, G_CALLBACK(secondary_begin_cb),
+                                    G_CALLBACK(secondary_update_cb), G_CALLBACK(secondary_end_cb));
     add_drag(self, GDK_BUTTON_MIDDLE, G_CALLBACK(secondary_begin_cb), G_CALLBACK(middle_update_cb),
              NULL);
     GtkGesture *primary = add_drag(self, GDK_BUTTON_PRIMARY, G_CALLBACK(primary_begin_cb),
@@ -699,6 +726,10 @@ void allium_view_add_controllers(AlliumView *self)
     drop = gtk_drop_target_new(ALLIUM_TYPE_MATERIAL_NAME, GDK_ACTION_COPY);
     g_signal_connect(drop, "drop", G_CALLBACK(material_drop_cb), self);
     gtk_widget_add_controller(area, GTK_EVENT_CONTROLLER(drop));
+    drop = gtk_drop_target_new(ALLIUM_TYPE_PREFAB_PATH, GDK_ACTION_COPY);
+    g_signal_connect(drop, "drop", G_CALLBACK(prefab_drop_cb), self);
+    gtk_widget_add_controller(area, GTK_EVENT_CONTROLLER(drop));
+    self->prefab_drop = drop;
 }
 
 void allium_view_stop_flying(AlliumView *self)
@@ -769,9 +800,8 @@ gboolean allium_view_pick_at(AlliumView *self, double x, double y, al_pick *pick
     unsigned flags = 0;
     if (!(self->overlays & AL_OVERLAY_TOOLS)) flags |= AL_PICK_SKIP_TOOLS;
     if (!(self->overlays & AL_OVERLAY_ENTITIES)) flags |= AL_PICK_SKIP_ENTITIES;
-    int hidden_count;
-    const guint8 *hidden = allium_view_pick_mask(self, snap, &hidden_count);
-    return al_scene_pick_visible(snap->scene, origin, dir, flags, hidden, hidden_count, pick);
+    return al_scene_pick_visible(snap->scene, origin, dir, flags, allium_view_pick_mask(self, snap),
+                                 pick);
 }
 
 /* --- public API ---------------------------------------------------------------------- */

@@ -79,6 +79,10 @@ struct _AlliumView {
     GArray *selected_faces; /* int32[2] (input brush, face) pairs */
     GArray *hidden_brushes; /* guint8 per input brush, 1: hidden; empty when none is */
     GArray *unpickable_brushes; /* guint8 per input brush, 1: hidden or locked; empty when none */
+    GArray *hidden_entities;    /* guint8 per input entity, 1: hidden; empty when none is */
+    GArray *unpickable_entities; /* guint8 per input entity, 1: hidden or locked; empty when none */
+    al_pick_mask pick_mask; /* the two unpickable arrays, as allium_view_pick_mask gives them */
+    GArray *brush_tints;    /* guint8 RGBA per input brush (alpha 0: none), 2D; empty when none */
 
     guint held_source;      /* a redraw held for an edit's collision (allium_view_queue_render) */
     GdkFrameClock *frame_clock; /* borrowed while realized: its "update" awaits a collision */
@@ -117,6 +121,11 @@ struct _AlliumView {
     double drag_x, drag_y;    /* the drag's offset at the last update */
     gboolean orbiting;
     gboolean primary_dragged; /* the left button moved CLICK_SLOP pixels since it went down */
+    gboolean secondary_moved; /* the right button moved CLICK_SLOP pixels since it went down */
+    double secondary_x, secondary_y; /* where it went down (gl_area pixels) */
+    GtkGesture *secondary_drag;      /* borrowed: the right button's drag (the area owns it) */
+    GtkPopover *context_menu;        /* owned (a child of the view): the context menu, or NULL */
+    GtkDropTarget *prefab_drop; /* borrowed: where prefabs dragged from the Prefabs page fall */
     double orbit_pivot[3];
     double pointer_x, pointer_y; /* widget pixels */
     double last_click_x, last_click_y; /* the last left click that selected (widget pixels) */
@@ -193,6 +202,10 @@ struct _AlliumView {
 
 /* allium-view-input.c */
 void allium_view_add_controllers(AlliumView *self);
+/* allium-view-menu.c: opens the context menu at gl_area point (X, Y) (selecting what is
+ * under it first when nothing is selected); unparents it when the view goes. */
+void allium_view_open_context_menu(AlliumView *self, double x, double y);
+void allium_view_dispose_context_menu(AlliumView *self);
 void allium_view_stop_flying(AlliumView *self);
 /* A left click at widget point (X, Y): picks an agent to watch, else selects what is
  * under the pointer (Shift or Ctrl in STATE: toggles it). */
@@ -274,7 +287,7 @@ AlliumSnapshot *allium_view_get_snapshot(AlliumView *self);
 /* The brushes a view may not pick (hidden or locked) as a mask over SNAP's input brushes
  * (one byte each, *COUNT of them), or NULL when every brush may be picked. Valid until the
  * selection or the snapshot changes. */
-const guint8 *allium_view_pick_mask(AlliumView *self, const AlliumSnapshot *snap, int *count);
+const al_pick_mask *allium_view_pick_mask(AlliumView *self, const AlliumSnapshot *snap);
 double allium_view_scale(AlliumView *self);
 
 G_END_DECLS

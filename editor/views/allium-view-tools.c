@@ -599,7 +599,8 @@ static void commit_band(AlliumView *self)
         double lo[3], hi[3];
         gint64 row = snap->input.entity_ids[e];
         if (al_scene_entity_bounds(snap->scene, e, lo, hi) && INSIDE(lo, hi) &&
-            !allium_selection_has_entity(self->selection, row))
+            !allium_selection_has_entity(self->selection, row) &&
+            allium_selection_is_entity_pickable(self->selection, row))
             allium_selection_select_entity(self->selection, row, ALLIUM_SELECT_TOGGLE);
     }
 #undef INSIDE

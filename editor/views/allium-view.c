@@ -131,6 +131,8 @@ static void update_selected_indices(AlliumView *self, const AlliumSnapshot *snap
     g_array_set_size(self->selected_faces, 0);
     g_array_set_size(self->hidden_brushes, 0);
     g_array_set_size(self->unpickable_brushes, 0);
+    g_array_set_size(self->hidden_entities, 0);
+    g_array_set_size(self->unpickable_entities, 0);
     if (!snap || !self->selection) return;
 
     const al_input *in = &snap->input.input;
@@ -148,6 +150,32 @@ static void update_selected_indices(AlliumView *self, const AlliumSnapshot *snap
         for (int b = 0; b < in->brush_count; b++)
             g_array_index(self->unpickable_brushes, guint8, b) =
                 !allium_selection_is_pickable(self->selection, snap->input.brush_ids[b]);
+    }
+
+    /* The layers' colours, for the 2D outlines. */
+    g_array_set_size(self->brush_tints, 0);
+    if (allium_selection_get_tint_count(self->selection) > 0 && snap->input.brush_ids) {
+        g_array_set_size(self->brush_tints, 4 * (guint) in->brush_count);
+        for (int b = 0; b < in->brush_count; b++) {
+            guint32 c = allium_selection_get_tint(self->selection, snap->input.brush_ids[b]);
+            guint8 *rgba = &g_array_index(self->brush_tints, guint8, 4 * b);
+            for (int k = 0; k < 4; k++) rgba[k] = (guint8) (c >> (24 - 8 * k));
+        }
+    }
+    /* Point entities: hidden or locked by their own marks, groups or layers. */
+    any = FALSE;
+    for (int e = 0; snap->input.entity_ids && e < in->entity_count && !any; e++)
+        any = !allium_selection_is_entity_pickable(self->selection, snap->input.entity_ids[e]);
+    if (any) {
+        g_array_set_size(self->hidden_entities, (guint) in->entity_count);
+        g_array_set_size(self->unpickable_entities, (guint) in->entity_count);
+        for (int e = 0; e < in->entity_count; e++) {
+            gint64 row = snap->input.entity_ids[e];
+            g_array_index(self->hidden_entities, guint8, e) =
+                allium_selection_is_entity_hidden(self->selection, row);
+            g_array_index(self->unpickable_entities, guint8, e) =
+                !allium_selection_is_entity_pickable(self->selection, row);
+        }
     }
 
     guint count;
@@ -456,6 +484,13 @@ static gboolean gl_render_cb(GtkGLArea *area, GdkGLContext *context, AlliumView 
     opt.hidden_brushes =
         self->hidden_brushes->len ? (const uint8_t *) self->hidden_brushes->data : NULL;
     opt.hidden_brush_count = (int) self->hidden_brushes->len;
+    opt.hidden_entities =
+        self->hidden_entities->len ? (const uint8_t *) self->hidden_entities->data : NULL;
+    opt.hidden_entity_count = (int) self->hidden_entities->len;
+    if (self->kind != AL_VIEW_3D && self->brush_tints->len) {
+        opt.brush_tints = (const uint8_t(*)[4])(gpointer) self->brush_tints->data;
+        opt.brush_tint_count = (int) (self->brush_tints->len / 4);
+    }
     if (self->kind == AL_VIEW_3D) {
         memcpy(opt.pvs_point, self->camera.position, sizeof opt.pvs_point);
         opt.has_pvs_point = true;
@@ -584,6 +619,7 @@ static void allium_view_dispose(GObject *object)
     allium_view_set_selection(self, NULL);
     allium_view_set_collision(self, NULL);
     g_clear_pointer(&self->entity_class, g_free);
+    allium_view_dispose_context_menu(self);
     g_signal_handlers_disconnect_by_data(allium_preferences_get_default(), self);
     gtk_widget_dispose_template(GTK_WIDGET(self), ALLIUM_TYPE_VIEW);
     G_OBJECT_CLASS(allium_view_parent_class)->dispose(object);
@@ -598,6 +634,9 @@ static void allium_view_finalize(GObject *object)
     g_clear_pointer(&self->uploaded_textures, allium_textures_unref);
     g_array_unref(self->selected_brushes);
     g_array_unref(self->hidden_brushes);
+    g_array_unref(self->hidden_entities);
+    g_array_unref(self->unpickable_entities);
+    g_array_unref(self->brush_tints);
     g_array_unref(self->unpickable_brushes);
     g_array_unref(self->selected_entities);
     g_array_unref(self->selected_faces);
@@ -713,6 +752,9 @@ static void allium_view_init(AlliumView *self)
     self->textures = TRUE;
     self->selected_brushes = g_array_new(FALSE, FALSE, sizeof(int32_t));
     self->hidden_brushes = g_array_new(FALSE, FALSE, sizeof(guint8));
+    self->hidden_entities = g_array_new(FALSE, FALSE, sizeof(guint8));
+    self->unpickable_entities = g_array_new(FALSE, FALSE, sizeof(guint8));
+    self->brush_tints = g_array_new(FALSE, FALSE, sizeof(guint8));
     self->unpickable_brushes = g_array_new(FALSE, FALSE, sizeof(guint8));
     self->selected_faces = g_array_new(FALSE, FALSE, sizeof(int32_t[2]));
     self->selected_entities = g_array_new(FALSE, FALSE, sizeof(int32_t));
@@ -769,11 +811,13 @@ double allium_view_scale(AlliumView *self)
     return (double) gtk_widget_get_scale_factor(GTK_WIDGET(self));
 }
 
-const guint8 *allium_view_pick_mask(AlliumView *self, const AlliumSnapshot *snap, int *count)
+const al_pick_mask *allium_view_pick_mask(AlliumView *self, const AlliumSnapshot *snap)
 {
     update_selected_indices(self, snap);
-    *count = (int) self->unpickable_brushes->len;
-    return self->unpickable_brushes->len ? (const guint8 *) self->unpickable_brushes->data : NULL;
+    GArray *b = self->unpickable_brushes, *e = self->unpickable_entities;
+    self->pick_mask = (al_pick_mask){b->len ? (const uint8_t *) b->data : NULL, (int) b->len,
+                                     e->len ? (const uint8_t *) e->data : NULL, (int) e->len};
+    return &self->pick_mask;
 }
 
 gboolean allium_view_foreach_selected_bounds(AlliumView *self, AlliumBoundsFunc func,
@@ -1002,6 +1046,21 @@ void allium_view_simulate_drag_holding(AlliumView *self, double x0, double y0, d
         allium_view_tool_update(self, x0 + t * (x1 - x0), y0 + t * (y1 - y0));
     }
     allium_view_tool_end(self, x1, y1);
+}
+
+void allium_view_simulate_right_click(AlliumView *self, double x, double y)
+{
+    g_return_if_fail(ALLIUM_IS_VIEW(self));
+    g_signal_emit_by_name(self->secondary_drag, "drag-begin", x, y);
+    g_signal_emit_by_name(self->secondary_drag, "drag-end", 0.0, 0.0);
+}
+
+gboolean allium_view_simulate_drop(AlliumView *self, const GValue *value, double x, double y)
+{
+    g_return_val_if_fail(ALLIUM_IS_VIEW(self), FALSE);
+    gboolean taken = FALSE;
+    g_signal_emit_by_name(self->prefab_drop, "drop", value, x, y, &taken);
+    return taken;
 }
 
 void allium_view_simulate_click(AlliumView *self, double x, double y, GdkModifierType state)

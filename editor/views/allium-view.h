@@ -11,8 +11,10 @@
  * the point under the pointer). 2D: right or middle drag pans, the wheel zooms at the
  * pointer. Left click selects the brush or entity under the pointer, Shift + click adds or
  * removes it, a click on nothing clears the selection; in 2D a click where the last one
- * was selects the next brush behind the selected one. Brushes the selection hides are
- * neither drawn nor picked. Left drag: the tools of allium-view-tools.c (move or turn the
+ * was selects the next brush behind the selected one. A right click (no drag) opens the
+ * context menu (allium-view-menu.c). Brushes and point entities the selection hides are
+ * neither drawn nor picked; 2D views draw a brush's outline in its layer's colour. Left
+ * drag: the tools of allium-view-tools.c (move or turn the
  * selection, select in a rectangle, draw a brush).
  *
  * Signals:
@@ -109,6 +111,17 @@ gboolean allium_view_apply_material(AlliumView *self, const char *material, doub
 
 /* Test hook: a left click at widget point (X, Y), through the code the click gesture runs. */
 void allium_view_simulate_click(AlliumView *self, double x, double y, GdkModifierType state);
+
+/* Test hook: a right click (press and release without moving) at widget point (X, Y): the
+ * right button's drag gesture emits its "drag-begin" and "drag-end" as GTK does for a
+ * click, so the code a real click runs opens the context menu. */
+void allium_view_simulate_right_click(AlliumView *self, double x, double y);
+/* Test hook: VALUE (what a drag from the Prefabs page carries) dropped at widget point
+ * (X, Y): the view's drop target emits its "drop" as GTK does when the drag ends there.
+ * TRUE when the view took it. */
+gboolean allium_view_simulate_drop(AlliumView *self, const GValue *value, double x, double y);
+/* The context menu, once a right click opened it (NULL before); for tests. */
+GtkPopover *allium_view_get_context_menu(AlliumView *self);
 
 /* Test hook: a left drag from (X0, Y0) to (X1, Y1), widget points, through the same code
  * the pointer gestures run; STEPS intermediate updates. */

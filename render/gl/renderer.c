@@ -69,6 +69,7 @@ struct al_renderer {
     int32_t *leaves; /* scratch for the PVS query */
     int leaf_cap;
     range_list opaque, opaque_edges, tools, pvs, cluster, scratch;
+    range_list tinted;        /* 2D: the outlines of brushes with a tint, one colour at a time */
     al_vertex *line_vertices; /* scratch for the lines made per frame (grid, guides) */
     int line_cap;
     GLuint lightmap;            /* the atlas texture, 0 until one is uploaded */
@@ -208,8 +209,8 @@ void al_renderer_destroy(al_renderer *r)
     for (int i = 0; i < r->held_count; i++) free(r->held[i].name);
     free(r->held);
     for (unsigned v = 0; v < AL_PROGRAM_VARIANTS; v++) al_program_destroy(&r->programs[v]);
-    range_list *lists[] = {&r->opaque, &r->opaque_edges, &r->tools,
-                           &r->pvs,    &r->cluster,      &r->scratch};
+    range_list *lists[] = {&r->opaque,  &r->opaque_edges, &r->tools, &r->pvs,
+                           &r->cluster, &r->scratch,      &r->tinted};
     for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++) ranges_free(lists[i]);
     free(r->stamp);
     free(r->leaf_stamp);
@@ -481,14 +482,19 @@ static void radius_ranges(al_renderer *r, const al_draw_options *opt, range_list
     }
 }
 
-/* Every entity mesh's triangles (except those around the eye), lines or reach. */
-static void entity_ranges(al_renderer *r, int kind, const double *eye, range_list *l)
+/* Every shown entity mesh's triangles (except those around the eye), lines or reach. */
+static void entity_ranges(al_renderer *r, const al_draw_options *opt, int kind, const double *eye,
+                          range_list *l)
 {
     const al_scene *s = r->scene;
     l->n = 0;
     for (int e = 0; e < s->entity_count; e++) {
         const al_mesh *m = s->entities[e];
         if (r->entity_tri[e] < 0) continue;
+        int input = s->entity_index[e];
+        if (opt->hidden_entities && input >= 0 && input < opt->hidden_entity_count &&
+            opt->hidden_entities[input])
+            continue;
         if (kind == 0) {
             /* A box around the eye (the camera at a player start) would veil the whole view. */
             bool around = eye != NULL;
@@ -631,6 +637,41 @@ static bool brush_hidden(const al_draw_options *opt, int b)
     return opt->hidden_brushes && b < opt->hidden_brush_count && opt->hidden_brushes[b];
 }
 
+/* Brush B's tint (al_draw_options.brush_tints), or NULL when it has none. */
+static const uint8_t *brush_tint(const al_draw_options *opt, int b)
+{
+    if (!opt->brush_tints || b >= opt->brush_tint_count || opt->brush_tints[b][3] == 0) return NULL;
+    return opt->brush_tints[b];
+}
+
+/* 2D: the outlines of the tinted brushes draw_2d kept in view (KEPT[b] not 0), in their
+ * colours: one draw per colour, as a map has a few layers. */
+static void draw_tinted(al_renderer *r, const al_draw_options *opt, const uint8_t *kept)
+{
+    const al_scene *s = r->scene;
+    if (!opt->brush_tints) return;
+    int n = s->brush_count < opt->brush_tint_count ? s->brush_count : opt->brush_tint_count;
+    uint8_t *done = calloc((size_t) n + 1, 1);
+    if (!done) return;
+    for (int first = 0; first < n; first++) {
+        const uint8_t *c = kept[first] && !done[first] ? brush_tint(opt, first) : NULL;
+        if (!c) continue;
+        r->tinted.n = 0;
+        for (int b = first; b < n; b++) {
+            const uint8_t *d = kept[b] && !done[b] ? brush_tint(opt, b) : NULL;
+            if (!d || memcmp(c, d, 4) != 0) continue;
+            done[b] = 1;
+            const al_mesh *m = s->brushes[b];
+            ranges_add(&r->tinted, r->brush_line[b], m->line_count);
+        }
+        const float colour[4] = {c[0] / 255.0f, c[1] / 255.0f, c[2] / 255.0f, c[3] / 255.0f};
+        set_pass(r, 0, NULL, colour);
+        draw_ranges(&r->store.lines, GL_LINES, &r->tinted);
+    }
+    free(done);
+    set_pass(r, 0, NULL, NULL);
+}
+
 static void draw_2d(al_renderer *r, const al_camera *cam, const al_draw_options *opt,
                     const float planes[6][4], al_draw_stats *st)
 {
@@ -643,9 +684,11 @@ static void draw_2d(al_renderer *r, const al_camera *cam, const al_draw_options 
     edges->n = 0;
     r->opaque.n = 0;
     bool marked = mark_frustum(r, planes);
+    uint8_t *kept = opt->brush_tints ? calloc((size_t) s->brush_count + 1, 1) : NULL;
     for (int b = 0; b < s->brush_count; b++) {
         const al_mesh *m = s->brushes[b];
         if (!m || r->brush_line[b] < 0 || brush_hidden(opt, b)) continue;
+        bool tinted = kept && brush_tint(opt, b);
         if (marked && r->brush_stamp[b] != r->cull_pass) {
             st->faces_culled_frustum += s->brush_first_face[b + 1] - s->brush_first_face[b];
             continue;
@@ -663,7 +706,10 @@ static void draw_2d(al_renderer *r, const al_camera *cam, const al_draw_options 
                 continue;
             }
             st->faces_drawn++;
-            ranges_add(edges, r->brush_line[b] + sf->first_edge, sf->edge_count);
+            if (tinted)
+                kept[b] = 1; /* its whole outline in its colour, after the others */
+            else
+                ranges_add(edges, r->brush_line[b] + sf->first_edge, sf->edge_count);
             if (r->textures_on && !(sf->flags & AL_FACE_TOOL) && r->brush_tri[b] >= 0)
                 ranges_add(&r->opaque, r->brush_tri[b] + sf->first_tri, sf->tri_count);
         }
@@ -696,6 +742,8 @@ static void draw_2d(al_renderer *r, const al_camera *cam, const al_draw_options 
     }
     set_pass(r, 0, NULL, NULL);
     draw_ranges(&r->store.lines, GL_LINES, edges);
+    if (kept) draw_tinted(r, opt, kept);
+    free(kept);
     glEnable(GL_BLEND);
     /* The colour blends; the alpha stays 1, so the picture is opaque wherever GTK puts it. */
     glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ZERO, GL_ONE);
@@ -703,13 +751,13 @@ static void draw_2d(al_renderer *r, const al_camera *cam, const al_draw_options 
         static const float faint[4] = {1, 1, 1, 0.5f};
         /* Every light's reach only when asked: in a lit map the circles hide the brushes. */
         if (opt->overlays & AL_OVERLAY_LIGHT_RADII)
-            entity_ranges(r, 2, NULL, &r->scratch);
+            entity_ranges(r, opt, 2, NULL, &r->scratch);
         else
             radius_ranges(r, opt, &r->scratch);
         set_pass(r, 0, faint, NULL);
         draw_ranges(&r->store.radius, GL_LINES, &r->scratch);
         set_pass(r, 0, NULL, NULL);
-        entity_ranges(r, 1, NULL, &r->scratch);
+        entity_ranges(r, opt, 1, NULL, &r->scratch);
         draw_ranges(&r->store.lines, GL_LINES, &r->scratch);
     }
     if (opt->overlays & AL_OVERLAY_PORTALS) {
@@ -801,15 +849,15 @@ static void draw_3d(al_renderer *r, const al_camera *cam, const al_draw_options 
     /* The colour blends; the alpha stays 1, so the picture is opaque wherever GTK puts it. */
     glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ZERO, GL_ONE);
     if (opt->overlays & AL_OVERLAY_ENTITIES) {
-        entity_ranges(r, 0, cam->position, &r->scratch);
+        entity_ranges(r, opt, 0, cam->position, &r->scratch);
         set_pass(r, 1, NULL, NULL);
         draw_ranges(&r->store.tris, GL_TRIANGLES, &r->scratch);
-        entity_ranges(r, 1, NULL, &r->scratch);
+        entity_ranges(r, opt, 1, NULL, &r->scratch);
         set_pass(r, 0, NULL, NULL);
         draw_ranges(&r->store.lines, GL_LINES, &r->scratch);
         if (opt->overlays & AL_OVERLAY_LIGHT_RADII) {
             static const float faint[4] = {1, 1, 1, 0.4f};
-            entity_ranges(r, 2, NULL, &r->scratch);
+            entity_ranges(r, opt, 2, NULL, &r->scratch);
             set_pass(r, 0, faint, NULL);
             draw_ranges(&r->store.radius, GL_LINES, &r->scratch);
         }

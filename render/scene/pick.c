@@ -244,19 +244,18 @@ static void pick_init(al_pick *out)
 
 /* Tests brush B; keeps it in OUT if it is hit before *BEST (or at *BEST with a lower
  * index). */
-/* Whether input brush B is hidden by the mask HIDDEN (one byte per brush, COUNT of them). */
-static bool is_hidden(const uint8_t *hidden, int count, int32_t b)
+/* Whether item I is hidden by the bytes HIDDEN (COUNT of them; NULL: none). */
+static bool is_hidden(const uint8_t *hidden, int count, int32_t i)
 {
-    return hidden && b < count && hidden[b];
+    return hidden && i >= 0 && i < count && hidden[i];
 }
 
 static void pick_brush(const al_scene *s, int32_t b, const double origin[3], const double dir[3],
-                       unsigned flags, const uint8_t *hidden, int hidden_count, double *best,
-                       al_pick *out)
+                       unsigned flags, const al_pick_mask *mask, double *best, al_pick *out)
 {
     const al_mesh *m = s->brushes[b];
     if (!m || ((flags & AL_PICK_SKIP_TOOLS) && (m->flags & AL_FACE_TOOL))) return;
-    if (is_hidden(hidden, hidden_count, b)) return;
+    if (mask && is_hidden(mask->brushes, mask->brush_count, b)) return;
     double t;
     int axis, side;
     const al_mesh_face *face;
@@ -273,11 +272,12 @@ static void pick_brush(const al_scene *s, int32_t b, const double origin[3], con
 
 /* Point entities (few: a scan), then the hit point. */
 static bool pick_finish(const al_scene *s, const double origin[3], const double dir[3],
-                        unsigned flags, double best, al_pick *out)
+                        unsigned flags, const al_pick_mask *mask, double best, al_pick *out)
 {
     if (!(flags & AL_PICK_SKIP_ENTITIES)) {
         for (int i = 0; i < s->entity_count; i++) {
             const al_mesh *e = s->entities[i];
+            if (mask && is_hidden(mask->entities, mask->entity_count, s->entity_index[i])) continue;
             double t;
             int axis, side;
             if (!ray_box(origin, dir, e->mins, e->maxs, best, &t, &axis, &side) || t >= best ||
@@ -323,11 +323,11 @@ bool al_scene_bvh_mark(const al_scene *s,
 bool al_scene_pick(const al_scene *s, const double origin[3], const double dir[3],
                    unsigned flags, al_pick *out)
 {
-    return al_scene_pick_visible(s, origin, dir, flags, NULL, 0, out);
+    return al_scene_pick_visible(s, origin, dir, flags, NULL, out);
 }
 
 bool al_scene_pick_visible(const al_scene *s, const double origin[3], const double dir[3],
-                           unsigned flags, const uint8_t *hidden, int hidden_count, al_pick *out)
+                           unsigned flags, const al_pick_mask *mask, al_pick *out)
 {
     pick_init(out);
     double best = INFINITY;
@@ -342,7 +342,7 @@ bool al_scene_pick_visible(const al_scene *s, const double origin[3], const doub
         if (!ray_box(origin, dir, n->mins, n->maxs, best, &t, &axis, &side)) continue;
         if (n->count > 0) {
             for (int32_t i = n->first; i < n->first + n->count; i++)
-                pick_brush(s, tree->items[i], origin, dir, flags, hidden, hidden_count, &best, out);
+                pick_brush(s, tree->items[i], origin, dir, flags, mask, &best, out);
             continue;
         }
         /* Both children: the nearer one on top, so it is walked first. */
@@ -360,15 +360,15 @@ bool al_scene_pick_visible(const al_scene *s, const double origin[3], const doub
             stack[top++] = n->first + 1;
         }
     }
-    return pick_finish(s, origin, dir, flags, best, out);
+    return pick_finish(s, origin, dir, flags, mask, best, out);
 }
 
 bool al_scene_pick_scan(const al_scene *s, const double origin[3], const double dir[3],
-                        unsigned flags, const uint8_t *hidden, int hidden_count, al_pick *out)
+                        unsigned flags, const al_pick_mask *mask, al_pick *out)
 {
     pick_init(out);
     double best = INFINITY;
     for (int32_t b = 0; b < s->brush_count; b++)
-        pick_brush(s, b, origin, dir, flags, hidden, hidden_count, &best, out);
-    return pick_finish(s, origin, dir, flags, best, out);
+        pick_brush(s, b, origin, dir, flags, mask, &best, out);
+    return pick_finish(s, origin, dir, flags, mask, best, out);
 }

@@ -140,7 +140,7 @@ bool al_scene_bvh_mark(const al_scene *scene,
 /* al_scene_pick_visible without the tree: every brush in input order (the tests'
  * reference). */
 bool al_scene_pick_scan(const al_scene *scene, const double origin[3], const double dir[3],
-                        unsigned flags, const uint8_t *hidden, int hidden_count, al_pick *out);
+                        unsigned flags, const al_pick_mask *mask, al_pick *out);
 
 /* The portals of WORLD as translucent triangles and outlines (malloc'd; the renderer makes
  * them when the overlay is on). False if memory ran out. */

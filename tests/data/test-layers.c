@@ -14,6 +14,7 @@
 #include "store/document.h"
 #include "store/map-doc.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -506,6 +507,16 @@ CHECK_TEST(undo, "/layers/edits/each-change-is-one-undoable-step")
                            "Lock", NULL, &d) == AL_OK);
     check_one_step(doc, "lock a group", before);
 
+    /* A point entity takes the marks as any entity does. */
+    before = snapshot(doc);
+    CHECK(al_doc_set_state(doc, NULL, 0, &light, 1, AL_DOC_STATE_HIDDEN | AL_DOC_STATE_LOCKED,
+                           AL_DOC_STATE_HIDDEN | AL_DOC_STATE_LOCKED, "Hide", NULL, &d) == AL_OK);
+    check_one_step(doc, "hide and lock a point entity", before);
+    REQUIRE(al_layers_read(doc, &l, NULL) == AL_OK);
+    int li = al_layers_find(&l, light);
+    CHECK(li > 0 && l.rows[li].state == (AL_DOC_STATE_HIDDEN | AL_DOC_STATE_LOCKED));
+    al_layers_free(&l);
+
     before = snapshot(doc);
     CHECK(al_layers_delete_layer(doc, ghosts, NULL, &d) == AL_OK);
     check_one_step(doc, "delete layer", before);
@@ -616,6 +627,95 @@ CHECK_TEST(broken, "/layers/import/broken-keys-are-warnings-naming-the-line")
           l.nodes[5].kind == AL_LAYER_NODE_PLAIN);
     al_layers_free(&l);
     al_map_destroy(back);
+    al_diag_list_clear(&d);
+    al_map_destroy(map);
+    al_doc_close(doc);
+}
+
+/* Whether N (an index of L) shows colour R G B, within the 4 digits the key keeps. */
+static bool colored(const al_layers *l, int n, float r, float g, float b)
+{
+    const al_layer_node *node = &l->nodes[n];
+    return node->has_color && fabsf(node->color[0] - r) < 1e-4f &&
+           fabsf(node->color[1] - g) < 1e-4f && fabsf(node->color[2] - b) < 1e-4f;
+}
+
+CHECK_TEST(color, "/layers/color/set-undone-and-kept-through-the-map-text")
+{
+    /* The value as TrenchBroom writes it, three or four numbers; anything else is none. */
+    float rgb[3] = {-1, -1, -1};
+    CHECK(al_layer_color_parse("0.25 0.75 1 1", rgb) && rgb[0] == 0.25f && rgb[1] == 0.75f &&
+          rgb[2] == 1.0f);
+    CHECK(al_layer_color_parse(" 0.0 1.0 0.0", rgb) && rgb[0] == 0 && rgb[1] == 1 && rgb[2] == 0);
+    static const char *const bad[] = {"",         "1 1",       "0.5 0.5 x", "0.5 0.5 1.5",
+                                      "-0.1 0 0", "0 0 0 1 1", "nan 0 0",   "0 0 0,"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        CHECK_MSG(!al_layer_color_parse(bad[i], rgb), "\"%s\" read as a colour", bad[i]);
+    char text[AL_LAYER_COLOR_SIZE];
+    al_layer_color_format((const float[3]){0.125f, 2.0f, -1.0f}, text);
+    CHECK_MSG(strcmp(text, "0.125 1 0 1") == 0, "written as \"%s\"", text);
+
+    al_map *map = layered();
+    REQUIRE(map);
+    al_doc *doc = import("layers-color.allium", map);
+    REQUIRE(doc);
+    al_diag_list d = {0};
+    int64_t walls = row_of(doc, E_WALLS), props = row_of(doc, E_PROPS);
+    al_layers l;
+    /* The file's colour reaches the layer's members, through their groups. */
+    REQUIRE(al_layers_read(doc, &l, NULL) == AL_OK);
+    CHECK(colored(&l, E_WALLS, 0.2f, 0.6f, 1) && colored(&l, E_OUTER, 0.2f, 0.6f, 1) &&
+          colored(&l, E_LIGHT, 0.2f, 0.6f, 1));
+    CHECK(!l.nodes[E_PROPS].has_color && !l.nodes[E_DOOR].has_color && !l.nodes[0].has_color);
+    al_layers_free(&l);
+
+    /* Set on a layer and on the default one, each one step; a group is refused. */
+    char *before = snapshot(doc);
+    CHECK(al_layers_set_color(doc, props, (const float[3]){0.25f, 0.75f, 1}, NULL, &d) == AL_OK);
+    check_one_step(doc, "colour a layer", before);
+    before = snapshot(doc);
+    CHECK(al_layers_set_color(doc, 0, (const float[3]){1, 0.5f, 0}, NULL, &d) == AL_OK);
+    check_one_step(doc, "colour the default layer", before);
+    before = snapshot(doc);
+    CHECK(al_layers_set_color(doc, walls, NULL, NULL, &d) == AL_OK);
+    check_one_step(doc, "clear a colour", before);
+    CHECK(al_layers_set_color(doc, row_of(doc, E_OUTER), (const float[3]){1, 1, 1}, NULL, &d) ==
+          AL_ERR_INVALID_ARGUMENT);
+
+    /* Through the text and back into a new document: the same colours. */
+    al_map *back = exported(doc);
+    REQUIRE(back);
+    char *written = NULL;
+    size_t length = 0;
+    REQUIRE(al_map_write(back, false, &written, &length));
+    CHECK(strstr(written, "\"_tb_layer_color\" \"0.25 0.75 1 1\"") != NULL);
+    al_map *again = read_text(written, length);
+    REQUIRE(again);
+    al_doc *copy = import("layers-color-copy.allium", again);
+    REQUIRE(copy);
+    REQUIRE(al_layers_read(copy, &l, NULL) == AL_OK);
+    CHECK(colored(&l, E_PROPS, 0.25f, 0.75f, 1) && colored(&l, E_DOOR, 0.25f, 0.75f, 1));
+    CHECK(colored(&l, 0, 1, 0.5f, 0) && !l.nodes[E_NULL].has_color);
+    CHECK(!l.nodes[E_WALLS].has_color && !l.nodes[E_OUTER].has_color);
+    al_layers_free(&l);
+    al_doc_close(copy);
+    al_map_destroy(again);
+    free(written);
+    al_map_destroy(back);
+
+    /* A broken value is a warning naming its line; the layer has none. */
+    static const char broken[] = "{\n\"classname\" \"worldspawn\"\n}\n"
+                                 "{\n\"classname\" \"func_group\"\n\"_tb_type\" \"_tb_layer\"\n"
+                                 "\"_tb_id\" \"1\"\n\"_tb_layer_color\" \"red\"\n}\n";
+    al_map *bm = read_text(broken, sizeof broken - 1);
+    REQUIRE(bm);
+    al_diag_list_clear(&d);
+    al_layer_source src = al_layer_source_of_map(bm);
+    al_layer_node *nodes = NULL;
+    REQUIRE(al_layer_tree_build(&src, &nodes, &d) == AL_OK);
+    CHECK(warned(&d, 4, "_tb_layer_color") && !nodes[1].has_color);
+    free(nodes);
+    al_map_destroy(bm);
     al_diag_list_clear(&d);
     al_map_destroy(map);
     al_doc_close(doc);

@@ -100,20 +100,25 @@ static void check_tree_equals_scan(loaded *l, const double (*rays)[6], int count
     uint8_t *mask = calloc((size_t) n + 1, 1);
     REQUIRE(mask);
     for (int b = 0; b < n; b++) mask[b] = (uint8_t) ((b * 2654435761u >> 7) % 3 == 0);
-    int differ = 0, hidden_picked = 0, picks = 0;
+    /* Point entities too: every other one. */
+    int ne = l->scene->input_entity_count;
+    uint8_t *entity_mask = calloc((size_t) ne + 1, 1);
+    REQUIRE(entity_mask);
+    for (int e = 0; e < ne; e++) entity_mask[e] = (uint8_t) (e % 2);
+    const al_pick_mask mask_of = {mask, n, entity_mask, ne};
+    int differ = 0, hidden_picked = 0, picks = 0, entity_picks = 0;
     double tree_s = 0, scan_s = 0;
     for (int masked = 0; masked < 2; masked++) {
-        const uint8_t *hidden = masked ? mask : NULL;
         for (size_t f = 0; f < sizeof flag_sets / sizeof flag_sets[0]; f++) {
             for (int i = 0; i < count; i++, picks++) {
                 al_pick a, b;
                 double t0 = seconds();
                 bool ha = masked ? al_scene_pick_visible(l->scene, rays[i], rays[i] + 3,
-                                                         flag_sets[f], hidden, n, &a)
+                                                         flag_sets[f], &mask_of, &a)
                                  : al_scene_pick(l->scene, rays[i], rays[i] + 3, flag_sets[f], &a);
                 double t1 = seconds();
-                bool hb =
-                    al_scene_pick_scan(l->scene, rays[i], rays[i] + 3, flag_sets[f], hidden, n, &b);
+                bool hb = al_scene_pick_scan(l->scene, rays[i], rays[i] + 3, flag_sets[f],
+                                             masked ? &mask_of : NULL, &b);
                 tree_s += t1 - t0;
                 scan_s += seconds() - t1;
                 if (ha != hb || !same_pick(&a, &b)) {
@@ -124,12 +129,18 @@ static void check_tree_equals_scan(loaded *l, const double (*rays)[6], int count
                                    a.face, a.t, b.brush, b.face, b.t);
                 }
                 if (masked && ha && a.kind == AL_PICK_FACE && mask[a.brush]) hidden_picked++;
+                if (masked && ha && a.kind == AL_PICK_ENTITY && entity_mask[a.entity])
+                    hidden_picked++;
+                if (!masked && ha && a.kind == AL_PICK_ENTITY && entity_mask[a.entity])
+                    entity_picks++;
             }
         }
     }
     free(mask);
+    free(entity_mask);
     CHECK_MSG(differ == 0, "%d of %d picks differ between the tree and the scan", differ, picks);
-    CHECK_MSG(hidden_picked == 0, "%d picks found a hidden brush", hidden_picked);
+    CHECK_MSG(hidden_picked == 0, "%d picks found a hidden brush or entity", hidden_picked);
+    check_note("%d picks found an entity the mask then hides", entity_picks);
     check_note("%d brushes, %d tree nodes: %.0f ns per pick with the tree, %.0f ns scanning",
                l->scene->brush_count, l->scene->bvh->count, 1e9 * tree_s / picks,
                1e9 * scan_s / picks);
@@ -501,7 +512,7 @@ CHECK_TEST(incremental, "/scene/a-scene-built-from-the-one-before-equals-one-bui
             for (int k = 0; k < 3; k++) dir[k] /= sqrt(len);
             al_pick a, b;
             bool ha = al_scene_pick(inc, o, dir, 0, &a),
-                 hb = al_scene_pick_scan(inc, o, dir, 0, NULL, 0, &b);
+                 hb = al_scene_pick_scan(inc, o, dir, 0, NULL, &b);
             picks_off += ha != hb || (ha && (a.brush != b.brush || a.face != b.face || a.t != b.t));
         }
         al_scene_destroy(whole);
