@@ -315,7 +315,8 @@ static bool load_hall(scene *s, bool open)
  * PVS: the gate opens everywhere, the pool's floor included, 700 units from the wall that
  * went, whose box no ray to the pool crosses. The carried light must be the new world's
  * there too. */
-CHECK_TEST(gate_opened, "/rad/update/light-a-pvs-change-lets-through-far-from-the-edit-is-corrected")
+CHECK_TEST(gate_opened,
+           "/rad/update/light-a-pvs-change-lets-through-far-from-the-edit-is-corrected")
 {
     scene s, t;
     REQUIRE(load_hall(&s, false));
@@ -350,11 +351,12 @@ CHECK_TEST(gate_opened, "/rad/update/light-a-pvs-change-lets-through-far-from-th
     rad_check_finish_corrections(next);
     int checked;
     double worst = rad_check_bounce(next, 1, &checked, why, sizeof why);
-    CHECK_MSG(worst < 1e-3, "bounced light off by %.2e of the mean (%d luxels): %s", worst,
-              checked, why);
+    CHECK_MSG(worst < 1e-3, "bounced light off by %.2e of the mean (%d luxels): %s", worst, checked,
+              why);
     check_books(next, "gate opened");
     check_note("%d luxels of the pool's floor lit only after; direct %.1e, bounced %.1e of "
-               "the mean (%d luxels)", dark_then_lit, d, worst, checked);
+               "the mean (%d luxels)",
+               dark_then_lit, d, worst, checked);
     al_rad_destroy(fresh);
     al_rad_destroy(next);
     al_rad_destroy(rad);
