@@ -156,7 +156,8 @@ void al_rad_destroy(al_rad *rad);
 /* The solver of WORLD (compiled from INPUT, the map after an edit) with the light of PREV
  * (the solver of the map before it) carried over and corrected for the edit, instead of
  * dark: faces the edit left as they were keep their luxels' light, and only light whose
- * path crosses a brush the edit added, removed or changed is shot again, as the
+ * path crosses a brush the edit added, removed or changed, or whose pair of vis leaves the
+ * PVS of one world lets see each other and the other's not, is shot again, as the
  * difference (negative where the edit now blocks light; rad/update.c says how).
  *   - At once, in this call: light sources' direct light (added for new faces and lights
  *     that stayed, taken back for lights that are gone; new lights are left unshot).

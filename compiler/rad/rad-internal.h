@@ -295,6 +295,10 @@ typedef struct rad_gain {
 int64_t al_rad_panel_onto(const al_rad *rad, const rad_group *r, const rad_shooter *sh,
                           float (*local)[3], rad_gain *gain);
 
+/* The PVS gate of the kernel: whether a vis leaf of R is in SH's mask, without which
+ * al_rad_panel_onto gives R nothing. */
+bool al_rad_group_sees(const al_rad *rad, const rad_group *r, const rad_shooter *sh);
+
 /* Adds LOCAL (per luxel of R's list, as al_rad_panel_onto gives it) to ROW (per luxel of
  * the solver); true if anything was not zero. */
 bool al_rad_add_local(const al_rad *rad, const rad_group *r, const float (*local)[3],

@@ -497,6 +497,11 @@ static int64_t quad_onto(const al_rad *rad, const rad_group *r, const rad_shoote
     return rays;
 }
 
+bool al_rad_group_sees(const al_rad *rad, const rad_group *r, const rad_shooter *sh)
+{
+    return group_in(rad, r, sh->mask);
+}
+
 int64_t al_rad_panel_onto(const al_rad *rad, const rad_group *r, const rad_shooter *sh,
                           float (*local)[3], rad_gain *gain)
 {

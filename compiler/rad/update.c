@@ -4,20 +4,22 @@
  * Why it can. A solver's light is linear in what it has shot: the light a luxel has
  * received is its direct light plus, over every shooter group g, the kernel K(g, luxel)
  * times g's exitance sent so far (rad.sent, kept as the receivers got it). An edit
- * changes K only where a ray the kernel casts passes through what the edit changed, and
- * changes the direct light only where a ray to a light source does. So:
+ * changes K only where a ray the kernel casts passes through what the edit changed, or
+ * where the PVS gate in front of the rays differs between the worlds (plan_fix_gates), and
+ * changes the direct light only where a ray to a light source or a light's gate does. So:
  *   - faces the edit left as they were keep their luxels' light (matched by geometry,
  *     material and which luxels lie in solid), and groups keep what they have sent;
  *   - direct light is recomputed only for luxel-light pairs whose ray crosses a changed
- *     brush (old and new light alike: the difference is added), for luxels of new faces,
- *     and taken back for lights that are gone (all at once, in the update: the first
- *     corrected frame);
+ *     brush or whose gate differs (old and new light alike: the difference is added), for
+ *     luxels of new faces, and taken back for lights that are gone (all at once, in the
+ *     update: the first corrected frame);
  *   - the bounced light is corrected afterwards, in steps (al_rad_step does them before
  *     any more shooting): for every panel that has sent light, the receivers whose rays
  *     to it may cross a changed brush (a bounding-volume tree of the groups, tested
- *     against the convex hull of panel and node) get K_new - K_old times what it sent,
- *     which is negative where the edit now casts a shadow; new faces gather what every
- *     panel has sent; panels that are gone take back all they gave.
+ *     against the convex hull of panel and node) or whose gate toward it differs get
+ *     K_new - K_old times what it sent, which is negative where the edit now casts a
+ *     shadow; new faces gather what every panel has sent; panels that are gone take back
+ *     all they gave.
  * A luxel whose incident light changes by d keeps reflectance x d more (or less) to shoot,
  * so the light an edit adds or takes away goes on bouncing through the ordinary shots,
  * as negative light where it was taken away.
@@ -31,9 +33,10 @@
  * Trees rebuilt around an edit may classify a ray that grazes a surface within their
  * epsilon differently; the changed brushes' boxes are grown by a unit for that, and the
  * tests measure what is left (al-rad.h). Workload: the update itself costs the patch
- * layout of the new world (lq-e3m4: about 130 ms) and the direct light of the pairs near
- * the edit; the corrections cost rays in proportion to the receivers the edit shadows or
- * uncovers.
+ * layout of the new world (lq-e3m4: about 130 ms), the gates (a bit test per pair of
+ * elements, about as many as vis leaves) and the direct light of the pairs near the edit;
+ * the corrections cost rays in proportion to the receivers the edit shadows or uncovers
+ * and to the pairs whose gate differs.
  */
 #include "rad-internal.h"
 
@@ -82,6 +85,20 @@ typedef struct rad_fix {
     uint64_t *masks;
     int words, base_words, threads;
     int64_t rays[AL_RAD_BATCH];
+    /* Where the PVS gate differs (plan_fix_gates): the kept luxels' elements, each a pair
+     * (the base's vis leaf, ours). */
+    int32_t elem_count;
+    int elem_words;            /* words of a row over the elements */
+    int32_t *elem_leaf[2];     /* per element: the base's vis leaf and ours (-1: none) */
+    int32_t *luxel_elem;       /* per luxel of ours: its element, -1 on a new face */
+    int32_t *group_elem_first; /* group_count + 1: each group's distinct elements */
+    int32_t *group_elems;
+    int32_t *elem_group_first; /* elem_count + 1: the groups holding each element */
+    int32_t *elem_groups;
+    uint64_t **elem_rows; /* per element X: bit Y set where the gate from X's leaf to Y's
+                             differs between the worlds; NULL where it differs nowhere */
+    int32_t gated;        /* elements with a row */
+    uint64_t *unions;     /* per-worker scratch: a row */
 } rad_fix;
 
 void al_rad_fix_free(rad_fix *fix)
@@ -97,6 +114,16 @@ void al_rad_fix_free(rad_fix *fix)
     free(fix->nodes);
     free(fix->order);
     free(fix->masks);
+    free(fix->elem_leaf[0]);
+    free(fix->elem_leaf[1]);
+    free(fix->luxel_elem);
+    free(fix->group_elem_first);
+    free(fix->group_elems);
+    free(fix->elem_group_first);
+    free(fix->elem_groups);
+    for (int32_t x = 0; fix->elem_rows && x < fix->elem_count; x++) free(fix->elem_rows[x]);
+    free(fix->elem_rows);
+    free(fix->unions);
     free(fix);
 }
 
@@ -537,6 +564,221 @@ static bool changed_boxes(const al_rad *rad, const al_rad *base, rad_fix *fix)
     return ok;
 }
 
+/* --- where the PVS gate differs ----------------------------------------------------- */
+
+/* Besides its rays the kernel has a gate: a shooter gives a receiver group nothing unless
+ * a vis leaf of the group is in the PVS rows of the shooter's leaves (al_rad_group_sees),
+ * and a light gives a luxel nothing unless the luxel's leaf is in the row of the light's.
+ * The PVS is conservative, so a shut gate only repeats what the rays say, except for a
+ * ray through an edge or a corner two brushes share: the light trees let it through, the
+ * portals have no opening there. Such a pair's light depends on the gate; and the gate of
+ * a pair far from any changed brush can differ between two worlds: when the map goes from
+ * sealed to leaking (the void's leaves, in no vis leaf and so seen by every shooter,
+ * become vis leaves; or the PVS is dropped), when one world has a PVS and the other none
+ * or another level of it, or when an edit changes rows far from itself. (e3m3: deleting a
+ * brush of its outer wall opened the map; a luxel outside, lit before through a ray that
+ * grazes a corner, was in no vis leaf, and now its vis leaf is not in the shooter's PVS.)
+ *
+ * So a pair whose gate differs is corrected as a pair whose rays may differ. The gate of a
+ * pair is an OR over the leaves of the shooter's luxels and the receiver's (of the light
+ * and the luxel): it can differ only if it differs for some luxel of each. Each kept luxel
+ * has an element, the pair (its vis leaf in the base's world, in ours); elements are
+ * about as many as vis leaves, and for each element X the elements Y whose gate from X
+ * differs make a bit row (elem_rows). A panel corrects the groups holding an element of
+ * the union of its elements' rows whose gate does differ; a light, the luxels whose
+ * element is in its own row. */
+
+/* The elements whose gate from (FROM0 in the base's world, FROM in ours) differs, into
+ * ROW (elem_words words, cleared first); whether there is any. The gate from leaf A to
+ * leaf B, as the kernel and the direct light take it, is open without a PVS row for A,
+ * or for a B in no vis leaf, and else where A's row has B. */
+static bool gate_row(const al_rad *rad, const al_rad *base, const rad_fix *fix, int32_t from0,
+                     int32_t from, uint64_t *row)
+{
+    memset(row, 0, (size_t) fix->elem_words * sizeof *row);
+    const uint64_t *r0 = al_rad_pvs_row(base, from0), *r = al_rad_pvs_row(rad, from);
+    if (!r0 && !r) return false; /* open in both, toward every leaf */
+    bool any = false;
+    const int32_t *to0 = fix->elem_leaf[0], *to = fix->elem_leaf[1];
+    for (int32_t y = 0; y < fix->elem_count; y++) {
+        bool open0 = !r0 || to0[y] < 0 || al_bit_test(r0, to0[y]);
+        bool open = !r || to[y] < 0 || al_bit_test(r, to[y]);
+        if (open0 != open) {
+            al_bit_set(row, y);
+            any = true;
+        }
+    }
+    return any;
+}
+
+typedef struct gate_pass {
+    const al_rad *rad, *base;
+    rad_fix *fix;
+    uint64_t *scratch; /* per worker: a row */
+    bool failed;       /* out of memory */
+} gate_pass;
+
+#define GATE_CHUNK 64 /* elements per job */
+
+static void gate_job(void *context, int index, int worker)
+{
+    gate_pass *gp = context;
+    rad_fix *fix = gp->fix;
+    uint64_t *row = gp->scratch + (size_t) worker * (size_t) fix->elem_words;
+    int32_t a = index * GATE_CHUNK;
+    int32_t b = a + GATE_CHUNK < fix->elem_count ? a + GATE_CHUNK : fix->elem_count;
+    for (int32_t x = a; x < b; x++) {
+        if (!gate_row(gp->rad, gp->base, fix, fix->elem_leaf[0][x], fix->elem_leaf[1][x], row))
+            continue;
+        uint64_t *keep = malloc((size_t) fix->elem_words * sizeof *keep);
+        if (!keep) {
+            gp->failed = true; /* only ever set: the race is benign */
+            continue;
+        }
+        memcpy(keep, row, (size_t) fix->elem_words * sizeof *keep);
+        fix->elem_rows[x] = keep;
+    }
+}
+
+/* Elements by key (base leaf + 1, our leaf + 1): open addressing, kept at most half full. */
+typedef struct elem_table {
+    uint64_t *keys;
+    int32_t *ids; /* -1: free */
+    uint32_t cap; /* a power of two */
+} elem_table;
+
+static uint32_t elem_slot(const elem_table *t, uint64_t k)
+{
+    uint32_t i = (uint32_t) ((k * 0x9E3779B97F4A7C15ull) >> 32) & (t->cap - 1);
+    while (t->ids[i] >= 0 && t->keys[i] != k) i = (i + 1) & (t->cap - 1);
+    return i;
+}
+
+static bool elem_table_grow(elem_table *t, uint32_t cap)
+{
+    elem_table n = {malloc((size_t) cap * sizeof *n.keys), malloc((size_t) cap * sizeof *n.ids),
+                    cap};
+    if (!n.keys || !n.ids) {
+        free(n.keys), free(n.ids);
+        return false;
+    }
+    for (uint32_t i = 0; i < cap; i++) n.ids[i] = -1;
+    for (uint32_t i = 0; i < t->cap; i++)
+        if (t->ids[i] >= 0) {
+            uint32_t at = elem_slot(&n, t->keys[i]);
+            n.keys[at] = t->keys[i];
+            n.ids[at] = t->ids[i];
+        }
+    free(t->keys), free(t->ids);
+    *t = n;
+    return true;
+}
+
+/* The element of each luxel of a face that stayed (FIX->luxel_elem, -1 for the others). */
+static bool find_elements(const al_rad *rad, const al_rad *base, rad_fix *fix,
+                          const int32_t *face_base)
+{
+    /* About one element per vis leaf: a leaf of a block both worlds share is the same
+     * leaf in both. */
+    elem_table t = {NULL, NULL, 0};
+    uint32_t cap = 64;
+    while (cap < 2 * ((int64_t) rad->cluster_count + base->cluster_count) && cap < (1u << 30))
+        cap *= 2;
+    int32_t room = 0;
+    bool ok = elem_table_grow(&t, cap);
+    for (int32_t j = 0; ok && j < rad->luxel_count; j++) fix->luxel_elem[j] = -1;
+    for (int32_t f = 0; ok && f < rad->face_count; f++) {
+        int32_t fb = face_base[f];
+        if (fb < 0) continue;
+        const rad_face *mine = &rad->faces[f], *theirs = &base->faces[fb];
+        for (int32_t s = 0; ok && s < mine->w * mine->h; s++) {
+            int32_t j = rad->slots[mine->first_slot + s];
+            if (j < 0) continue;
+            int32_t c0 = base->luxel_cluster[base->slots[theirs->first_slot + s]];
+            int32_t c = rad->luxel_cluster[j];
+            uint64_t k = ((uint64_t) (uint32_t) (c0 + 1) << 32) | (uint32_t) (c + 1);
+            uint32_t i = elem_slot(&t, k);
+            if (t.ids[i] < 0) {
+                if (fix->elem_count == room) {
+                    int32_t more = room ? 2 * room : 1024;
+                    int32_t *a = realloc(fix->elem_leaf[0], (size_t) more * sizeof *a);
+                    if (a) fix->elem_leaf[0] = a;
+                    int32_t *b = a ? realloc(fix->elem_leaf[1], (size_t) more * sizeof *b) : NULL;
+                    if (b) fix->elem_leaf[1] = b;
+                    if (!(ok = a && b)) break;
+                    room = more;
+                }
+                t.keys[i] = k;
+                t.ids[i] = fix->elem_count;
+                fix->elem_leaf[0][fix->elem_count] = c0;
+                fix->elem_leaf[1][fix->elem_count] = c;
+                fix->elem_count++;
+                if (2 * (int64_t) fix->elem_count > t.cap) ok = elem_table_grow(&t, 2 * t.cap);
+                i = elem_slot(&t, k);
+            }
+            fix->luxel_elem[j] = t.ids[i];
+        }
+    }
+    free(t.keys), free(t.ids);
+    return ok;
+}
+
+/* The elements of the luxels of faces that stayed (their groups' lists, and the groups of
+ * each element), and the rows of those whose gates differ. */
+static al_status plan_fix_gates(const al_rad *rad, const al_rad *base, rad_fix *fix,
+                                const int32_t *face_base)
+{
+    fix->luxel_elem = malloc(((size_t) rad->luxel_count + 1) * sizeof *fix->luxel_elem);
+    fix->group_elem_first = calloc((size_t) rad->group_count + 2, sizeof *fix->group_elem_first);
+    if (!fix->luxel_elem || !fix->group_elem_first || !find_elements(rad, base, fix, face_base))
+        return AL_ERR_NOMEM;
+    /* Each group's distinct elements (a group has at most AL_RAD_GROUP^2 luxels). */
+    fix->group_elems = malloc(((size_t) rad->luxel_count + 1) * sizeof *fix->group_elems);
+    fix->elem_group_first = calloc((size_t) fix->elem_count + 2, sizeof *fix->elem_group_first);
+    if (!fix->group_elems || !fix->elem_group_first) return AL_ERR_NOMEM;
+    int32_t n = 0;
+    for (int32_t g = 0; g < rad->group_count; g++) {
+        const rad_group *gr = &rad->groups[g];
+        fix->group_elem_first[g] = n;
+        for (int32_t k = gr->first_luxel; k < gr->first_luxel + gr->luxel_count; k++) {
+            int32_t e = fix->luxel_elem[rad->group_luxels[k]];
+            bool seen = e < 0;
+            for (int32_t q = fix->group_elem_first[g]; q < n && !seen; q++)
+                seen = fix->group_elems[q] == e;
+            if (seen) continue;
+            fix->group_elems[n++] = e;
+            fix->elem_group_first[e + 1]++;
+        }
+    }
+    fix->group_elem_first[rad->group_count] = n;
+    for (int32_t e = 0; e < fix->elem_count; e++)
+        fix->elem_group_first[e + 1] += fix->elem_group_first[e];
+    fix->elem_groups = malloc(((size_t) n + 1) * sizeof *fix->elem_groups);
+    int32_t *at = malloc(((size_t) fix->elem_count + 1) * sizeof *at);
+    if (!fix->elem_groups || !at) {
+        free(at);
+        return AL_ERR_NOMEM;
+    }
+    memcpy(at, fix->elem_group_first, (size_t) fix->elem_count * sizeof *at);
+    for (int32_t g = 0; g < rad->group_count; g++)
+        for (int32_t q = fix->group_elem_first[g]; q < fix->group_elem_first[g + 1]; q++)
+            fix->elem_groups[at[fix->group_elems[q]]++] = g;
+    free(at);
+    /* The rows. */
+    fix->elem_words = (fix->elem_count + 63) / 64;
+    fix->threads = al_rad_threads(rad);
+    if (fix->threads > AL_RAD_BATCH) fix->threads = AL_RAD_BATCH;
+    fix->elem_rows = calloc((size_t) fix->elem_count + 1, sizeof *fix->elem_rows);
+    fix->unions =
+        malloc(((size_t) fix->threads * (size_t) fix->elem_words + 1) * sizeof *fix->unions);
+    if (!fix->elem_rows || !fix->unions) return AL_ERR_NOMEM;
+    gate_pass gp = {rad, base, fix, fix->unions, false};
+    al_parallel_for((fix->elem_count + GATE_CHUNK - 1) / GATE_CHUNK, fix->threads, gate_job, &gp);
+    if (gp.failed) return AL_ERR_NOMEM;
+    for (int32_t x = 0; x < fix->elem_count; x++) fix->gated += fix->elem_rows[x] != NULL;
+    return AL_OK;
+}
+
 /* --- the receivers' tree ----------------------------------------------------------- */
 
 typedef struct bvh_build {
@@ -624,6 +866,8 @@ typedef struct light_pass {
                                   or reaching a changed brush */
     int32_t relevant_count;
     const uint64_t **rows, **base_rows; /* PVS rows of our lights and of the base's */
+    uint64_t **gates; /* per base light: the elements its gate differs for (plan_fix_gates),
+                         NULL for none */
     const rad_fix *fix;
     double extent, base_extent;
     const int *cancel; /* al_rad_options.cancel, or NULL */
@@ -803,17 +1047,21 @@ static void direct_job(void *context, int index, int worker)
         int32_t m = lp->light_of[l];
         const rad_light *bl = &base->lights[l];
         /* A light that is gone takes back all it gave; one that stayed, what it gave
-         * through a changed brush. */
-        if (m >= 0 ? !face_light_crosses(lp->fix, bl, lo, hi, fmax(lp->extent, lp->base_extent))
-                   : out_of_reach(bl, lo, hi))
-            continue;
+         * through a changed brush or where its gate differs. */
+        const uint64_t *gate = m >= 0 ? lp->gates[l] : NULL;
+        bool crosses =
+            m >= 0 && face_light_crosses(lp->fix, bl, lo, hi, fmax(lp->extent, lp->base_extent));
+        if (out_of_reach(bl, lo, hi) || (m >= 0 && !crosses && !gate)) continue;
         for (int32_t s = 0; s < f->w * f->h; s++) {
             int32_t j = rad->slots[f->first_slot + s];
             if (j < 0) continue;
             int32_t j0 = base->slots[f0->first_slot + s];
             if (relit_any && occlusion_changed(rad, base, j, j0)) continue;
             if (m >= 0) {
-                if (!luxel_light_crosses(rad, j, bl, fmax(lp->extent, lp->base_extent), lp->fix))
+                bool gated = gate && al_bit_test(gate, lp->fix->luxel_elem[j]);
+                if (!gated &&
+                    !(crosses &&
+                      luxel_light_crosses(rad, j, bl, fmax(lp->extent, lp->base_extent), lp->fix)))
                     continue;
                 rays += al_rad_light_at(rad, &rad->lights[m], lp->rows[m], j, lp->extent, add);
             } else {
@@ -841,8 +1089,70 @@ static void add_row(al_rad *rad, int32_t r, const float (*local)[3], int w)
         __atomic_fetch_or(&rad->group_rows[r], (uint8_t) (1u << w), __ATOMIC_RELAXED);
 }
 
+/* Group R (kept) gets the kernel of shooter SH in our world minus OLD's in the base's. */
+static int64_t fix_pair(al_rad *rad, const rad_fix *fix, int32_t r, const rad_shooter *sh,
+                        const rad_shooter *old, int w)
+{
+    const rad_group *g = &rad->groups[r], *g0 = &fix->base->groups[fix->group_base[r]];
+    float local[AL_RAD_GROUP * AL_RAD_GROUP][3], was[AL_RAD_GROUP * AL_RAD_GROUP][3];
+    rad_gain received = {0};
+    memset(local, 0, (size_t) g->luxel_count * sizeof local[0]);
+    memset(was, 0, (size_t) g->luxel_count * sizeof was[0]);
+    int64_t rays = al_rad_panel_onto(rad, g, sh, local, &received);
+    rays += al_rad_panel_onto(fix->base, g0, old, was, &received);
+    for (int32_t k = 0; k < g->luxel_count; k++)
+        for (int c = 0; c < 3; c++) local[k][c] -= was[k][c];
+    add_row(rad, r, (const float (*)[3]) local, w);
+    return rays;
+}
+
+/* Whether the gate of shooter SH (OLD in the base's world) toward group R differs. */
+static bool gate_differs(const al_rad *rad, const rad_fix *fix, int32_t r, const rad_shooter *sh,
+                         const rad_shooter *old)
+{
+    return al_rad_group_sees(rad, &rad->groups[r], sh) !=
+           al_rad_group_sees(fix->base, &fix->base->groups[fix->group_base[r]], old);
+}
+
+/* Panel P (shooter SH, OLD in the base's world) onto the groups whose gate toward it
+ * differs (see plan_fix_gates): the union of its elements' rows, and in it each group
+ * once, at the first of its elements there. */
+static int64_t fix_gated_groups(al_rad *rad, rad_fix *fix, int32_t p, const rad_shooter *sh,
+                                const rad_shooter *old, int w)
+{
+    if (fix->gated == 0) return 0;
+    uint64_t *u = fix->unions + (size_t) w * (size_t) fix->elem_words;
+    memset(u, 0, (size_t) fix->elem_words * sizeof *u);
+    bool any = false;
+    const rad_panel *pn = &rad->panels[p];
+    for (int32_t q = pn->first_group; q < pn->first_group + pn->group_count; q++) {
+        int32_t g = rad->panel_groups[q];
+        for (int32_t k = fix->group_elem_first[g]; k < fix->group_elem_first[g + 1]; k++) {
+            const uint64_t *row = fix->elem_rows[fix->group_elems[k]];
+            if (!row) continue;
+            for (int i = 0; i < fix->elem_words; i++) u[i] |= row[i];
+            any = true;
+        }
+    }
+    if (!any) return 0;
+    int64_t rays = 0;
+    for (int i = 0; i < fix->elem_words; i++)
+        for (uint64_t bits = u[i]; bits; bits &= bits - 1) {
+            int32_t y = i * 64 + __builtin_ctzll(bits);
+            for (int32_t k = fix->elem_group_first[y]; k < fix->elem_group_first[y + 1]; k++) {
+                int32_t r = fix->elem_groups[k];
+                int32_t e = fix->group_elem_first[r];
+                while (!al_bit_test(u, fix->group_elems[e])) e++;
+                if (fix->group_elems[e] != y || !gate_differs(rad, fix, r, sh, old)) continue;
+                rays += fix_pair(rad, fix, r, sh, old, w);
+            }
+        }
+    return rays;
+}
+
 /* A panel that stayed: what it sent, onto the groups whose rays to it may cross a changed
- * brush (the kernel in both worlds, the difference), and onto the new groups (gathered). */
+ * brush or whose PVS gate toward it differs (the kernel in both worlds, the difference),
+ * and onto the new groups (gathered). */
 static int64_t fix_kept_panel(al_rad *rad, rad_fix *fix, int32_t p, int w)
 {
     const al_rad *base = fix->base;
@@ -851,8 +1161,8 @@ static int64_t fix_kept_panel(al_rad *rad, rad_fix *fix, int32_t p, int w)
     if (!al_rad_shooter_of(rad, p, (const float (*)[3]) rad->sent, mask, &sh)) return 0;
     al_rad_shooter_of(base, fix->panel_base[p], (const float (*)[3]) fix->base_sent,
                       mask + fix->words, &old);
-    int64_t rays = 0;
-    float local[AL_RAD_GROUP * AL_RAD_GROUP][3], was[AL_RAD_GROUP * AL_RAD_GROUP][3];
+    int64_t rays = fix_gated_groups(rad, fix, p, &sh, &old, w);
+    float local[AL_RAD_GROUP * AL_RAD_GROUP][3];
     rad_gain received = {0};
     for (int32_t i = 0; i < fix->new_group_count; i++) {
         int32_t r = fix->new_groups[i];
@@ -882,14 +1192,9 @@ static int64_t fix_kept_panel(al_rad *rad, rad_fix *fix, int32_t p, int w)
             double glo[3], ghi[3];
             sphere_box(g->centre, g->radius, glo, ghi);
             if (!hull_meets_any(fix, plo, phi, glo, ghi)) continue;
-            const rad_group *g0 = &base->groups[fix->group_base[r]];
-            memset(local, 0, (size_t) g->luxel_count * sizeof local[0]);
-            memset(was, 0, (size_t) g->luxel_count * sizeof was[0]);
-            rays += al_rad_panel_onto(rad, g, &sh, local, &received);
-            rays += al_rad_panel_onto(base, g0, &old, was, &received);
-            for (int32_t k = 0; k < g->luxel_count; k++)
-                for (int c = 0; c < 3; c++) local[k][c] -= was[k][c];
-            add_row(rad, r, (const float (*)[3]) local, w);
+            /* A group whose gate differs was corrected with those (fix_gated_groups). */
+            if (fix->gated > 0 && gate_differs(rad, fix, r, &sh, &old)) continue;
+            rays += fix_pair(rad, fix, r, &sh, &old, w);
         }
     }
     return rays;
@@ -1006,16 +1311,13 @@ static al_status carry_light(al_rad *rad, const al_rad *base_c, rad_fix *fix,
     float (*was_direct)[3] = malloc(((size_t) rad->luxel_count + 1) * sizeof *was_direct);
     const uint64_t **rows = malloc(((size_t) rad->light_count + 1) * sizeof *rows);
     const uint64_t **base_rows = malloc(((size_t) base->light_count + 1) * sizeof *base_rows);
+    uint64_t **gates = calloc((size_t) base->light_count + 1, sizeof *gates);
+    light_pass *lp = calloc(1, sizeof *lp);
+    al_status st = AL_ERR_NOMEM;
     fix->base_sent = malloc(((size_t) base->group_count + 1) * sizeof *fix->base_sent);
-    if (!light_of || !relevant || !base_shot || !was_direct || !rows || !base_rows ||
-        !fix->base_sent) {
-        free(light_of), free(relevant), free(base_shot), free(was_direct), free(rows), free(base_rows);
-        return AL_ERR_NOMEM;
-    }
-    if (!match_lights(rad, base, light_of)) {
-        free(light_of), free(relevant), free(base_shot), free(was_direct), free(rows), free(base_rows);
-        return AL_ERR_NOMEM;
-    }
+    if (!light_of || !relevant || !base_shot || !was_direct || !rows || !base_rows || !gates ||
+        !lp || !fix->base_sent || !match_lights(rad, base, light_of))
+        goto done;
     pthread_mutex_lock(&base->lock);
     memcpy(base_shot, base->light_shot, (size_t) base->light_count);
     memcpy(fix->base_sent, base->sent, (size_t) base->group_count * sizeof *fix->base_sent);
@@ -1041,8 +1343,9 @@ static al_status carry_light(al_rad *rad, const al_rad *base_c, rad_fix *fix,
         for (int c = 0; c < 3; c++) rad->sent[g][c] = g0 >= 0 ? fix->base_sent[g0][c] : 0;
     }
     /* Lights: the base's shot stay shot; new ones are left to shoot. The lights whose light
-     * the edit may change: those gone, and those whose reach meets a changed brush (a ray
-     * through it ends within the light's range of the luxel). */
+     * the edit may change: those gone, those whose reach meets a changed brush (a ray
+     * through it ends within the light's range of the luxel), and those whose PVS gate
+     * toward some luxel differs (plan_fix_gates). */
     rad->lights_shot = 0;
     int32_t relevant_count = 0;
     for (int32_t l = 0; l < base->light_count; l++) {
@@ -1054,7 +1357,17 @@ static al_status carry_light(al_rad *rad, const al_rad *base_c, rad_fix *fix,
         bool reaches = false;
         for (int b = 0; b < fix->box_count && !reaches; b++)
             reaches = !out_of_reach(&base->lights[l], fix->boxes[b].lo, fix->boxes[b].hi);
-        if (base_shot[l] && (m < 0 || reaches)) relevant[relevant_count++] = l;
+        /* The luxels its gate differs for (a sun has none: no PVS row). */
+        if (m >= 0 && base_shot[l] && base->lights[l].kind != RAD_SUN) {
+            gates[l] = malloc(((size_t) fix->elem_words + 1) * sizeof *gates[l]);
+            if (!gates[l]) goto done;
+            if (!gate_row(rad, base, fix, base->lights[l].cluster, rad->lights[m].cluster,
+                          gates[l])) {
+                free(gates[l]);
+                gates[l] = NULL;
+            }
+        }
+        if (base_shot[l] && (m < 0 || reaches || gates[l])) relevant[relevant_count++] = l;
         base_rows[l] = base->lights[l].kind == RAD_SUN ? NULL
                                                        : al_rad_pvs_row(base, base->lights[l].cluster);
     }
@@ -1062,11 +1375,6 @@ static al_status carry_light(al_rad *rad, const al_rad *base_c, rad_fix *fix,
         rows[m] = rad->lights[m].kind == RAD_SUN ? NULL : al_rad_pvs_row(rad, rad->lights[m].cluster);
 
     memcpy(was_direct, rad->direct, (size_t) rad->luxel_count * sizeof *was_direct);
-    light_pass *lp = calloc(1, sizeof *lp);
-    if (!lp) {
-        free(light_of), free(relevant), free(base_shot), free(was_direct), free(rows), free(base_rows);
-        return AL_ERR_NOMEM;
-    }
     *lp = (light_pass){.rad = rad,
                        .base = base,
                        .face_base = face_base,
@@ -1075,17 +1383,16 @@ static al_status carry_light(al_rad *rad, const al_rad *base_c, rad_fix *fix,
                        .relevant_count = relevant_count,
                        .rows = rows,
                        .base_rows = base_rows,
+                       .gates = gates,
                        .fix = fix,
                        .extent = al_rad_sun_reach(rad),
                        .base_extent = al_rad_sun_reach(base),
                        .cancel = cancel};
     al_parallel_for(rad->face_count, al_rad_threads(rad), direct_job, lp);
     for (int w = 0; w < 64; w++) rad->rays += lp->rays[w];
-    free(lp);
     if (cancel && __atomic_load_n(cancel, __ATOMIC_ACQUIRE)) {
-        free(light_of), free(relevant), free(base_shot), free(was_direct), free(rows),
-            free(base_rows);
-        return AL_ERR_CANCELLED;
+        st = AL_ERR_CANCELLED;
+        goto done;
     }
 
     /* Incident light follows the direct light's change; new luxels have only their direct
@@ -1117,8 +1424,13 @@ static al_status carry_light(al_rad *rad, const al_rad *base_c, rad_fix *fix,
     rad->emitted = emitted;
     rad->absorbed = absorbed;
     rad->escaped = emitted - absorbed - balance;
+    st = AL_OK;
+done:
+    for (int32_t l = 0; gates && l < base->light_count; l++) free(gates[l]);
+    free(gates);
+    free(lp);
     free(light_of), free(relevant), free(base_shot), free(was_direct), free(rows), free(base_rows);
-    return AL_OK;
+    return st;
 }
 
 /* The maps between our groups and panels and the base's, and the new groups. */
@@ -1183,8 +1495,9 @@ static al_status plan_fix_work(al_rad *rad, const al_rad *base, rad_fix *fix)
             const float *s = rad->sent[rad->panel_groups[q]];
             sent = s[0] != 0 || s[1] != 0 || s[2] != 0;
         }
-        /* With no change near it and nothing new to light, a panel has nothing to do. */
-        if (sent && (fix->box_count > 0 || fix->new_group_count > 0))
+        /* With no change near it, no gate that differs and nothing new to light, a panel
+         * has nothing to do. */
+        if (sent && (fix->box_count > 0 || fix->new_group_count > 0 || fix->gated > 0))
             fix->items[fix->item_count++] = p;
     }
     const al_vis *vis = rad->world->vis, *bvis = base->world->vis;
@@ -1237,6 +1550,7 @@ al_status al_rad_update(al_rad *prev, const al_world *world, const al_input *inp
     if (st == AL_OK && !match_faces(rad, base, face_base)) st = AL_ERR_NOMEM;
     /* The group maps come first: carrying the light needs them. */
     if (st == AL_OK) st = plan_fix_maps(rad, base, fix, face_base);
+    if (st == AL_OK) st = plan_fix_gates(rad, base, fix, face_base);
     if (st == AL_OK) st = carry_light(rad, base, fix, face_base, opts ? opts->cancel : NULL);
     if (st == AL_OK) st = plan_fix_work(rad, base, fix);
     free(face_base);

@@ -277,6 +277,93 @@ CHECK_TEST(light_moved, "/rad/update/a-moved-light-takes-its-light-back-and-is-s
     check_edit(200, 232, 380, 300, 0, "direct light only");
 }
 
+/* A hall of two halves (floor, ceiling and side walls each cut at x = 512) with a pool of
+ * water under a light in the near half; liquids block sight ("_allium_opaque_liquids"),
+ * not light. OPEN leaves out the wall at the far end, which lets the void in. */
+static bool load_hall(scene *s, bool open)
+{
+    mapgen *g = mapgen_create(false);
+    mapgen_begin_entity(g, "worldspawn");
+    mapgen_key(g, "_allium_opaque_liquids", "1");
+    for (int h = 0; h < 2; h++) {
+        double x0 = h ? 512 : -16, x1 = h ? 1040 : 512;
+        mapgen_box(g, x0, -16, -16, x1, 272, 0, "stone");
+        mapgen_box(g, x0, -16, 192, x1, 272, 208, "stone");
+        mapgen_box(g, x0, -16, 0, x1, 0, 192, "stone");
+        mapgen_box(g, x0, 256, 0, x1, 272, 192, "stone");
+    }
+    mapgen_box(g, -16, 0, 0, 0, 256, 192, "stone");
+    if (!open) mapgen_box(g, 1024, 0, 0, 1040, 256, 192, "stone");
+    mapgen_box(g, 64, 32, 0, 320, 224, 64, "*water1");
+    mapgen_end_entity(g);
+    mapgen_light(g, 192, 128, 160, "300");
+    scene_options o = {.pvs = true, .pvs_level = AL_PVS_COARSE};
+    if (!scene_load_mapgen(s, g, &o)) return false;
+    for (int m = 0; m < s->input.input.material_count; m++) {
+        al_material_desc *md = &s->input.materials[m];
+        md->colour[0] = md->colour[1] = md->colour[2] = 0.8f;
+        md->reflectance = 0.6f;
+    }
+    /* As the engine builds it: a leaking map gets no PVS. */
+    al_vis_options vo = {.level = AL_PVS_COARSE, .no_pvs_if_leaking = true};
+    return al_world_build_vis_with(s->world, &s->input.input, &vo) == AL_OK;
+}
+
+/* The light and the kernel have a gate besides their rays: the PVS. Where liquids block
+ * sight, the pool's floor is out of the PVS of the air above it, though light reaches it
+ * through the water. Opening the far end lets the void in, and the map, leaking, has no
+ * PVS: the gate opens everywhere, the pool's floor included, 700 units from the wall that
+ * went, whose box no ray to the pool crosses. The carried light must be the new world's
+ * there too. */
+CHECK_TEST(gate_opened,
+           "/rad/update/light-a-pvs-change-lets-through-far-from-the-edit-is-corrected")
+{
+    scene s, t;
+    REQUIRE(load_hall(&s, false));
+    REQUIRE(load_hall(&t, true));
+    /* The class: sealed with a PVS, then leaking without one. */
+    REQUIRE(s.world->vis && s.world->vis->leak_entity < 0 && s.world->vis->pvs);
+    REQUIRE(t.world->vis && t.world->vis->leak_entity >= 0 && !t.world->vis->pvs);
+    al_rad *rad, *next, *fresh;
+    REQUIRE(al_rad_create(s.world, &s.input.input, NULL, &rad, NULL) == AL_OK);
+    al_rad_step(rad, 1 + 60);
+    REQUIRE(al_rad_update(rad, t.world, &t.input.input, NULL, &next, NULL) == AL_OK);
+    REQUIRE(al_rad_create(t.world, &t.input.input, NULL, &fresh, NULL) == AL_OK);
+    al_rad_stats st;
+    al_rad_get_stats(next, &st);
+    al_rad_step(fresh, st.lights_shot);
+    /* The pool's floor is dark before and lit after: what the test is about. */
+    int dark_then_lit = 0;
+    for (int32_t j = 0; j < fresh->luxel_count; j++) {
+        const double *p = fresh->point[j];
+        if (p[2] > 2 || p[0] < 64 || p[0] > 320 || p[1] < 32 || p[1] > 224) continue;
+        for (int32_t i = 0; i < rad->luxel_count; i++)
+            if (memcmp(rad->point[i], p, sizeof rad->point[i]) == 0 && rad->direct[i][0] == 0 &&
+                fresh->direct[j][0] > 0)
+                dark_then_lit++;
+    }
+    CHECK_MSG(dark_then_lit > 10, "%d luxels of the pool's floor lit only in the new world",
+              dark_then_lit);
+    char why[256] = "";
+    int ties;
+    double d = rad_check_direct(next, fresh, &ties, why, sizeof why);
+    CHECK_MSG(d < 1e-4 && ties == 0, "direct light off by %.2e (%d ties): %s", d, ties, why);
+    rad_check_finish_corrections(next);
+    int checked;
+    double worst = rad_check_bounce(next, 1, &checked, why, sizeof why);
+    CHECK_MSG(worst < 1e-3, "bounced light off by %.2e of the mean (%d luxels): %s", worst, checked,
+              why);
+    check_books(next, "gate opened");
+    check_note("%d luxels of the pool's floor lit only after; direct %.1e, bounced %.1e of "
+               "the mean (%d luxels)",
+               dark_then_lit, d, worst, checked);
+    al_rad_destroy(fresh);
+    al_rad_destroy(next);
+    al_rad_destroy(rad);
+    scene_free(&s);
+    scene_free(&t);
+}
+
 CHECK_TEST(chained, "/rad/update/an-update-before-the-last-was-corrected-starts-from-its-base")
 {
     scene s, t, u;

@@ -18,15 +18,7 @@ echo "# sample of $dir (seed $seed; again: ALLIUM_SAMPLE_SEED=$seed):" $maps
 failed=0
 for map in $maps; do
     echo "# --- $dir/$map"
-    # The check of bounced light carried across an edit waits for an open defect (e3m3,
-    # every group gathered anew: 2.2% of the mean at one luxel far from a deleted brush).
-    # Run it too with ALLIUM_SAMPLE_LIGHT=1.
-    if [ -n "$ALLIUM_SAMPLE_LIGHT" ]; then
-        "$test_realmaps" "$dir/$map" "$fixtures" || failed=$((failed + 1))
-    else
-        "$test_realmaps" "$dir/$map" "$fixtures" -x /realmaps/light-carried ||
-            failed=$((failed + 1))
-    fi
+    "$test_realmaps" "$dir/$map" "$fixtures" || failed=$((failed + 1))
 done
 echo "# $failed of $(printf '%s\n' $maps | wc -l) maps failed"
 [ "$failed" -eq 0 ]
