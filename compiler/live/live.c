@@ -728,8 +728,7 @@ static void run_corrections(al_live *live, void *arg)
         al_rad_get_stats(j->rad, j->stats);
         if (coarse > 0 && j->stats->coarse_left == 0) {
             pthread_mutex_lock(&live->lock);
-            live->status[AL_STAGE_LIGHT].last_refined_ms =
-                al_clock_ms_since(j->in->submitted_ns);
+            live->status[AL_STAGE_LIGHT].last_refined_ms = al_clock_ms_since(j->in->submitted_ns);
             pthread_mutex_unlock(&live->lock);
             if (j->stats->corrections_left > 0) copy_lightmap(live, j->lit, false);
         }

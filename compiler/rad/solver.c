@@ -271,8 +271,10 @@ int al_rad_light_at(const al_rad *rad, const rad_light *l, const uint64_t *row, 
     out[0] = out[1] = out[2] = 0;
     rad_point p[AL_RAD_MAX_SAMPLES];
     int n = 1;
-    if (once) al_rad_luxel_point(rad, j, &p[0]);
-    else n = al_rad_luxel_samples(rad, j, p);
+    if (once)
+        al_rad_luxel_point(rad, j, &p[0]);
+    else
+        n = al_rad_luxel_samples(rad, j, p);
     int rays = 0;
     for (int s = 0; s < n; s++) rays += al_rad_light_add(rad, l, row, &p[s], extent, out);
     if (n > 1)

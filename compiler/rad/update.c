@@ -883,13 +883,13 @@ static void direct_job(void *context, int index, int worker)
                 if (relit_any && occlusion_changed(rad, base, j, j0)) continue;
                 if (m >= 0) {
                     if (!luxel_light_crosses(rad, j, bl, reach, lp->fix)) continue;
-                    rays += al_rad_light_at(rad, &rad->lights[m], lp->rows[m], j, lp->extent,
-                                            false, add);
+                    rays += al_rad_light_at(rad, &rad->lights[m], lp->rows[m], j, lp->extent, false,
+                                            add);
                 } else {
                     add[0] = add[1] = add[2] = 0;
                 }
-                rays += al_rad_light_at(base, bl, lp->base_rows[l], j0, lp->base_extent, false,
-                                        old);
+                rays +=
+                    al_rad_light_at(base, bl, lp->base_rows[l], j0, lp->base_extent, false, old);
                 for (int c = 0; c < 3; c++) rad->direct[j][c] += add[c] - old[c];
             }
         }
@@ -954,7 +954,8 @@ static int32_t refine_step(al_rad *rad, rad_fix *fix)
         return 0;
     }
     for (int32_t m = 0; m < rad->light_count; m++)
-        rows[m] = rad->lights[m].kind == RAD_SUN ? NULL : al_rad_pvs_row(rad, rad->lights[m].cluster);
+        rows[m] =
+            rad->lights[m].kind == RAD_SUN ? NULL : al_rad_pvs_row(rad, rad->lights[m].cluster);
     int threads = al_rad_threads(rad);
     int32_t made = 0;
     bool cancelled = false;
@@ -1452,7 +1453,8 @@ al_status al_rad_update(al_rad *prev, const al_world *world, const al_input *inp
         *out = NULL;
         return st;
     }
-    if (fix->item_count == 0 && fix->coarse_count == 0) al_rad_fix_free(fix);
+    if (fix->item_count == 0 && fix->coarse_count == 0)
+        al_rad_fix_free(fix);
     else rad->fix = fix;
     return AL_OK;
 }

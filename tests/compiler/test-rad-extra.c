@@ -294,8 +294,8 @@ CHECK_TEST(random_edits, "/rad/extra/edits-carry-antialiased-light-exactly")
     CHECK_MSG(r.worst_direct < 1e-3 && r.worst_coarse < 1e-4 && r.worst_refined < 1e-3 &&
                   r.ties == 0 && r.worst_bounce < 2e-3 && r.books_off == 0,
               "direct %.2e, coarse %.2e, refined %.2e (%d ties), bounced %.2e, %d unbalanced: %s",
-              r.worst_direct, r.worst_coarse, r.worst_refined, r.ties, r.worst_bounce,
-              r.books_off, r.why);
+              r.worst_direct, r.worst_coarse, r.worst_refined, r.ties, r.worst_bounce, r.books_off,
+              r.why);
     CHECK_MSG(r.edits_with_coarse == r.edits && r.coarse_luxels > 0,
               "%d of %d edits lit luxels at their sample point first (%lld luxels)",
               r.edits_with_coarse, r.edits, r.coarse_luxels);
@@ -350,7 +350,8 @@ CHECK_TEST(converges, "/rad/extra/an-edit-lit-once-first-runs-on-to-a-new-solve"
     CHECK_MSG(d < 0.01, "mean difference %.4f", d);
     CHECK_MSG(books <= 1e-5, "books: %s", why);
     check_note("%lld luxels lit once first; run on to 0.2%%: mean difference from a new solve "
-               "%.4f", (long long) st.coarse_left, d);
+               "%.4f",
+               (long long) st.coarse_left, d);
     al_rad_destroy(fresh);
     al_rad_destroy(next);
     al_rad_destroy(rad);

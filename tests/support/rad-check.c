@@ -85,8 +85,8 @@ double rad_check_direct(const al_rad *rad, const al_rad *fresh, int *ties, char 
 }
 
 double rad_check_direct_where(const al_rad *rad, const al_rad *fresh, const unsigned char *only,
-                              int want, int *ties, long long *compared, long long *exact,
-                              char *why, size_t size)
+                              int want, int *ties, long long *compared, long long *exact, char *why,
+                              size_t size)
 {
     *ties = 0;
     *compared = *exact = 0;
@@ -201,8 +201,8 @@ void rad_check_edits(const al_input *input, const al_world *world, const al_rad_
         }
         for (int32_t k = 0; k < coarse_count; k++) only[coarse[k]] = 1;
         long long compared, exact;
-        double d = rad_check_direct_where(next, fresh, only, 0, &ties, &compared, &exact, why,
-                                          sizeof why);
+        double d =
+            rad_check_direct_where(next, fresh, only, 0, &ties, &compared, &exact, why, sizeof why);
         if (d > out->worst_direct) {
             out->worst_direct = d;
             snprintf(out->why, sizeof out->why, "edit %d (%s), direct: %s", i,
@@ -221,8 +221,8 @@ void rad_check_edits(const al_input *input, const al_world *world, const al_rad_
                 break;
             }
             al_rad_step(fresh1, st.lights_shot);
-            double c = rad_check_direct_where(next, fresh1, only, 1, &ties, &compared, &exact,
-                                              why, sizeof why);
+            double c = rad_check_direct_where(next, fresh1, only, 1, &ties, &compared, &exact, why,
+                                              sizeof why);
             if (c > out->worst_coarse) {
                 out->worst_coarse = c;
                 snprintf(out->why, sizeof out->why, "edit %d (%s), coarse: %s", i,
@@ -247,7 +247,8 @@ void rad_check_edits(const al_input *input, const al_world *world, const al_rad_
              * steps shot meanwhile, in the same order). */
             al_rad_stats now;
             al_rad_get_stats(next, &now);
-            if (now.lights_shot > st.lights_shot) al_rad_step(fresh, now.lights_shot - st.lights_shot);
+            if (now.lights_shot > st.lights_shot)
+                al_rad_step(fresh, now.lights_shot - st.lights_shot);
             double r = rad_check_direct(next, fresh, &ties, why, sizeof why);
             if (r > out->worst_refined) {
                 out->worst_refined = r;

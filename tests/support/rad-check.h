@@ -25,9 +25,8 @@ double rad_check_direct(const al_rad *rad, const al_rad *fresh, int *ties, char 
 /* The same over the luxels J with ONLY[J] equal to WANT (ONLY NULL: all); *COMPARED gets
  * how many, *EXACT those equal to the last bit. */
 double rad_check_direct_where(const al_rad *rad, const al_rad *fresh, const unsigned char *only,
-                              int want, int *ties, long long *compared, long long *exact,
-                              char *why, size_t size);
-
+                              int want, int *ties, long long *compared, long long *exact, char *why,
+                              size_t size);
 
 /* How far RAD's books are off: |absorbed + escaped + unshot - emitted| / emitted (0 with
  * nothing emitted), described in WHY. */
