@@ -337,10 +337,11 @@ static void light_settles_with(int extra)
     scene s;
     al_edit_input e;
     if (!open_generated(&s, &e)) return;
-    al_live *live = al_live_create(&(al_live_options){.pvs = AL_PVS_COARSE,
-                                                      .light = true,
-                                                      .rad = {.luxel_size = 64, .extra_samples = extra},
-                                                      .light_residual = 0.05});
+    al_live *live =
+        al_live_create(&(al_live_options){.pvs = AL_PVS_COARSE,
+                                          .light = true,
+                                          .rad = {.luxel_size = 64, .extra_samples = extra},
+                                          .light_residual = 0.05});
     REQUIRE(live);
     uint64_t g = al_live_submit(live, &e.input);
     REQUIRE(al_live_wait(live, g, AL_STAGE_LIGHT, 120));
@@ -384,8 +385,7 @@ static void light_settles_with(int extra)
                   "at %.1f ms, its corrections done at %.1f ms",
                   l->last_refined_ms, l->last_ms, l->last_corrected_ms);
     else
-        CHECK_MSG(l->last_refined_ms == 0, "sampling once, refined at %.1f ms",
-                  l->last_refined_ms);
+        CHECK_MSG(l->last_refined_ms == 0, "sampling once, refined at %.1f ms", l->last_refined_ms);
     check_note("%d x %d samples, last edit: light published %.1f ms after it (corrections: %lld), "
                "refined at %.1f ms, done at %.1f ms; %lld light runs, %lld given up",
                extra, extra, l->last_ms, (long long) l->corrections, l->last_refined_ms,
