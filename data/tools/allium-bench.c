@@ -70,7 +70,8 @@
  *       were lit with every sample, over the rad_refined_edits edits that lit any so),
  *       rad_update_ms (the light stage's own work for it),
  *       rad_corrected_ms (until the bounced light is corrected too), rad_settled_ms (until
- *       the residual is back to --rad-residual), rad_corrections (panels corrected),
+ *       the residual is back to --rad-residual), rad_corrections (panels corrected, and
+ *       with --extra above 1 luxels refined),
  *       rad_new_solver_ms (for comparison, on the first five edits: a new solver's patches
  *       and direct light, what relighting without the update costs); and the final light
  *       and a new solve of the final map, both run on to 1% (rad_difference_residual):
