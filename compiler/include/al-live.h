@@ -94,6 +94,9 @@ typedef struct al_stage_status {
     /* The light stage goes on after it publishes: */
     uint64_t done_generation; /* of its last result whose corrections were all made */
     double last_corrected_ms; /* from the submission until its corrections were made */
+    double last_refined_ms;   /* with extra samples: from the submission until the luxels it
+                                 first lit once were lit with every sample (a new copy of the
+                                 lightmaps shows them); 0 when it lit none so */
     double last_done_ms;  /* from the submission until then */
     double last_settled_ms; /* from the submission until the light work the controls ask
                                for was finished (a run: the residual reached) */

@@ -161,10 +161,14 @@ void al_rad_destroy(al_rad *rad);
  * difference (negative where the edit now blocks light; rad/update.c says how).
  *   - At once, in this call: light sources' direct light (added for new faces and lights
  *     that stayed, taken back for lights that are gone; new lights are left unshot).
+ *     With extra samples (more than 1 a side) the luxels whose direct light changes are
+ *     lit anew at their sample point alone, as a solver sampling once lights them (the
+ *     first corrected frame comes sooner); the stats count them as coarse_left.
  *   - In steps, before any further shot (al_rad_step and al_rad_run do them first; the
- *     stats count them as corrections_left): the light panels have bounced, corrected
- *     for the receivers whose view of them changed, gathered by new faces, and taken
- *     back from panels that are gone.
+ *     stats count them as corrections_left): first the coarse luxels are lit with every
+ *     sample (their direct light replaced, the difference added to what they reflect);
+ *     then the light panels have bounced, corrected for the receivers whose view of them
+ *     changed, gathered by new faces, and taken back from panels that are gone.
  * After the corrections the solver holds the light a solver of WORLD would have made had
  * it shot what PREV shot, and shooting goes on from there (what an edit takes away goes
  * on as negative light). PREV may still be running (its state is copied under its lock)
@@ -192,7 +196,10 @@ typedef struct al_rad_stats {
     double ms;         /* time spent shooting */
     int lights_shot;   /* light sources shot (direct light in) */
     int dome_lights_shot;
-    int64_t corrections_left; /* panels whose light an update has still to correct */
+    int64_t corrections_left; /* panels whose light an update has still to correct, and
+                                 coarse luxels still to light with every sample */
+    int64_t coarse_left;      /* luxels whose direct light an update took at their sample
+                                 point alone, with extra samples (see al_rad_update) */
     bool direct_done;  /* every light source has been shot */
     bool converged;    /* nothing left to shoot or correct */
 } al_rad_stats;

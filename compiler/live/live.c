@@ -708,8 +708,12 @@ static bool restore_light(al_live *live, live_input *in, al_rad *rad)
     return ok;
 }
 
-/* The bounced light's corrections of a light stage, on the background thread. */
+/* The corrections of a light stage, on the background thread: luxels lit once first lit
+ * with every sample (a new copy of the lightmaps shows them as soon as they are), then the
+ * bounced light. */
 typedef struct correction_job {
+    al_snapshot *lit; /* the stage's snapshot, of RAD */
+    live_input *in;
     al_rad *rad;
     al_rad_stats *stats;
     al_light_mode *mode;
@@ -719,8 +723,15 @@ static void run_corrections(al_live *live, void *arg)
 {
     correction_job *j = arg;
     while (j->stats->corrections_left > 0 && *j->mode != AL_LIGHT_PAUSED && !stale(live)) {
+        int64_t coarse = j->stats->coarse_left;
         if (al_rad_step(j->rad, 1) == 0) break;
         al_rad_get_stats(j->rad, j->stats);
+        if (coarse > 0 && j->stats->coarse_left == 0) {
+            pthread_mutex_lock(&live->lock);
+            live->status[AL_STAGE_LIGHT].last_refined_ms = al_clock_ms_since(j->in->submitted_ns);
+            pthread_mutex_unlock(&live->lock);
+            if (j->stats->corrections_left > 0) copy_lightmap(live, j->lit, false);
+        }
         __atomic_store_n(&live->light_progress[1],
                          __atomic_load_n(&live->light_progress[0], __ATOMIC_RELAXED) -
                              j->stats->corrections_left,
@@ -814,7 +825,10 @@ static bool run_light(al_live *live, live_input *in, al_snapshot *portals)
     copy_lightmap(live, s, true);
     int64_t corrections = rs.corrections_left;
     /* The bounced light, corrected before anything else is shot. */
-    correction_job job = {rad, &rs, &mode};
+    pthread_mutex_lock(&live->lock);
+    live->status[AL_STAGE_LIGHT].last_refined_ms = 0;
+    pthread_mutex_unlock(&live->lock);
+    correction_job job = {s, in, rad, &rs, &mode};
     if (rs.corrections_left > 0 && mode != AL_LIGHT_PAUSED) run_corrections(live, &job);
     set_shooting(live, NULL);
     if (rs.corrections_left == 0) {

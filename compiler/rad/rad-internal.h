@@ -307,6 +307,10 @@ bool al_rad_add_local(const al_rad *rad, const rad_group *r, const float (*local
 /* The group and panel powers anew from the luxels' unshot light. */
 void al_rad_recompute_powers(al_rad *rad);
 
+/* Adds ADD (unshot light x area, per channel) to group G's unshot power, and its power to
+ * its panel's. The caller holds the lock. */
+void al_rad_add_unshot(al_rad *rad, int32_t g, const double add[3]);
+
 /* Fills SH with panel PANEL giving off the exitance EXITANCE[g] per group (rad.sent, or
  * a copy), and MASK (room for the PVS row words, or NULL) as its PVS mask. False if the
  * panel gives off nothing. */
@@ -314,10 +318,11 @@ bool al_rad_shooter_of(const al_rad *rad, int32_t panel, const float (*exitance)
                        uint64_t *mask, rad_shooter *sh);
 
 /* The direct light light L (PVS row ROW, NULL: none) gives luxel J, into OUT: the mean over
- * its samples (al_rad_luxel_samples). EXTENT is a length beyond the world (the reach of a
- * sun ray). Returns the rays cast (up to one per sample). */
+ * its samples (al_rad_luxel_samples), or with ONCE its sample point's alone (what a solver
+ * sampling once gives it, to the last bit). EXTENT is a length beyond the world (the reach
+ * of a sun ray). Returns the rays cast (up to one per sample). */
 int al_rad_light_at(const al_rad *rad, const rad_light *l, const uint64_t *row, int32_t j,
-                    double extent, float out[3]);
+                    double extent, bool once, float out[3]);
 
 /* A point of a face where light is taken. */
 typedef struct rad_point {
@@ -400,6 +405,14 @@ int64_t al_rad_fix_step(al_rad *rad);
 
 /* Corrections left (0 without any); the lock is held. */
 int64_t al_rad_fix_left(const al_rad *rad);
+
+/* Luxels an update lit at their sample point alone (rad.extra > 1) still to light with
+ * every sample; the lock is held. */
+int32_t al_rad_coarse_left(const al_rad *rad);
+
+/* Those luxels (into *LUXELS, valid until the next step; NULL when none); how many. For
+ * tests. */
+int32_t al_rad_coarse_luxels(const al_rad *rad, const int32_t **luxels);
 
 /* Frees the corrections (the base is no longer needed). */
 void al_rad_fix_free(struct rad_fix *fix);

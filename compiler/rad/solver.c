@@ -98,6 +98,14 @@ static void recompute_group_power(al_rad *rad, int32_t g)
     rad->group_power[g] = power_of(p);
 }
 
+void al_rad_add_unshot(al_rad *rad, int32_t g, const double add[3])
+{
+    for (int c = 0; c < 3; c++) rad->group_unshot[g][c] += add[c];
+    double before = rad->group_power[g];
+    rad->group_power[g] = power_of(rad->group_unshot[g]);
+    rad->panel_power[rad->group_panel[g]] += rad->group_power[g] - before;
+}
+
 /* The group and panel powers from the luxels' unshot light. */
 void al_rad_recompute_powers(al_rad *rad)
 {
@@ -258,11 +266,15 @@ int al_rad_luxel_samples(const al_rad *rad, int32_t j, rad_point *out)
 }
 
 int al_rad_light_at(const al_rad *rad, const rad_light *l, const uint64_t *row, int32_t j,
-                    double extent, float out[3])
+                    double extent, bool once, float out[3])
 {
     out[0] = out[1] = out[2] = 0;
     rad_point p[AL_RAD_MAX_SAMPLES];
-    int n = al_rad_luxel_samples(rad, j, p);
+    int n = 1;
+    if (once)
+        al_rad_luxel_point(rad, j, &p[0]);
+    else
+        n = al_rad_luxel_samples(rad, j, p);
     int rays = 0;
     for (int s = 0; s < n; s++) rays += al_rad_light_add(rad, l, row, &p[s], extent, out);
     if (n > 1)
@@ -1216,6 +1228,7 @@ static void stats_locked(const al_rad *rad, al_rad_stats *out)
     out->direct_done = rad->lights_shot == rad->light_count;
     out->dome_lights = rad->dome_count;
     out->corrections_left = al_rad_fix_left(rad);
+    out->coarse_left = al_rad_coarse_left(rad);
     out->converged = out->direct_done && out->corrections_left == 0 && !(left > 0);
 }
 

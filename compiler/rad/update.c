@@ -12,7 +12,11 @@
  *   - direct light is recomputed only for luxel-light pairs whose ray crosses a changed
  *     brush or whose gate differs (old and new light alike: the difference is added), for
  *     luxels of new faces, and taken back for lights that are gone (all at once, in the
- *     update: the first corrected frame);
+ *     update: the first corrected frame). With extra samples (rad.extra > 1) the update
+ *     lights each luxel whose direct light changes anew at its sample point alone, from
+ *     every light shot, which is cheaper than the difference with every sample; the first
+ *     steps then light those luxels with every sample and change their incident and
+ *     unshot light by the difference, as below;
  *   - the bounced light is corrected afterwards, in steps (al_rad_step does them before
  *     any more shooting): for every panel that has sent light, the receivers whose rays
  *     to it may cross a changed brush (a bounding-volume tree of the groups, tested
@@ -99,6 +103,12 @@ typedef struct rad_fix {
                              differs between the worlds; NULL where it differs nowhere */
     int32_t gated;        /* elements with a row */
     uint64_t *unions;     /* per-worker scratch: a row */
+    /* Luxels the update lit at their sample point alone (rad.extra > 1: the first
+     * corrected frame), in luxel order; the first steps light them with every sample of
+     * the sub-grid (refine_step) before any panel is corrected. */
+    int32_t *coarse;
+    int32_t coarse_count, refined;
+    float (*fine)[3]; /* per coarse luxel: its light from every sample, as a step finds it */
 } rad_fix;
 
 void al_rad_fix_free(rad_fix *fix)
@@ -124,12 +134,26 @@ void al_rad_fix_free(rad_fix *fix)
     for (int32_t x = 0; fix->elem_rows && x < fix->elem_count; x++) free(fix->elem_rows[x]);
     free(fix->elem_rows);
     free(fix->unions);
+    free(fix->coarse);
+    free(fix->fine);
     free(fix);
 }
 
 int64_t al_rad_fix_left(const al_rad *rad)
 {
-    return rad->fix ? rad->fix->item_count - rad->fix->done : 0;
+    const rad_fix *fix = rad->fix;
+    return fix ? (fix->item_count - fix->done) + (fix->coarse_count - fix->refined) : 0;
+}
+
+int32_t al_rad_coarse_left(const al_rad *rad)
+{
+    return rad->fix ? rad->fix->coarse_count - rad->fix->refined : 0;
+}
+
+int32_t al_rad_coarse_luxels(const al_rad *rad, const int32_t **luxels)
+{
+    *luxels = rad->fix ? rad->fix->coarse + rad->fix->refined : NULL;
+    return al_rad_coarse_left(rad);
 }
 
 const al_rad *al_rad_base(al_rad *rad)
@@ -871,6 +895,10 @@ typedef struct light_pass {
     const rad_fix *fix;
     double extent, base_extent;
     const int *cancel; /* al_rad_options.cancel, or NULL */
+    /* With rad.extra > 1: the luxels whose light changes are lit anew at their sample
+     * point alone, and marked here (per luxel) for the steps to light with every sample;
+     * NULL: the difference with every sample, at once. */
+    uint8_t *coarse;
     int64_t rays[64];
 } light_pass;
 
@@ -983,22 +1011,84 @@ static int32_t lights_near_face(const al_rad *rad, const rad_face *f, int32_t *n
     return n;
 }
 
-/* Luxel J's direct light anew from the lights NEAR[0, COUNT), or (NEAR NULL: out of
- * memory for the list) from every light shot; the rays cast. */
-static int64_t relight(const light_pass *lp, int32_t j, const int32_t *near, int32_t count)
+/* Luxel J's direct light anew (into OUT) from the lights NEAR[0, COUNT), or (NEAR NULL:
+ * out of memory for the list) from every light shot of RAD, whose PVS rows are ROWS; with
+ * ONCE at its sample point alone. The rays cast. */
+static int64_t direct_of(const al_rad *rad, const uint64_t *const *rows, double extent, int32_t j,
+                         const int32_t *near, int32_t count, bool once, float out[3])
 {
-    al_rad *rad = lp->rad;
     int64_t rays = 0;
-    float sum[3] = {0, 0, 0}, add[3];
+    float add[3];
+    out[0] = out[1] = out[2] = 0;
     int32_t tried = near ? count : rad->light_count;
     for (int32_t i = 0; i < tried; i++) {
         int32_t m = near ? near[i] : i;
         if (!rad->light_shot[m]) continue;
-        rays += al_rad_light_at(rad, &rad->lights[m], lp->rows[m], j, lp->extent, add);
-        for (int c = 0; c < 3; c++) sum[c] += add[c];
+        rays += al_rad_light_at(rad, &rad->lights[m], rows[m], j, extent, once, add);
+        for (int c = 0; c < 3; c++) out[c] += add[c];
     }
-    for (int c = 0; c < 3; c++) rad->direct[j][c] = sum[c];
     return rays;
+}
+
+/* Luxel J's direct light anew, in the update: with every sample, or (the pass marks
+ * coarse luxels) at its sample point alone, marking it. */
+static int64_t relight(const light_pass *lp, int32_t j, const int32_t *near, int32_t count)
+{
+    if (lp->coarse) lp->coarse[j] = 1;
+    return direct_of(lp->rad, lp->rows, lp->extent, j, near, count, lp->coarse != NULL,
+                     lp->rad->direct[j]);
+}
+
+/* The lights a face's luxels are lit anew by, found when the first needs them: *NEAR (NULL
+ * until then, or if out of memory, and then every light) and *COUNT (-1 until then). */
+static void find_near(const al_rad *rad, const rad_face *f, int32_t **near, int32_t *count)
+{
+    if (*count >= 0) return;
+    *near = malloc(((size_t) rad->light_count + 1) * sizeof **near);
+    *count = *near ? lights_near_face(rad, f, *near) : 0;
+}
+
+/* A base light that may change the direct light of a kept face: LIGHT, and whether its
+ * reach meets a changed brush near the face (CROSSES). */
+typedef struct touch {
+    int32_t light;
+    bool crosses;
+} touch;
+
+/* Whether the edit may change what base light L gives the kept face in LO..HI: L is gone
+ * (and reaches the face), or its reach meets a changed brush near it (*CROSSES), or its
+ * PVS gate differs somewhere. */
+static bool face_touched(const light_pass *lp, int32_t l, const double lo[3], const double hi[3],
+                         double reach, bool *crosses)
+{
+    const rad_light *bl = &lp->base->lights[l];
+    int32_t m = lp->light_of[l];
+    *crosses = m >= 0 && face_light_crosses(lp->fix, bl, lo, hi, reach);
+    return !out_of_reach(bl, lo, hi) && (m < 0 || *crosses || lp->gates[l]);
+}
+
+/* The I-th light of the face's list TOUCHING, or (NULL: out of memory for it) of the
+ * relevant lights when it touches the face; false if it does not. */
+static bool touch_at(const light_pass *lp, const touch *touching, int32_t i, const double lo[3],
+                     const double hi[3], double reach, touch *out)
+{
+    if (touching) {
+        *out = touching[i];
+        return true;
+    }
+    out->light = lp->relevant[i];
+    return face_touched(lp, out->light, lo, hi, reach, &out->crosses);
+}
+
+/* Whether the edit may change what base light L (touching the face: CROSSES as found)
+ * gives luxel J of a kept face: L is gone, its gate to J's leaf differs, or a ray of it
+ * to J crosses a changed brush. */
+static bool luxel_changes(const light_pass *lp, int32_t l, bool crosses, int32_t j, double reach)
+{
+    if (lp->light_of[l] < 0) return true;
+    const uint64_t *gate = lp->gates[l];
+    if (gate && al_bit_test(gate, lp->fix->luxel_elem[j])) return true;
+    return crosses && luxel_light_crosses(lp->rad, j, &lp->base->lights[l], reach, lp->fix);
 }
 
 static void direct_job(void *context, int index, int worker)
@@ -1016,8 +1106,7 @@ static void direct_job(void *context, int index, int worker)
     if (fb < 0) {
         /* A new face: the direct light of every light already shot (that reaches it). A
          * map that leaks keeps the faces toward the void: thousands at once. */
-        near = malloc(((size_t) rad->light_count + 1) * sizeof *near);
-        if (near) near_count = lights_near_face(rad, f, near);
+        find_near(rad, f, &near, &near_count);
         for (int32_t s = f->first_slot; s < f->first_slot + f->w * f->h; s++) {
             int32_t j = rad->slots[s];
             if (j < 0) continue;
@@ -1035,43 +1124,168 @@ static void direct_job(void *context, int index, int worker)
         int32_t j = rad->slots[f->first_slot + s];
         if (j < 0 || !occlusion_changed(rad, base, j, base->slots[f0->first_slot + s])) continue;
         relit_any = true;
-        if (near_count < 0 && (near = malloc(((size_t) rad->light_count + 1) * sizeof *near)))
-            near_count = lights_near_face(rad, f, near);
+        find_near(rad, f, &near, &near_count);
         rays += relight(lp, j, near, near_count);
     }
-    free(near);
     double lo[3], hi[3];
     face_box(rad, f, lo, hi);
-    for (int32_t i = 0; i < lp->relevant_count; i++) {
-        int32_t l = lp->relevant[i];
-        int32_t m = lp->light_of[l];
-        const rad_light *bl = &base->lights[l];
-        /* A light that is gone takes back all it gave; one that stayed, what it gave
-         * through a changed brush or where its gate differs. */
-        const uint64_t *gate = m >= 0 ? lp->gates[l] : NULL;
-        bool crosses =
-            m >= 0 && face_light_crosses(lp->fix, bl, lo, hi, fmax(lp->extent, lp->base_extent));
-        if (out_of_reach(bl, lo, hi) || (m >= 0 && !crosses && !gate)) continue;
-        for (int32_t s = 0; s < f->w * f->h; s++) {
+    /* The base's lights whose light here the edit may change: a light that is gone takes
+     * back all it gave; one that stayed, what it gave through a changed brush or where its
+     * gate differs. (Out of memory for the list: each relevant light tried at each luxel.) */
+    double reach = fmax(lp->extent, lp->base_extent);
+    touch *touching = malloc(((size_t) lp->relevant_count + 1) * sizeof *touching);
+    int32_t touching_count = 0;
+    for (int32_t i = 0; touching && i < lp->relevant_count; i++)
+        if (face_touched(lp, lp->relevant[i], lo, hi, reach, &touching[touching_count].crosses))
+            touching[touching_count++].light = lp->relevant[i];
+    int32_t light_count = touching ? touching_count : lp->relevant_count;
+    if (lp->coarse) {
+        /* Lit anew at the sample point: every luxel one of them reaches. */
+        for (int32_t s = 0; s < f->w * f->h && light_count > 0; s++) {
             int32_t j = rad->slots[f->first_slot + s];
-            if (j < 0) continue;
-            int32_t j0 = base->slots[f0->first_slot + s];
-            if (relit_any && occlusion_changed(rad, base, j, j0)) continue;
-            if (m >= 0) {
-                bool gated = gate && al_bit_test(gate, lp->fix->luxel_elem[j]);
-                if (!gated &&
-                    !(crosses &&
-                      luxel_light_crosses(rad, j, bl, fmax(lp->extent, lp->base_extent), lp->fix)))
-                    continue;
-                rays += al_rad_light_at(rad, &rad->lights[m], lp->rows[m], j, lp->extent, add);
-            } else {
-                add[0] = add[1] = add[2] = 0;
+            if (j < 0 || lp->coarse[j]) continue;
+            bool changed = false;
+            for (int32_t i = 0; i < light_count && !changed; i++) {
+                touch t;
+                if (!touch_at(lp, touching, i, lo, hi, reach, &t)) continue;
+                changed = luxel_changes(lp, t.light, t.crosses, j, reach);
             }
-            rays += al_rad_light_at(base, bl, lp->base_rows[l], j0, lp->base_extent, old);
-            for (int c = 0; c < 3; c++) rad->direct[j][c] += add[c] - old[c];
+            if (!changed) continue;
+            find_near(rad, f, &near, &near_count);
+            rays += relight(lp, j, near, near_count);
+        }
+    } else {
+        /* The difference of each such light, with every sample. */
+        for (int32_t i = 0; i < light_count; i++) {
+            touch t;
+            if (!touch_at(lp, touching, i, lo, hi, reach, &t)) continue;
+            int32_t l = t.light;
+            int32_t m = lp->light_of[l];
+            const rad_light *bl = &base->lights[l];
+            for (int32_t s = 0; s < f->w * f->h; s++) {
+                int32_t j = rad->slots[f->first_slot + s];
+                if (j < 0) continue;
+                int32_t j0 = base->slots[f0->first_slot + s];
+                if (relit_any && occlusion_changed(rad, base, j, j0)) continue;
+                if (!luxel_changes(lp, l, t.crosses, j, reach)) continue;
+                if (m >= 0)
+                    rays += al_rad_light_at(rad, &rad->lights[m], lp->rows[m], j, lp->extent, false,
+                                            add);
+                else
+                    add[0] = add[1] = add[2] = 0;
+                rays +=
+                    al_rad_light_at(base, bl, lp->base_rows[l], j0, lp->base_extent, false, old);
+                for (int c = 0; c < 3; c++) rad->direct[j][c] += add[c] - old[c];
+            }
         }
     }
+    free(touching);
+    free(near);
     lp->rays[worker] += rays;
+}
+
+/* --- the refinement of coarse luxels, in steps -------------------------------------- */
+
+typedef struct refine_pass {
+    al_rad *rad;
+    rad_fix *fix;
+    const uint64_t **rows; /* per light: its PVS row */
+    double extent;
+    int32_t first, count; /* of fix.coarse */
+    int64_t rays[AL_RAD_BATCH];
+} refine_pass;
+
+#define REFINE_CHUNK 32 /* coarse luxels per parallel job of a refinement */
+
+static void refine_job(void *context, int index, int worker)
+{
+    refine_pass *rp = context;
+    al_rad *rad = rp->rad;
+    rad_fix *fix = rp->fix;
+    if (atomic_load(&rad->cancel)) return; /* the step is dropped (refine_step) */
+    int32_t a = rp->first + index * REFINE_CHUNK;
+    int32_t b = a + REFINE_CHUNK < rp->first + rp->count ? a + REFINE_CHUNK : rp->first + rp->count;
+    int32_t *near = NULL, near_count = -1, face = -1;
+    int64_t rays = 0;
+    for (int32_t i = a; i < b; i++) {
+        int32_t j = fix->coarse[i];
+        if (rad->luxel_face[j] != face) {
+            face = rad->luxel_face[j];
+            free(near);
+            near = NULL;
+            near_count = -1;
+            find_near(rad, &rad->faces[face], &near, &near_count);
+        }
+        rays += direct_of(rad, rp->rows, rp->extent, j, near, near_count, false, fix->fine[i]);
+    }
+    free(near);
+    rp->rays[worker] += rays;
+}
+
+/* Lights coarse luxels with every sample for about a step's time, then commits them at
+ * once: each luxel's direct and incident light change by the difference D, its unshot
+ * light by reflectance x D (which may be negative: the bounces go on from the light the
+ * luxel has now), and the books by what it now emits and absorbs. Nothing was shot from
+ * the coarse light yet (corrections come before any panel), but should it have been, the
+ * difference shot later makes it up, as for any change of the direct light. Returns the
+ * luxels refined; 0 when cancelled (the step's work is dropped) or out of memory. */
+static int32_t refine_step(al_rad *rad, rad_fix *fix)
+{
+    uint64_t start = al_clock_ns();
+    refine_pass *rp = calloc(1, sizeof *rp);
+    const uint64_t **rows = malloc(((size_t) rad->light_count + 1) * sizeof *rows);
+    if (!rp || !rows) {
+        free(rp), free(rows);
+        return 0;
+    }
+    for (int32_t m = 0; m < rad->light_count; m++)
+        rows[m] =
+            rad->lights[m].kind == RAD_SUN ? NULL : al_rad_pvs_row(rad, rad->lights[m].cluster);
+    int threads = al_rad_threads(rad);
+    int32_t made = 0;
+    bool cancelled = false;
+    while (fix->refined + made < fix->coarse_count) {
+        int32_t left = fix->coarse_count - fix->refined - made;
+        int32_t count = threads * REFINE_CHUNK * 4 < left ? threads * REFINE_CHUNK * 4 : left;
+        *rp = (refine_pass){.rad = rad,
+                            .fix = fix,
+                            .rows = rows,
+                            .extent = al_rad_sun_reach(rad),
+                            .first = fix->refined + made,
+                            .count = count};
+        al_parallel_for((count + REFINE_CHUNK - 1) / REFINE_CHUNK, threads, refine_job, rp);
+        if ((cancelled = atomic_load(&rad->cancel))) break;
+        for (int w = 0; w < AL_RAD_BATCH; w++) fix->rays[w] += rp->rays[w];
+        made += count;
+        if (al_clock_ms_since(start) >= FIX_STEP_MS) break;
+    }
+    free(rp), free(rows);
+    if (cancelled) return 0;
+    pthread_mutex_lock(&rad->lock);
+    for (int32_t i = fix->refined; i < fix->refined + made; i++) {
+        int32_t j = fix->coarse[i];
+        const rad_face *f = &rad->faces[rad->luxel_face[j]];
+        double kept[3], emitted = 0, absorbed = 0;
+        for (int c = 0; c < 3; c++) {
+            float d = fix->fine[i][c] - rad->direct[j][c];
+            rad->direct[j][c] = fix->fine[i][c];
+            rad->incident[j][c] += d;
+            rad->unshot[j][c] += f->reflectance[c] * d;
+            kept[c] = (double) (f->reflectance[c] * d) * rad->area[j];
+            emitted += d;
+            absorbed += (1.0 - f->reflectance[c]) * d;
+        }
+        rad->emitted += emitted / 3.0 * rad->area[j];
+        rad->absorbed += absorbed / 3.0 * rad->area[j];
+        al_rad_add_unshot(rad, rad->luxel_group[j], kept);
+    }
+    fix->refined += made;
+    for (int w = 0; w < AL_RAD_BATCH; w++) {
+        rad->rays += fix->rays[w];
+        fix->rays[w] = 0;
+    }
+    pthread_mutex_unlock(&rad->lock);
+    return made;
 }
 
 /* --- the corrections, in steps ------------------------------------------------------ */
@@ -1242,6 +1456,17 @@ int64_t al_rad_fix_step(al_rad *rad)
 {
     rad_fix *fix = rad->fix;
     if (!fix) return 0;
+    /* The coarse luxels first: the direct light is what shows most. */
+    if (fix->refined < fix->coarse_count) {
+        int32_t refined = refine_step(rad, fix);
+        if (refined > 0 && fix->refined == fix->coarse_count && fix->done == fix->item_count) {
+            pthread_mutex_lock(&rad->lock);
+            al_rad_fix_free(fix);
+            rad->fix = NULL;
+            pthread_mutex_unlock(&rad->lock);
+        }
+        return refined;
+    }
     uint64_t start = al_clock_ns();
     int threads = fix->threads;
     int32_t made = 0;
@@ -1313,6 +1538,7 @@ static al_status carry_light(al_rad *rad, const al_rad *base_c, rad_fix *fix,
     const uint64_t **base_rows = malloc(((size_t) base->light_count + 1) * sizeof *base_rows);
     uint64_t **gates = calloc((size_t) base->light_count + 1, sizeof *gates);
     light_pass *lp = calloc(1, sizeof *lp);
+    uint8_t *coarse = NULL; /* per luxel: lit at its sample point alone (rad.extra > 1) */
     al_status st = AL_ERR_NOMEM;
     fix->base_sent = malloc(((size_t) base->group_count + 1) * sizeof *fix->base_sent);
     if (!light_of || !relevant || !base_shot || !was_direct || !rows || !base_rows || !gates ||
@@ -1375,6 +1601,9 @@ static al_status carry_light(al_rad *rad, const al_rad *base_c, rad_fix *fix,
         rows[m] = rad->lights[m].kind == RAD_SUN ? NULL : al_rad_pvs_row(rad, rad->lights[m].cluster);
 
     memcpy(was_direct, rad->direct, (size_t) rad->luxel_count * sizeof *was_direct);
+    /* Sampling more than once, the luxels whose light changes are lit at their sample
+     * point first (the first corrected frame sooner), and with every sample in steps. */
+    if (rad->extra > 1 && !(coarse = calloc((size_t) rad->luxel_count + 1, 1))) goto done;
     *lp = (light_pass){.rad = rad,
                        .base = base,
                        .face_base = face_base,
@@ -1387,12 +1616,22 @@ static al_status carry_light(al_rad *rad, const al_rad *base_c, rad_fix *fix,
                        .fix = fix,
                        .extent = al_rad_sun_reach(rad),
                        .base_extent = al_rad_sun_reach(base),
-                       .cancel = cancel};
+                       .cancel = cancel,
+                       .coarse = coarse};
     al_parallel_for(rad->face_count, al_rad_threads(rad), direct_job, lp);
     for (int w = 0; w < 64; w++) rad->rays += lp->rays[w];
     if (cancel && __atomic_load_n(cancel, __ATOMIC_ACQUIRE)) {
         st = AL_ERR_CANCELLED;
         goto done;
+    }
+    if (coarse) {
+        for (int32_t j = 0; j < rad->luxel_count; j++) fix->coarse_count += coarse[j];
+        fix->coarse = malloc(((size_t) fix->coarse_count + 1) * sizeof *fix->coarse);
+        fix->fine = malloc(((size_t) fix->coarse_count + 1) * sizeof *fix->fine);
+        if (!fix->coarse || !fix->fine) goto done;
+        int32_t n = 0;
+        for (int32_t j = 0; j < rad->luxel_count; j++)
+            if (coarse[j]) fix->coarse[n++] = j;
     }
 
     /* Incident light follows the direct light's change; new luxels have only their direct
@@ -1429,6 +1668,7 @@ done:
     for (int32_t l = 0; gates && l < base->light_count; l++) free(gates[l]);
     free(gates);
     free(lp);
+    free(coarse);
     free(light_of), free(relevant), free(base_shot), free(was_direct), free(rows), free(base_rows);
     return st;
 }
@@ -1560,7 +1800,8 @@ al_status al_rad_update(al_rad *prev, const al_world *world, const al_input *inp
         *out = NULL;
         return st;
     }
-    if (fix->item_count == 0) al_rad_fix_free(fix);
+    if (fix->item_count == 0 && fix->coarse_count == 0)
+        al_rad_fix_free(fix);
     else rad->fix = fix;
     return AL_OK;
 }

@@ -65,9 +65,13 @@
  *       The engine's light stage at --luxel, lit to --rad-residual before the first edit
  *       and after each (al_rad_update carries the light across): rad_first_ms (from the
  *       edit to the light snapshot, the first corrected frame: the portals world with
- *       the direct light corrected), rad_update_ms (the light stage's own work for it),
+ *       the direct light corrected; with --extra above 1 the luxels whose light changed
+ *       are lit once in it), rad_refined_ms (with --extra above 1, until those luxels
+ *       were lit with every sample, over the rad_refined_edits edits that lit any so),
+ *       rad_update_ms (the light stage's own work for it),
  *       rad_corrected_ms (until the bounced light is corrected too), rad_settled_ms (until
- *       the residual is back to --rad-residual), rad_corrections (panels corrected),
+ *       the residual is back to --rad-residual), rad_corrections (panels corrected, and
+ *       with --extra above 1 luxels refined),
  *       rad_new_solver_ms (for comparison, on the first five edits: a new solver's patches
  *       and direct light, what relighting without the update costs); and the final light
  *       and a new solve of the final map, both run on to 1% (rad_difference_residual):
@@ -1125,8 +1129,10 @@ static int cmd_edit(const args *a)
     double *rad_update = calloc((size_t) n, sizeof(double)), *rad_fixed = calloc((size_t) n, sizeof(double));
     double *rad_fixes = calloc((size_t) n, sizeof(double)), *rad_new = calloc(5, sizeof(double));
     double *rad_settled = calloc((size_t) n, sizeof(double));
-    int new_count = 0;
-    if (!rad_update || !rad_fixed || !rad_fixes || !rad_new || !rad_settled) return 1;
+    double *rad_refined = calloc((size_t) n, sizeof(double));
+    int new_count = 0, refined_count = 0;
+    if (!rad_update || !rad_fixed || !rad_fixes || !rad_new || !rad_settled || !rad_refined)
+        return 1;
     /* Edits that open a leak are taken back (not timed) unless --leaks: a designer's map is
      * sealed nearly all the time, and a leaking map gets no PVS at all. */
     int reverted = 0;
@@ -1163,6 +1169,8 @@ static int cmd_edit(const args *a)
         rad_first[i] = st[AL_STAGE_LIGHT].last_ms;
         rad_update[i] = st[AL_STAGE_LIGHT].last_work_ms;
         rad_fixed[i] = st[AL_STAGE_LIGHT].last_corrected_ms;
+        if (st[AL_STAGE_LIGHT].last_refined_ms > 0)
+            rad_refined[refined_count++] = st[AL_STAGE_LIGHT].last_refined_ms;
         rad_settled[i] = st[AL_STAGE_LIGHT].last_settled_ms;
         rad_fixes[i] = (double) st[AL_STAGE_LIGHT].corrections;
         al_snapshot *s = al_live_current(live);
@@ -1275,6 +1283,8 @@ static int cmd_edit(const args *a)
     cJSON_AddNumberToObject(j, "pvs_tight_edits", tight_count);
     cJSON_AddItemToObject(j, "rad_first_ms", percentiles(rad_first, n));
     cJSON_AddItemToObject(j, "rad_update_ms", percentiles(rad_update, n));
+    cJSON_AddItemToObject(j, "rad_refined_ms", percentiles(rad_refined, refined_count));
+    cJSON_AddNumberToObject(j, "rad_refined_edits", refined_count);
     cJSON_AddItemToObject(j, "rad_corrected_ms", percentiles(rad_fixed, n));
     cJSON_AddItemToObject(j, "rad_settled_ms", percentiles(rad_settled, n));
     cJSON_AddItemToObject(j, "rad_corrections", percentiles(rad_fixes, n));
@@ -1294,6 +1304,7 @@ static int cmd_edit(const args *a)
     al_tool_map_free(&m);
     free(bsp), free(portals), free(rad_first), free(blocks), free(subcells), free(tight);
     free(rad_update), free(rad_fixed), free(rad_fixes), free(rad_new), free(rad_settled);
+    free(rad_refined);
     return ok && differences == 0 ? 0 : 1;
 }
 

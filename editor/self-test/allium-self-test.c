@@ -1041,6 +1041,81 @@ static gboolean step_textures(SelfTest *t)
     return TRUE;
 }
 
+/* The share of WIDGET's pixels in TEXTURE that are the missing-texture checker's magenta
+ * (red and blue alike, green well below both), lit or in shadow. */
+static double magenta_fraction(GdkTexture *texture, GtkWidget *widget, GtkWidget *window)
+{
+    int width, height, x0, y0, x1, y1;
+    guint32 *pixels = download(texture, &width, &height);
+    widget_rect(widget, window, width, height, &x0, &y0, &x1, &y1);
+    long magenta = 0, n = 0;
+    for (int y = y0; y < y1; y++)
+        for (int x = x0; x < x1; x++, n++) {
+            guint32 p = pixels[(gsize) y * (gsize) width + (gsize) x];
+            int r = (p >> 16) & 255, g = (p >> 8) & 255, b = p & 255;
+            magenta += r > 2 * g + 16 && b > 2 * g + 16 && abs(r - b) < (r + b) / 4;
+        }
+    g_free(pixels);
+    return n ? (double) magenta / (double) n : 0;
+}
+
+/* A face in a texture found nowhere, seen close up in the 3D view alone: the checker with
+ * the material's name written across it (the README's picture, missing-texture.png). A slab
+ * in "wall", which the sample's WAD lacks, is framed straight on and lit; then it goes. */
+static gboolean step_missing_texture(SelfTest *t)
+{
+    AlliumDocument *doc = allium_window_get_document(t->window);
+    AlliumView *view = view_3d(t);
+    double *lo = t->mark_lo, *hi = t->mark_hi;
+    if (!t->step_begun) {
+        /* A slab in the hall, its min y face a light's length from one of its lights. */
+        const double slab_lo[3] = {128, 224, 0}, slab_hi[3] = {256, 256, 128};
+        memcpy(lo, slab_lo, sizeof slab_lo);
+        memcpy(hi, slab_hi, sizeof slab_hi);
+        g_object_set(t->window, "tool", "select", NULL);
+        gint64 id = 0;
+        gboolean added = allium_document_add_box(doc, lo, hi, "wall", &id, NULL);
+        check(t, added, "a box in a texture the sample's WAD lacks");
+        if (!added) return TRUE;
+        allium_selection_clear(t->window->selection);
+        /* Its min y face, straight on, filling the 3D view, maximized. */
+        al_camera *camera = allium_view_get_camera(view);
+        t->saved_camera = *camera;
+        camera->yaw = 90;
+        camera->pitch = 0;
+        double face_lo[3] = {lo[0], lo[1], lo[2]}, face_hi[3] = {hi[0], lo[1], hi[2]};
+        al_camera_frame(camera, face_lo, face_hi);
+        g_signal_emit_by_name(view, "toggle-maximize");
+        t->phase = 1;
+        return FALSE;
+    }
+    gboolean settled_light = compiled_current(t->window) && !allium_document_get_lighting(doc) &&
+                             allium_document_get_lightmap(doc) != NULL;
+    AlliumTextures *textures = allium_document_get_textures(doc);
+    if (t->phase == 1) {
+        if (!settled_light || !textures || !settle(t)) return FALSE;
+        gboolean listed = FALSE;
+        for (int i = 0; textures->missing && textures->missing[i]; i++)
+            listed |= strcmp(textures->missing[i], "wall") == 0;
+        check(t, listed, "\"wall\" is listed as missing");
+        mark_frames(t);
+        t->phase = 2;
+        return FALSE;
+    }
+    if (t->phase == 2) {
+        if (!new_frames(t)) return FALSE;
+        g_autoptr(GdkTexture) shot = screenshot(t, GTK_WIDGET(t->window), "missing-texture.png");
+        double f = shot ? magenta_fraction(shot, GTK_WIDGET(view), GTK_WIDGET(t->window)) : 0;
+        check(t, f > 0.05, "the named checker fills the 3D view (%.0f%% of it magenta)", f * 100);
+        g_signal_emit_by_name(view, "toggle-maximize");
+        *allium_view_get_camera(view) = t->saved_camera;
+        allium_view_queue_render(view);
+        gtk_widget_activate_action(GTK_WIDGET(t->window), "win.undo", NULL);
+        return TRUE;
+    }
+    return TRUE;
+}
+
 /* The light a map had is kept in its file: a copy of the sample, opened and lit until the
  * solver stops, is closed and opened again, and arrives lit with that very light (the
  * same shots) in its first snapshot, with no solver run. */
@@ -1432,6 +1507,7 @@ static const struct {
     {"resize with a 3D handle", step_resize_3d_handle, 30000},
     {"vertex tool", step_vertex_tool, 60000},
     {"split, several handles, vertical drags", step_vertex_more, 60000},
+    {"a missing texture's checker and name", step_missing_texture, 60000},
     {"select a face", step_select_face, 10000},
     {"clip", step_clip, 30000},
     {"clip in 3D", step_clip_3d, 30000},

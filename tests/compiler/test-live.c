@@ -328,13 +328,20 @@ CHECK_TEST(input_first, "/live/a-first-compile-publishes-the-map-before-compilin
     scene_free(&s);
 }
 
-CHECK_TEST(light_settles, "/live/the-light-carried-across-edits-is-the-new-worlds")
+/* Edits in batches, their light settled and checked against the oracles; with EXTRA
+ * samples a side (above 1, the luxels an edit changes are lit once first) the last edit's
+ * luxels must have been refined after its first lit frame and before its corrections were
+ * done. */
+static void light_settles_with(int extra)
 {
     scene s;
     al_edit_input e;
     if (!open_generated(&s, &e)) return;
-    al_live *live = al_live_create(&(al_live_options){
-        .pvs = AL_PVS_COARSE, .light = true, .rad = {.luxel_size = 64}, .light_residual = 0.05});
+    al_live *live =
+        al_live_create(&(al_live_options){.pvs = AL_PVS_COARSE,
+                                          .light = true,
+                                          .rad = {.luxel_size = 64, .extra_samples = extra},
+                                          .light_residual = 0.05});
     REQUIRE(live);
     uint64_t g = al_live_submit(live, &e.input);
     REQUIRE(al_live_wait(live, g, AL_STAGE_LIGHT, 120));
@@ -371,13 +378,31 @@ CHECK_TEST(light_settles, "/live/the-light-carried-across-edits-is-the-new-world
     al_live_status(live, st);
     CHECK(st[AL_STAGE_LIGHT].state == AL_STAGE_CURRENT && st[AL_STAGE_LIGHT].done_generation == g &&
           st[AL_STAGE_LIGHT].progress == 1);
-    check_note("last edit: light published %.1f ms after it (corrections: %lld panels), done at "
-               "%.1f ms; %lld light runs, %lld given up", st[AL_STAGE_LIGHT].last_ms,
-               (long long) st[AL_STAGE_LIGHT].corrections, st[AL_STAGE_LIGHT].last_done_ms,
-               (long long) st[AL_STAGE_LIGHT].runs, (long long) st[AL_STAGE_LIGHT].cancelled);
+    const al_stage_status *l = &st[AL_STAGE_LIGHT];
+    if (extra > 1)
+        CHECK_MSG(l->last_refined_ms >= l->last_ms && l->last_refined_ms <= l->last_corrected_ms,
+                  "the last edit's luxels lit once were refined at %.1f ms, its first lit frame "
+                  "at %.1f ms, its corrections done at %.1f ms",
+                  l->last_refined_ms, l->last_ms, l->last_corrected_ms);
+    else
+        CHECK_MSG(l->last_refined_ms == 0, "sampling once, refined at %.1f ms", l->last_refined_ms);
+    check_note("%d x %d samples, last edit: light published %.1f ms after it (corrections: %lld), "
+               "refined at %.1f ms, done at %.1f ms; %lld light runs, %lld given up",
+               extra, extra, l->last_ms, (long long) l->corrections, l->last_refined_ms,
+               l->last_done_ms, (long long) l->runs, (long long) l->cancelled);
     al_live_destroy(live);
     al_edit_input_free(&e);
     scene_free(&s);
+}
+
+CHECK_TEST(light_settles, "/live/the-light-carried-across-edits-is-the-new-worlds")
+{
+    light_settles_with(1);
+}
+
+CHECK_TEST(light_refined, "/live/luxels-an-edit-lit-once-are-refined-before-its-corrections-end")
+{
+    light_settles_with(2);
 }
 
 CHECK_TEST(edits_settle, "/live/edits-settle-into-what-a-full-compile-gives")

@@ -207,23 +207,25 @@ static void *cancel_later(void *arg)
     return NULL;
 }
 
-CHECK_TEST(corrections_cancelled,
-           "/rad/update/corrections-cancelled-at-any-moment-drop-their-step-and-end-exact")
+/* The engine cancels a correction step when an edit comes; the step's panels (or coarse
+ * luxels, with extra samples O) are dropped and done again later. Cancelled at moments from
+ * before the step to after it, the corrections must still end with the kernel's light, a new
+ * solver's direct light and balanced books. */
+static void cancel_corrections(const al_rad_options *o)
 {
-    /* The engine cancels a correction step when an edit comes; the step's panels are
-     * dropped and done again later. Cancelled at moments from before the step to after it,
-     * the corrections must still end with the kernel's light and balanced books. */
     scene s, t;
     REQUIRE(load_room(&s, 200, 380));
     REQUIRE(load_room(&t, 264, 380));
     al_rad *rad, *next;
-    REQUIRE(al_rad_create(s.world, &s.input.input, NULL, &rad, NULL) == AL_OK);
+    REQUIRE(al_rad_create(s.world, &s.input.input, o, &rad, NULL) == AL_OK);
     al_rad_step(rad, 2 + 80);
-    REQUIRE(al_rad_update(rad, t.world, &t.input.input, NULL, &next, NULL) == AL_OK);
+    REQUIRE(al_rad_update(rad, t.world, &t.input.input, o, &next, NULL) == AL_OK);
     al_rad_stats st;
     al_rad_get_stats(next, &st);
-    int64_t total = st.corrections_left;
+    int64_t total = st.corrections_left, coarse = st.coarse_left;
     REQUIRE(total > 0);
+    CHECK_MSG((coarse > 0) == (o && o->extra_samples > 1), "%lld luxels lit once first",
+              (long long) coarse);
     int dropped = 0, steps = 0;
     double worst_wait_ms = 0;
     for (int delay = 0; st.corrections_left > 0 && steps < 10000; delay = (delay + 37) % 3000) {
@@ -252,17 +254,37 @@ CHECK_TEST(corrections_cancelled,
     CHECK_MSG(st.corrections_left == 0, "%lld corrections left after %d steps",
               (long long) st.corrections_left, steps);
     CHECK_MSG(dropped > 0, "no step of %d was cancelled", steps);
-    int checked;
+    int checked, ties;
     char why[256] = "";
     double worst = rad_check_bounce(next, 1, &checked, why, sizeof why);
     CHECK_MSG(worst < 1e-3, "bounced light off by %.2e of the mean: %s", worst, why);
-    check_note("%lld corrections in %d steps, %d of them cancelled and dropped; bounced light "
-               "off by %.1e of the mean; a cancel waited at most %.2f ms",
-               (long long) total, steps, dropped, worst, worst_wait_ms);
+    al_rad *fresh;
+    REQUIRE(rad_check_fresh(next, &fresh) == AL_OK);
+    al_rad_step(fresh, st.lights_shot);
+    double direct = rad_check_direct(next, fresh, &ties, why, sizeof why);
+    CHECK_MSG(direct < 1e-4 && ties == 0, "direct light off by %.2e (%d ties): %s", direct, ties,
+              why);
+    check_note("%lld corrections (%lld luxels lit once first) in %d steps, %d of them cancelled "
+               "and dropped; bounced light off by %.1e of the mean, direct %.1e; a cancel "
+               "waited at most %.2f ms",
+               (long long) total, (long long) coarse, steps, dropped, worst, direct, worst_wait_ms);
+    al_rad_destroy(fresh);
     al_rad_destroy(next);
     al_rad_destroy(rad);
     scene_free(&s);
     scene_free(&t);
+}
+
+CHECK_TEST(corrections_cancelled,
+           "/rad/update/corrections-cancelled-at-any-moment-drop-their-step-and-end-exact")
+{
+    cancel_corrections(NULL);
+}
+
+CHECK_TEST(refinement_cancelled,
+           "/rad/update/luxels-lit-once-first-are-refined-exactly-however-steps-are-cancelled")
+{
+    cancel_corrections(&(al_rad_options){.extra_samples = 2});
 }
 
 CHECK_TEST(pillar_added, "/rad/update/an-added-and-a-removed-pillar-are-corrected-alike")

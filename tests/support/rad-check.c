@@ -73,14 +73,23 @@ static void direct_unpruned(const al_rad *fresh, int32_t j, double out[3])
     for (int32_t m = 0; m < fresh->light_count; m++) {
         if (!fresh->light_shot[m]) continue;
         float add[3];
-        al_rad_light_at(fresh, &fresh->lights[m], NULL, j, extent, add);
+        al_rad_light_at(fresh, &fresh->lights[m], NULL, j, extent, false, add);
         for (int c = 0; c < 3; c++) out[c] += add[c];
     }
 }
 
 double rad_check_direct(const al_rad *rad, const al_rad *fresh, int *ties, char *why, size_t size)
 {
+    long long compared, exact;
+    return rad_check_direct_where(rad, fresh, NULL, 0, ties, &compared, &exact, why, size);
+}
+
+double rad_check_direct_where(const al_rad *rad, const al_rad *fresh, const unsigned char *only,
+                              int want, int *ties, long long *compared, long long *exact, char *why,
+                              size_t size)
+{
     *ties = 0;
+    *compared = *exact = 0;
     if (rad->luxel_count != fresh->luxel_count) {
         snprintf(why, size, "%d luxels against %d", rad->luxel_count, fresh->luxel_count);
         return INFINITY;
@@ -91,6 +100,9 @@ double rad_check_direct(const al_rad *rad, const al_rad *fresh, int *ties, char 
     mean /= fresh->luxel_count > 0 ? fresh->luxel_count : 1;
     double scale = mean > 0 ? mean : 1;
     for (int32_t j = 0; j < fresh->luxel_count; j++) {
+        if (only && only[j] != want) continue;
+        (*compared)++;
+        *exact += memcmp(rad->direct[j], fresh->direct[j], sizeof rad->direct[j]) == 0;
         double d = 0;
         int channel = 0;
         for (int c = 0; c < 3; c++) {
@@ -177,13 +189,52 @@ void rad_check_edits(const al_input *input, const al_world *world, const al_rad_
         al_rad_step(fresh, st.lights_shot);
         char why[256] = "";
         int ties = 0, checked = 0;
-        double d = rad_check_direct(next, fresh, &ties, why, sizeof why);
+        /* The coarse luxels (lit at their sample point alone) and the others. */
+        const int32_t *coarse = NULL;
+        int32_t coarse_count = al_rad_coarse_luxels(next, &coarse);
+        unsigned char *only = calloc((size_t) next->luxel_count + 1, 1);
+        if (!only) {
+            al_rad_destroy(fresh);
+            al_rad_destroy(next);
+            out->failed++;
+            break;
+        }
+        for (int32_t k = 0; k < coarse_count; k++) only[coarse[k]] = 1;
+        long long compared, exact;
+        double d =
+            rad_check_direct_where(next, fresh, only, 0, &ties, &compared, &exact, why, sizeof why);
         if (d > out->worst_direct) {
             out->worst_direct = d;
             snprintf(out->why, sizeof out->why, "edit %d (%s), direct: %s", i,
                      al_edit_kind_name(edit.kind), why);
         }
         out->ties += ties;
+        if (coarse_count > 0) {
+            al_rad_options once = *o;
+            once.extra_samples = 1;
+            al_rad *fresh1 = NULL;
+            if (al_rad_create(worlds[i], inputs[i], &once, &fresh1, NULL) != AL_OK) {
+                free(only);
+                al_rad_destroy(fresh);
+                al_rad_destroy(next);
+                out->failed++;
+                break;
+            }
+            al_rad_step(fresh1, st.lights_shot);
+            double c = rad_check_direct_where(next, fresh1, only, 1, &ties, &compared, &exact, why,
+                                              sizeof why);
+            if (c > out->worst_coarse) {
+                out->worst_coarse = c;
+                snprintf(out->why, sizeof out->why, "edit %d (%s), coarse: %s", i,
+                         al_edit_kind_name(edit.kind), why);
+            }
+            out->ties += ties;
+            out->coarse_luxels += compared;
+            out->coarse_exact += exact;
+            out->edits_with_coarse++;
+            al_rad_destroy(fresh1);
+        }
+        free(only);
         out->luxels += st.patches;
         /* Copied luxels take their vis leaf from a table of the blocks both worlds share:
          * the leaf a new solver finds by walking the trees. */
@@ -191,6 +242,21 @@ void rad_check_edits(const al_input *input, const al_world *world, const al_rad_
             for (int32_t j = 0; j < next->luxel_count; j++)
                 out->clusters_off += next->luxel_cluster[j] != fresh->luxel_cluster[j];
         rad_check_finish_corrections(next);
+        if (coarse_count > 0) {
+            /* Refined: every luxel as a new solver gives it (which shoots any light the
+             * steps shot meanwhile, in the same order). */
+            al_rad_stats now;
+            al_rad_get_stats(next, &now);
+            if (now.lights_shot > st.lights_shot)
+                al_rad_step(fresh, now.lights_shot - st.lights_shot);
+            double r = rad_check_direct(next, fresh, &ties, why, sizeof why);
+            if (r > out->worst_refined) {
+                out->worst_refined = r;
+                snprintf(out->why, sizeof out->why, "edit %d (%s), refined: %s", i,
+                         al_edit_kind_name(edit.kind), why);
+            }
+            out->ties += ties;
+        }
         double b = rad_check_bounce(next, rad_check_stride(next, groups), &checked, why, sizeof why);
         if (b > out->worst_bounce) {
             out->worst_bounce = b;

@@ -22,6 +22,11 @@ double rad_check_bounce(al_rad *rad, int stride, int *checked, char *why, size_t
 double rad_check_direct(const al_rad *rad, const al_rad *fresh, int *ties, char *why,
                         size_t size);
 
+/* The same over the luxels J with ONLY[J] equal to WANT (ONLY NULL: all); *COMPARED gets
+ * how many, *EXACT those equal to the last bit. */
+double rad_check_direct_where(const al_rad *rad, const al_rad *fresh, const unsigned char *only,
+                              int want, int *ties, long long *compared, long long *exact, char *why,
+                              size_t size);
 
 /* How far RAD's books are off: |absorbed + escaped + unshot - emitted| / emitted (0 with
  * nothing emitted), described in WHY. */
@@ -40,7 +45,8 @@ void rad_check_finish_corrections(al_rad *rad);
  * lit with OPTIONS to RESIDUAL, then EDITS random edits (al-edits.h), each world
  * updated from the last (coarse PVS) and its solver from the last; after each, the direct
  * light against a new solver's (rad_check_direct) and, once corrected, the bounced light
- * against a gather of about GROUPS groups (rad_check_bounce), and the books. Between edits
+ * against a gather of about GROUPS groups (rad_check_bounce), and the books; with extra
+ * samples also the coarse luxels (rad_edit_report). Between edits
  * the solver shoots 16 more times, as the editor would. */
 typedef struct rad_edit_report {
     int edits, failed;
@@ -51,6 +57,13 @@ typedef struct rad_edit_report {
     long long corrections;             /* panels corrected, summed */
     int checked;                       /* luxels gathered anew, summed */
     long long clusters_off;            /* luxels whose vis leaf is not a new solver's */
+    /* With extra samples (al_rad_update lights changed luxels at their sample point first):
+     * right after each update, the coarse luxels against a new solver sampling once, the
+     * others against one sampling as RAD does (in worst_direct); once corrected, every
+     * luxel against the latter again (worst_refined). */
+    double worst_coarse, worst_refined;
+    long long coarse_luxels, coarse_exact; /* compared, and equal to the last bit */
+    int edits_with_coarse;
     char why[256];                     /* the worst difference */
 } rad_edit_report;
 
