@@ -337,8 +337,7 @@ static bool load_hall(scene *s, bool open)
  * PVS: the gate opens everywhere, the pool's floor included, 700 units from the wall that
  * went, whose box no ray to the pool crosses. The carried light must be the new world's
  * there too. */
-CHECK_TEST(gate_opened,
-           "/rad/update/light-a-pvs-change-lets-through-far-from-the-edit-is-corrected")
+static void check_gate_opened(const al_rad_options *opts)
 {
     scene s, t;
     REQUIRE(load_hall(&s, false));
@@ -347,10 +346,10 @@ CHECK_TEST(gate_opened,
     REQUIRE(s.world->vis && s.world->vis->leak_entity < 0 && s.world->vis->pvs);
     REQUIRE(t.world->vis && t.world->vis->leak_entity >= 0 && !t.world->vis->pvs);
     al_rad *rad, *next, *fresh;
-    REQUIRE(al_rad_create(s.world, &s.input.input, NULL, &rad, NULL) == AL_OK);
+    REQUIRE(al_rad_create(s.world, &s.input.input, opts, &rad, NULL) == AL_OK);
     al_rad_step(rad, 1 + 60);
-    REQUIRE(al_rad_update(rad, t.world, &t.input.input, NULL, &next, NULL) == AL_OK);
-    REQUIRE(al_rad_create(t.world, &t.input.input, NULL, &fresh, NULL) == AL_OK);
+    REQUIRE(al_rad_update(rad, t.world, &t.input.input, opts, &next, NULL) == AL_OK);
+    REQUIRE(al_rad_create(t.world, &t.input.input, opts, &fresh, NULL) == AL_OK);
     al_rad_stats st;
     al_rad_get_stats(next, &st);
     al_rad_step(fresh, st.lights_shot);
@@ -368,9 +367,13 @@ CHECK_TEST(gate_opened,
               dark_then_lit);
     char why[256] = "";
     int ties;
+    /* With several samples the first frame lit the changed luxels at one point: their
+     * direct light is the fresh one's once the first steps refined them. */
+    bool refined_later = opts && opts->extra_samples > 1;
+    if (refined_later) rad_check_finish_corrections(next);
     double d = rad_check_direct(next, fresh, &ties, why, sizeof why);
     CHECK_MSG(d < 1e-4 && ties == 0, "direct light off by %.2e (%d ties): %s", d, ties, why);
-    rad_check_finish_corrections(next);
+    if (!refined_later) rad_check_finish_corrections(next);
     int checked;
     double worst = rad_check_bounce(next, 1, &checked, why, sizeof why);
     CHECK_MSG(worst < 1e-3, "bounced light off by %.2e of the mean (%d luxels): %s", worst, checked,
@@ -384,6 +387,18 @@ CHECK_TEST(gate_opened,
     al_rad_destroy(rad);
     scene_free(&s);
     scene_free(&t);
+}
+
+CHECK_TEST(gate_opened,
+           "/rad/update/light-a-pvs-change-lets-through-far-from-the-edit-is-corrected")
+{
+    check_gate_opened(NULL);
+}
+
+CHECK_TEST(gate_opened_extra,
+           "/rad/update/light-a-pvs-change-lets-through-is-corrected-with-samples-lit-once-first")
+{
+    check_gate_opened(&(al_rad_options){.extra_samples = 2});
 }
 
 CHECK_TEST(chained, "/rad/update/an-update-before-the-last-was-corrected-starts-from-its-base")
