@@ -881,6 +881,12 @@ static bool build_bvh(const al_rad *rad, rad_fix *fix)
 
 /* --- the direct light, corrected in the update ------------------------------------ */
 
+/* A relevant light's place in its list and its origin's x. */
+typedef struct light_x {
+    double x;
+    int32_t i;
+} light_x;
+
 typedef struct light_pass {
     al_rad *rad;
     const al_rad *base;
@@ -899,6 +905,13 @@ typedef struct light_pass {
      * point alone, and marked here (per luxel) for the steps to light with every sample;
      * NULL: the difference with every sample, at once. */
     uint8_t *coarse;
+    /* The relevant lights by reach, so that a face tries only those that may reach it:
+     * places in RELEVANT of the lights with a finite range in the order of their origins'
+     * x (by_x, by_x_count; every range at most max_range), and of the others (suns, and
+     * lights without a range), tried everywhere. */
+    light_x *by_x;
+    int32_t by_x_count, *unbounded, unbounded_count;
+    double max_range;
     int64_t rays[64];
 } light_pass;
 
@@ -966,6 +979,73 @@ static bool out_of_reach(const rad_light *l, const double lo[3], const double hi
     }
     return d2 >= l->range * l->range;
 }
+
+static int compare_by_x(const void *a, const void *b)
+{
+    const light_x *p = a, *q = b;
+    return (p->x > q->x) - (p->x < q->x);
+}
+
+static int compare_i32(const void *a, const void *b)
+{
+    int32_t x = *(const int32_t *) a, y = *(const int32_t *) b;
+    return (x > y) - (x < y);
+}
+
+/* Sorts the relevant lights by reach (light_pass.by_x); false if memory ran out (then
+ * every face tries every relevant light). Single-threaded, before the pass. */
+static bool index_relevant(light_pass *lp)
+{
+    lp->by_x = malloc(((size_t) lp->relevant_count + 1) * sizeof *lp->by_x);
+    lp->unbounded = malloc(((size_t) lp->relevant_count + 1) * sizeof *lp->unbounded);
+    if (!lp->by_x || !lp->unbounded) {
+        free(lp->by_x), free(lp->unbounded);
+        lp->by_x = NULL;
+        lp->unbounded = NULL;
+        return false;
+    }
+    lp->by_x_count = lp->unbounded_count = 0;
+    lp->max_range = 0;
+    for (int32_t i = 0; i < lp->relevant_count; i++) {
+        const rad_light *bl = &lp->base->lights[lp->relevant[i]];
+        if (bl->kind == RAD_SUN || !isfinite(bl->range)) {
+            lp->unbounded[lp->unbounded_count++] = i;
+            continue;
+        }
+        lp->by_x[lp->by_x_count++] = (light_x){bl->origin[0], i};
+        lp->max_range = fmax(lp->max_range, bl->range);
+    }
+    qsort(lp->by_x, (size_t) lp->by_x_count, sizeof *lp->by_x, compare_by_x);
+    return true;
+}
+
+/* Places in RELEVANT of the lights that may reach the box LO..HI, in RELEVANT's order,
+ * into OUT (room for every relevant light); how many. */
+static int32_t relevant_near(const light_pass *lp, const double lo[3], const double hi[3],
+                             int32_t *out)
+{
+    if (!lp->by_x) {
+        for (int32_t i = 0; i < lp->relevant_count; i++) out[i] = i;
+        return lp->relevant_count;
+    }
+    int32_t n = 0;
+    for (int32_t k = 0; k < lp->unbounded_count; k++) out[n++] = lp->unbounded[k];
+    /* The first light whose origin's x is at least lo[0] - max_range. */
+    double from = lo[0] - lp->max_range, to = hi[0] + lp->max_range;
+    int32_t a = 0, b = lp->by_x_count;
+    while (a < b) {
+        int32_t mid = a + (b - a) / 2;
+        if (lp->by_x[mid].x < from) a = mid + 1;
+        else b = mid;
+    }
+    for (int32_t k = a; k < lp->by_x_count && lp->by_x[k].x <= to; k++) {
+        int32_t i = lp->by_x[k].i;
+        if (!out_of_reach(&lp->base->lights[lp->relevant[i]], lo, hi)) out[n++] = i;
+    }
+    qsort(out, (size_t) n, sizeof *out, compare_i32);
+    return n;
+}
+
 
 /* May a ray from some point of the box [LO, HI] toward L cross a changed brush? */
 static bool face_light_crosses(const rad_fix *fix, const rad_light *l, const double lo[3],
@@ -1063,8 +1143,11 @@ static bool face_touched(const light_pass *lp, int32_t l, const double lo[3], co
 {
     const rad_light *bl = &lp->base->lights[l];
     int32_t m = lp->light_of[l];
+    *crosses = false;
+    /* Out of reach first: on a big map most lights are, and the test is cheap. */
+    if (out_of_reach(bl, lo, hi)) return false;
     *crosses = m >= 0 && face_light_crosses(lp->fix, bl, lo, hi, reach);
-    return !out_of_reach(bl, lo, hi) && (m < 0 || *crosses || lp->gates[l]);
+    return m < 0 || *crosses || lp->gates[l];
 }
 
 /* The I-th light of the face's list TOUCHING, or (NULL: out of memory for it) of the
@@ -1134,10 +1217,19 @@ static void direct_job(void *context, int index, int worker)
      * gate differs. (Out of memory for the list: each relevant light tried at each luxel.) */
     double reach = fmax(lp->extent, lp->base_extent);
     touch *touching = malloc(((size_t) lp->relevant_count + 1) * sizeof *touching);
+    int32_t *places = malloc(((size_t) lp->relevant_count + 1) * sizeof *places);
     int32_t touching_count = 0;
-    for (int32_t i = 0; touching && i < lp->relevant_count; i++)
-        if (face_touched(lp, lp->relevant[i], lo, hi, reach, &touching[touching_count].crosses))
-            touching[touching_count++].light = lp->relevant[i];
+    if (!places) {
+        free(touching);
+        touching = NULL;
+    }
+    int32_t place_count = touching ? relevant_near(lp, lo, hi, places) : 0;
+    for (int32_t k = 0; k < place_count; k++) {
+        int32_t l = lp->relevant[places[k]];
+        if (face_touched(lp, l, lo, hi, reach, &touching[touching_count].crosses))
+            touching[touching_count++].light = l;
+    }
+    free(places);
     int32_t light_count = touching ? touching_count : lp->relevant_count;
     if (lp->coarse) {
         /* Lit anew at the sample point: every luxel one of them reaches. */
@@ -1618,7 +1710,11 @@ static al_status carry_light(al_rad *rad, const al_rad *base_c, rad_fix *fix,
                        .base_extent = al_rad_sun_reach(base),
                        .cancel = cancel,
                        .coarse = coarse};
+    index_relevant(lp);
     al_parallel_for(rad->face_count, al_rad_threads(rad), direct_job, lp);
+    free(lp->by_x), free(lp->unbounded);
+    lp->by_x = NULL;
+    lp->unbounded = NULL;
     for (int w = 0; w < 64; w++) rad->rays += lp->rays[w];
     if (cancel && __atomic_load_n(cancel, __ATOMIC_ACQUIRE)) {
         st = AL_ERR_CANCELLED;
