@@ -1035,8 +1035,10 @@ static int32_t relevant_near(const light_pass *lp, const double lo[3], const dou
     int32_t a = 0, b = lp->by_x_count;
     while (a < b) {
         int32_t mid = a + (b - a) / 2;
-        if (lp->by_x[mid].x < from) a = mid + 1;
-        else b = mid;
+        if (lp->by_x[mid].x < from)
+            a = mid + 1;
+        else
+            b = mid;
     }
     for (int32_t k = a; k < lp->by_x_count && lp->by_x[k].x <= to; k++) {
         int32_t i = lp->by_x[k].i;
@@ -1045,7 +1047,6 @@ static int32_t relevant_near(const light_pass *lp, const double lo[3], const dou
     qsort(out, (size_t) n, sizeof *out, compare_i32);
     return n;
 }
-
 
 /* May a ray from some point of the box [LO, HI] toward L cross a changed brush? */
 static bool face_light_crosses(const rad_fix *fix, const rad_light *l, const double lo[3],

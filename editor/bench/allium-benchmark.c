@@ -239,9 +239,9 @@ static void report_drag(Bench *b)
 static void bench_free(gpointer data)
 {
     Bench *b = data;
-    GArray *all[] = {b->collision_ms, b->lit_ms, b->engine_ms, b->blocks_built, b->commit_ms,
-                     b->wait_ms, b->handover_ms, b->queued_ms, b->draw_ms, b->lag,
-                     b->preview_frame, b->ms, b->faces, b->intervals};
+    GArray *all[] = {b->collision_ms,  b->lit_ms,      b->engine_ms, b->blocks_built, b->commit_ms,
+                     b->wait_ms,       b->handover_ms, b->queued_ms, b->draw_ms,      b->lag,
+                     b->preview_frame, b->ms,          b->faces,     b->intervals};
     for (guint i = 0; i < G_N_ELEMENTS(all); i++) g_array_unref(all[i]);
     g_clear_handle_id(&b->watchdog, g_source_remove);
     g_clear_handle_id(&b->poll, g_source_remove);
@@ -571,9 +571,9 @@ void allium_benchmark_start(AlliumApplication *app, AlliumBenchmarkKind kind, in
     b->kind = kind;
     b->count = count;
     b->seed = 12345;
-    GArray **doubles[] = {&b->collision_ms, &b->lit_ms, &b->engine_ms, &b->blocks_built, &b->commit_ms, &b->wait_ms,
-                          &b->handover_ms, &b->queued_ms, &b->draw_ms,
-                          &b->lag, &b->ms, &b->intervals};
+    GArray **doubles[] = {&b->collision_ms, &b->lit_ms,  &b->engine_ms,   &b->blocks_built,
+                          &b->commit_ms,    &b->wait_ms, &b->handover_ms, &b->queued_ms,
+                          &b->draw_ms,      &b->lag,     &b->ms,          &b->intervals};
     for (guint i = 0; i < G_N_ELEMENTS(doubles); i++)
         *doubles[i] = g_array_new(FALSE, FALSE, sizeof(double));
     b->preview_frame = g_array_new(FALSE, FALSE, sizeof(guint64));

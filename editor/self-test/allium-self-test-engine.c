@@ -7,7 +7,8 @@
  * the same residual) against the snapshot the editor shows once the engine is done: the
  * trees (al_world_tree_differences), the portals and vis leaves, every pair of vis leaves'
  * PVS answer (within a full build's coarse rows, holding every sampled line of sight, and
- * at most a few pairs off its tight rows: the tight pass's order), and the light of every luxel within the solvers' sampling tolerance. */
+ * at most a few pairs off its tight rows: the tight pass's order), and the light of every luxel
+ * within the solvers' sampling tolerance. */
 #include "allium-config.h"
 
 #include "al-edits.h"
@@ -187,13 +188,14 @@ void compare_with_full(SelfTest *t, AlliumDocument *doc, gboolean expect_sealed)
     gboolean sighted = oracle != NULL;
     if (oracle) al_verify_pvs(snap->world, oracle, 4000, 7, &sight);
     al_oracle_destroy(oracle);
-    check(t, same_leaves && va.level == vb.level && beyond == 0 && sighted && sight.mismatches == 0 &&
-                 differ <= leaves * leaves / 200,
+    check(t,
+          same_leaves && va.level == vb.level && beyond == 0 && sighted && sight.mismatches == 0 &&
+              differ <= leaves * leaves / 200,
           "its PVS rows are a full compile's within the tight pass's order (%d of %d pairs "
           "differ, %d beyond the coarse rows; %lld of %lld lines of sight missing; levels %d "
           "and %d)",
-          differ, leaves * leaves, beyond, (long long) sight.mismatches,
-          (long long) sight.checked, (int) va.level, (int) vb.level);
+          differ, leaves * leaves, beyond, (long long) sight.mismatches, (long long) sight.checked,
+          (int) va.level, (int) vb.level);
     /* The light carried through the edits against a new solve, both at the target. */
     if (snap->rad) {
         al_rad *fresh = NULL;

@@ -341,8 +341,7 @@ static void frame_update_cb(GdkFrameClock *clock, AlliumView *self)
         gint64 expected = due + (gint64) (st[AL_STAGE_COLLISION].last_ms * 1000);
         gint64 left = due + HOLD_FOR_COLLISION_MS * 1000 - now;
         if (expected - now <= AWAIT_COLLISION_MS * 1000)
-            allium_document_await_collision(self->document,
-                                            MIN(left, AWAIT_COLLISION_MS * 1000),
+            allium_document_await_collision(self->document, MIN(left, AWAIT_COLLISION_MS * 1000),
                                             gdk_frame_clock_get_frame_counter(clock));
     }
     /* A redraw held for the collision goes now if it came (to this view's wait or to
@@ -359,8 +358,8 @@ static void gl_realize_cb(GtkGLArea *area, AlliumView *self)
     self->frame_clock = gtk_widget_get_frame_clock(GTK_WIDGET(area));
     if (self->frame_clock)
         /* After the tick callbacks: a drag's tick makes this frame's preview first. */
-        self->update_handler = g_signal_connect_after(self->frame_clock, "update",
-                                                      G_CALLBACK(frame_update_cb), self);
+        self->update_handler =
+            g_signal_connect_after(self->frame_clock, "update", G_CALLBACK(frame_update_cb), self);
     gtk_gl_area_make_current(area);
     g_clear_pointer(&self->gl_error, g_free);
     if (gtk_gl_area_get_error(area)) {

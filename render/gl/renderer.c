@@ -62,10 +62,10 @@ struct al_renderer {
     int32_t *entity_tri, *entity_line, *entity_radius;
     uint32_t *brush_stamp; /* per scene brush: the pass whose frustum may hold it */
     uint32_t cull_pass;
-    uint32_t *stamp;       /* per scene face: the pass that found it in the PVS */
-    uint32_t *leaf_stamp;  /* per scene face: the pass that found it in the eye's leaf */
-    uint32_t pvs_pass;     /* of the stamps made last */
-    int pvs_leaf;          /* the vis leaf they were made for; -1: none */
+    uint32_t *stamp;      /* per scene face: the pass that found it in the PVS */
+    uint32_t *leaf_stamp; /* per scene face: the pass that found it in the eye's leaf */
+    uint32_t pvs_pass;    /* of the stamps made last */
+    int pvs_leaf;         /* the vis leaf they were made for; -1: none */
     int32_t *leaves; /* scratch for the PVS query */
     int leaf_cap;
     range_list opaque, opaque_edges, tools, pvs, cluster, scratch;
@@ -820,7 +820,8 @@ static void draw_3d(al_renderer *r, const al_camera *cam, const al_draw_options 
             ranges_add(&r->opaque, tri + sf->first_tri, sf->tri_count);
             ranges_add(&r->opaque_edges, line + sf->first_edge, sf->edge_count);
             if (leaf >= 0 && listed) {
-                if (r->stamp[f] == r->pvs_pass) ranges_add(&r->pvs, tri + sf->first_tri, sf->tri_count);
+                if (r->stamp[f] == r->pvs_pass)
+                    ranges_add(&r->pvs, tri + sf->first_tri, sf->tri_count);
                 if (r->leaf_stamp[f] == r->pvs_pass)
                     ranges_add(&r->cluster, tri + sf->first_tri, sf->tri_count);
             }

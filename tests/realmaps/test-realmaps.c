@@ -704,8 +704,8 @@ CHECK_TEST(light_across_edits, "/realmaps/light-carried-across-edits-is-the-new-
     /* Rays through an edge two brushes share: a tie the light trees and the PVS break
      * differently (rad-check.h). The update corrects the pairs whose PVS gate differs
      * between the worlds (rad/update.c), so none may be left. */
-    CHECK_MSG(r.ties == 0, "%s: %d of %lld luxels differ by rays through edges", map_name,
-              r.ties, r.luxels);
+    CHECK_MSG(r.ties == 0, "%s: %d of %lld luxels differ by rays through edges", map_name, r.ties,
+              r.luxels);
     check_note("%s: %d edits, %lld panels corrected; direct light off by at most %.1e (and %d "
                "luxels by rays through edges, which the PVS and the light trees break "
                "differently), bounced %.1e of the mean (%d luxels gathered anew)", map_name,
