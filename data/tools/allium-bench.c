@@ -51,7 +51,7 @@
  *       longer and less alike than the solver's), patches, ...}; times are medians of
  *       the runs
  *   allium-bench edit MAP [--edits 200] [--tight-edits 3] [--luxel 16] [--extra N]
- *                         [--rad-residual 0.1] [--leaks] [options]
+ *                         [--rad-residual 0.1] [--leaks] [--no-light] [options]
  *       (--extra N: N x N direct light samples per luxel, al_rad_options.extra_samples,
  *       for light, rad and edit; default the map's "allium_extra_samples", or 1)
  *       live compilation (al-live.h): random single-brush moves, resizes, deletes and
@@ -62,6 +62,8 @@
  *       pvs_ms is the same figure), pvs_tight_ms (the portal flow, over --tight-edits
  *       further edits), blocks_rebuilt and subcells_rebuilt (collision sub-cells built,
  *       the rest copied); and whether the final world equals a full compile tree by tree.
+ *       With --no-light the engine runs no light stage and the rad_ figures are left out
+ *       (a large map's collision and portals, without minutes of light solves).
  *       The engine's light stage at --luxel, lit to --rad-residual before the first edit
  *       and after each (al_rad_update carries the light across): rad_first_ms (from the
  *       edit to the light snapshot, the first corrected frame: the portals world with
@@ -149,6 +151,7 @@ typedef struct args {
     int edits, tight_edits;
     double rad_residual; /* edit: the light's residual before the edits and at the end */
     bool leaks;
+    bool no_light; /* edit: the collision and portals alone */
     bool direct; /* light: the direct light, not the lightmap */
     int style;   /* light --direct: the lightmap style, or AL_RAD_ALL_STYLES */
     bool residual_given;
@@ -172,7 +175,7 @@ static int usage(void)
             "       allium-bench document MAP.map [--runs N] [--count EDITS] [--scratch DIR]\n"
             "       allium-bench rad MAP [--luxel UNITS] [--extra N] [--runs N] [--count RAYS]\n"
             "                            [--rad-residual R]\n"
-            "       allium-bench edit MAP [--edits N] [--tight-edits N] [--luxel UNITS]\n"
+            "       allium-bench edit MAP [--edits N] [--tight-edits N] [--luxel UNITS] [--no-light]\n"
             "                             [--extra N] [--rad-residual R] [--leaks]\n"
             "       allium-bench bsp MAP.map [--runs N]\n"
             "       allium-bench spheretree [--count N] [--steps N] [--margin UNITS]\n"
@@ -221,6 +224,11 @@ static int parse_args(int argc, char **argv, args *a)
         const char *arg = argv[i];
         if (strcmp(arg, "--leaks") == 0) {
             a->leaks = true;
+            i++;
+            continue;
+        }
+        if (strcmp(arg, "--no-light") == 0) {
+            a->no_light = true;
             i++;
             continue;
         }
@@ -1111,13 +1119,14 @@ static int cmd_edit(const args *a)
                                       .split_candidates = a->options.split_candidates,
                                       .split_balance = a->options.split_balance},
                           .pvs = AL_PVS_COARSE,
-                          .light = true,
+                          .light = !a->no_light,
                           .rad = ro,
                           .light_residual = a->rad_residual};
     al_live *live = al_live_create(&lo);
     if (!live) return 1;
     al_rng rng = {a->seed};
-    double first_ms = submit_and_wait(live, &e.input, AL_STAGE_LIGHT);
+    al_stage last = a->no_light ? AL_STAGE_PORTALS : AL_STAGE_LIGHT;
+    double first_ms = submit_and_wait(live, &e.input, last);
     if (first_ms < 0) {
         char why[256];
         al_live_last_error(live, why, sizeof why);
@@ -1145,7 +1154,7 @@ static int cmd_edit(const args *a)
             ok = false;
             break;
         }
-        portals[i] = submit_and_wait(live, &e.input, AL_STAGE_LIGHT);
+        portals[i] = submit_and_wait(live, &e.input, last);
         if (!a->leaks && portals[i] >= 0) {
             al_snapshot *s = al_live_current(live);
             al_leak_info leak;
@@ -1155,7 +1164,7 @@ static int cmd_edit(const args *a)
                 al_edit_input_free(&e);
                 e = saved;
                 memset(&saved, 0, sizeof saved);
-                submit_and_wait(live, &e.input, AL_STAGE_LIGHT);
+                submit_and_wait(live, &e.input, last);
                 reverted++;
                 i--;
                 continue;
@@ -1186,7 +1195,7 @@ static int cmd_edit(const args *a)
         subcells[i] = st[AL_STAGE_COLLISION].subcells_built;
         al_leak_info leak;
         leaking += al_world_leak(al_snapshot_world(s), &leak);
-        if (new_count < 5) {
+        if (new_count < 5 && !a->no_light) {
             /* What relighting from nothing would cost: patches and direct light. */
             uint64_t t0 = al_clock_ns();
             al_rad *fresh = NULL;
@@ -1281,19 +1290,21 @@ static int cmd_edit(const args *a)
     cJSON_AddStringToObject(j, "pvs_ms_is", "the coarse PVS, published with the portals");
     cJSON_AddItemToObject(j, "pvs_tight_ms", percentiles(tight, tight_count));
     cJSON_AddNumberToObject(j, "pvs_tight_edits", tight_count);
-    cJSON_AddItemToObject(j, "rad_first_ms", percentiles(rad_first, n));
-    cJSON_AddItemToObject(j, "rad_update_ms", percentiles(rad_update, n));
-    cJSON_AddItemToObject(j, "rad_refined_ms", percentiles(rad_refined, refined_count));
-    cJSON_AddNumberToObject(j, "rad_refined_edits", refined_count);
-    cJSON_AddItemToObject(j, "rad_corrected_ms", percentiles(rad_fixed, n));
-    cJSON_AddItemToObject(j, "rad_settled_ms", percentiles(rad_settled, n));
-    cJSON_AddItemToObject(j, "rad_corrections", percentiles(rad_fixes, n));
-    cJSON_AddItemToObject(j, "rad_new_solver_ms", percentiles(rad_new, new_count));
-    cJSON_AddNumberToObject(j, "rad_residual", a->rad_residual);
-    cJSON_AddNumberToObject(j, "rad_difference_from_full", rad_difference);
-    cJSON_AddNumberToObject(j, "rad_difference_residual", final_residual);
-    cJSON_AddNumberToObject(j, "rad_luxel", ro.luxel_size);
-    cJSON_AddNumberToObject(j, "rad_extra", ro.extra_samples);
+    if (!a->no_light) { /* (--no-light: no light stage) */
+        cJSON_AddItemToObject(j, "rad_first_ms", percentiles(rad_first, n));
+        cJSON_AddItemToObject(j, "rad_update_ms", percentiles(rad_update, n));
+        cJSON_AddItemToObject(j, "rad_refined_ms", percentiles(rad_refined, refined_count));
+        cJSON_AddNumberToObject(j, "rad_refined_edits", refined_count);
+        cJSON_AddItemToObject(j, "rad_corrected_ms", percentiles(rad_fixed, n));
+        cJSON_AddItemToObject(j, "rad_settled_ms", percentiles(rad_settled, n));
+        cJSON_AddItemToObject(j, "rad_corrections", percentiles(rad_fixes, n));
+        cJSON_AddItemToObject(j, "rad_new_solver_ms", percentiles(rad_new, new_count));
+        cJSON_AddNumberToObject(j, "rad_residual", a->rad_residual);
+        cJSON_AddNumberToObject(j, "rad_difference_from_full", rad_difference);
+        cJSON_AddNumberToObject(j, "rad_difference_residual", final_residual);
+        cJSON_AddNumberToObject(j, "rad_luxel", ro.luxel_size);
+        cJSON_AddNumberToObject(j, "rad_extra", ro.extra_samples);
+    }
     cJSON *b = percentiles(blocks, n);
     cJSON_AddItemToObject(j, "blocks_rebuilt", b);
     cJSON_AddItemToObject(j, "subcells_rebuilt", percentiles(subcells, n));
