@@ -812,6 +812,20 @@ CHECK_TEST(bench_outputs, "/tools/allium-bench-subcommands-print-json")
         CHECK_MSG(cJSON_IsNumber(path(r, k, "median")), "document.%s.median missing", k);
     CHECK(path(r, "edit_ms", "count")->valuedouble == 12);
     cJSON_Delete(r);
+
+    /* Live edits without the light stage: collision and portals, no light figures, and the
+     * last world a full compile's (the exit status). */
+    snprintf(cmd, sizeof cmd, "'%s' edit '%s' --edits 6 --tight-edits 0 --no-light", bench_tool,
+             sample_map);
+    REQUIRE(run(cmd, &out) == 0);
+    r = cJSON_Parse(out);
+    free(out);
+    REQUIRE(r);
+    CHECK(cJSON_IsNumber(path(r, "bsp_ms", "median")) && cJSON_IsNumber(path(r, "portals_ms", "median")));
+    CHECK(cJSON_GetObjectItem(r, "edits")->valueint == 6);
+    CHECK(cJSON_GetObjectItem(r, "tree_differences_from_full_compile")->valueint == 0);
+    CHECK_MSG(!cJSON_GetObjectItem(r, "rad_first_ms"), "edit --no-light printed light figures");
+    cJSON_Delete(r);
 }
 
 CHECK_TEST(classify, "/tools/allium-bench-classify-answers-per-line")
