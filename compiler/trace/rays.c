@@ -12,8 +12,8 @@
  * carried across the edit trusts the rays that pass far from it to be unchanged. Two
  * things would make it depend on the tree. A piece lying in a node's plane (a ray along a
  * surface) sent to the front child is blocked or not according to which side of the plane
- * the tree calls its front (x = 544 is an axial node in one tree and a node with normal -x
- * in another) and which of a brush's coplanar faces it split on; such a piece touches both
+ * the tree calls its front (x = c may be an axial node in one tree and a node with normal
+ * -x in another) and which of a brush's coplanar faces it split on; such a piece touches both
  * sides, so it is blocked only where both are solid (first_solid_both). And a ray through
  * an edge where two planes meet crosses them at two distances along it that round apart:
  * the sliver between, some 1e-14 units long, falls into a cell that the segment only
@@ -155,8 +155,8 @@ static double first_solid(const al_ray_tree *tree, const double a[3], const doub
  * below BACK: its start, or INFINITY. This is the walk of a piece lying in a node's plane,
  * whose children are FRONT and BACK: such a piece touches both sides, and touching is not
  * blocking, so it is blocked only where both sides are solid. Which side a plane calls its
- * front depends on the tree (x = 544 may be an axial node in one and a node with normal
- * -x in another), so sending the piece to either child alone would make the answer depend
+ * front depends on the tree (x = c may be an axial node in one and a node with normal -x
+ * in another), so sending the piece to either child alone would make the answer depend
  * on the tree rather than on the geometry.
  *
  * first_solid returns the start of a solid piece of positive length, so T is the start of
