@@ -21,6 +21,12 @@
  *   AL_SURFACE_EPSILON the documented accuracy of the compiled world: solidity queries and
  *                      traces agree with the brute-force oracles for every point farther
  *                      than this from a surface
+ *   AL_RAY_EPSILON     an end of a piece of a light ray within this distance of a tree
+ *                      node's plane lies on it (trace/rays.c). Far above the rounding of a
+ *                      distance along a ray (a piece's ends come from other planes' crossings),
+ *                      so two trees of the same brushes, which split a ray at other planes in
+ *                      another order, class its pieces alike; far below AL_ON_EPSILON, so no
+ *                      piece a cell really holds is taken for a point.
  */
 #ifndef AL_EPSILON_H
 #define AL_EPSILON_H
@@ -32,5 +38,6 @@
 #define AL_DIST_EPSILON    1e-5
 #define AL_AXIAL_EPSILON   1e-9
 #define AL_SURFACE_EPSILON 1e-2
+#define AL_RAY_EPSILON     1e-9
 
 #endif

@@ -7,6 +7,22 @@
  * segment. A part that would be a single point is left out: the segment only touches the
  * other side there, and touching is not blocking.
  *
+ * The answer must depend on the brushes alone, not on the tree: a block rebuilt after an
+ * edit elsewhere (or a full build) holds the same brushes in another tree, and radiosity
+ * carried across the edit trusts the rays that pass far from it to be unchanged. Two
+ * things would make it depend on the tree. A piece lying in a node's plane (a ray along a
+ * surface) sent to the front child is blocked or not according to which side of the plane
+ * the tree calls its front (x = c may be an axial node in one tree and a node with normal
+ * -x in another) and which of a brush's coplanar faces it split on; such a piece touches both
+ * sides, so it is blocked only where both are solid (first_solid_both). And a ray through
+ * an edge where two planes meet crosses them at two distances along it that round apart:
+ * the sliver between, some 1e-14 units long, falls into a cell that the segment only
+ * touches, and is solid in one tree and absent in another (e2m2: a ray along x = 544
+ * through the edge where y = 1280 meets a slanted wall). So an end of a piece within
+ * AL_RAY_EPSILON of a plane counts as on it, and a piece with one end on a plane goes
+ * wholly to the side of its other end; one with both on it lies in the plane. The rule is
+ * the same with the plane turned round, so the side a tree calls front does not matter.
+ *
  * The choice of child is a branch, not an index computed from the signs. Radiosity casts
  * its rays in runs that follow nearly the same path (the luxels of a group towards the
  * same shooter), so the branches are predicted and the processor runs ahead to the next
@@ -21,6 +37,7 @@
  */
 #include "trace/rays.h"
 
+#include "al-epsilon.h"
 #include "al-vec3.h"
 #include "world/world-internal.h"
 
@@ -131,6 +148,36 @@ typedef struct piece {
     double t0, t1;
 } piece;
 
+static double first_solid(const al_ray_tree *tree, const double a[3], const double d[3],
+                          int32_t code, double t0, double t1);
+
+/* The first piece of A + t D, t in [T0, T1] (T0 < T1), that is solid both below FRONT and
+ * below BACK: its start, or INFINITY. This is the walk of a piece lying in a node's plane,
+ * whose children are FRONT and BACK: such a piece touches both sides, and touching is not
+ * blocking, so it is blocked only where both sides are solid. Which side a plane calls its
+ * front depends on the tree (x = c may be an axial node in one and a node with normal -x
+ * in another), so sending the piece to either child alone would make the answer depend
+ * on the tree rather than on the geometry.
+ *
+ * first_solid returns the start of a solid piece of positive length, so T is the start of
+ * a piece solid on both sides once neither walk moves it; each walk that moves it moves it
+ * forward to a piece boundary, of which there are finitely many. */
+static double first_solid_both(const al_ray_tree *tree, const double a[3], const double d[3],
+                               int32_t front, int32_t back, double t0, double t1)
+{
+    if (front == AL_RAY_EMPTY || back == AL_RAY_EMPTY) return INFINITY;
+    if (front == AL_RAY_SOLID) return first_solid(tree, a, d, back, t0, t1);
+    if (back == AL_RAY_SOLID) return first_solid(tree, a, d, front, t0, t1);
+    double t = t0;
+    for (;;) {
+        double tf = first_solid(tree, a, d, front, t, t1);
+        if (tf == INFINITY) return INFINITY;
+        double tb = first_solid(tree, a, d, back, tf, t1);
+        if (tb == tf || tb == INFINITY) return tb;
+        t = tb;
+    }
+}
+
 /* The first solid piece of A + t D, t in [T0, T1], below CODE: its start, or INFINITY. */
 static double first_solid(const al_ray_tree *tree, const double a[3], const double d[3],
                           int32_t code, double t0, double t1)
@@ -150,16 +197,25 @@ static double first_solid(const al_ray_tree *tree, const double a[3], const doub
                 rate = al_dot(normal, d);
             }
             double d0 = base + rate * t0, d1 = base + rate * t1;
-            if (d0 >= 0 && d1 >= 0) {
-                code = n->child[0];
-                continue;
+            /* An end within AL_RAY_EPSILON of the plane is on it and goes with the other
+             * end (see the file's comment). */
+            if (d0 > -AL_RAY_EPSILON && d1 > -AL_RAY_EPSILON) {
+                if (d0 >= AL_RAY_EPSILON || d1 >= AL_RAY_EPSILON) {
+                    code = n->child[0];
+                    continue;
+                }
+                /* The piece lies in the plane: see first_solid_both. */
+                double t = first_solid_both(tree, a, d, n->child[0], n->child[1], t0, t1);
+                if (t < INFINITY) return t;
+                code = AL_RAY_EMPTY;
+                break;
             }
-            if (d0 < 0 && d1 < 0) {
+            if (d0 < AL_RAY_EPSILON && d1 < AL_RAY_EPSILON) {
                 code = n->child[1];
                 continue;
             }
-            int near = d0 >= 0 ? 0 : 1;
-            double tm = -base / rate; /* rate is not 0: the ends differ in sign */
+            int near = d0 > 0 ? 0 : 1;
+            double tm = -base / rate; /* rate is not 0: the ends are on opposite sides */
             if (tm <= t0) {
                 code = n->child[near ^ 1];
                 continue;

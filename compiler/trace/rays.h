@@ -24,7 +24,7 @@
  * x = dist. Children are node indices or AL_RAY_EMPTY / AL_RAY_SOLID. */
 typedef struct al_ray_node {
     double dist;
-    int32_t child[2]; /* 0: in front of the plane (on it included), 1: behind */
+    int32_t child[2]; /* 0: in front of the plane, 1: behind (on it: rays.c) */
     int32_t axis;
     int32_t unused; /* (keeps the size at 24 bytes on every target) */
 } al_ray_node;
@@ -48,8 +48,9 @@ bool al_ray_tree_build(const al_world *world, al_ray_tree *out);
 void al_ray_tree_free(al_ray_tree *tree);
 
 /* Where the segment FROM -> TO (t from 0 to 1) first enters a solid leaf, or INFINITY if
- * it never does. A segment that only touches solid is not blocked there. The same answer
- * as al_verify_light_trees_hit gives. */
+ * it never does. A segment that only touches solid (an end, an edge or a face it runs
+ * along) is not blocked there; the answer is the same in every tree of the same brushes,
+ * and the same as al_verify_light_trees_hit gives. */
 double al_ray_hit(const al_ray_tree *tree, const double from[3], const double to[3]);
 
 #endif

@@ -751,6 +751,28 @@ typedef struct light_piece {
 
 #define LIGHT_STACK 64
 
+static double light_first_solid(const al_model *m, const double a[3], const double d[3],
+                                const al_tree *tree, int32_t code, double t0, double t1);
+
+/* Where A + t D, t in [T0, T1], first enters a piece solid both below FRONT and below BACK
+ * of TREE (the children of a node whose plane the piece lies in): its start, or INFINITY.
+ * The piece only touches each side, so it is blocked only where both are solid, whichever
+ * side the tree calls the front. Each walk moves T forward to the start of its next solid
+ * piece; where neither moves it, both are solid. */
+static double light_first_solid_both(const al_model *m, const double a[3], const double d[3],
+                                     const al_tree *tree, int32_t front, int32_t back, double t0,
+                                     double t1)
+{
+    double t = t0;
+    for (;;) {
+        double tf = light_first_solid(m, a, d, tree, front, t, t1);
+        if (tf == INFINITY) return INFINITY;
+        double tb = light_first_solid(m, a, d, tree, back, tf, t1);
+        if (tb == tf || tb == INFINITY) return tb;
+        t = tb;
+    }
+}
+
 /* Where A + t D, t in [T0, T1], first touches a solid leaf of the light trees below CODE
  * of TREE: the start of the first solid piece, or INFINITY. Pieces are visited
  * near first, so the first solid one found is the first along the segment. */
@@ -780,16 +802,25 @@ static double light_first_solid(const al_model *m, const double a[3], const doub
             }
             double base = al_dot(n->normal, a) - n->dist, rate = al_dot(n->normal, d);
             double d0 = base + rate * t0, d1 = base + rate * t1;
-            if (d0 >= 0 && d1 >= 0) {
-                code = n->child[0];
-                continue;
+            /* An end within AL_RAY_EPSILON of the plane is on it and goes with the other
+             * end, whichever side is the front: the answer is the brushes', not the
+             * tree's (trace/rays.c says why). */
+            if (d0 > -AL_RAY_EPSILON && d1 > -AL_RAY_EPSILON) {
+                if (d0 >= AL_RAY_EPSILON || d1 >= AL_RAY_EPSILON) {
+                    code = n->child[0];
+                    continue;
+                }
+                /* The piece lies in the plane: see light_first_solid_both. */
+                double t = light_first_solid_both(m, a, d, tree, n->child[0], n->child[1], t0, t1);
+                if (t < INFINITY) return t;
+                break;
             }
-            if (d0 < 0 && d1 < 0) {
+            if (d0 < AL_RAY_EPSILON && d1 < AL_RAY_EPSILON) {
                 code = n->child[1];
                 continue;
             }
-            double tm = -base / rate; /* rate is not 0: the ends differ in sign */
-            int near = d0 >= 0 ? 0 : 1;
+            double tm = -base / rate; /* rate is not 0: the ends have opposite signs */
+            int near = d0 > 0 ? 0 : 1;
             /* A piece that would be a single point is left out: the segment only touches
              * the other side there, and touching is not blocking. */
             if (tm <= t0) {

@@ -535,6 +535,348 @@ CHECK_TEST(rays_deep_path, "/trace/rays/a-path-deeper-than-the-stack-is-walked-w
     CHECK(al_ray_hit(&tree, a, touch) == INFINITY);
 }
 
+/* --- rays lying in a plane ------------------------------------------------------------- */
+
+/* An axial box, closed: lo <= x <= hi on each axis. */
+typedef struct ray_box {
+    double lo[3], hi[3];
+} ray_box;
+
+/* The brute-force answer for A -> B among the union of BOXES: the start of the first piece
+ * of positive length inside the union's interior (touching a surface is not blocking), or
+ * INFINITY. The segment is cut at every crossing of a box plane; between two cuts it keeps
+ * its side of every plane, so its midpoint decides, and a point is inside the union's
+ * interior when the eight corners of a tiny cube around it are each strictly inside a box
+ * (near the point each box fills whole open octants of the cube, the boxes being axial). */
+static double boxes_first_inside(const ray_box *boxes, int count, const double a[3],
+                                 const double b[3])
+{
+    double cuts[2 + 6 * 16];
+    int n = 0;
+    cuts[n++] = 0;
+    cuts[n++] = 1;
+    for (int i = 0; i < count; i++)
+        for (int k = 0; k < 3; k++)
+            for (int side = 0; side < 2; side++) {
+                double plane = side ? boxes[i].hi[k] : boxes[i].lo[k];
+                if (a[k] == b[k]) continue;
+                double t = (plane - a[k]) / (b[k] - a[k]);
+                if (t > 0 && t < 1) cuts[n++] = t;
+            }
+    for (int i = 1; i < n; i++) /* insertion sort: a few dozen cuts */
+        for (int j = i; j > 0 && cuts[j - 1] > cuts[j]; j--) {
+            double swap = cuts[j];
+            cuts[j] = cuts[j - 1];
+            cuts[j - 1] = swap;
+        }
+    const double eps = 1e-3;
+    for (int i = 0; i + 1 < n; i++) {
+        if (!(cuts[i + 1] > cuts[i])) continue;
+        double m[3];
+        al_lerp(a, b, 0.5 * (cuts[i] + cuts[i + 1]), m);
+        bool interior = true;
+        for (int corner = 0; corner < 8 && interior; corner++) {
+            double p[3];
+            for (int k = 0; k < 3; k++) p[k] = m[k] + (corner >> k & 1 ? eps : -eps);
+            bool in = false;
+            for (int j = 0; j < count && !in; j++)
+                in = p[0] > boxes[j].lo[0] && p[0] < boxes[j].hi[0] && p[1] > boxes[j].lo[1] &&
+                     p[1] < boxes[j].hi[1] && p[2] > boxes[j].lo[2] && p[2] < boxes[j].hi[2];
+            interior = in;
+        }
+        if (interior) return cuts[i];
+    }
+    return INFINITY;
+}
+
+/* Appends to NODES (at *COUNT) a chain of nodes bounding BOX by its faces FACES[0..N) (a
+ * face is 2 k + side: side 0 the plane x[k] = lo[k], 1 x[k] = hi[k]), solid inside them,
+ * empty outside. Bit f of FLIP turns face f's node round: its normal then points into the
+ * box. A +axis normal is an axial node as al_ray_tree_build makes it, a -axis one a
+ * general node whose normal goes into NORMALS (at *NORMAL_COUNT). Returns the chain's
+ * code. */
+static int32_t add_box_chain(al_ray_node *nodes, int32_t *count, double (*normals)[3],
+                             int32_t *normal_count, const ray_box *box, const int *faces, int n,
+                             unsigned flip)
+{
+    if (n == 0) return AL_RAY_SOLID;
+    int f = faces[0], k = f / 2;
+    bool outward_positive = f % 2 == 1; /* the hi face's outward normal is +axis */
+    bool positive = outward_positive != (bool) (flip >> f & 1u);
+    double plane = f % 2 ? box->hi[k] : box->lo[k];
+    int32_t i = (*count)++;
+    if (positive)
+        nodes[i] = (al_ray_node){.dist = plane, .axis = k};
+    else {
+        double *normal = normals[*normal_count];
+        normal[0] = normal[1] = normal[2] = 0;
+        normal[k] = -1;
+        nodes[i] = (al_ray_node){.dist = -plane, .axis = 3 + (*normal_count)++};
+    }
+    int32_t inside =
+        add_box_chain(nodes, count, normals, normal_count, box, faces + 1, n - 1, flip);
+    /* The inside is in front of the node when its normal points into the box. */
+    bool inside_front = positive != outward_positive;
+    nodes[i].child[0] = inside_front ? inside : AL_RAY_EMPTY;
+    nodes[i].child[1] = inside_front ? AL_RAY_EMPTY : inside;
+    return i;
+}
+
+/* A random order of the six faces, leaving out SKIP (or -1). Returns how many. */
+static int shuffled_faces(al_rng *rng, int skip, int faces[6])
+{
+    int n = 0;
+    for (int f = 0; f < 6; f++)
+        if (f != skip) faces[n++] = f;
+    for (int i = n - 1; i > 0; i--) {
+        int j = (int) (al_rng_uniform(rng) * (i + 1));
+        int swap = faces[i];
+        faces[i] = faces[j];
+        faces[j] = swap;
+    }
+    return n;
+}
+
+/* A random segment lying in the plane x[K] = PLANE (and, when EDGE >= 0, in x[EDGE] =
+ * EDGE_AT as well: along an edge), its ends on a half-unit lattice over LO..HI. */
+static void random_segment_in_plane(al_rng *rng, int k, double plane, int edge, double edge_at,
+                                    const double lo[3], const double hi[3], double a[3],
+                                    double b[3])
+{
+    for (int j = 0; j < 3; j++) {
+        a[j] = lo[j] + floor(al_rng_uniform(rng) * 2 * (hi[j] - lo[j])) / 2;
+        b[j] = lo[j] + floor(al_rng_uniform(rng) * 2 * (hi[j] - lo[j])) / 2;
+    }
+    a[k] = b[k] = plane;
+    if (edge >= 0) a[edge] = b[edge] = edge_at;
+}
+
+/* A box brush as a tree of its six face planes, in every order and with each plane's
+ * normal either way (+x an axial node, -x a general one, as the ray tree holds them); and
+ * two boxes sharing part of a face, split first on that face's plane either way. Segments
+ * lying in the face planes (and along the edges) must be blocked exactly where they run
+ * through the inside, as the brute-force answer says, whatever the tree: a segment on a
+ * surface only touches the solid, and where two solids meet it runs inside both. */
+CHECK_TEST(rays_in_plane, "/trace/rays/a-ray-in-a-face-plane-is-blocked-alike-in-every-tree")
+{
+    enum { NODES = 16 };
+    al_ray_node nodes[NODES];
+    double normals[NODES][3];
+    al_rng rng = {2030};
+    const ray_box box = {{0, 0, 0}, {64, 32, 48}};
+    const double lo[3] = {-40, -40, -40}, hi[3] = {104, 72, 88};
+    int wrong = 0, blocked = 0, open = 0, trees = 0;
+    for (int order = 0; order < 720; order++)
+        for (unsigned flip = 0; flip < 64; flip += 1 + order % 7) {
+            int faces[6];
+            shuffled_faces(&rng, -1, faces);
+            int32_t count = 0, normal_count = 0;
+            int32_t root =
+                add_box_chain(nodes, &count, normals, &normal_count, &box, faces, 6, flip);
+            al_ray_tree tree = {nodes, count, normals, normal_count, root};
+            trees++;
+            for (int r = 0; r < 12; r++) {
+                int f = (int) (al_rng_uniform(&rng) * 6), k = f / 2;
+                int e = r % 3 == 0 ? (k + 1 + r / 3 % 2) % 3 : -1;
+                double a[3], b[3];
+                random_segment_in_plane(&rng, k, f % 2 ? box.hi[k] : box.lo[k], e,
+                                        e < 0 ? 0 : (r % 2 ? box.hi[e] : box.lo[e]), lo, hi, a, b);
+                double want = boxes_first_inside(&box, 1, a, b), got = al_ray_hit(&tree, a, b);
+                if (!(got == want) && wrong++ < 3)
+                    check_note("faces %d%d%d%d%d%d flip %02x: (%g %g %g) to (%g %g %g): %g, "
+                               "brute force %g",
+                               faces[0], faces[1], faces[2], faces[3], faces[4], faces[5], flip,
+                               a[0], a[1], a[2], b[0], b[1], b[2], got, want);
+            }
+            /* Through the box, not in a face plane: still blocked where it enters. */
+            double a[3] = {-8, 16, 24}, b[3] = {72, 16, 24};
+            if (!(al_ray_hit(&tree, a, b) == 0.1) && wrong++ < 3)
+                check_note("flip %02x: a ray through the box is not blocked at 0.1", flip);
+        }
+    CHECK_MSG(wrong == 0,
+              "%d segments in one box's face planes differ from the brute force in "
+              "%d trees",
+              wrong, trees);
+
+    /* Two boxes meeting at x = 64, where y runs over 0..64 on one side and 32..96 on the
+     * other: in that plane a segment is inside the solid only over 32..64. */
+    const ray_box pair[2] = {{{0, 0, 0}, {64, 64, 32}}, {{64, 32, 0}, {128, 96, 32}}};
+    const double pair_lo[3] = {-16, -16, -16}, pair_hi[3] = {144, 112, 48};
+    int pair_wrong = 0;
+    for (int i = 0; i < 4000; i++) {
+        bool split_positive = i % 2; /* x = 64 as +x (front: the second box) or -x */
+        int faces_a[6], faces_b[6];
+        int na = shuffled_faces(&rng, 1, faces_a), nb = shuffled_faces(&rng, 0, faces_b);
+        unsigned flip = (unsigned) (al_rng_uniform(&rng) * 64);
+        int32_t count = 1, normal_count = 0;
+        int32_t first =
+            add_box_chain(nodes, &count, normals, &normal_count, &pair[0], faces_a, na, flip);
+        int32_t second =
+            add_box_chain(nodes, &count, normals, &normal_count, &pair[1], faces_b, nb, flip);
+        if (split_positive)
+            nodes[0] = (al_ray_node){.dist = 64, .axis = 0, .child = {second, first}};
+        else {
+            normals[normal_count][0] = -1;
+            normals[normal_count][1] = normals[normal_count][2] = 0;
+            nodes[0] =
+                (al_ray_node){.dist = -64, .axis = 3 + normal_count++, .child = {first, second}};
+        }
+        al_ray_tree tree = {nodes, count, normals, normal_count, 0};
+        /* Mostly in x = 64; else in another face plane of either box. */
+        int which = i % 3 ? -1 : i / 3 % 2, f = which < 0 ? 1 : (int) (al_rng_uniform(&rng) * 6);
+        const ray_box *owner = which < 0 ? &pair[0] : &pair[which];
+        double a[3], b[3];
+        random_segment_in_plane(&rng, f / 2, f % 2 ? owner->hi[f / 2] : owner->lo[f / 2], -1, 0,
+                                pair_lo, pair_hi, a, b);
+        double want = boxes_first_inside(pair, 2, a, b), got = al_ray_hit(&tree, a, b);
+        blocked += want < INFINITY;
+        open += want == INFINITY;
+        if (!(got == want) && pair_wrong++ < 3)
+            check_note("two boxes, x = 64 as %s: (%g %g %g) to (%g %g %g): %g, brute force %g",
+                       split_positive ? "+x" : "-x", a[0], a[1], a[2], b[0], b[1], b[2], got, want);
+    }
+    CHECK_MSG(pair_wrong == 0, "%d of 4000 segments by two boxes differ from the brute force",
+              pair_wrong);
+    CHECK(blocked > 400 && open > 400);
+}
+
+/* The box [-64, 0] x [-64, 64] x [-64, 64] split first by a slanted plane through its edge
+ * x = y = 0 (normal (2, -1, 0) / sqrt 5, either way round), then behind it by y = 0, where
+ * the cell below y = 0 lies wholly in x < 0 and so has no node for the face x = 0, as in a
+ * real tree (e2m2's wall along x = 544 at y = 1280). A segment running down the face x = 0
+ * crosses both planes at the edge, at distances along it that round apart: the sliver
+ * between falls into that solid cell. It only touches the box, so it must not be blocked;
+ * and segments through the box are blocked where the brute force says. */
+CHECK_TEST(rays_edge_sliver, "/trace/rays/a-ray-through-an-edge-leaves-no-solid-sliver")
+{
+    enum { NODES = 24 };
+    al_ray_node nodes[NODES];
+    double normals[NODES][3];
+    const ray_box box = {{-64, -64, -64}, {0, 64, 64}};
+    const double lo[3] = {-100, -100, -100}, hi[3] = {40, 100, 100};
+    al_rng rng = {1280};
+    int wrong = 0, slivers = 0, blocked = 0;
+    for (int i = 0; i < 20000; i++) {
+        unsigned flip = (unsigned) (al_rng_uniform(&rng) * 64);
+        bool slant_turned = i % 2, y_turned = i / 2 % 2;
+        int32_t count = 2, normal_count = 1;
+        int faces[6], all_but_x[5] = {0, 2, 3, 4, 5};
+        shuffled_faces(&rng, -1, faces);
+        int32_t in_front =
+            add_box_chain(nodes, &count, normals, &normal_count, &box, faces, 6, flip);
+        shuffled_faces(&rng, -1, faces);
+        int32_t above = add_box_chain(nodes, &count, normals, &normal_count, &box, faces, 6, flip);
+        int32_t below =
+            add_box_chain(nodes, &count, normals, &normal_count, &box, all_but_x, 5, flip);
+        double s = slant_turned ? -1 : 1;
+        normals[0][0] = s * 2 / sqrt(5.0);
+        normals[0][1] = -s / sqrt(5.0);
+        normals[0][2] = 0;
+        /* The root: in front of the slanted plane (2x > y) the whole box, behind it y = 0. */
+        nodes[0] =
+            (al_ray_node){.dist = 0,
+                          .axis = 3,
+                          .child = {slant_turned ? 1 : in_front, slant_turned ? in_front : 1}};
+        if (y_turned) {
+            normals[normal_count][0] = normals[normal_count][2] = 0;
+            normals[normal_count][1] = -1;
+            nodes[1] =
+                (al_ray_node){.dist = 0, .axis = 3 + normal_count++, .child = {below, above}};
+        } else
+            nodes[1] = (al_ray_node){.dist = 0, .axis = 1, .child = {above, below}};
+        al_ray_tree tree = {nodes, count, normals, normal_count, 0};
+        double a[3], b[3];
+        random_segment_in_plane(&rng, 0, 0, -1, 0, lo, hi, a, b);
+        if (i % 4 == 3) /* not in the face: through the box, or past it */
+            a[0] = lo[0] + floor(al_rng_uniform(&rng) * 2 * (hi[0] - lo[0])) / 2;
+        else if (a[1] * b[1] >= 0)
+            b[1] = -a[1] - 1; /* across the edge */
+        double want = boxes_first_inside(&box, 1, a, b), got = al_ray_hit(&tree, a, b);
+        blocked += want < INFINITY;
+        /* Did the sliver appear: do the planes' crossings round apart? */
+        double d[3];
+        al_sub(b, a, d);
+        if (a[0] == 0 && b[0] == 0)
+            slivers += -(al_dot(normals[0], a)) / al_dot(normals[0], d) != -a[1] / d[1];
+        bool ok = want == INFINITY ? got == INFINITY : fabs(got - want) < 1e-12;
+        if (!ok && wrong++ < 3)
+            check_note("(%g %g %g) to (%g %g %g): %.17g, brute force %.17g", a[0], a[1], a[2], b[0],
+                       b[1], b[2], got, want);
+    }
+    check_note("%d segments down the face cross the two planes at distances that round apart, "
+               "%d blocked",
+               slivers, blocked);
+    CHECK_MSG(wrong == 0, "%d of 20000 segments differ from the brute force", wrong);
+    CHECK(slivers > 1000 && blocked > 1000);
+}
+
+/* A box brush compiled into a world's light trees: alone, beside a neighbour, and in blocks
+ * of other sizes, so that the trees split on its faces in other orders and orientations.
+ * Segments lying in its face planes and along its edges get the brute-force answer from
+ * the flat ray tree and from the light trees alike. */
+CHECK_TEST(rays_in_plane_world,
+           "/trace/rays/a-ray-in-a-face-plane-is-blocked-alike-in-every-compiled-world")
+{
+    const ray_box room[6] = {
+        {{-528, -528, -16}, {528, 528, 0}},  {{-528, -528, 512}, {528, 528, 528}},
+        {{-528, -528, 0}, {-512, 528, 512}}, {{512, -528, 0}, {528, 528, 512}},
+        {{-512, -528, 0}, {512, -512, 512}}, {{-512, 512, 0}, {512, 528, 512}}};
+    const ray_box box = {{-64, -32, 64}, {96, 48, 160}};
+    const ray_box neighbours[3] = {{{160, -200, 64}, {224, 200, 300}},
+                                   {{-300, 100, 0}, {-100, 140, 512}},
+                                   {{-64, 48, 64}, {96, 128, 100}}};
+    const double block_sizes[3] = {1024, 256, 96};
+    const double lo[3] = {-500, -500, 8}, hi[3] = {500, 500, 500};
+    for (int variant = 0; variant < 6; variant++) {
+        ray_box all[10];
+        int n = 0;
+        for (int i = 0; i < 6; i++) all[n++] = room[i];
+        all[n++] = box;
+        int neighbour_count = variant / 2;     /* 0, 1 or 2 */
+        if (variant == 5) neighbour_count = 3; /* the last shares part of the box's +y face */
+        for (int i = 0; i < neighbour_count; i++) all[n++] = neighbours[i];
+        mapgen *g = mapgen_create(false);
+        mapgen_begin_entity(g, "worldspawn");
+        for (int i = 0; i < n; i++)
+            mapgen_box(g, all[i].lo[0], all[i].lo[1], all[i].lo[2], all[i].hi[0], all[i].hi[1],
+                       all[i].hi[2], i < 6 ? "wall" : "crate");
+        mapgen_end_entity(g);
+        scene s;
+        REQUIRE(scene_load_mapgen(&s, g, &(scene_options){.block_size = block_sizes[variant % 3]}));
+        al_ray_tree tree;
+        REQUIRE(al_ray_tree_build(s.world, &tree));
+        al_rng rng = {700 + (uint64_t) variant};
+        int wrong = 0, blocked = 0, open = 0;
+        for (int i = 0; i < 3000; i++) {
+            int f = i % 6, k = f / 2, e = i % 4 == 0 ? (k + 1 + i / 4 % 2) % 3 : -1;
+            double a[3], b[3];
+            random_segment_in_plane(&rng, k, f % 2 ? box.hi[k] : box.lo[k], e,
+                                    e < 0 ? 0 : (i % 8 < 4 ? box.lo[e] : box.hi[e]), lo, hi, a, b);
+            double want = boxes_first_inside(all, n, a, b), flat = al_ray_hit(&tree, a, b),
+                   trees = al_verify_light_trees_hit(s.world, a, b);
+            blocked += want < INFINITY;
+            open += want == INFINITY;
+            /* The brute force cuts at the same plane crossings, but computes them its own
+             * way: equal to a few units in the last place. */
+            bool flat_ok = want == INFINITY ? flat == INFINITY : fabs(flat - want) < 1e-12;
+            if ((!flat_ok || !(flat == trees)) && wrong++ < 3)
+                check_note("variant %d: (%g %g %g) to (%g %g %g): flat %.17g, light trees "
+                           "%.17g, brute force %.17g",
+                           variant, a[0], a[1], a[2], b[0], b[1], b[2], flat, trees, want);
+        }
+        CHECK_MSG(wrong == 0,
+                  "variant %d: %d of 3000 segments in the box's face planes are "
+                  "wrong",
+                  variant, wrong);
+        check_note("variant %d: %d blocked, %d open", variant, blocked, open);
+        /* Alone in the room the box blocks none of them (they only touch it); a neighbour
+         * that a face plane runs through blocks some. */
+        CHECK(open > 300 && (neighbour_count == 0 ? blocked == 0 : blocked > 100));
+        al_ray_tree_free(&tree);
+        scene_free(&s);
+    }
+}
+
 /* --- open cells (trace/open.c) ----------------------------------------------------------- */
 
 /* The room with fins, a ramp and a slanted prism (general planes), in 1024-unit blocks: the
