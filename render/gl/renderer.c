@@ -66,6 +66,13 @@ struct al_renderer {
     uint32_t *leaf_stamp; /* per scene face: the pass that found it in the eye's leaf */
     uint32_t pvs_pass;    /* of the stamps made last */
     int pvs_leaf;         /* the vis leaf they were made for; -1: none */
+    double pvs_eye[3];    /* where the eye was when the current scene's PVS was last used */
+    bool pvs_eye_set;
+    /* Per scene face, for a scene without a PVS that follows one with it (an edit's
+     * collision, before its portals): the faces that may be seen from CARRIED_EYE
+     * (carry_pvs). NULL: none. */
+    uint8_t *carried;
+    double carried_eye[3];
     int32_t *leaves; /* scratch for the PVS query */
     int leaf_cap;
     range_list opaque, opaque_edges, tools, pvs, cluster, scratch;
@@ -215,6 +222,7 @@ void al_renderer_destroy(al_renderer *r)
     free(r->stamp);
     free(r->leaf_stamp);
     free(r->leaves);
+    free(r->carried);
     free(r->line_vertices);
     free(r);
 }
@@ -267,8 +275,118 @@ static bool place_tables(al_renderer *r, const al_scene *s)
            r->entity_radius;
 }
 
+static int compare_ids(const void *a, const void *b)
+{
+    const int64_t *x = a, *y = b;
+    return (x[0] > y[0]) - (x[0] < y[0]);
+}
+
+/* Leaves more than this near an edit: the PVS is not carried (see carry_pvs). */
+#define CARRY_MAX_LEAVES 256
+
+/* What of NEW (a scene whose world has no PVS yet) may be seen from the eye where OLD (the
+ * scene drawn until now, with a PVS) was last drawn from: per NEW face, 1 to draw; NULL if
+ * it cannot be told. Only the brushes whose meshes differ changed the world, all within
+ * their old and new boxes R. A line of sight in the new world that misses R was clear in
+ * the old one, so it ends in the old PVS of the eye's leaf. One that meets R is clear in
+ * the old world beyond the last point where it leaves R, which lies in a leaf touching R,
+ * so it ends in that leaf's old PVS; and it enters R from a leaf touching R that it
+ * reaches clear of R, one in the eye's old PVS: if the eye sees no leaf near R, no line
+ * meets R. The faces those leaves list, those no leaf lists, and those of changed brushes
+ * are drawn; the rest cannot be seen. */
+static uint8_t *carry_pvs(const al_renderer *r, const al_scene *old, const al_scene *new)
+{
+    if (!old || !new || new->in_leaves || !old->in_leaves || !old->world || !r->pvs_eye_set ||
+        !old->brush_ids || !new->brush_ids || !r->leaves)
+        return NULL;
+    const al_world *w = old->world;
+    al_vis_stats vs;
+    al_world_vis_stats(w, &vs);
+    int leaf_count = al_world_vis_leaf_count(w);
+    if (vs.level == AL_PVS_NONE || leaf_count <= 0 || al_world_vis_leaf_at(w, r->pvs_eye) < 0)
+        return NULL;
+    uint8_t *carried = calloc((size_t) new->face_count + 1, 1);
+    uint8_t *kept = calloc((size_t) new->brush_count + 1, 1);
+    int32_t *map = malloc(((size_t) old->brush_count + 1) * sizeof *map); /* old -> new */
+    int64_t(*ids)[2] = malloc(((size_t) new->brush_count + 1) * sizeof *ids);
+    uint8_t *seen = calloc((size_t) leaf_count + 1, 1);
+    int32_t *near = malloc(CARRY_MAX_LEAVES * sizeof *near);
+    bool ok = carried && kept && map && ids && seen && near;
+    /* Old brushes to new ones by id; a brush is unchanged when it keeps its mesh. */
+    for (int32_t b = 0; ok && b < new->brush_count; b++) ids[b][0] = new->brush_ids[b], ids[b][1] = b;
+    if (ok) qsort(ids, (size_t) new->brush_count, sizeof *ids, compare_ids);
+    int near_count = 0;
+    for (int32_t b = 0; ok && b < old->brush_count + new->brush_count; b++) {
+        /* First the old brushes (the box each changed one left), then the new ones (the box
+         * each changed one took). */
+        const al_mesh *m;
+        if (b < old->brush_count) {
+            int32_t o = b;
+            int64_t key[2] = {old->brush_ids[o], 0};
+            const int64_t(*hit)[2] =
+                bsearch(key, ids, (size_t) new->brush_count, sizeof *ids, compare_ids);
+            int32_t nb = hit ? (int32_t) (*hit)[1] : -1;
+            map[o] = nb >= 0 && old->brushes[o] && new->brushes[nb] == old->brushes[o] ? nb : -1;
+            if (map[o] >= 0) kept[nb] = 1;
+            m = map[o] < 0 ? old->brushes[o] : NULL;
+        } else {
+            int32_t nb = b - old->brush_count;
+            m = !kept[nb] ? new->brushes[nb] : NULL;
+            for (int32_t f = new->brush_first_face[nb]; m && f < new->brush_first_face[nb + 1]; f++)
+                carried[f] = 1;
+        }
+        if (!m) continue;
+        double lo[3], hi[3];
+        for (int k = 0; k < 3; k++) lo[k] = m->mins[k] - 1, hi[k] = m->maxs[k] + 1;
+        int n = al_world_vis_leaves_in_box(w, lo, hi, near + near_count,
+                                           CARRY_MAX_LEAVES - near_count);
+        ok = n >= 0 && near_count + n <= CARRY_MAX_LEAVES;
+        if (ok) near_count += n;
+    }
+    /* The leaves that may be seen: from the eye's, and from each leaf near a change. */
+    if (ok) {
+        int n = al_world_leaves_visible_from(w, r->pvs_eye, r->leaves, r->leaf_cap);
+        ok = n > 0 && n <= r->leaf_cap;
+        for (int i = 0; ok && i < n; i++) seen[r->leaves[i]] = 1;
+    }
+    /* (A line from the eye enters R from a leaf it reaches clear of R: one in the eye's
+     * PVS. When the eye sees no leaf near R, no line of sight meets R.) */
+    bool reaches = false;
+    for (int i = 0; ok && i < near_count && !reaches; i++) reaches = seen[near[i]];
+    for (int i = 0; ok && reaches && i < near_count; i++)
+        for (int l = 0; l < leaf_count; l++)
+            if (!seen[l] && al_world_leaf_sees(w, near[i], l)) seen[l] = 1;
+    for (int l = 0; ok && l < leaf_count; l++) {
+        if (!seen[l]) continue;
+        int count;
+        const al_leaf_face *lf = al_world_leaf_faces(w, l, &count);
+        for (int i = 0; i < count; i++) {
+            int32_t b = lf[i].brush;
+            int f = b >= 0 && b < old->brush_count && map[b] >= 0
+                        ? al_scene_face_index(old, b, lf[i].face, NULL)
+                        : -1;
+            /* A kept mesh keeps its faces' order. */
+            if (f >= 0) carried[new->brush_first_face[map[b]] + (f - old->brush_first_face[b])] = 1;
+        }
+    }
+    /* Faces no leaf lists are always drawn. */
+    for (int32_t b = 0; ok && b < old->brush_count; b++)
+        for (int32_t f = old->brush_first_face[b]; map[b] >= 0 && f < old->brush_first_face[b + 1]; f++)
+            if (!old->in_leaves[f]) carried[new->brush_first_face[map[b]] + (f - old->brush_first_face[b])] = 1;
+    free(kept), free(ids), free(seen), free(near), free(map);
+    if (!ok) {
+        free(carried);
+        return NULL;
+    }
+    return carried;
+}
+
 void al_renderer_set_scene(al_renderer *r, const al_scene *s)
 {
+    free(r->carried);
+    r->carried = carry_pvs(r, r->scene, s);
+    if (r->carried) memcpy(r->carried_eye, r->pvs_eye, sizeof r->carried_eye);
+    r->pvs_eye_set = false;
     r->scene = s;
     r->table_valid = false;
     r->portals_made = false;
@@ -785,6 +903,13 @@ static void draw_3d(al_renderer *r, const al_camera *cam, const al_draw_options 
     int leaf = stamp_pvs(r, look_from);
     st->camera_leaf = leaf;
     bool pvs_cull = leaf >= 0 && !opt->no_cull && s->in_leaves;
+    if (pvs_cull) {
+        memcpy(r->pvs_eye, look_from, sizeof r->pvs_eye);
+        r->pvs_eye_set = true;
+    }
+    /* No PVS yet (an edit's collision): what the last one says may be seen from here. */
+    bool carry = !pvs_cull && !opt->no_cull && r->carried &&
+                 memcmp(look_from, r->carried_eye, sizeof r->carried_eye) == 0;
     r->opaque.n = r->opaque_edges.n = r->tools.n = r->pvs.n = r->cluster.n = 0;
     bool marked = !opt->no_cull && mark_frustum(r, planes);
     for (int b = 0; b < s->brush_count; b++) {
@@ -802,6 +927,10 @@ static void draw_3d(al_renderer *r, const al_camera *cam, const al_draw_options 
             int32_t f = f0 + i;
             bool tool = sf->flags & AL_FACE_TOOL;
             if (tool && !(opt->overlays & AL_OVERLAY_TOOLS)) continue;
+            if (carry && !r->carried[f]) {
+                st->faces_culled_pvs++;
+                continue;
+            }
             bool listed = s->in_leaves && s->in_leaves[f];
             bool in_pvs = !listed || r->stamp[f] == r->pvs_pass;
             if (pvs_cull && !in_pvs) {

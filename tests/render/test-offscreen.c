@@ -9,6 +9,7 @@
 #include "al-offscreen.h"
 #include "al-render.h"
 #include "check.h"
+#include "mapgen.h"
 #include "materials/material-defaults.h"
 #include "scene.h"
 #include "scene/scene.h"
@@ -32,11 +33,26 @@ typedef struct loaded {
 } loaded;
 
 /* Compiles PATH with a PVS (tight for small maps, else the coarse pass) and uploads it. */
+static bool upload_loaded(loaded *l);
+
 static bool load_path(loaded *l, const char *path, al_pvs_level level)
 {
     memset(l, 0, sizeof *l);
     scene_options so = {.pvs = true, .pvs_level = level};
-    if (!scene_load_file(&l->sc, path, &so)) return false;
+    return scene_load_file(&l->sc, path, &so) && upload_loaded(l);
+}
+
+/* The same for the map G writes (a tight PVS); frees G. */
+static bool load_mapgen(loaded *l, mapgen *g)
+{
+    memset(l, 0, sizeof *l);
+    scene_options so = {.pvs = true, .pvs_level = AL_PVS_TIGHT};
+    return scene_load_mapgen(&l->sc, g, &so) && upload_loaded(l);
+}
+
+/* Colours, polygons and the scene of L's compiled map, given to the renderer. */
+static bool upload_loaded(loaded *l)
+{
     const al_input *in = &l->sc.input.input;
     l->colours = calloc((size_t) in->material_count + 1, sizeof *l->colours);
     for (int i = 0; i < in->material_count; i++)
@@ -544,6 +560,186 @@ CHECK_TEST(incremental, "/render/a-scene-built-from-the-one-before-uploads-its-n
     al_scene_destroy(prev);
     al_scene_destroy(before);
     free(ids), free(keys), free(faces), free(entity_ids), free(entity_keys);
+    unload(&l);
+}
+
+/* An edit's collision comes without a PVS (its portals follow): the renderer carries the
+ * last PVS over, with what the moved brush may open. From random points in empty space,
+ * the scene after moving one brush (no world: no PVS) drawn with the carried culling must
+ * look as it does drawn without culling; and the carrying must leave something out. */
+CHECK_TEST(carried_pvs, "/render/an-edit-without-a-pvs-yet-is-culled-by-the-last-one")
+{
+    const char *path = scene_shared_map("e1m1.map");
+    if (!path) path = getenv("ALLIUM_SAMPLE_MAP");
+    loaded l;
+    REQUIRE(load_path(&l, path, AL_PVS_COARSE));
+    const al_input *in = &l.sc.input.input;
+    int n = in->brush_count;
+    int64_t *ids = malloc((size_t) n * sizeof *ids);
+    uint64_t *keys = malloc((size_t) n * sizeof *keys);
+    al_face_desc *faces = malloc((size_t) in->face_count * sizeof *faces);
+    REQUIRE(ids && keys && faces);
+    for (int b = 0; b < n; b++) ids[b] = 100 + b, keys[b] = 1;
+    al_input edited = *in;
+    edited.faces = faces;
+    al_scene_desc d = {.input = in, .world = l.sc.world,
+                       .material_colours = (const float (*)[3]) l.colours, .brush_ids = ids,
+                       .brush_keys = keys};
+    al_scene *before = NULL;
+    REQUIRE(al_scene_build(&d, &before) == AL_OK);
+    double mn[3], mx[3];
+    REQUIRE(al_scene_bounds(before, mn, mx));
+    static uint8_t carried_img[W * H * 4];
+    unsigned seed = 23;
+    int done = 0, worst = 0, culled = 0;
+    for (int tries = 0; done < 24 && tries < 24 * 50; tries++) {
+        al_camera cam;
+        al_camera_init(&cam, AL_VIEW_3D);
+        cam.width = W, cam.height = H;
+        for (int k = 0; k < 3; k++)
+            cam.position[k] = mn[k] + (mx[k] - mn[k]) * (rand_r(&seed) / (double) RAND_MAX);
+        if (al_world_vis_leaf_at(l.sc.world, cam.position) < 0) continue;
+        al_trace tr;
+        al_world_trace_box(l.sc.world, (double[3]){-2, -2, -2}, (double[3]){2, 2, 2},
+                           cam.position, cam.position, &tr);
+        if (tr.start_solid) continue;
+        cam.yaw = rand_r(&seed) % 360;
+        cam.pitch = (int) (rand_r(&seed) % 120) - 60;
+        /* A brush near the eye, so that what it opens or hides is in view: moved up to 64
+         * units along one axis, or every other view far away (what it hid opens up). */
+        int moved = -1;
+        double best = INFINITY;
+        for (int t = 0; t < 40; t++) {
+            int b = (int) (rand_r(&seed) % (unsigned) n);
+            double bmn[3], bmx[3], d2 = 0;
+            if (!al_scene_brush_bounds(before, b, bmn, bmx)) continue;
+            for (int k = 0; k < 3; k++) {
+                double c = 0.5 * (bmn[k] + bmx[k]) - cam.position[k];
+                d2 += c * c;
+            }
+            if (d2 < best) best = d2, moved = b;
+        }
+        if (moved < 0) continue;
+        memcpy(faces, in->faces, (size_t) in->face_count * sizeof *faces);
+        const al_brush_desc *bd = &in->brushes[moved];
+        int axis = (int) (rand_r(&seed) % 3);
+        double by = 16.0 * (1 + (int) (rand_r(&seed) % 4)) * (rand_r(&seed) % 2 ? 1 : -1);
+        if (done % 2) by = 8192;
+        for (int f = bd->first_face; f < bd->first_face + bd->face_count; f++)
+            for (int p = 0; p < 3; p++) faces[f].points[p][axis] += by;
+        keys[moved] = 2;
+        al_scene_desc e = d;
+        e.input = &edited;
+        e.world = NULL;
+        e.previous = before;
+        al_scene *after = NULL;
+        REQUIRE(al_scene_build(&e, &after) == AL_OK);
+        keys[moved] = 1;
+        al_draw_options opt;
+        al_draw_options_init(&opt);
+        opt.overlays = 0;
+        al_renderer_set_scene(renderer, before);
+        draw(&cam, &opt, NULL);
+        al_renderer_set_scene(renderer, after);
+        al_draw_stats st;
+        draw(&cam, &opt, &st);
+        culled += st.faces_culled_pvs;
+        memcpy(carried_img, pixels, sizeof carried_img);
+        opt.no_cull = true;
+        draw(&cam, &opt, NULL);
+        int diff = differing_pixels(carried_img, pixels);
+        if (diff > worst) worst = diff;
+        CHECK_MSG(diff <= W * H / 500,
+                  "view %d from %g %g %g yaw %g pitch %g, brush %d moved %g along %d: %d pixels "
+                  "differ",
+                  done, cam.position[0], cam.position[1], cam.position[2], cam.yaw, cam.pitch,
+                  moved, by, axis, diff);
+        al_renderer_set_scene(renderer, NULL);
+        al_scene_destroy(after);
+        done++;
+    }
+    CHECK(done == 24);
+    CHECK_MSG(culled > 0, "the carried PVS left nothing out");
+    check_note("%s: %d views, worst %d differing pixels, %d faces left out by the carried PVS",
+               path, done, worst, culled);
+    al_scene_destroy(before);
+    free(ids), free(keys), free(faces);
+    unload(&l);
+}
+
+/* Two sealed rooms side by side, a wall between them, the eye in the west one looking east:
+ * the east room is not in its PVS. The wall moved away (an edit's collision, no PVS yet),
+ * the east room must be drawn, as the carried PVS adds what a changed brush may open. */
+CHECK_TEST(carried_opening, "/render/an-edit-that-opens-a-wall-shows-the-room-behind-before-its-pvs")
+{
+    mapgen *g = mapgen_create(true);
+    REQUIRE(g);
+    mapgen_begin_entity(g, "worldspawn");
+    mapgen_box(g, -16, -16, -16, 528, 272, 0, "floor");
+    mapgen_box(g, -16, -16, 256, 528, 272, 272, "ceiling");
+    mapgen_box(g, -16, -16, 0, 0, 272, 256, "wall_west");
+    mapgen_box(g, 512, -16, 0, 528, 272, 256, "wall_east");
+    mapgen_box(g, 0, -16, 0, 512, 0, 256, "wall_south");
+    mapgen_box(g, 0, 256, 0, 512, 272, 256, "wall_north");
+    mapgen_box(g, 248, 0, 0, 264, 256, 256, "divider");
+    mapgen_end_entity(g);
+    mapgen_point_entity(g, "info_player_start", 128, 128, 64);
+    mapgen_point_entity(g, "light", 384, 128, 128);
+    loaded l;
+    REQUIRE(load_mapgen(&l, g)); /* (which frees G) */
+    const al_input *in = &l.sc.input.input;
+    int n = in->brush_count, divider = n - 1;
+    int west = al_world_vis_leaf_at(l.sc.world, (double[3]){128, 128, 128});
+    int east = al_world_vis_leaf_at(l.sc.world, (double[3]){500, 128, 128});
+    REQUIRE(west >= 0 && east >= 0);
+    CHECK(!al_world_leaf_sees(l.sc.world, west, east));
+    int64_t *ids = malloc((size_t) n * sizeof *ids);
+    uint64_t *keys = malloc((size_t) n * sizeof *keys);
+    al_face_desc *faces = malloc((size_t) in->face_count * sizeof *faces);
+    REQUIRE(ids && keys && faces);
+    for (int b = 0; b < n; b++) ids[b] = 100 + b, keys[b] = 1;
+    memcpy(faces, in->faces, (size_t) in->face_count * sizeof *faces);
+    al_input edited = *in;
+    edited.faces = faces;
+    al_scene_desc d = {.input = in, .world = l.sc.world,
+                       .material_colours = (const float (*)[3]) l.colours, .brush_ids = ids,
+                       .brush_keys = keys};
+    al_scene *before = NULL, *after = NULL;
+    REQUIRE(al_scene_build(&d, &before) == AL_OK);
+    const al_brush_desc *bd = &in->brushes[divider];
+    for (int f = bd->first_face; f < bd->first_face + bd->face_count; f++)
+        for (int p = 0; p < 3; p++) faces[f].points[p][2] += 8192;
+    keys[divider] = 2;
+    d.input = &edited;
+    d.world = NULL;
+    d.previous = before;
+    REQUIRE(al_scene_build(&d, &after) == AL_OK);
+    al_camera cam;
+    al_camera_init(&cam, AL_VIEW_3D);
+    cam.width = W, cam.height = H;
+    cam.position[0] = 128, cam.position[1] = 128, cam.position[2] = 128;
+    cam.yaw = 0, cam.pitch = 0;
+    al_draw_options opt;
+    al_draw_options_init(&opt);
+    opt.overlays = 0;
+    al_renderer_set_scene(renderer, before);
+    draw(&cam, &opt, NULL);
+    al_renderer_set_scene(renderer, after);
+    al_draw_stats st;
+    draw(&cam, &opt, &st);
+    static uint8_t carried_img[W * H * 4];
+    memcpy(carried_img, pixels, sizeof carried_img);
+    opt.no_cull = true;
+    draw(&cam, &opt, NULL);
+    int diff = differing_pixels(carried_img, pixels);
+    CHECK_MSG(diff <= W * H / 500, "%d pixels differ from the picture without culling", diff);
+    CHECK_MSG(count_pixels(is_background) < W * H / 100, "the view shows the background");
+    check_note("the east room opened: %d pixels differ, %d faces drawn, %d left out", diff,
+               st.faces_drawn, st.faces_culled_pvs);
+    al_renderer_set_scene(renderer, NULL);
+    al_scene_destroy(after);
+    al_scene_destroy(before);
+    free(ids), free(keys), free(faces);
     unload(&l);
 }
 
