@@ -358,7 +358,7 @@ static gboolean leaks_now(AlliumDocument *doc, guint64 generation)
  * edit waits for the undo's light. */
 static void take_back(Bench *b, AlliumDocument *doc)
 {
-    GArray *per_edit[] = {b->collision_ms, b->engine_ms,   b->wait_ms, b->blocks_built,
+    GArray *per_edit[] = {b->collision_ms, b->engine_ms,   b->wait_ms,   b->blocks_built,
                           b->commit_ms,    b->handover_ms, b->queued_ms, b->draw_ms};
     /* (each holds one sample of this edit) */
     for (guint i = 0; i < G_N_ELEMENTS(per_edit); i++)

@@ -313,7 +313,8 @@ static uint8_t *carry_pvs(const al_renderer *r, const al_scene *old, const al_sc
     int32_t *near = malloc(CARRY_MAX_LEAVES * sizeof *near);
     bool ok = carried && kept && map && ids && seen && near;
     /* Old brushes to new ones by id; a brush is unchanged when it keeps its mesh. */
-    for (int32_t b = 0; ok && b < new->brush_count; b++) ids[b][0] = new->brush_ids[b], ids[b][1] = b;
+    for (int32_t b = 0; ok && b < new->brush_count; b++)
+        ids[b][0] = new->brush_ids[b], ids[b][1] = b;
     if (ok) qsort(ids, (size_t) new->brush_count, sizeof *ids, compare_ids);
     int near_count = 0;
     for (int32_t b = 0; ok && b < old->brush_count + new->brush_count; b++) {
@@ -332,14 +333,15 @@ static uint8_t *carry_pvs(const al_renderer *r, const al_scene *old, const al_sc
         } else {
             int32_t nb = b - old->brush_count;
             m = !kept[nb] ? new->brushes[nb] : NULL;
-            for (int32_t f = new->brush_first_face[nb]; m && f < new->brush_first_face[nb + 1]; f++)
-                carried[f] = 1;
+            int32_t f0 = m ? new->brush_first_face[nb] : 0,
+                    f1 = m ? new->brush_first_face[nb + 1] : 0;
+            for (int32_t f = f0; f < f1; f++) carried[f] = 1;
         }
         if (!m) continue;
         double lo[3], hi[3];
         for (int k = 0; k < 3; k++) lo[k] = m->mins[k] - 1, hi[k] = m->maxs[k] + 1;
-        int n = al_world_vis_leaves_in_box(w, lo, hi, near + near_count,
-                                           CARRY_MAX_LEAVES - near_count);
+        int n =
+            al_world_vis_leaves_in_box(w, lo, hi, near + near_count, CARRY_MAX_LEAVES - near_count);
         ok = n >= 0 && near_count + n <= CARRY_MAX_LEAVES;
         if (ok) near_count += n;
     }
@@ -371,8 +373,10 @@ static uint8_t *carry_pvs(const al_renderer *r, const al_scene *old, const al_sc
     }
     /* Faces no leaf lists are always drawn. */
     for (int32_t b = 0; ok && b < old->brush_count; b++)
-        for (int32_t f = old->brush_first_face[b]; map[b] >= 0 && f < old->brush_first_face[b + 1]; f++)
-            if (!old->in_leaves[f]) carried[new->brush_first_face[map[b]] + (f - old->brush_first_face[b])] = 1;
+        for (int32_t f = old->brush_first_face[b]; map[b] >= 0 && f < old->brush_first_face[b + 1];
+             f++)
+            if (!old->in_leaves[f])
+                carried[new->brush_first_face[map[b]] + (f - old->brush_first_face[b])] = 1;
     free(kept), free(ids), free(seen), free(near), free(map);
     if (!ok) {
         free(carried);

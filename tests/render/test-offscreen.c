@@ -582,8 +582,10 @@ CHECK_TEST(carried_pvs, "/render/an-edit-without-a-pvs-yet-is-culled-by-the-last
     for (int b = 0; b < n; b++) ids[b] = 100 + b, keys[b] = 1;
     al_input edited = *in;
     edited.faces = faces;
-    al_scene_desc d = {.input = in, .world = l.sc.world,
-                       .material_colours = (const float (*)[3]) l.colours, .brush_ids = ids,
+    al_scene_desc d = {.input = in,
+                       .world = l.sc.world,
+                       .material_colours = (const float(*)[3]) l.colours,
+                       .brush_ids = ids,
                        .brush_keys = keys};
     al_scene *before = NULL;
     REQUIRE(al_scene_build(&d, &before) == AL_OK);
@@ -600,8 +602,8 @@ CHECK_TEST(carried_pvs, "/render/an-edit-without-a-pvs-yet-is-culled-by-the-last
             cam.position[k] = mn[k] + (mx[k] - mn[k]) * (rand_r(&seed) / (double) RAND_MAX);
         if (al_world_vis_leaf_at(l.sc.world, cam.position) < 0) continue;
         al_trace tr;
-        al_world_trace_box(l.sc.world, (double[3]){-2, -2, -2}, (double[3]){2, 2, 2},
-                           cam.position, cam.position, &tr);
+        al_world_trace_box(l.sc.world, (double[3]){-2, -2, -2}, (double[3]){2, 2, 2}, cam.position,
+                           cam.position, &tr);
         if (tr.start_solid) continue;
         cam.yaw = rand_r(&seed) % 360;
         cam.pitch = (int) (rand_r(&seed) % 120) - 60;
@@ -670,7 +672,8 @@ CHECK_TEST(carried_pvs, "/render/an-edit-without-a-pvs-yet-is-culled-by-the-last
 /* Two sealed rooms side by side, a wall between them, the eye in the west one looking east:
  * the east room is not in its PVS. The wall moved away (an edit's collision, no PVS yet),
  * the east room must be drawn, as the carried PVS adds what a changed brush may open. */
-CHECK_TEST(carried_opening, "/render/an-edit-that-opens-a-wall-shows-the-room-behind-before-its-pvs")
+CHECK_TEST(carried_opening,
+           "/render/an-edit-that-opens-a-wall-shows-the-room-behind-before-its-pvs")
 {
     mapgen *g = mapgen_create(true);
     REQUIRE(g);
@@ -701,8 +704,10 @@ CHECK_TEST(carried_opening, "/render/an-edit-that-opens-a-wall-shows-the-room-be
     memcpy(faces, in->faces, (size_t) in->face_count * sizeof *faces);
     al_input edited = *in;
     edited.faces = faces;
-    al_scene_desc d = {.input = in, .world = l.sc.world,
-                       .material_colours = (const float (*)[3]) l.colours, .brush_ids = ids,
+    al_scene_desc d = {.input = in,
+                       .world = l.sc.world,
+                       .material_colours = (const float(*)[3]) l.colours,
+                       .brush_ids = ids,
                        .brush_keys = keys};
     al_scene *before = NULL, *after = NULL;
     REQUIRE(al_scene_build(&d, &before) == AL_OK);

@@ -821,7 +821,8 @@ CHECK_TEST(bench_outputs, "/tools/allium-bench-subcommands-print-json")
     r = cJSON_Parse(out);
     free(out);
     REQUIRE(r);
-    CHECK(cJSON_IsNumber(path(r, "bsp_ms", "median")) && cJSON_IsNumber(path(r, "portals_ms", "median")));
+    CHECK(cJSON_IsNumber(path(r, "bsp_ms", "median")) &&
+          cJSON_IsNumber(path(r, "portals_ms", "median")));
     CHECK(cJSON_GetObjectItem(r, "edits")->valueint == 6);
     CHECK(cJSON_GetObjectItem(r, "tree_differences_from_full_compile")->valueint == 0);
     CHECK_MSG(!cJSON_GetObjectItem(r, "rad_first_ms"), "edit --no-light printed light figures");
