@@ -50,14 +50,15 @@ static gboolean type_location(SelfTest *t, const char *path)
 }
 
 /* Once the chooser in t->dialog is shown and has PATH chosen (it loads the folder before
- * it selects a file in it), takes screenshot SHOT and accepts. TRUE when it has. */
-static gboolean accept_when_chosen(SelfTest *t, const char *path, const char *shot)
+ * it selects a file in it), accepts. TRUE when it has. No screenshot is taken of GTK's
+ * own chooser, which fills its path bar asynchronously: in a few runs on loaded machines
+ * GTK warned in this step of buttons snapshotted without an allocation. */
+static gboolean accept_when_chosen(SelfTest *t, const char *path)
 {
     if (!gtk_widget_get_mapped(GTK_WIDGET(t->dialog))) return FALSE;
     g_autoptr(GFile) chosen = gtk_file_chooser_get_file(GTK_FILE_CHOOSER(t->dialog));
     g_autofree char *chosen_path = chosen ? g_file_get_path(chosen) : NULL;
     if (g_strcmp0(chosen_path, path) != 0 || !settle(t)) return FALSE;
-    g_autoptr(GdkTexture) texture = screenshot(t, GTK_WIDGET(t->dialog), shot);
     gtk_dialog_response(GTK_DIALOG(t->dialog), GTK_RESPONSE_ACCEPT);
     g_clear_object(&t->dialog);
     return TRUE;
@@ -89,7 +90,7 @@ gboolean step_open_dialog(SelfTest *t)
         return !type_location(t, path);
     }
     if (t->dialog) {
-        accept_when_chosen(t, path, "12b-open-dialog.png");
+        accept_when_chosen(t, path);
         return FALSE;
     }
     AlliumWindow *window = allium_application_find_window(t->app, path);
@@ -113,7 +114,7 @@ gboolean step_new_dialog(SelfTest *t)
         return !type_location(t, typed);
     }
     if (t->dialog) {
-        accept_when_chosen(t, typed, "12c-new-dialog.png");
+        accept_when_chosen(t, typed);
         return FALSE;
     }
     AlliumWindow *window = allium_application_find_window(t->app, path);
