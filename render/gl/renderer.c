@@ -284,6 +284,18 @@ static int compare_ids(const void *a, const void *b)
 /* Leaves more than this near an edit: the PVS is not carried (see carry_pvs). */
 #define CARRY_MAX_LEAVES 256
 
+/* Adds the vis leaves of W touching M's box (with a unit of slack) to NEAR (*COUNT used);
+ * false if they would pass CARRY_MAX_LEAVES. */
+static bool add_near(const al_world *w, const al_mesh *m, int32_t *near, int *count)
+{
+    double lo[3], hi[3];
+    for (int k = 0; k < 3; k++) lo[k] = m->mins[k] - 1, hi[k] = m->maxs[k] + 1;
+    int n = al_world_vis_leaves_in_box(w, lo, hi, near + *count, CARRY_MAX_LEAVES - *count);
+    if (n < 0 || *count + n > CARRY_MAX_LEAVES) return false;
+    *count += n;
+    return true;
+}
+
 /* What of NEW (a scene whose world has no PVS yet) may be seen from the eye where OLD (the
  * scene drawn until now, with a PVS) was last drawn from: per NEW face, 1 to draw; NULL if
  * it cannot be told. Only the brushes whose meshes differ changed the world, all within
@@ -316,34 +328,20 @@ static uint8_t *carry_pvs(const al_renderer *r, const al_scene *old, const al_sc
     for (int32_t b = 0; ok && b < new->brush_count; b++)
         ids[b][0] = new->brush_ids[b], ids[b][1] = b;
     if (ok) qsort(ids, (size_t) new->brush_count, sizeof *ids, compare_ids);
+    /* The boxes the changed brushes left and took, and the leaves they touch. */
     int near_count = 0;
-    for (int32_t b = 0; ok && b < old->brush_count + new->brush_count; b++) {
-        /* First the old brushes (the box each changed one left), then the new ones (the box
-         * each changed one took). */
-        const al_mesh *m;
-        if (b < old->brush_count) {
-            int32_t o = b;
-            int64_t key[2] = {old->brush_ids[o], 0};
-            const int64_t(*hit)[2] =
-                bsearch(key, ids, (size_t) new->brush_count, sizeof *ids, compare_ids);
-            int32_t nb = hit ? (int32_t) (*hit)[1] : -1;
-            map[o] = nb >= 0 && old->brushes[o] && new->brushes[nb] == old->brushes[o] ? nb : -1;
-            if (map[o] >= 0) kept[nb] = 1;
-            m = map[o] < 0 ? old->brushes[o] : NULL;
-        } else {
-            int32_t nb = b - old->brush_count;
-            m = !kept[nb] ? new->brushes[nb] : NULL;
-            int32_t f0 = m ? new->brush_first_face[nb] : 0,
-                    f1 = m ? new->brush_first_face[nb + 1] : 0;
-            for (int32_t f = f0; f < f1; f++) carried[f] = 1;
-        }
-        if (!m) continue;
-        double lo[3], hi[3];
-        for (int k = 0; k < 3; k++) lo[k] = m->mins[k] - 1, hi[k] = m->maxs[k] + 1;
-        int n =
-            al_world_vis_leaves_in_box(w, lo, hi, near + near_count, CARRY_MAX_LEAVES - near_count);
-        ok = n >= 0 && near_count + n <= CARRY_MAX_LEAVES;
-        if (ok) near_count += n;
+    for (int32_t o = 0; ok && o < old->brush_count; o++) {
+        int64_t key[2] = {old->brush_ids[o], 0};
+        const int64_t(*hit)[2] = bsearch(key, ids, (size_t) new->brush_count, sizeof *ids, compare_ids);
+        int32_t nb = hit ? (int32_t) (*hit)[1] : -1;
+        map[o] = nb >= 0 && old->brushes[o] && new->brushes[nb] == old->brushes[o] ? nb : -1;
+        if (map[o] >= 0) kept[nb] = 1;
+        else if (old->brushes[o]) ok = add_near(w, old->brushes[o], near, &near_count);
+    }
+    for (int32_t nb = 0; ok && nb < new->brush_count; nb++) {
+        if (kept[nb] || !new->brushes[nb]) continue;
+        for (int32_t f = new->brush_first_face[nb]; f < new->brush_first_face[nb + 1]; f++) carried[f] = 1;
+        ok = add_near(w, new->brushes[nb], near, &near_count);
     }
     /* The leaves that may be seen: from the eye's, and from each leaf near a change. */
     if (ok) {

@@ -485,6 +485,43 @@ static bool drawn_fresh_alike(const al_scene *drawn, const al_camera *cam,
     return read && memcmp(expected, pixels, sizeof pixels) == 0;
 }
 
+/* An input as the editor hands it to the scene: ids and keys per brush, and a copy of its
+ * faces to move brushes in (EDITED reads them). */
+typedef struct editable {
+    int64_t *ids;
+    uint64_t *keys;
+    al_face_desc *faces;
+    al_input edited;
+} editable;
+
+static bool editable_init(editable *e, const al_input *in)
+{
+    int n = in->brush_count;
+    e->ids = malloc(((size_t) n + 1) * sizeof *e->ids);
+    e->keys = malloc(((size_t) n + 1) * sizeof *e->keys);
+    e->faces = malloc(((size_t) in->face_count + 1) * sizeof *e->faces);
+    if (!e->ids || !e->keys || !e->faces) return false;
+    for (int b = 0; b < n; b++) e->ids[b] = 100 + b, e->keys[b] = 1;
+    memcpy(e->faces, in->faces, (size_t) in->face_count * sizeof *e->faces);
+    e->edited = *in;
+    e->edited.faces = e->faces;
+    return true;
+}
+
+/* Moves brush B of the edited input BY units along AXIS; its key changes. */
+static void editable_move(editable *e, int b, int axis, double by)
+{
+    const al_brush_desc *bd = &e->edited.brushes[b];
+    for (int f = bd->first_face; f < bd->first_face + bd->face_count; f++)
+        for (int p = 0; p < 3; p++) e->faces[f].points[p][axis] += by;
+    e->keys[b] += 1;
+}
+
+static void editable_free(editable *e)
+{
+    free(e->ids), free(e->keys), free(e->faces);
+}
+
 CHECK_TEST(incremental, "/render/a-scene-built-from-the-one-before-uploads-its-new-meshes-only")
 {
     loaded l;
@@ -492,28 +529,19 @@ CHECK_TEST(incremental, "/render/a-scene-built-from-the-one-before-uploads-its-n
     const al_input *in = &l.sc.input.input;
     /* Ids and keys as the editor gives them; brush MOVED is moved 16 units up. */
     int n = in->brush_count, moved = n / 2;
-    int64_t *ids = malloc((size_t) n * sizeof *ids);
-    uint64_t *keys = malloc((size_t) n * sizeof *keys);
-    al_face_desc *faces = malloc((size_t) in->face_count * sizeof *faces);
-    REQUIRE(ids && keys && faces);
-    for (int b = 0; b < n; b++) ids[b] = 100 + b, keys[b] = 1;
+    editable ed;
+    REQUIRE(editable_init(&ed, in));
     int64_t *entity_ids = malloc(((size_t) in->entity_count + 1) * sizeof *entity_ids);
     uint64_t *entity_keys = calloc((size_t) in->entity_count + 1, sizeof *entity_keys);
     REQUIRE(entity_ids && entity_keys);
     for (int e = 0; e < in->entity_count; e++) entity_ids[e] = e;
-    memcpy(faces, in->faces, (size_t) in->face_count * sizeof *faces);
-    al_input edited = *in;
-    edited.faces = faces;
     al_scene_desc d = {.input = in, .material_colours = (const float (*)[3]) l.colours,
-                       .brush_ids = ids, .brush_keys = keys, .entity_ids = entity_ids,
+                       .brush_ids = ed.ids, .brush_keys = ed.keys, .entity_ids = entity_ids,
                        .entity_keys = entity_keys};
     al_scene *before = NULL, *after = NULL;
     REQUIRE(al_scene_build(&d, &before) == AL_OK);
-    const al_brush_desc *bd = &in->brushes[moved];
-    for (int f = bd->first_face; f < bd->first_face + bd->face_count; f++)
-        for (int p = 0; p < 3; p++) faces[f].points[p][2] += 16;
-    keys[moved] = 2;
-    d.input = &edited;
+    editable_move(&ed, moved, 2, 16);
+    d.input = &ed.edited;
     d.previous = before;
     REQUIRE(al_scene_build(&d, &after) == AL_OK);
     al_camera cam;
@@ -540,11 +568,7 @@ CHECK_TEST(incremental, "/render/a-scene-built-from-the-one-before-uploads-its-n
     al_scene *prev = after;
     after = NULL;
     for (int i = 0; i < 30; i++) {
-        int b = (moved + 7 * i) % n;
-        const al_brush_desc *e = &in->brushes[b];
-        for (int f = e->first_face; f < e->first_face + e->face_count; f++)
-            for (int p = 0; p < 3; p++) faces[f].points[p][0] += (i % 2 ? -8 : 8);
-        keys[b] += 1;
+        editable_move(&ed, (moved + 7 * i) % n, 0, i % 2 ? -8 : 8);
         d.previous = prev;
         al_scene *next = NULL;
         REQUIRE(al_scene_build(&d, &next) == AL_OK);
@@ -559,7 +583,8 @@ CHECK_TEST(incremental, "/render/a-scene-built-from-the-one-before-uploads-its-n
     al_renderer_set_scene(renderer, NULL);
     al_scene_destroy(prev);
     al_scene_destroy(before);
-    free(ids), free(keys), free(faces), free(entity_ids), free(entity_keys);
+    editable_free(&ed);
+    free(entity_ids), free(entity_keys);
     unload(&l);
 }
 
@@ -575,18 +600,13 @@ CHECK_TEST(carried_pvs, "/render/an-edit-without-a-pvs-yet-is-culled-by-the-last
     REQUIRE(load_path(&l, path, AL_PVS_COARSE));
     const al_input *in = &l.sc.input.input;
     int n = in->brush_count;
-    int64_t *ids = malloc((size_t) n * sizeof *ids);
-    uint64_t *keys = malloc((size_t) n * sizeof *keys);
-    al_face_desc *faces = malloc((size_t) in->face_count * sizeof *faces);
-    REQUIRE(ids && keys && faces);
-    for (int b = 0; b < n; b++) ids[b] = 100 + b, keys[b] = 1;
-    al_input edited = *in;
-    edited.faces = faces;
+    editable ed;
+    REQUIRE(editable_init(&ed, in));
     al_scene_desc d = {.input = in,
                        .world = l.sc.world,
                        .material_colours = (const float(*)[3]) l.colours,
-                       .brush_ids = ids,
-                       .brush_keys = keys};
+                       .brush_ids = ed.ids,
+                       .brush_keys = ed.keys};
     al_scene *before = NULL;
     REQUIRE(al_scene_build(&d, &before) == AL_OK);
     double mn[3], mx[3];
@@ -622,21 +642,19 @@ CHECK_TEST(carried_pvs, "/render/an-edit-without-a-pvs-yet-is-culled-by-the-last
             if (d2 < best) best = d2, moved = b;
         }
         if (moved < 0) continue;
-        memcpy(faces, in->faces, (size_t) in->face_count * sizeof *faces);
-        const al_brush_desc *bd = &in->brushes[moved];
+        /* (each view edits the map as it was) */
+        memcpy(ed.faces, in->faces, (size_t) in->face_count * sizeof *ed.faces);
         int axis = (int) (rand_r(&seed) % 3);
         double by = 16.0 * (1 + (int) (rand_r(&seed) % 4)) * (rand_r(&seed) % 2 ? 1 : -1);
         if (done % 2) by = 8192;
-        for (int f = bd->first_face; f < bd->first_face + bd->face_count; f++)
-            for (int p = 0; p < 3; p++) faces[f].points[p][axis] += by;
-        keys[moved] = 2;
+        editable_move(&ed, moved, axis, by);
         al_scene_desc e = d;
-        e.input = &edited;
+        e.input = &ed.edited;
         e.world = NULL;
         e.previous = before;
         al_scene *after = NULL;
         REQUIRE(al_scene_build(&e, &after) == AL_OK);
-        keys[moved] = 1;
+        ed.keys[moved] = 1;
         al_draw_options opt;
         al_draw_options_init(&opt);
         opt.overlays = 0;
@@ -665,7 +683,7 @@ CHECK_TEST(carried_pvs, "/render/an-edit-without-a-pvs-yet-is-culled-by-the-last
     check_note("%s: %d views, worst %d differing pixels, %d faces left out by the carried PVS",
                path, done, worst, culled);
     al_scene_destroy(before);
-    free(ids), free(keys), free(faces);
+    editable_free(&ed);
     unload(&l);
 }
 
@@ -696,26 +714,17 @@ CHECK_TEST(carried_opening,
     int east = al_world_vis_leaf_at(l.sc.world, (double[3]){500, 128, 128});
     REQUIRE(west >= 0 && east >= 0);
     CHECK(!al_world_leaf_sees(l.sc.world, west, east));
-    int64_t *ids = malloc((size_t) n * sizeof *ids);
-    uint64_t *keys = malloc((size_t) n * sizeof *keys);
-    al_face_desc *faces = malloc((size_t) in->face_count * sizeof *faces);
-    REQUIRE(ids && keys && faces);
-    for (int b = 0; b < n; b++) ids[b] = 100 + b, keys[b] = 1;
-    memcpy(faces, in->faces, (size_t) in->face_count * sizeof *faces);
-    al_input edited = *in;
-    edited.faces = faces;
+    editable ed;
+    REQUIRE(editable_init(&ed, in));
     al_scene_desc d = {.input = in,
                        .world = l.sc.world,
                        .material_colours = (const float(*)[3]) l.colours,
-                       .brush_ids = ids,
-                       .brush_keys = keys};
+                       .brush_ids = ed.ids,
+                       .brush_keys = ed.keys};
     al_scene *before = NULL, *after = NULL;
     REQUIRE(al_scene_build(&d, &before) == AL_OK);
-    const al_brush_desc *bd = &in->brushes[divider];
-    for (int f = bd->first_face; f < bd->first_face + bd->face_count; f++)
-        for (int p = 0; p < 3; p++) faces[f].points[p][2] += 8192;
-    keys[divider] = 2;
-    d.input = &edited;
+    editable_move(&ed, divider, 2, 8192);
+    d.input = &ed.edited;
     d.world = NULL;
     d.previous = before;
     REQUIRE(al_scene_build(&d, &after) == AL_OK);
@@ -744,7 +753,7 @@ CHECK_TEST(carried_opening,
     al_renderer_set_scene(renderer, NULL);
     al_scene_destroy(after);
     al_scene_destroy(before);
-    free(ids), free(keys), free(faces);
+    editable_free(&ed);
     unload(&l);
 }
 
