@@ -332,15 +332,19 @@ static uint8_t *carry_pvs(const al_renderer *r, const al_scene *old, const al_sc
     int near_count = 0;
     for (int32_t o = 0; ok && o < old->brush_count; o++) {
         int64_t key[2] = {old->brush_ids[o], 0};
-        const int64_t(*hit)[2] = bsearch(key, ids, (size_t) new->brush_count, sizeof *ids, compare_ids);
+        const int64_t(*hit)[2] =
+            bsearch(key, ids, (size_t) new->brush_count, sizeof *ids, compare_ids);
         int32_t nb = hit ? (int32_t) (*hit)[1] : -1;
         map[o] = nb >= 0 && old->brushes[o] && new->brushes[nb] == old->brushes[o] ? nb : -1;
-        if (map[o] >= 0) kept[nb] = 1;
-        else if (old->brushes[o]) ok = add_near(w, old->brushes[o], near, &near_count);
+        if (map[o] >= 0)
+            kept[nb] = 1;
+        else if (old->brushes[o])
+            ok = add_near(w, old->brushes[o], near, &near_count);
     }
     for (int32_t nb = 0; ok && nb < new->brush_count; nb++) {
         if (kept[nb] || !new->brushes[nb]) continue;
-        for (int32_t f = new->brush_first_face[nb]; f < new->brush_first_face[nb + 1]; f++) carried[f] = 1;
+        for (int32_t f = new->brush_first_face[nb]; f < new->brush_first_face[nb + 1]; f++)
+            carried[f] = 1;
         ok = add_near(w, new->brushes[nb], near, &near_count);
     }
     /* The leaves that may be seen: from the eye's, and from each leaf near a change. */

@@ -535,8 +535,11 @@ CHECK_TEST(incremental, "/render/a-scene-built-from-the-one-before-uploads-its-n
     uint64_t *entity_keys = calloc((size_t) in->entity_count + 1, sizeof *entity_keys);
     REQUIRE(entity_ids && entity_keys);
     for (int e = 0; e < in->entity_count; e++) entity_ids[e] = e;
-    al_scene_desc d = {.input = in, .material_colours = (const float (*)[3]) l.colours,
-                       .brush_ids = ed.ids, .brush_keys = ed.keys, .entity_ids = entity_ids,
+    al_scene_desc d = {.input = in,
+                       .material_colours = (const float(*)[3]) l.colours,
+                       .brush_ids = ed.ids,
+                       .brush_keys = ed.keys,
+                       .entity_ids = entity_ids,
                        .entity_keys = entity_keys};
     al_scene *before = NULL, *after = NULL;
     REQUIRE(al_scene_build(&d, &before) == AL_OK);
