@@ -1,7 +1,8 @@
 /* AlliumInspector: properties of the selection (allium-inspector.h).
  *
- * The panel is rebuilt from scratch whenever what it shows changes: the selection, or the
- * shown entity's properties in a new snapshot (a "fingerprint" of the content tells). Rows
+ * The panel's rows are rebuilt from scratch whenever what they show changes: the selection,
+ * or the shown entity's properties in a new snapshot (a "fingerprint" of the content
+ * tells); its title and description follow every snapshot. Rows
  * commit on Enter and when the focus leaves them, only if the text changed; a commit goes
  * through allium_value_check and then allium_document_set_entity_property, whose compile
  * brings the new snapshot that rebuilds the panel.
@@ -985,9 +986,16 @@ static void refresh(AlliumInspector *self)
         else g_string_append_printf(detail, _("\nOf a %s"), e->classname ? e->classname : "");
     }
 
-    /* The fingerprint: everything shown. */
+    /* The labels follow every snapshot (a dragged brush's bounds change each frame); the
+     * rows are rebuilt only when their fingerprint, everything they show, changes: a
+     * rebuild makes dozens of widgets, too slow for every frame of a drag. */
+    if (g_strcmp0(gtk_label_get_text(self->title), title->str) != 0)
+        gtk_label_set_text(self->title, title->str);
+    if (g_strcmp0(gtk_label_get_text(self->detail), detail->str) != 0)
+        gtk_label_set_text(self->detail, detail->str);
+    gtk_widget_set_visible(GTK_WIDGET(self->detail), detail->len > 0);
     g_autoptr(GString) print = g_string_new(subject);
-    g_string_append_printf(print, "\n%s\n%s\n", title->str, detail->str);
+    g_string_append_c(print, '\n');
     if (entity >= 0) {
         const al_entity_desc *e = &in->entities[entity];
         for (int p = 0; p < e->property_count; p++)
@@ -1006,9 +1014,6 @@ static void refresh(AlliumInspector *self)
     self->entity_row = row;
     self->subject = subject;
     self->point_entity = entity >= 0 && !entity_has_brushes(in, entity);
-    gtk_label_set_text(self->title, title->str);
-    gtk_label_set_text(self->detail, detail->str);
-    gtk_widget_set_visible(GTK_WIDGET(self->detail), detail->len > 0);
     clear_grid(self);
     if (entity >= 0) {
         const al_entity_desc *e = &in->entities[entity];
@@ -1306,4 +1311,10 @@ const char *allium_inspector_get_subject(AlliumInspector *self)
 {
     g_return_val_if_fail(ALLIUM_IS_INSPECTOR(self), "none");
     return self->subject;
+}
+
+const char *allium_inspector_get_detail(AlliumInspector *self)
+{
+    g_return_val_if_fail(ALLIUM_IS_INSPECTOR(self), "");
+    return gtk_label_get_text(self->detail);
 }

@@ -93,6 +93,8 @@ GtkDropDown *allium_inspector_get_name_list(AlliumInspector *self, const char *k
 const char *allium_inspector_get_message(AlliumInspector *self);
 /* What the inspector shows: "entity", "brushes", "world" or "none". */
 const char *allium_inspector_get_subject(AlliumInspector *self);
+/* The description under the title (the selected brushes' bounds, size and faces). */
+const char *allium_inspector_get_detail(AlliumInspector *self);
 
 /* The editor of the selected faces' texture, shown in the panel when faces are selected. */
 AlliumTextureEditor *allium_inspector_get_texture_editor(AlliumInspector *self);

@@ -554,6 +554,29 @@ gboolean step_entity_material(SelfTest *t)
         check(t, g_strcmp0(allium_inspector_get_value(t->window->inspector, "classname"),
                            "func_detail") == 0,
               "the properties panel shows it");
+        /* A drag of it: the panel's description follows the preview, and its rows (the
+         * entity's, unchanged) are not made again for every frame. */
+        GtkWidget *editor = allium_inspector_get_editor(t->window->inspector, "classname");
+        g_set_object(&t->drag_row_editor, editor);
+        g_free(t->drag_detail);
+        t->drag_detail = g_strdup(allium_inspector_get_detail(t->window->inspector));
+        double m[3][4] = {{1, 0, 0, 2 * grid()}, {0, 1, 0, 0}, {0, 0, 1, 0}};
+        allium_document_preview_transform(allium_window_get_document(t->window), &t->box_row, 1,
+                                           NULL, 0, (const double (*)[4]) m);
+        t->phase = 10;
+        return FALSE;
+    }
+    if (t->phase == 10) {
+        const char *detail = allium_inspector_get_detail(t->window->inspector);
+        check(t, allium_document_get_previewing(allium_window_get_document(t->window)) &&
+                     g_strcmp0(detail, t->drag_detail) != 0 && strstr(detail, "From "),
+              "dragging it changes the panel's description (\"%s\")", detail);
+        check(t,
+              t->drag_row_editor &&
+                  allium_inspector_get_editor(t->window->inspector, "classname") == t->drag_row_editor,
+              "and keeps its rows");
+        allium_document_preview_end(allium_window_get_document(t->window));
+        g_clear_object(&t->drag_row_editor);
         activate(t, "win.to-world");
         t->edits++;
         t->phase = 1;

@@ -1585,6 +1585,8 @@ static void finish(SelfTest *t)
     g_free(t->original_message);
     g_free(t->bsp_error);
     g_free(t->material);
+    g_free(t->drag_detail);
+    g_clear_object(&t->drag_row_editor);
     g_clear_pointer(&t->face_light_mark, g_hash_table_unref);
     al_doc_close(t->writer);
     g_free(t->sample_path);
