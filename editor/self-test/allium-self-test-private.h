@@ -65,7 +65,7 @@ struct _SelfTest {
     gint64 shots_mark;      /* its shots */
     GtkWidget *held_editor; /* owned: a properties row's entry kept past its row */
     GtkWidget *drag_row_editor; /* owned: a row's editor before a drag, or NULL */
-    char *drag_detail;      /* owned: the properties panel's description before it */
+    char *drag_detail;          /* owned: the properties panel's description before it */
     gint64 small_row;       /* the small brush a handle must not steal */
     gint64 vertex_row;      /* the box the vertex tool step edits */
     al_camera saved_camera; /* a view's camera a step moved, to put back */

@@ -562,18 +562,19 @@ gboolean step_entity_material(SelfTest *t)
         t->drag_detail = g_strdup(allium_inspector_get_detail(t->window->inspector));
         double m[3][4] = {{1, 0, 0, 2 * grid()}, {0, 1, 0, 0}, {0, 0, 1, 0}};
         allium_document_preview_transform(allium_window_get_document(t->window), &t->box_row, 1,
-                                           NULL, 0, (const double (*)[4]) m);
+                                          NULL, 0, (const double(*)[4]) m);
         t->phase = 10;
         return FALSE;
     }
     if (t->phase == 10) {
         const char *detail = allium_inspector_get_detail(t->window->inspector);
-        check(t, allium_document_get_previewing(allium_window_get_document(t->window)) &&
-                     g_strcmp0(detail, t->drag_detail) != 0 && strstr(detail, "From "),
+        check(t,
+              allium_document_get_previewing(allium_window_get_document(t->window)) &&
+                  g_strcmp0(detail, t->drag_detail) != 0 && strstr(detail, "From "),
               "dragging it changes the panel's description (\"%s\")", detail);
         check(t,
-              t->drag_row_editor &&
-                  allium_inspector_get_editor(t->window->inspector, "classname") == t->drag_row_editor,
+              t->drag_row_editor && allium_inspector_get_editor(t->window->inspector,
+                                                                "classname") == t->drag_row_editor,
               "and keeps its rows");
         allium_document_preview_end(allium_window_get_document(t->window));
         g_clear_object(&t->drag_row_editor);
