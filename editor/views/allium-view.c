@@ -46,8 +46,11 @@ static guint signals[N_SIGNALS];
 /* Eye height above a player start's origin (Quake's view offset). */
 #define EYE_HEIGHT 22.0
 
-/* How long a redraw waits at most for an edit's collision (allium_view_queue_render). */
+/* How long a redraw waits at most for an edit's collision (allium_view_queue_render):
+ * HOLD_FOR_COLLISION_MS, or twice as long as the engine's last collision took, up to
+ * HOLD_AT_MOST_MS. */
 #define HOLD_FOR_COLLISION_MS 30
+#define HOLD_AT_MOST_MS       100
 /* How long the start of a frame may wait for an edit's collision to come (frame_update_cb):
  * with software OpenGL a frame takes 10-20 ms, so a frame clock running at 60 Hz leaves
  * a few milliseconds at the start of each. */
@@ -65,6 +68,16 @@ static void update_header(AlliumView *self)
     gtk_widget_set_tooltip_text(GTK_WIDGET(self->maximize_button),
                                 self->maximized ? _("Restore the four views (Shift+Space)")
                                                 : _("Maximize this view (Shift+Space)"));
+}
+
+/* How long after an edit a redraw may wait for its collision: on a big map the engine
+ * takes longer, and a frame drawn meanwhile (30 ms there on llvmpipe) delays it more. */
+static gint64 hold_us(AlliumView *self)
+{
+    al_stage_status st[AL_STAGE_COUNT];
+    allium_document_get_stages(self->document, st);
+    double ms = CLAMP(2 * st[AL_STAGE_COLLISION].last_ms, HOLD_FOR_COLLISION_MS, HOLD_AT_MOST_MS);
+    return (gint64) (ms * 1000);
 }
 
 /* The centred message over the view: no map, compiling, or no OpenGL. */
@@ -339,7 +352,7 @@ static void frame_update_cb(GdkFrameClock *clock, AlliumView *self)
         allium_document_get_stages(self->document, st);
         gint64 now = g_get_monotonic_time();
         gint64 expected = due + (gint64) (st[AL_STAGE_COLLISION].last_ms * 1000);
-        gint64 left = due + HOLD_FOR_COLLISION_MS * 1000 - now;
+        gint64 left = due + hold_us(self) - now;
         if (expected - now <= AWAIT_COLLISION_MS * 1000)
             allium_document_await_collision(self->document, MIN(left, AWAIT_COLLISION_MS * 1000),
                                             gdk_frame_clock_get_frame_counter(clock));
@@ -1123,15 +1136,15 @@ static gboolean held_render_cb(gpointer data)
 }
 
 /* A redraw asked for while an edit compiles waits for the edit's collision, at most
- * HOLD_FOR_COLLISION_MS after the edit: a frame drawn meanwhile would show the map as it
- * was, and with software OpenGL it takes both cores from the collision it waits for, so
- * that the frame showing the edit came a frame later. The edit's snapshot, or the time
- * running out, draws. */
+ * hold_us after the edit: a frame drawn meanwhile would show the map as it was, and with
+ * software OpenGL it takes both cores from the collision it waits for, so that the frame
+ * showing the edit came a frame later. The edit's snapshot, or the time running out,
+ * draws. */
 void allium_view_queue_render(AlliumView *self)
 {
     g_return_if_fail(ALLIUM_IS_VIEW(self));
     gint64 due = self->document ? allium_document_get_collision_due(self->document) : 0;
-    gint64 wait_us = due ? due + HOLD_FOR_COLLISION_MS * 1000 - g_get_monotonic_time() : 0;
+    gint64 wait_us = due ? due + hold_us(self) - g_get_monotonic_time() : 0;
     if (wait_us <= 0) {
         g_clear_handle_id(&self->held_source, g_source_remove);
         self->render_asked_us = g_get_monotonic_time();
