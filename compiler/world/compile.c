@@ -760,6 +760,7 @@ typedef struct compile_state {
     al_brush ***block_lists; /* per job, hull_count + 2 lists (see block_list) */
     int list_count;
     int (*build_box)[2][3]; /* per model: grid box around its blocks to build */
+    int *near_brushes;      /* scratch: a model's brushes that may meet its build box */
 } compile_state;
 
 /* Stage: are the hulls, the block size and the input's arrays usable? Reads the input and
@@ -1360,6 +1361,14 @@ static al_status fill_block_lists(compile_state *c)
     if (!c->block_lists) return AL_ERR_NOMEM;
     c->list_count = c->job_total * lists;
     if (!find_build_boxes(c)) return AL_ERR_NOMEM;
+    /* A brush whose range grown by the widest hull (c->grow_lo, c->grow_hi) misses a
+     * model's build box is in none of its lists: an update on a big map builds a few
+     * blocks, and most brushes are passed over by this one test instead of one per list. */
+    int most = 0;
+    for (int m = 0; m < w->model_count; m++)
+        if (w->models[m].brush_count > most) most = w->models[m].brush_count;
+    int *near = c->near_brushes = malloc(((size_t) most + 1) * sizeof *near);
+    if (!near) return AL_ERR_NOMEM;
     for (int pass = 0; pass < 2; pass++) {
         int block_base = 0;
         for (int m = 0; m < w->model_count; m++) {
@@ -1369,10 +1378,17 @@ static al_status fill_block_lists(compile_state *c)
                 block_base += model->block_count;
                 continue;
             }
+            int near_count = 0;
+            for (int i = model->first_brush; i < model->first_brush + model->brush_count; i++) {
+                int lo[3], hi[3];
+                brush_block_range(model, c->block_size, w->collision[i], c->grow_lo, c->grow_hi, lo, hi);
+                bool meets = true;
+                for (int k = 0; k < 3 && meets; k++) meets = lo[k] <= box[1][k] && hi[k] >= box[0][k];
+                if (meets) near[near_count++] = i;
+            }
             for (int h = 0; h < lists; h++)
-                for (int i = model->first_brush;
-                     (h < hull_count || c->want_vis) && i < model->first_brush + model->brush_count;
-                     i++) {
+                for (int n = 0; (h < hull_count || c->want_vis) && n < near_count; n++) {
+                    int i = near[n];
                     int kind = h - hull_count; /* 0: vis list, 1: light list, < 0: a hull */
                     if (kind == 0 && (m != 0 || !al_brush_blocks_sight(w->collision[i]))) continue;
                     if (kind == 1 && (m != 0 || !al_brush_blocks_light(w->collision[i]))) continue;
@@ -1527,6 +1543,7 @@ static void free_compile_state(compile_state *c)
     free(c->prev_model_taken);
     free(c->prev_of_model);
     free(c->build_box);
+    free(c->near_brushes);
     prev_brushes_free(&c->reuse);
     workers_free(&c->workers);
     al_expanded_store_release(c->store);
