@@ -1381,9 +1381,11 @@ static al_status fill_block_lists(compile_state *c)
             int near_count = 0;
             for (int i = model->first_brush; i < model->first_brush + model->brush_count; i++) {
                 int lo[3], hi[3];
-                brush_block_range(model, c->block_size, w->collision[i], c->grow_lo, c->grow_hi, lo, hi);
+                brush_block_range(model, c->block_size, w->collision[i], c->grow_lo, c->grow_hi, lo,
+                                  hi);
                 bool meets = true;
-                for (int k = 0; k < 3 && meets; k++) meets = lo[k] <= box[1][k] && hi[k] >= box[0][k];
+                for (int k = 0; k < 3 && meets; k++)
+                    meets = lo[k] <= box[1][k] && hi[k] >= box[0][k];
                 if (meets) near[near_count++] = i;
             }
             for (int h = 0; h < lists; h++)
