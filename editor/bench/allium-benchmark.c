@@ -25,7 +25,8 @@
  *    "engine_collision_ms": {...}, "engine_wait_ms", "commit_ms", "handover_ms",
  *    "queued_ms", "draw_ms": {...}, "blocks_built": {"median"}, "blocks": ...,
  *    "frame_interval_ms": {"median", "p95", "max", "frames"}, "lit_missing": ...,
- *    "leaking": ..., "edits_taken_back_for_a_leak": ...}
+ *    "leaking": ..., "edits_taken_back_for_a_leak": ..., "settled_ms": ...,
+ *    "started_settled": ...}
  *
  * collision_frame_ms runs from the edit's call (its commit included) to the end of the
  * first frame drawn with a snapshot that has the edit's collision; lit_frame_ms to the end
@@ -40,14 +41,19 @@
  * map has no PVS, and its light is slow to correct) is taken back once lit, its figures
  * dropped, and another made after the undo is lit, as allium-bench edit does
  * (edits_taken_back_for_a_leak; up to 20 per edit asked for); leaking counts the edits
- * kept whose collision showed a leak. The edits are undone at the end.
+ * kept whose collision showed a leak. The edits are undone at the end. Edits and drags
+ * begin once the engine has settled (its light at the target residual, the tight PVS
+ * done; at most two minutes), so that what the cache held the map in (its light
+ * converged or not) does not change the figures: settled_ms is when (from the start),
+ * started_settled false if the wait ran out.
  *
  * Drag: allium --benchmark-drag N MAP. Opens MAP the same way, selects a brush and drags
  * it, as the move tool does: every frame the preview moves 8 units on (back and forth
  * along x), for N frames, then Escape drops it. Prints
  *
  *   {"frames": N, "snapshot_lag_frames": {"median", "p95", "max"},
- *    "frame_interval_ms": {...}, "previews": ..., "collision_runs": ...}
+ *    "frame_interval_ms": {...}, "previews": ..., "collision_runs": ..., "open_ms": ...,
+ *    "settled_ms": ..., "started_settled": ...}
  *
  * snapshot_lag_frames is, for each frame, how many frames before it the preview it shows
  * the collision of was made (0: this frame's own); a frame that shows no preview yet counts
@@ -69,6 +75,8 @@
 
 #define BENCH_TIMEOUT_S 600
 #define LIT_TIMEOUT_US (10 * G_USEC_PER_SEC)
+/* How long edits and drags wait at most for the engine to settle before they begin. */
+#define SETTLE_TIMEOUT_US (120 * G_USEC_PER_SEC)
 
 typedef struct {
     AlliumApplication *app; /* owned */
@@ -89,6 +97,8 @@ typedef struct {
     int taken_back;            /* edits undone because the map leaked after them */
     guint64 settle_generation; /* an edit taken back: its undo's, waited for; 0: none */
     gint64 settle_started_us;
+    gint64 ready_us;  /* when the map was first compiled and lit */
+    gboolean settled; /* the engine was settled when the edits or the drag began */
     int edit_leaked; /* the edit waited for counted in LEAKING */
     /* drag */
     gint64 drag_row;
@@ -103,6 +113,7 @@ typedef struct {
     GArray *intervals;      /* ms between frames */
     gint64 last_frame_us;
     double open_ms, compiled_ms, lit_ms_open;
+    double settled_ms; /* from the start to the engine settled (edits and drags) */
     gboolean started;
     guint tick;
     guint watchdog;
@@ -211,9 +222,10 @@ static void report_edits(Bench *b)
     g_string_append_printf(out,
                            ", \"blocks_built\": {\"median\": %.0f}, \"blocks\": %d, "
                            "\"lit_missing\": %d, \"leaking\": %d, "
-                           "\"edits_taken_back_for_a_leak\": %d, \"open_ms\": %.1f, ",
+                           "\"edits_taken_back_for_a_leak\": %d, \"open_ms\": %.1f, "
+                           "\"settled_ms\": %.1f, \"started_settled\": %s, ",
                            percentile(b->blocks_built, 0.5), b->blocks, b->lit_missing, b->leaking,
-                           b->taken_back, b->open_ms);
+                           b->taken_back, b->open_ms, b->settled_ms, b->settled ? "true" : "false");
     g_array_sort(b->intervals, compare_double);
     g_string_append_printf(out, "\"frame_interval_ms\": {\"median\": %.1f, \"p95\": %.1f, "
                                 "\"max\": %.1f, \"frames\": %u}}",
@@ -234,10 +246,12 @@ static void report_drag(Bench *b)
     print_spread(out, "snapshot_lag_frames", b->lag, TRUE);
     g_string_append(out, ", ");
     print_spread(out, "frame_interval_ms", b->intervals, TRUE);
-    g_string_append_printf(out, ", \"previews\": %d, \"collision_runs\": %lld, \"open_ms\": %.1f}",
+    g_string_append_printf(out,
+                           ", \"previews\": %d, \"collision_runs\": %lld, \"open_ms\": %.1f, "
+                           "\"settled_ms\": %.1f, \"started_settled\": %s}",
                            b->drag_frames,
                            (long long) (st[AL_STAGE_COLLISION].runs - b->collision_runs_before),
-                           b->open_ms);
+                           b->open_ms, b->settled_ms, b->settled ? "true" : "false");
     g_print("%s\n", out->str);
     g_string_free(out, TRUE);
     fflush(stdout);
@@ -541,6 +555,16 @@ static void frame_cb(AlliumView *view, double ms, const al_draw_stats *stats, gp
         gboolean ready = drawn && drawn->world &&
                          (b->kind == ALLIUM_BENCHMARK_FRAMES || allium_document_get_lightmap(doc) ||
                           (drawn->lights == 0));
+        /* Edits and drags start on a settled engine (its light at the target, the tight
+         * PVS done), whatever state the cache held the map in, as a designer's edit of a
+         * map open for a while does; at most SETTLE_TIMEOUT_US after the map is ready. */
+        if (ready && b->kind != ALLIUM_BENCHMARK_FRAMES) {
+            if (!b->ready_us) b->ready_us = now;
+            gboolean busy = allium_document_get_compiling(doc) || allium_document_get_lighting(doc);
+            if (busy && now - b->ready_us < SETTLE_TIMEOUT_US) return;
+            b->settled = !busy;
+            b->settled_ms = since_start_ms(b);
+        }
         if (!ready) return;
         b->started = TRUE;
         b->last_frame_us = now;
