@@ -23,11 +23,11 @@ gui_env "$out"
 cp "$map" "$out/sample.map"
 
 run() { # KIND COUNT
-    xvfb-run -a -s "-screen 0 1280x800x24" "$allium" "--benchmark-$1" "$2" "$out/sample.map" \
-        >"$out/$1.out" 2>"$out/$1.err"
+    timeout 240 xvfb-run -a -s "-screen 0 1280x800x24" "$allium" "--benchmark-$1" "$2" \
+        "$out/sample.map" >"$out/$1.out" 2>"$out/$1.err"
     status=$?
     if [ $status -ne 0 ]; then
-        echo "allium --benchmark-$1 failed with status $status:"
+        echo "allium --benchmark-$1 failed with status $status (124: no result in 240 s):"
         cat "$out/$1.err"
         return 1
     fi
