@@ -561,6 +561,8 @@ static void frame_cb(AlliumView *view, double ms, const al_draw_stats *stats, gp
         if (ready && b->kind != ALLIUM_BENCHMARK_FRAMES) {
             if (!b->ready_us) b->ready_us = now;
             gboolean busy = allium_document_get_compiling(doc) || allium_document_get_lighting(doc);
+            /* Looked at again in a later frame (poll_cb asks for one every 100 ms: the
+             * engine may settle without delivering anything to draw). */
             if (busy && now - b->ready_us < SETTLE_TIMEOUT_US) return;
             b->settled = !busy;
             b->settled_ms = since_start_ms(b);
@@ -608,8 +610,9 @@ static gboolean watchdog_cb(gpointer data)
     return G_SOURCE_REMOVE;
 }
 
-/* The open failed when the window has no map and says why. */
-static gboolean poll_failure_cb(gpointer data)
+/* Until the measuring starts: the open failed when the window has no map and says why;
+ * while the benchmark waits for the engine to settle, a frame to look again. */
+static gboolean poll_cb(gpointer data)
 {
     Bench *b = data;
     GtkMessageType type;
@@ -632,6 +635,7 @@ static gboolean poll_failure_cb(gpointer data)
         b->poll = 0;
         return G_SOURCE_REMOVE;
     }
+    if (b->ready_us) allium_view_queue_render(b->view);
     return G_SOURCE_CONTINUE;
 }
 
@@ -672,5 +676,5 @@ void allium_benchmark_start(AlliumApplication *app, AlliumBenchmarkKind kind, in
     }
     allium_application_open_document(app, document, b->window, NULL);
     b->watchdog = g_timeout_add_seconds(BENCH_TIMEOUT_S, watchdog_cb, b);
-    b->poll = g_timeout_add(100, poll_failure_cb, b);
+    b->poll = g_timeout_add(100, poll_cb, b);
 }
