@@ -43,7 +43,8 @@ void al_edit_input_free(al_edit_input *e);
 
 /* One random edit of a brush of the world entity (entity 0) or of a func_detail-like
  * entity: moves of up to 64 units on the 8-unit grid, resizes by 1/2 to 2 along one axis
- * about the brush's centre, deletes, and copies of a brush moved by up to 128 units. Keeps
+ * about the brush's centre, deletes, and copies of a brush moved by up to 128 units (put
+ * after the last brush of its entity, where a .map file and the live engine have it). Keeps
  * at least MIN_BRUSHES brushes. False if there is nothing to edit or memory ran out. */
 bool al_edit_random(al_edit_input *e, al_rng *rng, int min_brushes, al_edit *out);
 

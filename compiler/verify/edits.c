@@ -166,14 +166,22 @@ bool al_edit_random(al_edit_input *e, al_rng *rng, int min_brushes, al_edit *out
                (size_t) faces * sizeof *e->faces);
         copy.first_face = in->face_count;
         copy.line = -1;
-        int index = 0;
+        /* The copy is its entity's last brush, and goes after the entity's brushes in the
+         * input, as in a .map file and in the live engine's input (entities' brushes
+         * together): a compile of this input and the engine's then see the same order. */
+        int index = 0, at = in->brush_count;
         for (int i = 0; i < in->brush_count; i++)
-            if (e->brushes[i].entity == copy.entity && e->brushes[i].index >= index)
-                index = e->brushes[i].index + 1;
+            if (e->brushes[i].entity == copy.entity) {
+                if (e->brushes[i].index >= index) index = e->brushes[i].index + 1;
+                at = i + 1;
+            }
         copy.index = index;
         in->face_count += faces;
-        e->brushes[in->brush_count] = copy;
-        out->brush = in->brush_count++;
+        memmove(&e->brushes[at + 1], &e->brushes[at],
+                (size_t) (in->brush_count - at) * sizeof *e->brushes);
+        e->brushes[at] = copy;
+        in->brush_count++;
+        out->brush = at;
         double by[3];
         for (int k = 0; k < 3; k++) by[k] = grid_offset(rng, 16);
         translate(e, out->brush, by);
