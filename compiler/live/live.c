@@ -140,13 +140,18 @@ struct al_live {
     bool light_from_cache;    /* the light snapshot being published went on from the cache */
     const al_rad *stored_rad; /* the solver whose state the cache got last, and its shots */
     int64_t stored_shots;
-    /* The background thread: runs the long work for the engine's thread. */
-    pthread_t background;
+    /* The background threads: run the long work for the engine's thread, one job at a
+     * time; [0] an edit's first corrected light, which a designer waits for, [1] the rest. */
+    pthread_t background[2];
     bool has_background;
     pthread_mutex_t job_lock;
     pthread_cond_t job_cond;
     void (*job)(al_live *live, void *arg); /* the job to run, NULL when there is none */
     void *job_arg;
+    bool job_waited;                        /* whether background[0] runs it */
+    void (*then)(al_live *live, void *arg); /* what the job hands on to another thread */
+    void *then_arg;
+    bool then_waited;
     bool job_quit;
 };
 
@@ -350,14 +355,19 @@ uint64_t al_live_lightmap_serial(const al_live_lightmap *l)
 
 /* --- the background thread ----------------------------------------------------------------- */
 
-/* The background thread runs all of the engine's work but an edit's collision (portals,
+/* The background threads run all of the engine's work but an edit's collision (portals,
  * the light's update, corrections and shots, the tight PVS, the cache's store), one job at
  * a time: the engine's thread stays free to take a new change at once, cancel that work and
- * build the change's collision while the job winds down, and the collision that an edit
- * waits for can keep a higher priority than the rest (al_live_options.thread_started may
- * give each thread its own). A newer change stops the work as it stops any, at its next
- * check; on a busy machine the background thread, at its lower priority, may take a while
- * to reach it, and the collision does not wait for that. */
+ * build the change's collision while the job winds down. Two threads take the jobs, so
+ * that what a designer waits for after an edit can keep a higher priority than the rest
+ * (al_live_options.thread_started may give each thread its own; on Linux a thread's
+ * priority can be lowered but never raised back): the first takes an edit's first
+ * corrected light, the second everything else (an edit's portals, which run while the
+ * interface draws the edit's collision, the light's other corrections and its shots, the
+ * tight PVS, the cache's store). A job hands on to the other thread what follows it. A
+ * newer change stops the work as it stops any, at its next check; on a busy machine the
+ * second thread, at its lower priority, may take a while to reach it, and the collision
+ * does not wait for that. */
 /* Names the calling thread, for debuggers and profilers. */
 static void name_thread(const char *name)
 {
@@ -368,21 +378,32 @@ static void name_thread(const char *name)
 #endif
 }
 
-static void *background_main(void *arg)
+/* Runs the jobs for background thread WAITED (the first, or the second), until the
+ * engine stops with no job left. */
+static void background_loop(al_live *live, bool waited)
 {
-    al_live *live = arg;
-    name_thread("al-live-bg");
-    if (live->options.thread_started) live->options.thread_started(live->options.user, true);
     pthread_mutex_lock(&live->job_lock);
     for (;;) {
-        while (!live->job && !live->job_quit) pthread_cond_wait(&live->job_cond, &live->job_lock);
-        if (!live->job) break;
+        bool mine = false;
+        while (!(mine = live->job && live->job_waited == waited) && !(live->job_quit && !live->job))
+            pthread_cond_wait(&live->job_cond, &live->job_lock);
+        if (!mine) break;
         void (*job)(al_live *, void *) = live->job;
         void *job_arg = live->job_arg;
         pthread_mutex_unlock(&live->job_lock);
         job(live, job_arg);
         pthread_mutex_lock(&live->job_lock);
+        if (live->then) {
+            /* The job goes on in the thread it chose: the background stays busy. */
+            live->job = live->then;
+            live->job_arg = live->then_arg;
+            live->job_waited = live->then_waited;
+            live->then = NULL;
+            pthread_cond_broadcast(&live->job_cond);
+            continue;
+        }
         live->job = NULL;
+        pthread_cond_broadcast(&live->job_cond); /* the other thread may be stopping */
         pthread_mutex_unlock(&live->job_lock);
         /* The engine's thread waits for this (wait_background) or for work to hand out. */
         pthread_mutex_lock(&live->lock);
@@ -393,12 +414,30 @@ static void *background_main(void *arg)
         pthread_mutex_lock(&live->job_lock);
     }
     pthread_mutex_unlock(&live->job_lock);
+}
+
+static void *waited_main(void *arg)
+{
+    al_live *live = arg;
+    name_thread("al-live-edit");
+    if (live->options.thread_started) live->options.thread_started(live->options.user, false);
+    background_loop(live, true);
     return NULL;
 }
 
-/* Starts JOB(LIVE, ARG) on the background thread, which must be free (wait_background),
- * and returns; runs it on this thread when there is none. Engine thread. */
-static void start_background(al_live *live, void (*job)(al_live *, void *), void *arg)
+static void *background_main(void *arg)
+{
+    al_live *live = arg;
+    name_thread("al-live-bg");
+    if (live->options.thread_started) live->options.thread_started(live->options.user, true);
+    background_loop(live, false);
+    return NULL;
+}
+
+/* Starts JOB(LIVE, ARG) on a background thread (the first if WAITED), which must be free
+ * (wait_background), and returns; runs it on this thread when there is none. Engine
+ * thread. */
+static void start_background(al_live *live, void (*job)(al_live *, void *), void *arg, bool waited)
 {
     if (!live->has_background) {
         job(live, arg);
@@ -410,7 +449,25 @@ static void start_background(al_live *live, void (*job)(al_live *, void *), void
     pthread_mutex_lock(&live->job_lock);
     live->job = job;
     live->job_arg = arg;
+    live->job_waited = waited;
     pthread_cond_broadcast(&live->job_cond);
+    pthread_mutex_unlock(&live->job_lock);
+}
+
+/* Hands what is left of the running job, JOB(LIVE, ARG), to a background thread (the
+ * first if WAITED), which runs it when the job returns; without background threads, runs it
+ * now. Called by a job at its end. */
+static void continue_in_background(al_live *live, void (*job)(al_live *, void *), void *arg,
+                                   bool waited)
+{
+    if (!live->has_background) {
+        job(live, arg);
+        return;
+    }
+    pthread_mutex_lock(&live->job_lock);
+    live->then = job;
+    live->then_arg = arg;
+    live->then_waited = waited;
     pthread_mutex_unlock(&live->job_lock);
 }
 
@@ -740,11 +797,23 @@ static void run_corrections(al_live *live, void *arg)
     }
 }
 
+/* What is left of an edit's stages after its first corrected light (or after its portals
+ * without the light stage): the light's other corrections, then the tight PVS. */
+typedef struct stages_left {
+    live_input *in;
+    al_snapshot *portals;
+    al_snapshot *lit; /* the light stage's snapshot, or NULL without the light stage */
+    al_rad_stats rs;
+    al_light_mode mode;
+    int64_t corrections; /* left when it was published */
+} stages_left;
+
 /* The light stage: the last light carried to PORTALS's world, its new light sources shot
- * (not when paused) and published; then its bounced light corrected (not when paused). A
- * newer change stops it between shots (the next light then starts from this one, or from
- * the one it corrects). Returns false if it was stopped or failed. */
-static bool run_light(al_live *live, live_input *in, al_snapshot *portals)
+ * (not when paused) and published; what is left (finish_light) goes on in the second
+ * background thread. A newer change stops it between shots (the next light then starts
+ * from this one, or from the one it corrects). Returns false if it was stopped or failed;
+ * else fills LEFT's light. */
+static bool run_light(al_live *live, live_input *in, al_snapshot *portals, stages_left *left)
 {
     uint64_t t0 = al_clock_ns();
     al_rad *prev = live->lit ? live->lit->rad : NULL;
@@ -777,8 +846,8 @@ static bool run_light(al_live *live, live_input *in, al_snapshot *portals)
      * work that follows, unless they are all the light there is: a solver with some light
      * already (from the cache, or carried on) shows that first. */
     int lamps = (rs.lights - rs.dome_lights) - (rs.lights_shot - rs.dome_lights_shot);
-    int left = rs.lights - rs.lights_shot;
-    int first = lamps > 0 ? lamps : rs.lights_shot == 0 ? left : 0;
+    int unshot = rs.lights - rs.lights_shot;
+    int first = lamps > 0 ? lamps : rs.lights_shot == 0 ? unshot : 0;
     if (first > 0 && mode != AL_LIGHT_PAUSED && !dark && !stale(live)) al_rad_step(rad, first);
     al_rad_get_stats(rad, &rs);
     const al_rad *base = al_rad_base(rad);
@@ -823,11 +892,26 @@ static bool run_light(al_live *live, live_input *in, al_snapshot *portals)
     al_snapshot_release(old);
     /* The copy the snapshot came with is the newest copy too. */
     copy_lightmap(live, s, true);
-    int64_t corrections = rs.corrections_left;
-    /* The bounced light, corrected before anything else is shot. */
     pthread_mutex_lock(&live->lock);
     live->status[AL_STAGE_LIGHT].last_refined_ms = 0;
     pthread_mutex_unlock(&live->lock);
+    left->lit = al_snapshot_ref(s);
+    left->rs = rs;
+    left->mode = mode;
+    left->corrections = rs.corrections_left;
+    return true;
+}
+
+/* The rest of LEFT's light stage: its bounced light corrected (not when paused), before
+ * anything else is shot. Returns false if it was stopped. */
+static bool finish_light(al_live *live, stages_left *left)
+{
+    al_snapshot *s = left->lit;
+    al_rad *rad = s->rad;
+    live_input *in = left->in;
+    al_rad_stats rs = left->rs;
+    al_light_mode mode = left->mode;
+    int64_t corrections = left->corrections;
     correction_job job = {s, in, rad, &rs, &mode};
     if (rs.corrections_left > 0 && mode != AL_LIGHT_PAUSED) run_corrections(live, &job);
     set_shooting(live, NULL);
@@ -1010,35 +1094,69 @@ static void run(al_live *live, live_input *in)
     }
     __atomic_add_fetch(&in->refs, 1, __ATOMIC_RELAXED);
     *job = (after_collision){in, al_snapshot_ref(s)};
-    start_background(live, after_collision_job, job);
+    start_background(live, after_collision_job, job, false);
 }
 
-/* The stages after the portals of IN: light and the tight PVS. Background thread. */
-static void after_portals(al_live *live, live_input *in, al_snapshot *portals)
+static void stages_left_free(stages_left *left)
 {
-    if (stage_on(live, AL_STAGE_LIGHT)) {
-        if (stale(live)) {
-            note_cancelled(live, AL_STAGE_LIGHT);
-            return;
-        }
-        /* A new light snapshot: the controls' orders apply to it afresh. */
-        pthread_mutex_lock(&live->lock);
-        live->light_idle = false;
-        pthread_mutex_unlock(&live->lock);
-        if (!run_light(live, in, portals)) return;
+    al_snapshot_release(left->lit);
+    al_snapshot_release(left->portals);
+    input_release(left->in);
+    free(left);
+}
+
+/* The stages after an edit's first corrected light: the light's other corrections, then
+ * the tight PVS. Second background thread. */
+static void stages_left_job(al_live *live, void *arg)
+{
+    stages_left *left = arg;
+    if ((!left->lit || finish_light(live, left)) && stage_on(live, AL_STAGE_PVS)) {
+        if (stale(live)) note_cancelled(live, AL_STAGE_PVS);
+        else run_tight_pvs(live, left->in, left->portals);
     }
-    if (!stage_on(live, AL_STAGE_PVS)) return;
+    stages_left_free(left);
+}
+
+/* An edit's light up to its first corrected frame; the rest goes on in the second
+ * background thread. First background thread. */
+static void first_light_job(al_live *live, void *arg)
+{
+    stages_left *left = arg;
     if (stale(live)) {
-        note_cancelled(live, AL_STAGE_PVS);
+        note_cancelled(live, AL_STAGE_LIGHT);
+        stages_left_free(left);
         return;
     }
-    run_tight_pvs(live, in, portals);
+    /* A new light snapshot: the controls' orders apply to it afresh. */
+    pthread_mutex_lock(&live->lock);
+    live->light_idle = false;
+    pthread_mutex_unlock(&live->lock);
+    if (!run_light(live, left->in, left->portals, left)) stages_left_free(left);
+    else continue_in_background(live, stages_left_job, left, false);
+}
+
+/* The stages after the portals of IN: the light (in the first background thread up to its
+ * first corrected frame) and the tight PVS. Second background thread. */
+static void after_portals(al_live *live, live_input *in, al_snapshot *portals)
+{
+    bool light = stage_on(live, AL_STAGE_LIGHT);
+    if (!light && !stage_on(live, AL_STAGE_PVS)) return;
+    stages_left *left = calloc(1, sizeof *left);
+    if (!left) {
+        fail(live, AL_ERR_NOMEM, NULL);
+        return;
+    }
+    __atomic_add_fetch(&in->refs, 1, __ATOMIC_RELAXED);
+    left->in = in;
+    left->portals = al_snapshot_ref(portals);
+    continue_in_background(live, light ? first_light_job : stages_left_job, left, light);
 }
 
 /* The stages after an edit's collision: portals, light and the tight PVS. They run on the
- * background thread, which the caller may give a lower priority, so that an edit's
- * collision (on the engine's thread) never waits behind the interface's drawing while they
- * keep out of its way. Background thread. */
+ * background threads, the portals on the second, which the caller may give a lower
+ * priority, so that an edit's collision (on the engine's thread) never waits behind the
+ * interface's drawing while they keep out of its way, and the frame that shows the
+ * collision is not slowed by them. Second background thread. */
 static void after_collision_job(al_live *live, void *arg)
 {
     after_collision *job = arg;
@@ -1297,7 +1415,7 @@ static void *engine_main(void *arg)
             __atomic_store_n(&live->cancel, 0, __ATOMIC_RELEASE);
             bool store = store_due(live);
             pthread_mutex_unlock(&live->lock);
-            start_background(live, store ? store_world_job : light_work_job, NULL);
+            start_background(live, store ? store_world_job : light_work_job, NULL, false);
         }
         pthread_mutex_lock(&live->lock);
         live->busy = false;
@@ -1316,7 +1434,8 @@ static void stop_background(al_live *live)
         live->job_quit = true;
         pthread_cond_broadcast(&live->job_cond);
         pthread_mutex_unlock(&live->job_lock);
-        pthread_join(live->background, NULL);
+        pthread_join(live->background[0], NULL);
+        pthread_join(live->background[1], NULL);
         live->has_background = false;
     }
     pthread_cond_destroy(&live->job_cond);
@@ -1340,8 +1459,19 @@ al_live *al_live_create(const al_live_options *options)
     pthread_cond_init(&live->published, NULL);
     pthread_mutex_init(&live->job_lock, NULL);
     pthread_cond_init(&live->job_cond, NULL);
-    /* Without the background thread its work runs on the engine's (at its priority). */
-    live->has_background = pthread_create(&live->background, NULL, background_main, live) == 0;
+    /* Without the background threads their work runs on the engine's (at its priority). */
+    if (pthread_create(&live->background[0], NULL, waited_main, live) == 0) {
+        live->has_background =
+            pthread_create(&live->background[1], NULL, background_main, live) == 0;
+        if (!live->has_background) {
+            pthread_mutex_lock(&live->job_lock);
+            live->job_quit = true;
+            pthread_cond_broadcast(&live->job_cond);
+            pthread_mutex_unlock(&live->job_lock);
+            pthread_join(live->background[0], NULL);
+            live->job_quit = false;
+        }
+    }
     if (!live->model || pthread_create(&live->thread, NULL, engine_main, live) != 0) {
         stop_background(live);
         live_model_destroy(live->model);

@@ -44,7 +44,8 @@
 #define COMPILE_SALT "split 0 0"
 #define LIGHT_SALT "split 0 0 light luxel 0"
 
-/* The nice value of the engine's background thread (and the workers it starts). */
+/* The nice value of the engine's background thread (and the workers it starts); the
+ * engine's other two threads keep the interface's. */
 #define BACKGROUND_NICE 10
 
 struct _AlliumDocument {
@@ -194,10 +195,11 @@ static void queue_delivery(AlliumDocument *self)
     g_source_unref(source);
 }
 
-/* The engine's background thread (portals, light, the tight PVS, and the workers it starts)
- * gives way to the interface: on two cores, llvmpipe and GTK drawing at full priority
- * against it gave a quarter fewer frames while editing. The engine's own thread, which
- * only builds an edit's collision, keeps the interface's priority: at nice 10 it waited
+/* The engine's background thread (portals, the light's corrections and shots, the tight
+ * PVS, and the workers it starts) gives way to the interface: on two cores, llvmpipe and
+ * GTK drawing at full priority against it gave a quarter fewer frames while editing. The
+ * engine's own thread, which only builds an edit's collision, and the one that corrects an
+ * edit's light up to its first frame keep the interface's priority: at nice 10 they waited
  * behind every frame drawn meanwhile. */
 static void thread_started_cb(void *user, bool background)
 {
