@@ -14,7 +14,8 @@
  * Entry points: al_rad_compute_occlusion (once per solver: a solver made after an edit
  * takes the occlusion of the luxels the edit is too far to change from the one before),
  * al_rad_occlusion_at (any point), al_rad_dirt_factor. Workload: 48 short rays per luxel,
- * only for maps that use dirt (lq-e3m4 does).
+ * only for maps that use dirt (lq-e3m4 does); after an edit, only for the luxels some of
+ * whose rays pass through what it changed.
  */
 #include "rad-internal.h"
 
@@ -54,9 +55,13 @@ bool al_rad_face_no_dirt(const al_rad *rad, int32_t face)
     return rad->entity_no_dirt && e >= 0 && e < rad->input->entity_count && rad->entity_no_dirt[e];
 }
 
-float al_rad_occlusion_at(const al_rad *rad, const double from[3], const double n[3], uint64_t seed)
+#define RAYS (AROUND * ACROSS)
+
+/* The directions of the dirt rays from a point off a face of unit normal N (SEED picks
+ * them with "_dirtmode" 1), into DIRS. */
+static void dirt_directions(const rad_dirt *d, const double n[3], uint64_t seed,
+                            double dirs[RAYS][3])
 {
-    const rad_dirt *d = &rad->dirt;
     /* A frame about the normal: T1 across the axis the normal is least along. */
     int least = 0;
     for (int k = 1; k < 3; k++)
@@ -66,21 +71,43 @@ float al_rad_occlusion_at(const al_rad *rad, const double from[3], const double 
     al_cross(n, axis, t1);
     al_normalize(t1, t1);
     al_cross(n, t1, t2);
-    double cone = d->angle * M_PI / 180.0, free_sum = 0;
-    uint64_t state = seed;
-    for (int i = 0; i < AROUND * ACROSS; i++) {
-        double around, across;
-        if (d->random) {
-            around = next_unit(&state) * 2 * M_PI;
-            across = next_unit(&state) * cone;
-        } else {
-            around = (i / ACROSS) * 2 * M_PI / AROUND;
-            across = ((i % ACROSS) + 0.5) * cone / ACROSS;
+    double cone = d->angle * M_PI / 180.0;
+    /* The fixed directions take 16 angles around and 3 across: their sines and cosines
+     * once, not once a ray. */
+    double around_cos[AROUND], around_sin[AROUND], across_cos[ACROSS], across_sin[ACROSS];
+    if (!d->random) {
+        for (int a = 0; a < AROUND; a++) {
+            double around = a * 2 * M_PI / AROUND;
+            around_cos[a] = cos(around), around_sin[a] = sin(around);
         }
-        double dir[3], end[3];
-        for (int k = 0; k < 3; k++)
-            dir[k] = sin(across) * (cos(around) * t1[k] + sin(around) * t2[k]) + cos(across) * n[k];
-        al_madd(from, dir, d->depth, end);
+        for (int c = 0; c < ACROSS; c++) {
+            double across = (c + 0.5) * cone / ACROSS;
+            across_cos[c] = cos(across), across_sin[c] = sin(across);
+        }
+    }
+    uint64_t state = seed;
+    for (int i = 0; i < RAYS; i++) {
+        double ca, sa, cx, sx;
+        if (d->random) {
+            double around = next_unit(&state) * 2 * M_PI;
+            double across = next_unit(&state) * cone;
+            ca = cos(around), sa = sin(around), cx = cos(across), sx = sin(across);
+        } else {
+            ca = around_cos[i / ACROSS], sa = around_sin[i / ACROSS];
+            cx = across_cos[i % ACROSS], sx = across_sin[i % ACROSS];
+        }
+        for (int k = 0; k < 3; k++) dirs[i][k] = sx * (ca * t1[k] + sa * t2[k]) + cx * n[k];
+    }
+}
+
+/* The occlusion of the dirt rays from FROM along DIRS (al_rad_occlusion_at). */
+static float occlusion_along(const al_rad *rad, const double from[3], const double dirs[RAYS][3])
+{
+    const rad_dirt *d = &rad->dirt;
+    double free_sum = 0;
+    for (int i = 0; i < RAYS; i++) {
+        double end[3];
+        al_madd(from, dirs[i], d->depth, end);
         double t = al_ray_hit(&rad->ray_tree, from, end);
         if (t < 1) {
             /* What it met first may be sky, which is no occluder. */
@@ -89,7 +116,14 @@ float al_rad_occlusion_at(const al_rad *rad, const double from[3], const double 
         }
         free_sum += fmin(t, 1.0) * d->depth;
     }
-    return (float) (1.0 - free_sum / (AROUND * ACROSS) / d->depth);
+    return (float) (1.0 - free_sum / RAYS / d->depth);
+}
+
+float al_rad_occlusion_at(const al_rad *rad, const double from[3], const double n[3], uint64_t seed)
+{
+    double dirs[RAYS][3];
+    dirt_directions(&rad->dirt, n, seed, dirs);
+    return occlusion_along(rad, from, dirs);
 }
 
 double al_rad_dirt_factor(const al_rad *rad, const rad_light *l, double occlusion)
@@ -123,6 +157,19 @@ static bool face_near_change(const al_rad *rad, const rad_face *f, const rad_reu
     return near_change(reuse, lo, hi, depth);
 }
 
+/* Whether a dirt ray from FROM along DIRS, DEPTH long, touches a box the edit changed. */
+static bool rays_meet_change(const rad_reuse *reuse, const double from[3],
+                             const double dirs[RAYS][3], double depth)
+{
+    for (int i = 0; i < RAYS; i++) {
+        double end[3];
+        al_madd(from, dirs[i], depth, end);
+        for (int b = 0; b < reuse->box_count; b++)
+            if (al_rad_segment_meets(from, end, &reuse->boxes[b])) return true;
+    }
+    return false;
+}
+
 static void occlusion_job(void *context, int index, int worker)
 {
     (void) worker;
@@ -149,8 +196,14 @@ static void occlusion_job(void *context, int index, int worker)
                 rad->occlusion[j] = base->occlusion[base->slots[base->faces[fb].first_slot + s]];
             } else {
                 double n[3] = {rad->normal[j][0], rad->normal[j][1], rad->normal[j][2]};
-                rad->occlusion[j] =
-                    al_rad_occlusion_at(rad, rad->point[j], n, al_rad_point_seed(rad->point[j]));
+                double dirs[RAYS][3];
+                dirt_directions(&rad->dirt, n, al_rad_point_seed(rad->point[j]), dirs);
+                /* Near the edit, but none of its rays passes through it: their hits are
+                 * the base's (update.c says why), and so is the occlusion. */
+                if (fb >= 0 && !rays_meet_change(reuse, rad->point[j], dirs, rad->dirt.depth))
+                    rad->occlusion[j] =
+                        base->occlusion[base->slots[base->faces[fb].first_slot + s]];
+                else rad->occlusion[j] = occlusion_along(rad, rad->point[j], dirs);
             }
         }
     }

@@ -422,6 +422,9 @@ typedef struct rad_box {
     double lo[3], hi[3];
 } rad_box;
 
+/* Does the segment from P to Q touch box X? (Slabs; update.c.) */
+bool al_rad_segment_meets(const double p[3], const double q[3], const rad_box *x);
+
 /* What a solver built by al_rad_update may take from the one before it when laying out its
  * patches (update.c): faces whose grid and polygon are the base's and that no changed
  * brush comes near keep the base's luxels. */

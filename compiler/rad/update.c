@@ -204,8 +204,7 @@ static bool hull_meets_any(const rad_fix *fix, const double alo[3], const double
     return false;
 }
 
-/* Does the segment from P to Q touch box X? (Slabs.) */
-static bool segment_meets(const double p[3], const double q[3], const rad_box *x)
+bool al_rad_segment_meets(const double p[3], const double q[3], const rad_box *x)
 {
     double t0 = 0, t1 = 1;
     for (int k = 0; k < 3; k++) {
@@ -953,7 +952,7 @@ static bool luxel_light_crosses(const al_rad *rad, int32_t j, const rad_light *l
     double end[3];
     light_end(l, rad->point[j], extent, end);
     for (int b = 0; b < fix->box_count; b++)
-        if (segment_meets(rad->point[j], end, &fix->boxes[b])) return true;
+        if (al_rad_segment_meets(rad->point[j], end, &fix->boxes[b])) return true;
     if (rad->extra <= 1) return false;
     const rad_face *f = &rad->faces[rad->luxel_face[j]];
     for (int sb = 0; sb < rad->extra; sb++)
@@ -963,7 +962,7 @@ static bool luxel_light_crosses(const al_rad *rad, int32_t j, const rad_light *l
             al_madd(x, f->normal, AL_RAD_SAMPLE_OFFSET, from);
             light_end(l, from, extent, end);
             for (int b = 0; b < fix->box_count; b++)
-                if (segment_meets(from, end, &fix->boxes[b])) return true;
+                if (al_rad_segment_meets(from, end, &fix->boxes[b])) return true;
         }
     return false;
 }

@@ -164,6 +164,38 @@ CHECK_TEST(pillar_moved_dirt,
     dirty_rooms = false;
 }
 
+CHECK_TEST(dirt_occlusion,
+           "/rad/update/with-dirt-the-occlusion-carried-across-an-edit-is-a-new-solvers")
+{
+    /* Luxels near the edit whose dirt rays all miss it keep the occlusion of the solver
+     * before (dirt.c); every luxel's must be what a new solver of the edited map finds. */
+    dirty_rooms = true;
+    scene s, t;
+    REQUIRE(load_room(&s, 200, 380));
+    REQUIRE(load_room(&t, 232, 380));
+    dirty_rooms = false;
+    al_rad *rad, *next, *fresh;
+    REQUIRE(al_rad_create(s.world, &s.input.input, NULL, &rad, NULL) == AL_OK);
+    REQUIRE(al_rad_update(rad, t.world, &t.input.input, NULL, &next, NULL) == AL_OK);
+    REQUIRE(al_rad_create(t.world, &t.input.input, NULL, &fresh, NULL) == AL_OK);
+    REQUIRE(next->occlusion && fresh->occlusion && rad->occlusion);
+    REQUIRE(next->luxel_count == fresh->luxel_count);
+    int differ = 0, changed = 0, first = -1;
+    for (int32_t j = 0; j < fresh->luxel_count; j++) {
+        if (fabsf(next->occlusion[j] - fresh->occlusion[j]) > 1e-6f && differ++ == 0) first = j;
+        changed += fresh->occlusion[j] > 0;
+    }
+    CHECK_MSG(differ == 0, "%d of %d luxels' occlusion differ, first %d: %g against %g", differ,
+              fresh->luxel_count, first, first >= 0 ? next->occlusion[first] : 0,
+              first >= 0 ? fresh->occlusion[first] : 0);
+    CHECK_MSG(changed > 0, "no luxel is occluded at all");
+    al_rad_destroy(fresh);
+    al_rad_destroy(next);
+    al_rad_destroy(rad);
+    scene_free(&s);
+    scene_free(&t);
+}
+
 CHECK_TEST(cancelled, "/rad/update/a-cancelled-update-makes-no-solver-and-leaves-the-last-alone")
 {
     scene s, t;
