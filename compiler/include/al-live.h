@@ -142,9 +142,9 @@ typedef struct al_live_options {
                                    a newer change (al_live_change.preview); 0: 60 */
     al_live_cache cache;        /* no get: no cache */
     /* Called after each publication (may be NULL), on the engine's thread or one of
-     * its background threads (never on two background threads at once). It must not call back into the engine
-     * except al_live_current, al_live_current_lightmap, al_live_status and al_snapshot_* /
-     * al_live_lightmap_*. */
+     * its background threads (never on two background threads at once). It must not call back into
+     * the engine except al_live_current, al_live_current_lightmap, al_live_status and al_snapshot_*
+     * / al_live_lightmap_*. */
     void (*published)(void *user, al_stage stage, uint64_t generation);
     /* Called on each of the engine's three threads as it starts (may be NULL). The first
      * builds only changes' collision, the second an edit's portals and its first corrected

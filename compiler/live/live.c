@@ -1111,8 +1111,10 @@ static void stages_left_job(al_live *live, void *arg)
 {
     stages_left *left = arg;
     if ((!left->lit || finish_light(live, left)) && stage_on(live, AL_STAGE_PVS)) {
-        if (stale(live)) note_cancelled(live, AL_STAGE_PVS);
-        else run_tight_pvs(live, left->in, left->portals);
+        if (stale(live))
+            note_cancelled(live, AL_STAGE_PVS);
+        else
+            run_tight_pvs(live, left->in, left->portals);
     }
     stages_left_free(left);
 }
@@ -1131,8 +1133,10 @@ static void first_light_job(al_live *live, void *arg)
     pthread_mutex_lock(&live->lock);
     live->light_idle = false;
     pthread_mutex_unlock(&live->lock);
-    if (!run_light(live, left->in, left->portals, left)) stages_left_free(left);
-    else continue_in_background(live, stages_left_job, left, false);
+    if (!run_light(live, left->in, left->portals, left))
+        stages_left_free(left);
+    else
+        continue_in_background(live, stages_left_job, left, false);
 }
 
 /* The stages after the portals of IN: the light (in the first background thread up to its

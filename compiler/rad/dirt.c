@@ -203,7 +203,8 @@ static void occlusion_job(void *context, int index, int worker)
                 if (fb >= 0 && !rays_meet_change(reuse, rad->point[j], dirs, rad->dirt.depth))
                     rad->occlusion[j] =
                         base->occlusion[base->slots[base->faces[fb].first_slot + s]];
-                else rad->occlusion[j] = occlusion_along(rad, rad->point[j], dirs);
+                else
+                    rad->occlusion[j] = occlusion_along(rad, rad->point[j], dirs);
             }
         }
     }
