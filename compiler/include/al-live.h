@@ -141,19 +141,19 @@ typedef struct al_live_options {
     int preview_settle_ms;      /* how long the stages after a preview's collision wait for
                                    a newer change (al_live_change.preview); 0: 60 */
     al_live_cache cache;        /* no get: no cache */
-    /* Called after each publication (may be NULL), on the engine's thread or one of
-     * its background threads (never on two background threads at once). It must not call back into
-     * the engine except al_live_current, al_live_current_lightmap, al_live_status and al_snapshot_*
-     * / al_live_lightmap_*. */
+    /* Called after each publication (may be NULL), on the engine's thread or one of its
+     * background threads (never on two background threads at once). It must not call
+     * back into the engine except al_live_current, al_live_current_lightmap,
+     * al_live_status and al_snapshot_* / al_live_lightmap_*. */
     void (*published)(void *user, al_stage stage, uint64_t generation);
     /* Called on each of the engine's three threads as it starts (may be NULL). The first
-     * builds only changes' collision, the second an edit's portals and its first corrected
-     * light (BACKGROUND false for both: a designer waits for them); BACKGROUND is the one
-     * that runs everything else (the light's other corrections and its shots, the tight
-     * PVS, the cache's store), one job at a time with the second. The caller may lower the
-     * background thread's priority (the editor does, so that drawing and input keep their
-     * share of a machine with few cores, while what an edit is waited for keeps theirs; on
-     * Linux a thread's priority can be lowered but never raised back). */
+     * builds only changes' collision, the second an edit's light up to its first corrected
+     * frame (BACKGROUND false for both: a designer waits for them); BACKGROUND is the one
+     * that runs everything else (portals, the light's other corrections and its shots, the
+     * tight PVS, the cache's store), one job at a time with the second. The caller may
+     * lower the background thread's priority (the editor does, so that drawing and input
+     * keep their share of a machine with few cores, while what an edit is waited for keeps
+     * theirs; on Linux a thread's priority can be lowered but never raised back). */
     void (*thread_started)(void *user, bool background);
     /* Called after each new lightmap copy (may be NULL); the same threads and rules. */
     void (*lightmap)(void *user, uint64_t generation);
