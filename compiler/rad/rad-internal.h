@@ -422,6 +422,11 @@ typedef struct rad_box {
     double lo[3], hi[3];
 } rad_box;
 
+/* Joins BOXES[0, COUNT) until at most MAX are left, each the union of some of them (every
+ * point of an input box stays in a box): the pair whose union grows the least over the
+ * two first. Returns the count left (update.c). */
+int al_rad_merge_boxes(rad_box *boxes, int count, int max);
+
 /* Does the segment from P to Q touch box X? (Slabs; update.c.) */
 bool al_rad_segment_meets(const double p[3], const double q[3], const rad_box *x);
 

@@ -56,7 +56,8 @@
 #include <string.h>
 
 #define BOX_GROWTH   1.0  /* units a changed brush's box grows by (tree epsilons) */
-#define MAX_BOXES    64   /* more changed brushes than this: one box around them all */
+#define MAX_BOXES    64   /* more changed brushes than this: the nearest boxes joined */
+#define MERGE_AT_MOST 1024 /* more than this: one box around them all */
 #define BVH_LEAF     4    /* groups per leaf of the receivers' tree */
 #define FIX_CHUNK    4    /* panels per parallel job of a correction step */
 #define FIX_STEP_MS  10.0 /* a correction step commits after about this long */
@@ -574,17 +575,48 @@ static bool changed_boxes(const al_rad *rad, const al_rad *base, rad_fix *fix)
     }
     free(keys[0]);
     free(keys[1]);
-    if (ok && fix->box_count > MAX_BOXES) {
-        rad_box all = fix->boxes[0];
-        for (int b = 1; b < fix->box_count; b++)
-            for (int k = 0; k < 3; k++) {
-                all.lo[k] = fmin(all.lo[k], fix->boxes[b].lo[k]);
-                all.hi[k] = fmax(all.hi[k], fix->boxes[b].hi[k]);
-            }
-        fix->boxes[0] = all;
-        fix->box_count = 1;
-    }
+    if (ok) fix->box_count = al_rad_merge_boxes(fix->boxes, fix->box_count, MAX_BOXES);
     return ok;
+}
+
+static double box_volume(const rad_box *b)
+{
+    return (b->hi[0] - b->lo[0]) * (b->hi[1] - b->lo[1]) * (b->hi[2] - b->lo[2]);
+}
+
+static void box_union(const rad_box *a, const rad_box *b, rad_box *out)
+{
+    for (int k = 0; k < 3; k++) {
+        out->lo[k] = fmin(a->lo[k], b->lo[k]);
+        out->hi[k] = fmax(a->hi[k], b->hi[k]);
+    }
+}
+
+int al_rad_merge_boxes(rad_box *boxes, int count, int max)
+{
+    if (count <= max) return count;
+    if (count > MERGE_AT_MOST || max < 1) {
+        /* Too many to pair up: one box around them all. */
+        for (int b = 1; b < count; b++) box_union(&boxes[0], &boxes[b], &boxes[0]);
+        return 1;
+    }
+    /* The pair whose box grows the least over the two joins, until MAX are left: an
+     * update after many edits since its base (the editor's, while the corrections of the
+     * last are under way) keeps boxes around each place edited, not one around the map. */
+    while (count > max) {
+        int best_a = 0, best_b = 1;
+        double best = INFINITY;
+        for (int a = 0; a < count; a++)
+            for (int b = a + 1; b < count; b++) {
+                rad_box u;
+                box_union(&boxes[a], &boxes[b], &u);
+                double grow = box_volume(&u) - box_volume(&boxes[a]) - box_volume(&boxes[b]);
+                if (grow < best) best = grow, best_a = a, best_b = b;
+            }
+        box_union(&boxes[best_a], &boxes[best_b], &boxes[best_a]);
+        boxes[best_b] = boxes[--count];
+    }
+    return count;
 }
 
 /* --- where the PVS gate differs ----------------------------------------------------- */

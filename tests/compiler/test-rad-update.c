@@ -521,6 +521,104 @@ CHECK_TEST(random_edits, "/rad/update/random-edits-of-a-generated-map-stay-exact
 }
 
 
+/* Whether box A lies inside box B. */
+static bool box_inside(const rad_box *a, const rad_box *b)
+{
+    for (int k = 0; k < 3; k++)
+        if (a->lo[k] < b->lo[k] || a->hi[k] > b->hi[k]) return false;
+    return true;
+}
+
+CHECK_TEST(merge_boxes, "/rad/update/many-changed-boxes-are-joined-near-each-other-not-into-one")
+{
+    /* Two places 10,000 units apart, 60 small boxes each (an update after many edits
+     * since its base): joined to 64, every box is inside one of them, and none spans the
+     * two places. */
+    enum { PLACES = 2, EACH = 60, MAX = 64 };
+    rad_box in[PLACES * EACH], out[PLACES * EACH];
+    al_rng rng = {7};
+    for (int i = 0; i < PLACES * EACH; i++) {
+        double centre = (i / EACH) * 10000.0;
+        for (int k = 0; k < 3; k++) {
+            double c = (k == 0 ? centre : 0) + (al_rng_uniform(&rng) - 0.5) * 1024;
+            double half = 4 + 28 * al_rng_uniform(&rng);
+            in[i].lo[k] = c - half, in[i].hi[k] = c + half;
+        }
+    }
+    memcpy(out, in, sizeof in);
+    int n = al_rad_merge_boxes(out, PLACES * EACH, MAX);
+    CHECK_MSG(n >= 1 && n <= MAX, "%d boxes left", n);
+    int lost = 0, spanning = 0;
+    for (int i = 0; i < PLACES * EACH; i++) {
+        bool found = false;
+        for (int b = 0; b < n && !found; b++) found = box_inside(&in[i], &out[b]);
+        lost += !found;
+    }
+    for (int b = 0; b < n; b++) spanning += out[b].hi[0] - out[b].lo[0] > 5000;
+    CHECK_MSG(lost == 0, "%d boxes lie in none of the joined ones", lost);
+    CHECK_MSG(spanning == 0, "%d of %d joined boxes span both places", spanning, n);
+    /* Few enough: left as they are. */
+    memcpy(out, in, sizeof in);
+    CHECK(al_rad_merge_boxes(out, MAX, MAX) == MAX && memcmp(out, in, MAX * sizeof *in) == 0);
+}
+
+CHECK_TEST(many_edits, "/rad/update/after-many-edits-since-its-base-the-direct-light-is-a-new-solvers")
+{
+    /* The editor's case: edits faster than the corrections, so that each update starts from
+     * the same base with every edit since (here 48 moves and resizes: more changed brushes
+     * than the boxes an update keeps). */
+    const char *path = getenv("ALLIUM_GENERATED_SMALL_MAP");
+    REQUIRE(path);
+    scene s;
+    REQUIRE(scene_load_file(&s, path, &(scene_options){.pvs = true, .pvs_level = AL_PVS_COARSE}));
+    al_edit_input e;
+    REQUIRE(al_edit_input_init(&e, &s.input.input));
+    al_rad_options o = {.luxel_size = 32};
+    al_rad *rad = NULL, *next = NULL, *fresh = NULL;
+    REQUIRE(al_rad_create(s.world, &e.input, &o, &rad, NULL) == AL_OK);
+    al_rad_stats st;
+    al_rad_get_stats(rad, &st);
+    al_rad_step(rad, st.lights + 40);
+    al_rng rng = {43};
+    for (int i = 0; i < 48;) {
+        al_edit_input copy;
+        al_edit edit;
+        REQUIRE(al_edit_input_init(&copy, &e.input));
+        REQUIRE(al_edit_random(&copy, &rng, 8, &edit));
+        if (edit.kind == AL_EDIT_MOVE || edit.kind == AL_EDIT_RESIZE) {
+            al_edit_input_free(&e);
+            e = copy;
+            i++;
+        } else {
+            al_edit_input_free(&copy);
+        }
+    }
+    al_world *w = NULL;
+    REQUIRE(al_world_compile(&e.input, &(al_compile_options){.pvs = AL_PVS_COARSE}, &w, NULL) ==
+            AL_OK);
+    REQUIRE(al_rad_update(rad, w, &e.input, &o, &next, NULL) == AL_OK);
+    REQUIRE(al_rad_create(w, &e.input, &o, &fresh, NULL) == AL_OK);
+    al_rad_get_stats(next, &st);
+    al_rad_step(fresh, st.lights_shot);
+    char why[256] = "";
+    int ties;
+    double d = rad_check_direct(next, fresh, &ties, why, sizeof why);
+    CHECK_MSG(d < 1e-3 && ties == 0, "direct light off by %.2e (%d ties): %s", d, ties, why);
+    rad_check_finish_corrections(next);
+    int checked;
+    double worst = rad_check_bounce(next, 1, &checked, why, sizeof why);
+    CHECK_MSG(worst < 2e-3, "bounced light off by %.2e of the mean (%d luxels): %s", worst,
+              checked, why);
+    check_books(next, "many edits");
+    check_note("48 edits at once: direct %.1e, bounced %.1e of the mean", d, worst);
+    al_rad_destroy(fresh);
+    al_rad_destroy(next);
+    al_rad_destroy(rad);
+    al_world_destroy(w);
+    al_edit_input_free(&e);
+    scene_free(&s);
+}
+
 CHECK_TEST(atlas_places, "/rad/update/faces-an-edit-left-keep-their-places-in-the-atlas")
 {
     const char *path = getenv("ALLIUM_GENERATED_SMALL_MAP");
