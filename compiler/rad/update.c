@@ -56,7 +56,7 @@
 #include <string.h>
 
 #define BOX_GROWTH   1.0  /* units a changed brush's box grows by (tree epsilons) */
-#define MAX_BOXES    64   /* more changed brushes than this: the nearest boxes joined */
+#define MAX_BOXES     64   /* more changed brushes than this: the nearest boxes joined */
 #define MERGE_AT_MOST 1024 /* more than this: one box around them all */
 #define BVH_LEAF     4    /* groups per leaf of the receivers' tree */
 #define FIX_CHUNK    4    /* panels per parallel job of a correction step */

@@ -520,7 +520,6 @@ CHECK_TEST(random_edits, "/rad/update/random-edits-of-a-generated-map-stay-exact
     scene_free(&s);
 }
 
-
 /* Whether box A lies inside box B. */
 static bool box_inside(const rad_box *a, const rad_box *b)
 {
@@ -562,7 +561,8 @@ CHECK_TEST(merge_boxes, "/rad/update/many-changed-boxes-are-joined-near-each-oth
     CHECK(al_rad_merge_boxes(out, MAX, MAX) == MAX && memcmp(out, in, MAX * sizeof *in) == 0);
 }
 
-CHECK_TEST(many_edits, "/rad/update/after-many-edits-since-its-base-the-direct-light-is-a-new-solvers")
+CHECK_TEST(many_edits,
+           "/rad/update/after-many-edits-since-its-base-the-direct-light-is-a-new-solvers")
 {
     /* The editor's case: edits faster than the corrections, so that each update starts from
      * the same base with every edit since (here 48 moves and resizes: more changed brushes
@@ -607,8 +607,8 @@ CHECK_TEST(many_edits, "/rad/update/after-many-edits-since-its-base-the-direct-l
     rad_check_finish_corrections(next);
     int checked;
     double worst = rad_check_bounce(next, 1, &checked, why, sizeof why);
-    CHECK_MSG(worst < 2e-3, "bounced light off by %.2e of the mean (%d luxels): %s", worst,
-              checked, why);
+    CHECK_MSG(worst < 2e-3, "bounced light off by %.2e of the mean (%d luxels): %s", worst, checked,
+              why);
     check_books(next, "many edits");
     check_note("48 edits at once: direct %.1e, bounced %.1e of the mean", d, worst);
     al_rad_destroy(fresh);
