@@ -31,7 +31,12 @@
  * The old kernel is evaluated in the old solver, on its world: it must stay alive until
  * the corrections are done (al_rad_base). An update of a solver that still has
  * corrections to do starts again from that solver's own base, so there is never more
- * than one old world to keep.
+ * than one old world to keep. Its direct light, though, needs no kernel: the solver
+ * before has its world's direct light already (unless luxels of it wait to be lit with
+ * every sample), so the update corrects that for what changed since it alone, while
+ * incident and unshot light, what was sent and the corrections go on from the base. (The
+ * editor's edits come faster than lq-e3m4's corrections, some 0.8 s: each update redid
+ * the direct light of every edit since the base, 10 to 40 changed boxes in 20 edits.)
  *
  * What is assumed: a ray that crosses no changed brush is blocked the same in both worlds.
  * Trees rebuilt around an edit may classify a ray that grazes a surface within their
@@ -1647,26 +1652,43 @@ int64_t al_rad_fix_step(al_rad *rad)
 
 /* --- the update ----------------------------------------------------------------------- */
 
+/* The base of the direct light's correction, when it is not the base of the rest
+ * (al_rad_update): the solver before, whose direct light is its world's already, so that
+ * only the last edit's changes are lit anew rather than every edit since the base. */
+typedef struct direct_base {
+    const al_rad *rad;      /* the solver before */
+    rad_fix *fix;           /* its changed boxes and its luxels' elements (find_elements) */
+    const int32_t *face_of; /* per face of ours: the solver before's, -1 */
+} direct_base;
+
 /* Takes the base's light into RAD: luxels of faces that stayed keep theirs, groups keep
  * what they sent, lights stay shot; the direct light is then corrected (light_pass) and
- * the books summed anew. The base's lock is held while its state is read. */
+ * the books summed anew. With DB, the direct light is DB's corrected (its lights shot are
+ * shot here too), the rest the base's. The base's lock (and DB's) is held while its state
+ * is read. */
 static al_status carry_light(al_rad *rad, const al_rad *base_c, rad_fix *fix,
-                             const int32_t *face_base, const int *cancel)
+                             const int32_t *face_base, const direct_base *db, const int *cancel)
 {
     al_rad *base = (al_rad *) base_c; /* only its lock is taken */
+    al_rad *dbase = db ? (al_rad *) db->rad : base;
+    const rad_fix *dfix = db ? db->fix : fix;
+    const int32_t *face_dbase = db ? db->face_of : face_base;
     int32_t *light_of = malloc(((size_t) base->light_count + 1) * sizeof *light_of);
-    int32_t *relevant = malloc(((size_t) base->light_count + 1) * sizeof *relevant);
+    int32_t *dlight_of = db ? malloc(((size_t) dbase->light_count + 1) * sizeof *dlight_of) : light_of;
+    int32_t *relevant = malloc(((size_t) dbase->light_count + 1) * sizeof *relevant);
     uint8_t *base_shot = malloc((size_t) base->light_count + 1);
-    float (*was_direct)[3] = malloc(((size_t) rad->luxel_count + 1) * sizeof *was_direct);
+    uint8_t *dshot = db ? malloc((size_t) dbase->light_count + 1) : base_shot;
+    float (*was_direct)[3] = calloc((size_t) rad->luxel_count + 1, sizeof *was_direct);
     const uint64_t **rows = malloc(((size_t) rad->light_count + 1) * sizeof *rows);
-    const uint64_t **base_rows = malloc(((size_t) base->light_count + 1) * sizeof *base_rows);
-    uint64_t **gates = calloc((size_t) base->light_count + 1, sizeof *gates);
+    const uint64_t **base_rows = malloc(((size_t) dbase->light_count + 1) * sizeof *base_rows);
+    uint64_t **gates = calloc((size_t) dbase->light_count + 1, sizeof *gates);
     light_pass *lp = calloc(1, sizeof *lp);
     uint8_t *coarse = NULL; /* per luxel: lit at its sample point alone (rad.extra > 1) */
     al_status st = AL_ERR_NOMEM;
     fix->base_sent = malloc(((size_t) base->group_count + 1) * sizeof *fix->base_sent);
-    if (!light_of || !relevant || !base_shot || !was_direct || !rows || !base_rows || !gates ||
-        !lp || !fix->base_sent || !match_lights(rad, base, light_of))
+    if (!light_of || !dlight_of || !relevant || !base_shot || !dshot || !was_direct || !rows ||
+        !base_rows || !gates || !lp || !fix->base_sent || !match_lights(rad, base, light_of) ||
+        (db && !match_lights(rad, dbase, dlight_of)))
         goto done;
     pthread_mutex_lock(&base->lock);
     memcpy(base_shot, base->light_shot, (size_t) base->light_count);
@@ -1684,62 +1706,89 @@ static al_status carry_light(al_rad *rad, const al_rad *base_c, rad_fix *fix,
             int32_t j0 = base->slots[theirs->first_slot + s];
             memcpy(rad->incident[j], base->incident[j0], sizeof rad->incident[j]);
             memcpy(rad->unshot[j], base->unshot[j0], sizeof rad->unshot[j]);
-            memcpy(rad->direct[j], base->direct[j0], sizeof rad->direct[j]);
+            memcpy(was_direct[j], base->direct[j0], sizeof was_direct[j]);
         }
     }
     pthread_mutex_unlock(&base->lock);
+    /* The direct light to correct: the base's, or DB's. */
+    if (db) pthread_mutex_lock(&dbase->lock);
+    if (db) memcpy(dshot, dbase->light_shot, (size_t) dbase->light_count);
+    for (int32_t f = 0; f < rad->face_count; f++) {
+        int32_t fb = face_dbase[f];
+        if (fb < 0) continue;
+        const rad_face *mine = &rad->faces[f], *theirs = &dbase->faces[fb];
+        for (int32_t s = 0; s < mine->w * mine->h; s++) {
+            int32_t j = rad->slots[mine->first_slot + s];
+            if (j < 0) continue;
+            memcpy(rad->direct[j], dbase->direct[dbase->slots[theirs->first_slot + s]],
+                   sizeof rad->direct[j]);
+        }
+    }
+    if (db) pthread_mutex_unlock(&dbase->lock);
     for (int32_t g = 0; g < rad->group_count; g++) {
         int32_t g0 = fix->group_base[g];
         for (int c = 0; c < 3; c++) rad->sent[g][c] = g0 >= 0 ? fix->base_sent[g0][c] : 0;
     }
-    /* Lights: the base's shot stay shot; new ones are left to shoot. The lights whose light
-     * the edit may change: those gone, those whose reach meets a changed brush (a ray
-     * through it ends within the light's range of the luxel), and those whose PVS gate
-     * toward some luxel differs (plan_fix_gates). */
+    /* Lights: the base's shot stay shot, and with DB those it shot since; new ones are left
+     * to shoot. */
     rad->lights_shot = 0;
-    int32_t relevant_count = 0;
     for (int32_t l = 0; l < base->light_count; l++) {
         int32_t m = light_of[l];
-        if (m >= 0 && base_shot[l]) {
+        if (m >= 0 && base_shot[l] && !rad->light_shot[m]) {
             rad->light_shot[m] = 1;
             rad->lights_shot++;
         }
+    }
+    for (int32_t l = 0; db && l < dbase->light_count; l++) {
+        int32_t m = dlight_of[l];
+        if (m >= 0 && dshot[l] && !rad->light_shot[m]) {
+            rad->light_shot[m] = 1;
+            rad->lights_shot++;
+        }
+    }
+    /* The lights whose direct light the edit may change (since the direct light's base):
+     * those gone, those whose reach meets a changed brush (a ray through it ends within
+     * the light's range of the luxel), and those whose PVS gate toward some luxel differs
+     * (plan_fix_gates). */
+    int32_t relevant_count = 0;
+    for (int32_t l = 0; l < dbase->light_count; l++) {
+        int32_t m = dlight_of[l];
         bool reaches = false;
-        for (int b = 0; b < fix->box_count && !reaches; b++)
-            reaches = !out_of_reach(&base->lights[l], fix->boxes[b].lo, fix->boxes[b].hi);
+        for (int b = 0; b < dfix->box_count && !reaches; b++)
+            reaches = !out_of_reach(&dbase->lights[l], dfix->boxes[b].lo, dfix->boxes[b].hi);
         /* The luxels its gate differs for (a sun has none: no PVS row). */
-        if (m >= 0 && base_shot[l] && base->lights[l].kind != RAD_SUN) {
-            gates[l] = malloc(((size_t) fix->elem_words + 1) * sizeof *gates[l]);
+        if (m >= 0 && dshot[l] && dbase->lights[l].kind != RAD_SUN) {
+            gates[l] = malloc(((size_t) dfix->elem_words + 1) * sizeof *gates[l]);
             if (!gates[l]) goto done;
-            if (!gate_row(rad, base, fix, base->lights[l].cluster, rad->lights[m].cluster,
+            if (!gate_row(rad, dbase, dfix, dbase->lights[l].cluster, rad->lights[m].cluster,
                           gates[l])) {
                 free(gates[l]);
                 gates[l] = NULL;
             }
         }
-        if (base_shot[l] && (m < 0 || reaches || gates[l])) relevant[relevant_count++] = l;
-        base_rows[l] = base->lights[l].kind == RAD_SUN ? NULL
-                                                       : al_rad_pvs_row(base, base->lights[l].cluster);
+        if (dshot[l] && (m < 0 || reaches || gates[l])) relevant[relevant_count++] = l;
+        base_rows[l] = dbase->lights[l].kind == RAD_SUN
+                           ? NULL
+                           : al_rad_pvs_row(dbase, dbase->lights[l].cluster);
     }
     for (int32_t m = 0; m < rad->light_count; m++)
         rows[m] = rad->lights[m].kind == RAD_SUN ? NULL : al_rad_pvs_row(rad, rad->lights[m].cluster);
 
-    memcpy(was_direct, rad->direct, (size_t) rad->luxel_count * sizeof *was_direct);
     /* Sampling more than once, the luxels whose light changes are lit at their sample
      * point first (the first corrected frame sooner), and with every sample in steps. */
     if (rad->extra > 1 && !(coarse = calloc((size_t) rad->luxel_count + 1, 1))) goto done;
     *lp = (light_pass){.rad = rad,
-                       .base = base,
-                       .face_base = face_base,
-                       .light_of = light_of,
+                       .base = dbase,
+                       .face_base = face_dbase,
+                       .light_of = dlight_of,
                        .relevant = relevant,
                        .relevant_count = relevant_count,
                        .rows = rows,
                        .base_rows = base_rows,
                        .gates = gates,
-                       .fix = fix,
+                       .fix = dfix,
                        .extent = al_rad_sun_reach(rad),
-                       .base_extent = al_rad_sun_reach(base),
+                       .base_extent = al_rad_sun_reach(dbase),
                        .cancel = cancel,
                        .coarse = coarse};
     index_relevant(lp);
@@ -1793,10 +1842,11 @@ static al_status carry_light(al_rad *rad, const al_rad *base_c, rad_fix *fix,
     rad->escaped = emitted - absorbed - balance;
     st = AL_OK;
 done:
-    for (int32_t l = 0; gates && l < base->light_count; l++) free(gates[l]);
+    for (int32_t l = 0; gates && l < dbase->light_count; l++) free(gates[l]);
     free(gates);
     free(lp);
     free(coarse);
+    if (db) free(dlight_of), free(dshot);
     free(light_of), free(relevant), free(base_shot), free(was_direct), free(rows), free(base_rows);
     return st;
 }
@@ -1889,6 +1939,7 @@ al_status al_rad_update(al_rad *prev, const al_world *world, const al_input *inp
      * PREV started from (its corrections are then done again, with ours). */
     pthread_mutex_lock(&prev->lock);
     const al_rad *base = prev->fix ? prev->fix->base : prev;
+    bool prev_direct_done = !prev->fix || prev->fix->refined == prev->fix->coarse_count;
     pthread_mutex_unlock(&prev->lock);
     /* Another sampling of the direct light (the map's "allium_extra_samples" changed)
      * changes every luxel's light: the map is lit anew. */
@@ -1919,7 +1970,31 @@ al_status al_rad_update(al_rad *prev, const al_world *world, const al_input *inp
     /* The group maps come first: carrying the light needs them. */
     if (st == AL_OK) st = plan_fix_maps(rad, base, fix, face_base);
     if (st == AL_OK) st = plan_fix_gates(rad, base, fix, face_base);
-    if (st == AL_OK) st = carry_light(rad, base, fix, face_base, opts ? opts->cancel : NULL);
+    /* PREV still correcting its reflected light (the next edit came first): its direct
+     * light is its world's all the same, unless luxels of it wait to be lit with every
+     * sample; the direct light is then corrected from PREV's, for what changed since PREV
+     * alone, rather than for every edit since the base. */
+    direct_base db = {NULL, NULL, NULL};
+    int32_t *face_prev = NULL;
+    if (st == AL_OK && base != prev && prev_direct_done && prev->extra == rad->extra) {
+        db.rad = prev;
+        db.fix = calloc(1, sizeof *db.fix);
+        face_prev = malloc(((size_t) rad->face_count + 1) * sizeof *face_prev);
+        db.face_of = face_prev;
+        if (!db.fix || !face_prev) st = AL_ERR_NOMEM;
+        else {
+            db.fix->base = prev;
+            db.fix->luxel_elem = malloc(((size_t) rad->luxel_count + 1) * sizeof *db.fix->luxel_elem);
+            if (!db.fix->luxel_elem || !changed_boxes(rad, prev, db.fix) ||
+                !match_faces(rad, prev, face_prev) || !find_elements(rad, prev, db.fix, face_prev))
+                st = AL_ERR_NOMEM;
+            db.fix->elem_words = (db.fix->elem_count + 63) / 64;
+        }
+    }
+    if (st == AL_OK)
+        st = carry_light(rad, base, fix, face_base, db.rad ? &db : NULL, opts ? opts->cancel : NULL);
+    al_rad_fix_free(db.fix);
+    free(face_prev);
     if (st == AL_OK) st = plan_fix_work(rad, base, fix);
     free(face_base);
     if (st != AL_OK) {

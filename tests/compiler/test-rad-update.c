@@ -466,6 +466,48 @@ CHECK_TEST(chained, "/rad/update/an-update-before-the-last-was-corrected-starts-
     scene_free(&u);
 }
 
+CHECK_TEST(chained_direct,
+           "/rad/update/an-update-before-the-last-was-corrected-takes-the-lasts-direct-light")
+{
+    /* The pillar moves far, then a little, the second update before the first was
+     * corrected: the direct light is corrected from the first update's for the second move
+     * alone (the first move's shadow is already there), the reflected light from the base
+     * for both. Both must end as a new solver's. */
+    scene s, t, u;
+    REQUIRE(load_room(&s, 100, 380));
+    REQUIRE(load_room(&t, 260, 380));
+    REQUIRE(load_room(&u, 300, 380));
+    al_rad *rad, *mid, *last, *fresh;
+    REQUIRE(al_rad_create(s.world, &s.input.input, NULL, &rad, NULL) == AL_OK);
+    al_rad_step(rad, 2 + 60);
+    REQUIRE(al_rad_update(rad, t.world, &t.input.input, NULL, &mid, NULL) == AL_OK);
+    REQUIRE(al_rad_base(mid) == rad);
+    REQUIRE(al_rad_update(mid, u.world, &u.input.input, NULL, &last, NULL) == AL_OK);
+    CHECK(al_rad_base(last) == rad);
+    al_rad_destroy(mid);
+    REQUIRE(al_rad_create(u.world, &u.input.input, NULL, &fresh, NULL) == AL_OK);
+    al_rad_stats st;
+    al_rad_get_stats(last, &st);
+    al_rad_step(fresh, st.lights_shot);
+    char why[256] = "";
+    int ties;
+    double d = rad_check_direct(last, fresh, &ties, why, sizeof why);
+    CHECK_MSG(d < 1e-4 && ties == 0, "direct light off by %.2e (%d ties): %s", d, ties, why);
+    check_books(last, "chained");
+    rad_check_finish_corrections(last);
+    int checked;
+    double worst = rad_check_bounce(last, 1, &checked, why, sizeof why);
+    CHECK_MSG(worst < 1e-3, "bounced light off by %.2e of the mean (%d luxels): %s", worst,
+              checked, why);
+    check_books(last, "chained, corrected");
+    al_rad_destroy(fresh);
+    al_rad_destroy(last);
+    al_rad_destroy(rad);
+    scene_free(&s);
+    scene_free(&t);
+    scene_free(&u);
+}
+
 CHECK_TEST(converges, "/rad/update/run-on-it-reaches-the-light-of-a-new-solve")
 {
     scene s, t;
