@@ -1674,11 +1674,12 @@ static al_status carry_light(al_rad *rad, const al_rad *base_c, rad_fix *fix,
     const rad_fix *dfix = db ? db->fix : fix;
     const int32_t *face_dbase = db ? db->face_of : face_base;
     int32_t *light_of = malloc(((size_t) base->light_count + 1) * sizeof *light_of);
-    int32_t *dlight_of = db ? malloc(((size_t) dbase->light_count + 1) * sizeof *dlight_of) : light_of;
+    int32_t *dlight_of =
+        db ? malloc(((size_t) dbase->light_count + 1) * sizeof *dlight_of) : light_of;
     int32_t *relevant = malloc(((size_t) dbase->light_count + 1) * sizeof *relevant);
     uint8_t *base_shot = malloc((size_t) base->light_count + 1);
     uint8_t *dshot = db ? malloc((size_t) dbase->light_count + 1) : base_shot;
-    float (*was_direct)[3] = calloc((size_t) rad->luxel_count + 1, sizeof *was_direct);
+    float(*was_direct)[3] = calloc((size_t) rad->luxel_count + 1, sizeof *was_direct);
     const uint64_t **rows = malloc(((size_t) rad->light_count + 1) * sizeof *rows);
     const uint64_t **base_rows = malloc(((size_t) dbase->light_count + 1) * sizeof *base_rows);
     uint64_t **gates = calloc((size_t) dbase->light_count + 1, sizeof *gates);
@@ -1981,10 +1982,12 @@ al_status al_rad_update(al_rad *prev, const al_world *world, const al_input *inp
         db.fix = calloc(1, sizeof *db.fix);
         face_prev = malloc(((size_t) rad->face_count + 1) * sizeof *face_prev);
         db.face_of = face_prev;
-        if (!db.fix || !face_prev) st = AL_ERR_NOMEM;
+        if (!db.fix || !face_prev)
+            st = AL_ERR_NOMEM;
         else {
             db.fix->base = prev;
-            db.fix->luxel_elem = malloc(((size_t) rad->luxel_count + 1) * sizeof *db.fix->luxel_elem);
+            db.fix->luxel_elem =
+                malloc(((size_t) rad->luxel_count + 1) * sizeof *db.fix->luxel_elem);
             if (!db.fix->luxel_elem || !changed_boxes(rad, prev, db.fix) ||
                 !match_faces(rad, prev, face_prev) || !find_elements(rad, prev, db.fix, face_prev))
                 st = AL_ERR_NOMEM;
@@ -1992,7 +1995,8 @@ al_status al_rad_update(al_rad *prev, const al_world *world, const al_input *inp
         }
     }
     if (st == AL_OK)
-        st = carry_light(rad, base, fix, face_base, db.rad ? &db : NULL, opts ? opts->cancel : NULL);
+        st =
+            carry_light(rad, base, fix, face_base, db.rad ? &db : NULL, opts ? opts->cancel : NULL);
     al_rad_fix_free(db.fix);
     free(face_prev);
     if (st == AL_OK) st = plan_fix_work(rad, base, fix);

@@ -497,8 +497,8 @@ CHECK_TEST(chained_direct,
     rad_check_finish_corrections(last);
     int checked;
     double worst = rad_check_bounce(last, 1, &checked, why, sizeof why);
-    CHECK_MSG(worst < 1e-3, "bounced light off by %.2e of the mean (%d luxels): %s", worst,
-              checked, why);
+    CHECK_MSG(worst < 1e-3, "bounced light off by %.2e of the mean (%d luxels): %s", worst, checked,
+              why);
     check_books(last, "chained, corrected");
     al_rad_destroy(fresh);
     al_rad_destroy(last);
