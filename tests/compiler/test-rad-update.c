@@ -466,6 +466,34 @@ CHECK_TEST(chained, "/rad/update/an-update-before-the-last-was-corrected-starts-
     scene_free(&u);
 }
 
+/* NEXT, an update to world W of input IN (solver options O), against a new solver there:
+ * its direct light within DIRECT of the mean, then, its corrections done, its reflected
+ * light within BOUNCE of the kernel's, its books balanced throughout. */
+static void check_against_new(al_rad *next, const al_world *w, const al_input *in,
+                              const al_rad_options *o, double direct, double bounce,
+                              const char *what)
+{
+    al_rad *fresh;
+    REQUIRE(al_rad_create(w, in, o, &fresh, NULL) == AL_OK);
+    al_rad_stats st;
+    al_rad_get_stats(next, &st);
+    al_rad_step(fresh, st.lights_shot);
+    char why[256] = "";
+    int ties;
+    double d = rad_check_direct(next, fresh, &ties, why, sizeof why);
+    CHECK_MSG(d < direct && ties == 0, "%s: direct light off by %.2e (%d ties): %s", what, d,
+              ties, why);
+    check_books(next, what);
+    rad_check_finish_corrections(next);
+    int checked;
+    double worst = rad_check_bounce(next, 1, &checked, why, sizeof why);
+    CHECK_MSG(worst < bounce, "%s: bounced light off by %.2e of the mean (%d luxels): %s", what,
+              worst, checked, why);
+    check_books(next, what);
+    check_note("%s: direct %.1e, bounced %.1e of the mean", what, d, worst);
+    al_rad_destroy(fresh);
+}
+
 CHECK_TEST(chained_direct,
            "/rad/update/an-update-before-the-last-was-corrected-takes-the-lasts-direct-light")
 {
@@ -477,7 +505,7 @@ CHECK_TEST(chained_direct,
     REQUIRE(load_room(&s, 100, 380));
     REQUIRE(load_room(&t, 260, 380));
     REQUIRE(load_room(&u, 300, 380));
-    al_rad *rad, *mid, *last, *fresh;
+    al_rad *rad, *mid, *last;
     REQUIRE(al_rad_create(s.world, &s.input.input, NULL, &rad, NULL) == AL_OK);
     al_rad_step(rad, 2 + 60);
     REQUIRE(al_rad_update(rad, t.world, &t.input.input, NULL, &mid, NULL) == AL_OK);
@@ -485,22 +513,7 @@ CHECK_TEST(chained_direct,
     REQUIRE(al_rad_update(mid, u.world, &u.input.input, NULL, &last, NULL) == AL_OK);
     CHECK(al_rad_base(last) == rad);
     al_rad_destroy(mid);
-    REQUIRE(al_rad_create(u.world, &u.input.input, NULL, &fresh, NULL) == AL_OK);
-    al_rad_stats st;
-    al_rad_get_stats(last, &st);
-    al_rad_step(fresh, st.lights_shot);
-    char why[256] = "";
-    int ties;
-    double d = rad_check_direct(last, fresh, &ties, why, sizeof why);
-    CHECK_MSG(d < 1e-4 && ties == 0, "direct light off by %.2e (%d ties): %s", d, ties, why);
-    check_books(last, "chained");
-    rad_check_finish_corrections(last);
-    int checked;
-    double worst = rad_check_bounce(last, 1, &checked, why, sizeof why);
-    CHECK_MSG(worst < 1e-3, "bounced light off by %.2e of the mean (%d luxels): %s", worst, checked,
-              why);
-    check_books(last, "chained, corrected");
-    al_rad_destroy(fresh);
+    check_against_new(last, u.world, &u.input.input, NULL, 1e-4, 1e-3, "chained");
     al_rad_destroy(last);
     al_rad_destroy(rad);
     scene_free(&s);
@@ -603,57 +616,62 @@ CHECK_TEST(merge_boxes, "/rad/update/many-changed-boxes-are-joined-near-each-oth
     CHECK(al_rad_merge_boxes(out, MAX, MAX) == MAX && memcmp(out, in, MAX * sizeof *in) == 0);
 }
 
+/* Makes a random move or resize of E (the brushes keep their indices); EDIT says which.
+ * False if memory ran out. */
+static bool move_or_resize(al_edit_input *e, al_rng *rng, al_edit *edit)
+{
+    for (;;) {
+        al_edit_input copy;
+        if (!al_edit_input_init(&copy, &e->input)) return false;
+        if (!al_edit_random(&copy, rng, 8, edit)) {
+            al_edit_input_free(&copy);
+            return false;
+        }
+        if (edit->kind == AL_EDIT_MOVE || edit->kind == AL_EDIT_RESIZE) {
+            al_edit_input_free(e);
+            *e = copy;
+            return true;
+        }
+        al_edit_input_free(&copy);
+    }
+}
+
+/* The generated small map (ALLIUM_GENERATED_SMALL_MAP) into S with its coarse PVS, an
+ * editable copy of its input into E, and a solver of it with the options O into RAD.
+ * False if any of them failed. */
+static bool load_generated(scene *s, al_edit_input *e, const al_rad_options *o, al_rad **rad)
+{
+    const char *path = getenv("ALLIUM_GENERATED_SMALL_MAP");
+    return path &&
+           scene_load_file(s, path, &(scene_options){.pvs = true, .pvs_level = AL_PVS_COARSE}) &&
+           al_edit_input_init(e, &s->input.input) &&
+           al_rad_create(s->world, &e->input, o, rad, NULL) == AL_OK;
+}
+
 CHECK_TEST(many_edits,
            "/rad/update/after-many-edits-since-its-base-the-direct-light-is-a-new-solvers")
 {
     /* The editor's case: edits faster than the corrections, so that each update starts from
      * the same base with every edit since (here 48 moves and resizes: more changed brushes
      * than the boxes an update keeps). */
-    const char *path = getenv("ALLIUM_GENERATED_SMALL_MAP");
-    REQUIRE(path);
     scene s;
-    REQUIRE(scene_load_file(&s, path, &(scene_options){.pvs = true, .pvs_level = AL_PVS_COARSE}));
     al_edit_input e;
-    REQUIRE(al_edit_input_init(&e, &s.input.input));
     al_rad_options o = {.luxel_size = 32};
-    al_rad *rad = NULL, *next = NULL, *fresh = NULL;
-    REQUIRE(al_rad_create(s.world, &e.input, &o, &rad, NULL) == AL_OK);
+    al_rad *rad = NULL, *next = NULL;
+    REQUIRE(load_generated(&s, &e, &o, &rad));
     al_rad_stats st;
     al_rad_get_stats(rad, &st);
     al_rad_step(rad, st.lights + 40);
     al_rng rng = {43};
-    for (int i = 0; i < 48;) {
-        al_edit_input copy;
+    for (int i = 0; i < 48; i++) {
         al_edit edit;
-        REQUIRE(al_edit_input_init(&copy, &e.input));
-        REQUIRE(al_edit_random(&copy, &rng, 8, &edit));
-        if (edit.kind == AL_EDIT_MOVE || edit.kind == AL_EDIT_RESIZE) {
-            al_edit_input_free(&e);
-            e = copy;
-            i++;
-        } else {
-            al_edit_input_free(&copy);
-        }
+        REQUIRE(move_or_resize(&e, &rng, &edit));
     }
     al_world *w = NULL;
     REQUIRE(al_world_compile(&e.input, &(al_compile_options){.pvs = AL_PVS_COARSE}, &w, NULL) ==
             AL_OK);
     REQUIRE(al_rad_update(rad, w, &e.input, &o, &next, NULL) == AL_OK);
-    REQUIRE(al_rad_create(w, &e.input, &o, &fresh, NULL) == AL_OK);
-    al_rad_get_stats(next, &st);
-    al_rad_step(fresh, st.lights_shot);
-    char why[256] = "";
-    int ties;
-    double d = rad_check_direct(next, fresh, &ties, why, sizeof why);
-    CHECK_MSG(d < 1e-3 && ties == 0, "direct light off by %.2e (%d ties): %s", d, ties, why);
-    rad_check_finish_corrections(next);
-    int checked;
-    double worst = rad_check_bounce(next, 1, &checked, why, sizeof why);
-    CHECK_MSG(worst < 2e-3, "bounced light off by %.2e of the mean (%d luxels): %s", worst, checked,
-              why);
-    check_books(next, "many edits");
-    check_note("48 edits at once: direct %.1e, bounced %.1e of the mean", d, worst);
-    al_rad_destroy(fresh);
+    check_against_new(next, w, &e.input, &o, 1e-3, 2e-3, "48 edits at once");
     al_rad_destroy(next);
     al_rad_destroy(rad);
     al_world_destroy(w);
@@ -663,15 +681,11 @@ CHECK_TEST(many_edits,
 
 CHECK_TEST(atlas_places, "/rad/update/faces-an-edit-left-keep-their-places-in-the-atlas")
 {
-    const char *path = getenv("ALLIUM_GENERATED_SMALL_MAP");
-    REQUIRE(path);
     scene s;
-    REQUIRE(scene_load_file(&s, path, &(scene_options){.pvs = true, .pvs_level = AL_PVS_COARSE}));
     al_edit_input e;
-    REQUIRE(al_edit_input_init(&e, &s.input.input));
     al_rad_options o = {.luxel_size = 32};
     al_rad *rad = NULL;
-    REQUIRE(al_rad_create(s.world, &e.input, &o, &rad, NULL) == AL_OK);
+    REQUIRE(load_generated(&s, &e, &o, &rad));
     al_rng rng = {41};
     const al_world *prev = s.world;
     al_world *worlds[40] = {0};
@@ -680,17 +694,7 @@ CHECK_TEST(atlas_places, "/rad/update/faces-an-edit-left-keep-their-places-in-th
     for (int i = 0; i < edits; i++) {
         /* Moves and resizes only: the brushes keep their indices, so faces compare by them. */
         al_edit edit;
-        do {
-            al_edit_input copy;
-            REQUIRE(al_edit_input_init(&copy, &e.input));
-            REQUIRE(al_edit_random(&copy, &rng, 8, &edit));
-            if (edit.kind == AL_EDIT_MOVE || edit.kind == AL_EDIT_RESIZE) {
-                al_edit_input_free(&e);
-                e = copy;
-                break;
-            }
-            al_edit_input_free(&copy);
-        } while (true);
+        REQUIRE(move_or_resize(&e, &rng, &edit));
         REQUIRE((inputs[i] = al_input_clone(&e.input)));
         REQUIRE(al_world_update(prev, inputs[i], &(al_compile_options){.pvs = AL_PVS_COARSE},
                                 &worlds[i], NULL) == AL_OK);
