@@ -481,8 +481,8 @@ static void check_against_new(al_rad *next, const al_world *w, const al_input *i
     char why[256] = "";
     int ties;
     double d = rad_check_direct(next, fresh, &ties, why, sizeof why);
-    CHECK_MSG(d < direct && ties == 0, "%s: direct light off by %.2e (%d ties): %s", what, d,
-              ties, why);
+    CHECK_MSG(d < direct && ties == 0, "%s: direct light off by %.2e (%d ties): %s", what, d, ties,
+              why);
     check_books(next, what);
     rad_check_finish_corrections(next);
     int checked;
