@@ -119,8 +119,10 @@ int check_main(int argc, char **argv)
         if (prefix && strncmp(entries[i].path, prefix, strlen(prefix)) != 0) continue;
         current_failed = current_skipped = false;
         fflush(stdout);
-        if (listed(skipped, entries[i].path)) check_skip("left out by ALLIUM_TEST_SKIP");
-        else entries[i].fn();
+        if (listed(skipped, entries[i].path))
+            check_skip("left out by ALLIUM_TEST_SKIP");
+        else
+            entries[i].fn();
         n++;
         if (current_failed) {
             printf("not ok %d %s\n", n, entries[i].path);
