@@ -1954,8 +1954,18 @@ al_status al_rad_update(al_rad *prev, const al_world *world, const al_input *inp
     if (st == AL_OK) fix->base = base;
     /* What changed first: the patches away from it are the base's. */
     if (st == AL_OK && !changed_boxes(rad, base, fix)) st = AL_ERR_NOMEM;
+    /* And what changed since PREV, when PREV is not the base: the layout and the dirt are
+     * taken from PREV (they are its world's, whatever its light), so only what changed
+     * since it is laid out and occluded again, not everything since the base. */
+    rad_fix *pfix = NULL;
+    if (st == AL_OK && base != prev) {
+        pfix = calloc(1, sizeof *pfix);
+        if (!pfix || !changed_boxes(rad, prev, pfix)) st = AL_ERR_NOMEM;
+        else pfix->base = prev;
+    }
     if (st == AL_OK) {
-        rad_reuse reuse = {.base = base, .boxes = fix->boxes, .box_count = fix->box_count};
+        const rad_fix *near = pfix ? pfix : fix;
+        rad_reuse reuse = {.base = near->base, .boxes = near->boxes, .box_count = near->box_count};
         rad->reuse = &reuse;
         st = al_rad_finish(rad, diags);
         rad->reuse = NULL;
@@ -1977,23 +1987,19 @@ al_status al_rad_update(al_rad *prev, const al_world *world, const al_input *inp
      * alone, rather than for every edit since the base. */
     direct_base db = {NULL, NULL, NULL};
     int32_t *face_prev = NULL;
-    if (st == AL_OK && base != prev && prev_direct_done && prev->extra == rad->extra) {
+    if (st == AL_OK && pfix && prev_direct_done && prev->extra == rad->extra) {
         db.rad = prev;
-        db.fix = calloc(1, sizeof *db.fix);
+        db.fix = pfix;
+        pfix = NULL;
         face_prev = malloc(((size_t) rad->face_count + 1) * sizeof *face_prev);
         db.face_of = face_prev;
-        if (!db.fix || !face_prev)
+        db.fix->luxel_elem = malloc(((size_t) rad->luxel_count + 1) * sizeof *db.fix->luxel_elem);
+        if (!face_prev || !db.fix->luxel_elem || !match_faces(rad, prev, face_prev) ||
+            !find_elements(rad, prev, db.fix, face_prev))
             st = AL_ERR_NOMEM;
-        else {
-            db.fix->base = prev;
-            db.fix->luxel_elem =
-                malloc(((size_t) rad->luxel_count + 1) * sizeof *db.fix->luxel_elem);
-            if (!db.fix->luxel_elem || !changed_boxes(rad, prev, db.fix) ||
-                !match_faces(rad, prev, face_prev) || !find_elements(rad, prev, db.fix, face_prev))
-                st = AL_ERR_NOMEM;
-            db.fix->elem_words = (db.fix->elem_count + 63) / 64;
-        }
+        db.fix->elem_words = (db.fix->elem_count + 63) / 64;
     }
+    al_rad_fix_free(pfix);
     if (st == AL_OK)
         st =
             carry_light(rad, base, fix, face_base, db.rad ? &db : NULL, opts ? opts->cancel : NULL);
