@@ -1960,8 +1960,10 @@ al_status al_rad_update(al_rad *prev, const al_world *world, const al_input *inp
     rad_fix *pfix = NULL;
     if (st == AL_OK && base != prev) {
         pfix = calloc(1, sizeof *pfix);
-        if (!pfix || !changed_boxes(rad, prev, pfix)) st = AL_ERR_NOMEM;
-        else pfix->base = prev;
+        if (!pfix || !changed_boxes(rad, prev, pfix))
+            st = AL_ERR_NOMEM;
+        else
+            pfix->base = prev;
     }
     if (st == AL_OK) {
         const rad_fix *near = pfix ? pfix : fix;

@@ -179,9 +179,9 @@ static bool occlusion_as_new(const al_rad *next, const al_rad *fresh, const char
         if (fabsf(next->occlusion[j] - fresh->occlusion[j]) > 1e-6f && differ++ == 0) first = j;
         occluded += fresh->occlusion[j] > 0;
     }
-    CHECK_MSG(differ == 0, "%s: %d of %d luxels' occlusion differ, first %d: %g against %g",
-              what, differ, fresh->luxel_count, first,
-              first >= 0 ? next->occlusion[first] : 0, first >= 0 ? fresh->occlusion[first] : 0);
+    CHECK_MSG(differ == 0, "%s: %d of %d luxels' occlusion differ, first %d: %g against %g", what,
+              differ, fresh->luxel_count, first, first >= 0 ? next->occlusion[first] : 0,
+              first >= 0 ? fresh->occlusion[first] : 0);
     CHECK_MSG(occluded > 0, "%s: no luxel is occluded at all", what);
     return differ == 0 && occluded > 0;
 }
@@ -533,8 +533,9 @@ CHECK_TEST(chained_direct,
     scene_free(&u);
 }
 
-CHECK_TEST(chained_dirt,
-           "/rad/update/an-update-before-the-last-was-corrected-lays-out-and-occludes-from-the-last")
+CHECK_TEST(
+    chained_dirt,
+    "/rad/update/an-update-before-the-last-was-corrected-lays-out-and-occludes-from-the-last")
 {
     /* With dirt: the pillar moves far, then a little before the first move was corrected.
      * The second update takes its layout and occlusion from the first (what changed since
