@@ -259,6 +259,11 @@ struct al_rad {
     uint8_t *group_rows;  /* per group: bit s set if row s of the pass's deltas reached it */
     int32_t stamp;
 
+    /* Per brush with polygons, sorted: its content's key and its index, as pairs
+     * (update.c: what an edit changed is found by comparing two solvers' lists). Made once,
+     * when an update first compares the solver; NULL until then. */
+    uint64_t *brush_keys;
+
     /* Corrections an update left to do (update.c); NULL when there are none. */
     struct rad_fix *fix;
     struct rad_reuse *reuse; /* borrowed, only while an update lays out the patches */

@@ -1159,6 +1159,7 @@ void al_rad_destroy(al_rad *rad)
     al_face_polys_free(&rad->polys);
     free(rad->faces);
     free(rad->face_of_poly);
+    free(rad->brush_keys);
     free(rad->slots);
     free(rad->point);
     free(rad->normal);

@@ -543,23 +543,39 @@ static bool add_box(rad_box **boxes, int *count, int *cap, const double lo[3], c
     return true;
 }
 
+/* RAD's brush keys (rad.brush_keys), made on first use (outside its lock, which the
+ * lightmap copies of other threads take). NULL if memory runs out. */
+static const uint64_t *brush_keys(const al_rad *rad_c)
+{
+    al_rad *rad = (al_rad *) rad_c; /* the list is a cache of what RAD is */
+    pthread_mutex_lock(&rad->lock);
+    const uint64_t *made = rad->brush_keys;
+    pthread_mutex_unlock(&rad->lock);
+    if (made) return made;
+    int32_t count = rad->polys.brush_count;
+    uint64_t *keys = malloc(((size_t) count + 1) * 2 * sizeof(uint64_t));
+    if (!keys) return NULL;
+    for (int32_t b = 0; b < count; b++) {
+        keys[2 * b] = brush_key(rad, b);
+        keys[2 * b + 1] = (uint64_t) b;
+    }
+    qsort(keys, (size_t) count, 2 * sizeof(uint64_t), compare_u64);
+    pthread_mutex_lock(&rad->lock);
+    if (!rad->brush_keys) rad->brush_keys = keys;
+    else free(keys);
+    made = rad->brush_keys;
+    pthread_mutex_unlock(&rad->lock);
+    return made;
+}
+
 /* The boxes of the brushes one input has and the other has not (by content: a brush that
  * only moved in the list is no change). */
 static bool changed_boxes(const al_rad *rad, const al_rad *base, rad_fix *fix)
 {
     const al_rad *side[2] = {base, rad};
     int32_t count[2] = {base->polys.brush_count, rad->polys.brush_count};
-    uint64_t *keys[2] = {NULL, NULL};
-    bool ok = true;
-    for (int s = 0; s < 2 && ok; s++) {
-        keys[s] = malloc(((size_t) count[s] + 1) * 2 * sizeof(uint64_t));
-        ok = keys[s] != NULL;
-        for (int32_t b = 0; ok && b < count[s]; b++) {
-            keys[s][2 * b] = brush_key(side[s], b);
-            keys[s][2 * b + 1] = (uint64_t) b;
-        }
-        if (ok) qsort(keys[s], (size_t) count[s], 2 * sizeof(uint64_t), compare_u64);
-    }
+    const uint64_t *keys[2] = {brush_keys(base), brush_keys(rad)};
+    bool ok = keys[0] && keys[1];
     int cap = 0;
     int32_t i = 0, j = 0;
     while (ok && (i < count[0] || j < count[1])) {
@@ -578,8 +594,6 @@ static bool changed_boxes(const al_rad *rad, const al_rad *base, rad_fix *fix)
         if (s == 0) i++;
         else j++;
     }
-    free(keys[0]);
-    free(keys[1]);
     if (ok) fix->box_count = al_rad_merge_boxes(fix->boxes, fix->box_count, MAX_BOXES);
     return ok;
 }
