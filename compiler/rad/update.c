@@ -561,8 +561,10 @@ static const uint64_t *brush_keys(const al_rad *rad_c)
     }
     qsort(keys, (size_t) count, 2 * sizeof(uint64_t), compare_u64);
     pthread_mutex_lock(&rad->lock);
-    if (!rad->brush_keys) rad->brush_keys = keys;
-    else free(keys);
+    if (!rad->brush_keys)
+        rad->brush_keys = keys;
+    else
+        free(keys);
     made = rad->brush_keys;
     pthread_mutex_unlock(&rad->lock);
     return made;
