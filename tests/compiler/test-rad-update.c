@@ -723,6 +723,42 @@ CHECK_TEST(many_edits,
     scene_free(&s);
 }
 
+CHECK_TEST(snapshot_texels, "/rad/snapshot/every-texel-is-its-luxels-light")
+{
+    /* Each texel of a snapshot is its luxel's incident light plus the ambient term and its
+     * face's emission (at least the floor, never below 0), or 0 where no luxel is: over an
+     * atlas of a few hundred thousand texels, after some shots. */
+    scene s;
+    al_edit_input e;
+    al_rad_options o = {.luxel_size = 8};
+    al_rad *rad = NULL;
+    REQUIRE(load_generated(&s, &e, &o, &rad));
+    al_rad_step(rad, 40);
+    al_rad_lightmap map;
+    REQUIRE(al_rad_snapshot(rad, &map) == AL_OK);
+    size_t texels = (size_t) map.width * map.height, wrong = 0, first = 0, lit = 0;
+    for (size_t t = 0; t < texels; t++) {
+        int32_t l = rad->texel_luxel[t];
+        for (int k = 0; k < 3; k++) {
+            double v = 0;
+            if (l >= 0) {
+                v = rad->incident[l][k] + map.ambient[k];
+                if (rad->floor && v < rad->floor[l][k]) v = rad->floor[l][k];
+                v += rad->faces[rad->luxel_face[l]].emission[k];
+            }
+            float want = (float) (v > 0 ? v : 0);
+            if (map.texels[t][k] != want && wrong++ == 0) first = t;
+            lit += k == 0 && want > 0;
+        }
+    }
+    CHECK_MSG(wrong == 0, "%zu values wrong, the first at texel %zu of %zu", wrong, first, texels);
+    CHECK_MSG(lit > texels / 100, "%zu of %zu texels lit", lit, texels);
+    al_rad_lightmap_free(&map);
+    al_rad_destroy(rad);
+    al_edit_input_free(&e);
+    scene_free(&s);
+}
+
 CHECK_TEST(atlas_places, "/rad/update/faces-an-edit-left-keep-their-places-in-the-atlas")
 {
     scene s;

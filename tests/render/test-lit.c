@@ -185,6 +185,32 @@ CHECK_TEST(to_rgba8, "/render/lit/light-levels-become-bytes-of-half-the-level")
                       rgba[4 * i + k], want[i][k]);
 }
 
+CHECK_TEST(to_rgba8_big, "/render/lit/a-big-atlas-is-converted-whole-texel-by-texel")
+{
+    /* 1037 x 263 texels of levels from below 0 to above 510: every texel must be the
+     * rule's byte (half the level, rounded, clamped), the alpha 255. */
+    const int w = 1037, h = 263;
+    size_t n = (size_t) w * h;
+    float(*texels)[3] = malloc(n * sizeof *texels);
+    uint8_t *rgba = malloc(n * 4);
+    REQUIRE(texels && rgba);
+    for (size_t i = 0; i < n; i++)
+        for (int k = 0; k < 3; k++) texels[i][k] = (float) ((i * 7 + (size_t) k * 131) % 600) - 40;
+    al_rad_lightmap map = {.width = w, .height = h, .texels = texels};
+    memset(rgba, 0xAB, n * 4);
+    al_lightmap_to_rgba8(&map, rgba);
+    size_t wrong = 0, first = 0;
+    for (size_t i = 0; i < n; i++)
+        for (int k = 0; k < 4; k++) {
+            float b = texels[i][k < 3 ? k : 0] * 0.5f;
+            int want = k == 3 ? 255 : b >= 255.0f ? 255 : b > 0.0f ? (int) lrintf(b) : 0;
+            if (rgba[4 * i + k] != want && wrong++ == 0) first = i;
+        }
+    CHECK_MSG(wrong == 0, "%zu bytes wrong, the first at texel %zu", wrong, first);
+    free(texels);
+    free(rgba);
+}
+
 CHECK_TEST(coordinates, "/render/lit/faces-get-the-atlas-coordinates-of-their-lightmap")
 {
     lit_room r;
