@@ -169,6 +169,11 @@ void rad_check_edits(const al_input *input, const al_world *world, const al_rad_
     al_world **worlds = calloc((size_t) edits + 1, sizeof *worlds);
     al_input **inputs = calloc((size_t) edits + 1, sizeof *inputs);
     const al_world *prev = world;
+    /* Every other edit comes before the last one's corrections were made, as a designer's
+     * next edit often does: its update starts from that solver's base, and takes the
+     * direct light, the layout and the dirt from that solver (rad/update.c). HELD is then
+     * the base, kept until the chained update's corrections are made. */
+    al_rad *held = NULL;
     for (int i = 0; worlds && inputs && i < edits; i++) {
         al_edit edit;
         al_compile_options co = {.pvs = AL_PVS_COARSE};
@@ -241,6 +246,14 @@ void rad_check_edits(const al_input *input, const al_world *world, const al_rad_
         if (next->luxel_count == fresh->luxel_count)
             for (int32_t j = 0; j < next->luxel_count; j++)
                 out->clusters_off += next->luxel_cluster[j] != fresh->luxel_cluster[j];
+        if (i % 2 == 0 && i + 1 < edits) {
+            /* Left uncorrected for the next edit (its direct light, layout and leaves were
+             * checked above; its reflected light is checked through the next one's). */
+            al_rad_destroy(fresh);
+            held = rad;
+            rad = next;
+            continue;
+        }
         rad_check_finish_corrections(next);
         if (coarse_count > 0) {
             /* Refined: every luxel as a new solver gives it (which shoots any light the
@@ -268,10 +281,13 @@ void rad_check_edits(const al_input *input, const al_world *world, const al_rad_
         out->books_off += rad_check_books(next, why, sizeof why) > 1e-5;
         al_rad_destroy(fresh);
         al_rad_destroy(rad);
+        al_rad_destroy(held); /* NEXT's corrections are made: its base is no longer read */
+        held = NULL;
         rad = next;
         al_rad_step(rad, 16);
     }
     al_rad_destroy(rad);
+    al_rad_destroy(held);
     for (int i = 0; worlds && inputs && i < edits; i++) {
         al_world_destroy(worlds[i]);
         free(inputs[i]);

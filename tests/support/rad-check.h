@@ -47,7 +47,9 @@ void rad_check_finish_corrections(al_rad *rad);
  * light against a new solver's (rad_check_direct) and, once corrected, the bounced light
  * against a gather of about GROUPS groups (rad_check_bounce), and the books; with extra
  * samples also the coarse luxels (rad_edit_report). Between edits
- * the solver shoots 16 more times, as the editor would. */
+ * the solver shoots 16 more times, as the editor would; every other edit (the first, the
+ * third, ... unless it is the last) is left uncorrected, so that the next one updates a
+ * solver still correcting, and its bounced light is checked through the next one's. */
 typedef struct rad_edit_report {
     int edits, failed;
     double worst_direct, worst_bounce; /* relative to the mean */
