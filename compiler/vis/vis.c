@@ -33,6 +33,8 @@ void al_vis_destroy(al_vis *vis)
     free(vis->pvs);
     free(vis->cluster_face_first);
     free(vis->cluster_faces);
+    free(vis->brush_place_first);
+    free(vis->face_places);
     free(vis->entity_cluster_first);
     free(vis->entity_clusters);
     free(vis);
@@ -88,7 +90,7 @@ int al_vis_build(al_world *w, const al_vis_entity *entities, int entity_count,
     if (al_vis_flood(w, vis, entities, entity_count) < 0) return -1;
     vis->stats.ms_portals = al_clock_ms_since(t0);
     STOP_IF_CANCELLED();
-    if (al_vis_leaf_faces(w, vis, entities, entity_count) < 0) return -1;
+    if (al_vis_leaf_faces(w, vis, entities, entity_count, previous) < 0) return -1;
     STOP_IF_CANCELLED();
 #undef STOP_IF_CANCELLED
     if (level != AL_PVS_NONE && vis->leak_entity >= 0 && no_pvs_if_leaking) {

@@ -105,6 +105,11 @@ typedef struct al_vis {
     /* Faces in leaves (CSR over vis leaves). */
     int32_t *cluster_face_first;
     al_leaf_face *cluster_faces;
+    /* Where they came from, kept for the next world's (leaf-faces.c): per brush of the world
+     * model, in its order, a range of face_places (placed_brush_count + 1 entries). */
+    int32_t placed_brush_count;
+    int32_t *brush_place_first;
+    struct al_face_place *face_places;
 
     /* Entities in leaves (CSR over entities). */
     int32_t entity_count;
@@ -166,8 +171,10 @@ void al_vis_destroy(al_vis *vis);
 int al_vis_portals(al_world *w, al_vis *vis, const al_world *previous);
 int al_vis_seams(const al_world *w, al_vis *vis);
 int al_vis_flood(al_world *w, al_vis *vis, const al_vis_entity *entities, int entity_count);
+/* PREVIOUS (may be NULL): a world whose faces' places in the blocks W shares with it are
+ * taken for the brushes it has too, unless they reach a block it does not share. */
 int al_vis_leaf_faces(const al_world *w, al_vis *vis, const al_vis_entity *entities,
-                      int entity_count);
+                      int entity_count, const al_world *previous);
 /* Returns 0, -1 if memory runs out, -2 if VIS->cancel was set while it ran (the rows are
  * then conservative but not tight). */
 int al_vis_pvs(al_vis *vis, al_pvs_level level, int threads);

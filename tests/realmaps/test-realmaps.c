@@ -731,10 +731,15 @@ CHECK_TEST(incremental, "/realmaps/incremental-compiles-equal-full-compiles")
               (long long) r.solidity_mismatches, (long long) r.solidity_checked);
     CHECK_MSG(r.portal_differences == 0, "%d batches' portals differ from a full compile's: %s",
               r.portal_differences, r.why);
+    CHECK_MSG(r.leaf_face_differences == 0,
+              "%d batches' faces in vis leaves differ from those found anew: %s",
+              r.leaf_face_differences, r.why);
     check_note("%s: %d edits in %d batches: %.1f of %.0f blocks built, %.0f brushes copied "
-               "per update, the portals of %.1f blocks copied (all equal a full compile's)",
+               "per update, the portals of %.1f blocks copied (all equal a full compile's), "
+               "the faces of %.1f of %.0f brushes placed in vis leaves anew",
                map_name, r.edits, r.batches, r.blocks_built_mean, r.blocks_mean,
-               r.brushes_copied_mean, r.portal_blocks_copied_mean);
+               r.brushes_copied_mean, r.portal_blocks_copied_mean, r.face_brushes_placed_mean,
+               r.brushes_mean);
 }
 
 int main(int argc, char **argv)

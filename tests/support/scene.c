@@ -268,6 +268,63 @@ static bool same_portals(const portal_list *a, const portal_list *b, double tole
     return true;
 }
 
+/* A world's faces in vis leaves, vis leaf by vis leaf, copied (the world's vis may go). */
+typedef struct leaf_face_list {
+    int32_t *first; /* per vis leaf + 1 */
+    al_leaf_face *items;
+    int leaves;
+} leaf_face_list;
+
+static bool leaf_face_list_take(const al_world *w, leaf_face_list *out)
+{
+    int n = al_world_vis_leaf_count(w), total = 0, count;
+    out->leaves = n;
+    out->first = malloc(((size_t) n + 1) * sizeof *out->first);
+    if (!out->first) return false;
+    for (int l = 0; l < n; l++) {
+        out->first[l] = total;
+        al_world_leaf_faces(w, l, &count);
+        total += count;
+    }
+    out->first[n] = total;
+    out->items = malloc(((size_t) total + 1) * sizeof *out->items);
+    if (!out->items) return false;
+    for (int l = 0; l < n; l++) {
+        const al_leaf_face *f = al_world_leaf_faces(w, l, &count);
+        if (count) memcpy(out->items + out->first[l], f, (size_t) count * sizeof *f);
+    }
+    return true;
+}
+
+static void leaf_face_list_free(leaf_face_list *l)
+{
+    free(l->first);
+    free(l->items);
+}
+
+/* Whether A's faces in vis leaves are B's, in the same order. WHAT names B. */
+static bool same_leaf_faces(const leaf_face_list *a, const leaf_face_list *b, const char *what,
+                            char *why, size_t size)
+{
+    if (a->leaves != b->leaves) {
+        snprintf(why, size, "%d vis leaves, %s %d", a->leaves, what, b->leaves);
+        return false;
+    }
+    for (int l = 0; l < a->leaves; l++) {
+        int na = a->first[l + 1] - a->first[l], nb = b->first[l + 1] - b->first[l];
+        const al_leaf_face *fa = a->items + a->first[l], *fb = b->items + b->first[l];
+        for (int k = 0; k < na || k < nb; k++) {
+            if (k < na && k < nb && fa[k].brush == fb[k].brush && fa[k].face == fb[k].face)
+                continue;
+            snprintf(why, size, "vis leaf %d: %d faces against %s's %d, the %d-th brush %d face %d "
+                     "against %d face %d", l, na, what, nb, k, k < na ? fa[k].brush : -1,
+                     k < na ? fa[k].face : -1, k < nb ? fb[k].brush : -1, k < nb ? fb[k].face : -1);
+            return false;
+        }
+    }
+    return true;
+}
+
 void scene_edit_check(const al_input *in, int edits, int batch, int points, int threads,
                       uint64_t seed, scene_edit_report *out)
 {
@@ -307,12 +364,16 @@ void scene_edit_check(const al_input *in, int edits, int batch, int points, int 
         /* Portals: the update's built in full, then again taking those of the blocks it
          * shares from CURRENT (the two must be one), and the full compile's. */
         portal_list anew = {0}, copied = {0}, whole = {0};
+        leaf_face_list faces_anew = {0}, faces_copied = {0};
         al_vis_options vn = vo;
         vn.previous = current;
         if (s1 == AL_OK) s1 = al_world_build_vis_with(next, &e.input, &vo);
-        if (s1 == AL_OK && !portal_list_take(next, &anew)) s1 = AL_ERR_NOMEM;
+        if (s1 == AL_OK && (!portal_list_take(next, &anew) || !leaf_face_list_take(next, &faces_anew)))
+            s1 = AL_ERR_NOMEM;
         if (s1 == AL_OK) s1 = al_world_build_vis_with(next, &e.input, &vn);
-        if (s1 == AL_OK && !portal_list_take(next, &copied)) s1 = AL_ERR_NOMEM;
+        if (s1 == AL_OK &&
+            (!portal_list_take(next, &copied) || !leaf_face_list_take(next, &faces_copied)))
+            s1 = AL_ERR_NOMEM;
         if (s2 == AL_OK) s2 = al_world_build_vis_with(full, &e.input, &vo);
         if (s2 == AL_OK && !portal_list_take(full, &whole)) s2 = AL_ERR_NOMEM;
         out->batches++;
@@ -336,9 +397,15 @@ void scene_edit_check(const al_input *in, int edits, int batch, int points, int 
                     snprintf(out->why, sizeof out->why, "after %d edits: %s", out->edits, why);
                 out->portal_differences++;
             }
+            if (!same_leaf_faces(&faces_copied, &faces_anew, "those found anew", why, sizeof why)) {
+                if (!out->leaf_face_differences)
+                    snprintf(out->why, sizeof out->why, "after %d edits: %s", out->edits, why);
+                out->leaf_face_differences++;
+            }
             al_vis_stats vs;
             al_world_vis_stats(next, &vs);
             out->portal_blocks_copied_mean += vs.portal_blocks_copied;
+            out->face_brushes_placed_mean += vs.face_brushes_placed;
             if (al_world_diagnostics(next)->count != al_world_diagnostics(full)->count &&
                 !out->why[0])
                 snprintf(out->why, sizeof out->why, "after %d edits: %zu diagnostics, full %zu",
@@ -349,6 +416,7 @@ void scene_edit_check(const al_input *in, int edits, int batch, int points, int 
             out->blocks_built_mean += st.blocks_built;
             out->blocks_mean += st.blocks;
             out->brushes_copied_mean += st.brushes_copied;
+            out->brushes_mean += st.collision_brushes;
             if (points > 0) {
                 al_oracle *oracle = al_oracle_create(next);
                 for (int h = 0; oracle && h < al_world_hull_count(next); h++) {
@@ -364,6 +432,8 @@ void scene_edit_check(const al_input *in, int edits, int batch, int points, int 
         portal_list_free(&anew);
         portal_list_free(&copied);
         portal_list_free(&whole);
+        leaf_face_list_free(&faces_anew);
+        leaf_face_list_free(&faces_copied);
         al_world_destroy(full);
         al_diag_list_clear(&d1);
         al_diag_list_clear(&d2);
@@ -377,6 +447,8 @@ void scene_edit_check(const al_input *in, int edits, int batch, int points, int 
         out->blocks_mean /= out->batches;
         out->brushes_copied_mean /= out->batches;
         out->portal_blocks_copied_mean /= out->batches;
+        out->face_brushes_placed_mean /= out->batches;
+        out->brushes_mean /= out->batches;
     }
     al_world_destroy(current);
     al_edit_input_free(&e);

@@ -66,7 +66,9 @@ int scene_split_errors(const al_world *world, const double p[3], int *count, cha
  * visibility), applies EDITS random edits (al-edits.h) in batches of BATCH; after each
  * batch the world updated from the previous one (al_world_update) must equal a full
  * compile of the edited input tree by tree, its portals (the unchanged blocks' taken from
- * the previous world) must equal the full compile's one by one, and its onion tree must
+ * the previous world) must equal the full compile's one by one, its faces in vis leaves
+ * (the unchanged brushes' places taken from the previous world) those found anew, and its
+ * onion tree must
  * agree with the brute-force oracle at POINTS random points per hull. THREADS 0: all
  * CPUs. */
 typedef struct scene_edit_report {
@@ -76,6 +78,10 @@ typedef struct scene_edit_report {
     int portal_differences;   /* batches whose portals (built with the previous world's,
                                  al_vis_options.previous) differ from a full compile's */
     double portal_blocks_copied_mean; /* per update */
+    int leaf_face_differences; /* batches whose faces in vis leaves (their places taken from
+                                  the previous world's) differ from those found anew */
+    double face_brushes_placed_mean; /* per update: brushes whose faces were placed anew */
+    double brushes_mean;             /* per update: collision brushes */
     int64_t solidity_checked, solidity_mismatches;
     double blocks_built_mean, blocks_mean; /* per update */
     double brushes_copied_mean;
