@@ -14,8 +14,8 @@
  * content key (al_brush_desc_key) there. Its faces go down the trees only into the other
  * blocks, and not at all when its box, grown by PLACE_MARGIN, reaches none of them; a
  * brush not found there is pushed whole. The clusters are looked up anew (leaves are
- * numbered per world), and the lists are made as before. The edit test (tests/support/scene.c) compares them
- * with the lists made without the previous world after random edits on the real maps.
+ * numbered per world), and the lists are made as before. The edit test (tests/support/scene.c)
+ * compares them with the lists made without the previous world after random edits on the real maps.
  *
  * Workload: O(faces * tree depth) for a compile; tens of milliseconds on the real maps,
  * 40 ms on a 20,000-brush map, where an edit pushes the faces of a few brushes.
@@ -81,8 +81,10 @@ static bool to_lists(triple_vec *v, int32_t keys, int32_t **first, al_leaf_face 
     int64_t *start = calloc((size_t) keys + 2, sizeof *start);
     triple *sorted = malloc(((size_t) v->count + 1) * sizeof *sorted);
     *first = calloc((size_t) keys + 1, sizeof **first);
-    if (pairs) *pairs = malloc(((size_t) v->count + 1) * sizeof **pairs);
-    else *items = malloc(((size_t) v->count + 1) * sizeof **items);
+    if (pairs)
+        *pairs = malloc(((size_t) v->count + 1) * sizeof **pairs);
+    else
+        *items = malloc(((size_t) v->count + 1) * sizeof **items);
     if (!start || !sorted || !*first || (pairs ? !*pairs : !*items)) {
         free(start);
         free(sorted);
@@ -290,7 +292,8 @@ static bool place_faces(const al_world *w, al_vis *vis, reuse *r, al_arena *aren
         vis->brush_place_first[i] = (int32_t) places.count;
         if (places.count > INT32_MAX / 2) ok = false;
         if (!ok || (b->material_flags & AL_MATERIAL_CLIP)) continue;
-        int32_t from = w->collision_hash ? reuse_take(r, w->collision_hash[m->first_brush + i]) : -1;
+        int32_t from =
+            w->collision_hash ? reuse_take(r, w->collision_hash[m->first_brush + i]) : -1;
         /* The places in the blocks kept are the previous world's; the faces go down the
          * trees only to the others (all of them for a brush not found there). */
         const uint8_t *skip = NULL;
@@ -308,8 +311,8 @@ static bool place_faces(const al_world *w, al_vis *vis, reuse *r, al_arena *aren
             if (side->face < 0 || !side->winding) continue;
             al_arena_mark mark = al_arena_get_mark(arena);
             const double *normal = w->planes.planes[side->plane].normal;
-            ok = push_world(arena, w, m->top.root, side->winding, normal, side->face, skip,
-                            &pieces, &places);
+            ok = push_world(arena, w, m->top.root, side->winding, normal, side->face, skip, &pieces,
+                            &places);
             al_arena_release(arena, mark);
         }
     }

@@ -316,9 +316,11 @@ static bool same_leaf_faces(const leaf_face_list *a, const leaf_face_list *b, co
         for (int k = 0; k < na || k < nb; k++) {
             if (k < na && k < nb && fa[k].brush == fb[k].brush && fa[k].face == fb[k].face)
                 continue;
-            snprintf(why, size, "vis leaf %d: %d faces against %s's %d, the %d-th brush %d face %d "
-                     "against %d face %d", l, na, what, nb, k, k < na ? fa[k].brush : -1,
-                     k < na ? fa[k].face : -1, k < nb ? fb[k].brush : -1, k < nb ? fb[k].face : -1);
+            snprintf(why, size,
+                     "vis leaf %d: %d faces against %s's %d, the %d-th brush %d face %d "
+                     "against %d face %d",
+                     l, na, what, nb, k, k < na ? fa[k].brush : -1, k < na ? fa[k].face : -1,
+                     k < nb ? fb[k].brush : -1, k < nb ? fb[k].face : -1);
             return false;
         }
     }
@@ -368,7 +370,8 @@ void scene_edit_check(const al_input *in, int edits, int batch, int points, int 
         al_vis_options vn = vo;
         vn.previous = current;
         if (s1 == AL_OK) s1 = al_world_build_vis_with(next, &e.input, &vo);
-        if (s1 == AL_OK && (!portal_list_take(next, &anew) || !leaf_face_list_take(next, &faces_anew)))
+        if (s1 == AL_OK &&
+            (!portal_list_take(next, &anew) || !leaf_face_list_take(next, &faces_anew)))
             s1 = AL_ERR_NOMEM;
         if (s1 == AL_OK) s1 = al_world_build_vis_with(next, &e.input, &vn);
         if (s1 == AL_OK &&
