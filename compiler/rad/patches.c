@@ -10,6 +10,7 @@
 #include "al-entity-keys.h"
 #include "al-parallel.h"
 #include "al-vec3.h"
+#include "vis/vis.h"
 #include "world/world-internal.h"
 
 #include <math.h>
@@ -873,6 +874,44 @@ bool al_rad_index_skies(al_rad *rad)
     }
     return al_cell_index_build(&rad->sky_index, 256.0, rad->sky_count, sky_box, rad,
                                1 << 22);
+}
+
+/* A sun ray that ends on sky leaves its start through empty space up to a face of a sky
+ * brush: the vis leaf it starts in sees (PVS, conservative) the one that face lies in,
+ * where the face's piece landed (leaf-faces.c). So a vis leaf whose PVS row holds no vis
+ * leaf with a face of a sky brush gets no sunlight, and its luxels' sun rays need not be
+ * cast: indoors, most of a map. The rows are symmetric (pvs.c), so the leaves that may see
+ * sky are the union of the rows of the leaves with sky faces. A luxel takes the vis leaf
+ * of its sample point for all its samples, as the PVS gate of point lights does. The
+ * oracle test casts the rays the gate saves on the real maps: none ends on sky. */
+bool al_rad_find_sky_leaves(al_rad *rad)
+{
+    free(rad->sees_sky);
+    rad->sees_sky = NULL;
+    const al_vis *vis = rad->world->vis;
+    if (!vis || !vis->pvs || vis->cluster_count <= 0) return true;
+    const al_input *in = rad->input;
+    uint8_t *sky_brush = calloc((size_t) in->brush_count + 1, 1);
+    uint64_t *seen = calloc((size_t) vis->row_words + 1, sizeof *seen);
+    if (!sky_brush || !seen) {
+        free(sky_brush);
+        free(seen);
+        return false;
+    }
+    for (int32_t i = 0; i < rad->sky_count; i++) sky_brush[rad->skies[i].brush] = 1;
+    for (int32_t c = 0; c < vis->cluster_count && rad->sky_count > 0; c++) {
+        int count;
+        const al_leaf_face *f = al_world_leaf_faces(rad->world, c, &count);
+        bool sky = false;
+        for (int k = 0; k < count && !sky; k++)
+            sky = f[k].brush >= 0 && f[k].brush < in->brush_count && sky_brush[f[k].brush];
+        if (!sky) continue;
+        const uint64_t *row = al_vis_row(vis, c);
+        for (int32_t w = 0; w < vis->row_words; w++) seen[w] |= row[w];
+    }
+    free(sky_brush);
+    rad->sees_sky = seen;
+    return true;
 }
 
 /* The sky brush containing P, or -1. */

@@ -232,6 +232,10 @@ struct al_rad {
     rad_sky *skies;
     int32_t sky_count;
     al_cell_index sky_index;
+    /* Per vis leaf, a bit: its PVS row holds a vis leaf with a face of a sky brush, so a
+     * sun ray from it may end on sky (al_rad_find_sky_leaves). NULL: every leaf may (no
+     * PVS). */
+    uint64_t *sees_sky;
 
     /* atlas */
     int atlas_w, atlas_h;
@@ -467,6 +471,18 @@ al_status al_rad_layout(al_rad *rad, al_diag_list *diags);
 
 /* Sky brushes, indexed for sun rays (patches.c). */
 bool al_rad_index_skies(al_rad *rad);
+
+/* Fills RAD's sees_sky from its world's PVS and faces in vis leaves (patches.c). False if
+ * memory runs out. */
+bool al_rad_find_sky_leaves(al_rad *rad);
+
+/* Whether a sun ray from a point in vis leaf CLUSTER may end on sky: false only where
+ * the PVS rules it out (no vis leaf it may see has a face of a sky brush). */
+static inline bool al_rad_may_see_sky(const al_rad *rad, int32_t cluster)
+{
+    return !rad->sees_sky || cluster < 0 ||
+           (rad->sees_sky[cluster >> 6] >> (cluster & 63) & 1u) != 0;
+}
 
 /* Casts a ray from A to B through the world's light trees: true if nothing blocks it.
  * Clip brushes do not block light. When SKY_HIT is not NULL the ray is a sun ray: it returns true only if

@@ -199,7 +199,7 @@ int al_rad_light_add(const al_rad *rad, const rad_light *l, const uint64_t *row,
     double v;
     if (l->kind == RAD_SUN) {
         double c = -al_dot(p->n, l->dir);
-        if (c <= 0) return 0;
+        if (c <= 0 || !al_rad_may_see_sky(rad, p->cluster)) return 0;
         double far_point[3];
         al_madd(p->from, l->dir, -extent, far_point);
         bool sky = false;
@@ -1096,7 +1096,8 @@ al_status al_rad_begin(const al_world *world, const al_input *input, const al_ra
 al_status al_rad_finish(al_rad *rad, al_diag_list *diags)
 {
     al_status st = al_rad_layout(rad, diags);
-    if (st == AL_OK && !al_rad_index_skies(rad)) st = AL_ERR_NOMEM;
+    if (st == AL_OK && (!al_rad_index_skies(rad) || !al_rad_find_sky_leaves(rad)))
+        st = AL_ERR_NOMEM;
     if (st == AL_OK) {
         rad_lights lights;
         if (al_rad_parse_lights(rad->world, rad->input, &rad->polys, &lights, diags)) {
@@ -1196,6 +1197,7 @@ void al_rad_destroy(al_rad *rad)
     free(rad->floor);
     free(rad->skies);
     al_cell_index_free(&rad->sky_index);
+    free(rad->sees_sky);
     free(rad->texel_luxel);
     free(rad->shelves);
     free(rad->delta);

@@ -594,6 +594,35 @@ CHECK_TEST(light_rays, "/realmaps/light-rays-agree-with-a-sweep-through-the-brus
     al_diag_list_clear(&d);
 }
 
+CHECK_TEST(sky_gate, "/realmaps/sun-rays-the-pvs-rules-out-end-on-no-sky")
+{
+    if (!ready()) return;
+    /* The luxels whose vis leaf sees no leaf with a sky face cast no sun rays (rad/patches.c
+     * al_rad_find_sky_leaves): cast them all, none may reach the sky. A leaking map has no
+     * PVS, and no luxel is left out. */
+    al_vis_stats vs;
+    al_world_vis_stats(s.world, &vs);
+    if (vs.level == AL_PVS_NONE)
+        REQUIRE(al_world_build_vis(s.world, &s.input.input, AL_PVS_COARSE, 0) == AL_OK);
+    al_rad *rad;
+    al_diag_list d = {0};
+    REQUIRE(al_rad_create(s.world, &s.input.input, &(al_rad_options){.luxel_size = 64}, &rad,
+                          &d) == AL_OK);
+    int64_t gated, rays;
+    char why[300] = "";
+    int64_t wrong = rad_check_sky_gate(rad, &gated, &rays, why, sizeof why);
+    al_rad_stats st;
+    al_rad_get_stats(rad, &st);
+    check_note("%s: %lld of %lld luxels see no sky by the PVS (%d lights, %d of them the sky "
+               "dome's); their %lld sun rays cast, %lld reach the sky",
+               map_name, (long long) gated, (long long) st.patches, st.lights, st.dome_lights,
+               (long long) rays, (long long) wrong);
+    CHECK_MSG(wrong == 0, "%s: %lld sun rays the PVS ruled out reach the sky: %s", map_name,
+              (long long) wrong, why);
+    al_rad_destroy(rad);
+    al_diag_list_clear(&d);
+}
+
 CHECK_TEST(radiosity, "/realmaps/radiosity-reaches-one-percent-with-its-books-balanced")
 {
     if (!ready()) return;

@@ -5,6 +5,7 @@
 #include "al-live.h"
 #include "rad/rad-internal.h"
 #include "al-edits.h"
+#include "al-vec3.h"
 #include "vis/vis.h"
 #include "world/world-internal.h"
 
@@ -304,4 +305,35 @@ void rad_check_finish_corrections(al_rad *rad)
         al_rad_get_stats(rad, &st);
         if (st.corrections_left == 0 || al_rad_step(rad, 1) == 0) break;
     }
+}
+
+int64_t rad_check_sky_gate(const al_rad *rad, int64_t *gated, int64_t *rays, char *why,
+                           size_t size)
+{
+    *gated = *rays = 0;
+    int64_t wrong = 0;
+    double extent = al_rad_sun_reach(rad);
+    rad_point p[AL_RAD_MAX_SAMPLES];
+    for (int32_t j = 0; j < rad->luxel_count; j++) {
+        if (al_rad_may_see_sky(rad, rad->luxel_cluster[j])) continue;
+        (*gated)++;
+        int n = al_rad_luxel_samples(rad, j, p);
+        for (int32_t m = 0; m < rad->light_count; m++) {
+            const rad_light *l = &rad->lights[m];
+            if (l->kind != RAD_SUN) continue;
+            for (int k = 0; k < n; k++) {
+                if (-al_dot(p[k].n, l->dir) <= 0) continue;
+                double far[3];
+                al_madd(p[k].from, l->dir, -extent, far);
+                bool sky = false;
+                (*rays)++;
+                if (al_rad_ray(rad, p[k].from, far, &sky) && sky && wrong++ == 0)
+                    snprintf(why, size,
+                             "luxel %d (vis leaf %d) at (%.1f %.1f %.1f): sun %d reaches sky",
+                             j, rad->luxel_cluster[j], p[k].from[0], p[k].from[1], p[k].from[2],
+                             m);
+            }
+        }
+    }
+    return wrong;
 }

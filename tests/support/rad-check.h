@@ -41,6 +41,13 @@ int rad_check_stride(const al_rad *rad, int groups);
 /* Steps RAD until no correction is left (al_rad_update's). */
 void rad_check_finish_corrections(al_rad *rad);
 
+/* The sun rays RAD does not cast because the PVS rules out sky for a luxel's vis leaf
+ * (al_rad_may_see_sky), cast: every sample of each such luxel toward every sun it faces.
+ * Returns how many end on sky (the first described in WHY; none may); *GATED the luxels,
+ * *RAYS the rays. */
+int64_t rad_check_sky_gate(const al_rad *rad, int64_t *gated, int64_t *rays, char *why,
+                           size_t size);
+
 /* Light carried across random edits: INPUT and WORLD (compiled from it, with visibility)
  * lit with OPTIONS to RESIDUAL, then EDITS random edits (al-edits.h), each world
  * updated from the last (coarse PVS) and its solver from the last; after each, the direct
