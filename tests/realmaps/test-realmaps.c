@@ -606,8 +606,8 @@ CHECK_TEST(sky_gate, "/realmaps/sun-rays-the-pvs-rules-out-end-on-no-sky")
         REQUIRE(al_world_build_vis(s.world, &s.input.input, AL_PVS_COARSE, 0) == AL_OK);
     al_rad *rad;
     al_diag_list d = {0};
-    REQUIRE(al_rad_create(s.world, &s.input.input, &(al_rad_options){.luxel_size = 64}, &rad,
-                          &d) == AL_OK);
+    REQUIRE(al_rad_create(s.world, &s.input.input, &(al_rad_options){.luxel_size = 64}, &rad, &d) ==
+            AL_OK);
     int64_t gated, rays;
     char why[300] = "";
     int64_t wrong = rad_check_sky_gate(rad, &gated, &rays, why, sizeof why);

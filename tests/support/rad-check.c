@@ -307,8 +307,7 @@ void rad_check_finish_corrections(al_rad *rad)
     }
 }
 
-int64_t rad_check_sky_gate(const al_rad *rad, int64_t *gated, int64_t *rays, char *why,
-                           size_t size)
+int64_t rad_check_sky_gate(const al_rad *rad, int64_t *gated, int64_t *rays, char *why, size_t size)
 {
     *gated = *rays = 0;
     int64_t wrong = 0;
@@ -329,9 +328,8 @@ int64_t rad_check_sky_gate(const al_rad *rad, int64_t *gated, int64_t *rays, cha
                 (*rays)++;
                 if (al_rad_ray(rad, p[k].from, far, &sky) && sky && wrong++ == 0)
                     snprintf(why, size,
-                             "luxel %d (vis leaf %d) at (%.1f %.1f %.1f): sun %d reaches sky",
-                             j, rad->luxel_cluster[j], p[k].from[0], p[k].from[1], p[k].from[2],
-                             m);
+                             "luxel %d (vis leaf %d) at (%.1f %.1f %.1f): sun %d reaches sky", j,
+                             rad->luxel_cluster[j], p[k].from[0], p[k].from[1], p[k].from[2], m);
             }
         }
     }
