@@ -195,12 +195,12 @@ static void queue_delivery(AlliumDocument *self)
     g_source_unref(source);
 }
 
-/* The engine's background thread (portals, the light's corrections and shots, the tight
- * PVS, and the workers it starts) gives way to the interface: on two cores, llvmpipe and
- * GTK drawing at full priority against it gave a quarter fewer frames while editing. The
- * engine's own thread, which only builds an edit's collision, and the one that corrects an
- * edit's light up to its first frame keep the interface's priority: at nice 10 they waited
- * behind every frame drawn meanwhile. */
+/* The engine's background thread (the light's corrections and shots, the tight PVS, and
+ * the workers it starts) gives way to the interface: on two cores, llvmpipe and GTK
+ * drawing at full priority against it gave a quarter fewer frames while editing. The
+ * engine's own thread, which only builds an edit's collision, and the one that makes an
+ * edit's portals and corrects its light up to its first frame keep the interface's
+ * priority: at nice 10 they waited behind every frame drawn meanwhile. */
 static void thread_started_cb(void *user, bool background)
 {
     (void) user;
