@@ -109,11 +109,8 @@ static float occlusion_along(const al_rad *rad, const double from[3], const doub
         double end[3];
         al_madd(from, dirs[i], d->depth, end);
         double t = al_ray_hit(&rad->ray_tree, from, end);
-        if (t < 1) {
-            /* What it met first may be sky, which is no occluder. */
-            bool sky = false;
-            if (rad->sky_count > 0 && al_rad_ray(rad, from, end, &sky) && sky) t = 1;
-        }
+        /* What it met first may be sky, which is no occluder. */
+        if (t < 1 && rad->sky_count > 0 && al_rad_ends_on_sky(rad, from, end, t)) t = 1;
         free_sum += fmin(t, 1.0) * d->depth;
     }
     return (float) (1.0 - free_sum / RAYS / d->depth);

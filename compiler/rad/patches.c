@@ -1027,6 +1027,16 @@ double al_rad_time_logged_rays(al_rad *rad, int64_t *count, int64_t *blocked)
 
 /* --- rays -------------------------------------------------------------------------- */
 
+bool al_rad_ends_on_sky(const al_rad *rad, const double a[3], const double b[3], double t)
+{
+    double hit[3], dir[3], probe[3];
+    al_sub(b, a, dir);
+    al_madd(a, dir, t, hit);
+    if (al_normalize(dir, dir) == 0) return false;
+    al_madd(hit, dir, 0.05, probe);
+    return sky_at(rad, probe) >= 0;
+}
+
 bool al_rad_ray(const al_rad *rad, const double a[3], const double b[3], bool *sky_hit)
 {
     if (rad->ray_log && !sky_hit) log_ray(rad->ray_log, a, b);
@@ -1034,11 +1044,6 @@ bool al_rad_ray(const al_rad *rad, const double a[3], const double b[3], bool *s
     if (t >= 1.0) return sky_hit == NULL;
     if (!sky_hit) return false;
     /* A sun ray: did it end on sky? */
-    double hit[3], dir[3], probe[3];
-    al_sub(b, a, dir);
-    al_madd(a, dir, t, hit);
-    if (al_normalize(dir, dir) == 0) return false;
-    al_madd(hit, dir, 0.05, probe);
-    *sky_hit = sky_at(rad, probe) >= 0;
+    *sky_hit = al_rad_ends_on_sky(rad, a, b, t);
     return *sky_hit;
 }

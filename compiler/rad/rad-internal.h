@@ -489,6 +489,10 @@ static inline bool al_rad_may_see_sky(const al_rad *rad, int32_t cluster)
  * the first thing it meets is a sky brush (then *SKY_HIT is set). */
 bool al_rad_ray(const al_rad *rad, const double a[3], const double b[3], bool *sky_hit);
 
+/* Whether the ray from A to B, blocked first at T along it (al_ray_hit), meets a sky brush
+ * there: what al_rad_ray tells a sun ray, without casting it again. */
+bool al_rad_ends_on_sky(const al_rad *rad, const double a[3], const double b[3], double t);
+
 /* Frees a log of al_rad_log_rays (al-rad.h). */
 void al_ray_log_free(al_ray_log *log);
 
