@@ -8,6 +8,7 @@
 #include "check.h"
 #include "mapgen.h"
 #include "rad/rad-internal.h"
+#include "rad-check.h"
 #include "scene.h"
 
 #include <math.h>
@@ -604,6 +605,66 @@ CHECK_TEST(sun_anglescale, "/rad/lights/the-sun-takes-the-worldspawn-anglescale"
     double want = 200 * sin(60 * M_PI / 180);
     CHECK_MSG(fabs(got[0] - want) < 1e-3, "%g, want %g", got[0], want);
     lit_free(&t);
+}
+
+/* A stone hut 1024 wide and 512 high on the open floor under the sky, from (1536, 1536):
+ * its roof whole, or with a 256-unit hole in the middle. */
+static mapgen *hut_under_sky(bool hole)
+{
+    mapgen *g = mapgen_create(false);
+    mapgen_begin_entity(g, "worldspawn");
+    mapgen_key(g, "_sunlight", "200");
+    mapgen_key(g, "_sunlight_mangle", "0 -90 0");
+    mapgen_key(g, "_sunlight2", "50");
+    const double x0 = 1536, x1 = 2560, top = 528;
+    mapgen_box(g, x0, x0, 16, x0 + 16, x1, top, "stone");
+    mapgen_box(g, x1 - 16, x0, 16, x1, x1, top, "stone");
+    mapgen_box(g, x0 + 16, x0, 16, x1 - 16, x0 + 16, top, "stone");
+    mapgen_box(g, x0 + 16, x1 - 16, 16, x1 - 16, x1, top, "stone");
+    if (hole) {
+        /* The roof around a hole over (1920..2176)². */
+        mapgen_box(g, x0, x0, top, 1920, x1, top + 16, "stone");
+        mapgen_box(g, 2176, x0, top, x1, x1, top + 16, "stone");
+        mapgen_box(g, 1920, x0, top, 2176, 1920, top + 16, "stone");
+        mapgen_box(g, 1920, 2176, top, 2176, x1, top + 16, "stone");
+    } else {
+        mapgen_box(g, x0, x0, top, x1, x1, top + 16, "stone");
+    }
+    open_floor_under_sky(g);
+    return g;
+}
+
+CHECK_TEST(sky_gate, "/rad/lights/a-hut-shut-from-the-sky-casts-no-sun-rays-and-a-hole-lets-them-in")
+{
+    /* Inside the shut hut no vis leaf sees a leaf with a sky face: its luxels cast no sun
+     * rays (rad/patches.c), and the sun rays left out, cast, reach no sky. Under the hole
+     * the sun and the dome reach the floor, as they do outside. */
+    const double inside[3] = {2048, 2048, 16}, outside[3] = {512, 512, 16}, up[3] = {0, 0, 1};
+    for (int hole = 0; hole < 2; hole++) {
+        lit t;
+        REQUIRE(light_up(&t, hut_under_sky(hole)));
+        float in[3], out[3];
+        al_rad_direct_at(t.rad, inside, up, AL_RAD_ALL_STYLES, in);
+        al_rad_direct_at(t.rad, outside, up, AL_RAD_ALL_STYLES, out);
+        int64_t gated, rays;
+        char why[300] = "";
+        int64_t wrong = rad_check_sky_gate(t.rad, &gated, &rays, why, sizeof why);
+        CHECK_MSG(wrong == 0, "roof %s: %lld rays left out reach the sky: %s",
+                  hole ? "with a hole" : "whole", (long long) wrong, why);
+        CHECK_MSG(out[0] > 200, "outside gets %g", out[0]);
+        if (hole) {
+            CHECK_MSG(gated == 0, "%lld luxels left without their sun rays", (long long) gated);
+            /* The sun straight down through it, and the part of the dome it shows. */
+            CHECK_MSG(in[0] > 200 - 1e-3 && in[0] < out[0], "under the hole %g, outside %g",
+                      in[0], out[0]);
+        } else {
+            /* The hut's floor, walls and roof seen from inside: 16² + 4 x 16 x 8 + 16². */
+            CHECK_MSG(gated >= 16 * 16, "%lld luxels left without their sun rays",
+                      (long long) gated);
+            CHECK_MSG(rays > 0 && in[0] == 0, "inside %g, %lld rays", in[0], (long long) rays);
+        }
+        lit_free(&t);
+    }
 }
 
 CHECK_TEST(styles, "/rad/lights/each-lightmap-style-holds-its-own-lights-and-style-0-the-minimum")
