@@ -634,7 +634,8 @@ static mapgen *hut_under_sky(bool hole)
     return g;
 }
 
-CHECK_TEST(sky_gate, "/rad/lights/a-hut-shut-from-the-sky-casts-no-sun-rays-and-a-hole-lets-them-in")
+CHECK_TEST(sky_gate,
+           "/rad/lights/a-hut-shut-from-the-sky-casts-no-sun-rays-and-a-hole-lets-them-in")
 {
     /* Inside the shut hut no vis leaf sees a leaf with a sky face: its luxels cast no sun
      * rays (rad/patches.c), and the sun rays left out, cast, reach no sky. Under the hole
@@ -655,8 +656,8 @@ CHECK_TEST(sky_gate, "/rad/lights/a-hut-shut-from-the-sky-casts-no-sun-rays-and-
         if (hole) {
             CHECK_MSG(gated == 0, "%lld luxels left without their sun rays", (long long) gated);
             /* The sun straight down through it, and the part of the dome it shows. */
-            CHECK_MSG(in[0] > 200 - 1e-3 && in[0] < out[0], "under the hole %g, outside %g",
-                      in[0], out[0]);
+            CHECK_MSG(in[0] > 200 - 1e-3 && in[0] < out[0], "under the hole %g, outside %g", in[0],
+                      out[0]);
         } else {
             /* The hut's floor, walls and roof seen from inside: 16² + 4 x 16 x 8 + 16². */
             CHECK_MSG(gated >= 16 * 16, "%lld luxels left without their sun rays",
