@@ -179,13 +179,6 @@ static bool push_world(al_arena *arena, const al_world *w, int32_t code, al_wind
     return true;
 }
 
-/* Whether two blocks' vis trees are one (shared between worlds). */
-static bool same_tree(const al_tree *a, const al_tree *b)
-{
-    return a->nodes == b->nodes && a->leaves == b->leaves && a->node_count == b->node_count &&
-           a->leaf_count == b->leaf_count && a->root == b->root;
-}
-
 /* The places of the faces of PREVIOUS's world model, by brush content, to be taken at
  * most once each; and per block of W, whether its vis tree is PREVIOUS's. */
 typedef struct reuse {
@@ -233,7 +226,7 @@ static bool reuse_init(reuse *r, const al_world *w, const al_world *previous)
         return false;
     }
     for (int b = 0; b < m->block_count; b++)
-        r->kept[b] = same_tree(&m->blocks[b].vis, &pm->blocks[b].vis);
+        r->kept[b] = al_vis_same_tree(&m->blocks[b].vis, &pm->blocks[b].vis);
     r->mask = size - 1;
     for (uint64_t i = 0; i < size; i++) r->head[i] = -1;
     for (int32_t i = pm->brush_count - 1; i >= 0; i--) {

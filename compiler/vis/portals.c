@@ -207,8 +207,7 @@ static al_winding *box_face(al_arena *arena, const al_block *b, int axis, int si
     return al_winding_from_points(arena, (const double (*)[3]) buffer[cur], count);
 }
 
-/* Whether two blocks' vis trees are one (shared between worlds). */
-static bool same_tree(const al_tree *a, const al_tree *b)
+bool al_vis_same_tree(const al_tree *a, const al_tree *b)
 {
     return a->nodes == b->nodes && a->leaves == b->leaves && a->node_count == b->node_count &&
            a->leaf_count == b->leaf_count && a->root == b->root;
@@ -317,7 +316,7 @@ static int plan_copies(const al_world *w, const al_world *previous, uint8_t *cop
         return 0;
     int n = 0;
     for (int b = 0; b < m->block_count; b++) {
-        if (!same_tree(&m->blocks[b].vis, &pm->blocks[b].vis)) continue;
+        if (!al_vis_same_tree(&m->blocks[b].vis, &pm->blocks[b].vis)) continue;
         int grid[3], rest = b;
         grid[0] = rest % m->grid_dims[0];
         rest /= m->grid_dims[0];
@@ -329,7 +328,7 @@ static int plan_copies(const al_world *w, const al_world *previous, uint8_t *cop
             int lower[3] = {grid[0], grid[1], grid[2]};
             lower[axis]--;
             int nb = al_model_block_index(m, lower[0], lower[1], lower[2]);
-            same = same_tree(&m->blocks[nb].vis, &pm->blocks[nb].vis);
+            same = al_vis_same_tree(&m->blocks[nb].vis, &pm->blocks[nb].vis);
         }
         copy[b] = same;
         n += same;

@@ -203,6 +203,9 @@ typedef struct al_tree al_tree;
 bool al_vis_push(al_arena *arena, const al_tree *tree, int32_t code, al_winding *w,
                  const double toward[3], al_vis_fragments *out);
 
+/* Whether two blocks' vis trees are one (shared between worlds: al_world_update). */
+bool al_vis_same_tree(const al_tree *a, const al_tree *b);
+
 /* The block of leaf L (global numbering: leaf_base is ascending). */
 static inline int al_vis_block_of_leaf(const al_vis *vis, int32_t l)
 {
