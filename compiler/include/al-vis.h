@@ -45,7 +45,9 @@ typedef struct al_vis_stats {
     int dportals;             /* directed portals the PVS is made from */
     int dportals_reused_coarse; /* of those, whose might-see set (coarse pass) and */
     int dportals_reused_tight;  /* visible set (tight pass) came from the previous world */
-    int face_brushes_placed;    /* brushes of the world model whose faces were pushed down
+    int face_brushes;           /* brushes of the world model, whose faces are placed in
+                                   vis leaves */
+    int face_brushes_placed;    /* those whose faces were pushed down
                                    the trees to find their vis leaves (with the previous
                                    world: into the blocks it does not share); the others'
                                    places all came from it */

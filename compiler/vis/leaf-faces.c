@@ -278,6 +278,7 @@ static bool place_faces(const al_world *w, al_vis *vis, reuse *r, al_arena *aren
     place_vec places = {0};
     al_vis_fragments pieces = {0};
     vis->placed_brush_count = m->brush_count;
+    vis->stats.face_brushes = m->brush_count;
     vis->brush_place_first = malloc(((size_t) m->brush_count + 1) * sizeof *vis->brush_place_first);
     bool ok = vis->brush_place_first != NULL;
     for (int i = 0; ok && i < m->brush_count; i++) {

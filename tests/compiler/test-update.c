@@ -295,14 +295,17 @@ CHECK_TEST(random_edits, "/update/random-edits-of-a-generated-map-equal-full-com
     CHECK_MSG(r.portal_differences == 0 && r.portal_blocks_copied_mean >= 1,
               "%d batches' portals differ, %.1f blocks' copied: %s", r.portal_differences,
               r.portal_blocks_copied_mean, r.why);
-    CHECK_MSG(r.leaf_face_differences == 0 && r.face_brushes_placed_mean < 0.5 * r.brushes_mean,
+    /* A batch of many edits (ALLIUM_TEST_EDITS "10 10": a quarter of the blocks built)
+     * pushes the faces of half the brushes again; the others' places are still taken. */
+    CHECK_MSG(r.leaf_face_differences == 0 &&
+                  r.face_brushes_placed_mean < 0.9 * r.face_brushes_mean,
               "%d batches' faces in vis leaves differ, %.1f of %.0f brushes placed anew: %s",
-              r.leaf_face_differences, r.face_brushes_placed_mean, r.brushes_mean, r.why);
+              r.leaf_face_differences, r.face_brushes_placed_mean, r.face_brushes_mean, r.why);
     check_note("%d edits in %d batches: %.1f of %.0f blocks built, %.0f brushes copied per "
                "update, portals of %.1f blocks copied, faces of %.1f of %.0f brushes placed "
                "anew; %lld points checked",
                r.edits, r.batches, r.blocks_built_mean, r.blocks_mean, r.brushes_copied_mean,
-               r.portal_blocks_copied_mean, r.face_brushes_placed_mean, r.brushes_mean,
+               r.portal_blocks_copied_mean, r.face_brushes_placed_mean, r.face_brushes_mean,
                (long long) r.solidity_checked);
     scene_free(&s);
 }

@@ -768,7 +768,7 @@ CHECK_TEST(incremental, "/realmaps/incremental-compiles-equal-full-compiles")
                "the faces of %.1f of %.0f brushes placed in vis leaves anew",
                map_name, r.edits, r.batches, r.blocks_built_mean, r.blocks_mean,
                r.brushes_copied_mean, r.portal_blocks_copied_mean, r.face_brushes_placed_mean,
-               r.brushes_mean);
+               r.face_brushes_mean);
 }
 
 int main(int argc, char **argv)

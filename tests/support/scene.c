@@ -409,6 +409,7 @@ void scene_edit_check(const al_input *in, int edits, int batch, int points, int 
             al_world_vis_stats(next, &vs);
             out->portal_blocks_copied_mean += vs.portal_blocks_copied;
             out->face_brushes_placed_mean += vs.face_brushes_placed;
+            out->face_brushes_mean += vs.face_brushes;
             if (al_world_diagnostics(next)->count != al_world_diagnostics(full)->count &&
                 !out->why[0])
                 snprintf(out->why, sizeof out->why, "after %d edits: %zu diagnostics, full %zu",
@@ -419,7 +420,6 @@ void scene_edit_check(const al_input *in, int edits, int batch, int points, int 
             out->blocks_built_mean += st.blocks_built;
             out->blocks_mean += st.blocks;
             out->brushes_copied_mean += st.brushes_copied;
-            out->brushes_mean += st.collision_brushes;
             if (points > 0) {
                 al_oracle *oracle = al_oracle_create(next);
                 for (int h = 0; oracle && h < al_world_hull_count(next); h++) {
@@ -451,7 +451,7 @@ void scene_edit_check(const al_input *in, int edits, int batch, int points, int 
         out->brushes_copied_mean /= out->batches;
         out->portal_blocks_copied_mean /= out->batches;
         out->face_brushes_placed_mean /= out->batches;
-        out->brushes_mean /= out->batches;
+        out->face_brushes_mean /= out->batches;
     }
     al_world_destroy(current);
     al_edit_input_free(&e);

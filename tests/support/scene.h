@@ -80,8 +80,8 @@ typedef struct scene_edit_report {
     double portal_blocks_copied_mean; /* per update */
     int leaf_face_differences;        /* batches whose faces in vis leaves (their places taken from
                                          the previous world's) differ from those found anew */
-    double face_brushes_placed_mean;  /* per update: brushes whose faces were placed anew */
-    double brushes_mean;              /* per update: collision brushes */
+    double face_brushes_placed_mean;  /* per update: brushes whose faces were placed anew, */
+    double face_brushes_mean;         /* of the world model's brushes */
     int64_t solidity_checked, solidity_mismatches;
     double blocks_built_mean, blocks_mean; /* per update */
     double brushes_copied_mean;
