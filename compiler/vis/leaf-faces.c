@@ -21,6 +21,7 @@
  * 40 ms on a 20,000-brush map, where an edit pushes the faces of a few brushes.
  */
 #include "vis.h"
+#include "core/key-pool.h"
 
 #include "al-epsilon.h"
 #include "al-vec3.h"
@@ -182,21 +183,16 @@ static bool push_world(al_arena *arena, const al_world *w, int32_t code, al_wind
 /* The places of the faces of PREVIOUS's world model, by brush content, to be taken at
  * most once each; and per block of W, whether its vis tree is PREVIOUS's. */
 typedef struct reuse {
-    const al_world *previous;
-    const al_vis *vis;
-    uint8_t *kept; /* per block */
-    int32_t *head; /* per bucket: first brush of the previous world model, -1 */
-    int32_t *next; /* per brush of it */
-    uint8_t *taken;
-    uint64_t mask;
+    const al_vis *vis; /* NULL: nothing to take */
+    uint8_t *kept;     /* per block */
+    al_key_pool brushes; /* of the previous world model */
 } reuse;
 
 static void reuse_free(reuse *r)
 {
     free(r->kept);
-    free(r->head);
-    free(r->next);
-    free(r->taken);
+    r->kept = NULL;
+    al_key_pool_free(&r->brushes);
 }
 
 /* Sets R up for W from PREVIOUS, if its places can serve: the same grid (so the same top
@@ -214,42 +210,17 @@ static bool reuse_init(reuse *r, const al_world *w, const al_world *previous)
         memcmp(pm->grid_dims, m->grid_dims, sizeof m->grid_dims) != 0 ||
         memcmp(pm->grid_origin, m->grid_origin, sizeof m->grid_origin) != 0)
         return true;
-    uint64_t size = 16;
-    while (size < 2u * (uint64_t) pm->brush_count) size <<= 1;
     r->kept = malloc((size_t) m->block_count + 1);
-    r->head = malloc(size * sizeof *r->head);
-    r->next = malloc(((size_t) pm->brush_count + 1) * sizeof *r->next);
-    r->taken = calloc((size_t) pm->brush_count + 1, 1);
-    if (!r->kept || !r->head || !r->next || !r->taken) {
+    if (!r->kept ||
+        !al_key_pool_init(&r->brushes, previous->collision_hash + pm->first_brush,
+                          pm->brush_count)) {
         reuse_free(r);
-        memset(r, 0, sizeof *r);
         return false;
     }
     for (int b = 0; b < m->block_count; b++)
         r->kept[b] = al_vis_same_tree(&m->blocks[b].vis, &pm->blocks[b].vis);
-    r->mask = size - 1;
-    for (uint64_t i = 0; i < size; i++) r->head[i] = -1;
-    for (int32_t i = pm->brush_count - 1; i >= 0; i--) {
-        uint64_t bucket = previous->collision_hash[pm->first_brush + i] & r->mask;
-        r->next[i] = r->head[bucket];
-        r->head[bucket] = i;
-    }
-    r->previous = previous;
     r->vis = previous->vis;
     return true;
-}
-
-/* The brush of the previous world model with KEY not yet taken, or -1. */
-static int32_t reuse_take(reuse *r, uint64_t key)
-{
-    if (!r->previous) return -1;
-    const uint64_t *keys = r->previous->collision_hash + r->previous->models[0].first_brush;
-    for (int32_t i = r->head[key & r->mask]; i >= 0; i = r->next[i])
-        if (!r->taken[i] && keys[i] == key) {
-            r->taken[i] = 1;
-            return i;
-        }
-    return -1;
 }
 
 /* Whether brush B's box, grown by PLACE_MARGIN, reaches a block of W that R does not keep. */
@@ -287,7 +258,7 @@ static bool place_faces(const al_world *w, al_vis *vis, reuse *r, al_arena *aren
         if (places.count > INT32_MAX / 2) ok = false;
         if (!ok || (b->material_flags & AL_MATERIAL_CLIP)) continue;
         int32_t from =
-            w->collision_hash ? reuse_take(r, w->collision_hash[m->first_brush + i]) : -1;
+            w->collision_hash ? al_key_pool_take(&r->brushes, w->collision_hash[m->first_brush + i]) : -1;
         /* The places in the blocks kept are the previous world's; the faces go down the
          * trees only to the others (all of them for a brush not found there). */
         const uint8_t *skip = NULL;

@@ -5,6 +5,7 @@
  * the shared plane table); block builds, which only read it, run on every core.
  */
 #include "brush/expand.h"
+#include "core/key-pool.h"
 #include "al-clock.h"
 #include "al-entity-keys.h"
 #include "al-parallel.h"
@@ -556,55 +557,6 @@ static bool prev_fits(const al_world *prev, const al_hull_desc *hulls, int hull_
     return true;
 }
 
-/* The brushes of a previous world by key, each to be taken at most once. */
-typedef struct prev_brushes {
-    const al_world *world;
-    int *head; /* per bucket: first collision index, -1 */
-    int *next; /* per collision brush */
-    bool *taken;
-    unsigned mask;
-} prev_brushes;
-
-static bool prev_brushes_init(prev_brushes *p, const al_world *prev)
-{
-    memset(p, 0, sizeof *p);
-    p->world = prev;
-    if (!prev) return true;
-    unsigned size = 16;
-    while (size < 2u * (unsigned) prev->collision_count) size <<= 1;
-    p->mask = size - 1;
-    p->head = malloc(size * sizeof *p->head);
-    p->next = malloc(((size_t) prev->collision_count + 1) * sizeof *p->next);
-    p->taken = calloc((size_t) prev->collision_count + 1, sizeof *p->taken);
-    if (!p->head || !p->next || !p->taken) return false;
-    for (unsigned i = 0; i < size; i++) p->head[i] = -1;
-    for (int i = prev->collision_count - 1; i >= 0; i--) {
-        unsigned b = (unsigned) prev->collision_hash[i] & p->mask;
-        p->next[i] = p->head[b];
-        p->head[b] = i;
-    }
-    return true;
-}
-
-static void prev_brushes_free(prev_brushes *p)
-{
-    free(p->head);
-    free(p->next);
-    free(p->taken);
-}
-
-/* An untaken brush of the previous world with KEY, or -1. */
-static int prev_brushes_take(prev_brushes *p, uint64_t key)
-{
-    if (!p->world) return -1;
-    for (int i = p->head[(unsigned) key & p->mask]; i >= 0; i = p->next[i])
-        if (!p->taken[i] && p->world->collision_hash[i] == key) {
-            p->taken[i] = true;
-            return i;
-        }
-    return -1;
-}
-
 /* Grid cells (of MODEL) that brush B grown by the box [LO, HI] overlaps, with the on-plane
  * epsilon: a brush touching a grid plane goes to both sides. */
 static void brush_block_range(const al_model *model, double block_size, const al_brush *b,
@@ -727,7 +679,7 @@ typedef struct compile_state {
     bool shared;              /* the world shares PREV's stores (al_expanded_store) */
     al_arena *own;            /* the arena of the world's own store */
     build_workers workers;
-    prev_brushes reuse; /* PREV's brushes by content key */
+    al_key_pool reuse; /* PREV's brushes by content key */
 
     /* Brushes, per input brush (build_brushes). */
     uint64_t *keys;   /* al_brush_desc_key */
@@ -816,7 +768,8 @@ static al_status start_world(compile_state *c)
     al_expanded_store *store = c->store = calloc(1, sizeof *store);
     if (store && (store->arena = al_arena_create(0))) store->refs = 1;
     bool workers_ready = workers_init(&c->workers, c->threads, c->options);
-    bool reuse_ready = prev_brushes_init(&c->reuse, c->prev);
+    bool reuse_ready = al_key_pool_init(&c->reuse, c->prev ? c->prev->collision_hash : NULL,
+                                        c->prev ? c->prev->collision_count : 0);
     if (!w->arena || !store || !store->arena || !workers_ready || !reuse_ready) return AL_ERR_NOMEM;
     /* Brushes (their sides and windings) and expanded brushes live in stores: those of
      * PREV when they may be shared, then this world's own. */
@@ -850,7 +803,7 @@ static bool take_brush(compile_state *c, int i, al_brush **out)
     c->keys[i] = al_brush_desc_key(input, i);
     bool nomem = false;
     al_brush *b = NULL;
-    int from = prev_brushes_take(&c->reuse, c->keys[i]);
+    int from = al_key_pool_take(&c->reuse, c->keys[i]);
     c->from_of[i] = from;
     if (from >= 0) {
         /* Sharing PREV's stores, the brush's sides are shared too: a copy of the record is
@@ -1220,7 +1173,7 @@ static al_status choose_blocks(compile_state *c)
             c->prev_of_model[0] = 0;
             for (int b = 0; b < m0->block_count; b++) c->dirty[b] = false;
             for (int i = 0; i < prev->models[0].brush_count; i++)
-                if (!c->reuse.taken[i]) mark_brush_dirty(c, prev->collision[i]);
+                if (!al_key_pool_taken(&c->reuse, i)) mark_brush_dirty(c, prev->collision[i]);
             for (int i = 0; i < m0->brush_count; i++)
                 if (c->fresh[w->collision[i]->id]) mark_brush_dirty(c, w->collision[i]);
             if (!mark_vis_dirty(c)) return AL_ERR_NOMEM;
@@ -1546,7 +1499,7 @@ static void free_compile_state(compile_state *c)
     free(c->prev_of_model);
     free(c->build_box);
     free(c->near_brushes);
-    prev_brushes_free(&c->reuse);
+    al_key_pool_free(&c->reuse);
     workers_free(&c->workers);
     al_expanded_store_release(c->store);
 }
