@@ -183,8 +183,8 @@ static bool push_world(al_arena *arena, const al_world *w, int32_t code, al_wind
 /* The places of the faces of PREVIOUS's world model, by brush content, to be taken at
  * most once each; and per block of W, whether its vis tree is PREVIOUS's. */
 typedef struct reuse {
-    const al_vis *vis; /* NULL: nothing to take */
-    uint8_t *kept;     /* per block */
+    const al_vis *vis;   /* NULL: nothing to take */
+    uint8_t *kept;       /* per block */
     al_key_pool brushes; /* of the previous world model */
 } reuse;
 
@@ -211,9 +211,8 @@ static bool reuse_init(reuse *r, const al_world *w, const al_world *previous)
         memcmp(pm->grid_origin, m->grid_origin, sizeof m->grid_origin) != 0)
         return true;
     r->kept = malloc((size_t) m->block_count + 1);
-    if (!r->kept ||
-        !al_key_pool_init(&r->brushes, previous->collision_hash + pm->first_brush,
-                          pm->brush_count)) {
+    if (!r->kept || !al_key_pool_init(&r->brushes, previous->collision_hash + pm->first_brush,
+                                      pm->brush_count)) {
         reuse_free(r);
         return false;
     }
@@ -257,8 +256,9 @@ static bool place_faces(const al_world *w, al_vis *vis, reuse *r, al_arena *aren
         vis->brush_place_first[i] = (int32_t) places.count;
         if (places.count > INT32_MAX / 2) ok = false;
         if (!ok || (b->material_flags & AL_MATERIAL_CLIP)) continue;
-        int32_t from =
-            w->collision_hash ? al_key_pool_take(&r->brushes, w->collision_hash[m->first_brush + i]) : -1;
+        int32_t from = w->collision_hash
+                           ? al_key_pool_take(&r->brushes, w->collision_hash[m->first_brush + i])
+                           : -1;
         /* The places in the blocks kept are the previous world's; the faces go down the
          * trees only to the others (all of them for a brush not found there). */
         const uint8_t *skip = NULL;
