@@ -70,6 +70,8 @@ struct _SelfTest {
     gint64 vertex_row;      /* the box the vertex tool step edits */
     al_camera saved_camera; /* a view's camera a step moved, to put back */
     GdkTexture *radii_off;  /* owned: the window before the 2D light radii were turned on */
+    GdkTexture *gl_pixels;  /* owned: the window with the 3D view read back, or NULL */
+    guint gl_pixels_frame;  /* the 3D view's frames drawn then */
 
     /* engine steps */
     guint32 random;   /* the oracle step's random sequence */

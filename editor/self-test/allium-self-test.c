@@ -34,6 +34,8 @@
 #include "allium-map-files.h"
 #include "allium-preferences.h"
 #include "allium-session.h"
+#include "allium-gl-area.h"
+#include "allium-view-private.h"
 #include "allium-window-private.h"
 
 #include "mapfile/map.h"
@@ -102,7 +104,7 @@ AlliumView *view_3d(SelfTest *t)
     return allium_window_get_view(t->window, 0);
 }
 
-/* The window rendered into a texture, as the compositor would show it. */
+/* WINDOW (or any widget) rendered into a texture, as the compositor would show it. */
 static GdkTexture *render_window(GtkWidget *window)
 {
     int width = gtk_widget_get_width(window), height = gtk_widget_get_height(window);
@@ -113,7 +115,7 @@ static GdkTexture *render_window(GtkWidget *window)
     GskRenderNode *node = gtk_snapshot_free_to_node(snapshot);
     g_object_unref(paintable);
     if (!node) return NULL;
-    GskRenderer *renderer = gtk_native_get_renderer(GTK_NATIVE(window));
+    GskRenderer *renderer = gtk_native_get_renderer(gtk_widget_get_native(window));
     graphene_rect_t viewport = GRAPHENE_RECT_INIT(0, 0, (float) width, (float) height);
     GdkTexture *texture = gsk_renderer_render_texture(renderer, node, &viewport);
     gsk_render_node_unref(node);
@@ -519,6 +521,62 @@ static gboolean step_lit(SelfTest *t)
     check(t, st->shots > st->lights, "the solver shot reflected light (%" G_GINT64_FORMAT
           " shots, %d lights)", (gint64) st->shots, st->lights);
     shoot_and_compare(t, "02b-lit.png", t->previous_lit ? NULL : "the converged light");
+    return TRUE;
+}
+
+static void gl_pixels_cb(AlliumView *view, GdkTexture *pixels, gpointer data)
+{
+    SelfTest *t = data;
+    g_set_object(&t->gl_pixels, pixels);
+    t->gl_pixels_frame = allium_view_get_frames_drawn(view); /* this one counted */
+}
+
+/* The 3D view's GL area as GTK draws it against its frame as OpenGL drew it (read from the
+ * framebuffer in the frame): pixel for pixel the same when AlliumGLArea hands GTK the
+ * frame read back in cairo's format (its way while GTK draws in software, as under this
+ * test's Xvfb). Once the light has converged, so that no lightmap draws another frame in
+ * between. */
+static gboolean step_frame_shown(SelfTest *t)
+{
+    AlliumView *view = view_3d(t);
+    GtkWidget *area = GTK_WIDGET(view->gl_area);
+    if (!t->step_begun) {
+        g_clear_object(&t->gl_pixels);
+        allium_view_read_pixels(view, gl_pixels_cb, t);
+        return FALSE;
+    }
+    if (!t->gl_pixels) return FALSE;
+    GdkTexture *shown = render_window(area);
+    if (allium_view_get_frames_drawn(view) != t->gl_pixels_frame) {
+        /* Another frame came in between: again. */
+        g_clear_object(&shown);
+        g_clear_object(&t->gl_pixels);
+        allium_view_read_pixels(view, gl_pixels_cb, t);
+        return FALSE;
+    }
+    gboolean read_back = allium_gl_area_reads_back(ALLIUM_GL_AREA(area));
+    check(t, read_back || !GSK_IS_CAIRO_RENDERER(gtk_native_get_renderer(gtk_widget_get_native(area))),
+          "the 3D view's frames are read back in cairo's format while GTK draws in software "
+          "(%s)", read_back ? "they are" : "GTK draws with OpenGL");
+    int sw = 0, sh = 0, gw, gh;
+    guint32 *gl = download(t->gl_pixels, &gw, &gh), *win = shown ? download(shown, &sw, &sh) : NULL;
+    long differ = 0;
+    int worst = 0;
+    for (gsize i = 0; win && sw == gw && sh == gh && i < (gsize) gw * (gsize) gh; i++)
+        if ((win[i] ^ gl[i]) & 0xffffff) {
+            differ++;
+            for (int shift = 0; shift <= 16; shift += 8)
+                worst = MAX(worst, ABS((int) ((win[i] >> shift) & 255) - (int) ((gl[i] >> shift) & 255)));
+        }
+    if (read_back)
+        check(t, win && sw == gw && sh == gh && differ == 0,
+              "GTK draws the 3D view's frame as OpenGL drew it, pixel for pixel (%dx%d drawn, "
+              "%dx%d read; %ld differ, by up to %d)",
+              sw, sh, gw, gh, differ, worst);
+    g_free(gl);
+    g_free(win);
+    g_clear_object(&shown);
+    g_clear_object(&t->gl_pixels);
     return TRUE;
 }
 
@@ -1466,6 +1524,7 @@ static const struct {
     {"the grid in a 2D view's header", step_grid_header, 5000},
     {"single 3D view", step_single_3d, 10000},
     {"lit", step_lit, 120000},
+    {"the window shows the frame OpenGL drew", step_frame_shown, 10000},
     {"lighting off", step_lighting_off, 10000},
     {"lighting on", step_lighting_on, 10000},
     {"portals", step_portals, 10000},
@@ -1578,6 +1637,7 @@ static void finish(SelfTest *t)
     g_clear_object(&t->built);
     g_clear_object(&t->previous);
     g_clear_object(&t->radii_off);
+    g_clear_object(&t->gl_pixels);
     g_clear_object(&t->held_editor);
     g_action_group_activate_action(G_ACTION_GROUP(t->app), "quit", NULL);
     g_object_unref(t->app);

@@ -13,6 +13,8 @@
 
 #include "allium-view-private.h"
 
+#include "allium-gl-area.h"
+
 #include "allium-preferences.h"
 
 #include <epoxy/gl.h>
@@ -362,7 +364,7 @@ static void frame_update_cb(GdkFrameClock *clock, AlliumView *self)
     if (self->held_source && !allium_document_get_collision_due(self->document)) {
         g_clear_handle_id(&self->held_source, g_source_remove);
         self->render_asked_us = g_get_monotonic_time();
-        gtk_gl_area_queue_render(self->gl_area);
+        allium_gl_area_queue_render(ALLIUM_GL_AREA(self->gl_area));
     }
 }
 
@@ -728,6 +730,7 @@ static void allium_view_class_init(AlliumViewClass *klass)
         g_signal_new("edit-error", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
                      NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
 
+    g_type_ensure(ALLIUM_TYPE_GL_AREA);
     gtk_widget_class_set_template_from_resource(widget_class, "/org/allium/Allium/ui/allium-view.ui");
     gtk_widget_class_bind_template_child(widget_class, AlliumView, overlay);
     gtk_widget_class_bind_template_child(widget_class, AlliumView, gl_area);
@@ -1131,7 +1134,7 @@ static gboolean held_render_cb(gpointer data)
     AlliumView *self = data;
     self->held_source = 0;
     self->render_asked_us = g_get_monotonic_time();
-    gtk_gl_area_queue_render(self->gl_area);
+    allium_gl_area_queue_render(ALLIUM_GL_AREA(self->gl_area));
     return G_SOURCE_REMOVE;
 }
 
@@ -1148,7 +1151,7 @@ void allium_view_queue_render(AlliumView *self)
     if (wait_us <= 0) {
         g_clear_handle_id(&self->held_source, g_source_remove);
         self->render_asked_us = g_get_monotonic_time();
-        gtk_gl_area_queue_render(self->gl_area);
+        allium_gl_area_queue_render(ALLIUM_GL_AREA(self->gl_area));
         return;
     }
     if (!self->held_source)

@@ -1,0 +1,180 @@
+/* AlliumGLArea: see allium-gl-area.h. */
+#include "allium-config.h"
+
+#include "allium-gl-area.h"
+
+#include <epoxy/gl.h>
+
+struct _AlliumGLArea {
+    GtkGLArea parent_instance;
+    GLuint framebuffer, colour, depth; /* the software way's, 0 until needed */
+    int width, height;                 /* of those buffers, in pixels */
+    cairo_surface_t *frame;            /* the last frame read back */
+    gboolean stale;                    /* a frame was asked for since */
+    gboolean read_back;                /* the last frame went the software way */
+};
+
+G_DEFINE_FINAL_TYPE(AlliumGLArea, allium_gl_area, GTK_TYPE_GL_AREA)
+
+/* Whether GTK draws the window in software (its cairo renderer). */
+static gboolean drawn_by_cairo(GtkWidget *widget)
+{
+    GtkNative *native = gtk_widget_get_native(widget);
+    GskRenderer *renderer = native ? gtk_native_get_renderer(native) : NULL;
+    return renderer && GSK_IS_CAIRO_RENDERER(renderer);
+}
+
+static void drop_buffers(AlliumGLArea *self)
+{
+    if (self->framebuffer) glDeleteFramebuffers(1, &self->framebuffer);
+    if (self->colour) glDeleteRenderbuffers(1, &self->colour);
+    if (self->depth) glDeleteRenderbuffers(1, &self->depth);
+    self->framebuffer = self->colour = self->depth = 0;
+    self->width = self->height = 0;
+}
+
+/* The framebuffer to draw a WIDTH x HEIGHT frame in, bound; FALSE if it cannot be made.
+ * Its colour has no alpha, so that it reads back opaque. */
+static gboolean bind_buffers(AlliumGLArea *self, int width, int height)
+{
+    if (self->framebuffer && (self->width != width || self->height != height))
+        drop_buffers(self);
+    if (!self->framebuffer) {
+        glGenFramebuffers(1, &self->framebuffer);
+        glGenRenderbuffers(1, &self->colour);
+        glGenRenderbuffers(1, &self->depth);
+        glBindRenderbuffer(GL_RENDERBUFFER, self->colour);
+        glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8, width, height);
+        glBindRenderbuffer(GL_RENDERBUFFER, self->depth);
+        glRenderbufferStorage(GL_RENDERBUFFER, GL_DEPTH_COMPONENT24, width, height);
+        glBindFramebuffer(GL_FRAMEBUFFER, self->framebuffer);
+        glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER,
+                                  self->colour);
+        glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT, GL_RENDERBUFFER,
+                                  self->depth);
+        self->width = width;
+        self->height = height;
+        if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE) {
+            drop_buffers(self);
+            return FALSE;
+        }
+    }
+    glBindFramebuffer(GL_FRAMEBUFFER, self->framebuffer);
+    glViewport(0, 0, width, height);
+    return TRUE;
+}
+
+/* The bound framebuffer's WIDTH x HEIGHT pixels as a cairo image (RGB24: BGRX bytes, which
+ * GL's BGRA read gives with the alpha of a colour buffer that has none, 1), rows top down.
+ * Cairo's own format: GTK 4.8 would convert a memory texture pixel by pixel through floats
+ * even into the format it has. */
+static cairo_surface_t *read_frame(int width, int height)
+{
+    cairo_surface_t *surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, width, height);
+    if (cairo_surface_status(surface) != CAIRO_STATUS_SUCCESS) return surface;
+    cairo_surface_flush(surface);
+    guint8 *pixels = cairo_image_surface_get_data(surface);
+    int stride = cairo_image_surface_get_stride(surface);
+    glPixelStorei(GL_PACK_ALIGNMENT, 4);
+    glPixelStorei(GL_PACK_ROW_LENGTH, stride / 4);
+    if (epoxy_has_gl_extension("GL_MESA_pack_invert")) {
+        glPixelStorei(GL_PACK_INVERT_MESA, GL_TRUE);
+        glReadPixels(0, 0, width, height, GL_BGRA, GL_UNSIGNED_BYTE, pixels);
+        glPixelStorei(GL_PACK_INVERT_MESA, GL_FALSE);
+    } else {
+        /* GL's rows run bottom up: read each where it goes. */
+        for (int y = 0; y < height; y++)
+            glReadPixels(0, height - 1 - y, width, 1, GL_BGRA, GL_UNSIGNED_BYTE,
+                         pixels + (gsize) y * (gsize) stride);
+    }
+    glPixelStorei(GL_PACK_ROW_LENGTH, 0);
+    cairo_surface_mark_dirty(surface);
+    return surface;
+}
+
+static void allium_gl_area_snapshot(GtkWidget *widget, GtkSnapshot *snapshot)
+{
+    AlliumGLArea *self = ALLIUM_GL_AREA(widget);
+    GtkGLArea *area = GTK_GL_AREA(widget);
+    int scale = gtk_widget_get_scale_factor(widget);
+    int w = gtk_widget_get_width(widget), h = gtk_widget_get_height(widget);
+    gboolean software = drawn_by_cairo(widget) && w > 0 && h > 0;
+    if (software) {
+        gtk_gl_area_make_current(area);
+        software = !gtk_gl_area_get_error(area);
+    }
+    if (!software) {
+        self->read_back = FALSE;
+        g_clear_pointer(&self->frame, cairo_surface_destroy);
+        GTK_WIDGET_CLASS(allium_gl_area_parent_class)->snapshot(widget, snapshot);
+        return;
+    }
+    int pw = w * scale, ph = h * scale;
+    gboolean resized = !self->frame || cairo_image_surface_get_width(self->frame) != pw ||
+                       cairo_image_surface_get_height(self->frame) != ph;
+    if (self->stale || resized) {
+        if (!bind_buffers(self, pw, ph)) {
+            /* No framebuffer of our own: GTK's way. */
+            self->read_back = FALSE;
+            g_clear_pointer(&self->frame, cairo_surface_destroy);
+            GTK_WIDGET_CLASS(allium_gl_area_parent_class)->snapshot(widget, snapshot);
+            return;
+        }
+        gboolean handled = FALSE;
+        g_signal_emit_by_name(area, "render", gtk_gl_area_get_context(area), &handled);
+        glBindFramebuffer(GL_FRAMEBUFFER, self->framebuffer);
+        g_clear_pointer(&self->frame, cairo_surface_destroy);
+        self->frame = read_frame(pw, ph);
+        self->stale = FALSE;
+        self->read_back = TRUE;
+    }
+    /* Drawn by cairo as it is: an unscaled paint of an image in the window's own format. */
+    cairo_t *cr = gtk_snapshot_append_cairo(snapshot, &GRAPHENE_RECT_INIT(0, 0, w, h));
+    if (scale != 1) cairo_scale(cr, 1.0 / scale, 1.0 / scale);
+    cairo_set_source_surface(cr, self->frame, 0, 0);
+    cairo_paint(cr);
+    cairo_destroy(cr);
+}
+
+static void allium_gl_area_unrealize(GtkWidget *widget)
+{
+    AlliumGLArea *self = ALLIUM_GL_AREA(widget);
+    if (self->framebuffer) {
+        gtk_gl_area_make_current(GTK_GL_AREA(widget));
+        if (!gtk_gl_area_get_error(GTK_GL_AREA(widget))) drop_buffers(self);
+        self->framebuffer = self->colour = self->depth = 0;
+    }
+    g_clear_pointer(&self->frame, cairo_surface_destroy);
+    GTK_WIDGET_CLASS(allium_gl_area_parent_class)->unrealize(widget);
+}
+
+static void allium_gl_area_finalize(GObject *object)
+{
+    g_clear_pointer(&ALLIUM_GL_AREA(object)->frame, cairo_surface_destroy);
+    G_OBJECT_CLASS(allium_gl_area_parent_class)->finalize(object);
+}
+
+static void allium_gl_area_class_init(AlliumGLAreaClass *klass)
+{
+    GTK_WIDGET_CLASS(klass)->snapshot = allium_gl_area_snapshot;
+    GTK_WIDGET_CLASS(klass)->unrealize = allium_gl_area_unrealize;
+    G_OBJECT_CLASS(klass)->finalize = allium_gl_area_finalize;
+}
+
+static void allium_gl_area_init(AlliumGLArea *self)
+{
+    self->stale = TRUE;
+}
+
+void allium_gl_area_queue_render(AlliumGLArea *self)
+{
+    g_return_if_fail(ALLIUM_IS_GL_AREA(self));
+    self->stale = TRUE;
+    gtk_gl_area_queue_render(GTK_GL_AREA(self));
+}
+
+gboolean allium_gl_area_reads_back(AlliumGLArea *self)
+{
+    g_return_val_if_fail(ALLIUM_IS_GL_AREA(self), FALSE);
+    return self->read_back;
+}
