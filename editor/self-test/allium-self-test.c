@@ -555,9 +555,11 @@ static gboolean step_frame_shown(SelfTest *t)
         return FALSE;
     }
     gboolean read_back = allium_gl_area_reads_back(ALLIUM_GL_AREA(area));
-    check(t, read_back || !GSK_IS_CAIRO_RENDERER(gtk_native_get_renderer(gtk_widget_get_native(area))),
+    check(t,
+          read_back || !GSK_IS_CAIRO_RENDERER(gtk_native_get_renderer(gtk_widget_get_native(area))),
           "the 3D view's frames are read back in cairo's format while GTK draws in software "
-          "(%s)", read_back ? "they are" : "GTK draws with OpenGL");
+          "(%s)",
+          read_back ? "they are" : "GTK draws with OpenGL");
     int sw = 0, sh = 0, gw, gh;
     guint32 *gl = download(t->gl_pixels, &gw, &gh), *win = shown ? download(shown, &sw, &sh) : NULL;
     long differ = 0;
@@ -566,7 +568,8 @@ static gboolean step_frame_shown(SelfTest *t)
         if ((win[i] ^ gl[i]) & 0xffffff) {
             differ++;
             for (int shift = 0; shift <= 16; shift += 8)
-                worst = MAX(worst, ABS((int) ((win[i] >> shift) & 255) - (int) ((gl[i] >> shift) & 255)));
+                worst = MAX(worst,
+                            ABS((int) ((win[i] >> shift) & 255) - (int) ((gl[i] >> shift) & 255)));
         }
     if (read_back)
         check(t, win && sw == gw && sh == gh && differ == 0,

@@ -37,8 +37,7 @@ static void drop_buffers(AlliumGLArea *self)
  * Its colour has no alpha, so that it reads back opaque. */
 static gboolean bind_buffers(AlliumGLArea *self, int width, int height)
 {
-    if (self->framebuffer && (self->width != width || self->height != height))
-        drop_buffers(self);
+    if (self->framebuffer && (self->width != width || self->height != height)) drop_buffers(self);
     if (!self->framebuffer) {
         glGenFramebuffers(1, &self->framebuffer);
         glGenRenderbuffers(1, &self->colour);
