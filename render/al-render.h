@@ -300,6 +300,20 @@ typedef struct al_draw_stats {
     double cpu_ms;            /* building the frame's draw lists and issuing them */
 } al_draw_stats;
 
+/* A framebuffer to draw in offscreen: RGBA8 colour, 24-bit depth (GL object names; 0 for
+ * none). */
+typedef struct al_framebuffer {
+    unsigned fbo, colour, depth;
+    int width, height;
+} al_framebuffer;
+
+/* Makes FB, WIDTH x HEIGHT, in the current context, binds it and sets the viewport to it.
+ * False if the framebuffer is incomplete (FB then holds nothing). */
+bool al_framebuffer_create(al_framebuffer *fb, int width, int height);
+
+/* Deletes FB's objects (the context it was made in must be current) and zeroes it. */
+void al_framebuffer_destroy(al_framebuffer *fb);
+
 typedef struct al_renderer al_renderer;
 
 /* Compiles the shaders. Needs a current OpenGL 3.3 core context. On failure returns NULL

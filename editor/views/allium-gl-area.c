@@ -3,12 +3,14 @@
 
 #include "allium-gl-area.h"
 
+#include "al-render.h"
+
 #include <epoxy/gl.h>
+#include <string.h>
 
 struct _AlliumGLArea {
     GtkGLArea parent_instance;
-    GLuint framebuffer, colour, depth; /* the software way's, 0 until needed */
-    int width, height;                 /* of those buffers, in pixels */
+    al_framebuffer target;             /* the software way's, zero until needed */
     cairo_surface_t *frame;            /* the last frame read back */
     gboolean stale;                    /* a frame was asked for since */
     gboolean read_back;                /* the last frame went the software way */
@@ -24,49 +26,21 @@ static gboolean drawn_by_cairo(GtkWidget *widget)
     return renderer && GSK_IS_CAIRO_RENDERER(renderer);
 }
 
-static void drop_buffers(AlliumGLArea *self)
-{
-    if (self->framebuffer) glDeleteFramebuffers(1, &self->framebuffer);
-    if (self->colour) glDeleteRenderbuffers(1, &self->colour);
-    if (self->depth) glDeleteRenderbuffers(1, &self->depth);
-    self->framebuffer = self->colour = self->depth = 0;
-    self->width = self->height = 0;
-}
-
-/* The framebuffer to draw a WIDTH x HEIGHT frame in, bound; FALSE if it cannot be made.
- * Its colour has no alpha, so that it reads back opaque. */
+/* The framebuffer to draw a WIDTH x HEIGHT frame in, bound; FALSE if it cannot be made. */
 static gboolean bind_buffers(AlliumGLArea *self, int width, int height)
 {
-    if (self->framebuffer && (self->width != width || self->height != height)) drop_buffers(self);
-    if (!self->framebuffer) {
-        glGenFramebuffers(1, &self->framebuffer);
-        glGenRenderbuffers(1, &self->colour);
-        glGenRenderbuffers(1, &self->depth);
-        glBindRenderbuffer(GL_RENDERBUFFER, self->colour);
-        glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8, width, height);
-        glBindRenderbuffer(GL_RENDERBUFFER, self->depth);
-        glRenderbufferStorage(GL_RENDERBUFFER, GL_DEPTH_COMPONENT24, width, height);
-        glBindFramebuffer(GL_FRAMEBUFFER, self->framebuffer);
-        glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER,
-                                  self->colour);
-        glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT, GL_RENDERBUFFER,
-                                  self->depth);
-        self->width = width;
-        self->height = height;
-        if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE) {
-            drop_buffers(self);
-            return FALSE;
-        }
-    }
-    glBindFramebuffer(GL_FRAMEBUFFER, self->framebuffer);
+    if (self->target.fbo && (self->target.width != width || self->target.height != height))
+        al_framebuffer_destroy(&self->target);
+    if (!self->target.fbo) return al_framebuffer_create(&self->target, width, height);
+    glBindFramebuffer(GL_FRAMEBUFFER, self->target.fbo);
     glViewport(0, 0, width, height);
     return TRUE;
 }
 
 /* The bound framebuffer's WIDTH x HEIGHT pixels as a cairo image (RGB24: BGRX bytes, which
- * GL's BGRA read gives with the alpha of a colour buffer that has none, 1), rows top down.
- * Cairo's own format: GTK 4.8 would convert a memory texture pixel by pixel through floats
- * even into the format it has. */
+ * GL's BGRA read gives; cairo ignores the fourth), rows top down. Cairo's own format: GTK
+ * 4.8 would convert a memory texture pixel by pixel through floats even into the format it
+ * has. */
 static cairo_surface_t *read_frame(int width, int height)
 {
     cairo_surface_t *surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, width, height);
@@ -121,7 +95,7 @@ static void allium_gl_area_snapshot(GtkWidget *widget, GtkSnapshot *snapshot)
         }
         gboolean handled = FALSE;
         g_signal_emit_by_name(area, "render", gtk_gl_area_get_context(area), &handled);
-        glBindFramebuffer(GL_FRAMEBUFFER, self->framebuffer);
+        glBindFramebuffer(GL_FRAMEBUFFER, self->target.fbo);
         g_clear_pointer(&self->frame, cairo_surface_destroy);
         self->frame = read_frame(pw, ph);
         self->stale = FALSE;
@@ -138,10 +112,10 @@ static void allium_gl_area_snapshot(GtkWidget *widget, GtkSnapshot *snapshot)
 static void allium_gl_area_unrealize(GtkWidget *widget)
 {
     AlliumGLArea *self = ALLIUM_GL_AREA(widget);
-    if (self->framebuffer) {
+    if (self->target.fbo) {
         gtk_gl_area_make_current(GTK_GL_AREA(widget));
-        if (!gtk_gl_area_get_error(GTK_GL_AREA(widget))) drop_buffers(self);
-        self->framebuffer = self->colour = self->depth = 0;
+        if (!gtk_gl_area_get_error(GTK_GL_AREA(widget))) al_framebuffer_destroy(&self->target);
+        memset(&self->target, 0, sizeof self->target);
     }
     g_clear_pointer(&self->frame, cairo_surface_destroy);
     GTK_WIDGET_CLASS(allium_gl_area_parent_class)->unrealize(widget);

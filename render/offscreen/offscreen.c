@@ -4,6 +4,7 @@
 #include "al-offscreen.h"
 
 #include "al-png.h"
+#include "al-render.h"
 
 #include <epoxy/egl.h>
 #include <epoxy/gl.h>
@@ -18,7 +19,7 @@
 struct al_offscreen {
     EGLDisplay display;
     EGLContext context;
-    GLuint fbo, colour, depth;
+    al_framebuffer target;
     int width, height;
 };
 
@@ -66,21 +67,10 @@ al_offscreen *al_offscreen_create(int width, int height, char *error, size_t err
         snprintf(error, error_size, "no OpenGL 3.3 core context (error 0x%x)", eglGetError());
         goto fail;
     }
-    glGenFramebuffers(1, &o->fbo);
-    glGenRenderbuffers(1, &o->colour);
-    glGenRenderbuffers(1, &o->depth);
-    glBindRenderbuffer(GL_RENDERBUFFER, o->colour);
-    glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8, width, height);
-    glBindRenderbuffer(GL_RENDERBUFFER, o->depth);
-    glRenderbufferStorage(GL_RENDERBUFFER, GL_DEPTH_COMPONENT24, width, height);
-    glBindFramebuffer(GL_FRAMEBUFFER, o->fbo);
-    glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, o->colour);
-    glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT, GL_RENDERBUFFER, o->depth);
-    if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE) {
+    if (!al_framebuffer_create(&o->target, width, height)) {
         snprintf(error, error_size, "framebuffer incomplete");
         goto fail;
     }
-    glViewport(0, 0, width, height);
     return o;
 fail:
     al_offscreen_destroy(o);
@@ -92,9 +82,7 @@ void al_offscreen_destroy(al_offscreen *o)
     if (!o) return;
     if (o->context != EGL_NO_CONTEXT && o->context) {
         eglMakeCurrent(o->display, EGL_NO_SURFACE, EGL_NO_SURFACE, o->context);
-        if (o->fbo) glDeleteFramebuffers(1, &o->fbo);
-        if (o->colour) glDeleteRenderbuffers(1, &o->colour);
-        if (o->depth) glDeleteRenderbuffers(1, &o->depth);
+        al_framebuffer_destroy(&o->target);
         eglMakeCurrent(o->display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
         eglDestroyContext(o->display, o->context);
     }
@@ -104,7 +92,7 @@ void al_offscreen_destroy(al_offscreen *o)
 
 bool al_offscreen_read(al_offscreen *o, uint8_t *rgba)
 {
-    glBindFramebuffer(GL_FRAMEBUFFER, o->fbo);
+    glBindFramebuffer(GL_FRAMEBUFFER, o->target.fbo);
     glPixelStorei(GL_PACK_ALIGNMENT, 1);
     glFinish();
     size_t row = (size_t) o->width * 4;
