@@ -390,6 +390,10 @@ static al_status check_database(sqlite3 *db, const char *path, int *version,
 {
     al_status status = AL_OK;
     sqlite3_stmt *st = NULL;
+    /* The check reads every page, most of them the compile cache's blobs (200 MB for a map
+     * of 20,000 brushes): through a memory map rather than a copy per page it takes about
+     * half the time. (This connection only reads, and only for the check.) */
+    sqlite3_exec(db, "PRAGMA mmap_size = 4294967296", NULL, NULL, NULL);
     int rc = sqlite3_prepare_v2(db, "PRAGMA quick_check", -1, &st, NULL);
     if (rc == SQLITE_OK) {
         rc = sqlite3_step(st);
