@@ -19,7 +19,9 @@ struct _AlliumEntityBrowser {
     GtkSearchEntry *search;
     GtkListBox *list;
     char *needle; /* owned: the search text, case-folded */
-    AlliumDefinitionSet *set; /* owned: the classes the rows show; NULL: none */
+    AlliumDefinitionSet *set; /* owned: the classes to show; NULL: none */
+    AlliumDefinitionSet *rows_set; /* owned: the set the rows were made from (and borrow) */
+    gboolean stale;                /* the rows are not yet SET's (set while hidden) */
 };
 
 G_DEFINE_FINAL_TYPE(AlliumEntityBrowser, allium_entity_browser, GTK_TYPE_WIDGET)
@@ -117,8 +119,12 @@ static int compare_classes(const void *a, const void *b)
 static void fill(AlliumEntityBrowser *self)
 {
     GtkWidget *child;
+    self->stale = FALSE;
+    /* The old rows go before the set they borrow from. */
     while ((child = gtk_widget_get_first_child(GTK_WIDGET(self->list))))
         gtk_list_box_remove(self->list, child);
+    allium_definition_set_unref(self->rows_set);
+    self->rows_set = self->set ? allium_definition_set_ref(self->set) : NULL;
     if (!self->set) return;
     const al_entdefs *defs = &self->set->defs;
     g_autoptr(GPtrArray) classes = g_ptr_array_new();
@@ -185,6 +191,19 @@ static void search_changed_cb(GtkSearchEntry *entry, AlliumEntityBrowser *self)
     gtk_list_box_invalidate_headers(self->list);
 }
 
+/* The rows as the set is now: made again if it changed while hidden (a set of a few
+ * hundred classes costs some 50 ms of rows, on the way to a map's first frame). */
+static void bring_up_to_date(AlliumEntityBrowser *self)
+{
+    if (self->stale) fill(self);
+}
+
+static void mapped_cb(GtkWidget *widget, AlliumEntityBrowser *self)
+{
+    (void) widget;
+    bring_up_to_date(self);
+}
+
 /* --- overrides ----------------------------------------------------------------------- */
 
 static void allium_entity_browser_dispose(GObject *object)
@@ -198,6 +217,7 @@ static void allium_entity_browser_finalize(GObject *object)
 {
     g_free(ALLIUM_ENTITY_BROWSER(object)->needle);
     allium_definition_set_unref(ALLIUM_ENTITY_BROWSER(object)->set);
+    allium_definition_set_unref(ALLIUM_ENTITY_BROWSER(object)->rows_set);
     G_OBJECT_CLASS(allium_entity_browser_parent_class)->finalize(object);
 }
 
@@ -236,6 +256,7 @@ static void allium_entity_browser_init(AlliumEntityBrowser *self)
     gtk_widget_set_vexpand(scroller, TRUE);
     gtk_box_append(GTK_BOX(self->box), scroller);
     gtk_widget_set_parent(self->box, GTK_WIDGET(self));
+    g_signal_connect(self, "map", G_CALLBACK(mapped_cb), self);
 }
 
 /* --- public API ---------------------------------------------------------------------- */
@@ -249,15 +270,16 @@ void allium_entity_browser_set_definitions(AlliumEntityBrowser *self, AlliumDefi
 {
     g_return_if_fail(ALLIUM_IS_ENTITY_BROWSER(self));
     if (set == self->set) return;
-    AlliumDefinitionSet *old = self->set;
+    allium_definition_set_unref(self->set);
     self->set = set ? allium_definition_set_ref(set) : NULL;
-    fill(self); /* the old rows go before the set they borrow from */
-    allium_definition_set_unref(old);
+    self->stale = TRUE;
+    if (gtk_widget_get_mapped(GTK_WIDGET(self))) bring_up_to_date(self);
 }
 
 void allium_entity_browser_set_search(AlliumEntityBrowser *self, const char *text)
 {
     g_return_if_fail(ALLIUM_IS_ENTITY_BROWSER(self));
+    bring_up_to_date(self);
     gtk_editable_set_text(GTK_EDITABLE(self->search), text);
     search_changed_cb(self->search, self); /* at once, not after the entry's delay */
 }
@@ -265,6 +287,7 @@ void allium_entity_browser_set_search(AlliumEntityBrowser *self, const char *tex
 GPtrArray *allium_entity_browser_dup_shown(AlliumEntityBrowser *self)
 {
     g_return_val_if_fail(ALLIUM_IS_ENTITY_BROWSER(self), NULL);
+    bring_up_to_date(self);
     GPtrArray *shown = g_ptr_array_new();
     for (GtkWidget *child = gtk_widget_get_first_child(GTK_WIDGET(self->list)); child;
          child = gtk_widget_get_next_sibling(child))
@@ -276,6 +299,7 @@ GPtrArray *allium_entity_browser_dup_shown(AlliumEntityBrowser *self)
 gboolean allium_entity_browser_activate(AlliumEntityBrowser *self, const char *name)
 {
     g_return_val_if_fail(ALLIUM_IS_ENTITY_BROWSER(self), FALSE);
+    bring_up_to_date(self);
     const al_entdef_class *cls = self->set ? al_entdefs_find(&self->set->defs, name) : NULL;
     return cls && cls->kind != AL_ENTDEF_BASE && activate_class(self, cls);
 }
