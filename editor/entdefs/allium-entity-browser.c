@@ -19,7 +19,7 @@ struct _AlliumEntityBrowser {
     GtkSearchEntry *search;
     GtkListBox *list;
     char *needle; /* owned: the search text, case-folded */
-    AlliumDefinitionSet *set; /* owned: the classes to show; NULL: none */
+    AlliumDefinitionSet *set;      /* owned: the classes to show; NULL: none */
     AlliumDefinitionSet *rows_set; /* owned: the set the rows were made from (and borrow) */
     gboolean stale;                /* the rows are not yet SET's (set while hidden) */
 };
