@@ -14,6 +14,7 @@ struct _AlliumGLArea {
     cairo_surface_t *frame;            /* the last frame read back */
     gboolean stale;                    /* a frame was asked for since */
     gboolean read_back;                /* the last frame went the software way */
+    int pack_invert;                   /* GL_MESA_pack_invert: 1 yes, 0 no, -1 not asked */
 };
 
 G_DEFINE_FINAL_TYPE(AlliumGLArea, allium_gl_area, GTK_TYPE_GL_AREA)
@@ -41,7 +42,7 @@ static gboolean bind_buffers(AlliumGLArea *self, int width, int height)
  * GL's BGRA read gives; cairo ignores the fourth), rows top down. Cairo's own format: GTK
  * 4.8 would convert a memory texture pixel by pixel through floats even into the format it
  * has. */
-static cairo_surface_t *read_frame(int width, int height)
+static cairo_surface_t *read_frame(AlliumGLArea *self, int width, int height)
 {
     cairo_surface_t *surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, width, height);
     if (cairo_surface_status(surface) != CAIRO_STATUS_SUCCESS) return surface;
@@ -50,7 +51,8 @@ static cairo_surface_t *read_frame(int width, int height)
     int stride = cairo_image_surface_get_stride(surface);
     glPixelStorei(GL_PACK_ALIGNMENT, 4);
     glPixelStorei(GL_PACK_ROW_LENGTH, stride / 4);
-    if (epoxy_has_gl_extension("GL_MESA_pack_invert")) {
+    if (self->pack_invert < 0) self->pack_invert = epoxy_has_gl_extension("GL_MESA_pack_invert");
+    if (self->pack_invert) {
         glPixelStorei(GL_PACK_INVERT_MESA, GL_TRUE);
         glReadPixels(0, 0, width, height, GL_BGRA, GL_UNSIGNED_BYTE, pixels);
         glPixelStorei(GL_PACK_INVERT_MESA, GL_FALSE);
@@ -97,7 +99,7 @@ static void allium_gl_area_snapshot(GtkWidget *widget, GtkSnapshot *snapshot)
         g_signal_emit_by_name(area, "render", gtk_gl_area_get_context(area), &handled);
         glBindFramebuffer(GL_FRAMEBUFFER, self->target.fbo);
         g_clear_pointer(&self->frame, cairo_surface_destroy);
-        self->frame = read_frame(pw, ph);
+        self->frame = read_frame(self, pw, ph);
         self->stale = FALSE;
         self->read_back = TRUE;
     }
@@ -118,6 +120,7 @@ static void allium_gl_area_unrealize(GtkWidget *widget)
         memset(&self->target, 0, sizeof self->target);
     }
     g_clear_pointer(&self->frame, cairo_surface_destroy);
+    self->pack_invert = -1; /* the next context's to say */
     GTK_WIDGET_CLASS(allium_gl_area_parent_class)->unrealize(widget);
 }
 
@@ -137,6 +140,7 @@ static void allium_gl_area_class_init(AlliumGLAreaClass *klass)
 static void allium_gl_area_init(AlliumGLArea *self)
 {
     self->stale = TRUE;
+    self->pack_invert = -1;
 }
 
 void allium_gl_area_queue_render(AlliumGLArea *self)
