@@ -47,15 +47,10 @@ static void arena_free(gl_arena *a)
     memset(a, 0, sizeof *a);
 }
 
-/* Room for NEED vertices: a bigger buffer, with what the old one held copied over on the
- * GPU (the ranges keep their places). */
-static bool arena_grow(gl_arena *a, int32_t need)
+/* A buffer of CAP vertices in place of the arena's, with what the old one held copied over
+ * on the GPU (the ranges keep their places). */
+static bool arena_resize(gl_arena *a, int32_t cap)
 {
-    int32_t cap = a->capacity ? a->capacity : 16384;
-    while (cap < need) {
-        if (cap > INT32_MAX / 2) return false;
-        cap *= 2;
-    }
     GLuint vbo;
     glGenBuffers(1, &vbo);
     glBindBuffer(GL_COPY_WRITE_BUFFER, vbo);
@@ -92,7 +87,12 @@ static int32_t arena_alloc(gl_arena *a, int32_t count)
         }
         return first;
     }
-    if (a->end + count > a->capacity && !arena_grow(a, a->end + count)) return -1;
+    if (a->end + count > a->capacity) {
+        /* Doubled: a scene's meshes coming one by one copy the buffer a few times only. */
+        int64_t cap = a->capacity ? a->capacity : 16384;
+        while (cap < (int64_t) a->end + count) cap *= 2;
+        if (cap > INT32_MAX || !arena_resize(a, (int32_t) cap)) return -1;
+    }
     int32_t first = a->end;
     a->end += count;
     return first;
@@ -133,6 +133,17 @@ static void arena_release(gl_arena *a, int32_t first, int32_t count)
         a->end = a->free[i].first;
         a->free_count--;
     }
+}
+
+/* Room for NEED more vertices at the end, and a quarter more for the edits that follow,
+ * in one buffer: growing by doubling while a big scene arrives would allocate twice what
+ * it holds and copy it over again at every step. */
+static void arena_reserve(gl_arena *a, int64_t need)
+{
+    int64_t want = (int64_t) a->end + need;
+    if (need <= 0 || want <= a->capacity) return;
+    want += want / 4;
+    if (want <= INT32_MAX) arena_resize(a, (int32_t) want);
 }
 
 static void arena_upload(gl_arena *a, int32_t first, const al_vertex *v, int32_t count)
@@ -199,6 +210,21 @@ void gl_mesh_store_begin(gl_mesh_store *st)
 {
     st->mark++;
     if (st->mark == 0) st->mark = 1; /* 0 means "every slot" to slots_rehash */
+}
+
+void gl_mesh_store_reserve(gl_mesh_store *st, const al_mesh *const *meshes, int count)
+{
+    int64_t tris = 0, lines = 0, radius = 0;
+    for (int i = 0; i < count; i++) {
+        const al_mesh *m = meshes[i];
+        if (!m || (st->slots && slot_find(st, m->serial)->serial)) continue;
+        tris += m->tri_count;
+        lines += m->line_count;
+        radius += m->radius_count;
+    }
+    arena_reserve(&st->tris, tris);
+    arena_reserve(&st->lines, lines);
+    arena_reserve(&st->radius, radius);
 }
 
 const gl_mesh_slot *gl_mesh_store_take(gl_mesh_store *st, const al_mesh *m)

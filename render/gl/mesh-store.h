@@ -53,6 +53,9 @@ void gl_mesh_store_free(gl_mesh_store *st);
  * gl_mesh_store_finish give their ranges back. */
 void gl_mesh_store_begin(gl_mesh_store *st);
 
+/* Makes room at once for those of the COUNT MESHES (NULL ones skipped) that the store does
+ * not hold, before they are taken one by one. */
+void gl_mesh_store_reserve(gl_mesh_store *st, const al_mesh *const *meshes, int count);
 /* The slot of mesh M, uploading it if the store does not hold it; NULL if memory ran out. */
 const gl_mesh_slot *gl_mesh_store_take(gl_mesh_store *st, const al_mesh *m);
 

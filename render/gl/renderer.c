@@ -407,6 +407,10 @@ void al_renderer_set_scene(al_renderer *r, const al_scene *s)
     /* The meshes the scene shares with the last one stay where they are. */
     gl_mesh_store_begin(&r->store);
     if (s && !place_tables(r, s)) s = r->scene = NULL;
+    if (s) {
+        gl_mesh_store_reserve(&r->store, (const al_mesh *const *) s->brushes, s->brush_count);
+        gl_mesh_store_reserve(&r->store, (const al_mesh *const *) s->entities, s->entity_count);
+    }
     for (int32_t b = 0; s && b < s->brush_count; b++) {
         const gl_mesh_slot *slot = s->brushes[b] ? gl_mesh_store_take(&r->store, s->brushes[b]) : NULL;
         r->brush_tri[b] = slot ? slot->tri : -1;
