@@ -680,27 +680,36 @@ void allium_window_class_add_actions(GtkWidgetClass *widget_class)
                                         NULL);
 }
 
+void allium_window_enable_action(AlliumWindow *self, const char *name, gboolean enabled)
+{
+    gpointer state = GINT_TO_POINTER(1 + !!enabled);
+    if (!self->action_states) self->action_states = g_hash_table_new(g_str_hash, g_str_equal);
+    if (g_hash_table_lookup(self->action_states, name) == state) return;
+    g_hash_table_insert(self->action_states, (gpointer) name, state);
+    gtk_widget_action_set_enabled(GTK_WIDGET(self), name, enabled);
+}
+
 void allium_window_update_actions(AlliumWindow *self)
 {
     AlliumDocument *doc = self->document;
     gboolean can_undo = doc && allium_document_can_undo(doc);
     gboolean can_redo = doc && allium_document_can_redo(doc);
-    gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.undo", can_undo);
-    gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.redo", can_redo);
-    gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.export", doc != NULL);
-    gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.export-bsp", doc != NULL);
-    gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.run-engine", doc != NULL);
+    allium_window_enable_action(self, "win.undo", can_undo);
+    allium_window_enable_action(self, "win.redo", can_redo);
+    allium_window_enable_action(self, "win.export", doc != NULL);
+    allium_window_enable_action(self, "win.export-bsp", doc != NULL);
+    allium_window_enable_action(self, "win.run-engine", doc != NULL);
     gboolean writable = doc && !allium_document_get_read_only(doc);
     gboolean selected = !allium_selection_is_empty(self->selection);
     guint brushes = 0;
     allium_selection_get_brushes(self->selection, &brushes);
-    gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.delete", writable && selected);
-    gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.nudge", writable && selected);
-    gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.transform", writable && selected);
-    gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.duplicate", writable && brushes > 0);
-    gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.hollow", writable && brushes > 0);
-    gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.place-entity", writable);
-    gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.edit-hulls", doc != NULL);
+    allium_window_enable_action(self, "win.delete", writable && selected);
+    allium_window_enable_action(self, "win.nudge", writable && selected);
+    allium_window_enable_action(self, "win.transform", writable && selected);
+    allium_window_enable_action(self, "win.duplicate", writable && brushes > 0);
+    allium_window_enable_action(self, "win.hollow", writable && brushes > 0);
+    allium_window_enable_action(self, "win.place-entity", writable);
+    allium_window_enable_action(self, "win.edit-hulls", doc != NULL);
     allium_window_update_csg_actions(self, writable);
     allium_window_update_transform_actions(self, writable);
     allium_window_update_hide_actions(self);
@@ -708,8 +717,8 @@ void allium_window_update_actions(AlliumWindow *self)
     allium_window_update_clipboard_actions(self, writable);
     allium_window_update_prefab_actions(self, writable);
     allium_window_update_texture_actions(self, writable);
-    gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.select-same-material", selected);
-    gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.select-same-class", selected);
+    allium_window_enable_action(self, "win.select-same-material", selected);
+    allium_window_enable_action(self, "win.select-same-class", selected);
 
     g_autofree char *undo = can_undo ? allium_document_dup_undo_label(doc, FALSE) : NULL;
     g_autofree char *redo = can_redo ? allium_document_dup_undo_label(doc, TRUE) : NULL;

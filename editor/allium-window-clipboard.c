@@ -232,8 +232,8 @@ void allium_window_update_clipboard_actions(AlliumWindow *self, gboolean writabl
     guint faces = 0;
     allium_selection_get_faces(self->selection, &faces);
     gboolean items = selected && faces == 0;
-    gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.copy", self->document && selected);
-    gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.cut", writable && items);
-    gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.paste", writable);
-    gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.paste-in-place", writable);
+    allium_window_enable_action(self, "win.copy", self->document && selected);
+    allium_window_enable_action(self, "win.cut", writable && items);
+    allium_window_enable_action(self, "win.paste", writable);
+    allium_window_enable_action(self, "win.paste-in-place", writable);
 }

@@ -159,8 +159,8 @@ void allium_window_update_csg_actions(AlliumWindow *self, gboolean writable)
     guint nb = 0, ne = 0;
     allium_selection_get_brushes(self->selection, &nb);
     allium_selection_get_entities(self->selection, &ne);
-    gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.subtract", writable && nb > 0);
-    gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.merge", writable && nb > 1);
-    gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.to-entity", writable && nb > 0);
-    gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.to-world", writable && nb + ne > 0);
+    allium_window_enable_action(self, "win.subtract", writable && nb > 0);
+    allium_window_enable_action(self, "win.merge", writable && nb > 1);
+    allium_window_enable_action(self, "win.to-entity", writable && nb > 0);
+    allium_window_enable_action(self, "win.to-world", writable && nb + ne > 0);
 }

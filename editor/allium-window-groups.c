@@ -224,11 +224,11 @@ void allium_window_update_group_actions(AlliumWindow *self, gboolean writable)
     allium_selection_get_brushes(self->selection, &brushes);
     allium_selection_get_entities(self->selection, &entities);
     gboolean any = writable && brushes + entities > 0;
-    gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.group", any);
-    gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.ungroup", any);
-    gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.enter-group", any);
-    gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.move-to-layer", any);
-    gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.leave-group", self->entered_group != 0);
+    allium_window_enable_action(self, "win.group", any);
+    allium_window_enable_action(self, "win.ungroup", any);
+    allium_window_enable_action(self, "win.enter-group", any);
+    allium_window_enable_action(self, "win.move-to-layer", any);
+    allium_window_enable_action(self, "win.leave-group", self->entered_group != 0);
 }
 
 void allium_window_select_whole_groups(AlliumWindow *self)

@@ -172,16 +172,16 @@ void allium_window_update_hide_actions(AlliumWindow *self)
     allium_selection_get_faces(self->selection, &faces);
     gboolean doc = self->document != NULL;
     gboolean any = doc && brushes + entities + faces > 0;
-    gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.hide", any);
-    gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.lock", any);
-    gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.isolate", any);
-    gtk_widget_action_set_enabled(
-        GTK_WIDGET(self), "win.show-all",
+    allium_window_enable_action(self, "win.hide", any);
+    allium_window_enable_action(self, "win.lock", any);
+    allium_window_enable_action(self, "win.isolate", any);
+    allium_window_enable_action(
+        self, "win.show-all",
         doc && allium_selection_get_hidden_count(self->selection) +
                        allium_selection_get_hidden_entity_count(self->selection) >
                    0);
-    gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.unlock-all",
-                                  doc && allium_selection_get_locked_count(self->selection) > 0);
+    allium_window_enable_action(self, "win.unlock-all",
+                                doc && allium_selection_get_locked_count(self->selection) > 0);
 }
 
 /* A layer colour RGB (0..1) as 0xRRGGBBFF. */

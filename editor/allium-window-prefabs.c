@@ -197,7 +197,7 @@ void allium_window_update_prefab_actions(AlliumWindow *self, gboolean writable)
     guint faces = 0;
     allium_selection_get_faces(self->selection, &faces);
     gboolean items = !allium_selection_is_empty(self->selection) && faces == 0;
-    gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.save-prefab", self->document && items);
-    gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.insert-prefab", writable);
-    gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.insert-prefab-file", writable);
+    allium_window_enable_action(self, "win.save-prefab", self->document && items);
+    allium_window_enable_action(self, "win.insert-prefab", writable);
+    allium_window_enable_action(self, "win.insert-prefab-file", writable);
 }

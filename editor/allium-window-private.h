@@ -64,6 +64,8 @@ struct _AlliumWindow {
     char *kept_boxes;     /* the test boxes as the session file has them */
     guint session_source; /* a pending write of the session file, or 0 */
     char *history_labels; /* the undo and redo labels the menu and tooltips show, or NULL */
+    GHashTable *action_states; /* action name (static) -> what allium_window_enable_action
+                                  last set: GINT_TO_POINTER(1 + enabled) */
 
     /* borrowed references */
     AlliumView *active_view;
@@ -147,6 +149,11 @@ gboolean allium_window_save_prefab(AlliumWindow *self, const char *name, GError 
 gboolean allium_window_insert_prefab(AlliumWindow *self, const char *path);
 /* Enables and relabels undo, redo and export for the document's state. */
 void allium_window_update_actions(AlliumWindow *self);
+/* gtk_widget_action_set_enabled for the window's action NAME (a string that lives as long
+ * as the program), only when ENABLED is not what it set last: the actions are set again at
+ * every snapshot the engine delivers (every frame of a drag), and GTK looks each one up and
+ * tells its watchers even when nothing changes. */
+void allium_window_enable_action(AlliumWindow *self, const char *name, gboolean enabled);
 
 /* allium-window.c */
 /* Maximizes the view in SLOT (-1: back to the four views). */

@@ -140,8 +140,8 @@ void allium_window_update_texture_actions(AlliumWindow *self, gboolean writable)
     guint faces = 0, brushes = 0;
     allium_selection_get_faces(self->selection, &faces);
     allium_selection_get_brushes(self->selection, &brushes);
-    gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.copy-texture", faces > 0);
-    gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.paste-texture",
-                                  writable && self->has_copied_texture && faces + brushes > 0);
-    gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.nudge-texture", writable && faces > 0);
+    allium_window_enable_action(self, "win.copy-texture", faces > 0);
+    allium_window_enable_action(self, "win.paste-texture",
+                                writable && self->has_copied_texture && faces + brushes > 0);
+    allium_window_enable_action(self, "win.nudge-texture", writable && faces > 0);
 }

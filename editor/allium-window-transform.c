@@ -227,8 +227,8 @@ void allium_window_class_add_transform_actions(GtkWidgetClass *widget_class)
 void allium_window_update_transform_actions(AlliumWindow *self, gboolean writable)
 {
     gboolean selected = !allium_selection_is_empty(self->selection);
-    gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.rotate", writable && selected);
-    gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.scale", writable && selected);
-    gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.shear", writable && selected);
-    gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.add-shape", writable);
+    allium_window_enable_action(self, "win.rotate", writable && selected);
+    allium_window_enable_action(self, "win.scale", writable && selected);
+    allium_window_enable_action(self, "win.shear", writable && selected);
+    allium_window_enable_action(self, "win.add-shape", writable);
 }

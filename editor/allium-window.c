@@ -610,6 +610,7 @@ static void allium_window_finalize(GObject *object)
     g_free(self->title_text);
     g_free(self->kept_boxes);
     g_free(self->history_labels);
+    g_clear_pointer(&self->action_states, g_hash_table_unref);
     G_OBJECT_CLASS(allium_window_parent_class)->finalize(object);
 }
 
