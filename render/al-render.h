@@ -320,6 +320,12 @@ typedef struct al_renderer al_renderer;
  * and writes the reason (for example the GL version found) into ERROR. */
 al_renderer *al_renderer_create(char *error, size_t error_size);
 
+/* The same, for a context that shares objects with SHARE's (as the contexts of a GTK
+ * display do): the two renderers keep the meshes of their scenes in one store, so that a
+ * mesh both draw is uploaded and held once (NULL: a store of its own). Either may be
+ * destroyed first. */
+al_renderer *al_renderer_create_sharing(const al_renderer *share, char *error, size_t error_size);
+
 /* Frees the GL objects; the same context must be current. NULL is a no-op. */
 void al_renderer_destroy(al_renderer *r);
 
@@ -337,8 +343,9 @@ bool al_renderer_set_splits(al_renderer *renderer, const al_block_splits *splits
  * together (between two frames). */
 void al_renderer_set_scene(al_renderer *r, const al_scene *scene);
 
-/* Vertices the renderer has uploaded to its mesh store so far (for tests and
- * benchmarks: a scene built from the one before uploads only its new meshes). */
+/* Vertices uploaded to the renderer's mesh store so far, by it and by the renderers that
+ * share the store (for tests and benchmarks: a scene built from the one before uploads
+ * only its new meshes). */
 int64_t al_renderer_uploaded_vertices(const al_renderer *r);
 
 /* Converts the light levels of MAP to the texels the renderer uploads: RGBA8, WIDTH *

@@ -368,6 +368,26 @@ static void frame_update_cb(GdkFrameClock *clock, AlliumView *self)
     }
 }
 
+/* The views whose renderer is up (realized, in any window). */
+static GPtrArray *drawing_views;
+
+/* A view whose renderer this one's can share meshes with: its GL context shares objects
+ * with this one's (GTK's contexts of one display all do), or NULL. The views of a window
+ * draw the same scene, and a 20,000-brush map's meshes take a few hundred megabytes in a
+ * store. */
+static AlliumView *sharing_view(AlliumView *self)
+{
+    if (!drawing_views) drawing_views = g_ptr_array_new();
+    GdkGLContext *mine = gtk_gl_area_get_context(GTK_GL_AREA(self->gl_area));
+    for (guint i = 0; mine && i < drawing_views->len; i++) {
+        AlliumView *other = g_ptr_array_index(drawing_views, i);
+        GdkGLContext *theirs = gtk_gl_area_get_context(GTK_GL_AREA(other->gl_area));
+        if (other != self && other->renderer && theirs && gdk_gl_context_is_shared(mine, theirs))
+            return other;
+    }
+    return NULL;
+}
+
 static void gl_realize_cb(GtkGLArea *area, AlliumView *self)
 {
     self->frame_clock = gtk_widget_get_frame_clock(GTK_WIDGET(area));
@@ -382,9 +402,13 @@ static void gl_realize_cb(GtkGLArea *area, AlliumView *self)
                                          gtk_gl_area_get_error(area)->message);
     } else {
         char reason[256] = "";
-        self->renderer = al_renderer_create(reason, sizeof reason);
+        AlliumView *share = sharing_view(self);
+        self->renderer =
+            al_renderer_create_sharing(share ? share->renderer : NULL, reason, sizeof reason);
         if (!self->renderer)
             self->gl_error = g_strdup_printf(_("The renderer could not start: %s"), reason);
+        else
+            g_ptr_array_add(drawing_views, self);
     }
     update_message(self);
 }
@@ -394,6 +418,7 @@ static void gl_unrealize_cb(GtkGLArea *area, AlliumView *self)
     if (self->frame_clock) g_clear_signal_handler(&self->update_handler, self->frame_clock);
     self->frame_clock = NULL;
     gtk_gl_area_make_current(area);
+    if (drawing_views) g_ptr_array_remove(drawing_views, self);
     if (!gtk_gl_area_get_error(area)) g_clear_pointer(&self->renderer, al_renderer_destroy);
     self->renderer = NULL;
     /* The renderer that borrowed it is gone. */

@@ -31,18 +31,9 @@ void gl_vertex_layout(GLuint vao, GLuint vbo)
 
 /* --- ranges of a buffer ------------------------------------------------------------------ */
 
-static void arena_init(gl_arena *a)
-{
-    memset(a, 0, sizeof *a);
-    glGenVertexArrays(1, &a->vao);
-    glGenBuffers(1, &a->vbo);
-    gl_vertex_layout(a->vao, a->vbo);
-}
-
 static void arena_free(gl_arena *a)
 {
     if (a->vbo) glDeleteBuffers(1, &a->vbo);
-    if (a->vao) glDeleteVertexArrays(1, &a->vao);
     free(a->free);
     memset(a, 0, sizeof *a);
 }
@@ -63,10 +54,11 @@ static bool arena_resize(gl_arena *a, int32_t cap)
     }
     glBindBuffer(GL_COPY_READ_BUFFER, 0);
     glBindBuffer(GL_COPY_WRITE_BUFFER, 0);
-    glDeleteBuffers(1, &a->vbo);
+    /* (A renderer's vertex array still reading the old one keeps it until it follows.) */
+    if (a->vbo) glDeleteBuffers(1, &a->vbo);
     a->vbo = vbo;
+    a->made++;
     a->capacity = cap;
-    gl_vertex_layout(a->vao, a->vbo);
     return true;
 }
 
@@ -156,21 +148,27 @@ static void arena_upload(gl_arena *a, int32_t first, const al_vertex *v, int32_t
 
 /* --- the slots ------------------------------------------------------------------------------ */
 
-void gl_mesh_store_init(gl_mesh_store *st)
+gl_mesh_store *gl_mesh_store_new(void)
 {
-    memset(st, 0, sizeof *st);
-    arena_init(&st->tris);
-    arena_init(&st->lines);
-    arena_init(&st->radius);
+    gl_mesh_store *st = calloc(1, sizeof *st);
+    if (st) st->refs = 1;
+    return st;
 }
 
-void gl_mesh_store_free(gl_mesh_store *st)
+gl_mesh_store *gl_mesh_store_ref(gl_mesh_store *st)
 {
+    st->refs++;
+    return st;
+}
+
+void gl_mesh_store_unref(gl_mesh_store *st)
+{
+    if (!st || --st->refs > 0) return;
     arena_free(&st->tris);
     arena_free(&st->lines);
     arena_free(&st->radius);
     free(st->slots);
-    memset(st, 0, sizeof *st);
+    free(st);
 }
 
 static size_t slot_hash(uint64_t serial, size_t mask)
@@ -187,8 +185,9 @@ static gl_mesh_slot *slot_find(gl_mesh_store *st, uint64_t serial)
     return &st->slots[i];
 }
 
-/* Copies the slots that MARK (all of them when MARK is 0) into a table of CAP slots. */
-static bool slots_rehash(gl_mesh_store *st, size_t cap, uint32_t mark)
+/* Copies the slots still in use into a table of CAP slots (the ones no scene holds are
+ * left behind: their ranges were given back when the last user let them go). */
+static bool slots_rehash(gl_mesh_store *st, size_t cap)
 {
     gl_mesh_slot *old = st->slots;
     size_t old_cap = old ? st->mask + 1 : 0;
@@ -196,9 +195,9 @@ static bool slots_rehash(gl_mesh_store *st, size_t cap, uint32_t mark)
     if (!slots) return false;
     st->slots = slots;
     st->mask = cap - 1;
-    st->count = 0;
+    st->count = st->unused = 0;
     for (size_t i = 0; i < old_cap; i++) {
-        if (!old[i].serial || (mark && old[i].mark != mark)) continue;
+        if (!old[i].serial || old[i].users == 0) continue;
         *slot_find(st, old[i].serial) = old[i];
         st->count++;
     }
@@ -206,10 +205,10 @@ static bool slots_rehash(gl_mesh_store *st, size_t cap, uint32_t mark)
     return true;
 }
 
-void gl_mesh_store_begin(gl_mesh_store *st)
+/* Whether the store holds a mesh of SERIAL for a scene. */
+static bool holds(gl_mesh_store *st, uint64_t serial)
 {
-    st->mark++;
-    if (st->mark == 0) st->mark = 1; /* 0 means "every slot" to slots_rehash */
+    return st->slots && slot_find(st, serial)->users > 0;
 }
 
 void gl_mesh_store_reserve(gl_mesh_store *st, const al_mesh *const *meshes, int count)
@@ -217,7 +216,7 @@ void gl_mesh_store_reserve(gl_mesh_store *st, const al_mesh *const *meshes, int 
     int64_t tris = 0, lines = 0, radius = 0;
     for (int i = 0; i < count; i++) {
         const al_mesh *m = meshes[i];
-        if (!m || (st->slots && slot_find(st, m->serial)->serial)) continue;
+        if (!m || holds(st, m->serial)) continue;
         tris += m->tri_count;
         lines += m->line_count;
         radius += m->radius_count;
@@ -229,19 +228,25 @@ void gl_mesh_store_reserve(gl_mesh_store *st, const al_mesh *const *meshes, int 
 
 const gl_mesh_slot *gl_mesh_store_take(gl_mesh_store *st, const al_mesh *m)
 {
-    if (!st->slots && !slots_rehash(st, 1024, 0)) return NULL;
+    if (!st->slots && !slots_rehash(st, 1024)) return NULL;
     gl_mesh_slot *s = slot_find(st, m->serial);
-    if (s->serial) {
-        s->mark = st->mark;
+    if (s->serial && s->users > 0) {
+        s->users++;
         return s;
     }
-    if ((st->count + 1) * 2 > st->mask + 1) {
-        if (!slots_rehash(st, (st->mask + 1) * 2, 0)) return NULL;
+    bool reused = s->serial != 0; /* let go of by every scene, and wanted again */
+    if (!reused && (st->count + 1) * 2 > st->mask + 1) {
+        /* Made anew without the unused slots, twice as big if the rest still fill half. */
+        size_t cap = st->mask + 1;
+        if ((st->count - st->unused + 1) * 2 > cap) cap *= 2;
+        if (!slots_rehash(st, cap)) return NULL;
         s = slot_find(st, m->serial);
     }
-    gl_mesh_slot n = {.serial = m->serial, .tri_count = m->tri_count,
-                      .line_count = m->line_count, .radius_count = m->radius_count,
-                      .mark = st->mark};
+    gl_mesh_slot n = {.serial = m->serial,
+                      .tri_count = m->tri_count,
+                      .line_count = m->line_count,
+                      .radius_count = m->radius_count,
+                      .users = 1};
     n.tri = arena_alloc(&st->tris, m->tri_count);
     n.line = arena_alloc(&st->lines, m->line_count);
     n.radius = arena_alloc(&st->radius, m->radius_count);
@@ -257,32 +262,30 @@ const gl_mesh_slot *gl_mesh_store_take(gl_mesh_store *st, const al_mesh *m)
     arena_upload(&st->radius, n.radius, m->radius, m->radius_count);
     st->uploaded += m->tri_count + m->line_count + m->radius_count;
     *s = n;
-    st->count++;
+    if (reused)
+        st->unused--;
+    else
+        st->count++;
     return s;
 }
 
-void gl_mesh_store_finish(gl_mesh_store *st)
+void gl_mesh_store_release(gl_mesh_store *st, uint64_t serial)
 {
     if (!st->slots) return;
-    for (size_t i = 0; i <= st->mask; i++) {
-        gl_mesh_slot *s = &st->slots[i];
-        if (!s->serial || s->mark == st->mark) continue;
-        arena_release(&st->tris, s->tri, s->tri_count);
-        arena_release(&st->lines, s->line, s->line_count);
-        arena_release(&st->radius, s->radius, s->radius_count);
-    }
+    gl_mesh_slot *s = slot_find(st, serial);
+    if (!s->serial || s->users == 0 || --s->users > 0) return;
+    arena_release(&st->tris, s->tri, s->tri_count);
+    arena_release(&st->lines, s->line, s->line_count);
+    arena_release(&st->radius, s->radius, s->radius_count);
+    /* The slot stays, unused, so that the probe sequences through it still hold. */
+    st->unused++;
+}
+
+void gl_mesh_store_tidy(gl_mesh_store *st)
+{
+    if (!st->slots || st->unused * 2 < st->count) return;
     /* Keep the table at most four times what it holds. */
     size_t cap = 1024;
-    while (cap < st->count * 2) cap *= 2;
-    if (!slots_rehash(st, cap, st->mark)) {
-        /* Memory ran out: the stale slots stay, holding nothing, so that they are never
-         * given back twice. */
-        st->failed = true;
-        for (size_t i = 0; i <= st->mask; i++) {
-            gl_mesh_slot *s = &st->slots[i];
-            if (!s->serial || s->mark == st->mark) continue;
-            s->tri_count = s->line_count = s->radius_count = 0;
-            s->mark = st->mark;
-        }
-    }
+    while (cap < (st->count - st->unused) * 2) cap *= 2;
+    slots_rehash(st, cap); /* memory ran out: the unused slots stay a while longer */
 }

@@ -1,7 +1,9 @@
-/* Where a renderer keeps the meshes of the scenes it is given (al_renderer_set_scene): three
- * vertex buffers (triangles, lines, a light's reach) that grow as needed, with each mesh in
- * a range of each, found by the mesh's serial. A new scene uploads only the meshes the
- * store does not hold; the ranges of meshes it no longer draws are given back and reused.
+/* Where renderers keep the meshes of the scenes they are given (al_renderer_set_scene):
+ * three vertex buffers (triangles, lines, a light's reach) that grow as needed, with each
+ * mesh in a range of each, found by the mesh's serial. A new scene uploads only the meshes
+ * the store does not hold; a mesh's ranges are given back and reused once no renderer's
+ * scene holds it. Renderers whose contexts share objects (the views of a window) share
+ * one store: a mesh is uploaded once however many views draw it.
  *
  * Workload: a scene per compiled snapshot; after an edit a few meshes are new, so a scene
  * costs a look-up per mesh (lq-e3m4: 4,700 meshes) and the upload of the new ones.
@@ -18,7 +20,8 @@ typedef struct gl_range {
 } gl_range;
 
 typedef struct gl_arena {
-    GLuint vao, vbo;
+    GLuint vbo;       /* 0 until the first vertices come; replaced when it grows */
+    uint32_t made;    /* how many buffers it has had: the renderers' vertex arrays follow */
     int32_t capacity; /* vertices */
     int32_t end;      /* everything at or beyond is free */
     gl_range *free;   /* free ranges below END, by first, none adjacent */
@@ -30,15 +33,16 @@ typedef struct gl_mesh_slot {
     uint64_t serial;
     int32_t tri, line, radius; /* first vertices; the counts are the mesh's */
     int32_t tri_count, line_count, radius_count;
-    uint32_t mark;
+    int32_t users; /* takes not yet released; 0: unused, its ranges given back */
 } gl_mesh_slot;
 
 typedef struct gl_mesh_store {
+    int refs;
     gl_arena tris, lines, radius;
     gl_mesh_slot *slots; /* open addressing by serial; serial 0: empty */
     size_t mask;         /* capacity - 1 */
-    size_t count;
-    uint32_t mark;       /* of the scene being set */
+    size_t count;        /* slots with a serial */
+    size_t unused;       /* of those, the ones with no users */
     int64_t uploaded;    /* vertices uploaded, for the tests and benchmarks */
     bool failed;         /* memory ran out: some meshes are not drawn */
 } gl_mesh_store;
@@ -46,19 +50,22 @@ typedef struct gl_mesh_store {
 /* Sets up a VAO over VBO with al_vertex's attributes. */
 void gl_vertex_layout(GLuint vao, GLuint vbo);
 
-void gl_mesh_store_init(gl_mesh_store *st);
-void gl_mesh_store_free(gl_mesh_store *st);
-
-/* Starts a new scene: meshes not found again (gl_mesh_store_take) before
- * gl_mesh_store_finish give their ranges back. */
-void gl_mesh_store_begin(gl_mesh_store *st);
+/* An empty store (one reference), or NULL if memory ran out. Its buffers are made in the
+ * context current when meshes first come; the renderers that share it draw from them in
+ * their own contexts, which must share objects with that one. */
+gl_mesh_store *gl_mesh_store_new(void);
+gl_mesh_store *gl_mesh_store_ref(gl_mesh_store *st);
+/* The last reference deletes the buffers: a context that shares them must be current. */
+void gl_mesh_store_unref(gl_mesh_store *st);
 
 /* Makes room at once for those of the COUNT MESHES (NULL ones skipped) that the store does
  * not hold, before they are taken one by one. */
 void gl_mesh_store_reserve(gl_mesh_store *st, const al_mesh *const *meshes, int count);
-/* The slot of mesh M, uploading it if the store does not hold it; NULL if memory ran out. */
+/* The slot of mesh M, uploading it if the store does not hold it, with one more user;
+ * NULL if memory ran out. Each take is given back by gl_mesh_store_release. */
 const gl_mesh_slot *gl_mesh_store_take(gl_mesh_store *st, const al_mesh *m);
-
-void gl_mesh_store_finish(gl_mesh_store *st);
-
+/* One user less for the mesh of SERIAL: its ranges are given back with the last. */
+void gl_mesh_store_release(gl_mesh_store *st, uint64_t serial);
+/* Makes the table anew without the unused slots once they are half of it. */
+void gl_mesh_store_tidy(gl_mesh_store *st);
 #endif

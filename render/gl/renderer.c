@@ -1,5 +1,6 @@
 /* The GL renderer (al-render.h): keeps the meshes of the scenes it is given in its mesh
- * store (uploading only those it has not seen: after an edit, the brushes it changed),
+ * store (uploading only those it has not seen: after an edit, the brushes it changed;
+ * renderers made sharing one hold them once),
  * then per frame decides which faces to draw and issues a handful of draw calls.
  *
  * Culling, 3D views: the faces the vis leaves list are drawn only if one of the leaves in
@@ -52,7 +53,11 @@ typedef struct held_texture {
 struct al_renderer {
     al_program programs[AL_PROGRAM_VARIANTS]; /* by AL_PROGRAM_* bits */
     const al_program *prog;                   /* the one this frame uses */
-    gl_mesh_store store;           /* brush and entity meshes */
+    gl_mesh_store *store;                     /* brush and entity meshes, maybe shared */
+    GLuint store_vao[3];    /* this context's vertex arrays over the store's buffers */
+    uint32_t store_made[3]; /* the buffers they were set up over (gl_arena.made) */
+    uint64_t *meshes;       /* the serials of the current scene's takes */
+    int mesh_count, mesh_cap;
     gl_buffer portal_tris, portal_lines, leak, grid, splits, marker, guides;
     bool portals_made;             /* for the current scene (made when first drawn) */
     const al_scene *scene; /* borrowed, see al_renderer_set_scene */
@@ -172,6 +177,11 @@ static void ranges_free(range_list *r)
 
 al_renderer *al_renderer_create(char *error, size_t error_size)
 {
+    return al_renderer_create_sharing(NULL, error, error_size);
+}
+
+al_renderer *al_renderer_create_sharing(const al_renderer *share, char *error, size_t error_size)
+{
     if (error && error_size) error[0] = 0;
     char scratch[8];
     if (!error) error = scratch, error_size = sizeof scratch;
@@ -196,7 +206,13 @@ al_renderer *al_renderer_create(char *error, size_t error_size)
     gl_buffer *all[] = {&r->portal_tris, &r->portal_lines, &r->leak,  &r->grid,
                         &r->splits,      &r->marker,       &r->guides};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) buffer_init(all[i]);
-    gl_mesh_store_init(&r->store);
+    r->store = share ? gl_mesh_store_ref(share->store) : gl_mesh_store_new();
+    if (!r->store) {
+        snprintf(error, error_size, "out of memory");
+        al_renderer_destroy(r);
+        return NULL;
+    }
+    glGenVertexArrays(3, r->store_vao);
     return r;
 }
 
@@ -206,7 +222,11 @@ void al_renderer_destroy(al_renderer *r)
     gl_buffer *all[] = {&r->portal_tris, &r->portal_lines, &r->leak,  &r->grid,
                         &r->splits,      &r->marker,       &r->guides};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) buffer_destroy(all[i]);
-    gl_mesh_store_free(&r->store);
+    for (int i = 0; r->store && i < r->mesh_count; i++)
+        gl_mesh_store_release(r->store, r->meshes[i]);
+    free(r->meshes);
+    gl_mesh_store_unref(r->store);
+    if (r->store_vao[0]) glDeleteVertexArrays(3, r->store_vao);
     free(r->brush_tri), free(r->brush_line), free(r->brush_stamp);
     free(r->entity_tri), free(r->entity_line), free(r->entity_radius);
     if (r->lightmap) glDeleteTextures(1, &r->lightmap);
@@ -387,6 +407,15 @@ static uint8_t *carry_pvs(const al_renderer *r, const al_scene *old, const al_sc
     return carried;
 }
 
+/* Takes M from the store for the current scene; NULL if it is not drawn (memory ran out). */
+static const gl_mesh_slot *take_mesh(al_renderer *r, const al_mesh *m)
+{
+    if (r->mesh_count >= r->mesh_cap) return NULL; /* it could not be given back */
+    const gl_mesh_slot *slot = gl_mesh_store_take(r->store, m);
+    if (slot) r->meshes[r->mesh_count++] = m->serial;
+    return slot;
+}
+
 void al_renderer_set_scene(al_renderer *r, const al_scene *s)
 {
     free(r->carried);
@@ -404,25 +433,38 @@ void al_renderer_set_scene(al_renderer *r, const al_scene *s)
     r->leaf_cap = 0;
     r->pvs_pass = 0;
     r->pvs_leaf = -1;
-    /* The meshes the scene shares with the last one stay where they are. */
-    gl_mesh_store_begin(&r->store);
+    /* The meshes the scene shares with the last one (or with another renderer's) stay
+     * where they are: the new scene's are taken before the last one's are let go of. */
+    int64_t uploaded = r->store->uploaded;
+    uint64_t *held = r->meshes;
+    int held_count = r->mesh_count;
+    r->meshes = NULL;
+    r->mesh_count = r->mesh_cap = 0;
     if (s && !place_tables(r, s)) s = r->scene = NULL;
     if (s) {
-        gl_mesh_store_reserve(&r->store, (const al_mesh *const *) s->brushes, s->brush_count);
-        gl_mesh_store_reserve(&r->store, (const al_mesh *const *) s->entities, s->entity_count);
+        gl_mesh_store_reserve(r->store, (const al_mesh *const *) s->brushes, s->brush_count);
+        gl_mesh_store_reserve(r->store, (const al_mesh *const *) s->entities, s->entity_count);
+        r->mesh_cap = s->brush_count + s->entity_count;
+        r->meshes = malloc(((size_t) r->mesh_cap + 1) * sizeof *r->meshes);
+        if (!r->meshes) r->mesh_cap = 0;
     }
     for (int32_t b = 0; s && b < s->brush_count; b++) {
-        const gl_mesh_slot *slot = s->brushes[b] ? gl_mesh_store_take(&r->store, s->brushes[b]) : NULL;
+        const gl_mesh_slot *slot = s->brushes[b] ? take_mesh(r, s->brushes[b]) : NULL;
         r->brush_tri[b] = slot ? slot->tri : -1;
         r->brush_line[b] = slot ? slot->line : -1;
     }
     for (int32_t e = 0; s && e < s->entity_count; e++) {
-        const gl_mesh_slot *slot = gl_mesh_store_take(&r->store, s->entities[e]);
+        const gl_mesh_slot *slot = take_mesh(r, s->entities[e]);
         r->entity_tri[e] = slot ? slot->tri : -1;
         r->entity_line[e] = slot ? slot->line : -1;
         r->entity_radius[e] = slot ? slot->radius : -1;
     }
-    gl_mesh_store_finish(&r->store);
+    for (int i = 0; i < held_count; i++) gl_mesh_store_release(r->store, held[i]);
+    free(held);
+    gl_mesh_store_tidy(r->store);
+    /* What another context will draw from: sent on its way (shared objects' changes are
+     * seen in other contexts once flushed). */
+    if (r->store->uploaded != uploaded && r->store->refs > 1) glFlush();
     buffer_upload(&r->portal_tris, NULL, 0, GL_STATIC_DRAW);
     buffer_upload(&r->portal_lines, NULL, 0, GL_STATIC_DRAW);
     if (!s) {
@@ -441,7 +483,7 @@ void al_renderer_set_scene(al_renderer *r, const al_scene *s)
 
 int64_t al_renderer_uploaded_vertices(const al_renderer *r)
 {
-    return r->store.uploaded;
+    return r->store->uploaded;
 }
 
 /* The portals of the scene's world, made the first time a frame draws them. */
@@ -517,10 +559,19 @@ static void set_pass(al_renderer *r, float lit, const float tint[4], const float
     glUniform4fv(r->prog->u_over, 1, over ? over : none);
 }
 
-static void draw_ranges(const gl_arena *a, GLenum mode, const range_list *l)
+/* Draws L's ranges of the store's buffer A (one of its three), through this context's
+ * vertex array over it, set up again when the store replaced the buffer. */
+static void draw_ranges(al_renderer *r, const gl_arena *a, GLenum mode, const range_list *l)
 {
     if (l->n == 0 || a->end == 0) return;
-    glBindVertexArray(a->vao);
+    int k = a == &r->store->tris ? 0 : a == &r->store->lines ? 1 : 2;
+    if (r->store_made[k] != a->made) {
+        /* (Not by name: another context may have deleted the old one and made a buffer
+         * that got its name, while this context's vertex array still holds the old.) */
+        gl_vertex_layout(r->store_vao[k], a->vbo);
+        r->store_made[k] = a->made;
+    }
+    glBindVertexArray(r->store_vao[k]);
     glMultiDrawArrays(mode, l->first, l->count, l->n);
 }
 
@@ -794,7 +845,7 @@ static void draw_tinted(al_renderer *r, const al_draw_options *opt, const uint8_
         }
         const float colour[4] = {c[0] / 255.0f, c[1] / 255.0f, c[2] / 255.0f, c[3] / 255.0f};
         set_pass(r, 0, NULL, colour);
-        draw_ranges(&r->store.lines, GL_LINES, &r->tinted);
+        draw_ranges(r, &r->store->lines, GL_LINES, &r->tinted);
     }
     free(done);
     set_pass(r, 0, NULL, NULL);
@@ -856,20 +907,20 @@ static void draw_2d(al_renderer *r, const al_camera *cam, const al_draw_options 
         glCullFace(GL_BACK);
         glColorMask(GL_FALSE, GL_FALSE, GL_FALSE, GL_FALSE);
         set_pass(r, 1, faint, NULL);
-        draw_ranges(&r->store.tris, GL_TRIANGLES, &r->opaque);
+        draw_ranges(r, &r->store->tris, GL_TRIANGLES, &r->opaque);
         glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
         glDepthMask(GL_FALSE);
         glDepthFunc(GL_LEQUAL);
         glEnable(GL_BLEND);
         glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ZERO, GL_ONE);
-        draw_ranges(&r->store.tris, GL_TRIANGLES, &r->opaque);
+        draw_ranges(r, &r->store->tris, GL_TRIANGLES, &r->opaque);
         glDisable(GL_BLEND);
         glDepthMask(GL_TRUE);
         glDisable(GL_CULL_FACE);
         glDisable(GL_DEPTH_TEST);
     }
     set_pass(r, 0, NULL, NULL);
-    draw_ranges(&r->store.lines, GL_LINES, edges);
+    draw_ranges(r, &r->store->lines, GL_LINES, edges);
     if (kept) draw_tinted(r, opt, kept);
     free(kept);
     glEnable(GL_BLEND);
@@ -883,10 +934,10 @@ static void draw_2d(al_renderer *r, const al_camera *cam, const al_draw_options 
         else
             radius_ranges(r, opt, &r->scratch);
         set_pass(r, 0, faint, NULL);
-        draw_ranges(&r->store.radius, GL_LINES, &r->scratch);
+        draw_ranges(r, &r->store->radius, GL_LINES, &r->scratch);
         set_pass(r, 0, NULL, NULL);
         entity_ranges(r, opt, 1, NULL, &r->scratch);
-        draw_ranges(&r->store.lines, GL_LINES, &r->scratch);
+        draw_ranges(r, &r->store->lines, GL_LINES, &r->scratch);
     }
     if (opt->overlays & AL_OVERLAY_PORTALS) {
         make_portals(r);
@@ -897,8 +948,8 @@ static void draw_2d(al_renderer *r, const al_camera *cam, const al_draw_options 
     static const float red[4] = {1.0f, 0.25f, 0.2f, 1.0f};
     selection_ranges(r, opt, true, &r->pvs, &r->scratch);
     set_pass(r, 0, NULL, red);
-    draw_ranges(&r->store.lines, GL_LINES, &r->pvs);
-    draw_ranges(&r->store.lines, GL_LINES, &r->scratch);
+    draw_ranges(r, &r->store->lines, GL_LINES, &r->pvs);
+    draw_ranges(r, &r->store->lines, GL_LINES, &r->scratch);
     if (opt->has_eye) draw_eye(r, cam, opt);
     draw_guides(r, cam, opt);
     glDisable(GL_BLEND);
@@ -976,14 +1027,14 @@ static void draw_3d(al_renderer *r, const al_camera *cam, const al_draw_options 
     glEnable(GL_POLYGON_OFFSET_FILL);
     glPolygonOffset(1.0f, 1.0f);
     set_pass(r, 1, NULL, NULL);
-    draw_ranges(&r->store.tris, GL_TRIANGLES, &r->opaque);
+    draw_ranges(r, &r->store->tris, GL_TRIANGLES, &r->opaque);
     glDisable(GL_POLYGON_OFFSET_FILL);
     glDisable(GL_CULL_FACE);
 
     if (opt->wireframe) {
         static const float dark[4] = {0.08f, 0.08f, 0.08f, 0.8f};
         set_pass(r, 0, NULL, dark);
-        draw_ranges(&r->store.lines, GL_LINES, &r->opaque_edges);
+        draw_ranges(r, &r->store->lines, GL_LINES, &r->opaque_edges);
     }
     glEnable(GL_BLEND);
     /* The colour blends; the alpha stays 1, so the picture is opaque wherever GTK puts it. */
@@ -991,28 +1042,28 @@ static void draw_3d(al_renderer *r, const al_camera *cam, const al_draw_options 
     if (opt->overlays & AL_OVERLAY_ENTITIES) {
         entity_ranges(r, opt, 0, cam->position, &r->scratch);
         set_pass(r, 1, NULL, NULL);
-        draw_ranges(&r->store.tris, GL_TRIANGLES, &r->scratch);
+        draw_ranges(r, &r->store->tris, GL_TRIANGLES, &r->scratch);
         entity_ranges(r, opt, 1, NULL, &r->scratch);
         set_pass(r, 0, NULL, NULL);
-        draw_ranges(&r->store.lines, GL_LINES, &r->scratch);
+        draw_ranges(r, &r->store->lines, GL_LINES, &r->scratch);
         if (opt->overlays & AL_OVERLAY_LIGHT_RADII) {
             static const float faint[4] = {1, 1, 1, 0.4f};
             entity_ranges(r, opt, 2, NULL, &r->scratch);
             set_pass(r, 0, faint, NULL);
-            draw_ranges(&r->store.radius, GL_LINES, &r->scratch);
+            draw_ranges(r, &r->store->radius, GL_LINES, &r->scratch);
         }
     }
     if (opt->overlays & AL_OVERLAY_PVS) {
         static const float green[4] = {0.2f, 1.0f, 0.35f, 0.3f};
         static const float half[4] = {1, 1, 1, 0.6f};
         set_pass(r, 1, half, green);
-        draw_ranges(&r->store.tris, GL_TRIANGLES, &r->pvs);
+        draw_ranges(r, &r->store->tris, GL_TRIANGLES, &r->pvs);
     }
     if (opt->overlays & AL_OVERLAY_CLUSTER) {
         static const float amber[4] = {1.0f, 0.75f, 0.1f, 0.5f};
         static const float half[4] = {1, 1, 1, 0.7f};
         set_pass(r, 1, half, amber);
-        draw_ranges(&r->store.tris, GL_TRIANGLES, &r->cluster);
+        draw_ranges(r, &r->store->tris, GL_TRIANGLES, &r->cluster);
     }
 
     /* Selection: tinted faces, red outlines, faintly through what hides them. */
@@ -1020,18 +1071,18 @@ static void draw_3d(al_renderer *r, const al_camera *cam, const al_draw_options 
     static const float faint[4] = {1, 1, 1, 0.35f}, half[4] = {1, 1, 1, 0.5f};
     selection_ranges(r, opt, false, &r->scratch, &r->cluster);
     set_pass(r, 1, half, red);
-    draw_ranges(&r->store.tris, GL_TRIANGLES, &r->scratch);
-    draw_ranges(&r->store.tris, GL_TRIANGLES, &r->cluster);
+    draw_ranges(r, &r->store->tris, GL_TRIANGLES, &r->scratch);
+    draw_ranges(r, &r->store->tris, GL_TRIANGLES, &r->cluster);
     selection_ranges(r, opt, true, &r->scratch, &r->cluster);
     set_pass(r, 0, NULL, red_line);
-    draw_ranges(&r->store.lines, GL_LINES, &r->scratch);
-    draw_ranges(&r->store.lines, GL_LINES, &r->cluster);
+    draw_ranges(r, &r->store->lines, GL_LINES, &r->scratch);
+    draw_ranges(r, &r->store->lines, GL_LINES, &r->cluster);
     radius_ranges(r, opt, &r->cluster);
     set_pass(r, 0, NULL, NULL);
-    draw_ranges(&r->store.radius, GL_LINES, &r->cluster);
+    draw_ranges(r, &r->store->radius, GL_LINES, &r->cluster);
     glDisable(GL_DEPTH_TEST);
     set_pass(r, 0, faint, red_line);
-    draw_ranges(&r->store.lines, GL_LINES, &r->scratch);
+    draw_ranges(r, &r->store->lines, GL_LINES, &r->scratch);
     glEnable(GL_DEPTH_TEST);
     if (opt->selected_face_count > 0) {
         static const float yellow[4] = {1.0f, 0.9f, 0.2f, 0.6f};
@@ -1044,13 +1095,13 @@ static void draw_3d(al_renderer *r, const al_camera *cam, const al_draw_options 
                 ranges_add(&r->scratch, r->brush_tri[b] + mf->first_tri, mf->tri_count);
         }
         set_pass(r, 1, half, yellow);
-        draw_ranges(&r->store.tris, GL_TRIANGLES, &r->scratch);
+        draw_ranges(r, &r->store->tris, GL_TRIANGLES, &r->scratch);
     }
 
     /* Translucent layers: no depth writes, so they do not hide each other. */
     glDepthMask(GL_FALSE);
     set_pass(r, 1, NULL, NULL);
-    draw_ranges(&r->store.tris, GL_TRIANGLES, &r->tools);
+    draw_ranges(r, &r->store->tris, GL_TRIANGLES, &r->tools);
     if (opt->overlays & AL_OVERLAY_PORTALS) {
         make_portals(r);
         set_pass(r, 0, NULL, NULL);

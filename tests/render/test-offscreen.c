@@ -591,6 +591,114 @@ CHECK_TEST(incremental, "/render/a-scene-built-from-the-one-before-uploads-its-n
     unload(&l);
 }
 
+/* What R draws of its scene from CAM, against a renderer that never saw a scene before. */
+static bool drawn_as_fresh(al_renderer *r, const al_scene *drawn_scene, const al_camera *cam,
+                           const al_draw_options *opt)
+{
+    static uint8_t drawn[W * H * 4];
+    al_renderer_draw(r, cam, opt, NULL);
+    if (!al_offscreen_read(off, pixels)) return false;
+    memcpy(drawn, pixels, sizeof drawn);
+    return drawn_fresh_alike(drawn_scene, cam, opt, drawn);
+}
+
+/* Two views of a window draw from one store (their contexts share objects): a mesh both
+ * draw is uploaded once, a renderer that moves on to a newer scene leaves the other's
+ * meshes alone, and either may go first. Each picture must be what a renderer of its own
+ * draws of the same scene. */
+CHECK_TEST(sharing, "/render/renderers-sharing-a-store-upload-a-mesh-once")
+{
+    loaded l;
+    REQUIRE(load_path(&l, getenv("ALLIUM_SAMPLE_MAP"), AL_PVS_TIGHT));
+    const al_input *in = &l.sc.input.input;
+    int n = in->brush_count, moved = n / 3;
+    editable ed;
+    REQUIRE(editable_init(&ed, in));
+    int64_t *entity_ids = malloc(((size_t) in->entity_count + 1) * sizeof *entity_ids);
+    uint64_t *entity_keys = calloc((size_t) in->entity_count + 1, sizeof *entity_keys);
+    REQUIRE(entity_ids && entity_keys);
+    for (int e = 0; e < in->entity_count; e++) entity_ids[e] = e;
+    al_scene_desc d = {.input = in,
+                       .material_colours = (const float(*)[3]) l.colours,
+                       .brush_ids = ed.ids,
+                       .brush_keys = ed.keys,
+                       .entity_ids = entity_ids,
+                       .entity_keys = entity_keys};
+    al_scene *before = NULL, *after = NULL;
+    REQUIRE(al_scene_build(&d, &before) == AL_OK);
+    editable_move(&ed, moved, 2, 16);
+    d.input = &ed.edited;
+    d.previous = before;
+    REQUIRE(al_scene_build(&d, &after) == AL_OK);
+    al_camera cam;
+    camera_at_start(&l, &cam);
+    al_draw_options opt;
+    al_draw_options_init(&opt);
+    char error[256];
+    al_renderer *a = al_renderer_create(error, sizeof error);
+    REQUIRE(a);
+    al_renderer *b = al_renderer_create_sharing(a, error, sizeof error);
+    REQUIRE(b);
+
+    al_renderer_set_scene(a, before);
+    int64_t all = al_renderer_uploaded_vertices(a);
+    CHECK(all > 0);
+    al_renderer_set_scene(b, before);
+    CHECK_MSG(al_renderer_uploaded_vertices(b) == all,
+              "the second renderer uploaded %lld vertices of a scene the first holds",
+              (long long) (al_renderer_uploaded_vertices(b) - all));
+    CHECK_MSG(drawn_as_fresh(b, before, &cam, &opt), "the sharing renderer draws otherwise");
+
+    /* B moves on: only the moved brush is new; A still draws the scene before. */
+    al_renderer_set_scene(b, after);
+    const al_mesh *m = after->brushes[moved];
+    REQUIRE(m);
+    CHECK_MSG(al_renderer_uploaded_vertices(b) - all ==
+                  (int64_t) m->tri_count + m->line_count + m->radius_count,
+              "%lld vertices uploaded for a scene that changed one brush",
+              (long long) (al_renderer_uploaded_vertices(b) - all));
+    CHECK_MSG(drawn_as_fresh(a, before, &cam, &opt),
+              "the first renderer's scene changed when the second moved on");
+    CHECK_MSG(drawn_as_fresh(b, after, &cam, &opt), "the second renderer's new scene differs");
+
+    /* A goes first; B keeps drawing, and a third made from B joins it over many scenes,
+     * each renderer a scene behind the other half of the time. */
+    al_renderer_destroy(a);
+    CHECK_MSG(drawn_as_fresh(b, after, &cam, &opt),
+              "the store lost meshes with the first renderer");
+    al_renderer *c = al_renderer_create_sharing(b, error, sizeof error);
+    REQUIRE(c);
+    al_scene *prev = after, *older = NULL;
+    after = NULL;
+    int wrong = 0;
+    for (int i = 0; i < 30; i++) {
+        editable_move(&ed, (moved + 5 * i) % n, i % 3, i % 2 ? -8 : 8);
+        d.previous = prev;
+        al_scene *next = NULL;
+        REQUIRE(al_scene_build(&d, &next) == AL_OK);
+        al_renderer *ahead = i % 2 ? b : c, *behind = i % 2 ? c : b;
+        al_renderer_set_scene(ahead, next);
+        al_renderer_set_scene(behind, prev);
+        wrong += !drawn_as_fresh(ahead, next, &cam, &opt);
+        wrong += !drawn_as_fresh(behind, prev, &cam, &opt);
+        if (older) al_scene_destroy(older);
+        older = prev;
+        prev = next;
+    }
+    CHECK_MSG(wrong == 0, "%d of 60 pictures from renderers sharing a store differ", wrong);
+    al_renderer_destroy(b);
+    al_renderer_set_scene(c, prev);
+    CHECK_MSG(drawn_as_fresh(c, prev, &cam, &opt),
+              "the last renderer of the store draws otherwise");
+    al_renderer_destroy(c);
+    al_scene_destroy(prev);
+    if (older) al_scene_destroy(older);
+    al_scene_destroy(before);
+    editable_free(&ed);
+    free(entity_ids), free(entity_keys);
+    unload(&l);
+}
+
 /* An edit's collision comes without a PVS (its portals follow): the renderer carries the
  * last PVS over, with what the moved brush may open. From random points in empty space,
  * the scene after moving one brush (no world: no PVS) drawn with the carried culling must
