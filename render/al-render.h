@@ -381,8 +381,17 @@ typedef struct al_texture_image {
  * they are), or by the fixed shading; sky and liquid faces full bright. A material without
  * an image shows a magenta checker, eight squares to 64 texels. Returns AL_ERR_NOMEM,
  * AL_ERR_INVALID_ARGUMENT (an image without name, texels or size, or more images than
- * GL_MAX_ARRAY_TEXTURE_LAYERS - 1; then no textures are shown) or AL_OK. */
-al_status al_renderer_set_textures(al_renderer *r, const al_texture_image *images, int count);
+ * GL_MAX_ARRAY_TEXTURE_LAYERS - 1; then no textures are shown) or AL_OK. A nonzero KEY
+ * names the set of images: a renderer sharing a store (al_renderer_create_sharing) with
+ * one that holds a set of that key uses its copy instead of making another (the views of
+ * a window show the same textures), so a key must not name other images while any
+ * renderer holds it; 0: a copy of its own. */
+al_status al_renderer_set_textures(al_renderer *r, const al_texture_image *images, int count,
+                                   uint64_t key);
+
+/* Texture sets made (not shared) by the renderer and those sharing its store so far, for
+ * the tests. */
+int64_t al_renderer_texture_sets_made(const al_renderer *r);
 
 /* Whether the renderer holds a texture for material NAME. */
 bool al_renderer_has_texture(const al_renderer *r, const char *name);

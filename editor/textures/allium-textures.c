@@ -104,7 +104,9 @@ static void add_entry(GArray *catalogue, const char *name, const char *source, i
 
 AlliumTextures *allium_textures_load(const AlliumTextureRequest *request)
 {
+    static guint64 made; /* (any thread) */
     AlliumTextures *t = g_atomic_rc_box_new0(AlliumTextures);
+    t->serial = __atomic_add_fetch(&made, 1, __ATOMIC_RELAXED);
     const char *const *folders = request->folders;
     int folder_count = folders ? (int) g_strv_length((char **) folders) : 0;
     al_texture_sources sources;

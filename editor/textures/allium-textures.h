@@ -46,6 +46,7 @@ typedef struct {
 } AlliumTextureEntry;
 
 typedef struct {
+    guint64 serial;           /* unique in the process: the views' renderers share a set by it */
     al_texture_image *images; /* one per material found, names and texels owned */
     int count;
     /* What the views draw (al_renderer_set_textures): IMAGES (borrowed), then an image per

@@ -244,8 +244,8 @@ static void update_textures(AlliumView *self)
     AlliumTextures *t = self->document ? allium_document_get_textures(self->document) : NULL;
     if (t == self->uploaded_textures) return;
     g_clear_pointer(&self->uploaded_textures, allium_textures_unref);
-    al_status st =
-        al_renderer_set_textures(self->renderer, t ? t->drawn : NULL, t ? t->drawn_count : 0);
+    al_status st = al_renderer_set_textures(self->renderer, t ? t->drawn : NULL,
+                                            t ? t->drawn_count : 0, t ? t->serial : 0);
     if (st != AL_OK)
         g_warning("the map's %d textures could not be uploaded: %s", t ? t->count : 0,
                   al_status_message(st));

@@ -164,6 +164,7 @@ gl_mesh_store *gl_mesh_store_ref(gl_mesh_store *st)
 void gl_mesh_store_unref(gl_mesh_store *st)
 {
     if (!st || --st->refs > 0) return;
+    /* (Every texture set went with the renderer that held it last.) */
     arena_free(&st->tris);
     arena_free(&st->lines);
     arena_free(&st->radius);

@@ -36,8 +36,13 @@ typedef struct gl_mesh_slot {
     int32_t users; /* takes not yet released; 0: unused, its ranges given back */
 } gl_mesh_slot;
 
+typedef struct gl_texture_set gl_texture_set; /* renderer.c */
+
 typedef struct gl_mesh_store {
     int refs;
+    /* The texture arrays the renderers sharing the store share (renderer.c), by key. */
+    gl_texture_set *texture_sets;
+    int64_t textures_uploaded; /* texture arrays made, for the tests */
     gl_arena tris, lines, radius;
     gl_mesh_slot *slots; /* open addressing by serial; serial 0: empty */
     size_t mask;         /* capacity - 1 */

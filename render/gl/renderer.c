@@ -50,6 +50,18 @@ typedef struct held_texture {
     int layer;
 } held_texture;
 
+/* One array texture and what it holds: a renderer's own, or shared by the renderers of a
+ * store that were given the same key (al_renderer_set_textures), listed in the store. */
+struct gl_texture_set {
+    int refs;
+    uint64_t key; /* 0: the renderer's own, not listed */
+    GLuint texture;
+    int layer_size, layer_count;
+    held_texture *held; /* sorted by name, case-insensitively */
+    int held_count;
+    gl_texture_set *next; /* in the store's list */
+};
+
 struct al_renderer {
     al_program programs[AL_PROGRAM_VARIANTS]; /* by AL_PROGRAM_* bits */
     const al_program *prog;                   /* the one this frame uses */
@@ -95,10 +107,8 @@ struct al_renderer {
      * per-material texels (1 / width, 1 / height, layer, full bright), material + 1 at
      * texel (i % AL_MATERIAL_ROW, i / AL_MATERIAL_ROW), maps the current scene's vertices
      * to them; it is made again when the scene or the textures change. */
-    GLuint textures, material_table;
-    int layer_size, layer_count;
-    held_texture *held; /* sorted by name, case-insensitively */
-    int held_count;
+    gl_texture_set *tex; /* NULL: none given */
+    GLuint material_table;
     bool textures_valid; /* al_renderer_set_textures was given a set */
     bool textures_on;    /* this frame's lit passes show them */
     bool table_valid;    /* the table is for the current scene and textures */
@@ -216,6 +226,8 @@ al_renderer *al_renderer_create_sharing(const al_renderer *share, char *error, s
     return r;
 }
 
+static void forget_textures(al_renderer *r);
+
 void al_renderer_destroy(al_renderer *r)
 {
     if (!r) return;
@@ -225,16 +237,14 @@ void al_renderer_destroy(al_renderer *r)
     for (int i = 0; r->store && i < r->mesh_count; i++)
         gl_mesh_store_release(r->store, r->meshes[i]);
     free(r->meshes);
+    if (r->store) forget_textures(r);
     gl_mesh_store_unref(r->store);
     if (r->store_vao[0]) glDeleteVertexArrays(3, r->store_vao);
     free(r->brush_tri), free(r->brush_line), free(r->brush_stamp);
     free(r->entity_tri), free(r->entity_line), free(r->entity_radius);
     if (r->lightmap) glDeleteTextures(1, &r->lightmap);
     free(r->lightmap_bytes);
-    if (r->textures) glDeleteTextures(1, &r->textures);
     if (r->material_table) glDeleteTextures(1, &r->material_table);
-    for (int i = 0; i < r->held_count; i++) free(r->held[i].name);
-    free(r->held);
     for (unsigned v = 0; v < AL_PROGRAM_VARIANTS; v++) al_program_destroy(&r->programs[v]);
     range_list *lists[] = {&r->opaque,  &r->opaque_edges, &r->tools, &r->pvs,
                            &r->cluster, &r->scratch,      &r->tinted};
@@ -1136,18 +1146,29 @@ static int compare_held(const void *a, const void *b)
 static const held_texture *find_held(const al_renderer *r, const char *name)
 {
     held_texture key = {.name = (char *) name};
-    return r->held_count
-               ? bsearch(&key, r->held, (size_t) r->held_count, sizeof *r->held, compare_held)
+    const gl_texture_set *t = r->tex;
+    return t && t->held_count
+               ? bsearch(&key, t->held, (size_t) t->held_count, sizeof *t->held, compare_held)
                : NULL;
 }
 
+/* Lets go of the renderer's texture set: the last user deletes it (and takes it off the
+ * store's list). */
 static void forget_textures(al_renderer *r)
 {
-    for (int i = 0; i < r->held_count; i++) free(r->held[i].name);
-    free(r->held);
-    r->held = NULL;
-    r->held_count = 0;
+    gl_texture_set *t = r->tex;
+    r->tex = NULL;
     r->textures_valid = r->table_valid = false;
+    if (!t || --t->refs > 0) return;
+    for (gl_texture_set **at = &r->store->texture_sets; *at; at = &(*at)->next)
+        if (*at == t) {
+            *at = t->next;
+            break;
+        }
+    if (t->texture) glDeleteTextures(1, &t->texture);
+    for (int i = 0; i < t->held_count; i++) free(t->held[i].name);
+    free(t->held);
+    free(t);
 }
 
 /* IMAGE resampled (nearest texel) to SIZE x SIZE into OUT: the texture repeats over the
@@ -1179,10 +1200,19 @@ void al_texture_checker(int size, uint8_t *rgba)
         }
 }
 
-al_status al_renderer_set_textures(al_renderer *r, const al_texture_image *images, int count)
+al_status al_renderer_set_textures(al_renderer *r, const al_texture_image *images, int count,
+                                   uint64_t key)
 {
     forget_textures(r);
     if (!images || count <= 0) return AL_OK;
+    for (gl_texture_set *t = key ? r->store->texture_sets : NULL; t; t = t->next)
+        if (t->key == key) {
+            /* Another view's copy of the same images. */
+            t->refs++;
+            r->tex = t;
+            r->textures_valid = true;
+            return AL_OK;
+        }
     GLint max_size = 0, max_layers = 0;
     glGetIntegerv(GL_MAX_TEXTURE_SIZE, &max_size);
     glGetIntegerv(GL_MAX_ARRAY_TEXTURE_LAYERS, &max_layers);
@@ -1202,28 +1232,32 @@ al_status al_renderer_set_textures(al_renderer *r, const al_texture_image *image
     while (size < biggest && size < 256 && size < max_size) size *= 2;
     while (size > 16 && (size_t) size * size * 4 * (size_t) (count + 1) * 4 / 3 > (96u << 20))
         size /= 2;
-    r->held = calloc((size_t) count, sizeof *r->held);
+    r->tex = calloc(1, sizeof *r->tex);
+    if (!r->tex) return AL_ERR_NOMEM;
+    r->tex->refs = 1;
+    gl_texture_set *t = r->tex;
+    t->held = calloc((size_t) count, sizeof *t->held);
     uint8_t *layer = malloc((size_t) size * size * 4);
-    if (!r->held || !layer) {
+    if (!t->held || !layer) {
         free(layer);
         forget_textures(r);
         return AL_ERR_NOMEM;
     }
     for (int i = 0; i < count; i++) {
-        r->held[i] = (held_texture){.name = strdup(images[i].name),
+        t->held[i] = (held_texture){.name = strdup(images[i].name),
                                     .width = images[i].width,
                                     .height = images[i].height,
                                     .layer = i + 1};
-        r->held_count = i + 1;
-        if (!r->held[i].name) {
+        t->held_count = i + 1;
+        if (!t->held[i].name) {
             free(layer);
             forget_textures(r);
             return AL_ERR_NOMEM;
         }
     }
-    if (!r->textures) glGenTextures(1, &r->textures);
+    glGenTextures(1, &t->texture);
     glActiveTexture(GL_TEXTURE0 + AL_TEXTURES_UNIT);
-    glBindTexture(GL_TEXTURE_2D_ARRAY, r->textures);
+    glBindTexture(GL_TEXTURE_2D_ARRAY, t->texture);
     glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
     glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
     glTexImage3D(GL_TEXTURE_2D_ARRAY, 0, GL_RGBA8, size, size, count + 1, 0, GL_RGBA,
@@ -1247,11 +1281,24 @@ al_status al_renderer_set_textures(al_renderer *r, const al_texture_image *image
     glTexParameteri(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_WRAP_T, GL_REPEAT);
     glBindTexture(GL_TEXTURE_2D_ARRAY, 0);
     glActiveTexture(GL_TEXTURE0);
-    qsort(r->held, (size_t) r->held_count, sizeof *r->held, compare_held);
-    r->layer_size = size;
-    r->layer_count = count + 1;
+    qsort(t->held, (size_t) t->held_count, sizeof *t->held, compare_held);
+    t->layer_size = size;
+    t->layer_count = count + 1;
+    t->key = key;
+    if (key) {
+        t->next = r->store->texture_sets;
+        r->store->texture_sets = t;
+        /* What other contexts will draw from: sent on its way. */
+        glFlush();
+    }
     r->textures_valid = true;
+    r->store->textures_uploaded++;
     return AL_OK;
+}
+
+int64_t al_renderer_texture_sets_made(const al_renderer *r)
+{
+    return r->store->textures_uploaded;
 }
 
 bool al_renderer_has_texture(const al_renderer *r, const char *name)
@@ -1333,7 +1380,7 @@ void al_renderer_draw(al_renderer *r, const al_camera *cam, const al_draw_option
     glUniformMatrix4fv(r->prog->u_mvp, 1, GL_FALSE, &mvp[0][0]);
     if (r->textures_on) {
         glActiveTexture(GL_TEXTURE0 + AL_TEXTURES_UNIT);
-        glBindTexture(GL_TEXTURE_2D_ARRAY, r->textures);
+        glBindTexture(GL_TEXTURE_2D_ARRAY, r->tex->texture);
         glActiveTexture(GL_TEXTURE0 + AL_MATERIALS_UNIT);
         glBindTexture(GL_TEXTURE_2D, r->material_table);
         glActiveTexture(GL_TEXTURE0);

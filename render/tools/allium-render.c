@@ -86,7 +86,7 @@ static void upload_textures(al_renderer *r, const al_texture_sources *sources, c
         images[(*found)++] = (al_texture_image){
             .name = in->materials[m].name, .width = t->width, .height = t->height, .rgba = t->rgba};
     }
-    al_status st = images ? al_renderer_set_textures(r, images, *found) : AL_ERR_NOMEM;
+    al_status st = images ? al_renderer_set_textures(r, images, *found, 0) : AL_ERR_NOMEM;
     if (st != AL_OK)
         fprintf(stderr, "allium-render: the textures could not be uploaded: %s\n",
                 al_status_message(st));

@@ -511,7 +511,7 @@ CHECK_TEST(textures_times_light, "/render/lit/a-texture-is-drawn-times-the-light
     static uint8_t texels[64 * 64 * 4];
     quadrant_texture(texels);
     al_texture_image image = {.name = "STONE", .width = 64, .height = 64, .rgba = texels};
-    REQUIRE(al_renderer_set_textures(renderer, &image, 1) == AL_OK);
+    REQUIRE(al_renderer_set_textures(renderer, &image, 1, 0) == AL_OK);
     CHECK(al_renderer_has_texture(renderer, "stone") &&
           !al_renderer_has_texture(renderer, "brick"));
     al_renderer_set_scene(renderer, r.scene);
@@ -552,13 +552,97 @@ CHECK_TEST(textures_times_light, "/render/lit/a-texture-is-drawn-times-the-light
     CHECK(!st.textured && differing_pixels(textured, pixels) > W * H / 2);
     static uint8_t flat[W * H * 4];
     memcpy(flat, pixels, sizeof flat);
-    REQUIRE(al_renderer_set_textures(renderer, NULL, 0) == AL_OK);
+    REQUIRE(al_renderer_set_textures(renderer, NULL, 0, 0) == AL_OK);
     opt.no_textures = false;
     draw(&cam, &opt, &st);
     CHECK(!st.textured && differing_pixels(flat, pixels) == 0);
     al_renderer_set_lightmap(renderer, NULL);
     al_renderer_set_scene(renderer, NULL);
     al_rad_lightmap_free(&map);
+    room_free(&r);
+}
+
+/* What R draws from CAM into PIXELS_OUT. */
+static void draw_with(al_renderer *r, const al_camera *cam, const al_draw_options *opt,
+                      uint8_t *pixels_out)
+{
+    al_renderer_draw(r, cam, opt, NULL);
+    REQUIRE(al_offscreen_read(off, pixels));
+    memcpy(pixels_out, pixels, sizeof pixels);
+}
+
+CHECK_TEST(shared_textures, "/render/lit/renderers-sharing-a-store-share-a-texture-set")
+{
+    /* Oracle: each picture is what a renderer with a copy of its own (key 0) draws. The
+     * views of a window are given the same set under one key: one copy is made. */
+    if (!renderer) {
+        check_skip("no offscreen OpenGL 3.3 context");
+        return;
+    }
+    lit_room r;
+    REQUIRE(room_load(&r, true, false));
+    static uint8_t texels[64 * 64 * 4], other_texels[64 * 64 * 4];
+    quadrant_texture(texels);
+    for (size_t i = 0; i < sizeof texels; i++)
+        other_texels[i] = i % 4 == 3 ? 255 : (uint8_t) (255 - texels[i]);
+    al_texture_image image = {.name = "STONE", .width = 64, .height = 64, .rgba = texels};
+    al_texture_image other = {.name = "STONE", .width = 64, .height = 64, .rgba = other_texels};
+    al_camera cam;
+    camera_over_floor(&cam);
+    cam.position[2] = 40;
+    al_draw_options opt;
+    al_draw_options_init(&opt);
+    opt.overlays = 0;
+    static uint8_t own[W * H * 4], own_other[W * H * 4], seen[W * H * 4];
+    /* The pictures of copies of their own, by the test's renderer. */
+    al_renderer_set_scene(renderer, r.scene);
+    REQUIRE(al_renderer_set_textures(renderer, &image, 1, 0) == AL_OK);
+    draw_with(renderer, &cam, &opt, own);
+    REQUIRE(al_renderer_set_textures(renderer, &other, 1, 0) == AL_OK);
+    draw_with(renderer, &cam, &opt, own_other);
+    CHECK(differing_pixels(own, own_other) > W * H / 2);
+    REQUIRE(al_renderer_set_textures(renderer, NULL, 0, 0) == AL_OK);
+    al_renderer_set_scene(renderer, NULL);
+
+    char error[256];
+    al_renderer *a = al_renderer_create(error, sizeof error);
+    REQUIRE(a);
+    al_renderer *b = al_renderer_create_sharing(a, error, sizeof error);
+    REQUIRE(b);
+    al_renderer_set_scene(a, r.scene);
+    al_renderer_set_scene(b, r.scene);
+    REQUIRE(al_renderer_set_textures(a, &image, 1, 7) == AL_OK);
+    int64_t made = al_renderer_texture_sets_made(a);
+    REQUIRE(al_renderer_set_textures(b, &image, 1, 7) == AL_OK);
+    CHECK_MSG(al_renderer_texture_sets_made(b) == made,
+              "a second copy of a set another renderer of the store holds");
+    draw_with(b, &cam, &opt, seen);
+    CHECK_MSG(differing_pixels(seen, own) == 0, "the shared set draws otherwise than a copy");
+    /* The first renderer goes: the set stays with the second. */
+    al_renderer_destroy(a);
+    draw_with(b, &cam, &opt, seen);
+    CHECK_MSG(differing_pixels(seen, own) == 0, "the set went with the renderer that made it");
+    /* Other images under another key: a set of their own, which a third renderer shares. */
+    REQUIRE(al_renderer_set_textures(b, &other, 1, 8) == AL_OK);
+    CHECK(al_renderer_texture_sets_made(b) == made + 1);
+    al_renderer *c = al_renderer_create_sharing(b, error, sizeof error);
+    REQUIRE(c);
+    al_renderer_set_scene(c, r.scene);
+    REQUIRE(al_renderer_set_textures(c, &other, 1, 8) == AL_OK);
+    CHECK(al_renderer_texture_sets_made(c) == made + 1);
+    draw_with(c, &cam, &opt, seen);
+    CHECK_MSG(differing_pixels(seen, own_other) == 0, "the third renderer draws otherwise");
+    draw_with(b, &cam, &opt, seen);
+    CHECK(differing_pixels(seen, own_other) == 0);
+    /* The old key's set is gone with its last user: the key makes a new one. */
+    REQUIRE(al_renderer_set_textures(b, &image, 1, 7) == AL_OK);
+    CHECK(al_renderer_texture_sets_made(b) == made + 2);
+    draw_with(b, &cam, &opt, seen);
+    CHECK(differing_pixels(seen, own) == 0);
+    al_renderer_destroy(b);
+    draw_with(c, &cam, &opt, seen);
+    CHECK(differing_pixels(seen, own_other) == 0);
+    al_renderer_destroy(c);
     room_free(&r);
 }
 
@@ -577,7 +661,7 @@ CHECK_TEST(missing_texture_checker, "/render/lit/a-material-without-a-texture-sh
     quadrant_texture(texels);
     al_texture_checker(64, checker);
     al_texture_image image = {.name = "brick", .width = 64, .height = 64, .rgba = texels};
-    REQUIRE(al_renderer_set_textures(renderer, &image, 1) == AL_OK);
+    REQUIRE(al_renderer_set_textures(renderer, &image, 1, 0) == AL_OK);
     al_renderer_set_scene(renderer, r.plain_scene);
     al_camera cam;
     camera_over_floor(&cam);
@@ -604,7 +688,7 @@ CHECK_TEST(missing_texture_checker, "/render/lit/a-material-without-a-texture-sh
         }
     check_note("%d pixels checked against the checker", checked);
     CHECK(checked > 1000 && bad == 0);
-    REQUIRE(al_renderer_set_textures(renderer, NULL, 0) == AL_OK);
+    REQUIRE(al_renderer_set_textures(renderer, NULL, 0, 0) == AL_OK);
     al_renderer_set_scene(renderer, NULL);
     room_free(&r);
 }
@@ -637,7 +721,7 @@ CHECK_TEST(faint_textures_2d, "/render/lit/a-2d-view-shows-faint-textures-under-
     draw(&cam, &opt, &st); /* no textures given: outlines */
     static uint8_t outlines[W * H * 4];
     memcpy(outlines, pixels, sizeof outlines);
-    REQUIRE(al_renderer_set_textures(renderer, &image, 1) == AL_OK);
+    REQUIRE(al_renderer_set_textures(renderer, &image, 1, 0) == AL_OK);
     draw(&cam, &opt, &st); /* given, but the option is off */
     CHECK(!st.textured && differing_pixels(outlines, pixels) == 0);
     opt.faint_textures = true;
@@ -672,7 +756,7 @@ CHECK_TEST(faint_textures_2d, "/render/lit/a-2d-view-shows-faint-textures-under-
         }
     check_note("%d pixels checked against the faint texture", checked);
     CHECK(checked > 1000 && bad == 0);
-    REQUIRE(al_renderer_set_textures(renderer, NULL, 0) == AL_OK);
+    REQUIRE(al_renderer_set_textures(renderer, NULL, 0, 0) == AL_OK);
     draw(&cam, &opt, &st);
     CHECK(!st.textured && differing_pixels(outlines, pixels) == 0);
     al_renderer_set_scene(renderer, NULL);
