@@ -522,73 +522,98 @@ static void editable_free(editable *e)
     free(e->ids), free(e->keys), free(e->faces);
 }
 
+/* The sample map as the editor hands it to the scene (ids and keys per brush and entity),
+ * its scene BEFORE, and AFTER: built from BEFORE with brush MOVED moved 16 units up; D
+ * builds the next scenes from ED. */
+typedef struct moved_scenes {
+    loaded l;
+    editable ed;
+    int64_t *entity_ids;
+    uint64_t *entity_keys;
+    al_scene_desc d;
+    al_scene *before, *after;
+    int n, moved;
+    al_camera cam;
+    al_draw_options opt;
+} moved_scenes;
+
+static bool moved_scenes_init(moved_scenes *f, int moved_per_brushes)
+{
+    memset(f, 0, sizeof *f);
+    if (!load_path(&f->l, getenv("ALLIUM_SAMPLE_MAP"), AL_PVS_TIGHT)) return false;
+    const al_input *in = &f->l.sc.input.input;
+    f->n = in->brush_count;
+    f->moved = f->n / moved_per_brushes;
+    if (!editable_init(&f->ed, in)) return false;
+    f->entity_ids = malloc(((size_t) in->entity_count + 1) * sizeof *f->entity_ids);
+    f->entity_keys = calloc((size_t) in->entity_count + 1, sizeof *f->entity_keys);
+    if (!f->entity_ids || !f->entity_keys) return false;
+    for (int e = 0; e < in->entity_count; e++) f->entity_ids[e] = e;
+    f->d = (al_scene_desc){.input = in,
+                           .material_colours = (const float(*)[3]) f->l.colours,
+                           .brush_ids = f->ed.ids,
+                           .brush_keys = f->ed.keys,
+                           .entity_ids = f->entity_ids,
+                           .entity_keys = f->entity_keys};
+    if (al_scene_build(&f->d, &f->before) != AL_OK) return false;
+    editable_move(&f->ed, f->moved, 2, 16);
+    f->d.input = &f->ed.edited;
+    f->d.previous = f->before;
+    if (al_scene_build(&f->d, &f->after) != AL_OK) return false;
+    camera_at_start(&f->l, &f->cam);
+    al_draw_options_init(&f->opt);
+    return true;
+}
+
+/* (AFTER is the caller's once it takes it over.) */
+static void moved_scenes_free(moved_scenes *f)
+{
+    al_scene_destroy(f->after);
+    al_scene_destroy(f->before);
+    editable_free(&f->ed);
+    free(f->entity_ids), free(f->entity_keys);
+    unload(&f->l);
+}
+
 CHECK_TEST(incremental, "/render/a-scene-built-from-the-one-before-uploads-its-new-meshes-only")
 {
-    loaded l;
-    REQUIRE(load_path(&l, getenv("ALLIUM_SAMPLE_MAP"), AL_PVS_TIGHT));
-    const al_input *in = &l.sc.input.input;
-    /* Ids and keys as the editor gives them; brush MOVED is moved 16 units up. */
-    int n = in->brush_count, moved = n / 2;
-    editable ed;
-    REQUIRE(editable_init(&ed, in));
-    int64_t *entity_ids = malloc(((size_t) in->entity_count + 1) * sizeof *entity_ids);
-    uint64_t *entity_keys = calloc((size_t) in->entity_count + 1, sizeof *entity_keys);
-    REQUIRE(entity_ids && entity_keys);
-    for (int e = 0; e < in->entity_count; e++) entity_ids[e] = e;
-    al_scene_desc d = {.input = in,
-                       .material_colours = (const float(*)[3]) l.colours,
-                       .brush_ids = ed.ids,
-                       .brush_keys = ed.keys,
-                       .entity_ids = entity_ids,
-                       .entity_keys = entity_keys};
-    al_scene *before = NULL, *after = NULL;
-    REQUIRE(al_scene_build(&d, &before) == AL_OK);
-    editable_move(&ed, moved, 2, 16);
-    d.input = &ed.edited;
-    d.previous = before;
-    REQUIRE(al_scene_build(&d, &after) == AL_OK);
-    al_camera cam;
-    camera_at_start(&l, &cam);
-    al_draw_options opt;
-    al_draw_options_init(&opt);
-    al_renderer_set_scene(renderer, before);
-    draw(&cam, &opt, NULL);
+    moved_scenes f;
+    REQUIRE(moved_scenes_init(&f, 2));
+    al_renderer_set_scene(renderer, f.before);
+    draw(&f.cam, &f.opt, NULL);
     int64_t uploaded = al_renderer_uploaded_vertices(renderer);
-    al_renderer_set_scene(renderer, after);
-    draw(&cam, &opt, NULL);
+    al_renderer_set_scene(renderer, f.after);
+    draw(&f.cam, &f.opt, NULL);
     static uint8_t incremental[W * H * 4];
     memcpy(incremental, pixels, sizeof incremental);
-    const al_mesh *m = after->brushes[moved];
+    const al_mesh *m = f.after->brushes[f.moved];
     REQUIRE(m);
     int64_t expected = m->tri_count + m->line_count;
     CHECK_MSG(al_renderer_uploaded_vertices(renderer) - uploaded == expected,
               "%lld vertices uploaded for a scene that changed one brush of %d vertices",
               (long long) (al_renderer_uploaded_vertices(renderer) - uploaded), (int) expected);
     /* Drawn by a renderer that never saw the scene before: the same picture. */
-    CHECK_MSG(drawn_fresh_alike(after, &cam, &opt, incremental),
+    CHECK_MSG(drawn_fresh_alike(f.after, &f.cam, &f.opt, incremental),
               "the scene drawn after the one before differs from it drawn fresh");
     /* And after many such scenes the store holds what the last one draws. */
-    al_scene *prev = after;
-    after = NULL;
+    al_scene *prev = f.after;
+    f.after = NULL;
     for (int i = 0; i < 30; i++) {
-        editable_move(&ed, (moved + 7 * i) % n, 0, i % 2 ? -8 : 8);
-        d.previous = prev;
+        editable_move(&f.ed, (f.moved + 7 * i) % f.n, 0, i % 2 ? -8 : 8);
+        f.d.previous = prev;
         al_scene *next = NULL;
-        REQUIRE(al_scene_build(&d, &next) == AL_OK);
+        REQUIRE(al_scene_build(&f.d, &next) == AL_OK);
         al_renderer_set_scene(renderer, next);
-        draw(&cam, &opt, NULL);
+        draw(&f.cam, &f.opt, NULL);
         al_scene_destroy(prev);
         prev = next;
     }
     memcpy(incremental, pixels, sizeof incremental);
-    CHECK_MSG(drawn_fresh_alike(prev, &cam, &opt, incremental),
+    CHECK_MSG(drawn_fresh_alike(prev, &f.cam, &f.opt, incremental),
               "after 30 scenes the store draws otherwise than a fresh renderer");
     al_renderer_set_scene(renderer, NULL);
     al_scene_destroy(prev);
-    al_scene_destroy(before);
-    editable_free(&ed);
-    free(entity_ids), free(entity_keys);
-    unload(&l);
+    moved_scenes_free(&f);
 }
 
 /* What R draws of its scene from CAM, against a renderer that never saw a scene before. */
@@ -608,79 +633,57 @@ static bool drawn_as_fresh(al_renderer *r, const al_scene *drawn_scene, const al
  * draws of the same scene. */
 CHECK_TEST(sharing, "/render/renderers-sharing-a-store-upload-a-mesh-once")
 {
-    loaded l;
-    REQUIRE(load_path(&l, getenv("ALLIUM_SAMPLE_MAP"), AL_PVS_TIGHT));
-    const al_input *in = &l.sc.input.input;
-    int n = in->brush_count, moved = n / 3;
-    editable ed;
-    REQUIRE(editable_init(&ed, in));
-    int64_t *entity_ids = malloc(((size_t) in->entity_count + 1) * sizeof *entity_ids);
-    uint64_t *entity_keys = calloc((size_t) in->entity_count + 1, sizeof *entity_keys);
-    REQUIRE(entity_ids && entity_keys);
-    for (int e = 0; e < in->entity_count; e++) entity_ids[e] = e;
-    al_scene_desc d = {.input = in,
-                       .material_colours = (const float(*)[3]) l.colours,
-                       .brush_ids = ed.ids,
-                       .brush_keys = ed.keys,
-                       .entity_ids = entity_ids,
-                       .entity_keys = entity_keys};
-    al_scene *before = NULL, *after = NULL;
-    REQUIRE(al_scene_build(&d, &before) == AL_OK);
-    editable_move(&ed, moved, 2, 16);
-    d.input = &ed.edited;
-    d.previous = before;
-    REQUIRE(al_scene_build(&d, &after) == AL_OK);
-    al_camera cam;
-    camera_at_start(&l, &cam);
-    al_draw_options opt;
-    al_draw_options_init(&opt);
+    moved_scenes f;
+    REQUIRE(moved_scenes_init(&f, 3));
+    const al_camera *cam = &f.cam;
+    const al_draw_options *opt = &f.opt;
     char error[256];
     al_renderer *a = al_renderer_create(error, sizeof error);
     REQUIRE(a);
     al_renderer *b = al_renderer_create_sharing(a, error, sizeof error);
     REQUIRE(b);
 
-    al_renderer_set_scene(a, before);
+    al_renderer_set_scene(a, f.before);
     int64_t all = al_renderer_uploaded_vertices(a);
     CHECK(all > 0);
-    al_renderer_set_scene(b, before);
+    al_renderer_set_scene(b, f.before);
     CHECK_MSG(al_renderer_uploaded_vertices(b) == all,
               "the second renderer uploaded %lld vertices of a scene the first holds",
               (long long) (al_renderer_uploaded_vertices(b) - all));
-    CHECK_MSG(drawn_as_fresh(b, before, &cam, &opt), "the sharing renderer draws otherwise");
+    CHECK_MSG(drawn_as_fresh(b, f.before, cam, opt), "the sharing renderer draws otherwise");
 
     /* B moves on: only the moved brush is new; A still draws the scene before. */
-    al_renderer_set_scene(b, after);
-    const al_mesh *m = after->brushes[moved];
+    al_renderer_set_scene(b, f.after);
+    const al_mesh *m = f.after->brushes[f.moved];
     REQUIRE(m);
     CHECK_MSG(al_renderer_uploaded_vertices(b) - all ==
                   (int64_t) m->tri_count + m->line_count + m->radius_count,
               "%lld vertices uploaded for a scene that changed one brush",
               (long long) (al_renderer_uploaded_vertices(b) - all));
-    CHECK_MSG(drawn_as_fresh(a, before, &cam, &opt),
+    CHECK_MSG(drawn_as_fresh(a, f.before, cam, opt),
               "the first renderer's scene changed when the second moved on");
-    CHECK_MSG(drawn_as_fresh(b, after, &cam, &opt), "the second renderer's new scene differs");
+    CHECK_MSG(drawn_as_fresh(b, f.after, cam, opt), "the second renderer's new scene differs");
 
     /* A goes first; B keeps drawing, and a third made from B joins it over many scenes,
      * each renderer a scene behind the other half of the time. */
     al_renderer_destroy(a);
-    CHECK_MSG(drawn_as_fresh(b, after, &cam, &opt),
+    CHECK_MSG(drawn_as_fresh(b, f.after, cam, opt),
               "the store lost meshes with the first renderer");
     al_renderer *c = al_renderer_create_sharing(b, error, sizeof error);
     REQUIRE(c);
-    al_scene *prev = after, *older = NULL;
-    after = NULL;
+    al_scene *prev = f.after, *older = NULL;
+    f.after = NULL;
     int wrong = 0;
     for (int i = 0; i < 30; i++) {
-        editable_move(&ed, (moved + 5 * i) % n, i % 3, i % 2 ? -8 : 8);
-        d.previous = prev;
+        editable_move(&f.ed, (f.moved + 5 * i) % f.n, i % 3, i % 2 ? -8 : 8);
+        f.d.previous = prev;
         al_scene *next = NULL;
-        REQUIRE(al_scene_build(&d, &next) == AL_OK);
+        REQUIRE(al_scene_build(&f.d, &next) == AL_OK);
         al_renderer *ahead = i % 2 ? b : c, *behind = i % 2 ? c : b;
         al_renderer_set_scene(ahead, next);
         al_renderer_set_scene(behind, prev);
-        wrong += !drawn_as_fresh(ahead, next, &cam, &opt);
-        wrong += !drawn_as_fresh(behind, prev, &cam, &opt);
+        wrong += !drawn_as_fresh(ahead, next, cam, opt);
+        wrong += !drawn_as_fresh(behind, prev, cam, opt);
         if (older) al_scene_destroy(older);
         older = prev;
         prev = next;
@@ -688,15 +691,11 @@ CHECK_TEST(sharing, "/render/renderers-sharing-a-store-upload-a-mesh-once")
     CHECK_MSG(wrong == 0, "%d of 60 pictures from renderers sharing a store differ", wrong);
     al_renderer_destroy(b);
     al_renderer_set_scene(c, prev);
-    CHECK_MSG(drawn_as_fresh(c, prev, &cam, &opt),
-              "the last renderer of the store draws otherwise");
+    CHECK_MSG(drawn_as_fresh(c, prev, cam, opt), "the last renderer of the store draws otherwise");
     al_renderer_destroy(c);
     al_scene_destroy(prev);
     if (older) al_scene_destroy(older);
-    al_scene_destroy(before);
-    editable_free(&ed);
-    free(entity_ids), free(entity_keys);
-    unload(&l);
+    moved_scenes_free(&f);
 }
 
 /* An edit's collision comes without a PVS (its portals follow): the renderer carries the
