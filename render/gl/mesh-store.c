@@ -29,13 +29,36 @@ void gl_vertex_layout(GLuint vao, GLuint vbo)
     glBindVertexArray(0);
 }
 
+void gl_line_layout(GLuint vao, GLuint vbo)
+{
+    glBindVertexArray(vao);
+    glBindBuffer(GL_ARRAY_BUFFER, vbo);
+    glEnableVertexAttribArray(AL_ATTR_POS);
+    glVertexAttribPointer(AL_ATTR_POS, 3, GL_FLOAT, GL_FALSE, sizeof(al_line_vertex),
+                          (void *) offsetof(al_line_vertex, pos));
+    glEnableVertexAttribArray(AL_ATTR_COLOUR);
+    glVertexAttribPointer(AL_ATTR_COLOUR, 4, GL_UNSIGNED_BYTE, GL_TRUE, sizeof(al_line_vertex),
+                          (void *) offsetof(al_line_vertex, colour));
+    GLuint unused[] = {AL_ATTR_NORMAL, AL_ATTR_LIGHTMAP, AL_ATTR_TEXTURE, AL_ATTR_MATERIAL};
+    for (size_t i = 0; i < sizeof unused / sizeof unused[0]; i++)
+        glDisableVertexAttribArray(unused[i]);
+    glBindVertexArray(0);
+}
+
+void gl_line_defaults(void)
+{
+    glVertexAttrib3f(AL_ATTR_NORMAL, 0, 0, 0);
+    glVertexAttrib2f(AL_ATTR_LIGHTMAP, AL_NO_LIGHTMAP, AL_NO_LIGHTMAP);
+    glVertexAttrib2f(AL_ATTR_TEXTURE, 0, 0);
+    glVertexAttribI4i(AL_ATTR_MATERIAL, 0, 0, 0, 0);
+}
+
 /* --- ranges of a buffer ------------------------------------------------------------------ */
 
 static void arena_free(gl_arena *a)
 {
     if (a->vbo) glDeleteBuffers(1, &a->vbo);
     free(a->free);
-    memset(a, 0, sizeof *a);
 }
 
 /* A buffer of CAP vertices in place of the arena's, with what the old one held copied over
@@ -45,12 +68,12 @@ static bool arena_resize(gl_arena *a, int32_t cap)
     GLuint vbo;
     glGenBuffers(1, &vbo);
     glBindBuffer(GL_COPY_WRITE_BUFFER, vbo);
-    glBufferData(GL_COPY_WRITE_BUFFER, (GLsizeiptr) cap * (GLsizeiptr) sizeof(al_vertex), NULL,
+    glBufferData(GL_COPY_WRITE_BUFFER, (GLsizeiptr) cap * (GLsizeiptr) a->vertex_size, NULL,
                  GL_DYNAMIC_DRAW);
     if (a->end > 0) {
         glBindBuffer(GL_COPY_READ_BUFFER, a->vbo);
         glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0,
-                            (GLsizeiptr) a->end * (GLsizeiptr) sizeof(al_vertex));
+                            (GLsizeiptr) a->end * (GLsizeiptr) a->vertex_size);
     }
     glBindBuffer(GL_COPY_READ_BUFFER, 0);
     glBindBuffer(GL_COPY_WRITE_BUFFER, 0);
@@ -127,23 +150,24 @@ static void arena_release(gl_arena *a, int32_t first, int32_t count)
     }
 }
 
-/* Room for NEED more vertices at the end, and a quarter more for the edits that follow,
- * in one buffer: growing by doubling while a big scene arrives would allocate twice what
- * it holds and copy it over again at every step. */
+/* Room for NEED more vertices at the end, and an eighth more for the edits that follow
+ * (their old ranges are reused once let go of), in one buffer: growing by doubling while a
+ * big scene arrives would allocate twice what it holds and copy it over again at every
+ * step. */
 static void arena_reserve(gl_arena *a, int64_t need)
 {
     int64_t want = (int64_t) a->end + need;
     if (need <= 0 || want <= a->capacity) return;
-    want += want / 4;
+    want += want / 8;
     if (want <= INT32_MAX) arena_resize(a, (int32_t) want);
 }
 
-static void arena_upload(gl_arena *a, int32_t first, const al_vertex *v, int32_t count)
+static void arena_upload(gl_arena *a, int32_t first, const void *v, int32_t count)
 {
     if (count <= 0) return;
     glBindBuffer(GL_ARRAY_BUFFER, a->vbo);
-    glBufferSubData(GL_ARRAY_BUFFER, (GLintptr) first * (GLintptr) sizeof(al_vertex),
-                    (GLsizeiptr) count * (GLsizeiptr) sizeof(al_vertex), v);
+    glBufferSubData(GL_ARRAY_BUFFER, (GLintptr) first * (GLintptr) a->vertex_size,
+                    (GLsizeiptr) count * (GLsizeiptr) a->vertex_size, v);
 }
 
 /* --- the slots ------------------------------------------------------------------------------ */
@@ -151,7 +175,10 @@ static void arena_upload(gl_arena *a, int32_t first, const al_vertex *v, int32_t
 gl_mesh_store *gl_mesh_store_new(void)
 {
     gl_mesh_store *st = calloc(1, sizeof *st);
-    if (st) st->refs = 1;
+    if (!st) return NULL;
+    st->refs = 1;
+    st->tris.vertex_size = sizeof(al_vertex);
+    st->lines.vertex_size = st->radius.vertex_size = sizeof(al_line_vertex);
     return st;
 }
 

@@ -1,5 +1,6 @@
 /* Where renderers keep the meshes of the scenes they are given (al_renderer_set_scene):
- * three vertex buffers (triangles, lines, a light's reach) that grow as needed, with each
+ * three vertex buffers (triangles as al_vertex, lines and a light's reach as the smaller
+ * al_line_vertex) that grow as needed, with each
  * mesh in a range of each, found by the mesh's serial. A new scene uploads only the meshes
  * the store does not hold; a mesh's ranges are given back and reused once no renderer's
  * scene holds it. Renderers whose contexts share objects (the views of a window) share
@@ -20,6 +21,7 @@ typedef struct gl_range {
 } gl_range;
 
 typedef struct gl_arena {
+    size_t vertex_size; /* al_vertex's, or al_line_vertex's for lines */
     GLuint vbo;       /* 0 until the first vertices come; replaced when it grows */
     uint32_t made;    /* how many buffers it has had: the renderers' vertex arrays follow */
     int32_t capacity; /* vertices */
@@ -54,6 +56,13 @@ typedef struct gl_mesh_store {
 
 /* Sets up a VAO over VBO with al_vertex's attributes. */
 void gl_vertex_layout(GLuint vao, GLuint vbo);
+/* The same with al_line_vertex's: the position and the colour; the other attributes are
+ * not read from the buffer, and take the values gl_line_defaults gives them. */
+void gl_line_layout(GLuint vao, GLuint vbo);
+/* The values of a line's attributes that al_line_vertex leaves out, as al_vertex has them
+ * for a line: normal 0, AL_NO_LIGHTMAP, texture 0, material 0 (current values, the
+ * context's; set before drawing lines). */
+void gl_line_defaults(void);
 
 /* An empty store (one reference), or NULL if memory ran out. Its buffers are made in the
  * context current when meshes first come; the renderers that share it draw from them in

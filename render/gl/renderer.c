@@ -34,6 +34,7 @@
 typedef struct gl_buffer {
     GLuint vao, vbo;
     int32_t count; /* vertices */
+    bool lines;    /* of al_line_vertex; else al_vertex */
 } gl_buffer;
 
 typedef struct range_list {
@@ -127,18 +128,24 @@ void al_draw_options_init(al_draw_options *opt)
     opt->background[2] = 0.13f;
 }
 
-static void buffer_init(gl_buffer *b)
+static void buffer_init(gl_buffer *b, bool lines)
 {
     glGenVertexArrays(1, &b->vao);
     glGenBuffers(1, &b->vbo);
-    gl_vertex_layout(b->vao, b->vbo);
+    if (lines)
+        gl_line_layout(b->vao, b->vbo);
+    else
+        gl_vertex_layout(b->vao, b->vbo);
     b->count = 0;
+    b->lines = lines;
 }
 
-static void buffer_upload(gl_buffer *b, const al_vertex *v, int32_t count, GLenum usage)
+/* COUNT vertices V: al_line_vertex for a buffer of lines, else al_vertex. */
+static void buffer_upload(gl_buffer *b, const void *v, int32_t count, GLenum usage)
 {
+    size_t size = b->lines ? sizeof(al_line_vertex) : sizeof(al_vertex);
     glBindBuffer(GL_ARRAY_BUFFER, b->vbo);
-    glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr) count * (GLsizeiptr) sizeof(al_vertex), v, usage);
+    glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr) count * (GLsizeiptr) size, v, usage);
     b->count = count;
 }
 
@@ -215,7 +222,8 @@ al_renderer *al_renderer_create_sharing(const al_renderer *share, char *error, s
     r->prog = &r->programs[0];
     gl_buffer *all[] = {&r->portal_tris, &r->portal_lines, &r->leak,  &r->grid,
                         &r->splits,      &r->marker,       &r->guides};
-    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) buffer_init(all[i]);
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        buffer_init(all[i], all[i] == &r->portal_lines || all[i] == &r->leak);
     r->store = share ? gl_mesh_store_ref(share->store) : gl_mesh_store_new();
     if (!r->store) {
         snprintf(error, error_size, "out of memory");
@@ -501,7 +509,8 @@ static void make_portals(al_renderer *r)
 {
     if (r->portals_made || !r->scene) return;
     r->portals_made = true;
-    al_vertex *tris = NULL, *lines = NULL;
+    al_vertex *tris = NULL;
+    al_line_vertex *lines = NULL;
     int32_t tri_count = 0, line_count = 0;
     if (r->scene->world &&
         al_scene_portal_mesh(r->scene->world, &tris, &tri_count, &lines, &line_count)) {
@@ -578,9 +587,13 @@ static void draw_ranges(al_renderer *r, const gl_arena *a, GLenum mode, const ra
     if (r->store_made[k] != a->made) {
         /* (Not by name: another context may have deleted the old one and made a buffer
          * that got its name, while this context's vertex array still holds the old.) */
-        gl_vertex_layout(r->store_vao[k], a->vbo);
+        if (k == 0)
+            gl_vertex_layout(r->store_vao[k], a->vbo);
+        else
+            gl_line_layout(r->store_vao[k], a->vbo);
         r->store_made[k] = a->made;
     }
+    if (k != 0) gl_line_defaults();
     glBindVertexArray(r->store_vao[k]);
     glMultiDrawArrays(mode, l->first, l->count, l->n);
 }
@@ -588,6 +601,7 @@ static void draw_ranges(al_renderer *r, const gl_arena *a, GLenum mode, const ra
 static void draw_all(const gl_buffer *b, GLenum mode)
 {
     if (b->count == 0) return;
+    if (b->lines) gl_line_defaults();
     glBindVertexArray(b->vao);
     glDrawArrays(mode, 0, b->count);
 }

@@ -26,30 +26,62 @@
 #include <string.h>
 #include <time.h>
 
-/* Growable vertex array. */
+/* Room for N more elements of SIZE bytes in *V (COUNT used of CAP); false if memory ran
+ * out. */
+static bool grow(void **v, int32_t count, int32_t *cap, int32_t n, size_t size)
+{
+    if (count + n <= *cap) return true;
+    int32_t c = *cap ? *cap : 64;
+    while (c < count + n) c *= 2;
+    void *grown = realloc(*v, (size_t) c * size);
+    if (!grown) return false;
+    *v = grown;
+    *cap = c;
+    return true;
+}
+
+/* Growable vertex arrays: of faces, and of lines. */
 typedef struct vbuf {
     al_vertex *v;
     int32_t count, cap;
     bool failed;
 } vbuf;
 
+typedef struct lbuf {
+    al_line_vertex *v;
+    int32_t count, cap;
+    bool failed;
+} lbuf;
+
 static al_vertex *vbuf_add(vbuf *b, int32_t n)
 {
-    if (b->failed) return NULL;
-    if (b->count + n > b->cap) {
-        int32_t cap = b->cap ? b->cap : 64;
-        while (cap < b->count + n) cap *= 2;
-        al_vertex *v = realloc(b->v, (size_t) cap * sizeof *v);
-        if (!v) {
-            b->failed = true;
-            return NULL;
-        }
-        b->v = v;
-        b->cap = cap;
+    if (b->failed || !grow((void **) &b->v, b->count, &b->cap, n, sizeof *b->v)) {
+        b->failed = true;
+        return NULL;
     }
     al_vertex *out = b->v + b->count;
     b->count += n;
     return out;
+}
+
+static al_line_vertex *lbuf_add(lbuf *b, int32_t n)
+{
+    if (b->failed || !grow((void **) &b->v, b->count, &b->cap, n, sizeof *b->v)) {
+        b->failed = true;
+        return NULL;
+    }
+    al_line_vertex *out = b->v + b->count;
+    b->count += n;
+    return out;
+}
+
+/* RGBA (0..1, clamped) as bytes. */
+static void put_colour(uint8_t out[4], const float rgba[4])
+{
+    for (int k = 0; k < 4; k++) {
+        float c = rgba[k] < 0 ? 0 : rgba[k] > 1 ? 1 : rgba[k];
+        out[k] = (uint8_t) lrintf(c * 255.0f);
+    }
 }
 
 /* How a face's vertices show its texture: material index + 1 (0: none) and the projection
@@ -68,10 +100,7 @@ static void put_mapped(al_vertex *v, const double p[3], const double n[3], const
         v->pos[k] = (float) p[k];
         v->normal[k] = n ? (float) n[k] : 0.0f;
     }
-    for (int k = 0; k < 4; k++) {
-        float c = rgba[k] < 0 ? 0 : rgba[k] > 1 ? 1 : rgba[k];
-        v->colour[k] = (uint8_t) lrintf(c * 255.0f);
-    }
+    put_colour(v->colour, rgba);
     if (lm) {
         v->lightmap[0] = (float) (p[0] * lm[0] + p[1] * lm[1] + p[2] * lm[2] + lm[3]);
         v->lightmap[1] = (float) (p[0] * lm[4] + p[1] * lm[5] + p[2] * lm[6] + lm[7]);
@@ -85,17 +114,13 @@ static void put_mapped(al_vertex *v, const double p[3], const double n[3], const
                             : 0.0f;
 }
 
-static void put(al_vertex *v, const double p[3], const double n[3], const float rgba[4])
+static void add_line(lbuf *b, const double a[3], const double c[3], const float rgba[4])
 {
-    put_mapped(v, p, n, rgba, NULL, NULL);
-}
-
-static void add_line(vbuf *b, const double a[3], const double c[3], const float rgba[4])
-{
-    al_vertex *v = vbuf_add(b, 2);
+    al_line_vertex *v = lbuf_add(b, 2);
     if (!v) return;
-    put(&v[0], a, NULL, rgba);
-    put(&v[1], c, NULL, rgba);
+    for (int k = 0; k < 3; k++) v[0].pos[k] = (float) a[k], v[1].pos[k] = (float) c[k];
+    put_colour(v[0].colour, rgba);
+    memcpy(v[1].colour, v[0].colour, sizeof v[1].colour);
 }
 
 /* A fan of triangles over the convex polygon PTS (N points), into B; LM (may be NULL)
@@ -220,7 +245,7 @@ static void edge_colour(al_entity_role role, bool tool, const char *classname, f
 }
 
 /* A box as 12 triangles and 12 edges. */
-static void add_box(vbuf *tris, vbuf *lines, const double mn[3], const double mx[3],
+static void add_box(vbuf *tris, lbuf *lines, const double mn[3], const double mx[3],
                     const float fill[4], const float edge[4])
 {
     double c[8][3];
@@ -245,7 +270,7 @@ static void add_box(vbuf *tris, vbuf *lines, const double mn[3], const double mx
 }
 
 /* Three great circles of radius R around C: a light's reach. */
-static void add_sphere_lines(vbuf *lines, const double c[3], double r, const float rgba[4])
+static void add_sphere_lines(lbuf *lines, const double c[3], double r, const float rgba[4])
 {
     enum { SEGMENTS = 48 };
     for (int axis = 0; axis < 3; axis++) {
@@ -376,7 +401,8 @@ static al_mesh *build_brush(const al_scene_desc *d, al_face_builder *fb, al_face
                                 : NULL;
     al_entity_role role = bd->entity == 0 ? AL_ROLE_WORLD : al_entity_role_of(classname);
     bool all_tool = true;
-    vbuf tris = {0}, edges = {0};
+    vbuf tris = {0};
+    lbuf edges = {0};
     for (int i = 0; i < p->face_count; i++) {
         const al_face_poly *fp = &p->faces[i];
         uint32_t mflags = fp->material >= 0 && fp->material < in->material_count
@@ -472,7 +498,8 @@ static al_mesh *build_entity(const al_input *in, int e, const double o[3], int64
     else
         class_colour(ed->classname, rgb);
     float fill[4] = {rgb[0], rgb[1], rgb[2], 0.45f}, edge[4] = {rgb[0], rgb[1], rgb[2], 1};
-    vbuf tris = {0}, lines = {0}, radius = {0};
+    vbuf tris = {0};
+    lbuf lines = {0}, radius = {0};
     add_box(&tris, &lines, m->mins, m->maxs, fill, edge);
     if (ed->classname && strncmp(ed->classname, "light", 5) == 0) {
         const char *value = property(ed, "light");
@@ -494,11 +521,12 @@ static al_mesh *build_entity(const al_input *in, int e, const double o[3], int64
 /* --- the world's overlays ---------------------------------------------------------------- */
 
 bool al_scene_portal_mesh(const al_world *w, al_vertex **tris, int32_t *tri_count,
-                          al_vertex **lines, int32_t *line_count)
+                          al_line_vertex **lines, int32_t *line_count)
 {
     static const float fill[4] = {0.25f, 0.65f, 1.0f, 0.22f};
     static const float edge[4] = {0.55f, 0.85f, 1.0f, 0.9f};
-    vbuf t = {0}, l = {0};
+    vbuf t = {0};
+    lbuf l = {0};
     int n = w ? al_world_portal_count(w) : 0;
     for (int i = 0; i < n; i++) {
         al_portal_info pi;
@@ -512,7 +540,8 @@ bool al_scene_portal_mesh(const al_world *w, al_vertex **tris, int32_t *tri_coun
     *lines = l.v, *line_count = l.count;
     if (t.failed || l.failed) {
         free(t.v), free(l.v);
-        *tris = *lines = NULL;
+        *tris = NULL;
+        *lines = NULL;
         *tri_count = *line_count = 0;
         return false;
     }
@@ -525,7 +554,7 @@ static bool build_world_overlays(al_scene *s)
     al_vis_stats vis;
     al_world_vis_stats(w, &vis);
     s->stats.portals = vis.portals; /* those between two vis leaves: the ones drawn */
-    vbuf leak = {0};
+    lbuf leak = {0};
     al_leak_info li;
     if (al_world_leak(w, &li)) {
         static const float red[4] = {1.0f, 0.15f, 0.1f, 1.0f};

@@ -29,6 +29,14 @@ typedef struct al_vertex {
 
 #define AL_NO_LIGHTMAP (-1.0f)
 
+/* A vertex of a line (outlines, an entity box's edges, a light's reach, portals' outlines,
+ * the leak path): a third of al_vertex's size, as lines have no normal, light or texture
+ * (the renderer draws them as an al_vertex with normal 0, AL_NO_LIGHTMAP and material 0). */
+typedef struct al_line_vertex {
+    float pos[3];
+    uint8_t colour[4]; /* sRGB, alpha */
+} al_line_vertex;
+
 enum {
     AL_FACE_TOOL = 1u << 0,     /* clip, trigger, hint, skip: translucent, optional */
     AL_FACE_SKY = 1u << 2,
@@ -55,9 +63,9 @@ typedef struct al_mesh {
     uint64_t key;    /* its al_scene_desc key */
     al_vertex *tris;
     int32_t tri_count;
-    al_vertex *lines; /* outlines, or an entity's box edges */
+    al_line_vertex *lines; /* outlines, or an entity's box edges */
     int32_t line_count;
-    al_vertex *radius; /* a light's reach */
+    al_line_vertex *radius; /* a light's reach */
     int32_t radius_count;
     al_mesh_face *faces; /* a brush's; none for an entity */
     int32_t face_count;
@@ -103,7 +111,7 @@ struct al_scene {
     uint8_t *in_leaves;        /* per face: some vis leaf lists it (culled by the PVS); NULL
                                   without visibility */
     al_scene_bvh *bvh;
-    al_vertex *leak_lines;
+    al_line_vertex *leak_lines;
     int32_t leak_line_count;
     double mins[3], maxs[3];
     bool has_bounds;
@@ -145,6 +153,6 @@ bool al_scene_pick_scan(const al_scene *scene, const double origin[3], const dou
 /* The portals of WORLD as translucent triangles and outlines (malloc'd; the renderer makes
  * them when the overlay is on). False if memory ran out. */
 bool al_scene_portal_mesh(const al_world *world, al_vertex **tris, int32_t *tri_count,
-                          al_vertex **lines, int32_t *line_count);
+                          al_line_vertex **lines, int32_t *line_count);
 
 #endif

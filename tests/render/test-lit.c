@@ -562,6 +562,62 @@ CHECK_TEST(textures_times_light, "/render/lit/a-texture-is-drawn-times-the-light
     room_free(&r);
 }
 
+CHECK_TEST(lines_unlit, "/render/lit/lines-keep-their-own-colour-in-a-lit-frame")
+{
+    /* Oracle: an entity box's edges are drawn in the colour of their vertices, with no
+     * lightmap, texture or shading, whatever the frame's faces show: in a lit, textured
+     * frame (a lightmap of uniform level 60, so that lit colours differ from the vertex
+     * colours) the pixels of the light's box edges have exactly the edges' colour, as in
+     * an unlit frame. (A line's vertices hold only a position and a colour: the colour
+     * must reach the pixels, and nothing else may change it.) */
+    if (!renderer) {
+        check_skip("no offscreen OpenGL 3.3 context");
+        return;
+    }
+    lit_room r;
+    REQUIRE(room_load(&r, true, false));
+    const al_mesh *box = NULL;
+    for (int e = 0; e < r.scene->entity_count && !box; e++)
+        if (r.scene->entities[e]->line_count > 0) box = r.scene->entities[e];
+    REQUIRE(box);
+    const uint8_t *edge = box->lines[0].colour;
+    al_rad_lightmap map = {0};
+    REQUIRE(al_rad_snapshot(r.rad, &map) == AL_OK);
+    for (int t = 0; t < map.width * map.height; t++)
+        for (int k = 0; k < 3; k++) map.texels[t][k] = 60;
+    static uint8_t texels[64 * 64 * 4];
+    quadrant_texture(texels);
+    al_texture_image image = {.name = "STONE", .width = 64, .height = 64, .rgba = texels};
+    al_renderer_set_scene(renderer, r.scene);
+    al_camera cam;
+    al_camera_init(&cam, AL_VIEW_3D);
+    cam.width = W, cam.height = H;
+    /* Some 90 units east of the light, looking west at it. */
+    cam.position[0] = -ROOM_X + 150, cam.position[1] = 0, cam.position[2] = 0;
+    cam.yaw = 180;
+    al_draw_options opt;
+    al_draw_options_init(&opt);
+    opt.overlays = AL_OVERLAY_ENTITIES;
+    int exact[2] = {0, 0};
+    for (int lit = 0; lit < 2; lit++) {
+        REQUIRE(al_renderer_set_textures(renderer, lit ? &image : NULL, lit, 0) == AL_OK);
+        REQUIRE(al_renderer_set_lightmap(renderer, lit ? &map : NULL) == AL_OK);
+        al_draw_stats st;
+        draw(&cam, &opt, &st);
+        CHECK(st.lightmapped == lit);
+        for (int i = 0; i < W * H; i++)
+            exact[lit] += pixels[4 * i] == edge[0] && pixels[4 * i + 1] == edge[1] &&
+                          pixels[4 * i + 2] == edge[2];
+    }
+    check_note("pixels of the box edges' colour: %d unlit, %d lit", exact[0], exact[1]);
+    CHECK(exact[0] > 20 && exact[1] >= exact[0] * 9 / 10);
+    al_renderer_set_textures(renderer, NULL, 0, 0);
+    al_renderer_set_lightmap(renderer, NULL);
+    al_renderer_set_scene(renderer, NULL);
+    al_rad_lightmap_free(&map);
+    room_free(&r);
+}
+
 /* What R draws from CAM into PIXELS_OUT. */
 static void draw_with(al_renderer *r, const al_camera *cam, const al_draw_options *opt,
                       uint8_t *pixels_out)
