@@ -334,6 +334,53 @@ static bool add_near(const al_world *w, const al_mesh *m, int32_t *near, int *co
     return true;
 }
 
+/* The changed brushes' boxes in carry_pvs, as bounding spheres. */
+typedef struct carry_box {
+    double centre[3], radius;
+} carry_box;
+
+/* Adds M's box (with a unit of slack) to *BOXES (*COUNT used of *CAP); false if memory ran
+ * out. */
+static bool add_box(carry_box **boxes, int *count, int *cap, const al_mesh *m)
+{
+    if (*count == *cap) {
+        int c = *cap ? *cap * 2 : 16;
+        carry_box *grown = realloc(*boxes, (size_t) c * sizeof *grown);
+        if (!grown) return false;
+        *boxes = grown, *cap = c;
+    }
+    carry_box *b = &(*boxes)[(*count)++];
+    double r2 = 0;
+    for (int k = 0; k < 3; k++) {
+        b->centre[k] = 0.5 * (m->mins[k] + m->maxs[k]);
+        double h = 0.5 * (m->maxs[k] - m->mins[k]) + 1;
+        r2 += h * h;
+    }
+    b->radius = sqrt(r2);
+    return true;
+}
+
+/* Whether a line of sight from EYE that meets box B may reach the face box FMIN..FMAX: the
+ * face's bounding sphere meets the circular cone from EYE around B's bounding sphere
+ * (every point such a line reaches lies in that cone). */
+static bool in_cone(const double eye[3], const carry_box *b, const float fmin[3],
+                    const float fmax[3])
+{
+    double d[3], v[3], fr2 = 0;
+    for (int k = 0; k < 3; k++) {
+        d[k] = b->centre[k] - eye[k];
+        double c = 0.5 * ((double) fmin[k] + fmax[k]), h = 0.5 * ((double) fmax[k] - fmin[k]);
+        v[k] = c - eye[k];
+        fr2 += h * h;
+    }
+    double dl = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+    double vl = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]), fr = sqrt(fr2) + 1;
+    if (dl <= b->radius || vl <= fr) return true; /* the eye in either sphere: any direction */
+    double cosine = (d[0] * v[0] + d[1] * v[1] + d[2] * v[2]) / (dl * vl);
+    double apart = acos(cosine < -1 ? -1 : cosine > 1 ? 1 : cosine);
+    return apart <= asin(b->radius / dl) + asin(fr / vl) + 1e-6;
+}
+
 /* What of NEW (a scene whose world has no PVS yet) may be seen from the eye where OLD (the
  * scene drawn until now, with a PVS) was last drawn from: per NEW face, 1 to draw; NULL if
  * it cannot be told. Only the brushes whose meshes differ changed the world, all within
@@ -342,8 +389,9 @@ static bool add_near(const al_world *w, const al_mesh *m, int32_t *near, int *co
  * the old world beyond the last point where it leaves R, which lies in a leaf touching R,
  * so it ends in that leaf's old PVS; and it enters R from a leaf touching R that it
  * reaches clear of R, one in the eye's old PVS: if the eye sees no leaf near R, no line
- * meets R. The faces those leaves list, those no leaf lists, and those of changed brushes
- * are drawn; the rest cannot be seen. */
+ * meets R. And what such a line reaches lies in the cone from the eye through R. The faces
+ * the eye's old PVS lists, those the other leaves list that lie in such a cone, those no
+ * leaf lists, and those of changed brushes are drawn; the rest cannot be seen. */
 static uint8_t *carry_pvs(const al_renderer *r, const al_scene *old, const al_scene *new)
 {
     if (!old || !new || new->in_leaves || !old->in_leaves || !old->world || !r->pvs_eye_set ||
@@ -361,6 +409,8 @@ static uint8_t *carry_pvs(const al_renderer *r, const al_scene *old, const al_sc
     int64_t(*ids)[2] = malloc(((size_t) new->brush_count + 1) * sizeof *ids);
     uint8_t *seen = calloc((size_t) leaf_count + 1, 1);
     int32_t *near = malloc(CARRY_MAX_LEAVES * sizeof *near);
+    carry_box *boxes = NULL;
+    int box_count = 0, box_cap = 0;
     bool ok = carried && kept && map && ids && seen && near;
     /* Old brushes to new ones by id; a brush is unchanged when it keeps its mesh. */
     for (int32_t b = 0; ok && b < new->brush_count; b++)
@@ -377,13 +427,15 @@ static uint8_t *carry_pvs(const al_renderer *r, const al_scene *old, const al_sc
         if (map[o] >= 0)
             kept[nb] = 1;
         else if (old->brushes[o])
-            ok = add_near(w, old->brushes[o], near, &near_count);
+            ok = add_near(w, old->brushes[o], near, &near_count) &&
+                 add_box(&boxes, &box_count, &box_cap, old->brushes[o]);
     }
     for (int32_t nb = 0; ok && nb < new->brush_count; nb++) {
         if (kept[nb] || !new->brushes[nb]) continue;
         for (int32_t f = new->brush_first_face[nb]; f < new->brush_first_face[nb + 1]; f++)
             carried[f] = 1;
-        ok = add_near(w, new->brushes[nb], near, &near_count);
+        ok = add_near(w, new->brushes[nb], near, &near_count) &&
+             add_box(&boxes, &box_count, &box_cap, new->brushes[nb]);
     }
     /* The leaves that may be seen: from the eye's, and from each leaf near a change. */
     if (ok) {
@@ -395,20 +447,27 @@ static uint8_t *carry_pvs(const al_renderer *r, const al_scene *old, const al_sc
      * PVS. When the eye sees no leaf near R, no line of sight meets R.) */
     bool reaches = false;
     for (int i = 0; ok && i < near_count && !reaches; i++) reaches = seen[near[i]];
+    /* (2: seen only from a leaf near a change.) */
     for (int i = 0; ok && reaches && i < near_count; i++)
         for (int l = 0; l < leaf_count; l++)
-            if (!seen[l] && al_world_leaf_sees(w, near[i], l)) seen[l] = 1;
+            if (!seen[l] && al_world_leaf_sees(w, near[i], l)) seen[l] = 2;
     for (int l = 0; ok && l < leaf_count; l++) {
         if (!seen[l]) continue;
         int count;
         const al_leaf_face *lf = al_world_leaf_faces(w, l, &count);
         for (int i = 0; i < count; i++) {
             int32_t b = lf[i].brush;
+            const al_mesh_face *mf = NULL;
             int f = b >= 0 && b < old->brush_count && map[b] >= 0
-                        ? al_scene_face_index(old, b, lf[i].face, NULL)
+                        ? al_scene_face_index(old, b, lf[i].face, &mf)
                         : -1;
+            if (f < 0) continue;
+            bool reached = seen[l] == 1;
+            for (int k = 0; !reached && k < box_count; k++)
+                reached = in_cone(r->pvs_eye, &boxes[k], mf->mins, mf->maxs);
             /* A kept mesh keeps its faces' order. */
-            if (f >= 0) carried[new->brush_first_face[map[b]] + (f - old->brush_first_face[b])] = 1;
+            if (reached)
+                carried[new->brush_first_face[map[b]] + (f - old->brush_first_face[b])] = 1;
         }
     }
     /* Faces no leaf lists are always drawn. */
@@ -417,7 +476,7 @@ static uint8_t *carry_pvs(const al_renderer *r, const al_scene *old, const al_sc
              f++)
             if (!old->in_leaves[f])
                 carried[new->brush_first_face[map[b]] + (f - old->brush_first_face[b])] = 1;
-    free(kept), free(ids), free(seen), free(near), free(map);
+    free(kept), free(ids), free(seen), free(near), free(map), free(boxes);
     if (!ok) {
         free(carried);
         return NULL;

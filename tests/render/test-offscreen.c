@@ -867,6 +867,94 @@ CHECK_TEST(carried_opening,
     unload(&l);
 }
 
+/* The same through a doorway: a plug in the doorway of the wall between two rooms, the east
+ * one full of low pillars, the eye in the west room looking through the doorway at a
+ * slant. The plug taken away (no PVS yet), the pillars seen through the doorway must be
+ * drawn, those off the cone of sight through it may be left out, and some are: every
+ * leaf of the east room sees the doorway, so only the cone keeps them out. */
+CHECK_TEST(carried_doorway, "/render/an-edit-that-opens-a-doorway-shows-what-lies-beyond-it")
+{
+    mapgen *g = mapgen_create(true);
+    REQUIRE(g);
+    mapgen_begin_entity(g, "worldspawn");
+    mapgen_box(g, -16, -16, -16, 1040, 528, 0, "floor");
+    mapgen_box(g, -16, -16, 256, 1040, 528, 272, "ceiling");
+    mapgen_box(g, -16, -16, 0, 0, 528, 256, "wall_west");
+    mapgen_box(g, 1024, -16, 0, 1040, 528, 256, "wall_east");
+    mapgen_box(g, 0, -16, 0, 1024, 0, 256, "wall_south");
+    mapgen_box(g, 0, 512, 0, 1024, 528, 256, "wall_north");
+    mapgen_box(g, 248, 0, 0, 264, 224, 256, "divider");
+    mapgen_box(g, 248, 288, 0, 264, 512, 256, "divider");
+    mapgen_box(g, 248, 224, 128, 264, 288, 256, "lintel");
+    for (int i = 0; i < 8; i++)
+        for (int j = 0; j < 8; j++) {
+            double x = 400 + 80 * i, y = 24 + 64 * j;
+            mapgen_box(g, x, y, 0, x + 16, y + 16, 96, "pillar");
+        }
+    mapgen_box(g, 248, 224, 0, 264, 288, 128, "plug"); /* the last brush */
+    mapgen_end_entity(g);
+    mapgen_point_entity(g, "info_player_start", 64, 64, 64);
+    mapgen_point_entity(g, "light", 128, 256, 200);
+    mapgen_point_entity(g, "light", 700, 256, 200);
+    loaded l;
+    REQUIRE(load_mapgen(&l, g)); /* (which frees G) */
+    const al_input *in = &l.sc.input.input;
+    int plug = in->brush_count - 1;
+    editable ed;
+    REQUIRE(editable_init(&ed, in));
+    al_scene_desc d = {.input = in,
+                       .world = l.sc.world,
+                       .material_colours = (const float(*)[3]) l.colours,
+                       .brush_ids = ed.ids,
+                       .brush_keys = ed.keys};
+    al_scene *before = NULL, *after = NULL;
+    REQUIRE(al_scene_build(&d, &before) == AL_OK);
+    editable_move(&ed, plug, 2, 8192);
+    d.input = &ed.edited;
+    d.world = NULL;
+    d.previous = before;
+    REQUIRE(al_scene_build(&d, &after) == AL_OK);
+    static uint8_t carried_img[W * H * 4];
+    int worst = 0, left_out = 0, views = 0;
+    /* From three places in the west room, each looking at the doorway's middle. */
+    static const double eyes[][3] = {{40, 40, 48}, {200, 460, 100}, {120, 256, 64}};
+    for (size_t v = 0; v < sizeof eyes / sizeof eyes[0]; v++) {
+        al_camera cam;
+        al_camera_init(&cam, AL_VIEW_3D);
+        cam.width = W, cam.height = H;
+        memcpy(cam.position, eyes[v], sizeof cam.position);
+        cam.yaw = atan2(256 - eyes[v][1], 256 - eyes[v][0]) * 180 / M_PI;
+        cam.pitch = atan2(64 - eyes[v][2], hypot(256 - eyes[v][0], 256 - eyes[v][1])) * 180 / M_PI;
+        al_draw_options opt;
+        al_draw_options_init(&opt);
+        opt.overlays = 0;
+        al_renderer_set_scene(renderer, before);
+        draw(&cam, &opt, NULL);
+        al_renderer_set_scene(renderer, after);
+        al_draw_stats st;
+        draw(&cam, &opt, &st);
+        memcpy(carried_img, pixels, sizeof carried_img);
+        opt.no_cull = true;
+        draw(&cam, &opt, NULL);
+        int diff = differing_pixels(carried_img, pixels);
+        CHECK_MSG(diff <= W * H / 2000,
+                  "from %g %g %g: %d pixels differ from the picture "
+                  "without culling",
+                  eyes[v][0], eyes[v][1], eyes[v][2], diff);
+        if (diff > worst) worst = diff;
+        left_out += st.faces_culled_pvs;
+        views++;
+    }
+    check_note("the doorway opened, %d views: worst %d differing pixels, %d faces left out", views,
+               worst, left_out);
+    CHECK_MSG(left_out > 0, "the carried PVS left nothing beyond the doorway out");
+    al_renderer_set_scene(renderer, NULL);
+    al_scene_destroy(after);
+    al_scene_destroy(before);
+    editable_free(&ed);
+    unload(&l);
+}
+
 CHECK_TEST(leak, "/render/a-leak-path-is-drawn-in-red")
 {
     /* A floor slab with a light above it: the void is everywhere. */
