@@ -698,6 +698,26 @@ CHECK_TEST(sharing, "/render/renderers-sharing-a-store-upload-a-mesh-once")
     moved_scenes_free(&f);
 }
 
+/* The pixels that differ between AFTER drawn from CAM right after BEFORE (the last PVS
+ * carried over, as for an edit's collision) and AFTER drawn without culling; the carried
+ * frame's figures into ST. The renderer is left with AFTER. */
+static int carried_differs(const al_scene *before, const al_scene *after, const al_camera *cam,
+                           al_draw_stats *st)
+{
+    static uint8_t carried_img[W * H * 4];
+    al_draw_options opt;
+    al_draw_options_init(&opt);
+    opt.overlays = 0;
+    al_renderer_set_scene(renderer, before);
+    draw(cam, &opt, NULL);
+    al_renderer_set_scene(renderer, after);
+    draw(cam, &opt, st);
+    memcpy(carried_img, pixels, sizeof carried_img);
+    opt.no_cull = true;
+    draw(cam, &opt, NULL);
+    return differing_pixels(carried_img, pixels);
+}
+
 /* An edit's collision comes without a PVS (its portals follow): the renderer carries the
  * last PVS over, with what the moved brush may open. From random points in empty space,
  * the scene after moving one brush (no world: no PVS) drawn with the carried culling must
@@ -721,7 +741,6 @@ CHECK_TEST(carried_pvs, "/render/an-edit-without-a-pvs-yet-is-culled-by-the-last
     REQUIRE(al_scene_build(&d, &before) == AL_OK);
     double mn[3], mx[3];
     REQUIRE(al_scene_bounds(before, mn, mx));
-    static uint8_t carried_img[W * H * 4];
     unsigned seed = 23;
     int done = 0, worst = 0, culled = 0;
     for (int tries = 0; done < 24 && tries < 24 * 50; tries++) {
@@ -765,19 +784,9 @@ CHECK_TEST(carried_pvs, "/render/an-edit-without-a-pvs-yet-is-culled-by-the-last
         al_scene *after = NULL;
         REQUIRE(al_scene_build(&e, &after) == AL_OK);
         ed.keys[moved] = 1;
-        al_draw_options opt;
-        al_draw_options_init(&opt);
-        opt.overlays = 0;
-        al_renderer_set_scene(renderer, before);
-        draw(&cam, &opt, NULL);
-        al_renderer_set_scene(renderer, after);
         al_draw_stats st;
-        draw(&cam, &opt, &st);
+        int diff = carried_differs(before, after, &cam, &st);
         culled += st.faces_culled_pvs;
-        memcpy(carried_img, pixels, sizeof carried_img);
-        opt.no_cull = true;
-        draw(&cam, &opt, NULL);
-        int diff = differing_pixels(carried_img, pixels);
         if (diff > worst) worst = diff;
         CHECK_MSG(diff <= W * H / 500,
                   "view %d from %g %g %g yaw %g pitch %g, brush %d moved %g along %d: %d pixels "
@@ -795,6 +804,24 @@ CHECK_TEST(carried_pvs, "/render/an-edit-without-a-pvs-yet-is-culled-by-the-last
     al_scene_destroy(before);
     editable_free(&ed);
     unload(&l);
+}
+
+/* L's scene BEFORE (with its world and PVS) and AFTER: brush B taken away (moved far up),
+ * built from BEFORE without a world, as an edit's collision comes; false if either could
+ * not be built. */
+static bool scenes_without(loaded *l, editable *ed, int b, al_scene **before, al_scene **after)
+{
+    al_scene_desc d = {.input = &l->sc.input.input,
+                       .world = l->sc.world,
+                       .material_colours = (const float(*)[3]) l->colours,
+                       .brush_ids = ed->ids,
+                       .brush_keys = ed->keys};
+    if (al_scene_build(&d, before) != AL_OK) return false;
+    editable_move(ed, b, 2, 8192);
+    d.input = &ed->edited;
+    d.world = NULL;
+    d.previous = *before;
+    return al_scene_build(&d, after) == AL_OK;
 }
 
 /* Two sealed rooms side by side, a wall between them, the eye in the west one looking east:
@@ -826,36 +853,15 @@ CHECK_TEST(carried_opening,
     CHECK(!al_world_leaf_sees(l.sc.world, west, east));
     editable ed;
     REQUIRE(editable_init(&ed, in));
-    al_scene_desc d = {.input = in,
-                       .world = l.sc.world,
-                       .material_colours = (const float(*)[3]) l.colours,
-                       .brush_ids = ed.ids,
-                       .brush_keys = ed.keys};
     al_scene *before = NULL, *after = NULL;
-    REQUIRE(al_scene_build(&d, &before) == AL_OK);
-    editable_move(&ed, divider, 2, 8192);
-    d.input = &ed.edited;
-    d.world = NULL;
-    d.previous = before;
-    REQUIRE(al_scene_build(&d, &after) == AL_OK);
+    REQUIRE(scenes_without(&l, &ed, divider, &before, &after));
     al_camera cam;
     al_camera_init(&cam, AL_VIEW_3D);
     cam.width = W, cam.height = H;
     cam.position[0] = 128, cam.position[1] = 128, cam.position[2] = 128;
     cam.yaw = 0, cam.pitch = 0;
-    al_draw_options opt;
-    al_draw_options_init(&opt);
-    opt.overlays = 0;
-    al_renderer_set_scene(renderer, before);
-    draw(&cam, &opt, NULL);
-    al_renderer_set_scene(renderer, after);
     al_draw_stats st;
-    draw(&cam, &opt, &st);
-    static uint8_t carried_img[W * H * 4];
-    memcpy(carried_img, pixels, sizeof carried_img);
-    opt.no_cull = true;
-    draw(&cam, &opt, NULL);
-    int diff = differing_pixels(carried_img, pixels);
+    int diff = carried_differs(before, after, &cam, &st);
     CHECK_MSG(diff <= W * H / 500, "%d pixels differ from the picture without culling", diff);
     CHECK_MSG(count_pixels(is_background) < W * H / 100, "the view shows the background");
     check_note("the east room opened: %d pixels differ, %d faces drawn, %d left out", diff,
@@ -877,12 +883,7 @@ CHECK_TEST(carried_doorway, "/render/an-edit-that-opens-a-doorway-shows-what-lie
     mapgen *g = mapgen_create(true);
     REQUIRE(g);
     mapgen_begin_entity(g, "worldspawn");
-    mapgen_box(g, -16, -16, -16, 1040, 528, 0, "floor");
-    mapgen_box(g, -16, -16, 256, 1040, 528, 272, "ceiling");
-    mapgen_box(g, -16, -16, 0, 0, 528, 256, "wall_west");
-    mapgen_box(g, 1024, -16, 0, 1040, 528, 256, "wall_east");
-    mapgen_box(g, 0, -16, 0, 1024, 0, 256, "wall_south");
-    mapgen_box(g, 0, 512, 0, 1024, 528, 256, "wall_north");
+    mapgen_room(g, 0, 0, 0, 1024, 512, 256, 16, "wall");
     mapgen_box(g, 248, 0, 0, 264, 224, 256, "divider");
     mapgen_box(g, 248, 288, 0, 264, 512, 256, "divider");
     mapgen_box(g, 248, 224, 128, 264, 288, 256, "lintel");
@@ -902,19 +903,8 @@ CHECK_TEST(carried_doorway, "/render/an-edit-that-opens-a-doorway-shows-what-lie
     int plug = in->brush_count - 1;
     editable ed;
     REQUIRE(editable_init(&ed, in));
-    al_scene_desc d = {.input = in,
-                       .world = l.sc.world,
-                       .material_colours = (const float(*)[3]) l.colours,
-                       .brush_ids = ed.ids,
-                       .brush_keys = ed.keys};
     al_scene *before = NULL, *after = NULL;
-    REQUIRE(al_scene_build(&d, &before) == AL_OK);
-    editable_move(&ed, plug, 2, 8192);
-    d.input = &ed.edited;
-    d.world = NULL;
-    d.previous = before;
-    REQUIRE(al_scene_build(&d, &after) == AL_OK);
-    static uint8_t carried_img[W * H * 4];
+    REQUIRE(scenes_without(&l, &ed, plug, &before, &after));
     int worst = 0, left_out = 0, views = 0;
     /* From three places in the west room, each looking at the doorway's middle. */
     static const double eyes[][3] = {{40, 40, 48}, {200, 460, 100}, {120, 256, 64}};
@@ -925,18 +915,8 @@ CHECK_TEST(carried_doorway, "/render/an-edit-that-opens-a-doorway-shows-what-lie
         memcpy(cam.position, eyes[v], sizeof cam.position);
         cam.yaw = atan2(256 - eyes[v][1], 256 - eyes[v][0]) * 180 / M_PI;
         cam.pitch = atan2(64 - eyes[v][2], hypot(256 - eyes[v][0], 256 - eyes[v][1])) * 180 / M_PI;
-        al_draw_options opt;
-        al_draw_options_init(&opt);
-        opt.overlays = 0;
-        al_renderer_set_scene(renderer, before);
-        draw(&cam, &opt, NULL);
-        al_renderer_set_scene(renderer, after);
         al_draw_stats st;
-        draw(&cam, &opt, &st);
-        memcpy(carried_img, pixels, sizeof carried_img);
-        opt.no_cull = true;
-        draw(&cam, &opt, NULL);
-        int diff = differing_pixels(carried_img, pixels);
+        int diff = carried_differs(before, after, &cam, &st);
         CHECK_MSG(diff <= W * H / 2000,
                   "from %g %g %g: %d pixels differ from the picture "
                   "without culling",
