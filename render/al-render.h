@@ -294,6 +294,7 @@ typedef struct al_draw_stats {
     int faces_drawn;
     int faces_culled_pvs;     /* not in the PVS of the camera's leaf */
     int faces_culled_frustum; /* in the PVS but outside the view */
+    int faces_culled_back;    /* in view, facing away from the eye (3D views) */
     int camera_leaf;          /* -1: outside the map or in solid (no PVS culling) */
     bool lightmapped;         /* lit faces took their light from the lightmap atlas */
     bool textured;            /* faces took their colour from the textures */

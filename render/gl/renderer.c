@@ -82,6 +82,8 @@ struct al_renderer {
     uint32_t cull_pass;
     uint32_t *stamp;      /* per scene face: the pass that found it in the PVS */
     uint32_t *leaf_stamp; /* per scene face: the pass that found it in the eye's leaf */
+    uint32_t *brush_pvs;  /* per scene brush: the pass that found a face of it in the PVS */
+    uint8_t *brush_listed; /* per scene brush: 1 if some vis leaf lists each of its faces */
     uint32_t pvs_pass;    /* of the stamps made last */
     int pvs_leaf;         /* the vis leaf they were made for; -1: none */
     double pvs_eye[3];    /* where the eye was when the current scene's PVS was last used */
@@ -259,6 +261,8 @@ void al_renderer_destroy(al_renderer *r)
     for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++) ranges_free(lists[i]);
     free(r->stamp);
     free(r->leaf_stamp);
+    free(r->brush_pvs);
+    free(r->brush_listed);
     free(r->leaves);
     free(r->carried);
     free(r->line_vertices);
@@ -505,7 +509,10 @@ void al_renderer_set_scene(al_renderer *r, const al_scene *s)
     free(r->stamp);
     free(r->leaf_stamp);
     free(r->leaves);
-    r->stamp = r->leaf_stamp = NULL;
+    free(r->brush_pvs);
+    free(r->brush_listed);
+    r->stamp = r->leaf_stamp = r->brush_pvs = NULL;
+    r->brush_listed = NULL;
     r->leaves = NULL;
     r->leaf_cap = 0;
     r->pvs_pass = 0;
@@ -551,6 +558,13 @@ void al_renderer_set_scene(al_renderer *r, const al_scene *s)
     buffer_upload(&r->leak, s->leak_lines, s->leak_line_count, GL_STATIC_DRAW);
     r->stamp = calloc((size_t) s->face_count + 1, sizeof *r->stamp);
     r->leaf_stamp = calloc((size_t) s->face_count + 1, sizeof *r->leaf_stamp);
+    r->brush_pvs = calloc((size_t) s->brush_count + 1, sizeof *r->brush_pvs);
+    r->brush_listed = calloc((size_t) s->brush_count + 1, 1);
+    for (int32_t b = 0; s->in_leaves && r->brush_listed && b < s->brush_count; b++) {
+        r->brush_listed[b] = 1;
+        for (int32_t f = s->brush_first_face[b]; f < s->brush_first_face[b + 1]; f++)
+            if (!s->in_leaves[f]) r->brush_listed[b] = 0;
+    }
     if (s->world) {
         r->leaf_cap = al_world_vis_leaf_count(s->world);
         r->leaves = malloc(((size_t) r->leaf_cap + 1) * sizeof *r->leaves);
@@ -671,7 +685,8 @@ static void draw_all(const gl_buffer *b, GLenum mode)
 static int stamp_pvs(al_renderer *r, const double eye[3])
 {
     const al_scene *s = r->scene;
-    if (!s->world || !r->leaves || !r->stamp) return -1;
+    if (!s->world || !r->leaves || !r->stamp || !r->leaf_stamp || !r->brush_pvs || !r->brush_listed)
+        return -1;
     int leaf = al_world_vis_leaf_at(s->world, eye);
     if (leaf < 0) return -1;
     if (leaf == r->pvs_leaf) return leaf;
@@ -679,6 +694,7 @@ static int stamp_pvs(al_renderer *r, const double eye[3])
     if (++r->pvs_pass == 0) { /* wrapped: old stamps could match again */
         memset(r->stamp, 0, ((size_t) s->face_count + 1) * sizeof *r->stamp);
         memset(r->leaf_stamp, 0, ((size_t) s->face_count + 1) * sizeof *r->leaf_stamp);
+        memset(r->brush_pvs, 0, ((size_t) s->brush_count + 1) * sizeof *r->brush_pvs);
         r->pvs_pass = 1;
     }
     int n = al_world_leaves_visible_from(s->world, eye, r->leaves, r->leaf_cap);
@@ -688,7 +704,9 @@ static int stamp_pvs(al_renderer *r, const double eye[3])
         const al_leaf_face *lf = al_world_leaf_faces(s->world, r->leaves[i], &count);
         for (int j = 0; j < count; j++) {
             int f = al_scene_face_index(s, lf[j].brush, lf[j].face, NULL);
-            if (f >= 0) r->stamp[f] = r->pvs_pass;
+            if (f < 0) continue;
+            r->stamp[f] = r->pvs_pass;
+            r->brush_pvs[lf[j].brush] = r->pvs_pass;
         }
     }
     int count;
@@ -744,9 +762,10 @@ static void radius_ranges(al_renderer *r, const al_draw_options *opt, range_list
     }
 }
 
-/* Every shown entity mesh's triangles (except those around the eye), lines or reach. */
+/* Every shown entity mesh's triangles (except those around the eye), lines or reach (KIND
+ * 0, 1, 2) that may lie in the view of PLANES (NULL: every one). */
 static void entity_ranges(al_renderer *r, const al_draw_options *opt, int kind, const double *eye,
-                          range_list *l)
+                          const float (*planes)[4], range_list *l)
 {
     const al_scene *s = r->scene;
     l->n = 0;
@@ -756,6 +775,10 @@ static void entity_ranges(al_renderer *r, const al_draw_options *opt, int kind, 
         int input = s->entity_index[e];
         if (opt->hidden_entities && input >= 0 && input < opt->hidden_entity_count &&
             opt->hidden_entities[input])
+            continue;
+        if (planes &&
+            (kind == 2 ? m->radius_count > 0 && box_outside_d(planes, m->reach_mins, m->reach_maxs)
+                       : box_outside_d(planes, m->mins, m->maxs)))
             continue;
         if (kind == 0) {
             /* A box around the eye (the camera at a player start) would veil the whole view. */
@@ -1013,13 +1036,13 @@ static void draw_2d(al_renderer *r, const al_camera *cam, const al_draw_options 
         static const float faint[4] = {1, 1, 1, 0.5f};
         /* Every light's reach only when asked: in a lit map the circles hide the brushes. */
         if (opt->overlays & AL_OVERLAY_LIGHT_RADII)
-            entity_ranges(r, opt, 2, NULL, &r->scratch);
+            entity_ranges(r, opt, 2, NULL, planes, &r->scratch);
         else
             radius_ranges(r, opt, &r->scratch);
         set_pass(r, 0, faint, NULL);
         draw_ranges(r, &r->store->radius, GL_LINES, &r->scratch);
         set_pass(r, 0, NULL, NULL);
-        entity_ranges(r, opt, 1, NULL, &r->scratch);
+        entity_ranges(r, opt, 1, NULL, planes, &r->scratch);
         draw_ranges(r, &r->store->lines, GL_LINES, &r->scratch);
     }
     if (opt->overlays & AL_OVERLAY_PORTALS) {
@@ -1036,6 +1059,17 @@ static void draw_2d(al_renderer *r, const al_camera *cam, const al_draw_options 
     if (opt->has_eye) draw_eye(r, cam, opt);
     draw_guides(r, cam, opt);
     glDisable(GL_BLEND);
+}
+
+/* Whether the eye lies behind a face's plane, by more than a rounding's worth: the opaque
+ * pass culls back faces, so GL would draw none of its pixels. (A face within the margin is
+ * left to GL.) */
+#define BACK_MARGIN 0.125
+
+static bool facing_away(const al_mesh_face *f, const double eye[3])
+{
+    return f->normal[0] * eye[0] + f->normal[1] * eye[1] + f->normal[2] * eye[2] - f->dist <
+           -BACK_MARGIN;
 }
 
 static void draw_3d(al_renderer *r, const al_camera *cam, const al_draw_options *opt,
@@ -1064,6 +1098,11 @@ static void draw_3d(al_renderer *r, const al_camera *cam, const al_draw_options 
             continue;
         }
         if ((m->flags & AL_FACE_TOOL) && !(opt->overlays & AL_OVERLAY_TOOLS)) continue;
+        if (pvs_cull && r->brush_listed[b] && r->brush_pvs[b] != r->pvs_pass) {
+            /* (none of its faces in the PVS: each would be left out below) */
+            st->faces_culled_pvs += m->face_count;
+            continue;
+        }
         int32_t tri = r->brush_tri[b], line = r->brush_line[b];
         int32_t f0 = s->brush_first_face[b];
         for (int i = 0; i < m->face_count; i++) {
@@ -1085,13 +1124,20 @@ static void draw_3d(al_renderer *r, const al_camera *cam, const al_draw_options 
                 st->faces_culled_frustum++;
                 continue;
             }
-            st->faces_drawn++;
             if (tool) {
+                st->faces_drawn++;
                 ranges_add(&r->tools, tri + sf->first_tri, sf->tri_count);
                 continue;
             }
-            ranges_add(&r->opaque, tri + sf->first_tri, sf->tri_count);
-            ranges_add(&r->opaque_edges, line + sf->first_edge, sf->edge_count);
+            /* (The wireframe shows a back face's outline, seen from inside a brush.) */
+            if (opt->wireframe) ranges_add(&r->opaque_edges, line + sf->first_edge, sf->edge_count);
+            if (!opt->no_cull && facing_away(sf, cam->position)) {
+                st->faces_culled_back++;
+                if (!(opt->overlays & (AL_OVERLAY_PVS | AL_OVERLAY_CLUSTER))) continue;
+            } else {
+                st->faces_drawn++;
+                ranges_add(&r->opaque, tri + sf->first_tri, sf->tri_count);
+            }
             if (leaf >= 0 && listed) {
                 if (r->stamp[f] == r->pvs_pass)
                     ranges_add(&r->pvs, tri + sf->first_tri, sf->tri_count);
@@ -1123,15 +1169,16 @@ static void draw_3d(al_renderer *r, const al_camera *cam, const al_draw_options 
     /* The colour blends; the alpha stays 1, so the picture is opaque wherever GTK puts it. */
     glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ZERO, GL_ONE);
     if (opt->overlays & AL_OVERLAY_ENTITIES) {
-        entity_ranges(r, opt, 0, cam->position, &r->scratch);
+        const float(*cull)[4] = opt->no_cull ? NULL : planes;
+        entity_ranges(r, opt, 0, cam->position, cull, &r->scratch);
         set_pass(r, 1, NULL, NULL);
         draw_ranges(r, &r->store->tris, GL_TRIANGLES, &r->scratch);
-        entity_ranges(r, opt, 1, NULL, &r->scratch);
+        entity_ranges(r, opt, 1, NULL, cull, &r->scratch);
         set_pass(r, 0, NULL, NULL);
         draw_ranges(r, &r->store->lines, GL_LINES, &r->scratch);
         if (opt->overlays & AL_OVERLAY_LIGHT_RADII) {
             static const float faint[4] = {1, 1, 1, 0.4f};
-            entity_ranges(r, opt, 2, NULL, &r->scratch);
+            entity_ranges(r, opt, 2, NULL, cull, &r->scratch);
             set_pass(r, 0, faint, NULL);
             draw_ranges(r, &r->store->radius, GL_LINES, &r->scratch);
         }

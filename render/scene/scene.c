@@ -507,6 +507,7 @@ static al_mesh *build_entity(const al_input *in, int e, const double o[3], int64
         if (!(r > 0) || r > 1e5) r = 300.0;
         float faint[4] = {rgb[0], rgb[1], rgb[2], 0.35f};
         add_sphere_lines(&radius, o, r, faint);
+        for (int k = 0; k < 3; k++) m->reach_mins[k] = o[k] - r, m->reach_maxs[k] = o[k] + r;
     }
     m->tris = tris.v, m->tri_count = tris.count;
     m->lines = lines.v, m->line_count = lines.count;

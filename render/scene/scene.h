@@ -73,6 +73,7 @@ typedef struct al_mesh {
     int32_t input_face_count;
     double (*points)[3];
     double mins[3], maxs[3];
+    double reach_mins[3], reach_maxs[3]; /* the box of RADIUS, when it has lines */
     bool has_bounds;
     uint32_t flags; /* AL_FACE_TOOL if every face is a tool face */
     int lit_faces;

@@ -715,6 +715,71 @@ CHECK_TEST(sharing_e1m1, "/render/renderers-sharing-a-store-upload-a-mesh-once/e
     check_sharing(path);
 }
 
+/* Without a PVS the 3D view still leaves out what cannot show: faces outside the view and
+ * faces the eye sees from behind (the opaque pass culls back faces: GL would draw none of
+ * their pixels), and entity boxes outside the view. From random points in and around the
+ * map, looking anywhere, with entities, light radii and the wireframe on in turn, the
+ * picture must equal the one drawn without culling pixel for pixel, and both kinds of
+ * culling must leave something out. */
+static void check_exact_culling(const char *path, int views, unsigned seed)
+{
+    loaded l;
+    memset(&l, 0, sizeof l);
+    scene_options so = {.pvs = false};
+    REQUIRE(scene_load_file(&l.sc, path, &so) && upload_loaded(&l));
+    double mn[3], mx[3];
+    REQUIRE(al_scene_bounds(l.scene, mn, mx));
+    static uint8_t culled_img[W * H * 4];
+    long back = 0, outside = 0, drawn = 0;
+    int worst = 0;
+    for (int v = 0; v < views; v++) {
+        al_camera cam;
+        al_camera_init(&cam, AL_VIEW_3D);
+        cam.width = W, cam.height = H;
+        for (int k = 0; k < 3; k++)
+            cam.position[k] =
+                mn[k] - 64 + (mx[k] - mn[k] + 128) * (rand_r(&seed) / (double) RAND_MAX);
+        cam.yaw = rand_r(&seed) % 360;
+        cam.pitch = (int) (rand_r(&seed) % 160) - 80;
+        al_draw_options opt;
+        al_draw_options_init(&opt);
+        opt.overlays = AL_OVERLAY_DEFAULT | (v % 3 == 1 ? AL_OVERLAY_LIGHT_RADII : 0);
+        opt.wireframe = v % 2 == 1;
+        al_draw_stats st;
+        draw(&cam, &opt, &st);
+        REQUIRE(st.camera_leaf < 0 || st.faces_culled_pvs == 0);
+        back += st.faces_culled_back, outside += st.faces_culled_frustum, drawn += st.faces_drawn;
+        memcpy(culled_img, pixels, sizeof culled_img);
+        opt.no_cull = true;
+        draw(&cam, &opt, NULL);
+        int d = differing_pixels(culled_img, pixels);
+        if (d > worst) worst = d;
+        CHECK_MSG(d == 0, "view %d from %g %g %g yaw %g pitch %g: %d pixels differ", v,
+                  cam.position[0], cam.position[1], cam.position[2], cam.yaw, cam.pitch, d);
+    }
+    CHECK(back > 0 && outside > 0);
+    check_note("%d views, worst %d differing pixels; faces drawn %ld, facing away %ld, outside the "
+               "view %ld",
+               views, worst, drawn, back, outside);
+    unload(&l);
+}
+
+CHECK_TEST(exact_culling_sample,
+           "/render/faces-facing-away-or-out-of-view-are-left-out-unseen/sample")
+{
+    check_exact_culling(getenv("ALLIUM_SAMPLE_MAP"), 40, 31);
+}
+
+CHECK_TEST(exact_culling_e1m1, "/render/faces-facing-away-or-out-of-view-are-left-out-unseen/e1m1")
+{
+    const char *path = scene_shared_map("e1m1.map");
+    if (!path) {
+        check_skip("e1m1.map is not in the shared maps folder");
+        return;
+    }
+    check_exact_culling(path, 40, 32);
+}
+
 /* The pixels that differ between AFTER drawn from CAM right after BEFORE (the last PVS
  * carried over, as for an edit's collision) and AFTER drawn without culling; the carried
  * frame's figures into ST. The renderer is left with AFTER. */
