@@ -101,6 +101,9 @@ typedef struct al_input {
     const al_hull_desc *hulls; /* hull 0 must be the point hull; 0 hulls: the defaults */
     int32_t hull_count;
     double block_size; /* edge of a block of the top-level grid in units; 0: 1024 */
+    /* Optional: each brush's content key as the compiler would compute it from this input
+     * (the live engine keeps those of unchanged brushes); NULL: computed in the compile. */
+    const uint64_t *brush_keys;
 } al_input;
 
 /* The default hull list: point (0 0 0, 0 0 0), stand (-16 -16 -24, 16 16 32: Quake's player

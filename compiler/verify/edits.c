@@ -30,6 +30,7 @@ bool al_edit_input_init(al_edit_input *e, const al_input *src)
     e->input = *src;
     e->input.brushes = e->brushes;
     e->input.faces = e->faces;
+    e->input.brush_keys = NULL; /* the edits change them */
     return true;
 }
 
@@ -365,6 +366,7 @@ al_input *al_input_clone(const al_input *in)
     if (!b.base) return NULL;
     al_input *out = al_block_take(&b, sizeof *out);
     *out = *in;
+    out->brush_keys = NULL; /* (IN's, not copied) */
     al_material_desc *materials = al_block_take(&b, n_mat * sizeof *materials);
     al_entity_desc *entities = al_block_take(&b, n_ent * sizeof *entities);
     al_property *props = al_block_take(&b, properties * sizeof *props);

@@ -370,7 +370,7 @@ al_status al_world_adopt_input(al_world *w, const al_input *input)
             free(keys);
             return AL_ERR_INVALID_ARGUMENT;
         }
-        keys[i] = al_brush_desc_key(input, b->id);
+        keys[i] = input->brush_keys ? input->brush_keys[b->id] : al_brush_desc_key(input, b->id);
     }
     free(w->collision_hash);
     w->collision_hash = keys;
@@ -800,7 +800,7 @@ static bool take_brush(compile_state *c, int i, al_brush **out)
         w->stats.invalid_brushes++;
         return true;
     }
-    c->keys[i] = al_brush_desc_key(input, i);
+    c->keys[i] = input->brush_keys ? input->brush_keys[i] : al_brush_desc_key(input, i);
     bool nomem = false;
     al_brush *b = NULL;
     int from = al_key_pool_take(&c->reuse, c->keys[i]);

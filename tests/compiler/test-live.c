@@ -9,6 +9,7 @@
 #include "rad-check.h"
 #include "scene.h"
 #include "al-edits.h"
+#include "world/world-internal.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -441,6 +442,18 @@ CHECK_TEST(edits_settle, "/live/edits-settle-into-what-a-full-compile-gives")
     scene_free(&s);
 }
 
+/* Brushes of S's input whose content key, as the engine kept it, is not the one computed
+ * from the input anew (al_brush_desc_key). */
+static int stale_keys(const al_snapshot *s)
+{
+    const al_input *in = al_snapshot_input(s);
+    if (!in->brush_keys) return in->brush_count;
+    int stale = 0;
+    for (int b = 0; b < in->brush_count; b++)
+        stale += in->brush_keys[b] != al_brush_desc_key(in, b);
+    return stale;
+}
+
 CHECK_TEST(changes_by_id, "/live/changes-by-id-keep-the-map-and-settle-into-a-full-compile")
 {
     scene s;
@@ -454,7 +467,7 @@ CHECK_TEST(changes_by_id, "/live/changes-by-id-keep-the-map-and-settle-into-a-fu
     al_snapshot *before = al_live_current(live);
     REQUIRE(before);
     al_rng rng = {31};
-    int differ = 0, checked = 0, versions_off = 0;
+    int differ = 0, checked = 0, versions_off = 0, stale = stale_keys(before);
     char why[200] = "";
     for (int batch = 0; batch < 8; batch++) {
         int64_t changed[4];
@@ -465,6 +478,7 @@ CHECK_TEST(changes_by_id, "/live/changes-by-id-keep-the-map-and-settle-into-a-fu
         int d = input_differences(snap, &m, why, sizeof why);
         CHECK_MSG(d == 0, "batch %d: %d brushes differ from the map: %s", batch, d, why);
         differ += full_differences(snap, al_snapshot_input(snap)) != 0;
+        stale += stale_keys(snap);
         checked++;
         /* Only the brushes the batch changed have a newer version. */
         for (int b = 0; b < al_snapshot_input(snap)->brush_count; b++) {
@@ -512,8 +526,58 @@ CHECK_TEST(changes_by_id, "/live/changes-by-id-keep-the-map-and-settle-into-a-fu
         CHECK(left == 0);
         CHECK(al_snapshot_input(gone)->entity_count == al_snapshot_input(again)->entity_count - 1);
         CHECK(full_differences(gone, al_snapshot_input(gone)) == 0);
+        stale += stale_keys(gone);
         al_snapshot_release(gone);
     }
+    /* What the keys are made of besides the brush: its entity's class (a detail brush
+     * turned into a door's) and the materials' flags. */
+    al_live_face faces[AL_MAX_HULLS * 8];
+    REQUIRE(m.e.input.brush_count > 0 &&
+            m.e.input.brushes[0].face_count <= (int) (sizeof faces / sizeof faces[0]));
+    al_live_brush moved = live_brush(&m, 0, faces);
+    moved.entity = 9000;
+    const char *classes[] = {"func_detail", "func_door"};
+    uint64_t keys[2] = {0, 0};
+    for (int i = 0; i < 2; i++) {
+        g = al_live_apply(
+            live,
+            &(al_live_change){
+                .entities = &(al_live_entity){.id = 9000, .order = 9000, .classname = classes[i]},
+                .entity_count = 1,
+                .brushes = &moved,
+                .brush_count = i == 0});
+        REQUIRE(al_live_wait(live, g, AL_STAGE_COLLISION, 120));
+        al_snapshot *recast = al_live_current(live);
+        REQUIRE(recast);
+        int j = al_snapshot_find_brush(recast, moved.id);
+        REQUIRE(j >= 0 && al_snapshot_input(recast)->brush_keys);
+        keys[i] = al_snapshot_input(recast)->brush_keys[j];
+        stale += stale_keys(recast);
+        al_snapshot_release(recast);
+    }
+    CHECK_MSG(keys[0] != keys[1], "a brush entity's new class left its brush's key as it was");
+    al_snapshot *last = al_live_current(live);
+    REQUIRE(last);
+    const al_input *in = al_snapshot_input(last);
+    if (in->material_count > 0) {
+        al_material_desc *mats = calloc((size_t) in->material_count, sizeof *mats);
+        int64_t *mat_ids = calloc((size_t) in->material_count, sizeof *mat_ids);
+        REQUIRE(mats && mat_ids);
+        for (int i = 0; i < in->material_count; i++) mats[i] = in->materials[i], mat_ids[i] = i;
+        mats[0].flags ^= AL_MATERIAL_SKY;
+        g = al_live_apply(live, &(al_live_change){.set_materials = true,
+                                                  .materials = mats,
+                                                  .material_ids = mat_ids,
+                                                  .material_count = in->material_count});
+        free(mats), free(mat_ids);
+        REQUIRE(al_live_wait(live, g, AL_STAGE_COLLISION, 120));
+        al_snapshot *flagged = al_live_current(live);
+        REQUIRE(flagged);
+        stale += stale_keys(flagged);
+        al_snapshot_release(flagged);
+    }
+    al_snapshot_release(last);
+    CHECK_MSG(stale == 0, "%d brush keys the engine kept differ from the input's", stale);
     al_snapshot_release(again);
     al_snapshot_release(before);
     al_live_destroy(live);

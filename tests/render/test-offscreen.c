@@ -505,6 +505,7 @@ static bool editable_init(editable *e, const al_input *in)
     memcpy(e->faces, in->faces, (size_t) in->face_count * sizeof *e->faces);
     e->edited = *in;
     e->edited.faces = e->faces;
+    e->edited.brush_keys = NULL; /* the edits change them */
     return true;
 }
 
