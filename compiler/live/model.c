@@ -219,6 +219,13 @@ typedef struct model_brush {
     bool key_made, key_world;
 } model_brush;
 
+typedef struct sort_key {
+    double order;
+    int64_t id;
+    int32_t group; /* brushes: their entity's input index */
+    int32_t slot;
+} sort_key;
+
 struct live_model {
     model_entity *entities;
     int32_t entity_count, entity_cap;
@@ -232,11 +239,28 @@ struct live_model {
     al_hull_desc *hulls;
     int32_t hull_count;
     double block_size;
+    /* The flattened order of the entities and brushes and the id tables, as the last
+     * flattening made them: kept while no entity or brush comes, goes, moves in the order
+     * or to another entity (an edit of a brush's faces keeps them; sorting a 20,000-brush
+     * map's brushes again took longer than the rest of the flattening). */
+    bool order_stale;
+    sort_key *sorted_ents, *sorted_brushes;
+    int64_t (*sorted_ent_index)[2], (*sorted_brush_index)[2];
+    int32_t sorted_ent_count, sorted_brush_count, sorted_dropped;
 };
 
 live_model *live_model_create(void)
 {
     return calloc(1, sizeof(live_model));
+}
+
+static void forget_order(live_model *m)
+{
+    free(m->sorted_ents), free(m->sorted_brushes);
+    free(m->sorted_ent_index), free(m->sorted_brush_index);
+    m->sorted_ents = m->sorted_brushes = NULL;
+    m->sorted_ent_index = m->sorted_brush_index = NULL;
+    m->order_stale = true;
 }
 
 static void entity_clear(model_entity *e)
@@ -273,6 +297,7 @@ void live_model_destroy(live_model *m)
     id_free(&m->brush_slots);
     free_materials(m);
     free(m->hulls);
+    forget_order(m);
     free(m);
 }
 
@@ -329,6 +354,7 @@ static bool set_entity(live_model *m, const al_live_entity *d, uint64_t generati
     int32_t slot = id_find(&m->entity_slots, d->id);
     if (slot >= 0) {
         model_entity *e = &m->entities[slot];
+        if (e->order != d->order) m->order_stale = true;
         e->order = d->order;
         e->seen = true;
         if (same_entity(e, d)) return true;
@@ -340,6 +366,7 @@ static bool set_entity(live_model *m, const al_live_entity *d, uint64_t generati
             return false;
         slot = m->entity_count++;
         m->entities[slot] = (model_entity){.id = d->id, .order = d->order, .seen = true};
+        m->order_stale = true;
     }
     model_entity *e = &m->entities[slot];
     e->version = generation;
@@ -359,6 +386,7 @@ static bool set_entity(live_model *m, const al_live_entity *d, uint64_t generati
 static void remove_brush_slot(live_model *m, int32_t slot)
 {
     model_brush *b = &m->brushes[slot];
+    m->order_stale = true;
     id_remove(&m->brush_slots, b->id);
     free(b->faces);
     int32_t last = --m->brush_count;
@@ -372,6 +400,7 @@ static void remove_entity(live_model *m, int64_t id)
 {
     int32_t slot = id_find(&m->entity_slots, id);
     if (slot < 0) return;
+    m->order_stale = true;
     for (int32_t b = m->brush_count - 1; b >= 0; b--)
         if (m->brushes[b].entity == id) remove_brush_slot(m, b);
     entity_clear(&m->entities[slot]);
@@ -388,6 +417,7 @@ static bool set_brush(live_model *m, const al_live_brush *d, uint64_t generation
     int32_t slot = id_find(&m->brush_slots, d->id);
     if (slot >= 0) {
         model_brush *b = &m->brushes[slot];
+        if (b->order != d->order || b->entity != d->entity) m->order_stale = true;
         b->order = d->order;
         b->seen = true;
         if (b->entity == d->entity && b->face_count == d->face_count &&
@@ -402,6 +432,7 @@ static bool set_brush(live_model *m, const al_live_brush *d, uint64_t generation
             return false;
         slot = m->brush_count++;
         m->brushes[slot] = (model_brush){.id = d->id, .order = d->order, .seen = true};
+        m->order_stale = true;
     }
     model_brush *b = &m->brushes[slot];
     b->entity = d->entity;
@@ -516,13 +547,6 @@ bool live_model_apply(live_model *m, const al_live_change *c, uint64_t generatio
 
 /* --- flattening ---------------------------------------------------------------------------- */
 
-typedef struct sort_key {
-    double order;
-    int64_t id;
-    int32_t group; /* brushes: their entity's input index */
-    int32_t slot;
-} sort_key;
-
 static int compare_keys(const void *a, const void *b)
 {
     const sort_key *x = a, *y = b;
@@ -562,38 +586,28 @@ static uint64_t brush_key(live_model *m, int32_t slot, const model_entity *e, bo
     return b->key;
 }
 
-live_map *live_model_flatten(live_model *m)
+/* Sorts the model's entities and brushes into their input order (M's sorted arrays and
+ * count of dropped brushes; the id tables are made by live_model_flatten). False if
+ * memory runs out. */
+static bool sort_order(live_model *m)
 {
-    size_t n_ent = (size_t) m->entity_count, n_mat = (size_t) m->material_count;
-    size_t n_hull = (size_t) m->hull_count;
+    forget_order(m);
+    size_t n_ent = (size_t) m->entity_count;
     sort_key *ents = malloc((n_ent + 1) * sizeof *ents);
     sort_key *brushes = malloc(((size_t) m->brush_count + 1) * sizeof *brushes);
-    if (!ents || !brushes) {
-        free(ents);
-        free(brushes);
-        return NULL;
+    /* The entities' input indices, by model slot, for grouping the brushes. */
+    int32_t *entity_index = malloc((n_ent + 1) * sizeof *entity_index);
+    if (!ents || !brushes || !entity_index) {
+        free(ents), free(brushes), free(entity_index);
+        return false;
     }
-    size_t props = 0, texts = 0;
     for (size_t e = 0; e < n_ent; e++) {
         const model_entity *d = &m->entities[e];
         ents[e] = (sort_key){d->order, d->id, 0, (int32_t) e};
-        texts += al_block_text_size(d->classname);
-        props += count_of(d->property_count);
-        for (int p = 0; p < d->property_count; p++)
-            texts += al_block_text_size(d->properties[p].key) +
-                     al_block_text_size(d->properties[p].value);
     }
     qsort(ents, n_ent, sizeof *ents, compare_keys);
-    /* The entities' input indices, by model slot, for grouping the brushes. */
-    int32_t *entity_index = malloc((n_ent + 1) * sizeof *entity_index);
-    if (!entity_index) {
-        free(ents);
-        free(brushes);
-        return NULL;
-    }
     for (size_t i = 0; i < n_ent; i++) entity_index[ents[i].slot] = (int32_t) i;
-    size_t n_brush = 0, n_face = 0;
-    int dropped = 0;
+    int32_t n_brush = 0, dropped = 0;
     for (int32_t b = 0; b < m->brush_count; b++) {
         const model_brush *d = &m->brushes[b];
         int32_t e = id_find(&m->entity_slots, d->entity);
@@ -602,9 +616,34 @@ live_map *live_model_flatten(live_model *m)
             continue;
         }
         brushes[n_brush++] = (sort_key){d->order, d->id, entity_index[e], b};
-        n_face += (size_t) d->face_count;
     }
-    qsort(brushes, n_brush, sizeof *brushes, compare_keys);
+    qsort(brushes, (size_t) n_brush, sizeof *brushes, compare_keys);
+    free(entity_index);
+    m->sorted_ents = ents, m->sorted_brushes = brushes;
+    m->sorted_ent_count = (int32_t) n_ent, m->sorted_brush_count = n_brush;
+    m->sorted_dropped = dropped;
+    return true;
+}
+
+live_map *live_model_flatten(live_model *m)
+{
+    size_t n_ent = (size_t) m->entity_count, n_mat = (size_t) m->material_count;
+    size_t n_hull = (size_t) m->hull_count;
+    bool sorted = !m->order_stale && m->sorted_ent_index && m->sorted_brush_index;
+    if (!sorted && !sort_order(m)) return NULL;
+    const sort_key *ents = m->sorted_ents, *brushes = m->sorted_brushes;
+    size_t n_brush = (size_t) m->sorted_brush_count, n_face = 0;
+    int dropped = m->sorted_dropped;
+    size_t props = 0, texts = 0;
+    for (size_t e = 0; e < n_ent; e++) {
+        const model_entity *d = &m->entities[e];
+        texts += al_block_text_size(d->classname);
+        props += count_of(d->property_count);
+        for (int p = 0; p < d->property_count; p++)
+            texts += al_block_text_size(d->properties[p].key) +
+                     al_block_text_size(d->properties[p].value);
+    }
+    for (size_t i = 0; i < n_brush; i++) n_face += (size_t) m->brushes[brushes[i].slot].face_count;
     for (size_t m_ = 0; m_ < n_mat; m_++) texts += al_block_text_size(m->materials[m_].name);
 
     size_t size =
@@ -619,12 +658,7 @@ live_map *live_model_flatten(live_model *m)
         al_block_round(n_ent * sizeof(int64_t[2])) + al_block_round(n_brush * sizeof(uint64_t)) +
         texts + 1;
     al_one_block blk = {calloc(1, size), 0};
-    if (!blk.base) {
-        free(ents);
-        free(brushes);
-        free(entity_index);
-        return NULL;
-    }
+    if (!blk.base) return NULL;
     live_map *map = al_block_take(&blk, sizeof *map);
     al_material_desc *mats = al_block_take(&blk, n_mat * sizeof *mats);
     al_entity_desc *edesc = al_block_take(&blk, n_ent * sizeof *edesc);
@@ -694,11 +728,21 @@ live_map *live_model_flatten(live_model *m)
         brush_index[i][1] = (int64_t) i;
     }
     if (n_hull) memcpy(hulls, m->hulls, n_hull * sizeof *hulls);
-    qsort(brush_index, n_brush, sizeof *brush_index, compare_id_index);
-    qsort(ent_index, n_ent, sizeof *ent_index, compare_id_index);
-    free(ents);
-    free(brushes);
-    free(entity_index);
+    if (sorted) {
+        memcpy(brush_index, m->sorted_brush_index, n_brush * sizeof *brush_index);
+        memcpy(ent_index, m->sorted_ent_index, n_ent * sizeof *ent_index);
+    } else {
+        qsort(brush_index, n_brush, sizeof *brush_index, compare_id_index);
+        qsort(ent_index, n_ent, sizeof *ent_index, compare_id_index);
+        /* Kept for the flattenings to come while the order stands. */
+        m->sorted_brush_index = malloc((n_brush + 1) * sizeof *brush_index);
+        m->sorted_ent_index = malloc((n_ent + 1) * sizeof *ent_index);
+        if (m->sorted_brush_index && m->sorted_ent_index) {
+            memcpy(m->sorted_brush_index, brush_index, n_brush * sizeof *brush_index);
+            memcpy(m->sorted_ent_index, ent_index, n_ent * sizeof *ent_index);
+            m->order_stale = false;
+        }
+    }
 
     map->refs = 1;
     map->input = (al_input){.materials = n_mat ? mats : NULL,
