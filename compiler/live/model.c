@@ -657,7 +657,10 @@ live_map *live_model_flatten(live_model *m)
         2 * al_block_round(n_ent * sizeof(int64_t)) + al_block_round(n_brush * sizeof(int64_t[2])) +
         al_block_round(n_ent * sizeof(int64_t[2])) + al_block_round(n_brush * sizeof(uint64_t)) +
         texts + 1;
-    al_one_block blk = {calloc(1, size), 0};
+    /* (Not zeroed: every field is written below. A block of the size of the last one then
+     * comes from memory already mapped and touched, not zeroed again: on a 20,000-brush map,
+     * 20 MB, about a millisecond of an edit's collision.) */
+    al_one_block blk = {malloc(size), 0};
     if (!blk.base) return NULL;
     live_map *map = al_block_take(&blk, sizeof *map);
     al_material_desc *mats = al_block_take(&blk, n_mat * sizeof *mats);
