@@ -57,6 +57,8 @@ static void add_box(char *text, size_t size, const int mn[3], const int mx[3], c
 
 /* The sealed room: floor, ceiling and four walls, one light, optionally a clip brush (a
  * tool face must never get a lightmap). */
+static const char *room_floor = "stone"; /* the floor's material (room_load_floor) */
+
 static void room_text(char *text, size_t size, bool light, bool clip)
 {
     const int t = 16;
@@ -70,7 +72,8 @@ static void room_text(char *text, size_t size, bool light, bool clip)
         {{-ROOM_X, -ROOM_Y - t, 0}, {ROOM_X, -ROOM_Y, ROOM_Z}},                  /* south */
         {{-ROOM_X, ROOM_Y, 0}, {ROOM_X, ROOM_Y + t, ROOM_Z}},                    /* north */
     };
-    for (int i = 0; i < 6; i++) add_box(text, size, boxes[i][0], boxes[i][1], "stone");
+    for (int i = 0; i < 6; i++)
+        add_box(text, size, boxes[i][0], boxes[i][1], i ? "stone" : room_floor);
     if (clip) {
         const int mn[3] = {0, -32, 0}, mx[3] = {32, 32, 64};
         add_box(text, size, mn, mx, "clip");
@@ -123,6 +126,15 @@ static bool room_load(lit_room *r, bool light, bool clip)
     if (al_scene_build(&d, &r->scene) != AL_OK) return false;
     d.rad = NULL;
     return al_scene_build(&d, &r->plain_scene) == AL_OK;
+}
+
+/* The room with its floor of MATERIAL. */
+static bool room_load_floor(lit_room *r, const char *material)
+{
+    room_floor = material;
+    bool ok = room_load(r, true, false);
+    room_floor = "stone";
+    return ok;
 }
 
 /* Looking straight down at the floor from just under the ceiling in the middle of the
@@ -556,6 +568,65 @@ CHECK_TEST(textures_times_light, "/render/lit/a-texture-is-drawn-times-the-light
     opt.no_textures = false;
     draw(&cam, &opt, &st);
     CHECK(!st.textured && differing_pixels(flat, pixels) == 0);
+    al_renderer_set_lightmap(renderer, NULL);
+    al_renderer_set_scene(renderer, NULL);
+    al_rad_lightmap_free(&map);
+    room_free(&r);
+}
+
+CHECK_TEST(sky_full_bright, "/render/lit/a-sky-texture-is-drawn-full-bright-in-a-lit-frame")
+{
+    /* Oracle: sky (like liquids) is drawn as its texels are, as Quake draws it: neither
+     * the fixed shading nor a light level changes it, in a lit frame with a dim lightmap
+     * as in an unlit one; with textures off it is shaded like any face again. */
+    if (!renderer) {
+        check_skip("no offscreen OpenGL 3.3 context");
+        return;
+    }
+    lit_room r;
+    REQUIRE(room_load_floor(&r, "sky1"));
+    al_rad_lightmap map = {0};
+    REQUIRE(al_rad_snapshot(r.rad, &map) == AL_OK);
+    for (int t = 0; t < map.width * map.height; t++)
+        for (int k = 0; k < 3; k++) map.texels[t][k] = 40; /* dim */
+    static uint8_t texels[64 * 64 * 4];
+    quadrant_texture(texels);
+    al_texture_image image = {.name = "SKY1", .width = 64, .height = 64, .rgba = texels};
+    REQUIRE(al_renderer_set_textures(renderer, &image, 1, 0) == AL_OK);
+    al_camera cam;
+    camera_over_floor(&cam);
+    cam.position[2] = 40;
+    al_draw_options opt;
+    al_draw_options_init(&opt);
+    opt.overlays = 0;
+    al_draw_stats st;
+    for (int lit = 0; lit < 2; lit++) {
+        al_renderer_set_scene(renderer, lit ? r.scene : r.plain_scene);
+        if (lit) REQUIRE(al_renderer_set_lightmap(renderer, &map) == AL_OK);
+        draw(&cam, &opt, &st);
+        CHECK(st.textured && st.lightmapped == (bool) lit);
+        int checked = 0, bad = 0;
+        for (int y = 0; y < H; y += 3)
+            for (int x = 0; x < W; x += 3) {
+                double p[3];
+                if (!floor_point(&cam, x, y, p) || !inside_cell(p, 32, 2.0)) continue;
+                int u = ((int) floor(p[0]) % 64 + 64) % 64, v = ((int) floor(-p[1]) % 64 + 64) % 64;
+                const uint8_t *texel = texels + 4 * (v * 64 + u);
+                const uint8_t *px = pixels + 4 * (y * W + x);
+                for (int k = 0; k < 3; k++) bad += abs(px[k] - texel[k]) > 1;
+                checked++;
+            }
+        check_note("%s frame: %d sky pixels checked against their texels, %d channels differ",
+                   lit ? "lit" : "unlit", checked, bad);
+        CHECK(checked > 1000 && bad == 0);
+    }
+    /* Textures off: the sky's flat colour, shaded (not the texels). */
+    static uint8_t bright[W * H * 4];
+    memcpy(bright, pixels, sizeof bright);
+    opt.no_textures = true;
+    draw(&cam, &opt, &st);
+    CHECK(!st.textured && differing_pixels(bright, pixels) > W * H / 2);
+    REQUIRE(al_renderer_set_textures(renderer, NULL, 0, 0) == AL_OK);
     al_renderer_set_lightmap(renderer, NULL);
     al_renderer_set_scene(renderer, NULL);
     al_rad_lightmap_free(&map);
