@@ -1167,11 +1167,16 @@ static gboolean held_render_cb(gpointer data)
  * hold_us after the edit: a frame drawn meanwhile would show the map as it was, and with
  * software OpenGL it takes both cores from the collision it waits for, so that the frame
  * showing the edit came a frame later. The edit's snapshot, or the time running out,
- * draws. */
+ * draws. Not during a drag: every frame brings a new preview, and a frame held for each
+ * one's collision held the pointer back (lq-e3m4: now and then 110-130 ms between two
+ * frames); the frame shows the newest collision that came (frame_update_cb still waits a
+ * little for one about to come), a frame or two behind the pointer. */
 void allium_view_queue_render(AlliumView *self)
 {
     g_return_if_fail(ALLIUM_IS_VIEW(self));
-    gint64 due = self->document ? allium_document_get_collision_due(self->document) : 0;
+    gint64 due = self->document && !allium_document_get_previewing(self->document)
+                     ? allium_document_get_collision_due(self->document)
+                     : 0;
     gint64 wait_us = due ? due + hold_us(self) - g_get_monotonic_time() : 0;
     if (wait_us <= 0) {
         g_clear_handle_id(&self->held_source, g_source_remove);
