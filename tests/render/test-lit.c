@@ -503,6 +503,32 @@ static bool inside_cell(const double p[3], int cell, double margin)
            (int) floor((-p[1] - margin) / cell) == cv && (int) floor((-p[1] + margin) / cell) == cv;
 }
 
+/* The floor's pixels (every third) whose point lies more than MARGIN inside a CELL-unit
+ * square, against the 64 x 64 TEXELS' texel there (u = x, v = -y) times SCALE per channel,
+ * bounded by 255: how many channels differ by more than TOLERANCE. *CHECKED counts the
+ * pixels looked at, *WORST (if given) the largest difference. */
+static int floor_texel_misses(const al_camera *cam, const uint8_t *texels, int cell, double margin,
+                              const double scale[3], double tolerance, int *checked, double *worst)
+{
+    int bad = 0;
+    *checked = 0;
+    for (int y = 0; y < H; y += 3)
+        for (int x = 0; x < W; x += 3) {
+            double p[3];
+            if (!floor_point(cam, x, y, p) || !inside_cell(p, cell, margin)) continue;
+            int u = ((int) floor(p[0]) % 64 + 64) % 64, v = ((int) floor(-p[1]) % 64 + 64) % 64;
+            const uint8_t *texel = texels + 4 * (v * 64 + u);
+            const uint8_t *px = pixels + 4 * (y * W + x);
+            for (int k = 0; k < 3; k++) {
+                double diff = fabs(px[k] - fmin(texel[k] * scale[k], 255));
+                if (worst && diff > *worst) *worst = diff;
+                bad += diff > tolerance;
+            }
+            (*checked)++;
+        }
+    return bad;
+}
+
 CHECK_TEST(textures_times_light, "/render/lit/a-texture-is-drawn-times-the-lightmap")
 {
     /* Oracle: for pixels over the floor, the texel its projection picks (u = x, v = -y,
@@ -537,24 +563,10 @@ CHECK_TEST(textures_times_light, "/render/lit/a-texture-is-drawn-times-the-light
     al_draw_stats st;
     draw(&cam, &opt, &st);
     CHECK(st.lightmapped && st.textured);
-    int checked = 0, bad = 0, worst_diff = 0;
-    for (int y = 0; y < H; y += 3)
-        for (int x = 0; x < W; x += 3) {
-            double p[3];
-            if (!floor_point(&cam, x, y, p) || !inside_cell(p, 32, 2.0)) continue;
-            int u = ((int) floor(p[0]) % 64 + 64) % 64, v = ((int) floor(-p[1]) % 64 + 64) % 64;
-            const uint8_t *texel = texels + 4 * (v * 64 + u);
-            const uint8_t *px = pixels + 4 * (y * W + x);
-            for (int k = 0; k < 3; k++) {
-                double byte = round(level[k] / 2), factor = byte / 255.0 * 510.0 / 256.0;
-                double want = fmin(texel[k] / 255.0 * factor, 1.0) * 255.0;
-                int diff = (int) fabs(px[k] - want);
-                if (diff > worst_diff) worst_diff = diff;
-                bad += diff > 3;
-            }
-            checked++;
-        }
-    check_note("%d pixels checked against texel x light: worst difference %d", checked, worst_diff);
+    double factor[3], worst = 0;
+    for (int k = 0; k < 3; k++) factor[k] = round(level[k] / 2) / 255.0 * 510.0 / 256.0;
+    int checked, bad = floor_texel_misses(&cam, texels, 32, 2.0, factor, 3, &checked, &worst);
+    check_note("%d pixels checked against texel x light: worst difference %.0f", checked, worst);
     CHECK(checked > 1000 && bad == 0);
     /* The view option: flat colours again, exactly as without textures. */
     static uint8_t textured[W * H * 4];
@@ -605,17 +617,8 @@ CHECK_TEST(sky_full_bright, "/render/lit/a-sky-texture-is-drawn-full-bright-in-a
         if (lit) REQUIRE(al_renderer_set_lightmap(renderer, &map) == AL_OK);
         draw(&cam, &opt, &st);
         CHECK(st.textured && st.lightmapped == (bool) lit);
-        int checked = 0, bad = 0;
-        for (int y = 0; y < H; y += 3)
-            for (int x = 0; x < W; x += 3) {
-                double p[3];
-                if (!floor_point(&cam, x, y, p) || !inside_cell(p, 32, 2.0)) continue;
-                int u = ((int) floor(p[0]) % 64 + 64) % 64, v = ((int) floor(-p[1]) % 64 + 64) % 64;
-                const uint8_t *texel = texels + 4 * (v * 64 + u);
-                const uint8_t *px = pixels + 4 * (y * W + x);
-                for (int k = 0; k < 3; k++) bad += abs(px[k] - texel[k]) > 1;
-                checked++;
-            }
+        static const double as_is[3] = {1, 1, 1};
+        int checked, bad = floor_texel_misses(&cam, texels, 32, 2.0, as_is, 1, &checked, NULL);
         check_note("%s frame: %d sky pixels checked against their texels, %d channels differ",
                    lit ? "lit" : "unlit", checked, bad);
         CHECK(checked > 1000 && bad == 0);
@@ -802,17 +805,8 @@ CHECK_TEST(missing_texture_checker, "/render/lit/a-material-without-a-texture-sh
     /* The shader's shading of a face looking straight up. */
     double key[3] = {0.35, 0.55, 0.76}, len = sqrt(0.35 * 0.35 + 0.55 * 0.55 + 0.76 * 0.76);
     double shade = 0.52 + 0.38 * fmax(key[2] / len, 0) + 0.16 * fmax(-key[2] / len, 0);
-    int checked = 0, bad = 0;
-    for (int y = 0; y < H; y += 3)
-        for (int x = 0; x < W; x += 3) {
-            double p[3];
-            if (!floor_point(&cam, x, y, p) || !inside_cell(p, 8, 1.0)) continue;
-            int u = ((int) floor(p[0]) % 64 + 64) % 64, v = ((int) floor(-p[1]) % 64 + 64) % 64;
-            const uint8_t *texel = checker + 4 * (v * 64 + u);
-            const uint8_t *px = pixels + 4 * (y * W + x);
-            for (int k = 0; k < 3; k++) bad += fabs(px[k] - fmin(texel[k] * shade, 255)) > 3;
-            checked++;
-        }
+    const double shades[3] = {shade, shade, shade};
+    int checked, bad = floor_texel_misses(&cam, checker, 8, 1.0, shades, 3, &checked, NULL);
     check_note("%d pixels checked against the checker", checked);
     CHECK(checked > 1000 && bad == 0);
     REQUIRE(al_renderer_set_textures(renderer, NULL, 0, 0) == AL_OK);
