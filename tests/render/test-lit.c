@@ -148,6 +148,15 @@ static void camera_over_floor(al_camera *cam)
     cam->pitch = -89;
 }
 
+/* The camera close over the floor (a texel covers a few pixels), no overlays. */
+static void close_over_floor(al_camera *cam, al_draw_options *opt)
+{
+    camera_over_floor(cam);
+    cam->position[2] = 40;
+    al_draw_options_init(opt);
+    opt->overlays = 0;
+}
+
 static void draw(const al_camera *cam, const al_draw_options *opt, al_draw_stats *st)
 {
     al_renderer_draw(renderer, cam, opt, st);
@@ -503,6 +512,31 @@ static bool inside_cell(const double p[3], int cell, double margin)
            (int) floor((-p[1] - margin) / cell) == cv && (int) floor((-p[1] + margin) / cell) == cv;
 }
 
+/* Draws again with textures off: how many pixels differ from the frame drawn last (-1 if
+ * the frame still counted as textured). */
+static int pixels_changed_without_textures(const al_camera *cam, al_draw_options *opt)
+{
+    static uint8_t before[W * H * 4];
+    memcpy(before, pixels, sizeof before);
+    opt->no_textures = true;
+    al_draw_stats st;
+    draw(cam, opt, &st);
+    return st.textured ? -1 : differing_pixels(before, pixels);
+}
+
+/* ROOM's lightmap with every texel at LEVEL (into MAP), and the quadrant texture (into
+ * TEXELS, 64 x 64) given to the renderer as NAME. */
+static bool level_lightmap_and_texture(const lit_room *room, const float level[3], const char *name,
+                                       al_rad_lightmap *map, uint8_t *texels)
+{
+    if (al_rad_snapshot(room->rad, map) != AL_OK) return false;
+    for (int t = 0; t < map->width * map->height; t++)
+        for (int k = 0; k < 3; k++) map->texels[t][k] = level[k];
+    quadrant_texture(texels);
+    al_texture_image image = {.name = name, .width = 64, .height = 64, .rgba = texels};
+    return al_renderer_set_textures(renderer, &image, 1, 0) == AL_OK;
+}
+
 /* The floor's pixels (every third) whose point lies more than MARGIN inside a CELL-unit
  * square, against the 64 x 64 TEXELS' texel there (u = x, v = -y) times SCALE per channel,
  * bounded by 255: how many channels differ by more than TOLERANCE. *CHECKED counts the
@@ -542,24 +576,16 @@ CHECK_TEST(textures_times_light, "/render/lit/a-texture-is-drawn-times-the-light
     lit_room r;
     REQUIRE(room_load(&r, true, false));
     al_rad_lightmap map = {0};
-    REQUIRE(al_rad_snapshot(r.rad, &map) == AL_OK);
     static const float level[3] = {256, 128, 80};
-    for (int t = 0; t < map.width * map.height; t++)
-        for (int k = 0; k < 3; k++) map.texels[t][k] = level[k];
     static uint8_t texels[64 * 64 * 4];
-    quadrant_texture(texels);
-    al_texture_image image = {.name = "STONE", .width = 64, .height = 64, .rgba = texels};
-    REQUIRE(al_renderer_set_textures(renderer, &image, 1, 0) == AL_OK);
+    REQUIRE(level_lightmap_and_texture(&r, level, "STONE", &map, texels));
     CHECK(al_renderer_has_texture(renderer, "stone") &&
           !al_renderer_has_texture(renderer, "brick"));
     al_renderer_set_scene(renderer, r.scene);
     REQUIRE(al_renderer_set_lightmap(renderer, &map) == AL_OK);
     al_camera cam;
-    camera_over_floor(&cam);
-    cam.position[2] = 40; /* close: a texel covers a few pixels */
     al_draw_options opt;
-    al_draw_options_init(&opt);
-    opt.overlays = 0;
+    close_over_floor(&cam, &opt); /* close: a texel covers a few pixels */
     al_draw_stats st;
     draw(&cam, &opt, &st);
     CHECK(st.lightmapped && st.textured);
@@ -569,11 +595,7 @@ CHECK_TEST(textures_times_light, "/render/lit/a-texture-is-drawn-times-the-light
     check_note("%d pixels checked against texel x light: worst difference %.0f", checked, worst);
     CHECK(checked > 1000 && bad == 0);
     /* The view option: flat colours again, exactly as without textures. */
-    static uint8_t textured[W * H * 4];
-    memcpy(textured, pixels, sizeof textured);
-    opt.no_textures = true;
-    draw(&cam, &opt, &st);
-    CHECK(!st.textured && differing_pixels(textured, pixels) > W * H / 2);
+    CHECK(pixels_changed_without_textures(&cam, &opt) > W * H / 2);
     static uint8_t flat[W * H * 4];
     memcpy(flat, pixels, sizeof flat);
     REQUIRE(al_renderer_set_textures(renderer, NULL, 0, 0) == AL_OK);
@@ -598,19 +620,12 @@ CHECK_TEST(sky_full_bright, "/render/lit/a-sky-texture-is-drawn-full-bright-in-a
     lit_room r;
     REQUIRE(room_load_floor(&r, "sky1"));
     al_rad_lightmap map = {0};
-    REQUIRE(al_rad_snapshot(r.rad, &map) == AL_OK);
-    for (int t = 0; t < map.width * map.height; t++)
-        for (int k = 0; k < 3; k++) map.texels[t][k] = 40; /* dim */
+    static const float dim[3] = {40, 40, 40};
     static uint8_t texels[64 * 64 * 4];
-    quadrant_texture(texels);
-    al_texture_image image = {.name = "SKY1", .width = 64, .height = 64, .rgba = texels};
-    REQUIRE(al_renderer_set_textures(renderer, &image, 1, 0) == AL_OK);
+    REQUIRE(level_lightmap_and_texture(&r, dim, "SKY1", &map, texels));
     al_camera cam;
-    camera_over_floor(&cam);
-    cam.position[2] = 40;
     al_draw_options opt;
-    al_draw_options_init(&opt);
-    opt.overlays = 0;
+    close_over_floor(&cam, &opt);
     al_draw_stats st;
     for (int lit = 0; lit < 2; lit++) {
         al_renderer_set_scene(renderer, lit ? r.scene : r.plain_scene);
@@ -624,11 +639,7 @@ CHECK_TEST(sky_full_bright, "/render/lit/a-sky-texture-is-drawn-full-bright-in-a
         CHECK(checked > 1000 && bad == 0);
     }
     /* Textures off: the sky's flat colour, shaded (not the texels). */
-    static uint8_t bright[W * H * 4];
-    memcpy(bright, pixels, sizeof bright);
-    opt.no_textures = true;
-    draw(&cam, &opt, &st);
-    CHECK(!st.textured && differing_pixels(bright, pixels) > W * H / 2);
+    CHECK(pixels_changed_without_textures(&cam, &opt) > W * H / 2);
     REQUIRE(al_renderer_set_textures(renderer, NULL, 0, 0) == AL_OK);
     al_renderer_set_lightmap(renderer, NULL);
     al_renderer_set_scene(renderer, NULL);
@@ -718,11 +729,8 @@ CHECK_TEST(shared_textures, "/render/lit/renderers-sharing-a-store-share-a-textu
     al_texture_image image = {.name = "STONE", .width = 64, .height = 64, .rgba = texels};
     al_texture_image other = {.name = "STONE", .width = 64, .height = 64, .rgba = other_texels};
     al_camera cam;
-    camera_over_floor(&cam);
-    cam.position[2] = 40;
     al_draw_options opt;
-    al_draw_options_init(&opt);
-    opt.overlays = 0;
+    close_over_floor(&cam, &opt);
     static uint8_t own[W * H * 4], own_other[W * H * 4], seen[W * H * 4];
     /* The pictures of copies of their own, by the test's renderer. */
     al_renderer_set_scene(renderer, r.scene);
@@ -794,11 +802,8 @@ CHECK_TEST(missing_texture_checker, "/render/lit/a-material-without-a-texture-sh
     REQUIRE(al_renderer_set_textures(renderer, &image, 1, 0) == AL_OK);
     al_renderer_set_scene(renderer, r.plain_scene);
     al_camera cam;
-    camera_over_floor(&cam);
-    cam.position[2] = 40;
     al_draw_options opt;
-    al_draw_options_init(&opt);
-    opt.overlays = 0;
+    close_over_floor(&cam, &opt);
     al_draw_stats st;
     draw(&cam, &opt, &st);
     CHECK(st.textured && !st.lightmapped);
