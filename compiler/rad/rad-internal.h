@@ -409,8 +409,13 @@ int al_rad_threads(const al_rad *rad);
 /* --- corrections after an edit (update.c) ---------------------------------------- */
 
 /* Does up to a few milliseconds of the corrections an update left (the lock is not held).
- * Returns the corrections made, 0 if there were none left. */
+ * Returns the corrections made, 0 if there were none left or a cancel stopped the step
+ * (the first step builds the receivers' tree: a cancel stops that too). */
 int64_t al_rad_fix_step(al_rad *rad);
+
+/* Whether corrections are left and the receivers' tree for them is built (the stepping
+ * thread's view). */
+bool al_rad_fix_has_tree(const al_rad *rad);
 
 /* Corrections left (0 without any); the lock is held. */
 int64_t al_rad_fix_left(const al_rad *rad);

@@ -876,8 +876,24 @@ static double max_d(double a, double b)
     return b > a ? b : a;
 }
 
-static void build_node(rad_fix *fix, bvh_item *items, int32_t node, int32_t first, int32_t count)
+/* Nodes of at least this many groups look for a cancel first. */
+#define BVH_CANCEL_CHECK 64
+
+/* What the tree's build works on: the groups it orders, and whether a cancel stopped it. */
+typedef struct bvh_build {
+    const al_rad *rad;
+    rad_fix *fix;
+    bvh_item *items;
+    bool cancelled;
+} bvh_build;
+
+static void build_node(bvh_build *b, int32_t node, int32_t first, int32_t count)
 {
+    if (b->cancelled ||
+        (count >= BVH_CANCEL_CHECK && (b->cancelled = atomic_load(&b->rad->cancel))))
+        return;
+    rad_fix *fix = b->fix;
+    bvh_item *items = b->items;
     bvh_node *n = &fix->nodes[node];
     double clo[3] = {INFINITY, INFINITY, INFINITY}, chi[3] = {-INFINITY, -INFINITY, -INFINITY};
     for (int k = 0; k < 3; k++) n->lo[k] = INFINITY, n->hi[k] = -INFINITY;
@@ -919,11 +935,13 @@ static void build_node(rad_fix *fix, bvh_item *items, int32_t node, int32_t firs
     fix->node_count += 2;
     n->first = left;
     n->count = 0;
-    build_node(fix, items, left, first, mid - first);
-    build_node(fix, items, left + 1, mid, first + count - mid);
+    build_node(b, left, first, mid - first);
+    build_node(b, left + 1, mid, first + count - mid);
 }
 
-static bool build_bvh(const al_rad *rad, rad_fix *fix)
+/* Builds the receivers' tree; a cancel (AL_ERR_CANCELLED) leaves none, for a later step
+ * to build. */
+static al_status build_bvh(const al_rad *rad, rad_fix *fix)
 {
     int32_t n = 0;
     fix->order = malloc(((size_t) rad->group_count + 1) * sizeof *fix->order);
@@ -931,7 +949,7 @@ static bool build_bvh(const al_rad *rad, rad_fix *fix)
     bvh_item *items = malloc(((size_t) rad->group_count + 1) * sizeof *items);
     if (!fix->order || !fix->nodes || !items) {
         free(items);
-        return false;
+        return AL_ERR_NOMEM;
     }
     for (int32_t g = 0; g < rad->group_count; g++) {
         if (fix->group_base[g] < 0) continue;
@@ -941,10 +959,17 @@ static bool build_bvh(const al_rad *rad, rad_fix *fix)
         it->group = g;
     }
     fix->node_count = n > 0 ? 1 : 0;
-    if (n > 0) build_node(fix, items, 0, 0, n);
-    for (int32_t i = 0; i < n; i++) fix->order[i] = items[i].group;
+    bvh_build b = {rad, fix, items, false};
+    if (n > 0) build_node(&b, 0, 0, n);
+    for (int32_t i = 0; i < n && !b.cancelled; i++) fix->order[i] = items[i].group;
     free(items);
-    return true;
+    if (!b.cancelled) return AL_OK;
+    free(fix->order);
+    free(fix->nodes);
+    fix->order = NULL;
+    fix->nodes = NULL;
+    fix->node_count = 0;
+    return AL_ERR_CANCELLED;
 }
 
 /* --- the direct light, corrected in the update ------------------------------------ */
@@ -1613,6 +1638,11 @@ static void fix_job(void *context, int index, int worker)
     }
 }
 
+bool al_rad_fix_has_tree(const al_rad *rad)
+{
+    return rad->fix && rad->fix->nodes;
+}
+
 int64_t al_rad_fix_step(al_rad *rad)
 {
     rad_fix *fix = rad->fix;
@@ -1632,9 +1662,12 @@ int64_t al_rad_fix_step(al_rad *rad)
     int threads = fix->threads;
     int32_t made = 0;
     /* The receivers' tree is built by the first step, not by the update: the first
-     * corrected frame does not wait for it. Without memory for it the corrections are
-     * given up (the light stays as the update left it). */
-    if (!fix->nodes && !build_bvh(rad, fix)) {
+     * corrected frame does not wait for it. A cancel stops its build as it stops a step
+     * (a later step builds it); without memory for it the corrections are given up (the
+     * light stays as the update left it). */
+    al_status built = fix->nodes ? AL_OK : build_bvh(rad, fix);
+    if (built == AL_ERR_CANCELLED) return 0;
+    if (built != AL_OK) {
         pthread_mutex_lock(&rad->lock);
         al_rad_fix_free(fix);
         rad->fix = NULL;

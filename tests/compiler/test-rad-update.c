@@ -331,6 +331,49 @@ CHECK_TEST(refinement_cancelled,
     cancel_corrections(&(al_rad_options){.extra_samples = 2});
 }
 
+CHECK_TEST(tree_build_cancelled,
+           "/rad/update/a-cancel-stops-the-receivers-tree-build-and-a-later-step-builds-it")
+{
+    /* The first correction step builds the receivers' tree, a step no panel check
+     * interrupts: a cancel that is there when it starts leaves no tree (and no correction
+     * made), and the steps after the resume build it and end with the kernel's light. */
+    scene s, t;
+    REQUIRE(load_room(&s, 200, 380));
+    REQUIRE(load_room(&t, 264, 380));
+    al_rad *rad, *next;
+    REQUIRE(al_rad_create(s.world, &s.input.input, NULL, &rad, NULL) == AL_OK);
+    al_rad_step(rad, 2 + 80);
+    REQUIRE(al_rad_update(rad, t.world, &t.input.input, NULL, &next, NULL) == AL_OK);
+    al_rad_stats st;
+    al_rad_get_stats(next, &st);
+    int64_t total = st.corrections_left;
+    REQUIRE(total > 0 && !al_rad_fix_has_tree(next));
+    REQUIRE(next->group_count >= 64); /* the build looks for a cancel at its root */
+    al_rad_cancel(next);
+    CHECK(al_rad_fix_step(next) == 0);
+    CHECK_MSG(!al_rad_fix_has_tree(next), "a tree was left after the cancel");
+    al_rad_get_stats(next, &st);
+    CHECK(st.corrections_left == total);
+    al_rad_resume(next);
+    for (int steps = 0; st.corrections_left > 0 && steps < 1000; steps++) {
+        al_rad_step(next, 1);
+        al_rad_get_stats(next, &st);
+    }
+    CHECK_MSG(st.corrections_left == 0, "%lld corrections left", (long long) st.corrections_left);
+    char why[256] = "";
+    int checked;
+    double worst = rad_check_bounce(next, 1, &checked, why, sizeof why);
+    CHECK_MSG(worst < 1e-3, "bounced light off by %.2e of the mean: %s", worst, why);
+    double off = rad_check_books(next, why, sizeof why);
+    CHECK_MSG(off <= 1e-5, "books off by %.2e: %s", off, why);
+    check_note("%lld corrections over %d groups; bounced light off by %.1e of the mean",
+               (long long) total, (int) next->group_count, worst);
+    al_rad_destroy(next);
+    al_rad_destroy(rad);
+    scene_free(&s);
+    scene_free(&t);
+}
+
 CHECK_TEST(pillar_added, "/rad/update/an-added-and-a-removed-pillar-are-corrected-alike")
 {
     check_edit(-1, 200, 380, 380, 60, "pillar added");
