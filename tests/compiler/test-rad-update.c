@@ -251,6 +251,17 @@ static void *cancel_later(void *arg)
     return NULL;
 }
 
+/* The room's solver shot a little, then updated for its pillar moved (S, T: the two
+ * worlds; RAD, NEXT: the solvers). */
+static bool pillar_moved_update(const al_rad_options *o, scene *s, scene *t, al_rad **rad,
+                                al_rad **next)
+{
+    if (!load_room(s, 200, 380) || !load_room(t, 264, 380)) return false;
+    if (al_rad_create(s->world, &s->input.input, o, rad, NULL) != AL_OK) return false;
+    al_rad_step(*rad, 2 + 80);
+    return al_rad_update(*rad, t->world, &t->input.input, o, next, NULL) == AL_OK;
+}
+
 /* The engine cancels a correction step when an edit comes; the step's panels (or coarse
  * luxels, with extra samples O) are dropped and done again later. Cancelled at moments from
  * before the step to after it, the corrections must still end with the kernel's light, a new
@@ -258,12 +269,8 @@ static void *cancel_later(void *arg)
 static void cancel_corrections(const al_rad_options *o)
 {
     scene s, t;
-    REQUIRE(load_room(&s, 200, 380));
-    REQUIRE(load_room(&t, 264, 380));
     al_rad *rad, *next;
-    REQUIRE(al_rad_create(s.world, &s.input.input, o, &rad, NULL) == AL_OK);
-    al_rad_step(rad, 2 + 80);
-    REQUIRE(al_rad_update(rad, t.world, &t.input.input, o, &next, NULL) == AL_OK);
+    REQUIRE(pillar_moved_update(o, &s, &t, &rad, &next));
     al_rad_stats st;
     al_rad_get_stats(next, &st);
     int64_t total = st.corrections_left, coarse = st.coarse_left;
@@ -338,12 +345,8 @@ CHECK_TEST(tree_build_cancelled,
      * interrupts: a cancel that is there when it starts leaves no tree (and no correction
      * made), and the steps after the resume build it and end with the kernel's light. */
     scene s, t;
-    REQUIRE(load_room(&s, 200, 380));
-    REQUIRE(load_room(&t, 264, 380));
     al_rad *rad, *next;
-    REQUIRE(al_rad_create(s.world, &s.input.input, NULL, &rad, NULL) == AL_OK);
-    al_rad_step(rad, 2 + 80);
-    REQUIRE(al_rad_update(rad, t.world, &t.input.input, NULL, &next, NULL) == AL_OK);
+    REQUIRE(pillar_moved_update(NULL, &s, &t, &rad, &next));
     al_rad_stats st;
     al_rad_get_stats(next, &st);
     int64_t total = st.corrections_left;
